@@ -1,0 +1,64 @@
+package io.perfpin.nativeio;
+
+/** The errno values perfpin meets, with their symbolic names (x86-64 and arm64 Linux numbering). */
+public final class Errno {
+    public static final int EPERM = 1;
+    public static final int ENOENT = 2;
+    public static final int ESRCH = 3;
+    public static final int EINTR = 4;
+    public static final int EIO = 5;
+    public static final int E2BIG = 7;
+    public static final int EBADF = 9;
+    public static final int EAGAIN = 11;
+    public static final int ENOMEM = 12;
+    public static final int EACCES = 13;
+    public static final int EFAULT = 14;
+    public static final int EBUSY = 16;
+    public static final int EINVAL = 22;
+    public static final int ENFILE = 23;
+    public static final int EMFILE = 24;
+    public static final int ENOSPC = 28;
+    public static final int ENOSYS = 38;
+    public static final int EOPNOTSUPP = 95;
+
+    private static final String[] NAMES = new String[96];
+
+    static {
+        NAMES[EPERM] = "EPERM";
+        NAMES[ENOENT] = "ENOENT";
+        NAMES[ESRCH] = "ESRCH";
+        NAMES[EINTR] = "EINTR";
+        NAMES[EIO] = "EIO";
+        NAMES[E2BIG] = "E2BIG";
+        NAMES[EBADF] = "EBADF";
+        NAMES[EAGAIN] = "EAGAIN";
+        NAMES[ENOMEM] = "ENOMEM";
+        NAMES[EACCES] = "EACCES";
+        NAMES[EFAULT] = "EFAULT";
+        NAMES[EBUSY] = "EBUSY";
+        NAMES[EINVAL] = "EINVAL";
+        NAMES[ENFILE] = "ENFILE";
+        NAMES[EMFILE] = "EMFILE";
+        NAMES[ENOSPC] = "ENOSPC";
+        NAMES[ENOSYS] = "ENOSYS";
+        NAMES[EOPNOTSUPP] = "EOPNOTSUPP";
+    }
+
+    private Errno() {
+    }
+
+    /** The symbolic name of an errno, positive or negated: {@code name(-2)} is "ENOENT". */
+    public static String name(long errno) {
+        long e = Math.abs(errno);
+        String name = e < NAMES.length ? NAMES[(int) e] : null;
+        return name != null ? name : "errno " + e;
+    }
+
+    /** Throws a {@link NativeException} for a negative result, returns it otherwise. */
+    public static long check(long result, String call) {
+        if (result < 0) {
+            throw new NativeException(call, (int) -result);
+        }
+        return result;
+    }
+}

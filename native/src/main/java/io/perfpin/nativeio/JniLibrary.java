@@ -1,0 +1,163 @@
+package io.perfpin.nativeio;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * Finds and loads {@code libperfpin.so}, trying in order:
+ * <ol>
+ *   <li>the file named by {@code -Dperfpin.library=/path/libperfpin.so};</li>
+ *   <li>the copy packaged in the jar under {@code native/<platform>/}, extracted under a name that carries
+ *       its content hash into a private (0700) directory: {@code -Dperfpin.extract.dir} when set, else
+ *       {@code <java.io.tmpdir>/perfpin-<user>}, else {@code ~/.cache/perfpin} (a noexec temporary
+ *       directory makes the first fail, the second then serves);</li>
+ *   <li>{@code System.loadLibrary("perfpin")}, which searches {@code java.library.path}.</li>
+ * </ol>
+ * When all fail, the error names every attempt and what to do.
+ */
+public final class JniLibrary {
+    public static final String LIBRARY_PROPERTY = "perfpin.library";
+    public static final String EXTRACT_DIR_PROPERTY = "perfpin.extract.dir";
+
+    private static boolean loaded;
+
+    private JniLibrary() {
+    }
+
+    /** The jar folder of this machine's build, such as {@code linux-x86_64}. */
+    public static String platform() {
+        String arch = System.getProperty("os.arch");
+        if ("amd64".equals(arch) || "x86_64".equals(arch)) {
+            arch = "x86_64";
+        }
+        return System.getProperty("os.name").toLowerCase().replace(' ', '_') + "-" + arch;
+    }
+
+    static String resourceName() {
+        return "native/" + platform() + "/libperfpin.so";
+    }
+
+    public static synchronized void load() {
+        if (loaded) {
+            return;
+        }
+        List<String> attempts = new ArrayList<>();
+        String explicit = System.getProperty(LIBRARY_PROPERTY);
+        if (explicit != null) {
+            if (tryLoad(Paths.get(explicit), attempts)) {
+                return;
+            }
+            // An explicit path that fails is a configuration error: do not silently load another copy.
+            throw new UnsatisfiedLinkError("perfpin: could not load -D" + LIBRARY_PROPERTY + "=" + explicit
+                    + ": " + attempts.get(0));
+        }
+        byte[] packaged = readPackaged();
+        if (packaged == null) {
+            attempts.add("no " + resourceName() + " in the jar (built without a C compiler?"
+                    + " install gcc and make, then rebuild)");
+        } else {
+            for (Path dir : extractDirectories()) {
+                Path file;
+                try {
+                    file = extract(packaged, dir);
+                } catch (IOException | UncheckedIOException e) {
+                    attempts.add("extracting to " + dir + ": " + e.getMessage());
+                    continue;
+                }
+                if (tryLoad(file, attempts)) {
+                    return;
+                }
+            }
+        }
+        try {
+            System.loadLibrary("perfpin");
+            loaded = true;
+            return;
+        } catch (UnsatisfiedLinkError e) {
+            attempts.add("System.loadLibrary(\"perfpin\"): " + e.getMessage());
+        }
+        throw new UnsatisfiedLinkError("perfpin: could not load libperfpin.so; tried: " + String.join("; ", attempts)
+                + ". Fix: set -D" + EXTRACT_DIR_PROPERTY + "=<a private directory on a filesystem mounted"
+                + " without noexec>, or -D" + LIBRARY_PROPERTY + "=<path to libperfpin.so>");
+    }
+
+    private static boolean tryLoad(Path file, List<String> attempts) {
+        try {
+            System.load(file.toAbsolutePath().toString());
+            loaded = true;
+            return true;
+        } catch (UnsatisfiedLinkError e) {
+            String message = String.valueOf(e.getMessage());
+            if (message.contains("failed to map segment")) {
+                message += " (the filesystem of " + file.getParent() + " is mounted noexec)";
+            }
+            attempts.add(file + ": " + message);
+            return false;
+        }
+    }
+
+    private static List<Path> extractDirectories() {
+        List<Path> dirs = new ArrayList<>();
+        String configured = System.getProperty(EXTRACT_DIR_PROPERTY);
+        if (configured != null) {
+            dirs.add(Paths.get(configured));
+            return dirs;
+        }
+        dirs.add(Paths.get(System.getProperty("java.io.tmpdir"), "perfpin-" + System.getProperty("user.name")));
+        dirs.add(Paths.get(System.getProperty("user.home"), ".cache", "perfpin"));
+        return dirs;
+    }
+
+    private static byte[] readPackaged() {
+        try (InputStream in = JniLibrary.class.getClassLoader() == null
+                ? ClassLoader.getSystemResourceAsStream(resourceName())
+                : JniLibrary.class.getClassLoader().getResourceAsStream(resourceName())) {
+            return in == null ? null : in.readAllBytes();
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /** Writes the library as {@code libperfpin-<sha256 prefix>.so}, once: the same name is the same bytes. */
+    static Path extract(byte[] library, Path dir) throws IOException {
+        PrivateFiles.createPrivateDirectories(dir);
+        Path target = dir.resolve("libperfpin-" + sha256Prefix(library) + ".so");
+        if (Files.isRegularFile(target) && Files.size(target) == library.length) {
+            return target;
+        }
+        Path temporary = Files.createTempFile(dir, "libperfpin", ".tmp",
+                PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS));
+        try {
+            Files.write(temporary, library);
+            try {
+                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+            } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {
+                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+        return target;
+    }
+
+    private static String sha256Prefix(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes), 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+package io.perfpin.nativeio;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.nio.file.attribute.UserPrincipal;
+import java.util.Set;
+
+/**
+ * Directories and files only their user can read: everything perfpin writes (0700 directories, 0600
+ * files). A directory that exists but belongs to someone else is refused, since whoever owns it could
+ * swap what we load or read from it.
+ */
+public final class PrivateFiles {
+    public static final Set<PosixFilePermission> DIRECTORY_PERMISSIONS = PosixFilePermissions.fromString("rwx------");
+    public static final Set<PosixFilePermission> FILE_PERMISSIONS = PosixFilePermissions.fromString("rw-------");
+
+    private PrivateFiles() {
+    }
+
+    /** Creates {@code dir} and missing parents as 0700, or checks and tightens an existing one we own. */
+    public static Path createPrivateDirectories(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            Path parent = dir.toAbsolutePath().getParent();
+            if (parent != null && !Files.isDirectory(parent)) {
+                createPrivateDirectories(parent);
+            }
+            try {
+                Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIRECTORY_PERMISSIONS));
+            } catch (java.nio.file.FileAlreadyExistsException raced) {
+                // another process made it between our check and create: verified below
+            }
+        }
+        PosixFileAttributeView view = Files.getFileAttributeView(dir, PosixFileAttributeView.class);
+        UserPrincipal me = dir.getFileSystem().getUserPrincipalLookupService()
+                .lookupPrincipalByName(System.getProperty("user.name"));
+        if (!view.getOwner().equals(me)) {
+            throw new IOException(dir + " belongs to " + view.getOwner().getName() + ", not to "
+                    + me.getName() + ": choose another directory");
+        }
+        if (!view.readAttributes().permissions().equals(DIRECTORY_PERMISSIONS)) {
+            view.setPermissions(DIRECTORY_PERMISSIONS);
+        }
+        return dir;
+    }
+}
