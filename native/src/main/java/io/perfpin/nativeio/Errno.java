@@ -14,6 +14,7 @@ public final class Errno {
     public static final int EACCES = 13;
     public static final int EFAULT = 14;
     public static final int EBUSY = 16;
+    public static final int ENODEV = 19;
     public static final int EINVAL = 22;
     public static final int ENFILE = 23;
     public static final int EMFILE = 24;
@@ -36,6 +37,7 @@ public final class Errno {
         NAMES[EACCES] = "EACCES";
         NAMES[EFAULT] = "EFAULT";
         NAMES[EBUSY] = "EBUSY";
+        NAMES[ENODEV] = "ENODEV";
         NAMES[EINVAL] = "EINVAL";
         NAMES[ENFILE] = "ENFILE";
         NAMES[EMFILE] = "EMFILE";

@@ -1,0 +1,174 @@
+package io.perfpin.counter;
+
+import io.perfpin.event.EventSpec;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.NativeBuffer;
+import io.perfpin.nativeio.PerfEventAttr;
+import io.perfpin.nativeio.PerfIoctl;
+import io.perfpin.nativeio.Syscalls;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+
+/**
+ * Counts a list of events for one thread (TID), whichever CPU it runs on.
+ *
+ * <p>Events are opened as kernel groups, one per PMU (software events together, core-PMU events together,
+ * each other PMU apart), so that events of a group are counted over exactly the same time. When the PMU
+ * refuses another member because it has run out of counters, the event starts a new group: the groups are
+ * then multiplexed, and {@link CounterSnapshot#coverage} says how much of the time each was counted. An
+ * event the kernel refuses outright is listed in {@link #unsupported()} with the reason; the others count.
+ *
+ * <p>Not thread-safe: one reader (the sampler) per group.
+ */
+public final class CounterGroup implements AutoCloseable {
+    private static final long PERF_FLAG_FD_CLOEXEC = 8;
+
+    private final int tid;
+    private final List<EventSpec> events;
+    private final List<EventFailure> unsupported;
+    private final List<KernelGroup> groups;
+
+    private CounterGroup(int tid, List<EventSpec> events, List<EventFailure> unsupported,
+                         List<KernelGroup> groups) {
+        this.tid = tid;
+        this.events = events;
+        this.unsupported = unsupported;
+        this.groups = groups;
+    }
+
+    /**
+     * Opens and enables counters for {@code tid} (0 means the calling thread). Never fails for a refused
+     * event: see {@link #unsupported()}. Counting starts when this returns.
+     */
+    public static CounterGroup open(Syscalls syscalls, int tid, List<EventSpec> events) {
+        List<EventSpec> requested = List.copyOf(events);
+        List<EventFailure> unsupported = new ArrayList<>();
+        List<KernelGroup> groups = new ArrayList<>();
+        NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
+        NativeBuffer scratch = NativeBuffer.allocate(syscalls, Long.BYTES);
+        for (int i = 0; i < requested.size(); i++) {
+            EventSpec event = requested.get(i);
+            String pmu = pmuOf(event);
+            KernelGroup group = lastGroupOf(groups, pmu);
+            int fd = group == null ? -Errno.ENOENT : openEvent(syscalls, attrBuffer, event, tid, group.leaderFd());
+            if (group == null || (fd < 0 && isGroupFull(event, fd))) {
+                // A leader of its own: the first of its PMU, or a split off a full group (multiplexed).
+                fd = openEvent(syscalls, attrBuffer, event, tid, -1);
+                if (fd >= 0) {
+                    group = new KernelGroup(syscalls, pmu);
+                    groups.add(group);
+                }
+            }
+            if (fd < 0) {
+                unsupported.add(PerfOpenErrors.failure(event, tid, -fd));
+                continue;
+            }
+            int rc = group.add(fd, i, scratch);
+            if (rc < 0) {
+                syscalls.close(fd);
+                unsupported.add(PerfOpenErrors.failure(event, tid, -rc));
+            }
+        }
+        groups.removeIf(g -> g.size() == 0);
+        for (KernelGroup group : groups) {
+            group.seal();
+            group.ioctl(PerfIoctl.ENABLE);
+        }
+        return new CounterGroup(tid, requested, Collections.unmodifiableList(unsupported), groups);
+    }
+
+    /** Which kernel group an event may join: the core PMU serves the generic, cache and raw types. */
+    private static String pmuOf(EventSpec event) {
+        switch (event.type()) {
+            case PerfEventAttr.TYPE_SOFTWARE:
+                return "software";
+            case PerfEventAttr.TYPE_HARDWARE:
+            case PerfEventAttr.TYPE_HW_CACHE:
+            case PerfEventAttr.TYPE_RAW:
+                return "core";
+            default:
+                return "pmu-" + event.type();
+        }
+    }
+
+    private static KernelGroup lastGroupOf(List<KernelGroup> groups, String pmu) {
+        for (int i = groups.size() - 1; i >= 0; i--) {
+            if (groups.get(i).pmu.equals(pmu)) {
+                return groups.get(i);
+            }
+        }
+        return null;
+    }
+
+    /** The PMU's group validation answers EINVAL (x86) or ENOSPC when the counters are all taken. */
+    private static boolean isGroupFull(EventSpec event, int fd) {
+        return !event.isSoftware() && (fd == -Errno.EINVAL || fd == -Errno.ENOSPC);
+    }
+
+    private static int openEvent(Syscalls syscalls, NativeBuffer attrBuffer, EventSpec event, int tid, int groupFd) {
+        PerfEventAttr attr = event.toAttr().readFormat(KernelGroup.READ_FORMAT);
+        if (groupFd == -1) {
+            // Leaders start disabled so that every member starts counting at the same instant.
+            attr.flags(attr.flags() | PerfEventAttr.FLAG_DISABLED);
+        }
+        attr.writeTo(attrBuffer.buffer());
+        return syscalls.perfEventOpen(attrBuffer.address(), tid, -1, groupFd, PERF_FLAG_FD_CLOEXEC);
+    }
+
+    public int tid() {
+        return tid;
+    }
+
+    /** The events asked for, in order: snapshot index i is events().get(i). */
+    public List<EventSpec> events() {
+        return events;
+    }
+
+    /** The events the kernel refused, with reasons; their snapshot entries stay uncounted. */
+    public List<EventFailure> unsupported() {
+        return unsupported;
+    }
+
+    /** How many kernel groups were needed: more than one per PMU means multiplexing. */
+    public int kernelGroups() {
+        return groups.size();
+    }
+
+    public CounterSnapshot newSnapshot() {
+        return new CounterSnapshot(events.size());
+    }
+
+    /** Reads every counted event into {@code into}; returns 0, or -errno of the first group that failed. */
+    public int read(CounterSnapshot into) {
+        int result = 0;
+        for (int i = 0; i < groups.size(); i++) {
+            int rc = groups.get(i).readInto(into);
+            if (rc < 0 && result == 0) {
+                result = rc;
+            }
+        }
+        return result;
+    }
+
+    public void enable() {
+        groups.forEach(g -> g.ioctl(PerfIoctl.ENABLE));
+    }
+
+    public void disable() {
+        groups.forEach(g -> g.ioctl(PerfIoctl.DISABLE));
+    }
+
+    /** Zeroes the counts (the kernel keeps the enabled and running times). */
+    public void reset() {
+        groups.forEach(g -> g.ioctl(PerfIoctl.RESET));
+    }
+
+    /** Closes every descriptor; the counts read so far stay in the caller's snapshots. */
+    @Override
+    public void close() {
+        groups.forEach(KernelGroup::close);
+        groups.clear();
+    }
+}

@@ -1,0 +1,189 @@
+package io.perfpin.counter;
+
+import io.perfpin.apps.PageToucher;
+import io.perfpin.apps.Sleeper;
+import io.perfpin.apps.Spinner;
+import io.perfpin.event.EventSpec;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.PerfEventAttr;
+import io.perfpin.nativeio.Syscalls;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Counter groups opened on real threads, counting what the real kernel saw. */
+class CounterGroupKernelTest {
+    // PERF_COUNT_SW_* and PERF_COUNT_HW_* of linux/perf_event.h
+    static final EventSpec TASK_CLOCK = EventSpec.software("task-clock", 1);
+    static final EventSpec PAGE_FAULTS = EventSpec.software("page-faults", 2);
+    static final EventSpec CONTEXT_SWITCHES = EventSpec.software("context-switches", 3);
+    static final EventSpec CPU_MIGRATIONS = EventSpec.software("cpu-migrations", 4);
+    static final EventSpec MINOR_FAULTS = EventSpec.software("minor-faults", 5);
+    static final EventSpec CYCLES = EventSpec.userOnly("cycles", PerfEventAttr.TYPE_HARDWARE, 0, 0, 0);
+    static final EventSpec INSTRUCTIONS = EventSpec.userOnly("instructions", PerfEventAttr.TYPE_HARDWARE, 1, 0, 0);
+
+    private final Syscalls syscalls = Backends.syscalls();
+
+    @Test
+    void pageFaultsMatchThePagesAThreadTouched() throws Exception {
+        assumeFalse(PageToucher.hugePagesMayFold(),
+                "transparent_hugepage is 'always': huge pages fold 512 faults into one");
+        long[] touched = new long[1];
+        try (TracedThread toucher = new TracedThread("toucher", () -> touched[0] = PageToucher.touch(64 << 20));
+             CounterGroup counters = CounterGroup.open(syscalls, toucher.tid(), List.of(PAGE_FAULTS, MINOR_FAULTS))) {
+            toucher.runWork();
+            CounterSnapshot snapshot = counters.newSnapshot();
+            assertEquals(0, counters.read(snapshot));
+            assertEquals(16384, touched[0]);
+            assertWithin(16384, snapshot.value(0), 0.03, "page-faults");
+            assertWithin(16384, snapshot.value(1), 0.03, "minor-faults");
+            assertEquals(1.0, snapshot.coverage(0));
+        }
+    }
+
+    @Test
+    void everySleepIsAtLeastOneContextSwitch() throws Exception {
+        try (TracedThread sleeper = new TracedThread("sleeper", () -> Sleeper.sleep(50, 1));
+             CounterGroup counters = CounterGroup.open(syscalls, sleeper.tid(), List.of(CONTEXT_SWITCHES))) {
+            sleeper.runWork();
+            CounterSnapshot snapshot = counters.newSnapshot();
+            counters.read(snapshot);
+            assertTrue(snapshot.value(0) >= 50, "context switches " + snapshot.value(0) + " < 50 sleeps");
+        }
+    }
+
+    @Test
+    void aThreadBouncedBetweenCpusMigratesAndAPinnedOneDoesNot() throws Exception {
+        assumeTrue(cpuAllowed(0) && cpuAllowed(1), "needs CPUs 0 and 1 in the allowed set");
+        int flips = 20;
+        try (TracedThread spinner = new TracedThread("bounced", () -> Spinner.spin(2_000_000_000L));
+             CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(CPU_MIGRATIONS))) {
+            Thread runner = new Thread(() -> {
+                try {
+                    spinner.runWork();
+                } catch (Exception e) {
+                    throw new AssertionError(e);
+                }
+            });
+            runner.start();
+            for (int i = 0; i < flips && runner.isAlive(); i++) {
+                assertEquals(0, syscalls.setAffinity(spinner.tid(), new long[] {1L << (i % 2)}));
+                Thread.sleep(20);
+            }
+            CounterSnapshot snapshot = counters.newSnapshot();
+            counters.read(snapshot);
+            runner.join();
+            assertTrue(snapshot.value(0) >= flips - 1, "migrations " + snapshot.value(0) + " after " + flips + " flips");
+        }
+        try (TracedThread pinned = new TracedThread("pinned", () -> {
+            Spinner.spin(300_000_000L);
+            Sleeper.sleep(20, 1);
+        })) {
+            assertEquals(0, syscalls.setAffinity(pinned.tid(), new long[] {1L}));
+            try (CounterGroup counters = CounterGroup.open(syscalls, pinned.tid(), List.of(CPU_MIGRATIONS, CONTEXT_SWITCHES))) {
+                pinned.runWork();
+                CounterSnapshot snapshot = counters.newSnapshot();
+                counters.read(snapshot);
+                assertEquals(0, snapshot.value(0), "a thread pinned to one CPU migrated");
+                assertTrue(snapshot.value(1) >= 20, "the pinned thread slept, so it was switched out");
+            }
+        }
+    }
+
+    @Test
+    void taskClockIsTheThreadsCpuTime() throws Exception {
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        long[] cpuNanos = new long[1];
+        try (TracedThread spinner = new TracedThread("spinner", () -> {
+            long start = threads.getCurrentThreadCpuTime();
+            Spinner.spin(400_000_000L);
+            cpuNanos[0] = threads.getCurrentThreadCpuTime() - start;
+        }); CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(TASK_CLOCK, PAGE_FAULTS))) {
+            spinner.runWork();
+            CounterSnapshot snapshot = counters.newSnapshot();
+            counters.read(snapshot);
+            assertWithin(cpuNanos[0], snapshot.value(0), 0.05, "task-clock against ThreadMXBean CPU time");
+        }
+    }
+
+    @Test
+    void hardwareEventsWithoutAPmuAreUnsupportedWithAReasonWhileSoftwareEventsCount() throws Exception {
+        try (TracedThread spinner = new TracedThread("mixed", () -> Spinner.spin(50_000_000L));
+             CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(),
+                     List.of(CYCLES, TASK_CLOCK, INSTRUCTIONS, PAGE_FAULTS))) {
+            spinner.runWork();
+            CounterSnapshot snapshot = counters.newSnapshot();
+            counters.read(snapshot);
+            assertTrue(snapshot.isCounted(1) && snapshot.value(1) > 0, "task-clock counts");
+            assertTrue(snapshot.isCounted(3), "page-faults counts");
+            if (counters.unsupported().isEmpty()) {
+                // A machine with a PMU: the hardware events count for real.
+                assertTrue(snapshot.value(0) > 0 && snapshot.value(2) > 0, "cycles and instructions count");
+                return;
+            }
+            assertEquals(List.of("cycles", "instructions"),
+                    counters.unsupported().stream().map(f -> f.event().name()).collect(java.util.stream.Collectors.toList()));
+            for (EventFailure failure : counters.unsupported()) {
+                assertEquals(Errno.ENOENT, failure.errno(), failure.toString());
+                assertTrue(failure.reason().contains("no hardware PMU"), failure.reason());
+            }
+            assertFalse(snapshot.isCounted(0));
+            assertFalse(snapshot.isCounted(2));
+        }
+    }
+
+    @Test
+    void countsOfAThreadThatEndedStayReadableAndCloseReleasesEveryDescriptor() throws Exception {
+        long before = openDescriptors();
+        TracedThread toucher = new TracedThread("short-lived", () -> PageToucher.touch(4 << 20));
+        CounterGroup counters = CounterGroup.open(syscalls, toucher.tid(), List.of(PAGE_FAULTS, TASK_CLOCK, CONTEXT_SWITCHES));
+        toucher.runWork();
+        toucher.close();
+        CounterSnapshot snapshot = counters.newSnapshot();
+        assertEquals(0, counters.read(snapshot));
+        assertTrue(snapshot.value(0) >= 1024, "page faults of the ended thread: " + snapshot.value(0));
+        counters.close();
+        assertEquals(before, openDescriptors());
+    }
+
+    @Test
+    void aThreadThatNoLongerExistsIsReportedAsExited() throws Exception {
+        TracedThread ended = new TracedThread("ended", () -> { });
+        int tid = ended.tid();
+        ended.close();
+        try (CounterGroup counters = CounterGroup.open(syscalls, tid, List.of(TASK_CLOCK))) {
+            assertEquals(1, counters.unsupported().size());
+            assertEquals(Errno.ESRCH, counters.unsupported().get(0).errno());
+            assertTrue(counters.unsupported().get(0).reason().contains("has exited"));
+        }
+    }
+
+    private static void assertWithin(double expected, double actual, double fraction, String what) {
+        assertTrue(Math.abs(actual - expected) <= expected * fraction,
+                what + ": " + actual + " is not within " + (fraction * 100) + "% of " + expected);
+    }
+
+    private boolean cpuAllowed(int cpu) {
+        long[] mask = new long[64];
+        return syscalls.getAffinity(0, mask) > 0 && (mask[cpu / 64] & (1L << (cpu % 64))) != 0;
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (Stream<?> fds = Files.list(Paths.get("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+}
