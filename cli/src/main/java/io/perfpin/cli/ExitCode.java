@@ -1,0 +1,13 @@
+package io.perfpin.cli;
+
+/** perfpin's exit codes; the README's troubleshooting section is keyed by them. */
+public final class ExitCode {
+    public static final int OK = 0;
+    /** Something failed that is not the user's input: the message says what. */
+    public static final int FAILURE = 1;
+    /** A bad option, event name or value: the message names the token and what is allowed. */
+    public static final int USAGE = 2;
+
+    private ExitCode() {
+    }
+}

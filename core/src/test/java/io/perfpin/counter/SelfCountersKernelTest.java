@@ -1,0 +1,59 @@
+package io.perfpin.counter;
+
+import io.perfpin.apps.PageToucher;
+import io.perfpin.apps.Spinner;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Syscalls;
+import org.junit.jupiter.api.Test;
+
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.List;
+
+import static io.perfpin.counter.CounterGroupKernelTest.CYCLES;
+import static io.perfpin.counter.CounterGroupKernelTest.PAGE_FAULTS;
+import static io.perfpin.counter.CounterGroupKernelTest.TASK_CLOCK;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+class SelfCountersKernelTest {
+    private final Syscalls syscalls = Backends.syscalls();
+
+    @Test
+    void aThreadMeasuresItsOwnWorkAroundACall() throws Exception {
+        assumeFalse(PageToucher.hugePagesMayFold(), "transparent_hugepage is 'always'");
+        ThreadMXBean threads = ManagementFactory.getThreadMXBean();
+        try (SelfCounters self = SelfCounters.open(syscalls, List.of(TASK_CLOCK, PAGE_FAULTS, CYCLES))) {
+            CounterSnapshot before = self.newSnapshot();
+            CounterSnapshot after = self.newSnapshot();
+            CounterSnapshot delta = self.newSnapshot();
+            assertEquals(0, self.read(before));
+            long cpuBefore = threads.getCurrentThreadCpuTime();
+            Spinner.spin(200_000_000L);
+            long pages = PageToucher.touch(16 << 20);
+            long cpu = threads.getCurrentThreadCpuTime() - cpuBefore;
+            assertEquals(0, self.read(after));
+            CounterSnapshot.delta(after, before, delta);
+
+            assertTrue(Math.abs(delta.value(0) - cpu) <= cpu * 0.05, "task-clock " + delta.value(0) + " vs cpu " + cpu);
+            assertTrue(Math.abs(delta.value(1) - pages) <= pages * 0.03, "faults " + delta.value(1) + " vs " + pages);
+            // Software events have no hardware counter index: they are always read through read(2).
+            int hardware = self.unsupported().isEmpty() ? 1 : 0;
+            assertTrue(self.lastRdpmcReads() <= hardware);
+        }
+    }
+
+    @Test
+    void onlyTheOwningThreadMayRead() throws Exception {
+        try (SelfCounters self = SelfCounters.open(syscalls, List.of(TASK_CLOCK))) {
+            Throwable[] thrown = new Throwable[1];
+            Thread other = new Thread(() -> thrown[0] = assertThrows(IllegalStateException.class,
+                    () -> self.read(self.newSnapshot())));
+            other.start();
+            other.join();
+            assertTrue(thrown[0].getMessage().contains("read from"));
+        }
+    }
+}
