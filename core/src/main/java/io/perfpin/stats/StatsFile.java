@@ -1,0 +1,218 @@
+package io.perfpin.stats;
+
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.nativeio.PrivateFiles;
+
+import java.io.IOException;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Set;
+
+import static io.perfpin.stats.StatsLayout.*;
+
+/**
+ * The writer of a per-JVM stats file ({@link StatsLayout}). Single writer: every method is called from
+ * one thread, the sampler; readers ({@link StatsFileReader}) never block it.
+ *
+ * <p>A finished thread's final counts move from its live slot to the finished ring. When the ring is
+ * full, the oldest finished thread's counts are first added into the aggregate slot, so the file always
+ * holds every thread's total: the live ones, the recent finished ones, and the sum of all older ones.
+ */
+public final class StatsFile implements AutoCloseable {
+    private final MappedByteBuffer buffer;
+    private final int events;
+    private final int liveSlots;
+    private final int finishedSlots;
+    private final int slotSize;
+    private final int slotsOffset;
+    private long finishedTotal;
+
+    private StatsFile(MappedByteBuffer buffer, int events, int liveSlots, int finishedSlots) {
+        this.buffer = buffer;
+        this.events = events;
+        this.liveSlots = liveSlots;
+        this.finishedSlots = finishedSlots;
+        this.slotSize = slotSize(events);
+        this.slotsOffset = headerSize(events);
+    }
+
+    /** Creates the file (0600, in a directory made private if new) and publishes its header last. */
+    public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
+                                   List<String> eventNames, int liveSlots, int finishedSlots) throws IOException {
+        if (liveSlots < 1 || finishedSlots < 1) {
+            throw new IllegalArgumentException("need at least one live and one finished slot");
+        }
+        PrivateFiles.createPrivateDirectories(file.toAbsolutePath().getParent());
+        Files.deleteIfExists(file);
+        long size = fileSize(eventNames.size(), liveSlots, finishedSlots);
+        MappedByteBuffer buffer;
+        try (FileChannel channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW,
+                StandardOpenOption.READ, StandardOpenOption.WRITE),
+                PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS))) {
+            buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+        }
+        buffer.order(ByteOrder.LITTLE_ENDIAN);
+        StatsFile stats = new StatsFile(buffer, eventNames.size(), liveSlots, finishedSlots);
+        stats.writeHeader(pid, startEpochMillis, intervalNanos, eventNames);
+        return stats;
+    }
+
+    private void writeHeader(long pid, long startEpochMillis, long intervalNanos, List<String> eventNames) {
+        ByteBuffer b = buffer;
+        b.putInt(MAGIC_OFFSET, MAGIC);
+        b.putLong(PID_OFFSET, pid);
+        b.putLong(START_TIME_OFFSET, startEpochMillis);
+        b.putLong(INTERVAL_OFFSET, intervalNanos);
+        b.putInt(EVENT_COUNT_OFFSET, events);
+        b.putInt(LIVE_SLOTS_OFFSET, liveSlots);
+        b.putInt(FINISHED_SLOTS_OFFSET, finishedSlots);
+        b.putInt(SLOT_SIZE_OFFSET, slotSize);
+        for (int i = 0; i < events; i++) {
+            putString(EVENT_NAMES_OFFSET + i * EVENT_NAME_SIZE, EVENT_NAME_SIZE, eventNames.get(i));
+        }
+        int aggregate = aggregateSlotOffset();
+        b.putInt(aggregate + STATE_OFFSET, STATE_AGGREGATE);
+        b.putInt(aggregate + LAST_CPU_OFFSET, -1);
+        putString(aggregate + NAME_OFFSET, NAME_SIZE, "(older finished threads)");
+        INTS.setRelease(b, VERSION_OFFSET, VERSION);
+    }
+
+    /** Claims a free live slot for a thread; returns its index, or -1 when every live slot is taken. */
+    public int claimSlot(int tid, long javaId, String name, String cpus) {
+        for (int slot = 0; slot < liveSlots; slot++) {
+            int offset = liveSlotOffset(slot);
+            if (buffer.getInt(offset + STATE_OFFSET) == STATE_FREE) {
+                beginWrite(offset);
+                buffer.putInt(offset + STATE_OFFSET, STATE_RUNNING);
+                writeIdentity(offset, tid, javaId, name, cpus, 1);
+                for (int e = 0; e < events; e++) {
+                    writeCounter(offset, e, 0, 0, 0);
+                }
+                endWrite(offset);
+                return slot;
+            }
+        }
+        return -1;
+    }
+
+    /** Publishes a live thread's cumulative counts and where it last ran. */
+    public void publish(int slot, int lastCpu, String cpus, CounterSnapshot counts) {
+        int offset = liveSlotOffset(slot);
+        beginWrite(offset);
+        buffer.putInt(offset + LAST_CPU_OFFSET, lastCpu);
+        putString(offset + CPUS_OFFSET, CPUS_SIZE, cpus);
+        for (int e = 0; e < events; e++) {
+            writeCounter(offset, e, counts.raw(e), counts.enabledNanos(e), counts.runningNanos(e));
+        }
+        endWrite(offset);
+    }
+
+    /** Moves a thread's final counts to the finished ring and frees its live slot. */
+    public void finish(int slot, int lastCpu, CounterSnapshot finalCounts) {
+        int live = liveSlotOffset(slot);
+        int ringSlot = (int) (finishedTotal % finishedSlots);
+        int finished = finishedSlotOffset(ringSlot);
+        if (buffer.getInt(finished + STATE_OFFSET) == STATE_FINISHED) {
+            foldIntoAggregate(finished);
+        }
+        beginWrite(finished);
+        buffer.putInt(finished + STATE_OFFSET, STATE_FINISHED);
+        writeIdentity(finished, buffer.getInt(live + TID_OFFSET), buffer.getLong(live + JAVA_ID_OFFSET),
+                getString(live + NAME_OFFSET, NAME_SIZE), getString(live + CPUS_OFFSET, CPUS_SIZE), 1);
+        buffer.putInt(finished + LAST_CPU_OFFSET, lastCpu);
+        for (int e = 0; e < events; e++) {
+            writeCounter(finished, e, finalCounts.raw(e), finalCounts.enabledNanos(e), finalCounts.runningNanos(e));
+        }
+        endWrite(finished);
+        finishedTotal++;
+        LONGS.setRelease(buffer, FINISHED_TOTAL_OFFSET, finishedTotal);
+
+        beginWrite(live);
+        buffer.putInt(live + STATE_OFFSET, STATE_FREE);
+        endWrite(live);
+    }
+
+    private void foldIntoAggregate(int evicted) {
+        int aggregate = aggregateSlotOffset();
+        beginWrite(aggregate);
+        buffer.putInt(aggregate + THREADS_OFFSET, buffer.getInt(aggregate + THREADS_OFFSET) + 1);
+        for (int e = 0; e < events; e++) {
+            int from = evicted + COUNTERS_OFFSET + e * COUNTER_SIZE;
+            int to = aggregate + COUNTERS_OFFSET + e * COUNTER_SIZE;
+            for (int field = 0; field < COUNTER_SIZE; field += Long.BYTES) {
+                buffer.putLong(to + field, buffer.getLong(to + field) + buffer.getLong(from + field));
+            }
+        }
+        endWrite(aggregate);
+    }
+
+    /** Tells readers the sampler is alive. */
+    public void heartbeat(long epochMillis) {
+        LONGS.setRelease(buffer, HEARTBEAT_OFFSET, epochMillis);
+    }
+
+    /** Marks the file closed: readers then know no more updates come. The counts stay readable. */
+    @Override
+    public void close() {
+        LONGS.setRelease(buffer, CLOSED_OFFSET, 1L);
+        buffer.force();
+    }
+
+    private void beginWrite(int slotOffset) {
+        long sequence = buffer.getLong(slotOffset + SEQUENCE_OFFSET);
+        LONGS.setOpaque(buffer, slotOffset + SEQUENCE_OFFSET, sequence + 1);
+        VarHandle.storeStoreFence(); // the odd sequence is visible before any field changes
+    }
+
+    private void endWrite(int slotOffset) {
+        long sequence = buffer.getLong(slotOffset + SEQUENCE_OFFSET);
+        LONGS.setRelease(buffer, slotOffset + SEQUENCE_OFFSET, sequence + 1);
+    }
+
+    private void writeIdentity(int offset, int tid, long javaId, String name, String cpus, int threads) {
+        buffer.putInt(offset + TID_OFFSET, tid);
+        buffer.putLong(offset + JAVA_ID_OFFSET, javaId);
+        buffer.putInt(offset + LAST_CPU_OFFSET, -1);
+        buffer.putInt(offset + THREADS_OFFSET, threads);
+        putString(offset + NAME_OFFSET, NAME_SIZE, name);
+        putString(offset + CPUS_OFFSET, CPUS_SIZE, cpus);
+    }
+
+    private void writeCounter(int slotOffset, int event, long value, long enabled, long running) {
+        int offset = slotOffset + COUNTERS_OFFSET + event * COUNTER_SIZE;
+        buffer.putLong(offset, value);
+        buffer.putLong(offset + 8, enabled);
+        buffer.putLong(offset + 16, running);
+    }
+
+    private void putString(int offset, int size, String value) {
+        byte[] bytes = StatsStrings.truncatedUtf8(value, size);
+        for (int i = 0; i < size; i++) {
+            buffer.put(offset + i, i < bytes.length ? bytes[i] : 0);
+        }
+    }
+
+    private String getString(int offset, int size) {
+        return StatsStrings.read(buffer, offset, size);
+    }
+
+    private int liveSlotOffset(int slot) {
+        return slotsOffset + slot * slotSize;
+    }
+
+    private int finishedSlotOffset(int slot) {
+        return slotsOffset + (liveSlots + slot) * slotSize;
+    }
+
+    private int aggregateSlotOffset() {
+        return slotsOffset + (liveSlots + finishedSlots) * slotSize;
+    }
+}

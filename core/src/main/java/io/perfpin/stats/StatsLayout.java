@@ -1,0 +1,97 @@
+package io.perfpin.stats;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * The binary layout of a per-JVM stats file, in the spirit of Aeron's CnC file and hsperfdata: one writer
+ * (the agent's sampler thread) publishes, any number of read-only observers (the CLI) map it and read.
+ * All integers are little-endian; every u64 is 8-byte aligned, so it is read and written atomically.
+ *
+ * <pre>
+ * Header, {@link #HEADER_SIZE} bytes:
+ *   0   u32  magic                 'PPST' ({@link #MAGIC})
+ *   4   u32  layout version        written LAST, with release semantics: 0 means "not ready yet"
+ *   8   u64  pid
+ *  16   u64  start time            epoch milliseconds
+ *  24   u64  heartbeat             epoch milliseconds of the sampler's last tick (release)
+ *  32   u64  interval              nanoseconds between samples
+ *  40   u32  event count           E
+ *  44   u32  live slot count       L
+ *  48   u32  finished ring size    R
+ *  52   u32  slot size             bytes, {@link #slotSize(int)}
+ *  56   u64  finished total        threads finished so far (release); ring slot = (n - 1) % R
+ *  64   u64  closed                1 once the writer closed the file (the JVM exited or the agent detached)
+ *  72   ...  reserved
+ * 128   E x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded
+ *
+ * Then L live slots, R finished slots, and one aggregate slot, each {@link #slotSize(int)} bytes:
+ *   0   u64  sequence              odd while the writer updates the slot (seqlock)
+ *   8   u32  state                 {@link #STATE_FREE}, {@link #STATE_RUNNING}, {@link #STATE_FINISHED},
+ *                                  {@link #STATE_AGGREGATE}
+ *  12   u32  tid
+ *  16   u64  java thread id
+ *  24   i32  last cpu              -1 when unknown
+ *  28   u32  threads               1, or how many finished threads an aggregate slot sums
+ *  32   {@link #NAME_SIZE} bytes   thread name, UTF-8, zero-padded (truncated)
+ *  96   {@link #CPUS_SIZE} bytes   allowed CPUs in Linux list syntax, zero-padded
+ * 160   E x 24 bytes               per event: u64 cumulative value, u64 time enabled, u64 time running (ns)
+ * </pre>
+ */
+public final class StatsLayout {
+    public static final int MAGIC = 0x54535050; // "PPST" little-endian
+    public static final int VERSION = 1;
+
+    public static final int MAGIC_OFFSET = 0;
+    public static final int VERSION_OFFSET = 4;
+    public static final int PID_OFFSET = 8;
+    public static final int START_TIME_OFFSET = 16;
+    public static final int HEARTBEAT_OFFSET = 24;
+    public static final int INTERVAL_OFFSET = 32;
+    public static final int EVENT_COUNT_OFFSET = 40;
+    public static final int LIVE_SLOTS_OFFSET = 44;
+    public static final int FINISHED_SLOTS_OFFSET = 48;
+    public static final int SLOT_SIZE_OFFSET = 52;
+    public static final int FINISHED_TOTAL_OFFSET = 56;
+    public static final int CLOSED_OFFSET = 64;
+    public static final int EVENT_NAMES_OFFSET = 128;
+    public static final int EVENT_NAME_SIZE = 64;
+
+    public static final int SEQUENCE_OFFSET = 0;
+    public static final int STATE_OFFSET = 8;
+    public static final int TID_OFFSET = 12;
+    public static final int JAVA_ID_OFFSET = 16;
+    public static final int LAST_CPU_OFFSET = 24;
+    public static final int THREADS_OFFSET = 28;
+    public static final int NAME_OFFSET = 32;
+    public static final int NAME_SIZE = 64;
+    public static final int CPUS_OFFSET = 96;
+    public static final int CPUS_SIZE = 64;
+    public static final int COUNTERS_OFFSET = 160;
+    public static final int COUNTER_SIZE = 24;
+
+    public static final int STATE_FREE = 0;
+    public static final int STATE_RUNNING = 1;
+    public static final int STATE_FINISHED = 2;
+    public static final int STATE_AGGREGATE = 3;
+
+    /** Ordered access to u64 fields of a mapped buffer: acquire loads and release stores. */
+    static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
+
+    private StatsLayout() {
+    }
+
+    public static int headerSize(int events) {
+        return EVENT_NAMES_OFFSET + events * EVENT_NAME_SIZE;
+    }
+
+    public static int slotSize(int events) {
+        return COUNTERS_OFFSET + events * COUNTER_SIZE;
+    }
+
+    public static long fileSize(int events, int liveSlots, int finishedSlots) {
+        return headerSize(events) + (long) slotSize(events) * (liveSlots + finishedSlots + 1);
+    }
+}
