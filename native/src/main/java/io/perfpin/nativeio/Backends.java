@@ -50,20 +50,50 @@ public final class Backends {
         throw new BackendUnavailableException("no backend could reach the kernel: " + String.join("; ", FAILURES));
     }
 
-    /** Loads one backend, whatever the property says; throws when it cannot run here. */
+    /** Loads one backend, whatever the property says; throws when it cannot run here, saying why. */
     public static Syscalls load(Backend backend) {
         try {
             switch (backend) {
                 case JNI:
                     return JniSyscalls.load();
+                case JFFI:
+                    return JffiSyscalls.load();
+                case JNA:
+                    return JnaSyscalls.load();
                 default:
-                    throw new BackendUnavailableException(backend + ": not built yet");
+                    throw new IllegalArgumentException(backend.name());
             }
+        } catch (BackendUnavailableException e) {
+            throw e;
         } catch (LinkageError | RuntimeException e) {
-            if (e instanceof BackendUnavailableException) {
-                throw (BackendUnavailableException) e;
-            }
-            throw new BackendUnavailableException(backend + ": " + e.getMessage(), e);
+            throw new BackendUnavailableException(backend + ": " + reason(backend, e), e);
+        }
+    }
+
+    /**
+     * A missing class means the optional library is not on the class path: say which artifact to add.
+     * "Could not initialize class" is not that case: the library is there but its first load failed.
+     */
+    private static String reason(Backend backend, Throwable e) {
+        if (e instanceof NoClassDefFoundError && !String.valueOf(e.getMessage()).startsWith("Could not initialize")) {
+            return requiredLibrary(backend) + " is not on the class path (no class " + e.getMessage().replace('/', '.')
+                    + "): add it to use this backend";
+        }
+        StringBuilder message = new StringBuilder(e.getMessage() != null ? e.getMessage() : e.toString());
+        for (Throwable cause = e.getCause(); cause != null && cause != e; cause = cause.getCause()) {
+            message.append(", caused by ").append(cause);
+        }
+        return message.toString();
+    }
+
+    private static String requiredLibrary(Backend backend) {
+        switch (backend) {
+            case JFFI:
+                return "jffi (com.github.jnr:jffi and its native classifier)";
+            case JNA:
+                return "JNA (net.java.dev.jna:jna)";
+            default:
+                return backend.name();
         }
     }
 }
