@@ -63,35 +63,36 @@ public final class Backends {
                 default:
                     throw new IllegalArgumentException(backend.name());
             }
-        } catch (BackendUnavailableException e) {
-            throw e;
         } catch (LinkageError | RuntimeException e) {
             throw new BackendUnavailableException(backend + ": " + reason(backend, e), e);
         }
     }
 
     /**
-     * A missing class means the optional library is not on the class path: say which artifact to add.
-     * "Could not initialize class" is not that case: the library is there but its first load failed.
+     * One line. JNI's loader and perfpin's own checks already say what is wrong and what to do. A missing
+     * class means the optional library is not on the class path, so name the artifacts to add. ("Could not initialize class" is not that case: the library is there but failed to load.)
+     * jffi puts a whole stack trace into its messages; only their first line is kept.
      */
     private static String reason(Backend backend, Throwable e) {
-        if (e instanceof NoClassDefFoundError && !String.valueOf(e.getMessage()).startsWith("Could not initialize")) {
-            return requiredLibrary(backend) + " is not on the class path (no class " + e.getMessage().replace('/', '.')
-                    + "): add it to use this backend";
+        String message = e.getMessage() != null ? e.getMessage() : e.toString();
+        if (backend == Backend.JNI || e instanceof BackendUnavailableException) {
+            return message;
         }
-        StringBuilder message = new StringBuilder(e.getMessage() != null ? e.getMessage() : e.toString());
-        for (Throwable cause = e.getCause(); cause != null && cause != e; cause = cause.getCause()) {
-            message.append(", caused by ").append(cause);
+        if (e instanceof NoClassDefFoundError && !message.startsWith("Could not initialize")) {
+            return "not on the class path (no class " + message.replace('/', '.') + "): add "
+                    + requiredLibrary(backend);
         }
-        return message.toString();
+        int newline = message.indexOf('\n');
+        return (newline < 0 ? message : message.substring(0, newline)).trim() + " (it needs "
+                + requiredLibrary(backend) + " for this platform)";
     }
 
     private static String requiredLibrary(Backend backend) {
         switch (backend) {
             case JFFI:
-                return "jffi (com.github.jnr:jffi and its native classifier)";
+                return "com.github.jnr:jffi and com.github.jnr:jffi:native";
             case JNA:
-                return "JNA (net.java.dev.jna:jna)";
+                return "net.java.dev.jna:jna";
             default:
                 return backend.name();
         }

@@ -104,7 +104,7 @@ public final class JffiSyscalls extends LibcSyscalls {
         private static long symbol(String name) {
             long address = Library.getDefault().getSymbolAddress(name);
             if (address == 0) {
-                throw new BackendUnavailableException("JFFI: libc has no symbol " + name + ": " + Library.getLastError());
+                throw new BackendUnavailableException("libc has no symbol " + name + ": " + Library.getLastError());
             }
             return address;
         }

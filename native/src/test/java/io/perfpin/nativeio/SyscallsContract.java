@@ -387,7 +387,7 @@ abstract class SyscallsContract {
 
     /**
      * Reads line by line: Files.readString on a procfs file, whose size reads as 0, returns only its
-     * first byte on JDK 17.
+     * first byte (JDK 17 and 25).
      */
     private static String firstLine(String path) throws IOException {
         return Files.readAllLines(Paths.get(path)).get(0).trim();
