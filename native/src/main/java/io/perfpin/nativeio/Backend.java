@@ -4,9 +4,9 @@ package io.perfpin.nativeio;
 public enum Backend {
     /** perfpin's own C library over JNI: the fastest, and the only one with rdpmc self-reads. */
     JNI,
-    /** libc's {@code syscall(2)} through jffi, without perfpin's C code. */
+    /** libc through jffi, without perfpin's C code (no rdpmc self-reads): {@link JffiSyscalls}. */
     JFFI,
-    /** libc's {@code syscall(2)} through JNA, without perfpin's C code. */
+    /** libc through JNA's direct mapping, without perfpin's C code (no rdpmc self-reads): {@link JnaSyscalls}. */
     JNA;
 
     /** Parses a property value such as {@code jni}; null when it names no backend. */

@@ -50,20 +50,51 @@ public final class Backends {
         throw new BackendUnavailableException("no backend could reach the kernel: " + String.join("; ", FAILURES));
     }
 
-    /** Loads one backend, whatever the property says; throws when it cannot run here. */
+    /** Loads one backend, whatever the property says; throws when it cannot run here, saying why. */
     public static Syscalls load(Backend backend) {
         try {
             switch (backend) {
                 case JNI:
                     return JniSyscalls.load();
+                case JFFI:
+                    return JffiSyscalls.load();
+                case JNA:
+                    return JnaSyscalls.load();
                 default:
-                    throw new BackendUnavailableException(backend + ": not built yet");
+                    throw new IllegalArgumentException(backend.name());
             }
         } catch (LinkageError | RuntimeException e) {
-            if (e instanceof BackendUnavailableException) {
-                throw (BackendUnavailableException) e;
-            }
-            throw new BackendUnavailableException(backend + ": " + e.getMessage(), e);
+            throw new BackendUnavailableException(backend + ": " + reason(backend, e), e);
+        }
+    }
+
+    /**
+     * One line. JNI's loader and perfpin's own checks already say what is wrong and what to do. A missing
+     * class means the optional library is not on the class path, so name the artifacts to add. ("Could not initialize class" is not that case: the library is there but failed to load.)
+     * jffi puts a whole stack trace into its messages; only their first line is kept.
+     */
+    private static String reason(Backend backend, Throwable e) {
+        String message = e.getMessage() != null ? e.getMessage() : e.toString();
+        if (backend == Backend.JNI || e instanceof BackendUnavailableException) {
+            return message;
+        }
+        if (e instanceof NoClassDefFoundError && !message.startsWith("Could not initialize")) {
+            return "not on the class path (no class " + message.replace('/', '.') + "): add "
+                    + requiredLibrary(backend);
+        }
+        int newline = message.indexOf('\n');
+        return (newline < 0 ? message : message.substring(0, newline)).trim() + " (it needs "
+                + requiredLibrary(backend) + " for this platform)";
+    }
+
+    private static String requiredLibrary(Backend backend) {
+        switch (backend) {
+            case JFFI:
+                return "com.github.jnr:jffi and com.github.jnr:jffi:native";
+            case JNA:
+                return "net.java.dev.jna:jna";
+            default:
+                return backend.name();
         }
     }
 }

@@ -31,7 +31,10 @@ public final class PrivateFiles {
             try {
                 Files.createDirectory(dir, PosixFilePermissions.asFileAttribute(DIRECTORY_PERMISSIONS));
             } catch (java.nio.file.FileAlreadyExistsException raced) {
-                // another process made it between our check and create: verified below
+                // another process made it between our check and create, or it is not a directory: checked below
+            }
+            if (!Files.isDirectory(dir)) {
+                throw new IOException(dir + " exists and is not a directory: choose another directory");
             }
         }
         PosixFileAttributeView view = Files.getFileAttributeView(dir, PosixFileAttributeView.class);

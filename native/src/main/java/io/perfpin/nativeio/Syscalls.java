@@ -6,7 +6,8 @@ import java.nio.ByteBuffer;
  * The Linux system calls perfpin needs, one contract for every backend ({@link Backend}).
  *
  * <p>Every call returns a non-negative result or {@code -errno} (see {@link Errno}); none throws for a
- * failed system call and none allocates on the Java heap, so the read path stays allocation-free.
+ * failed system call and none allocates on the Java heap (jffi and JNA: once the calling thread has made
+ * its first call), so the read path stays allocation-free.
  * Memory is passed by address: obtain buffers from {@link NativeBuffer#allocate(Syscalls, int)}.
  */
 public interface Syscalls {

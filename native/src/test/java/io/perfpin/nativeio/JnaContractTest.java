@@ -1,0 +1,8 @@
+package io.perfpin.nativeio;
+
+class JnaContractTest extends SyscallsContract {
+    @Override
+    Backend backend() {
+        return Backend.JNA;
+    }
+}

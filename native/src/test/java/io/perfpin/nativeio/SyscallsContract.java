@@ -1,0 +1,409 @@
+package io.perfpin.nativeio;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The {@link Syscalls} contract, asserted against the running kernel; one subclass per {@link Backend} runs
+ * the same assertions. A backend that cannot load here is reported as skipped, with the reason.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class SyscallsContract {
+    /** Long enough for 2048 CPUs, more than any kernel's cpumask here. */
+    private static final int MASK_WORDS = 32;
+    private static final int NONEXISTENT_CPU = 1000;
+
+    /** PERF_COUNT_SW_* of linux/perf_event.h. */
+    private static final long TASK_CLOCK = 1;
+    private static final long PAGE_FAULTS = 2;
+    private static final long CONTEXT_SWITCHES = 3;
+
+    private static final long TIMES = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
+
+    /** read(2) of a single event with {@link #TIMES}: value, time_enabled, time_running. */
+    private static final int SINGLE_BYTES = 3 * Long.BYTES;
+    private static final int SINGLE_VALUE = 0;
+    private static final int SINGLE_ENABLED = 8;
+
+    /**
+     * read(2) of a group leader with FORMAT_GROUP | ID | TIMES:
+     * <pre>
+     * offset  field
+     *      0  nr
+     *      8  time_enabled
+     *     16  time_running
+     *     24  {value, id} of the leader, then of each member in the order they joined, 16 bytes each
+     * </pre>
+     */
+    private static final int GROUP_NR = 0;
+    private static final int GROUP_ENABLED = 8;
+    private static final int GROUP_MEMBERS = 24;
+    private static final int GROUP_MEMBER_BYTES = 16;
+
+    private static volatile long sink;
+
+    private Syscalls syscalls;
+    private NativeBuffer attr;
+    private NativeBuffer out;
+
+    abstract Backend backend();
+
+    @BeforeAll
+    void loadBackend() {
+        try {
+            syscalls = Backends.load(backend());
+        } catch (BackendUnavailableException e) {
+            Assumptions.abort(e.getMessage());
+        }
+        attr = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
+        out = NativeBuffer.allocate(syscalls, 256);
+    }
+
+    @Test
+    void isTheBackendAskedFor() {
+        assertEquals(backend(), syscalls.backend());
+    }
+
+    @Test
+    void gettidIsTheThreadOfProcThreadSelf() throws IOException {
+        String link = Files.readSymbolicLink(Paths.get("/proc/thread-self")).toString();
+        assertEquals(ProcessHandle.current().pid() + "/task/" + syscalls.gettid(), link);
+    }
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1})
+    void pinsTheCallingThreadToOneCpu(int cpu) throws IOException {
+        int tid = syscalls.gettid();
+        long[] original = new long[MASK_WORDS];
+        assertTrue(syscalls.getAffinity(tid, original) > 0);
+        assumeTrue(hasCpu(original, cpu), "CPU " + cpu + " is not in this thread's affinity mask");
+        String allowedBefore = cpusAllowedList(tid);
+        try {
+            assertEquals(0, syscalls.setAffinity(tid, maskOf(cpu)));
+            long where = syscalls.getcpu();
+            assertTrue(where >= 0, () -> "getcpu: " + Errno.name(where));
+            assertEquals(cpu, (int) where);
+            assertEquals(String.valueOf(cpu), cpusAllowedList(tid));
+        } finally {
+            assertEquals(0, syscalls.setAffinity(tid, original));
+        }
+        assertEquals(allowedBefore, cpusAllowedList(tid));
+    }
+
+    @Test
+    void refusesAMaskOfOnlyNonexistentCpus() throws IOException {
+        int tid = syscalls.gettid();
+        String allowedBefore = cpusAllowedList(tid);
+        assertEquals(-Errno.EINVAL, syscalls.setAffinity(tid, maskOf(NONEXISTENT_CPU)));
+        assertEquals(-Errno.EINVAL, syscalls.setAffinity(tid, new long[0]));
+        assertEquals(allowedBefore, cpusAllowedList(tid));
+    }
+
+    /**
+     * The kernel writes min(mask bytes, its cpumask size) and returns that count; it refuses a mask with
+     * fewer bits than the machine's possible CPUs.
+     */
+    @Test
+    void getAffinityReturnsTheKernelsByteCount() throws IOException {
+        int tid = syscalls.gettid();
+        long[] mask = new long[MASK_WORDS];
+        int bytes = syscalls.getAffinity(tid, mask);
+        int possibleCpus = possibleCpus();
+        assertTrue(bytes >= wordsFor(possibleCpus) * Long.BYTES && bytes <= MASK_WORDS * Long.BYTES
+                && bytes % Long.BYTES == 0, "byte count " + bytes);
+        assertArrayEquals(parseCpuList(cpusAllowedList(tid)), mask);
+
+        assertEquals(-Errno.EINVAL, syscalls.getAffinity(tid, new long[0]));
+        assumeTrue(possibleCpus <= Long.SIZE, "more than 64 possible CPUs: a one-word mask is too small");
+        long[] oneWord = new long[1];
+        assertEquals(Long.BYTES, syscalls.getAffinity(tid, oneWord));
+        assertEquals(mask[0], oneWord[0]);
+    }
+
+    @Test
+    void countsTheCallingThreadsTaskClock() {
+        int fd = open(TASK_CLOCK, TIMES, 0, 0, -1);
+        burnCpu();
+        assertEquals(SINGLE_BYTES, syscalls.read(fd, out.address(), SINGLE_BYTES));
+        assertTrue(out.getLong(SINGLE_VALUE) > 0, "task-clock value");
+        assertTrue(out.getLong(SINGLE_ENABLED) > 0, "time enabled");
+        assertEquals(0, syscalls.close(fd));
+        assertEquals(-Errno.EBADF, syscalls.close(fd));
+        assertEquals(-Errno.EBADF, syscalls.read(fd, out.address(), SINGLE_BYTES));
+    }
+
+    @Test
+    void readsEnablesDisablesAndResetsAGroup() throws InterruptedException {
+        long format = PerfEventAttr.FORMAT_GROUP | PerfEventAttr.FORMAT_ID | TIMES;
+        int leader = open(TASK_CLOCK, format, PerfEventAttr.FLAG_DISABLED, 0, -1);
+        int faults = open(PAGE_FAULTS, format, 0, 0, leader);
+        int switches = open(CONTEXT_SWITCHES, format, 0, 0, leader);
+        int[] fds = {leader, faults, switches};
+        long[] ids = new long[fds.length];
+        for (int i = 0; i < fds.length; i++) {
+            assertEquals(0, syscalls.ioctl(fds[i], PerfIoctl.ID, out.address()));
+            ids[i] = out.getLong(0);
+        }
+        int groupBytes = GROUP_MEMBERS + fds.length * GROUP_MEMBER_BYTES;
+
+        readGroup(leader, groupBytes, ids);
+        assertGroupValues(0, 0, 0);
+
+        assertEquals(0, syscalls.ioctl(leader, PerfIoctl.ENABLE, PerfIoctl.FLAG_GROUP));
+        burnCpu();
+        touchFreshPages();
+        Thread.sleep(1);
+        assertEquals(0, syscalls.ioctl(leader, PerfIoctl.DISABLE, PerfIoctl.FLAG_GROUP));
+        readGroup(leader, groupBytes, ids);
+        assertTrue(out.getLong(GROUP_ENABLED) > 0, "time enabled");
+        long[] counted = groupValues(fds.length);
+        for (int i = 0; i < counted.length; i++) {
+            assertTrue(counted[i] > 0, "member " + i + " counted " + counted[i]);
+        }
+
+        burnCpu();
+        touchFreshPages();
+        readGroup(leader, groupBytes, ids);
+        assertArrayEquals(counted, groupValues(fds.length), "a disabled group counts nothing");
+
+        assertEquals(0, syscalls.ioctl(leader, PerfIoctl.RESET, PerfIoctl.FLAG_GROUP));
+        readGroup(leader, groupBytes, ids);
+        assertGroupValues(0, 0, 0);
+
+        for (int fd : new int[] {switches, faults, leader}) {
+            assertEquals(0, syscalls.close(fd));
+        }
+    }
+
+    @Test
+    void countsAnotherThreadOfThisProcessByItsTid() throws InterruptedException {
+        AtomicInteger workerTid = new AtomicInteger();
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch opened = new CountDownLatch(1);
+        CountDownLatch burned = new CountDownLatch(1);
+        CountDownLatch read = new CountDownLatch(1);
+        Thread worker = new Thread(() -> {
+            workerTid.set(syscalls.gettid());
+            started.countDown();
+            awaitQuietly(opened);
+            burnCpu();
+            burned.countDown();
+            awaitQuietly(read);
+        }, "perfpin-contract-worker");
+        worker.start();
+        int fd = -1;
+        try {
+            started.await();
+            assertNotEquals(syscalls.gettid(), workerTid.get());
+            fd = open(TASK_CLOCK, TIMES, 0, workerTid.get(), -1);
+            opened.countDown();
+            burned.await();
+            assertEquals(SINGLE_BYTES, syscalls.read(fd, out.address(), SINGLE_BYTES));
+            assertTrue(out.getLong(SINGLE_VALUE) > 0, "the worker's task-clock");
+        } finally {
+            opened.countDown();
+            read.countDown();
+            worker.join();
+            if (fd >= 0) {
+                assertEquals(0, syscalls.close(fd));
+            }
+        }
+    }
+
+    /** pid_max itself is never a pid: pids are below it. */
+    @Test
+    void refusesATidThatDoesNotExist() throws IOException {
+        int pidMax = Integer.parseInt(firstLine("/proc/sys/kernel/pid_max"));
+        new PerfEventAttr().type(PerfEventAttr.TYPE_SOFTWARE).config(TASK_CLOCK).readFormat(TIMES).writeTo(attr.buffer());
+        assertEquals(-Errno.ESRCH, syscalls.perfEventOpen(attr.address(), pidMax, -1, -1, 0), "pid " + pidMax);
+    }
+
+    /**
+     * Software events have no hardware counter (the page's index is 0), so even JNI's rdpmc path falls back
+     * to read(2) here; the value lies between two reads taken around it.
+     */
+    @Test
+    void selfReadFallsBackToReadForSoftwareEvents() {
+        int fd = open(TASK_CLOCK, TIMES, 0, 0, -1);
+        long page = syscalls.mmapPerfPage(fd);
+        assertTrue(page >= 0, () -> "mmap: " + Errno.name(page));
+        assertEquals(backend() == Backend.JNI, page != 0, "only JNI maps the page");
+        try {
+            burnCpu();
+            assertEquals(SINGLE_BYTES, syscalls.read(fd, out.address(), SINGLE_BYTES));
+            long before = out.getLong(SINGLE_VALUE);
+            assertEquals(0, syscalls.selfRead(page, fd, out.address()));
+            long self = out.getLong(SINGLE_VALUE);
+            assertTrue(out.getLong(SINGLE_ENABLED) > 0, "time enabled");
+            assertEquals(SINGLE_BYTES, syscalls.read(fd, out.address(), SINGLE_BYTES));
+            long after = out.getLong(SINGLE_VALUE);
+            assertTrue(before <= self && self <= after, before + " <= " + self + " <= " + after);
+        } finally {
+            assertEquals(0, syscalls.munmapPerfPage(page));
+            assertEquals(0, syscalls.close(fd));
+        }
+    }
+
+    @Test
+    void readingACounterAllocatesNothingOnTheHeap() {
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        int fd = open(TASK_CLOCK, TIMES, 0, 0, -1);
+        long page = syscalls.mmapPerfPage(fd);
+        try {
+            readRepeatedly(fd, page);
+            threads.getCurrentThreadAllocatedBytes();
+            long before = threads.getCurrentThreadAllocatedBytes();
+            readRepeatedly(fd, page);
+            long allocated = threads.getCurrentThreadAllocatedBytes() - before;
+            assertEquals(0, allocated, "bytes allocated by 10000 rounds of read, selfRead, ioctl, getcpu, gettid");
+        } finally {
+            syscalls.munmapPerfPage(page);
+            syscalls.close(fd);
+        }
+    }
+
+    @Test
+    void addressOfRefusesAHeapBuffer() {
+        NativeException e = assertThrows(NativeException.class, () -> syscalls.addressOf(ByteBuffer.allocate(8)));
+        assertEquals(Errno.EINVAL, e.errno());
+    }
+
+    private void readRepeatedly(int fd, long page) {
+        for (int i = 0; i < 10_000; i++) {
+            syscalls.read(fd, out.address(), SINGLE_BYTES);
+            syscalls.selfRead(page, fd, out.address());
+            syscalls.ioctl(fd, PerfIoctl.RESET, 0);
+            syscalls.getcpu();
+            syscalls.gettid();
+        }
+    }
+
+    private int open(long config, long readFormat, long flags, int pid, int groupFd) {
+        new PerfEventAttr().type(PerfEventAttr.TYPE_SOFTWARE).config(config).readFormat(readFormat).flags(flags)
+                .writeTo(attr.buffer());
+        int fd = syscalls.perfEventOpen(attr.address(), pid, -1, groupFd, 0);
+        assertTrue(fd >= 0, () -> "perf_event_open(software " + config + ", pid " + pid + "): " + Errno.name(fd));
+        return fd;
+    }
+
+    private void readGroup(int leader, int groupBytes, long[] ids) {
+        assertEquals(groupBytes, syscalls.read(leader, out.address(), groupBytes));
+        assertEquals(ids.length, out.getLong(GROUP_NR));
+        for (int i = 0; i < ids.length; i++) {
+            assertEquals(ids[i], out.getLong(GROUP_MEMBERS + i * GROUP_MEMBER_BYTES + Long.BYTES), "id of member " + i);
+        }
+    }
+
+    private long[] groupValues(int members) {
+        long[] values = new long[members];
+        for (int i = 0; i < members; i++) {
+            values[i] = out.getLong(GROUP_MEMBERS + i * GROUP_MEMBER_BYTES);
+        }
+        return values;
+    }
+
+    private void assertGroupValues(long... expected) {
+        assertArrayEquals(expected, groupValues(expected.length));
+    }
+
+    private static void burnCpu() {
+        long x = 1;
+        for (int i = 0; i < 5_000_000; i++) {
+            x = x * 6364136223846793005L + i;
+        }
+        sink = x;
+    }
+
+    /** A fresh direct buffer is zeroed on allocation, which faults in each of its pages. */
+    private static void touchFreshPages() {
+        ByteBuffer pages = ByteBuffer.allocateDirect(4 << 20);
+        for (int i = 0; i < pages.capacity(); i += 4096) {
+            pages.put(i, (byte) 1);
+        }
+        sink = pages.get(4096);
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static long[] maskOf(int cpu) {
+        long[] mask = new long[MASK_WORDS];
+        mask[cpu / Long.SIZE] |= 1L << (cpu % Long.SIZE);
+        return mask;
+    }
+
+    private static boolean hasCpu(long[] mask, int cpu) {
+        return (mask[cpu / Long.SIZE] & 1L << (cpu % Long.SIZE)) != 0;
+    }
+
+    private static int wordsFor(int cpus) {
+        return (cpus + Long.SIZE - 1) / Long.SIZE;
+    }
+
+    private static String cpusAllowedList(int tid) throws IOException {
+        Path status = Paths.get("/proc/self/task/" + tid + "/status");
+        for (String line : Files.readAllLines(status)) {
+            if (line.startsWith("Cpus_allowed_list:")) {
+                return line.substring(line.indexOf(':') + 1).trim();
+            }
+        }
+        throw new AssertionError("no Cpus_allowed_list in " + status);
+    }
+
+    /** The number of possible CPUs: one more than the highest in /sys/devices/system/cpu/possible. */
+    private static int possibleCpus() throws IOException {
+        long[] mask = parseCpuList(firstLine("/sys/devices/system/cpu/possible"));
+        for (int word = mask.length - 1; word >= 0; word--) {
+            if (mask[word] != 0) {
+                return word * Long.SIZE + Long.SIZE - Long.numberOfLeadingZeros(mask[word]);
+            }
+        }
+        return 0;
+    }
+
+    /**
+     * Reads line by line: Files.readString on a procfs file, whose size reads as 0, returns only its
+     * first byte (JDK 17 and 25).
+     */
+    private static String firstLine(String path) throws IOException {
+        return Files.readAllLines(Paths.get(path)).get(0).trim();
+    }
+
+    /** The kernel's cpu list format, such as {@code 0-3,8,10-11}, as a mask of {@link #MASK_WORDS}. */
+    private static long[] parseCpuList(String list) {
+        long[] mask = new long[MASK_WORDS];
+        for (String range : list.split(",")) {
+            int dash = range.indexOf('-');
+            int first = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
+            int last = dash < 0 ? first : Integer.parseInt(range.substring(dash + 1));
+            for (int cpu = first; cpu <= last; cpu++) {
+                mask[cpu / Long.SIZE] |= 1L << (cpu % Long.SIZE);
+            }
+        }
+        return mask;
+    }
+}
