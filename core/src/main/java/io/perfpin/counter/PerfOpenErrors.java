@@ -71,7 +71,8 @@ public final class PerfOpenErrors {
 
     private static String paranoidLevel() {
         try {
-            return Files.readString(PARANOID).trim();
+            // Line by line: procfs files report size 0, and a whole-file read here returns one byte.
+            return String.join("", Files.readAllLines(PARANOID)).trim();
         } catch (IOException e) {
             return "unknown";
         }

@@ -69,8 +69,14 @@ class CounterGroupKernelTest {
     void aThreadBouncedBetweenCpusMigratesAndAPinnedOneDoesNot() throws Exception {
         assumeTrue(cpuAllowed(0) && cpuAllowed(1), "needs CPUs 0 and 1 in the allowed set");
         int flips = 20;
-        try (TracedThread spinner = new TracedThread("bounced", () -> Spinner.spin(2_000_000_000L));
-             CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(CPU_MIGRATIONS))) {
+        java.util.concurrent.atomic.AtomicInteger runningOn = new java.util.concurrent.atomic.AtomicInteger(-1);
+        java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
+        try (TracedThread spinner = new TracedThread("bounced", () -> {
+            while (!stop.get()) {
+                Spinner.spin(100_000L);
+                runningOn.set((int) syscalls.getcpu());
+            }
+        }); CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(CPU_MIGRATIONS))) {
             Thread runner = new Thread(() -> {
                 try {
                     spinner.runWork();
@@ -79,27 +85,34 @@ class CounterGroupKernelTest {
                 }
             });
             runner.start();
-            for (int i = 0; i < flips && runner.isAlive(); i++) {
-                assertEquals(0, syscalls.setAffinity(spinner.tid(), new long[] {1L << (i % 2)}));
-                Thread.sleep(20);
+            for (int i = 0; i < flips; i++) {
+                int target = i % 2;
+                assertEquals(0, syscalls.setAffinity(spinner.tid(), new long[] {1L << target}));
+                // Wait until it ran on the target: flips the scheduler never acted on would not migrate it.
+                for (int wait = 0; wait < 10_000 && runningOn.get() != target; wait++) {
+                    Thread.sleep(1);
+                }
+                assertEquals(target, runningOn.get(), "the bounced thread runs where its affinity says");
             }
+            stop.set(true);
+            runner.join();
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
-            runner.join();
             assertTrue(snapshot.value(0) >= flips - 1, "migrations " + snapshot.value(0) + " after " + flips + " flips");
         }
-        try (TracedThread pinned = new TracedThread("pinned", () -> {
-            Spinner.spin(300_000_000L);
-            Sleeper.sleep(20, 1);
-        })) {
-            assertEquals(0, syscalls.setAffinity(pinned.tid(), new long[] {1L}));
-            try (CounterGroup counters = CounterGroup.open(syscalls, pinned.tid(), List.of(CPU_MIGRATIONS, CONTEXT_SWITCHES))) {
-                pinned.runWork();
-                CounterSnapshot snapshot = counters.newSnapshot();
-                counters.read(snapshot);
-                assertEquals(0, snapshot.value(0), "a thread pinned to one CPU migrated");
-                assertTrue(snapshot.value(1) >= 20, "the pinned thread slept, so it was switched out");
-            }
+        // A thread pins itself, as perfpin's agent does, then counting starts.
+        try (TracedThread pinned = new TracedThread("pinned",
+                () -> assertEquals(0, syscalls.setAffinity(0, new long[] {1L})),
+                () -> {
+                    Spinner.spin(300_000_000L);
+                    Sleeper.sleep(20, 1);
+                });
+             CounterGroup counters = CounterGroup.open(syscalls, pinned.tid(), List.of(CPU_MIGRATIONS, CONTEXT_SWITCHES))) {
+            pinned.runWork();
+            CounterSnapshot snapshot = counters.newSnapshot();
+            counters.read(snapshot);
+            assertEquals(0, snapshot.value(0), "a thread pinned to one CPU migrated");
+            assertTrue(snapshot.value(1) >= 20, "the pinned thread slept, so it was switched out");
         }
     }
 
@@ -164,6 +177,7 @@ class CounterGroupKernelTest {
         TracedThread ended = new TracedThread("ended", () -> { });
         int tid = ended.tid();
         ended.close();
+        ended.awaitKernelExit();
         try (CounterGroup counters = CounterGroup.open(syscalls, tid, List.of(TASK_CLOCK))) {
             assertEquals(1, counters.unsupported().size());
             assertEquals(Errno.ESRCH, counters.unsupported().get(0).errno());

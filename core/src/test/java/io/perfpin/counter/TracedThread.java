@@ -23,8 +23,18 @@ final class TracedThread implements AutoCloseable {
     private volatile Throwable failure;
 
     TracedThread(String name, Work work) {
+        this(name, () -> { }, work);
+    }
+
+    /** {@code setup} runs on the thread before it publishes its TID, so before any counter is opened. */
+    TracedThread(String name, Work setup, Work work) {
         thread = new Thread(() -> {
             tid = Backends.syscalls().gettid();
+            try {
+                setup.run();
+            } catch (Throwable t) {
+                failure = t;
+            }
             started.countDown();
             try {
                 go.await();
@@ -69,5 +79,19 @@ final class TracedThread implements AutoCloseable {
         go.countDown();
         release.countDown();
         thread.join();
+    }
+
+    /**
+     * Waits until the kernel thread is gone too: join() returns when the Java thread has ended, while its
+     * OS thread may still be tearing down under the same TID.
+     */
+    void awaitKernelExit() throws InterruptedException {
+        java.nio.file.Path task = java.nio.file.Paths.get("/proc/self/task/" + tid);
+        for (int i = 0; i < 10_000 && java.nio.file.Files.exists(task); i++) {
+            Thread.sleep(1);
+        }
+        if (java.nio.file.Files.exists(task)) {
+            throw new AssertionError("thread " + tid + " still exists in the kernel");
+        }
     }
 }

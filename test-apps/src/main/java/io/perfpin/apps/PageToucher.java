@@ -37,8 +37,9 @@ public final class PageToucher {
     /** True when the kernel may back this memory with huge pages, folding 512 faults into one. */
     public static boolean hugePagesMayFold() {
         try {
-            String setting = new String(java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(THP_ENABLED)));
-            return setting.contains("[always]");
+            // Line by line: whole-file reads of kernel pseudo-files can stop after one byte.
+            return String.join("", java.nio.file.Files.readAllLines(java.nio.file.Paths.get(THP_ENABLED)))
+                    .contains("[always]");
         } catch (java.io.IOException e) {
             return false;
         }
