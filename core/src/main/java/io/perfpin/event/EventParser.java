@@ -27,6 +27,8 @@ import java.util.regex.Pattern;
 public final class EventParser {
     private static final Pattern RAW = Pattern.compile("r[0-9a-fA-F]{1,16}");
     private static final Pattern MODIFIERS = Pattern.compile("[ukh]+");
+    private static final String ALLOWED_MODIFIERS =
+            "allowed are u (user), k (kernel), h (hypervisor) and their combinations";
     private static final int MAX_LISTED_PMUS = 12;
 
     private final Path root;
@@ -83,7 +85,7 @@ public final class EventParser {
         }
         if (colon >= 0 && modifiers == null && GenericEvents.lookup(token.substring(0, colon)).isPresent()) {
             throw new InvalidEventException("unknown modifier '" + token.substring(colon + 1) + "' in '" + token
-                    + "': allowed are u (user), k (kernel), h (hypervisor) and their combinations");
+                    + "': " + ALLOWED_MODIFIERS);
         }
         try {
             EventSpec spec = lookup.encode(base).named(token);
@@ -114,7 +116,7 @@ public final class EventParser {
         String modifiers = tail.startsWith(":") ? tail.substring(1) : tail;
         if (!tail.isEmpty() && !MODIFIERS.matcher(modifiers).matches()) {
             throw new InvalidEventException("unknown modifier '" + tail + "' after '" + token.substring(0, close + 1)
-                    + "': allowed are u (user), k (kernel), h (hypervisor) and their combinations");
+                    + "': " + ALLOWED_MODIFIERS);
         }
         SysfsPmu pmu = SysfsPmu.load(root, pmuName).orElseThrow(() -> unknownPmu(pmuName, token));
         long[] words = pmu.encode(token.substring(open + 1, close), token);
