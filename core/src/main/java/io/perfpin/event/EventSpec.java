@@ -38,6 +38,13 @@ public final class EventSpec {
         return new EventSpec(name, PerfEventAttr.TYPE_SOFTWARE, config, 0, 0, false, false, false);
     }
 
+    /** An event of any type with the privilege levels its type counts by default, as said above. */
+    public static EventSpec withDefaultLevels(String name, int type, long config, long config1, long config2) {
+        return type == PerfEventAttr.TYPE_SOFTWARE
+                ? new EventSpec(name, type, config, config1, config2, false, false, false)
+                : userOnly(name, type, config, config1, config2);
+    }
+
     /** A hardware-side event of the given type: counts user space only (kernel and hypervisor excluded). */
     public static EventSpec userOnly(String name, int type, long config, long config1, long config2) {
         return new EventSpec(name, type, config, config1, config2, false, true, true);
@@ -89,6 +96,12 @@ public final class EventSpec {
         return new EventSpec(name, type, config, config1, config2, user, kernel, hv);
     }
 
+    /** Whether both count the same thing the same way, whatever their names ({@code cs}, {@code context-switches}). */
+    public boolean sameEncoding(EventSpec e) {
+        return type == e.type && config == e.config && config1 == e.config1 && config2 == e.config2
+                && excludeUser == e.excludeUser && excludeKernel == e.excludeKernel && excludeHv == e.excludeHv;
+    }
+
     /** The attribute fields of this event; the caller adds read format and group flags. */
     public PerfEventAttr toAttr() {
         long flags = (excludeUser ? PerfEventAttr.FLAG_EXCLUDE_USER : 0)
@@ -115,9 +128,7 @@ public final class EventSpec {
             return false;
         }
         EventSpec e = (EventSpec) o;
-        return name.equals(e.name) && type == e.type && config == e.config && config1 == e.config1
-                && config2 == e.config2 && excludeUser == e.excludeUser && excludeKernel == e.excludeKernel
-                && excludeHv == e.excludeHv;
+        return name.equals(e.name) && sameEncoding(e);
     }
 
     @Override

@@ -1,0 +1,155 @@
+package io.perfpin.event;
+
+import io.perfpin.nativeio.PerfEventAttr;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.regex.Pattern;
+
+/**
+ * Turns one event, as a user writes it, into an {@link EventSpec}. Accepted, in the order tried:
+ * <ul>
+ *   <li>perf's symbolic names ({@link GenericEvents}): {@code cycles}, {@code L1-dcache-load-misses},
+ *       {@code context-switches}...</li>
+ *   <li>raw codes {@code rNNNN}: up to 16 hex digits, passed as the config of {@code PERF_TYPE_RAW};</li>
+ *   <li>sysfs PMU events {@code pmu/term=value,term,.../} and {@code pmu/named-event/}, read from
+ *       {@code <root>/sys/bus/event_source/devices/<pmu>};</li>
+ *   <li>anything else is asked of the {@link EventLookup} (libpfm4's tables).</li>
+ * </ul>
+ * Each may end in perf's privilege modifiers: {@code :u}, {@code :k}, {@code :h} or a combination such as
+ * {@code :uk} counts only the levels named ({@code cpu/.../u} for the PMU syntax). Without one, software events
+ * count user and kernel side, every other type user space only (see {@link EventSpec}).
+ */
+public final class EventParser {
+    private static final Pattern RAW = Pattern.compile("r[0-9a-fA-F]{1,16}");
+    private static final Pattern MODIFIERS = Pattern.compile("[ukh]+");
+    private static final String ALLOWED_MODIFIERS =
+            "allowed are u (user), k (kernel), h (hypervisor) and their combinations";
+    private static final int MAX_LISTED_PMUS = 12;
+
+    private final Path root;
+    private final EventLookup lookup;
+
+    /** Reads this machine's sysfs and asks the platform's lookup for CPU-specific names. */
+    public EventParser() {
+        this(Path.of("/"), EventLookup.platform());
+    }
+
+    /**
+     * @param root   the directory holding {@code sys/bus/event_source/devices}: {@code /}, or a fixture tree
+     * @param lookup where names outside perf's tables and sysfs are looked up
+     */
+    public EventParser(Path root, EventLookup lookup) {
+        this.root = Objects.requireNonNull(root, "root");
+        this.lookup = Objects.requireNonNull(lookup, "lookup");
+    }
+
+    public Path root() {
+        return root;
+    }
+
+    /**
+     * The event a user's string names, named by it (perf's aliases take their canonical name:
+     * {@code cpu-cycles:k} gives {@code cycles:k}).
+     *
+     * @throws UnknownEventException when no source knows the name, with the nearest valid names
+     * @throws InvalidEventException when the string is malformed: bad modifier, value, unclosed PMU syntax
+     */
+    public EventSpec parse(String event) {
+        String token = event.trim();
+        if (token.isEmpty()) {
+            throw new InvalidEventException("empty event name: expected a perf event name, rNNN, pmu/terms/ or a"
+                    + " CPU event name");
+        }
+        if (token.indexOf('/') >= 0) {
+            return parsePmuEvent(token);
+        }
+        int colon = token.lastIndexOf(':');
+        String modifiers = colon >= 0 && MODIFIERS.matcher(token.substring(colon + 1)).matches()
+                ? token.substring(colon + 1) : null;
+        String base = modifiers == null ? token : token.substring(0, colon);
+
+        Optional<EventSpec> generic = GenericEvents.lookup(base);
+        if (generic.isPresent()) {
+            EventSpec spec = generic.get();
+            return modifiers == null ? spec : withModifiers(spec.named(spec.name() + ":" + modifiers), modifiers);
+        }
+        if (RAW.matcher(base).matches()) {
+            EventSpec spec = EventSpec.userOnly(token, PerfEventAttr.TYPE_RAW,
+                    Long.parseUnsignedLong(base.substring(1), 16), 0, 0);
+            return modifiers == null ? spec : withModifiers(spec, modifiers);
+        }
+        if (colon >= 0 && modifiers == null && GenericEvents.lookup(token.substring(0, colon)).isPresent()) {
+            throw new InvalidEventException("unknown modifier '" + token.substring(colon + 1) + "' in '" + token
+                    + "': " + ALLOWED_MODIFIERS);
+        }
+        try {
+            EventSpec spec = lookup.encode(base).named(token);
+            return modifiers == null ? spec : withModifiers(spec, modifiers);
+        } catch (UnknownEventException e) {
+            throw new UnknownEventException("event", token, e.reason(), NearestNames.nearest(base, knownSpellings()));
+        }
+    }
+
+    /**
+     * Every name this parser knows without asking the lookup: perf's canonical names, then each sysfs PMU's named
+     * events as {@code pmu/event/}. For listing; presets are not events and are not included.
+     */
+    public List<String> knownNames() {
+        List<String> names = new ArrayList<>(GenericEvents.names());
+        addSysfsEvents(names);
+        return names;
+    }
+
+    private EventSpec parsePmuEvent(String token) {
+        int open = token.indexOf('/');
+        int close = token.lastIndexOf('/');
+        if (close == open) {
+            throw new InvalidEventException("unclosed '/' in '" + token + "': expected pmu/term=value,.../");
+        }
+        String pmuName = token.substring(0, open);
+        String tail = token.substring(close + 1);
+        String modifiers = tail.startsWith(":") ? tail.substring(1) : tail;
+        if (!tail.isEmpty() && !MODIFIERS.matcher(modifiers).matches()) {
+            throw new InvalidEventException("unknown modifier '" + tail + "' after '" + token.substring(0, close + 1)
+                    + "': " + ALLOWED_MODIFIERS);
+        }
+        SysfsPmu pmu = SysfsPmu.load(root, pmuName).orElseThrow(() -> unknownPmu(pmuName, token));
+        long[] words = pmu.encode(token.substring(open + 1, close), token);
+        EventSpec spec = EventSpec.withDefaultLevels(token, pmu.type(), words[0], words[1], words[2]);
+        return modifiers.isEmpty() ? spec : withModifiers(spec, modifiers);
+    }
+
+    private UnknownEventException unknownPmu(String pmuName, String token) {
+        List<String> pmus = SysfsPmu.names(root);
+        // Servers have dozens of uncore PMUs: past a screenful, the nearest names say more than the list.
+        String here = pmus.size() <= MAX_LISTED_PMUS ? "PMUs here: " + String.join(", ", pmus)
+                : pmus.size() + " PMUs under " + root.resolve(SysfsPmu.DEVICES);
+        return new UnknownEventException("PMU", pmuName, "in '" + token + "'; " + here,
+                NearestNames.nearest(pmuName, pmus));
+    }
+
+    /** perf's rule: once any level is named, only the named levels count. */
+    private static EventSpec withModifiers(EventSpec spec, String modifiers) {
+        return spec.withExclusions(modifiers.indexOf('u') < 0, modifiers.indexOf('k') < 0, modifiers.indexOf('h') < 0);
+    }
+
+    /** What a typo is compared against: perf's spellings, preset names and sysfs named events. */
+    private List<String> knownSpellings() {
+        List<String> names = new ArrayList<>(GenericEvents.spellings());
+        names.addAll(Presets.names());
+        addSysfsEvents(names);
+        return names;
+    }
+
+    private void addSysfsEvents(List<String> names) {
+        for (String pmuName : SysfsPmu.names(root)) {
+            SysfsPmu.load(root, pmuName).map(SysfsPmu::events).map(Map::keySet)
+                    .ifPresent(events -> events.forEach(event -> names.add(pmuName + "/" + event + "/")));
+        }
+    }
+}
