@@ -120,8 +120,16 @@ public final class EventParser {
         }
         SysfsPmu pmu = SysfsPmu.load(root, pmuName).orElseThrow(() -> unknownPmu(pmuName, token));
         long[] words = pmu.encode(token.substring(open + 1, close), token);
-        EventSpec spec = EventSpec.withDefaultLevels(token, pmu.type(), words[0], words[1], words[2]);
+        EventSpec spec = EventSpec.withDefaultLevels(token, pmu.type(), words[0], words[1], words[2], isCpuPmu(pmuName));
         return modifiers.isEmpty() ? spec : withModifiers(spec, modifiers);
+    }
+
+    /**
+     * Only the CPU's own PMU separates user from kernel for one thread; the others (msr, power, uncore)
+     * refuse any exclusion with EINVAL, so they count all levels unless a modifier says otherwise.
+     */
+    private static boolean isCpuPmu(String pmuName) {
+        return pmuName.equals("cpu") || pmuName.startsWith("cpu_") || pmuName.startsWith("armv");
     }
 
     private UnknownEventException unknownPmu(String pmuName, String token) {

@@ -8,8 +8,9 @@ import java.util.Objects;
  * One event to count, fully encoded: what {@code perf_event_open} needs, plus the name it was asked by.
  *
  * <p>Which privilege levels count is part of the spec and already resolved: software events count kernel
- * side too (context switches and migrations happen there), hardware events count user space only unless a
- * {@code :k} modifier asked for the kernel.
+ * side too (context switches and migrations happen there), events of the CPU's PMU count user space only
+ * unless a {@code :k} modifier asked for the kernel, and other PMUs (msr, power, uncore), which cannot
+ * separate the levels, count all of them.
  */
 public final class EventSpec {
     private final String name;
@@ -38,9 +39,13 @@ public final class EventSpec {
         return new EventSpec(name, PerfEventAttr.TYPE_SOFTWARE, config, 0, 0, false, false, false);
     }
 
-    /** An event of any type with the privilege levels its type counts by default, as said above. */
-    public static EventSpec withDefaultLevels(String name, int type, long config, long config1, long config2) {
-        return type == PerfEventAttr.TYPE_SOFTWARE
+    /**
+     * An event with the privilege levels it counts by default, as said above: user space only on the CPU's
+     * own PMU ({@code cpuPmu}), every level for software events and for PMUs that cannot tell them apart.
+     */
+    public static EventSpec withDefaultLevels(String name, int type, long config, long config1, long config2,
+                                              boolean cpuPmu) {
+        return type == PerfEventAttr.TYPE_SOFTWARE || !cpuPmu
                 ? new EventSpec(name, type, config, config1, config2, false, false, false)
                 : userOnly(name, type, config, config1, config2);
     }

@@ -3,10 +3,10 @@ package io.perfpin.counter;
 import io.perfpin.apps.PageToucher;
 import io.perfpin.apps.Sleeper;
 import io.perfpin.apps.Spinner;
+import io.perfpin.event.EventParser;
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Errno;
-import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
 import org.junit.jupiter.api.Test;
 
@@ -26,14 +26,14 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Counter groups opened on real threads, counting what the real kernel saw. */
 class CounterGroupKernelTest {
-    // PERF_COUNT_SW_* and PERF_COUNT_HW_* of linux/perf_event.h
-    static final EventSpec TASK_CLOCK = EventSpec.software("task-clock", 1);
-    static final EventSpec PAGE_FAULTS = EventSpec.software("page-faults", 2);
-    static final EventSpec CONTEXT_SWITCHES = EventSpec.software("context-switches", 3);
-    static final EventSpec CPU_MIGRATIONS = EventSpec.software("cpu-migrations", 4);
-    static final EventSpec MINOR_FAULTS = EventSpec.software("minor-faults", 5);
-    static final EventSpec CYCLES = EventSpec.userOnly("cycles", PerfEventAttr.TYPE_HARDWARE, 0, 0, 0);
-    static final EventSpec INSTRUCTIONS = EventSpec.userOnly("instructions", PerfEventAttr.TYPE_HARDWARE, 1, 0, 0);
+    static final EventParser EVENTS = new EventParser();
+    static final EventSpec TASK_CLOCK = EVENTS.parse("task-clock");
+    static final EventSpec PAGE_FAULTS = EVENTS.parse("page-faults");
+    static final EventSpec CONTEXT_SWITCHES = EVENTS.parse("context-switches");
+    static final EventSpec CPU_MIGRATIONS = EVENTS.parse("cpu-migrations");
+    static final EventSpec MINOR_FAULTS = EVENTS.parse("minor-faults");
+    static final EventSpec CYCLES = EVENTS.parse("cycles");
+    static final EventSpec INSTRUCTIONS = EVENTS.parse("instructions");
 
     private final Syscalls syscalls = Backends.syscalls();
 
@@ -182,6 +182,20 @@ class CounterGroupKernelTest {
             assertEquals(1, counters.unsupported().size());
             assertEquals(Errno.ESRCH, counters.unsupported().get(0).errno());
             assertTrue(counters.unsupported().get(0).reason().contains("has exited"));
+        }
+    }
+
+    @Test
+    void aPmuThatCannotSeparatePrivilegeLevelsCountsByDefault() throws Exception {
+        assumeTrue(Files.isDirectory(Paths.get("/sys/bus/event_source/devices/msr/events")), "no msr PMU here");
+        EventSpec tsc = EVENTS.parse("msr/tsc/");
+        try (TracedThread spinner = new TracedThread("tsc", () -> Spinner.spin(20_000_000L));
+             CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(tsc))) {
+            spinner.runWork();
+            CounterSnapshot snapshot = counters.newSnapshot();
+            counters.read(snapshot);
+            assertEquals(List.of(), counters.unsupported());
+            assertTrue(snapshot.value(0) > 0, "msr/tsc/ counts");
         }
     }
 
