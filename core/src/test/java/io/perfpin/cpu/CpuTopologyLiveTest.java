@@ -1,0 +1,47 @@
+package io.perfpin.cpu;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The topology of the machine the tests run on agrees with what other tools say about it. */
+class CpuTopologyLiveTest {
+    @Test
+    void onlineCpusAreThoseOfProcCpuinfo() throws Exception {
+        CpuTopology topology = CpuTopology.live();
+        int[] processors = Files.readAllLines(Paths.get("/proc/cpuinfo")).stream()
+                .filter(line -> line.startsWith("processor"))
+                .mapToInt(line -> Integer.parseInt(line.substring(line.indexOf(':') + 1).strip()))
+                .toArray();
+        assertEquals(CpuSet.of(processors), topology.online());
+    }
+
+    @Test
+    void allowedCpusAreAsManyAsNprocSees() throws Exception {
+        ProcessBuilder nproc = new ProcessBuilder("nproc");
+        // nproc reports these variables instead of the affinity mask when they are set
+        nproc.environment().remove("OMP_NUM_THREADS");
+        nproc.environment().remove("OMP_THREAD_LIMIT");
+        Process process = nproc.start();
+        String count = new String(process.getInputStream().readAllBytes()).strip();
+        assertEquals(0, process.waitFor());
+        assertEquals(Integer.parseInt(count), CpuTopology.live().allowed().size());
+    }
+
+    @Test
+    void everyOnlineCpuHasACoreAndAPackage() {
+        CpuTopology topology = CpuTopology.live();
+        List<CpuSet> cores = topology.cores();
+        assertEquals(topology.online().size(), cores.stream().mapToInt(CpuSet::size).sum(), "cores partition the CPUs");
+        topology.online().forEach(cpu -> {
+            assertTrue(topology.siblings(cpu).contains(cpu));
+            assertTrue(topology.packageCpus(cpu).containsAll(topology.siblings(cpu)));
+        });
+        assertTrue(topology.online().containsAll(topology.allowed()));
+    }
+}

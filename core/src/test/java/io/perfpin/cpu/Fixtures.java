@@ -1,0 +1,74 @@
+package io.perfpin.cpu;
+
+import org.junit.jupiter.api.extension.AnnotatedElementContext;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.io.TempDirFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.stream.Stream;
+
+/** hwloc's Linux sysfs/procfs dumps beside the checkout ({@code -Dperfpin.fixtures}), unpacked on demand. */
+final class Fixtures {
+    private static final Map<String, Path> UNPACKED = new HashMap<>();
+
+    private Fixtures() {
+    }
+
+    /**
+     * Scratch space in memory where there is some: a dump is thousands of small files, which take
+     * seconds to create on a disk and a fraction of one on tmpfs. Use as {@code @TempDir(factory = ...)}.
+     */
+    static final class InMemory implements TempDirFactory {
+        @Override
+        public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext extension) throws IOException {
+            Path shm = Paths.get("/dev/shm");
+            return Files.isDirectory(shm) && Files.isWritable(shm)
+                    ? Files.createTempDirectory(shm, "perfpin-fixtures")
+                    : Files.createTempDirectory("perfpin-fixtures");
+        }
+    }
+
+    static Path hwlocDir() {
+        String dir = System.getProperty("perfpin.fixtures");
+        if (dir == null) {
+            throw new IllegalStateException("-Dperfpin.fixtures is not set: run through Maven, or point it at shared/fixtures");
+        }
+        Path hwloc = Paths.get(dir, "hwloc-linux");
+        if (!Files.isDirectory(hwloc)) {
+            throw new IllegalStateException("no fixtures at " + hwloc + " (-Dperfpin.fixtures=" + dir + ")");
+        }
+        return hwloc;
+    }
+
+    /**
+     * The root (the directory holding {@code sys/}) of a dump unpacked under {@code scratch}, unpacking it
+     * with tar the first time. Tarballs hold one top directory, not always named like the tarball.
+     */
+    static synchronized Path root(String name, Path scratch) throws IOException, InterruptedException {
+        Path known = UNPACKED.get(name);
+        if (known != null && Files.isDirectory(known)) {
+            return known;
+        }
+        Path target = Files.createDirectories(scratch.resolve(name));
+        // Caches, PCI devices and device trees are most of the files and none of the topology: creating
+        // thousands of files costs seconds on some filesystems.
+        Process tar = new ProcessBuilder("tar", "xjf", hwlocDir().resolve(name + ".tar.bz2").toString(),
+                "-C", target.toString(), "--exclude=cache", "--exclude=device-tree", "--exclude=pci*",
+                "--exclude=bus", "--exclude=class").redirectErrorStream(true).start();
+        String output = new String(tar.getInputStream().readAllBytes());
+        if (tar.waitFor() != 0) {
+            throw new IOException("tar xjf " + name + ".tar.bz2 failed: " + output);
+        }
+        try (Stream<Path> dirs = Files.walk(target, 2)) {
+            Path root = dirs.filter(dir -> Files.isDirectory(dir.resolve("sys/devices/system/cpu"))).findFirst()
+                    .orElseThrow(() -> new IOException(name + ".tar.bz2 has no sys/devices/system/cpu"));
+            UNPACKED.put(name, root);
+            return root;
+        }
+    }
+}
