@@ -13,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.List;
 import java.util.Set;
 
 import static io.perfpin.stats.StatsLayout.*;
@@ -28,31 +27,35 @@ import static io.perfpin.stats.StatsLayout.*;
  */
 public final class StatsFile implements AutoCloseable {
     private final MappedByteBuffer buffer;
-    private final int events;
+    private final int capacity;
+    private int events;
     private final int liveSlots;
     private final int finishedSlots;
     private final int slotSize;
     private final int slotsOffset;
     private long finishedTotal;
 
-    private StatsFile(MappedByteBuffer buffer, int events, int liveSlots, int finishedSlots) {
+    private StatsFile(MappedByteBuffer buffer, int capacity, int liveSlots, int finishedSlots) {
         this.buffer = buffer;
-        this.events = events;
+        this.capacity = capacity;
         this.liveSlots = liveSlots;
         this.finishedSlots = finishedSlots;
-        this.slotSize = slotSize(events);
-        this.slotsOffset = headerSize(events);
+        this.slotSize = slotSize(capacity);
+        this.slotsOffset = headerSize(capacity);
     }
 
-    /** Creates the file (0600, in a directory made private if new) and publishes its header last. */
+    /**
+     * Creates the file (0600, in a directory made private if new) and publishes its header last. Events
+     * are named later with {@link #eventIndex}, up to {@code eventCapacity} of them.
+     */
     public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
-                                   List<String> eventNames, int liveSlots, int finishedSlots) throws IOException {
-        if (liveSlots < 1 || finishedSlots < 1) {
-            throw new IllegalArgumentException("need at least one live and one finished slot");
+                                   int eventCapacity, int liveSlots, int finishedSlots) throws IOException {
+        if (liveSlots < 1 || finishedSlots < 1 || eventCapacity < 1) {
+            throw new IllegalArgumentException("need room for at least one event, live and finished thread");
         }
         PrivateFiles.createPrivateDirectories(file.toAbsolutePath().getParent());
         Files.deleteIfExists(file);
-        long size = fileSize(eventNames.size(), liveSlots, finishedSlots);
+        long size = fileSize(eventCapacity, liveSlots, finishedSlots);
         MappedByteBuffer buffer;
         try (FileChannel channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW,
                 StandardOpenOption.READ, StandardOpenOption.WRITE),
@@ -60,29 +63,45 @@ public final class StatsFile implements AutoCloseable {
             buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
         }
         buffer.order(ByteOrder.LITTLE_ENDIAN);
-        StatsFile stats = new StatsFile(buffer, eventNames.size(), liveSlots, finishedSlots);
-        stats.writeHeader(pid, startEpochMillis, intervalNanos, eventNames);
+        StatsFile stats = new StatsFile(buffer, eventCapacity, liveSlots, finishedSlots);
+        stats.writeHeader(pid, startEpochMillis, intervalNanos);
         return stats;
     }
 
-    private void writeHeader(long pid, long startEpochMillis, long intervalNanos, List<String> eventNames) {
+    private void writeHeader(long pid, long startEpochMillis, long intervalNanos) {
         ByteBuffer b = buffer;
         b.putInt(MAGIC_OFFSET, MAGIC);
         b.putLong(PID_OFFSET, pid);
         b.putLong(START_TIME_OFFSET, startEpochMillis);
         b.putLong(INTERVAL_OFFSET, intervalNanos);
-        b.putInt(EVENT_COUNT_OFFSET, events);
+        b.putInt(EVENT_CAPACITY_OFFSET, capacity);
         b.putInt(LIVE_SLOTS_OFFSET, liveSlots);
         b.putInt(FINISHED_SLOTS_OFFSET, finishedSlots);
         b.putInt(SLOT_SIZE_OFFSET, slotSize);
-        for (int i = 0; i < events; i++) {
-            putString(EVENT_NAMES_OFFSET + i * EVENT_NAME_SIZE, EVENT_NAME_SIZE, eventNames.get(i));
-        }
         int aggregate = aggregateSlotOffset();
         b.putInt(aggregate + STATE_OFFSET, STATE_AGGREGATE);
         b.putInt(aggregate + LAST_CPU_OFFSET, -1);
         putString(aggregate + NAME_OFFSET, NAME_SIZE, "(older finished threads)");
         INTS.setRelease(b, VERSION_OFFSET, VERSION);
+    }
+
+    /**
+     * The column of an event, named on first use: its name is written before the event count that makes
+     * it visible. Returns -1 when the file already names {@code eventCapacity} events.
+     */
+    public int eventIndex(String name) {
+        for (int i = 0; i < events; i++) {
+            if (getString(EVENT_NAMES_OFFSET + i * EVENT_NAME_SIZE, EVENT_NAME_SIZE).equals(name)) {
+                return i;
+            }
+        }
+        if (events == capacity) {
+            return -1;
+        }
+        putString(EVENT_NAMES_OFFSET + events * EVENT_NAME_SIZE, EVENT_NAME_SIZE, name);
+        events++;
+        INTS.setRelease(buffer, EVENT_COUNT_OFFSET, events);
+        return events - 1;
     }
 
     /** Claims a free live slot for a thread; returns its index, or -1 when every live slot is taken. */
@@ -93,7 +112,7 @@ public final class StatsFile implements AutoCloseable {
                 beginWrite(offset);
                 buffer.putInt(offset + STATE_OFFSET, STATE_RUNNING);
                 writeIdentity(offset, tid, javaId, name, cpus, 1);
-                for (int e = 0; e < events; e++) {
+                for (int e = 0; e < capacity; e++) {
                     writeCounter(offset, e, 0, 0, 0);
                 }
                 endWrite(offset);
@@ -103,20 +122,29 @@ public final class StatsFile implements AutoCloseable {
         return -1;
     }
 
-    /** Publishes a live thread's cumulative counts and where it last ran. */
-    public void publish(int slot, int lastCpu, String cpus, CounterSnapshot counts) {
+    /**
+     * Publishes a live thread's cumulative counts and where it last ran: its event {@code i} goes to column
+     * {@code columns[i]} (from {@link #eventIndex}; negative skips the event).
+     */
+    public void publish(int slot, int lastCpu, String cpus, CounterSnapshot counts, int[] columns) {
         int offset = liveSlotOffset(slot);
         beginWrite(offset);
         buffer.putInt(offset + LAST_CPU_OFFSET, lastCpu);
         putString(offset + CPUS_OFFSET, CPUS_SIZE, cpus);
-        for (int e = 0; e < events; e++) {
-            writeCounter(offset, e, counts.raw(e), counts.enabledNanos(e), counts.runningNanos(e));
-        }
+        writeCounters(offset, counts, columns);
         endWrite(offset);
     }
 
-    /** Moves a thread's final counts to the finished ring and frees its live slot. */
-    public void finish(int slot, int lastCpu, CounterSnapshot finalCounts) {
+    private void writeCounters(int offset, CounterSnapshot counts, int[] columns) {
+        for (int i = 0; i < columns.length; i++) {
+            if (columns[i] >= 0) {
+                writeCounter(offset, columns[i], counts.raw(i), counts.enabledNanos(i), counts.runningNanos(i));
+            }
+        }
+    }
+
+    /** Moves a thread's final counts (columns as in {@link #publish}) to the finished ring; frees its slot. */
+    public void finish(int slot, int lastCpu, CounterSnapshot finalCounts, int[] columns) {
         int live = liveSlotOffset(slot);
         int ringSlot = (int) (finishedTotal % finishedSlots);
         int finished = finishedSlotOffset(ringSlot);
@@ -128,9 +156,10 @@ public final class StatsFile implements AutoCloseable {
         writeIdentity(finished, buffer.getInt(live + TID_OFFSET), buffer.getLong(live + JAVA_ID_OFFSET),
                 getString(live + NAME_OFFSET, NAME_SIZE), getString(live + CPUS_OFFSET, CPUS_SIZE), 1);
         buffer.putInt(finished + LAST_CPU_OFFSET, lastCpu);
-        for (int e = 0; e < events; e++) {
-            writeCounter(finished, e, finalCounts.raw(e), finalCounts.enabledNanos(e), finalCounts.runningNanos(e));
+        for (int e = 0; e < capacity; e++) {
+            writeCounter(finished, e, 0, 0, 0);
         }
+        writeCounters(finished, finalCounts, columns);
         endWrite(finished);
         finishedTotal++;
         LONGS.setRelease(buffer, FINISHED_TOTAL_OFFSET, finishedTotal);
@@ -144,7 +173,7 @@ public final class StatsFile implements AutoCloseable {
         int aggregate = aggregateSlotOffset();
         beginWrite(aggregate);
         buffer.putInt(aggregate + THREADS_OFFSET, buffer.getInt(aggregate + THREADS_OFFSET) + 1);
-        for (int e = 0; e < events; e++) {
+        for (int e = 0; e < capacity; e++) {
             int from = evicted + COUNTERS_OFFSET + e * COUNTER_SIZE;
             int to = aggregate + COUNTERS_OFFSET + e * COUNTER_SIZE;
             for (int field = 0; field < COUNTER_SIZE; field += Long.BYTES) {

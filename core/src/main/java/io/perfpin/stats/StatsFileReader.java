@@ -24,25 +24,19 @@ public final class StatsFileReader {
      */
     private static final long STUCK_NANOS = 1_000_000_000L;
     private final MappedByteBuffer buffer;
-    private final int events;
+    private final int capacity;
     private final int liveSlots;
     private final int finishedSlots;
     private final int slotSize;
     private final int slotsOffset;
-    private final List<String> eventNames;
 
     private StatsFileReader(MappedByteBuffer buffer) {
         this.buffer = buffer;
-        this.events = buffer.getInt(EVENT_COUNT_OFFSET);
+        this.capacity = buffer.getInt(EVENT_CAPACITY_OFFSET);
         this.liveSlots = buffer.getInt(LIVE_SLOTS_OFFSET);
         this.finishedSlots = buffer.getInt(FINISHED_SLOTS_OFFSET);
         this.slotSize = buffer.getInt(SLOT_SIZE_OFFSET);
-        this.slotsOffset = headerSize(events);
-        List<String> names = new ArrayList<>(events);
-        for (int i = 0; i < events; i++) {
-            names.add(StatsStrings.read(buffer, EVENT_NAMES_OFFSET + i * EVENT_NAME_SIZE, EVENT_NAME_SIZE));
-        }
-        this.eventNames = Collections.unmodifiableList(names);
+        this.slotsOffset = headerSize(capacity);
     }
 
     /**
@@ -70,15 +64,21 @@ public final class StatsFileReader {
         if (version != VERSION) {
             throw new IOException(file + " has layout version " + version + "; this perfpin reads " + VERSION);
         }
-        if (buffer.capacity() < fileSize(buffer.getInt(EVENT_COUNT_OFFSET), buffer.getInt(LIVE_SLOTS_OFFSET),
+        if (buffer.capacity() < fileSize(buffer.getInt(EVENT_CAPACITY_OFFSET), buffer.getInt(LIVE_SLOTS_OFFSET),
                 buffer.getInt(FINISHED_SLOTS_OFFSET))) {
             throw new IOException(file + " is truncated");
         }
         return new StatsFileReader(buffer);
     }
 
+    /** The events named so far, in column order; the list only grows. */
     public List<String> eventNames() {
-        return eventNames;
+        int count = (int) INTS.getAcquire(buffer, EVENT_COUNT_OFFSET);
+        List<String> names = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            names.add(StatsStrings.read(buffer, EVENT_NAMES_OFFSET + i * EVENT_NAME_SIZE, EVENT_NAME_SIZE));
+        }
+        return Collections.unmodifiableList(names);
     }
 
     public long pid() {
@@ -110,8 +110,9 @@ public final class StatsFileReader {
         return liveSlots + finishedSlots + 1;
     }
 
+    /** A sample with a column for every event the file can name. */
     public ThreadSample newSample() {
-        return new ThreadSample(events);
+        return new ThreadSample(capacity);
     }
 
     /**
@@ -155,7 +156,7 @@ public final class StatsFileReader {
         into.javaId = buffer.getLong(offset + JAVA_ID_OFFSET);
         into.lastCpu = buffer.getInt(offset + LAST_CPU_OFFSET);
         into.threads = buffer.getInt(offset + THREADS_OFFSET);
-        for (int e = 0; e < events; e++) {
+        for (int e = 0; e < capacity; e++) {
             int counter = offset + COUNTERS_OFFSET + e * COUNTER_SIZE;
             into.values[e] = buffer.getLong(counter);
             into.enabledNanos[e] = buffer.getLong(counter + 8);

@@ -17,14 +17,15 @@ import java.nio.ByteOrder;
  *  16   u64  start time            epoch milliseconds
  *  24   u64  heartbeat             epoch milliseconds of the sampler's last tick (release)
  *  32   u64  interval              nanoseconds between samples
- *  40   u32  event count           E
+ *  40   u32  event count           E, grows as threads bring new events (release; its names come first)
  *  44   u32  live slot count       L
  *  48   u32  finished ring size    R
  *  52   u32  slot size             bytes, {@link #slotSize(int)}
  *  56   u64  finished total        threads finished so far (release); ring slot = (n - 1) % R
  *  64   u64  closed                1 once the writer closed the file (the JVM exited or the agent detached)
- *  72   ...  reserved
- * 128   E x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded
+ *  72   u32  event capacity        C: the most events the file can name
+ *  76   ...  reserved
+ * 128   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
  *
  * Then L live slots, R finished slots, and one aggregate slot, each {@link #slotSize(int)} bytes:
  *   0   u64  sequence              odd while the writer updates the slot (seqlock)
@@ -36,8 +37,12 @@ import java.nio.ByteOrder;
  *  28   u32  threads               1, or how many finished threads an aggregate slot sums
  *  32   {@link #NAME_SIZE} bytes   thread name, UTF-8, zero-padded (truncated)
  *  96   {@link #CPUS_SIZE} bytes   allowed CPUs in Linux list syntax, zero-padded
- * 160   E x 24 bytes               per event: u64 cumulative value, u64 time enabled, u64 time running (ns)
+ * 160   C x 24 bytes               per event: u64 cumulative value, u64 time enabled, u64 time running (ns);
+ *                                  all zero for an event the thread does not count
  * </pre>
+ *
+ * <p>Events are columns shared by all threads: a thread that counts its own set (an annotation's) fills
+ * only its columns, so a reader never needs per-thread event lists.
  */
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
@@ -55,6 +60,7 @@ public final class StatsLayout {
     public static final int SLOT_SIZE_OFFSET = 52;
     public static final int FINISHED_TOTAL_OFFSET = 56;
     public static final int CLOSED_OFFSET = 64;
+    public static final int EVENT_CAPACITY_OFFSET = 72;
     public static final int EVENT_NAMES_OFFSET = 128;
     public static final int EVENT_NAME_SIZE = 64;
 
@@ -83,15 +89,15 @@ public final class StatsLayout {
     private StatsLayout() {
     }
 
-    public static int headerSize(int events) {
-        return EVENT_NAMES_OFFSET + events * EVENT_NAME_SIZE;
+    public static int headerSize(int eventCapacity) {
+        return EVENT_NAMES_OFFSET + eventCapacity * EVENT_NAME_SIZE;
     }
 
-    public static int slotSize(int events) {
-        return COUNTERS_OFFSET + events * COUNTER_SIZE;
+    public static int slotSize(int eventCapacity) {
+        return COUNTERS_OFFSET + eventCapacity * COUNTER_SIZE;
     }
 
-    public static long fileSize(int events, int liveSlots, int finishedSlots) {
-        return headerSize(events) + (long) slotSize(events) * (liveSlots + finishedSlots + 1);
+    public static long fileSize(int eventCapacity, int liveSlots, int finishedSlots) {
+        return headerSize(eventCapacity) + (long) slotSize(eventCapacity) * (liveSlots + finishedSlots + 1);
     }
 }

@@ -22,10 +22,10 @@ class StatsFileTest {
     @Test
     void aReaderSeesTheHeaderAndEachThreadsSlot() throws Exception {
         Path file = dir.resolve("run/4242.stats");
-        try (StatsFile stats = StatsFile.create(file, 4242, 1_700_000_000_000L, 500_000_000L,
-                List.of("task-clock", "page-faults"), 4, 2)) {
+        try (StatsFile stats = StatsFile.create(file, 4242, 1_700_000_000_000L, 500_000_000L, 8, 4, 2)) {
+            int[] columns = {stats.eventIndex("task-clock"), stats.eventIndex("page-faults")};
             int slot = stats.claimSlot(777, 12, "disruptor-1", "2-3");
-            stats.publish(slot, 3, "2-3", CounterSnapshots.of(new long[] {5_000, 16_384}, 10_000, 10_000));
+            stats.publish(slot, 3, "2-3", CounterSnapshots.of(new long[] {5_000, 16_384}, 10_000, 10_000), columns);
             stats.heartbeat(1_700_000_000_500L);
 
             StatsFileReader reader = StatsFileReader.open(file);
@@ -43,6 +43,16 @@ class StatsFileTest {
             assertEquals("2-3", sample.cpus());
             assertEquals(16_384, sample.raw(1));
             assertFalse(reader.isClosed());
+
+            // A thread that counts its own events adds columns; the reader sees them appear.
+            int tlb = stats.eventIndex("dTLB-load-misses");
+            assertEquals(List.of("task-clock", "page-faults", "dTLB-load-misses"), reader.eventNames());
+            int annotated = stats.claimSlot(778, 13, "annotated", "0");
+            stats.publish(annotated, 0, "0", CounterSnapshots.of(new long[] {99}, 1, 1), new int[] {tlb});
+            assertTrue(reader.read(annotated, sample));
+            assertEquals(99, sample.raw(tlb));
+            assertEquals(0, sample.enabledNanos(0), "a column the thread does not count stays empty");
+            assertEquals(1, stats.eventIndex("page-faults"));
         }
         assertTrue(StatsFileReader.open(file).isClosed());
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
@@ -52,11 +62,12 @@ class StatsFileTest {
     @Test
     void finishedThreadsKeepTheirTotalsWhenTheRingOverflows() throws Exception {
         Path file = dir.resolve("churn.stats");
-        try (StatsFile stats = StatsFile.create(file, 1, 0, 1, List.of("page-faults"), 2, 2)) {
+        try (StatsFile stats = StatsFile.create(file, 1, 0, 1, 1, 2, 2)) {
+            int[] columns = {stats.eventIndex("page-faults")};
             long total = 0;
             for (int t = 1; t <= 7; t++) {
                 int slot = stats.claimSlot(1000 + t, t, "worker-" + t, "0");
-                stats.finish(slot, 0, CounterSnapshots.of(new long[] {100L * t}, t, t));
+                stats.finish(slot, 0, CounterSnapshots.of(new long[] {100L * t}, t, t), columns);
                 total += 100L * t;
             }
             StatsFileReader reader = StatsFileReader.open(file);
@@ -81,7 +92,11 @@ class StatsFileTest {
     void aReaderNeverSeesAHalfWrittenSlot() throws Exception {
         Path file = dir.resolve("torn.stats");
         int events = 8;
-        try (StatsFile stats = StatsFile.create(file, 1, 0, 1, java.util.Collections.nCopies(events, "e"), 1, 1)) {
+        try (StatsFile stats = StatsFile.create(file, 1, 0, 1, events, 1, 1)) {
+            int[] columns = new int[events];
+            for (int e = 0; e < events; e++) {
+                columns[e] = stats.eventIndex("e" + e);
+            }
             int slot = stats.claimSlot(1, 1, "writer", "0");
             AtomicBoolean stop = new AtomicBoolean();
             Thread writer = new Thread(() -> {
@@ -90,7 +105,7 @@ class StatsFileTest {
                 for (long v = 1; !stop.get(); v++) {
                     java.util.Arrays.fill(values, v);
                     CounterSnapshots.fill(counts, values, v, v);
-                    stats.publish(slot, (int) (v % 2), "0", counts);
+                    stats.publish(slot, (int) (v % 2), "0", counts, columns);
                 }
             });
             writer.start();
