@@ -73,10 +73,16 @@ final class LibpfmLibrary {
         }
     }
 
-    /** The one line a user sees when {@link #load} failed. */
+    /**
+     * The one line a user sees when {@link #load} failed. JNA's message starts with "Unable to load
+     * library 'x':" and has dlopen's own reason on the next line.
+     */
     static String unavailableReason(String soname, Throwable cause) {
         String message = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-        return "libpfm4 is not available (" + soname + ": " + message.lines().findFirst().orElse("")
+        List<String> lines = message.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        String detail = lines.isEmpty() ? cause.toString()
+                : lines.size() > 1 && lines.get(0).endsWith(":") ? lines.get(1) : lines.get(0);
+        return "libpfm4 is not available (" + (detail.contains(soname) ? detail : soname + ": " + detail)
                 + "); install it with 'apt-get install libpfm4' or 'dnf install libpfm'";
     }
 

@@ -6,13 +6,11 @@ import com.sun.jna.Pointer;
 /**
  * The libpfm4 entry points perfpin calls (perfmon/pfmlib.h, perfmon/pfmlib_perf_event.h), bound through JNA
  * so that only the runtime package is needed. Every {@code int} result is a {@code PFM_ERR_*} code, 0 on
- * success, except {@link #pfm_get_event_next}. Struct arguments are JNA memory laid out as {@link LibpfmLayout}
+ * success, except {@link #pfm_get_event_next}. Struct arguments are JNA memory laid out as {@link LibpfmAbi}
  * documents.
  */
 interface LibpfmNative extends Library {
     int pfm_initialize();
-
-    void pfm_terminate();
 
     String pfm_strerror(int code);
 
