@@ -1,5 +1,7 @@
 package io.perfpin.event;
 
+import java.util.List;
+
 /**
  * Where names perf's tables do not cover are looked up: CPU-specific events such as
  * {@code DTLB_LOAD_MISSES.WALK_COMPLETED}, which libpfm4 encodes for the CPU at hand.
@@ -20,8 +22,33 @@ public interface EventLookup {
      */
     EventSpec encode(String name);
 
-    /** The lookup this build uses by default. */
+    /** The names this lookup knows, for suggestions on a typo; none by default. */
+    default List<String> names() {
+        return List.of();
+    }
+
+    /** libpfm4 for this machine's CPU when it is installed; otherwise every lookup says how to install it. */
     static EventLookup platform() {
-        return NOT_WIRED;
+        return new EventLookup() {
+            @Override
+            public EventSpec encode(String name) {
+                if (!LibpfmEncoder.available()) {
+                    throw new UnknownEventException(name, LibpfmEncoder.unavailableReason());
+                }
+                try {
+                    return LibpfmEncoder.encode(name);
+                } catch (LibpfmException e) {
+                    if (e.eventNotFound()) {
+                        throw new UnknownEventException(name, "not a perf, sysfs or libpfm4 event for this CPU");
+                    }
+                    throw new InvalidEventException(e.getMessage());
+                }
+            }
+
+            @Override
+            public List<String> names() {
+                return LibpfmEncoder.available() ? LibpfmEncoder.eventNames(null) : List.of();
+            }
+        };
     }
 }

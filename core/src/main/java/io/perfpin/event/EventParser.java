@@ -151,6 +151,7 @@ public final class EventParser {
         List<String> names = new ArrayList<>(GenericEvents.spellings());
         names.addAll(Presets.names());
         addSysfsEvents(names);
+        names.addAll(lookup.names());
         return names;
     }
 
