@@ -5,12 +5,15 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -148,6 +151,21 @@ class CpuTopologyFixtureTest {
         assertEquals(CpuSet.of(10, 11), topology.siblings(10));
         assertEquals(CpuSet.of(12), topology.siblings(12));
         assertEquals(14, topology.cores().size());
+    }
+
+    @Test
+    void nodesFromCpuLinksWhereTheNodeDirectoryIsMissing() throws Exception {
+        Path root = Fixtures.unpack("128arm-2pa2n8cluster4co", scratch.resolve("without-node-dir"));
+        CpuTopology withNodeDir = CpuTopology.read(root);
+        try (Stream<Path> files = Files.walk(root.resolve("sys/devices/system/node"))) {
+            for (Path file : files.sorted(Comparator.reverseOrder()).collect(Collectors.toList())) {
+                Files.delete(file);
+            }
+        }
+        CpuTopology withLinks = CpuTopology.read(root);
+        assertEquals(withNodeDir.numaNodes(), withLinks.numaNodes());
+        withNodeDir.online().forEach(cpu -> assertEquals(withNodeDir.numaNode(cpu), withLinks.numaNode(cpu)));
+        assertEquals(4, withLinks.numaNodes().size());
     }
 
     private static CpuTopology read(String fixture) throws Exception {

@@ -45,18 +45,23 @@ final class Fixtures {
         return hwloc;
     }
 
-    /**
-     * The root (the directory holding {@code sys/}) of a dump unpacked under {@code scratch}, unpacking it
-     * with tar the first time. Tarballs hold one top directory, not always named like the tarball.
-     */
+    /** The root of a dump unpacked under {@code scratch} once per JVM, shared by the tests that only read it. */
     static synchronized Path root(String name, Path scratch) throws IOException, InterruptedException {
         Path known = UNPACKED.get(name);
-        if (known != null && Files.isDirectory(known)) {
-            return known;
+        if (known == null || !Files.isDirectory(known)) {
+            known = unpack(name, scratch.resolve(name));
+            UNPACKED.put(name, known);
         }
-        Path target = Files.createDirectories(scratch.resolve(name));
-        // Caches, PCI devices and device trees are most of the files and none of the topology: creating
-        // thousands of files costs seconds on some filesystems.
+        return known;
+    }
+
+    /**
+     * Unpacks a dump into {@code target} (a private copy a test may change) and returns its root, the directory
+     * holding {@code sys/}: tarballs hold one top directory, not always named like the tarball.
+     */
+    static Path unpack(String name, Path target) throws IOException, InterruptedException {
+        Files.createDirectories(target);
+        // Caches, PCI devices and device trees are most of the files and none of the topology.
         Process tar = new ProcessBuilder("tar", "xjf", hwlocDir().resolve(name + ".tar.bz2").toString(),
                 "-C", target.toString(), "--exclude=cache", "--exclude=device-tree", "--exclude=pci*",
                 "--exclude=bus", "--exclude=class").redirectErrorStream(true).start();
@@ -65,10 +70,8 @@ final class Fixtures {
             throw new IOException("tar xjf " + name + ".tar.bz2 failed: " + output);
         }
         try (Stream<Path> dirs = Files.walk(target, 2)) {
-            Path root = dirs.filter(dir -> Files.isDirectory(dir.resolve("sys/devices/system/cpu"))).findFirst()
+            return dirs.filter(dir -> Files.isDirectory(dir.resolve("sys/devices/system/cpu"))).findFirst()
                     .orElseThrow(() -> new IOException(name + ".tar.bz2 has no sys/devices/system/cpu"));
-            UNPACKED.put(name, root);
-            return root;
         }
     }
 }
