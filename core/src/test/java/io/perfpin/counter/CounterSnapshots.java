@@ -11,6 +11,10 @@ public final class CounterSnapshots {
         return snapshot;
     }
 
+    public static void set(CounterSnapshot snapshot, int event, long raw, long enabledNanos, long runningNanos) {
+        snapshot.set(event, raw, enabledNanos, runningNanos);
+    }
+
     public static void fill(CounterSnapshot snapshot, long[] raw, long enabledNanos, long runningNanos) {
         for (int i = 0; i < raw.length; i++) {
             snapshot.set(i, raw[i], enabledNanos, runningNanos);

@@ -1,0 +1,116 @@
+package io.perfpin.report;
+
+import java.util.Map;
+
+/** The little JSON perfpin writes: objects of strings, numbers and flat maps, one per line. */
+public final class Json {
+    private final StringBuilder out = new StringBuilder(256);
+    private boolean first = true;
+
+    private Json() {
+    }
+
+    public static Json object() {
+        Json json = new Json();
+        json.out.append('{');
+        return json;
+    }
+
+    public Json field(String key, String value) {
+        key(key);
+        string(value);
+        return this;
+    }
+
+    public Json field(String key, long value) {
+        key(key);
+        out.append(value);
+        return this;
+    }
+
+    public Json field(String key, double value) {
+        key(key);
+        number(value);
+        return this;
+    }
+
+    /** A nested object of numbers or strings. */
+    public Json field(String key, Map<String, ?> values) {
+        key(key);
+        out.append('{');
+        boolean firstEntry = true;
+        for (Map.Entry<String, ?> e : values.entrySet()) {
+            if (!firstEntry) {
+                out.append(',');
+            }
+            firstEntry = false;
+            string(e.getKey());
+            out.append(':');
+            Object v = e.getValue();
+            if (v instanceof Double || v instanceof Float) {
+                number(((Number) v).doubleValue());
+            } else if (v instanceof Number) {
+                out.append(((Number) v).longValue());
+            } else {
+                string(String.valueOf(v));
+            }
+        }
+        out.append('}');
+        return this;
+    }
+
+    /** The finished object, without a newline. */
+    public String end() {
+        return out.append('}').toString();
+    }
+
+    private void key(String key) {
+        if (!first) {
+            out.append(',');
+        }
+        first = false;
+        string(key);
+        out.append(':');
+    }
+
+    private void number(double value) {
+        if (Double.isNaN(value) || Double.isInfinite(value)) {
+            out.append("null");
+        } else if (value == Math.rint(value) && Math.abs(value) < 1e15) {
+            out.append((long) value);
+        } else {
+            out.append(value);
+        }
+    }
+
+    private void string(String value) {
+        out.append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            switch (c) {
+                case '"':
+                    out.append("\\\"");
+                    break;
+                case '\\':
+                    out.append("\\\\");
+                    break;
+                case '\n':
+                    out.append("\\n");
+                    break;
+                case '\r':
+                    out.append("\\r");
+                    break;
+                case '\t':
+                    out.append("\\t");
+                    break;
+                default:
+                    if (c < 0x20) {
+                        out.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        out.append(c);
+                    }
+            }
+        }
+        out.append('"');
+    }
+}

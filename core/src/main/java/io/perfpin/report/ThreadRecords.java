@@ -1,0 +1,30 @@
+package io.perfpin.report;
+
+/**
+ * The JSON-lines records of threads, the schema the README documents: {@code type} is {@code "sample"}
+ * for a live sample and {@code "thread"} for a thread's final summary; both carry {@code name}, {@code tid},
+ * {@code javaId}, {@code cpus}, {@code counters}, {@code coverage}, {@code metrics} and {@code unsupported}.
+ */
+public final class ThreadRecords {
+    public static final String SAMPLE = "sample";
+    public static final String THREAD = "thread";
+
+    private ThreadRecords() {
+    }
+
+    public static String toJson(String type, long epochMillis, ThreadReport report) {
+        return Json.object()
+                .field("type", type)
+                .field("time", epochMillis)
+                .field("name", report.name())
+                .field("tid", report.tid())
+                .field("javaId", report.javaId())
+                .field("cpus", report.cpus())
+                .field("wallNanos", report.wallNanos())
+                .field("counters", report.counters())
+                .field("coverage", report.coverage())
+                .field("metrics", report.metrics())
+                .field("unsupported", report.unsupported())
+                .end();
+    }
+}

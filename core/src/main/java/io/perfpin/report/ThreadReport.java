@@ -1,0 +1,125 @@
+package io.perfpin.report;
+
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.EventFailure;
+import io.perfpin.event.BoundMetric;
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventSpec;
+import io.perfpin.event.UnsupportedEvent;
+
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What was measured for one thread, ready to show or export: per event the scaled value and its coverage,
+ * the derived metrics, and for each event that was not counted, why. Immutable.
+ */
+public final class ThreadReport {
+    private final String name;
+    private final int tid;
+    private final long javaId;
+    private final String cpus;
+    private final long wallNanos;
+    private final Map<String, Long> counters;
+    private final Map<String, Double> coverage;
+    private final Map<String, Double> metrics;
+    private final Map<String, String> unsupported;
+
+    private ThreadReport(String name, int tid, long javaId, String cpus, long wallNanos, Map<String, Long> counters,
+                         Map<String, Double> coverage, Map<String, Double> metrics, Map<String, String> unsupported) {
+        this.name = name;
+        this.tid = tid;
+        this.javaId = javaId;
+        this.cpus = cpus;
+        this.wallNanos = wallNanos;
+        this.counters = Collections.unmodifiableMap(counters);
+        this.coverage = Collections.unmodifiableMap(coverage);
+        this.metrics = Collections.unmodifiableMap(metrics);
+        this.unsupported = Collections.unmodifiableMap(unsupported);
+    }
+
+    /**
+     * @param events   what was asked for; {@code counts} is indexed like {@code events.events()}
+     * @param failures the events the kernel refused for this thread
+     * @param wallNanos the wall time the counts cover (for per-second metrics), or -1 when unknown
+     */
+    public static ThreadReport of(String name, int tid, long javaId, String cpus, EventList events,
+                                  CounterSnapshot counts, List<EventFailure> failures, long wallNanos) {
+        Map<String, String> unsupported = new LinkedHashMap<>();
+        for (UnsupportedEvent u : events.unsupported()) {
+            unsupported.put(u.event(), u.reason());
+        }
+        for (EventFailure f : failures) {
+            unsupported.put(f.event().name(), f.reason());
+        }
+        Map<String, Long> counters = new LinkedHashMap<>();
+        Map<String, Double> coverage = new LinkedHashMap<>();
+        List<EventSpec> specs = events.events();
+        double[] values = new double[specs.size()];
+        for (int i = 0; i < specs.size(); i++) {
+            String event = specs.get(i).name();
+            if (counts.isCounted(i)) {
+                counters.put(event, counts.value(i));
+                coverage.put(event, counts.coverage(i));
+                values[i] = counts.value(i);
+            } else {
+                values[i] = Double.NaN;
+                // Enabled but never on a counter: the PMU had no room for it all the while.
+                unsupported.putIfAbsent(event, counts.enabledNanos(i) > 0
+                        ? "never scheduled on a counter (multiplexed out): count fewer events" : "not counted");
+            }
+        }
+        Map<String, Double> metrics = new LinkedHashMap<>();
+        for (BoundMetric metric : events.metrics()) {
+            double value = metric.evaluate(values, wallNanos < 0 ? Double.NaN : wallNanos);
+            if (!Double.isNaN(value)) {
+                metrics.put(metric.name(), value);
+            }
+        }
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public int tid() {
+        return tid;
+    }
+
+    /** The Java thread id, or -1 when the thread is not known to be a Java thread. */
+    public long javaId() {
+        return javaId;
+    }
+
+    /** The allowed CPUs, Linux list syntax. */
+    public String cpus() {
+        return cpus;
+    }
+
+    public long wallNanos() {
+        return wallNanos;
+    }
+
+    /** Event name to value, scaled when multiplexed (see {@link #coverage()}); only counted events. */
+    public Map<String, Long> counters() {
+        return counters;
+    }
+
+    /** Event name to the fraction of the time it was counted, 1.0 when throughout. */
+    public Map<String, Double> coverage() {
+        return coverage;
+    }
+
+    /** Derived metric name (ipc, cpi, dTLB-mpki, ...) to value, only those that could be computed. */
+    public Map<String, Double> metrics() {
+        return metrics;
+    }
+
+    /** Event name to the reason it was not counted. */
+    public Map<String, String> unsupported() {
+        return unsupported;
+    }
+}

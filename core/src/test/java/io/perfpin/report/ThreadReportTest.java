@@ -1,0 +1,54 @@
+package io.perfpin.report;
+
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.CounterSnapshots;
+import io.perfpin.counter.EventFailure;
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventParser;
+import io.perfpin.event.EventLookup;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Paths;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+class ThreadReportTest {
+    private final EventParser parser = new EventParser(Paths.get("/"), EventLookup.NOT_WIRED);
+
+    @Test
+    void countedEventsCarryValueAndCoverageAndMetricsAreDerivedFromThem() {
+        EventList events = EventList.parse("ipc,task-clock", parser);
+        assertEquals(List.of("cycles", "instructions", "task-clock"),
+                events.events().stream().map(e -> e.name()).collect(java.util.stream.Collectors.toList()));
+        CounterSnapshot counts = CounterSnapshots.of(new long[] {1_000, 1_500, 2_000_000}, 100, 100);
+        ThreadReport report = ThreadReport.of("worker", 42, 7, "0-1", events, counts, List.of(), 4_000_000);
+
+        assertEquals(1_500L, report.counters().get("instructions"));
+        assertEquals(1.5, report.metrics().get("ipc"), 1e-12);
+        assertEquals(1.0, report.coverage().get("cycles"));
+        assertEquals(
+                "{\"type\":\"thread\",\"time\":5,\"name\":\"worker\",\"tid\":42,\"javaId\":7,\"cpus\":\"0-1\","
+                        + "\"wallNanos\":4000000,\"counters\":{\"cycles\":1000,\"instructions\":1500,\"task-clock\":2000000},"
+                        + "\"coverage\":{\"cycles\":1,\"instructions\":1,\"task-clock\":1},"
+                        + "\"metrics\":{\"ipc\":1.5,\"cpi\":0.6666666666666666},\"unsupported\":{}}",
+                ThreadRecords.toJson(ThreadRecords.THREAD, 5, report));
+    }
+
+    @Test
+    void refusedEventsAreListedWithTheirReasonAndTheirMetricsLeftOut() {
+        EventList events = EventList.parse("ipc,page-faults", parser);
+        CounterSnapshot faults = new CounterSnapshot(3);
+        CounterSnapshots.set(faults, 2, 9, 10, 10);
+        List<EventFailure> refused = List.of(new EventFailure(events.events().get(0), 2, "no PMU"),
+                new EventFailure(events.events().get(1), 2, "no PMU"));
+        ThreadReport report = ThreadReport.of("t \"q\"\n", 1, -1, "0", events, faults, refused, -1);
+
+        assertEquals(List.of("page-faults"), List.copyOf(report.counters().keySet()));
+        assertEquals("no PMU", report.unsupported().get("cycles"));
+        assertEquals(List.of(), List.copyOf(report.metrics().keySet()));
+        String json = ThreadRecords.toJson(ThreadRecords.SAMPLE, 1, report);
+        assertEquals(true, json.contains("\"name\":\"t \\\"q\\\"\\n\""), json);
+        assertEquals(true, json.contains("\"unsupported\":{\"cycles\":\"no PMU\",\"instructions\":\"no PMU\"}"), json);
+    }
+}
