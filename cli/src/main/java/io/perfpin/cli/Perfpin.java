@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.",
-        subcommands = {CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
 public final class Perfpin {
 
     public static void main(String[] args) {
@@ -17,7 +17,14 @@ public final class Perfpin {
 
     static int run(String... args) {
         return new CommandLine(new Perfpin())
-                .setExitCodeExceptionMapper(e -> ExitCode.FAILURE)
+                .setExecutionExceptionHandler(Perfpin::report)
                 .execute(args);
+    }
+
+    /** One line, never a stack trace: a bad value is a usage error, anything else a failure. */
+    private static int report(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+        boolean usage = e instanceof IllegalArgumentException;
+        command.getErr().println("perfpin " + command.getCommandName() + ": " + e.getMessage());
+        return usage ? ExitCode.USAGE : ExitCode.FAILURE;
     }
 }

@@ -1,0 +1,92 @@
+package io.perfpin.cli;
+
+import io.perfpin.report.ThreadReport;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Renders thread reports as a text table: a row per thread, a column per counted event and derived metric,
+ * a value's coverage beside it when it was multiplexed, then each event that was not counted, once, with
+ * its reason.
+ */
+final class ReportTable {
+    private ReportTable() {
+    }
+
+    static List<String> render(List<ThreadReport> reports) {
+        Set<String> events = new LinkedHashSet<>();
+        Set<String> metrics = new LinkedHashSet<>();
+        Map<String, String> notCounted = new LinkedHashMap<>();
+        for (ThreadReport r : reports) {
+            events.addAll(r.counters().keySet());
+            metrics.addAll(r.metrics().keySet());
+            r.unsupported().forEach(notCounted::putIfAbsent);
+        }
+        events.forEach(notCounted::remove);
+
+        List<String> header = new ArrayList<>(List.of("thread", "tid", "cpus"));
+        header.addAll(events);
+        header.addAll(metrics);
+        List<List<String>> rows = new ArrayList<>();
+        rows.add(header);
+        for (ThreadReport r : reports) {
+            List<String> row = new ArrayList<>(List.of(r.name(), Integer.toString(r.tid()), r.cpus()));
+            for (String event : events) {
+                row.add(r.counters().containsKey(event)
+                        ? formatCount(event, r.counters().get(event), r.coverage().get(event)) : "-");
+            }
+            for (String metric : metrics) {
+                Double value = r.metrics().get(metric);
+                row.add(value == null ? "-" : String.format(Locale.ROOT, "%.3f", value));
+            }
+            rows.add(row);
+        }
+        List<String> lines = align(rows);
+        if (!notCounted.isEmpty()) {
+            lines.add("");
+            lines.add("Not counted:");
+            notCounted.forEach((event, reason) -> lines.add("  " + event + ": " + reason));
+        }
+        return lines;
+    }
+
+    /** Times in milliseconds, counts with thousands separators; coverage in brackets when below 100%. */
+    static String formatCount(String event, long value, Double coverage) {
+        String text = event.startsWith("task-clock") || event.startsWith("cpu-clock")
+                ? String.format(Locale.ROOT, "%.3f ms", value / 1e6)
+                : String.format(Locale.ROOT, "%,d", value);
+        if (coverage != null && coverage < 1.0) {
+            text += String.format(Locale.ROOT, " (%.1f%%)", coverage * 100);
+        }
+        return text;
+    }
+
+    private static List<String> align(List<List<String>> rows) {
+        int columns = rows.get(0).size();
+        int[] widths = new int[columns];
+        for (List<String> row : rows) {
+            for (int c = 0; c < columns; c++) {
+                widths[c] = Math.max(widths[c], row.get(c).length());
+            }
+        }
+        List<String> lines = new ArrayList<>();
+        for (List<String> row : rows) {
+            StringBuilder line = new StringBuilder();
+            for (int c = 0; c < columns; c++) {
+                String cell = row.get(c);
+                // Names left, numbers right, as perf stat does.
+                String padded = c == 0 ? String.format("%-" + widths[c] + "s", cell)
+                        : String.format("%" + widths[c] + "s", cell);
+                line.append(c == 0 ? "" : "  ").append(padded);
+            }
+            lines.add(line.toString().stripTrailing());
+        }
+        return lines;
+    }
+}

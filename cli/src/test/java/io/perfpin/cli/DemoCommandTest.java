@@ -1,0 +1,69 @@
+package io.perfpin.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DemoCommandTest {
+
+    @Test
+    void theDemoCountsItsThreadsAndSaysWhatWasNotCounted() {
+        Output out = Output.capture(() -> Perfpin.run("demo"));
+        assertEquals(ExitCode.OK, out.code, out.err);
+        String[] lines = out.out.split("\n");
+        String toucher = row(lines, "page-toucher");
+        String sleeper = row(lines, "sleeper");
+        // page-faults is the 7th column: thread tid cpus task-clock(2 tokens) context-switches cpu-migrations page-faults
+        long faults = Long.parseLong(toucher.trim().split("\\s+")[7].replace(",", ""));
+        assertTrue(Math.abs(faults - 16384) <= 16384 * 0.03, toucher);
+        assertTrue(Long.parseLong(sleeper.trim().split("\\s+")[5]) >= 50, sleeper);
+        assertEquals("0", row(lines, "pinned-spinner").trim().split("\\s+")[6], "the pinned thread never migrated");
+    }
+
+    @Test
+    void aMisspeltEventIsOneLineNamingItAndTheNearestNamesWithExitCode2() {
+        Output out = Output.capture(() -> Perfpin.run("demo", "--events", "sched,cylces"));
+        assertEquals(ExitCode.USAGE, out.code);
+        assertEquals(1, out.err.strip().split("\n").length, out.err);
+        assertTrue(out.err.contains("'cylces'") && out.err.contains("cycles"), out.err);
+    }
+
+    private static String row(String[] lines, String thread) {
+        for (String line : lines) {
+            if (line.startsWith(thread + " ")) {
+                return line;
+            }
+        }
+        throw new AssertionError("no row for " + thread + " in\n" + String.join("\n", lines));
+    }
+
+    static final class Output {
+        int code;
+        String out;
+        String err;
+
+        static Output capture(java.util.function.IntSupplier command) {
+            PrintStream stdout = System.out;
+            PrintStream stderr = System.err;
+            ByteArrayOutputStream o = new ByteArrayOutputStream();
+            ByteArrayOutputStream e = new ByteArrayOutputStream();
+            Output result = new Output();
+            try {
+                System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
+                System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
+                result.code = command.getAsInt();
+            } finally {
+                System.setOut(stdout);
+                System.setErr(stderr);
+            }
+            result.out = o.toString(StandardCharsets.UTF_8);
+            result.err = e.toString(StandardCharsets.UTF_8);
+            return result;
+        }
+    }
+}
