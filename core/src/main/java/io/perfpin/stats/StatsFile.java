@@ -143,9 +143,12 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
-    /** Moves a thread's final counts (columns as in {@link #publish}) to the finished ring; frees its slot. */
-    public void finish(int slot, int lastCpu, CounterSnapshot finalCounts, int[] columns) {
-        int live = liveSlotOffset(slot);
+    /**
+     * Records a thread's final counts (columns as in {@link #publish}) in the finished ring, and frees its
+     * live slot when it had one ({@code slot} negative when it never got one: its total is kept all the same).
+     */
+    public void finish(int slot, int tid, long javaId, String name, String cpus, CounterSnapshot finalCounts,
+                       int[] columns) {
         int ringSlot = (int) (finishedTotal % finishedSlots);
         int finished = finishedSlotOffset(ringSlot);
         if (buffer.getInt(finished + STATE_OFFSET) == STATE_FINISHED) {
@@ -153,9 +156,7 @@ public final class StatsFile implements AutoCloseable {
         }
         beginWrite(finished);
         buffer.putInt(finished + STATE_OFFSET, STATE_FINISHED);
-        writeIdentity(finished, buffer.getInt(live + TID_OFFSET), buffer.getLong(live + JAVA_ID_OFFSET),
-                getString(live + NAME_OFFSET, NAME_SIZE), getString(live + CPUS_OFFSET, CPUS_SIZE), 1);
-        buffer.putInt(finished + LAST_CPU_OFFSET, lastCpu);
+        writeIdentity(finished, tid, javaId, name, cpus, 1);
         for (int e = 0; e < capacity; e++) {
             writeCounter(finished, e, 0, 0, 0);
         }
@@ -164,9 +165,12 @@ public final class StatsFile implements AutoCloseable {
         finishedTotal++;
         LONGS.setRelease(buffer, FINISHED_TOTAL_OFFSET, finishedTotal);
 
-        beginWrite(live);
-        buffer.putInt(live + STATE_OFFSET, STATE_FREE);
-        endWrite(live);
+        if (slot >= 0) {
+            int live = liveSlotOffset(slot);
+            beginWrite(live);
+            buffer.putInt(live + STATE_OFFSET, STATE_FREE);
+            endWrite(live);
+        }
     }
 
     private void foldIntoAggregate(int evicted) {

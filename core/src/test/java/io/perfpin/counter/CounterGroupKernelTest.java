@@ -21,7 +21,6 @@ import java.util.stream.Stream;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** Counter groups opened on real threads, counting what the real kernel saw. */
@@ -39,8 +38,6 @@ class CounterGroupKernelTest {
 
     @Test
     void pageFaultsMatchThePagesAThreadTouched() throws Exception {
-        assumeFalse(PageToucher.hugePagesMayFold(),
-                "transparent_hugepage is 'always': huge pages fold 512 faults into one");
         long[] touched = new long[1];
         try (TracedThread toucher = new TracedThread("toucher", () -> touched[0] = PageToucher.touch(64 << 20));
              CounterGroup counters = CounterGroup.open(syscalls, toucher.tid(), List.of(PAGE_FAULTS, MINOR_FAULTS))) {

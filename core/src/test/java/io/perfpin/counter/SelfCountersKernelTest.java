@@ -16,14 +16,12 @@ import static io.perfpin.counter.CounterGroupKernelTest.TASK_CLOCK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 class SelfCountersKernelTest {
     private final Syscalls syscalls = Backends.syscalls();
 
     @Test
     void aThreadMeasuresItsOwnWorkAroundACall() throws Exception {
-        assumeFalse(PageToucher.hugePagesMayFold(), "transparent_hugepage is 'always'");
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
         try (SelfCounters self = SelfCounters.open(syscalls, List.of(TASK_CLOCK, PAGE_FAULTS, CYCLES))) {
             CounterSnapshot before = self.newSnapshot();

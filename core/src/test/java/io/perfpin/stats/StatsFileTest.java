@@ -66,8 +66,10 @@ class StatsFileTest {
             int[] columns = {stats.eventIndex("page-faults")};
             long total = 0;
             for (int t = 1; t <= 7; t++) {
-                int slot = stats.claimSlot(1000 + t, t, "worker-" + t, "0");
-                stats.finish(slot, 0, CounterSnapshots.of(new long[] {100L * t}, t, t), columns);
+                // Odd threads ended before they got a live slot: their totals must be kept too.
+                int slot = t % 2 == 0 ? stats.claimSlot(1000 + t, t, "worker-" + t, "0") : -1;
+                stats.finish(slot, 1000 + t, t, "worker-" + t, "0",
+                        CounterSnapshots.of(new long[] {100L * t}, t, t), columns);
                 total += 100L * t;
             }
             StatsFileReader reader = StatsFileReader.open(file);

@@ -1,47 +1,54 @@
 package io.perfpin.apps;
 
-import java.nio.ByteBuffer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 
 /**
- * Touches fresh memory one write per page, so the touching thread takes one page fault per page (with
- * transparent huge pages off or in madvise mode, as {@link #hugePagesMayFold()} tells).
+ * Touches fresh memory one write per page, so the touching thread takes exactly one page fault per page.
+ *
+ * <p>The memory is a private mapping of a new, sparse, already deleted file: every first write to a page
+ * is a copy-on-write fault. Unlike malloc'd memory, it is never recycled from earlier allocations, and
+ * transparent huge pages do not apply to it, whatever malloc or the kernel's settings did before.
  *
  * <p>Usage: {@code java io.perfpin.apps.PageToucher [MiB]} prints the pages it touched.
  */
 public final class PageToucher {
     public static final int PAGE_SIZE = 4096;
-    private static final String THP_ENABLED = "/sys/kernel/mm/transparent_hugepage/enabled";
 
     private PageToucher() {
     }
 
-    /**
-     * Allocates {@code bytes} of off-heap memory and writes one byte per page; returns the pages touched.
-     * The buffer comes from malloc, which maps large blocks fresh from the kernel, so every page faults.
-     */
+    /** Maps {@code bytes} of fresh memory and writes one byte per page; returns the pages touched. */
     public static long touch(long bytes) {
         long pages = 0;
-        long remaining = bytes;
-        while (remaining > 0) {
-            int chunk = (int) Math.min(remaining, 1L << 30);
-            ByteBuffer memory = ByteBuffer.allocateDirect(chunk);
+        for (long done = 0; done < bytes; ) {
+            int chunk = (int) Math.min(bytes - done, 1L << 30);
+            MappedByteBuffer memory = freshMemory(chunk);
             for (int offset = 0; offset < chunk; offset += PAGE_SIZE) {
                 memory.put(offset, (byte) 1);
                 pages++;
             }
-            remaining -= chunk;
+            done += chunk;
         }
         return pages;
     }
 
-    /** True when the kernel may back this memory with huge pages, folding 512 faults into one. */
-    public static boolean hugePagesMayFold() {
+    private static MappedByteBuffer freshMemory(int bytes) {
         try {
-            // Line by line: whole-file reads of kernel pseudo-files can stop after one byte.
-            return String.join("", java.nio.file.Files.readAllLines(java.nio.file.Paths.get(THP_ENABLED)))
-                    .contains("[always]");
-        } catch (java.io.IOException e) {
-            return false;
+            Path file = Files.createTempFile("perfpin-pages", ".mem");
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                // Mapping past the end extends the empty file with a hole: no page exists until written.
+                return channel.map(FileChannel.MapMode.PRIVATE, 0, bytes);
+            } finally {
+                Files.delete(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 

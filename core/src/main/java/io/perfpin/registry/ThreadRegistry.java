@@ -1,0 +1,313 @@
+package io.perfpin.registry;
+
+import io.perfpin.counter.CounterGroup;
+import io.perfpin.counter.EventFailure;
+import io.perfpin.cpu.CpuAssignment;
+import io.perfpin.cpu.CpuReservations;
+import io.perfpin.cpu.CpuSet;
+import io.perfpin.cpu.CpuTopology;
+import io.perfpin.cpu.Placement;
+import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventSpec;
+import io.perfpin.nativeio.Syscalls;
+import io.perfpin.report.JsonLinesFile;
+import io.perfpin.report.ThreadRecords;
+import io.perfpin.report.ThreadReport;
+import io.perfpin.stats.StatsFile;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * The threads perfpin pins and counts in this JVM, and the one sampler thread that publishes them.
+ *
+ * <p>A thread enrols itself ({@link #enrolCurrentThread}) when it starts running, so it is counted from its
+ * first instruction; this opens its counters on that thread, once. Everything else happens on the sampler:
+ * each tick reads every thread's counters (one read(2) per kernel group), publishes them to the stats file
+ * and the JSON-lines recording, and finalises threads that ended: their last counts become final records,
+ * their descriptors close and their CPU reservations are freed. The sampler is woken early when many threads
+ * have ended, so thread churn cannot pile up descriptors.
+ *
+ * <p>Failures never reach the application: they are reported through the warning sink, once each.
+ */
+public final class ThreadRegistry implements AutoCloseable {
+    /** Ended threads pending before the sampler is woken early to close their descriptors. */
+    private static final int WAKE_AFTER_ENDED = 64;
+
+    private final Syscalls syscalls;
+    private final ThreadAffinity affinity;
+    private final RegistryConfig config;
+    private final StatsFile stats;
+    private final JsonLinesFile recording;
+    private final Consumer<String> warnings;
+    private final Set<String> warned = ConcurrentHashMap.newKeySet();
+    private final ConcurrentLinkedQueue<TrackedThread> admitted = new ConcurrentLinkedQueue<>();
+    private final Map<Thread, TrackedThread> enrolled = new ConcurrentHashMap<>();
+    private final AtomicInteger endedPending = new AtomicInteger();
+    private final List<TrackedThread> live = new ArrayList<>();
+    private final Thread sampler;
+    private volatile CpuTopology topology;
+    private volatile CpuReservations reservations;
+    private volatile boolean closing;
+
+    private ThreadRegistry(Syscalls syscalls, RegistryConfig config, StatsFile stats, JsonLinesFile recording,
+                           Consumer<String> warnings) {
+        this.syscalls = syscalls;
+        this.affinity = new ThreadAffinity(syscalls);
+        this.config = config;
+        this.stats = stats;
+        this.recording = recording;
+        this.warnings = warnings;
+        this.sampler = new Thread(this::sample, "perfpin-sampler");
+        this.sampler.setDaemon(true);
+    }
+
+    /** Creates the stats file and recording the config asks for, and starts the sampler thread. */
+    public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, Consumer<String> warnings)
+            throws IOException {
+        long pid = ProcessHandle.current().pid();
+        StatsFile stats = config.statsFile() == null ? null : StatsFile.create(config.statsFile(), pid,
+                System.currentTimeMillis(), config.intervalNanos(), config.eventCapacity(), config.liveSlots(),
+                config.finishedSlots());
+        JsonLinesFile recording = config.jsonLines() == null ? null : JsonLinesFile.create(config.jsonLines());
+        ThreadRegistry registry = new ThreadRegistry(syscalls, config, stats, recording, warnings);
+        registry.sampler.start();
+        return registry;
+    }
+
+    public RegistryConfig config() {
+        return config;
+    }
+
+    /**
+     * Pins (when {@code placement} is not null) and counts the calling thread from now on.
+     *
+     * @param events null for the configured default events
+     * @return false when this thread is already enrolled (or the registry is closing)
+     */
+    public boolean enrolCurrentThread(EventList events, Placement placement) {
+        return enrol(Thread.currentThread(), syscalls.gettid(), events, placement);
+    }
+
+    /**
+     * Pins and counts a running thread by its TID, as after a dynamic attach, where the thread dump maps each
+     * Java thread to its TID. It is counted from now on.
+     */
+    public boolean enrol(Thread thread, int tid, EventList events, Placement placement) {
+        if (closing || enrolled.containsKey(thread)) {
+            return false;
+        }
+        CpuSet original = null;
+        CpuAssignment assignment = null;
+        if (placement != null) {
+            try {
+                original = affinity.get(tid);
+                assignment = placement.assign(topology(), reservations(), tid, thread.getName());
+                affinity.set(tid, assignment.cpus());
+            } catch (IOException | RuntimeException e) {
+                warnOnce("cannot pin thread '" + thread.getName() + "' (" + placement + "): " + e.getMessage());
+                if (assignment != null) {
+                    assignment.close();
+                }
+                original = null;
+                assignment = null;
+            }
+        }
+        EventList counted = events != null ? events : config.defaultEvents();
+        CounterGroup counters = CounterGroup.open(syscalls, tid, counted.events());
+        for (EventFailure failure : counters.unsupported()) {
+            warnOnce("not counting " + failure.event().name() + ": " + failure.reason());
+        }
+        TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, original, assignment);
+        if (enrolled.putIfAbsent(thread, tracked) != null) {
+            counters.close();
+            if (assignment != null) {
+                assignment.close();
+            }
+            return false;
+        }
+        admitted.add(tracked);
+        return true;
+    }
+
+    /** Whether this thread is counted now. */
+    public boolean isEnrolled(Thread thread) {
+        return enrolled.containsKey(thread);
+    }
+
+    /** Called by a thread leaving its run(): its final counts are taken on the sampler's next tick. */
+    public void threadEnded(Thread thread) {
+        TrackedThread tracked = enrolled.get(thread);
+        if (tracked != null && !tracked.ended) {
+            tracked.ended = true;
+            if (endedPending.incrementAndGet() >= WAKE_AFTER_ENDED) {
+                LockSupport.unpark(sampler);
+            }
+        }
+    }
+
+    private void sample() {
+        while (!closing) {
+            LockSupport.parkNanos(this, config.intervalNanos());
+            if (closing) {
+                break;
+            }
+            tick(false);
+        }
+    }
+
+    /** One sampling pass; {@code finalPass} finalises every thread, as at exit or detach. */
+    private synchronized void tick(boolean finalPass) {
+        try {
+            long now = System.currentTimeMillis();
+            admit();
+            endedPending.set(0);
+            for (int i = live.size() - 1; i >= 0; i--) {
+                TrackedThread t = live.get(i);
+                boolean ended = finalPass || t.hasEnded();
+                t.counters.read(t.counts);
+                if (ended) {
+                    finish(t, now);
+                    live.set(i, live.get(live.size() - 1));
+                    live.remove(live.size() - 1);
+                } else {
+                    publish(t, now);
+                }
+            }
+            if (stats != null) {
+                stats.heartbeat(now);
+            }
+            if (recording != null) {
+                recording.flush();
+            }
+        } catch (IOException | RuntimeException e) {
+            warnOnce("sampling failed: " + e);
+        }
+    }
+
+    private void admit() {
+        for (TrackedThread t = admitted.poll(); t != null; t = admitted.poll()) {
+            try {
+                t.cpus = affinity.get(t.tid).toString();
+            } catch (RuntimeException e) {
+                t.cpus = "";
+            }
+            if (stats != null) {
+                // A thread that already ended goes straight to the finished ring on this tick.
+                t.slot = t.hasEnded() ? -1 : stats.claimSlot(t.tid, t.javaId, t.name, t.cpus);
+                if (t.slot < 0 && !t.hasEnded()) {
+                    warnOnce("the stats file is full (" + config.liveSlots() + " live threads): threads beyond"
+                            + " that are recorded but not shown live");
+                }
+                List<EventSpec> events = t.events.events();
+                t.columns = new int[events.size()];
+                for (int e = 0; e < events.size(); e++) {
+                    t.columns[e] = stats.eventIndex(events.get(e).name());
+                }
+            }
+            live.add(t);
+        }
+    }
+
+    private void publish(TrackedThread t, long now) throws IOException {
+        if (stats != null && t.slot >= 0) {
+            stats.publish(t.slot, -1, t.cpus, t.counts, t.columns);
+        }
+        if (recording != null) {
+            recording.write(ThreadRecords.toJson(ThreadRecords.SAMPLE, now, report(t)));
+        }
+    }
+
+    private void finish(TrackedThread t, long now) throws IOException {
+        try {
+            if (stats != null) {
+                stats.finish(t.slot, t.tid, t.javaId, t.name, t.cpus, t.counts, t.columns);
+            }
+            if (recording != null) {
+                recording.write(ThreadRecords.toJson(ThreadRecords.THREAD, now, report(t)));
+            }
+        } finally {
+            t.counters.close();
+            if (t.assignment != null) {
+                t.assignment.close();
+            }
+            enrolled.remove(t.thread, t);
+        }
+    }
+
+    private ThreadReport report(TrackedThread t) {
+        return ThreadReport.of(t.name, t.tid, t.javaId, t.cpus, t.events, t.counts, t.counters.unsupported(),
+                System.nanoTime() - t.enrolledNanos);
+    }
+
+    /**
+     * Stops counting: every thread's final record is written, its descriptors closed, its reservation freed,
+     * and a thread perfpin pinned gets back the affinity it had before. The stats file is marked closed.
+     */
+    @Override
+    public void close() {
+        if (closing) {
+            return;
+        }
+        closing = true;
+        LockSupport.unpark(sampler);
+        try {
+            sampler.join();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        List<TrackedThread> pinned = new ArrayList<>();
+        for (TrackedThread t : enrolled.values()) {
+            if (t.originalCpus != null && !t.hasEnded()) {
+                pinned.add(t);
+            }
+        }
+        tick(true);
+        for (TrackedThread t : pinned) {
+            try {
+                affinity.set(t.tid, t.originalCpus);
+            } catch (RuntimeException e) {
+                warnOnce("cannot restore the affinity of '" + t.name + "': " + e.getMessage());
+            }
+        }
+        try {
+            if (stats != null) {
+                stats.close();
+            }
+            if (recording != null) {
+                recording.close();
+            }
+        } catch (IOException e) {
+            warnOnce("closing the recording failed: " + e.getMessage());
+        }
+    }
+
+    private CpuTopology topology() {
+        if (topology == null) {
+            topology = CpuTopology.live();
+        }
+        return topology;
+    }
+
+    private CpuReservations reservations() throws IOException {
+        if (reservations == null) {
+            reservations = CpuReservations.openDefault();
+        }
+        return reservations;
+    }
+
+    private void warnOnce(String message) {
+        if (warned.add(message)) {
+            warnings.accept(message);
+        }
+    }
+}

@@ -1,0 +1,51 @@
+package io.perfpin.report;
+
+import io.perfpin.nativeio.PrivateFiles;
+
+import java.io.BufferedWriter;
+import java.io.IOException;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+
+/**
+ * A JSON-lines recording, private to its user (0600). Lines are buffered and flushed by the sampler once
+ * per interval, so a crash of the JVM loses at most the last interval.
+ */
+public final class JsonLinesFile implements AutoCloseable {
+    private final BufferedWriter out;
+
+    private JsonLinesFile(BufferedWriter out) {
+        this.out = out;
+    }
+
+    /** Creates or truncates {@code file}; its directory is created private when missing. */
+    public static JsonLinesFile create(Path file) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null && !parent.toFile().isDirectory()) {
+            PrivateFiles.createPrivateDirectories(parent);
+        }
+        FileChannel channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING),
+                PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS));
+        return new JsonLinesFile(new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8), 1 << 16));
+    }
+
+    public void write(String jsonObject) throws IOException {
+        out.write(jsonObject);
+        out.write('\n');
+    }
+
+    public void flush() throws IOException {
+        out.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+        out.close();
+    }
+}

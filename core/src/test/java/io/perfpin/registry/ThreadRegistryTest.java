@@ -1,0 +1,211 @@
+package io.perfpin.registry;
+
+import io.perfpin.apps.PageToucher;
+import io.perfpin.cpu.CpuSet;
+import io.perfpin.cpu.Placement;
+import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventParser;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.StatsLayout;
+import io.perfpin.stats.ThreadSample;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class ThreadRegistryTest {
+    private static final Pattern FAULTS = Pattern.compile("\"page-faults\":(\\d+)");
+
+    @TempDir
+    Path dir;
+
+    private final ThreadAffinity affinity = ThreadAffinity.system();
+    private final List<String> warnings = new CopyOnWriteArrayList<>();
+
+    private ThreadRegistry start(RegistryConfig config) throws IOException {
+        return ThreadRegistry.start(Backends.syscalls(), config, warnings::add);
+    }
+
+    private static EventList events(String list) {
+        return EventList.parse(list, new EventParser());
+    }
+
+    @Test
+    void aThreadPinnedAndCountedFromItsStartIsPublishedLiveAndRecordedAtItsEnd() throws Exception {
+        assumeTrue(affinity.get(0).contains(1), "needs CPU 1");
+        Path statsFile = dir.resolve("stats/1.stats");
+        Path recording = dir.resolve("run.jsonl");
+        ThreadRegistry registry = start(RegistryConfig.of(events("sched")).withInterval(20_000_000L)
+                .withStatsFile(statsFile).withJsonLines(recording));
+        CountDownLatch pinned = new CountDownLatch(1);
+        CountDownLatch touch = new CountDownLatch(1);
+        int[] tid = new int[1];
+        Thread worker = new Thread(() -> {
+            registry.enrolCurrentThread(null, Placement.parse("1"));
+            tid[0] = affinity.currentTid();
+            pinned.countDown();
+            try {
+                touch.await();
+                PageToucher.touch(16 << 20);
+            } catch (InterruptedException e) {
+                throw new AssertionError(e);
+            } finally {
+                registry.threadEnded(Thread.currentThread());
+            }
+        }, "order-matcher");
+        worker.start();
+        pinned.await();
+
+        // Visible from outside the thread: the kernel's view and the stats file agree with the pin.
+        assertEquals("1", statusField(tid[0], "Cpus_allowed_list"));
+        StatsFileReader reader = StatsFileReader.open(statsFile);
+        ThreadSample sample = awaitSlot(reader, tid[0], StatsLayout.STATE_RUNNING);
+        assertEquals("order-matcher", sample.name());
+        assertEquals("1", sample.cpus());
+        assertEquals(worker.getId(), sample.javaId());
+
+        touch.countDown();
+        worker.join();
+        ThreadSample done = awaitSlot(reader, tid[0], StatsLayout.STATE_FINISHED);
+        int faults = reader.eventNames().indexOf("page-faults");
+        assertWithin(4096, done.raw(faults), 0.03, "page faults in the stats file");
+        registry.close();
+
+        assertTrue(reader.isClosed());
+        List<String> lines = Files.readAllLines(recording);
+        String last = lines.stream().filter(l -> l.contains("\"type\":\"thread\"")).findFirst().orElseThrow();
+        assertTrue(last.contains("\"name\":\"order-matcher\"") && last.contains("\"cpus\":\"1\""), last);
+        assertWithin(4096, faults(last), 0.03, "page faults in the recording");
+        assertTrue(lines.stream().anyMatch(l -> l.contains("\"type\":\"sample\"")), "live samples were recorded");
+        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(recording)));
+    }
+
+    @Test
+    void threadChurnKeepsEveryTotalAndGivesBackEveryDescriptor() throws Exception {
+        long descriptorsBefore = openDescriptors();
+        Path statsFile = dir.resolve("churn.stats");
+        ThreadRegistry registry = start(RegistryConfig.of(events("page-faults,task-clock"))
+                .withInterval(10_000_000L).withStatsFile(statsFile).withSlots(16, 8));
+        int threads = 400;
+        long bytes = 1 << 20;
+        for (int batch = 0; batch < threads; batch += 8) {
+            List<Thread> running = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                Thread t = new Thread(() -> {
+                    registry.enrolCurrentThread(null, null);
+                    try {
+                        PageToucher.touch(bytes);
+                    } finally {
+                        registry.threadEnded(Thread.currentThread());
+                    }
+                }, "churn-" + (batch + i));
+                t.start();
+                running.add(t);
+            }
+            for (Thread t : running) {
+                t.join();
+            }
+        }
+        StatsFileReader reader = StatsFileReader.open(statsFile);
+        registry.close();
+
+        int faults = reader.eventNames().indexOf("page-faults");
+        ThreadSample sample = reader.newSample();
+        long total = 0;
+        int counted = 0;
+        for (int slot = 0; slot < reader.slots(); slot++) {
+            reader.read(slot, sample);
+            if (sample.state() == StatsLayout.STATE_FINISHED || sample.state() == StatsLayout.STATE_AGGREGATE) {
+                total += sample.raw(faults);
+                counted += sample.threads();
+            }
+        }
+        assertEquals(threads, counted, "every finished thread is in the ring or the aggregate");
+        assertWithin(threads * (bytes / PageToucher.PAGE_SIZE), total, 0.03, "page faults of all finished threads");
+        assertEquals(descriptorsBefore, openDescriptors(), "descriptors back to the baseline");
+        assertEquals(List.of(), warnings);
+    }
+
+    @Test
+    void closingGivesAPinnedThreadBackTheAffinityItHadBefore() throws Exception {
+        assumeTrue(affinity.get(0).contains(0) && affinity.get(0).contains(1), "needs CPUs 0 and 1");
+        ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")));
+        CountDownLatch pinned = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        int[] tid = new int[1];
+        CpuSet[] before = new CpuSet[1];
+        Thread worker = new Thread(() -> {
+            tid[0] = affinity.currentTid();
+            before[0] = affinity.get(tid[0]);
+            registry.enrolCurrentThread(null, Placement.parse("0"));
+            pinned.countDown();
+            try {
+                release.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }, "detached");
+        worker.start();
+        pinned.await();
+        assertEquals(CpuSet.of(0), affinity.get(tid[0]));
+        registry.close();
+        assertEquals(before[0], affinity.get(tid[0]), "the pin is undone");
+        assertTrue(worker.isAlive(), "the thread itself carries on");
+        release.countDown();
+        worker.join();
+    }
+
+    private static ThreadSample awaitSlot(StatsFileReader reader, int tid, int state) throws InterruptedException {
+        ThreadSample sample = reader.newSample();
+        for (int attempt = 0; attempt < 10_000; attempt++) {
+            for (int slot = 0; slot < reader.slots(); slot++) {
+                reader.read(slot, sample);
+                if (sample.tid() == tid && sample.state() == state) {
+                    return sample;
+                }
+            }
+            Thread.sleep(1);
+        }
+        throw new AssertionError("thread " + tid + " never reached state " + state + " in the stats file");
+    }
+
+    private static String statusField(int tid, String field) throws IOException {
+        return Files.readAllLines(Paths.get("/proc/self/task/" + tid + "/status")).stream()
+                .filter(l -> l.startsWith(field + ":")).map(l -> l.substring(field.length() + 1).trim())
+                .findFirst().orElseThrow();
+    }
+
+    private static long faults(String json) {
+        Matcher m = FAULTS.matcher(json);
+        assertTrue(m.find(), json);
+        return Long.parseLong(m.group(1));
+    }
+
+    private static void assertWithin(double expected, double actual, double fraction, String what) {
+        assertTrue(Math.abs(actual - expected) <= expected * fraction,
+                what + ": " + actual + " is not within " + (fraction * 100) + "% of " + expected);
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (Stream<?> fds = Files.list(Paths.get("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+}
