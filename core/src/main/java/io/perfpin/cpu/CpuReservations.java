@@ -1,5 +1,7 @@
 package io.perfpin.cpu;
 
+import io.perfpin.PerfpinDirectory;
+
 import io.perfpin.nativeio.PrivateFiles;
 
 import java.io.IOException;
@@ -12,7 +14,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
@@ -63,9 +64,7 @@ public final class CpuReservations {
 
     /** {@code $XDG_RUNTIME_DIR/perfpin-<user>/cpus}, or under {@code /tmp} where that variable is unset. */
     public static Path defaultDirectory() {
-        String runtime = System.getenv("XDG_RUNTIME_DIR");
-        Path base = runtime == null || runtime.isEmpty() ? Paths.get("/tmp") : Paths.get(runtime);
-        return base.resolve("perfpin-" + System.getProperty("user.name")).resolve("cpus");
+        return PerfpinDirectory.cpus();
     }
 
     /** Reservations kept in {@code directory}, created private (0700) if missing. */

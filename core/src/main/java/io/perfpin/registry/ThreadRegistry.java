@@ -55,6 +55,10 @@ public final class ThreadRegistry implements AutoCloseable {
     private final AtomicInteger endedPending = new AtomicInteger();
     private final List<TrackedThread> live = new ArrayList<>();
     private final Thread sampler;
+    /** Every mask perfpin pinned a thread to: a new thread found with one of them inherited it. */
+    private final Set<CpuSet> pinnedMasks = ConcurrentHashMap.newKeySet();
+    /** The affinity of the process when counting began: what an unpinned thread runs with. */
+    private final CpuSet processCpus;
     private volatile CpuTopology topology;
     private volatile CpuReservations reservations;
     private volatile boolean closing;
@@ -67,6 +71,7 @@ public final class ThreadRegistry implements AutoCloseable {
         this.stats = stats;
         this.recording = recording;
         this.warnings = warnings;
+        this.processCpus = affinity.get(0);
         this.sampler = new Thread(this::sample, "perfpin-sampler");
         this.sampler.setDaemon(true);
     }
@@ -113,6 +118,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 original = affinity.get(tid);
                 assignment = placement.assign(topology(), reservations(), tid, thread.getName());
                 affinity.set(tid, assignment.cpus());
+                pinnedMasks.add(assignment.cpus());
             } catch (IOException | RuntimeException e) {
                 warnOnce("cannot pin thread '" + thread.getName() + "' (" + placement + "): " + e.getMessage());
                 if (assignment != null) {
@@ -137,6 +143,33 @@ public final class ThreadRegistry implements AutoCloseable {
         }
         admitted.add(tracked);
         return true;
+    }
+
+    /**
+     * Called by every thread as it starts running, before any enrolment. Linux gives a new thread its
+     * creator's affinity, so a thread started by a pinned thread would silently run pinned too: unless
+     * {@code inheritPin} (a rule says so), it gets the process's affinity back.
+     *
+     * @return true when the thread runs with a pin it inherited (and keeps)
+     */
+    public boolean threadStarting(boolean inheritPin) {
+        if (pinnedMasks.isEmpty()) {
+            return false; // nothing pinned yet, so nothing to inherit: no system call on this path
+        }
+        int tid = syscalls.gettid();
+        CpuSet mask = affinity.get(tid);
+        if (mask.equals(processCpus) || !pinnedMasks.contains(mask)) {
+            return false;
+        }
+        if (inheritPin) {
+            return true;
+        }
+        try {
+            affinity.set(tid, processCpus);
+        } catch (RuntimeException e) {
+            warnOnce("cannot reset the inherited pin of '" + Thread.currentThread().getName() + "': " + e.getMessage());
+        }
+        return false;
     }
 
     /** Whether this thread is counted now. */

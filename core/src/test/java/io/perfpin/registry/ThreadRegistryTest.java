@@ -172,6 +172,40 @@ class ThreadRegistryTest {
         worker.join();
     }
 
+    @Test
+    void aThreadStartedByAPinnedThreadDoesNotKeepThePinUnlessARuleSaysSo() throws Exception {
+        assumeTrue(affinity.get(0).contains(0) && affinity.get(0).contains(1), "needs CPUs 0 and 1");
+        CpuSet process = affinity.get(0);
+        try (ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
+            CpuSet[] child = new CpuSet[2];
+            boolean[] inherited = new boolean[2];
+            Thread parent = new Thread(() -> {
+                registry.enrolCurrentThread(null, Placement.parse("1"));
+                for (int i = 0; i < 2; i++) {
+                    boolean inherit = i == 1;
+                    int index = i;
+                    Thread c = new Thread(() -> {
+                        inherited[index] = registry.threadStarting(inherit);
+                        child[index] = affinity.get(0);
+                    });
+                    c.start();
+                    try {
+                        c.join();
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    }
+                }
+                registry.threadEnded(Thread.currentThread());
+            }, "pinned-parent");
+            parent.start();
+            parent.join();
+            assertEquals(process, child[0], "no rule: the child runs where the process runs");
+            assertEquals(false, inherited[0]);
+            assertEquals(CpuSet.of(1), child[1], "an inherit rule keeps the parent's pin");
+            assertEquals(true, inherited[1]);
+        }
+    }
+
     private static ThreadSample awaitSlot(StatsFileReader reader, int tid, int state) throws InterruptedException {
         ThreadSample sample = reader.newSample();
         for (int attempt = 0; attempt < 10_000; attempt++) {
