@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.",
-        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, TopologyCommand.class, EventsCommand.class, CommandLine.HelpCommand.class})
 public final class Perfpin {
 
     public static void main(String[] args) {

@@ -2,9 +2,6 @@ package io.perfpin.cli;
 
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -13,7 +10,7 @@ class DemoCommandTest {
 
     @Test
     void theDemoCountsItsThreadsAndSaysWhatWasNotCounted() {
-        Output out = Output.capture(() -> Perfpin.run("demo"));
+        CliRun out = CliRun.capture(() -> Perfpin.run("demo"));
         assertEquals(ExitCode.OK, out.code, out.err);
         String[] lines = out.out.split("\n");
         String toucher = row(lines, "page-toucher");
@@ -27,7 +24,7 @@ class DemoCommandTest {
 
     @Test
     void aMisspeltEventIsOneLineNamingItAndTheNearestNamesWithExitCode2() {
-        Output out = Output.capture(() -> Perfpin.run("demo", "--events", "sched,cylces"));
+        CliRun out = CliRun.capture(() -> Perfpin.run("demo", "--events", "sched,cylces"));
         assertEquals(ExitCode.USAGE, out.code);
         assertEquals(1, out.err.strip().split("\n").length, out.err);
         assertTrue(out.err.contains("'cylces'") && out.err.contains("cycles"), out.err);
@@ -40,30 +37,5 @@ class DemoCommandTest {
             }
         }
         throw new AssertionError("no row for " + thread + " in\n" + String.join("\n", lines));
-    }
-
-    static final class Output {
-        int code;
-        String out;
-        String err;
-
-        static Output capture(java.util.function.IntSupplier command) {
-            PrintStream stdout = System.out;
-            PrintStream stderr = System.err;
-            ByteArrayOutputStream o = new ByteArrayOutputStream();
-            ByteArrayOutputStream e = new ByteArrayOutputStream();
-            Output result = new Output();
-            try {
-                System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-                System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-                result.code = command.getAsInt();
-            } finally {
-                System.setOut(stdout);
-                System.setErr(stderr);
-            }
-            result.out = o.toString(StandardCharsets.UTF_8);
-            result.err = e.toString(StandardCharsets.UTF_8);
-            return result;
-        }
     }
 }

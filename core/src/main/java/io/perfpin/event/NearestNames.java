@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Locale;
 
 /** Valid names closest to a mistyped one, by Damerau-Levenshtein distance (optimal string alignment). */
-final class NearestNames {
+public final class NearestNames {
     static final int LIMIT = 3;
 
     private NearestNames() {
@@ -18,7 +18,7 @@ final class NearestNames {
      * Up to {@link #LIMIT} candidates nearest to the token, best first, ties in candidate order. Names more than a
      * third of the token's length away (two edits for short ones) are dropped: suggesting them would be noise.
      */
-    static List<String> nearest(String token, Collection<String> candidates) {
+    public static List<String> nearest(String token, Collection<String> candidates) {
         int threshold = Math.max(2, token.length() / 3);
         List<Scored> scored = new ArrayList<>();
         for (String candidate : new LinkedHashSet<>(candidates)) {

@@ -1,0 +1,98 @@
+package io.perfpin.cli;
+
+import io.perfpin.counter.CounterGroup;
+import io.perfpin.counter.EventFailure;
+import io.perfpin.event.EventParser;
+import io.perfpin.event.EventSpec;
+import io.perfpin.event.GenericEvents;
+import io.perfpin.event.InvalidEventException;
+import io.perfpin.event.LibpfmException;
+import io.perfpin.event.NearestNames;
+import io.perfpin.event.UnknownEventException;
+import io.perfpin.event.LibpfmEncoder;
+import io.perfpin.event.Preset;
+import io.perfpin.event.Presets;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Syscalls;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * The events and presets, and which of them this machine counts, found by opening each for this thread;
+ * or the encoding of named events, for this machine or, with {@code --pmu}, for a CPU model it is not.
+ */
+@Command(name = "events", mixinStandardHelpOptions = true,
+        description = {"List events and presets and whether this machine counts them (probed),",
+                "or show the encoding of the named events: for this machine, or with --pmu for a CPU model"
+                        + " you do not have (through libpfm4), as type=<n> config=0x<hex>."})
+final class EventsCommand implements Callable<Integer> {
+    @Option(names = "--pmu", paramLabel = "MODEL",
+            description = "A libpfm4 CPU model such as skl, icl, spr, zen3 (encodings only).")
+    String pmu;
+
+    @Parameters(paramLabel = "NAME", arity = "0..*", description = "Events to encode.")
+    List<String> names = List.of();
+
+    @Override
+    public Integer call() {
+        if (pmu != null) {
+            if (names.isEmpty()) {
+                throw new IllegalArgumentException("--pmu " + pmu + " needs event names to encode");
+            }
+            if (!LibpfmEncoder.available()) {
+                throw new IllegalStateException(LibpfmEncoder.unavailableReason());
+            }
+            for (String name : names) {
+                System.out.println(name + "  " + encodeFor(pmu, name).encoding());
+            }
+            return ExitCode.OK;
+        }
+        EventParser parser = new EventParser();
+        Syscalls syscalls = Backends.syscalls();
+        if (!names.isEmpty()) {
+            for (String name : names) {
+                EventSpec spec = parser.parse(name);
+                System.out.println(name + "  " + spec.encoding() + "  " + probe(syscalls, spec));
+            }
+            return ExitCode.OK;
+        }
+        System.out.println("Presets:");
+        for (Preset preset : Presets.all()) {
+            System.out.println("  " + preset.name() + "  " + preset.description());
+            System.out.println("      events:  " + String.join(", ", preset.events()));
+            System.out.println("      metrics: " + String.join(", ", preset.metrics().stream()
+                    .map(m -> m.name()).toArray(String[]::new)));
+        }
+        System.out.println("Events (probed on this machine, for this thread):");
+        for (String name : GenericEvents.names()) {
+            System.out.println("  " + name + "  " + probe(syscalls, parser.parse(name)));
+        }
+        System.out.println("Also: raw rUUEE, pmu/term=value,.../ (sysfs), and CPU-specific names through libpfm4"
+                + (LibpfmEncoder.available() ? "" : " (" + LibpfmEncoder.unavailableReason() + ")") + ".");
+        return ExitCode.OK;
+    }
+
+    /** A name or model libpfm4 does not know is the user's mistake: say so with the nearest names. */
+    private static EventSpec encodeFor(String model, String name) {
+        try {
+            return LibpfmEncoder.encode(name, model);
+        } catch (LibpfmException e) {
+            if (!e.eventNotFound()) {
+                throw new InvalidEventException(e.getMessage());
+            }
+            throw new UnknownEventException("event", name, "not a " + model + " event in libpfm4",
+                    NearestNames.nearest(name, LibpfmEncoder.eventNames(model)));
+        }
+    }
+
+    private static String probe(Syscalls syscalls, EventSpec spec) {
+        try (CounterGroup group = CounterGroup.open(syscalls, 0, List.of(spec))) {
+            List<EventFailure> failures = group.unsupported();
+            return failures.isEmpty() ? "supported" : "unsupported: " + failures.get(0).reason();
+        }
+    }
+}

@@ -1,0 +1,41 @@
+package io.perfpin.cli;
+
+import io.perfpin.event.LibpfmEncoder;
+import org.junit.jupiter.api.Test;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+class EventsCommandTest {
+
+    @Test
+    void softwareEventsProbeSupportedAndEveryPresetIsListed() {
+        CliRun run = CliRun.capture(() -> Perfpin.run("events"));
+        assertEquals(ExitCode.OK, run.code, run.err);
+        assertTrue(run.out.contains("  page-faults  supported"), run.out);
+        assertTrue(run.out.contains("  context-switches  supported"), run.out);
+        for (String preset : new String[] {"ipc", "cache", "tlb", "branch", "sched", "sharing", "aliasing"}) {
+            assertTrue(run.out.contains("\n  " + preset + "  "), preset);
+        }
+    }
+
+    @Test
+    void intelEncodingsForAModelThisMachineIsNot() {
+        assumeTrue(LibpfmEncoder.available(), LibpfmEncoder.unavailableReason());
+        CliRun run = CliRun.capture(() -> Perfpin.run("events", "--pmu", "skl",
+                "DTLB_LOAD_MISSES.WALK_ACTIVE", "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS"));
+        assertEquals(ExitCode.OK, run.code, run.err);
+        // Intel's Skylake event list: 08/10 with cmask 1, and 07/01.
+        assertEquals("DTLB_LOAD_MISSES.WALK_ACTIVE  type=4 config=0x1001008\n"
+                + "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS  type=4 config=0x107\n", run.out);
+    }
+
+    @Test
+    void aMisspeltModelEventIsAUsageErrorWithTheNearestNames() {
+        assumeTrue(LibpfmEncoder.available(), LibpfmEncoder.unavailableReason());
+        CliRun run = CliRun.capture(() -> Perfpin.run("events", "--pmu", "skl", "DTLB_LOAD_MISES.WALK_ACTIVE"));
+        assertEquals(ExitCode.USAGE, run.code);
+        assertTrue(run.err.contains("did you mean DTLB_LOAD_MISSES.WALK_ACTIVE"), run.err);
+    }
+}
