@@ -19,7 +19,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -53,7 +52,6 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
  */
 final class HotSpotAttach {
     private static final String PROTOCOL_VERSION = "1";
-    private static final int JCMD_ARGUMENTS = 3;
     private static final long FIRST_NAP_MILLIS = 10;
     private static final long LONGEST_NAP_MILLIS = 200;
 
@@ -76,7 +74,7 @@ final class HotSpotAttach {
             startListener(pid, process, target, socket, deadline, timeout);
         }
         checkSocketOwner(process, target, socket);
-        byte[] reply = exchange(process, socket, request("jcmd", command), deadline, timeout);
+        byte[] reply = exchange(process, socket, jcmdRequest(command), deadline, timeout);
         return output(process, command, reply);
     }
 
@@ -230,13 +228,10 @@ final class HotSpotAttach {
         }
     }
 
-    private static byte[] request(String command, String... arguments) {
+    /** {@code jcmd} with the command line as its first argument, the other two empty. */
+    private static byte[] jcmdRequest(String commandLine) {
         ByteArrayOutputStream request = new ByteArrayOutputStream();
-        List<String> strings = new ArrayList<>(List.of(PROTOCOL_VERSION, command));
-        for (int i = 0; i < JCMD_ARGUMENTS; i++) {
-            strings.add(i < arguments.length ? arguments[i] : "");
-        }
-        for (String string : strings) {
+        for (String string : List.of(PROTOCOL_VERSION, "jcmd", commandLine, "", "")) {
             request.writeBytes(string.getBytes(StandardCharsets.UTF_8));
             request.write(0);
         }

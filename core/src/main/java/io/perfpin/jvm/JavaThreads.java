@@ -25,12 +25,8 @@ public final class JavaThreads {
      * ended, or virtual are left out. Takes one thread dump, so map many threads in one call.
      */
     public static Map<Thread, Integer> tids(Collection<Thread> threads) {
-        return match(ThreadDump.ofThisJvm(), threads);
-    }
-
-    static Map<Thread, Integer> match(ThreadDump dump, Collection<Thread> threads) {
         Map<Long, Integer> tidById = new HashMap<>();
-        dump.javaThreads().forEach(t -> tidById.put(t.javaId(), t.tid()));
+        ThreadDump.ofThisJvm().javaThreads().forEach(t -> tidById.put(t.javaId(), t.tid()));
         Map<Thread, Integer> tids = new HashMap<>();
         for (Thread thread : threads) {
             Integer tid = tidById.get(thread.getId());
