@@ -6,6 +6,7 @@ import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.ConnectException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
@@ -39,6 +40,8 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
  * <li>The listener starts lazily: a client creates the trigger file {@code .attach_pid<nspid>} in the
  * JVM's working directory or its {@code /tmp}, owned by the JVM's user or root, and sends SIGQUIT. The
  * JVM's Signal Dispatcher finds the trigger and starts the listener, instead of printing a thread dump.
+ * A JVM killed outright leaves its socket behind with nobody listening; we remove it first, or it would
+ * pass for the listener of the next JVM with that pid.
  * <li>The request is NUL-terminated UTF-8 strings: protocol version {@code 1}, the command, and exactly
  * three arguments. {@code jcmd} takes the whole command line as its first argument.
  * <li>The reply is the status in ASCII decimal and a line feed, then the command's output in modified
@@ -47,7 +50,7 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
  * </ul>
  *
  * <p>SIGQUIT's default action ends a process with a core dump. JDK 17's attach API and jattach send it to
- * whatever has the pid; like JDK 23's attach API, we first check the process catches it, and before that
+ * whatever has the pid; like JDK 25's attach API, we first check the process catches it, and before that
  * that it maps {@code libjvm.so} (a Go program catches SIGQUIT too, and exits on it).
  */
 final class HotSpotAttach {
@@ -70,11 +73,16 @@ final class HotSpotAttach {
         checkCredentials(process, target);
         checkHotSpot(pid, process);
         Path socket = Path.of("/proc/" + pid + "/root/tmp/.java_pid" + target.namespacePid());
-        if (!Files.exists(socket)) {
+        SocketChannel channel = connectIfListening(process, target, socket);
+        if (channel == null) {
             startListener(pid, process, target, socket, deadline, timeout);
+            channel = connectIfListening(process, target, socket);
+            if (channel == null) {
+                throw new AttachException(NOT_A_JVM, process + " started its attach listener but refuses "
+                        + "connections to " + socket);
+            }
         }
-        checkSocketOwner(process, target, socket);
-        byte[] reply = exchange(process, socket, jcmdRequest(command), deadline, timeout);
+        byte[] reply = exchange(process, socket, channel, jcmdRequest(command), deadline, timeout);
         return output(process, command, reply);
     }
 
@@ -128,6 +136,13 @@ final class HotSpotAttach {
             // With -Xrs a JVM handles no SIGQUIT, but starts its listener at startup unless attach is disabled.
             throw new AttachException(NOT_A_JVM, process + " does not handle SIGQUIT, so its attach listener cannot "
                     + "be started (a JVM still starting, or one run with -Xrs and -XX:+DisableAttachMechanism)");
+        }
+        try {
+            // Nobody listens there: a JVM with this pid was killed before it could remove it.
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot remove the stale attach socket " + socket + " of " + process
+                    + ": " + e.getMessage());
         }
         Path trigger = createTrigger(pid, process, target.namespacePid());
         try {
@@ -213,6 +228,33 @@ final class HotSpotAttach {
         }
     }
 
+    /**
+     * Connects to the JVM's attach listener; null when it has none: no socket, or a socket nobody listens
+     * on.
+     */
+    private static SocketChannel connectIfListening(String process, ProcStatus target, Path socket)
+            throws AttachException {
+        if (!Files.exists(socket)) {
+            return null;
+        }
+        checkSocketOwner(process, target, socket);
+        try {
+            SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+            try {
+                channel.connect(UnixDomainSocketAddress.of(socket));
+                return channel;
+            } catch (IOException e) {
+                channel.close();
+                throw e;
+            }
+        } catch (ConnectException refused) {
+            return null;
+        } catch (IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot connect to " + process + " through " + socket + ": "
+                    + e.getMessage());
+        }
+    }
+
     /** The socket is the JVM's only if its user made it: root must not take orders from anyone's file. */
     private static void checkSocketOwner(String process, ProcStatus target, Path socket) throws AttachException {
         int owner;
@@ -238,12 +280,10 @@ final class HotSpotAttach {
         return request.toByteArray();
     }
 
-    private static byte[] exchange(String process, Path socket, byte[] request, long deadline, Duration timeout)
-            throws AttachException {
+    private static byte[] exchange(String process, Path socket, SocketChannel channel, byte[] request, long deadline,
+                                   Duration timeout) throws AttachException {
         ByteArrayOutputStream reply = new ByteArrayOutputStream();
-        try (SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-             Selector selector = Selector.open()) {
-            channel.connect(UnixDomainSocketAddress.of(socket));
+        try (channel; Selector selector = Selector.open()) {
             ByteBuffer out = ByteBuffer.wrap(request);
             while (out.hasRemaining()) {
                 channel.write(out); // a few dozen bytes: the socket buffer takes them at once

@@ -8,6 +8,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -73,6 +76,18 @@ class OtherJvmThreadsTest {
             assertEquals(NOT_A_JVM, e.category());
             assertEquals("process " + child.pid() + " (java) refused jcmd No.Such.Command (status -1): "
                     + "java.lang.IllegalArgumentException: Unknown diagnostic command", e.getMessage());
+        }
+    }
+
+    @Test
+    void replacesASocketLeftByAKilledJvmWithTheSamePid() throws Exception {
+        try (Child child = Child.nastyThreads(javas().get(0))) {
+            Path stale = Path.of("/tmp/.java_pid" + child.pid());
+            try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                dead.bind(UnixDomainSocketAddress.of(stale)); // closing leaves the file, as a SIGKILL does
+            }
+
+            child.truth().check(ThreadDump.of(child.pid()), true, tid -> tid);
         }
     }
 
@@ -230,6 +245,7 @@ class OtherJvmThreadsTest {
         assertTrue(child.process.isAlive());
         new ProcessBuilder("kill", "-QUIT", Long.toString(child.pid())).start().waitFor();
         assertEquals(128 + SIGQUIT, child.process.waitFor());
+        Files.deleteIfExists(Path.of("/tmp/.java_pid" + child.pid())); // a JVM killed leaves its socket
     }
 
     private static String[] asNobody(String... command) {
