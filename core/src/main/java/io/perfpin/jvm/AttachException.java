@@ -1,0 +1,28 @@
+package io.perfpin.jvm;
+
+import java.io.IOException;
+
+/** Why another JVM's threads could not be read: a one-line message and a category to map to an exit code. */
+public final class AttachException extends IOException {
+    private static final long serialVersionUID = 1L;
+
+    public enum Category {
+        /** No process has that pid, or it exited while we attached. */
+        NO_SUCH_PROCESS,
+        /** The process is not a HotSpot JVM, or its attach mechanism is off, not ready or not answering. */
+        NOT_A_JVM,
+        /** The JVM belongs to another user or group: only they, or root, may attach. */
+        PERMISSION_DENIED
+    }
+
+    private final Category category;
+
+    AttachException(Category category, String message) {
+        super(message);
+        this.category = category;
+    }
+
+    public Category category() {
+        return category;
+    }
+}

@@ -1,0 +1,355 @@
+package io.perfpin.jvm;
+
+import io.perfpin.nativeio.PrivateFiles;
+
+import java.io.BufferedReader;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.net.ConnectException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
+import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
+import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
+
+/**
+ * HotSpot's dynamic attach protocol on Linux, spoken directly: no {@code jdk.attach} module (absent from
+ * JREs and jlinked runtimes, and reached only through {@code --add-exports}), and a SIGQUIT only for a
+ * process that handles it.
+ *
+ * <p>The protocol, as HotSpot serves it from JDK 6 to 25:
+ * <ul>
+ * <li>The JVM's "Attach Listener" thread listens on the Unix socket {@code /tmp/.java_pid<nspid>} of the
+ * JVM's own mount namespace, {@code nspid} being the pid the JVM sees for itself. We reach it through
+ * {@code /proc/<pid>/root}, so a JVM in a container is reached from the host.
+ * <li>The listener starts lazily: a client creates the trigger file {@code .attach_pid<nspid>} in the
+ * JVM's working directory or its {@code /tmp}, owned by the JVM's user or root, and sends SIGQUIT. The
+ * JVM's Signal Dispatcher finds the trigger and starts the listener, instead of printing a thread dump.
+ * A JVM killed outright leaves its socket behind with nobody listening; we remove it first, or it would
+ * pass for the listener of the next JVM with that pid.
+ * <li>The request is NUL-terminated UTF-8 strings: protocol version {@code 1}, the command, and exactly
+ * three arguments. {@code jcmd} takes the whole command line as its first argument.
+ * <li>The reply is the status in ASCII decimal and a line feed, then the command's output in modified
+ * UTF-8, until the JVM closes the connection.
+ * <li>The JVM serves a client only if the client's effective uid and gid are its own, or the uid is root.
+ * </ul>
+ *
+ * <p>SIGQUIT's default action ends a process with a core dump. JDK 17's attach API and jattach send it to
+ * whatever has the pid; like JDK 25's attach API, we first check the process catches it, and before that
+ * that it maps {@code libjvm.so} (a Go program catches SIGQUIT too, and exits on it).
+ */
+final class HotSpotAttach {
+    private static final String PROTOCOL_VERSION = "1";
+    private static final long FIRST_NAP_MILLIS = 10;
+    private static final long LONGEST_NAP_MILLIS = 200;
+
+    private HotSpotAttach() {
+    }
+
+    /**
+     * Runs diagnostic command {@code command} (as {@code jcmd <pid> <command>} would) in JVM {@code pid}
+     * and returns its output; the whole exchange, starting the listener included, takes {@code timeout} at
+     * most.
+     */
+    static String jcmd(long pid, String command, Duration timeout) throws AttachException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        ProcStatus target = status(pid);
+        String process = "process " + pid + " (" + target.command() + ")";
+        checkCredentials(process, target);
+        checkHotSpot(pid, process);
+        Path socket = Path.of("/proc/" + pid + "/root/tmp/.java_pid" + target.namespacePid());
+        SocketChannel channel = connectIfListening(process, target, socket);
+        if (channel == null) {
+            startListener(pid, process, target, socket, deadline, timeout);
+            channel = connectIfListening(process, target, socket);
+            if (channel == null) {
+                throw new AttachException(NOT_A_JVM, process + " started its attach listener but refuses "
+                        + "connections to " + socket);
+            }
+        }
+        byte[] reply = exchange(process, socket, channel, jcmdRequest(command), deadline, timeout);
+        return output(process, command, reply);
+    }
+
+    private static ProcStatus status(long pid) throws AttachException {
+        if (pid > 0) {
+            try {
+                ProcStatus status = ProcStatus.ofProcess(pid);
+                if (!status.zombie()) {
+                    return status;
+                }
+            } catch (IOException e) {
+                // every user may read the status of every process: it is gone
+            }
+        }
+        throw new AttachException(NO_SUCH_PROCESS, "no process with pid " + pid);
+    }
+
+    private static void checkCredentials(String process, ProcStatus target) throws AttachException {
+        ProcStatus self = ProcStatus.ofSelf();
+        boolean allowed = self.effectiveUid() == 0
+                || self.effectiveUid() == target.effectiveUid() && self.effectiveGid() == target.effectiveGid();
+        if (!allowed) {
+            throw new AttachException(PERMISSION_DENIED, process + " runs as uid " + target.effectiveUid() + " gid "
+                    + target.effectiveGid() + ", perfpin as uid " + self.effectiveUid() + " gid "
+                    + self.effectiveGid() + ": a JVM lets only its own user and group, or root, attach");
+        }
+    }
+
+    private static void checkHotSpot(long pid, String process) throws AttachException {
+        Path maps = Path.of("/proc/" + pid + "/maps");
+        // ISO-8859-1: mapped file names are bytes, and need not be UTF-8.
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(Files.newInputStream(maps),
+                StandardCharsets.ISO_8859_1))) {
+            String line;
+            while ((line = lines.readLine()) != null) {
+                if (line.contains("/libjvm.so")) {
+                    return;
+                }
+            }
+        } catch (AccessDeniedException e) {
+            throw new AttachException(PERMISSION_DENIED, "cannot read " + maps + ": permission denied");
+        } catch (IOException e) {
+            throw gone(pid, process, e);
+        }
+        throw new AttachException(NOT_A_JVM, process + " is not a HotSpot JVM: it has no libjvm.so loaded");
+    }
+
+    private static void startListener(long pid, String process, ProcStatus target, Path socket, long deadline,
+                                      Duration timeout) throws AttachException {
+        if (!target.catchesQuit()) {
+            // With -Xrs a JVM handles no SIGQUIT, but starts its listener at startup unless attach is disabled.
+            throw new AttachException(NOT_A_JVM, process + " does not handle SIGQUIT, so its attach listener cannot "
+                    + "be started (a JVM still starting, or one run with -Xrs and -XX:+DisableAttachMechanism)");
+        }
+        try {
+            // Nobody listens there: a JVM with this pid was killed before it could remove it.
+            Files.deleteIfExists(socket);
+        } catch (IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot remove the stale attach socket " + socket + " of " + process
+                    + ": " + e.getMessage());
+        }
+        Path trigger = createTrigger(pid, process, target.namespacePid());
+        try {
+            sendQuit(pid, process);
+            long nap = FIRST_NAP_MILLIS;
+            while (!Files.exists(socket)) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AttachException(NOT_A_JVM, process + " did not start its attach listener within "
+                            + timeout.toMillis() + " ms (is it run with -XX:+DisableAttachMechanism?)");
+                }
+                if (exited(pid)) {
+                    throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+                }
+                sleep(Math.min(nap, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+                nap = Math.min(2 * nap, LONGEST_NAP_MILLIS);
+            }
+        } finally {
+            if (trigger != null) {
+                try {
+                    Files.deleteIfExists(trigger);
+                } catch (IOException e) {
+                    // left over, it only makes the JVM's next SIGQUIT start the listener
+                }
+            }
+        }
+    }
+
+    /**
+     * Creates the trigger in the JVM's working directory, else in its {@code /tmp}; returns null when
+     * another client's trigger is already there (it serves us too, and is theirs to delete).
+     */
+    private static Path createTrigger(long pid, String process, long namespacePid) throws AttachException {
+        String name = ".attach_pid" + namespacePid;
+        IOException failure = null;
+        for (String dir : List.of("/cwd/", "/root/tmp/")) {
+            Path trigger = Path.of("/proc/" + pid + dir + name);
+            try {
+                Files.createFile(trigger, PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS));
+            } catch (FileAlreadyExistsException e) {
+                return null;
+            } catch (IOException e) {
+                failure = e;
+                continue;
+            }
+            return lasting(trigger);
+        }
+        throw new AttachException(PERMISSION_DENIED, "cannot create the attach trigger " + name + " of " + process
+                + " in its working directory nor in its /tmp: " + failure.getMessage());
+    }
+
+    /**
+     * A path to the trigger that outlives the process: {@code /proc/<pid>/cwd} goes when the process
+     * does, and a process that dies of our signal would keep the trigger in its directory. The resolved
+     * path names the same file only where we share the process's mount namespace.
+     */
+    private static Path lasting(Path trigger) {
+        try {
+            Path real = trigger.toRealPath();
+            return Files.isSameFile(trigger, real) ? real : trigger;
+        } catch (IOException e) {
+            return trigger;
+        }
+    }
+
+    private static void sendQuit(long pid, String process) throws AttachException {
+        try {
+            Process kill = new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).redirectErrorStream(true).start();
+            String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            if (kill.waitFor() == 0) {
+                return;
+            }
+            // kill(2) fails with ESRCH when the process is gone, else with EPERM.
+            if (exited(pid)) {
+                throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+            }
+            throw new AttachException(PERMISSION_DENIED, "kill -QUIT " + pid + " failed: " + said);
+        } catch (IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot run kill to signal " + process + ": " + e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AttachException(NOT_A_JVM, "interrupted while signalling " + process);
+        }
+    }
+
+    /**
+     * Connects to the JVM's attach listener; null when it has none: no socket, or a socket nobody listens
+     * on.
+     */
+    private static SocketChannel connectIfListening(String process, ProcStatus target, Path socket)
+            throws AttachException {
+        if (!Files.exists(socket)) {
+            return null;
+        }
+        checkSocketOwner(process, target, socket);
+        try {
+            SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+            try {
+                channel.connect(UnixDomainSocketAddress.of(socket));
+                return channel;
+            } catch (IOException e) {
+                channel.close();
+                throw e;
+            }
+        } catch (ConnectException refused) {
+            return null;
+        } catch (IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot connect to " + process + " through " + socket + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /** The socket is the JVM's only if its user made it: root must not take orders from anyone's file. */
+    private static void checkSocketOwner(String process, ProcStatus target, Path socket) throws AttachException {
+        int owner;
+        try {
+            owner = (Integer) Files.getAttribute(socket, "unix:uid");
+        } catch (IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot inspect the attach socket " + socket + " of " + process
+                    + ": " + e.getMessage());
+        }
+        if (owner != target.effectiveUid()) {
+            throw new AttachException(NOT_A_JVM, "the attach socket " + socket + " belongs to uid " + owner
+                    + ", not to the uid " + target.effectiveUid() + " of " + process + ": refusing to use it");
+        }
+    }
+
+    /** {@code jcmd} with the command line as its first argument, the other two empty. */
+    private static byte[] jcmdRequest(String commandLine) {
+        ByteArrayOutputStream request = new ByteArrayOutputStream();
+        for (String string : List.of(PROTOCOL_VERSION, "jcmd", commandLine, "", "")) {
+            request.writeBytes(string.getBytes(StandardCharsets.UTF_8));
+            request.write(0);
+        }
+        return request.toByteArray();
+    }
+
+    private static byte[] exchange(String process, Path socket, SocketChannel channel, byte[] request, long deadline,
+                                   Duration timeout) throws AttachException {
+        ByteArrayOutputStream reply = new ByteArrayOutputStream();
+        try (channel; Selector selector = Selector.open()) {
+            ByteBuffer out = ByteBuffer.wrap(request);
+            while (out.hasRemaining()) {
+                channel.write(out); // a few dozen bytes: the socket buffer takes them at once
+            }
+            channel.configureBlocking(false);
+            channel.register(selector, SelectionKey.OP_READ);
+            ByteBuffer in = ByteBuffer.allocate(8192);
+            while (true) {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new AttachException(NOT_A_JVM, process + " accepted the attach connection but did not "
+                            + "answer within " + timeout.toMillis() + " ms");
+                }
+                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                selector.selectedKeys().clear();
+                int read = channel.read(in.clear());
+                if (read < 0) {
+                    return reply.toByteArray();
+                }
+                reply.write(in.array(), 0, read);
+            }
+        } catch (IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot talk to " + process + " through " + socket + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /** Splits a reply into its status line and output; a status other than 0 is the JVM's refusal. */
+    private static String output(String process, String command, byte[] reply) throws AttachException {
+        int newline = 0;
+        while (newline < reply.length && reply[newline] != '\n') {
+            newline++;
+        }
+        String status = new String(reply, 0, newline, StandardCharsets.US_ASCII).strip();
+        int start = Math.min(newline + 1, reply.length);
+        String output = ModifiedUtf8.decode(reply, start, reply.length - start);
+        if (!status.equals("0")) {
+            String detail = output.strip().lines().findFirst().orElse("no detail");
+            throw new AttachException(NOT_A_JVM, process + " refused jcmd " + command + " (status " + status + "): "
+                    + detail);
+        }
+        return output;
+    }
+
+    private static AttachException gone(long pid, String process, IOException e) {
+        if (exited(pid)) {
+            return new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+        }
+        return new AttachException(NOT_A_JVM, "cannot inspect " + process + ": " + e.getMessage());
+    }
+
+    /** Gone, or a zombie: dead but not yet reaped by its parent. */
+    private static boolean exited(long pid) {
+        try {
+            return ProcStatus.ofProcess(pid).zombie();
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    private static void sleep(long millis) throws AttachException {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AttachException(NOT_A_JVM, "interrupted while waiting for the attach listener");
+        }
+    }
+}

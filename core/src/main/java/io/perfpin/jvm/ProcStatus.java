@@ -1,0 +1,88 @@
+package io.perfpin.jvm;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * What attaching needs from {@code /proc/<pid>/status}, which every user may read: who the process runs
+ * as, its pid inside its own pid namespace, and whether it catches SIGQUIT.
+ *
+ * @param command        the {@code Name:} field (the kernel's comm, 15 bytes at most)
+ * @param zombie         whether it has exited and only waits to be reaped
+ * @param effectiveUid   second field of {@code Uid:} (real, effective, saved, filesystem)
+ * @param effectiveGid   second field of {@code Gid:}
+ * @param namespacePid   last field of {@code NSpid:}: the pid the process sees for itself
+ * @param nestedPidSpace whether {@code NSpid:} has more than one field: the process lives in a pid
+ *                       namespace below the one our /proc shows, and sees other ids than ours
+ * @param catchesQuit    whether SIGQUIT is caught ({@code SigCgt:}) and not ignored ({@code SigIgn:});
+ *                       the default action of SIGQUIT ends the process with a core dump
+ */
+record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiveGid, long namespacePid,
+                  boolean nestedPidSpace, boolean catchesQuit) {
+    /** SIGQUIT is signal 3: bit 2 of the signal masks, whose bit n-1 stands for signal n. */
+    private static final long SIGQUIT_BIT = 1L << 2;
+
+    static ProcStatus ofProcess(long pid) throws IOException {
+        return read(Path.of("/proc/" + pid + "/status"), pid);
+    }
+
+    static ProcStatus ofTask(long pid, long tid) throws IOException {
+        return read(Path.of("/proc/" + pid + "/task/" + tid + "/status"), tid);
+    }
+
+    static ProcStatus ofSelf() {
+        try {
+            return ofProcess(ProcessHandle.current().pid());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static ProcStatus read(Path file, long id) throws IOException {
+        // Files.readAllBytes trusts the size /proc reports (0) and reads a byte, then at an offset: a stream
+        // reads from the start in whole buffers. Lenient UTF-8: a thread name cut at 15 bytes may end inside
+        // a character.
+        try (InputStream in = Files.newInputStream(file)) {
+            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList(), id);
+        }
+    }
+
+    /** Parses a status file of process or thread {@code id}. */
+    static ProcStatus parse(List<String> lines, long id) {
+        String command = "";
+        boolean zombie = false;
+        int uid = -1;
+        int gid = -1;
+        String[] nsPids = null;
+        long caught = 0;
+        long ignored = 0;
+        for (String line : lines) {
+            int colon = line.indexOf(':');
+            if (colon < 0) {
+                continue;
+            }
+            String value = line.substring(colon + 1).strip();
+            switch (line.substring(0, colon)) {
+                case "Name" -> command = value;
+                case "State" -> zombie = value.startsWith("Z") || value.startsWith("X");
+                case "Uid" -> uid = Integer.parseInt(value.split("\\s+")[1]);
+                case "Gid" -> gid = Integer.parseInt(value.split("\\s+")[1]);
+                case "NSpid" -> nsPids = value.split("\\s+");
+                case "SigCgt" -> caught = Long.parseUnsignedLong(value, 16);
+                case "SigIgn" -> ignored = Long.parseUnsignedLong(value, 16);
+                default -> {
+                }
+            }
+        }
+        // Kernels before 4.1 have no NSpid: there the id we know is the only one.
+        long namespacePid = nsPids == null ? id : Long.parseLong(nsPids[nsPids.length - 1]);
+        boolean nested = nsPids != null && nsPids.length > 1;
+        boolean catchesQuit = (caught & SIGQUIT_BIT) != 0 && (ignored & SIGQUIT_BIT) == 0;
+        return new ProcStatus(command, zombie, uid, gid, namespacePid, nested, catchesQuit);
+    }
+}

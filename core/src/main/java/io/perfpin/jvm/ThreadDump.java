@@ -1,0 +1,211 @@
+package io.perfpin.jvm;
+
+import javax.management.InstanceNotFoundException;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.NoSuchFileException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
+import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
+
+/**
+ * A HotSpot thread dump ({@code jcmd <pid> Thread.print}) read for what perfpin needs: each thread's name,
+ * Java id and Linux TID. It is the one place a JVM tells which Java thread runs on which kernel thread,
+ * for threads that were running before perfpin arrived.
+ *
+ * <p>A thread's header line is {@code "name" #id [tid] daemon prio=5 os_prio=0 cpu=... elapsed=...
+ * tid=0x... nid=... state}: the {@code [tid]} only from JDK 19, the nid in hex before JDK 19 and in
+ * decimal after, {@code #id}, {@code daemon} and {@code prio} only for Java threads. The name is printed
+ * raw, so it is read from the first quote to the last quote that a well-formed suffix follows: the text
+ * the VM writes after the name has no quote. A name with line breaks spans lines: a header ends at the
+ * first line that completes it and is followed by what follows a header (a blank line, an indented line,
+ * or the end).
+ *
+ * <p>A name can still forge a whole header after a line break and a blank line. The forgery claims a Java
+ * id or TID that a listed thread claims too, and every entry sharing a claim is dropped; or a TID outside
+ * the process, which capture drops; or, at most, a native thread of the process that the dump does not
+ * list, under an id no live thread has. So no Java thread is ever given a wrong TID; the forger and its
+ * victim go missing, and a name that goes on after its forgery may be shown cut.
+ */
+public final class ThreadDump {
+    /** Long enough for a loaded JVM to reach a safepoint and print thousands of threads. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
+    private static final Pattern HEADER = Pattern.compile(
+            "\"(?<name>(?s:.*))\" (?:#(?<id>\\d+) (?:\\[\\d+] )?(?<daemon>daemon )?prio=\\d+ )?"
+                    + "os_prio=-?\\d+ (?:\\S+ )*?tid=0x\\p{XDigit}+ nid=(?<nid>0x\\p{XDigit}+|\\d+)(?: .*)?");
+    private static final String STATE_PREFIX = "   java.lang.Thread.State: ";
+    private static final String DIAGNOSTIC_COMMAND = "com.sun.management:type=DiagnosticCommand";
+
+    private final List<JavaThreadInfo> javaThreads;
+    private final List<VmThreadInfo> vmThreads;
+
+    private ThreadDump(List<JavaThreadInfo> javaThreads, List<VmThreadInfo> vmThreads) {
+        this.javaThreads = List.copyOf(javaThreads);
+        this.vmThreads = List.copyOf(vmThreads);
+    }
+
+    /**
+     * Threads with a Java id, in dump order: application threads and HotSpot's own JavaThreads (Signal
+     * Dispatcher, compiler threads, ...), some of which Java code never sees as {@code Thread} objects.
+     */
+    public List<JavaThreadInfo> javaThreads() {
+        return javaThreads;
+    }
+
+    /** The JVM's threads without a Java id (VM Thread, GC threads, VM Periodic Task Thread), in dump order. */
+    public List<VmThreadInfo> vmThreads() {
+        return vmThreads;
+    }
+
+    /**
+     * Dumps this JVM through its DiagnosticCommand MBean: no attach, no signal, no socket, and works where
+     * the attach mechanism is disabled. TIDs are this process's.
+     *
+     * @throws IllegalStateException on a JVM without that MBean (not HotSpot)
+     */
+    public static ThreadDump ofThisJvm() {
+        String text;
+        try {
+            text = (String) ManagementFactory.getPlatformMBeanServer().invoke(new ObjectName(DIAGNOSTIC_COMMAND),
+                    "threadPrint", new Object[]{new String[0]}, new String[]{String[].class.getName()});
+        } catch (InstanceNotFoundException e) {
+            throw new IllegalStateException("this JVM has no " + DIAGNOSTIC_COMMAND + " MBean: perfpin reads "
+                    + "thread ids from HotSpot thread dumps");
+        } catch (JMException e) {
+            throw new IllegalStateException("Thread.print through " + DIAGNOSTIC_COMMAND + " failed: " + e, e);
+        }
+        long pid = ProcessHandle.current().pid();
+        try {
+            return parse(text).ownedBy(pid);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list /proc/" + pid + "/task: " + e.getMessage(), e);
+        }
+    }
+
+    /** {@link #of(long, Duration)} with {@link #DEFAULT_TIMEOUT}. */
+    public static ThreadDump of(long pid) throws AttachException {
+        return of(pid, DEFAULT_TIMEOUT);
+    }
+
+    /**
+     * Dumps JVM {@code pid} through HotSpot's attach mechanism, starting its attach listener if need be. TIDs
+     * are translated into our pid namespace (a JVM in a container numbers its threads in its own), and
+     * entries whose TID is not a thread of {@code pid} are dropped.
+     *
+     * @throws AttachException with the category the CLI maps to an exit code
+     */
+    public static ThreadDump of(long pid, Duration timeout) throws AttachException {
+        String text = HotSpotAttach.jcmd(pid, "Thread.print", timeout);
+        try {
+            return parse(text).ownedBy(pid);
+        } catch (NoSuchFileException e) {
+            throw new AttachException(NO_SUCH_PROCESS, "process " + pid + " exited while perfpin attached");
+        } catch (IOException e) {
+            throw new AttachException(PERMISSION_DENIED, "cannot list the threads of process " + pid + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /** Reads the threads out of a dump's text; the TIDs are those in the text. */
+    public static ThreadDump parse(String text) {
+        String[] lines = text.split("\n", -1);
+        List<JavaThreadInfo> java = new ArrayList<>();
+        List<VmThreadInfo> vm = new ArrayList<>();
+        int i = 0;
+        while (i < lines.length) {
+            if (!lines[i].startsWith("\"")) {
+                i++;
+                continue;
+            }
+            StringBuilder header = new StringBuilder(lines[i]);
+            int last = i;
+            Matcher matcher = HEADER.matcher(header);
+            while (!(matcher.matches() && endsHeader(lines, last + 1))) {
+                last++;
+                if (last == lines.length) {
+                    matcher = null;
+                    break;
+                }
+                matcher = HEADER.matcher(header.append('\n').append(lines[last]));
+            }
+            if (matcher == null) {
+                i++;
+                continue;
+            }
+            String name = matcher.group("name");
+            String nid = matcher.group("nid");
+            int tid = nid.startsWith("0x") ? Integer.parseInt(nid.substring(2), 16) : Integer.parseInt(nid);
+            if (matcher.group("id") == null) {
+                vm.add(new VmThreadInfo(name, tid));
+            } else {
+                java.add(new JavaThreadInfo(name, Long.parseLong(matcher.group("id")), tid,
+                        matcher.group("daemon") != null, state(lines, last + 1)));
+            }
+            i = last + 1;
+        }
+        return unambiguous(java, vm);
+    }
+
+    private static boolean endsHeader(String[] lines, int next) {
+        return next == lines.length || lines[next].isEmpty() || lines[next].charAt(0) == ' '
+                || lines[next].charAt(0) == '\t';
+    }
+
+    private static Thread.State state(String[] lines, int next) {
+        if (next == lines.length || !lines[next].startsWith(STATE_PREFIX)) {
+            return null;
+        }
+        String rest = lines[next].substring(STATE_PREFIX.length());
+        int space = rest.indexOf(' ');
+        String name = space < 0 ? rest : rest.substring(0, space);
+        for (Thread.State state : Thread.State.values()) {
+            if (state.name().equals(name)) {
+                return state;
+            }
+        }
+        return null;
+    }
+
+    /** Drops every entry whose Java id or TID another entry claims too: one is forged, and which is unknowable. */
+    private static ThreadDump unambiguous(List<JavaThreadInfo> java, List<VmThreadInfo> vm) {
+        Map<Integer, Integer> tidClaims = new HashMap<>();
+        Map<Long, Integer> idClaims = new HashMap<>();
+        java.forEach(t -> {
+            tidClaims.merge(t.tid(), 1, Integer::sum);
+            idClaims.merge(t.javaId(), 1, Integer::sum);
+        });
+        vm.forEach(t -> tidClaims.merge(t.tid(), 1, Integer::sum));
+        java.removeIf(t -> tidClaims.get(t.tid()) > 1 || idClaims.get(t.javaId()) > 1);
+        vm.removeIf(t -> tidClaims.get(t.tid()) > 1);
+        return new ThreadDump(java, vm);
+    }
+
+    /** This dump with its TIDs in our pid namespace, keeping only threads that {@code pid} has now. */
+    private ThreadDump ownedBy(long pid) throws IOException {
+        Map<Integer, Integer> tids = ProcTasks.byInnerTid(pid);
+        List<JavaThreadInfo> java = new ArrayList<>();
+        for (JavaThreadInfo t : javaThreads) {
+            Integer tid = tids.get(t.tid());
+            if (tid != null) {
+                java.add(new JavaThreadInfo(t.name(), t.javaId(), tid, t.daemon(), t.state()));
+            }
+        }
+        List<VmThreadInfo> vm = new ArrayList<>();
+        for (VmThreadInfo t : vmThreads) {
+            Integer tid = tids.get(t.tid());
+            if (tid != null) {
+                vm.add(new VmThreadInfo(t.name(), tid));
+            }
+        }
+        return new ThreadDump(java, vm);
+    }
+}

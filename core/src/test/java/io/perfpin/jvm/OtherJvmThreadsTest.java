@@ -1,0 +1,279 @@
+package io.perfpin.jvm;
+
+import io.perfpin.nativeio.PrivateFiles;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.File;
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
+import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
+import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** Child processes dumped through the attach protocol, checked against what they know of themselves. */
+@Timeout(120)
+class OtherJvmThreadsTest {
+    private static final int SIGQUIT = 3;
+    private static final int NOBODY = 65534;
+    /**
+     * Runs a command with SIGQUIT's default action: a shell without job control starts background commands
+     * with SIGQUIT ignored, and children inherit that, so a test run from one would prove nothing.
+     */
+    private static final String DEFAULT_QUIT = "env";
+    private static final String DEFAULT_QUIT_OPTION = "--default-signal=QUIT";
+
+    /** The test's own JDK, JDK 17 and Temurin 25, where installed. */
+    static List<String> javas() throws IOException {
+        Set<Path> javas = new LinkedHashSet<>();
+        for (String java : List.of(System.getProperty("java.home") + "/bin/java",
+                "/usr/lib/jvm/java-17-openjdk-amd64/bin/java",
+                System.getProperty("perfpin.jdk25.java", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"))) {
+            if (Files.isExecutable(Path.of(java))) {
+                javas.add(Path.of(java).toRealPath());
+            }
+        }
+        return javas.stream().map(Path::toString).toList();
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void dumpsAnotherJvmWithItsTids(String java) throws Exception {
+        try (Child child = Child.nastyThreads(java)) {
+            NastyTruth truth = child.truth();
+
+            truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
+            // The listener runs now: the second dump connects without a signal.
+            truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
+            assertEquals(0, child.end());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aRefusedCommandFailsWithTheJvmsReason(String java) throws Exception {
+        try (Child child = Child.nastyThreads(java)) {
+            AttachException e = assertThrows(AttachException.class,
+                    () -> HotSpotAttach.jcmd(child.pid(), "No.Such.Command", ThreadDump.DEFAULT_TIMEOUT));
+
+            assertEquals(NOT_A_JVM, e.category());
+            assertEquals("process " + child.pid() + " (java) refused jcmd No.Such.Command (status -1): "
+                    + "java.lang.IllegalArgumentException: Unknown diagnostic command", e.getMessage());
+        }
+    }
+
+    @Test
+    void replacesASocketLeftByAKilledJvmWithTheSamePid() throws Exception {
+        try (Child child = Child.nastyThreads(javas().get(0))) {
+            Path stale = Path.of("/tmp/.java_pid" + child.pid());
+            try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                dead.bind(UnixDomainSocketAddress.of(stale)); // closing leaves the file, as a SIGKILL does
+            }
+
+            child.truth().check(ThreadDump.of(child.pid()), true, tid -> tid);
+        }
+    }
+
+    @Test
+    void translatesTheTidsOfAJvmInItsOwnPidNamespace() throws Exception {
+        assumeTrue(new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", "true").start().waitFor() == 0,
+                "cannot make pid namespaces here");
+        try (Child child = Child.nastyThreads("unshare", "--pid", "--fork", "--mount-proc", javas().get(0))) {
+            long pid = child.process.toHandle().children().findFirst().orElseThrow().pid();
+            NastyTruth truth = child.truth();
+
+            ThreadDump dump = ThreadDump.of(pid);
+
+            truth.check(dump, true, tid -> innermostTid(pid, tid));
+            assertTrue(dump.javaThreads().stream().allMatch(t -> Files.exists(Path.of("/proc/" + pid + "/task/"
+                    + t.tid()))));
+            assertTrue(dump.javaThreads().stream().anyMatch(t -> innermostTid(pid, t.tid()) != t.tid()),
+                    "a JVM in its own pid namespace numbers its threads differently");
+        }
+    }
+
+    @Test
+    void rootAttachesToAnotherUsersJvm() throws Exception {
+        assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "needs root");
+        try (Child child = Child.nastyThreads(asNobody(javas().get(0)))) {
+            child.truth().check(ThreadDump.of(child.pid()), true, tid -> tid);
+        }
+    }
+
+    @Test
+    void anotherUserMayNotAttach() throws Exception {
+        assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "needs root to run a probe as nobody");
+        try (Child target = Child.nastyThreads(javas().get(0))) {
+            String classpath = String.join(File.pathSeparator, Child.classpathOf(AttachProbe.class),
+                    Child.classpathOf(ThreadDump.class), Child.classpathOf(PrivateFiles.class));
+            List<String> probe = List.of(asNobody(javas().get(0), "-cp", classpath, AttachProbe.class.getName(),
+                    Long.toString(target.pid())));
+            Process process = new ProcessBuilder(probe).redirectErrorStream(true).start();
+            String said = new String(process.getInputStream().readAllBytes()).strip();
+            process.waitFor();
+
+            assertEquals(PERMISSION_DENIED + "\tprocess " + target.pid() + " (java) runs as uid 0 gid 0, perfpin as "
+                    + "uid " + NOBODY + " gid " + NOBODY + ": a JVM lets only its own user and group, or root, attach",
+                    said);
+            assertTrue(target.process.isAlive());
+        }
+    }
+
+    @Test
+    void noSuchProcess() throws IOException {
+        // Files.readString would read one byte: it reads sysctl files at an offset, where they end.
+        long pidMax = Long.parseLong(Files.readAllLines(Path.of("/proc/sys/kernel/pid_max")).get(0));
+        for (long pid : new long[]{pidMax + 1, 0, -1}) {
+            AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(pid));
+            assertEquals(NO_SUCH_PROCESS, e.category(), e.getMessage());
+            assertEquals("no process with pid " + pid, e.getMessage());
+        }
+    }
+
+    @Test
+    void sleepIsNotAJvmAndSurvives() throws Exception {
+        try (Child sleep = Child.start(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "sleep", "60")) {
+            awaitCommand(sleep.pid(), "sleep");
+
+            AttachException e = refused(sleep.pid(), 3);
+
+            assertEquals(NOT_A_JVM, e.category());
+            assertEquals("process " + sleep.pid() + " (sleep) is not a HotSpot JVM: it has no libjvm.so loaded",
+                    e.getMessage());
+            assertNoTriggerLeft(sleep.pid());
+            assertDiesOfSigquitOnlyNow(sleep);
+        }
+    }
+
+    @Test
+    void aProcessCatchingSigquitIsStillNotSignalledUnlessItIsAJvm() throws Exception {
+        try (Child shell = Child.start(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "bash", "-c",
+                "trap 'exit 7' QUIT; while :; do sleep 0.1; done")) {
+            while (!ProcStatus.ofProcess(shell.pid()).catchesQuit()) {
+                Thread.sleep(10);
+            }
+
+            AttachException e = refused(shell.pid(), 3);
+
+            assertEquals(NOT_A_JVM, e.category());
+            Thread.sleep(300); // the trap would have run after the current 0.1 s sleep
+            assertTrue(shell.process.isAlive());
+            new ProcessBuilder("kill", "-QUIT", Long.toString(shell.pid())).start().waitFor();
+            assertEquals(7, shell.process.waitFor());
+        }
+    }
+
+    @Test
+    void aProcessDyingOfTheSignalKeepsNoTrigger() throws Exception {
+        // Looks like a JVM that handles SIGQUIT, but SIGQUIT ends it.
+        String libjvm = Path.of(javas().get(0)).getParent().getParent().resolve("lib/server/libjvm.so").toString();
+        try (Child shell = Child.start(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "LD_PRELOAD=" + libjvm, "bash", "-c",
+                "trap 'exit 3' QUIT; while :; do sleep 0.1; done")) {
+            while (!ProcStatus.ofProcess(shell.pid()).catchesQuit()) {
+                Thread.sleep(10);
+            }
+
+            AttachException e = refused(shell.pid(), 30);
+
+            assertEquals(NO_SUCH_PROCESS, e.category());
+            assertEquals("process " + shell.pid() + " (bash) exited while perfpin attached", e.getMessage());
+            assertEquals(3, shell.process.waitFor());
+            assertFalse(Files.exists(Path.of(".attach_pid" + shell.pid())), "trigger left in its working directory");
+        }
+    }
+
+    @Test
+    void aJvmRunWithXrsListensFromTheStartAndNeedsNoSignal() throws Exception {
+        try (Child child = Child.nastyThreads(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, javas().get(0), "-Xrs")) {
+            child.truth().check(ThreadDump.of(child.pid()), true, tid -> tid);
+
+            assertDiesOfSigquitOnlyNow(child);
+        }
+    }
+
+    @Test
+    void aJvmWithoutSigquitHandlerIsNotSignalled() throws Exception {
+        try (Child child = Child.nastyThreads(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, javas().get(0), "-Xrs",
+                "-XX:+DisableAttachMechanism")) {
+            AttachException e = refused(child.pid(), 3);
+
+            assertEquals(NOT_A_JVM, e.category());
+            assertEquals("process " + child.pid() + " (java) does not handle SIGQUIT, so its attach listener cannot be "
+                    + "started (a JVM still starting, or one run with -Xrs and -XX:+DisableAttachMechanism)",
+                    e.getMessage());
+            assertNoTriggerLeft(child.pid());
+            assertDiesOfSigquitOnlyNow(child);
+        }
+    }
+
+    @Test
+    void aJvmWithAttachDisabledTimesOutAndSurvives() throws Exception {
+        try (Child child = Child.nastyThreads(javas().get(0), "-XX:+DisableAttachMechanism")) {
+            AttachException e = refused(child.pid(), 2);
+
+            assertEquals(NOT_A_JVM, e.category());
+            assertEquals("process " + child.pid() + " (java) did not start its attach listener within 2000 ms (is it "
+                    + "run with -XX:+DisableAttachMechanism?)", e.getMessage());
+            assertNoTriggerLeft(child.pid());
+            assertEquals(0, child.end(), "alive until told to end");
+        }
+    }
+
+    private static AttachException refused(long pid, int timeoutSeconds) {
+        return assertThrows(AttachException.class, () -> ThreadDump.of(pid, Duration.ofSeconds(timeoutSeconds)));
+    }
+
+    /** Alive, so nothing signalled it, though SIGQUIT kills it: as our SIGQUIT now does. */
+    private static void assertDiesOfSigquitOnlyNow(Child child) throws Exception {
+        assertTrue(child.process.isAlive());
+        new ProcessBuilder("kill", "-QUIT", Long.toString(child.pid())).start().waitFor();
+        assertEquals(128 + SIGQUIT, child.process.waitFor());
+        Files.deleteIfExists(Path.of("/tmp/.java_pid" + child.pid())); // a JVM killed leaves its socket
+    }
+
+    private static String[] asNobody(String... command) {
+        List<String> line = new ArrayList<>(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY,
+                "--clear-groups"));
+        line.addAll(List.of(command));
+        return line.toArray(String[]::new);
+    }
+
+    private static void assertNoTriggerLeft(long pid) {
+        assertFalse(Files.exists(Path.of("/proc/" + pid + "/cwd/.attach_pid" + pid)));
+        assertFalse(Files.exists(Path.of("/proc/" + pid + "/root/tmp/.attach_pid" + pid)));
+    }
+
+    private static void awaitCommand(long pid, String command) throws IOException, InterruptedException {
+        while (!Files.readString(Path.of("/proc/" + pid + "/comm")).strip().equals(command)) {
+            Thread.sleep(10);
+        }
+    }
+
+    private static int innermostTid(long pid, int tid) {
+        try {
+            String nsTids = Files.readAllLines(Path.of("/proc/" + pid + "/task/" + tid + "/status")).stream()
+                    .filter(l -> l.startsWith("NSpid:")).findFirst().orElseThrow();
+            String[] fields = nsTids.split("\\s+");
+            return Integer.parseInt(fields[fields.length - 1]);
+        } catch (IOException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
