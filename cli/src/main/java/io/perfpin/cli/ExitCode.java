@@ -7,6 +7,12 @@ public final class ExitCode {
     public static final int FAILURE = 1;
     /** A bad option, event name or value: the message names the token and what is allowed. */
     public static final int USAGE = 2;
+    /** No process has that pid. */
+    public static final int NO_SUCH_PROCESS = 3;
+    /** The process is not a JVM, or its attach mechanism does not answer. */
+    public static final int NOT_A_JVM = 4;
+    /** The JVM runs as another user: run perfpin as that user (or root). */
+    public static final int PERMISSION_DENIED = 5;
 
     private ExitCode() {
     }

@@ -62,13 +62,13 @@ public final class CounterGroup implements AutoCloseable {
                 }
             }
             if (fd < 0) {
-                unsupported.add(PerfOpenErrors.failure(event, tid, -fd));
+                unsupported.add(PerfOpenErrors.failure(event, i, tid, -fd));
                 continue;
             }
             int rc = group.add(fd, i, scratch);
             if (rc < 0) {
                 syscalls.close(fd);
-                unsupported.add(PerfOpenErrors.failure(event, tid, -rc));
+                unsupported.add(PerfOpenErrors.failure(event, i, tid, -rc));
             }
         }
         groups.removeIf(g -> g.size() == 0);
@@ -137,7 +137,16 @@ public final class CounterGroup implements AutoCloseable {
     }
 
     public CounterSnapshot newSnapshot() {
-        return new CounterSnapshot(events.size());
+        return CounterGroup.snapshotFor(events, unsupported);
+    }
+
+    /** A snapshot in which the refused events are marked as having no counts at all. */
+    static CounterSnapshot snapshotFor(List<EventSpec> events, List<EventFailure> unsupported) {
+        CounterSnapshot snapshot = new CounterSnapshot(events.size());
+        for (EventFailure failure : unsupported) {
+            snapshot.notOpened(failure.index());
+        }
+        return snapshot;
     }
 
     /** Reads every counted event into {@code into}; returns 0, or -errno of the first group that failed. */

@@ -13,11 +13,15 @@ public final class CounterSnapshot {
     private final long[] raw;
     private final long[] enabledNanos;
     private final long[] runningNanos;
+    /** False for an event the kernel refused: it has no counts at all, not zero counts. */
+    private final boolean[] opened;
 
     public CounterSnapshot(int events) {
         raw = new long[events];
         enabledNanos = new long[events];
         runningNanos = new long[events];
+        opened = new boolean[events];
+        java.util.Arrays.fill(opened, true);
     }
 
     public int size() {
@@ -37,15 +41,23 @@ public final class CounterSnapshot {
         return runningNanos[event];
     }
 
-    /** Whether the event was ever on a counter: false for unsupported events and never-scheduled ones. */
+    /**
+     * Whether the counts are known: false for an event the kernel refused, and for one that was enabled but
+     * never got a counter (multiplexed out throughout). A per-thread event's times only advance while its
+     * thread runs, so a thread that did not run has exactly zero counts, and those are counted.
+     */
     public boolean isCounted(int event) {
-        return runningNanos[event] > 0;
+        return opened[event] && (runningNanos[event] > 0 || enabledNanos[event] == 0);
     }
 
-    /** Time running over time enabled: 1.0 when counted throughout, below when multiplexed, 0 when never. */
+    /** Time running over time enabled: 1.0 when counted throughout (or the thread never ran), below when multiplexed. */
     public double coverage(int event) {
         long enabled = enabledNanos[event];
-        return enabled == 0 ? 0.0 : (double) runningNanos[event] / enabled;
+        return enabled == 0 ? (opened[event] ? 1.0 : 0.0) : (double) runningNanos[event] / enabled;
+    }
+
+    void notOpened(int event) {
+        opened[event] = false;
     }
 
     /**
@@ -73,6 +85,7 @@ public final class CounterSnapshot {
     /** Writes {@code later - earlier} into {@code out}, event by event; all three must be the same size. */
     public static void delta(CounterSnapshot later, CounterSnapshot earlier, CounterSnapshot out) {
         for (int i = 0; i < out.raw.length; i++) {
+            out.opened[i] = later.opened[i];
             out.raw[i] = later.raw[i] - earlier.raw[i];
             out.enabledNanos[i] = later.enabledNanos[i] - earlier.enabledNanos[i];
             out.runningNanos[i] = later.runningNanos[i] - earlier.runningNanos[i];
@@ -84,5 +97,6 @@ public final class CounterSnapshot {
         System.arraycopy(from.raw, 0, raw, 0, raw.length);
         System.arraycopy(from.enabledNanos, 0, enabledNanos, 0, raw.length);
         System.arraycopy(from.runningNanos, 0, runningNanos, 0, raw.length);
+        System.arraycopy(from.opened, 0, opened, 0, raw.length);
     }
 }

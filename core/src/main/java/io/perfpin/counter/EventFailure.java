@@ -6,17 +6,24 @@ import io.perfpin.nativeio.Errno;
 /** An event the kernel refused for one thread: which, the errno, and what the user can do about it. */
 public final class EventFailure {
     private final EventSpec event;
+    private final int index;
     private final int errno;
     private final String reason;
 
-    public EventFailure(EventSpec event, int errno, String reason) {
+    public EventFailure(EventSpec event, int index, int errno, String reason) {
         this.event = event;
+        this.index = index;
         this.errno = errno;
         this.reason = reason;
     }
 
     public EventSpec event() {
         return event;
+    }
+
+    /** Where the event stood in the request, which is its index in snapshots. */
+    public int index() {
+        return index;
     }
 
     /** The positive errno perf_event_open returned. */

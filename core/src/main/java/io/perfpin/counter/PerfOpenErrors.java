@@ -19,8 +19,9 @@ public final class PerfOpenErrors {
     private PerfOpenErrors() {
     }
 
-    public static EventFailure failure(EventSpec event, int tid, int errno) {
-        return new EventFailure(event, errno, explain(event, tid, errno));
+    /** The failure of the event at {@code index} of a request, opened for {@code tid}. */
+    public static EventFailure failure(EventSpec event, int index, int tid, int errno) {
+        return new EventFailure(event, index, errno, explain(event, tid, errno));
     }
 
     static String explain(EventSpec event, int tid, int errno) {

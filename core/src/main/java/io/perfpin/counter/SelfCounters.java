@@ -61,7 +61,7 @@ public final class SelfCounters implements AutoCloseable {
             event.toAttr().readFormat(READ_FORMAT).writeTo(attrBuffer.buffer());
             int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
             if (fd < 0) {
-                unsupported.add(PerfOpenErrors.failure(event, tid, -fd));
+                unsupported.add(PerfOpenErrors.failure(event, i, tid, -fd));
                 continue;
             }
             fds[i] = fd;
@@ -80,7 +80,7 @@ public final class SelfCounters implements AutoCloseable {
     }
 
     public CounterSnapshot newSnapshot() {
-        return new CounterSnapshot(events.size());
+        return CounterGroup.snapshotFor(events, unsupported);
     }
 
     /**

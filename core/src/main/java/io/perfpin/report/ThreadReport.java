@@ -51,8 +51,10 @@ public final class ThreadReport {
         for (UnsupportedEvent u : events.unsupported()) {
             unsupported.put(u.event(), u.reason());
         }
+        java.util.Set<Integer> refused = new java.util.HashSet<>();
         for (EventFailure f : failures) {
             unsupported.put(f.event().name(), f.reason());
+            refused.add(f.index());
         }
         Map<String, Long> counters = new LinkedHashMap<>();
         Map<String, Double> coverage = new LinkedHashMap<>();
@@ -60,7 +62,7 @@ public final class ThreadReport {
         double[] values = new double[specs.size()];
         for (int i = 0; i < specs.size(); i++) {
             String event = specs.get(i).name();
-            if (counts.isCounted(i)) {
+            if (counts.isCounted(i) && !refused.contains(i)) {
                 counters.put(event, counts.value(i));
                 coverage.put(event, counts.coverage(i));
                 values[i] = counts.value(i);

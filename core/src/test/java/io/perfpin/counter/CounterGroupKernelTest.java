@@ -156,6 +156,18 @@ class CounterGroupKernelTest {
     }
 
     @Test
+    void aThreadThatDidNotRunWhileCountedHasZeroCountsAndRefusedEventsNone() throws Exception {
+        try (TracedThread idle = new TracedThread("idle", () -> { });
+             CounterGroup counters = CounterGroup.open(syscalls, idle.tid(), List.of(CYCLES, CONTEXT_SWITCHES))) {
+            CounterSnapshot snapshot = counters.newSnapshot();
+            counters.read(snapshot); // the thread waits on a latch all along
+            assertTrue(snapshot.isCounted(1));
+            assertEquals(0, snapshot.value(1));
+            assertEquals(counters.unsupported().isEmpty(), snapshot.isCounted(0));
+        }
+    }
+
+    @Test
     void countsOfAThreadThatEndedStayReadableAndCloseReleasesEveryDescriptor() throws Exception {
         long before = openDescriptors();
         TracedThread toucher = new TracedThread("short-lived", () -> PageToucher.touch(4 << 20));

@@ -34,6 +34,16 @@ class CounterSnapshotTest {
     }
 
     @Test
+    void aThreadThatNeverRanHasExactlyZeroCountsNotMissingOnes() {
+        CounterSnapshot s = new CounterSnapshot(2);
+        s.notOpened(1);
+        assertTrue(s.isCounted(0));
+        assertEquals(0, s.value(0));
+        assertEquals(1.0, s.coverage(0));
+        assertFalse(s.isCounted(1), "a refused event has no counts at all");
+    }
+
+    @Test
     void aDeltaScalesByTheIntervalsOwnTimes() {
         CounterSnapshot earlier = new CounterSnapshot(2);
         CounterSnapshot later = new CounterSnapshot(2);

@@ -40,8 +40,8 @@ class ThreadReportTest {
         EventList events = EventList.parse("ipc,page-faults", parser);
         CounterSnapshot faults = new CounterSnapshot(3);
         CounterSnapshots.set(faults, 2, 9, 10, 10);
-        List<EventFailure> refused = List.of(new EventFailure(events.events().get(0), 2, "no PMU"),
-                new EventFailure(events.events().get(1), 2, "no PMU"));
+        List<EventFailure> refused = List.of(new EventFailure(events.events().get(0), 0, 2, "no PMU"),
+                new EventFailure(events.events().get(1), 1, 2, "no PMU"));
         ThreadReport report = ThreadReport.of("t \"q\"\n", 1, -1, "0", events, faults, refused, -1);
 
         assertEquals(List.of("page-faults"), List.copyOf(report.counters().keySet()));

@@ -1,0 +1,29 @@
+package io.perfpin.options;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DurationsTest {
+    @Test
+    void everyUnit() {
+        assertEquals(Duration.ofNanos(250), Durations.parse("250ns"));
+        assertEquals(Duration.ofNanos(100_000), Durations.parse("100us"));
+        assertEquals(Duration.ofMillis(500), Durations.parse("500ms"));
+        assertEquals(Duration.ofSeconds(5), Durations.parse(" 5s "));
+        assertEquals(Duration.ofMinutes(2), Durations.parse("2m"));
+    }
+
+    @Test
+    void aBadDurationNamesTheTokenAndWhatIsAllowed() {
+        for (String bad : new String[] {"5parsecs", "0ms", "-1s", "1.5s", "ms", ""}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse(bad));
+            assertTrue(e.getMessage().contains("'" + bad + "'") && e.getMessage().contains("ns, us, ms, s or m"),
+                    e.getMessage());
+        }
+    }
+}

@@ -1,0 +1,66 @@
+package io.perfpin.apps;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+
+/**
+ * A long-running multi-threaded "service" with no annotations, for attach and {@code stat --pid} tests:
+ * {@code workers} threads named {@code worker-<i>}, each spinning briefly then napping, until its standard
+ * input closes or {@code seconds} pass. It prints {@code thread <name> tid <tid>} for each worker, then
+ * {@code ready}.
+ *
+ * <p>Usage: {@code java io.perfpin.apps.Service [workers] [seconds]}.
+ */
+public final class Service {
+    private Service() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        int workers = args.length > 0 ? Integer.parseInt(args[0]) : 2;
+        long seconds = args.length > 1 ? Long.parseLong(args[1]) : 60;
+        Object printLock = new Object();
+        for (int i = 0; i < workers; i++) {
+            Thread worker = new Thread(() -> {
+                synchronized (printLock) {
+                    System.out.println("thread " + Thread.currentThread().getName() + " tid " + ownTid());
+                }
+                while (true) {
+                    Spinner.spin(1_000_000L);
+                    try {
+                        Sleeper.sleep(1, 1);
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }, "worker-" + i);
+            worker.setDaemon(true);
+            worker.start();
+        }
+        Thread stdin = new Thread(() -> {
+            try {
+                while (System.in.read() >= 0) {
+                    // the parent keeps it open while it wants the service running
+                }
+            } catch (IOException e) {
+                // closed either way
+            }
+            System.exit(0);
+        }, "stdin-watcher");
+        stdin.setDaemon(true);
+        stdin.start();
+        Thread.sleep(100);
+        System.out.println("ready");
+        System.out.flush();
+        Thread.sleep(seconds * 1000);
+    }
+
+    /** The kernel's id of the calling thread, from /proc/thread-self (a link to /proc/<pid>/task/<tid>). */
+    static int ownTid() {
+        try {
+            return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString());
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+}
