@@ -31,34 +31,33 @@ static jint JNICALL pp_gettid(JNIEnv *env, jclass cls) {
     return (jint) syscall(SYS_gettid);
 }
 
-/* The kernel's cpu mask is an array of unsigned long; on LP64 that is exactly a Java long[]. */
-static jint JNICALL pp_set_affinity(JNIEnv *env, jclass cls, jint tid, jlongArray mask) {
-    (void) cls;
+/*
+ * sched_setaffinity or sched_getaffinity on a Java long[]: the kernel's cpu mask is an array of unsigned
+ * long, which on LP64 is exactly a Java long[], so the array is passed in place. release_mode is JNI_ABORT
+ * when the kernel only reads the mask, 0 when it writes it.
+ */
+static jint affinity_call(JNIEnv *env, long nr, jint tid, jlongArray mask, jint release_mode) {
     jsize words = (*env)->GetArrayLength(env, mask);
     void *bits = (*env)->GetPrimitiveArrayCritical(env, mask, NULL);
     if (bits == NULL) {
         return -ENOMEM;
     }
-    long rc = syscall(SYS_sched_setaffinity, (pid_t) tid, (size_t) words * sizeof(jlong), bits);
+    long rc = syscall(nr, (pid_t) tid, (size_t) words * sizeof(jlong), bits);
     int saved = errno;
-    (*env)->ReleasePrimitiveArrayCritical(env, mask, bits, JNI_ABORT);
+    (*env)->ReleasePrimitiveArrayCritical(env, mask, bits, release_mode);
     errno = saved;
     return (jint) result_or_errno(rc);
+}
+
+static jint JNICALL pp_set_affinity(JNIEnv *env, jclass cls, jint tid, jlongArray mask) {
+    (void) cls;
+    return affinity_call(env, SYS_sched_setaffinity, tid, mask, JNI_ABORT);
 }
 
 /* Returns the number of bytes the kernel wrote (the raw syscall, not glibc's wrapper, which says 0). */
 static jint JNICALL pp_get_affinity(JNIEnv *env, jclass cls, jint tid, jlongArray mask) {
     (void) cls;
-    jsize words = (*env)->GetArrayLength(env, mask);
-    void *bits = (*env)->GetPrimitiveArrayCritical(env, mask, NULL);
-    if (bits == NULL) {
-        return -ENOMEM;
-    }
-    long rc = syscall(SYS_sched_getaffinity, (pid_t) tid, (size_t) words * sizeof(jlong), bits);
-    int saved = errno;
-    (*env)->ReleasePrimitiveArrayCritical(env, mask, bits, 0);
-    errno = saved;
-    return (jint) result_or_errno(rc);
+    return affinity_call(env, SYS_sched_getaffinity, tid, mask, 0);
 }
 
 /* The CPU in the low 32 bits, the NUMA node in the high 32 bits. */
