@@ -62,6 +62,16 @@ public final class ThreadRegistry implements AutoCloseable {
     private volatile CpuTopology topology;
     private volatile CpuReservations reservations;
     private volatile boolean closing;
+    private volatile TickListener tickListener;
+
+    /** Work that shares the sampler's tick: it runs after the threads are published, before the flush. */
+    public interface TickListener {
+        /**
+         * @param record     writes one JSON line to the recording (nothing when there is none)
+         * @param finalPass  true once, at close, after every thread's final record
+         */
+        void afterTick(long epochMillis, boolean finalPass, Consumer<String> record);
+    }
 
     private ThreadRegistry(Syscalls syscalls, RegistryConfig config, StatsFile stats, JsonLinesFile recording,
                            Consumer<String> warnings) {
@@ -91,6 +101,11 @@ public final class ThreadRegistry implements AutoCloseable {
 
     public RegistryConfig config() {
         return config;
+    }
+
+    /** Sets the one listener that runs on every tick of the sampler. */
+    public void onTick(TickListener listener) {
+        tickListener = listener;
     }
 
     /**
@@ -181,11 +196,39 @@ public final class ThreadRegistry implements AutoCloseable {
     public void threadEnded(Thread thread) {
         TrackedThread tracked = enrolled.get(thread);
         if (tracked != null && !tracked.ended) {
-            tracked.ended = true;
-            if (endedPending.incrementAndGet() >= WAKE_AFTER_ENDED) {
-                LockSupport.unpark(sampler);
+            markEnded(tracked);
+        }
+    }
+
+    private void markEnded(TrackedThread tracked) {
+        tracked.ended = true;
+        if (endedPending.incrementAndGet() >= WAKE_AFTER_ENDED) {
+            LockSupport.unpark(sampler);
+        }
+    }
+
+    /**
+     * Stops counting a thread that goes on running, as when an annotated task returns to its pool: its counts
+     * freeze now, the pin perfpin gave it is undone and its reservation freed, and the sampler writes its final
+     * record on its next tick. The thread may be enrolled again afterwards.
+     */
+    public void leave(Thread thread) {
+        TrackedThread tracked = enrolled.remove(thread);
+        if (tracked == null) {
+            return;
+        }
+        tracked.counters.disable();
+        if (tracked.originalCpus != null) {
+            try {
+                affinity.set(tracked.tid, tracked.originalCpus);
+            } catch (RuntimeException e) {
+                warnOnce("cannot restore the affinity of '" + tracked.name + "': " + e.getMessage());
             }
         }
+        if (tracked.assignment != null) {
+            tracked.assignment.close();
+        }
+        markEnded(tracked);
     }
 
     private void sample() {
@@ -215,6 +258,10 @@ public final class ThreadRegistry implements AutoCloseable {
                 } else {
                     publish(t, now);
                 }
+            }
+            TickListener listener = tickListener;
+            if (listener != null) {
+                listener.afterTick(now, finalPass, this::record);
             }
             if (stats != null) {
                 stats.heartbeat(now);
@@ -274,6 +321,16 @@ public final class ThreadRegistry implements AutoCloseable {
                 t.assignment.close();
             }
             enrolled.remove(t.thread, t);
+        }
+    }
+
+    private void record(String jsonLine) {
+        if (recording != null) {
+            try {
+                recording.write(jsonLine);
+            } catch (IOException e) {
+                warnOnce("recording failed: " + e.getMessage());
+            }
         }
     }
 

@@ -1,0 +1,18 @@
+package io.perfpin.agent.impl;
+
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** The agent's only voice: one {@code [perfpin]} line on the application's stderr per distinct message. */
+final class AgentLog {
+    private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
+
+    private AgentLog() {
+    }
+
+    static void warn(String message) {
+        if (SAID.add(message)) {
+            System.err.println("[perfpin] " + message);
+        }
+    }
+}

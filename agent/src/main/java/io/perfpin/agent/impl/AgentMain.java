@@ -1,0 +1,46 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.event.EventParser;
+
+import java.lang.instrument.Instrumentation;
+
+/**
+ * The implementation's entry, called by the launcher in the agent's own class loader. Whatever happens, the
+ * application carries on: a bad option or a failure is one {@code [perfpin]} line on stderr, and the agent
+ * stays off.
+ */
+public final class AgentMain {
+    private static Agent running;
+
+    private AgentMain() {
+    }
+
+    public static synchronized void start(String text, Instrumentation instrumentation, boolean attached) {
+        try {
+            EventParser parser = new EventParser();
+            AgentOptions options = AgentOptions.parse(text, parser);
+            if (options.detach()) {
+                detach();
+            } else if (running != null) {
+                AgentLog.warn("the agent already runs in this JVM; detach it first (perfpin detach "
+                        + ProcessHandle.current().pid() + ") to start it with other options");
+            } else {
+                running = Agent.start(options, parser, instrumentation, attached);
+            }
+        } catch (IllegalArgumentException e) {
+            AgentLog.warn(e.getMessage() + "; the agent is off, the application runs without it");
+        } catch (Throwable e) {
+            AgentLog.warn("the agent failed to start, the application runs without it: " + e);
+        }
+    }
+
+    private static void detach() {
+        if (running == null) {
+            AgentLog.warn("detach: the agent does not run in this JVM");
+            return;
+        }
+        Agent agent = running;
+        running = null;
+        agent.close();
+    }
+}

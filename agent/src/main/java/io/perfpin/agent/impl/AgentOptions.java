@@ -1,0 +1,174 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventParser;
+import io.perfpin.options.Durations;
+import io.perfpin.options.PinRule;
+import io.perfpin.options.ThreadPatterns;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * The agent's options, {@code -javaagent:perfpin-agent.jar=KEY=VALUE;KEY=VALUE...}, with the words of the
+ * CLI's flags:
+ * <pre>
+ *   threads=REGEX           threads to count, by whole name (default: the application's threads);
+ *                           count= is the same key
+ *   pin=REGEX@PLACEMENT     pin matching threads to a CPU list, isolated, core or any; repeatable, the
+ *                           first matching rule wins; pinned threads are counted too
+ *   inherit=REGEX           threads that keep a pin inherited from the thread that started them
+ *   events=LIST             events and presets, comma-separated (default: ipc,sched)
+ *   interval=DURATION       sampling interval (default: 500ms)
+ *   out=FILE                JSON lines: samples every interval, a final record per thread
+ *   stats=FILE|off          the memory-mapped stats file (default: the per-user perfpin directory)
+ *   config=FILE             more options, one KEY=VALUE per line, # starts a comment
+ *   detach                  (dynamic attach only) stop the agent running in this JVM
+ * </pre>
+ * A {@code ;} separates options on the command line; in a config file each line is one option, so a regex
+ * there may contain {@code ;}.
+ */
+final class AgentOptions {
+    static final String KEYS = "threads, pin, inherit, events, interval, out, stats, config, detach";
+    private static final Map<String, String> ALIASES = Map.of("count", "threads");
+    private static final String DEFAULT_EVENTS = "ipc,sched";
+
+    private Pattern threads;
+    private final List<PinRule> pins = new ArrayList<>();
+    private Pattern inherit;
+    private String events = DEFAULT_EVENTS;
+    private EventList eventList;
+    private long intervalNanos = 500_000_000L;
+    private Path out;
+    private Path stats;
+    private boolean statsOff;
+    private boolean detach;
+
+    private AgentOptions() {
+    }
+
+    /**
+     * @param text the text after {@code =} in {@code -javaagent:}; null or empty for the defaults
+     * @throws IllegalArgumentException one line naming the bad token and what is allowed
+     */
+    static AgentOptions parse(String text, EventParser parser) {
+        AgentOptions options = new AgentOptions();
+        if (text != null) {
+            for (String token : text.split(";")) {
+                options.apply(token.strip(), true);
+            }
+        }
+        options.eventList = EventList.parse(options.events, parser);
+        return options;
+    }
+
+    private void apply(String token, boolean commandLine) {
+        if (token.isEmpty()) {
+            return;
+        }
+        if (token.equals("detach")) {
+            detach = true;
+            return;
+        }
+        int eq = token.indexOf('=');
+        if (eq <= 0) {
+            throw new IllegalArgumentException("bad option '" + token + "': expected KEY=VALUE, KEY one of " + KEYS);
+        }
+        String key = token.substring(0, eq).strip().toLowerCase(Locale.ROOT);
+        key = ALIASES.getOrDefault(key, key);
+        String value = token.substring(eq + 1).strip();
+        switch (key) {
+            case "threads":
+                threads = ThreadPatterns.compile("threads option", token, value);
+                break;
+            case "pin":
+                pins.add(PinRule.parse(value));
+                break;
+            case "inherit":
+                inherit = ThreadPatterns.compile("inherit option", token, value);
+                break;
+            case "events":
+                events = value;
+                break;
+            case "interval":
+                intervalNanos = Durations.parse(value).toNanos();
+                break;
+            case "out":
+                out = path(token, value);
+                break;
+            case "stats":
+                statsOff = value.equals("off");
+                stats = statsOff ? null : path(token, value);
+                break;
+            case "config":
+                if (!commandLine) {
+                    throw new IllegalArgumentException("bad option '" + token + "': a config file cannot name another");
+                }
+                readConfig(token, path(token, value));
+                break;
+            default:
+                throw new IllegalArgumentException("bad option '" + token + "': unknown key '" + key
+                        + "'; allowed: " + KEYS);
+        }
+    }
+
+    private void readConfig(String token, Path file) {
+        List<String> lines;
+        try {
+            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("bad option '" + token + "': cannot read " + file + ": " + e);
+        }
+        for (String line : lines) {
+            String option = line.strip();
+            if (!option.startsWith("#")) {
+                apply(option, false);
+            }
+        }
+    }
+
+    private static Path path(String token, String value) {
+        if (value.isEmpty()) {
+            throw new IllegalArgumentException("bad option '" + token + "': expected a file name");
+        }
+        return Paths.get(value).toAbsolutePath();
+    }
+
+    ThreadRules rules() {
+        return new ThreadRules(threads, pins, inherit);
+    }
+
+    EventList events() {
+        return eventList;
+    }
+
+    long intervalNanos() {
+        return intervalNanos;
+    }
+
+    /** Null when nothing is recorded. */
+    Path out() {
+        return out;
+    }
+
+    /** Null for the default place. */
+    Path stats() {
+        return stats;
+    }
+
+    boolean statsOff() {
+        return statsOff;
+    }
+
+    boolean detach() {
+        return detach;
+    }
+}

@@ -1,0 +1,205 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.EventFailure;
+import io.perfpin.counter.SelfCounters;
+import io.perfpin.event.EventList;
+import io.perfpin.nativeio.Syscalls;
+
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+
+/**
+ * Measures each invocation of a {@code @Counted} method on the calling thread: the thread's own counters
+ * ({@link SelfCounters}: rdpmc where the kernel allows, read(2) otherwise) are read on entry and on exit, and
+ * the difference goes to the method's per-thread recorder. Counters are opened on a thread's first counted
+ * call and shared by the methods that count the same events. Nothing on the call path allocates once a
+ * thread has called a method at a recursion depth before.
+ *
+ * <p>Counters are closed by their own thread when it leaves {@code run()}, or by the sampler once their
+ * thread has died. Only the owner reads them (rdpmc reads the CPU it runs on), and closing unmaps the page
+ * the owner reads, so another thread closes them only when the owner is gone, or at detach after the hooks
+ * are off and a grace period has passed.
+ */
+final class MethodCounting {
+    /** Long enough for a thread already inside a read when the hooks came off to finish it. */
+    private static final long DETACH_GRACE_MILLIS = 200;
+
+    private final Syscalls syscalls;
+    private final Set<ThreadMethods> threads = ConcurrentHashMap.newKeySet();
+    private final ThreadLocal<ThreadMethods> current = ThreadLocal.withInitial(this::newThreadMethods);
+    private final EventList defaultEvents;
+    private volatile CountedMethod[] methods = new CountedMethod[0];
+
+    MethodCounting(Syscalls syscalls, EventList defaultEvents) {
+        this.syscalls = syscalls;
+        this.defaultEvents = defaultEvents;
+    }
+
+    /**
+     * Registers a method as the weaver finds it.
+     *
+     * @param events its {@code @Counted} events; null for the agent's
+     * @return its id, which the woven code passes back on every call
+     */
+    synchronized int register(String name, EventList events) {
+        CountedMethod[] grown = Arrays.copyOf(methods, methods.length + 1);
+        grown[methods.length] = new CountedMethod(name, events == null ? defaultEvents : events);
+        methods = grown;
+        return methods.length - 1;
+    }
+
+    Object entering(int method) {
+        return current.get().enter(method);
+    }
+
+    void exited(int method, Object token) {
+        ((Frame) token).exit();
+    }
+
+    /** The calling thread is leaving run(): it closes its own counters. */
+    void threadEnded(Thread thread) {
+        if (thread == Thread.currentThread()) {
+            ThreadMethods mine = current.get();
+            current.remove();
+            threads.remove(mine);
+            mine.close();
+        }
+    }
+
+    /** On the sampler: writes each method's summary when it changed (or always, on the final pass). */
+    void publish(long epochMillis, boolean finalPass, Consumer<String> recording) {
+        for (CountedMethod method : methods) {
+            String json = method.toJson(finalPass ? "method" : "method-sample", epochMillis, !finalPass);
+            if (json != null) {
+                recording.accept(json);
+            }
+        }
+        for (ThreadMethods t : threads) {
+            if (!t.owner.isAlive() && threads.remove(t)) {
+                t.close();
+            }
+        }
+    }
+
+    /** At detach, once the hooks are off: closes every thread's counters. */
+    void close() {
+        try {
+            Thread.sleep(DETACH_GRACE_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        for (ThreadMethods t : threads) {
+            t.close();
+        }
+        threads.clear();
+    }
+
+    private ThreadMethods newThreadMethods() {
+        ThreadMethods t = new ThreadMethods(Thread.currentThread());
+        threads.add(t);
+        return t;
+    }
+
+    /** One thread's counters, recorders and call frames, by method id. */
+    private final class ThreadMethods {
+        final Thread owner;
+        final Map<EventList, SelfCounters> counters = new LinkedHashMap<>();
+        CountedMethod.Recorder[] recorders = new CountedMethod.Recorder[0];
+        Frame[][] frames = new Frame[0][];
+        int[] depth = new int[0];
+        volatile boolean closed;
+
+        ThreadMethods(Thread owner) {
+            this.owner = owner;
+        }
+
+        Frame enter(int id) {
+            if (closed) {
+                return null;
+            }
+            if (id >= recorders.length) {
+                int size = methods.length;
+                recorders = Arrays.copyOf(recorders, size);
+                frames = Arrays.copyOf(frames, size);
+                depth = Arrays.copyOf(depth, size);
+            }
+            CountedMethod method = methods[id];
+            if (recorders[id] == null) {
+                recorders[id] = method.newRecorder();
+                frames[id] = new Frame[0];
+            }
+            SelfCounters self = counters.computeIfAbsent(method.events, this::open);
+            int d = depth[id]++;
+            if (d >= frames[id].length) {
+                frames[id] = Arrays.copyOf(frames[id], d + 1);
+            }
+            Frame frame = frames[id][d];
+            if (frame == null) {
+                frame = new Frame(this, id, self, recorders[id]);
+                frames[id][d] = frame;
+                Map<String, String> reasons = new LinkedHashMap<>();
+                for (EventFailure failure : self.unsupported()) {
+                    reasons.put(failure.event().name(), failure.reason());
+                }
+                method.unsupported(reasons);
+            }
+            self.read(frame.before);
+            return frame;
+        }
+
+        private SelfCounters open(EventList events) {
+            return SelfCounters.open(syscalls, events.events());
+        }
+
+        synchronized void close() {
+            if (!closed) {
+                closed = true;
+                counters.values().forEach(SelfCounters::close);
+            }
+        }
+    }
+
+    /** One call in flight: the counts at entry, and where the difference goes. */
+    private static final class Frame {
+        final ThreadMethods thread;
+        final int method;
+        final SelfCounters counters;
+        final CountedMethod.Recorder recorder;
+        final CounterSnapshot before;
+        final CounterSnapshot after;
+        final CounterSnapshot delta;
+
+        Frame(ThreadMethods thread, int method, SelfCounters counters, CountedMethod.Recorder recorder) {
+            this.thread = thread;
+            this.method = method;
+            this.counters = counters;
+            this.recorder = recorder;
+            this.before = counters.newSnapshot();
+            this.after = counters.newSnapshot();
+            this.delta = counters.newSnapshot();
+        }
+
+        void exit() {
+            thread.depth[method]--;
+            if (thread.closed) {
+                return;
+            }
+            counters.read(after);
+            CounterSnapshot.delta(after, before, delta);
+            for (int e = 0; e < delta.size(); e++) {
+                if (after.isCounted(e)) {
+                    long value = delta.value(e);
+                    recorder.totals[e] += value;
+                    recorder.counted[e] = true;
+                    recorder.histograms[e].record(value);
+                }
+            }
+            recorder.calls = recorder.calls + 1; // volatile: publishes the totals above to the sampler
+        }
+    }
+}

@@ -1,0 +1,108 @@
+package io.perfpin.agent.impl;
+
+import net.bytebuddy.agent.builder.AgentBuilder;
+import net.bytebuddy.agent.builder.QuietAgentBuilder;
+import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
+import net.bytebuddy.asm.Advice;
+import net.bytebuddy.description.method.MethodDescription;
+import net.bytebuddy.description.type.TypeDescription;
+import net.bytebuddy.dynamic.DynamicType;
+import net.bytebuddy.utility.JavaModule;
+
+import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+import static net.bytebuddy.matcher.ElementMatchers.any;
+import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
+import static net.bytebuddy.matcher.ElementMatchers.is;
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isAnnotatedWith;
+import static net.bytebuddy.matcher.ElementMatchers.isSubTypeOf;
+import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
+/**
+ * What the agent weaves, with byte-buddy advice only (no new fields or methods, so classes already loaded
+ * are retransformed in place, and {@link #reset} takes it all back):
+ * <ul>
+ *   <li>{@code Thread.run()} and every override: a thread's start and end, for the name rules;</li>
+ *   <li>{@code run()}/{@code call()} of a Runnable, Callable or Thread subclass annotated {@code @Pinned} or
+ *       {@code @Counted}: the task's thread is pinned and counted while it runs;</li>
+ *   <li>each method annotated {@code @Counted}: every invocation measured on its thread.</li>
+ * </ul>
+ * The agent's own classes, and byte-buddy's, are never woven.
+ */
+final class Weaving {
+    private Weaving() {
+    }
+
+    static ResettableClassFileTransformer install(Instrumentation instrumentation, AnnotationValues values,
+                                                  MethodCounting methods) {
+        Advice threadRun = Advice.to(ThreadRunAdvice.class);
+        return new QuietAgentBuilder()
+                .disableClassFormatChanges()
+                .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
+                .with(new FailureReport())
+                .ignore(nameStartsWith("net.bytebuddy.").or(isSynthetic()))
+                .or(any(), is(Weaving.class.getClassLoader()))
+                .type(is(Thread.class).or(declaresMethod(runOrCall("run")).and(isSubTypeOf(Thread.class))))
+                .transform((builder, type, loader, module, domain) -> builder.visit(threadRun.on(runOrCall("run"))))
+                .type(isAnnotatedWith(named(TaskAnnotations.PINNED)).or(isAnnotatedWith(named(TaskAnnotations.COUNTED)))
+                        .and(isSubTypeOf(Runnable.class).or(isSubTypeOf(Callable.class)).or(isSubTypeOf(Thread.class))))
+                .transform(Weaving::task)
+                .type(declaresMethod(isAnnotatedWith(named(TaskAnnotations.COUNTED))))
+                .transform((builder, type, loader, module, domain) -> countedMethods(builder, type, values, methods))
+                .installOn(instrumentation);
+    }
+
+    /** Takes every woven class back to its original code. */
+    static void reset(Instrumentation instrumentation, ResettableClassFileTransformer transformer) {
+        transformer.reset(instrumentation, AgentBuilder.RedefinitionStrategy.RETRANSFORMATION);
+    }
+
+    private static net.bytebuddy.matcher.ElementMatcher.Junction<MethodDescription> runOrCall(String name) {
+        return named(name).and(takesArguments(0)).and(not(isAbstract()));
+    }
+
+    private static DynamicType.Builder<?> task(DynamicType.Builder<?> builder, TypeDescription type,
+                                               ClassLoader loader, JavaModule module, ProtectionDomain domain) {
+        Advice advice = Advice.withCustomMapping()
+                .bind(TaskAdvice.Placement.class, TaskAnnotations.placement(type.getDeclaredAnnotations()))
+                .bind(TaskAdvice.Events.class, TaskAnnotations.events(type.getDeclaredAnnotations()))
+                .to(TaskAdvice.class);
+        return builder.visit(advice.on(runOrCall("run").or(runOrCall("call"))));
+    }
+
+    private static DynamicType.Builder<?> countedMethods(DynamicType.Builder<?> builder, TypeDescription type,
+                                                         AnnotationValues values, MethodCounting methods) {
+        for (MethodDescription.InDefinedShape method : type.getDeclaredMethods()
+                .filter(isAnnotatedWith(named(TaskAnnotations.COUNTED)).and(not(isAbstract())))) {
+            int id = methods.register(displayName(type, method),
+                    values.events(TaskAnnotations.events(method.getDeclaredAnnotations())));
+            Advice advice = Advice.withCustomMapping().bind(CountedMethodAdvice.MethodId.class, id)
+                    .to(CountedMethodAdvice.class);
+            builder = builder.visit(advice.on(is(method)));
+        }
+        return builder;
+    }
+
+    /** {@code com.example.Matrix.multiply(double[][], double[][])}: what a user recognises in a report. */
+    static String displayName(TypeDescription type, MethodDescription method) {
+        return type.getName() + "." + method.getName() + method.getParameters().asTypeList().asErasures().stream()
+                .map(TypeDescription::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+    }
+
+    /** A class that cannot be woven is reported once; it runs unchanged. */
+    private static final class FailureReport extends AgentBuilder.Listener.Adapter {
+        @Override
+        public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded,
+                            Throwable throwable) {
+            AgentLog.warn("cannot weave " + typeName + ", it runs unchanged: " + throwable);
+        }
+    }
+}
