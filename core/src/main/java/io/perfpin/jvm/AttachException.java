@@ -12,7 +12,9 @@ public final class AttachException extends IOException {
         /** The process is not a HotSpot JVM, or its attach mechanism is off, not ready or not answering. */
         NOT_A_JVM,
         /** The JVM belongs to another user or group: only they, or root, may attach. */
-        PERMISSION_DENIED
+        PERMISSION_DENIED,
+        /** The JVM answered, but would not load the agent (dynamic loading disabled, or the agent failed). */
+        AGENT_LOAD_FAILED
     }
 
     private final Category category;

@@ -20,9 +20,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
+import static io.perfpin.jvm.AttachException.Category.AGENT_LOAD_FAILED;
 import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
 import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
 import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
@@ -67,6 +69,32 @@ final class HotSpotAttach {
      * most.
      */
     static String jcmd(long pid, String command, Duration timeout) throws AttachException {
+        return execute(pid, "jcmd", List.of(command, "", ""), "jcmd " + command, timeout);
+    }
+
+    /**
+     * Loads a Java agent into JVM {@code pid}, as {@code VirtualMachine.loadAgent} does: the JVM appends the
+     * jar to its class path and calls its {@code agentmain} on the attach listener thread before it answers.
+     *
+     * @throws AttachException {@code AGENT_LOAD_FAILED} when the JVM refuses or {@code agentmain} failed
+     */
+    static void loadAgent(long pid, Path jar, String options, Duration timeout) throws AttachException {
+        String argument = options == null || options.isEmpty() ? jar.toString() : jar + "=" + options;
+        String reply = execute(pid, "load", List.of("instrument", "false", argument), "load of agent " + jar,
+                timeout).strip();
+        // JDK 9 to 20 answer "return code: N", older and newer ones "N"; 0 is success.
+        String code = reply.startsWith("return code: ") ? reply.substring("return code: ".length()) : reply;
+        if (!code.equals("0")) {
+            throw new AttachException(AGENT_LOAD_FAILED, "process " + pid + " did not load the agent " + jar + ": "
+                    + (reply.isEmpty() ? "no answer" : reply.lines().findFirst().orElse(reply))
+                    + "; the JVM's stderr says why (a JVM started with -XX:+DisableAttachMechanism or "
+                    + "-XX:-EnableDynamicAgentLoading refuses agents)");
+        }
+    }
+
+    /** One request of the attach protocol: a command and exactly three arguments. */
+    private static String execute(long pid, String command, List<String> arguments, String what, Duration timeout)
+            throws AttachException {
         long deadline = System.nanoTime() + timeout.toNanos();
         ProcStatus target = status(pid);
         String process = "process " + pid + " (" + target.command() + ")";
@@ -82,8 +110,8 @@ final class HotSpotAttach {
                         + "connections to " + socket);
             }
         }
-        byte[] reply = exchange(process, socket, channel, jcmdRequest(command), deadline, timeout);
-        return output(process, command, reply);
+        byte[] reply = exchange(process, socket, channel, request(command, arguments), deadline, timeout);
+        return output(process, what, reply);
     }
 
     private static ProcStatus status(long pid) throws AttachException {
@@ -270,10 +298,11 @@ final class HotSpotAttach {
         }
     }
 
-    /** {@code jcmd} with the command line as its first argument, the other two empty. */
-    private static byte[] jcmdRequest(String commandLine) {
+    private static byte[] request(String command, List<String> arguments) {
         ByteArrayOutputStream request = new ByteArrayOutputStream();
-        for (String string : List.of(PROTOCOL_VERSION, "jcmd", commandLine, "", "")) {
+        List<String> strings = new ArrayList<>(List.of(PROTOCOL_VERSION, command));
+        strings.addAll(arguments);
+        for (String string : strings) {
             request.writeBytes(string.getBytes(StandardCharsets.UTF_8));
             request.write(0);
         }
@@ -312,7 +341,7 @@ final class HotSpotAttach {
     }
 
     /** Splits a reply into its status line and output; a status other than 0 is the JVM's refusal. */
-    private static String output(String process, String command, byte[] reply) throws AttachException {
+    private static String output(String process, String what, byte[] reply) throws AttachException {
         int newline = 0;
         while (newline < reply.length && reply[newline] != '\n') {
             newline++;
@@ -322,8 +351,8 @@ final class HotSpotAttach {
         String output = ModifiedUtf8.decode(reply, start, reply.length - start);
         if (!status.equals("0")) {
             String detail = output.strip().lines().findFirst().orElse("no detail");
-            throw new AttachException(NOT_A_JVM, process + " refused jcmd " + command + " (status " + status + "): "
-                    + detail);
+            throw new AttachException(what.startsWith("load") ? AGENT_LOAD_FAILED : NOT_A_JVM, process + " refused "
+                    + what + " (status " + status + "): " + detail);
         }
         return output;
     }

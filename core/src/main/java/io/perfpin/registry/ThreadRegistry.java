@@ -126,38 +126,71 @@ public final class ThreadRegistry implements AutoCloseable {
         if (closing || enrolled.containsKey(thread)) {
             return false;
         }
-        CpuSet original = null;
-        CpuAssignment assignment = null;
-        if (placement != null) {
-            try {
-                original = affinity.get(tid);
-                assignment = placement.assign(topology(), reservations(), tid, thread.getName());
-                affinity.set(tid, assignment.cpus());
-                pinnedMasks.add(assignment.cpus());
-            } catch (IOException | RuntimeException e) {
-                warnOnce("cannot pin thread '" + thread.getName() + "' (" + placement + "): " + e.getMessage());
-                if (assignment != null) {
-                    assignment.close();
-                }
-                original = null;
-                assignment = null;
-            }
-        }
+        // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
+        Pinning pinning = placement == null ? null : pin(tid, thread.getName(), placement);
         EventList counted = events != null ? events : config.defaultEvents();
         CounterGroup counters = CounterGroup.open(syscalls, tid, counted.events());
         for (EventFailure failure : counters.unsupported()) {
             warnOnce("not counting " + failure.event().name() + ": " + failure.reason());
         }
-        TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, original, assignment);
+        TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning);
         if (enrolled.putIfAbsent(thread, tracked) != null) {
             counters.close();
-            if (assignment != null) {
-                assignment.close();
-            }
+            unpin(tracked);
             return false;
         }
         admitted.add(tracked);
         return true;
+    }
+
+    /**
+     * Pins a thread that is counted but not pinned, as when an annotated task starts on a thread that a name
+     * rule already counts; nothing happens to a thread not counted or already pinned.
+     */
+    public void pin(Thread thread, Placement placement) {
+        TrackedThread tracked = enrolled.get(thread);
+        if (tracked != null && tracked.pinning == null) {
+            tracked.pinning = pin(tracked.tid, tracked.name, placement);
+            if (tracked.pinning != null) {
+                tracked.cpus = tracked.pinning.assignment.cpus().toString();
+            }
+        }
+    }
+
+    /** Null, and reported once, when the placement cannot be had. */
+    private Pinning pin(int tid, String name, Placement placement) {
+        CpuAssignment assignment = null;
+        try {
+            CpuSet original = affinity.get(tid);
+            assignment = placement.assign(topology(), reservations(), tid, name);
+            affinity.set(tid, assignment.cpus());
+            pinnedMasks.add(assignment.cpus());
+            return new Pinning(original, assignment);
+        } catch (IOException | RuntimeException e) {
+            warnOnce("cannot pin thread '" + name + "' (" + placement + "): " + e.getMessage());
+            if (assignment != null) {
+                assignment.close();
+            }
+            return null;
+        }
+    }
+
+    /** Gives a thread back the affinity it had before perfpin pinned it, and frees its reservation. */
+    private void unpin(TrackedThread tracked) {
+        Pinning pinning = tracked.pinning;
+        if (pinning == null) {
+            return;
+        }
+        tracked.pinning = null;
+        try {
+            if (tracked.thread.isAlive()) {
+                affinity.set(tracked.tid, pinning.originalCpus);
+            }
+        } catch (RuntimeException e) {
+            warnOnce("cannot restore the affinity of '" + tracked.name + "': " + e.getMessage());
+        } finally {
+            pinning.assignment.close();
+        }
     }
 
     /**
@@ -218,20 +251,16 @@ public final class ThreadRegistry implements AutoCloseable {
             return;
         }
         tracked.counters.disable();
-        if (tracked.originalCpus != null) {
-            try {
-                affinity.set(tracked.tid, tracked.originalCpus);
-            } catch (RuntimeException e) {
-                warnOnce("cannot restore the affinity of '" + tracked.name + "': " + e.getMessage());
-            }
-        }
-        if (tracked.assignment != null) {
-            tracked.assignment.close();
-        }
+        unpin(tracked);
         markEnded(tracked);
     }
 
     private void sample() {
+        try {
+            topology(); // read here, so the first thread pinned does not pay for it in its own counts
+        } catch (RuntimeException e) {
+            warnOnce("cannot read the CPU topology: " + e.getMessage());
+        }
         while (!closing) {
             LockSupport.parkNanos(this, config.intervalNanos());
             if (closing) {
@@ -317,9 +346,7 @@ public final class ThreadRegistry implements AutoCloseable {
             }
         } finally {
             t.counters.close();
-            if (t.assignment != null) {
-                t.assignment.close();
-            }
+            unpin(t);
             enrolled.remove(t.thread, t);
         }
     }
@@ -355,20 +382,7 @@ public final class ThreadRegistry implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        List<TrackedThread> pinned = new ArrayList<>();
-        for (TrackedThread t : enrolled.values()) {
-            if (t.originalCpus != null && !t.hasEnded()) {
-                pinned.add(t);
-            }
-        }
         tick(true);
-        for (TrackedThread t : pinned) {
-            try {
-                affinity.set(t.tid, t.originalCpus);
-            } catch (RuntimeException e) {
-                warnOnce("cannot restore the affinity of '" + t.name + "': " + e.getMessage());
-            }
-        }
         try {
             if (stats != null) {
                 stats.close();

@@ -2,13 +2,12 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.CounterGroup;
 import io.perfpin.counter.CounterSnapshot;
-import io.perfpin.cpu.CpuAssignment;
-import io.perfpin.cpu.CpuSet;
 import io.perfpin.event.EventList;
 
 /**
- * A thread the registry counts. Fields are set when it is enrolled; {@link #slot}, {@link #columns} and
- * {@link #cpus} belong to the sampler thread from admission on, {@link #ended} is set by the thread itself.
+ * A thread the registry counts. Fields are set when it is enrolled; {@link #slot} and {@link #columns} belong
+ * to the sampler thread from admission on, {@link #ended} is set by the thread itself, {@link #pinning} and
+ * {@link #cpus} change when a thread already counted is pinned.
  */
 final class TrackedThread {
     final Thread thread;
@@ -18,17 +17,15 @@ final class TrackedThread {
     final EventList events;
     final CounterGroup counters;
     final CounterSnapshot counts;
-    /** The affinity it had before perfpin pinned it, to restore on detach; null when not pinned. */
-    final CpuSet originalCpus;
-    final CpuAssignment assignment;
+    /** How perfpin pinned it, to undo on detach; null when not pinned. */
+    volatile Pinning pinning;
     final long enrolledNanos;
     volatile boolean ended;
     int slot = -1;
     int[] columns;
-    String cpus = "";
+    volatile String cpus = "";
 
-    TrackedThread(Thread thread, int tid, EventList events, CounterGroup counters, CpuSet originalCpus,
-                  CpuAssignment assignment) {
+    TrackedThread(Thread thread, int tid, EventList events, CounterGroup counters, Pinning pinning) {
         this.thread = thread;
         this.name = thread.getName();
         this.javaId = thread.getId();
@@ -36,8 +33,7 @@ final class TrackedThread {
         this.events = events;
         this.counters = counters;
         this.counts = counters.newSnapshot();
-        this.originalCpus = originalCpus;
-        this.assignment = assignment;
+        this.pinning = pinning;
         this.enrolledNanos = System.nanoTime();
     }
 

@@ -1,12 +1,13 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.agent.bootstrap.ThreadEvents;
+import io.perfpin.cpu.Placement;
 import io.perfpin.registry.ThreadRegistry;
 
 /**
  * Turns what the woven code reports into enrolments: a thread entering {@code run()} is pinned and counted
- * when the rules name it; an annotated task's thread while the task runs. The first enrolment of a thread
- * wins: an annotated task on a thread that a rule already counts changes nothing.
+ * when the rules name it; an annotated task's thread while the task runs. A thread that a rule already counts
+ * keeps the rule's events when it runs an annotated task, and {@code @Pinned} pins it if no rule did.
  */
 final class Enrolment implements ThreadEvents {
     private final ThreadRegistry registry;
@@ -41,6 +42,11 @@ final class Enrolment implements ThreadEvents {
     public Object taskStarting(String placement, String events) {
         Thread thread = Thread.currentThread();
         if (registry.isEnrolled(thread)) {
+            // A rule counts it already: it keeps the rule's events, and @Pinned still pins it.
+            Placement where = annotations.placement(placement);
+            if (where != null) {
+                registry.pin(thread, where);
+            }
             return null;
         }
         return registry.enrolCurrentThread(annotations.events(events), annotations.placement(placement))

@@ -1,0 +1,166 @@
+package io.perfpin.agent;
+
+import io.perfpin.agent.apps.AgentTestApp;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+/** {@link AgentTestApp} in a child JVM, driven line by line, with or without the agent. */
+final class AppJvm implements AutoCloseable {
+    static final Path AGENT_JAR = Paths.get(System.getProperty("perfpin.agent.jar", "target/perfpin-agent.jar"));
+    private static final long WAIT_SECONDS = 60;
+
+    final Process process;
+    final Path perfpinDir;
+    private final Writer stdin;
+    private final BlockingQueue<String> stdout = new LinkedBlockingQueue<>();
+    private final List<String> stderr = Collections.synchronizedList(new ArrayList<>());
+    private final List<String> seen = Collections.synchronizedList(new ArrayList<>());
+    /** Lines read but not yet awaited: threads answer in any order. */
+    private final List<String> unclaimed = new ArrayList<>();
+
+    private AppJvm(Process process, Path perfpinDir) {
+        this.process = process;
+        this.perfpinDir = perfpinDir;
+        this.stdin = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+        pump(process.getInputStream(), stdout::add);
+        pump(process.getErrorStream(), stderr::add);
+    }
+
+    /**
+     * @param java          the java binary
+     * @param agentOptions  null for no agent
+     */
+    static AppJvm start(String java, String agentOptions, Path perfpinDir) throws IOException {
+        List<String> command = new ArrayList<>(List.of(java, "-Dperfpin.dir=" + perfpinDir));
+        if (agentOptions != null) {
+            command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
+        }
+        if (java.contains("25")) {
+            command.add("--enable-native-access=ALL-UNNAMED");
+        }
+        command.addAll(List.of("-cp", classPath(), AgentTestApp.class.getName()));
+        return new AppJvm(new ProcessBuilder(command).start(), perfpinDir);
+    }
+
+    /** The java binaries the agent is tested on: this JDK, and JDK 25 where it is installed. */
+    static Stream<String> javas() {
+        String jdk25 = System.getProperty("perfpin.jdk25.java", "");
+        String own = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        return Files.isExecutable(Paths.get(jdk25)) ? Stream.of(own, jdk25) : Stream.of(own);
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    void send(String line) throws IOException {
+        stdin.write(line + "\n");
+        stdin.flush();
+    }
+
+    /** Waits for a stdout line starting with {@code prefix}, in any order with other lines, and returns it. */
+    String await(String prefix) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(WAIT_SECONDS);
+        while (System.nanoTime() < deadline) {
+            synchronized (unclaimed) {
+                for (int i = 0; i < unclaimed.size(); i++) {
+                    if (unclaimed.get(i).startsWith(prefix)) {
+                        return unclaimed.remove(i);
+                    }
+                }
+            }
+            String line = stdout.poll(100, TimeUnit.MILLISECONDS);
+            if (line != null) {
+                seen.add(line);
+                unclaimed.add(line);
+            } else if (!process.isAlive() && stdout.isEmpty()) {
+                break;
+            }
+        }
+        throw new AssertionError("no line '" + prefix + "...' from the app; stdout " + seen + ", stderr " + stderr);
+    }
+
+    /** The TID a "touched NAME TID" line announced. */
+    int touched(String name) throws InterruptedException {
+        String[] words = await("touched " + name + " ").split(" ");
+        return Integer.parseInt(words[2]);
+    }
+
+    /** Sends finish and returns the exit code. */
+    int finish() throws IOException, InterruptedException {
+        send("finish");
+        await("done");
+        if (!process.waitFor(WAIT_SECONDS, TimeUnit.SECONDS)) {
+            throw new AssertionError("the app did not exit");
+        }
+        return process.exitValue();
+    }
+
+    List<String> stderr() {
+        return List.copyOf(stderr);
+    }
+
+    List<String> stdoutSeen() {
+        return List.copyOf(seen);
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+    }
+
+    private static void pump(java.io.InputStream stream, java.util.function.Consumer<String> sink) {
+        Thread pump = new Thread(() -> {
+            try (BufferedReader reader = new BufferedReader(new InputStreamReader(stream, StandardCharsets.UTF_8))) {
+                for (String line = reader.readLine(); line != null; line = reader.readLine()) {
+                    sink.accept(line);
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+        }, "app-output");
+        pump.setDaemon(true);
+        pump.start();
+    }
+
+    private static String classPath() {
+        return Stream.of(AgentTestApp.class, io.perfpin.apps.PageToucher.class, io.perfpin.annotations.Pinned.class)
+                .map(AppJvm::locationOf).map(Path::toString).collect(Collectors.joining(":"));
+    }
+
+    private static Path locationOf(Class<?> type) {
+        String resource = type.getName().replace('.', '/') + ".class";
+        URL url = type.getClassLoader().getResource(resource);
+        try {
+            String location = url.toString();
+            if (location.startsWith("jar:")) {
+                return Paths.get(new URL(location.substring(4, location.indexOf("!/"))).toURI());
+            }
+            Path file = Paths.get(url.toURI());
+            for (int i = 0; i < resource.split("/").length; i++) {
+                file = file.getParent();
+            }
+            return file;
+        } catch (IOException | URISyntaxException e) {
+            throw new IllegalStateException(url.toString(), e);
+        }
+    }
+}

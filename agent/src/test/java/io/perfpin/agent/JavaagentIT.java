@@ -1,0 +1,163 @@
+package io.perfpin.agent;
+
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The agent from -javaagent, on a real kernel, observed from outside the application. */
+class JavaagentIT {
+    /** 64 MiB: one fault per page, and a few from starting a thread. */
+    private static final int PAGES = 16384;
+
+    static Stream<String> javas() {
+        return AppJvm.javas();
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void annotationsPinAndCountTheTaskThread(String java, @TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "events=sched;interval=50ms;out=" + out, dir)) {
+            app.await("ready");
+            app.send("annotated annotated-1 " + PAGES);
+            int tid = app.touched("annotated-1");
+            assertEquals("1", Observed.cpusAllowed(app.pid(), tid), "@Pinned(\"1\") seen in /proc");
+            OptionalLong faults = awaitLive(Observed.statsFile(dir, app.pid()), tid, "page-faults", PAGES);
+            assertWithin(PAGES, faults.getAsLong(), 0.03, "live page faults in the stats file");
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "the agent said nothing: " + app.stderr());
+        }
+        List<String> finals = Observed.records(out, "thread", "annotated-1");
+        assertEquals(1, finals.size(), "one final record");
+        assertWithin(PAGES, (long) Observed.number(finals.get(0), "page-faults"), 0.03, "final page faults");
+        assertEquals("1", Observed.string(finals.get(0), "cpus"));
+        assertFalse(Observed.records(out, "sample", "annotated-1").isEmpty(), "samples while it ran");
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void nameRulesPinAndCountThreadsOfAnAppWithoutAnnotations(String java, @TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "threads=toucher-.*;pin=toucher-1@0;events=sched;interval=50ms;out=" + out,
+                dir)) {
+            app.await("ready");
+            app.send("start toucher-1 " + PAGES);
+            app.send("start toucher-2 " + PAGES);
+            app.send("start other-1 " + PAGES);
+            int pinned = app.touched("toucher-1");
+            int counted = app.touched("toucher-2");
+            int ignored = app.touched("other-1");
+            assertEquals("0", Observed.cpusAllowed(app.pid(), pinned));
+            assertEquals("0-1", Observed.cpusAllowed(app.pid(), counted));
+            Path stats = Observed.statsFile(dir, app.pid());
+            assertWithin(PAGES, awaitLive(stats, counted, "page-faults", PAGES).getAsLong(), 0.03, "toucher-2");
+            assertTrue(Observed.liveValue(stats, ignored, "page-faults").isEmpty(), "other-1 is not counted");
+            assertEquals(0, app.finish());
+        }
+        assertEquals(1, Observed.records(out, "thread", "toucher-1").size());
+        assertEquals(1, Observed.records(out, "thread", "toucher-2").size());
+        assertTrue(Observed.records(out, "thread", "other-1").isEmpty());
+        assertTrue(Observed.records(out, "thread", "main").isEmpty());
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aThreadStartedByAPinnedThreadGetsTheProcessAffinityUnlessARuleLetsItInherit(String java, @TempDir Path dir)
+            throws Exception {
+        try (AppJvm app = AppJvm.start(java, "threads=none;pin=parent-.*@1;inherit=heir-.*;events=sched", dir)) {
+            app.await("ready");
+            app.send("spawn parent-1 child-1");
+            app.send("spawn parent-2 heir-1");
+            assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("parent-1")));
+            assertEquals("0-1", Observed.cpusAllowed(app.pid(), app.touched("child-1")));
+            assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("heir-1")));
+            assertEquals(0, app.finish());
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void countedMethodsKeepCallsTotalsAndPercentiles(String java, @TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "threads=none;out=" + out, dir)) {
+            app.await("ready");
+            app.send("method 20 256");
+            app.await("called 20");
+            assertEquals(0, app.finish());
+        }
+        List<String> methods = Observed.records(out, "method", "io.perfpin.agent.apps.CountedWork.touch\\(int\\)");
+        assertEquals(1, methods.size(), "one final method record");
+        String record = methods.get(0);
+        assertEquals(20, Observed.number(record, "calls"));
+        String totals = record.substring(record.indexOf("\"counters\""));
+        assertWithin(20 * 256, (long) Observed.number(totals, "page-faults"), 0.03, "page faults of 20 calls");
+        String p50 = record.substring(record.indexOf("\"p50\""));
+        assertWithin(256, (long) Observed.number(p50, "page-faults"), 0.04, "median page faults per call");
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void invalidOptionsLeaveTheApplicationExactlyAsWithoutTheAgent(String java, @TempDir Path dir) throws Exception {
+        List<String> plain = session(java, null, dir);
+        for (String bad : List.of("bogus=1", "events=cycels", "pin=worker@cores", "interval=5parsecs", "threads=(")) {
+            try (AppJvm app = AppJvm.start(java, bad, dir)) {
+                assertEquals(plain, drive(app), bad);
+                List<String> said = app.stderr();
+                assertEquals(1, said.size(), "one line for " + bad + ": " + said);
+                String token = bad.substring(bad.indexOf('=') + 1);
+                assertTrue(said.get(0).startsWith("[perfpin] ") && said.get(0).contains(token)
+                        && said.get(0).contains("the agent is off"), said.get(0));
+            }
+        }
+    }
+
+    private static List<String> session(String java, String options, Path dir) throws Exception {
+        try (AppJvm app = AppJvm.start(java, options, dir)) {
+            return drive(app);
+        }
+    }
+
+    /** The same commands every time; returns the app's stdout, TIDs masked, and its exit code. */
+    private static List<String> drive(AppJvm app) throws Exception {
+        app.await("ready");
+        app.send("start worker-1 16");
+        app.touched("worker-1");
+        int exit = app.finish();
+        List<String> lines = new java.util.ArrayList<>();
+        for (String line : app.stdoutSeen()) {
+            lines.add(line.replaceAll(" \\d+$", " TID"));
+        }
+        lines.add("exit " + exit);
+        return lines;
+    }
+
+    static OptionalLong awaitLive(Path stats, int tid, String event, long atLeast) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        OptionalLong value = OptionalLong.empty();
+        while (System.nanoTime() < deadline) {
+            if (stats.toFile().exists()) {
+                value = Observed.liveValue(stats, tid, event);
+                if (value.isPresent() && value.getAsLong() >= atLeast) {
+                    return value;
+                }
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("thread " + tid + " never showed " + event + " >= " + atLeast + " in " + stats
+                + " (last " + value + ")");
+    }
+
+    static void assertWithin(long expected, long actual, double fraction, String what) {
+        assertTrue(Math.abs(actual - expected) <= expected * fraction,
+                what + ": expected " + expected + " within " + (fraction * 100) + "%, got " + actual);
+    }
+}

@@ -1,0 +1,143 @@
+package io.perfpin.agent.apps;
+
+import io.perfpin.apps.PageToucher;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Semaphore;
+
+/**
+ * The application the agent tests run, with or without the agent: threads with known work that wait for the
+ * test before they end, so the test can look at them from outside while they live. It reads commands from
+ * stdin, one per line, and answers on stdout:
+ * <pre>
+ *   start NAME PAGES       a plain thread NAME touches PAGES pages   -> "touched NAME TID"
+ *   annotated NAME PAGES   the same through a @Pinned("1") @Counted("sched") Runnable
+ *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
+ *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
+ *   churn N PAGES          N threads churn-I, two at a time, each touching PAGES pages -> "churned N"
+ *   finish                 every waiting thread ends; then "done" and exit 0
+ * </pre>
+ */
+public final class AgentTestApp {
+    private static final CountDownLatch FINISH = new CountDownLatch(1);
+    private static final List<Thread> THREADS = new ArrayList<>();
+
+    private AgentTestApp() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
+        // Loads what touching pages needs once, so a counted thread's faults are its pages, not class loading.
+        PageToucher.touch(PageToucher.PAGE_SIZE);
+        tid();
+        say("ready");
+        for (String line = in.readLine(); line != null; line = in.readLine()) {
+            String[] word = line.trim().split(" ");
+            switch (word[0]) {
+                case "start":
+                    start(new Toucher(Integer.parseInt(word[2])), word[1]);
+                    break;
+                case "annotated":
+                    start(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
+                    break;
+                case "spawn":
+                    start(() -> {
+                        Thread child = new Thread(new Toucher(0), word[2]);
+                        synchronized (THREADS) {
+                            THREADS.add(child);
+                        }
+                        child.start();
+                        new Toucher(0).run();
+                    }, word[1]);
+                    break;
+                case "method":
+                    int calls = Integer.parseInt(word[1]);
+                    for (int i = 0; i < calls; i++) {
+                        CountedWork.touch(Integer.parseInt(word[2]));
+                    }
+                    say("called " + calls);
+                    break;
+                case "churn":
+                    churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]));
+                    break;
+                case "finish":
+                    FINISH.countDown();
+                    List<Thread> all;
+                    synchronized (THREADS) {
+                        all = new ArrayList<>(THREADS);
+                    }
+                    for (Thread t : all) {
+                        t.join();
+                    }
+                    say("done");
+                    return;
+                default:
+                    say("unknown command " + line);
+            }
+        }
+    }
+
+    private static void start(Runnable work, String name) {
+        Thread thread = new Thread(work, name);
+        synchronized (THREADS) {
+            THREADS.add(thread);
+        }
+        thread.start();
+    }
+
+    private static void churn(int threads, int pages) throws InterruptedException {
+        Semaphore running = new Semaphore(2);
+        for (int i = 0; i < threads; i++) {
+            running.acquire();
+            new Thread(() -> {
+                try {
+                    PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
+                } finally {
+                    running.release();
+                }
+            }, "churn-" + i).start();
+        }
+        running.acquire(2);
+        say("churned " + threads);
+    }
+
+    static synchronized void say(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    static String tid() {
+        try {
+            return Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** Touches its pages, says so, and waits for the test's "finish". */
+    static class Toucher implements Runnable {
+        private final int pages;
+
+        Toucher(int pages) {
+            this.pages = pages;
+        }
+
+        @Override
+        public void run() {
+            PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
+            say("touched " + Thread.currentThread().getName() + " " + tid());
+            try {
+                FINISH.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}
