@@ -19,36 +19,75 @@ import java.nio.file.StandardOpenOption;
  */
 public final class PageToucher {
     public static final int PAGE_SIZE = 4096;
+    private static final int MAX_CHUNK = 1 << 30;
 
     private PageToucher() {
     }
 
     /** Maps {@code bytes} of fresh memory and writes one byte per page; returns the pages touched. */
     public static long touch(long bytes) {
-        long pages = 0;
-        for (long done = 0; done < bytes; ) {
-            int chunk = (int) Math.min(bytes - done, 1L << 30);
-            MappedByteBuffer memory = freshMemory(chunk);
-            for (int offset = 0; offset < chunk; offset += PAGE_SIZE) {
-                memory.put(offset, (byte) 1);
-                pages++;
-            }
-            done += chunk;
+        try (FreshMemory memory = FreshMemory.open()) {
+            return memory.touch(bytes);
         }
-        return pages;
     }
 
-    private static MappedByteBuffer freshMemory(int bytes) {
-        try {
-            Path file = Files.createTempFile("perfpin-pages", ".mem");
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
-                // Mapping past the end extends the empty file with a hole: no page exists until written.
-                return channel.map(FileChannel.MapMode.PRIVATE, 0, bytes);
-            } finally {
-                Files.delete(file);
+    /**
+     * One deleted sparse file to touch fresh memory from many times, for callers that touch often: opening
+     * it is the slow part. Each {@link #touch} maps it privately anew, so each touch faults every page
+     * again. Threads may share one.
+     */
+    public static final class FreshMemory implements AutoCloseable {
+        private final FileChannel file;
+
+        private FreshMemory(FileChannel file) {
+            this.file = file;
+        }
+
+        public static FreshMemory open() {
+            try {
+                Path path = Files.createTempFile("perfpin-pages", ".mem");
+                try {
+                    return new FreshMemory(FileChannel.open(path, StandardOpenOption.READ, StandardOpenOption.WRITE));
+                } finally {
+                    Files.delete(path);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
+        }
+
+        /** Maps {@code bytes} of fresh memory and writes one byte per page; returns the pages touched. */
+        public long touch(long bytes) {
+            long pages = 0;
+            for (long done = 0; done < bytes; ) {
+                int chunk = (int) Math.min(bytes - done, MAX_CHUNK);
+                MappedByteBuffer memory = map(chunk);
+                for (int offset = 0; offset < chunk; offset += PAGE_SIZE) {
+                    memory.put(offset, (byte) 1);
+                    pages++;
+                }
+                done += chunk;
+            }
+            return pages;
+        }
+
+        private MappedByteBuffer map(int bytes) {
+            try {
+                // Mapping past the end extends the empty file with a hole: no page exists until written.
+                return file.map(FileChannel.MapMode.PRIVATE, 0, bytes);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }
+
+        /** Closes the file; memory already mapped stays mapped. */
+        @Override
+        public void close() {
+            try {
+                file.close();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
         }
     }
 
