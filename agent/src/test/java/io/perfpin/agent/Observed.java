@@ -29,10 +29,19 @@ final class Observed {
         throw new IllegalStateException("no Cpus_allowed_list for " + pid + "/" + tid);
     }
 
-    static long openDescriptors(long pid) throws IOException {
+    /** The process's open perf_event_open descriptors. */
+    static long perfEventDescriptors(long pid) throws IOException {
+        long count = 0;
         try (var fds = Files.list(Paths.get("/proc/" + pid + "/fd"))) {
-            return fds.count();
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    count += Files.readSymbolicLink(fd).toString().equals("anon_inode:[perf_event]") ? 1 : 0;
+                } catch (IOException e) {
+                    // closed while we looked
+                }
+            }
         }
+        return count;
     }
 
     static Path statsFile(Path perfpinDir, long pid) {
