@@ -3,17 +3,10 @@ package io.perfpin.nativeio;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -134,30 +127,6 @@ public final class JniLibrary {
     /** Writes the library as {@code libperfpin-<sha256 prefix>.so}, once: the same name is the same bytes. */
     static Path extract(byte[] library, Path dir) throws IOException {
         PrivateFiles.createPrivateDirectories(dir);
-        Path target = dir.resolve("libperfpin-" + sha256Prefix(library) + ".so");
-        if (Files.isRegularFile(target) && Files.size(target) == library.length) {
-            return target;
-        }
-        Path temporary = Files.createTempFile(dir, "libperfpin", ".tmp",
-                PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS));
-        try {
-            Files.write(temporary, library);
-            try {
-                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
-            } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {
-                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
-            }
-        } finally {
-            Files.deleteIfExists(temporary);
-        }
-        return target;
-    }
-
-    private static String sha256Prefix(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes), 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return PrivateFiles.writeOnce(library, dir.resolve("libperfpin-" + PrivateFiles.sha256Prefix(library) + ".so"));
     }
 }

@@ -1,12 +1,18 @@
 package io.perfpin.nativeio;
 
 import java.io.IOException;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
 import java.util.Set;
 
 /**
@@ -48,5 +54,37 @@ public final class PrivateFiles {
             view.setPermissions(DIRECTORY_PERMISSIONS);
         }
         return dir;
+    }
+
+    /**
+     * Writes {@code content} to {@code target} (0600) atomically, unless a file of that size is already there:
+     * callers put a content hash in the name ({@link #sha256Prefix}), so the same name is the same bytes.
+     */
+    public static Path writeOnce(byte[] content, Path target) throws IOException {
+        if (Files.isRegularFile(target) && Files.size(target) == content.length) {
+            return target;
+        }
+        Path temporary = Files.createTempFile(target.getParent(), ".perfpin", ".tmp",
+                PosixFilePermissions.asFileAttribute(FILE_PERMISSIONS));
+        try {
+            Files.write(temporary, content);
+            try {
+                Files.move(temporary, target, StandardCopyOption.ATOMIC_MOVE);
+            } catch (FileAlreadyExistsException | AtomicMoveNotSupportedException e) {
+                Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING);
+            }
+        } finally {
+            Files.deleteIfExists(temporary);
+        }
+        return target;
+    }
+
+    /** The first 16 hex digits of the content's SHA-256. */
+    public static String sha256Prefix(byte[] bytes) {
+        try {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes), 0, 8);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 }
