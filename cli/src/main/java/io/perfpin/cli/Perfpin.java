@@ -16,8 +16,8 @@ import java.util.List;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.",
-        subcommands = {DemoCommand.class, StatCommand.class, TopologyCommand.class, EventsCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, StatCommand.class, ReportCommand.class, TopologyCommand.class,
+                EventsCommand.class, CommandLine.HelpCommand.class})
 public final class Perfpin {
 
     public static void main(String[] args) {
