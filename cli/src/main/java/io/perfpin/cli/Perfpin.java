@@ -16,8 +16,8 @@ import java.util.List;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.",
-        subcommands = {DemoCommand.class, StatCommand.class, ReportCommand.class, TopologyCommand.class,
-                EventsCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, StatCommand.class, TopCommand.class, ReportCommand.class,
+                ListCommand.class, TopologyCommand.class, EventsCommand.class, CommandLine.HelpCommand.class})
 public final class Perfpin {
 
     public static void main(String[] args) {
@@ -72,6 +72,9 @@ public final class Perfpin {
                 default:
                     return ExitCode.NOT_A_JVM;
             }
+        }
+        if (e instanceof NoAgentException) {
+            return ExitCode.NO_AGENT;
         }
         return e instanceof IllegalArgumentException ? ExitCode.USAGE : ExitCode.FAILURE;
     }
