@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.event.NearestNames;
 import io.perfpin.jvm.AttachException;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -26,6 +27,11 @@ public final class Perfpin {
 
     static int run(String... args) {
         CommandLine perfpin = new CommandLine(new Perfpin());
+        CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
+        // picocli hides it by default; here it is a command like the others: perfpin completion > file.
+        completion.getCommandSpec().usageMessage().hidden(false)
+                .description("Print a bash completion script: source <(perfpin completion)");
+        perfpin.addSubcommand("completion", completion);
         return perfpin.setParameterExceptionHandler(Perfpin::usage)
                 .setExecutionExceptionHandler(Perfpin::report)
                 .execute(args);
