@@ -10,24 +10,17 @@ final class EventsOption {
     @Option(names = "--events", paramLabel = "LIST", defaultValue = "sched", converter = Parser.class,
             description = "Events and presets, comma-separated, e.g. sched,ipc,tlb (default: ${DEFAULT-VALUE});"
                     + " perfpin events lists them.")
-    Chosen events;
+    EventList events;
 
     EventList eventList() {
-        return events.list();
+        return events;
     }
 
-    /** What the user wrote, to hand on as it was written, and what it names on this machine. */
-    String text() {
-        return events.text();
-    }
-
-    record Chosen(String text, EventList list) {
-    }
-
-    static final class Parser implements ITypeConverter<Chosen> {
+    /** Parsed with the command line, so that a misspelt event is a usage error before anything runs. */
+    static final class Parser implements ITypeConverter<EventList> {
         @Override
-        public Chosen convert(String text) {
-            return new Chosen(text, EventList.parse(text, new EventParser()));
+        public EventList convert(String text) {
+            return EventList.parse(text, new EventParser());
         }
     }
 }

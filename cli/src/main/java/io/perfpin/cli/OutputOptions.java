@@ -17,10 +17,6 @@ final class OutputOptions {
                     + " standard output.")
     Path output;
 
-    ReportFormat format() {
-        return format;
-    }
-
     /** Where the report goes; opened before any counting, so that an unwritable FILE costs no measurement. */
     ReportOutput open() throws IOException {
         return ReportOutput.open(format, output);

@@ -39,10 +39,6 @@ final class StopSignal implements AutoCloseable {
         return stop.await(length.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    boolean stopped() {
-        return stop.getCount() == 0;
-    }
-
     /** The command is done: a signal's exit may go on. */
     @Override
     public void close() {

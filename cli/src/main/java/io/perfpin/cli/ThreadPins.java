@@ -10,9 +10,7 @@ import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeException;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -60,29 +58,23 @@ final class ThreadPins implements AutoCloseable {
     }
 
     /**
-     * Gives every pinned thread its affinity back; returns one line for each that could not have it (it
-     * ended meanwhile, which needs nothing back, is not one).
+     * Gives every pinned thread its affinity back, and says so for each that could not have it (one that
+     * ended meanwhile needs nothing back).
      */
-    List<String> restore() {
-        List<String> failures = new ArrayList<>();
+    @Override
+    public void close() {
         pins.forEach((tid, pin) -> {
             try {
                 affinity.set(tid, pin.before());
             } catch (NativeException e) {
                 if (e.errno() != Errno.ESRCH) {
-                    failures.add("cannot give thread '" + pin.name() + "' (tid " + tid + ") its CPUs " + pin.before()
-                            + " back: " + e.getMessage());
+                    System.err.println("perfpin: cannot give thread '" + pin.name() + "' (tid " + tid + ") its CPUs "
+                            + pin.before() + " back: " + e.getMessage());
                 }
             } finally {
                 pin.assignment().close();
             }
         });
         pins.clear();
-        return failures;
-    }
-
-    @Override
-    public void close() {
-        restore().forEach(System.err::println);
     }
 }
