@@ -1,6 +1,6 @@
 package io.perfpin.cli;
 
-/** perfpin's exit codes; the README's troubleshooting section is keyed by them. */
+/** perfpin's exit codes, listed in cli/COMMANDS.md; the troubleshooting entries are keyed by them. */
 public final class ExitCode {
     public static final int OK = 0;
     /** Something failed that is not the user's input: the message says what. */
@@ -13,6 +13,8 @@ public final class ExitCode {
     public static final int NOT_A_JVM = 4;
     /** The JVM runs as another user: run perfpin as that user (or root). */
     public static final int PERMISSION_DENIED = 5;
+    /** The JVM runs no perfpin agent: it has no stats file, or one no agent updates any more. */
+    public static final int NO_AGENT = 6;
 
     private ExitCode() {
     }

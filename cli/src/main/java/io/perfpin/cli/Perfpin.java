@@ -1,16 +1,24 @@
 package io.perfpin.cli;
 
+import io.perfpin.event.NearestNames;
 import io.perfpin.jvm.AttachException;
+import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
+
+import java.util.List;
 
 /** The {@code perfpin} command. */
 @Command(name = "perfpin",
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.",
-        subcommands = {DemoCommand.class, StatCommand.class, TopologyCommand.class, EventsCommand.class,
-                CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, StatCommand.class, TopCommand.class, ReportCommand.class,
+                ListCommand.class, TopologyCommand.class, EventsCommand.class, CommandLine.HelpCommand.class})
 public final class Perfpin {
 
     public static void main(String[] args) {
@@ -18,14 +26,49 @@ public final class Perfpin {
     }
 
     static int run(String... args) {
-        return new CommandLine(new Perfpin())
+        CommandLine perfpin = new CommandLine(new Perfpin());
+        CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
+        // picocli hides it by default; here it is a command like the others: perfpin completion > file.
+        completion.getCommandSpec().usageMessage().hidden(false)
+                .description("Print a bash completion script: source <(perfpin completion)");
+        perfpin.addSubcommand("completion", completion);
+        return perfpin.setParameterExceptionHandler(Perfpin::usage)
                 .setExecutionExceptionHandler(Perfpin::report)
                 .execute(args);
     }
 
+    /**
+     * A bad command line is one line naming the bad token, never the whole usage: a value an option's parser
+     * refused says why in its own words, an unknown option gets the nearest ones.
+     */
+    private static int usage(ParameterException e, String[] args) {
+        CommandLine command = e.getCommandLine();
+        String message = e.getMessage();
+        if (e.getCause() instanceof IllegalArgumentException) {
+            String option = e.getArgSpec() instanceof OptionSpec ? ((OptionSpec) e.getArgSpec()).longestName() + ": " : "";
+            message = option + e.getCause().getMessage();
+        } else if (e instanceof UnmatchedArgumentException) {
+            String token = ((UnmatchedArgumentException) e).getUnmatched().get(0);
+            boolean option = token.startsWith("-");
+            CommandSpec spec = command.getCommandSpec();
+            if (!option && !spec.subcommands().isEmpty()) {
+                message = "unknown command '" + token + "'";
+            }
+            // By edit distance: picocli offers only the options that share the first two letters.
+            List<String> nearest = option ? NearestNames.nearest(token.split("=", 2)[0], spec.optionsMap().keySet())
+                    : NearestNames.nearest(token, spec.subcommands().keySet());
+            if (!nearest.isEmpty()) {
+                message += "; did you mean " + String.join(", ", nearest) + "?";
+            }
+        }
+        String name = command.getCommandSpec().qualifiedName();
+        command.getErr().println(name + ": " + message + " (see " + name + " --help)");
+        return ExitCode.USAGE;
+    }
+
     /** One line, never a stack trace: a bad value is a usage error, anything else a failure. */
     private static int report(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
-        command.getErr().println("perfpin " + command.getCommandName() + ": " + e.getMessage());
+        command.getErr().println(command.getCommandSpec().qualifiedName() + ": " + e.getMessage());
         if (e instanceof AttachException) {
             switch (((AttachException) e).category()) {
                 case NO_SUCH_PROCESS:
@@ -35,6 +78,9 @@ public final class Perfpin {
                 default:
                     return ExitCode.NOT_A_JVM;
             }
+        }
+        if (e instanceof NoAgentException) {
+            return ExitCode.NO_AGENT;
         }
         return e instanceof IllegalArgumentException ? ExitCode.USAGE : ExitCode.FAILURE;
     }

@@ -9,6 +9,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.IntPredicate;
 
 /**
  * Renders thread reports as a text table: a row per thread, a column per counted event and derived metric,
@@ -36,7 +37,9 @@ final class ReportTable {
         List<List<String>> rows = new ArrayList<>();
         rows.add(header);
         for (ThreadReport r : reports) {
-            List<String> row = new ArrayList<>(List.of(r.name(), Integer.toString(r.tid()), r.cpus()));
+            // tid 0: a row that sums threads
+            List<String> row = new ArrayList<>(List.of(r.name(), r.tid() > 0 ? Integer.toString(r.tid()) : "-",
+                    r.cpus()));
             for (String event : events) {
                 row.add(r.counters().containsKey(event)
                         ? formatCount(event, r.counters().get(event), r.coverage().get(event)) : "-");
@@ -47,7 +50,8 @@ final class ReportTable {
             }
             rows.add(row);
         }
-        List<String> lines = align(rows);
+        // Names left, numbers right, as perf stat does.
+        List<String> lines = align(rows, c -> c == 0);
         if (!notCounted.isEmpty()) {
             lines.add("");
             lines.add("Not counted:");
@@ -67,7 +71,8 @@ final class ReportTable {
         return text;
     }
 
-    private static List<String> align(List<List<String>> rows) {
+    /** Columns padded to their widest cell, two spaces apart; {@code left} says which are left-aligned. */
+    static List<String> align(List<List<String>> rows, IntPredicate left) {
         int columns = rows.get(0).size();
         int[] widths = new int[columns];
         for (List<String> row : rows) {
@@ -80,8 +85,7 @@ final class ReportTable {
             StringBuilder line = new StringBuilder();
             for (int c = 0; c < columns; c++) {
                 String cell = row.get(c);
-                // Names left, numbers right, as perf stat does.
-                String padded = c == 0 ? String.format("%-" + widths[c] + "s", cell)
+                String padded = left.test(c) ? String.format("%-" + widths[c] + "s", cell)
                         : String.format("%" + widths[c] + "s", cell);
                 line.append(c == 0 ? "" : "  ").append(padded);
             }

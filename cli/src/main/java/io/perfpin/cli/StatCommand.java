@@ -2,103 +2,130 @@ package io.perfpin.cli;
 
 import io.perfpin.counter.CounterGroup;
 import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
-import io.perfpin.event.EventParser;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.ThreadDump;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-import io.perfpin.options.Durations;
+import io.perfpin.options.PinRule;
+import io.perfpin.report.Hint;
+import io.perfpin.report.Hints;
+import io.perfpin.report.Preemptions;
+import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.OptionalLong;
 import java.util.concurrent.Callable;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 import java.util.stream.Collectors;
 
 /**
  * Counts another JVM's threads without loading anything into it, like {@code perf stat -t} with Java
  * names: the JVM's own thread dump maps each Java thread to its TID, and perfpin opens counters on those
- * TIDs from outside.
+ * TIDs from outside. With {@code --pin}, the chosen threads run where the rules say while they are counted,
+ * and get their own CPUs back afterwards.
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
-        description = "Count a running JVM's threads from outside, named by its thread dump; no agent is loaded.")
+        description = {"Count a running JVM's threads from outside, named by its thread dump; no agent is loaded.",
+                "Counts for --duration (default 5s), or until Ctrl-C; --pin pins the chosen threads meanwhile."})
 final class StatCommand implements Callable<Integer> {
-    /** The JVM's own service threads: not the application's, so not counted unless --threads asks. */
-    private static final Pattern JVM_SERVICE_THREADS = Pattern.compile("Reference Handler|Finalizer|Signal Dispatcher"
-            + "|Service Thread|Monitor Deflation Thread|C[12] CompilerThread\\d+|Sweeper thread|Common-Cleaner"
-            + "|Notification Thread|Attach Listener|DestroyJavaVM|process reaper");
+    private static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
 
     @Option(names = "--pid", required = true, paramLabel = "PID", description = "The JVM to count.")
     long pid;
 
-    @Option(names = "--threads", paramLabel = "REGEX",
-            description = "Threads to count, by name (default: the application's, not the JVM's own).")
-    String threads;
+    @Mixin
+    ThreadsOption threads;
 
-    @Option(names = "--events", paramLabel = "LIST", defaultValue = "sched",
-            description = "Events and presets, comma-separated (default: ${DEFAULT-VALUE}).")
-    String events;
+    @Mixin
+    PinOptions pins;
 
-    @Option(names = "--duration", paramLabel = "DURATION", defaultValue = "5s",
-            description = "How long to count (default: ${DEFAULT-VALUE}).")
-    String duration;
+    @Mixin
+    EventsOption events;
 
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table",
-            description = "table or json (JSON lines, one thread record per thread).")
-    String format;
+    @Mixin
+    DurationOption duration;
+
+    @Mixin
+    OutputOptions output;
 
     @Override
     public Integer call() throws Exception {
-        long nanos = Durations.parse(duration).toNanos();
-        if (!format.equals("table") && !format.equals("json")) {
-            throw new IllegalArgumentException("bad --format '" + format + "': expected table or json");
+        EventList eventList = events.eventList();
+        List<JavaThreadInfo> chosen = ThreadDump.of(pid).javaThreads().stream()
+                .filter(t -> threads.selects(t.name())).collect(Collectors.toList());
+        if (chosen.isEmpty()) {
+            throw new IllegalArgumentException("no thread of pid " + pid + " matches " + threads.describe());
         }
-        Pattern selected = compile(threads);
-        EventList eventList = EventList.parse(events, new EventParser());
         Syscalls syscalls = Backends.syscalls();
         ThreadAffinity affinity = new ThreadAffinity(syscalls);
-        List<JavaThreadInfo> chosen = ThreadDump.of(pid).javaThreads().stream()
-                .filter(t -> selected == null ? !JVM_SERVICE_THREADS.matcher(t.name()).matches()
-                        : selected.matcher(t.name()).matches())
-                .collect(Collectors.toList());
-        if (chosen.isEmpty()) {
-            throw new IllegalArgumentException("no thread of pid " + pid + " matches --threads '" + threads + "'");
-        }
         List<CounterGroup> groups = new ArrayList<>();
-        List<String> cpus = new ArrayList<>();
-        try {
+        try (StopSignal stop = StopSignal.install();
+             ReportOutput out = output.open();
+             ThreadPins pinned = new ThreadPins(affinity)) {
+            pin(chosen, pinned);
+            List<String> cpus = new ArrayList<>();
+            List<OptionalLong> preemptedBefore = new ArrayList<>();
             for (JavaThreadInfo t : chosen) {
+                // Pinned first, so the move to its new CPU is not counted as a migration of its own.
                 groups.add(CounterGroup.open(syscalls, t.tid(), eventList.events()));
                 cpus.add(cpusOf(affinity, t.tid()));
+                preemptedBefore.add(Preemptions.of(pid, t.tid()));
             }
             long start = System.nanoTime();
-            Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
+            stop.await(duration.orElse(DEFAULT_DURATION));
             long wall = System.nanoTime() - start;
-            List<ThreadReport> reports = new ArrayList<>();
+            long now = System.currentTimeMillis();
+            List<ThreadRecord> records = new ArrayList<>();
+            List<Hint> hints = new ArrayList<>();
             for (int i = 0; i < chosen.size(); i++) {
                 CounterSnapshot snapshot = groups.get(i).newSnapshot();
                 groups.get(i).read(snapshot);
                 JavaThreadInfo t = chosen.get(i);
-                reports.add(ThreadReport.of(t.name(), t.tid(), t.javaId(), cpus.get(i), eventList, snapshot,
-                        groups.get(i).unsupported(), wall));
+                ThreadReport report = ThreadReport.of(t.name(), t.tid(), t.javaId(), cpus.get(i), eventList,
+                        snapshot, groups.get(i).unsupported(), wall);
+                records.add(new ThreadRecord(ThreadRecords.THREAD, now, report));
+                hints.addAll(Hints.of(report, pinned.isPinned(t.tid()),
+                        since(preemptedBefore.get(i), Preemptions.of(pid, t.tid()))));
             }
-            if (format.equals("json")) {
-                long now = System.currentTimeMillis();
-                reports.forEach(r -> System.out.println(ThreadRecords.toJson(ThreadRecords.THREAD, now, r)));
-            } else {
-                ReportTable.render(reports).forEach(System.out::println);
-            }
+            out.records(records);
+            out.hints(hints);
         } finally {
             groups.forEach(CounterGroup::close);
         }
         return ExitCode.OK;
+    }
+
+    /** Each chosen thread a rule matches is pinned, and said so; a rule that matches none is a likely typo. */
+    private void pin(List<JavaThreadInfo> chosen, ThreadPins pinned) throws IOException {
+        for (PinRule rule : pins.rules()) {
+            if (chosen.stream().noneMatch(t -> rule.matches(t.name()))) {
+                System.err.println("perfpin stat: --pin '" + rule + "' matches none of the counted threads ("
+                        + threads.describe() + ")");
+            }
+        }
+        for (JavaThreadInfo t : chosen) {
+            PinRule rule = pins.ruleFor(t.name()).orElse(null);
+            if (rule != null) {
+                CpuSet cpus = pinned.pin(t.tid(), t.name(), rule.placement());
+                System.err.println("perfpin stat: pinned '" + t.name() + "' (tid " + t.tid() + ") to CPUs " + cpus
+                        + " by --pin '" + rule + "' while counting");
+            }
+        }
+    }
+
+    private static OptionalLong since(OptionalLong before, OptionalLong after) {
+        return before.isPresent() && after.isPresent() ? OptionalLong.of(after.getAsLong() - before.getAsLong())
+                : OptionalLong.empty();
     }
 
     private static String cpusOf(ThreadAffinity affinity, int tid) {
@@ -106,17 +133,6 @@ final class StatCommand implements Callable<Integer> {
             return affinity.get(tid).toString();
         } catch (RuntimeException e) {
             return ""; // the thread ended since the dump
-        }
-    }
-
-    private static Pattern compile(String regex) {
-        if (regex == null) {
-            return null;
-        }
-        try {
-            return Pattern.compile(regex);
-        } catch (PatternSyntaxException e) {
-            throw new IllegalArgumentException("bad --threads '" + regex + "': " + e.getDescription());
         }
     }
 }

@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.function.IntSupplier;
 
 /** Runs the perfpin command in this JVM and captures its exit code, standard output and error. */
 final class CliRun {
@@ -10,22 +11,58 @@ final class CliRun {
     String out;
     String err;
 
-    static CliRun capture(java.util.function.IntSupplier command) {
-        PrintStream stdout = System.out;
-        PrintStream stderr = System.err;
-        ByteArrayOutputStream o = new ByteArrayOutputStream();
-        ByteArrayOutputStream e = new ByteArrayOutputStream();
-        CliRun result = new CliRun();
-        try {
-            System.setOut(new PrintStream(o, true, StandardCharsets.UTF_8));
-            System.setErr(new PrintStream(e, true, StandardCharsets.UTF_8));
-            result.code = command.getAsInt();
-        } finally {
-            System.setOut(stdout);
-            System.setErr(stderr);
+    static CliRun capture(IntSupplier command) {
+        Running running = new Running();
+        running.run(command);
+        return running.result();
+    }
+
+    /**
+     * A command run on another thread, for one that runs until something happens, whose output so far can be
+     * watched. Standard output and error are this JVM's until it ends: the test thread must not print.
+     */
+    static Running background(IntSupplier command) {
+        Running running = new Running();
+        running.thread = new Thread(() -> running.run(command), "perfpin-command");
+        running.thread.start();
+        return running;
+    }
+
+    static final class Running {
+        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+        private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+        private volatile int code;
+        private Thread thread;
+
+        private void run(IntSupplier command) {
+            PrintStream stdout = System.out;
+            PrintStream stderr = System.err;
+            try {
+                System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
+                System.setErr(new PrintStream(err, true, StandardCharsets.UTF_8));
+                code = command.getAsInt();
+            } finally {
+                System.setOut(stdout);
+                System.setErr(stderr);
+            }
         }
-        result.out = o.toString(StandardCharsets.UTF_8);
-        result.err = e.toString(StandardCharsets.UTF_8);
-        return result;
+
+        /** Standard output so far. */
+        String outSoFar() {
+            return out.toString(StandardCharsets.UTF_8);
+        }
+
+        CliRun join() throws InterruptedException {
+            thread.join();
+            return result();
+        }
+
+        private CliRun result() {
+            CliRun result = new CliRun();
+            result.code = code;
+            result.out = out.toString(StandardCharsets.UTF_8);
+            result.err = err.toString(StandardCharsets.UTF_8);
+            return result;
+        }
     }
 }

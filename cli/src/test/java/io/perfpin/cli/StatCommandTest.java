@@ -1,57 +1,83 @@
 package io.perfpin.cli;
 
+import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.report.JsonReader;
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadReport;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class StatCommandTest {
     private static final Pattern WORKER = Pattern.compile("thread (worker-\\d+) tid (\\d+)");
+    private static ChildJvm service;
+    private static final Map<String, Integer> TIDS = new HashMap<>();
+
+    @BeforeAll
+    static void startService() throws Exception {
+        service = ChildJvm.start("io.perfpin.apps.Service", "2", "120");
+        for (int i = 0; i < 2; i++) {
+            Matcher m = service.await(WORKER);
+            TIDS.put(m.group(1), Integer.parseInt(m.group(2)));
+        }
+        service.await(Pattern.compile("ready"));
+    }
+
+    @AfterAll
+    static void stopService() throws Exception {
+        service.close();
+    }
 
     @Test
-    void countsAnotherJvmsThreadsFromOutsideNamedByItsThreadDump() throws Exception {
-        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        Process service = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                "io.perfpin.apps.Service", "2", "120").redirectErrorStream(true).start();
-        try {
-            Map<String, Integer> tids = new HashMap<>();
-            BufferedReader out = new BufferedReader(new InputStreamReader(service.getInputStream(), StandardCharsets.UTF_8));
-            for (String line = out.readLine(); line != null && !line.equals("ready"); line = out.readLine()) {
-                Matcher m = WORKER.matcher(line);
-                if (m.matches()) {
-                    tids.put(m.group(1), Integer.parseInt(m.group(2)));
-                }
-            }
-            assertEquals(2, tids.size());
-
-            CliRun run = CliRun.capture(() -> Perfpin.run("stat", "--pid", Long.toString(service.pid()),
-                    "--threads", "worker-.*", "--events", "sched", "--duration", "300ms", "--format", "json"));
-            assertEquals(ExitCode.OK, run.code, run.err);
-            String[] lines = run.out.strip().split("\n");
-            assertEquals(2, lines.length, run.out);
-            for (String json : lines) {
-                String name = field(json, "name");
-                assertTrue(tids.containsKey(name), json);
-                assertEquals(Integer.toString(tids.get(name)), field(json, "tid"), json);
-                assertEquals("thread", field(json, "type"));
-                assertTrue(Long.parseLong(counter(json, "task-clock")) > 0, json);
-                // Each worker naps for 1 ms per loop, so it is switched out again and again.
-                assertTrue(Long.parseLong(counter(json, "context-switches")) > 10, json);
-                assertTrue(json.contains("\"unsupported\":{}"), json);
-            }
-        } finally {
-            service.getOutputStream().close();
-            service.waitFor();
+    void countsAnotherJvmsThreadsFromOutsideNamedByItsThreadDump() {
+        List<ThreadReport> reports = stat("--threads", "worker-.*", "--events", "sched", "--duration", "300ms");
+        assertEquals(2, reports.size());
+        for (ThreadReport r : reports) {
+            assertEquals(TIDS.get(r.name()), r.tid(), r.name());
+            assertTrue(r.counters().get("task-clock") > 0, r.name());
+            // Each worker naps for 1 ms per loop, so it is switched out again and again.
+            assertTrue(r.counters().get("context-switches") > 10, r.name());
+            assertEquals(Map.of(), r.unsupported());
         }
+    }
+
+    @Test
+    void pinsTheChosenThreadsWhileCountingAndGivesThemTheirCpusBack() throws Exception {
+        ThreadAffinity affinity = ThreadAffinity.system();
+        int tid = TIDS.get("worker-0");
+        String before = affinity.get(tid).toString();
+        assumeTrue(affinity.get(tid).contains(1) && affinity.get(tid).size() > 1, "needs CPU 1 and another");
+
+        List<ThreadReport> reports = stat("--threads", "worker-0", "--pin", "worker-0@1", "--duration", "200ms");
+
+        assertEquals(1, reports.size());
+        assertEquals("1", reports.get(0).cpus(), "the pinned CPUs are shown");
+        assertEquals(Long.valueOf(0), reports.get(0).counters().get("cpu-migrations"), "pinned before counting");
+        assertEquals(before, affinity.get(tid).toString(), "its CPUs given back");
+    }
+
+    @Test
+    void aBadPinRuleOrEventIsOneLineNamingItWithExitCode2() {
+        CliRun pin = CliRun.capture(() -> Perfpin.run("stat", "--pid", "1", "--pin", "worker@cores"));
+        assertEquals(ExitCode.USAGE, pin.code);
+        assertEquals("perfpin stat: --pin: bad pin rule 'worker@cores': bad placement 'cores': expected a CPU list"
+                + " like 2-3 or 0,4, or one of isolated, core, any; did you mean 'core'? (see perfpin stat --help)\n",
+                pin.err);
+        CliRun event = CliRun.capture(() -> Perfpin.run("stat", "--pid", "1", "--events", "sched,cotnext-switches"));
+        assertEquals(ExitCode.USAGE, event.code);
+        assertEquals(1, event.err.strip().split("\n").length, event.err);
+        assertTrue(event.err.contains("'cotnext-switches'") && event.err.contains("context-switches"), event.err);
     }
 
     @Test
@@ -71,13 +97,17 @@ class StatCommandTest {
         }
     }
 
-    private static String field(String json, String key) {
-        Matcher m = Pattern.compile("\"" + key + "\":\"?([^\",}]*)").matcher(json);
-        assertTrue(m.find(), key + " in " + json);
-        return m.group(1);
-    }
-
-    private static String counter(String json, String event) {
-        return field(json.substring(json.indexOf("\"counters\"")), event);
+    private static List<ThreadReport> stat(String... options) {
+        List<String> args = new ArrayList<>(List.of("stat", "--pid", Long.toString(service.pid()), "--format", "json"));
+        args.addAll(List.of(options));
+        CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
+        assertEquals(ExitCode.OK, run.code, run.err);
+        List<ThreadReport> reports = new ArrayList<>();
+        for (String line : run.out.strip().split("\n")) {
+            ThreadRecord record = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line));
+            assertTrue(record.isFinal(), line);
+            reports.add(record.report());
+        }
+        return reports;
     }
 }

@@ -114,7 +114,7 @@ final class HotSpotAttach {
         return output(process, what, reply);
     }
 
-    private static ProcStatus status(long pid) throws AttachException {
+    static ProcStatus status(long pid) throws AttachException {
         if (pid > 0) {
             try {
                 ProcStatus status = ProcStatus.ofProcess(pid);
@@ -128,7 +128,7 @@ final class HotSpotAttach {
         throw new AttachException(NO_SUCH_PROCESS, "no process with pid " + pid);
     }
 
-    private static void checkCredentials(String process, ProcStatus target) throws AttachException {
+    static void checkCredentials(String process, ProcStatus target) throws AttachException {
         ProcStatus self = ProcStatus.ofSelf();
         boolean allowed = self.effectiveUid() == 0
                 || self.effectiveUid() == target.effectiveUid() && self.effectiveGid() == target.effectiveGid();
@@ -139,7 +139,7 @@ final class HotSpotAttach {
         }
     }
 
-    private static void checkHotSpot(long pid, String process) throws AttachException {
+    static void checkHotSpot(long pid, String process) throws AttachException {
         Path maps = Path.of("/proc/" + pid + "/maps");
         // ISO-8859-1: mapped file names are bytes, and need not be UTF-8.
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(Files.newInputStream(maps),
@@ -357,7 +357,7 @@ final class HotSpotAttach {
         return output;
     }
 
-    private static AttachException gone(long pid, String process, IOException e) {
+    static AttachException gone(long pid, String process, IOException e) {
         if (exited(pid)) {
             return new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
         }
@@ -365,7 +365,7 @@ final class HotSpotAttach {
     }
 
     /** Gone, or a zombie: dead but not yet reaped by its parent. */
-    private static boolean exited(long pid) {
+    static boolean exited(long pid) {
         try {
             return ProcStatus.ofProcess(pid).zombie();
         } catch (IOException e) {

@@ -5,6 +5,14 @@ import java.util.regex.PatternSyntaxException;
 
 /** Thread-name regexes as users write them in rules: matched against the whole name. */
 public final class ThreadPatterns {
+    /**
+     * The JVM's own service threads and perfpin's sampler: not the application's, so left out of the default
+     * thread selection (agent and CLI), counted only when a regex names them.
+     */
+    public static final Pattern SERVICE_THREADS = Pattern.compile("Reference Handler|Finalizer|Signal Dispatcher"
+            + "|Service Thread|Monitor Deflation Thread|C[12] CompilerThread\\d+|Sweeper thread|Common-Cleaner"
+            + "|Notification Thread|Attach Listener|DestroyJavaVM|process reaper|perfpin-sampler");
+
     private ThreadPatterns() {
     }
 

@@ -83,6 +83,17 @@ public final class ThreadReport {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported);
     }
 
+    /**
+     * A report whose values were measured elsewhere: read back from a JSON-lines record, or derived from a
+     * stats file. The maps are copied, in their order.
+     */
+    public static ThreadReport fromValues(String name, int tid, long javaId, String cpus, long wallNanos,
+                                          Map<String, Long> counters, Map<String, Double> coverage,
+                                          Map<String, Double> metrics, Map<String, String> unsupported) {
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, new LinkedHashMap<>(counters),
+                new LinkedHashMap<>(coverage), new LinkedHashMap<>(metrics), new LinkedHashMap<>(unsupported));
+    }
+
     public String name() {
         return name;
     }

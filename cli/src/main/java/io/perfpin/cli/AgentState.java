@@ -1,0 +1,49 @@
+package io.perfpin.cli;
+
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.stats.StatsFileReader;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Whether the perfpin agent is active in a JVM, as its stats file says: the file exists, is not closed, and
+ * its sampler's heartbeat is recent, that is younger than {@link #STALE_INTERVALS} intervals and at least
+ * {@link #STALE_FLOOR_MILLIS} (a sampler is a Java thread: a long GC pause holds it too).
+ *
+ * @param detail why not, or how often it samples
+ */
+record AgentState(boolean active, String detail) {
+    static final int STALE_INTERVALS = 5;
+    static final long STALE_FLOOR_MILLIS = 3_000;
+
+    static AgentState of(long pid) {
+        Path file = PerfpinDirectory.statsFile(pid);
+        if (!Files.exists(file)) {
+            return new AgentState(false, "");
+        }
+        try {
+            StatsFileReader reader = StatsFileReader.open(file);
+            if (reader.isClosed()) {
+                return new AgentState(false, "closed: the agent detached");
+            }
+            long intervalMillis = TimeUnit.NANOSECONDS.toMillis(reader.intervalNanos());
+            // No heartbeat yet: the sampler has not ticked since the file was made.
+            long beat = reader.heartbeatEpochMillis() != 0 ? reader.heartbeatEpochMillis() : reader.startEpochMillis();
+            long age = System.currentTimeMillis() - beat;
+            if (age > Math.max(STALE_INTERVALS * intervalMillis, STALE_FLOOR_MILLIS)) {
+                return new AgentState(false, "stale: no heartbeat for " + age / 1000 + " s");
+            }
+            return new AgentState(true, "every " + intervalMillis + " ms");
+        } catch (IOException e) {
+            return new AgentState(false, e.getMessage());
+        }
+    }
+
+    @Override
+    public String toString() {
+        return (active ? "yes" : "no") + (detail.isEmpty() ? "" : " (" + detail + ")");
+    }
+}

@@ -1,0 +1,16 @@
+package io.perfpin.cli;
+
+import picocli.CommandLine.Option;
+
+import java.time.Duration;
+
+/** {@code --interval DURATION}, the agent's {@code interval=}: the time between two samples. */
+final class IntervalOption {
+    @Option(names = "--interval", paramLabel = "DURATION", converter = DurationOption.Parser.class,
+            description = "Time between samples, e.g. 100ms, 1s; the command's description gives its default.")
+    Duration interval;
+
+    Duration orElse(Duration fallback) {
+        return interval != null ? interval : fallback;
+    }
+}

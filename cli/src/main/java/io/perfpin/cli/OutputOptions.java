@@ -1,0 +1,31 @@
+package io.perfpin.cli;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+
+import java.io.IOException;
+import java.nio.file.Path;
+
+/** {@code --format} and {@code --output}, the agent's {@code format=} and {@code out=}: how and where reports go. */
+final class OutputOptions {
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table", converter = Format.class,
+            description = "table, csv (header row, a row per thread) or json (JSON lines); default: ${DEFAULT-VALUE}.")
+    ReportFormat format;
+
+    @Option(names = "--output", paramLabel = "FILE",
+            description = "Write the report to FILE (created 0600, its directory 0700 when missing) instead of"
+                    + " standard output.")
+    Path output;
+
+    /** Where the report goes; opened before any counting, so that an unwritable FILE costs no measurement. */
+    ReportOutput open() throws IOException {
+        return ReportOutput.open(format, output);
+    }
+
+    static final class Format implements ITypeConverter<ReportFormat> {
+        @Override
+        public ReportFormat convert(String token) {
+            return ReportFormat.parse(token);
+        }
+    }
+}

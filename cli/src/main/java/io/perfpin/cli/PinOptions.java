@@ -1,0 +1,34 @@
+package io.perfpin.cli;
+
+import io.perfpin.options.PinRule;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/** {@code --pin REGEX@PLACEMENT}, repeatable, the agent's {@code pin=}: where matching threads run. */
+final class PinOptions {
+    @Option(names = "--pin", paramLabel = "REGEX@PLACEMENT", converter = Rule.class,
+            description = {"Pin threads whose whole name matches REGEX to PLACEMENT: a CPU list like 2-3,"
+                    + " isolated (an isolated CPU of their own), core (a whole core of their own) or any.",
+                    "Repeatable; the first rule that matches a thread places it."})
+    List<PinRule> rules = new ArrayList<>();
+
+    /** The first rule that matches, as the agent applies them. */
+    Optional<PinRule> ruleFor(String threadName) {
+        return rules.stream().filter(r -> r.matches(threadName)).findFirst();
+    }
+
+    List<PinRule> rules() {
+        return rules;
+    }
+
+    static final class Rule implements ITypeConverter<PinRule> {
+        @Override
+        public PinRule convert(String token) {
+            return PinRule.parse(token);
+        }
+    }
+}

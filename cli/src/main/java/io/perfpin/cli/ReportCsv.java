@@ -1,0 +1,75 @@
+package io.perfpin.cli;
+
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadReport;
+
+import java.math.BigDecimal;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Thread reports as CSV (RFC 4180): a header row, then a row per thread with the columns {@code name, tid,
+ * javaId, cpus}, then per event {@code <event>} and {@code <event>:coverage}, then each metric, then
+ * {@code unsupported} ({@code event: reason} pairs joined by {@code "; "}) and {@code type} ({@code thread} for
+ * a final record, {@code sample} for a thread shown from its last live sample). A value the thread does not
+ * have is an empty field. Numbers are plain decimals, never in exponent form.
+ */
+final class ReportCsv {
+    private ReportCsv() {
+    }
+
+    static List<String> render(List<ThreadRecord> records) {
+        Set<String> events = new LinkedHashSet<>();
+        Set<String> metrics = new LinkedHashSet<>();
+        for (ThreadRecord r : records) {
+            events.addAll(r.report().counters().keySet());
+            metrics.addAll(r.report().metrics().keySet());
+        }
+        List<String> header = new ArrayList<>(List.of("name", "tid", "javaId", "cpus"));
+        for (String event : events) {
+            header.add(event);
+            header.add(event + ":coverage");
+        }
+        header.addAll(metrics);
+        header.add("unsupported");
+        header.add("type");
+        List<String> lines = new ArrayList<>();
+        lines.add(row(header));
+        for (ThreadRecord record : records) {
+            ThreadReport r = record.report();
+            List<String> row = new ArrayList<>(List.of(r.name(), Integer.toString(r.tid()),
+                    Long.toString(r.javaId()), r.cpus()));
+            for (String event : events) {
+                Long value = r.counters().get(event);
+                row.add(value == null ? "" : value.toString());
+                row.add(decimal(r.coverage().get(event)));
+            }
+            for (String metric : metrics) {
+                row.add(decimal(r.metrics().get(metric)));
+            }
+            row.add(r.unsupported().entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
+                    .collect(Collectors.joining("; ")));
+            row.add(record.type());
+            lines.add(row(row));
+        }
+        return lines;
+    }
+
+    private static String decimal(Double value) {
+        return value == null ? "" : BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+    }
+
+    private static String row(List<String> fields) {
+        return fields.stream().map(ReportCsv::field).collect(Collectors.joining(","));
+    }
+
+    /** Quoted when it holds a comma, a quote or a line break; quotes inside doubled. */
+    private static String field(String value) {
+        boolean quote = value.indexOf(',') >= 0 || value.indexOf('"') >= 0 || value.indexOf('\n') >= 0
+                || value.indexOf('\r') >= 0;
+        return quote ? '"' + value.replace("\"", "\"\"") + '"' : value;
+    }
+}

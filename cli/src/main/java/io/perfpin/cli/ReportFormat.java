@@ -1,0 +1,63 @@
+package io.perfpin.cli;
+
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadRecords;
+import io.perfpin.report.ThreadReport;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/** How thread reports are written ({@code --format}, the agent's {@code format=}): the one place that chooses. */
+enum ReportFormat {
+    /** Aligned columns for people ({@link ReportTable}). */
+    TABLE,
+    /** A header row, then a row per thread ({@link ReportCsv}). */
+    CSV,
+    /** JSON lines, one record per thread ({@link ThreadRecords}). */
+    JSON;
+
+    static final String ALLOWED = "table, csv or json";
+
+    /** @throws IllegalArgumentException naming the token and the formats */
+    static ReportFormat parse(String token) {
+        for (ReportFormat format : values()) {
+            if (format.toString().equals(token.toLowerCase(Locale.ROOT))) {
+                return format;
+            }
+        }
+        throw new IllegalArgumentException("bad format '" + token + "': expected " + ALLOWED);
+    }
+
+    List<String> render(List<ThreadRecord> records) {
+        switch (this) {
+            case CSV:
+                return ReportCsv.render(records);
+            case JSON:
+                return records.stream().map(r -> ThreadRecords.toJson(r.type(), r.epochMillis(), r.report()))
+                        .collect(Collectors.toList());
+            default:
+                return table(records);
+        }
+    }
+
+    /** A thread without a final record is shown from its last live sample, and said so below the table. */
+    private static List<String> table(List<ThreadRecord> records) {
+        List<ThreadReport> reports = records.stream().map(ThreadRecord::report).collect(Collectors.toList());
+        List<String> lines = new ArrayList<>(ReportTable.render(reports));
+        List<String> unfinished = records.stream().filter(r -> !r.isFinal())
+                .map(r -> r.report().name() + " (tid " + r.report().tid() + ")").collect(Collectors.toList());
+        if (!unfinished.isEmpty()) {
+            lines.add("");
+            lines.add("No final record, shown from the last live sample (the thread still ran when the recording"
+                    + " ended): " + String.join(", ", unfinished));
+        }
+        return lines;
+    }
+
+    @Override
+    public String toString() {
+        return name().toLowerCase(Locale.ROOT);
+    }
+}

@@ -1,0 +1,182 @@
+package io.perfpin.cli;
+
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.JavaProcess;
+import io.perfpin.report.Hint;
+import io.perfpin.report.Hints;
+import io.perfpin.report.Preemptions;
+import io.perfpin.report.ThreadReport;
+import io.perfpin.stats.StatsFileReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.Console;
+import java.io.IOException;
+import java.nio.file.FileSystemException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
+
+/**
+ * A live view of a JVM that runs the perfpin agent, read from its stats file alone: the agent's sampler
+ * publishes there, and this command maps it read-only, so it costs the JVM nothing and needs no attach.
+ */
+@Command(name = "top", mixinStandardHelpOptions = true,
+        description = {"Watch a JVM that runs the perfpin agent: every --interval (default: the agent's own), its"
+                + " live threads' counts over that interval, and the totals of the threads that finished.",
+                "Runs until the JVM exits or the agent detaches, --duration passes, or Ctrl-C; then prints each"
+                        + " thread's totals and hints. In a terminal it redraws in place."})
+final class TopCommand implements Callable<Integer> {
+    private static final String CLEAR_SCREEN = "\033[H\033[2J";
+
+    @Parameters(paramLabel = "PID", arity = "0..1", description = "The JVM to watch.")
+    Long pid;
+
+    @Option(names = "--stats", paramLabel = "FILE",
+            description = "Read this stats file instead of the one of PID in the perfpin directory.")
+    Path stats;
+
+    @Mixin
+    ThreadsOption threads;
+
+    @Mixin
+    IntervalOption interval;
+
+    @Mixin
+    DurationOption duration;
+
+    @Override
+    public Integer call() throws Exception {
+        if (pid == null && stats == null) {
+            throw new IllegalArgumentException("no JVM given: expected a PID, or --stats FILE");
+        }
+        Path file = stats != null ? stats : PerfpinDirectory.statsFile(pid);
+        if (!Files.exists(file)) {
+            if (stats != null) {
+                throw new IllegalStateException("no stats file at " + file);
+            }
+            JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
+            throw new NoAgentException(pid, file);
+        }
+        StatsFileReader reader;
+        try {
+            reader = StatsFileReader.open(file);
+        } catch (IOException e) {
+            // The reader's own messages name the file; the file system's name only the path.
+            throw new IllegalStateException("cannot read the stats file: " + (e instanceof FileSystemException
+                    ? file + ": " + FileErrors.reason(e) : e.getMessage()));
+        }
+        long watched = pid != null ? pid : reader.pid();
+        Duration every = interval.orElse(Duration.ofNanos(reader.intervalNanos()));
+        boolean terminal = isTerminal();
+        long deadline = duration.given() == null ? Long.MAX_VALUE : System.nanoTime() + duration.given().toNanos();
+        String ending;
+        try (StopSignal stop = StopSignal.install()) {
+            StatsView previous = StatsView.read(reader);
+            while (true) {
+                ending = ending(reader, watched, deadline);
+                if (ending != null) {
+                    break;
+                }
+                long left = deadline - System.nanoTime();
+                if (stop.await(left < every.toNanos() ? Duration.ofNanos(left) : every)) {
+                    ending = "stopped";
+                    break;
+                }
+                StatsView current = StatsView.read(reader);
+                show(block(watched, current, previous), terminal);
+                previous = current;
+            }
+            summary(StatsView.read(reader), watched, ending).forEach(System.out::println);
+        }
+        return ExitCode.OK;
+    }
+
+    /** Why the view ends now, or null while it goes on. */
+    private String ending(StatsFileReader reader, long watched, long deadline) {
+        if (reader.isClosed()) {
+            return "the agent closed its stats file: the JVM exited or the agent detached";
+        }
+        if (!JavaProcess.isRunning(watched)) {
+            return "process " + watched + " is gone and never closed its stats file (killed?)";
+        }
+        if (System.nanoTime() >= deadline) {
+            return "--duration passed";
+        }
+        return null;
+    }
+
+    private List<String> block(long watched, StatsView current, StatsView previous) {
+        List<ThreadReport> live = selected(current.liveSince(previous));
+        List<String> lines = new ArrayList<>();
+        lines.add("--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  pid " + watched + "  live threads: "
+                + current.liveThreads() + ", their counts over the last interval ---");
+        lines.addAll(live.isEmpty() ? List.of("(no live thread matches " + threads.describe() + ")")
+                : ReportTable.render(live));
+        ThreadReport finished = current.finishedTotal();
+        if (finished != null) {
+            lines.add("Finished threads, totals:");
+            lines.addAll(ReportTable.render(List.of(finished)));
+        }
+        return lines;
+    }
+
+    private List<String> summary(StatsView last, long watched, String ending) {
+        List<ThreadReport> live = selected(last.liveTotals());
+        List<ThreadReport> ended = selected(last.finishedThreads());
+        List<ThreadReport> rows = new ArrayList<>(live);
+        rows.addAll(ended);
+        List<Hint> hints = new ArrayList<>();
+        // A live thread's switches in /proc count from its start, as the agent's counters do; an ended
+        // thread's TID may be another thread's by now.
+        live.forEach(r -> hints.addAll(Hints.of(r, false, Preemptions.of(watched, r.tid()))));
+        ended.forEach(r -> hints.addAll(Hints.of(r, false, OptionalLong.empty())));
+        ThreadReport finished = last.finishedTotal();
+        if (finished != null) {
+            rows.add(finished);
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add("perfpin top: " + ending + ". Totals per thread since it was enrolled:");
+        lines.addAll(rows.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
+                : ReportTable.render(rows));
+        lines.addAll(ReportOutput.hintLines(hints));
+        return lines;
+    }
+
+    private List<ThreadReport> selected(List<ThreadReport> reports) {
+        return reports.stream().filter(r -> threads.selects(r.name())).collect(Collectors.toList());
+    }
+
+    private static void show(List<String> lines, boolean terminal) {
+        if (terminal) {
+            System.out.print(CLEAR_SCREEN);
+        }
+        lines.forEach(System.out::println);
+        System.out.flush();
+    }
+
+    /**
+     * Whether standard output is a terminal to redraw. From JDK 22, System.console() exists even when output
+     * is redirected, and Console.isTerminal() tells; before, a console is a terminal.
+     */
+    private static boolean isTerminal() {
+        Console console = System.console();
+        if (console == null) {
+            return false;
+        }
+        try {
+            return (Boolean) Console.class.getMethod("isTerminal").invoke(console);
+        } catch (ReflectiveOperationException beforeJdk22) {
+            return true;
+        }
+    }
+}

@@ -1,0 +1,76 @@
+package io.perfpin.cli;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A JVM started from this test's classpath, talked to through its standard streams: it runs while its
+ * standard input is open, and its output (error included) is read line by line.
+ */
+final class ChildJvm implements AutoCloseable {
+    private final Process process;
+    private final BufferedReader out;
+    private final List<String> seen = new ArrayList<>();
+
+    private ChildJvm(Process process) {
+        this.process = process;
+        this.out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+    }
+
+    static ChildJvm start(String mainClass, String... args) throws IOException {
+        List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
+                .toString(), "-cp", System.getProperty("java.class.path"), mainClass));
+        command.addAll(List.of(args));
+        return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** Reads lines up to the first that matches {@code line} whole; fails when the output ends first. */
+    Matcher await(Pattern line) throws IOException {
+        for (String next = out.readLine(); next != null; next = out.readLine()) {
+            seen.add(next);
+            Matcher m = line.matcher(next);
+            if (m.matches()) {
+                return m;
+            }
+        }
+        throw new AssertionError("the child ended before printing " + line + "; it printed:\n"
+                + String.join("\n", seen));
+    }
+
+    void send(String line) throws IOException {
+        OutputStream in = process.getOutputStream();
+        in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
+        in.flush();
+    }
+
+    /** Ends it at once, as a crash would: SIGKILL. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly().waitFor();
+    }
+
+    /** Closes its input, which ends it, and waits for it; kills it when it does not end. */
+    @Override
+    public void close() throws IOException, InterruptedException {
+        try {
+            process.getOutputStream().close();
+        } catch (IOException alreadyGone) {
+            // it ended already
+        }
+        if (!process.waitFor(10, TimeUnit.SECONDS)) {
+            kill();
+        }
+    }
+}

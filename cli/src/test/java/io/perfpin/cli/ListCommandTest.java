@@ -1,0 +1,47 @@
+package io.perfpin.cli;
+
+import io.perfpin.PerfpinDirectory;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ListCommandTest {
+
+    @Test
+    void listsThisUsersJvmsWithTheirMainClassAndWhetherTheAgentIsActive() throws Exception {
+        try (ChildJvm plain = ChildJvm.start("io.perfpin.apps.Service", "1", "60");
+             ChildJvm counted = ChildJvm.start(RegistryChild.class.getName(), "default", "-", "1")) {
+            try {
+                plain.await(Pattern.compile("ready"));
+                counted.await(ReportCommandTest.TOUCHED);
+
+                CliRun run = CliRun.capture(() -> Perfpin.run("list"));
+                assertEquals(ExitCode.OK, run.code, run.err);
+                assertTrue(run.out.startsWith("  pid  main"), run.out);
+                assertEquals("io.perfpin.apps.Service  no", row(run.out, plain.pid()));
+                assertEquals(RegistryChild.class.getName() + "  yes (every 50 ms)", row(run.out, counted.pid()));
+                assertTrue(!run.out.contains(" " + ProcessHandle.current().pid() + "  "), "not itself: " + run.out);
+
+                counted.send("end");
+                counted.await(Pattern.compile("closed"));
+                CliRun after = CliRun.capture(() -> Perfpin.run("list"));
+                assertEquals(RegistryChild.class.getName() + "  no (closed: the agent detached)",
+                        row(after.out, counted.pid()));
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(counted.pid()));
+            }
+        }
+    }
+
+    /** The main and agent columns of a pid's row, padding squeezed to two spaces. */
+    private static String row(String out, long pid) {
+        Matcher m = Pattern.compile("(?m)^ *" + pid + "  (.*)$").matcher(out);
+        assertTrue(m.find(), pid + " in\n" + out);
+        return m.group(1).strip().replaceAll(" {2,}", "  ");
+    }
+}

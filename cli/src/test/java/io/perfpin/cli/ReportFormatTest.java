@@ -1,0 +1,72 @@
+package io.perfpin.cli;
+
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadRecords;
+import io.perfpin.report.ThreadReport;
+import org.junit.jupiter.api.Test;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ReportFormatTest {
+    private static final ThreadRecord TOUCHER = record(ThreadRecords.THREAD, "page-toucher", 2452,
+            Map.of("task-clock", 45_485_000L, "page-faults", 16_390L), Map.of("task-clock", 1.0, "page-faults", 0.5),
+            Map.of("faults-per-sec", 360_000.25), Map.of("cycles", "no hardware PMU counts this here"));
+    private static final ThreadRecord ODD = record(ThreadRecords.SAMPLE, "io, \"fast\"", 2453,
+            Map.of("task-clock", 871_000L), Map.of("task-clock", 1.0), Map.of(),
+            Map.of("cycles", "no PMU", "instructions", "no PMU"));
+
+    @Test
+    void csvHasAHeaderAndARowPerThreadWithCoverageBesideEachEventAndTheReasonsLast() {
+        assertEquals(List.of(
+                "name,tid,javaId,cpus,task-clock,task-clock:coverage,page-faults,page-faults:coverage,faults-per-sec,"
+                        + "unsupported,type",
+                "page-toucher,2452,7,0-1,45485000,1,16390,0.5,360000.25,cycles: no hardware PMU counts this here,thread",
+                "\"io, \"\"fast\"\"\",2453,7,0-1,871000,1,,,,cycles: no PMU; instructions: no PMU,sample"),
+                ReportFormat.CSV.render(List.of(TOUCHER, ODD)));
+    }
+
+    @Test
+    void theTableSaysWhichThreadsAreShownFromTheirLastSample() {
+        List<String> lines = ReportFormat.TABLE.render(List.of(TOUCHER, ODD));
+        assertTrue(lines.get(0).startsWith("thread "), lines.get(0));
+        assertEquals("No final record, shown from the last live sample (the thread still ran when the recording"
+                + " ended): io, \"fast\" (tid 2453)", lines.get(lines.size() - 1));
+    }
+
+    @Test
+    void jsonIsTheRecordsAsThreadRecordsWritesThem() {
+        assertEquals(List.of(ThreadRecords.toJson(ThreadRecords.THREAD, 5, TOUCHER.report())),
+                ReportFormat.JSON.render(List.of(TOUCHER)));
+    }
+
+    @Test
+    void aFormatIsNamedInAnyCaseAndAnUnknownOneIsRefusedWithTheChoices() {
+        assertEquals(ReportFormat.CSV, ReportFormat.parse("CSV"));
+        assertEquals("bad format 'xml': expected table, csv or json",
+                assertThrows(IllegalArgumentException.class, () -> ReportFormat.parse("xml")).getMessage());
+    }
+
+    private static ThreadRecord record(String type, String name, int tid, Map<String, Long> counters,
+                                       Map<String, Double> coverage, Map<String, Double> metrics,
+                                       Map<String, String> unsupported) {
+        return new ThreadRecord(type, 5, ThreadReport.fromValues(name, tid, 7, "0-1", 1_000_000_000L,
+                ordered(counters, "task-clock", "page-faults"), ordered(coverage, "task-clock", "page-faults"),
+                metrics, ordered(unsupported, "cycles", "instructions")));
+    }
+
+    private static <V> Map<String, V> ordered(Map<String, V> values, String... order) {
+        Map<String, V> ordered = new LinkedHashMap<>();
+        for (String key : order) {
+            if (values.containsKey(key)) {
+                ordered.put(key, values.get(key));
+            }
+        }
+        return ordered;
+    }
+}

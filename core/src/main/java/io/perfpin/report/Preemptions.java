@@ -1,0 +1,36 @@
+package io.perfpin.report;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.OptionalLong;
+
+/**
+ * How often the kernel took a thread off its CPU against its will (its time slice ran out, or a task of
+ * higher priority woke there), as {@code nonvoluntary_ctxt_switches} in {@code /proc/<pid>/task/<tid>/status}
+ * counts them since the thread started. The context-switches event counts these and the thread's own
+ * blocking together.
+ */
+public final class Preemptions {
+    private static final String FIELD = "nonvoluntary_ctxt_switches:";
+
+    private Preemptions() {
+    }
+
+    /** Empty when the thread has ended or its status cannot be read (another user's, without privilege). */
+    public static OptionalLong of(long pid, int tid) {
+        // A stream, not Files.readAllBytes: /proc reports a size of 0.
+        try (InputStream in = Files.newInputStream(Path.of("/proc/" + pid + "/task/" + tid + "/status"))) {
+            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
+                if (line.startsWith(FIELD)) {
+                    return OptionalLong.of(Long.parseLong(line.substring(FIELD.length()).strip()));
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // gone, or not ours to read: the caller falls back to what the counters say
+        }
+        return OptionalLong.empty();
+    }
+}

@@ -1,0 +1,94 @@
+package io.perfpin.report;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * A JSON-lines recording ({@link ThreadRecords}) read back as one record per thread: the thread's final
+ * record, or, for a thread the recording has no final record of (the JVM died, or still runs), its last
+ * live sample. Threads are told apart by TID and Java thread id, since a TID is reused after its thread
+ * ends; they come in the order they first appear.
+ *
+ * <p>A JVM that crashed mid-write leaves its last line cut short: that line alone is skipped, with a
+ * warning. Any other line that is not a record makes the file no perfpin recording. Records of other
+ * types than sample and thread, which later versions may add, are passed over.
+ */
+public final class Recording {
+    private final List<ThreadRecord> threads;
+    private final String warning;
+
+    private Recording(List<ThreadRecord> threads, String warning) {
+        this.threads = List.copyOf(threads);
+        this.warning = warning;
+    }
+
+    /**
+     * @throws IOException              when the file cannot be read
+     * @throws IllegalArgumentException when a line other than the last is not a record: no perfpin recording
+     */
+    public static Recording read(Path file) throws IOException {
+        Map<String, ThreadRecord> latest = new LinkedHashMap<>();
+        String badLine = null;
+        int number = 0;
+        // A reader that replaces malformed UTF-8: a line cut inside a character is still a line to skip.
+        try (BufferedReader lines = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
+                StandardCharsets.UTF_8))) {
+            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+                number++;
+                if (badLine != null) {
+                    throw new IllegalArgumentException(badLine);
+                }
+                try {
+                    record(line).ifPresent(r -> keep(latest, r));
+                } catch (IllegalArgumentException e) {
+                    badLine = file + " line " + number + " is not a perfpin record: " + e.getMessage();
+                }
+            }
+        }
+        return new Recording(new ArrayList<>(latest.values()),
+                badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
+    }
+
+    private static Optional<ThreadRecord> record(String line) {
+        Object json = JsonReader.parse(line);
+        if (!(json instanceof Map)) {
+            throw new IllegalArgumentException("not a JSON object");
+        }
+        Object type = ((Map<?, ?>) json).get("type");
+        if (!ThreadRecords.SAMPLE.equals(type) && !ThreadRecords.THREAD.equals(type)) {
+            if (!(type instanceof String)) {
+                throw new IllegalArgumentException("no string field 'type'");
+            }
+            return Optional.empty();
+        }
+        return Optional.of(ThreadRecord.fromJson((Map<?, ?>) json));
+    }
+
+    /** A final record stays; a sample replaces an earlier sample only. */
+    private static void keep(Map<String, ThreadRecord> latest, ThreadRecord record) {
+        String thread = record.report().tid() + "/" + record.report().javaId();
+        ThreadRecord kept = latest.get(thread);
+        if (kept == null || !kept.isFinal() || record.isFinal()) {
+            latest.put(thread, record);
+        }
+    }
+
+    /** One record per thread, in the order the threads first appear. */
+    public List<ThreadRecord> threads() {
+        return threads;
+    }
+
+    /** What was skipped: the last line, when it was cut short. */
+    public Optional<String> warning() {
+        return Optional.ofNullable(warning);
+    }
+}

@@ -1,0 +1,84 @@
+package io.perfpin.report;
+
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.CounterSnapshots;
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventLookup;
+import io.perfpin.event.EventParser;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class RecordingTest {
+    private final EventList events = EventList.parse("page-faults,task-clock",
+            new EventParser(Paths.get("/"), EventLookup.NOT_WIRED));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void eachThreadsFinalRecordElseItsLastSampleAndACutLastLineIsSkippedWithAWarning() throws IOException {
+        String cut = line(ThreadRecords.SAMPLE, 5, "io-1", 12, 300);
+        Path file = write(
+                line(ThreadRecords.SAMPLE, 1, "io-1", 12, 100),
+                line(ThreadRecords.SAMPLE, 1, "sampler-less", 13, 50),
+                "{\"type\":\"run\",\"note\":\"a record type of a later version\"}",
+                line(ThreadRecords.THREAD, 2, "io-1", 12, 200),
+                line(ThreadRecords.SAMPLE, 3, "sampler-less", 13, 70),
+                // A thread whose TID was reused: another Java thread id, another thread.
+                line(ThreadRecords.THREAD, 4, "io-2", 12, 9).replace("\"javaId\":12", "\"javaId\":99"),
+                cut.substring(0, cut.length() / 2));
+
+        Recording recording = Recording.read(file);
+
+        List<ThreadRecord> threads = recording.threads();
+        assertEquals(List.of("io-1", "sampler-less", "io-2"), threads.stream().map(t -> t.report().name()).toList());
+        assertTrue(threads.get(0).isFinal());
+        assertEquals(200L, threads.get(0).report().counters().get("page-faults"), "the final record, not the cut one");
+        assertFalse(threads.get(1).isFinal());
+        assertEquals(70L, threads.get(1).report().counters().get("page-faults"), "its last sample");
+        assertEquals(3, threads.get(1).epochMillis());
+        assertTrue(recording.warning().orElseThrow().startsWith(file + " line 7 is not a perfpin record: expected"),
+                recording.warning().orElseThrow());
+    }
+
+    @Test
+    void aBadLineBeforeTheLastMakesTheFileNoRecording() throws IOException {
+        Path file = write(line(ThreadRecords.THREAD, 1, "a", 1, 1), "not json", line(ThreadRecords.THREAD, 1, "b", 2, 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Recording.read(file));
+        assertTrue(e.getMessage().startsWith(file + " line 2 is not a perfpin record"), e.getMessage());
+        assertThrows(NoSuchFileException.class, () -> Recording.read(dir.resolve("missing.jsonl")));
+    }
+
+    @Test
+    void aCompleteFileHasNoWarning() throws IOException {
+        Recording recording = Recording.read(write(line(ThreadRecords.THREAD, 1, "a", 1, 1)));
+        assertEquals(1, recording.threads().size());
+        assertTrue(recording.warning().isEmpty());
+    }
+
+    private String line(String type, long time, String name, int tid, long faults) {
+        CounterSnapshot counts = CounterSnapshots.of(new long[] {faults, 1_000_000}, 10, 10);
+        return ThreadRecords.toJson(type, time, ThreadReport.of(name, tid, tid, "0-1", events, counts, List.of(),
+                2_000_000));
+    }
+
+    private Path write(String... lines) throws IOException {
+        Path file = dir.resolve("run.jsonl");
+        // The last line as a crash leaves it: no newline after it.
+        Files.write(file, String.join("\n", lines).getBytes(StandardCharsets.UTF_8));
+        return file;
+    }
+}
