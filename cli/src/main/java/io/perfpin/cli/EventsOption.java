@@ -10,17 +10,33 @@ final class EventsOption {
     @Option(names = "--events", paramLabel = "LIST", defaultValue = "sched", converter = Parser.class,
             description = "Events and presets, comma-separated, e.g. sched,ipc,tlb (default: ${DEFAULT-VALUE});"
                     + " perfpin events lists them.")
-    EventList events;
+    Selection events;
 
     EventList eventList() {
-        return events;
+        return events.list;
+    }
+
+    /** As the user wrote it, for the agent's {@code events=}. */
+    String text() {
+        return events.text;
+    }
+
+    /** The list and the text it was parsed from. */
+    static final class Selection {
+        final String text;
+        final EventList list;
+
+        Selection(String text, EventList list) {
+            this.text = text;
+            this.list = list;
+        }
     }
 
     /** Parsed with the command line, so that a misspelt event is a usage error before anything runs. */
-    static final class Parser implements ITypeConverter<EventList> {
+    static final class Parser implements ITypeConverter<Selection> {
         @Override
-        public EventList convert(String text) {
-            return EventList.parse(text, new EventParser());
+        public Selection convert(String text) {
+            return new Selection(text, EventList.parse(text, new EventParser()));
         }
     }
 }

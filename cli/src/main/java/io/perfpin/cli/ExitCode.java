@@ -15,6 +15,8 @@ public final class ExitCode {
     public static final int PERMISSION_DENIED = 5;
     /** The JVM runs no perfpin agent: it has no stats file, or one no agent updates any more. */
     public static final int NO_AGENT = 6;
+    /** The JVM would not load the agent, or the agent did not start in it: the JVM's stderr says why. */
+    public static final int ATTACH_FAILED = 7;
 
     private ExitCode() {
     }

@@ -17,8 +17,8 @@ import java.util.List;
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.",
-        subcommands = {DemoCommand.class, StatCommand.class, TopCommand.class, ReportCommand.class,
-                ListCommand.class, TopologyCommand.class, EventsCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, RunCommand.class, AttachCommand.class, TopCommand.class,
+                StatCommand.class, DetachCommand.class, ReportCommand.class, ListCommand.class, TopologyCommand.class, EventsCommand.class, CommandLine.HelpCommand.class})
 public final class Perfpin {
 
     public static void main(String[] args) {
@@ -75,12 +75,17 @@ public final class Perfpin {
                     return ExitCode.NO_SUCH_PROCESS;
                 case PERMISSION_DENIED:
                     return ExitCode.PERMISSION_DENIED;
+                case AGENT_LOAD_FAILED:
+                    return ExitCode.ATTACH_FAILED;
                 default:
                     return ExitCode.NOT_A_JVM;
             }
         }
         if (e instanceof NoAgentException) {
             return ExitCode.NO_AGENT;
+        }
+        if (e instanceof AgentNotStartedException) {
+            return ExitCode.ATTACH_FAILED;
         }
         return e instanceof IllegalArgumentException ? ExitCode.USAGE : ExitCode.FAILURE;
     }

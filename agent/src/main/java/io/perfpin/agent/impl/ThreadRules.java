@@ -2,16 +2,13 @@ package io.perfpin.agent.impl;
 
 import io.perfpin.cpu.Placement;
 import io.perfpin.options.PinRule;
+import io.perfpin.options.ThreadPatterns;
 
 import java.util.List;
 import java.util.regex.Pattern;
 
 /** Which threads the agent counts and pins, by name, and which keep a pin they inherited. */
 final class ThreadRules {
-    /** The JVM's own service threads and perfpin's: not the application's, so counted only when asked for. */
-    private static final Pattern NOT_APPLICATION = Pattern.compile("Reference Handler|Finalizer|Signal Dispatcher"
-            + "|Service Thread|Monitor Deflation Thread|C[12] CompilerThread\\d+|Sweeper thread|Common-Cleaner"
-            + "|Notification Thread|Attach Listener|DestroyJavaVM|process reaper");
     /** perfpin's own threads (the sampler, the shutdown hook), never pinned or counted. */
     private static final String OWN_PREFIX = "perfpin-";
 
@@ -34,7 +31,7 @@ final class ThreadRules {
     }
 
     private boolean counts(String name) {
-        return threads == null ? !NOT_APPLICATION.matcher(name).matches() : threads.matcher(name).matches();
+        return threads == null ? !ThreadPatterns.SERVICE_THREADS.matcher(name).matches() : threads.matcher(name).matches();
     }
 
     /** The placement of the first pin rule the name matches; null when none does. */

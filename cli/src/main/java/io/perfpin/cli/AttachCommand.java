@@ -1,0 +1,93 @@
+package io.perfpin.cli;
+
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.AgentLoader;
+import io.perfpin.jvm.JavaProcess;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * Loads the agent into a JVM that already runs, then watches it as {@code top} does. The agent enrols the
+ * threads that already run (found in the JVM's thread dump) and those that start later.
+ */
+@Command(name = "attach", mixinStandardHelpOptions = true,
+        description = {"Load the perfpin agent into a running JVM and watch it live, as top does.",
+                "Leaving (Ctrl-C, --duration) keeps the agent running unless --detach-on-exit."})
+final class AttachCommand implements Callable<Integer> {
+    static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(20);
+    /** The agent creates its stats file as it starts; this long is a JVM that did not start it. */
+    private static final Duration FIRST_SAMPLE_TIMEOUT = Duration.ofSeconds(10);
+
+    @Parameters(paramLabel = "PID", description = "The JVM to attach to.")
+    long pid;
+
+    @Mixin
+    AgentSettings agent;
+
+    @Mixin
+    DurationOption duration;
+
+    @Option(names = "--detach-on-exit", description = "Detach the agent when this command ends.")
+    boolean detachOnExit;
+
+    @Override
+    public Integer call() throws Exception {
+        String options = agent.agentOptions();
+        JavaProcess.of(pid);
+        if (AgentState.of(pid).active()) {
+            System.err.println("perfpin attach: the agent already runs in " + pid + "; watching it (perfpin detach "
+                    + pid + " first to change its options)");
+        } else {
+            AgentLoader.load(pid, AgentJar.locate(), options, ATTACH_TIMEOUT);
+            awaitAgent(pid, null);
+        }
+        try {
+            return watch(pid, agent.threads, agent.interval, duration);
+        } finally {
+            if (detachOnExit) {
+                DetachCommand.detach(pid);
+            }
+        }
+    }
+
+    /** Waits until the agent in {@code pid} publishes; {@code process} (when we started it) may exit first. */
+    static void awaitAgent(long pid, Process process) throws InterruptedException {
+        long deadline = System.nanoTime() + FIRST_SAMPLE_TIMEOUT.toNanos();
+        while (!AgentState.of(pid).active()) {
+            if (process != null && !process.isAlive()) {
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                Path stats = PerfpinDirectory.statsFile(pid);
+                throw new AgentNotStartedException(pid, Files.exists(stats) ? "its stats file " + stats
+                        + " shows no sampler" : "no stats file appeared at " + stats);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /** The live view of {@code top}, with the same selection, until the JVM or the agent goes. */
+    static int watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration) {
+        List<String> args = new ArrayList<>(List.of(Long.toString(pid)));
+        if (threads.regex != null) {
+            args.addAll(List.of("--threads", threads.regex.pattern()));
+        }
+        if (interval.interval != null) {
+            args.addAll(List.of("--interval", interval.interval.toNanos() + "ns"));
+        }
+        if (duration.given() != null) {
+            args.addAll(List.of("--duration", duration.given().toNanos() + "ns"));
+        }
+        args.add(0, "top");
+        return Perfpin.run(args.toArray(new String[0]));
+    }
+}

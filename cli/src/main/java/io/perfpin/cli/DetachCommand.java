@@ -1,0 +1,39 @@
+package io.perfpin.cli;
+
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.AgentLoader;
+import io.perfpin.jvm.JavaProcess;
+import io.perfpin.stats.StatsFileReader;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Parameters;
+
+import java.util.concurrent.Callable;
+
+/** Stops the agent in a JVM: final records written, counters closed, woven code taken back, pins undone. */
+@Command(name = "detach", mixinStandardHelpOptions = true,
+        description = "Stop the perfpin agent in a JVM: its threads get their affinity back, every counter is"
+                + " closed, and the woven code is taken back.")
+final class DetachCommand implements Callable<Integer> {
+    @Parameters(paramLabel = "PID", description = "The JVM to detach from.")
+    long pid;
+
+    @Override
+    public Integer call() throws Exception {
+        JavaProcess.of(pid);
+        if (!AgentState.of(pid).active()) {
+            throw new NoAgentException(pid, PerfpinDirectory.statsFile(pid));
+        }
+        detach(pid);
+        System.out.println("perfpin: detached from " + pid);
+        return ExitCode.OK;
+    }
+
+    /** agentmain returns once the agent has closed its stats file, so it is closed when this returns. */
+    static void detach(long pid) throws Exception {
+        AgentLoader.load(pid, AgentJar.locate(), "detach", AttachCommand.ATTACH_TIMEOUT);
+        if (!StatsFileReader.open(PerfpinDirectory.statsFile(pid)).isClosed()) {
+            throw new IllegalStateException("process " + pid + " took the detach request, but its stats file is"
+                    + " still open; its stderr says why");
+        }
+    }
+}
