@@ -1,0 +1,91 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.cpu.CpuSet;
+import io.perfpin.cpu.Placement;
+import io.perfpin.event.EventParser;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class AgentOptionsTest {
+    private static final EventParser PARSER = new EventParser();
+
+    @Test
+    void theIssuesExampleParses() {
+        AgentOptions options = AgentOptions.parse("pin=disruptor-.*@0-1;pin=io-\\d+@isolated;count=.*;"
+                + "events=ipc,tlb,sched;interval=250ms;out=run.jsonl", PARSER);
+        ThreadRules rules = options.rules();
+        assertEquals(Placement.cpus(CpuSet.parseList("0-1")), rules.placementFor("disruptor-1"));
+        assertEquals(Placement.ISOLATED, rules.placementFor("io-12"));
+        assertNull(rules.placementFor("io-x"));
+        assertTrue(rules.enrols("anything"), "count=.* counts every thread");
+        assertEquals(250_000_000L, options.intervalNanos());
+        assertTrue(options.out().isAbsolute() && options.out().endsWith("run.jsonl"));
+        assertFalse(options.events().presets().isEmpty());
+    }
+
+    @Test
+    void defaultsCountTheApplicationsThreadsButNotTheJvmsOrPerfpins() {
+        AgentOptions options = AgentOptions.parse(null, PARSER);
+        ThreadRules rules = options.rules();
+        assertTrue(rules.enrols("main"));
+        assertTrue(rules.enrols("pool-1-thread-1"));
+        assertFalse(rules.enrols("Common-Cleaner"));
+        assertFalse(rules.enrols("C2 CompilerThread0"));
+        assertFalse(rules.enrols("perfpin-sampler"));
+        assertEquals(500_000_000L, options.intervalNanos());
+        assertNull(options.out());
+        assertFalse(options.statsOff());
+        assertFalse(options.detach());
+    }
+
+    @Test
+    void theFirstMatchingPinRuleWinsAndPerfpinsThreadsAreNeverPinned() {
+        ThreadRules rules = AgentOptions.parse("threads=x;pin=io-1@1;pin=io-.*@0;pin=.*@any", PARSER).rules();
+        assertEquals(Placement.cpus(CpuSet.of(1)), rules.placementFor("io-1"));
+        assertEquals(Placement.cpus(CpuSet.of(0)), rules.placementFor("io-2"));
+        assertTrue(rules.enrols("io-2"), "a pinned thread is counted");
+        assertFalse(rules.enrols("perfpin-sampler"));
+    }
+
+    @Test
+    void aConfigFileTakesOneOptionPerLineAndItsRegexMayHoldSemicolons(@TempDir Path dir) throws Exception {
+        Path config = dir.resolve("perfpin.conf");
+        Files.writeString(config, "# counted\nthreads=a;b\n\ninherit=heir-.*\nstats=off\n");
+        AgentOptions options = AgentOptions.parse("config=" + config + ";events=sched", PARSER);
+        assertTrue(options.rules().enrols("a;b"));
+        assertTrue(options.rules().inheritsPin("heir-1"));
+        assertTrue(options.statsOff());
+    }
+
+    @Test
+    void badOptionsAreOneLineNamingTheTokenAndWhatIsAllowed(@TempDir Path dir) throws Exception {
+        Path nested = dir.resolve("nested.conf");
+        Files.writeString(nested, "config=other.conf\n");
+        String[][] cases = {
+                {"bogus=1", "unknown key 'bogus'; allowed: threads, pin,"},
+                {"pinned", "expected KEY=VALUE"},
+                {"interval=5parsecs", "ns, us, ms, s or m"},
+                {"pin=io@cores", "did you mean 'core'"},
+                {"threads=(", "not a regular expression"},
+                {"out=", "expected a file name"},
+                {"events=cycels", "cycles"},
+                {"config=" + dir.resolve("missing.conf"), "cannot read"},
+                {"config=" + nested, "a config file cannot name another"},
+        };
+        for (String[] c : cases) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                    () -> AgentOptions.parse(c[0], PARSER), c[0]);
+            assertTrue(e.getMessage().contains(c[1]), c[0] + " -> " + e.getMessage());
+            assertFalse(e.getMessage().contains("\n"), e.getMessage());
+        }
+    }
+}
