@@ -58,6 +58,7 @@ final class ReportCommand implements Callable<Integer> {
         records.forEach(r -> hints.addAll(Hints.of(r.report(), false, OptionalLong.empty())));
         try (ReportOutput out = output.open()) {
             out.records(records);
+            out.methods(recording.methods());
             out.hints(hints);
         }
         return ExitCode.OK;

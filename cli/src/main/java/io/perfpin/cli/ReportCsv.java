@@ -62,7 +62,7 @@ final class ReportCsv {
         return value == null ? "" : BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
     }
 
-    private static String row(List<String> fields) {
+    static String row(List<String> fields) {
         return fields.stream().map(ReportCsv::field).collect(Collectors.joining(","));
     }
 

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.report.MethodRecord;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
@@ -39,6 +40,23 @@ enum ReportFormat {
                         .collect(Collectors.toList());
             default:
                 return table(records);
+        }
+    }
+
+    /** The {@code @Counted} methods after the threads, in the same format; nothing when there are none. */
+    List<String> renderMethods(List<MethodRecord> methods) {
+        if (methods.isEmpty()) {
+            return List.of();
+        }
+        switch (this) {
+            case CSV:
+                List<String> lines = new ArrayList<>(List.of("", ReportCsv.row(MethodTable.COLUMNS)));
+                MethodTable.rows(methods).forEach(row -> lines.add(ReportCsv.row(row)));
+                return lines;
+            case JSON:
+                return methods.stream().map(MethodRecord::toJson).collect(Collectors.toList());
+            default:
+                return MethodTable.render(methods);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.report.Hint;
+import io.perfpin.report.MethodRecord;
 import io.perfpin.report.JsonLinesFile;
 import io.perfpin.report.ThreadRecord;
 
@@ -32,6 +33,10 @@ final class ReportOutput implements AutoCloseable {
 
     void records(List<ThreadRecord> records) throws IOException {
         write(format.render(records));
+    }
+
+    void methods(List<MethodRecord> methods) throws IOException {
+        write(format.renderMethods(methods));
     }
 
     void hints(List<Hint> hints) throws IOException {

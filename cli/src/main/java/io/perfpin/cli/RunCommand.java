@@ -1,16 +1,22 @@
 package io.perfpin.cli;
 
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.nativeio.PrivateFiles;
+import io.perfpin.report.Recording;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
  * Launches a JVM with the agent, watches it live as {@code top} does, prints each thread's totals and hints
- * when it exits, and exits with its exit code.
+ * when it exits, then its {@code @Counted} methods, and exits with its exit code. The agent always records
+ * (to {@code --record FILE}, else a private file in the perfpin directory), so nothing is lost.
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run a JVM with the perfpin agent: perfpin run [options] -- java -cp app.jar Main ...",
@@ -25,6 +31,11 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (agent.record == null) {
+            Path runs = PerfpinDirectory.base().resolve("runs");
+            PrivateFiles.createPrivateDirectories(runs);
+            agent.record = runs.resolve("run-" + System.currentTimeMillis() + ".jsonl");
+        }
         List<String> launched = new ArrayList<>(command);
         launched.add(1, "-javaagent:" + AgentJar.locate() + "=" + agent.agentOptions());
         Process process = new ProcessBuilder(launched).inheritIO().start();
@@ -32,6 +43,12 @@ final class RunCommand implements Callable<Integer> {
         if (process.isAlive()) {
             AttachCommand.watch(process.pid(), agent.threads, agent.interval, new DurationOption());
         }
-        return process.waitFor();
+        int exit = process.waitFor();
+        if (Files.exists(agent.record)) {
+            Recording recording = Recording.read(agent.record);
+            ReportFormat.TABLE.renderMethods(recording.methods()).forEach(System.out::println);
+            System.out.println("Recorded in " + agent.record + " (perfpin report " + agent.record + ")");
+        }
+        return exit;
     }
 }

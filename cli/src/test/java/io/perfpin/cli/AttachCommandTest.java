@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -42,6 +43,18 @@ class AttachCommandTest {
         assertEquals(0, run.code, run.err);
         assertTrue(run.out.contains("Totals per thread"), run.out);
         assertTrue(run.out.matches("(?s).*\\nmain +\\d+ .*"), "the main thread's totals:\n" + run.out);
+        Matcher recorded = Pattern.compile("Recorded in (\\S+) ").matcher(run.out);
+        assertTrue(recorded.find(), run.out);
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", recorded.group(1), "--format", "json"));
+        assertEquals(0, report.code, report.err);
+        String main = report.out.lines().filter(l -> l.contains("\"name\":\"main\"")).findFirst().orElseThrow();
+        for (String field : List.of("\"type\":\"thread\"", "\"tid\":", "\"javaId\":1,", "\"cpus\":\"", "\"counters\":{",
+                "\"coverage\":{", "\"unsupported\":{", "\"wallNanos\":")) {
+            assertTrue(main.contains(field), field + " in " + main);
+        }
+        long faults = Long.parseLong(main.replaceAll("^.*?\"page-faults\":(\\d+).*$", "$1"));
+        // main is counted from premain on: its 4096 pages, and what starting the application costs it.
+        assertTrue(faults >= 4096, "16 MiB touched by main: " + faults + " faults");
     }
 
     @Test

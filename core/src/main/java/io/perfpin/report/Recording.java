@@ -16,18 +16,20 @@ import java.util.Optional;
  * A JSON-lines recording ({@link ThreadRecords}) read back as one record per thread: the thread's final
  * record, or, for a thread the recording has no final record of (the JVM died, or still runs), its last
  * live sample. Threads are told apart by TID and Java thread id, since a TID is reused after its thread
- * ends; they come in the order they first appear.
+ * ends; they come in the order they first appear. {@code @Counted} methods likewise ({@link MethodRecord}).
  *
  * <p>A JVM that crashed mid-write leaves its last line cut short: that line alone is skipped, with a
  * warning. Any other line that is not a record makes the file no perfpin recording. Records of other
- * types than sample and thread, which later versions may add, are passed over.
+ * types than these, which later versions may add, are passed over.
  */
 public final class Recording {
     private final List<ThreadRecord> threads;
+    private final List<MethodRecord> methods;
     private final String warning;
 
-    private Recording(List<ThreadRecord> threads, String warning) {
+    private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, String warning) {
         this.threads = List.copyOf(threads);
+        this.methods = List.copyOf(methods);
         this.warning = warning;
     }
 
@@ -37,6 +39,7 @@ public final class Recording {
      */
     public static Recording read(Path file) throws IOException {
         Map<String, ThreadRecord> latest = new LinkedHashMap<>();
+        Map<String, MethodRecord> methods = new LinkedHashMap<>();
         String badLine = null;
         int number = 0;
         // A reader that replaces malformed UTF-8: a line cut inside a character is still a line to skip.
@@ -48,29 +51,43 @@ public final class Recording {
                     throw new IllegalArgumentException(badLine);
                 }
                 try {
-                    record(line).ifPresent(r -> keep(latest, r));
+                    Object record = record(line);
+                    if (record instanceof ThreadRecord) {
+                        keep(latest, (ThreadRecord) record);
+                    } else if (record instanceof MethodRecord) {
+                        MethodRecord method = (MethodRecord) record;
+                        MethodRecord kept = methods.get(method.method());
+                        if (kept == null || !kept.isFinal() || method.isFinal()) {
+                            methods.put(method.method(), method);
+                        }
+                    }
                 } catch (IllegalArgumentException e) {
                     badLine = file + " line " + number + " is not a perfpin record: " + e.getMessage();
                 }
             }
         }
-        return new Recording(new ArrayList<>(latest.values()),
+        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()),
                 badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
     }
 
-    private static Optional<ThreadRecord> record(String line) {
+    /** A ThreadRecord, a MethodRecord, or null for a type of a later version, passed over. */
+    private static Object record(String line) {
         Object json = JsonReader.parse(line);
         if (!(json instanceof Map)) {
             throw new IllegalArgumentException("not a JSON object");
         }
-        Object type = ((Map<?, ?>) json).get("type");
-        if (!ThreadRecords.SAMPLE.equals(type) && !ThreadRecords.THREAD.equals(type)) {
-            if (!(type instanceof String)) {
-                throw new IllegalArgumentException("no string field 'type'");
-            }
-            return Optional.empty();
+        Map<?, ?> object = (Map<?, ?>) json;
+        Object type = object.get("type");
+        if (ThreadRecords.SAMPLE.equals(type) || ThreadRecords.THREAD.equals(type)) {
+            return ThreadRecord.fromJson(object);
         }
-        return Optional.of(ThreadRecord.fromJson((Map<?, ?>) json));
+        if (MethodRecord.isMethodType(type)) {
+            return MethodRecord.fromJson(object);
+        }
+        if (!(type instanceof String)) {
+            throw new IllegalArgumentException("no string field 'type'");
+        }
+        return null;
     }
 
     /** A final record stays; a sample replaces an earlier sample only. */
@@ -85,6 +102,11 @@ public final class Recording {
     /** One record per thread, in the order the threads first appear. */
     public List<ThreadRecord> threads() {
         return threads;
+    }
+
+    /** One record per {@code @Counted} method: its final one, else its last live one. */
+    public List<MethodRecord> methods() {
+        return methods;
     }
 
     /** What was skipped: the last line, when it was cut short. */

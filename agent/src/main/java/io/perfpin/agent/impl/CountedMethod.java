@@ -2,7 +2,7 @@ package io.perfpin.agent.impl;
 
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
-import io.perfpin.report.Json;
+import io.perfpin.report.MethodRecord;
 
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -93,8 +93,6 @@ final class CountedMethod {
                 p99.put(event, merged[e].valueAt(0.99));
             }
         }
-        return Json.object().field("type", type).field("time", epochMillis).field("method", name)
-                .field("calls", calls).field("counters", sums).field("mean", means).field("p50", p50)
-                .field("p99", p99).field("unsupported", unsupported).end();
+        return new MethodRecord(type, epochMillis, name, calls, sums, means, p50, p99, unsupported).toJson();
     }
 }

@@ -5,6 +5,7 @@ import io.perfpin.counter.EventFailure;
 import io.perfpin.counter.SelfCounters;
 import io.perfpin.event.EventList;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.report.MethodRecord;
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -74,7 +75,7 @@ final class MethodCounting {
     /** On the sampler: writes each method's summary when it changed (or always, on the final pass). */
     void publish(long epochMillis, boolean finalPass, Consumer<String> recording) {
         for (CountedMethod method : methods) {
-            String json = method.toJson(finalPass ? "method" : "method-sample", epochMillis, !finalPass);
+            String json = method.toJson(finalPass ? MethodRecord.FINAL : MethodRecord.SAMPLE, epochMillis, !finalPass);
             if (json != null) {
                 recording.accept(json);
             }

@@ -1,0 +1,66 @@
+package io.perfpin.cli;
+
+import io.perfpin.report.MethodRecord;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * {@code @Counted} methods as rows: one per method and event, normalised per call as JMH's perfnorm does,
+ * with the per-call median and 99th percentile beside the mean, and the events not counted with their reasons.
+ */
+final class MethodTable {
+    static final List<String> COLUMNS = List.of("method", "calls", "event", "total", "per call", "p50", "p99");
+
+    private MethodTable() {
+    }
+
+    /** The cells of each row, unformatted numbers: for CSV. */
+    static List<List<String>> rows(List<MethodRecord> methods) {
+        List<List<String>> rows = new ArrayList<>();
+        for (MethodRecord m : methods) {
+            for (Map.Entry<String, Long> total : m.totals().entrySet()) {
+                String event = total.getKey();
+                rows.add(List.of(m.method(), Long.toString(m.calls()), event, Long.toString(total.getValue()),
+                        String.format(Locale.ROOT, "%.3f", m.means().getOrDefault(event, 0.0)),
+                        Long.toString(m.p50().getOrDefault(event, 0L)), Long.toString(m.p99().getOrDefault(event, 0L))));
+            }
+        }
+        return rows;
+    }
+
+    /** Aligned, counts formatted as in the thread table, then what was not counted. */
+    static List<String> render(List<MethodRecord> methods) {
+        List<List<String>> table = new ArrayList<>();
+        table.add(COLUMNS);
+        List<String> notCounted = new ArrayList<>();
+        for (MethodRecord m : methods) {
+            for (Map.Entry<String, Long> total : m.totals().entrySet()) {
+                String event = total.getKey();
+                table.add(List.of(m.method(), String.format(Locale.ROOT, "%,d", m.calls()), event,
+                        ReportTable.formatCount(event, total.getValue(), null),
+                        perCall(event, m.means().getOrDefault(event, 0.0)),
+                        ReportTable.formatCount(event, m.p50().getOrDefault(event, 0L), null),
+                        ReportTable.formatCount(event, m.p99().getOrDefault(event, 0L), null)));
+            }
+            m.unsupported().forEach((event, reason) -> notCounted.add("  " + m.method() + " " + event + ": " + reason));
+        }
+        List<String> lines = new ArrayList<>();
+        lines.add("");
+        lines.add("@Counted methods, per call:");
+        lines.addAll(ReportTable.align(table, column -> column == 0 || column == 2));
+        if (!notCounted.isEmpty()) {
+            lines.add("Not counted:");
+            lines.addAll(notCounted);
+        }
+        return lines;
+    }
+
+    private static String perCall(String event, double mean) {
+        return event.startsWith("task-clock") || event.startsWith("cpu-clock")
+                ? String.format(Locale.ROOT, "%.3f ms", mean / 1e6)
+                : String.format(Locale.ROOT, "%,.1f", mean);
+    }
+}
