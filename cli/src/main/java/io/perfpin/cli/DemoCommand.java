@@ -1,136 +1,91 @@
 package io.perfpin.cli;
 
-import io.perfpin.apps.PageToucher;
-import io.perfpin.apps.Sleeper;
-import io.perfpin.apps.Spinner;
 import io.perfpin.counter.CounterGroup;
-import io.perfpin.counter.CounterSnapshot;
-import io.perfpin.cpu.CpuAssignment;
-import io.perfpin.cpu.CpuReservations;
+import io.perfpin.counter.EventFailure;
+import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
-import io.perfpin.cpu.Placement;
-import io.perfpin.cpu.ThreadAffinity;
-import io.perfpin.event.EventList;
-import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-import io.perfpin.report.ThreadReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 
 /**
- * A smoke run of perfpin's core, in this JVM: a few threads with known work (touch 64 MiB, sleep 50 times,
- * spin pinned to a whole core, spin unpinned), each counted by TID, then the table. The numbers can be
- * checked against the work: about 16384 page faults, at least 50 context switches, no migrations for the
- * pinned thread.
+ * Two classic experiments under the agent, as {@code perfpin run} runs them: ping-pong between two threads
+ * pinned to two CPUs, then two writers on adjacent fields and on padded ones (false sharing), each shown live
+ * and summed up at the end with its hints. Where the machine has no hardware PMU it says so, and why, and the
+ * software events still count.
  */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = "Count a few threads with known work and show what perfpin measured.")
+        description = "Run ping-pong and false sharing under the agent with pinned threads: the live view, then"
+                + " each thread's totals and hints.")
 final class DemoCommand implements Callable<Integer> {
-    @Option(names = "--events", paramLabel = "LIST", defaultValue = "sched,ipc",
+    @Option(names = "--events", paramLabel = "LIST", defaultValue = "ipc,sched", converter = EventsOption.Parser.class,
             description = "Events and presets, comma-separated (default: ${DEFAULT-VALUE}).")
-    String events;
+    EventsOption.Selection events;
+
+    @Option(names = "--round-trips", paramLabel = "N", defaultValue = "2000000",
+            description = "Ping-pong round trips (default: ${DEFAULT-VALUE}).")
+    long roundTrips;
+
+    @Option(names = "--increments", paramLabel = "N", defaultValue = "20000000",
+            description = "Increments per false-sharing writer (default: ${DEFAULT-VALUE}).")
+    long increments;
 
     @Override
     public Integer call() throws Exception {
-        EventList eventList = EventList.parse(events, new EventParser());
-        Syscalls syscalls = Backends.syscalls();
-        ThreadAffinity affinity = new ThreadAffinity(syscalls);
-        CpuTopology topology = CpuTopology.live();
-        System.out.println("perfpin demo: " + topology.allowed().size() + " CPUs allowed (" + topology.allowed()
-                + "), backend " + syscalls.backend() + ", events " + events);
+        CpuSet allowed = CpuTopology.live().allowed();
+        int first = allowed.first();
+        int second = allowed.size() > 1 ? allowed.next(first + 1) : first;
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        String classPath = ownClassPath();
+        hardwareNote();
 
-        List<Worker> workers = List.of(
-                new Worker("page-toucher", null, () -> PageToucher.touch(64 << 20)),
-                new Worker("sleeper", null, () -> Sleeper.sleep(50, 1)),
-                new Worker("pinned-spinner", Placement.CORE, () -> Spinner.spin(300_000_000L)),
-                new Worker("spinner", null, () -> Spinner.spin(300_000_000L)));
-        CpuReservations reservations = CpuReservations.openDefault();
-        for (Worker w : workers) {
-            w.start(syscalls, affinity, topology, reservations);
-        }
-        List<CounterGroup> groups = new ArrayList<>();
-        for (Worker w : workers) {
-            groups.add(CounterGroup.open(syscalls, w.tid, eventList.events()));
-        }
-        long start = System.nanoTime();
-        workers.forEach(w -> w.go.countDown());
-        for (Worker w : workers) {
-            w.thread.join();
-        }
-        long wall = System.nanoTime() - start;
-        List<ThreadReport> reports = new ArrayList<>();
-        for (int i = 0; i < workers.size(); i++) {
-            Worker w = workers.get(i);
-            CounterGroup group = groups.get(i);
-            CounterSnapshot snapshot = group.newSnapshot();
-            group.read(snapshot);
-            group.close();
-            reports.add(ThreadReport.of(w.name, w.tid, w.thread.getId(), w.cpus, eventList, snapshot,
-                    group.unsupported(), wall));
-            if (w.failure != null) {
-                System.out.println(w.name + ": " + w.failure);
+        System.out.println("== ping-pong: threads ping and pong pinned to CPUs " + first + " and " + second
+                + ", spinning on two volatile fields ==");
+        int pingPong = Perfpin.run("run", "--events", events.text, "--threads", "ping|pong", "--interval", "500ms",
+                "--pin", "ping@" + first, "--pin", "pong@" + second,
+                "--", java, "-cp", classPath, "io.perfpin.apps.PingPong", "--round-trips", Long.toString(roundTrips));
+        System.out.println();
+        System.out.println("== false sharing: writer 0 on CPU " + first + ", writer 1 on CPU " + second
+                + ", adjacent fields, then padded ==");
+        int sharing = Perfpin.run("run", "--events", events.text, "--threads", ".*-writer-.*", "--interval", "500ms",
+                "--pin", ".*-writer-0@" + first, "--pin", ".*-writer-1@" + second,
+                "--", java, "-cp", classPath, "io.perfpin.apps.FalseSharing", "--increments", Long.toString(increments));
+        return pingPong != 0 ? pingPong : sharing;
+    }
+
+    /** Says once, before the runs, which requested events this machine cannot count and why. */
+    private void hardwareNote() {
+        Syscalls syscalls = Backends.syscalls();
+        List<String> notes = new ArrayList<>();
+        try (CounterGroup probe = CounterGroup.open(syscalls, syscalls.gettid(), events.list.events())) {
+            for (EventFailure failure : probe.unsupported()) {
+                notes.add("  " + failure.event().name() + ": " + failure.reason());
             }
         }
-        ReportTable.render(reports).forEach(System.out::println);
-        return ExitCode.OK;
+        if (!notes.isEmpty()) {
+            System.out.println("perfpin demo: these events cannot be counted on this machine; the others are:");
+            notes.forEach(System.out::println);
+            System.out.println();
+        }
     }
 
-    private interface Work {
-        void run() throws Exception;
-    }
-
-    /** A demo thread: pins itself when asked, publishes its TID, waits until counted, then works. */
-    private static final class Worker {
-        final String name;
-        final Placement placement;
-        final Work work;
-        final CountDownLatch started = new CountDownLatch(1);
-        final CountDownLatch go = new CountDownLatch(1);
-        Thread thread;
-        volatile int tid;
-        volatile String cpus = "";
-        volatile String failure;
-
-        Worker(String name, Placement placement, Work work) {
-            this.name = name;
-            this.placement = placement;
-            this.work = work;
+    /**
+     * The jar this runs from (it carries the workloads); run from a build's classes, their class path less the
+     * agent's classes, which must come from the agent's jar alone.
+     */
+    private static String ownClassPath() throws URISyntaxException {
+        Path location = Paths.get(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        if (location.toString().endsWith(".jar")) {
+            return location.toString();
         }
-
-        void start(Syscalls syscalls, ThreadAffinity affinity, CpuTopology topology, CpuReservations reservations)
-                throws InterruptedException {
-            thread = new Thread(() -> {
-                tid = syscalls.gettid();
-                CpuAssignment assignment = null;
-                try {
-                    if (placement != null) {
-                        assignment = placement.assign(topology, reservations, tid, name);
-                        affinity.set(tid, assignment.cpus());
-                    }
-                } catch (Exception e) {
-                    failure = "not pinned: " + e.getMessage();
-                }
-                cpus = affinity.get(tid).toString();
-                started.countDown();
-                try {
-                    go.await();
-                    work.run();
-                } catch (Exception e) {
-                    failure = e.toString();
-                } finally {
-                    if (assignment != null) {
-                        assignment.close();
-                    }
-                }
-            }, name);
-            thread.start();
-            started.await();
-        }
+        return ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
     }
 }

@@ -32,6 +32,8 @@ final class StatsView {
             + " count fewer events";
 
     private final List<String> events;
+    /** Why the kernel refused each event, as the agent wrote it; empty where it refused no thread. */
+    private final List<String> refusals;
     private final List<Slot> live = new ArrayList<>();
     private final List<Slot> finished = new ArrayList<>();
     private final Slot older;
@@ -48,6 +50,10 @@ final class StatsView {
     private StatsView(StatsFileReader reader) {
         // Names first: a slot only fills columns already named, so every column read here has its name.
         events = reader.eventNames();
+        refusals = new ArrayList<>();
+        for (int e = 0; e < events.size(); e++) {
+            refusals.add(reader.eventRefusal(e));
+        }
         ThreadSample sample = reader.newSample();
         Slot aggregate = null;
         for (int slot = 0; slot < reader.slots(); slot++) {
@@ -173,7 +179,7 @@ final class StatsView {
         for (int e = 0; e < events.size(); e++) {
             String event = events.get(e);
             if (everEnabled[e] == 0) {
-                unsupported.put(event, NO_COUNTS);
+                unsupported.put(event, refusals.get(e).isEmpty() ? NO_COUNTS : refusals.get(e));
             } else if (running[e] == 0 && enabled[e] > 0) {
                 unsupported.put(event, MULTIPLEXED_OUT);
             } else {

@@ -7,9 +7,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.stream.Collectors;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -29,10 +27,7 @@ final class ChildJvm implements AutoCloseable {
     }
 
     static ChildJvm start(String mainClass, String... args) throws IOException {
-        // An application: the agent's classes, on the CLI's test class path for the build order, are not its.
-        String classPath = Arrays.stream(System.getProperty("java.class.path").split(":"))
-                .filter(entry -> !entry.contains("perfpin-agent") && !entry.endsWith("agent/target/classes"))
-                .collect(Collectors.joining(":"));
+        String classPath = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
                 .toString(), "-cp", classPath, mainClass));
         command.addAll(List.of(args));

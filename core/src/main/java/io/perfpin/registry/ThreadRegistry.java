@@ -134,6 +134,8 @@ public final class ThreadRegistry implements AutoCloseable {
             warnOnce("not counting " + failure.event().name() + ": " + failure.reason());
         }
         TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning);
+        // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
+        tracked.cpus = pinning != null ? pinning.assignment.cpus().toString() : cpusOf(tid);
         if (enrolled.putIfAbsent(thread, tracked) != null) {
             counters.close();
             unpin(tracked);
@@ -154,6 +156,14 @@ public final class ThreadRegistry implements AutoCloseable {
             if (tracked.pinning != null) {
                 tracked.cpus = tracked.pinning.assignment.cpus().toString();
             }
+        }
+    }
+
+    private String cpusOf(int tid) {
+        try {
+            return affinity.get(tid).toString();
+        } catch (RuntimeException e) {
+            return "";
         }
     }
 
@@ -305,11 +315,6 @@ public final class ThreadRegistry implements AutoCloseable {
 
     private void admit() {
         for (TrackedThread t = admitted.poll(); t != null; t = admitted.poll()) {
-            try {
-                t.cpus = affinity.get(t.tid).toString();
-            } catch (RuntimeException e) {
-                t.cpus = "";
-            }
             if (stats != null) {
                 // A thread that already ended goes straight to the finished ring on this tick.
                 t.slot = t.hasEnded() ? -1 : stats.claimSlot(t.tid, t.javaId, t.name, t.cpus);
@@ -321,6 +326,9 @@ public final class ThreadRegistry implements AutoCloseable {
                 t.columns = new int[events.size()];
                 for (int e = 0; e < events.size(); e++) {
                     t.columns[e] = stats.eventIndex(events.get(e).name());
+                }
+                for (EventFailure failure : t.counters.unsupported()) {
+                    stats.eventRefused(stats.eventIndex(failure.event().name()), failure.reason());
                 }
             }
             live.add(t);

@@ -104,6 +104,14 @@ public final class StatsFile implements AutoCloseable {
         return events - 1;
     }
 
+    /** Says why the kernel refused the event of a column, unless a reason is there already. */
+    public void eventRefused(int column, String reason) {
+        int offset = eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE;
+        if (column >= 0 && getString(offset, EVENT_REASON_SIZE).isEmpty()) {
+            putString(offset, EVENT_REASON_SIZE, reason);
+        }
+    }
+
     /** Claims a free live slot for a thread; returns its index, or -1 when every live slot is taken. */
     public int claimSlot(int tid, long javaId, String name, String cpus) {
         for (int slot = 0; slot < liveSlots; slot++) {

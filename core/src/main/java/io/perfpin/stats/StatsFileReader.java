@@ -81,6 +81,11 @@ public final class StatsFileReader {
         return Collections.unmodifiableList(names);
     }
 
+    /** Why the kernel refused the event of a column; empty when it refused it to no thread. */
+    public String eventRefusal(int column) {
+        return StatsStrings.read(buffer, eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE, EVENT_REASON_SIZE);
+    }
+
     public long pid() {
         return buffer.getLong(PID_OFFSET);
     }

@@ -26,6 +26,9 @@ import java.nio.ByteOrder;
  *  72   u32  event capacity        C: the most events the file can name
  *  76   ...  reserved
  * 128   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
+ *  ...  C x {@link #EVENT_REASON_SIZE} bytes: per event, why the kernel refused it (UTF-8, zero-padded,
+ *                                  truncated; written once, before the heartbeat that follows); empty when
+ *                                  no thread was refused it
  *
  * Then L live slots, R finished slots, and one aggregate slot, each {@link #slotSize(int)} bytes:
  *   0   u64  sequence              odd while the writer updates the slot (seqlock)
@@ -46,7 +49,7 @@ import java.nio.ByteOrder;
  */
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -63,6 +66,7 @@ public final class StatsLayout {
     public static final int EVENT_CAPACITY_OFFSET = 72;
     public static final int EVENT_NAMES_OFFSET = 128;
     public static final int EVENT_NAME_SIZE = 64;
+    public static final int EVENT_REASON_SIZE = 192;
 
     public static final int SEQUENCE_OFFSET = 0;
     public static final int STATE_OFFSET = 8;
@@ -89,8 +93,12 @@ public final class StatsLayout {
     private StatsLayout() {
     }
 
-    public static int headerSize(int eventCapacity) {
+    public static int eventReasonsOffset(int eventCapacity) {
         return EVENT_NAMES_OFFSET + eventCapacity * EVENT_NAME_SIZE;
+    }
+
+    public static int headerSize(int eventCapacity) {
+        return eventReasonsOffset(eventCapacity) + eventCapacity * EVENT_REASON_SIZE;
     }
 
     public static int slotSize(int eventCapacity) {

@@ -60,6 +60,20 @@ class StatsFileTest {
     }
 
     @Test
+    void theFirstReasonAnEventWasRefusedIsKeptForReaders() throws Exception {
+        Path file = dir.resolve("reasons.stats");
+        try (StatsFile stats = StatsFile.create(file, 1, 0, 1, 2, 1, 1)) {
+            int cycles = stats.eventIndex("cycles");
+            int faults = stats.eventIndex("page-faults");
+            stats.eventRefused(cycles, "no hardware PMU counts this here");
+            stats.eventRefused(cycles, "a later thread's reason");
+            StatsFileReader reader = StatsFileReader.open(file);
+            assertEquals("no hardware PMU counts this here", reader.eventRefusal(cycles));
+            assertEquals("", reader.eventRefusal(faults));
+        }
+    }
+
+    @Test
     void finishedThreadsKeepTheirTotalsWhenTheRingOverflows() throws Exception {
         Path file = dir.resolve("churn.stats");
         try (StatsFile stats = StatsFile.create(file, 1, 0, 1, 1, 2, 2)) {
