@@ -53,6 +53,10 @@ class AttachIT {
             assertEquals(1, Observed.records(out, "thread", "early-1").size(), "a final record at detach");
             assertEquals(1, Observed.records(out, "thread", "late-1").size());
             assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every counter");
+            app.send("start late-2 16");
+            app.touched("late-2");
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "after detach no thread is enrolled");
+            assertEquals(1, Observed.records(out, "thread", "early-1").size(), "nothing recorded after detach");
             assertEquals(0, app.finish());
             List<String> said = app.stderr();
             assertTrue(said.stream().noneMatch(l -> l.startsWith("[perfpin]")), "the agent said nothing: " + said);

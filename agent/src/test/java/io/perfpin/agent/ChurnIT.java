@@ -1,10 +1,12 @@
 package io.perfpin.agent;
 
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.stream.Stream;
 
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -15,10 +17,14 @@ class ChurnIT {
     /** Enough pages that the few faults of starting a thread stay within the tolerance. */
     private static final int PAGES = 64;
 
-    @Test
-    void churnedThreadsCloseTheirCountersAndKeepTheirTotals(@TempDir Path dir) throws Exception {
+    static Stream<String> javas() {
+        return AppJvm.javas();
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void churnedThreadsCloseTheirCountersAndKeepTheirTotals(String java, @TempDir Path dir) throws Exception {
         Path out = dir.resolve("churn.jsonl");
-        String java = AppJvm.javas().findFirst().orElseThrow();
         try (AppJvm app = AppJvm.start(java, "threads=churn-.*;events=page-faults;interval=100ms;out=" + out, dir)) {
             app.await("ready");
             assertEquals(0, Observed.perfEventDescriptors(app.pid()));
