@@ -7,6 +7,7 @@ import picocli.CommandLine.Option;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * What {@code run} and {@code attach} ask of the agent, with the same flags as every command, turned into the
@@ -25,6 +26,10 @@ final class AgentSettings {
     @Mixin
     IntervalOption interval;
 
+    @Option(names = "--class", paramLabel = "REGEX", converter = ThreadsOption.Regex.class,
+            description = "Also count threads whose class (a Thread subclass) matches REGEX, whatever their name.")
+    Pattern threadClass;
+
     @Option(names = "--record", paramLabel = "FILE",
             description = "The agent records JSON lines there (its out=): samples, a final record per thread,"
                     + " @Counted methods; perfpin report FILE summarises it.")
@@ -35,6 +40,9 @@ final class AgentSettings {
         List<String> options = new ArrayList<>();
         if (threads.regex != null) {
             options.add("threads=" + checked("--threads", threads.regex.pattern()));
+        }
+        if (threadClass != null) {
+            options.add("class=" + checked("--class", threadClass.pattern()));
         }
         for (PinRule rule : pins.rules()) {
             options.add("pin=" + checked("--pin", rule.toString()));

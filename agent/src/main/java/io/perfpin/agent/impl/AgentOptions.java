@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
  * <pre>
  *   threads=REGEX           threads to count, by whole name (default: the application's threads);
  *                           count= is the same key
+ *   class=REGEX             threads to count, by the name of their class (a Thread subclass)
  *   pin=REGEX@PLACEMENT     pin matching threads to a CPU list, isolated, core or any; repeatable, the
  *                           first matching rule wins; pinned threads are counted too
  *   inherit=REGEX           threads that keep a pin inherited from the thread that started them
@@ -37,11 +38,12 @@ import java.util.regex.Pattern;
  * there may contain {@code ;}.
  */
 final class AgentOptions {
-    static final String KEYS = "threads, pin, inherit, events, interval, out, stats, config, detach";
+    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, config, detach";
     private static final Map<String, String> ALIASES = Map.of("count", "threads");
     private static final String DEFAULT_EVENTS = "ipc,sched";
 
     private Pattern threads;
+    private Pattern classes;
     private final List<PinRule> pins = new ArrayList<>();
     private Pattern inherit;
     private String events = DEFAULT_EVENTS;
@@ -88,6 +90,9 @@ final class AgentOptions {
         switch (key) {
             case "threads":
                 threads = ThreadPatterns.compile("threads option", token, value);
+                break;
+            case "class":
+                classes = ThreadPatterns.compile("class option", token, value);
                 break;
             case "pin":
                 pins.add(PinRule.parse(value));
@@ -143,7 +148,7 @@ final class AgentOptions {
     }
 
     ThreadRules rules() {
-        return new ThreadRules(threads, pins, inherit);
+        return new ThreadRules(threads, classes, pins, inherit);
     }
 
     EventList events() {

@@ -29,7 +29,7 @@ final class Enrolment implements ThreadEvents {
         }
         String name = thread.getName();
         registry.threadStarting(rules.inheritsPin(name));
-        return rules.enrols(name) && registry.enrolCurrentThread(null, rules.placementFor(name));
+        return rules.enrols(name, thread.getClass()) && registry.enrolCurrentThread(null, rules.placementFor(name));
     }
 
     @Override

@@ -29,7 +29,7 @@ final class RunningThreads {
             }
             String name = thread.getName();
             boolean ok;
-            if (rules.enrols(name)) {
+            if (rules.enrols(name, thread.getClass())) {
                 ok = registry.enrol(thread, entry.getValue(), null, rules.placementFor(name));
             } else {
                 AnnotationList annotations = annotationsOf(thread.getClass());

@@ -26,7 +26,7 @@ class AgentOptionsTest {
         assertEquals(Placement.cpus(CpuSet.parseList("0-1")), rules.placementFor("disruptor-1"));
         assertEquals(Placement.ISOLATED, rules.placementFor("io-12"));
         assertNull(rules.placementFor("io-x"));
-        assertTrue(rules.enrols("anything"), "count=.* counts every thread");
+        assertTrue(rules.enrols("anything", Thread.class), "count=.* counts every thread");
         assertEquals(250_000_000L, options.intervalNanos());
         assertTrue(options.out().isAbsolute() && options.out().endsWith("run.jsonl"));
         assertFalse(options.events().presets().isEmpty());
@@ -36,11 +36,11 @@ class AgentOptionsTest {
     void defaultsCountTheApplicationsThreadsButNotTheJvmsOrPerfpins() {
         AgentOptions options = AgentOptions.parse(null, PARSER);
         ThreadRules rules = options.rules();
-        assertTrue(rules.enrols("main"));
-        assertTrue(rules.enrols("pool-1-thread-1"));
-        assertFalse(rules.enrols("Common-Cleaner"));
-        assertFalse(rules.enrols("C2 CompilerThread0"));
-        assertFalse(rules.enrols("perfpin-sampler"));
+        assertTrue(rules.enrols("main", Thread.class));
+        assertTrue(rules.enrols("pool-1-thread-1", Thread.class));
+        assertFalse(rules.enrols("Common-Cleaner", Thread.class));
+        assertFalse(rules.enrols("C2 CompilerThread0", Thread.class));
+        assertFalse(rules.enrols("perfpin-sampler", Thread.class));
         assertEquals(500_000_000L, options.intervalNanos());
         assertNull(options.out());
         assertFalse(options.statsOff());
@@ -48,12 +48,25 @@ class AgentOptionsTest {
     }
 
     @Test
+    void aClassRuleCountsThreadsOfThatClassWhateverTheirName() {
+        ThreadRules rules = AgentOptions.parse("class=.*WorkerThread", PARSER).rules();
+        assertTrue(rules.enrols("anything", WorkerThread.class));
+        assertFalse(rules.enrols("main", Thread.class), "with a class rule, the default no longer applies");
+        ThreadRules both = AgentOptions.parse("class=.*WorkerThread;threads=io-.*", PARSER).rules();
+        assertTrue(both.enrols("io-1", Thread.class));
+        assertTrue(both.enrols("x", WorkerThread.class));
+    }
+
+    private static final class WorkerThread extends Thread {
+    }
+
+    @Test
     void theFirstMatchingPinRuleWinsAndPerfpinsThreadsAreNeverPinned() {
         ThreadRules rules = AgentOptions.parse("threads=x;pin=io-1@1;pin=io-.*@0;pin=.*@any", PARSER).rules();
         assertEquals(Placement.cpus(CpuSet.of(1)), rules.placementFor("io-1"));
         assertEquals(Placement.cpus(CpuSet.of(0)), rules.placementFor("io-2"));
-        assertTrue(rules.enrols("io-2"), "a pinned thread is counted");
-        assertFalse(rules.enrols("perfpin-sampler"));
+        assertTrue(rules.enrols("io-2", Thread.class), "a pinned thread is counted");
+        assertFalse(rules.enrols("perfpin-sampler", Thread.class));
     }
 
     @Test
@@ -61,7 +74,7 @@ class AgentOptionsTest {
         Path config = dir.resolve("perfpin.conf");
         Files.writeString(config, "# counted\nthreads=a;b\n\ninherit=heir-.*\nstats=off\n");
         AgentOptions options = AgentOptions.parse("config=" + config + ";events=sched", PARSER);
-        assertTrue(options.rules().enrols("a;b"));
+        assertTrue(options.rules().enrols("a;b", Thread.class));
         assertTrue(options.rules().inheritsPin("heir-1"));
         assertTrue(options.statsOff());
     }
@@ -71,7 +84,7 @@ class AgentOptionsTest {
         Path nested = dir.resolve("nested.conf");
         Files.writeString(nested, "config=other.conf\n");
         String[][] cases = {
-                {"bogus=1", "unknown key 'bogus'; allowed: threads, pin,"},
+                {"bogus=1", "unknown key 'bogus'; allowed: threads, class, pin,"},
                 {"pinned", "expected KEY=VALUE"},
                 {"interval=5parsecs", "ns, us, ms, s or m"},
                 {"pin=io@cores", "did you mean 'core'"},
