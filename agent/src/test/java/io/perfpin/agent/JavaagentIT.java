@@ -73,7 +73,9 @@ class JavaagentIT {
     @MethodSource("javas")
     void aThreadStartedByAPinnedThreadGetsTheProcessAffinityUnlessARuleLetsItInherit(String java, @TempDir Path dir)
             throws Exception {
-        try (AppJvm app = AppJvm.start(java, "threads=none;pin=parent-.*@1;inherit=heir-.*;events=sched", dir)) {
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "threads=(child|heir)-.*;pin=parent-.*@1;inherit=heir-.*;events=sched;out="
+                + out, dir)) {
             app.await("ready");
             app.send("spawn parent-1 child-1");
             app.send("spawn parent-2 heir-1");
@@ -82,6 +84,9 @@ class JavaagentIT {
             assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("heir-1")));
             assertEquals(0, app.finish());
         }
+        assertEquals("perfpin", Observed.string(Observed.records(out, "thread", "parent-1").get(0), "pin"));
+        assertEquals("none", Observed.string(Observed.records(out, "thread", "child-1").get(0), "pin"));
+        assertEquals("inherited", Observed.string(Observed.records(out, "thread", "heir-1").get(0), "pin"));
     }
 
     @ParameterizedTest

@@ -28,7 +28,7 @@ final class ReportCsv {
             events.addAll(r.report().counters().keySet());
             metrics.addAll(r.report().metrics().keySet());
         }
-        List<String> header = new ArrayList<>(List.of("name", "tid", "javaId", "cpus"));
+        List<String> header = new ArrayList<>(List.of("name", "tid", "javaId", "cpus", "pin"));
         for (String event : events) {
             header.add(event);
             header.add(event + ":coverage");
@@ -41,7 +41,7 @@ final class ReportCsv {
         for (ThreadRecord record : records) {
             ThreadReport r = record.report();
             List<String> row = new ArrayList<>(List.of(r.name(), Integer.toString(r.tid()),
-                    Long.toString(r.javaId()), r.cpus()));
+                    Long.toString(r.javaId()), r.cpus(), r.pin().text()));
             for (String event : events) {
                 Long value = r.counters().get(event);
                 row.add(value == null ? "" : value.toString());

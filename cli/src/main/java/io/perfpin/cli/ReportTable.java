@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.report.PinSource;
 import io.perfpin.report.ThreadReport;
 
 import java.util.ArrayList;
@@ -39,7 +40,7 @@ final class ReportTable {
         for (ThreadReport r : reports) {
             // tid 0: a row that sums threads
             List<String> row = new ArrayList<>(List.of(r.name(), r.tid() > 0 ? Integer.toString(r.tid()) : "-",
-                    r.cpus()));
+                    r.pin() == PinSource.INHERITED ? r.cpus() + " (inherited)" : r.cpus()));
             for (String event : events) {
                 row.add(r.counters().containsKey(event)
                         ? formatCount(event, r.counters().get(event), r.coverage().get(event)) : "-");

@@ -65,7 +65,7 @@ class ReportCommandTest {
                 "--output", csv.toString()));
         assertEquals(ExitCode.OK, toFile.code, toFile.err);
         List<String> rows = Files.readAllLines(csv);
-        assertTrue(rows.get(0).startsWith("name,tid,javaId,cpus,task-clock,task-clock:coverage,context-switches,"),
+        assertTrue(rows.get(0).startsWith("name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,context-switches,"),
                 rows.get(0));
         assertTrue(rows.get(0).endsWith(",unsupported,type"), rows.get(0));
         assertTrue(rows.get(1).startsWith("page-toucher," + thread.group(1) + "," + thread.group(2) + ","), rows.get(1));

@@ -24,10 +24,10 @@ class ReportFormatTest {
     @Test
     void csvHasAHeaderAndARowPerThreadWithCoverageBesideEachEventAndTheReasonsLast() {
         assertEquals(List.of(
-                "name,tid,javaId,cpus,task-clock,task-clock:coverage,page-faults,page-faults:coverage,faults-per-sec,"
+                "name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,page-faults,page-faults:coverage,faults-per-sec,"
                         + "unsupported,type",
-                "page-toucher,2452,7,0-1,45485000,1,16390,0.5,360000.25,cycles: no hardware PMU counts this here,thread",
-                "\"io, \"\"fast\"\"\",2453,7,0-1,871000,1,,,,cycles: no PMU; instructions: no PMU,sample"),
+                "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,360000.25,cycles: no hardware PMU counts this here,thread",
+                "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,cycles: no PMU; instructions: no PMU,sample"),
                 ReportFormat.CSV.render(List.of(TOUCHER, ODD)));
     }
 

@@ -12,6 +12,7 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.JsonLinesFile;
+import io.perfpin.report.PinSource;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFile;
@@ -115,7 +116,15 @@ public final class ThreadRegistry implements AutoCloseable {
      * @return false when this thread is already enrolled (or the registry is closing)
      */
     public boolean enrolCurrentThread(EventList events, Placement placement) {
-        return enrol(Thread.currentThread(), syscalls.gettid(), events, placement);
+        return enrolCurrentThread(events, placement, false);
+    }
+
+    /**
+     * As {@link #enrolCurrentThread(EventList, Placement)}, for a thread that {@link #threadStarting} found
+     * running with a pin it inherited and keeps: its records say so.
+     */
+    public boolean enrolCurrentThread(EventList events, Placement placement, boolean inheritedPin) {
+        return enrol(Thread.currentThread(), syscalls.gettid(), events, placement, inheritedPin);
     }
 
     /**
@@ -123,6 +132,10 @@ public final class ThreadRegistry implements AutoCloseable {
      * Java thread to its TID. It is counted from now on.
      */
     public boolean enrol(Thread thread, int tid, EventList events, Placement placement) {
+        return enrol(thread, tid, events, placement, false);
+    }
+
+    private boolean enrol(Thread thread, int tid, EventList events, Placement placement, boolean inheritedPin) {
         if (closing || enrolled.containsKey(thread)) {
             return false;
         }
@@ -133,7 +146,7 @@ public final class ThreadRegistry implements AutoCloseable {
         for (EventFailure failure : counters.unsupported()) {
             warnOnce("not counting " + failure.event().name() + ": " + failure.reason());
         }
-        TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning);
+        TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin);
         // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
         tracked.cpus = pinning != null ? pinning.assignment.cpus().toString() : cpusOf(tid);
         if (enrolled.putIfAbsent(thread, tracked) != null) {
@@ -370,8 +383,9 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     private ThreadReport report(TrackedThread t) {
+        PinSource pin = t.pinning != null ? PinSource.PERFPIN : t.inheritedPin ? PinSource.INHERITED : PinSource.NONE;
         return ThreadReport.of(t.name, t.tid, t.javaId, t.cpus, t.events, t.counts, t.counters.unsupported(),
-                System.nanoTime() - t.enrolledNanos);
+                System.nanoTime() - t.enrolledNanos).withPin(pin);
     }
 
     /**

@@ -19,13 +19,16 @@ final class TrackedThread {
     final CounterSnapshot counts;
     /** How perfpin pinned it, to undo on detach; null when not pinned. */
     volatile Pinning pinning;
+    /** It runs with a pin it inherited from the pinned thread that started it, as a rule allowed. */
+    final boolean inheritedPin;
     final long enrolledNanos;
     volatile boolean ended;
     int slot = -1;
     int[] columns;
     volatile String cpus = "";
 
-    TrackedThread(Thread thread, int tid, EventList events, CounterGroup counters, Pinning pinning) {
+    TrackedThread(Thread thread, int tid, EventList events, CounterGroup counters, Pinning pinning,
+                  boolean inheritedPin) {
         this.thread = thread;
         this.name = thread.getName();
         this.javaId = thread.getId();
@@ -34,6 +37,7 @@ final class TrackedThread {
         this.counters = counters;
         this.counts = counters.newSnapshot();
         this.pinning = pinning;
+        this.inheritedPin = inheritedPin;
         this.enrolledNanos = System.nanoTime();
     }
 

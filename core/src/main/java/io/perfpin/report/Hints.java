@@ -55,7 +55,7 @@ public final class Hints {
         }
         CpuSet cpus = cpus(report.cpus());
         boolean oneCpu = cpus.size() == 1;
-        if (oneCpu || pinnedByRule) {
+        if (oneCpu || pinnedByRule || report.pin() != PinSource.NONE) {
             pinnedHints(report, cpus, oneCpu, involuntarySwitches, hints);
         }
         Double ipc = report.metrics().get("ipc");

@@ -36,6 +36,11 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
                 JsonFields.map(object, "coverage", JsonFields::number, JsonFields.NUMBERS),
                 JsonFields.map(object, "metrics", JsonFields::number, JsonFields.NUMBERS),
                 JsonFields.map(object, "unsupported", JsonFields::string, "strings"));
+        // Recordings made before perfpin wrote "pin" have none: nothing then says perfpin pinned the thread.
+        Object pin = object.get("pin");
+        if (pin != null) {
+            report = report.withPin(PinSource.of(JsonFields.field(object, "pin", String.class)));
+        }
         return new ThreadRecord(type, JsonFields.field(object, "time", Long.class), report);
     }
 }

@@ -3,7 +3,8 @@ package io.perfpin.report;
 /**
  * The JSON-lines records of threads, the schema the README documents: {@code type} is {@code "sample"}
  * for a live sample and {@code "thread"} for a thread's final summary; both carry {@code name}, {@code tid},
- * {@code javaId}, {@code cpus}, {@code counters}, {@code coverage}, {@code metrics} and {@code unsupported}.
+ * {@code javaId}, {@code cpus}, {@code pin} ({@link PinSource}), {@code counters}, {@code coverage},
+ * {@code metrics} and {@code unsupported}.
  */
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
@@ -20,6 +21,7 @@ public final class ThreadRecords {
                 .field("tid", report.tid())
                 .field("javaId", report.javaId())
                 .field("cpus", report.cpus())
+                .field("pin", report.pin().text())
                 .field("wallNanos", report.wallNanos())
                 .field("counters", report.counters())
                 .field("coverage", report.coverage())

@@ -26,9 +26,11 @@ public final class ThreadReport {
     private final Map<String, Double> coverage;
     private final Map<String, Double> metrics;
     private final Map<String, String> unsupported;
+    private final PinSource pin;
 
     private ThreadReport(String name, int tid, long javaId, String cpus, long wallNanos, Map<String, Long> counters,
-                         Map<String, Double> coverage, Map<String, Double> metrics, Map<String, String> unsupported) {
+                         Map<String, Double> coverage, Map<String, Double> metrics, Map<String, String> unsupported,
+                         PinSource pin) {
         this.name = name;
         this.tid = tid;
         this.javaId = javaId;
@@ -38,6 +40,7 @@ public final class ThreadReport {
         this.coverage = Collections.unmodifiableMap(coverage);
         this.metrics = Collections.unmodifiableMap(metrics);
         this.unsupported = Collections.unmodifiableMap(unsupported);
+        this.pin = pin;
     }
 
     /**
@@ -80,7 +83,8 @@ public final class ThreadReport {
                 metrics.put(metric.name(), value);
             }
         }
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported);
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
+                PinSource.NONE);
     }
 
     /**
@@ -91,7 +95,17 @@ public final class ThreadReport {
                                           Map<String, Long> counters, Map<String, Double> coverage,
                                           Map<String, Double> metrics, Map<String, String> unsupported) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, new LinkedHashMap<>(counters),
-                new LinkedHashMap<>(coverage), new LinkedHashMap<>(metrics), new LinkedHashMap<>(unsupported));
+                new LinkedHashMap<>(coverage), new LinkedHashMap<>(metrics), new LinkedHashMap<>(unsupported),
+                PinSource.NONE);
+    }
+
+    /** This report, saying who set the thread's CPUs. */
+    public ThreadReport withPin(PinSource source) {
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, source);
+    }
+
+    public PinSource pin() {
+        return pin;
     }
 
     public String name() {

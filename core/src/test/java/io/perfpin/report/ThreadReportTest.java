@@ -28,7 +28,7 @@ class ThreadReportTest {
         assertEquals(1.5, report.metrics().get("ipc"), 1e-12);
         assertEquals(1.0, report.coverage().get("cycles"));
         assertEquals(
-                "{\"type\":\"thread\",\"time\":5,\"name\":\"worker\",\"tid\":42,\"javaId\":7,\"cpus\":\"0-1\","
+                "{\"type\":\"thread\",\"time\":5,\"name\":\"worker\",\"tid\":42,\"javaId\":7,\"cpus\":\"0-1\",\"pin\":\"none\","
                         + "\"wallNanos\":4000000,\"counters\":{\"cycles\":1000,\"instructions\":1500,\"task-clock\":2000000},"
                         + "\"coverage\":{\"cycles\":1,\"instructions\":1,\"task-clock\":1},"
                         + "\"metrics\":{\"ipc\":1.5,\"cpi\":0.6666666666666666},\"unsupported\":{}}",

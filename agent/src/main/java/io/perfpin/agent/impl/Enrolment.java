@@ -28,8 +28,9 @@ final class Enrolment implements ThreadEvents {
             return false; // run() called as a plain method, or a nested run() of an enrolled thread
         }
         String name = thread.getName();
-        registry.threadStarting(rules.inheritsPin(name));
-        return rules.enrols(name, thread.getClass()) && registry.enrolCurrentThread(null, rules.placementFor(name));
+        boolean inherited = registry.threadStarting(rules.inheritsPin(name));
+        return rules.enrols(name, thread.getClass())
+                && registry.enrolCurrentThread(null, rules.placementFor(name), inherited);
     }
 
     @Override
