@@ -31,8 +31,12 @@ final class ReportTable {
             r.unsupported().forEach(notCounted::putIfAbsent);
         }
         events.forEach(notCounted::remove);
+        boolean lastCpus = reports.stream().anyMatch(r -> r.lastCpu() >= 0);
 
         List<String> header = new ArrayList<>(List.of("thread", "tid", "cpus"));
+        if (lastCpus) {
+            header.add("last cpu");
+        }
         header.addAll(events);
         header.addAll(metrics);
         List<List<String>> rows = new ArrayList<>();
@@ -41,6 +45,9 @@ final class ReportTable {
             // tid 0: a row that sums threads
             List<String> row = new ArrayList<>(List.of(r.name(), r.tid() > 0 ? Integer.toString(r.tid()) : "-",
                     r.pin() == PinSource.INHERITED ? r.cpus() + " (inherited)" : r.cpus()));
+            if (lastCpus) {
+                row.add(r.lastCpu() >= 0 ? Integer.toString(r.lastCpu()) : "-");
+            }
             for (String event : events) {
                 row.add(r.counters().containsKey(event)
                         ? formatCount(event, r.counters().get(event), r.coverage().get(event)) : "-");

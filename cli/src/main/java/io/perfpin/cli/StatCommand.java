@@ -6,6 +6,7 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.JavaThreadInfo;
+import io.perfpin.jvm.LastCpu;
 import io.perfpin.jvm.ThreadDump;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
@@ -92,7 +93,7 @@ final class StatCommand implements Callable<Integer> {
                 groups.get(i).read(snapshot);
                 JavaThreadInfo t = chosen.get(i);
                 ThreadReport report = ThreadReport.of(t.name(), t.tid(), t.javaId(), cpus.get(i), eventList,
-                        snapshot, groups.get(i).unsupported(), wall);
+                        snapshot, groups.get(i).unsupported(), wall).withLastCpu(LastCpu.of(pid, t.tid()));
                 records.add(new ThreadRecord(ThreadRecords.THREAD, now, report));
                 hints.addAll(Hints.of(report, pinned.isPinned(t.tid()),
                         since(preemptedBefore.get(i), Preemptions.of(pid, t.tid()))));

@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.jvm.JavaProcess;
+import io.perfpin.jvm.LastCpu;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.Preemptions;
@@ -116,7 +117,9 @@ final class TopCommand implements Callable<Integer> {
     }
 
     private List<String> block(long watched, StatsView current, StatsView previous) {
-        List<ThreadReport> live = selected(current.liveSince(previous));
+        List<ThreadReport> live = selected(current.liveSince(previous)).stream()
+                .map(r -> r.withLastCpu(LastCpu.of(watched, r.tid())))
+                .collect(Collectors.toList());
         List<String> lines = new ArrayList<>();
         lines.add("--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  pid " + watched + "  live threads: "
                 + current.liveThreads() + ", their counts over the last interval ---");

@@ -11,6 +11,7 @@ import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalInt;
 
 /**
  * What was measured for one thread, ready to show or export: per event the scaled value and its coverage,
@@ -27,10 +28,11 @@ public final class ThreadReport {
     private final Map<String, Double> metrics;
     private final Map<String, String> unsupported;
     private final PinSource pin;
+    private final int lastCpu;
 
     private ThreadReport(String name, int tid, long javaId, String cpus, long wallNanos, Map<String, Long> counters,
                          Map<String, Double> coverage, Map<String, Double> metrics, Map<String, String> unsupported,
-                         PinSource pin) {
+                         PinSource pin, int lastCpu) {
         this.name = name;
         this.tid = tid;
         this.javaId = javaId;
@@ -41,6 +43,7 @@ public final class ThreadReport {
         this.metrics = Collections.unmodifiableMap(metrics);
         this.unsupported = Collections.unmodifiableMap(unsupported);
         this.pin = pin;
+        this.lastCpu = lastCpu;
     }
 
     /**
@@ -84,7 +87,7 @@ public final class ThreadReport {
             }
         }
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
-                PinSource.NONE);
+                PinSource.NONE, -1);
     }
 
     /**
@@ -96,12 +99,25 @@ public final class ThreadReport {
                                           Map<String, Double> metrics, Map<String, String> unsupported) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, new LinkedHashMap<>(counters),
                 new LinkedHashMap<>(coverage), new LinkedHashMap<>(metrics), new LinkedHashMap<>(unsupported),
-                PinSource.NONE);
+                PinSource.NONE, -1);
     }
 
     /** This report, saying who set the thread's CPUs. */
     public ThreadReport withPin(PinSource source) {
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, source);
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, source,
+                lastCpu);
+    }
+
+    /** This report, with the CPU the thread last ran on as a viewer read it; itself when that is unknown. */
+    public ThreadReport withLastCpu(OptionalInt cpu) {
+        return cpu.isEmpty() ? this
+                : new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, pin,
+                cpu.getAsInt());
+    }
+
+    /** The CPU it last ran on, -1 when unknown (a recording, or a thread that ended). */
+    public int lastCpu() {
+        return lastCpu;
     }
 
     public PinSource pin() {

@@ -36,7 +36,8 @@ import java.nio.ByteOrder;
  *                                  {@link #STATE_AGGREGATE}
  *  12   u32  tid
  *  16   u64  java thread id
- *  24   i32  last cpu              -1 when unknown
+ *  24   i32  last cpu              -1 when unknown; the agent leaves it so, since a viewer reads it from
+ *                                  /proc/<pid>/task/<tid>/stat at no cost to the JVM
  *  28   u32  threads               1, or how many finished threads an aggregate slot sums
  *  32   {@link #NAME_SIZE} bytes   thread name, UTF-8, zero-padded (truncated)
  *  96   {@link #CPUS_SIZE} bytes   allowed CPUs in Linux list syntax, zero-padded
