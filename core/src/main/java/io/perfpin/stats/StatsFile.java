@@ -9,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
@@ -66,6 +67,31 @@ public final class StatsFile implements AutoCloseable {
         StatsFile stats = new StatsFile(buffer, eventCapacity, liveSlots, finishedSlots);
         stats.writeHeader(pid, startEpochMillis, intervalNanos);
         return stats;
+    }
+
+    /**
+     * Removes the stats files of processes that no longer run from {@code dir}, where files are named
+     * {@code <pid>.stats}, as HotSpot does with its hsperfdata files: a JVM that was killed could not remove
+     * its own. A dead JVM's counts are kept in its recording ({@code out=}), not here. Returns how many went.
+     */
+    public static int removeStale(Path dir) {
+        int removed = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.stats")) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                try {
+                    long pid = Long.parseLong(name.substring(0, name.length() - ".stats".length()));
+                    if (ProcessHandle.of(pid).isEmpty() && Files.deleteIfExists(file)) {
+                        removed++;
+                    }
+                } catch (NumberFormatException | IOException e) {
+                    // not one of ours, or gone already
+                }
+            }
+        } catch (IOException e) {
+            // no directory yet: nothing stale
+        }
+        return removed;
     }
 
     private void writeHeader(long pid, long startEpochMillis, long intervalNanos) {

@@ -74,6 +74,23 @@ class StatsFileTest {
     }
 
     @Test
+    void staleFilesOfProcessesThatNoLongerRunAreRemovedAndNoOtherFile() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        gone.waitFor();
+        long self = ProcessHandle.current().pid();
+        Path dead = dir.resolve(gone.pid() + ".stats");
+        Path alive = dir.resolve(self + ".stats");
+        Path other = dir.resolve("notes.stats");
+        for (Path file : List.of(dead, alive, other)) {
+            Files.writeString(file, "x");
+        }
+        assertEquals(1, StatsFile.removeStale(dir));
+        assertTrue(Files.notExists(dead));
+        assertTrue(Files.exists(alive) && Files.exists(other));
+        assertEquals(0, StatsFile.removeStale(dir.resolve("missing")));
+    }
+
+    @Test
     void finishedThreadsKeepTheirTotalsWhenTheRingOverflows() throws Exception {
         Path file = dir.resolve("churn.stats");
         try (StatsFile stats = StatsFile.create(file, 1, 0, 1, 1, 2, 2)) {

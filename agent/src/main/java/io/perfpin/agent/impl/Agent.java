@@ -7,9 +7,11 @@ import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.ThreadRegistry;
+import io.perfpin.stats.StatsFile;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.lang.instrument.Instrumentation;
 
 /**
@@ -37,10 +39,13 @@ final class Agent implements AutoCloseable {
     static Agent start(AgentOptions options, EventParser parser, Instrumentation instrumentation, boolean attached)
             throws IOException {
         Syscalls syscalls = Backends.syscalls();
+        Path stats = options.statsOff() ? null : options.stats() != null ? options.stats()
+                : PerfpinDirectory.statsFile(ProcessHandle.current().pid());
+        if (stats != null && options.stats() == null) {
+            StatsFile.removeStale(stats.getParent());
+        }
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
-                .withJsonLines(options.out())
-                .withStatsFile(options.statsOff() ? null : options.stats() != null ? options.stats()
-                        : PerfpinDirectory.statsFile(ProcessHandle.current().pid()));
+                .withJsonLines(options.out()).withStatsFile(stats);
         ThreadRegistry registry = ThreadRegistry.start(syscalls, config, AgentLog::warn);
         MethodCounting methods = new MethodCounting(syscalls, options.events());
         registry.onTick((now, finalPass, record) -> methods.publish(now, finalPass, record));
