@@ -39,6 +39,12 @@ final class AgentLauncher {
                     instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
                 }
                 URL inner = new URL("jar:" + jar.toUri() + "!/perfpin-impl/");
+                try (JarFile contents = new JarFile(jar.toFile())) {
+                    if (contents.getEntry("perfpin-impl/") == null) {
+                        throw new IllegalStateException("the agent's classes were loaded from " + jar + ", which is not"
+                                + " the perfpin agent jar: take that copy off the application's class path");
+                    }
+                }
                 implementation = new URLClassLoader("perfpin", new URL[] {inner}, ClassLoader.getPlatformClassLoader());
             }
             Class.forName(IMPLEMENTATION, true, implementation)

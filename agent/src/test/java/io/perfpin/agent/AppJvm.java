@@ -7,13 +7,12 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
-import java.net.URISyntaxException;
-import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
@@ -141,26 +140,14 @@ final class AppJvm implements AutoCloseable {
         pump.start();
     }
 
+    /**
+     * The test class path, which has the test app, the workloads and the annotations, less the agent's own
+     * classes: the agent comes from its jar alone. The byte-buddy, JNA and jffi jars stay, as an application's
+     * own copies, which the agent's must not meet.
+     */
     private static String classPath() {
-        return Stream.of(AgentTestApp.class, io.perfpin.apps.PageToucher.class, io.perfpin.annotations.Pinned.class)
-                .map(AppJvm::locationOf).map(Path::toString).collect(Collectors.joining(":"));
-    }
-
-    private static Path locationOf(Class<?> type) {
-        String resource = type.getName().replace('.', '/') + ".class";
-        URL url = type.getClassLoader().getResource(resource);
-        try {
-            String location = url.toString();
-            if (location.startsWith("jar:")) {
-                return Paths.get(new URL(location.substring(4, location.indexOf("!/"))).toURI());
-            }
-            Path file = Paths.get(url.toURI());
-            for (int i = 0; i < resource.split("/").length; i++) {
-                file = file.getParent();
-            }
-            return file;
-        } catch (IOException | URISyntaxException e) {
-            throw new IllegalStateException(url.toString(), e);
-        }
+        return Arrays.stream(System.getProperty("java.class.path").split(":"))
+                .filter(entry -> !entry.endsWith("agent/target/classes"))
+                .collect(Collectors.joining(":"));
     }
 }
