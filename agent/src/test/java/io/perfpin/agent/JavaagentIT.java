@@ -1,12 +1,16 @@
 package io.perfpin.agent;
 
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -107,6 +111,26 @@ class JavaagentIT {
         assertWithin(20 * 256, (long) Observed.number(totals, "page-faults"), 0.03, "page faults of 20 calls");
         String p50 = record.substring(record.indexOf("\"p50\""));
         assertWithin(256, (long) Observed.number(p50, "page-faults"), 0.04, "median page faults per call");
+    }
+
+    @Test
+    void aVirtualThreadIsNeitherPinnedNorCountedAndSaysSoOnce(@TempDir Path dir) throws Exception {
+        String jdk25 = System.getProperty("perfpin.jdk25.java", "");
+        Assumptions.assumeTrue(Files.isExecutable(Path.of(jdk25)), "virtual threads need JDK 21+: " + jdk25);
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(jdk25, "threads=none;events=sched;out=" + out, dir)) {
+            app.await("ready");
+            app.send("virtual virtual-1 16");
+            app.send("virtual virtual-2 16");
+            int carrier = app.touched("virtual-1");
+            app.touched("virtual-2");
+            assertEquals("0-1", Observed.cpusAllowed(app.pid(), carrier), "the carrier was not pinned");
+            assertEquals(0, app.finish());
+            List<String> said = app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).collect(Collectors.toList());
+            assertEquals(1, said.size(), said.toString());
+            assertTrue(said.get(0).contains("virtual threads are not pinned or counted"), said.get(0));
+        }
+        assertTrue(Observed.records(out, "thread", ".*").isEmpty(), "nothing counted");
     }
 
     @ParameterizedTest

@@ -63,7 +63,12 @@ final class Agent implements AutoCloseable {
         }
         Agent agent = new Agent(instrumentation, registry, enrolment, methods, transformer);
         if (attached) {
-            RunningThreads.enrol(registry, rules, values);
+            try {
+                RunningThreads.enrol(registry, rules, values);
+            } catch (RuntimeException e) {
+                AgentLog.warn("cannot enrol the threads already running (" + e.getMessage() + "); threads that start"
+                        + " from now on are enrolled");
+            }
         } else {
             // premain runs on the thread that will run main(): it starts counting here, as a started thread would
             enrolment.runStarting(Thread.currentThread());

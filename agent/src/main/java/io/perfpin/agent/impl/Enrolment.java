@@ -10,6 +10,12 @@ import io.perfpin.registry.ThreadRegistry;
  * keeps the rule's events when it runs an annotated task, and {@code @Pinned} pins it if no rule did.
  */
 final class Enrolment implements ThreadEvents {
+    /**
+     * JDK 21's virtual threads run on carrier threads that they change while they run: the kernel counts the
+     * carrier, so perfpin neither pins nor counts a virtual thread. Null before JDK 21.
+     */
+    private static final Class<?> VIRTUAL_THREAD = virtualThreadClass();
+
     private final ThreadRegistry registry;
     private final ThreadRules rules;
     private final AnnotationValues annotations;
@@ -42,6 +48,9 @@ final class Enrolment implements ThreadEvents {
     @Override
     public Object taskStarting(String placement, String events) {
         Thread thread = Thread.currentThread();
+        if (isVirtual(thread)) {
+            return null;
+        }
         if (registry.isEnrolled(thread)) {
             // A rule counts it already: it keeps the rule's events, and @Pinned still pins it.
             Placement where = annotations.placement(placement);
@@ -61,7 +70,23 @@ final class Enrolment implements ThreadEvents {
 
     @Override
     public Object methodEntering(int method) {
-        return methods.entering(method);
+        return isVirtual(Thread.currentThread()) ? null : methods.entering(method);
+    }
+
+    private static boolean isVirtual(Thread thread) {
+        if (thread.getClass() != VIRTUAL_THREAD) {
+            return false;
+        }
+        AgentLog.warn("virtual threads are not pinned or counted: the kernel sees only the carrier threads they run on");
+        return true;
+    }
+
+    private static Class<?> virtualThreadClass() {
+        try {
+            return Class.forName("java.lang.VirtualThread");
+        } catch (ClassNotFoundException e) {
+            return null;
+        }
     }
 
     @Override

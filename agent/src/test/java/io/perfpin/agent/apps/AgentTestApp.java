@@ -19,6 +19,7 @@ import java.util.concurrent.Semaphore;
  * <pre>
  *   start NAME PAGES       a plain thread NAME touches PAGES pages   -> "touched NAME TID"
  *   annotated NAME PAGES   the same through a @Pinned("1") @Counted("sched") Runnable
+ *   virtual NAME PAGES     the annotated Runnable in a virtual thread (JDK 21+) -> "touched NAME TID-OF-CARRIER"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
  *   churn N PAGES          N threads churn-I, two at a time, each touching PAGES pages -> "churned N"
@@ -46,6 +47,9 @@ public final class AgentTestApp {
                     break;
                 case "annotated":
                     start(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
+                    break;
+                case "virtual":
+                    startVirtual(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
                     break;
                 case "spawn":
                     start(() -> {
@@ -86,6 +90,18 @@ public final class AgentTestApp {
 
     private static void start(Runnable work, String name) {
         Thread thread = new Thread(work, name);
+        synchronized (THREADS) {
+            THREADS.add(thread);
+        }
+        thread.start();
+    }
+
+    /** Through reflection: this class is compiled for JDK 17, which has no virtual threads. */
+    private static void startVirtual(Runnable work, String name) throws ReflectiveOperationException {
+        Class<?> builderType = Class.forName("java.lang.Thread$Builder");
+        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+        builder = builderType.getMethod("name", String.class).invoke(builder, name);
+        Thread thread = (Thread) builderType.getMethod("unstarted", Runnable.class).invoke(builder, work);
         synchronized (THREADS) {
             THREADS.add(thread);
         }
