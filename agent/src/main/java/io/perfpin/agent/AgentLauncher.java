@@ -3,17 +3,15 @@ package io.perfpin.agent;
 import java.lang.instrument.Instrumentation;
 import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
-import java.net.URL;
-import java.net.URLClassLoader;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.jar.JarFile;
 
 /**
- * Loads the agent's implementation in a class loader of its own, as the OpenTelemetry agent does: the
- * implementation and its dependencies (byte-buddy, JNA, jffi) sit under {@code perfpin-impl/} in the agent
- * jar, where no application class loader looks, so an application that ships other versions of them is
- * unaffected. The bootstrap hooks ({@code io.perfpin.agent.bootstrap}) must be on the bootstrap class path,
+ * Loads the agent's implementation in a class loader of its own ({@link ImplementationClassLoader}), as the
+ * OpenTelemetry agent does: the implementation and its dependencies (byte-buddy, JNA, jffi) sit under
+ * {@code perfpin-impl/} in the agent jar, where no application class loader looks, so an application that
+ * ships other versions of them is unaffected. The bootstrap hooks ({@code io.perfpin.agent.bootstrap}) must be on the bootstrap class path,
  * since the code woven into {@code java.lang.Thread} can only see classes there. The manifest's
  * {@code Boot-Class-Path} puts the jar there as the JVM starts, when it costs nothing; a jar renamed, or
  * loaded by dynamic attach, is appended at run time instead, which makes HotSpot drop class-data sharing for
@@ -38,14 +36,7 @@ final class AgentLauncher {
                 if (!hooksOnBootstrapPath()) {
                     instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
                 }
-                URL inner = new URL("jar:" + jar.toUri() + "!/perfpin-impl/");
-                try (JarFile contents = new JarFile(jar.toFile())) {
-                    if (contents.getEntry("perfpin-impl/") == null) {
-                        throw new IllegalStateException("the agent's classes were loaded from " + jar + ", which is not"
-                                + " the perfpin agent jar: take that copy off the application's class path");
-                    }
-                }
-                implementation = new URLClassLoader("perfpin", new URL[] {inner}, ClassLoader.getPlatformClassLoader());
+                implementation = new ImplementationClassLoader(jar);
             }
             Class.forName(IMPLEMENTATION, true, implementation)
                     .getMethod("start", String.class, Instrumentation.class, boolean.class)

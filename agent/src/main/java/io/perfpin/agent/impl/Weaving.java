@@ -48,7 +48,7 @@ final class Weaving {
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 .with(new FailureReport())
-                .ignore(nameStartsWith("net.bytebuddy.").or(isSynthetic()))
+                .ignore(nameStartsWith("net.bytebuddy.").or(isSynthetic()).or(jdkExceptThreads()))
                 .or(any(), is(Weaving.class.getClassLoader()))
                 .type(is(Thread.class).or(declaresMethod(runOrCall("run")).and(isSubTypeOf(Thread.class))))
                 .transform((builder, type, loader, module, domain) -> builder.visit(threadRun.on(runOrCall("run"))))
@@ -58,6 +58,17 @@ final class Weaving {
                 .type(declaresMethod(isAnnotatedWith(named(TaskAnnotations.COUNTED))))
                 .transform((builder, type, loader, module, domain) -> countedMethods(builder, type, values, methods))
                 .installOn(instrumentation);
+    }
+
+    /**
+     * The JDK's own classes, which never carry perfpin's annotations, but for the thread classes whose run()
+     * name rules must see: Thread itself, and ForkJoinWorkerThread, whose run() does not call Thread's.
+     * Matching the JDK's thousands of classes was most of the agent's start-up.
+     */
+    private static net.bytebuddy.matcher.ElementMatcher.Junction<TypeDescription> jdkExceptThreads() {
+        return nameStartsWith("java.").or(nameStartsWith("javax.")).or(nameStartsWith("jdk."))
+                .or(nameStartsWith("sun.")).or(nameStartsWith("com.sun."))
+                .and(not(named("java.lang.Thread").or(named("java.util.concurrent.ForkJoinWorkerThread"))));
     }
 
     /** Takes every woven class back to its original code. */
