@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "selfread.h"
+#include "threadevents.h"
 
 #define BINDING_CLASS_PROPERTY "io.perfpin.jni.bindingClass"
 
@@ -126,6 +127,7 @@ static const JNINativeMethod METHODS[] = {
     {"munmapPerfPage0", "(J)I", (void *) pp_munmap_perf_page},
     {"selfRead0", "(JIJ)I", (void *) pp_self_read},
     {"addressOf0", "(Ljava/nio/ByteBuffer;)J", (void *) pp_address_of},
+    {"threadEvents0", "(Ljava/lang/Class;Z)I", (void *) perfpin_thread_events},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

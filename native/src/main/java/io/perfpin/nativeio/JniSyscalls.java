@@ -105,4 +105,6 @@ public final class JniSyscalls implements Syscalls {
     private static native int selfRead0(long pageAddress, int fd, long outAddress);
 
     private static native long addressOf0(ByteBuffer direct);
+
+    static native int threadEvents0(Class<?> hooks, boolean enable);
 }

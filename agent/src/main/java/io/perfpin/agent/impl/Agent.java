@@ -5,6 +5,7 @@ import io.perfpin.agent.bootstrap.ThreadHooks;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.stats.StatsFile;
@@ -15,24 +16,23 @@ import java.nio.file.Path;
 import java.lang.instrument.Instrumentation;
 
 /**
- * One running agent: the registry that counts and publishes, the hooks that feed it, the weaving, and the
- * shutdown hook that writes the final records. {@link #close} (detach) undoes all of it.
+ * One running agent: the registry that counts and publishes, the hooks that feed it, the thread events and
+ * weaving that call the hooks, and the shutdown hook that writes the final records. {@link #close} (detach)
+ * undoes all of it.
  */
 final class Agent implements AutoCloseable {
-    private final Instrumentation instrumentation;
     private final ThreadRegistry registry;
     private final Enrolment enrolment;
     private final MethodCounting methods;
-    private final ResettableClassFileTransformer transformer;
+    /** Stops the thread events and takes back every woven class. */
+    private final Runnable unweave;
     private final Thread shutdownHook;
 
-    private Agent(Instrumentation instrumentation, ThreadRegistry registry, Enrolment enrolment,
-                  MethodCounting methods, ResettableClassFileTransformer transformer) {
-        this.instrumentation = instrumentation;
+    private Agent(ThreadRegistry registry, Enrolment enrolment, MethodCounting methods, Runnable unweave) {
         this.registry = registry;
         this.enrolment = enrolment;
         this.methods = methods;
-        this.transformer = transformer;
+        this.unweave = unweave;
         this.shutdownHook = new Thread(registry::close, "perfpin-shutdown");
     }
 
@@ -53,15 +53,15 @@ final class Agent implements AutoCloseable {
         ThreadRules rules = options.rules();
         Enrolment enrolment = new Enrolment(registry, rules, values, methods);
         ThreadHooks.install(enrolment);
-        ResettableClassFileTransformer transformer;
+        Runnable unweave;
         try {
-            transformer = Weaving.install(instrumentation, values, methods);
+            unweave = weave(instrumentation, syscalls, values, methods, attached);
         } catch (RuntimeException | Error e) {
             ThreadHooks.uninstall(enrolment);
             registry.close();
             throw e;
         }
-        Agent agent = new Agent(instrumentation, registry, enrolment, methods, transformer);
+        Agent agent = new Agent(registry, enrolment, methods, unweave);
         if (attached) {
             try {
                 RunningThreads.enrol(registry, rules, values);
@@ -77,12 +77,36 @@ final class Agent implements AutoCloseable {
         return agent;
     }
 
+    /**
+     * How threads are seen to start: with perfpin's C library the JVM reports every thread's start and end
+     * itself (JVMTI), and only annotated classes are woven, byte-buddy loading when the first one appears (in
+     * the background, after an attach, for the classes already loaded). Without it, Thread.run() is woven too,
+     * and byte-buddy loads now.
+     */
+    private static Runnable weave(Instrumentation instrumentation, Syscalls syscalls, AnnotationValues values,
+                                  MethodCounting methods, boolean attached) {
+        if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) == 0) {
+            WeavingOnDemand onDemand = WeavingOnDemand.install(instrumentation, values, methods);
+            if (attached) {
+                Thread weaver = new Thread(() -> onDemand.weaveLoaded(instrumentation), "perfpin-weaver");
+                weaver.setDaemon(true);
+                weaver.start();
+            }
+            return () -> {
+                ThreadLifecycleEvents.disable(syscalls);
+                onDemand.reset(instrumentation);
+            };
+        }
+        ResettableClassFileTransformer transformer = Weaving.install(instrumentation, values, methods, true);
+        return () -> Weaving.reset(instrumentation, transformer);
+    }
+
     /** Detach: no more enrolments, every class back to its code, final records, pins restored, files closed. */
     @Override
     public void close() {
         ThreadHooks.uninstall(enrolment);
         try {
-            Weaving.reset(instrumentation, transformer);
+            unweave.run();
         } finally {
             methods.close();
             registry.close();

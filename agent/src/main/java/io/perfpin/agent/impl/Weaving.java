@@ -9,6 +9,7 @@ import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.utility.JavaModule;
 
+import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
 import java.security.ProtectionDomain;
 import java.util.concurrent.Callable;
@@ -30,7 +31,8 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * What the agent weaves, with byte-buddy advice only (no new fields or methods, so classes already loaded
  * are retransformed in place, and {@link #reset} takes it all back):
  * <ul>
- *   <li>{@code Thread.run()} and every override: a thread's start and end, for the name rules;</li>
+ *   <li>{@code Thread.run()} and every override: a thread's start and end, for the name rules, where the JVM
+ *       cannot report them itself (without perfpin's C library);</li>
  *   <li>{@code run()}/{@code call()} of a Runnable, Callable or Thread subclass annotated {@code @Pinned} or
  *       {@code @Counted}: the task's thread is pinned and counted while it runs;</li>
  *   <li>each method annotated {@code @Counted}: every invocation measured on its thread.</li>
@@ -41,23 +43,40 @@ final class Weaving {
     private Weaving() {
     }
 
+    /**
+     * Weaves classes as they load, and retransforms those already loaded.
+     *
+     * @param threadRun whether to weave {@code Thread.run()} too: only where the JVM cannot report thread
+     *                  starts itself ({@code ThreadLifecycleEvents}, JNI backend)
+     */
     static ResettableClassFileTransformer install(Instrumentation instrumentation, AnnotationValues values,
-                                                  MethodCounting methods) {
-        Advice threadRun = Advice.to(ThreadRunAdvice.class);
-        return new QuietAgentBuilder()
+                                                  MethodCounting methods, boolean threadRun) {
+        return builder(values, methods, threadRun).installOn(instrumentation);
+    }
+
+    /** The annotations' weaving as a transformer that is not installed: {@link WeavingOnDemand} calls it. */
+    static ClassFileTransformer annotationsOnly(AnnotationValues values, MethodCounting methods) {
+        return builder(values, methods, false).makeRaw();
+    }
+
+    private static AgentBuilder builder(AnnotationValues values, MethodCounting methods, boolean threadRun) {
+        AgentBuilder builder = new QuietAgentBuilder()
                 .disableClassFormatChanges()
                 .with(AgentBuilder.RedefinitionStrategy.RETRANSFORMATION)
                 .with(new FailureReport())
                 .ignore(nameStartsWith("net.bytebuddy.").or(isSynthetic()).or(jdkExceptThreads()))
-                .or(any(), is(Weaving.class.getClassLoader()))
-                .type(is(Thread.class).or(declaresMethod(runOrCall("run")).and(isSubTypeOf(Thread.class))))
-                .transform((builder, type, loader, module, domain) -> builder.visit(threadRun.on(runOrCall("run"))))
+                .or(any(), is(Weaving.class.getClassLoader()));
+        if (threadRun) {
+            Advice advice = Advice.to(ThreadRunAdvice.class);
+            builder = builder.type(is(Thread.class).or(declaresMethod(runOrCall("run")).and(isSubTypeOf(Thread.class))))
+                    .transform((b, type, loader, module, domain) -> b.visit(advice.on(runOrCall("run"))));
+        }
+        return builder
                 .type(isAnnotatedWith(named(TaskAnnotations.PINNED)).or(isAnnotatedWith(named(TaskAnnotations.COUNTED)))
                         .and(isSubTypeOf(Runnable.class).or(isSubTypeOf(Callable.class)).or(isSubTypeOf(Thread.class))))
                 .transform(Weaving::task)
                 .type(declaresMethod(isAnnotatedWith(named(TaskAnnotations.COUNTED))))
-                .transform((builder, type, loader, module, domain) -> countedMethods(builder, type, values, methods))
-                .installOn(instrumentation);
+                .transform((b, type, loader, module, domain) -> countedMethods(b, type, values, methods));
     }
 
     /**

@@ -22,7 +22,7 @@ import java.util.concurrent.Semaphore;
  *   virtual NAME PAGES     the annotated Runnable in a virtual thread (JDK 21+) -> "touched NAME TID-OF-CARRIER"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
- *   churn N PAGES          N threads churn-I, two at a time, each touching PAGES pages -> "churned N"
+ *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"
  *   finish                 every waiting thread ends; then "done" and exit 0
  * </pre>
  */
@@ -69,7 +69,7 @@ public final class AgentTestApp {
                     say("called " + calls);
                     break;
                 case "churn":
-                    churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]));
+                    churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]), word[3]);
                     break;
                 case "finish":
                     FINISH.countDown();
@@ -108,7 +108,7 @@ public final class AgentTestApp {
         thread.start();
     }
 
-    private static void churn(int threads, int pages) throws InterruptedException {
+    private static void churn(int threads, int pages, String prefix) throws InterruptedException {
         Semaphore running = new Semaphore(2);
         for (int i = 0; i < threads; i++) {
             running.acquire();
@@ -118,7 +118,7 @@ public final class AgentTestApp {
                 } finally {
                     running.release();
                 }
-            }, "churn-" + i).start();
+            }, prefix + "-" + i).start();
         }
         running.acquire(2);
         say("churned " + threads);

@@ -1,0 +1,153 @@
+package io.perfpin.agent.impl;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.IllegalClassFormatException;
+import java.lang.instrument.Instrumentation;
+import java.nio.charset.StandardCharsets;
+import java.security.ProtectionDomain;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Weaves perfpin's annotations, and loads byte-buddy to do it only when a class that carries one appears.
+ * Where the JVM reports thread starts itself, nothing else needs weaving, and an application without
+ * annotations never pays byte-buddy's start-up (its thousand classes, run cold). A class is a candidate when its
+ * constant pool names {@code io/perfpin/annotations/}: a byte search, no parsing, no class loading.
+ */
+final class WeavingOnDemand implements ClassFileTransformer {
+    private static final byte[] MARKER = "Lio/perfpin/annotations/".getBytes(StandardCharsets.UTF_8);
+
+    private final AnnotationValues values;
+    private final MethodCounting methods;
+    private final ClassLoader own = WeavingOnDemand.class.getClassLoader();
+    /** The classes woven, by loader, to take back at detach. */
+    private final Map<ClassLoader, Set<String>> woven = new WeakHashMap<>();
+    private final Set<String> wovenByBootLoader = ConcurrentHashMap.newKeySet();
+    private volatile ClassFileTransformer weaver;
+    private volatile boolean broken;
+
+    private WeavingOnDemand(AnnotationValues values, MethodCounting methods) {
+        this.values = values;
+        this.methods = methods;
+    }
+
+    static WeavingOnDemand install(Instrumentation instrumentation, AnnotationValues values, MethodCounting methods) {
+        WeavingOnDemand onDemand = new WeavingOnDemand(values, methods);
+        instrumentation.addTransformer(onDemand, true);
+        return onDemand;
+    }
+
+    @Override
+    public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
+                            ProtectionDomain domain, byte[] bytes) throws IllegalClassFormatException {
+        if (className == null || loader == own || broken || !contains(bytes, MARKER)) {
+            return null;
+        }
+        byte[] result = weaver().transform(module, loader, className, redefined, domain, bytes);
+        if (result != null) {
+            remember(loader, className);
+        }
+        return result;
+    }
+
+    /**
+     * Weaves the annotated classes already loaded, as after a dynamic attach: they are found by their class
+     * files, read through their loaders, so no annotation class is loaded on perfpin's account.
+     */
+    void weaveLoaded(Instrumentation instrumentation) {
+        List<Class<?>> candidates = new ArrayList<>();
+        for (Class<?> type : instrumentation.getAllLoadedClasses()) {
+            ClassLoader loader = type.getClassLoader();
+            if (loader != null && loader != own && !type.isArray() && instrumentation.isModifiableClass(type)
+                    && classFileNamesAnnotations(loader, type.getName())) {
+                candidates.add(type);
+            }
+        }
+        retransform(instrumentation, candidates);
+    }
+
+    /** Detach: stops weaving and gives every woven class its own code back. */
+    void reset(Instrumentation instrumentation) {
+        instrumentation.removeTransformer(this);
+        List<Class<?>> toRestore = new ArrayList<>();
+        synchronized (woven) {
+            for (Class<?> type : instrumentation.getAllLoadedClasses()) {
+                ClassLoader loader = type.getClassLoader();
+                Set<String> names = loader == null ? wovenByBootLoader : woven.get(loader);
+                if (names != null && names.contains(type.getName().replace('.', '/'))) {
+                    toRestore.add(type);
+                }
+            }
+        }
+        retransform(instrumentation, toRestore);
+    }
+
+    private static void retransform(Instrumentation instrumentation, List<Class<?>> types) {
+        if (!types.isEmpty()) {
+            try {
+                instrumentation.retransformClasses(types.toArray(new Class<?>[0]));
+            } catch (Exception | LinkageError e) {
+                AgentLog.warn("cannot retransform " + types.size() + " annotated classes: " + e);
+            }
+        }
+    }
+
+    private ClassFileTransformer weaver() {
+        ClassFileTransformer current = weaver;
+        if (current == null) {
+            synchronized (this) {
+                current = weaver;
+                if (current == null) {
+                    try {
+                        current = Weaving.annotationsOnly(values, methods);
+                    } catch (RuntimeException | LinkageError e) {
+                        broken = true;
+                        AgentLog.warn("cannot weave perfpin's annotations, they are ignored: " + e);
+                        return new ClassFileTransformer() {
+                            // weaves nothing: broken is set, so it is not called again
+                        };
+                    }
+                    weaver = current;
+                }
+            }
+        }
+        return current;
+    }
+
+    private void remember(ClassLoader loader, String className) {
+        if (loader == null) {
+            wovenByBootLoader.add(className);
+            return;
+        }
+        synchronized (woven) {
+            woven.computeIfAbsent(loader, l -> ConcurrentHashMap.newKeySet()).add(className);
+        }
+    }
+
+    private static boolean classFileNamesAnnotations(ClassLoader loader, String className) {
+        try (InputStream in = loader.getResourceAsStream(className.replace('.', '/') + ".class")) {
+            return in != null && contains(in.readAllBytes(), MARKER);
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    static boolean contains(byte[] bytes, byte[] marker) {
+        outer:
+        for (int i = 0; i <= bytes.length - marker.length; i++) {
+            for (int j = 0; j < marker.length; j++) {
+                if (bytes[i + j] != marker[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
+    }
+}

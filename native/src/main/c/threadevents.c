@@ -1,0 +1,95 @@
+/*
+ * Thread start and end through JVMTI, as async-profiler follows threads: the JVM calls ThreadStart on the
+ * new thread before its run() begins and ThreadEnd on it after run() has returned, for every platform
+ * thread, whatever its class. A JVMTI environment can be had from JNI code at any time (GetEnv), and these
+ * two events need no capability, so a Java agent's library can use them without being a JVMTI agent.
+ *
+ * The hooks class is kept for good once given: a callback in flight while events are being disabled still
+ * finds it. Exceptions thrown by the hooks are cleared, never left pending in the thread.
+ */
+#include <errno.h>
+#include <jvmti.h>
+#include <stddef.h>
+
+#include "threadevents.h"
+
+static jvmtiEnv *jvmti;
+static jclass hooks_class;
+static jmethodID run_starting;
+static jmethodID run_ended;
+
+static void clear_exception(JNIEnv *env) {
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+    }
+}
+
+static void JNICALL on_thread_start(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    (void) env_jvmti;
+    jclass hooks = hooks_class;
+    if (hooks != NULL && thread != NULL) {
+        (*env)->CallStaticBooleanMethod(env, hooks, run_starting, thread);
+        clear_exception(env);
+    }
+}
+
+static void JNICALL on_thread_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    (void) env_jvmti;
+    jclass hooks = hooks_class;
+    if (hooks != NULL && thread != NULL) {
+        (*env)->CallStaticVoidMethod(env, hooks, run_ended, thread);
+        clear_exception(env);
+    }
+}
+
+static jint set_events(jvmtiEventMode mode) {
+    if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_THREAD_START, NULL) != JVMTI_ERROR_NONE
+        || (*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_THREAD_END, NULL) != JVMTI_ERROR_NONE) {
+        return -EIO;
+    }
+    return 0;
+}
+
+static jint get_jvmti(JNIEnv *env) {
+    JavaVM *vm;
+    if ((*env)->GetJavaVM(env, &vm) != JNI_OK
+        || (*vm)->GetEnv(vm, (void **) &jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
+        jvmti = NULL;
+        return -ENOSYS;
+    }
+    jvmtiEventCallbacks callbacks = {0};
+    callbacks.ThreadStart = on_thread_start;
+    callbacks.ThreadEnd = on_thread_end;
+    if ((*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint) sizeof(callbacks)) != JVMTI_ERROR_NONE) {
+        return -EIO;
+    }
+    return 0;
+}
+
+jint JNICALL perfpin_thread_events(JNIEnv *env, jclass cls, jclass hooks, jboolean enable) {
+    (void) cls;
+    if (jvmti == NULL) {
+        jint rc = get_jvmti(env);
+        if (rc != 0) {
+            return rc;
+        }
+    }
+    if (!enable) {
+        return set_events(JVMTI_DISABLE);
+    }
+    if (hooks_class == NULL) {
+        jmethodID starting = (*env)->GetStaticMethodID(env, hooks, "runStarting", "(Ljava/lang/Thread;)Z");
+        jmethodID ended = (*env)->GetStaticMethodID(env, hooks, "runEnded", "(Ljava/lang/Thread;)V");
+        if (starting == NULL || ended == NULL) {
+            (*env)->ExceptionClear(env);
+            return -EINVAL;
+        }
+        run_starting = starting;
+        run_ended = ended;
+        hooks_class = (jclass) (*env)->NewGlobalRef(env, hooks);
+        if (hooks_class == NULL) {
+            return -ENOMEM;
+        }
+    }
+    return set_events(JVMTI_ENABLE);
+}
