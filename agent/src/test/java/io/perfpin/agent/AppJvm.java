@@ -46,9 +46,11 @@ final class AppJvm implements AutoCloseable {
     /**
      * @param java          the java binary
      * @param agentOptions  null for no agent
+     * @param jvmOptions    more options for the JVM
      */
-    static AppJvm start(String java, String agentOptions, Path perfpinDir) throws IOException {
+    static AppJvm start(String java, String agentOptions, Path perfpinDir, String... jvmOptions) throws IOException {
         List<String> command = new ArrayList<>(List.of(java, "-Dperfpin.dir=" + perfpinDir));
+        command.addAll(List.of(jvmOptions));
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
         }

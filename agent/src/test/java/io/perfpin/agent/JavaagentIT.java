@@ -73,6 +73,25 @@ class JavaagentIT {
         assertTrue(Observed.records(out, "thread", "main").isEmpty());
     }
 
+    /** Without perfpin's C library the JVM reports no thread starts to the agent: it weaves Thread.run(). */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void withoutTheCLibraryThreadRunIsWovenAndTheRulesStillApply(String java, @TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "threads=toucher-.*;pin=toucher-1@1;events=sched;out=" + out, dir,
+                "-Dperfpin.backend=jna")) {
+            app.await("ready");
+            app.send("start toucher-1 " + PAGES);
+            app.send("annotated annotated-1 16");
+            int pinned = app.touched("toucher-1");
+            assertEquals("1", Observed.cpusAllowed(app.pid(), pinned));
+            assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("annotated-1")));
+            assertEquals(0, app.finish());
+        }
+        assertWithin(PAGES, (long) Observed.number(Observed.records(out, "thread", "toucher-1").get(0), "page-faults"),
+                0.03, "toucher-1 counted from its start");
+    }
+
     @ParameterizedTest
     @MethodSource("javas")
     void aThreadStartedByAPinnedThreadGetsTheProcessAffinityUnlessARuleLetsItInherit(String java, @TempDir Path dir)
