@@ -43,6 +43,14 @@ public final class CounterGroup implements AutoCloseable {
      * event: see {@link #unsupported()}. Counting starts when this returns.
      */
     public static CounterGroup open(Syscalls syscalls, int tid, List<EventSpec> events) {
+        return open(syscalls, tid, events, new RefusedEvents());
+    }
+
+    /**
+     * As {@link #open(Syscalls, int, List)}, skipping the events {@code refused} knows the kernel refuses for
+     * every thread, and teaching it the ones refused here.
+     */
+    public static CounterGroup open(Syscalls syscalls, int tid, List<EventSpec> events, RefusedEvents refused) {
         List<EventSpec> requested = List.copyOf(events);
         List<EventFailure> unsupported = new ArrayList<>();
         List<KernelGroup> groups = new ArrayList<>();
@@ -50,6 +58,11 @@ public final class CounterGroup implements AutoCloseable {
         NativeBuffer scratch = NativeBuffer.allocate(syscalls, Long.BYTES);
         for (int i = 0; i < requested.size(); i++) {
             EventSpec event = requested.get(i);
+            EventFailure known = refused.knownFailure(event, i);
+            if (known != null) {
+                unsupported.add(known);
+                continue;
+            }
             String pmu = pmuOf(event);
             KernelGroup group = lastGroupOf(groups, pmu);
             int fd = group == null ? -Errno.ENOENT : openEvent(syscalls, attrBuffer, event, tid, group.leaderFd());
@@ -62,7 +75,9 @@ public final class CounterGroup implements AutoCloseable {
                 }
             }
             if (fd < 0) {
-                unsupported.add(PerfOpenErrors.failure(event, i, tid, -fd));
+                EventFailure failure = PerfOpenErrors.failure(event, i, tid, -fd);
+                refused.remember(failure);
+                unsupported.add(failure);
                 continue;
             }
             int rc = group.add(fd, i, scratch);

@@ -2,6 +2,7 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.CounterGroup;
 import io.perfpin.counter.EventFailure;
+import io.perfpin.counter.RefusedEvents;
 import io.perfpin.cpu.CpuAssignment;
 import io.perfpin.cpu.CpuReservations;
 import io.perfpin.cpu.CpuSet;
@@ -51,6 +52,8 @@ public final class ThreadRegistry implements AutoCloseable {
     private final JsonLinesFile recording;
     private final Consumer<String> warnings;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
+    /** What the kernel refuses every thread, so that enrolling one tries it no more. */
+    private final RefusedEvents refused = new RefusedEvents();
     private final ConcurrentLinkedQueue<TrackedThread> admitted = new ConcurrentLinkedQueue<>();
     private final Map<Thread, TrackedThread> enrolled = new ConcurrentHashMap<>();
     private final AtomicInteger endedPending = new AtomicInteger();
@@ -142,7 +145,7 @@ public final class ThreadRegistry implements AutoCloseable {
         // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
         Pinning pinning = placement == null ? null : pin(tid, thread.getName(), placement);
         EventList counted = events != null ? events : config.defaultEvents();
-        CounterGroup counters = CounterGroup.open(syscalls, tid, counted.events());
+        CounterGroup counters = CounterGroup.open(syscalls, tid, counted.events(), refused);
         for (EventFailure failure : counters.unsupported()) {
             warnOnce("not counting " + failure.event().name() + ": " + failure.reason());
         }

@@ -156,6 +156,25 @@ class CounterGroupKernelTest {
     }
 
     @Test
+    void aLaterThreadIsToldWhatTheKernelRefusedEveryThreadWithoutAskingAgain() throws Exception {
+        RefusedEvents refused = new RefusedEvents();
+        List<EventSpec> events = List.of(PAGE_FAULTS, CYCLES, TASK_CLOCK, INSTRUCTIONS);
+        try (TracedThread first = new TracedThread("first", () -> { });
+             TracedThread second = new TracedThread("second", () -> PageToucher.touch(64 * PageToucher.PAGE_SIZE));
+             CounterGroup one = CounterGroup.open(syscalls, first.tid(), events, refused);
+             CounterGroup two = CounterGroup.open(syscalls, second.tid(), events, refused)) {
+            assertEquals(one.unsupported().toString(), two.unsupported().toString(), "the same events, same reasons");
+            second.runWork();
+            CounterSnapshot snapshot = two.newSnapshot();
+            two.read(snapshot);
+            assertTrue(snapshot.value(0) >= 64, "page-faults still count: " + snapshot.value(0));
+            for (EventFailure failure : two.unsupported()) {
+                assertTrue(failure.index() == 1 || failure.index() == 3, "indexed as asked: " + failure);
+            }
+        }
+    }
+
+    @Test
     void aThreadThatDidNotRunWhileCountedHasZeroCountsAndRefusedEventsNone() throws Exception {
         try (TracedThread idle = new TracedThread("idle", () -> { });
              CounterGroup counters = CounterGroup.open(syscalls, idle.tid(), List.of(CYCLES, CONTEXT_SWITCHES))) {
