@@ -31,12 +31,15 @@ final class AgentOverhead {
             headlines.add(new Headline("workload throughput with agent / without: " + name,
                     with.format() + " " + workload.figure(), without.format() + " " + workload.figure(),
                     ratio.format(3) + "x", "≥ " + TARGET + "x",
-                    Verdict.atLeast(ratio.median(), TARGET, ratio.width(), v -> Summary.number(v, 3) + "x", "")));
+                    Verdict.atLeast(ratio, TARGET, v -> Summary.number(v, 3) + "x", "")));
         }
         return new Section("2. Agent overhead on the workloads", headlines, List.of(table), List.of(
                 "Each workload runs with its default options in " + workspace.runs() + " child JVMs without and "
                         + workspace.runs() + " with the agent, alternating, after one untimed pair. The ratio is"
                         + " that of the medians; its spread runs from the least to the greatest ratio any two runs"
-                        + " give."));
+                        + " give.",
+                "Each workload times itself for well under a second, soon after its JVM starts. With the agent that"
+                        + " time overlaps the end of the agent's own start (benchmark 3), on the same two CPUs; this"
+                        + " benchmark does not separate the two from the overhead of counting in steady state."));
     }
 }

@@ -77,7 +77,8 @@ public final class Bench {
                         + " (AB BA ...) after one untimed pair, on the JDK that runs the benchmarks.",
                 "Every figure is the median of its runs with their spread, minimum to maximum, in parentheses. A"
                         + " ratio or difference is that of the medians, spread from the least to the greatest value"
-                        + " any two runs could give; a miss smaller than that spread is said to be within noise.");
+                        + " any two runs could give. A median that misses its target while the spread still reaches"
+                        + " it is said to be within noise; one whose spread misses too is not.");
     }
 
     /** One benchmark, announced on stderr since some take a minute. */

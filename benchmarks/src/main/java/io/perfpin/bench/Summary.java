@@ -40,11 +40,6 @@ public record Summary(double median, double min, double max, int n) {
                 minuend.max - subtrahend.min, Math.min(minuend.n, subtrahend.n));
     }
 
-    /** max - min: how far apart the runs lie, what a verdict weighs a miss against. */
-    public double width() {
-        return max - min;
-    }
-
     /** Each value multiplied by a positive {@code factor}: a change of unit. */
     public Summary scaled(double factor) {
         return new Summary(median * factor, min * factor, max * factor, n);
