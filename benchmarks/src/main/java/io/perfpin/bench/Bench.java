@@ -14,7 +14,7 @@ import java.util.Map;
  *
  * <p>Usage: {@code java -jar benchmarks/target/benchmarks.jar [--repo DIR] [--output FILE] [--runs N]}: the
  * repository whose built agent and test apps are measured (default: the current directory), the report
- * (default: {@code DIR/docs/benchmarks.md}), and the measured runs per configuration of a child JVM (default 5).
+ * (default: {@code DIR/docs/benchmarks.md}), and the measured runs per configuration of a child JVM (default 7).
  */
 public final class Bench {
     private static final int USAGE = 2;
@@ -27,7 +27,7 @@ public final class Bench {
     public static void main(String[] args) throws IOException, InterruptedException {
         Path repository = Path.of(".");
         Path output = null;
-        int runs = 5;
+        int runs = 7;
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {

@@ -26,9 +26,9 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * Benchmark 1: what one read of a four-event group costs through each backend (JMH), against the raw C loop
- * reading the same group; and a thread's read of its own counters ({@link SelfReadBenchmark}), through
- * rdpmc where the machine allows it.
+ * Benchmark 1: what one read of a four-event group costs through each backend (JMH,
+ * {@link CounterReadBenchmark}), against the raw C loop reading the same group; and a thread's read of its own
+ * counters, through rdpmc where the machine allows it.
  */
 final class CounterReadCost {
     /** JMH kept short, so that the whole suite fits in minutes on two cores. */
@@ -57,22 +57,22 @@ final class CounterReadCost {
         } catch (IOException e) {
             rawCMissing = e.getMessage();
         }
-        List<String> backends = new ArrayList<>();
+        List<String> readers = new ArrayList<>();
         for (Backend backend : Backend.values()) {
             try {
                 Backends.load(backend);
-                backends.add(backend.name());
+                readers.add(CounterReadBenchmark.GROUP + backend.name());
             } catch (BackendUnavailableException e) {
                 notes.add(backend + " not measured: " + e.getMessage());
             }
         }
-        Map<String, Summary> group = jmh(GroupReadBenchmark.class, "backend", backends);
-        List<String> selfEvents = new ArrayList<>(List.of(ReadEvents.LIST));
-        if (pmu.rdpmc()) {
-            selfEvents.add(HARDWARE_EVENTS);
+        if (readers.contains(CounterReadBenchmark.GROUP + Backend.JNI.name())) {
+            readers.add(CounterReadBenchmark.SELF + ReadEvents.LIST);
+            if (pmu.rdpmc()) {
+                readers.add(CounterReadBenchmark.SELF + HARDWARE_EVENTS);
+            }
         }
-        Map<String, Summary> self = backends.contains(Backend.JNI.name())
-                ? jmh(SelfReadBenchmark.class, "events", selfEvents) : Map.of();
+        Map<String, Summary> nanos = jmh(readers);
 
         MarkdownTable table = new MarkdownTable("reader", "what one read is", "ns per read: median (min–max)",
                 "ratio to raw C");
@@ -81,22 +81,23 @@ final class CounterReadCost {
         } else {
             table.row("raw C loop", "not measured: " + rawCMissing, "", "");
         }
-        for (Map.Entry<String, Summary> e : group.entrySet()) {
-            table.row("`CounterGroup.read`, " + e.getKey(), "one read(2) of the group, parsed into a snapshot",
-                    e.getValue().format(1), ratioText(e.getValue(), rawC));
-        }
-        for (Map.Entry<String, Summary> e : self.entrySet()) {
-            boolean hardware = e.getKey().equals(HARDWARE_EVENTS);
-            table.row("`SelfCounters.read`, JNI, " + e.getKey(), hardware ? "rdpmc per event, no system call"
-                    : "read(2) per event (software events are never read by rdpmc)", e.getValue().format(1),
-                    ratioText(e.getValue(), rawC));
+        for (Map.Entry<String, Summary> e : nanos.entrySet()) {
+            String reader = e.getKey();
+            String what = reader.startsWith(CounterReadBenchmark.GROUP)
+                    ? "one read(2) of the group, parsed into a snapshot"
+                    : reader.endsWith(HARDWARE_EVENTS) ? "rdpmc per event, no system call"
+                    : "read(2) per event (software events are never read by rdpmc)";
+            String name = reader.startsWith(CounterReadBenchmark.GROUP)
+                    ? "`CounterGroup.read`, " + reader.substring(CounterReadBenchmark.GROUP.length())
+                    : "`SelfCounters.read`, JNI, " + reader.substring(CounterReadBenchmark.SELF.length());
+            table.row(name, what, e.getValue().format(1), ratioText(e.getValue(), rawC));
         }
         notes.add(pmu.rdpmc() ? "rdpmc self-reads work here; the hardware row reads " + HARDWARE_EVENTS + "."
                 : "rdpmc self-reads are not possible on this machine (" + pmu.detail() + "), so only `SelfCounters`'"
                 + " read(2) fallback is measured: one read(2) per event, since self counters are opened one event"
                 + " each.");
-        return new Section("1. Counter read cost", List.of(headline(group.get(Backend.JNI.name()), rawC, rawCMissing)),
-                List.of(table), notes);
+        Summary jni = nanos.get(CounterReadBenchmark.GROUP + Backend.JNI.name());
+        return new Section("1. Counter read cost", List.of(headline(jni, rawC, rawCMissing)), List.of(table), notes);
     }
 
     private static Headline headline(Summary jni, Summary rawC, String rawCMissing) {
@@ -115,17 +116,17 @@ final class CounterReadCost {
         return rawC == null ? "" : String.format(Locale.ROOT, "%.2f", value.median() / rawC.median());
     }
 
-    /** One JMH run of {@code benchmark} over the values of {@code param}: per value, the iterations' summary. */
-    private static Map<String, Summary> jmh(Class<?> benchmark, String param, List<String> values) {
+    /** One JMH run over the readers: per reader, the summary of its measured iterations. */
+    private static Map<String, Summary> jmh(List<String> readers) {
         Map<String, Summary> summaries = new LinkedHashMap<>();
-        if (values.isEmpty()) {
+        if (readers.isEmpty()) {
             return summaries;
         }
         Collection<RunResult> results;
         try {
             results = new Runner(new OptionsBuilder()
-                    .include(Pattern.quote(benchmark.getName() + "."))
-                    .param(param, values.toArray(String[]::new))
+                    .include(Pattern.quote(CounterReadBenchmark.class.getName() + "."))
+                    .param("reader", readers.toArray(String[]::new))
                     .mode(Mode.AverageTime)
                     .timeUnit(TimeUnit.NANOSECONDS)
                     .forks(1)
@@ -138,15 +139,15 @@ final class CounterReadCost {
         } catch (RunnerException e) {
             throw new IllegalStateException("JMH failed: " + e.getMessage(), e);
         }
-        Map<String, Summary> byValue = new HashMap<>();
+        Map<String, Summary> byReader = new HashMap<>();
         for (RunResult result : results) {
             BenchmarkParams params = result.getParams();
             Statistics statistics = result.getPrimaryResult().getStatistics();
-            byValue.put(params.getParam(param), new Summary(statistics.getPercentile(50), statistics.getMin(),
+            byReader.put(params.getParam("reader"), new Summary(statistics.getPercentile(50), statistics.getMin(),
                     statistics.getMax(), (int) statistics.getN()));
         }
-        // in the order asked for, not JMH's alphabetical one; a value whose setup failed has no entry
-        values.stream().filter(byValue::containsKey).forEach(v -> summaries.put(v, byValue.get(v)));
+        // in the order asked for, not JMH's alphabetical one; a reader whose setup failed has no entry
+        readers.stream().filter(byReader::containsKey).forEach(r -> summaries.put(r, byReader.get(r)));
         return summaries;
     }
 }

@@ -9,7 +9,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The floor of a counter read: {@code benchmarks/src/main/c/readloop.c}, compiled here with the system's C
  * compiler ({@code $CC}, else {@code cc}) at {@code -O2}, reading the same kernel group as
- * {@link GroupReadBenchmark} with nothing between it and read(2).
+ * {@link CounterReadBenchmark} with nothing between it and read(2).
  */
 final class RawReadLoop {
     private RawReadLoop() {
