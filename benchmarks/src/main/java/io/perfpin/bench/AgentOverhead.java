@@ -1,0 +1,45 @@
+package io.perfpin.bench;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Benchmark 2: each workload's own throughput figure without and with {@code -javaagent} at its defaults
+ * (the application's threads counted for {@code ipc,sched}, sampled every 500 ms, the stats file published),
+ * in alternating child JVMs.
+ */
+final class AgentOverhead {
+    private static final double TARGET = 0.99;
+
+    private AgentOverhead() {
+    }
+
+    static Section run(Workspace workspace) throws IOException, InterruptedException {
+        List<Headline> headlines = new ArrayList<>();
+        MarkdownTable table = new MarkdownTable("workload", "figure (its result line)", "better",
+                "without agent: median (min–max)", "with agent", "throughput with / without");
+        for (WorkloadFigure workload : WorkloadFigure.ALL) {
+            Alternation.Runs runs = Alternation.run(i -> workspace.app(workload.main()),
+                    i -> workspace.app(workload.main()).withJvmOption(workspace.agentOption(null)), workspace.runs());
+            Summary without = Summary.of(runs.first().stream().map(workload::of).toList());
+            Summary with = Summary.of(runs.second().stream().map(workload::of).toList());
+            Summary ratio = workload.throughputRatio(with, without);
+            String name = workload.main().getSimpleName();
+            table.row(name, workload.figure(), workload.higherIsBetter() ? "higher" : "lower", without.format(),
+                    with.format(), ratio.format(3));
+            headlines.add(new Headline("workload throughput with agent / without: " + name,
+                    with.format() + " " + workload.figure(), without.format() + " " + workload.figure(),
+                    ratio.format(3) + "x", "≥ " + TARGET + "x",
+                    Verdict.atLeast(ratio, TARGET, v -> Summary.number(v, 3) + "x", "")));
+        }
+        return new Section("2. Agent overhead on the workloads", headlines, List.of(table), List.of(
+                "Each workload runs with its default options in " + workspace.runs() + " child JVMs without and "
+                        + workspace.runs() + " with the agent, alternating, after one untimed pair. The ratio is"
+                        + " that of the medians; its spread runs from the least to the greatest ratio any two runs"
+                        + " give.",
+                "Each workload times itself for well under a second, soon after its JVM starts. With the agent that"
+                        + " time overlaps the end of the agent's own start (benchmark 3), on the same two CPUs; this"
+                        + " benchmark does not separate the two from the overhead of counting in steady state."));
+    }
+}

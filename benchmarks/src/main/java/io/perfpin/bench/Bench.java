@@ -1,0 +1,118 @@
+package io.perfpin.bench;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs every benchmark once, in order, and writes {@code docs/benchmarks.md}.
+ *
+ * <p>Usage: {@code java -jar benchmarks/target/benchmarks.jar [--repo DIR] [--output FILE] [--runs N]}: the
+ * repository whose built agent and test apps are measured (default: the current directory), the report
+ * (default: {@code DIR/docs/benchmarks.md}), and the measured runs per configuration of a child JVM (default 7).
+ */
+public final class Bench {
+    private static final int USAGE = 2;
+    private static final String USAGE_LINE = "usage: java -jar benchmarks/target/benchmarks.jar [--repo DIR]"
+            + " [--output FILE] [--runs N]   (./bench passes --repo)";
+
+    private Bench() {
+    }
+
+    public static void main(String[] args) throws IOException, InterruptedException {
+        Path repository = Path.of(".");
+        Path output = null;
+        int runs = 7;
+        for (int i = 0; i < args.length; i++) {
+            String value = i + 1 < args.length ? args[i + 1] : null;
+            switch (args[i]) {
+                case "--repo" -> repository = Path.of(required(args[i], value));
+                case "--output" -> output = Path.of(required(args[i], value));
+                case "--runs" -> runs = positive(args[i], required(args[i], value));
+                case "--help" -> {
+                    System.out.println(USAGE_LINE);
+                    return;
+                }
+                default -> usage("unknown argument '" + args[i] + "'");
+            }
+            i++;
+        }
+        Path report = output != null ? output : repository.resolve("docs/benchmarks.md");
+        Instant start = Instant.now();
+        RunConditions conditions = RunConditions.begin();
+        List<Section> sections = new ArrayList<>();
+        HardwarePmu pmu = HardwarePmu.probe();
+        List<String> settings;
+        try (Workspace workspace = Workspace.open(repository, runs)) {
+            settings = settings(workspace);
+            sections.add(step("1/7 counter read cost (JMH, about 50 s)", () -> CounterReadCost.run(workspace, pmu)));
+            sections.add(step("2/7 agent overhead on " + WorkloadFigure.ALL.size() + " workloads",
+                    () -> AgentOverhead.run(workspace)));
+            sections.add(step("3/7 JVM start-up", () -> StartupTime.run(workspace)));
+            sections.add(step("4/7 attach", () -> AttachLatency.run(workspace)));
+            SamplerCost.Result sampler = step("5/7 sampler and enrolment in process", () -> SamplerCost.run(workspace));
+            sections.add(step("6/7 thread churn", () -> ThreadChurn.run(workspace, sampler.enrolMicros())));
+            sections.add(sampler.section());
+            sections.add(step("7/7 pinned versus unpinned ping-pong", () -> PinnedPingPong.run(workspace)));
+        }
+        Duration took = Duration.between(start, Instant.now());
+        Map<String, String> machine = new LinkedHashMap<>(Machine.describe(pmu));
+        machine.putAll(conditions.rows());
+        String text = BenchReport.render(machine, settings, sections, Instant.now(), took);
+        BenchReport.write(report, text);
+        System.out.print(text);
+        System.err.println("[bench] wrote " + report + " in " + took.toSeconds() + " s");
+    }
+
+    private static List<String> settings(Workspace workspace) {
+        return List.of(
+                "Short settings, so that the whole run takes minutes on two cores: " + CounterReadCost.settings() + ".",
+                "Child JVMs (benchmarks 2, 3, 5a, 6): " + workspace.runs() + " measured runs per configuration"
+                        + " (start-up: " + StartupTime.runs(workspace) + "), the two configurations alternating"
+                        + " (AB BA ...) after one untimed pair, on the JDK that runs the benchmarks.",
+                "Every figure is the median of its runs with their spread, minimum to maximum, in parentheses. A"
+                        + " ratio or difference is that of the medians, spread from the least to the greatest value"
+                        + " any two runs could give. A median that misses its target while the spread still reaches"
+                        + " it is said to be within noise; one whose spread misses too is not.");
+    }
+
+    /** One benchmark, announced on stderr since some take a minute. */
+    private interface Step<T> {
+        T run() throws IOException, InterruptedException;
+    }
+
+    private static <T> T step(String what, Step<T> benchmark) throws IOException, InterruptedException {
+        System.err.println("[bench] " + what);
+        return benchmark.run();
+    }
+
+    private static String required(String option, String value) {
+        if (value == null) {
+            usage(option + " needs a value");
+        }
+        return value;
+    }
+
+    private static int positive(String option, String value) {
+        try {
+            int n = Integer.parseInt(value);
+            if (n > 0) {
+                return n;
+            }
+        } catch (NumberFormatException e) {
+            // said below
+        }
+        usage(option + " needs a positive whole number, not '" + value + "'");
+        return 0;
+    }
+
+    private static void usage(String problem) {
+        System.err.println("bench: " + problem + "; " + USAGE_LINE);
+        System.exit(USAGE);
+    }
+}

@@ -1,0 +1,58 @@
+package io.perfpin.bench;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * {@code docs/benchmarks.md}: the machine, how the run was made, every headline figure in one table, then
+ * each benchmark's details. Written whole from one run, so every ratio in it was measured side by side.
+ */
+final class BenchReport {
+    private BenchReport() {
+    }
+
+    static String render(Map<String, String> machine, List<String> settings, List<Section> sections,
+                         Instant finished, Duration took) {
+        StringBuilder text = new StringBuilder();
+        text.append("# Benchmarks\n\n")
+                .append("Written by `./bench` (module `benchmarks`) on ")
+                .append(finished.truncatedTo(ChronoUnit.SECONDS)).append(", in ")
+                .append(took.toMinutes()).append(" min ").append(took.toSecondsPart()).append(" s. ")
+                .append("Run it again to refresh this file: it is generated whole, edits are lost. ")
+                .append("Benchmarks report; they assert nothing, and a missed target is said, not tuned away.\n\n");
+        MarkdownTable machineTable = new MarkdownTable("machine", "");
+        machine.forEach(machineTable::row);
+        text.append("## Machine\n\n").append(machineTable.render()).append('\n');
+        text.append("## How\n\n");
+        settings.forEach(s -> text.append("- ").append(s).append('\n'));
+        text.append('\n');
+        MarkdownTable headlines = new MarkdownTable("measurement", "with perfpin: median (min–max)", "baseline",
+                "ratio or difference", "target", "verdict");
+        for (Section section : sections) {
+            for (Headline h : section.headlines()) {
+                headlines.row(h.measurement(), h.perfpin(), h.baseline(), h.comparison(), h.target(),
+                        h.verdict().text());
+            }
+        }
+        text.append("## Results\n\n").append(headlines.render()).append('\n');
+        for (Section section : sections) {
+            text.append("## ").append(section.title()).append("\n\n");
+            section.details().forEach(t -> text.append(t.render()).append('\n'));
+            section.notes().forEach(n -> text.append("- ").append(n).append('\n'));
+            text.append('\n');
+        }
+        return text.toString();
+    }
+
+    static void write(Path file, String text) throws IOException {
+        Files.createDirectories(file.toAbsolutePath().getParent());
+        Files.writeString(file, text, StandardCharsets.UTF_8);
+    }
+}

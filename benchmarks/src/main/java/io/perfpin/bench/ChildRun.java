@@ -1,0 +1,40 @@
+package io.perfpin.bench;
+
+import io.perfpin.apps.ResultLine;
+
+import java.util.List;
+import java.util.Map;
+
+/** How a child JVM ended: exit code, its output, and how long it took from start to exit. */
+public record ChildRun(String command, int exitCode, List<String> stdout, String stderr, long wallNanos) {
+
+    /**
+     * The workload's {@code result ...} line, parsed ({@link ResultLine#parse}).
+     *
+     * @throws IllegalStateException when the child failed or printed none, with what it said
+     */
+    public Map<String, String> result() {
+        if (exitCode == 0) {
+            for (int i = stdout.size() - 1; i >= 0; i--) {
+                if (stdout.get(i).startsWith("result ")) {
+                    return ResultLine.parse(stdout.get(i));
+                }
+            }
+        }
+        throw new IllegalStateException(command + " exited " + exitCode + " without a result line; stderr: "
+                + stderr.strip());
+    }
+
+    /** A value of the result line as a number. */
+    public double resultValue(String key) {
+        String value = result().get(key);
+        if (value == null) {
+            throw new IllegalStateException("no '" + key + "' in the result of " + command + ": " + result());
+        }
+        return Double.parseDouble(value);
+    }
+
+    public double wallMillis() {
+        return wallNanos / 1e6;
+    }
+}

@@ -1,0 +1,88 @@
+package io.perfpin.bench;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * What the benchmarks run and where they write: the repository's built agent jar and test apps, the C
+ * source of the raw read loop, and a private scratch directory (0700) for recordings, stats files and the
+ * compiled loop, deleted at the end, since recordings hold thread names and counts of this user's JVMs.
+ */
+public final class Workspace implements AutoCloseable {
+    private static final String AGENT_JAR = "agent/target/perfpin-agent.jar";
+    private static final String TEST_APPS = "test-apps/target/classes";
+    private static final String ANNOTATIONS = "annotations/target/classes";
+
+    private final Path repository;
+    private final Path scratch;
+    private final int runs;
+
+    private Workspace(Path repository, Path scratch, int runs) {
+        this.repository = repository;
+        this.scratch = scratch;
+        this.runs = runs;
+    }
+
+    /**
+     * @param runs how many measured runs each configuration of a child JVM gets
+     * @throws IOException when the repository has not been built, saying how to build it
+     */
+    public static Workspace open(Path repository, int runs) throws IOException {
+        Path root = repository.toAbsolutePath().normalize();
+        for (Path built : new Path[] {root.resolve(AGENT_JAR), root.resolve(TEST_APPS), root.resolve(ANNOTATIONS)}) {
+            if (!Files.exists(built)) {
+                throw new IOException(built + " is missing: build first with ./mvnw -B -q -DskipTests package"
+                        + " (./bench does)");
+            }
+        }
+        Path scratch = Files.createTempDirectory("perfpin-bench-",
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        return new Workspace(root, scratch, runs);
+    }
+
+    public Path repository() {
+        return repository;
+    }
+
+    public int runs() {
+        return runs;
+    }
+
+    public Path agentJar() {
+        return repository.resolve(AGENT_JAR);
+    }
+
+    public Path readLoopSource() {
+        return repository.resolve("benchmarks/src/main/c/readloop.c");
+    }
+
+    /** A file of this name in the private scratch directory. */
+    public Path scratch(String name) {
+        return scratch.resolve(name);
+    }
+
+    /** A child JVM that runs one of the test apps, as the README runs them, on this JVM's java. */
+    public JavaCommand app(Class<?> mainClass, String... args) {
+        String classpath = repository.resolve(TEST_APPS) + ":" + repository.resolve(ANNOTATIONS);
+        return JavaCommand.of(Path.of(System.getProperty("java.home"), "bin", "java"), classpath, scratch,
+                mainClass.getName(), args);
+    }
+
+    /** The JVM option that loads the agent: {@code -javaagent:JAR} or {@code -javaagent:JAR=OPTIONS}. */
+    public String agentOption(String options) {
+        return "-javaagent:" + agentJar() + (options == null ? "" : "=" + options);
+    }
+
+    @Override
+    public void close() throws IOException {
+        try (Stream<Path> files = Files.walk(scratch)) {
+            for (Path p : (Iterable<Path>) files.sorted(Comparator.reverseOrder())::iterator) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
