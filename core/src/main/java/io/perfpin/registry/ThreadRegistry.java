@@ -2,6 +2,7 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.CounterGroup;
 import io.perfpin.counter.EventFailure;
+import io.perfpin.counter.KeptSwitchedOn;
 import io.perfpin.counter.RefusedEvents;
 import io.perfpin.cpu.CpuAssignment;
 import io.perfpin.cpu.CpuReservations;
@@ -54,6 +55,8 @@ public final class ThreadRegistry implements AutoCloseable {
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
     /** What the kernel refuses every thread, so that enrolling one tries it no more. */
     private final RefusedEvents refused = new RefusedEvents();
+    /** Keeps the kernel's code for the default software events switched on: enrolment stays cheap. */
+    private final KeptSwitchedOn switchedOn;
     private final ConcurrentLinkedQueue<TrackedThread> admitted = new ConcurrentLinkedQueue<>();
     private final Map<Thread, TrackedThread> enrolled = new ConcurrentHashMap<>();
     private final AtomicInteger endedPending = new AtomicInteger();
@@ -86,6 +89,7 @@ public final class ThreadRegistry implements AutoCloseable {
         this.recording = recording;
         this.warnings = warnings;
         this.processCpus = affinity.get(0);
+        this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events());
         this.sampler = new Thread(this::sample, "perfpin-sampler");
         this.sampler.setDaemon(true);
     }
@@ -408,6 +412,7 @@ public final class ThreadRegistry implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         tick(true);
+        switchedOn.close();
         try {
             if (stats != null) {
                 stats.close();
