@@ -72,6 +72,20 @@ final class ImplementationClassLoader extends ClassLoader {
         }
     }
 
+    /** Read from the open jar: a URL connection would open the whole jar a second time (the JNI library). */
+    @Override
+    public InputStream getResourceAsStream(String name) {
+        JarEntry entry = jar.getJarEntry(PREFIX + name);
+        if (entry == null) {
+            return super.getResourceAsStream(name);
+        }
+        try {
+            return jar.getInputStream(entry);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
     @Override
     protected URL findResource(String name) {
         if (jar.getEntry(PREFIX + name) == null) {

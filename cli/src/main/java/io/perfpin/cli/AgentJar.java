@@ -39,7 +39,7 @@ final class AgentJar {
             }
             content = in.readAllBytes();
         }
-        Path dir = PerfpinDirectory.base().resolve("agent").resolve(PrivateFiles.sha256Prefix(content));
+        Path dir = PerfpinDirectory.base().resolve("agent").resolve(PrivateFiles.contentName(content));
         PrivateFiles.createPrivateDirectories(dir);
         return PrivateFiles.writeOnce(content, dir.resolve(RESOURCE));
     }

@@ -42,8 +42,12 @@ public final class RegistryChild {
                 warning -> System.out.println("warning: " + warning));
         CountDownLatch end = new CountDownLatch(1);
         Thread toucher = new Thread(() -> {
+            // Loads what printing and touching pages need before counting starts: the counts are the pages.
+            int tid = ThreadAffinity.system().currentTid();
+            PageToucher.touch(PageToucher.PAGE_SIZE);
+            System.out.println("warming up " + tid);
             registry.enrolCurrentThread(null, null);
-            System.out.println("thread page-toucher tid " + ThreadAffinity.system().currentTid() + " javaId "
+            System.out.println("thread page-toucher tid " + tid + " javaId "
                     + Thread.currentThread().getId());
             System.out.println("touched " + PageToucher.touch(bytes));
             try {

@@ -124,9 +124,9 @@ public final class JniLibrary {
         }
     }
 
-    /** Writes the library as {@code libperfpin-<sha256 prefix>.so}, once: the same name is the same bytes. */
+    /** Writes the library as {@code libperfpin-<length>-<crc32c>.so}, once: the same name is the same bytes. */
     static Path extract(byte[] library, Path dir) throws IOException {
         PrivateFiles.createPrivateDirectories(dir);
-        return PrivateFiles.writeOnce(library, dir.resolve("libperfpin-" + PrivateFiles.sha256Prefix(library) + ".so"));
+        return PrivateFiles.writeOnce(library, dir.resolve("libperfpin-" + PrivateFiles.contentName(library) + ".so"));
     }
 }

@@ -10,9 +10,7 @@ import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.nio.file.attribute.UserPrincipal;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
+import java.util.zip.CRC32C;
 import java.util.Set;
 
 /**
@@ -58,7 +56,7 @@ public final class PrivateFiles {
 
     /**
      * Writes {@code content} to {@code target} (0600) atomically, unless a file of that size is already there:
-     * callers put a content hash in the name ({@link #sha256Prefix}), so the same name is the same bytes.
+     * callers put {@link #contentName} in the name, so the same name is the same bytes.
      */
     public static Path writeOnce(byte[] content, Path target) throws IOException {
         if (Files.isRegularFile(target) && Files.size(target) == content.length) {
@@ -79,12 +77,14 @@ public final class PrivateFiles {
         return target;
     }
 
-    /** The first 16 hex digits of the content's SHA-256. */
-    public static String sha256Prefix(byte[] bytes) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes), 0, 8);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+    /**
+     * A name for the content: its length and CRC-32C. Files named by it live in private directories only their
+     * user can write, so the name needs to tell versions apart, not to resist forgery; and a cryptographic hash
+     * would load the JDK's security providers into every application the agent starts in.
+     */
+    public static String contentName(byte[] bytes) {
+        CRC32C crc = new CRC32C();
+        crc.update(bytes);
+        return Long.toHexString(bytes.length) + "-" + Long.toHexString(crc.getValue() | 0x1_0000_0000L).substring(1);
     }
 }

@@ -108,7 +108,7 @@ class BackendChoiceTest {
         try (Stream<Path> files = Files.list(extractDir)) {
             List<Path> libraries = files.collect(Collectors.toList());
             assertEquals(1, libraries.size(), libraries::toString);
-            assertTrue(libraries.get(0).getFileName().toString().matches("libperfpin-[0-9a-f]{16}\\.so"), libraries::toString);
+            assertTrue(libraries.get(0).getFileName().toString().matches("libperfpin-[0-9a-f]+-[0-9a-f]{8}\\.so"), libraries::toString);
             assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(libraries.get(0)));
         }
     }
