@@ -32,7 +32,8 @@ final class MethodCounting {
 
     private final Syscalls syscalls;
     private final Set<ThreadMethods> threads = ConcurrentHashMap.newKeySet();
-    private final ThreadLocal<ThreadMethods> current = ThreadLocal.withInitial(this::newThreadMethods);
+    /** Set on a thread's first counted call only: a thread that never makes one costs nothing here. */
+    private final ThreadLocal<ThreadMethods> current = new ThreadLocal<>();
     private final EventList defaultEvents;
     private volatile CountedMethod[] methods = new CountedMethod[0];
 
@@ -55,7 +56,12 @@ final class MethodCounting {
     }
 
     Object entering(int method) {
-        return current.get().enter(method);
+        ThreadMethods mine = current.get();
+        if (mine == null) {
+            mine = newThreadMethods();
+            current.set(mine);
+        }
+        return mine.enter(method);
     }
 
     void exited(int method, Object token) {
@@ -66,9 +72,11 @@ final class MethodCounting {
     void threadEnded(Thread thread) {
         if (thread == Thread.currentThread()) {
             ThreadMethods mine = current.get();
-            current.remove();
-            threads.remove(mine);
-            mine.close();
+            if (mine != null) {
+                current.remove();
+                threads.remove(mine);
+                mine.close();
+            }
         }
     }
 
