@@ -11,8 +11,6 @@ import picocli.CommandLine.Parameters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
@@ -76,18 +74,13 @@ final class AttachCommand implements Callable<Integer> {
     }
 
     /** The live view of {@code top}, with the same selection, until the JVM or the agent goes. */
-    static int watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration) {
-        List<String> args = new ArrayList<>(List.of(Long.toString(pid)));
-        if (threads.regex != null) {
-            args.addAll(List.of("--threads", threads.regex.pattern()));
-        }
-        if (interval.interval != null) {
-            args.addAll(List.of("--interval", interval.interval.toNanos() + "ns"));
-        }
-        if (duration.given() != null) {
-            args.addAll(List.of("--duration", duration.given().toNanos() + "ns"));
-        }
-        args.add(0, "top");
-        return Perfpin.run(args.toArray(new String[0]));
+    static int watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration)
+            throws Exception {
+        TopCommand top = new TopCommand();
+        top.pid = pid;
+        top.threads = threads;
+        top.interval = interval;
+        top.duration = duration;
+        return top.call();
     }
 }

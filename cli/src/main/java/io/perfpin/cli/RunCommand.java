@@ -41,7 +41,12 @@ final class RunCommand implements Callable<Integer> {
         Process process = new ProcessBuilder(launched).inheritIO().start();
         AttachCommand.awaitAgent(process.pid(), process);
         if (process.isAlive()) {
-            AttachCommand.watch(process.pid(), agent.threads, agent.interval, new DurationOption());
+            try {
+                AttachCommand.watch(process.pid(), agent.threads, agent.interval, new DurationOption());
+            } catch (Exception e) {
+                // The application goes on without a live view, and its exit code is still what run returns.
+                System.err.println("perfpin run: no live view: " + e.getMessage());
+            }
         }
         int exit = process.waitFor();
         if (Files.exists(agent.record)) {

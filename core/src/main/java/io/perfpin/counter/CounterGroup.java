@@ -23,8 +23,6 @@ import java.util.List;
  * <p>Not thread-safe: one reader (the sampler) per group.
  */
 public final class CounterGroup implements AutoCloseable {
-    private static final long PERF_FLAG_FD_CLOEXEC = 8;
-
     private final int tid;
     private final List<EventSpec> events;
     private final List<EventFailure> unsupported;
@@ -129,7 +127,7 @@ public final class CounterGroup implements AutoCloseable {
             attr.flags(attr.flags() | PerfEventAttr.FLAG_DISABLED);
         }
         attr.writeTo(attrBuffer.buffer());
-        return syscalls.perfEventOpen(attrBuffer.address(), tid, -1, groupFd, PERF_FLAG_FD_CLOEXEC);
+        return syscalls.perfEventOpen(attrBuffer.address(), tid, -1, groupFd, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
     }
 
     public int tid() {

@@ -16,8 +16,6 @@ import java.util.List;
  * {@code sched} events on this project's machines. Held disabled, these count nothing and cost nothing.
  */
 public final class KeptSwitchedOn implements AutoCloseable {
-    private static final long PERF_FLAG_FD_CLOEXEC = 8;
-
     private final Syscalls syscalls;
     private final List<Integer> fds;
 
@@ -35,7 +33,7 @@ public final class KeptSwitchedOn implements AutoCloseable {
                 PerfEventAttr attr = event.toAttr();
                 attr.flags(attr.flags() | PerfEventAttr.FLAG_DISABLED);
                 attr.writeTo(attrBuffer.buffer());
-                int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+                int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
                 if (fd >= 0) {
                     fds.add(fd);
                 }

@@ -22,7 +22,6 @@ import java.util.List;
 public final class SelfCounters implements AutoCloseable {
     private static final long READ_FORMAT = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED
             | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
-    private static final long PERF_FLAG_FD_CLOEXEC = 8;
     private static final int VALUE_OFFSET = 0;
     private static final int ENABLED_OFFSET = 8;
     private static final int RUNNING_OFFSET = 16;
@@ -59,7 +58,7 @@ public final class SelfCounters implements AutoCloseable {
         for (int i = 0; i < requested.size(); i++) {
             EventSpec event = requested.get(i);
             event.toAttr().readFormat(READ_FORMAT).writeTo(attrBuffer.buffer());
-            int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+            int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
             if (fd < 0) {
                 unsupported.add(PerfOpenErrors.failure(event, i, tid, -fd));
                 continue;

@@ -11,6 +11,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Predicate;
 
 /**
  * A JSON-lines recording ({@link ThreadRecords}) read back as one record per thread: the thread's final
@@ -53,13 +54,12 @@ public final class Recording {
                 try {
                     Object record = record(line);
                     if (record instanceof ThreadRecord) {
-                        keep(latest, (ThreadRecord) record);
+                        ThreadRecord thread = (ThreadRecord) record;
+                        keep(latest, thread.report().tid() + "/" + thread.report().javaId(), thread,
+                                ThreadRecord::isFinal);
                     } else if (record instanceof MethodRecord) {
                         MethodRecord method = (MethodRecord) record;
-                        MethodRecord kept = methods.get(method.method());
-                        if (kept == null || !kept.isFinal() || method.isFinal()) {
-                            methods.put(method.method(), method);
-                        }
+                        keep(methods, method.method(), method, MethodRecord::isFinal);
                     }
                 } catch (IllegalArgumentException e) {
                     badLine = file + " line " + number + " is not a perfpin record: " + e.getMessage();
@@ -90,12 +90,11 @@ public final class Recording {
         return null;
     }
 
-    /** A final record stays; a sample replaces an earlier sample only. */
-    private static void keep(Map<String, ThreadRecord> latest, ThreadRecord record) {
-        String thread = record.report().tid() + "/" + record.report().javaId();
-        ThreadRecord kept = latest.get(thread);
-        if (kept == null || !kept.isFinal() || record.isFinal()) {
-            latest.put(thread, record);
+    /** A final record stays; a live one replaces an earlier live one only. */
+    private static <R> void keep(Map<String, R> latest, String key, R record, Predicate<R> isFinal) {
+        R kept = latest.get(key);
+        if (kept == null || !isFinal.test(kept) || isFinal.test(record)) {
+            latest.put(key, record);
         }
     }
 

@@ -14,6 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Set;
 
 import static io.perfpin.stats.StatsLayout.*;
@@ -29,7 +31,9 @@ import static io.perfpin.stats.StatsLayout.*;
 public final class StatsFile implements AutoCloseable {
     private final MappedByteBuffer buffer;
     private final int capacity;
-    private int events;
+    /** The events named so far, as written to the header: a column is found without decoding the file. */
+    private final List<String> eventNames = new ArrayList<>();
+    private final boolean[] refusalWritten;
     private final int liveSlots;
     private final int finishedSlots;
     private final int slotSize;
@@ -39,6 +43,7 @@ public final class StatsFile implements AutoCloseable {
     private StatsFile(MappedByteBuffer buffer, int capacity, int liveSlots, int finishedSlots) {
         this.buffer = buffer;
         this.capacity = capacity;
+        this.refusalWritten = new boolean[capacity];
         this.liveSlots = liveSlots;
         this.finishedSlots = finishedSlots;
         this.slotSize = slotSize(capacity);
@@ -116,25 +121,25 @@ public final class StatsFile implements AutoCloseable {
      * it visible. Returns -1 when the file already names {@code eventCapacity} events.
      */
     public int eventIndex(String name) {
-        for (int i = 0; i < events; i++) {
-            if (getString(EVENT_NAMES_OFFSET + i * EVENT_NAME_SIZE, EVENT_NAME_SIZE).equals(name)) {
-                return i;
-            }
+        int known = eventNames.indexOf(name);
+        if (known >= 0) {
+            return known;
         }
+        int events = eventNames.size();
         if (events == capacity) {
             return -1;
         }
         putString(EVENT_NAMES_OFFSET + events * EVENT_NAME_SIZE, EVENT_NAME_SIZE, name);
-        events++;
-        INTS.setRelease(buffer, EVENT_COUNT_OFFSET, events);
-        return events - 1;
+        eventNames.add(name);
+        INTS.setRelease(buffer, EVENT_COUNT_OFFSET, events + 1);
+        return events;
     }
 
     /** Says why the kernel refused the event of a column, unless a reason is there already. */
     public void eventRefused(int column, String reason) {
-        int offset = eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE;
-        if (column >= 0 && getString(offset, EVENT_REASON_SIZE).isEmpty()) {
-            putString(offset, EVENT_REASON_SIZE, reason);
+        if (column >= 0 && !refusalWritten[column]) {
+            putString(eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE, EVENT_REASON_SIZE, reason);
+            refusalWritten[column] = true;
         }
     }
 
@@ -265,10 +270,6 @@ public final class StatsFile implements AutoCloseable {
         for (int i = 0; i < size; i++) {
             buffer.put(offset + i, i < bytes.length ? bytes[i] : 0);
         }
-    }
-
-    private String getString(int offset, int size) {
-        return StatsStrings.read(buffer, offset, size);
     }
 
     private int liveSlotOffset(int slot) {

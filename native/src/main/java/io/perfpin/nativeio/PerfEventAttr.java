@@ -26,6 +26,8 @@ import java.nio.ByteBuffer;
  */
 public final class PerfEventAttr {
     public static final int SIZE = 128;
+    /** perf_event_open's flags argument: the descriptor closes on exec, so no child inherits a counter. */
+    public static final long PERF_FLAG_FD_CLOEXEC = 8;
 
     public static final int TYPE_OFFSET = 0;
     public static final int SIZE_OFFSET = 4;

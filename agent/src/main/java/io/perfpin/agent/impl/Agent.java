@@ -97,7 +97,7 @@ final class Agent implements AutoCloseable {
                 onDemand.reset(instrumentation);
             };
         }
-        ResettableClassFileTransformer transformer = Weaving.install(instrumentation, values, methods, true);
+        ResettableClassFileTransformer transformer = Weaving.install(instrumentation, values, methods);
         return () -> Weaving.reset(instrumentation, transformer);
     }
 

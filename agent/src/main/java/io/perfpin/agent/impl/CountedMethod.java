@@ -62,6 +62,12 @@ final class CountedMethod {
     String toJson(String type, long epochMillis, boolean onlyIfChanged) {
         List<EventSpec> specs = events.events();
         long calls = 0;
+        for (Recorder r : recorders) {
+            calls += r.calls; // read first: what the calls counted is written before them
+        }
+        if (onlyIfChanged && calls == publishedCalls) {
+            return null; // the sampler asks every tick: nothing is merged for a method nobody called
+        }
         long[] totals = new long[specs.size()];
         boolean[] counted = new boolean[specs.size()];
         ValueHistogram[] merged = new ValueHistogram[specs.size()];
@@ -69,15 +75,11 @@ final class CountedMethod {
             merged[e] = new ValueHistogram();
         }
         for (Recorder r : recorders) {
-            calls += r.calls; // read first: what the calls counted is written before them
             for (int e = 0; e < specs.size(); e++) {
                 totals[e] += r.totals[e];
                 counted[e] |= r.counted[e];
                 r.histograms[e].addTo(merged[e]);
             }
-        }
-        if (onlyIfChanged && calls == publishedCalls) {
-            return null;
         }
         publishedCalls = calls;
         Map<String, Long> sums = new LinkedHashMap<>();

@@ -44,14 +44,12 @@ final class Weaving {
     }
 
     /**
-     * Weaves classes as they load, and retransforms those already loaded.
-     *
-     * @param threadRun whether to weave {@code Thread.run()} too: only where the JVM cannot report thread
-     *                  starts itself ({@code ThreadLifecycleEvents}, JNI backend)
+     * Weaves {@code Thread.run()} and the annotations, as classes load and in those already loaded: where the JVM
+     * cannot report thread starts itself ({@code ThreadLifecycleEvents} needs the JNI backend).
      */
     static ResettableClassFileTransformer install(Instrumentation instrumentation, AnnotationValues values,
-                                                  MethodCounting methods, boolean threadRun) {
-        return builder(values, methods, threadRun).installOn(instrumentation);
+                                                  MethodCounting methods) {
+        return builder(values, methods, true).installOn(instrumentation);
     }
 
     /** The annotations' weaving as a transformer that is not installed: {@link WeavingOnDemand} calls it. */
