@@ -1,6 +1,7 @@
 package io.perfpin.registry;
 
 import io.perfpin.apps.PageToucher;
+import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
@@ -23,7 +24,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -99,7 +99,7 @@ class ThreadRegistryTest {
 
     @Test
     void threadChurnKeepsEveryTotalAndGivesBackEveryDescriptor() throws Exception {
-        long descriptorsBefore = openDescriptors();
+        long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
         Path statsFile = dir.resolve("churn.stats");
         ThreadRegistry registry = start(RegistryConfig.of(events("page-faults,task-clock"))
                 .withInterval(10_000_000L).withStatsFile(statsFile).withSlots(16, 8));
@@ -139,7 +139,7 @@ class ThreadRegistryTest {
         }
         assertEquals(threads, counted, "every finished thread is in the ring or the aggregate");
         assertWithin(threads * (bytes / PageToucher.PAGE_SIZE), total, 0.03, "page faults of all finished threads");
-        assertEquals(descriptorsBefore, openDescriptors(), "descriptors back to the baseline");
+        assertEquals(descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
         assertEquals(List.of(), warnings);
     }
 
@@ -237,9 +237,4 @@ class ThreadRegistryTest {
                 what + ": " + actual + " is not within " + (fraction * 100) + "% of " + expected);
     }
 
-    private static long openDescriptors() throws IOException {
-        try (Stream<?> fds = Files.list(Paths.get("/proc/self/fd"))) {
-            return fds.count();
-        }
-    }
 }
