@@ -1,23 +1,38 @@
 package io.perfpin;
 
+import io.perfpin.files.OwnedDirectory;
+
+import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
  * Where perfpin keeps what processes share, per user: {@code -Dperfpin.dir} when set, otherwise
- * {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>}. Every part of it is created private (0700) by its user.
+ * {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>}. Every part of it is an {@link OwnedDirectory}: private
+ * (0700) to its user, opened without following links, refused (never changed) when it is anything else.
  *
  * <pre>
- * perfpin-&lt;user&gt;/cpus/cpu-&lt;n&gt;.lock   CPU reservations (file locks, freed when the holder dies)
- * perfpin-&lt;user&gt;/jvms/&lt;pid&gt;.stats    the stats file of each JVM that runs the agent
+ * perfpin-&lt;user&gt;/cpus/cpu-&lt;n&gt;.lock             CPU reservations (file locks, freed when the holder dies)
+ * perfpin-&lt;user&gt;/jvms/&lt;pid&gt;.stats              the stats file of each JVM that runs the agent
+ * perfpin-&lt;user&gt;/runs/run-&lt;millis&gt;.jsonl        what perfpin run recorded when no --record was given
+ * perfpin-&lt;user&gt;/agent/&lt;length&gt;-&lt;crc&gt;/perfpin-agent.jar   the agent jar that run and attach load
  * </pre>
+ *
+ * <p>One more, {@code <java.io.tmpdir>/perfpin-<user>-shared}, holds the agent jar that this user (root) hands
+ * to other users' JVMs: they must read it, so it is readable by all (0755, files 0644), and writable by its
+ * owner alone like the others.
  */
 public final class PerfpinDirectory {
     public static final String PROPERTY = "perfpin.dir";
+    public static final String CPUS = "cpus";
+    public static final String JVMS = "jvms";
+    public static final String RUNS = "runs";
+    public static final String AGENT = "agent";
 
     private PerfpinDirectory() {
     }
 
+    /** The path, for readers; {@link #open} for anything that creates or loads. */
     public static Path base() {
         String configured = System.getProperty(PROPERTY);
         if (configured != null && !configured.isEmpty()) {
@@ -28,14 +43,25 @@ public final class PerfpinDirectory {
         return parent.resolve("perfpin-" + System.getProperty("user.name"));
     }
 
+    /** One part of this user's perfpin directory ({@link #CPUS}, {@link #JVMS}, ...), created private when missing. */
+    public static OwnedDirectory open(String part) throws IOException {
+        return OwnedDirectory.open(base(), OwnedDirectory.Access.PRIVATE).directory(part);
+    }
+
+    /** The directory for what this user hands to other users' JVMs to read. */
+    public static OwnedDirectory shared() throws IOException {
+        return OwnedDirectory.open(Paths.get(System.getProperty("java.io.tmpdir"),
+                "perfpin-" + System.getProperty("user.name") + "-shared"), OwnedDirectory.Access.READABLE_BY_ALL);
+    }
+
     /** CPU reservations. */
     public static Path cpus() {
-        return base().resolve("cpus");
+        return base().resolve(CPUS);
     }
 
     /** The stats files of JVMs running the agent. */
     public static Path jvms() {
-        return base().resolve("jvms");
+        return base().resolve(JVMS);
     }
 
     public static Path statsFile(long pid) {

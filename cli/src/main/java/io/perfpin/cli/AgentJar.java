@@ -1,7 +1,9 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
-import io.perfpin.nativeio.PrivateFiles;
+import io.perfpin.files.ContentName;
+import io.perfpin.files.EffectiveUser;
+import io.perfpin.files.OwnedDirectory;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -11,9 +13,13 @@ import java.nio.file.Paths;
 
 /**
  * Where the agent jar that {@code run} and {@code attach} load comes from: {@code -Dperfpin.agent.jar} when
- * set, otherwise the copy packaged inside the CLI's jar, written once into the private per-user perfpin
- * directory under a directory named by its content hash. The file keeps the name {@code perfpin-agent.jar},
- * which its manifest's {@code Boot-Class-Path} names.
+ * set, otherwise the copy packaged inside the CLI's jar, installed under a directory named by its content
+ * ({@link OwnedDirectory#install}: a copy already there is used only when its every byte is the packaged one's).
+ * The file keeps the name {@code perfpin-agent.jar}, which its manifest's {@code Boot-Class-Path} names.
+ *
+ * <p>A JVM of this user's gets it from this user's private perfpin directory. A JVM of another user's (root
+ * attaching) must read it, so it gets it from the directory this user shares read-only
+ * ({@link PerfpinDirectory#shared}): that user can read it, and only this user can replace it.
  */
 final class AgentJar {
     static final String PROPERTY = "perfpin.agent.jar";
@@ -22,7 +28,8 @@ final class AgentJar {
     private AgentJar() {
     }
 
-    static Path locate() throws IOException {
+    /** The agent jar for a JVM that runs as {@code uid}. */
+    static Path forUser(int uid) throws IOException {
         String configured = System.getProperty(PROPERTY);
         if (configured != null && !configured.isEmpty()) {
             Path jar = Paths.get(configured).toAbsolutePath();
@@ -39,8 +46,15 @@ final class AgentJar {
             }
             content = in.readAllBytes();
         }
-        Path dir = PerfpinDirectory.base().resolve("agent").resolve(PrivateFiles.contentName(content));
-        PrivateFiles.createPrivateDirectories(dir);
-        return PrivateFiles.writeOnce(content, dir.resolve(RESOURCE));
+        OwnedDirectory agents = uid == EffectiveUser.uid() ? PerfpinDirectory.open(PerfpinDirectory.AGENT)
+                : PerfpinDirectory.shared().directory(PerfpinDirectory.AGENT);
+        OwnedDirectory version = agents.directory(ContentName.of(content));
+        return version.install(RESOURCE, content).orElseThrow(() -> new IOException(version.resolve(RESOURCE)
+                + " holds other bytes than this perfpin's agent: remove it, and perfpin writes it again"));
+    }
+
+    /** The agent jar for a JVM of this user's. */
+    static Path forThisUser() throws IOException {
+        return forUser(EffectiveUser.uid());
     }
 }

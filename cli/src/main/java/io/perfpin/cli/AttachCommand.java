@@ -40,19 +40,19 @@ final class AttachCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         String options = agent.agentOptions();
-        JavaProcess.of(pid);
+        JavaProcess jvm = JavaProcess.of(pid);
         if (AgentState.of(pid).active()) {
             System.err.println("perfpin attach: the agent already runs in " + pid + "; watching it (perfpin detach "
                     + pid + " first to change its options)");
         } else {
-            AgentLoader.load(pid, AgentJar.locate(), options, ATTACH_TIMEOUT);
+            AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), options, ATTACH_TIMEOUT);
             awaitAgent(pid, null);
         }
         try {
             return watch(pid, agent.threads, agent.interval, duration);
         } finally {
             if (detachOnExit) {
-                DetachCommand.detach(pid);
+                DetachCommand.detach(jvm);
             }
         }
     }

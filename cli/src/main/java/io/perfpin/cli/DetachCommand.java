@@ -19,18 +19,19 @@ final class DetachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        JavaProcess.of(pid);
+        JavaProcess jvm = JavaProcess.of(pid);
         if (!AgentState.of(pid).active()) {
             throw new NoAgentException(pid, PerfpinDirectory.statsFile(pid));
         }
-        detach(pid);
+        detach(jvm);
         System.out.println("perfpin: detached from " + pid);
         return ExitCode.OK;
     }
 
     /** agentmain returns once the agent has closed its stats file, so it is closed when this returns. */
-    static void detach(long pid) throws Exception {
-        AgentLoader.load(pid, AgentJar.locate(), "detach", AttachCommand.ATTACH_TIMEOUT);
+    static void detach(JavaProcess jvm) throws Exception {
+        long pid = jvm.pid();
+        AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), "detach", AttachCommand.ATTACH_TIMEOUT);
         if (!StatsFileReader.open(PerfpinDirectory.statsFile(pid)).isClosed()) {
             throw new IllegalStateException("process " + pid + " took the detach request, but its stats file is"
                     + " still open; its stderr says why");

@@ -28,7 +28,14 @@ final class ReportOutput implements AutoCloseable {
 
     /** @param output null for standard output */
     static ReportOutput open(ReportFormat format, Path output) throws IOException {
-        return new ReportOutput(format, output == null ? null : JsonLinesFile.create(output));
+        if (output == null) {
+            return new ReportOutput(format, null);
+        }
+        try {
+            return new ReportOutput(format, JsonLinesFile.create(output));
+        } catch (IOException e) {
+            throw new IOException("--output: " + e.getMessage(), e);
+        }
     }
 
     void records(List<ThreadRecord> records) throws IOException {

@@ -1,14 +1,14 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
-import io.perfpin.nativeio.PrivateFiles;
+import io.perfpin.files.OutputFile;
 import io.perfpin.report.Recording;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -32,12 +32,17 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         if (agent.record == null) {
-            Path runs = PerfpinDirectory.base().resolve("runs");
-            PrivateFiles.createPrivateDirectories(runs);
-            agent.record = runs.resolve("run-" + System.currentTimeMillis() + ".jsonl");
+            agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS).resolve("run-" + System.currentTimeMillis()
+                    + ".jsonl");
+        }
+        // Checked here, where a refusal is one line before anything starts; the agent then replaces this file.
+        try {
+            OutputFile.create(agent.record).close();
+        } catch (IOException e) {
+            throw new IOException("--record: " + e.getMessage(), e);
         }
         List<String> launched = new ArrayList<>(command);
-        launched.add(1, "-javaagent:" + AgentJar.locate() + "=" + agent.agentOptions());
+        launched.add(1, "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions());
         Process process = new ProcessBuilder(launched).inheritIO().start();
         AttachCommand.awaitAgent(process.pid(), process);
         if (process.isAlive()) {

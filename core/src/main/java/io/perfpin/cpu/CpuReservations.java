@@ -2,7 +2,7 @@ package io.perfpin.cpu;
 
 import io.perfpin.PerfpinDirectory;
 
-import io.perfpin.nativeio.PrivateFiles;
+import io.perfpin.files.OwnedDirectory;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,13 +12,15 @@ import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,8 +45,9 @@ import java.util.regex.Pattern;
  */
 public final class CpuReservations {
     private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d+)\\.lock");
-    private static final Set<StandardOpenOption> LOCK_FILE_OPTIONS =
-            EnumSet.of(StandardOpenOption.CREATE, StandardOpenOption.READ, StandardOpenOption.WRITE);
+    private static final Set<OpenOption> LOCK_FILE_OPTIONS = Set.of(StandardOpenOption.CREATE,
+            StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    private static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
     /** Lock files this JVM holds, by real path; also the monitor every lock file is opened under. */
     private static final Map<Path, CpuReservation> HELD = new HashMap<>();
 
@@ -67,10 +70,10 @@ public final class CpuReservations {
         return PerfpinDirectory.cpus();
     }
 
-    /** Reservations kept in {@code directory}, created private (0700) if missing. */
+    /** Reservations kept in {@code directory}, an {@link OwnedDirectory} (private, created if missing). */
     public static CpuReservations open(Path directory) throws IOException {
         // the real path: two spellings of one file must meet in HELD
-        return new CpuReservations(PrivateFiles.createPrivateDirectories(directory).toRealPath());
+        return new CpuReservations(OwnedDirectory.open(directory, OwnedDirectory.Access.PRIVATE).path().toRealPath());
     }
 
     public static CpuReservations openDefault() throws IOException {
@@ -163,7 +166,7 @@ public final class CpuReservations {
             return Optional.empty();
         }
         FileChannel channel = FileChannel.open(file, LOCK_FILE_OPTIONS,
-                PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS));
+                PosixFilePermissions.asFileAttribute(PRIVATE_FILE));
         try {
             FileLock lock;
             try {

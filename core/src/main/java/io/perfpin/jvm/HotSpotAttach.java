@@ -1,6 +1,5 @@
 package io.perfpin.jvm;
 
-import io.perfpin.nativeio.PrivateFiles;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -209,7 +208,7 @@ final class HotSpotAttach {
         for (String dir : List.of("/cwd/", "/root/tmp/")) {
             Path trigger = Path.of("/proc/" + pid + dir + name);
             try {
-                Files.createFile(trigger, PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS));
+                Files.createFile(trigger, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
             } catch (FileAlreadyExistsException e) {
                 return null;
             } catch (IOException e) {

@@ -23,10 +23,12 @@ public final class JavaProcess {
             "--add-exports", "--add-opens", "--patch-module", "--enable-native-access", "--source");
 
     private final long pid;
+    private final int effectiveUid;
     private final List<String> commandLine;
 
-    private JavaProcess(long pid, List<String> commandLine) {
+    private JavaProcess(long pid, int effectiveUid, List<String> commandLine) {
         this.pid = pid;
+        this.effectiveUid = effectiveUid;
         this.commandLine = List.copyOf(commandLine);
     }
 
@@ -42,7 +44,7 @@ public final class JavaProcess {
         HotSpotAttach.checkCredentials(process, status);
         HotSpotAttach.checkHotSpot(pid, process);
         try {
-            return new JavaProcess(pid, commandLineOf(pid));
+            return new JavaProcess(pid, status.effectiveUid(), commandLineOf(pid));
         } catch (IOException e) {
             throw HotSpotAttach.gone(pid, process, e);
         }
@@ -59,7 +61,7 @@ public final class JavaProcess {
                     ProcStatus status = ProcStatus.ofProcess(pid);
                     if (status.effectiveUid() == uid && !status.zombie()) {
                         HotSpotAttach.checkHotSpot(pid, "process " + pid);
-                        jvms.add(new JavaProcess(pid, commandLineOf(pid)));
+                        jvms.add(new JavaProcess(pid, uid, commandLineOf(pid)));
                     }
                 } catch (IOException notAJvmOrGone) {
                     // AttachException included: only the JVMs still there are listed
@@ -77,6 +79,11 @@ public final class JavaProcess {
 
     public long pid() {
         return pid;
+    }
+
+    /** The user the JVM runs as: whoever must be able to read an agent jar handed to it. */
+    public int effectiveUid() {
+        return effectiveUid;
     }
 
     /** The arguments as the process was started with them, the launcher first. */

@@ -98,10 +98,24 @@ public final class ThreadRegistry implements AutoCloseable {
     public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, Consumer<String> warnings)
             throws IOException {
         long pid = ProcessHandle.current().pid();
-        StatsFile stats = config.statsFile() == null ? null : StatsFile.create(config.statsFile(), pid,
-                System.currentTimeMillis(), config.intervalNanos(), config.eventCapacity(), config.liveSlots(),
-                config.finishedSlots());
-        JsonLinesFile recording = config.jsonLines() == null ? null : JsonLinesFile.create(config.jsonLines());
+        StatsFile stats = null;
+        if (config.statsFile() != null) {
+            try {
+                stats = StatsFile.create(config.statsFile(), pid, System.currentTimeMillis(), config.intervalNanos(),
+                        config.eventCapacity(), config.liveSlots(), config.finishedSlots());
+            } catch (IOException e) {
+                throw new IOException("cannot write the stats file: " + e.getMessage(), e);
+            }
+        }
+        JsonLinesFile recording;
+        try {
+            recording = config.jsonLines() == null ? null : JsonLinesFile.create(config.jsonLines());
+        } catch (IOException e) {
+            if (stats != null) {
+                stats.close();
+            }
+            throw new IOException("cannot write the recording: " + e.getMessage(), e);
+        }
         ThreadRegistry registry = new ThreadRegistry(syscalls, config, stats, recording, warnings);
         registry.sampler.start();
         return registry;

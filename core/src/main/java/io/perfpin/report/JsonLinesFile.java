@@ -1,6 +1,6 @@
 package io.perfpin.report;
 
-import io.perfpin.nativeio.PrivateFiles;
+import io.perfpin.files.OutputFile;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -8,9 +8,6 @@ import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
-import java.util.Set;
 
 /**
  * A JSON-lines recording, private to its user (0600). Lines are buffered and flushed by the sampler once
@@ -23,15 +20,9 @@ public final class JsonLinesFile implements AutoCloseable {
         this.out = out;
     }
 
-    /** Creates or truncates {@code file}; its directory is created private when missing. */
+    /** Creates {@code file} as {@link OutputFile} says: new, or replacing a regular file of this user's. */
     public static JsonLinesFile create(Path file) throws IOException {
-        Path parent = file.toAbsolutePath().getParent();
-        if (parent != null && !parent.toFile().isDirectory()) {
-            PrivateFiles.createPrivateDirectories(parent);
-        }
-        FileChannel channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                StandardOpenOption.TRUNCATE_EXISTING),
-                PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS));
+        FileChannel channel = OutputFile.create(file);
         return new JsonLinesFile(new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8), 1 << 16));
     }
 

@@ -1,7 +1,8 @@
 package io.perfpin.stats;
 
 import io.perfpin.counter.CounterSnapshot;
-import io.perfpin.nativeio.PrivateFiles;
+import io.perfpin.files.OutputFile;
+import io.perfpin.files.OwnedDirectory;
 
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
@@ -9,14 +10,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 
 import static io.perfpin.stats.StatsLayout.*;
 
@@ -51,21 +47,18 @@ public final class StatsFile implements AutoCloseable {
     }
 
     /**
-     * Creates the file (0600, in a directory made private if new) and publishes its header last. Events
-     * are named later with {@link #eventIndex}, up to {@code eventCapacity} of them.
+     * Creates the file as {@link OutputFile} says (0600, new or replacing one of this user's regular files, never
+     * through a link) and publishes its header last. Events are named later with {@link #eventIndex}, up to
+     * {@code eventCapacity} of them.
      */
     public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
                                    int eventCapacity, int liveSlots, int finishedSlots) throws IOException {
         if (liveSlots < 1 || finishedSlots < 1 || eventCapacity < 1) {
             throw new IllegalArgumentException("need room for at least one event, live and finished thread");
         }
-        PrivateFiles.createPrivateDirectories(file.toAbsolutePath().getParent());
-        Files.deleteIfExists(file);
         long size = fileSize(eventCapacity, liveSlots, finishedSlots);
         MappedByteBuffer buffer;
-        try (FileChannel channel = FileChannel.open(file, Set.of(StandardOpenOption.CREATE_NEW,
-                StandardOpenOption.READ, StandardOpenOption.WRITE),
-                PosixFilePermissions.asFileAttribute(PrivateFiles.FILE_PERMISSIONS))) {
+        try (FileChannel channel = OutputFile.create(file)) {
             buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
         }
         buffer.order(ByteOrder.LITTLE_ENDIAN);
@@ -79,14 +72,13 @@ public final class StatsFile implements AutoCloseable {
      * {@code <pid>.stats}, as HotSpot does with its hsperfdata files: a JVM that was killed could not remove
      * its own. A dead JVM's counts are kept in its recording ({@code out=}), not here. Returns how many went.
      */
-    public static int removeStale(Path dir) {
+    public static int removeStale(OwnedDirectory dir) {
         int removed = 0;
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "*.stats")) {
-            for (Path file : files) {
-                String name = file.getFileName().toString();
+        try {
+            for (String name : dir.names(n -> n.endsWith(".stats"))) {
                 try {
                     long pid = Long.parseLong(name.substring(0, name.length() - ".stats".length()));
-                    if (ProcessHandle.of(pid).isEmpty() && Files.deleteIfExists(file)) {
+                    if (ProcessHandle.of(pid).isEmpty() && dir.delete(name)) {
                         removed++;
                     }
                 } catch (NumberFormatException | IOException e) {
@@ -94,7 +86,7 @@ public final class StatsFile implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            // no directory yet: nothing stale
+            // unreadable: nothing removed
         }
         return removed;
     }

@@ -1,6 +1,6 @@
 package io.perfpin.cpu;
 
-import io.perfpin.nativeio.PrivateFiles;
+import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -26,12 +26,12 @@ class CpuReservationsTest {
     @Test
     void reservesAllOrNothingAndListsTheHolder() throws Exception {
         CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
-        assertEquals(PrivateFiles.DIRECTORY_PERMISSIONS, Files.getPosixFilePermissions(reservations.directory()));
+        assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(reservations.directory()));
 
         CpuReservation one = reservations.tryReserve(CpuSet.of(1), 101, "worker-1").orElseThrow();
         assertEquals(List.of(new CpuReservations.Holder(1, PID, 101, "worker-1")), reservations.list());
         Path file = reservations.directory().resolve("cpu-1.lock");
-        assertEquals(PrivateFiles.FILE_PERMISSIONS, Files.getPosixFilePermissions(file));
+        assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(file));
 
         assertEquals(Optional.empty(), reservations.tryReserve(CpuSet.of(1), 102, "worker-2"));
         assertEquals(Optional.empty(), reservations.tryReserve(CpuSet.of(0, 1), 102, "worker-2"));
@@ -61,7 +61,9 @@ class CpuReservationsTest {
     @Test
     void twoSpellingsOfOneDirectoryShareTheReservations() throws Exception {
         CpuReservations first = CpuReservations.open(temp.resolve("real"));
-        CpuReservations second = CpuReservations.open(Files.createSymbolicLink(temp.resolve("link"), temp.resolve("real")));
+        // perfpin's directory itself is never a link, but a link above it is resolved
+        CpuReservations second = CpuReservations.open(Files.createSymbolicLink(temp.resolve("alias"), temp)
+                .resolve("real"));
         try (CpuReservation held = first.tryReserve(CpuSet.of(3), 1, "a").orElseThrow()) {
             assertEquals(Optional.empty(), second.tryReserve(CpuSet.of(3), 2, "b"));
             assertEquals(1, second.list().size());

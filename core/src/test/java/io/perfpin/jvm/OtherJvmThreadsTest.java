@@ -1,6 +1,6 @@
 package io.perfpin.jvm;
 
-import io.perfpin.nativeio.PrivateFiles;
+import io.perfpin.files.OwnedDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -122,7 +122,7 @@ class OtherJvmThreadsTest {
         assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "needs root to run a probe as nobody");
         try (Child target = Child.nastyThreads(javas().get(0))) {
             String classpath = String.join(File.pathSeparator, Child.classpathOf(AttachProbe.class),
-                    Child.classpathOf(ThreadDump.class), Child.classpathOf(PrivateFiles.class));
+                    Child.classpathOf(ThreadDump.class), Child.classpathOf(OwnedDirectory.class));
             List<String> probe = List.of(asNobody(javas().get(0), "-cp", classpath, AttachProbe.class.getName(),
                     Long.toString(target.pid())));
             Process process = new ProcessBuilder(probe).redirectErrorStream(true).start();

@@ -2,6 +2,7 @@ package io.perfpin.stats;
 
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.CounterSnapshots;
+import io.perfpin.files.OwnedDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -78,16 +79,16 @@ class StatsFileTest {
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         long self = ProcessHandle.current().pid();
-        Path dead = dir.resolve(gone.pid() + ".stats");
-        Path alive = dir.resolve(self + ".stats");
-        Path other = dir.resolve("notes.stats");
+        OwnedDirectory jvms = OwnedDirectory.open(dir.resolve("jvms"), OwnedDirectory.Access.PRIVATE);
+        Path dead = jvms.resolve(gone.pid() + ".stats");
+        Path alive = jvms.resolve(self + ".stats");
+        Path other = jvms.resolve("notes.stats");
         for (Path file : List.of(dead, alive, other)) {
             Files.writeString(file, "x");
         }
-        assertEquals(1, StatsFile.removeStale(dir));
+        assertEquals(1, StatsFile.removeStale(jvms));
         assertTrue(Files.notExists(dead));
         assertTrue(Files.exists(alive) && Files.exists(other));
-        assertEquals(0, StatsFile.removeStale(dir.resolve("missing")));
     }
 
     @Test

@@ -1,5 +1,8 @@
 package io.perfpin.nativeio;
 
+import io.perfpin.files.ContentName;
+import io.perfpin.files.OwnedDirectory;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -8,15 +11,18 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Finds and loads {@code libperfpin.so}, trying in order:
  * <ol>
  *   <li>the file named by {@code -Dperfpin.library=/path/libperfpin.so};</li>
  *   <li>the copy packaged in the jar under {@code native/<platform>/}, extracted under a name that carries
- *       its content hash into a private (0700) directory: {@code -Dperfpin.extract.dir} when set, else
- *       {@code <java.io.tmpdir>/perfpin-<user>}, else {@code ~/.cache/perfpin} (a noexec temporary
- *       directory makes the first fail, the second then serves);</li>
+ *       its content's length and CRC into a private (0700) directory of this user's ({@link OwnedDirectory}):
+ *       {@code -Dperfpin.extract.dir} when set, else {@code <java.io.tmpdir>/perfpin-<user>}, else
+ *       {@code ~/.cache/perfpin} (a noexec temporary directory, or one another user could change, makes the
+ *       first fail, the second then serves). A copy already there is loaded only when its whole content is the
+ *       packaged library's; otherwise a fresh copy is written beside it, loaded, and removed;</li>
  *   <li>{@code System.loadLibrary("perfpin")}, which searches {@code java.library.path}.</li>
  * </ol>
  * When all fail, the error names every attempt and what to do.
@@ -70,7 +76,11 @@ public final class JniLibrary {
                     attempts.add("extracting to " + dir + ": " + e.getMessage());
                     continue;
                 }
-                if (tryLoad(file, attempts)) {
+                boolean done = tryLoad(file, attempts);
+                if (!file.getFileName().toString().equals(libraryName(packaged))) {
+                    deleteLoadedCopy(file);
+                }
+                if (done) {
                     return;
                 }
             }
@@ -124,9 +134,27 @@ public final class JniLibrary {
         }
     }
 
-    /** Writes the library as {@code libperfpin-<length>-<crc32c>.so}, once: the same name is the same bytes. */
+    /**
+     * A verified copy of the library in {@code dir}: {@code libperfpin-<length>-<crc32c>.so}, written once and
+     * then reused after a byte-for-byte comparison; a fresh copy of its own when that name holds other bytes.
+     */
     static Path extract(byte[] library, Path dir) throws IOException {
-        PrivateFiles.createPrivateDirectories(dir);
-        return PrivateFiles.writeOnce(library, dir.resolve("libperfpin-" + PrivateFiles.contentName(library) + ".so"));
+        OwnedDirectory owned = OwnedDirectory.open(dir, OwnedDirectory.Access.PRIVATE);
+        String name = libraryName(library);
+        Optional<Path> installed = owned.install(name, library);
+        return installed.isPresent() ? installed.get() : owned.installUnique(name, ".so", library);
+    }
+
+    static String libraryName(byte[] library) {
+        return "libperfpin-" + ContentName.of(library) + ".so";
+    }
+
+    /** The mapping outlives the file: a one-off copy goes as soon as it is loaded, or failed to load. */
+    private static void deleteLoadedCopy(Path file) {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            // left in a private directory of ours, harmless
+        }
     }
 }

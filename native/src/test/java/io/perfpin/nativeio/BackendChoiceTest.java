@@ -81,7 +81,7 @@ class BackendChoiceTest {
         assertEquals("chosen=JFFI", lines.get(0));
         String failure = only("failure=", lines);
         assertTrue(failure.startsWith("JNI: perfpin: could not load libperfpin.so; tried: extracting to " + extractDir
-                + ": " + file + " exists and is not a directory"), failure);
+                + ": " + file + " is a regular file, not a directory"), failure);
         assertTrue(failure.contains(". Fix: set -Dperfpin.extract.dir=<a private directory on a filesystem mounted"
                 + " without noexec>, or -Dperfpin.library=<path to libperfpin.so>"), failure);
         assertEquals(permissions, Files.getPosixFilePermissions(file), "the file in the way is left as it was");

@@ -3,6 +3,7 @@ package io.perfpin.agent.impl;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.agent.bootstrap.ThreadHooks;
 import io.perfpin.event.EventParser;
+import io.perfpin.files.OwnedDirectory;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
@@ -39,14 +40,16 @@ final class Agent implements AutoCloseable {
     static Agent start(AgentOptions options, EventParser parser, Instrumentation instrumentation, boolean attached)
             throws IOException {
         Syscalls syscalls = Backends.syscalls();
-        Path stats = options.statsOff() ? null : options.stats() != null ? options.stats()
-                : PerfpinDirectory.statsFile(ProcessHandle.current().pid());
-        if (stats != null && options.stats() == null) {
-            StatsFile.removeStale(stats.getParent());
-        }
+        Path stats = options.statsOff() ? null : options.stats() != null ? options.stats() : defaultStatsFile();
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
                 .withJsonLines(options.out()).withStatsFile(stats);
-        ThreadRegistry registry = ThreadRegistry.start(syscalls, config, AgentLog::warn);
+        ThreadRegistry registry;
+        try {
+            registry = ThreadRegistry.start(syscalls, config, AgentLog::warn);
+        } catch (IOException e) {
+            // a file the options name that cannot be written is a bad option: the agent stays off
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
         MethodCounting methods = new MethodCounting(syscalls, options.events());
         registry.onTick((now, finalPass, record) -> methods.publish(now, finalPass, record));
         AnnotationValues values = new AnnotationValues(parser);
@@ -75,6 +78,22 @@ final class Agent implements AutoCloseable {
         }
         Runtime.getRuntime().addShutdownHook(agent.shutdownHook);
         return agent;
+    }
+
+    /**
+     * This JVM's file in the user's perfpin directory, after removing the files of JVMs that are gone. Null, said
+     * once, when that directory cannot be used: the agent then counts and records without a live view.
+     */
+    private static Path defaultStatsFile() {
+        try {
+            OwnedDirectory jvms = PerfpinDirectory.open(PerfpinDirectory.JVMS);
+            StatsFile.removeStale(jvms);
+            return jvms.resolve(ProcessHandle.current().pid() + ".stats");
+        } catch (IOException | RuntimeException e) {
+            AgentLog.warn("no live view (perfpin top, attach and run show nothing): " + e.getMessage()
+                    + "; counting and out= recording go on");
+            return null;
+        }
     }
 
     /**

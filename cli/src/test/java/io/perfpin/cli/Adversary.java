@@ -1,0 +1,83 @@
+package io.perfpin.cli;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * A second local user, as an attacker on the same machine is: created by the test where root may
+ * ({@code useradd}), and acting through {@code setpriv}, so what it plants has its owner in the kernel's eyes.
+ * Tests that need one are skipped, with the reason, where the machine allows none.
+ */
+final class Adversary {
+    static final String NAME = "perfpin-adversary";
+
+    final int uid;
+    final int gid;
+
+    private Adversary(int uid, int gid) {
+        this.uid = uid;
+        this.gid = gid;
+    }
+
+    static Adversary create() throws IOException, InterruptedException {
+        assumeTrue("0".equals(output("id", "-u").strip()), "only root can create a second user here");
+        assumeTrue(Files.isExecutable(Paths.get("/usr/sbin/useradd")) && Files.isExecutable(Paths.get("/usr/bin/setpriv")),
+                "useradd and setpriv are needed to act as a second user");
+        Process add = new ProcessBuilder("/usr/sbin/useradd", "--system", "--user-group", "--no-create-home",
+                "--shell", "/usr/sbin/nologin", NAME).redirectErrorStream(true).start();
+        String said = new String(add.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(add.waitFor(60, TimeUnit.SECONDS), "useradd did not finish");
+        // 9: the user exists already, from an earlier run or a test beside this one
+        assertTrue(add.exitValue() == 0 || add.exitValue() == 9, "useradd " + NAME + ": " + said);
+        return new Adversary(Integer.parseInt(output("id", "-u", NAME).strip()),
+                Integer.parseInt(output("id", "-g", NAME).strip()));
+    }
+
+    /** Runs a shell command as this user; fails the test when it fails. */
+    void sh(String script) throws IOException, InterruptedException {
+        String out = output("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh",
+                "-ec", script);
+        assertTrue(out.isEmpty() || !out.contains("denied"), script + ": " + out);
+    }
+
+    /** Whether a shell command run as this user succeeds. */
+    boolean can(String script) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups",
+                "--", "sh", "-ec", script).redirectErrorStream(true).start();
+        process.getInputStream().readAllBytes();
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), script + " did not finish");
+        return process.exitValue() == 0;
+    }
+
+    /** A directory of this user's (0755) in the sticky /tmp, as an attacker makes one. */
+    Path newDirectory() throws IOException, InterruptedException {
+        Path dir = Paths.get("/tmp", "perfpin-adversary-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        sh("mkdir -m 755 " + dir);
+        return dir;
+    }
+
+    static void removeAll(Path dir) throws IOException, InterruptedException {
+        if (dir != null) {
+            output("rm", "-rf", "--", dir.toString());
+        }
+    }
+
+    private static String output(String... command) throws IOException, InterruptedException {
+        Process process = new ProcessBuilder(new ArrayList<>(List.of(command))).redirectErrorStream(true).start();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " did not finish");
+        assertEquals(0, process.exitValue(), () -> String.join(" ", command) + ": " + out);
+        return out;
+    }
+}

@@ -1,0 +1,321 @@
+package io.perfpin.files;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
+
+/**
+ * A directory of this user's that no one else can change, where perfpin keeps what it creates: private (0700,
+ * its files 0600), or, for the agent jar that root hands to other users' JVMs, readable by all (0755, files
+ * 0644) and still writable by its owner alone.
+ *
+ * <p>Opening one never follows a link: each directory perfpin makes is opened with {@code O_NOFOLLOW} from its
+ * verified parent ({@code openat} through a {@link SecureDirectoryStream}), and its owner and mode are checked
+ * on what was opened (the {@code lstat} of its name must have the file key of the opened descriptor). The
+ * parent of the first one must be a {@link TrustedPath}. A directory that exists with another owner, another
+ * mode or as anything but a directory is refused, never changed: perfpin changes the mode only of what it has
+ * just created. Inside, files are created with {@code O_CREAT|O_EXCL|O_NOFOLLOW}.
+ */
+public final class OwnedDirectory {
+    /** Who may read what is inside. */
+    public enum Access {
+        PRIVATE("rwx------", "rw-------"),
+        READABLE_BY_ALL("rwxr-xr-x", "rw-r--r--");
+
+        final Set<PosixFilePermission> directoryPermissions;
+        final Set<PosixFilePermission> filePermissions;
+
+        Access(String directory, String file) {
+            this.directoryPermissions = PosixFilePermissions.fromString(directory);
+            this.filePermissions = PosixFilePermissions.fromString(file);
+        }
+
+        /** Group and other bits this access never has: all of them when private, write when readable. */
+        int forbiddenBits() {
+            return this == PRIVATE ? 0077 : 0022;
+        }
+    }
+
+    private static final Set<OpenOption> NEW_FILE = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    private static final Set<OpenOption> READ_NO_LINK = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+
+    private final Path path;
+    private final Access access;
+    /** The device and inode checked when it was opened: every later use must find the same directory. */
+    private final Object fileKey;
+
+    private OwnedDirectory(Path path, Access access, Object fileKey) {
+        this.path = path;
+        this.access = access;
+        this.fileKey = fileKey;
+    }
+
+    /**
+     * Opens {@code dir}, creating it (and missing parents, with the same access) when it is not there. Its parent
+     * must be a {@link TrustedPath}.
+     *
+     * @throws UntrustedPathException when a directory on the way, or {@code dir} itself, is not what it must be;
+     *                                the message names it and what is wrong
+     */
+    public static OwnedDirectory open(Path dir, Access access) throws IOException {
+        Path absolute = dir.toAbsolutePath();
+        Path parent = absolute.getParent();
+        Path name = absolute.getFileName();
+        if (parent == null || name == null || name.toString().equals(".") || name.toString().equals("..")) {
+            throw new UntrustedPathException(dir + " cannot be perfpin's directory: name a directory below /");
+        }
+        Path trustedParent = Files.exists(parent) ? TrustedPath.verify(parent) : open(parent, access).path;
+        return openChild(trustedParent, name.toString(), access);
+    }
+
+    /** A directory inside this one, with the same access, created when it is not there. */
+    public OwnedDirectory directory(String name) throws IOException {
+        return openChild(path, checkedName(name), access);
+    }
+
+    private static OwnedDirectory openChild(Path parent, String name, Access access) throws IOException {
+        Path path = parent.resolve(name);
+        boolean created;
+        try {
+            Files.createDirectory(path, PosixFilePermissions.asFileAttribute(access.directoryPermissions));
+            created = true;
+        } catch (FileAlreadyExistsException e) {
+            created = false;
+        }
+        FileStatus status = FileStatus.of(path);
+        if (!status.isDirectory()) {
+            throw new UntrustedPathException(path + " is " + status.kind() + ", not a directory that perfpin made:"
+                    + " remove it, or point perfpin at another directory");
+        }
+        try (SecureDirectoryStream<Path> parentStream = stream(parent);
+             SecureDirectoryStream<Path> opened = parentStream.newDirectoryStream(Path.of(name),
+                     LinkOption.NOFOLLOW_LINKS)) {
+            Object key = opened.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey();
+            if (!key.equals(status.fileKey)) {
+                throw new UntrustedPathException(path + " was replaced while perfpin opened it");
+            }
+            if (status.uid != EffectiveUser.uid()) {
+                throw new UntrustedPathException(path + " belongs to uid " + status.uid + ", not to this user (uid "
+                        + EffectiveUser.uid() + "): remove it, or point perfpin at another directory");
+            }
+            int permissions = status.permissions();
+            boolean acceptable = (permissions & access.forbiddenBits()) == 0 && (permissions & 0700) == 0700;
+            if (created && !acceptable) {
+                // made by us a moment ago, under a umask that took bits we need
+                opened.getFileAttributeView(PosixFileAttributeView.class).setPermissions(access.directoryPermissions);
+            } else if (!acceptable) {
+                throw new UntrustedPathException(path + " has mode " + FileStatus.octal(permissions) + "; perfpin keeps"
+                        + " its files in a directory " + (access == Access.PRIVATE ? "only you can use (0700): chmod 700 "
+                        : "only you can write (0755): chmod 755 ") + path + ", or remove it");
+            }
+            return new OwnedDirectory(path, access, key);
+        }
+    }
+
+    public Path path() {
+        return path;
+    }
+
+    /** The path of an entry, for what must be named by path (a library to load, a jar for -javaagent). */
+    public Path resolve(String name) {
+        return path.resolve(checkedName(name));
+    }
+
+    /** A new file, created with O_CREAT|O_EXCL|O_NOFOLLOW, open for reading and writing. */
+    public FileChannel createFile(String name) throws IOException {
+        try (SecureDirectoryStream<Path> dir = stream()) {
+            return create(dir, checkedName(name));
+        }
+    }
+
+    /**
+     * A file named {@code name} with exactly {@code content}: the one there when its whole content matches, else
+     * one written now. Empty when {@code name} holds other content, which is left as it is. Loading code from
+     * what this returns is safe: nothing but this user and root can change it, and it was compared byte for byte.
+     */
+    public Optional<Path> install(String name, byte[] content) throws IOException {
+        String checked = checkedName(name);
+        try (SecureDirectoryStream<Path> dir = stream()) {
+            if (holds(dir, checked, content)) {
+                return Optional.of(path.resolve(checked));
+            }
+            String temporary = writeTemporary(dir, "." + checked, ".tmp", content);
+            try {
+                // link(2) publishes the whole file at once and never replaces: a concurrent installer's copy, or
+                // other content, stays, and is checked below like any other
+                Files.createLink(path.resolve(checked), path.resolve(temporary));
+            } catch (FileAlreadyExistsException e) {
+                // checked below
+            } catch (IOException | UnsupportedOperationException noHardLinks) {
+                if (!Files.exists(path.resolve(checked), LinkOption.NOFOLLOW_LINKS)) {
+                    dir.move(Path.of(temporary), dir, Path.of(checked));
+                }
+            } finally {
+                deleteIfThere(dir, temporary);
+            }
+            return holds(dir, checked, content) ? Optional.of(path.resolve(checked)) : Optional.empty();
+        }
+    }
+
+    /** A new file with a name of its own ({@code prefix}, random, {@code suffix}) holding {@code content}. */
+    public Path installUnique(String prefix, String suffix, byte[] content) throws IOException {
+        try (SecureDirectoryStream<Path> dir = stream()) {
+            return path.resolve(writeTemporary(dir, checkedName(prefix), suffix, content));
+        }
+    }
+
+    /** The names of the entries that {@code accept} takes. */
+    public List<String> names(Predicate<String> accept) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (SecureDirectoryStream<Path> dir = stream()) {
+            for (Path entry : dir) {
+                String name = entry.getFileName().toString();
+                if (accept.test(name)) {
+                    names.add(name);
+                }
+            }
+        }
+        return names;
+    }
+
+    /** Removes an entry ({@code unlinkat}); false when it was not there. */
+    public boolean delete(String name) throws IOException {
+        try (SecureDirectoryStream<Path> dir = stream()) {
+            dir.deleteFile(Path.of(checkedName(name)));
+            return true;
+        } catch (NoSuchFileException e) {
+            return false;
+        }
+    }
+
+    private static void deleteIfThere(SecureDirectoryStream<Path> dir, String name) throws IOException {
+        try {
+            dir.deleteFile(Path.of(name));
+        } catch (NoSuchFileException e) {
+            // moved into place
+        }
+    }
+
+    /** Whether the entry is a regular file of this user's with exactly {@code content}. */
+    private boolean holds(SecureDirectoryStream<Path> dir, String name, byte[] content) throws IOException {
+        FileStatus status;
+        try {
+            status = FileStatus.of(path.resolve(name));
+        } catch (NoSuchFileException e) {
+            return false;
+        }
+        if (!status.isRegularFile() || status.uid != EffectiveUser.uid()) {
+            return false;
+        }
+        try (SeekableByteChannel in = dir.newByteChannel(Path.of(name), READ_NO_LINK)) {
+            if (in.size() != content.length) {
+                return false;
+            }
+            ByteBuffer chunk = ByteBuffer.allocate(1 << 16);
+            int compared = 0;
+            while (compared < content.length) {
+                chunk.clear();
+                int read = in.read(chunk);
+                if (read <= 0 || compared + read > content.length
+                        || !Arrays.equals(chunk.array(), 0, read, content, compared, compared + read)) {
+                    return false;
+                }
+                compared += read;
+            }
+            return true;
+        }
+    }
+
+    private String writeTemporary(SecureDirectoryStream<Path> dir, String prefix, String suffix, byte[] content)
+            throws IOException {
+        for (int attempt = 0; ; attempt++) {
+            String name = prefix + "." + randomSuffix() + suffix;
+            try (FileChannel out = create(dir, name)) {
+                ByteBuffer bytes = ByteBuffer.wrap(content);
+                while (bytes.hasRemaining()) {
+                    out.write(bytes);
+                }
+                return name;
+            } catch (FileAlreadyExistsException e) {
+                if (attempt == 100) {
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private FileChannel create(SecureDirectoryStream<Path> dir, String name) throws IOException {
+        FileChannel channel = (FileChannel) dir.newByteChannel(Path.of(name), NEW_FILE,
+                PosixFilePermissions.asFileAttribute(access.filePermissions));
+        try {
+            // the umask may have taken bits; this file is ours since O_EXCL made it
+            dir.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .setPermissions(access.filePermissions);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        return channel;
+    }
+
+    /** This directory, opened again by its (trusted) path, and checked to be the one that was verified. */
+    private SecureDirectoryStream<Path> stream() throws IOException {
+        SecureDirectoryStream<Path> dir = stream(path);
+        try {
+            if (!dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey().equals(fileKey)) {
+                throw new UntrustedPathException(path + " was replaced after perfpin checked it");
+            }
+        } catch (IOException | RuntimeException e) {
+            dir.close();
+            throw e;
+        }
+        return dir;
+    }
+
+    private static SecureDirectoryStream<Path> stream(Path dir) throws IOException {
+        DirectoryStream<Path> stream = Files.newDirectoryStream(dir);
+        if (!(stream instanceof SecureDirectoryStream)) {
+            stream.close();
+            throw new IOException("this JDK cannot open directories relative to a descriptor (no SecureDirectoryStream)");
+        }
+        return (SecureDirectoryStream<Path>) stream;
+    }
+
+    private static String checkedName(String name) {
+        if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0 || name.indexOf('\0') >= 0) {
+            throw new IllegalArgumentException("not a file name: '" + name + "'");
+        }
+        return name;
+    }
+
+    private static String randomSuffix() {
+        return Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+    }
+
+    @Override
+    public String toString() {
+        return path.toString();
+    }
+}

@@ -1,0 +1,102 @@
+package io.perfpin.files;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+
+import static io.perfpin.files.FileSystemFixtures.giveTo;
+import static io.perfpin.files.FileSystemFixtures.mode;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The one rule for files a user names perfpin to write, against what may already be there. */
+class OutputFileTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aNewFileIsCreatedPrivateWithItsMissingDirectories() throws Exception {
+        Path file = tmp.resolve("new/dirs/out.jsonl");
+        write(file, "data");
+        assertEquals("data", Files.readString(file));
+        assertEquals("rw-------", mode(file));
+        assertEquals("rwx------", mode(tmp.resolve("new")));
+        assertEquals("rwx------", mode(tmp.resolve("new/dirs")));
+    }
+
+    @Test
+    void aRegularFileOfOursIsReplacedAsAWholeAndItsOtherNamesKeepTheOldContent() throws Exception {
+        Path file = Files.writeString(tmp.resolve("out.jsonl"), "old content, longer than the new");
+        Path otherName = Files.createLink(tmp.resolve("kept"), file);
+        write(file, "new");
+        assertEquals("new", Files.readString(file));
+        assertEquals("old content, longer than the new", Files.readString(otherName));
+        assertEquals("rw-------", mode(file));
+        assertEquals(2, FileSystemFixtures.entries(tmp), "no temporary file is left");
+    }
+
+    @Test
+    void aLinkIsNeverWrittenThroughNorReplaced() throws Exception {
+        Path victim = Files.writeString(tmp.resolve("victim"), "precious");
+        Path link = Files.createSymbolicLink(tmp.resolve("out.jsonl"), victim);
+        IOException refused = assertThrows(IOException.class, () -> write(link, "overwritten"));
+        assertEquals(link + " is a symbolic link, not a regular file: perfpin writes only a new file, or replaces"
+                + " one of yours", refused.getMessage());
+        assertEquals("precious", Files.readString(victim));
+        assertTrue(Files.isSymbolicLink(link));
+    }
+
+    @Test
+    void devicesFifosAndDirectoriesAreRefusedAndTheirDirectoryKeepsItsMode() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        Path dev = Files.createDirectory(tmp.resolve("dev"));
+        Files.setPosixFilePermissions(dev, PosixFilePermissions.fromString("rwxr-xr-x"));
+        Path nullDevice = dev.resolve("null");
+        FileSystemFixtures.run("mknod", "-m", "666", nullDevice.toString(), "c", "1", "3");
+        Path fifo = dev.resolve("fifo");
+        FileSystemFixtures.run("mkfifo", fifo.toString());
+
+        assertEquals(nullDevice + " is a character device, not a regular file: perfpin writes only a new file, or"
+                + " replaces one of yours", assertThrows(IOException.class, () -> write(nullDevice, "x")).getMessage());
+        assertTrue(assertThrows(IOException.class, () -> write(fifo, "x")).getMessage().contains("is a FIFO"));
+        assertTrue(assertThrows(IOException.class, () -> write(dev, "x")).getMessage().contains("is a directory"));
+        assertTrue(assertThrows(IOException.class, () -> write(Path.of("/"), "x")).getMessage()
+                .contains("is a directory"));
+        assertEquals("character device", kind(nullDevice), "the device is still there");
+        assertEquals("rwxr-xr-x", mode(dev), "the directory's mode is never changed");
+    }
+
+    @Test
+    void anotherUsersFileIsNeverWrittenEvenWhenAnyoneMayWriteIt() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        Path theirs = Files.writeString(tmp.resolve("theirs.jsonl"), "theirs");
+        Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rw-rw-rw-"));
+        giveTo(theirs, FileSystemFixtures.OTHER_UID);
+        IOException refused = assertThrows(IOException.class, () -> write(theirs, "ours"));
+        assertTrue(refused.getMessage().contains("belongs to") && refused.getMessage().contains("files of yours"),
+                refused.getMessage());
+        assertEquals("theirs", Files.readString(theirs));
+        assertEquals(FileSystemFixtures.OTHER_UID, FileSystemFixtures.owner(theirs));
+        assertEquals(1, FileSystemFixtures.entries(tmp), "no temporary file is left");
+    }
+
+    private static void write(Path file, String content) throws IOException {
+        try (FileChannel out = OutputFile.create(file)) {
+            out.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
+        }
+    }
+
+    private static String kind(Path path) throws IOException {
+        return Files.readAttributes(path, "unix:mode", LinkOption.NOFOLLOW_LINKS).get("mode") instanceof Integer m
+                && (m & 0170000) == 0020000 ? "character device" : "other";
+    }
+}

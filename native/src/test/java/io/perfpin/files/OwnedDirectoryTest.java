@@ -1,0 +1,165 @@
+package io.perfpin.files;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
+
+import static io.perfpin.files.FileSystemFixtures.giveTo;
+import static io.perfpin.files.FileSystemFixtures.mode;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** perfpin's own directories on the real filesystem, with what another user could have left in their place. */
+class OwnedDirectoryTest {
+    private static final byte[] CODE = "the bytes of a library".getBytes(StandardCharsets.UTF_8);
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void createsPrivateDirectoriesAndFiles() throws Exception {
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("a/b"), OwnedDirectory.Access.PRIVATE);
+        assertEquals("rwx------", mode(tmp.resolve("a")));
+        assertEquals("rwx------", mode(dir.path()));
+        try (FileChannel file = dir.createFile("f")) {
+            file.write(ByteBuffer.wrap(CODE));
+        }
+        assertEquals("rw-------", mode(dir.resolve("f")));
+        assertThrows(java.nio.file.FileAlreadyExistsException.class, () -> dir.createFile("f").close());
+        assertEquals(dir.path(), OwnedDirectory.open(tmp.resolve("a/b"), OwnedDirectory.Access.PRIVATE).path());
+    }
+
+    @Test
+    void readableDirectoriesLetOthersReadButNotWrite() throws Exception {
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("shared"), OwnedDirectory.Access.READABLE_BY_ALL);
+        Path file = dir.install("x.jar", CODE).orElseThrow();
+        assertEquals("rwxr-xr-x", mode(dir.path()));
+        assertEquals("rw-r--r--", mode(file));
+    }
+
+    @Test
+    void aLinkInPlaceOfTheDirectoryIsRefusedAndNothingIsWrittenWhereItPoints() throws Exception {
+        Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));
+        Files.createSymbolicLink(tmp.resolve("perfpin-x"), elsewhere);
+        IOException refused = assertThrows(UntrustedPathException.class,
+                () -> OwnedDirectory.open(tmp.resolve("perfpin-x"), OwnedDirectory.Access.PRIVATE));
+        assertTrue(refused.getMessage().contains("is a symbolic link"), refused.getMessage());
+        assertTrue(refused.getMessage().startsWith(tmp.resolve("perfpin-x").toString()), refused.getMessage());
+        assertEquals(0, FileSystemFixtures.entries(elsewhere));
+        if (EffectiveUser.uid() == 0) {
+            // a link above perfpin's directory is resolved, and where it leads must be trusted like any parent
+            giveTo(elsewhere, FileSystemFixtures.OTHER_UID);
+            assertThrows(UntrustedPathException.class,
+                    () -> OwnedDirectory.open(tmp.resolve("perfpin-x/sub"), OwnedDirectory.Access.PRIVATE));
+            assertEquals(0, FileSystemFixtures.entries(elsewhere));
+        }
+    }
+
+    @Test
+    void anotherUsersDirectoryIsRefusedAndLeftAsItWas() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        Path theirs = Files.createDirectory(tmp.resolve("theirs"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwx------")));
+        giveTo(theirs, FileSystemFixtures.OTHER_UID);
+        IOException refused = assertThrows(UntrustedPathException.class,
+                () -> OwnedDirectory.open(theirs, OwnedDirectory.Access.PRIVATE));
+        assertTrue(refused.getMessage().contains("belongs to uid " + FileSystemFixtures.OTHER_UID), refused.getMessage());
+        assertEquals("rwx------", mode(theirs));
+        assertEquals(FileSystemFixtures.OTHER_UID, FileSystemFixtures.owner(theirs));
+    }
+
+    @Test
+    void anOpenDirectoryOfOursIsRefusedAndItsModeNeverChanged() throws Exception {
+        Path open = Files.createDirectory(tmp.resolve("open"));
+        Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
+        IOException refused = assertThrows(UntrustedPathException.class,
+                () -> OwnedDirectory.open(open, OwnedDirectory.Access.PRIVATE));
+        assertTrue(refused.getMessage().contains("has mode 0755") && refused.getMessage().contains("chmod 700"),
+                refused.getMessage());
+        assertEquals("rwxr-xr-x", mode(open));
+    }
+
+    @Test
+    void aParentAnotherUserCouldChangeIsRefused() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        Path theirs = Files.createDirectory(tmp.resolve("x"));
+        Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rwxr-xr-x"));
+        giveTo(theirs, FileSystemFixtures.OTHER_UID);
+        IOException owned = assertThrows(UntrustedPathException.class,
+                () -> OwnedDirectory.open(theirs.resolve("perfpin-root"), OwnedDirectory.Access.PRIVATE));
+        assertTrue(owned.getMessage().startsWith(theirs + " belongs to uid"), owned.getMessage());
+
+        Path writable = Files.createDirectory(tmp.resolve("w"));
+        Files.setPosixFilePermissions(writable, PosixFilePermissions.fromString("rwxrwxrwx"));
+        IOException open = assertThrows(UntrustedPathException.class,
+                () -> OwnedDirectory.open(writable.resolve("perfpin-root"), OwnedDirectory.Access.PRIVATE));
+        assertTrue(open.getMessage().contains("writable by other users (mode 0777, not sticky)"), open.getMessage());
+        assertFalse(Files.exists(theirs.resolve("perfpin-root")));
+        assertFalse(Files.exists(writable.resolve("perfpin-root")));
+    }
+
+    @Test
+    void aStickyWorldWritableParentLikeTmpIsTrusted() throws Exception {
+        Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        OwnedDirectory dir = OwnedDirectory.open(sticky.resolve("perfpin-me"), OwnedDirectory.Access.PRIVATE);
+        assertEquals("rwx------", mode(dir.path()));
+    }
+
+    @Test
+    void installWritesOnceAndReusesACopyOnlyWhenEveryByteMatches() throws Exception {
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("lib"), OwnedDirectory.Access.PRIVATE);
+        Path first = dir.install("libx.so", CODE).orElseThrow();
+        assertArrayEquals(CODE, Files.readAllBytes(first));
+        Object inode = Files.readAttributes(first, "unix:ino").get("ino");
+        assertEquals(inode, Files.readAttributes(dir.install("libx.so", CODE).orElseThrow(), "unix:ino").get("ino"),
+                "a matching copy is reused");
+        assertEquals(1, FileSystemFixtures.entries(dir.path()), "no temporary file is left");
+
+        byte[] planted = CODE.clone();
+        planted[3] ^= 1; // same length, one bit off
+        Files.write(first, planted);
+        assertEquals(Optional.empty(), dir.install("libx.so", CODE), "other bytes under the name are never used");
+        assertArrayEquals(planted, Files.readAllBytes(first), "and never replaced");
+        Path unique = dir.installUnique("libx.so", ".so", CODE);
+        assertArrayEquals(CODE, Files.readAllBytes(unique));
+        assertTrue(unique.getFileName().toString().startsWith("libx.so."));
+    }
+
+    @Test
+    void installNeverReadsThroughALinkOrAnotherUsersFile() throws Exception {
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("lib"), OwnedDirectory.Access.PRIVATE);
+        Path target = Files.write(tmp.resolve("target.so"), CODE);
+        Files.createSymbolicLink(dir.resolve("linked.so"), target);
+        assertEquals(Optional.empty(), dir.install("linked.so", CODE));
+        assertTrue(Files.isSymbolicLink(dir.resolve("linked.so")));
+        if (EffectiveUser.uid() == 0) {
+            Path theirs = Files.write(dir.resolve("theirs.so"), CODE);
+            giveTo(theirs, FileSystemFixtures.OTHER_UID);
+            assertEquals(Optional.empty(), dir.install("theirs.so", CODE), "same bytes, but not ours");
+        }
+    }
+
+    @Test
+    void aDirectoryReplacedAfterItWasCheckedIsNoLongerUsed() throws Exception {
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("d"), OwnedDirectory.Access.PRIVATE);
+        Files.move(dir.path(), tmp.resolve("moved"));
+        Files.createDirectory(tmp.resolve("d"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwx------")));
+        IOException refused = assertThrows(UntrustedPathException.class, () -> dir.createFile("f"));
+        assertTrue(refused.getMessage().contains("was replaced"), refused.getMessage());
+        assertFalse(Files.exists(tmp.resolve("d/f"), LinkOption.NOFOLLOW_LINKS));
+    }
+}
