@@ -24,7 +24,9 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
  *
  * <p>A thread's header line is {@code "name" #id [tid] daemon prio=5 os_prio=0 cpu=... elapsed=...
  * tid=0x... nid=... state}: the {@code [tid]} only from JDK 19, the nid in hex before JDK 19 and in
- * decimal after, {@code #id}, {@code daemon} and {@code prio} only for Java threads. The name is printed
+ * decimal after, {@code #id}, {@code daemon} and {@code prio} only for Java threads. A carrier thread with a
+ * virtual thread mounted (JDK 21 and later) has no {@code nid=} nor state, only its {@code [tid]}; its next
+ * line says {@code Carrying virtual thread #N}, and the mounted thread's own stack may follow its own. The name is printed
  * raw, so it is read from the first quote to the last quote that a well-formed suffix follows: the text
  * the VM writes after the name has no quote. A name with line breaks spans lines: a header ends at the
  * first line that completes it and is followed by what follows a header (a blank line, an indented line,
@@ -40,8 +42,8 @@ public final class ThreadDump {
     /** Long enough for a loaded JVM to reach a safepoint and print thousands of threads. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
     private static final Pattern HEADER = Pattern.compile(
-            "\"(?<name>(?s:.*))\" (?:#(?<id>\\d+) (?:\\[\\d+] )?(?<daemon>daemon )?prio=\\d+ )?"
-                    + "os_prio=-?\\d+ (?:\\S+ )*?tid=0x\\p{XDigit}+ nid=(?<nid>0x\\p{XDigit}+|\\d+)(?: .*)?");
+            "\"(?<name>(?s:.*))\" (?:#(?<id>\\d+) (?:\\[(?<tid>\\d+)] )?(?<daemon>daemon )?prio=\\d+ )?"
+                    + "os_prio=-?\\d+ (?:\\S+ )*?tid=0x\\p{XDigit}+(?: nid=(?<nid>0x\\p{XDigit}+|\\d+))?(?: .*)?");
     private static final String STATE_PREFIX = "   java.lang.Thread.State: ";
     private static final String DIAGNOSTIC_COMMAND = "com.sun.management:type=DiagnosticCommand";
 
@@ -143,7 +145,12 @@ public final class ThreadDump {
             }
             String name = matcher.group("name");
             String nid = matcher.group("nid");
-            int tid = nid.startsWith("0x") ? Integer.parseInt(nid.substring(2), 16) : Integer.parseInt(nid);
+            if (matcher.group("tid") == null && nid == null) {
+                i = last + 1; // no TID to map it by
+                continue;
+            }
+            int tid = matcher.group("tid") != null ? Integer.parseInt(matcher.group("tid"))
+                    : nid.startsWith("0x") ? Integer.parseInt(nid.substring(2), 16) : Integer.parseInt(nid);
             if (matcher.group("id") == null) {
                 vm.add(new VmThreadInfo(name, tid));
             } else {

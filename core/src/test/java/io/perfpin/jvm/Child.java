@@ -26,8 +26,13 @@ final class Child implements AutoCloseable {
 
     /** Starts {@link NastyThreads} with {@code launcher} (a java binary and its options) and reads its truth. */
     static Child nastyThreads(String... launcher) throws IOException {
+        return ready(NastyThreads.class, launcher);
+    }
+
+    /** Starts {@code main} with {@code launcher} (a java binary and its options) and reads its output to ready. */
+    static Child ready(Class<?> main, String... launcher) throws IOException {
         List<String> command = new ArrayList<>(List.of(launcher));
-        command.addAll(List.of("-cp", classpathOf(NastyThreads.class), NastyThreads.class.getName()));
+        command.addAll(List.of("-cp", classpathOf(main), main.getName()));
         Child child = new Child(command);
         child.readUntilReady();
         return child;

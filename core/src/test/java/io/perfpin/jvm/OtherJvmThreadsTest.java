@@ -66,6 +66,25 @@ class OtherJvmThreadsTest {
         }
     }
 
+    /** A carrier with a virtual thread mounted is listed under its own name with its TID (JDK 21 and later). */
+    @Test
+    void carriersOfMountedVirtualThreadsAreFoundWithTheirTids() throws Exception {
+        String jdk25 = System.getProperty("perfpin.jdk25.java", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
+        assumeTrue(Files.isExecutable(Path.of(jdk25)), "no JDK 25 here");
+        try (Child child = Child.ready(MountedVirtualThreads.class, jdk25)) {
+            ThreadDump dump = ThreadDump.of(child.pid());
+            for (String line : child.output) {
+                String[] fields = line.split("\t");
+                int tid = Integer.parseInt(fields[fields[0].equals("carrier") ? 1 : 2]);
+                String name = dump.javaThreads().stream().filter(t -> t.tid() == tid).map(JavaThreadInfo::name)
+                        .findFirst().orElseThrow(() -> new AssertionError(line + " not in " + dump.javaThreads()));
+                assertTrue(fields[0].equals("carrier") ? name.startsWith("ForkJoinPool-") : name.equals(fields[3]),
+                        line + ": " + name);
+            }
+            assertTrue(dump.javaThreads().stream().noneMatch(t -> t.name().contains("\n")), dump.toString());
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("javas")
     void aRefusedCommandFailsWithTheJvmsReason(String java) throws Exception {

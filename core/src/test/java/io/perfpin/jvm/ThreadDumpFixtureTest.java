@@ -7,14 +7,18 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Real dumps of {@link NastyThreads}, taken through the JDK's own attach API from JDK 17 (hex nids) and
- * Temurin 25 ({@code [tid]} and decimal nids), checked against what the program knew; see jvm/README.md.
+ * Temurin 25 ({@code [tid]} and decimal nids), and of {@link MountedVirtualThreads} on Temurin 25, checked
+ * against what the programs knew; see jvm/README.md.
  */
 class ThreadDumpFixtureTest {
     @ParameterizedTest
@@ -47,6 +51,37 @@ class ThreadDumpFixtureTest {
                 assertTrue(text.contains(" [" + t.tid() + "] ") && text.contains(" nid=" + t.tid() + " "),
                         t.toString());
             }
+        }
+    }
+
+    /**
+     * JDK 21 and later print a carrier that has a virtual thread mounted with its {@code [tid]} and no
+     * {@code nid=}; JDK 24 and later follow it with the mounted thread's own stack. Each carrier keeps its TID
+     * and its own name, and no stack text ends up in a name.
+     */
+    @Test
+    void jdk25CarriersOfMountedVirtualThreadsKeepTheirTids() throws IOException {
+        String text = resource("jdk25-virtual-thread-print.txt");
+        ThreadDump dump = ThreadDump.parse(text);
+        Map<Integer, JavaThreadInfo> byTid = new HashMap<>();
+        dump.javaThreads().forEach(t -> byTid.put(t.tid(), t));
+        int carriers = 0;
+        for (String line : resource("jdk25-virtual-threads.tsv").lines().toList()) {
+            String[] fields = line.split("\t");
+            JavaThreadInfo t = byTid.get(Integer.parseInt(fields[fields[0].equals("carrier") ? 1 : 2]));
+            if (fields[0].equals("carrier")) {
+                carriers++;
+                assertTrue(t != null && t.name().startsWith("ForkJoinPool-1-worker-"), line + ": " + t);
+            } else {
+                assertEquals(new JavaThreadInfo(fields[3], Long.parseLong(fields[1]), Integer.parseInt(fields[2]), true,
+                        Thread.State.TIMED_WAITING), t);
+            }
+        }
+        assertEquals(2, carriers);
+        long headers = text.lines().filter(l -> l.startsWith("\"") && l.contains(" #")).count();
+        assertEquals(headers, dump.javaThreads().size(), "every Java thread of the dump, no more");
+        for (JavaThreadInfo t : dump.javaThreads()) {
+            assertFalse(t.name().contains("\n") || t.name().contains("\tat "), t.toString());
         }
     }
 
