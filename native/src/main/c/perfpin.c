@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "javathreads.h"
 #include "selfread.h"
 #include "threadevents.h"
 
@@ -128,6 +129,7 @@ static const JNINativeMethod METHODS[] = {
     {"selfRead0", "(JIJ)I", (void *) pp_self_read},
     {"addressOf0", "(Ljava/nio/ByteBuffer;)J", (void *) pp_address_of},
     {"threadEvents0", "(Ljava/lang/Class;Z)I", (void *) perfpin_thread_events},
+    {"javaThreadIds0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_java_thread_ids},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

@@ -37,7 +37,7 @@ class AttachIT {
 
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "threads=(early|late)-.*;pin=early-.*@1;events=sched;"
                     + "interval=50ms;out=" + out, TIMEOUT);
-            assertEquals("1", Observed.cpusAllowed(app.pid(), early), "a running thread pinned on attach");
+            assertEquals("1", Observed.awaitCpusAllowed(app.pid(), early, "1"), "a running thread pinned on attach");
             Path stats = Observed.statsFile(dir, app.pid());
             awaitLive(stats, early, "task-clock", 0);
             assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "counters open while attached");

@@ -19,6 +19,20 @@ final class Observed {
     private Observed() {
     }
 
+    /**
+     * Waits until the thread's allowed CPUs are {@code expected}: threads that run when the agent attaches are
+     * pinned by the agent's own thread, just after the attach returns. Returns what was last seen.
+     */
+    static String awaitCpusAllowed(long pid, int tid, String expected) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        String seen = cpusAllowed(pid, tid);
+        while (!seen.equals(expected) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+            seen = cpusAllowed(pid, tid);
+        }
+        return seen;
+    }
+
     /** The thread's allowed CPUs as the kernel reports them. */
     static String cpusAllowed(long pid, int tid) throws IOException {
         for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/task/" + tid + "/status"))) {

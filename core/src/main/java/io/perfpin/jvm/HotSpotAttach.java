@@ -68,7 +68,18 @@ final class HotSpotAttach {
      * most.
      */
     static String jcmd(long pid, String command, Duration timeout) throws AttachException {
-        return execute(pid, "jcmd", List.of(command, "", ""), "jcmd " + command, timeout);
+        return execute(pid, "jcmd", List.of(command, "", ""), "jcmd " + command, timeout, true);
+    }
+
+    /**
+     * As {@link #jcmd}, through a listener that already runs: no trigger, no signal. A JVM can ask itself
+     * this way (the agent, after a dynamic attach started the listener), where a SIGQUIT to a JVM whose
+     * listener cannot start would print a thread dump on the application's output.
+     *
+     * @throws AttachException {@code NOT_A_JVM} when no listener runs
+     */
+    static String jcmdIfListening(long pid, String command, Duration timeout) throws AttachException {
+        return execute(pid, "jcmd", List.of(command, "", ""), "jcmd " + command, timeout, false);
     }
 
     /**
@@ -80,7 +91,7 @@ final class HotSpotAttach {
     static void loadAgent(long pid, Path jar, String options, Duration timeout) throws AttachException {
         String argument = options == null || options.isEmpty() ? jar.toString() : jar + "=" + options;
         String reply = execute(pid, "load", List.of("instrument", "false", argument), "load of agent " + jar,
-                timeout).strip();
+                timeout, true).strip();
         // JDK 9 to 20 answer "return code: N", older and newer ones "N"; 0 is success.
         String code = reply.startsWith("return code: ") ? reply.substring("return code: ".length()) : reply;
         if (!code.equals("0")) {
@@ -92,8 +103,8 @@ final class HotSpotAttach {
     }
 
     /** One request of the attach protocol: a command and exactly three arguments. */
-    private static String execute(long pid, String command, List<String> arguments, String what, Duration timeout)
-            throws AttachException {
+    private static String execute(long pid, String command, List<String> arguments, String what, Duration timeout,
+                                  boolean mayStartListener) throws AttachException {
         long deadline = System.nanoTime() + timeout.toNanos();
         ProcStatus target = status(pid);
         String process = "process " + pid + " (" + target.command() + ")";
@@ -101,6 +112,9 @@ final class HotSpotAttach {
         checkHotSpot(pid, process);
         Path socket = Path.of("/proc/" + pid + "/root/tmp/.java_pid" + target.namespacePid());
         SocketChannel channel = connectIfListening(process, target, socket);
+        if (channel == null && !mayStartListener) {
+            throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
+        }
         if (channel == null) {
             startListener(pid, process, target, socket, deadline, timeout);
             channel = connectIfListening(process, target, socket);

@@ -1,32 +1,80 @@
 package io.perfpin.jvm;
 
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.JavaThreadIds;
+import io.perfpin.nativeio.Syscalls;
+
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+
+import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
 
 /**
  * Which Linux thread each {@code java.lang.Thread} of this JVM runs on, for threads that already run when
- * perfpin arrives (a thread perfpin starts or instruments can just ask the kernel its own TID). Matched by
- * Java id, which a JVM never reuses, through one dump of this JVM.
+ * perfpin arrives (a thread perfpin starts or instruments can just ask the kernel its own TID).
+ *
+ * <p>perfpin's C library reads each TID from the JVM's own thread structures ({@link JavaThreadIds}). Without
+ * it, this JVM's thread dump maps threads by Java id, which a JVM never reuses, through its own attach
+ * listener ({@link ThreadDump#ofThisJvm}), which must run, and not on the listener's thread. Only before JDK 25:
+ * from JDK 25 on, the listener writes the dump from a safepoint (JDK-8319055), and a JVM reading its own dump
+ * would stop every one of its threads for good.
  */
 public final class JavaThreads {
+    /** The first JDK whose attach listener streams its output from a safepoint. */
+    private static final int STREAMING_ATTACH = 25;
+    /** Long enough for a loaded JVM to print thousands of threads, after the listener finished its request. */
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+
     private JavaThreads() {
     }
 
     /** Every live platform thread of this JVM, with its TID. */
-    public static Map<Thread, Integer> live() {
-        return tids(allThreads());
+    public static Map<Thread, Integer> live(Syscalls syscalls) throws AttachException {
+        return tids(syscalls, allThreads());
     }
 
     /**
      * The TIDs of those of {@code threads} that are live platform threads of this JVM; threads not started,
-     * ended, or virtual are left out. Takes one thread dump, so map many threads in one call.
+     * ended, or virtual (which have no kernel thread of their own) are left out.
      */
-    public static Map<Thread, Integer> tids(Collection<Thread> threads) {
+    public static Map<Thread, Integer> tids(Syscalls syscalls, Collection<Thread> threads) throws AttachException {
+        Thread[] array = threads.toArray(new Thread[0]);
+        int[] tids = new int[array.length];
+        int found = JavaThreadIds.of(syscalls, array, tids);
+        if (found == -Errno.ENOSYS) {
+            return fromOwnDump(threads);
+        }
+        if (found < 0) {
+            throw new AttachException(NOT_A_JVM, "cannot read the TIDs of this JVM's threads: " + Errno.name(-found));
+        }
+        Set<Integer> tasks;
+        try {
+            tasks = ProcTasks.of(ProcessHandle.current().pid());
+        } catch (java.io.IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot list this JVM's threads in /proc: " + e.getMessage());
+        }
+        Map<Thread, Integer> byThread = new HashMap<>();
+        for (int i = 0; i < array.length; i++) {
+            // A TID is this process's task, or the thread ended meanwhile and is left out.
+            if (tids[i] > 0 && tasks.contains(tids[i])) {
+                byThread.put(array[i], tids[i]);
+            }
+        }
+        return Map.copyOf(byThread);
+    }
+
+    private static Map<Thread, Integer> fromOwnDump(Collection<Thread> threads) throws AttachException {
+        if (Runtime.version().feature() >= STREAMING_ATTACH) {
+            throw new AttachException(NOT_A_JVM, "on JDK " + STREAMING_ATTACH + " and later, perfpin needs its C "
+                    + "library (the JNI backend) to find the TIDs of threads that already run");
+        }
         Map<Long, Integer> tidById = new HashMap<>();
-        ThreadDump.ofThisJvm().javaThreads().forEach(t -> tidById.put(t.javaId(), t.tid()));
+        ThreadDump.ofThisJvm(TIMEOUT).javaThreads().forEach(t -> tidById.put(t.javaId(), t.tid()));
         Map<Thread, Integer> tids = new HashMap<>();
         for (Thread thread : threads) {
             Integer tid = tidById.get(thread.getId());

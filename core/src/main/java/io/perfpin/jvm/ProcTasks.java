@@ -6,7 +6,9 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The threads of a process as {@code /proc/<pid>/task} lists them. A JVM reports its threads by the TIDs
@@ -15,6 +17,17 @@ import java.util.Map;
  */
 final class ProcTasks {
     private ProcTasks() {
+    }
+
+    /** The TIDs of the live threads of {@code pid}, as this process's /proc numbers them. */
+    static Set<Integer> of(long pid) throws IOException {
+        Set<Integer> tids = new HashSet<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/" + pid + "/task"))) {
+            for (Path task : tasks) {
+                tids.add(Integer.parseInt(task.getFileName().toString()));
+            }
+        }
+        return tids;
     }
 
     /** The TID in our pid namespace of each live thread of {@code pid}, by its TID in the process's. */

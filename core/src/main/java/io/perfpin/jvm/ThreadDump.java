@@ -1,10 +1,6 @@
 package io.perfpin.jvm;
 
-import javax.management.InstanceNotFoundException;
-import javax.management.JMException;
-import javax.management.ObjectName;
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -45,7 +41,6 @@ public final class ThreadDump {
             "\"(?<name>(?s:.*))\" (?:#(?<id>\\d+) (?:\\[(?<tid>\\d+)] )?(?<daemon>daemon )?prio=\\d+ )?"
                     + "os_prio=-?\\d+ (?:\\S+ )*?tid=0x\\p{XDigit}+(?: nid=(?<nid>0x\\p{XDigit}+|\\d+))?(?: .*)?");
     private static final String STATE_PREFIX = "   java.lang.Thread.State: ";
-    private static final String DIAGNOSTIC_COMMAND = "com.sun.management:type=DiagnosticCommand";
 
     private final List<JavaThreadInfo> javaThreads;
     private final List<VmThreadInfo> vmThreads;
@@ -69,27 +64,20 @@ public final class ThreadDump {
     }
 
     /**
-     * Dumps this JVM through its DiagnosticCommand MBean: no attach, no signal, no socket, and works where
-     * the attach mechanism is disabled. TIDs are this process's.
+     * Dumps this JVM through its own attach listener, which must run already, as it does once a tool attached
+     * (the agent arriving by dynamic attach): no signal, and nothing beyond java.base, so it works on a jlinked
+     * runtime. The listener serves one request at a time, so this must not run on the listener's own thread
+     * (in an {@code agentmain}): it would wait for itself. TIDs are this process's.
      *
-     * @throws IllegalStateException on a JVM without that MBean (not HotSpot)
+     * @throws AttachException when no listener runs, or it does not answer within {@code timeout}
      */
-    public static ThreadDump ofThisJvm() {
-        String text;
-        try {
-            text = (String) ManagementFactory.getPlatformMBeanServer().invoke(new ObjectName(DIAGNOSTIC_COMMAND),
-                    "threadPrint", new Object[]{new String[0]}, new String[]{String[].class.getName()});
-        } catch (InstanceNotFoundException e) {
-            throw new IllegalStateException("this JVM has no " + DIAGNOSTIC_COMMAND + " MBean: perfpin reads "
-                    + "thread ids from HotSpot thread dumps");
-        } catch (JMException e) {
-            throw new IllegalStateException("Thread.print through " + DIAGNOSTIC_COMMAND + " failed: " + e, e);
-        }
+    public static ThreadDump ofThisJvm(Duration timeout) throws AttachException {
         long pid = ProcessHandle.current().pid();
+        String text = HotSpotAttach.jcmdIfListening(pid, "Thread.print", timeout);
         try {
             return parse(text).ownedBy(pid);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot list /proc/" + pid + "/task: " + e.getMessage(), e);
+            throw new AttachException(PERMISSION_DENIED, "cannot list /proc/" + pid + "/task: " + e.getMessage());
         }
     }
 

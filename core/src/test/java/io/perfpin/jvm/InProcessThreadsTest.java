@@ -1,30 +1,55 @@
 package io.perfpin.jvm;
 
+import io.perfpin.nativeio.Backend;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Syscalls;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** This test JVM dumped through its DiagnosticCommand MBean, checked against /proc/thread-self. */
+/** This test JVM dumped through its own attach listener, checked against /proc/thread-self. */
 class InProcessThreadsTest {
+    /** The agent finds the listener running, started by the attach that brought it; here a dump starts it. */
+    @BeforeAll
+    static void startOwnListener() throws Exception {
+        ThreadDump.of(ProcessHandle.current().pid());
+    }
+
+    /** Without a listener, a JVM asking itself gets a clear refusal, and no signal: nothing is printed. */
+    @Test
+    void aJvmWithoutAListenerIsRefusedAndNotSignalled() throws Exception {
+        Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), OwnDumpProbe.class.getName()).redirectErrorStream(true).start();
+        String out = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(probe.waitFor(60, TimeUnit.SECONDS));
+        assertEquals("refused: process " + probe.pid() + " (java) runs no attach listener (no one attached to it yet)\n",
+                out);
+    }
     @Test
     void theCurrentThreadHasTheTidTheKernelGivesIt() throws Exception {
         Thread me = Thread.currentThread();
-        ThreadDump dump = ThreadDump.ofThisJvm();
+        ThreadDump dump = ThreadDump.ofThisJvm(ThreadDump.DEFAULT_TIMEOUT);
 
         assertTrue(dump.javaThreads().contains(new JavaThreadInfo(me.getName(), me.getId(), NastyThreads.currentTid(),
                 me.isDaemon(), Thread.State.RUNNABLE)), dump.javaThreads().toString());
     }
 
     @Test
-    void nastyNamesSurviveTheMBean() throws Exception {
+    void nastyNamesSurviveTheOwnDump() throws Exception {
         try (Parked parked = new Parked(List.of(NastyThreads.NAMES))) {
-            ThreadDump dump = ThreadDump.ofThisJvm();
+            ThreadDump dump = ThreadDump.ofThisJvm(ThreadDump.DEFAULT_TIMEOUT);
 
             for (int i = 0; i < parked.threads.length; i++) {
                 Thread thread = parked.threads[i];
@@ -35,18 +60,23 @@ class InProcessThreadsTest {
         }
     }
 
-    @Test
-    void javaThreadsMapsLiveThreadsOnly() throws Exception {
+    /** Through the C library (JNI), or this JVM's own dump (JNA): the same TIDs, live threads only. */
+    @ParameterizedTest
+    @EnumSource(value = Backend.class, names = {"JNI", "JNA"})
+    void javaThreadsMapsLiveThreadsOnly(Backend backend) throws Exception {
+        Syscalls syscalls = Backends.load(backend);
         Thread unstarted = new Thread(() -> { }, "never started");
         Thread ended = new Thread(() -> { }, "ended");
         ended.start();
         ended.join();
-        try (Parked parked = new Parked(List.of("perfpin-parked"))) {
-            Map<Thread, Integer> tids = JavaThreads.tids(List.of(parked.threads[0], unstarted, ended));
+        try (Parked parked = new Parked(List.of(NastyThreads.NAMES))) {
+            Map<Thread, Integer> tids = JavaThreads.tids(syscalls, List.of(parked.threads[0], unstarted, ended));
 
             assertEquals(Map.of(parked.threads[0], parked.tids[0]), tids);
-            Map<Thread, Integer> live = JavaThreads.live();
-            assertEquals(parked.tids[0], live.get(parked.threads[0]));
+            Map<Thread, Integer> live = JavaThreads.live(syscalls);
+            for (int i = 0; i < parked.threads.length; i++) {
+                assertEquals(parked.tids[i], live.get(parked.threads[i]), NastyThreads.escape(parked.threads[i].getName()));
+            }
             assertEquals(NastyThreads.currentTid(), live.get(Thread.currentThread()));
             assertFalse(live.containsKey(ended));
         }

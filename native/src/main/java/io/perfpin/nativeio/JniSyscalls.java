@@ -107,4 +107,6 @@ public final class JniSyscalls implements Syscalls {
     private static native long addressOf0(ByteBuffer direct);
 
     static native int threadEvents0(Class<?> hooks, boolean enable);
+
+    static native int javaThreadIds0(Thread[] threads, int[] tids);
 }

@@ -66,12 +66,7 @@ final class Agent implements AutoCloseable {
         }
         Agent agent = new Agent(registry, enrolment, methods, unweave);
         if (attached) {
-            try {
-                RunningThreads.enrol(registry, rules, values);
-            } catch (RuntimeException e) {
-                AgentLog.warn("cannot enrol the threads already running (" + e.getMessage() + "); threads that start"
-                        + " from now on are enrolled");
-            }
+            RunningThreads.enrolInBackground(syscalls, registry, rules, values);
         } else {
             // premain runs on the thread that will run main(): it starts counting here, as a started thread would
             enrolment.runStarting(Thread.currentThread());

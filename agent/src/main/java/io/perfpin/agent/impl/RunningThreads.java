@@ -1,7 +1,9 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.cpu.Placement;
+import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreads;
+import io.perfpin.nativeio.Syscalls;
 import io.perfpin.registry.ThreadRegistry;
 import net.bytebuddy.description.annotation.AnnotationList;
 import net.bytebuddy.dynamic.ClassFileLocator;
@@ -11,7 +13,7 @@ import java.util.Map;
 
 /**
  * Enrols the threads that already run when the agent arrives by dynamic attach: the woven {@code run()}
- * only sees threads that start later. The JVM's thread dump maps each Java thread to its TID; a thread is
+ * only sees threads that start later. {@link JavaThreads} maps each Java thread to its TID; a thread is
  * enrolled when the rules name it, or when it is an instance of a {@code @Pinned}/{@code @Counted} Thread
  * subclass. (A running thread whose annotated Runnable is already inside {@code run()} is not found: the
  * JVM offers no public way to see a thread's Runnable.)
@@ -20,9 +22,28 @@ final class RunningThreads {
     private RunningThreads() {
     }
 
-    static int enrol(ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
+    /**
+     * Enrols them on a thread of its own, so that agentmain returns at once: the thread dump that maps them
+     * without the C library comes through the attach listener, which is busy calling agentmain meanwhile.
+     */
+    static void enrolInBackground(Syscalls syscalls, ThreadRegistry registry, ThreadRules rules,
+                                  AnnotationValues values) {
+        Thread enrolling = new Thread(() -> {
+            try {
+                enrol(syscalls, registry, rules, values);
+            } catch (AttachException | RuntimeException e) {
+                AgentLog.warn("cannot enrol the threads already running (" + e.getMessage() + "); threads that start"
+                        + " from now on are enrolled");
+            }
+        }, "perfpin-attach");
+        enrolling.setDaemon(true);
+        enrolling.start();
+    }
+
+    static int enrol(Syscalls syscalls, ThreadRegistry registry, ThreadRules rules, AnnotationValues values)
+            throws AttachException {
         int enrolled = 0;
-        for (Map.Entry<Thread, Integer> entry : JavaThreads.live().entrySet()) {
+        for (Map.Entry<Thread, Integer> entry : JavaThreads.live(syscalls).entrySet()) {
             Thread thread = entry.getKey();
             if (thread == Thread.currentThread()) {
                 continue;
