@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.options.OptionLimits;
 import io.perfpin.options.PinRule;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -18,10 +19,12 @@ final class PinOptions {
 
     /** The first rule that matches, as the agent applies them. */
     Optional<PinRule> ruleFor(String threadName) {
-        return rules.stream().filter(r -> r.matches(threadName)).findFirst();
+        return rules().stream().filter(r -> r.matches(threadName)).findFirst();
     }
 
+    /** @throws IllegalArgumentException when there are more rules than the agent takes */
     List<PinRule> rules() {
+        OptionLimits.checkPinRules("--pin", rules.size());
         return rules;
     }
 

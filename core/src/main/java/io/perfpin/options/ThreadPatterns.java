@@ -1,17 +1,33 @@
 package io.perfpin.options;
 
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 
-/** Thread-name regexes as users write them in rules: matched against the whole name. */
+import java.util.Set;
+
+/**
+ * Thread-name regexes as users write them in rules, agent and CLI alike: RE2 syntax (that of Java less
+ * backreferences, lookaround and possessive quantifiers), matched against the whole name.
+ */
 public final class ThreadPatterns {
     /**
      * The JVM's own service threads and perfpin's sampler: not the application's, so left out of the default
      * thread selection (agent and CLI), counted only when a regex names them.
      */
-    public static final Pattern SERVICE_THREADS = Pattern.compile("Reference Handler|Finalizer|Signal Dispatcher"
-            + "|Service Thread|Monitor Deflation Thread|C[12] CompilerThread\\d+|Sweeper thread|Common-Cleaner"
-            + "|Notification Thread|Attach Listener|DestroyJavaVM|process reaper|perfpin-sampler");
+    public static final ThreadPattern SERVICE_THREADS = new ThreadPattern(Pattern.compile("Reference Handler"
+            + "|Finalizer|Signal Dispatcher|Service Thread|Monitor Deflation Thread|C[12] CompilerThread\\d+"
+            + "|Sweeper thread|Common-Cleaner|Notification Thread|Attach Listener|DestroyJavaVM|process reaper"
+            + "|perfpin-sampler"));
+
+    /**
+     * How large a regex may grow once its counted repetitions are written out ({@link RegexSize}): matching
+     * costs at most this times the name's length, and compiling it a few milliseconds.
+     */
+    public static final long MAX_SIZE = 10_000;
+
+    /** RE2's words for what Java's regexes have and RE2's do not: said, so the user knows why. */
+    private static final Set<String> NOT_IN_RE2 = Set.of("invalid escape sequence",
+            "invalid or unsupported Perl syntax", "invalid named capture", "invalid nested repetition operator");
 
     private ThreadPatterns() {
     }
@@ -19,14 +35,22 @@ public final class ThreadPatterns {
     /**
      * @param what  what the user was writing, for the message ("pin rule", "--threads")
      * @param token the whole token the user wrote, named in the message
-     * @throws IllegalArgumentException one line naming the token and the regex error
+     * @throws IllegalArgumentException one line naming the token and what is wrong with the regex
      */
-    public static Pattern compile(String what, String token, String regex) {
+    public static ThreadPattern compile(String what, String token, String regex) {
+        OptionLimits.checkLength(what, token, regex);
+        long size = RegexSize.of(regex);
+        if (size > MAX_SIZE) {
+            throw new IllegalArgumentException("bad " + what + " '" + token + "': too large once its counted"
+                    + " repetitions are written out (about " + size + " elements; at most " + MAX_SIZE + ")");
+        }
         try {
-            return Pattern.compile(regex);
+            return new ThreadPattern(Pattern.compile(regex));
         } catch (PatternSyntaxException e) {
             throw new IllegalArgumentException("bad " + what + " '" + token + "': not a regular expression ("
-                    + e.getDescription() + " near index " + e.getIndex() + ")", e);
+                    + e.getDescription() + ": `" + e.getPattern() + "`"
+                    + (NOT_IN_RE2.contains(e.getDescription()) ? "; perfpin's regexes are RE2's, without"
+                    + " backreferences, lookaround or possessive quantifiers" : "") + ")", e);
         }
     }
 }
