@@ -5,8 +5,10 @@ package io.perfpin.report;
  * text: a newline in a thread name would split a table row, an escape sequence ({@code ESC[31m}, or one that
  * retitles the window) would be obeyed, and a bidi override (U+202E) would show the rest of the line reversed.
  * So C0 controls, DEL, C1 controls (U+0080..U+009F) and the bidi embeddings, overrides, isolates and marks
- * are written visibly, as {@code \n}, {@code \t}, {@code \r}, {@code \x1b} or {@code \u202e}; every other
- * character is kept. CSV and JSON output keep names whole: their own quoting carries them.
+ * are written visibly: newline, tab and carriage return as {@code \n}, {@code \t} and {@code \r}, the others
+ * up to U+00FF as {@code \x} and two hex digits ({@code \x1b} for ESC), the bidi controls as a backslash, u and
+ * four hex digits, as Java writes them. Every other character is kept. CSV and JSON output keep names whole:
+ * their own quoting carries them.
  */
 public final class TerminalText {
     private static final char[] HEX = "0123456789abcdef".toCharArray();

@@ -92,8 +92,10 @@ class RecordingTest {
 
     @Test
     void aNameWithControlCharactersComesBackWhole() throws IOException {
-        String name = "tab\there\nnew \u001b[31mred\u202eevil";
-        Recording recording = Recording.read(write(line(ThreadRecords.THREAD, 1, name, 1, 1)));
+        String name = "tab\there\nnew \u001b[31mred\u202eevil, half \ud83d and \ude00, whole \ud83d\ude00";
+        String line = line(ThreadRecords.THREAD, 1, name, 1, 1);
+        assertTrue(line.contains("half \\ud83d and \\ude00, whole \ud83d\ude00"), line);
+        Recording recording = Recording.read(write(line));
         assertEquals(name, recording.threads().get(0).report().name());
     }
 

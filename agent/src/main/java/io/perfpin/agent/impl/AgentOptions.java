@@ -44,18 +44,26 @@ import java.util.Map;
  * A {@code ;} separates options on the command line; in a config file each line is one option, so a regex
  * there may contain {@code ;}.
  *
- * <p>Bounds, so that no option can make the agent stall or exhaust the application's memory: the option text
- * is at most {@value OptionLimits#MAX_AGENT_OPTIONS_CHARS} characters; each value at most {@value OptionLimits#MAX_VALUE_CHARS};
- * at most {@value OptionLimits#MAX_PIN_RULES} {@code pin=} rules; a regex at most
- * {@value ThreadPatterns#MAX_SIZE} elements once its counted repetitions are written out ({@code x{1000}} is
- * 1000), matched by RE2/J in time linear in the name; an interval at most a year; a config file a regular file
- * of at most {@value #MAX_CONFIG_BYTES} bytes of UTF-8. A message quotes what the user wrote with its control
- * characters escaped ({@link TerminalText}).
+ * <p>Bounds, so that no option can stall the application or exhaust its memory:
+ * <ul>
+ *   <li>the option text: at most {@value OptionLimits#MAX_AGENT_OPTIONS_CHARS} characters;</li>
+ *   <li>each value (a regex, a pin rule, an event list, a file name): at most
+ *       {@value OptionLimits#MAX_VALUE_CHARS} characters;</li>
+ *   <li>{@code pin=}: at most {@value OptionLimits#MAX_PIN_RULES} rules;</li>
+ *   <li>a regex: RE2 syntax, matched in time linear in the name (RE2/J), and at most
+ *       {@value ThreadPatterns#MAX_SIZE} elements once its counted repetitions are written out
+ *       ({@code x{1000}} is 1000);</li>
+ *   <li>{@code interval=}: at most a year;</li>
+ *   <li>{@code config=}: a regular file (not a FIFO, a device or a directory) of at most
+ *       {@value #MAX_CONFIG_BYTES} bytes of UTF-8.</li>
+ * </ul>
+ * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
  */
 final class AgentOptions {
     static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, config, detach";
     private static final Map<String, String> ALIASES = Map.of("count", "threads");
     private static final String DEFAULT_EVENTS = "ipc,sched";
+    /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
     static final int MAX_CONFIG_BYTES = 64 * 1024;
 
     private ThreadPattern threads;
