@@ -14,7 +14,7 @@ final class ThreadsOption {
     ThreadPattern regex;
 
     boolean selects(String threadName) {
-        return regex == null ? !ThreadPatterns.SERVICE_THREADS.matches(threadName) : regex.matches(threadName);
+        return regex == null ? !ThreadPatterns.isServiceThread(threadName) : regex.matches(threadName);
     }
 
     /** For messages: what selected the threads, safe for a terminal. */

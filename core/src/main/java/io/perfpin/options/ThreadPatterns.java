@@ -3,6 +3,7 @@ package io.perfpin.options;
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
 
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -10,14 +11,10 @@ import java.util.Set;
  * backreferences, lookaround and possessive quantifiers), matched against the whole name.
  */
 public final class ThreadPatterns {
-    /**
-     * The JVM's own service threads and perfpin's sampler: not the application's, so left out of the default
-     * thread selection (agent and CLI), counted only when a regex names them.
-     */
-    public static final ThreadPattern SERVICE_THREADS = new ThreadPattern(Pattern.compile("Reference Handler"
-            + "|Finalizer|Signal Dispatcher|Service Thread|Monitor Deflation Thread|C[12] CompilerThread\\d+"
-            + "|Sweeper thread|Common-Cleaner|Notification Thread|Attach Listener|DestroyJavaVM|process reaper"
-            + "|perfpin-sampler"));
+    private static final Set<String> SERVICE_THREADS = Set.of("Reference Handler", "Finalizer", "Signal Dispatcher",
+            "Service Thread", "Monitor Deflation Thread", "Sweeper thread", "Common-Cleaner", "Notification Thread",
+            "Attach Listener", "DestroyJavaVM", "process reaper", "perfpin-sampler");
+    private static final List<String> COMPILER_THREADS = List.of("C1 CompilerThread", "C2 CompilerThread");
 
     /**
      * How large a regex may grow once its counted repetitions are written out ({@link RegexSize}): matching
@@ -30,6 +27,25 @@ public final class ThreadPatterns {
             "invalid or unsupported Perl syntax", "invalid named capture", "invalid nested repetition operator");
 
     private ThreadPatterns() {
+    }
+
+    /**
+     * Whether a thread is one of the JVM's own service threads or perfpin's sampler: not the application's, so
+     * left out of the default thread selection (agent and CLI), counted only when a regex names it. Told by its
+     * name without a regex: the agent asks this of the first threads while the JVM starts, where compiling a
+     * regex in a cold JVM would cost it tens of milliseconds.
+     */
+    public static boolean isServiceThread(String name) {
+        if (SERVICE_THREADS.contains(name)) {
+            return true;
+        }
+        for (String compiler : COMPILER_THREADS) {
+            if (name.length() > compiler.length() && name.startsWith(compiler)
+                    && name.chars().skip(compiler.length()).allMatch(c -> c >= '0' && c <= '9')) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**

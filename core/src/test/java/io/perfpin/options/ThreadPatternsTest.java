@@ -37,9 +37,14 @@ class ThreadPatternsTest {
 
     @Test
     void theServiceThreadsAreTheJvmsOwn() {
-        assertTrue(ThreadPatterns.SERVICE_THREADS.matches("C2 CompilerThread0"));
-        assertTrue(ThreadPatterns.SERVICE_THREADS.matches("perfpin-sampler"));
-        assertFalse(ThreadPatterns.SERVICE_THREADS.matches("main"));
+        assertTrue(ThreadPatterns.isServiceThread("C2 CompilerThread0"));
+        assertTrue(ThreadPatterns.isServiceThread("C1 CompilerThread12"));
+        assertTrue(ThreadPatterns.isServiceThread("perfpin-sampler"));
+        assertTrue(ThreadPatterns.isServiceThread("Common-Cleaner"));
+        assertFalse(ThreadPatterns.isServiceThread("main"));
+        assertFalse(ThreadPatterns.isServiceThread("C2 CompilerThread"));
+        assertFalse(ThreadPatterns.isServiceThread("C2 CompilerThread0x"));
+        assertFalse(ThreadPatterns.isServiceThread("Finalizer-2"));
     }
 
     @Test

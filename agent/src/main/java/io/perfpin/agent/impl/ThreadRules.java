@@ -38,7 +38,7 @@ final class ThreadRules {
 
     private boolean counts(String name, Class<?> type) {
         if (threads == null && classes == null) {
-            return !ThreadPatterns.SERVICE_THREADS.matches(name);
+            return !ThreadPatterns.isServiceThread(name);
         }
         return threads != null && threads.matches(name)
                 || classes != null && classes.matches(type.getName());
