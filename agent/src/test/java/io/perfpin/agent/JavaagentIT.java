@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -156,7 +157,8 @@ class JavaagentIT {
     @MethodSource("javas")
     void invalidOptionsLeaveTheApplicationExactlyAsWithoutTheAgent(String java, @TempDir Path dir) throws Exception {
         List<String> plain = session(java, null, dir);
-        for (String bad : List.of("bogus=1", "events=cycels", "pin=worker@cores", "interval=5parsecs", "threads=(")) {
+        for (String bad : List.of("bogus=1", "events=cycels", "pin=worker@cores", "interval=5parsecs", "threads=(",
+                "interval=999999999999m")) {
             try (AppJvm app = AppJvm.start(java, bad, dir)) {
                 assertEquals(plain, drive(app), bad);
                 List<String> said = app.stderr();
@@ -168,17 +170,78 @@ class JavaagentIT {
         }
     }
 
-    private static List<String> session(String java, String options, Path dir) throws Exception {
-        try (AppJvm app = AppJvm.start(java, options, dir)) {
-            return drive(app);
+    /**
+     * java.util.regex took 41 s over each of these rules for this name, on the thread that starts, and more than
+     * 120 s for both: RE2/J matches it at once, and the application runs as it does without the agent.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aBacktrackingRuleLeavesThreadStartsAsFastAsEver(String java, @TempDir Path dir) throws Exception {
+        String bomb = "(.*a){20}";
+        String name = "a".repeat(30) + "b";
+        List<String> plain = session(java, null, dir, name);
+        try (AppJvm app = AppJvm.start(java, "threads=" + bomb + ";pin=" + bomb + "@0;events=sched", dir)) {
+            assertEquals(plain, drive(app, name));
+            assertTrue(app.stderr().isEmpty(), "the agent said nothing: " + app.stderr());
+        }
+        try (AppJvm app = AppJvm.start(java, "threads=" + bomb + ";pin=" + bomb + "@0;events=sched", dir)) {
+            app.await("ready");
+            app.send("start " + "a".repeat(20) + " 16");
+            assertEquals("0", Observed.cpusAllowed(app.pid(), app.touched("a".repeat(20))), "the rules apply");
+            assertEquals(0, app.finish());
         }
     }
 
-    /** The same commands every time; returns the app's stdout, TIDs masked, and its exit code. */
+    /** A config file that is not a regular file would block start-up (a FIFO) or never end (/dev/zero). */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aConfigThatIsNoRegularFileIsOneLineAndTheApplicationRunsUnchanged(String java, @TempDir Path dir)
+            throws Exception {
+        Path fifo = dir.resolve("perfpin.fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+        List<String> plain = session(java, null, dir);
+        for (Path config : List.of(Path.of("/dev/zero"), fifo)) {
+            try (AppJvm app = AppJvm.start(java, "config=" + config, dir)) {
+                assertEquals(plain, drive(app), config.toString());
+                assertEquals(List.of("[perfpin] bad option 'config=" + config + "': " + config + " is not a regular"
+                        + " file; the agent is off, the application runs without it"), app.stderr());
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void anOptionWithControlCharactersIsQuotedEscaped(String java, @TempDir Path dir) throws Exception {
+        List<String> plain = session(java, null, dir);
+        try (AppJvm app = AppJvm.start(java, "threads=a\tb\u001b[31m\u202e(", dir)) {
+            assertEquals(plain, drive(app));
+            List<String> said = app.stderr();
+            assertEquals(1, said.size(), said.toString());
+            assertTrue(said.get(0).startsWith("[perfpin] bad threads option 'threads=a\\tb\\x1b[31m"), said.get(0));
+            assertTrue(said.get(0).chars().noneMatch(c -> c < 0x20 || c == 0x202e), said.get(0));
+        }
+    }
+
+    private static List<String> session(String java, String options, Path dir) throws Exception {
+        return session(java, options, dir, "worker-1");
+    }
+
+    private static List<String> session(String java, String options, Path dir, String thread) throws Exception {
+        try (AppJvm app = AppJvm.start(java, options, dir)) {
+            return drive(app, thread);
+        }
+    }
+
     private static List<String> drive(AppJvm app) throws Exception {
+        return drive(app, "worker-1");
+    }
+
+    /** The same commands every time; returns the app's stdout, TIDs masked, and its exit code. */
+    private static List<String> drive(AppJvm app, String thread) throws Exception {
         app.await("ready");
-        app.send("start worker-1 16");
-        app.touched("worker-1");
+        app.send("start " + thread + " 16");
+        app.touched(thread);
         int exit = app.finish();
         List<String> lines = new java.util.ArrayList<>();
         for (String line : app.stdoutSeen()) {

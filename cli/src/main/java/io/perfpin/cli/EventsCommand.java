@@ -14,6 +14,7 @@ import io.perfpin.event.Preset;
 import io.perfpin.event.Presets;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.report.TerminalText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -47,7 +48,7 @@ final class EventsCommand implements Callable<Integer> {
                 throw new IllegalStateException(LibpfmEncoder.unavailableReason());
             }
             for (String name : names) {
-                System.out.println(name + "  " + encodeFor(pmu, name).encoding());
+                System.out.println(TerminalText.escape(name) + "  " + encodeFor(pmu, name).encoding());
             }
             return ExitCode.OK;
         }
@@ -56,7 +57,7 @@ final class EventsCommand implements Callable<Integer> {
         if (!names.isEmpty()) {
             for (String name : names) {
                 EventSpec spec = parser.parse(name);
-                System.out.println(name + "  " + spec.encoding() + "  " + probe(syscalls, spec));
+                System.out.println(TerminalText.escape(name) + "  " + spec.encoding() + "  " + probe(syscalls, spec));
             }
             return ExitCode.OK;
         }

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.report.MethodRecord;
+import io.perfpin.report.TerminalText;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +46,8 @@ final class MethodTable {
                         ReportTable.formatCount(event, m.p50().getOrDefault(event, 0L), null),
                         ReportTable.formatCount(event, m.p99().getOrDefault(event, 0L), null)));
             }
-            m.unsupported().forEach((event, reason) -> notCounted.add("  " + m.method() + " " + event + ": " + reason));
+            m.unsupported().forEach((event, reason) -> notCounted.add(TerminalText.escape("  " + m.method() + " " + event
+                    + ": " + reason)));
         }
         List<String> lines = new ArrayList<>();
         lines.add("");

@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.event.NearestNames;
 import io.perfpin.jvm.AttachException;
+import io.perfpin.report.TerminalText;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -39,7 +40,8 @@ public final class Perfpin {
 
     /**
      * A bad command line is one line naming the bad token, never the whole usage: a value an option's parser
-     * refused says why in its own words, an unknown option gets the nearest ones.
+     * refused says why in its own words, an unknown option gets the nearest ones. The token is quoted with its
+     * control characters escaped, as in every message.
      */
     private static int usage(ParameterException e, String[] args) {
         CommandLine command = e.getCommandLine();
@@ -62,13 +64,13 @@ public final class Perfpin {
             }
         }
         String name = command.getCommandSpec().qualifiedName();
-        command.getErr().println(name + ": " + message + " (see " + name + " --help)");
+        command.getErr().println(TerminalText.escape(name + ": " + message + " (see " + name + " --help)"));
         return ExitCode.USAGE;
     }
 
     /** One line, never a stack trace: a bad value is a usage error, anything else a failure. */
     private static int report(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
-        command.getErr().println(command.getCommandSpec().qualifiedName() + ": " + e.getMessage());
+        command.getErr().println(TerminalText.escape(command.getCommandSpec().qualifiedName() + ": " + e.getMessage()));
         if (e instanceof AttachException) {
             switch (((AttachException) e).category()) {
                 case NO_SUCH_PROCESS:

@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.Recording;
+import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -44,7 +45,7 @@ final class ReportCommand implements Callable<Integer> {
         } catch (IllegalArgumentException notARecording) {
             throw new IllegalStateException(notARecording.getMessage());
         }
-        recording.warning().ifPresent(w -> System.err.println("perfpin report: " + w));
+        recording.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin report: " + w)));
         List<ThreadRecord> records = recording.threads().stream().filter(r -> threads.selects(r.report().name()))
                 .collect(Collectors.toList());
         if (recording.threads().isEmpty()) {

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.report.MethodRecord;
+import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
@@ -65,7 +66,8 @@ enum ReportFormat {
         List<ThreadReport> reports = records.stream().map(ThreadRecord::report).collect(Collectors.toList());
         List<String> lines = new ArrayList<>(ReportTable.render(reports));
         List<String> unfinished = records.stream().filter(r -> !r.isFinal())
-                .map(r -> r.report().name() + " (tid " + r.report().tid() + ")").collect(Collectors.toList());
+                .map(r -> TerminalText.escape(r.report().name()) + " (tid " + r.report().tid() + ")")
+                .collect(Collectors.toList());
         if (!unfinished.isEmpty()) {
             lines.add("");
             lines.add("No final record, shown from the last live sample (the thread still ran when the recording"

@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.report.Hint;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.JsonLinesFile;
+import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 
 import java.io.IOException;
@@ -59,13 +60,13 @@ final class ReportOutput implements AutoCloseable {
         }
     }
 
-    /** Hints under a heading, set off by a blank line; nothing when there are none. */
+    /** Hints under a heading, set off by a blank line, for a terminal; nothing when there are none. */
     static List<String> hintLines(List<Hint> hints) {
         List<String> lines = new ArrayList<>();
         if (!hints.isEmpty()) {
             lines.add("");
             lines.add("Hints:");
-            hints.forEach(h -> lines.add("  " + h));
+            hints.forEach(h -> lines.add(TerminalText.escape("  " + h)));
         }
         return lines;
     }

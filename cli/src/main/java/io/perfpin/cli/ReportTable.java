@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.report.PinSource;
+import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
 
 import java.util.ArrayList;
@@ -63,7 +64,7 @@ final class ReportTable {
         if (!notCounted.isEmpty()) {
             lines.add("");
             lines.add("Not counted:");
-            notCounted.forEach((event, reason) -> lines.add("  " + event + ": " + reason));
+            notCounted.forEach((event, reason) -> lines.add(TerminalText.escape("  " + event + ": " + reason)));
         }
         return lines;
     }
@@ -79,17 +80,26 @@ final class ReportTable {
         return text;
     }
 
-    /** Columns padded to their widest cell, two spaces apart; {@code left} says which are left-aligned. */
+    /**
+     * Columns padded to their widest cell, two spaces apart; {@code left} says which are left-aligned. Cells
+     * hold names from elsewhere (threads, methods, events), so each is made one safe line before it is measured.
+     */
     static List<String> align(List<List<String>> rows, IntPredicate left) {
         int columns = rows.get(0).size();
-        int[] widths = new int[columns];
+        List<List<String>> cells = new ArrayList<>();
         for (List<String> row : rows) {
+            List<String> safe = new ArrayList<>();
+            row.forEach(cell -> safe.add(TerminalText.escape(cell)));
+            cells.add(safe);
+        }
+        int[] widths = new int[columns];
+        for (List<String> row : cells) {
             for (int c = 0; c < columns; c++) {
                 widths[c] = Math.max(widths[c], row.get(c).length());
             }
         }
         List<String> lines = new ArrayList<>();
-        for (List<String> row : rows) {
+        for (List<String> row : cells) {
             StringBuilder line = new StringBuilder();
             for (int c = 0; c < columns; c++) {
                 String cell = row.get(c);

@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.OutputFile;
 import io.perfpin.report.Recording;
+import io.perfpin.report.TerminalText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -50,14 +51,15 @@ final class RunCommand implements Callable<Integer> {
                 AttachCommand.watch(process.pid(), agent.threads, agent.interval, new DurationOption());
             } catch (Exception e) {
                 // The application goes on without a live view, and its exit code is still what run returns.
-                System.err.println("perfpin run: no live view: " + e.getMessage());
+                System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
             }
         }
         int exit = process.waitFor();
         if (Files.exists(agent.record)) {
             Recording recording = Recording.read(agent.record);
             ReportFormat.TABLE.renderMethods(recording.methods()).forEach(System.out::println);
-            System.out.println("Recorded in " + agent.record + " (perfpin report " + agent.record + ")");
+            System.out.println(TerminalText.escape("Recorded in " + agent.record + " (perfpin report " + agent.record
+                    + ")"));
         }
         return exit;
     }

@@ -14,6 +14,7 @@ import io.perfpin.options.PinRule;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.Preemptions;
+import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
@@ -110,16 +111,16 @@ final class StatCommand implements Callable<Integer> {
     private void pin(List<JavaThreadInfo> chosen, ThreadPins pinned) throws IOException {
         for (PinRule rule : pins.rules()) {
             if (chosen.stream().noneMatch(t -> rule.matches(t.name()))) {
-                System.err.println("perfpin stat: --pin '" + rule + "' matches none of the counted threads ("
-                        + threads.describe() + ")");
+                System.err.println(TerminalText.escape("perfpin stat: --pin '" + rule + "' matches none of the"
+                        + " counted threads (" + threads.describe() + ")"));
             }
         }
         for (JavaThreadInfo t : chosen) {
             PinRule rule = pins.ruleFor(t.name()).orElse(null);
             if (rule != null) {
                 CpuSet cpus = pinned.pin(t.tid(), t.name(), rule.placement());
-                System.err.println("perfpin stat: pinned '" + t.name() + "' (tid " + t.tid() + ") to CPUs " + cpus
-                        + " by --pin '" + rule + "' while counting");
+                System.err.println(TerminalText.escape("perfpin stat: pinned '" + t.name() + "' (tid " + t.tid()
+                        + ") to CPUs " + cpus + " by --pin '" + rule + "' while counting"));
             }
         }
     }

@@ -8,6 +8,7 @@ import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeException;
+import io.perfpin.report.TerminalText;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -68,8 +69,8 @@ final class ThreadPins implements AutoCloseable {
                 affinity.set(tid, pin.before());
             } catch (NativeException e) {
                 if (e.errno() != Errno.ESRCH) {
-                    System.err.println("perfpin: cannot give thread '" + pin.name() + "' (tid " + tid + ") its CPUs "
-                            + pin.before() + " back: " + e.getMessage());
+                    System.err.println(TerminalText.escape("perfpin: cannot give thread '" + pin.name() + "' (tid "
+                            + tid + ") its CPUs " + pin.before() + " back: " + e.getMessage()));
                 }
             } finally {
                 pin.assignment().close();

@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.cpu.CpuReservations;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
+import io.perfpin.report.TerminalText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -49,7 +50,7 @@ final class TopologyCommand implements Callable<Integer> {
             System.out.println("reservations" + (holders.isEmpty() ? "  (none)" : ""));
             for (CpuReservations.Holder h : holders) {
                 System.out.println("  cpu " + h.cpu() + "   pid " + h.pid() + "  tid " + h.tid()
-                        + "  thread \"" + h.threadName() + "\"");
+                        + "  thread \"" + TerminalText.escape(h.threadName()) + "\"");
             }
         }
         return ExitCode.OK;

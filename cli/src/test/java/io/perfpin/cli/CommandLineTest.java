@@ -1,6 +1,10 @@
 package io.perfpin.cli;
 
+import io.perfpin.options.OptionLimits;
 import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -14,8 +18,8 @@ class CommandLineTest {
                 + " ms, s or m (e.g. 500ms, 5s) (see perfpin top --help)", "top", "1", "--interval", "5x");
         assertUsage("perfpin stat: --duration: bad duration '0s': expected a positive whole number with a unit: ns,"
                 + " us, ms, s or m (e.g. 500ms, 5s) (see perfpin stat --help)", "stat", "--pid", "1", "--duration", "0s");
-        assertUsage("perfpin stat: --threads: bad thread regex 'io-(': not a regular expression (Unclosed group near"
-                + " index 4) (see perfpin stat --help)", "stat", "--pid", "1", "--threads", "io-(");
+        assertUsage("perfpin stat: --threads: bad thread regex 'io-(': not a regular expression (missing closing ):"
+                + " `io-(`) (see perfpin stat --help)", "stat", "--pid", "1", "--threads", "io-(");
         assertUsage("perfpin report: --format: bad format 'xml': expected table, csv or json (see perfpin report"
                 + " --help)", "report", "f.jsonl", "--format", "xml");
         assertUsage("perfpin stat: Unknown options: '--treads', 'x'; did you mean --threads? (see perfpin stat --help)",
@@ -23,6 +27,37 @@ class CommandLineTest {
         assertUsage("perfpin: unknown command 'lsit'; did you mean list? (see perfpin --help)", "lsit");
         assertUsage("perfpin stat: --pin: bad pin rule 'io-1': expected REGEX@PLACEMENT, PLACEMENT being a CPU list"
                 + " like 2-3, isolated, core or any (see perfpin stat --help)", "stat", "--pid", "1", "--pin", "io-1");
+    }
+
+    @Test
+    void numbersPastTheirBoundsAndOverlongValuesAreOneLineWithExitCode2() {
+        assertUsage("perfpin stat: --duration: bad duration '999999999999m': too large (at most 525600m, a year) (see"
+                + " perfpin stat --help)", "stat", "--pid", "1", "--duration", "999999999999m");
+        assertUsage("perfpin top: --interval: bad duration '99999999999999999999999ns': too large (at most 525600m,"
+                + " a year) (see perfpin top --help)", "top", "1", "--interval", "99999999999999999999999ns");
+        assertUsage("perfpin stat: --pin: bad pin rule 'io@0-99999999999': bad placement '0-99999999999': bad CPU list"
+                + " token '0-99999999999' in \"0-99999999999\": expected CPUs up to 1048575 (see perfpin stat --help)",
+                "stat", "--pid", "1", "--pin", "io@0-99999999999");
+        assertUsage("perfpin stat: --threads: bad thread regex '(a)\\1': not a regular expression (invalid escape"
+                + " sequence: `\\1`; perfpin's regexes are RE2's, without backreferences, lookaround or possessive"
+                + " quantifiers) (see perfpin stat --help)", "stat", "--pid", "1", "--threads", "(a)\\1");
+        String regex = "x".repeat(5000);
+        assertUsage("perfpin stat: --threads: bad thread regex '" + "x".repeat(40) + "... (5000 characters)': too long"
+                + " (5000 characters; at most 4096) (see perfpin stat --help)", "stat", "--pid", "1", "--threads", regex);
+        List<String> pins = new ArrayList<>(List.of("stat", "--pid", "1"));
+        for (int i = 0; i <= OptionLimits.MAX_PIN_RULES; i++) {
+            pins.addAll(List.of("--pin", "t-" + i + "@0"));
+        }
+        assertUsage("perfpin stat: too many --pin rules (65; at most 64) (see perfpin stat --help)",
+                pins.toArray(new String[0]));
+    }
+
+    @Test
+    void aMessageQuotesControlCharactersEscaped() {
+        assertUsage("perfpin stat: --threads: bad thread regex 'a\\tb\\x1b\\u202e(': not a regular expression (missing"
+                + " closing ): `a\\tb\\x1b\\u202e(`) (see perfpin stat --help)", "stat", "--pid", "1", "--threads",
+                "a\tb\u001b\u202e(");
+        assertUsage("perfpin: unknown command 'x\\x1b[2J\\ny' (see perfpin --help)", "x\u001b[2J\ny");
     }
 
     @Test

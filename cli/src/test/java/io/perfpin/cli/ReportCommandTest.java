@@ -2,21 +2,29 @@ package io.perfpin.cli;
 
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedWriter;
+import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ReportCommandTest {
@@ -121,6 +129,132 @@ class ReportCommandTest {
         CliRun noFile = CliRun.capture(() -> Perfpin.run("report"));
         assertEquals(ExitCode.USAGE, noFile.code);
         assertEquals(1, noFile.err.strip().split("\n").length, noFile.err);
+    }
+
+    @Test
+    void aNameWithControlCharactersIsEscapedOnOneRowOfTheTableAndWholeInCsvAndJson() throws Exception {
+        String name = "tab\there\nnew \u001b[31mred\u202eevil";
+        Path recording = dir.resolve("names.jsonl");
+        Files.writeString(recording, record(ThreadRecords.THREAD, name, 7, 42) + "\n" + record(ThreadRecords.THREAD,
+                "plain", 8, 1) + "\n");
+
+        CliRun table = CliRun.capture(() -> Perfpin.run("report", recording.toString()));
+        assertEquals(ExitCode.OK, table.code, table.err);
+        List<String> rows = List.of(table.out.split("\n"));
+        assertEquals(3, rows.size(), "a header and a row per thread: " + table.out);
+        assertTrue(rows.get(1).matches(Pattern.quote("tab\\there\\nnew \\x1b[31mred\\u202eevil")
+                + " +7 +0-1 +42"), table.out);
+        assertTrue(rows.get(2).startsWith("plain  "), table.out);
+        assertTrue(table.out.chars().noneMatch(c -> c == 0x1b || c == 0x202e || c == '\t'), table.out);
+
+        CliRun csv = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "csv"));
+        assertEquals(ExitCode.OK, csv.code, csv.err);
+        assertTrue(csv.out.contains("\n\"" + name + "\",7,7,0-1,"), csv.out);
+
+        CliRun json = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "json"));
+        assertEquals(ExitCode.OK, json.code, json.err);
+        String first = json.out.split("\n")[0];
+        assertTrue(first.chars().noneMatch(c -> c < 0x20), "RFC 8259 escapes controls: " + first);
+        assertEquals(name, ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(first)).report().name());
+    }
+
+    /**
+     * 100+ MB of samples, summarised by a JVM with a 48 MiB heap: report keeps one record per thread, whatever
+     * the file's size, and shows each thread's final record or else its last sample.
+     */
+    @Test
+    void aLargeRecordingIsSummarisedInASmallHeap() throws Exception {
+        Path recording = dir.resolve("large.jsonl");
+        long lines = 0;
+        String[] sample = new String[4];
+        String[] last = new String[4];
+        for (int t = 0; t < sample.length; t++) {
+            sample[t] = record(ThreadRecords.SAMPLE, "worker-" + t, 100 + t, PLACEHOLDER);
+        }
+        try (BufferedWriter out = Files.newBufferedWriter(recording, StandardCharsets.UTF_8)) {
+            while (Files.size(recording) < 110_000_000L) {
+                for (int i = 0; i < 10_000; i++, lines++) {
+                    int t = (int) (lines % sample.length);
+                    last[t] = sample[t].replace(Long.toString(PLACEHOLDER), Long.toString(lines));
+                    out.write(last[t]);
+                    out.write('\n');
+                }
+                out.flush();
+            }
+            out.write(record(ThreadRecords.THREAD, "worker-0", 100, 7));
+            out.write('\n');
+        }
+        Path report = dir.resolve("report.json");
+        ChildRun run = ChildRun.of(dir, "-Xmx48m", "report", recording.toString(), "--format", "json", "--output",
+                report.toString());
+        assertEquals(ExitCode.OK, run.code, run.err);
+        List<String> records = Files.readAllLines(report);
+        assertEquals(4, records.size(), records.toString());
+        assertEquals(7L, counter(records.get(0), "page-faults"), "worker-0's final record");
+        for (int t = 1; t < 4; t++) {
+            assertEquals(counter(last[t], "page-faults"), counter(records.get(t), "page-faults"), "its last sample");
+        }
+
+        // One line larger than the child's heap, written a megabyte at a time.
+        try (OutputStream out = Files.newOutputStream(recording)) {
+            byte[] x = "x".repeat(1 << 20).getBytes(StandardCharsets.US_ASCII);
+            out.write("{\"type\":\"".getBytes(StandardCharsets.US_ASCII));
+            for (int mib = 0; mib < 64; mib++) {
+                out.write(x);
+            }
+            out.write("\"}\n".getBytes(StandardCharsets.US_ASCII));
+        }
+        ChildRun huge = ChildRun.of(dir, "-Xmx48m", "report", recording.toString());
+        assertEquals(ExitCode.FAILURE, huge.code, huge.err);
+        assertEquals("perfpin report: " + recording + " line 1 is not a perfpin record: a line longer than 1048576"
+                + " bytes (1 MiB), which no record is\n", huge.err);
+    }
+
+    @Test
+    void anEndlessFileStopsAtTheBoundOnALine() {
+        CliRun zero = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                () -> CliRun.capture(() -> Perfpin.run("report", "/dev/zero")));
+        assertEquals(ExitCode.FAILURE, zero.code);
+        assertEquals("perfpin report: /dev/zero line 1 is not a perfpin record: a line longer than 1048576 bytes"
+                + " (1 MiB), which no record is\n", zero.err);
+    }
+
+    /** Replaced in a record's text by each line's own count. */
+    private static final long PLACEHOLDER = 987_654_321_123L;
+
+    private static String record(String type, String name, int tid, long pageFaults) {
+        return ThreadRecords.toJson(type, 1_700_000_000_000L, ThreadReport.fromValues(name, tid, tid, "0-1",
+                50_000_000L, Map.of("page-faults", pageFaults), Map.of("page-faults", 1.0), Map.of(), Map.of()));
+    }
+
+    private static long counter(String record, String event) {
+        return ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(record)).report().counters().get(event);
+    }
+
+    /** perfpin in a JVM of its own, with JVM options; its output in files, killed past a deadline. */
+    private static final class ChildRun {
+        int code;
+        String err;
+
+        static ChildRun of(Path dir, String jvmOption, String... args) throws Exception {
+            List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
+                    .toString(), jvmOption, "-cp", System.getProperty("java.class.path"), Perfpin.class.getName()));
+            command.addAll(List.of(args));
+            Path err = dir.resolve("child.err");
+            Process process = new ProcessBuilder(command).redirectOutput(dir.resolve("child.out").toFile())
+                    .redirectError(err.toFile()).start();
+            try {
+                if (!process.waitFor(300, TimeUnit.SECONDS)) {
+                    throw new AssertionError("perfpin " + String.join(" ", args) + " did not end in 300 s");
+                }
+                ChildRun run = new ChildRun();
+                run.code = process.exitValue();
+                run.err = Files.readString(err);
+                return run;
+            } finally {
+                process.destroyForcibly();
+            }
+        }
     }
 
     /** The sampler records every 50 ms: the first sample showing the touched pages is flushed by the next. */

@@ -262,10 +262,11 @@ public final class CpuSet {
 
     private static int parseCpu(String token, String number, String text) {
         String digits = number.strip();
-        if (digits.isEmpty() || digits.length() > 9 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
             throw badToken("CPU list", token, text, LIST_SYNTAX);
         }
-        int cpu = Integer.parseInt(digits);
+        // Past 9 digits no int holds it, and no CPU has it.
+        int cpu = digits.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(digits);
         if (cpu > MAX_CPU) {
             throw badToken("CPU list", token, text, "CPUs up to " + MAX_CPU);
         }

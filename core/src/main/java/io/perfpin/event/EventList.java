@@ -1,5 +1,7 @@
 package io.perfpin.event;
 
+import io.perfpin.options.OptionLimits;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -33,6 +35,7 @@ public final class EventList {
      * @throws InvalidEventException for a malformed list or event
      */
     public static EventList parse(String list, EventParser parser) {
+        OptionLimits.checkLength("event list", list, list);
         EventList result = new EventList();
         for (String token : split(list)) {
             result.add(token, parser);

@@ -2,8 +2,6 @@ package io.perfpin.options;
 
 import io.perfpin.cpu.Placement;
 
-import java.util.regex.Pattern;
-
 /**
  * A pin rule as agent and CLI spell it, {@code REGEX@PLACEMENT}: threads whose whole name matches
  * {@code REGEX} run on {@code PLACEMENT} (a CPU list, {@code isolated}, {@code core} or {@code any}). The
@@ -12,16 +10,17 @@ import java.util.regex.Pattern;
 public final class PinRule {
     public static final String ALLOWED = "REGEX@PLACEMENT, PLACEMENT being a CPU list like 2-3, isolated, core or any";
 
-    private final Pattern threads;
+    private final ThreadPattern threads;
     private final Placement placement;
 
-    private PinRule(Pattern threads, Placement placement) {
+    private PinRule(ThreadPattern threads, Placement placement) {
         this.threads = threads;
         this.placement = placement;
     }
 
     /** @throws IllegalArgumentException one line naming the bad token and what is allowed */
     public static PinRule parse(String text) {
+        OptionLimits.checkLength("pin rule", text, text);
         int at = text.lastIndexOf('@');
         if (at <= 0 || at == text.length() - 1) {
             throw new IllegalArgumentException("bad pin rule '" + text + "': expected " + ALLOWED);
@@ -36,11 +35,7 @@ public final class PinRule {
     }
 
     public boolean matches(String threadName) {
-        return threads.matcher(threadName).matches();
-    }
-
-    public Pattern threads() {
-        return threads;
+        return threads.matches(threadName);
     }
 
     public Placement placement() {
@@ -50,6 +45,6 @@ public final class PinRule {
     /** The text {@link #parse} reads back. */
     @Override
     public String toString() {
-        return threads.pattern() + "@" + placement;
+        return threads + "@" + placement;
     }
 }

@@ -104,7 +104,7 @@ public final class Json {
                     out.append("\\t");
                     break;
                 default:
-                    if (c < 0x20) {
+                    if (c < 0x20 || isLoneSurrogate(value, i)) {
                         out.append(String.format("\\u%04x", (int) c));
                     } else {
                         out.append(c);
@@ -112,5 +112,14 @@ public final class Json {
             }
         }
         out.append('"');
+    }
+
+    /** Half a character, as a Java thread name may hold: UTF-8 cannot carry it, an escape keeps it whole. */
+    private static boolean isLoneSurrogate(String value, int i) {
+        char c = value.charAt(i);
+        if (Character.isHighSurrogate(c)) {
+            return i + 1 == value.length() || !Character.isLowSurrogate(value.charAt(i + 1));
+        }
+        return Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(value.charAt(i - 1)));
     }
 }

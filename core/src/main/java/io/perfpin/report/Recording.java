@@ -1,10 +1,6 @@
 package io.perfpin.report;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -20,8 +16,10 @@ import java.util.function.Predicate;
  * ends; they come in the order they first appear. {@code @Counted} methods likewise ({@link MethodRecord}).
  *
  * <p>A JVM that crashed mid-write leaves its last line cut short: that line alone is skipped, with a
- * warning. Any other line that is not a record makes the file no perfpin recording. Records of other
- * types than these, which later versions may add, are passed over.
+ * warning. Any other line that is not a record makes the file no perfpin recording; so does a line longer
+ * than 1 MiB ({@link JsonLinesReader}), wherever it is, and reading stops there. Records of other types than
+ * these, which later versions may add, are passed over. Only the record kept for each thread and method stays
+ * in memory, so reading takes memory in the number of threads and methods, not in the file's size.
  */
 public final class Recording {
     private final List<ThreadRecord> threads;
@@ -43,14 +41,13 @@ public final class Recording {
         Map<String, MethodRecord> methods = new LinkedHashMap<>();
         String badLine = null;
         int number = 0;
-        // A reader that replaces malformed UTF-8: a line cut inside a character is still a line to skip.
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(Files.newInputStream(file),
-                StandardCharsets.UTF_8))) {
-            for (String line = lines.readLine(); line != null; line = lines.readLine()) {
+        try (JsonLinesReader lines = JsonLinesReader.open(file)) {
+            while (lines.hasNext()) {
                 number++;
                 if (badLine != null) {
                     throw new IllegalArgumentException(badLine);
                 }
+                String line = next(lines, file, number);
                 try {
                     Object record = record(line);
                     if (record instanceof ThreadRecord) {
@@ -68,6 +65,16 @@ public final class Recording {
         }
         return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()),
                 badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
+    }
+
+    /** A line too long for a record is none cut short by a crash either: the file is no recording. */
+    private static String next(JsonLinesReader lines, Path file, int number) throws IOException {
+        try {
+            return lines.next();
+        } catch (IllegalArgumentException tooLong) {
+            throw new IllegalArgumentException(file + " line " + number + " is not a perfpin record: "
+                    + tooLong.getMessage(), tooLong);
+        }
     }
 
     /** A ThreadRecord, a MethodRecord, or null for a type of a later version, passed over. */

@@ -42,6 +42,8 @@ class CpuSetTest {
         for (String bad : new String[]{"1,,2", "-1", "3-1", "1-2-3", "0x3", "1,", "99999999999"}) {
             assertThrows(IllegalArgumentException.class, () -> CpuSet.parseList(bad), bad);
         }
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> CpuSet.parseList("0-99999999999999999999"))
+                .getMessage().endsWith("expected CPUs up to " + CpuSet.MAX_CPU), "no overflow: the number is too large");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> CpuSet.parseList("0-2000000"))
                 .getMessage().contains("CPUs up to " + CpuSet.MAX_CPU));
     }

@@ -26,4 +26,15 @@ class DurationsTest {
                     e.getMessage());
         }
     }
+
+    @Test
+    void aDurationPastAYearIsTooLargeInEveryUnitNeverAnOverflow() {
+        assertEquals(Durations.MAX, Durations.parse("525600m"));
+        assertEquals(Durations.MAX, Durations.parse("31536000000000000ns"));
+        for (String big : new String[] {"525601m", "999999999999m", "31536000001s", "9223372036854775807ns",
+                "99999999999999999999999999999999us"}) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse(big));
+            assertEquals("bad duration '" + big + "': too large (at most 525600m, a year)", e.getMessage());
+        }
+    }
 }

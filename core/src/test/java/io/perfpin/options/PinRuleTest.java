@@ -29,5 +29,10 @@ class PinRuleTest {
         }
         assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse("w@cores")).getMessage()
                 .contains("did you mean 'core'"));
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse("w@99999999999")).getMessage()
+                .contains("expected CPUs up to 1048575"));
+        String overlong = "w".repeat(OptionLimits.MAX_VALUE_CHARS) + "@0";
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse(overlong)).getMessage()
+                .endsWith("': too long (4098 characters; at most 4096)"));
     }
 }

@@ -14,11 +14,13 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class RecordingTest {
@@ -67,6 +69,34 @@ class RecordingTest {
         Recording recording = Recording.read(write(line(ThreadRecords.THREAD, 1, "a", 1, 1)));
         assertEquals(1, recording.threads().size());
         assertTrue(recording.warning().isEmpty());
+    }
+
+    @Test
+    void aLineLongerThanAnyRecordMakesTheFileNoRecordingWhereverItIs() throws IOException {
+        String huge = "{\"type\":\"" + "x".repeat(JsonLinesReader.MAX_LINE_BYTES) + "\"}";
+        for (Path file : List.of(write(line(ThreadRecords.THREAD, 1, "a", 1, 1), huge),
+                write(huge, line(ThreadRecords.THREAD, 1, "a", 1, 1)))) {
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Recording.read(file));
+            assertTrue(e.getMessage().matches(".* line [12] is not a perfpin record: a line longer than 1048576 bytes"
+                    + " \\(1 MiB\\), which no record is"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anEndlessLineIsReadNoFurtherThanTheBound() {
+        IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(
+                IllegalArgumentException.class, () -> Recording.read(Paths.get("/dev/zero"))));
+        assertTrue(e.getMessage().startsWith("/dev/zero line 1 is not a perfpin record: a line longer than"),
+                e.getMessage());
+    }
+
+    @Test
+    void aNameWithControlCharactersComesBackWhole() throws IOException {
+        String name = "tab\there\nnew \u001b[31mred\u202eevil, half \ud83d and \ude00, whole \ud83d\ude00";
+        String line = line(ThreadRecords.THREAD, 1, name, 1, 1);
+        assertTrue(line.contains("half \\ud83d and \\ude00, whole \ud83d\ude00"), line);
+        Recording recording = Recording.read(write(line));
+        assertEquals(name, recording.threads().get(0).report().name());
     }
 
     private String line(String type, long time, String name, int tid, long faults) {

@@ -3,19 +3,26 @@ package io.perfpin.agent.impl;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.options.Durations;
+import io.perfpin.options.OptionLimits;
 import io.perfpin.options.PinRule;
+import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
+import io.perfpin.report.TerminalText;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.regex.Pattern;
 
 /**
  * The agent's options, {@code -javaagent:perfpin-agent.jar=KEY=VALUE;KEY=VALUE...}, with the words of the
@@ -36,16 +43,33 @@ import java.util.regex.Pattern;
  * </pre>
  * A {@code ;} separates options on the command line; in a config file each line is one option, so a regex
  * there may contain {@code ;}.
+ *
+ * <p>Bounds, so that no option can stall the application or exhaust its memory:
+ * <ul>
+ *   <li>the option text: at most {@value OptionLimits#MAX_AGENT_OPTIONS_CHARS} characters;</li>
+ *   <li>each value (a regex, a pin rule, an event list, a file name): at most
+ *       {@value OptionLimits#MAX_VALUE_CHARS} characters;</li>
+ *   <li>{@code pin=}: at most {@value OptionLimits#MAX_PIN_RULES} rules;</li>
+ *   <li>a regex: RE2 syntax, matched in time linear in the name (RE2/J), and at most
+ *       {@value ThreadPatterns#MAX_SIZE} elements once its counted repetitions are written out
+ *       ({@code x{1000}} is 1000);</li>
+ *   <li>{@code interval=}: at most a year;</li>
+ *   <li>{@code config=}: a regular file (not a FIFO, a device or a directory) of at most
+ *       {@value #MAX_CONFIG_BYTES} bytes of UTF-8.</li>
+ * </ul>
+ * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
  */
 final class AgentOptions {
     static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, config, detach";
     private static final Map<String, String> ALIASES = Map.of("count", "threads");
     private static final String DEFAULT_EVENTS = "ipc,sched";
+    /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
+    static final int MAX_CONFIG_BYTES = 64 * 1024;
 
-    private Pattern threads;
-    private Pattern classes;
+    private ThreadPattern threads;
+    private ThreadPattern classes;
     private final List<PinRule> pins = new ArrayList<>();
-    private Pattern inherit;
+    private ThreadPattern inherit;
     private String events = DEFAULT_EVENTS;
     private EventList eventList;
     private long intervalNanos = 500_000_000L;
@@ -62,14 +86,23 @@ final class AgentOptions {
      * @throws IllegalArgumentException one line naming the bad token and what is allowed
      */
     static AgentOptions parse(String text, EventParser parser) {
-        AgentOptions options = new AgentOptions();
-        if (text != null) {
-            for (String token : text.split(";")) {
-                options.apply(token.strip(), true);
+        try {
+            AgentOptions options = new AgentOptions();
+            if (text != null) {
+                if (text.length() > OptionLimits.MAX_AGENT_OPTIONS_CHARS) {
+                    throw new IllegalArgumentException("bad options '" + OptionLimits.shown(text) + "': too long ("
+                            + text.length() + " characters; at most " + OptionLimits.MAX_AGENT_OPTIONS_CHARS + ")");
+                }
+                for (String token : text.split(";")) {
+                    options.apply(token.strip(), true);
+                }
             }
+            options.eventList = EventList.parse(options.events, parser);
+            return options;
+        } catch (IllegalArgumentException e) {
+            // Said on the application's terminal: what the user wrote, quoted, must not drive it.
+            throw new IllegalArgumentException(TerminalText.escape(e.getMessage()), e);
         }
-        options.eventList = EventList.parse(options.events, parser);
-        return options;
     }
 
     private void apply(String token, boolean commandLine) {
@@ -95,6 +128,7 @@ final class AgentOptions {
                 classes = ThreadPatterns.compile("class option", token, value);
                 break;
             case "pin":
+                OptionLimits.checkPinRules("pin", pins.size() + 1);
                 pins.add(PinRule.parse(value));
                 break;
             case "inherit":
@@ -126,13 +160,15 @@ final class AgentOptions {
     }
 
     private void readConfig(String token, Path file) {
-        List<String> lines;
+        String text;
         try {
-            lines = Files.readAllLines(file, StandardCharsets.UTF_8);
+            text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(configBytes(token, file))).toString();
+        } catch (CharacterCodingException e) {
+            throw new IllegalArgumentException("bad option '" + token + "': " + file + " is not UTF-8 text");
         } catch (IOException e) {
             throw new IllegalArgumentException("bad option '" + token + "': cannot read " + file + ": " + e);
         }
-        for (String line : lines) {
+        for (String line : text.split("\n")) {
             String option = line.strip();
             if (!option.startsWith("#")) {
                 apply(option, false);
@@ -140,11 +176,34 @@ final class AgentOptions {
         }
     }
 
+    /**
+     * A regular file only, read up to one byte past the bound: a FIFO would block the JVM's start, and
+     * {@code /dev/zero} never end.
+     */
+    private static byte[] configBytes(String token, Path file) throws IOException {
+        if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile()) {
+            throw new IllegalArgumentException("bad option '" + token + "': " + file + " is not a regular file");
+        }
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(MAX_CONFIG_BYTES + 1);
+            if (bytes.length > MAX_CONFIG_BYTES) {
+                throw new IllegalArgumentException("bad option '" + token + "': " + file + " is larger than "
+                        + MAX_CONFIG_BYTES + " bytes");
+            }
+            return bytes;
+        }
+    }
+
     private static Path path(String token, String value) {
         if (value.isEmpty()) {
             throw new IllegalArgumentException("bad option '" + token + "': expected a file name");
         }
-        return Paths.get(value).toAbsolutePath();
+        OptionLimits.checkLength("option", token, value);
+        try {
+            return Paths.get(value).toAbsolutePath();
+        } catch (InvalidPathException e) {
+            throw new IllegalArgumentException("bad option '" + token + "': not a file name (" + e.getReason() + ")");
+        }
     }
 
     ThreadRules rules() {

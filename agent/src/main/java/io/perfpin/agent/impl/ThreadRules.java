@@ -2,10 +2,10 @@ package io.perfpin.agent.impl;
 
 import io.perfpin.cpu.Placement;
 import io.perfpin.options.PinRule;
+import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
 
 import java.util.List;
-import java.util.regex.Pattern;
 
 /**
  * Which threads the agent counts and pins, by name or by class (the {@code Thread} subclass, such as a
@@ -16,12 +16,12 @@ final class ThreadRules {
     /** perfpin's own threads (the sampler, the shutdown hook), never pinned or counted. */
     private static final String OWN_PREFIX = "perfpin-";
 
-    private final Pattern threads;
-    private final Pattern classes;
+    private final ThreadPattern threads;
+    private final ThreadPattern classes;
     private final List<PinRule> pins;
-    private final Pattern inherit;
+    private final ThreadPattern inherit;
 
-    ThreadRules(Pattern threads, Pattern classes, List<PinRule> pins, Pattern inherit) {
+    ThreadRules(ThreadPattern threads, ThreadPattern classes, List<PinRule> pins, ThreadPattern inherit) {
         this.threads = threads;
         this.classes = classes;
         this.pins = List.copyOf(pins);
@@ -38,10 +38,10 @@ final class ThreadRules {
 
     private boolean counts(String name, Class<?> type) {
         if (threads == null && classes == null) {
-            return !ThreadPatterns.SERVICE_THREADS.matcher(name).matches();
+            return !ThreadPatterns.isServiceThread(name);
         }
-        return threads != null && threads.matcher(name).matches()
-                || classes != null && classes.matcher(type.getName()).matches();
+        return threads != null && threads.matches(name)
+                || classes != null && classes.matches(type.getName());
     }
 
     /** The placement of the first pin rule the name matches; null when none does. */
@@ -55,6 +55,6 @@ final class ThreadRules {
     }
 
     boolean inheritsPin(String name) {
-        return inherit != null && inherit.matcher(name).matches();
+        return inherit != null && inherit.matches(name);
     }
 }

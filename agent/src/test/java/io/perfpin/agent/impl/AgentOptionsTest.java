@@ -3,16 +3,23 @@ package io.perfpin.agent.impl;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.Placement;
 import io.perfpin.event.EventParser;
+import io.perfpin.options.OptionLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Collections;
+import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class AgentOptionsTest {
@@ -100,5 +107,64 @@ class AgentOptionsTest {
             assertTrue(e.getMessage().contains(c[1]), c[0] + " -> " + e.getMessage());
             assertFalse(e.getMessage().contains("\n"), e.getMessage());
         }
+    }
+
+    @Test
+    void aConfigFileIsARegularFileOfBoundedSize(@TempDir Path dir) throws Exception {
+        Path fifo = dir.resolve("fifo");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+        Path big = dir.resolve("big.conf");
+        Files.writeString(big, "# " + "x".repeat(AgentOptions.MAX_CONFIG_BYTES - 3) + "\n");
+        assertEquals(AgentOptions.MAX_CONFIG_BYTES, Files.size(big));
+        assertTrue(AgentOptions.parse("config=" + big, PARSER).rules().enrols("main", Thread.class), "64 KiB is read");
+        Files.writeString(big, "#", StandardOpenOption.APPEND);
+        Path latin1 = dir.resolve("latin1.conf");
+        Files.write(latin1, "threads=caf\u00e9\n".getBytes(StandardCharsets.ISO_8859_1));
+        String[][] cases = {
+                {"config=/dev/zero", "bad option 'config=/dev/zero': /dev/zero is not a regular file"},
+                {"config=" + fifo, "bad option 'config=" + fifo + "': " + fifo + " is not a regular file"},
+                {"config=" + dir, "bad option 'config=" + dir + "': " + dir + " is not a regular file"},
+                {"config=" + big, "bad option 'config=" + big + "': " + big + " is larger than 65536 bytes"},
+                {"config=" + latin1, "bad option 'config=" + latin1 + "': " + latin1 + " is not UTF-8 text"},
+        };
+        for (String[] c : cases) {
+            IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                    () -> assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse(c[0], PARSER)));
+            assertEquals(c[1], e.getMessage());
+        }
+    }
+
+    @Test
+    void numbersPastTheirBoundsAreOneLineNeverAnOverflow() {
+        assertEquals("bad duration '999999999999m': too large (at most 525600m, a year)",
+                assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("interval=999999999999m",
+                        PARSER)).getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("pin=a@0-99999999999999",
+                PARSER)).getMessage().endsWith("expected CPUs up to 1048575"));
+    }
+
+    @Test
+    void theOptionTextAValueAndThePinRulesAreBounded() {
+        String many = String.join(";", Collections.nCopies(OptionLimits.MAX_PIN_RULES + 1, "pin=a@0"));
+        assertEquals("too many pin rules (65; at most 64)",
+                assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse(many, PARSER)).getMessage());
+        String longText = "threads=a;" + "x".repeat(OptionLimits.MAX_AGENT_OPTIONS_CHARS);
+        assertEquals("bad options 'threads=a;" + "x".repeat(30) + "... (65546 characters)': too long (65546"
+                + " characters; at most 65536)", assertThrows(IllegalArgumentException.class,
+                () -> AgentOptions.parse(longText, PARSER)).getMessage());
+        String longEvents = "events=" + "sched,".repeat(700) + "sched";
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse(longEvents, PARSER))
+                .getMessage().endsWith("': too long (4205 characters; at most 4096)"));
+    }
+
+    @Test
+    void whatAMessageQuotesHasItsControlCharactersEscaped() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> AgentOptions.parse("threads=\t\u001b\u202e(", PARSER));
+        assertEquals("bad threads option 'threads=\\t\\x1b\\u202e(': not a regular expression (missing closing ):"
+                + " `\\x1b\\u202e(`)", e.getMessage());
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("out=a\u0000b", PARSER))
+                .getMessage().startsWith("bad option 'out=a\\x00b': not a file name ("));
     }
 }

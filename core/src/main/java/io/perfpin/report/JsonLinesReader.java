@@ -1,0 +1,78 @@
+package io.perfpin.report;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+
+/**
+ * The lines of a JSON-lines file, read one at a time with a bound on each, so that reading a recording takes
+ * memory in its longest line, never in its size. A perfpin record is a few hundred bytes; a line past
+ * {@link #MAX_LINE_BYTES} is none, nor a record cut short, and reading stops there: {@code /dev/zero} is one
+ * endless line.
+ */
+final class JsonLinesReader implements AutoCloseable {
+    /** 1 MiB. */
+    static final int MAX_LINE_BYTES = 1 << 20;
+
+    private final InputStream in;
+    private final byte[] buffer = new byte[1 << 16];
+    private int position;
+    private int limit;
+    private byte[] line = new byte[8192];
+
+    private JsonLinesReader(InputStream in) {
+        this.in = in;
+    }
+
+    static JsonLinesReader open(Path file) throws IOException {
+        return new JsonLinesReader(Files.newInputStream(file));
+    }
+
+    /** Whether another line follows, complete or not. */
+    boolean hasNext() throws IOException {
+        if (position == limit) {
+            limit = Math.max(0, in.read(buffer));
+            position = 0;
+        }
+        return position < limit;
+    }
+
+    /**
+     * The next line, when {@link #hasNext()} says there is one, without its {@code \n}; malformed UTF-8 is
+     * replaced, since a line cut inside a character is still a line to judge.
+     *
+     * @throws IllegalArgumentException once the line is longer than {@link #MAX_LINE_BYTES}
+     */
+    String next() throws IOException {
+        int length = 0;
+        while (hasNext()) {
+            int start = position;
+            while (position < limit && buffer[position] != '\n') {
+                position++;
+            }
+            int chunk = position - start;
+            if (length + chunk > MAX_LINE_BYTES) {
+                throw new IllegalArgumentException("a line longer than " + MAX_LINE_BYTES + " bytes (1 MiB), which no"
+                        + " record is");
+            }
+            if (length + chunk > line.length) {
+                line = Arrays.copyOf(line, Math.min(MAX_LINE_BYTES, Math.max(length + chunk, line.length * 2)));
+            }
+            System.arraycopy(buffer, start, line, length, chunk);
+            length += chunk;
+            if (position < limit) {
+                position++; // past the newline
+                break;
+            }
+        }
+        return new String(line, 0, length, StandardCharsets.UTF_8);
+    }
+
+    @Override
+    public void close() throws IOException {
+        in.close();
+    }
+}
