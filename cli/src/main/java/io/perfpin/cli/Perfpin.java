@@ -78,6 +78,7 @@ public final class Perfpin {
                 case PERMISSION_DENIED:
                     return ExitCode.PERMISSION_DENIED;
                 case AGENT_LOAD_FAILED:
+                case ATTACH_REFUSED:
                     return ExitCode.ATTACH_FAILED;
                 default:
                     return ExitCode.NOT_A_JVM;

@@ -34,6 +34,25 @@ class AttachCommandTest {
         }
     }
 
+    /** A JVM that accepts no attach: attach and stat say so in one line each and exit 7; the JVM prints nothing. */
+    @Test
+    void aJvmWithAttachDisabledIsOneLineAndExit7() throws Exception {
+        try (ChildJvm service = ChildJvm.startWith(List.of("-XX:+DisableAttachMechanism"), "io.perfpin.apps.Service",
+                "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            String refusal = "process " + pid + " (java) runs with -XX:+DisableAttachMechanism: it accepts no attach (no"
+                    + " agent, no thread dump). Start it with -javaagent: instead, or without that flag";
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--duration", "1s"));
+            assertEquals(ExitCode.ATTACH_FAILED, attach.code, attach.err);
+            assertEquals("perfpin attach: " + refusal + "\n", attach.err);
+            CliRun stat = CliRun.capture(() -> Perfpin.run("stat", "--pid", pid, "--duration", "200ms"));
+            assertEquals(ExitCode.ATTACH_FAILED, stat.code, stat.err);
+            assertEquals("perfpin stat: " + refusal + "\n", stat.err);
+            assertEquals(List.of(), service.endAndReadRest(), "no signal reached it, so it printed no thread dump");
+        }
+    }
+
     @Test
     void runReturnsTheApplicationsExitCodeAfterItsSummary() {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();

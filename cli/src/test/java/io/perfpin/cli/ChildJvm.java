@@ -27,11 +27,28 @@ final class ChildJvm implements AutoCloseable {
     }
 
     static ChildJvm start(String mainClass, String... args) throws IOException {
+        return startWith(List.of(), mainClass, args);
+    }
+
+    /** As {@link #start}, with these options for the JVM. */
+    static ChildJvm startWith(List<String> jvmOptions, String mainClass, String... args) throws IOException {
         String classPath = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", classPath, mainClass));
+                .toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath, mainClass));
         command.addAll(List.of(args));
         return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
+    /** Ends it (its input closed) and returns all it printed after what was awaited. */
+    List<String> endAndReadRest() throws IOException, InterruptedException {
+        close();
+        List<String> rest = new ArrayList<>();
+        for (String next = out.readLine(); next != null; next = out.readLine()) {
+            rest.add(next);
+        }
+        return rest;
     }
 
     long pid() {

@@ -14,7 +14,12 @@ public final class AttachException extends IOException {
         /** The JVM belongs to another user or group: only they, or root, may attach. */
         PERMISSION_DENIED,
         /** The JVM answered, but would not load the agent (dynamic loading disabled, or the agent failed). */
-        AGENT_LOAD_FAILED
+        AGENT_LOAD_FAILED,
+        /**
+         * The JVM accepts no attach ({@code -XX:+DisableAttachMechanism}), or its listener did not start after one
+         * SIGQUIT, or a trigger file that another user planted keeps it from starting.
+         */
+        ATTACH_REFUSED
     }
 
     private final Category category;

@@ -21,9 +21,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 import static io.perfpin.jvm.AttachException.Category.AGENT_LOAD_FAILED;
+import static io.perfpin.jvm.AttachException.Category.ATTACH_REFUSED;
 import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
 import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
 import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
@@ -56,6 +58,9 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
  */
 final class HotSpotAttach {
     private static final String PROTOCOL_VERSION = "1";
+    /** A JVM starts its listener within milliseconds of the signal; this long, after one SIGQUIT, is a no. */
+    static final Duration LISTENER_START = Duration.ofSeconds(2);
+    private static final String DISABLED = "DisableAttachMechanism";
     private static final long FIRST_NAP_MILLIS = 10;
     private static final long LONGEST_NAP_MILLIS = 200;
 
@@ -173,6 +178,7 @@ final class HotSpotAttach {
 
     private static void startListener(long pid, String process, ProcStatus target, Path socket, long deadline,
                                       Duration timeout) throws AttachException {
+        refuseIfAttachDisabled(pid, process, target);
         if (!target.catchesQuit()) {
             // With -Xrs a JVM handles no SIGQUIT, but starts its listener at startup unless attach is disabled.
             throw new AttachException(NOT_A_JVM, process + " does not handle SIGQUIT, so its attach listener cannot "
@@ -185,15 +191,18 @@ final class HotSpotAttach {
             throw new AttachException(NOT_A_JVM, "cannot remove the stale attach socket " + socket + " of " + process
                     + ": " + e.getMessage());
         }
-        Path trigger = createTrigger(pid, process, target.namespacePid());
+        Path trigger = createTrigger(pid, process, target);
         try {
             sendQuit(pid, process);
             long nap = FIRST_NAP_MILLIS;
+            long listening = Math.min(deadline, System.nanoTime() + LISTENER_START.toNanos());
             while (!Files.exists(socket)) {
-                long left = deadline - System.nanoTime();
+                long left = listening - System.nanoTime();
                 if (left <= 0) {
-                    throw new AttachException(NOT_A_JVM, process + " did not start its attach listener within "
-                            + timeout.toMillis() + " ms (is it run with -XX:+DisableAttachMechanism?)");
+                    // Never a second signal: a JVM that did not take the first as a trigger printed a thread dump.
+                    throw new AttachException(ATTACH_REFUSED, process + " did not start its attach listener within "
+                            + Math.min(LISTENER_START.toMillis(), timeout.toMillis()) + " ms of one SIGQUIT: its"
+                            + " attach mechanism is off, or it does not answer (stopped, or at a long safepoint)");
                 }
                 if (exited(pid)) {
                     throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
@@ -213,17 +222,30 @@ final class HotSpotAttach {
     }
 
     /**
-     * Creates the trigger in the JVM's working directory, else in its {@code /tmp}; returns null when
-     * another client's trigger is already there (it serves us too, and is theirs to delete).
+     * Makes sure the JVM finds a trigger it accepts, as HotSpot looks for one: {@code .attach_pid<nspid>} in its
+     * working directory, else in its {@code /tmp}, owned by the JVM's user or root (a trigger of anyone else's is
+     * ignored, and the SIGQUIT then prints a thread dump). Returns the trigger we created, to delete afterwards;
+     * null when a valid one of another client's is there (it serves us too, and is theirs to delete).
+     *
+     * @throws AttachException ATTACH_REFUSED when another user's file is where the JVM looks first: it would
+     *                         print a dump, and the file is not ours to remove
      */
-    private static Path createTrigger(long pid, String process, long namespacePid) throws AttachException {
-        String name = ".attach_pid" + namespacePid;
+    private static Path createTrigger(long pid, String process, ProcStatus target) throws AttachException {
+        String name = ".attach_pid" + target.namespacePid();
         IOException failure = null;
         for (String dir : List.of("/cwd/", "/root/tmp/")) {
             Path trigger = Path.of("/proc/" + pid + dir + name);
+            Integer owner = ownerOf(trigger);
+            if (owner != null) {
+                if (owner == target.effectiveUid() || owner == 0) {
+                    return null;
+                }
+                throw new AttachException(ATTACH_REFUSED, trigger + " belongs to uid " + owner + ", so " + process
+                        + " would ignore it and print a thread dump: no signal sent. Its owner (or root) must remove it");
+            }
             try {
                 Files.createFile(trigger, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (FileAlreadyExistsException e) {
+            } catch (FileAlreadyExistsException raced) {
                 return null;
             } catch (IOException e) {
                 failure = e;
@@ -233,6 +255,30 @@ final class HotSpotAttach {
         }
         throw new AttachException(PERMISSION_DENIED, "cannot create the attach trigger " + name + " of " + process
                 + " in its working directory nor in its /tmp: " + failure.getMessage());
+    }
+
+    /** The owner of what the JVM's stat(2) would find there (a link is followed, as HotSpot's stat does). */
+    private static Integer ownerOf(Path trigger) {
+        try {
+            return (Integer) Files.getAttribute(trigger, "unix:uid");
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    /**
+     * Refuses, before any signal, a JVM that says it accepts no attach: its hsperfdata file's capabilities, or,
+     * where it has none ({@code -XX:-UsePerfData}), the options it was started with. Such a JVM would print a
+     * thread dump on its output for every SIGQUIT and never start a listener.
+     */
+    private static void refuseIfAttachDisabled(long pid, String process, ProcStatus target) throws AttachException {
+        Optional<Boolean> supported = PerfData.of(pid, target).flatMap(PerfData::attachSupported);
+        boolean disabled = supported.isPresent() ? !supported.get() : JvmOptions.of(pid).lastFlag(DISABLED)
+                .orElse(false);
+        if (disabled) {
+            throw new AttachException(ATTACH_REFUSED, process + " runs with -XX:+" + DISABLED + ": it accepts no"
+                    + " attach (no agent, no thread dump). Start it with -javaagent: instead, or without that flag");
+        }
     }
 
     /**

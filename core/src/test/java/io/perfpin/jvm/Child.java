@@ -15,9 +15,18 @@ import java.util.concurrent.TimeUnit;
 final class Child implements AutoCloseable {
     final Process process;
     final List<String> output = new ArrayList<>();
+    /** What it printed after {@code ready}: a thread dump, when a SIGQUIT did not start its listener. */
+    final List<String> later = java.util.Collections.synchronizedList(new ArrayList<>());
+
+    private Thread drain;
 
     private Child(List<String> command) throws IOException {
-        process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        this(command, null);
+    }
+
+    private Child(List<String> command, Path directory) throws IOException {
+        process = new ProcessBuilder(command).directory(directory == null ? null : directory.toFile())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
     }
 
     static Child start(String... command) throws IOException {
@@ -31,11 +40,22 @@ final class Child implements AutoCloseable {
 
     /** Starts {@code main} with {@code launcher} (a java binary and its options) and reads its output to ready. */
     static Child ready(Class<?> main, String... launcher) throws IOException {
+        return readyIn(null, main, launcher);
+    }
+
+    /** As {@link #ready}, working in {@code directory} (null: this process's). */
+    static Child readyIn(Path directory, Class<?> main, String... launcher) throws IOException {
         List<String> command = new ArrayList<>(List.of(launcher));
         command.addAll(List.of("-cp", classpathOf(main), main.getName()));
-        Child child = new Child(command);
+        Child child = new Child(command, directory);
         child.readUntilReady();
         return child;
+    }
+
+    /** Everything it printed after {@code ready}, once it has ended (after {@link #end}). */
+    List<String> printedAfterReady() throws InterruptedException {
+        drain.join(TimeUnit.SECONDS.toMillis(30));
+        return List.copyOf(later);
     }
 
     static String classpathOf(Class<?> type) {
@@ -61,10 +81,10 @@ final class Child implements AutoCloseable {
         if (line == null) {
             throw new IllegalStateException("child ended before it was ready: " + output);
         }
-        Thread drain = new Thread(() -> {
+        drain = new Thread(() -> {
             try {
-                while (lines.readLine() != null) {
-                    // discarded
+                for (String next = lines.readLine(); next != null; next = lines.readLine()) {
+                    later.add(next);
                 }
             } catch (IOException e) {
                 throw new UncheckedIOException(e);

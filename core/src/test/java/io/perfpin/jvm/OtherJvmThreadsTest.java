@@ -3,8 +3,10 @@ package io.perfpin.jvm;
 import io.perfpin.files.OwnedDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.File;
 import java.io.IOException;
@@ -19,6 +21,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
+import static io.perfpin.jvm.AttachException.Category.ATTACH_REFUSED;
 import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
 import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
 import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
@@ -95,6 +98,62 @@ class OtherJvmThreadsTest {
             assertEquals(NOT_A_JVM, e.category());
             assertEquals("process " + child.pid() + " (java) refused jcmd No.Such.Command (status -1): "
                     + "java.lang.IllegalArgumentException: Unknown diagnostic command", e.getMessage());
+        }
+    }
+
+    /**
+     * -XX:+DisableAttachMechanism, as the JVM's hsperfdata says it, or its command line where it keeps none:
+     * refused before any signal, so the JVM prints nothing.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"-XX:+UsePerfData", "-XX:-UsePerfData"})
+    void aJvmWithAttachDisabledIsRefusedWithoutASignal(String perfData) throws Exception {
+        try (Child child = Child.nastyThreads(javas().get(0), "-XX:+DisableAttachMechanism", perfData)) {
+            AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
+
+            assertEquals(ATTACH_REFUSED, e.category());
+            assertEquals("process " + child.pid() + " (java) runs with -XX:+DisableAttachMechanism: it accepts no attach"
+                    + " (no agent, no thread dump). Start it with -javaagent: instead, or without that flag", e.getMessage());
+            assertEquals(0, child.end());
+            assertEquals(List.of(), child.printedAfterReady(), "no SIGQUIT, so no thread dump");
+        }
+    }
+
+    /**
+     * The flag where the kernel does not show it (an @argfile) and no hsperfdata: one SIGQUIT, a refusal within
+     * two seconds, and the one thread dump that signal made the JVM print, never a second.
+     */
+    @Test
+    void aHiddenDisabledFlagCostsOneSignalAtMost(@TempDir Path dir) throws Exception {
+        Path flags = Files.writeString(dir.resolve("flags"), "-XX:+DisableAttachMechanism -XX:-UsePerfData\n");
+        try (Child child = Child.nastyThreads(javas().get(0), "@" + flags)) {
+            AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
+
+            assertEquals(ATTACH_REFUSED, e.category());
+            assertTrue(e.getMessage().contains("did not start its attach listener within 2000 ms of one SIGQUIT"),
+                    e.getMessage());
+            assertNoTriggerLeft(child.pid());
+            assertEquals(0, child.end(), "alive until told to end");
+            assertEquals(1, child.printedAfterReady().stream().filter(l -> l.startsWith("Full thread dump")).count());
+        }
+    }
+
+    /** A trigger another user made where the JVM looks first would be ignored, and the signal print a dump. */
+    @Test
+    void aTriggerPlantedByAnotherUserIsRefusedAndLeftAlone(@TempDir Path dir) throws Exception {
+        assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "only root can give a file to another user here");
+        try (Child child = Child.readyIn(dir, NastyThreads.class, javas().get(0))) {
+            Path planted = Files.createFile(dir.resolve(".attach_pid" + child.pid()));
+            Files.setAttribute(planted, "unix:uid", NOBODY);
+
+            AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
+
+            assertEquals(ATTACH_REFUSED, e.category());
+            assertTrue(e.getMessage().contains("belongs to uid " + NOBODY + ", so process " + child.pid()
+                    + " (java) would ignore it and print a thread dump: no signal sent"), e.getMessage());
+            assertEquals(NOBODY, (int) Files.getAttribute(planted, "unix:uid"), "the planted file is left alone");
+            assertEquals(0, child.end());
+            assertEquals(List.of(), child.printedAfterReady(), "no SIGQUIT, so no thread dump");
         }
     }
 
@@ -233,25 +292,11 @@ class OtherJvmThreadsTest {
                 "-XX:+DisableAttachMechanism")) {
             AttachException e = refused(child.pid(), 3);
 
-            assertEquals(NOT_A_JVM, e.category());
-            assertEquals("process " + child.pid() + " (java) does not handle SIGQUIT, so its attach listener cannot be "
-                    + "started (a JVM still starting, or one run with -Xrs and -XX:+DisableAttachMechanism)",
-                    e.getMessage());
+            assertEquals(ATTACH_REFUSED, e.category());
+            assertTrue(e.getMessage().endsWith("runs with -XX:+DisableAttachMechanism: it accepts no attach (no agent, no"
+                    + " thread dump). Start it with -javaagent: instead, or without that flag"), e.getMessage());
             assertNoTriggerLeft(child.pid());
             assertDiesOfSigquitOnlyNow(child);
-        }
-    }
-
-    @Test
-    void aJvmWithAttachDisabledTimesOutAndSurvives() throws Exception {
-        try (Child child = Child.nastyThreads(javas().get(0), "-XX:+DisableAttachMechanism")) {
-            AttachException e = refused(child.pid(), 2);
-
-            assertEquals(NOT_A_JVM, e.category());
-            assertEquals("process " + child.pid() + " (java) did not start its attach listener within 2000 ms (is it "
-                    + "run with -XX:+DisableAttachMechanism?)", e.getMessage());
-            assertNoTriggerLeft(child.pid());
-            assertEquals(0, child.end(), "alive until told to end");
         }
     }
 

@@ -1,0 +1,158 @@
+package io.perfpin.jvm;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The string counters of a HotSpot {@code hsperfdata} file (the one {@code jps} and {@code jstat} read:
+ * {@code /tmp/hsperfdata_<user>/<pid>}), read without attaching and without signalling the JVM. perfpin reads
+ * {@code sun.rt.jvmCapabilities}, whose first character is {@code 1} when the JVM accepts attach.
+ *
+ * <pre>
+ * Prologue, 32 bytes:
+ *   0  u32 magic           0xcafec0c0, big-endian
+ *   4  u8  byte order      0 big-endian, 1 little-endian: every later field
+ *   5  u8  major version, u8 minor version, u8 accessible
+ *   8  i32 used            bytes of the file in use
+ *  12  i32 overflow
+ *  16  i64 modification time stamp
+ *  24  i32 entry offset    where the first entry starts
+ *  28  i32 entry count
+ * Each entry, from its own start:
+ *   0  i32 entry length
+ *   4  i32 name offset     a NUL-terminated name
+ *   8  i32 vector length   0 for a scalar; for a string, the bytes reserved for it
+ *  12  u8  data type       'B' for a byte vector (a NUL-terminated string), 'J' for a long, ...
+ *  13  u8 flags, u8 units, u8 variability
+ *  16  i32 data offset
+ * </pre>
+ * A file that is not laid out so (another JVM, a damaged or planted file) is read as far as it is sound, and
+ * nothing past its end or its own lengths is ever read.
+ */
+final class PerfData {
+    static final int MAGIC = 0xcafec0c0;
+    private static final int PROLOGUE = 32;
+    private static final int ENTRY_HEADER = 20;
+    /** A JVM's default PerfDataMemorySize is 64 KiB, and never more than a few MiB. */
+    static final int MAX_SIZE = 16 << 20;
+
+    private final Map<String, String> strings;
+
+    private PerfData(Map<String, String> strings) {
+        this.strings = strings;
+    }
+
+    /**
+     * The file of JVM {@code pid}, in its own {@code /tmp} (reached through {@code /proc/<pid>/root}): a regular
+     * file owned by the JVM's user under {@code hsperfdata_<user>/<nspid>}. Empty when it has none
+     * ({@code -XX:-UsePerfData}) or it cannot be read in a second. The file's user may swap it for a FIFO, whose
+     * open would wait for a writer, so it is read on a thread of its own.
+     */
+    static Optional<PerfData> of(long pid, ProcStatus target) {
+        Path tmp = Path.of("/proc/" + pid + "/root/tmp");
+        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, "hsperfdata_*")) {
+            for (Path dir : dirs) {
+                Path file = dir.resolve(Long.toString(target.namespacePid()));
+                Map<String, Object> status;
+                try {
+                    status = Files.readAttributes(file, "unix:uid,mode,size", LinkOption.NOFOLLOW_LINKS);
+                } catch (IOException absent) {
+                    continue;
+                }
+                if ((Integer) status.get("uid") == target.effectiveUid()
+                        && ((Integer) status.get("mode") & 0170000) == 0100000 && (Long) status.get("size") <= MAX_SIZE) {
+                    return read(file);
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            // no /tmp to look in: the JVM's options decide
+        }
+        return Optional.empty();
+    }
+
+    private static Optional<PerfData> read(Path file) {
+        CompletableFuture<byte[]> bytes = new CompletableFuture<>();
+        Thread reader = new Thread(() -> {
+            try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+                bytes.complete(in.readNBytes(MAX_SIZE));
+            } catch (IOException | RuntimeException e) {
+                bytes.completeExceptionally(e);
+            }
+        }, "perfpin-hsperfdata");
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            return Optional.of(parse(bytes.get(1, TimeUnit.SECONDS)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        } catch (ExecutionException | TimeoutException | IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** @throws IOException when the bytes are not an hsperfdata file */
+    static PerfData parse(byte[] bytes) throws IOException {
+        if (bytes.length < PROLOGUE || ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN).getInt(0) != MAGIC) {
+            throw new IOException("not an hsperfdata file");
+        }
+        ByteBuffer b = ByteBuffer.wrap(bytes).order(bytes[4] == 1 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN);
+        int used = Math.min(Math.max(b.getInt(8), 0), bytes.length);
+        int offset = b.getInt(24);
+        int count = b.getInt(28);
+        Map<String, String> strings = new HashMap<>();
+        for (int i = 0; i < count && offset >= PROLOGUE && offset <= used - ENTRY_HEADER; i++) {
+            int length = b.getInt(offset);
+            if (length < ENTRY_HEADER || length > used - offset) {
+                break;
+            }
+            String name = cString(bytes, offset + b.getInt(offset + 4), offset + length);
+            int vector = b.getInt(offset + 8);
+            int data = offset + b.getInt(offset + 16);
+            if (name != null && bytes[offset + 12] == 'B' && vector > 0 && data >= offset && data <= offset + length) {
+                String value = cString(bytes, data, Math.min(offset + length, data + vector));
+                if (value != null) {
+                    strings.put(name, value);
+                }
+            }
+            offset += length;
+        }
+        return new PerfData(strings);
+    }
+
+    /** The string counter {@code name}, when the file has it. */
+    Optional<String> string(String name) {
+        return Optional.ofNullable(strings.get(name));
+    }
+
+    /** Whether the JVM says it accepts attach; empty when the file does not say. */
+    Optional<Boolean> attachSupported() {
+        return string("sun.rt.jvmCapabilities").filter(c -> !c.isEmpty()).map(c -> c.charAt(0) == '1');
+    }
+
+    /** The bytes from {@code start} to the first NUL before {@code end}; null when the range is unsound. */
+    private static String cString(byte[] bytes, int start, int end) {
+        if (start < 0 || start > end || end > bytes.length) {
+            return null;
+        }
+        int nul = start;
+        while (nul < end && bytes[nul] != 0) {
+            nul++;
+        }
+        return nul == end ? null : new String(bytes, start, nul - start, StandardCharsets.UTF_8);
+    }
+}
