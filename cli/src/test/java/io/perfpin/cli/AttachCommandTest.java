@@ -26,7 +26,9 @@ class AttachCommandTest {
             assertEquals(0, run.code, run.err);
             assertTrue(run.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "worker-0 shown pinned to CPU 1:\n" + run.out);
             assertEquals("0-1", cpusAllowed(service.pid(), tid), "detach gave the affinity back");
-            assertTrue(StatsFileReader.open(PerfpinDirectory.statsFile(service.pid())).isClosed());
+            try (StatsFileReader reader = StatsFileReader.open(PerfpinDirectory.statsFile(service.pid()))) {
+                assertTrue(reader.isClosed());
+            }
 
             CliRun again = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
             assertEquals(ExitCode.NO_AGENT, again.code, again.err);
