@@ -2,9 +2,11 @@ package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.StatsLayout;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -33,6 +35,24 @@ class AttachCommandTest {
             CliRun again = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
             assertEquals(ExitCode.NO_AGENT, again.code, again.err);
             Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+        }
+    }
+
+    @Test
+    void detachFromAJvmWhoseStatsFileIsDamagedIsOneLine() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "60")) {
+            service.await(Pattern.compile("ready"));
+            Path stats = PerfpinDirectory.statsFile(service.pid());
+            try {
+                StatsFiles.writeValid(stats, service.pid());
+                StatsFiles.putInt(stats, StatsLayout.EVENT_CAPACITY_OFFSET, 0);
+                CliRun run = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
+                assertEquals(ExitCode.FAILURE, run.code, run.err);
+                assertEquals("perfpin detach: cannot read the stats file: " + stats + " is damaged: event capacity 0"
+                        + " (1 to 256 allowed)\n", run.err);
+            } finally {
+                Files.deleteIfExists(stats);
+            }
         }
     }
 
