@@ -3,11 +3,11 @@ package io.perfpin.stats;
 /**
  * Faults of a memory-mapped file. A file truncated under its mapping makes every access past its new end
  * fault (SIGBUS), which HotSpot turns into a {@link InternalError} ("a fault occurred in an unsafe memory access
- * operation"). From compiled code, JDK 17 to 20 do not throw it at the access: they skip the access and throw
- * the error at the thread's next entry into the VM's runtime with a check for asynchronous exceptions, which may
- * be anywhere later in the thread's work (a native call, such as {@code fstat}, does not check). Code that
- * catches the fault around its accesses calls {@link #surface} last inside its {@code try}, so that a fault
- * pending from those accesses is thrown there and nowhere else.
+ * operation"). From compiled code, HotSpot may not throw it at the access (JDK 17 does not): it skips the access
+ * and throws the error asynchronously, at the thread's next entry into the VM's runtime that checks for such
+ * exceptions, which may be anywhere later in the thread's work (a native call, such as {@code fstat}, does not
+ * check). Code that catches the fault around its accesses calls {@link #surface} last inside its {@code try}, so
+ * that a fault pending from those accesses is thrown there and nowhere else.
  */
 public final class MappedFaults {
     /** Not constants, so that no compiler allocates the array inline: the VM's runtime does. */

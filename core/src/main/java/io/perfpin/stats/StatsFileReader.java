@@ -5,8 +5,10 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -43,6 +45,8 @@ public final class StatsFileReader implements AutoCloseable {
     private final long size;
     private final long settleNanos;
     private final int slotsOffset;
+    /** Where a slot is copied under its seqlock, to be decoded once the copy is known to be consistent. */
+    private final byte[] slotCopy;
     /** What earlier reads saw of the two counts that never fall. */
     private int eventsSeen;
     private long finishedSeen;
@@ -65,6 +69,7 @@ public final class StatsFileReader implements AutoCloseable {
         this.size = buffer.capacity();
         this.settleNanos = settleNanos;
         this.slotsOffset = headerSize(header.capacity);
+        this.slotCopy = new byte[header.slotSize];
     }
 
     /**
@@ -79,6 +84,10 @@ public final class StatsFileReader implements AutoCloseable {
 
     /** As {@link #open(Path)}, waiting at most {@code settleNanos} per read for slots mid-update. */
     static StatsFileReader open(Path file, long settleNanos) throws IOException {
+        if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile()) {
+            // Opening a FIFO would wait for a writer, and a device is no stats file either.
+            throw new IOException(file + " is not a perfpin stats file (not a regular file)");
+        }
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         try {
             if (channel.size() < EVENT_NAMES_OFFSET) {
@@ -233,14 +242,17 @@ public final class StatsFileReader implements AutoCloseable {
     /**
      * Slot {@code slot} with {@code events} columns, copied under its seqlock and checked; null when it is free.
      * Its state is checked on every look: the writer only ever writes states that fit the slot's place, even
-     * mid-update, so another one is damage, however odd the sequence.
+     * mid-update, so another one is damage, however odd the sequence. The copy under the seqlock is one bulk copy
+     * of the slot's bytes, decoded once it is known to be consistent: the shorter the window, the sooner a reader
+     * gets through between two updates.
      */
     private ThreadSample readSlot(int slot, int events, long deadline) throws IOException {
         int offset = slotsOffset + slot * header.slotSize;
+        int length = COUNTERS_OFFSET + events * COUNTER_SIZE;
         boolean live = slot < header.liveSlots;
         boolean aggregate = slot == header.liveSlots + header.finishedSlots;
         int inUse = live ? STATE_RUNNING : aggregate ? STATE_AGGREGATE : STATE_FINISHED;
-        for (int look = 0; ; look++) {
+        for (int odd = 0; ; ) {
             long before = (long) LONGS.getAcquire(buffer, offset + SEQUENCE_OFFSET);
             int state = buffer.getInt(offset + STATE_OFFSET);
             if (state != inUse && (state != STATE_FREE || aggregate)) {
@@ -248,20 +260,22 @@ public final class StatsFileReader implements AutoCloseable {
                         : aggregate ? "aggregate" : "free or finished") + " allowed there)");
             }
             if ((before & 1) == 0) {
-                ThreadSample sample = state == STATE_FREE ? null : copy(offset, state, events);
-                VarHandle.loadLoadFence(); // the fields were read before the sequence re-check
+                if (state != STATE_FREE) {
+                    buffer.get(offset, slotCopy, 0, length);
+                }
+                VarHandle.loadLoadFence(); // the slot was read before the sequence re-check
                 if ((long) LONGS.getAcquire(buffer, offset + SEQUENCE_OFFSET) == before) {
-                    if (sample != null) {
-                        check(slot, sample);
-                    }
-                    return sample;
+                    return state == STATE_FREE ? null : checked(slot, decode(state, events));
                 }
             }
             if (System.nanoTime() - deadline > 0) {
                 throw damaged(file, "slot " + slot + " stayed mid-update for " + settleNanos / 1_000_000 + " ms"
                         + " (its writer died while writing it, or it holds no sequence)");
             }
-            if (look < SPINS) {
+            if ((before & 1) == 0) {
+                continue; // updated meanwhile: the writer is alive, look again at once
+            }
+            if (odd++ < SPINS) {
                 Thread.onSpinWait();
             } else {
                 LockSupport.parkNanos(PAUSE_NANOS);
@@ -269,23 +283,24 @@ public final class StatsFileReader implements AutoCloseable {
         }
     }
 
-    private ThreadSample copy(int offset, int state, int events) {
+    /** The slot in {@link #slotCopy}, with {@code events} columns. */
+    private ThreadSample decode(int state, int events) {
+        ByteBuffer slot = ByteBuffer.wrap(slotCopy).order(ByteOrder.LITTLE_ENDIAN);
         long[] values = new long[events];
         long[] enabled = new long[events];
         long[] running = new long[events];
         for (int e = 0; e < events; e++) {
-            int counter = offset + COUNTERS_OFFSET + e * COUNTER_SIZE;
-            values[e] = buffer.getLong(counter);
-            enabled[e] = buffer.getLong(counter + 8);
-            running[e] = buffer.getLong(counter + 16);
+            int counter = COUNTERS_OFFSET + e * COUNTER_SIZE;
+            values[e] = slot.getLong(counter);
+            enabled[e] = slot.getLong(counter + 8);
+            running[e] = slot.getLong(counter + 16);
         }
-        return new ThreadSample(state, buffer.getInt(offset + TID_OFFSET), buffer.getLong(offset + JAVA_ID_OFFSET),
-                buffer.getInt(offset + LAST_CPU_OFFSET), buffer.getInt(offset + THREADS_OFFSET),
-                StatsStrings.read(buffer, offset + NAME_OFFSET, NAME_SIZE),
-                StatsStrings.read(buffer, offset + CPUS_OFFSET, CPUS_SIZE), values, enabled, running);
+        return new ThreadSample(state, slot.getInt(TID_OFFSET), slot.getLong(JAVA_ID_OFFSET),
+                slot.getInt(LAST_CPU_OFFSET), slot.getInt(THREADS_OFFSET), StatsStrings.read(slot, NAME_OFFSET, NAME_SIZE),
+                StatsStrings.read(slot, CPUS_OFFSET, CPUS_SIZE), values, enabled, running);
     }
 
-    private void check(int slot, ThreadSample s) throws IOException {
+    private ThreadSample checked(int slot, ThreadSample s) throws IOException {
         if (s.state() == STATE_AGGREGATE) {
             within(file, "slot " + slot + ": thread count", s.threads(), 0, Integer.MAX_VALUE);
         } else {
@@ -299,6 +314,7 @@ public final class StatsFileReader implements AutoCloseable {
                 throw damaged(file, "slot " + slot + ": event " + e + " has a negative count or time");
             }
         }
+        return s;
     }
 
     private <T> T guarded(MappedRead<T> read) throws IOException {

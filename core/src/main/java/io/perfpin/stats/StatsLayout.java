@@ -73,8 +73,8 @@ import java.nio.ByteOrder;
  *   <li>A read of the whole file waits at most {@link StatsFileReader#SETTLE_NANOS} in all for odd sequences to
  *       turn even: a slot that does not settle by then (its writer died mid-update, or the bytes are not a
  *       sequence) makes the file damaged.</li>
- *   <li>The file is checked against its expected size before and after every read, and a fault (SIGBUS) on
- *       the mapping is caught: a file truncated under a reader is reported as truncated.</li>
+ *   <li>The file is a regular file. Its size is checked against the header's before every read, and a fault
+ *       (SIGBUS) on the mapping is caught: a file truncated under a reader is reported as truncated.</li>
  * </ul>
  */
 public final class StatsLayout {

@@ -12,11 +12,13 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 
 import static io.perfpin.stats.StatsFileTest.MILLISECOND;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Files damaged in the ways a user's directory allows: each is one line that names the file and the damage. */
 class StatsFileReaderTest {
@@ -149,6 +151,15 @@ class StatsFileReaderTest {
             assertEquals(truncated, message(reader::heartbeatEpochMillis));
         }
         assertEquals(file + " is not a perfpin stats file (too short)", message(() -> StatsFileReader.open(file)));
+    }
+
+    @Test
+    void aFifoIsNoStatsFileAndOpeningItDoesNotWaitForAWriter() throws Exception {
+        Path fifo = dir.resolve("fifo.stats");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertTrue(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+        assertEquals(fifo + " is not a perfpin stats file (not a regular file)",
+                assertTimeoutPreemptively(HANG_GUARD, () -> message(() -> StatsFileReader.open(fifo))));
     }
 
     private static long slotOffset(int slot) {

@@ -148,6 +148,11 @@ class StatsFileTest {
                     java.util.Arrays.fill(values, v);
                     CounterSnapshots.fill(counts, values, v, v);
                     stats.publish(slot, (int) (v % 2), "0", counts, columns);
+                    // A breath between updates, as the sampler takes between slots: without it the slot would
+                    // be mid-update nearly all the time, and a reader would wait its settle time out.
+                    for (int i = 0; i < 16; i++) {
+                        Thread.onSpinWait();
+                    }
                 }
             });
             writer.start();
