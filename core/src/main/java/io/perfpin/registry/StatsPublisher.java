@@ -93,6 +93,8 @@ final class StatsPublisher {
             MappedFaults.surface();
         } catch (InternalError fault) {
             faulted(fault);
+        } catch (RuntimeException e) {
+            stop("writing it failed: " + e);
         }
     }
 

@@ -96,7 +96,7 @@ public final class StatsFileReader implements AutoCloseable {
             ByteBuffer fixed = channel.map(FileChannel.MapMode.READ_ONLY, 0, EVENT_NAMES_OFFSET)
                     .order(ByteOrder.LITTLE_ENDIAN);
             Header header = guarded(file, channel, EVENT_NAMES_OFFSET, () -> readHeader(fixed));
-            long expected = checked(file, header);
+            long expected = describedSize(file, header);
             long actual = channel.size();
             if (actual < expected) {
                 throw truncated(file, actual, expected);
@@ -120,7 +120,7 @@ public final class StatsFileReader implements AutoCloseable {
     }
 
     /** The file size the header describes, once every field in it is within bounds. */
-    private static long checked(Path file, Header h) throws IOException {
+    private static long describedSize(Path file, Header h) throws IOException {
         if (h.magic != MAGIC) {
             throw new IOException(file + " is not a perfpin stats file");
         }
