@@ -49,7 +49,9 @@ class AttachIT {
 
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertEquals("0-1", Observed.cpusAllowed(app.pid(), early), "detach restored the affinity");
-            assertTrue(StatsFileReader.open(stats).isClosed(), "the stats file says the agent left");
+            try (StatsFileReader reader = StatsFileReader.open(stats)) {
+                assertTrue(reader.isClosed(), "the stats file says the agent left");
+            }
             assertEquals(1, Observed.records(out, "thread", "early-1").size(), "a final record at detach");
             assertEquals(1, Observed.records(out, "thread", "late-1").size());
             assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every counter");

@@ -6,8 +6,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -231,6 +233,45 @@ class JavaagentIT {
         try (AppJvm app = AppJvm.start(java, options, dir)) {
             return drive(app, thread);
         }
+    }
+
+    /**
+     * The stats file is truncated under the running agent, as {@code truncate -s 0} does: a write to its mapping
+     * would fault. The agent stops publishing there and says so in one line; the application runs as it would
+     * without the agent, and the recording still gets the thread's final record.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aStatsFileTruncatedUnderTheAgentCostsTheApplicationNothing(String java, @TempDir Path dir) throws Exception {
+        List<String> plain = session(java, null, dir);
+        Path out = dir.resolve("run.jsonl");
+        Path stats;
+        try (AppJvm app = AppJvm.start(java, "threads=worker-.*;events=sched;interval=50ms;out=" + out, dir)) {
+            stats = Observed.statsFile(dir, app.pid());
+            app.await("ready");
+            app.send("start worker-1 16");
+            awaitLive(stats, app.touched("worker-1"), "page-faults", 16);
+            try (FileChannel channel = FileChannel.open(stats, StandardOpenOption.WRITE)) {
+                channel.truncate(0);
+            }
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (app.stderr().isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            int exit = app.finish();
+            List<String> lines = new java.util.ArrayList<>();
+            for (String line : app.stdoutSeen()) {
+                lines.add(line.replaceAll(" \\d+$", " TID"));
+            }
+            lines.add("exit " + exit);
+            assertEquals(plain, lines, "the application's output and exit code");
+            List<String> said = app.stderr();
+            assertEquals(1, said.size(), "one line, no stack trace: " + said);
+            assertTrue(said.get(0).startsWith("[perfpin] stopped publishing to the stats file " + stats
+                    + ": it was truncated to 0 bytes ("), said.get(0));
+        }
+        assertEquals(1, Observed.records(out, "thread", "worker-1").size(), "the final record: " + out);
+        assertEquals(0, Files.size(stats), "the agent never wrote it again");
     }
 
     private static List<String> drive(AppJvm app) throws Exception {

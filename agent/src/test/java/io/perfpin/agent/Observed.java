@@ -2,6 +2,7 @@ package io.perfpin.agent;
 
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
+import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
 
 import java.io.IOException;
@@ -64,11 +65,12 @@ final class Observed {
 
     /** The live value of {@code event} for thread {@code tid} in the stats file; empty when it has no slot. */
     static OptionalLong liveValue(Path statsFile, int tid, String event) throws IOException {
-        StatsFileReader reader = StatsFileReader.open(statsFile);
-        int column = reader.eventNames().indexOf(event);
-        ThreadSample sample = reader.newSample();
-        for (int slot = 0; slot < reader.slots(); slot++) {
-            reader.read(slot, sample);
+        StatsSnapshot snapshot;
+        try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+            snapshot = reader.snapshot();
+        }
+        int column = snapshot.eventNames().indexOf(event);
+        for (ThreadSample sample : snapshot.threads()) {
             if (sample.state() == StatsLayout.STATE_RUNNING && sample.tid() == tid && column >= 0) {
                 return OptionalLong.of(sample.raw(column));
             }

@@ -118,14 +118,20 @@ final class AttachLatency {
     /** Polls until the file exists, is mapped, and has a heartbeat. */
     private static void awaitFirstSample(Path statsFile, long start) throws IOException, InterruptedException {
         StatsFileReader reader = null;
-        while (System.nanoTime() - start < SAMPLE_TIMEOUT_NANOS) {
-            if (reader == null) {
-                reader = openIfReady(statsFile);
+        try {
+            while (System.nanoTime() - start < SAMPLE_TIMEOUT_NANOS) {
+                if (reader == null) {
+                    reader = openIfReady(statsFile);
+                }
+                if (reader != null && reader.heartbeatEpochMillis() > 0) {
+                    return;
+                }
+                Thread.sleep(1);
             }
-            if (reader != null && reader.heartbeatEpochMillis() > 0) {
-                return;
+        } finally {
+            if (reader != null) {
+                reader.close();
             }
-            Thread.sleep(1);
         }
         throw new IOException("no sample in " + statsFile + " within " + SAMPLE_TIMEOUT_NANOS / 1_000_000_000L + " s");
     }

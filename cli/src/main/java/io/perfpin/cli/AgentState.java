@@ -13,32 +13,32 @@ import java.util.concurrent.TimeUnit;
  * its sampler's heartbeat is recent, that is younger than {@link #STALE_INTERVALS} intervals and at least
  * {@link #STALE_FLOOR_MILLIS} (a sampler is a Java thread: a long GC pause holds it too).
  *
- * @param detail why not, or how often it samples
+ * @param detail     why not, or how often it samples
+ * @param unreadable why the stats file, which exists, cannot be read (damaged, or still being created); else null
  */
-record AgentState(boolean active, String detail) {
+record AgentState(boolean active, String detail, IOException unreadable) {
     static final int STALE_INTERVALS = 5;
     static final long STALE_FLOOR_MILLIS = 3_000;
 
     static AgentState of(long pid) {
         Path file = PerfpinDirectory.statsFile(pid);
         if (!Files.exists(file)) {
-            return new AgentState(false, "");
+            return new AgentState(false, "", null);
         }
-        try {
-            StatsFileReader reader = StatsFileReader.open(file);
+        try (StatsFileReader reader = StatsFileReader.open(file)) {
             if (reader.isClosed()) {
-                return new AgentState(false, "closed: the agent detached");
+                return new AgentState(false, "closed: the agent detached", null);
             }
             long intervalMillis = TimeUnit.NANOSECONDS.toMillis(reader.intervalNanos());
             // No heartbeat yet: the sampler has not ticked since the file was made.
             long beat = reader.heartbeatEpochMillis() != 0 ? reader.heartbeatEpochMillis() : reader.startEpochMillis();
             long age = System.currentTimeMillis() - beat;
             if (age > Math.max(STALE_INTERVALS * intervalMillis, STALE_FLOOR_MILLIS)) {
-                return new AgentState(false, "stale: no heartbeat for " + age / 1000 + " s");
+                return new AgentState(false, "stale: no heartbeat for " + age / 1000 + " s", null);
             }
-            return new AgentState(true, "every " + intervalMillis + " ms");
+            return new AgentState(true, "every " + intervalMillis + " ms", null);
         } catch (IOException e) {
-            return new AgentState(false, e.getMessage());
+            return new AgentState(false, e.getMessage(), e);
         }
     }
 

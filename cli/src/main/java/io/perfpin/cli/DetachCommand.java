@@ -7,6 +7,8 @@ import io.perfpin.stats.StatsFileReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** Stops the agent in a JVM: final records written, counters closed, woven code taken back, pins undone. */
@@ -20,7 +22,11 @@ final class DetachCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         JavaProcess jvm = JavaProcess.of(pid);
-        if (!AgentState.of(pid).active()) {
+        AgentState agent = AgentState.of(pid);
+        if (agent.unreadable() != null) {
+            throw FileErrors.unreadableStatsFile(PerfpinDirectory.statsFile(pid), agent.unreadable());
+        }
+        if (!agent.active()) {
             throw new NoAgentException(pid, PerfpinDirectory.statsFile(pid));
         }
         detach(jvm);
@@ -32,7 +38,14 @@ final class DetachCommand implements Callable<Integer> {
     static void detach(JavaProcess jvm) throws Exception {
         long pid = jvm.pid();
         AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), "detach", AttachCommand.ATTACH_TIMEOUT);
-        if (!StatsFileReader.open(PerfpinDirectory.statsFile(pid)).isClosed()) {
+        Path file = PerfpinDirectory.statsFile(pid);
+        boolean closed;
+        try (StatsFileReader reader = StatsFileReader.open(file)) {
+            closed = reader.isClosed();
+        } catch (IOException e) {
+            throw FileErrors.unreadableStatsFile(file, e);
+        }
+        if (!closed) {
             throw new IllegalStateException("process " + pid + " took the detach request, but its stats file is"
                     + " still open; its stderr says why");
         }

@@ -4,10 +4,20 @@ import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 
 /** Why a file could not be read, in words: NoSuchFileException and its kin carry only the path as message. */
 final class FileErrors {
     private FileErrors() {
+    }
+
+    /**
+     * A stats file that cannot be read, in one line: the reader's own messages name the file and what is wrong
+     * with it; the file system's name only the path.
+     */
+    static IllegalStateException unreadableStatsFile(Path file, IOException e) {
+        return new IllegalStateException("cannot read the stats file: " + (e instanceof FileSystemException
+                ? file + ": " + reason(e) : e.getMessage()));
     }
 
     static String reason(IOException e) {

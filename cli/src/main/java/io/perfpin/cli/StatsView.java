@@ -6,8 +6,10 @@ import io.perfpin.event.Presets;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
+import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -17,8 +19,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The threads of a stats file at one moment, each slot copied out under its seqlock, and turned into
- * reports: a live thread's counts over the time since an earlier view, or every thread's totals.
+ * The threads of a stats file at one moment, as the reader checked them, turned into reports: a live thread's
+ * counts over the time since an earlier view, or every thread's totals.
  *
  * <p>The file holds raw counts with their enabled and running times, and no event list: values are scaled
  * by running over enabled time as for a live count, and the metrics are those of every preset whose inputs
@@ -31,66 +33,41 @@ final class StatsView {
     private static final String MULTIPLEXED_OUT = "never on a counter over this interval (multiplexed out):"
             + " count fewer events";
 
+    private final StatsSnapshot snapshot;
+    /** The events named, in column order: every sample of the snapshot has these columns. */
     private final List<String> events;
-    /** Why the kernel refused each event, as the agent wrote it; empty where it refused no thread. */
-    private final List<String> refusals;
-    private final List<Slot> live = new ArrayList<>();
-    private final List<Slot> finished = new ArrayList<>();
-    private final Slot older;
+    private final List<ThreadSample> live = new ArrayList<>();
+    private final List<ThreadSample> finished = new ArrayList<>();
+    private final ThreadSample older;
     private final long nanoTime = System.nanoTime();
 
-    /** One slot's copy; arrays indexed like {@link #events}. */
-    private record Slot(int tid, long javaId, String name, String cpus, int threads, long[] raw, long[] enabled,
-                        long[] running) {
-        String key() {
-            return tid + "/" + javaId;
-        }
-    }
-
-    private StatsView(StatsFileReader reader) {
-        // Names first: a slot only fills columns already named, so every column read here has its name.
-        events = reader.eventNames();
-        refusals = new ArrayList<>();
-        for (int e = 0; e < events.size(); e++) {
-            refusals.add(reader.eventRefusal(e));
-        }
-        ThreadSample sample = reader.newSample();
-        Slot aggregate = null;
-        for (int slot = 0; slot < reader.slots(); slot++) {
-            reader.read(slot, sample);
-            Slot copy = copy(sample, events.size());
+    private StatsView(StatsSnapshot snapshot) {
+        this.snapshot = snapshot;
+        this.events = snapshot.eventNames();
+        ThreadSample aggregate = null;
+        for (ThreadSample sample : snapshot.threads()) {
             switch (sample.state()) {
                 case StatsLayout.STATE_RUNNING:
-                    live.add(copy);
+                    live.add(sample);
                     break;
                 case StatsLayout.STATE_FINISHED:
-                    finished.add(copy);
-                    break;
-                case StatsLayout.STATE_AGGREGATE:
-                    aggregate = copy;
+                    finished.add(sample);
                     break;
                 default:
+                    aggregate = sample;
                     break;
             }
         }
         older = aggregate;
     }
 
-    static StatsView read(StatsFileReader reader) {
-        return new StatsView(reader);
+    /** @throws IOException when the file is damaged, or was truncated */
+    static StatsView read(StatsFileReader reader) throws IOException {
+        return new StatsView(reader.snapshot());
     }
 
-    private static Slot copy(ThreadSample sample, int events) {
-        long[] raw = new long[events];
-        long[] enabled = new long[events];
-        long[] running = new long[events];
-        for (int e = 0; e < events; e++) {
-            raw[e] = sample.raw(e);
-            enabled[e] = sample.enabledNanos(e);
-            running[e] = sample.runningNanos(e);
-        }
-        return new Slot(sample.tid(), sample.javaId(), sample.name(), sample.cpus(), sample.threads(), raw, enabled,
-                running);
+    private static String key(ThreadSample s) {
+        return s.tid() + "/" + s.javaId();
     }
 
     /** How many live threads the view holds. */
@@ -102,23 +79,26 @@ final class StatsView {
      * Each live thread's counts since {@code earlier}; a thread that was not live then counts from its start.
      */
     List<ThreadReport> liveSince(StatsView earlier) {
-        Map<String, Slot> before = new HashMap<>();
-        earlier.live.forEach(s -> before.put(s.key(), s));
+        Map<String, ThreadSample> before = new HashMap<>();
+        earlier.live.forEach(s -> before.put(key(s), s));
         long wall = nanoTime - earlier.nanoTime;
         List<ThreadReport> reports = new ArrayList<>();
-        for (Slot now : live) {
-            Slot then = before.get(now.key());
+        for (ThreadSample now : live) {
+            ThreadSample then = before.get(key(now));
             int n = events.size();
             long[] raw = new long[n];
             long[] enabled = new long[n];
             long[] running = new long[n];
+            long[] everEnabled = new long[n];
             for (int e = 0; e < n; e++) {
-                boolean known = then != null && e < then.raw.length;
-                raw[e] = now.raw[e] - (known ? then.raw[e] : 0);
-                enabled[e] = now.enabled[e] - (known ? then.enabled[e] : 0);
-                running[e] = now.running[e] - (known ? then.running[e] : 0);
+                boolean known = then != null && e < then.events();
+                raw[e] = now.raw(e) - (known ? then.raw(e) : 0);
+                enabled[e] = now.enabledNanos(e) - (known ? then.enabledNanos(e) : 0);
+                running[e] = now.runningNanos(e) - (known ? then.runningNanos(e) : 0);
+                everEnabled[e] = now.enabledNanos(e);
             }
-            reports.add(report(now.name, now.tid, now.javaId, now.cpus, raw, enabled, running, now.enabled, wall));
+            reports.add(report(now.name(), now.tid(), now.javaId(), now.cpus(), raw, enabled, running, everEnabled,
+                    wall));
         }
         return reports;
     }
@@ -133,18 +113,27 @@ final class StatsView {
         return totals(finished);
     }
 
-    private List<ThreadReport> totals(List<Slot> slots) {
+    private List<ThreadReport> totals(List<ThreadSample> samples) {
         List<ThreadReport> reports = new ArrayList<>();
-        for (Slot s : slots) {
-            reports.add(report(s.name, s.tid, s.javaId, s.cpus, s.raw, s.enabled, s.running, s.enabled, -1));
+        int n = events.size();
+        for (ThreadSample s : samples) {
+            long[] raw = new long[n];
+            long[] enabled = new long[n];
+            long[] running = new long[n];
+            for (int e = 0; e < n; e++) {
+                raw[e] = s.raw(e);
+                enabled[e] = s.enabledNanos(e);
+                running[e] = s.runningNanos(e);
+            }
+            reports.add(report(s.name(), s.tid(), s.javaId(), s.cpus(), raw, enabled, running, enabled, -1));
         }
         return reports;
     }
 
     /** All finished threads' totals summed, the ring's and the older ones' alike; null when none finished. */
     ThreadReport finishedTotal() {
-        List<Slot> all = new ArrayList<>(finished);
-        if (older != null && older.threads > 0) {
+        List<ThreadSample> all = new ArrayList<>(finished);
+        if (older != null && older.threads() > 0) {
             all.add(older);
         }
         if (all.isEmpty()) {
@@ -154,13 +143,13 @@ final class StatsView {
         long[] raw = new long[n];
         long[] enabled = new long[n];
         long[] running = new long[n];
-        int threads = 0;
-        for (Slot s : all) {
-            threads += s.threads;
+        long threads = 0;
+        for (ThreadSample s : all) {
+            threads += s.threads();
             for (int e = 0; e < n; e++) {
-                raw[e] += s.raw[e];
-                enabled[e] += s.enabled[e];
-                running[e] += s.running[e];
+                raw[e] += s.raw(e);
+                enabled[e] += s.enabledNanos(e);
+                running[e] += s.runningNanos(e);
             }
         }
         return report("(" + threads + " finished " + (threads == 1 ? "thread)" : "threads)"), 0, -1, "", raw, enabled,
@@ -179,7 +168,8 @@ final class StatsView {
         for (int e = 0; e < events.size(); e++) {
             String event = events.get(e);
             if (everEnabled[e] == 0) {
-                unsupported.put(event, refusals.get(e).isEmpty() ? NO_COUNTS : refusals.get(e));
+                String refusal = snapshot.eventRefusal(e);
+                unsupported.put(event, refusal.isEmpty() ? NO_COUNTS : refusal);
             } else if (running[e] == 0 && enabled[e] > 0) {
                 unsupported.put(event, MULTIPLEXED_OUT);
             } else {

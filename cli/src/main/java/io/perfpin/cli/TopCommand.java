@@ -15,7 +15,6 @@ import picocli.CommandLine.Parameters;
 
 import java.io.Console;
 import java.io.IOException;
-import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,14 +67,15 @@ final class TopCommand implements Callable<Integer> {
             JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
             throw new NoAgentException(pid, file);
         }
-        StatsFileReader reader;
-        try {
-            reader = StatsFileReader.open(file);
+        // A file damaged when it is opened, or while it is watched, ends the view with one line.
+        try (StatsFileReader reader = StatsFileReader.open(file)) {
+            return watch(reader);
         } catch (IOException e) {
-            // The reader's own messages name the file; the file system's name only the path.
-            throw new IllegalStateException("cannot read the stats file: " + (e instanceof FileSystemException
-                    ? file + ": " + FileErrors.reason(e) : e.getMessage()));
+            throw FileErrors.unreadableStatsFile(file, e);
         }
+    }
+
+    private int watch(StatsFileReader reader) throws IOException, InterruptedException {
         long watched = pid != null ? pid : reader.pid();
         Duration every = interval.orElse(Duration.ofNanos(reader.intervalNanos()));
         boolean terminal = isTerminal();
@@ -103,7 +103,7 @@ final class TopCommand implements Callable<Integer> {
     }
 
     /** Why the view ends now, or null while it goes on. */
-    private String ending(StatsFileReader reader, long watched, long deadline) {
+    private String ending(StatsFileReader reader, long watched, long deadline) throws IOException {
         if (reader.isClosed()) {
             return "the agent closed its stats file: the JVM exited or the agent detached";
         }

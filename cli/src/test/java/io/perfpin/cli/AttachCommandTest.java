@@ -2,9 +2,11 @@ package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.StatsLayout;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
+import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.regex.Matcher;
@@ -26,7 +28,9 @@ class AttachCommandTest {
             assertEquals(0, run.code, run.err);
             assertTrue(run.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "worker-0 shown pinned to CPU 1:\n" + run.out);
             assertEquals("0-1", cpusAllowed(service.pid(), tid), "detach gave the affinity back");
-            assertTrue(StatsFileReader.open(PerfpinDirectory.statsFile(service.pid())).isClosed());
+            try (StatsFileReader reader = StatsFileReader.open(PerfpinDirectory.statsFile(service.pid()))) {
+                assertTrue(reader.isClosed());
+            }
 
             CliRun again = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
             assertEquals(ExitCode.NO_AGENT, again.code, again.err);
@@ -50,6 +54,24 @@ class AttachCommandTest {
             assertEquals(ExitCode.ATTACH_FAILED, stat.code, stat.err);
             assertEquals("perfpin stat: " + refusal + "\n", stat.err);
             assertEquals(List.of(), service.endAndReadRest(), "no signal reached it, so it printed no thread dump");
+        }
+    }
+
+    @Test
+    void detachFromAJvmWhoseStatsFileIsDamagedIsOneLine() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "60")) {
+            service.await(Pattern.compile("ready"));
+            Path stats = PerfpinDirectory.statsFile(service.pid());
+            try {
+                StatsFiles.writeValid(stats, service.pid());
+                StatsFiles.putInt(stats, StatsLayout.EVENT_CAPACITY_OFFSET, 0);
+                CliRun run = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
+                assertEquals(ExitCode.FAILURE, run.code, run.err);
+                assertEquals("perfpin detach: cannot read the stats file: " + stats + " is damaged: event capacity 0"
+                        + " (1 to 256 allowed)\n", run.err);
+            } finally {
+                Files.deleteIfExists(stats);
+            }
         }
     }
 

@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -72,6 +73,31 @@ final class ChildJvm implements AutoCloseable {
         OutputStream in = process.getOutputStream();
         in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         in.flush();
+    }
+
+    /** Sends it a signal as kill(1) does, by name: TERM, INT. */
+    void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+            throw new AssertionError("kill -" + name + " " + pid() + " failed");
+        }
+    }
+
+    /** Its exit code, once it has ended within {@code deadline}; fails when it runs on. */
+    int exitWithin(Duration deadline) throws InterruptedException {
+        if (!process.waitFor(deadline.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("the child still runs after " + deadline);
+        }
+        return process.exitValue();
+    }
+
+    /** The lines it printed after those already awaited, up to its end: call once it has ended. */
+    List<String> rest() throws IOException {
+        List<String> rest = new ArrayList<>();
+        for (String next = out.readLine(); next != null; next = out.readLine()) {
+            rest.add(next);
+        }
+        return rest;
     }
 
     /** Ends it at once, as a crash would: SIGKILL. */

@@ -3,10 +3,12 @@ package io.perfpin.cli;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.function.IntSupplier;
 
 /** Runs the perfpin command in this JVM and captures its exit code, standard output and error. */
 final class CliRun {
+    private static final Duration JOIN_DEADLINE = Duration.ofMinutes(1);
     int code;
     String out;
     String err;
@@ -52,8 +54,13 @@ final class CliRun {
             return out.toString(StandardCharsets.UTF_8);
         }
 
+        /** Waits for the command to end, failing when it runs on for a minute. */
         CliRun join() throws InterruptedException {
-            thread.join();
+            thread.join(JOIN_DEADLINE.toMillis());
+            if (thread.isAlive()) {
+                throw new AssertionError("the command still runs after " + JOIN_DEADLINE + "; its output so far:\n"
+                        + outSoFar());
+            }
             return result();
         }
 

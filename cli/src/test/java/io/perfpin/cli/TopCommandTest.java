@@ -1,17 +1,27 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.stats.StatsLayout;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Random;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class TopCommandTest {
+    @TempDir
+    Path dir;
 
     @Test
     void watchesAJvmsThreadsFromItsStatsFileUntilDurationOrUntilTheFileIsClosed() throws Exception {
@@ -52,6 +62,96 @@ class TopCommandTest {
             child.close();
             Files.deleteIfExists(stats);
         }
+    }
+
+    @Test
+    void aStatsFileDamagedBeforeTopOpensItIsOneLineAndExitCode1() throws Exception {
+        Path file = dir.resolve("crafted.stats");
+        StatsFiles.writeValid(file, ProcessHandle.current().pid());
+        StatsFiles.putInt(file, StatsLayout.EVENT_CAPACITY_OFFSET, 0x7fffffff);
+        assertOneLine(file, file + " is damaged: event capacity 2147483647 (1 to 256 allowed)");
+
+        StatsFiles.writeValid(file, ProcessHandle.current().pid());
+        StatsFiles.putLong(file, StatsLayout.INTERVAL_OFFSET, 0);
+        assertOneLine(file, file + " is damaged: interval 0 ns (1 ms to 1 h allowed)");
+
+        StatsFiles.writeValid(file, ProcessHandle.current().pid());
+        byte[] bytes = Files.readAllBytes(file);
+        Random random = new Random(9);
+        for (int i = StatsLayout.headerSize(StatsFiles.CAPACITY); i < bytes.length; i++) {
+            bytes[i] = (byte) random.nextInt(256);
+        }
+        Files.write(file, bytes);
+        CliRun run = top(file);
+        assertEquals(ExitCode.FAILURE, run.code, run.err);
+        assertTrue(run.err.matches("perfpin top: cannot read the stats file: " + Pattern.quote(file.toString())
+                + " is damaged: slot 0 has state -?[0-9]+ \\(free or running allowed there\\)\n"), run.err);
+        assertEquals("", run.out);
+    }
+
+    @Test
+    void aStatsFileTruncatedWhileTopWatchesItEndsTheViewWithOneLine() throws Exception {
+        Path file = dir.resolve("watched.stats");
+        try (ChildJvm child = ChildJvm.start(RegistryChild.class.getName(), file.toString(), "-", "1")) {
+            String tid = child.await(ReportCommandTest.THREAD).group(1);
+            child.await(ReportCommandTest.TOUCHED);
+            long size = Files.size(file);
+            CliRun.Running watching = CliRun.background(() -> Perfpin.run("top", "--stats", file.toString(),
+                    "--interval", "100ms"));
+            Pattern row = Pattern.compile("(?s).*\npage-toucher +" + tid + " .*");
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!row.matcher(watching.outSoFar()).matches() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.truncate(0);
+            }
+            CliRun run = watching.join();
+            assertEquals(ExitCode.FAILURE, run.code, run.err);
+            assertEquals("perfpin top: cannot read the stats file: " + file + " is truncated to 0 bytes (" + size
+                    + " expected)\n", run.err);
+            assertTrue(row.matcher(run.out).matches(), "it showed the thread before: " + run.out);
+            child.await(Pattern.compile("warning: stopped publishing to the stats file " + Pattern.quote(file.toString())
+                    + ": it was truncated to 0 bytes .*"));
+        }
+    }
+
+    /** The refresh loop's wait ends at the signal: top prints the totals and exits, as on Ctrl-C. */
+    @Test
+    void topEndsPromptlyOnSigtermAndSigintWithTheTotals() throws Exception {
+        try (ChildJvm app = ChildJvm.start(RegistryChild.class.getName(), "default", "-", "1")) {
+            try {
+                String tid = app.await(ReportCommandTest.THREAD).group(1);
+                app.await(ReportCommandTest.TOUCHED);
+                for (String signal : List.of("TERM", "INT")) {
+                    try (ChildJvm top = ChildJvm.start(Perfpin.class.getName(), "top", Long.toString(app.pid()),
+                            "--interval", "100ms")) {
+                        top.await(Pattern.compile("page-toucher +" + tid + " .*"));
+                        top.signal(signal);
+                        int code = top.exitWithin(Duration.ofSeconds(5));
+                        assertEquals(signal.equals("TERM") ? 143 : 130, code, signal);
+                        List<String> rest = top.rest();
+                        int summary = rest.indexOf("perfpin top: stopped. Totals per thread since it was enrolled:");
+                        assertTrue(summary >= 0, signal + ": " + rest);
+                        assertTrue(rest.get(summary + 2).matches("page-toucher +" + tid + " .*"), signal + ": " + rest);
+                    }
+                }
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(app.pid()));
+            }
+        }
+    }
+
+    private static CliRun top(Path file) {
+        return assertTimeoutPreemptively(Duration.ofSeconds(30),
+                () -> CliRun.capture(() -> Perfpin.run("top", "--stats", file.toString())));
+    }
+
+    private static void assertOneLine(Path file, String damage) {
+        CliRun run = top(file);
+        assertEquals(ExitCode.FAILURE, run.code, run.err);
+        assertEquals("perfpin top: cannot read the stats file: " + damage + "\n", run.err);
+        assertEquals("", run.out);
     }
 
     @Test

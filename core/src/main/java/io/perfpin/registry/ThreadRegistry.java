@@ -11,7 +11,6 @@ import io.perfpin.cpu.CpuTopology;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
-import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.JsonLinesFile;
 import io.perfpin.report.PinSource;
@@ -49,7 +48,8 @@ public final class ThreadRegistry implements AutoCloseable {
     private final Syscalls syscalls;
     private final ThreadAffinity affinity;
     private final RegistryConfig config;
-    private final StatsFile stats;
+    /** Null when no stats file is published. */
+    private final StatsPublisher stats;
     private final JsonLinesFile recording;
     private final Consumer<String> warnings;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
@@ -61,6 +61,8 @@ public final class ThreadRegistry implements AutoCloseable {
     private final Map<Thread, TrackedThread> enrolled = new ConcurrentHashMap<>();
     private final AtomicInteger endedPending = new AtomicInteger();
     private final List<TrackedThread> live = new ArrayList<>();
+    /** The threads the current tick finalised, to publish after everything else it does. */
+    private final List<TrackedThread> finishedThisTick = new ArrayList<>();
     private final Thread sampler;
     /** Every mask perfpin pinned a thread to: a new thread found with one of them inherited it. */
     private final Set<CpuSet> pinnedMasks = ConcurrentHashMap.newKeySet();
@@ -85,7 +87,7 @@ public final class ThreadRegistry implements AutoCloseable {
         this.syscalls = syscalls;
         this.affinity = new ThreadAffinity(syscalls);
         this.config = config;
-        this.stats = stats;
+        this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), this::warnOnce);
         this.recording = recording;
         this.warnings = warnings;
         this.processCpus = affinity.get(0);
@@ -112,7 +114,11 @@ public final class ThreadRegistry implements AutoCloseable {
             recording = config.jsonLines() == null ? null : JsonLinesFile.create(config.jsonLines());
         } catch (IOException e) {
             if (stats != null) {
-                stats.close();
+                try {
+                    stats.close(); // marked closed: no viewer waits for an agent that never started
+                } catch (IOException alsoFailed) {
+                    e.addSuppressed(alsoFailed);
+                }
             }
             throw new IOException("cannot write the recording: " + e.getMessage(), e);
         }
@@ -306,6 +312,17 @@ public final class ThreadRegistry implements AutoCloseable {
             warnOnce("cannot read the CPU topology: " + e.getMessage());
         }
         while (!closing) {
+            try {
+                sampleUntilClosing();
+            } catch (InternalError fault) {
+                // Thrown later than the write that faulted (see MappedFaults): the sampler goes on all the same.
+                faulted(fault);
+            }
+        }
+    }
+
+    private void sampleUntilClosing() {
+        while (!closing) {
             LockSupport.parkNanos(this, config.intervalNanos());
             if (closing) {
                 break;
@@ -314,10 +331,14 @@ public final class ThreadRegistry implements AutoCloseable {
         }
     }
 
-    /** One sampling pass; {@code finalPass} finalises every thread, as at exit or detach. */
+    /**
+     * One sampling pass; {@code finalPass} finalises every thread, as at exit or detach. The stats file comes
+     * last: whatever happens to it, each thread's counts, records and descriptors have been dealt with.
+     */
     private synchronized void tick(boolean finalPass) {
+        long now = System.currentTimeMillis();
+        finishedThisTick.clear();
         try {
-            long now = System.currentTimeMillis();
             admit();
             endedPending.set(0);
             for (int i = live.size() - 1; i >= 0; i--) {
@@ -325,19 +346,17 @@ public final class ThreadRegistry implements AutoCloseable {
                 boolean ended = finalPass || t.hasEnded();
                 t.counters.read(t.counts);
                 if (ended) {
-                    finish(t, now);
                     live.set(i, live.get(live.size() - 1));
                     live.remove(live.size() - 1);
-                } else {
-                    publish(t, now);
+                    finishedThisTick.add(t);
+                    finish(t, now);
+                } else if (recording != null) {
+                    recording.write(ThreadRecords.toJson(ThreadRecords.SAMPLE, now, report(t)));
                 }
             }
             TickListener listener = tickListener;
             if (listener != null) {
                 listener.afterTick(now, finalPass, this::record);
-            }
-            if (stats != null) {
-                stats.heartbeat(now);
             }
             if (recording != null) {
                 recording.flush();
@@ -345,44 +364,19 @@ public final class ThreadRegistry implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             warnOnce("sampling failed: " + e);
         }
+        if (stats != null) {
+            stats.tick(live, finishedThisTick, now);
+        }
     }
 
     private void admit() {
         for (TrackedThread t = admitted.poll(); t != null; t = admitted.poll()) {
-            if (stats != null) {
-                // A thread that already ended goes straight to the finished ring on this tick.
-                t.slot = t.hasEnded() ? -1 : stats.claimSlot(t.tid, t.javaId, t.name, t.cpus);
-                if (t.slot < 0 && !t.hasEnded()) {
-                    warnOnce("the stats file is full (" + config.liveSlots() + " live threads): threads beyond"
-                            + " that are recorded but not shown live");
-                }
-                List<EventSpec> events = t.events.events();
-                t.columns = new int[events.size()];
-                for (int e = 0; e < events.size(); e++) {
-                    t.columns[e] = stats.eventIndex(events.get(e).name());
-                }
-                for (EventFailure failure : t.counters.unsupported()) {
-                    stats.eventRefused(stats.eventIndex(failure.event().name()), failure.reason());
-                }
-            }
             live.add(t);
-        }
-    }
-
-    private void publish(TrackedThread t, long now) throws IOException {
-        if (stats != null && t.slot >= 0) {
-            stats.publish(t.slot, -1, t.cpus, t.counts, t.columns);
-        }
-        if (recording != null) {
-            recording.write(ThreadRecords.toJson(ThreadRecords.SAMPLE, now, report(t)));
         }
     }
 
     private void finish(TrackedThread t, long now) throws IOException {
         try {
-            if (stats != null) {
-                stats.finish(t.slot, t.tid, t.javaId, t.name, t.cpus, t.counts, t.columns);
-            }
             if (recording != null) {
                 recording.write(ThreadRecords.toJson(ThreadRecords.THREAD, now, report(t)));
             }
@@ -390,6 +384,13 @@ public final class ThreadRegistry implements AutoCloseable {
             t.counters.close();
             unpin(t);
             enrolled.remove(t.thread, t);
+        }
+    }
+
+    /** A fault that HotSpot threw after the code that took it had returned; only the stats file is mapped. */
+    private void faulted(InternalError fault) {
+        if (stats == null || !stats.faulted(fault)) {
+            warnOnce("sampling failed: " + fault);
         }
     }
 
@@ -425,12 +426,16 @@ public final class ThreadRegistry implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        tick(true);
-        switchedOn.close();
         try {
+            tick(true);
             if (stats != null) {
                 stats.close();
             }
+        } catch (InternalError fault) {
+            faulted(fault);
+        }
+        switchedOn.close();
+        try {
             if (recording != null) {
                 recording.close();
             }

@@ -5,9 +5,9 @@ import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.event.EventList;
 
 /**
- * A thread the registry counts. Fields are set when it is enrolled; {@link #slot} and {@link #columns} belong
- * to the sampler thread from admission on, {@link #ended} is set by the thread itself, {@link #pinning} and
- * {@link #cpus} change when a thread already counted is pinned.
+ * A thread the registry counts. Fields are set when it is enrolled; {@link #slot} and {@link #columns} are its
+ * place in the stats file, set by the {@link StatsPublisher} when it first publishes it, {@link #ended} is set by
+ * the thread itself, {@link #pinning} and {@link #cpus} change when a thread already counted is pinned.
  */
 final class TrackedThread {
     final Thread thread;

@@ -10,9 +10,14 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 
 import static io.perfpin.stats.StatsLayout.*;
 
@@ -23,8 +28,19 @@ import static io.perfpin.stats.StatsLayout.*;
  * <p>A finished thread's final counts move from its live slot to the finished ring. When the ring is
  * full, the oldest finished thread's counts are first added into the aggregate slot, so the file always
  * holds every thread's total: the live ones, the recent finished ones, and the sum of all older ones.
+ *
+ * <p>The writer only writes the mapping, and never decides on what it would read back: which slots are taken,
+ * the sequences, what the ring holds and the aggregate's sums are kept here, so a file that someone scribbles
+ * on cannot mislead it. Whether the file is still whole and still at its path is for the caller to ask, with
+ * {@link #damage}, before it writes: a write to a part of the mapping that the file no longer has faults
+ * (see {@link MappedFaults}).
  */
 public final class StatsFile implements AutoCloseable {
+    private final Path path;
+    private final FileChannel channel;
+    /** The file's identity (device and inode) when it was created: another file at its path has another. */
+    private final Object fileKey;
+    private final long size;
     private final MappedByteBuffer buffer;
     private final int capacity;
     /** The events named so far, as written to the header: a column is found without decoding the file. */
@@ -34,9 +50,26 @@ public final class StatsFile implements AutoCloseable {
     private final int finishedSlots;
     private final int slotSize;
     private final int slotsOffset;
+    private final boolean[] liveTaken;
+    /** Each slot's seqlock sequence: live slots, then the ring, then the aggregate. */
+    private final long[] sequences;
+    /** The final counts each ring slot holds, to add into the aggregate when the ring overwrites it. */
+    private final FinalCounts[] ring;
+    /** The aggregate's sums: per column, value, time enabled and time running. */
+    private final long[] aggregate;
+    private int aggregateThreads;
     private long finishedTotal;
 
-    private StatsFile(MappedByteBuffer buffer, int capacity, int liveSlots, int finishedSlots) {
+    /** A finished thread's counts, by column. */
+    private record FinalCounts(int[] columns, long[] values, long[] enabled, long[] running) {
+    }
+
+    private StatsFile(Path path, FileChannel channel, Object fileKey, MappedByteBuffer buffer, int capacity,
+                      int liveSlots, int finishedSlots) {
+        this.path = path;
+        this.channel = channel;
+        this.fileKey = fileKey;
+        this.size = buffer.capacity();
         this.buffer = buffer;
         this.capacity = capacity;
         this.refusalWritten = new boolean[capacity];
@@ -44,27 +77,49 @@ public final class StatsFile implements AutoCloseable {
         this.finishedSlots = finishedSlots;
         this.slotSize = slotSize(capacity);
         this.slotsOffset = headerSize(capacity);
+        this.liveTaken = new boolean[liveSlots];
+        this.sequences = new long[liveSlots + finishedSlots + 1];
+        this.ring = new FinalCounts[finishedSlots];
+        this.aggregate = new long[capacity * 3];
     }
 
     /**
      * Creates the file as {@link OutputFile} says (0600, new or replacing one of this user's regular files, never
      * through a link) and publishes its header last. Events are named later with {@link #eventIndex}, up to
-     * {@code eventCapacity} of them.
+     * {@code eventCapacity} of them. The file stays open until {@link #close}, so that {@link #damage} can ask its
+     * size.
+     *
+     * @throws IllegalArgumentException when a value is outside what {@link StatsLayout} allows a reader to accept
      */
     public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
                                    int eventCapacity, int liveSlots, int finishedSlots) throws IOException {
-        if (liveSlots < 1 || finishedSlots < 1 || eventCapacity < 1) {
-            throw new IllegalArgumentException("need room for at least one event, live and finished thread");
+        requireWithin("event capacity", eventCapacity, 1, MAX_EVENT_CAPACITY);
+        requireWithin("live slot count", liveSlots, 1, MAX_LIVE_SLOTS);
+        requireWithin("finished slot count", finishedSlots, 1, MAX_FINISHED_SLOTS);
+        requireWithin("pid", pid, 1, MAX_PID);
+        if (intervalNanos < MIN_INTERVAL_NANOS || intervalNanos > MAX_INTERVAL_NANOS) {
+            throw new IllegalArgumentException("a stats file allows an interval from 1ms to 1h, not " + intervalNanos
+                    + " ns");
         }
         long size = fileSize(eventCapacity, liveSlots, finishedSlots);
-        MappedByteBuffer buffer;
-        try (FileChannel channel = OutputFile.create(file)) {
-            buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+        FileChannel channel = OutputFile.create(file);
+        try {
+            MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
+            buffer.order(ByteOrder.LITTLE_ENDIAN);
+            Object key = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            StatsFile stats = new StatsFile(file, channel, key, buffer, eventCapacity, liveSlots, finishedSlots);
+            stats.writeHeader(pid, startEpochMillis, intervalNanos);
+            return stats;
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
         }
-        buffer.order(ByteOrder.LITTLE_ENDIAN);
-        StatsFile stats = new StatsFile(buffer, eventCapacity, liveSlots, finishedSlots);
-        stats.writeHeader(pid, startEpochMillis, intervalNanos);
-        return stats;
+    }
+
+    private static void requireWithin(String what, long value, long min, long max) {
+        if (value < min || value > max) {
+            throw new IllegalArgumentException("stats file " + what + " " + value + " is outside " + min + " to " + max);
+        }
     }
 
     /**
@@ -89,6 +144,31 @@ public final class StatsFile implements AutoCloseable {
             // unreadable: nothing removed
         }
         return removed;
+    }
+
+    /** The file's path, as given when it was created. */
+    public Path path() {
+        return path;
+    }
+
+    /**
+     * What happened to the file, when it can no longer be written: null while it still has its full size and its
+     * path still names it. Cheap enough for every tick: one {@code fstat} of the open file, one {@code lstat} of
+     * the path.
+     */
+    public String damage() {
+        try {
+            long now = channel.size();
+            if (now < size) {
+                return "it was truncated to " + now + " bytes (" + size + " expected)";
+            }
+            Object key = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            return Objects.equals(key, fileKey) ? null : "another file took its place";
+        } catch (NoSuchFileException e) {
+            return "it was removed";
+        } catch (IOException e) {
+            return "it cannot be checked: " + e;
+        }
     }
 
     private void writeHeader(long pid, long startEpochMillis, long intervalNanos) {
@@ -138,15 +218,16 @@ public final class StatsFile implements AutoCloseable {
     /** Claims a free live slot for a thread; returns its index, or -1 when every live slot is taken. */
     public int claimSlot(int tid, long javaId, String name, String cpus) {
         for (int slot = 0; slot < liveSlots; slot++) {
-            int offset = liveSlotOffset(slot);
-            if (buffer.getInt(offset + STATE_OFFSET) == STATE_FREE) {
-                beginWrite(offset);
+            if (!liveTaken[slot]) {
+                liveTaken[slot] = true;
+                int offset = slotOffset(slot);
+                beginWrite(slot);
                 buffer.putInt(offset + STATE_OFFSET, STATE_RUNNING);
                 writeIdentity(offset, tid, javaId, name, cpus, 1);
                 for (int e = 0; e < capacity; e++) {
                     writeCounter(offset, e, 0, 0, 0);
                 }
-                endWrite(offset);
+                endWrite(slot);
                 return slot;
             }
         }
@@ -158,20 +239,16 @@ public final class StatsFile implements AutoCloseable {
      * {@code columns[i]} (from {@link #eventIndex}; negative skips the event).
      */
     public void publish(int slot, int lastCpu, String cpus, CounterSnapshot counts, int[] columns) {
-        int offset = liveSlotOffset(slot);
-        beginWrite(offset);
+        int offset = slotOffset(slot);
+        beginWrite(slot);
         buffer.putInt(offset + LAST_CPU_OFFSET, lastCpu);
         putString(offset + CPUS_OFFSET, CPUS_SIZE, cpus);
-        writeCounters(offset, counts, columns);
-        endWrite(offset);
-    }
-
-    private void writeCounters(int offset, CounterSnapshot counts, int[] columns) {
         for (int i = 0; i < columns.length; i++) {
             if (columns[i] >= 0) {
                 writeCounter(offset, columns[i], counts.raw(i), counts.enabledNanos(i), counts.runningNanos(i));
             }
         }
+        endWrite(slot);
     }
 
     /**
@@ -181,41 +258,64 @@ public final class StatsFile implements AutoCloseable {
     public void finish(int slot, int tid, long javaId, String name, String cpus, CounterSnapshot finalCounts,
                        int[] columns) {
         int ringSlot = (int) (finishedTotal % finishedSlots);
-        int finished = finishedSlotOffset(ringSlot);
-        if (buffer.getInt(finished + STATE_OFFSET) == STATE_FINISHED) {
-            foldIntoAggregate(finished);
+        if (ring[ringSlot] != null) {
+            foldIntoAggregate(ring[ringSlot]);
         }
-        beginWrite(finished);
+        FinalCounts counts = finalCounts(finalCounts, columns);
+        ring[ringSlot] = counts;
+        int finished = finishedSlotOffset(ringSlot);
+        beginWrite(liveSlots + ringSlot);
         buffer.putInt(finished + STATE_OFFSET, STATE_FINISHED);
         writeIdentity(finished, tid, javaId, name, cpus, 1);
         for (int e = 0; e < capacity; e++) {
             writeCounter(finished, e, 0, 0, 0);
         }
-        writeCounters(finished, finalCounts, columns);
-        endWrite(finished);
+        for (int i = 0; i < columns.length; i++) {
+            if (columns[i] >= 0) {
+                writeCounter(finished, columns[i], counts.values[i], counts.enabled[i], counts.running[i]);
+            }
+        }
+        endWrite(liveSlots + ringSlot);
         finishedTotal++;
         LONGS.setRelease(buffer, FINISHED_TOTAL_OFFSET, finishedTotal);
 
         if (slot >= 0) {
-            int live = liveSlotOffset(slot);
-            beginWrite(live);
-            buffer.putInt(live + STATE_OFFSET, STATE_FREE);
-            endWrite(live);
+            liveTaken[slot] = false;
+            beginWrite(slot);
+            buffer.putInt(slotOffset(slot) + STATE_OFFSET, STATE_FREE);
+            endWrite(slot);
         }
     }
 
-    private void foldIntoAggregate(int evicted) {
-        int aggregate = aggregateSlotOffset();
-        beginWrite(aggregate);
-        buffer.putInt(aggregate + THREADS_OFFSET, buffer.getInt(aggregate + THREADS_OFFSET) + 1);
-        for (int e = 0; e < capacity; e++) {
-            int from = evicted + COUNTERS_OFFSET + e * COUNTER_SIZE;
-            int to = aggregate + COUNTERS_OFFSET + e * COUNTER_SIZE;
-            for (int field = 0; field < COUNTER_SIZE; field += Long.BYTES) {
-                buffer.putLong(to + field, buffer.getLong(to + field) + buffer.getLong(from + field));
+    private static FinalCounts finalCounts(CounterSnapshot snapshot, int[] columns) {
+        int n = columns.length;
+        FinalCounts counts = new FinalCounts(columns.clone(), new long[n], new long[n], new long[n]);
+        for (int i = 0; i < n; i++) {
+            counts.values[i] = snapshot.raw(i);
+            counts.enabled[i] = snapshot.enabledNanos(i);
+            counts.running[i] = snapshot.runningNanos(i);
+        }
+        return counts;
+    }
+
+    private void foldIntoAggregate(FinalCounts evicted) {
+        aggregateThreads++;
+        for (int i = 0; i < evicted.columns.length; i++) {
+            int column = evicted.columns[i];
+            if (column >= 0) {
+                aggregate[3 * column] += evicted.values[i];
+                aggregate[3 * column + 1] += evicted.enabled[i];
+                aggregate[3 * column + 2] += evicted.running[i];
             }
         }
-        endWrite(aggregate);
+        int slot = liveSlots + finishedSlots;
+        int offset = aggregateSlotOffset();
+        beginWrite(slot);
+        buffer.putInt(offset + THREADS_OFFSET, aggregateThreads);
+        for (int e = 0; e < capacity; e++) {
+            writeCounter(offset, e, aggregate[3 * e], aggregate[3 * e + 1], aggregate[3 * e + 2]);
+        }
+        endWrite(slot);
     }
 
     /** Tells readers the sampler is alive. */
@@ -223,22 +323,29 @@ public final class StatsFile implements AutoCloseable {
         LONGS.setRelease(buffer, HEARTBEAT_OFFSET, epochMillis);
     }
 
-    /** Marks the file closed: readers then know no more updates come. The counts stay readable. */
+    /**
+     * Marks the file closed: readers then know no more updates come. The counts stay readable. Ask
+     * {@link #damage} first: this writes too.
+     */
     @Override
-    public void close() {
+    public void close() throws IOException {
         LONGS.setRelease(buffer, CLOSED_OFFSET, 1L);
         buffer.force();
+        channel.close();
     }
 
-    private void beginWrite(int slotOffset) {
-        long sequence = buffer.getLong(slotOffset + SEQUENCE_OFFSET);
-        LONGS.setOpaque(buffer, slotOffset + SEQUENCE_OFFSET, sequence + 1);
+    /** Lets go of a damaged file without another write: it stays as it is, not marked closed. */
+    public void abandon() throws IOException {
+        channel.close();
+    }
+
+    private void beginWrite(int slot) {
+        LONGS.setOpaque(buffer, slotOffset(slot) + SEQUENCE_OFFSET, ++sequences[slot]);
         VarHandle.storeStoreFence(); // the odd sequence is visible before any field changes
     }
 
-    private void endWrite(int slotOffset) {
-        long sequence = buffer.getLong(slotOffset + SEQUENCE_OFFSET);
-        LONGS.setRelease(buffer, slotOffset + SEQUENCE_OFFSET, sequence + 1);
+    private void endWrite(int slot) {
+        LONGS.setRelease(buffer, slotOffset(slot) + SEQUENCE_OFFSET, ++sequences[slot]);
     }
 
     private void writeIdentity(int offset, int tid, long javaId, String name, String cpus, int threads) {
@@ -264,15 +371,16 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
-    private int liveSlotOffset(int slot) {
+    /** Of any slot: live ones first, then the ring, then the aggregate. */
+    private int slotOffset(int slot) {
         return slotsOffset + slot * slotSize;
     }
 
     private int finishedSlotOffset(int slot) {
-        return slotsOffset + (liveSlots + slot) * slotSize;
+        return slotOffset(liveSlots + slot);
     }
 
     private int aggregateSlotOffset() {
-        return slotsOffset + (liveSlots + finishedSlots) * slotSize;
+        return slotOffset(liveSlots + finishedSlots);
     }
 }

@@ -47,6 +47,35 @@ import java.nio.ByteOrder;
  *
  * <p>Events are columns shared by all threads: a thread that counts its own set (an annotation's) fills
  * only its columns, so a reader never needs per-thread event lists.
+ *
+ * <p>The file lives in the user's directory, where anything the user runs can truncate, replace or scribble on
+ * it. The writer ({@link StatsFile}) therefore keeps every value it decides on (slot occupancy, sequences, the
+ * aggregate's sums, the finished total) in its own memory and only ever writes the file, and it stops writing
+ * when the file shrinks under its mapping or its path names another file. A reader ({@link StatsFileReader})
+ * believes nothing it has not checked, and reports a file that breaks one of these rules as damaged:
+ * <ul>
+ *   <li>Static header fields, checked when it opens the file, before mapping it: magic and version as above;
+ *       pid 1 to {@link #MAX_PID}; start time &gt;= 0; interval {@link #MIN_INTERVAL_NANOS} to
+ *       {@link #MAX_INTERVAL_NANOS} (a reader waits one interval between two looks, so this bounds its pace both
+ *       ways); event capacity 1 to {@link #MAX_EVENT_CAPACITY}, live slots 1 to {@link #MAX_LIVE_SLOTS},
+ *       finished slots 1 to {@link #MAX_FINISHED_SLOTS} (so the largest file, about 830 MB, is addressed with int
+ *       offsets); slot size equal to {@link #slotSize(int)} of the capacity; and the file exactly
+ *       {@link #fileSize(int, int, int)} bytes long: shorter is truncated, longer is damaged. The writer refuses
+ *       to create a file outside these bounds. The reserved bytes are not checked.</li>
+ *   <li>Dynamic header fields, checked on every read: event count 0 to the capacity, never falling; finished
+ *       total &gt;= 0, never falling; closed 0 or 1; heartbeat &gt;= 0; each named event has a name, and no two
+ *       the same name.</li>
+ *   <li>Slots: a live slot is free or running, a finished slot free or finished, the last slot the aggregate;
+ *       this holds even while the writer is mid-update, so it is checked before waiting on a sequence. Once the
+ *       sequence is even and unchanged across the copy: a thread's slot counts 1 thread with a tid 1 to
+ *       {@link #MAX_PID} and a Java thread id &gt; 0, the aggregate counts &gt;= 0 threads; the last cpu is
+ *       &gt;= -1; every value, enabled and running time of a named event is &gt;= 0.</li>
+ *   <li>A read of the whole file waits at most {@link StatsFileReader#SETTLE_NANOS} in all for odd sequences to
+ *       turn even: a slot that does not settle by then (its writer died mid-update, or the bytes are not a
+ *       sequence) makes the file damaged.</li>
+ *   <li>The file is a regular file. Its size is checked against the header's before every read, and a fault
+ *       (SIGBUS) on the mapping is caught: a file truncated under a reader is reported as truncated.</li>
+ * </ul>
  */
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
@@ -81,6 +110,16 @@ public final class StatsLayout {
     public static final int CPUS_SIZE = 64;
     public static final int COUNTERS_OFFSET = 160;
     public static final int COUNTER_SIZE = 24;
+
+    /** Enough columns for every preset at once, with room for annotations' own events. */
+    public static final int MAX_EVENT_CAPACITY = 256;
+    public static final int MAX_LIVE_SLOTS = 65_536;
+    public static final int MAX_FINISHED_SLOTS = 65_536;
+    /** Linux's PID_MAX_LIMIT: no pid or tid is larger. */
+    public static final long MAX_PID = 4_194_304;
+    /** perf stat -I has the same floor: a shorter interval costs more than it shows. */
+    public static final long MIN_INTERVAL_NANOS = 1_000_000L;
+    public static final long MAX_INTERVAL_NANOS = 3_600_000_000_000L;
 
     public static final int STATE_FREE = 0;
     public static final int STATE_RUNNING = 1;

@@ -1,28 +1,36 @@
 package io.perfpin.stats;
 
 /**
- * One slot of a stats file as a reader saw it, consistent (taken under the slot's seqlock). Reusable:
- * {@link StatsFileReader#read(int, ThreadSample)} overwrites it.
+ * One slot of a stats file as a reader saw it, consistent (taken under the slot's seqlock) and checked against
+ * the rules of {@link StatsLayout}. Its columns are the events the file named when it was read.
  */
 public final class ThreadSample {
-    int state;
-    int tid;
-    long javaId;
-    int lastCpu;
-    int threads;
-    String name = "";
-    String cpus = "";
-    final long[] values;
-    final long[] enabledNanos;
-    final long[] runningNanos;
+    private final int state;
+    private final int tid;
+    private final long javaId;
+    private final int lastCpu;
+    private final int threads;
+    private final String name;
+    private final String cpus;
+    private final long[] values;
+    private final long[] enabledNanos;
+    private final long[] runningNanos;
 
-    public ThreadSample(int events) {
-        values = new long[events];
-        enabledNanos = new long[events];
-        runningNanos = new long[events];
+    ThreadSample(int state, int tid, long javaId, int lastCpu, int threads, String name, String cpus, long[] values,
+                 long[] enabledNanos, long[] runningNanos) {
+        this.state = state;
+        this.tid = tid;
+        this.javaId = javaId;
+        this.lastCpu = lastCpu;
+        this.threads = threads;
+        this.name = name;
+        this.cpus = cpus;
+        this.values = values;
+        this.enabledNanos = enabledNanos;
+        this.runningNanos = runningNanos;
     }
 
-    /** {@link StatsLayout#STATE_RUNNING}, {@code STATE_FINISHED}, {@code STATE_AGGREGATE} or {@code STATE_FREE}. */
+    /** {@link StatsLayout#STATE_RUNNING}, {@code STATE_FINISHED} or {@code STATE_AGGREGATE}. */
     public int state() {
         return state;
     }
@@ -54,6 +62,7 @@ public final class ThreadSample {
         return cpus;
     }
 
+    /** How many event columns it has: as many as the file named when it was read. */
     public int events() {
         return values.length;
     }

@@ -10,14 +10,19 @@ import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
+import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -74,20 +79,21 @@ class ThreadRegistryTest {
 
         // Visible from outside the thread: the kernel's view and the stats file agree with the pin.
         assertEquals("1", statusField(tid[0], "Cpus_allowed_list"));
-        StatsFileReader reader = StatsFileReader.open(statsFile);
-        ThreadSample sample = awaitSlot(reader, tid[0], StatsLayout.STATE_RUNNING);
-        assertEquals("order-matcher", sample.name());
-        assertEquals("1", sample.cpus());
-        assertEquals(worker.getId(), sample.javaId());
+        try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+            ThreadSample sample = awaitSlot(reader, tid[0], StatsLayout.STATE_RUNNING);
+            assertEquals("order-matcher", sample.name());
+            assertEquals("1", sample.cpus());
+            assertEquals(worker.getId(), sample.javaId());
 
-        touch.countDown();
-        worker.join();
-        ThreadSample done = awaitSlot(reader, tid[0], StatsLayout.STATE_FINISHED);
-        int faults = reader.eventNames().indexOf("page-faults");
-        assertWithin(4096, done.raw(faults), 0.03, "page faults in the stats file");
-        registry.close();
+            touch.countDown();
+            worker.join();
+            ThreadSample done = awaitSlot(reader, tid[0], StatsLayout.STATE_FINISHED);
+            int faults = reader.snapshot().eventNames().indexOf("page-faults");
+            assertWithin(4096, done.raw(faults), 0.03, "page faults in the stats file");
+            registry.close();
 
-        assertTrue(reader.isClosed());
+            assertTrue(reader.isClosed());
+        }
         List<String> lines = Files.readAllLines(recording);
         String last = lines.stream().filter(l -> l.contains("\"type\":\"thread\"")).findFirst().orElseThrow();
         assertTrue(last.contains("\"name\":\"order-matcher\"") && last.contains("\"cpus\":\"1\""), last);
@@ -95,6 +101,83 @@ class ThreadRegistryTest {
         assertTrue(lines.stream().anyMatch(l -> l.contains("\"type\":\"sample\"")), "live samples were recorded");
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(recording)));
+    }
+
+    /**
+     * The file is truncated (a write would fault) or replaced (a viewer reads another file) while a thread is
+     * counted: the registry says so once, and the thread's counts from before and after reach its final record.
+     */
+    @Test
+    void aStatsFileTruncatedOrReplacedUnderTheRegistryIsLeftAndCountingGoesOn() throws Exception {
+        for (String damage : List.of("truncated", "replaced")) {
+            warnings.clear();
+            Path statsFile = dir.resolve(damage + ".stats");
+            Path recording = dir.resolve(damage + ".jsonl");
+            ThreadRegistry registry = start(RegistryConfig.of(events("sched")).withInterval(10_000_000L)
+                    .withStatsFile(statsFile).withJsonLines(recording));
+            CountDownLatch damaged = new CountDownLatch(1);
+            int[] tid = new int[1];
+            Thread worker = new Thread(() -> {
+                tid[0] = affinity.currentTid();
+                registry.enrolCurrentThread(null, null);
+                try {
+                    PageToucher.touch(4 << 20);
+                    damaged.await();
+                    PageToucher.touch(4 << 20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    registry.threadEnded(Thread.currentThread());
+                }
+            }, "survivor");
+            byte[] replacement = "not the registry's file".getBytes(StandardCharsets.UTF_8);
+            try {
+                worker.start();
+                try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+                    awaitSlot(reader, awaitTid(tid), StatsLayout.STATE_RUNNING);
+                }
+                if (damage.equals("truncated")) {
+                    try (FileChannel channel = FileChannel.open(statsFile, StandardOpenOption.WRITE)) {
+                        channel.truncate(0);
+                    }
+                } else {
+                    Path other = dir.resolve("other");
+                    Files.write(other, replacement);
+                    Files.move(other, statsFile, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                }
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (warnings.isEmpty() && System.nanoTime() < deadline) {
+                    Thread.sleep(5);
+                }
+                damaged.countDown();
+                worker.join(10_000);
+            } finally {
+                damaged.countDown();
+                registry.close();
+            }
+            String expected = "stopped publishing to the stats file " + statsFile + ": "
+                    + (damage.equals("truncated") ? "it was truncated to 0 bytes (" : "another file took its place;");
+            assertEquals(1, warnings.size(), damage + ": " + warnings);
+            assertTrue(warnings.get(0).startsWith(expected) && warnings.get(0).endsWith("; counting and recording go on"),
+                    warnings.get(0));
+            String last = Files.readAllLines(recording).stream().filter(l -> l.contains("\"type\":\"thread\""))
+                    .findFirst().orElseThrow(() -> new AssertionError(damage + ": no final record"));
+            assertWithin(2048, faults(last), 0.03, damage + ": page faults before and after, in the final record");
+            if (damage.equals("truncated")) {
+                assertEquals(0, Files.size(statsFile), "never written again, not even marked closed");
+            } else {
+                assertEquals(new String(replacement, StandardCharsets.UTF_8),
+                        Files.readString(statsFile), "the file that took its place is left alone");
+            }
+        }
+    }
+
+    private static int awaitTid(int[] tid) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (tid[0] == 0 && System.nanoTime() < deadline) {
+            Thread.sleep(1);
+        }
+        return tid[0];
     }
 
     @Test
@@ -123,15 +206,16 @@ class ThreadRegistryTest {
                 t.join();
             }
         }
-        StatsFileReader reader = StatsFileReader.open(statsFile);
         registry.close();
+        StatsSnapshot snapshot;
+        try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+            snapshot = reader.snapshot();
+        }
 
-        int faults = reader.eventNames().indexOf("page-faults");
-        ThreadSample sample = reader.newSample();
+        int faults = snapshot.eventNames().indexOf("page-faults");
         long total = 0;
         int counted = 0;
-        for (int slot = 0; slot < reader.slots(); slot++) {
-            reader.read(slot, sample);
+        for (ThreadSample sample : snapshot.threads()) {
             if (sample.state() == StatsLayout.STATE_FINISHED || sample.state() == StatsLayout.STATE_AGGREGATE) {
                 total += sample.raw(faults);
                 counted += sample.threads();
@@ -206,11 +290,10 @@ class ThreadRegistryTest {
         }
     }
 
-    private static ThreadSample awaitSlot(StatsFileReader reader, int tid, int state) throws InterruptedException {
-        ThreadSample sample = reader.newSample();
+    private static ThreadSample awaitSlot(StatsFileReader reader, int tid, int state)
+            throws IOException, InterruptedException {
         for (int attempt = 0; attempt < 10_000; attempt++) {
-            for (int slot = 0; slot < reader.slots(); slot++) {
-                reader.read(slot, sample);
+            for (ThreadSample sample : reader.snapshot().threads()) {
                 if (sample.tid() == tid && sample.state() == state) {
                     return sample;
                 }

@@ -6,17 +6,28 @@ import io.perfpin.files.OwnedDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class StatsFileTest {
+    static final long MILLISECOND = 1_000_000L;
     @TempDir
     Path dir;
 
@@ -29,33 +40,36 @@ class StatsFileTest {
             stats.publish(slot, 3, "2-3", CounterSnapshots.of(new long[] {5_000, 16_384}, 10_000, 10_000), columns);
             stats.heartbeat(1_700_000_000_500L);
 
-            StatsFileReader reader = StatsFileReader.open(file);
-            assertEquals(List.of("task-clock", "page-faults"), reader.eventNames());
-            assertEquals(4242, reader.pid());
-            assertEquals(500_000_000L, reader.intervalNanos());
-            assertEquals(1_700_000_000_500L, reader.heartbeatEpochMillis());
-            ThreadSample sample = reader.newSample();
-            assertTrue(reader.read(slot, sample));
-            assertEquals(StatsLayout.STATE_RUNNING, sample.state());
-            assertEquals("disruptor-1", sample.name());
-            assertEquals(777, sample.tid());
-            assertEquals(12, sample.javaId());
-            assertEquals(3, sample.lastCpu());
-            assertEquals("2-3", sample.cpus());
-            assertEquals(16_384, sample.raw(1));
-            assertFalse(reader.isClosed());
+            try (StatsFileReader reader = StatsFileReader.open(file)) {
+                StatsSnapshot snapshot = reader.snapshot();
+                assertEquals(List.of("task-clock", "page-faults"), snapshot.eventNames());
+                assertEquals(4242, reader.pid());
+                assertEquals(500_000_000L, reader.intervalNanos());
+                assertEquals(1_700_000_000_500L, reader.heartbeatEpochMillis());
+                ThreadSample sample = thread(snapshot, 777);
+                assertEquals(StatsLayout.STATE_RUNNING, sample.state());
+                assertEquals("disruptor-1", sample.name());
+                assertEquals(12, sample.javaId());
+                assertEquals(3, sample.lastCpu());
+                assertEquals("2-3", sample.cpus());
+                assertEquals(16_384, sample.raw(1));
+                assertFalse(reader.isClosed());
 
-            // A thread that counts its own events adds columns; the reader sees them appear.
-            int tlb = stats.eventIndex("dTLB-load-misses");
-            assertEquals(List.of("task-clock", "page-faults", "dTLB-load-misses"), reader.eventNames());
-            int annotated = stats.claimSlot(778, 13, "annotated", "0");
-            stats.publish(annotated, 0, "0", CounterSnapshots.of(new long[] {99}, 1, 1), new int[] {tlb});
-            assertTrue(reader.read(annotated, sample));
-            assertEquals(99, sample.raw(tlb));
-            assertEquals(0, sample.enabledNanos(0), "a column the thread does not count stays empty");
-            assertEquals(1, stats.eventIndex("page-faults"));
+                // A thread that counts its own events adds columns; the reader sees them appear.
+                int tlb = stats.eventIndex("dTLB-load-misses");
+                int annotated = stats.claimSlot(778, 13, "annotated", "0");
+                stats.publish(annotated, 0, "0", CounterSnapshots.of(new long[] {99}, 1, 1), new int[] {tlb});
+                snapshot = reader.snapshot();
+                assertEquals(List.of("task-clock", "page-faults", "dTLB-load-misses"), snapshot.eventNames());
+                sample = thread(snapshot, 778);
+                assertEquals(99, sample.raw(tlb));
+                assertEquals(0, sample.enabledNanos(0), "a column the thread does not count stays empty");
+                assertEquals(1, stats.eventIndex("page-faults"));
+            }
         }
-        assertTrue(StatsFileReader.open(file).isClosed());
+        try (StatsFileReader reader = StatsFileReader.open(file)) {
+            assertTrue(reader.isClosed());
+        }
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())));
     }
@@ -63,14 +77,16 @@ class StatsFileTest {
     @Test
     void theFirstReasonAnEventWasRefusedIsKeptForReaders() throws Exception {
         Path file = dir.resolve("reasons.stats");
-        try (StatsFile stats = StatsFile.create(file, 1, 0, 1, 2, 1, 1)) {
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 2, 1, 1)) {
             int cycles = stats.eventIndex("cycles");
             int faults = stats.eventIndex("page-faults");
             stats.eventRefused(cycles, "no hardware PMU counts this here");
             stats.eventRefused(cycles, "a later thread's reason");
-            StatsFileReader reader = StatsFileReader.open(file);
-            assertEquals("no hardware PMU counts this here", reader.eventRefusal(cycles));
-            assertEquals("", reader.eventRefusal(faults));
+            try (StatsFileReader reader = StatsFileReader.open(file)) {
+                StatsSnapshot snapshot = reader.snapshot();
+                assertEquals("no hardware PMU counts this here", snapshot.eventRefusal(cycles));
+                assertEquals("", snapshot.eventRefusal(faults));
+            }
         }
     }
 
@@ -94,7 +110,7 @@ class StatsFileTest {
     @Test
     void finishedThreadsKeepTheirTotalsWhenTheRingOverflows() throws Exception {
         Path file = dir.resolve("churn.stats");
-        try (StatsFile stats = StatsFile.create(file, 1, 0, 1, 1, 2, 2)) {
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 2, 2)) {
             int[] columns = {stats.eventIndex("page-faults")};
             long total = 0;
             for (int t = 1; t <= 7; t++) {
@@ -104,21 +120,14 @@ class StatsFileTest {
                         CounterSnapshots.of(new long[] {100L * t}, t, t), columns);
                 total += 100L * t;
             }
-            StatsFileReader reader = StatsFileReader.open(file);
-            assertEquals(7, reader.finishedTotal());
-            ThreadSample sample = reader.newSample();
-            long seen = 0;
-            int threads = 0;
-            for (int slot = 0; slot < reader.slots(); slot++) {
-                reader.read(slot, sample);
-                if (sample.state() == StatsLayout.STATE_FINISHED || sample.state() == StatsLayout.STATE_AGGREGATE) {
-                    seen += sample.raw(0);
-                    threads += sample.threads();
-                }
-                assertTrue(sample.state() != StatsLayout.STATE_RUNNING, "live slots were freed");
+            try (StatsFileReader reader = StatsFileReader.open(file)) {
+                StatsSnapshot snapshot = reader.snapshot();
+                assertEquals(7, snapshot.finishedTotal());
+                assertEquals(total, finishedSum(snapshot), "no finished thread's total is lost");
+                assertEquals(7, snapshot.threads().stream().mapToInt(ThreadSample::threads).sum());
+                assertTrue(snapshot.threads().stream().noneMatch(s -> s.state() == StatsLayout.STATE_RUNNING),
+                        "live slots were freed");
             }
-            assertEquals(total, seen, "no finished thread's total is lost");
-            assertEquals(7, threads);
         }
     }
 
@@ -126,7 +135,7 @@ class StatsFileTest {
     void aReaderNeverSeesAHalfWrittenSlot() throws Exception {
         Path file = dir.resolve("torn.stats");
         int events = 8;
-        try (StatsFile stats = StatsFile.create(file, 1, 0, 1, events, 1, 1)) {
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, events, 1, 1)) {
             int[] columns = new int[events];
             for (int e = 0; e < events; e++) {
                 columns[e] = stats.eventIndex("e" + e);
@@ -140,20 +149,116 @@ class StatsFileTest {
                     java.util.Arrays.fill(values, v);
                     CounterSnapshots.fill(counts, values, v, v);
                     stats.publish(slot, (int) (v % 2), "0", counts, columns);
+                    // A breath between updates, as the sampler takes between slots: without it the slot would
+                    // be mid-update nearly all the time, and a reader would wait its settle time out.
+                    for (int i = 0; i < 16; i++) {
+                        Thread.onSpinWait();
+                    }
                 }
             });
             writer.start();
-            StatsFileReader reader = StatsFileReader.open(file);
-            ThreadSample sample = reader.newSample();
-            for (int i = 0; i < 20_000; i++) {
-                assertTrue(reader.read(slot, sample));
-                for (int e = 1; e < events; e++) {
-                    assertEquals(sample.raw(0), sample.raw(e), "torn read at event " + e);
+            try (StatsFileReader reader = StatsFileReader.open(file)) {
+                for (int i = 0; i < 20_000; i++) {
+                    ThreadSample sample = thread(reader.snapshot(), 1);
+                    for (int e = 1; e < events; e++) {
+                        assertEquals(sample.raw(0), sample.raw(e), "torn read at event " + e);
+                    }
+                    assertEquals(sample.raw(0), sample.enabledNanos(events - 1));
                 }
-                assertEquals(sample.raw(0), sample.enabledNanos(events - 1));
+            } finally {
+                stop.set(true);
+                writer.join(10_000);
             }
-            stop.set(true);
-            writer.join();
         }
+    }
+
+    @Test
+    void theWriterTakesNoDecisionFromWhatTheFileSays() throws Exception {
+        Path file = dir.resolve("scribbled.stats");
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 2, 1)) {
+            int[] columns = {stats.eventIndex("page-faults")};
+            int first = stats.claimSlot(101, 1, "first", "0");
+            stats.publish(first, -1, "0", CounterSnapshots.of(new long[] {100}, 1, 1), columns);
+            // Someone else writes the file: every slot looks taken, mid-update and full of counts.
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                int slots = 2 + 1 + 1;
+                for (int slot = 0; slot < slots; slot++) {
+                    long offset = StatsLayout.headerSize(1) + (long) slot * StatsLayout.slotSize(1);
+                    put(channel, offset + StatsLayout.SEQUENCE_OFFSET, 7L);
+                    put(channel, offset + StatsLayout.COUNTERS_OFFSET, 1_000_000L);
+                    if (slot == 1) {
+                        put(channel, offset + StatsLayout.STATE_OFFSET, (long) StatsLayout.STATE_RUNNING);
+                    }
+                }
+                put(channel, StatsLayout.FINISHED_TOTAL_OFFSET, 41L);
+            }
+            int second = stats.claimSlot(102, 2, "second", "0");
+            assertEquals(1, second, "the slot the file calls taken is free for the writer");
+            stats.finish(first, 101, 1, "first", "0", CounterSnapshots.of(new long[] {100}, 1, 1), columns);
+            stats.finish(second, 102, 2, "second", "0", CounterSnapshots.of(new long[] {20}, 1, 1), columns);
+
+            try (StatsFileReader reader = StatsFileReader.open(file)) {
+                StatsSnapshot snapshot = reader.snapshot();
+                assertEquals(2, snapshot.finishedTotal());
+                assertEquals(120, finishedSum(snapshot), "the aggregate holds the writer's sums, not the file's");
+                assertEquals(List.of("second", "(older finished threads)"),
+                        snapshot.threads().stream().map(ThreadSample::name).collect(Collectors.toList()));
+            }
+        }
+    }
+
+    @Test
+    void theWriterTellsAFileTruncatedRemovedOrReplacedUnderIt() throws Exception {
+        Path truncated = dir.resolve("truncated.stats");
+        StatsFile cut = StatsFile.create(truncated, 1, 0, MILLISECOND, 1, 1, 1);
+        assertNull(cut.damage());
+        long size = Files.size(truncated);
+        try (FileChannel channel = FileChannel.open(truncated, StandardOpenOption.WRITE)) {
+            channel.truncate(size - 1);
+        }
+        assertEquals("it was truncated to " + (size - 1) + " bytes (" + size + " expected)", cut.damage());
+        cut.abandon();
+
+        Path removed = dir.resolve("removed.stats");
+        try (StatsFile stats = StatsFile.create(removed, 1, 0, MILLISECOND, 1, 1, 1)) {
+            Files.delete(removed);
+            assertEquals("it was removed", stats.damage());
+        }
+
+        Path replaced = dir.resolve("replaced.stats");
+        try (StatsFile stats = StatsFile.create(replaced, 1, 0, MILLISECOND, 1, 1, 1)) {
+            Path other = dir.resolve("other");
+            Files.write(other, Files.readAllBytes(replaced));
+            Files.move(other, replaced, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+            assertEquals("another file took its place", stats.damage());
+        }
+    }
+
+    @Test
+    void theWriterRefusesAFileNoReaderWouldAccept() {
+        Path file = dir.resolve("refused.stats");
+        for (long[] bad : new long[][] {{0, 1, 1, MILLISECOND, 1}, {StatsLayout.MAX_EVENT_CAPACITY + 1, 1, 1,
+                MILLISECOND, 1}, {1, 0, 1, MILLISECOND, 1}, {1, 1, StatsLayout.MAX_FINISHED_SLOTS + 1, MILLISECOND, 1},
+                {1, 1, 1, MILLISECOND - 1, 1}, {1, 1, 1, StatsLayout.MAX_INTERVAL_NANOS + 1, 1}, {1, 1, 1, MILLISECOND, 0}}) {
+            assertThrows(IllegalArgumentException.class, () -> StatsFile.create(file, bad[4], 0, bad[3], (int) bad[0],
+                    (int) bad[1], (int) bad[2]), Arrays.toString(bad));
+        }
+        assertTrue(Files.notExists(file));
+    }
+
+    private static void put(FileChannel channel, long offset, long value) throws IOException {
+        ByteBuffer bytes = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value);
+        channel.write(bytes, offset);
+    }
+
+    static ThreadSample thread(StatsSnapshot snapshot, int tid) {
+        return snapshot.threads().stream().filter(s -> s.tid() == tid).findFirst()
+                .orElseThrow(() -> new AssertionError("no thread " + tid + " in the stats file"));
+    }
+
+    /** The final totals of every finished thread, those of the ring and the aggregate's. */
+    static long finishedSum(StatsSnapshot snapshot) {
+        return snapshot.threads().stream().filter(s -> s.state() != StatsLayout.STATE_RUNNING)
+                .mapToLong(s -> s.raw(0)).sum();
     }
 }

@@ -1,0 +1,41 @@
+package io.perfpin.cli;
+
+import io.perfpin.stats.StatsFile;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+
+/** Stats files for the commands to read: a valid one as an agent writes it, and damage to its bytes. */
+final class StatsFiles {
+    /** Event capacity 4, 3 live slots, 2 finished ones: the file's layout offsets follow from these. */
+    static final int CAPACITY = 4;
+
+    private StatsFiles() {
+    }
+
+    /** A closed file of {@code pid} with one thread, {@code worker}, that counts task-clock. */
+    static void writeValid(Path file, long pid) throws IOException {
+        try (StatsFile stats = StatsFile.create(file, pid, System.currentTimeMillis(), 50_000_000L, CAPACITY, 3, 2)) {
+            stats.eventIndex("task-clock");
+            stats.claimSlot(1, 1, "worker", "0");
+        }
+    }
+
+    static void putInt(Path file, long offset, int value) throws IOException {
+        put(file, offset, ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(0, value));
+    }
+
+    static void putLong(Path file, long offset, long value) throws IOException {
+        put(file, offset, ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value));
+    }
+
+    private static void put(Path file, long offset, ByteBuffer bytes) throws IOException {
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            channel.write(bytes, offset);
+        }
+    }
+}

@@ -1,0 +1,131 @@
+package io.perfpin.registry;
+
+import io.perfpin.counter.EventFailure;
+import io.perfpin.event.EventSpec;
+import io.perfpin.stats.MappedFaults;
+import io.perfpin.stats.StatsFile;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The registry's threads in its stats file, for as long as the file is whole and at its path. The file lives in
+ * the user's directory: truncated under the mapping, any write to the lost part would fault (SIGBUS); removed or
+ * replaced, it is no longer what a viewer opens. Each tick checks it before writing, a fault that happens all the
+ * same is caught, and either way the registry stops publishing there and says so once; counting and the recording
+ * go on. Runs on the sampler thread, or on the thread that closes the registry once the sampler has stopped.
+ */
+final class StatsPublisher {
+    private final StatsFile file;
+    private final int liveSlots;
+    private final Consumer<String> warnings;
+    private boolean stopped;
+
+    StatsPublisher(StatsFile file, int liveSlots, Consumer<String> warnings) {
+        this.file = file;
+        this.liveSlots = liveSlots;
+        this.warnings = warnings;
+    }
+
+    /**
+     * Publishes one tick: the threads that finished since the last one get their final counts, the live ones
+     * their counts so far (a thread new to the file first gets its columns and a live slot), then the heartbeat.
+     */
+    void tick(List<TrackedThread> live, List<TrackedThread> finished, long epochMillis) {
+        write(() -> {
+            for (TrackedThread t : finished) {
+                if (t.columns == null) {
+                    admit(t, false); // it ended before a tick published it
+                }
+                file.finish(t.slot, t.tid, t.javaId, t.name, t.cpus, t.counts, t.columns);
+            }
+            for (TrackedThread t : live) {
+                if (t.columns == null) {
+                    admit(t, true);
+                }
+                if (t.slot >= 0) {
+                    file.publish(t.slot, -1, t.cpus, t.counts, t.columns);
+                }
+            }
+            file.heartbeat(epochMillis);
+        });
+    }
+
+    /** Marks the file closed, the last write; a damaged file is left as it is. */
+    void close() {
+        write(() -> {
+            try {
+                file.close();
+            } catch (IOException | UncheckedIOException e) {
+                warnings.accept("closing the stats file " + file.path() + " failed: " + e.getMessage());
+            }
+        });
+        stopped = true;
+    }
+
+    /**
+     * A fault of the mapping that was thrown after the writes that took it, outside {@link #tick}: publishing
+     * stops as for a fault caught there. Returns false when it cannot be this file's: nothing was written since
+     * publishing stopped.
+     */
+    boolean faulted(InternalError fault) {
+        if (stopped) {
+            return false;
+        }
+        String damage = file.damage();
+        stop(damage != null ? damage : "a write to it faulted (" + fault.getMessage() + ")");
+        return true;
+    }
+
+    private void write(Runnable writes) {
+        if (stopped) {
+            return;
+        }
+        try {
+            String damage = file.damage();
+            if (damage != null) {
+                stop(damage);
+                return;
+            }
+            writes.run();
+            MappedFaults.surface();
+        } catch (InternalError fault) {
+            faulted(fault);
+        } catch (RuntimeException e) {
+            stop("writing it failed: " + e);
+        }
+    }
+
+    private void admit(TrackedThread t, boolean live) {
+        t.slot = live ? file.claimSlot(t.tid, t.javaId, t.name, t.cpus) : -1;
+        if (live && t.slot < 0) {
+            warnings.accept("the stats file is full (" + liveSlots + " live threads): threads beyond that are"
+                    + " recorded but not shown live");
+        }
+        List<EventSpec> events = t.events.events();
+        t.columns = new int[events.size()];
+        for (int e = 0; e < events.size(); e++) {
+            t.columns[e] = file.eventIndex(events.get(e).name());
+        }
+        for (EventFailure failure : t.counters.unsupported()) {
+            file.eventRefused(file.eventIndex(failure.event().name()), failure.reason());
+        }
+    }
+
+    private void stop(String damage) {
+        stopped = true;
+        warnings.accept("stopped publishing to the stats file " + file.path() + ": " + damage
+                + "; counting and recording go on");
+        abandon();
+    }
+
+    private void abandon() {
+        try {
+            file.abandon();
+        } catch (IOException e) {
+            // closing a descriptor that only served fstat: nothing to lose
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package io.perfpin.stats;
+
+import java.util.List;
+
+/**
+ * A whole stats file at one moment, as {@link StatsFileReader#snapshot} read and checked it: the events named,
+ * and every slot in use, live threads first, then the finished ones, then the aggregate of older finished ones.
+ */
+public final class StatsSnapshot {
+    private final List<String> eventNames;
+    private final List<String> refusals;
+    private final long finishedTotal;
+    private final boolean closed;
+    private final long heartbeatEpochMillis;
+    private final List<ThreadSample> threads;
+
+    StatsSnapshot(List<String> eventNames, List<String> refusals, long finishedTotal, boolean closed,
+                  long heartbeatEpochMillis, List<ThreadSample> threads) {
+        this.eventNames = List.copyOf(eventNames);
+        this.refusals = List.copyOf(refusals);
+        this.finishedTotal = finishedTotal;
+        this.closed = closed;
+        this.heartbeatEpochMillis = heartbeatEpochMillis;
+        this.threads = List.copyOf(threads);
+    }
+
+    /** The events named, in column order. */
+    public List<String> eventNames() {
+        return eventNames;
+    }
+
+    /** Why the kernel refused the event of a column; empty when it refused it to no thread. */
+    public String eventRefusal(int column) {
+        return refusals.get(column);
+    }
+
+    /** How many threads finished so far. */
+    public long finishedTotal() {
+        return finishedTotal;
+    }
+
+    /** Whether the writer had closed the file (the JVM exited or the agent detached). */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    public long heartbeatEpochMillis() {
+        return heartbeatEpochMillis;
+    }
+
+    /** Every slot in use: running threads, then finished ones, then the aggregate slot. */
+    public List<ThreadSample> threads() {
+        return threads;
+    }
+}
