@@ -39,6 +39,7 @@ public final class StatsFile implements AutoCloseable {
     private final int slotSize;
     private final int slotsOffset;
     private long finishedTotal;
+    private long threadsNotCounted;
 
     private StatsFile(MappedByteBuffer buffer, int capacity, int liveSlots, int finishedSlots) {
         this.buffer = buffer;
@@ -224,6 +225,17 @@ public final class StatsFile implements AutoCloseable {
             }
         }
         endWrite(aggregate);
+    }
+
+    /** How many file descriptors the agent may hold: said once, before any thread is not counted. */
+    public void descriptorBudget(long descriptors) {
+        buffer.putLong(DESCRIPTOR_BUDGET_OFFSET, descriptors);
+    }
+
+    /** One more thread enrolled without counters, for want of file descriptors. */
+    public void threadNotCounted() {
+        threadsNotCounted++;
+        LONGS.setRelease(buffer, THREADS_NOT_COUNTED_OFFSET, threadsNotCounted);
     }
 
     /** Tells readers the sampler is alive. */

@@ -110,6 +110,16 @@ public final class StatsFileReader {
         return (long) LONGS.getAcquire(buffer, FINISHED_TOTAL_OFFSET);
     }
 
+    /** Threads the agent enrolled without counters so far, for want of file descriptors. */
+    public long threadsNotCounted() {
+        return (long) LONGS.getAcquire(buffer, THREADS_NOT_COUNTED_OFFSET);
+    }
+
+    /** How many file descriptors the agent may hold; read after {@link #threadsNotCounted()}, which orders it. */
+    public long descriptorBudget() {
+        return buffer.getLong(DESCRIPTOR_BUDGET_OFFSET);
+    }
+
     /** All slots: live ones first, then the finished ring, then the aggregate. */
     public int slots() {
         return liveSlots + finishedSlots + 1;

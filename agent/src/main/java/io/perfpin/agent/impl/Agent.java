@@ -45,9 +45,9 @@ final class Agent implements AutoCloseable {
             StatsFile.removeStale(stats.getParent());
         }
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
-                .withJsonLines(options.out()).withStatsFile(stats);
+                .withJsonLines(options.out()).withStatsFile(stats).withDescriptors(options.descriptors());
         ThreadRegistry registry = ThreadRegistry.start(syscalls, config, AgentLog::warn);
-        MethodCounting methods = new MethodCounting(syscalls, options.events());
+        MethodCounting methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
         registry.onTick((now, finalPass, record) -> methods.publish(now, finalPass, record));
         AnnotationValues values = new AnnotationValues(parser);
         ThreadRules rules = options.rules();

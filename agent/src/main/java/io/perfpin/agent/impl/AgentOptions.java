@@ -2,6 +2,7 @@ package io.perfpin.agent.impl;
 
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
+import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.Durations;
 import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPatterns;
@@ -31,6 +32,8 @@ import java.util.regex.Pattern;
  *   interval=DURATION       sampling interval (default: 500ms)
  *   out=FILE                JSON lines: samples every interval, a final record per thread
  *   stats=FILE|off          the memory-mapped stats file (default: the per-user perfpin directory)
+ *   fds=SHARE               the file descriptors perfpin may hold: a share of those free when it starts
+ *                           (25%, the default) or a number (4000); threads beyond it are not counted
  *   config=FILE             more options, one KEY=VALUE per line, # starts a comment
  *   detach                  (dynamic attach only) stop the agent running in this JVM
  * </pre>
@@ -38,7 +41,7 @@ import java.util.regex.Pattern;
  * there may contain {@code ;}.
  */
 final class AgentOptions {
-    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, config, detach";
+    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, fds, config, detach";
     private static final Map<String, String> ALIASES = Map.of("count", "threads");
     private static final String DEFAULT_EVENTS = "ipc,sched";
 
@@ -52,6 +55,7 @@ final class AgentOptions {
     private Path out;
     private Path stats;
     private boolean statsOff;
+    private DescriptorShare descriptors = DescriptorShare.DEFAULT;
     private boolean detach;
 
     private AgentOptions() {
@@ -113,6 +117,9 @@ final class AgentOptions {
                 statsOff = value.equals("off");
                 stats = statsOff ? null : path(token, value);
                 break;
+            case "fds":
+                descriptors = DescriptorShare.parse(token, value);
+                break;
             case "config":
                 if (!commandLine) {
                     throw new IllegalArgumentException("bad option '" + token + "': a config file cannot name another");
@@ -171,6 +178,10 @@ final class AgentOptions {
 
     boolean statsOff() {
         return statsOff;
+    }
+
+    DescriptorShare descriptors() {
+        return descriptors;
     }
 
     boolean detach() {
