@@ -49,7 +49,12 @@ final class AttachCommand implements Callable<Integer> {
             awaitAgent(pid, null);
         }
         try {
-            return watch(pid, agent.threads, agent.interval, duration);
+            String noneCounted = watch(pid, agent.threads, agent.interval, duration).noneCounted();
+            if (noneCounted != null) {
+                throw new IllegalStateException("none of the selected threads could be counted; not counted: "
+                        + noneCounted);
+            }
+            return ExitCode.OK;
         } finally {
             if (detachOnExit) {
                 DetachCommand.detach(pid);
@@ -73,14 +78,15 @@ final class AttachCommand implements Callable<Integer> {
         }
     }
 
-    /** The live view of {@code top}, with the same selection, until the JVM or the agent goes. */
-    static int watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration)
+    /** The live view of {@code top}, with the same selection, until the JVM or the agent goes; returns it ended. */
+    static TopCommand watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration)
             throws Exception {
         TopCommand top = new TopCommand();
         top.pid = pid;
         top.threads = threads;
         top.interval = interval;
         top.duration = duration;
-        return top.call();
+        top.call();
+        return top;
     }
 }

@@ -15,7 +15,8 @@ import java.util.function.IntPredicate;
 /**
  * Renders thread reports as a text table: a row per thread, a column per counted event and derived metric,
  * a value's coverage beside it when it was multiplexed, then each event that was not counted, once, with
- * its reason.
+ * its reason, and the threads that had no count at all for a reason of their own (out of file descriptors),
+ * how many for each reason.
  */
 final class ReportTable {
     private ReportTable() {
@@ -31,6 +32,13 @@ final class ReportTable {
             r.unsupported().forEach(notCounted::putIfAbsent);
         }
         events.forEach(notCounted::remove);
+        Map<String, Integer> threadsNotCounted = new LinkedHashMap<>();
+        for (ThreadReport r : reports) {
+            if (r.counters().isEmpty()) {
+                r.unsupported().values().stream().distinct().filter(reason -> !notCounted.containsValue(reason))
+                        .forEach(reason -> threadsNotCounted.merge(reason, 1, Integer::sum));
+            }
+        }
         boolean lastCpus = reports.stream().anyMatch(r -> r.lastCpu() >= 0);
 
         List<String> header = new ArrayList<>(List.of("thread", "tid", "cpus"));
@@ -64,6 +72,12 @@ final class ReportTable {
             lines.add("");
             lines.add("Not counted:");
             notCounted.forEach((event, reason) -> lines.add("  " + event + ": " + reason));
+        }
+        if (!threadsNotCounted.isEmpty()) {
+            lines.add("");
+            lines.add("Threads not counted:");
+            threadsNotCounted.forEach((reason, threads) -> lines.add("  " + threads + (threads == 1 ? " thread: "
+                    : " threads: ") + reason));
         }
         return lines;
     }

@@ -37,6 +37,8 @@ final class StatsView {
     private final List<Slot> live = new ArrayList<>();
     private final List<Slot> finished = new ArrayList<>();
     private final Slot older;
+    private final long threadsNotCounted;
+    private final long descriptorBudget;
     private final long nanoTime = System.nanoTime();
 
     /** One slot's copy; arrays indexed like {@link #events}. */
@@ -74,6 +76,8 @@ final class StatsView {
             }
         }
         older = aggregate;
+        threadsNotCounted = reader.threadsNotCounted();
+        descriptorBudget = reader.descriptorBudget();
     }
 
     static StatsView read(StatsFileReader reader) {
@@ -96,6 +100,16 @@ final class StatsView {
     /** How many live threads the view holds. */
     int liveThreads() {
         return live.size();
+    }
+
+    /** How many threads the agent enrolled but could not count, for want of file descriptors, so far. */
+    long threadsNotCounted() {
+        return threadsNotCounted;
+    }
+
+    /** How many file descriptors the agent may hold. */
+    long descriptorBudget() {
+        return descriptorBudget;
     }
 
     /**
