@@ -62,6 +62,18 @@ final class Observed {
         return OptionalLong.empty();
     }
 
+    /** How many threads the stats file shows live. */
+    static int liveThreads(Path statsFile) throws IOException {
+        StatsFileReader reader = StatsFileReader.open(statsFile);
+        ThreadSample sample = reader.newSample();
+        int live = 0;
+        for (int slot = 0; slot < reader.slots(); slot++) {
+            reader.read(slot, sample);
+            live += sample.state() == StatsLayout.STATE_RUNNING ? 1 : 0;
+        }
+        return live;
+    }
+
     /** The JSON lines of {@code type} whose thread (or method) name matches {@code name}. */
     static List<String> records(Path jsonLines, String type, String name) throws IOException {
         Pattern namePattern = Pattern.compile("\"(name|method)\":\"" + name + "\"");
