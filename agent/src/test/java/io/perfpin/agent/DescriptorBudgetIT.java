@@ -31,6 +31,7 @@ class DescriptorBudgetIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final String BUDGET_SPENT = "perfpin's share of this process's file descriptors (";
     private static final String OUT_OF_DESCRIPTORS = "this process is out of file descriptors";
+    private static final String THREAD_NOT_COUNTED = "thread not counted: ";
 
     static Stream<String> javas() {
         return AppJvm.javas();
@@ -74,7 +75,7 @@ class DescriptorBudgetIT {
         List<String> parked = Observed.records(out, "thread", "parked-\\d+");
         assertEquals(PARKED, parked.size(), "a final record for every thread, counted or not");
         List<String> finals = Observed.records(out, "thread", "[^\"]+");
-        List<String> notCounted = finals.stream().filter(r -> r.contains("\"task-clock\":\"" + BUDGET_SPENT))
+        List<String> notCounted = finals.stream().filter(r -> r.contains("\"task-clock\":\"" + THREAD_NOT_COUNTED + BUDGET_SPENT))
                 .collect(Collectors.toList());
         assertEquals(stats.threadsNotCounted(), notCounted.size(), "the stats file and the records agree");
         assertTrue(notCounted.stream().allMatch(r -> r.contains("\"counters\":{}")), "with no counts at all");
@@ -113,7 +114,7 @@ class DescriptorBudgetIT {
         }
         String notCounted = Observed.records(out, "thread", "short-1").get(0);
         assertTrue(notCounted.contains("\"counters\":{}") && notCounted.contains("\"unsupported\":{\"page-faults\":\""
-                + OUT_OF_DESCRIPTORS), notCounted);
+                + THREAD_NOT_COUNTED + OUT_OF_DESCRIPTORS), notCounted);
         assertTrue(Observed.number(Observed.records(out, "thread", "short-2").get(0), "page-faults") >= 64);
     }
 

@@ -51,8 +51,7 @@ final class AttachCommand implements Callable<Integer> {
         try {
             String noneCounted = watch(pid, agent.threads, agent.interval, duration).noneCounted();
             if (noneCounted != null) {
-                throw new IllegalStateException("none of the selected threads could be counted; not counted: "
-                        + noneCounted);
+                throw new IllegalStateException("none of the selected threads could be counted; " + noneCounted);
             }
             return ExitCode.OK;
         } finally {

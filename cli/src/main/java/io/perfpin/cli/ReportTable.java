@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.ThreadReport;
 
@@ -15,8 +16,7 @@ import java.util.function.IntPredicate;
 /**
  * Renders thread reports as a text table: a row per thread, a column per counted event and derived metric,
  * a value's coverage beside it when it was multiplexed, then each event that was not counted, once, with
- * its reason, and the threads that had no count at all for a reason of their own (out of file descriptors),
- * how many for each reason.
+ * its reason, and how many threads were not counted at all, for each reason (out of file descriptors).
  */
 final class ReportTable {
     private ReportTable() {
@@ -26,19 +26,19 @@ final class ReportTable {
         Set<String> events = new LinkedHashSet<>();
         Set<String> metrics = new LinkedHashSet<>();
         Map<String, String> notCounted = new LinkedHashMap<>();
+        Map<String, Integer> threadsNotCounted = new LinkedHashMap<>();
         for (ThreadReport r : reports) {
             events.addAll(r.counters().keySet());
             metrics.addAll(r.metrics().keySet());
-            r.unsupported().forEach(notCounted::putIfAbsent);
+            r.unsupported().values().stream().filter(DescriptorBudget::isThreadNotCounted).distinct()
+                    .forEach(reason -> threadsNotCounted.merge(reason, 1, Integer::sum));
+            r.unsupported().forEach((event, reason) -> {
+                if (!DescriptorBudget.isThreadNotCounted(reason)) {
+                    notCounted.putIfAbsent(event, reason);
+                }
+            });
         }
         events.forEach(notCounted::remove);
-        Map<String, Integer> threadsNotCounted = new LinkedHashMap<>();
-        for (ThreadReport r : reports) {
-            if (r.counters().isEmpty()) {
-                r.unsupported().values().stream().distinct().filter(reason -> !notCounted.containsValue(reason))
-                        .forEach(reason -> threadsNotCounted.merge(reason, 1, Integer::sum));
-            }
-        }
         boolean lastCpus = reports.stream().anyMatch(r -> r.lastCpu() >= 0);
 
         List<String> header = new ArrayList<>(List.of("thread", "tid", "cpus"));
@@ -77,7 +77,7 @@ final class ReportTable {
             lines.add("");
             lines.add("Threads not counted:");
             threadsNotCounted.forEach((reason, threads) -> lines.add("  " + threads + (threads == 1 ? " thread: "
-                    : " threads: ") + reason));
+                    : " threads: ") + reason.substring(DescriptorBudget.THREAD_NOT_COUNTED.length())));
         }
         return lines;
     }

@@ -126,7 +126,7 @@ final class TopCommand implements Callable<Integer> {
         List<String> lines = new ArrayList<>();
         lines.add("--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  pid " + watched + "  live threads: "
                 + current.liveThreads() + ", their counts over the last interval"
-                + (current.threadsNotCounted() > 0 ? "; not counted: " + notCounted(current) : "") + " ---");
+                + (current.threadsNotCounted() > 0 ? "; threads not counted: " + notCounted(current) : "") + " ---");
         lines.addAll(live.isEmpty() ? List.of("(no live thread matches " + threads.describe() + ")")
                 : ReportTable.render(live));
         ThreadReport finished = current.finishedTotal();
@@ -156,18 +156,17 @@ final class TopCommand implements Callable<Integer> {
         lines.addAll(rows.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
                 : ReportTable.render(rows));
         if (last.threadsNotCounted() > 0) {
-            lines.add("Not counted: " + notCounted(last));
-            noneCounted = rows.isEmpty() ? notCounted(last) : null;
+            lines.add("Threads not counted: " + notCounted(last));
+            noneCounted = rows.isEmpty() ? "threads not counted: " + notCounted(last) : null;
         }
         lines.addAll(ReportOutput.hintLines(hints));
         return lines;
     }
 
-    /** The threads the agent could not count, and why, as its stats file says. */
+    /** How many threads the agent could not count, and why, as its stats file says. */
     private static String notCounted(StatsView view) {
-        long threads = view.threadsNotCounted();
-        return threads + (threads == 1 ? " thread" : " threads") + ", out of file descriptors (perfpin may hold "
-                + view.descriptorBudget() + ": agent option fds=)";
+        return view.threadsNotCounted() + ", out of file descriptors (perfpin may hold " + view.descriptorBudget()
+                + ": agent option fds=)";
     }
 
     /**

@@ -27,9 +27,20 @@ final class ChildJvm implements AutoCloseable {
     }
 
     static ChildJvm start(String mainClass, String... args) throws IOException {
+        return launch(List.of(), mainClass, args);
+    }
+
+    /** A JVM started with the agent that the CLI carries, with these agent options. */
+    static ChildJvm withAgent(String agentOptions, String mainClass, String... args) throws IOException {
+        return launch(List.of("-javaagent:" + AgentJar.locate() + "=" + agentOptions), mainClass, args);
+    }
+
+    private static ChildJvm launch(List<String> jvmOptions, String mainClass, String... args) throws IOException {
         String classPath = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", classPath, mainClass));
+                .toString()));
+        command.addAll(jvmOptions);
+        command.addAll(List.of("-cp", classPath, mainClass));
         command.addAll(List.of(args));
         return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
     }

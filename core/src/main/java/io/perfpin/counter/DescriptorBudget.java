@@ -21,6 +21,11 @@ import java.util.stream.Stream;
  * add, no system call.
  */
 public final class DescriptorBudget {
+    /**
+     * Begins the reason of every event of a thread that holds no descriptor: the reason is the thread's, not
+     * the event's, and a report says it once for all its events.
+     */
+    public static final String THREAD_NOT_COUNTED = "thread not counted: ";
     private static final Path LIMITS = Paths.get("/proc/self/limits");
     private static final Path OPEN = Paths.get("/proc/self/fd");
 
@@ -103,6 +108,11 @@ public final class DescriptorBudget {
         return reason;
     }
 
+    /** Whether an event's reason is its thread's: it was not counted at all. */
+    public static boolean isThreadNotCounted(String reason) {
+        return reason.startsWith(THREAD_NOT_COUNTED);
+    }
+
     /** The kernel's way of saying what the budget says: the process, or the whole system, is out of descriptors. */
     static boolean isShortage(int errno) {
         return errno == Errno.EMFILE || errno == Errno.ENFILE;
@@ -110,7 +120,8 @@ public final class DescriptorBudget {
 
     /**
      * The failures of a request none of whose events could have a descriptor: each event fails with
-     * {@code errno} and {@code why}, but those the kernel refused anyway, which keep their own reason.
+     * {@code errno} and {@code why}, as {@link #THREAD_NOT_COUNTED} says, but those the kernel refused anyway,
+     * which keep their own reason.
      */
     static List<EventFailure> shortage(List<EventSpec> events, List<EventFailure> refusedAnyway, int errno,
                                        String why) {
@@ -122,7 +133,8 @@ public final class DescriptorBudget {
         }
         List<EventFailure> failures = new ArrayList<>();
         for (int i = 0; i < byIndex.length; i++) {
-            failures.add(byIndex[i] != null ? byIndex[i] : new EventFailure(events.get(i), i, errno, why));
+            failures.add(byIndex[i] != null ? byIndex[i]
+                    : new EventFailure(events.get(i), i, errno, THREAD_NOT_COUNTED + why));
         }
         return failures;
     }

@@ -56,7 +56,7 @@ class SelfCountersKernelTest {
         try (SelfCounters first = SelfCounters.open(syscalls, List.of(TASK_CLOCK, PAGE_FAULTS), budget)) {
             try (SelfCounters beyond = SelfCounters.open(syscalls, List.of(TASK_CLOCK), budget)) {
                 assertEquals(before + 2, PerfEventDescriptors.ofThisProcess(), "the second opened nothing");
-                assertEquals(List.of("task-clock: " + budget.reason() + " (EMFILE)"),
+                assertEquals(List.of("task-clock: thread not counted: " + budget.reason() + " (EMFILE)"),
                         beyond.unsupported().stream().map(EventFailure::toString).collect(Collectors.toList()));
                 CounterSnapshot snapshot = beyond.newSnapshot();
                 assertEquals(0, beyond.read(snapshot));

@@ -78,7 +78,7 @@ class DescriptorBudgetTest {
             String record = finalRecord(records, "budgeted-" + i);
             boolean counted = i != 3 && i != 4;
             assertEquals(counted, record.contains("\"counters\":{\"page-faults\":"), record);
-            assertEquals(!counted, record.contains("\"unsupported\":{\"page-faults\":\"perfpin's share of this"
+            assertEquals(!counted, record.contains("\"unsupported\":{\"page-faults\":\"thread not counted: perfpin's share of this"
                     + " process's file descriptors (" + BUDGET + ", fds=" + BUDGET + " of the "), record);
         }
         assertEquals(2, StatsFileReader.open(statsFile).threadsNotCounted());
