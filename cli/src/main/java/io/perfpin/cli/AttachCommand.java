@@ -19,7 +19,9 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "attach", mixinStandardHelpOptions = true,
         description = {"Load the perfpin agent into a running JVM and watch it live, as top does.",
-                "Leaving (Ctrl-C, --duration) keeps the agent running unless --detach-on-exit."})
+                "Leaving (Ctrl-C, --duration) keeps the agent running unless --detach-on-exit.",
+                "Exits with 1 when none of the selected threads could be counted (the agent ran out of file"
+                        + " descriptors for them)."})
 final class AttachCommand implements Callable<Integer> {
     static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(20);
     /** The agent creates its stats file as it starts; this long is a JVM that did not start it. */

@@ -127,9 +127,7 @@ public final class DescriptorBudget {
                                        String why) {
         EventFailure[] byIndex = new EventFailure[events.size()];
         for (EventFailure failure : refusedAnyway) {
-            if (!isShortage(failure.errno())) {
-                byIndex[failure.index()] = failure;
-            }
+            byIndex[failure.index()] = failure;
         }
         List<EventFailure> failures = new ArrayList<>();
         for (int i = 0; i < byIndex.length; i++) {
