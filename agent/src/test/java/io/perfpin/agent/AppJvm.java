@@ -49,7 +49,23 @@ final class AppJvm implements AutoCloseable {
      * @param jvmOptions    more options for the JVM
      */
     static AppJvm start(String java, String agentOptions, Path perfpinDir, String... jvmOptions) throws IOException {
-        List<String> command = new ArrayList<>(List.of(java, "-Dperfpin.dir=" + perfpinDir));
+        return launch(List.of(), java, agentOptions, perfpinDir, jvmOptions);
+    }
+
+    /**
+     * As {@link #start}, in a process whose RLIMIT_NOFILE is {@code openFiles}, soft and hard: the JVM raises its
+     * soft limit to the hard one, so both are set, as {@code ulimit -n} does.
+     */
+    static AppJvm withOpenFileLimit(int openFiles, String java, String agentOptions, Path perfpinDir,
+                                    String... jvmOptions) throws IOException {
+        return launch(List.of("sh", "-c", "ulimit -n " + openFiles + " && exec \"$@\"", "sh"), java, agentOptions,
+                perfpinDir, jvmOptions);
+    }
+
+    private static AppJvm launch(List<String> launcher, String java, String agentOptions, Path perfpinDir,
+                                 String... jvmOptions) throws IOException {
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(java, "-Dperfpin.dir=" + perfpinDir));
         command.addAll(List.of(jvmOptions));
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));

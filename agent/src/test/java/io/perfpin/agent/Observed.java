@@ -78,6 +78,23 @@ final class Observed {
         return OptionalLong.empty();
     }
 
+    /** How many threads the stats file shows live. */
+    static int liveThreads(Path statsFile) throws IOException {
+        try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+            return (int) reader.snapshot().threads().stream().filter(t -> t.state() == StatsLayout.STATE_RUNNING)
+                    .count();
+        }
+    }
+
+    /** The stats file's count of threads not counted, 0 while it cannot be read. */
+    static long threadsNotCounted(StatsFileReader reader) {
+        try {
+            return reader.snapshot().threadsNotCounted();
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
     /** The JSON lines of {@code type} whose thread (or method) name matches {@code name}. */
     static List<String> records(Path jsonLines, String type, String name) throws IOException {
         Pattern namePattern = Pattern.compile("\"(name|method)\":\"" + name + "\"");

@@ -19,7 +19,9 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "attach", mixinStandardHelpOptions = true,
         description = {"Load the perfpin agent into a running JVM and watch it live, as top does.",
-                "Leaving (Ctrl-C, --duration) keeps the agent running unless --detach-on-exit."})
+                "Leaving (Ctrl-C, --duration) keeps the agent running unless --detach-on-exit.",
+                "Exits with 1 when none of the selected threads could be counted (the agent ran out of file"
+                        + " descriptors for them)."})
 final class AttachCommand implements Callable<Integer> {
     static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(20);
     /** The agent creates its stats file as it starts; this long is a JVM that did not start it. */
@@ -49,7 +51,11 @@ final class AttachCommand implements Callable<Integer> {
             awaitAgent(pid, null);
         }
         try {
-            return watch(pid, agent.threads, agent.interval, duration);
+            String noneCounted = watch(pid, agent.threads, agent.interval, duration).noneCounted();
+            if (noneCounted != null) {
+                throw new IllegalStateException("none of the selected threads could be counted; " + noneCounted);
+            }
+            return ExitCode.OK;
         } finally {
             if (detachOnExit) {
                 DetachCommand.detach(jvm);
@@ -73,14 +79,15 @@ final class AttachCommand implements Callable<Integer> {
         }
     }
 
-    /** The live view of {@code top}, with the same selection, until the JVM or the agent goes. */
-    static int watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration)
+    /** The live view of {@code top}, with the same selection, until the JVM or the agent goes; returns it ended. */
+    static TopCommand watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration)
             throws Exception {
         TopCommand top = new TopCommand();
         top.pid = pid;
         top.threads = threads;
         top.interval = interval;
         top.duration = duration;
-        return top.call();
+        top.call();
+        return top;
     }
 }

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
@@ -16,7 +17,7 @@ import java.util.function.IntPredicate;
 /**
  * Renders thread reports as a text table: a row per thread, a column per counted event and derived metric,
  * a value's coverage beside it when it was multiplexed, then each event that was not counted, once, with
- * its reason.
+ * its reason, and how many threads were not counted at all, for each reason (out of file descriptors).
  */
 final class ReportTable {
     private ReportTable() {
@@ -26,10 +27,17 @@ final class ReportTable {
         Set<String> events = new LinkedHashSet<>();
         Set<String> metrics = new LinkedHashSet<>();
         Map<String, String> notCounted = new LinkedHashMap<>();
+        Map<String, Integer> threadsNotCounted = new LinkedHashMap<>();
         for (ThreadReport r : reports) {
             events.addAll(r.counters().keySet());
             metrics.addAll(r.metrics().keySet());
-            r.unsupported().forEach(notCounted::putIfAbsent);
+            r.unsupported().values().stream().filter(DescriptorBudget::isThreadNotCounted).distinct()
+                    .forEach(reason -> threadsNotCounted.merge(reason, 1, Integer::sum));
+            r.unsupported().forEach((event, reason) -> {
+                if (!DescriptorBudget.isThreadNotCounted(reason)) {
+                    notCounted.putIfAbsent(event, reason);
+                }
+            });
         }
         events.forEach(notCounted::remove);
         boolean lastCpus = reports.stream().anyMatch(r -> r.lastCpu() >= 0);
@@ -65,6 +73,12 @@ final class ReportTable {
             lines.add("");
             lines.add("Not counted:");
             notCounted.forEach((event, reason) -> lines.add(TerminalText.escape("  " + event + ": " + reason)));
+        }
+        if (!threadsNotCounted.isEmpty()) {
+            lines.add("");
+            lines.add("Threads not counted:");
+            threadsNotCounted.forEach((reason, threads) -> lines.add("  " + threads + (threads == 1 ? " thread: "
+                    : " threads: ") + reason.substring(DescriptorBudget.THREAD_NOT_COUNTED.length())));
         }
         return lines;
     }

@@ -75,6 +75,16 @@ final class StatsView {
         return live.size();
     }
 
+    /** How many threads the agent enrolled but could not count, for want of file descriptors, so far. */
+    long threadsNotCounted() {
+        return snapshot.threadsNotCounted();
+    }
+
+    /** How many file descriptors the agent may hold. */
+    long descriptorBudget() {
+        return snapshot.descriptorBudget();
+    }
+
     /**
      * Each live thread's counts since {@code earlier}; a thread that was not live then counts from its start.
      */

@@ -54,6 +54,9 @@ final class TopCommand implements Callable<Integer> {
     @Mixin
     DurationOption duration;
 
+    /** Set as the view ends: why threads went uncounted when no thread it shows was counted; else null. */
+    private String noneCounted;
+
     @Override
     public Integer call() throws Exception {
         if (pid == null && stats == null) {
@@ -122,7 +125,8 @@ final class TopCommand implements Callable<Integer> {
                 .collect(Collectors.toList());
         List<String> lines = new ArrayList<>();
         lines.add("--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  pid " + watched + "  live threads: "
-                + current.liveThreads() + ", their counts over the last interval ---");
+                + current.liveThreads() + ", their counts over the last interval"
+                + (current.threadsNotCounted() > 0 ? "; threads not counted: " + notCounted(current) : "") + " ---");
         lines.addAll(live.isEmpty() ? List.of("(no live thread matches " + threads.describe() + ")")
                 : ReportTable.render(live));
         ThreadReport finished = current.finishedTotal();
@@ -151,8 +155,26 @@ final class TopCommand implements Callable<Integer> {
         lines.add("perfpin top: " + ending + ". Totals per thread since it was enrolled:");
         lines.addAll(rows.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
                 : ReportTable.render(rows));
+        if (last.threadsNotCounted() > 0) {
+            lines.add("Threads not counted: " + notCounted(last));
+            noneCounted = rows.isEmpty() ? "threads not counted: " + notCounted(last) : null;
+        }
         lines.addAll(ReportOutput.hintLines(hints));
         return lines;
+    }
+
+    /** How many threads the agent could not count, and why, as its stats file says. */
+    private static String notCounted(StatsView view) {
+        return view.threadsNotCounted() + ", out of file descriptors (perfpin may hold " + view.descriptorBudget()
+                + ": agent option fds=)";
+    }
+
+    /**
+     * After {@link #call}: when the agent counted none of the threads shown and left some uncounted for want of
+     * file descriptors, those threads and why; null otherwise.
+     */
+    String noneCounted() {
+        return noneCounted;
     }
 
     private List<ThreadReport> selected(List<ThreadReport> reports) {

@@ -4,6 +4,7 @@ import io.perfpin.PerfpinDirectory;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -73,6 +74,34 @@ class AttachCommandTest {
                 Files.deleteIfExists(stats);
             }
         }
+    }
+
+    @Test
+    void attachExits1WhenNoneOfItsThreadsCouldBeCountedAndSaysWhyInEveryView(@TempDir Path dir) throws Exception {
+        Path recording = dir.resolve("starved.jsonl");
+        // Room for the recording and one event held switched on: none for a thread's six sched events.
+        try (ChildJvm service = ChildJvm.withAgent("fds=2;threads=worker-.*;events=sched;interval=100ms;out="
+                + recording, "io.perfpin.apps.Service", "2", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            String why = "2, out of file descriptors (perfpin may hold 2: agent option fds=)";
+            try {
+                CliRun run = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--interval",
+                        "200ms", "--duration", "1s"));
+                assertEquals(ExitCode.FAILURE, run.code, run.err);
+                assertTrue(run.out.matches("(?s).*  live threads: 0, their counts over the last interval; threads not"
+                        + " counted: " + Pattern.quote(why) + " ---\n.*"), "in each frame's summary line:\n" + run.out);
+                assertTrue(run.out.contains("\nThreads not counted: " + why + "\n"), "and in the totals:\n" + run.out);
+                assertTrue(run.err.endsWith("perfpin attach: none of the selected threads could be counted; threads"
+                        + " not counted: " + why + "\n"), run.err);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
+        }
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", recording.toString()));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        assertTrue(report.out.contains("\nThreads not counted:\n  2 threads: perfpin's share of this process's file"
+                + " descriptors (2, fds=2 of the "), report.out);
     }
 
     @Test

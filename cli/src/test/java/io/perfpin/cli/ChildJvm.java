@@ -31,6 +31,11 @@ final class ChildJvm implements AutoCloseable {
         return startWith(List.of(), mainClass, args);
     }
 
+    /** A JVM started with the agent that the CLI carries, with these agent options. */
+    static ChildJvm withAgent(String agentOptions, String mainClass, String... args) throws IOException {
+        return startWith(List.of("-javaagent:" + AgentJar.forThisUser() + "=" + agentOptions), mainClass, args);
+    }
+
     /** As {@link #start}, with these options for the JVM. */
     static ChildJvm startWith(List<String> jvmOptions, String mainClass, String... args) throws IOException {
         String classPath = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));

@@ -8,8 +8,11 @@ import io.perfpin.nativeio.PerfIoctl;
 import io.perfpin.nativeio.Syscalls;
 
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
 
 /**
  * Counts a list of events for one thread (TID), whichever CPU it runs on.
@@ -27,13 +30,17 @@ public final class CounterGroup implements AutoCloseable {
     private final List<EventSpec> events;
     private final List<EventFailure> unsupported;
     private final List<KernelGroup> groups;
+    private final DescriptorBudget budget;
+    private final String notCounted;
 
     private CounterGroup(int tid, List<EventSpec> events, List<EventFailure> unsupported,
-                         List<KernelGroup> groups) {
+                         List<KernelGroup> groups, DescriptorBudget budget, String notCounted) {
         this.tid = tid;
         this.events = events;
-        this.unsupported = unsupported;
+        this.unsupported = Collections.unmodifiableList(unsupported);
         this.groups = groups;
+        this.budget = budget;
+        this.notCounted = notCounted;
     }
 
     /**
@@ -41,24 +48,37 @@ public final class CounterGroup implements AutoCloseable {
      * event: see {@link #unsupported()}. Counting starts when this returns.
      */
     public static CounterGroup open(Syscalls syscalls, int tid, List<EventSpec> events) {
-        return open(syscalls, tid, events, new RefusedEvents());
+        return open(syscalls, tid, events, new RefusedEvents(), DescriptorBudget.unbounded());
     }
 
     /**
      * As {@link #open(Syscalls, int, List)}, skipping the events {@code refused} knows the kernel refuses for
-     * every thread, and teaching it the ones refused here.
+     * every thread, and teaching it the ones refused here. Its descriptors come out of {@code budget}: when
+     * the budget has too few left for them, or the kernel says the process or the system is out of
+     * descriptors, the thread holds none, and every event it asked for is not counted ({@link #notCounted()}).
      */
-    public static CounterGroup open(Syscalls syscalls, int tid, List<EventSpec> events, RefusedEvents refused) {
+    public static CounterGroup open(Syscalls syscalls, int tid, List<EventSpec> events, RefusedEvents refused,
+                                    DescriptorBudget budget) {
         List<EventSpec> requested = List.copyOf(events);
         List<EventFailure> unsupported = new ArrayList<>();
         List<KernelGroup> groups = new ArrayList<>();
+        EventFailure[] known = new EventFailure[requested.size()];
+        int wanted = 0;
+        for (int i = 0; i < requested.size(); i++) {
+            known[i] = refused.knownFailure(requested.get(i), i);
+            wanted += known[i] == null ? 1 : 0;
+        }
+        if (!budget.take(wanted)) {
+            List<EventFailure> refusedAnyway = Arrays.stream(known).filter(Objects::nonNull)
+                    .collect(Collectors.toList());
+            return notCounted(tid, requested, refusedAnyway, Errno.EMFILE, budget.reason(), budget);
+        }
         NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
         NativeBuffer scratch = NativeBuffer.allocate(syscalls, Long.BYTES);
         for (int i = 0; i < requested.size(); i++) {
             EventSpec event = requested.get(i);
-            EventFailure known = refused.knownFailure(event, i);
-            if (known != null) {
-                unsupported.add(known);
+            if (known[i] != null) {
+                unsupported.add(known[i]);
                 continue;
             }
             String pmu = pmuOf(event);
@@ -71,6 +91,12 @@ public final class CounterGroup implements AutoCloseable {
                     group = new KernelGroup(syscalls, pmu);
                     groups.add(group);
                 }
+            }
+            if (DescriptorBudget.isShortage(-fd)) {
+                // Counting some of a thread's events and not others would leave its metrics half there.
+                groups.forEach(KernelGroup::close);
+                budget.giveBack(wanted);
+                return notCounted(tid, requested, unsupported, -fd, PerfOpenErrors.explain(event, tid, -fd), budget);
             }
             if (fd < 0) {
                 EventFailure failure = PerfOpenErrors.failure(event, i, tid, -fd);
@@ -85,11 +111,27 @@ public final class CounterGroup implements AutoCloseable {
             }
         }
         groups.removeIf(g -> g.size() == 0);
+        budget.giveBack(wanted - descriptors(groups));
         for (KernelGroup group : groups) {
             group.seal();
             group.ioctl(PerfIoctl.ENABLE);
         }
-        return new CounterGroup(tid, requested, Collections.unmodifiableList(unsupported), groups);
+        return new CounterGroup(tid, requested, unsupported, groups, budget, null);
+    }
+
+    /** A thread without a descriptor: its events are not counted, for {@code why} unless refused anyway. */
+    private static CounterGroup notCounted(int tid, List<EventSpec> requested, List<EventFailure> refusedAnyway,
+                                           int errno, String why, DescriptorBudget budget) {
+        List<EventFailure> failures = DescriptorBudget.shortage(requested, refusedAnyway, errno, why);
+        return new CounterGroup(tid, requested, failures, new ArrayList<>(), budget, why);
+    }
+
+    private static int descriptors(List<KernelGroup> groups) {
+        int fds = 0;
+        for (KernelGroup group : groups) {
+            fds += group.size();
+        }
+        return fds;
     }
 
     /** Which kernel group an event may join: the core PMU serves the generic, cache and raw types. */
@@ -144,6 +186,14 @@ public final class CounterGroup implements AutoCloseable {
         return unsupported;
     }
 
+    /**
+     * Why this thread holds no descriptor at all (perfpin's budget was spent, or the process or the system
+     * was out of descriptors); null when its counters opened.
+     */
+    public String notCounted() {
+        return notCounted;
+    }
+
     /** How many kernel groups were needed: more than one per PMU means multiplexing. */
     public int kernelGroups() {
         return groups.size();
@@ -187,10 +237,12 @@ public final class CounterGroup implements AutoCloseable {
         groups.forEach(g -> g.ioctl(PerfIoctl.RESET));
     }
 
-    /** Closes every descriptor; the counts read so far stay in the caller's snapshots. */
+    /** Closes every descriptor, given back to the budget; the counts read so far stay in the caller's snapshots. */
     @Override
     public void close() {
+        int held = descriptors(groups);
         groups.forEach(KernelGroup::close);
         groups.clear();
+        budget.giveBack(held);
     }
 }

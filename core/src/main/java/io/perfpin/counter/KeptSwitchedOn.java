@@ -18,28 +18,35 @@ import java.util.List;
 public final class KeptSwitchedOn implements AutoCloseable {
     private final Syscalls syscalls;
     private final List<Integer> fds;
+    private final DescriptorBudget budget;
 
-    private KeptSwitchedOn(Syscalls syscalls, List<Integer> fds) {
+    private KeptSwitchedOn(Syscalls syscalls, List<Integer> fds, DescriptorBudget budget) {
         this.syscalls = syscalls;
         this.fds = fds;
+        this.budget = budget;
     }
 
-    /** Opens the software events among {@code events} on the calling thread, disabled; others are skipped. */
-    public static KeptSwitchedOn open(Syscalls syscalls, List<EventSpec> events) {
+    /**
+     * Opens the software events among {@code events} on the calling thread, disabled; others are skipped, and
+     * so are those {@code budget} has no descriptor for: they only make enrolment cheaper.
+     */
+    public static KeptSwitchedOn open(Syscalls syscalls, List<EventSpec> events, DescriptorBudget budget) {
         List<Integer> fds = new ArrayList<>();
         NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
         for (EventSpec event : events) {
-            if (event.isSoftware()) {
+            if (event.isSoftware() && budget.take(1)) {
                 PerfEventAttr attr = event.toAttr();
                 attr.flags(attr.flags() | PerfEventAttr.FLAG_DISABLED);
                 attr.writeTo(attrBuffer.buffer());
                 int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
                 if (fd >= 0) {
                     fds.add(fd);
+                } else {
+                    budget.giveBack(1);
                 }
             }
         }
-        return new KeptSwitchedOn(syscalls, fds);
+        return new KeptSwitchedOn(syscalls, fds, budget);
     }
 
     /** How many events are held. */
@@ -50,6 +57,7 @@ public final class KeptSwitchedOn implements AutoCloseable {
     @Override
     public void close() {
         fds.forEach(syscalls::close);
+        budget.giveBack(fds.size());
         fds.clear();
     }
 }

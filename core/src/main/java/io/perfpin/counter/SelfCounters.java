@@ -1,6 +1,7 @@
 package io.perfpin.counter;
 
 import io.perfpin.event.EventSpec;
+import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
@@ -32,42 +33,67 @@ public final class SelfCounters implements AutoCloseable {
     private final List<EventFailure> unsupported;
     private final int[] fds;
     private final long[] pages;
+    private final DescriptorBudget budget;
     private final NativeBuffer out;
     private int lastRdpmcReads;
 
     private SelfCounters(Syscalls syscalls, List<EventSpec> events, List<EventFailure> unsupported, int[] fds,
-                         long[] pages) {
+                         long[] pages, DescriptorBudget budget) {
         this.syscalls = syscalls;
         this.owner = Thread.currentThread();
         this.events = events;
-        this.unsupported = unsupported;
+        this.unsupported = Collections.unmodifiableList(unsupported);
         this.fds = fds;
         this.pages = pages;
+        this.budget = budget;
         this.out = NativeBuffer.allocate(syscalls, 3 * Long.BYTES);
     }
 
     /** Opens and starts the events for the calling thread; refused ones are in {@link #unsupported()}. */
     public static SelfCounters open(Syscalls syscalls, List<EventSpec> events) {
+        return open(syscalls, events, DescriptorBudget.unbounded());
+    }
+
+    /**
+     * As {@link #open(Syscalls, List)}, with descriptors out of {@code budget}: when it has too few left for
+     * them, or the kernel says the process or the system is out of descriptors, none is held and every event
+     * is not counted.
+     */
+    public static SelfCounters open(Syscalls syscalls, List<EventSpec> events, DescriptorBudget budget) {
         List<EventSpec> requested = List.copyOf(events);
         List<EventFailure> unsupported = new ArrayList<>();
         int[] fds = new int[requested.size()];
         long[] pages = new long[requested.size()];
         Arrays.fill(fds, -1);
+        if (!budget.take(requested.size())) {
+            return new SelfCounters(syscalls, requested, DescriptorBudget.shortage(requested, List.of(), Errno.EMFILE,
+                    budget.reason()), fds, pages, budget);
+        }
         NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
         int tid = syscalls.gettid();
+        int opened = 0;
         for (int i = 0; i < requested.size(); i++) {
             EventSpec event = requested.get(i);
             event.toAttr().readFormat(READ_FORMAT).writeTo(attrBuffer.buffer());
             int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+            if (DescriptorBudget.isShortage(-fd)) {
+                SelfCounters none = new SelfCounters(syscalls, requested, DescriptorBudget.shortage(requested,
+                        unsupported, -fd, PerfOpenErrors.explain(event, tid, -fd)), fds, pages, budget);
+                none.close(); // gives back what it opened
+                budget.giveBack(requested.size() - opened);
+                return none;
+            }
             if (fd < 0) {
                 unsupported.add(PerfOpenErrors.failure(event, i, tid, -fd));
                 continue;
             }
             fds[i] = fd;
+            opened++;
             long page = syscalls.mmapPerfPage(fd);
             pages[i] = Math.max(page, 0); // without a page, self-reads use read(2)
         }
-        return new SelfCounters(syscalls, requested, Collections.unmodifiableList(unsupported), fds, pages);
+        budget.giveBack(requested.size() - opened);
+        return new SelfCounters(syscalls, requested, unsupported, fds, pages, budget);
     }
 
     public List<EventSpec> events() {
@@ -113,15 +139,18 @@ public final class SelfCounters implements AutoCloseable {
         return lastRdpmcReads;
     }
 
+    /** Closes every descriptor, given back to the budget. */
     @Override
     public void close() {
         for (int i = 0; i < fds.length; i++) {
             if (pages[i] > 0) {
                 syscalls.munmapPerfPage(pages[i]);
+                pages[i] = 0;
             }
             if (fds[i] >= 0) {
                 syscalls.close(fds[i]);
                 fds[i] = -1;
+                budget.giveBack(1);
             }
         }
     }

@@ -1,6 +1,7 @@
 package io.perfpin.registry;
 
 import io.perfpin.event.EventList;
+import io.perfpin.options.DescriptorShare;
 
 import java.nio.file.Path;
 import java.util.Objects;
@@ -14,9 +15,10 @@ public final class RegistryConfig {
     private final int liveSlots;
     private final int finishedSlots;
     private final int eventCapacity;
+    private final DescriptorShare descriptors;
 
     private RegistryConfig(EventList defaultEvents, long intervalNanos, Path statsFile, Path jsonLines,
-                           int liveSlots, int finishedSlots, int eventCapacity) {
+                           int liveSlots, int finishedSlots, int eventCapacity, DescriptorShare descriptors) {
         this.defaultEvents = Objects.requireNonNull(defaultEvents, "defaultEvents");
         this.intervalNanos = intervalNanos;
         this.statsFile = statsFile;
@@ -24,30 +26,44 @@ public final class RegistryConfig {
         this.liveSlots = liveSlots;
         this.finishedSlots = finishedSlots;
         this.eventCapacity = eventCapacity;
+        this.descriptors = Objects.requireNonNull(descriptors, "descriptors");
     }
 
-    /** Counts {@code defaultEvents} every 500 ms; no stats file and no recording until asked. */
+    /**
+     * Counts {@code defaultEvents} every 500 ms within the default share of the free file descriptors; no stats
+     * file and no recording until asked.
+     */
     public static RegistryConfig of(EventList defaultEvents) {
-        return new RegistryConfig(defaultEvents, 500_000_000L, null, null, 1024, 256, 64);
+        return new RegistryConfig(defaultEvents, 500_000_000L, null, null, 1024, 256, 64, DescriptorShare.DEFAULT);
     }
 
     public RegistryConfig withInterval(long nanos) {
         if (nanos <= 0) {
             throw new IllegalArgumentException("interval must be positive: " + nanos + " ns");
         }
-        return new RegistryConfig(defaultEvents, nanos, statsFile, jsonLines, liveSlots, finishedSlots, eventCapacity);
+        return new RegistryConfig(defaultEvents, nanos, statsFile, jsonLines, liveSlots, finishedSlots, eventCapacity,
+                descriptors);
     }
 
     public RegistryConfig withStatsFile(Path file) {
-        return new RegistryConfig(defaultEvents, intervalNanos, file, jsonLines, liveSlots, finishedSlots, eventCapacity);
+        return new RegistryConfig(defaultEvents, intervalNanos, file, jsonLines, liveSlots, finishedSlots, eventCapacity,
+                descriptors);
     }
 
     public RegistryConfig withJsonLines(Path file) {
-        return new RegistryConfig(defaultEvents, intervalNanos, statsFile, file, liveSlots, finishedSlots, eventCapacity);
+        return new RegistryConfig(defaultEvents, intervalNanos, statsFile, file, liveSlots, finishedSlots, eventCapacity,
+                descriptors);
     }
 
     public RegistryConfig withSlots(int live, int finished) {
-        return new RegistryConfig(defaultEvents, intervalNanos, statsFile, jsonLines, live, finished, eventCapacity);
+        return new RegistryConfig(defaultEvents, intervalNanos, statsFile, jsonLines, live, finished, eventCapacity,
+                descriptors);
+    }
+
+    /** How many of the file descriptors free at the start perfpin may hold. */
+    public RegistryConfig withDescriptors(DescriptorShare share) {
+        return new RegistryConfig(defaultEvents, intervalNanos, statsFile, jsonLines, liveSlots, finishedSlots,
+                eventCapacity, share);
     }
 
     public EventList defaultEvents() {
@@ -78,5 +94,9 @@ public final class RegistryConfig {
 
     public int eventCapacity() {
         return eventCapacity;
+    }
+
+    public DescriptorShare descriptors() {
+        return descriptors;
     }
 }

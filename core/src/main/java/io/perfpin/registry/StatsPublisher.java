@@ -39,7 +39,9 @@ final class StatsPublisher {
                 if (t.columns == null) {
                     admit(t, false); // it ended before a tick published it
                 }
-                file.finish(t.slot, t.tid, t.javaId, t.name, t.cpus, t.counts, t.columns);
+                if (t.isCounted()) {
+                    file.finish(t.slot, t.tid, t.javaId, t.name, t.cpus, t.counts, t.columns);
+                }
             }
             for (TrackedThread t : live) {
                 if (t.columns == null) {
@@ -99,6 +101,13 @@ final class StatsPublisher {
     }
 
     private void admit(TrackedThread t, boolean live) {
+        if (!t.isCounted()) {
+            // no counts to show, live or final: the file counts it, its record says why
+            file.threadNotCounted();
+            t.slot = -1;
+            t.columns = new int[0];
+            return;
+        }
         t.slot = live ? file.claimSlot(t.tid, t.javaId, t.name, t.cpus) : -1;
         if (live && t.slot < 0) {
             warnings.accept("the stats file is full (" + liveSlots + " live threads): threads beyond that are"

@@ -1,6 +1,7 @@
 package io.perfpin.registry;
 
 import io.perfpin.counter.CounterGroup;
+import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.EventFailure;
 import io.perfpin.counter.KeptSwitchedOn;
 import io.perfpin.counter.RefusedEvents;
@@ -39,6 +40,11 @@ import java.util.function.Consumer;
  * their descriptors close and their CPU reservations are freed. The sampler is woken early when many threads
  * have ended, so thread churn cannot pile up descriptors.
  *
+ * <p>perfpin holds its descriptors within a budget, a share of those the process had free when the registry
+ * started ({@link RegistryConfig#descriptors()}): a thread whose counters would go beyond it, or whose
+ * counters the kernel cannot open for want of descriptors, is enrolled not counted. It holds no descriptor,
+ * its final record says why for each event, the stats file counts it, and it shows in no live slot.
+ *
  * <p>Failures never reach the application: they are reported through the warning sink, once each.
  */
 public final class ThreadRegistry implements AutoCloseable {
@@ -52,6 +58,7 @@ public final class ThreadRegistry implements AutoCloseable {
     private final StatsPublisher stats;
     private final JsonLinesFile recording;
     private final Consumer<String> warnings;
+    private final DescriptorBudget descriptors;
     private final Set<String> warned = ConcurrentHashMap.newKeySet();
     /** What the kernel refuses every thread, so that enrolling one tries it no more. */
     private final RefusedEvents refused = new RefusedEvents();
@@ -82,16 +89,17 @@ public final class ThreadRegistry implements AutoCloseable {
         void afterTick(long epochMillis, boolean finalPass, Consumer<String> record);
     }
 
-    private ThreadRegistry(Syscalls syscalls, RegistryConfig config, StatsFile stats, JsonLinesFile recording,
-                           Consumer<String> warnings) {
+    private ThreadRegistry(Syscalls syscalls, RegistryConfig config, DescriptorBudget descriptors, StatsFile stats,
+                           JsonLinesFile recording, Consumer<String> warnings) {
         this.syscalls = syscalls;
         this.affinity = new ThreadAffinity(syscalls);
         this.config = config;
+        this.descriptors = descriptors;
         this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), this::warnOnce);
         this.recording = recording;
         this.warnings = warnings;
         this.processCpus = affinity.get(0);
-        this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events());
+        this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
         this.sampler = new Thread(this::sample, "perfpin-sampler");
         this.sampler.setDaemon(true);
     }
@@ -100,6 +108,9 @@ public final class ThreadRegistry implements AutoCloseable {
     public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, Consumer<String> warnings)
             throws IOException {
         long pid = ProcessHandle.current().pid();
+        // Counted before perfpin opens anything: what the application had free is what it shares.
+        DescriptorBudget descriptors = DescriptorBudget.forThisProcess(config.descriptors());
+        // The stats file holds no descriptor once mapped; the recording holds one while it is open.
         StatsFile stats = null;
         if (config.statsFile() != null) {
             try {
@@ -108,27 +119,38 @@ public final class ThreadRegistry implements AutoCloseable {
             } catch (IOException e) {
                 throw new IOException("cannot write the stats file: " + e.getMessage(), e);
             }
+            stats.descriptorBudget(descriptors.budget());
         }
-        JsonLinesFile recording;
-        try {
-            recording = config.jsonLines() == null ? null : JsonLinesFile.create(config.jsonLines());
-        } catch (IOException e) {
-            if (stats != null) {
-                try {
-                    stats.close(); // marked closed: no viewer waits for an agent that never started
-                } catch (IOException alsoFailed) {
-                    e.addSuppressed(alsoFailed);
+        JsonLinesFile recording = null;
+        if (config.jsonLines() != null) {
+            try {
+                if (!descriptors.take(1)) {
+                    throw new IOException("no file descriptor is left for it: " + descriptors.reason());
                 }
+                recording = JsonLinesFile.create(config.jsonLines());
+            } catch (IOException e) {
+                if (stats != null) {
+                    try {
+                        stats.close(); // marked closed: no viewer waits for an agent that never started
+                    } catch (IOException alsoFailed) {
+                        e.addSuppressed(alsoFailed);
+                    }
+                }
+                throw new IOException("cannot write the recording: " + e.getMessage(), e);
             }
-            throw new IOException("cannot write the recording: " + e.getMessage(), e);
         }
-        ThreadRegistry registry = new ThreadRegistry(syscalls, config, stats, recording, warnings);
+        ThreadRegistry registry = new ThreadRegistry(syscalls, config, descriptors, stats, recording, warnings);
         registry.sampler.start();
         return registry;
     }
 
     public RegistryConfig config() {
         return config;
+    }
+
+    /** The file descriptors perfpin may hold in this process: whatever else it opens there takes from them. */
+    public DescriptorBudget descriptors() {
+        return descriptors;
     }
 
     /** Sets the one listener that runs on every tick of the sampler. */
@@ -169,9 +191,13 @@ public final class ThreadRegistry implements AutoCloseable {
         // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
         Pinning pinning = placement == null ? null : pin(tid, thread.getName(), placement);
         EventList counted = events != null ? events : config.defaultEvents();
-        CounterGroup counters = CounterGroup.open(syscalls, tid, counted.events(), refused);
-        for (EventFailure failure : counters.unsupported()) {
-            warnOnce("not counting " + failure.event().name() + ": " + failure.reason());
+        CounterGroup counters = CounterGroup.open(syscalls, tid, counted.events(), refused, descriptors);
+        if (counters.notCounted() != null) {
+            warnOnce("not counting threads while no file descriptor is left for them: " + counters.notCounted());
+        } else {
+            for (EventFailure failure : counters.unsupported()) {
+                warnOnce("not counting " + failure.event().name() + ": " + failure.reason());
+            }
         }
         TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin);
         // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
@@ -350,7 +376,8 @@ public final class ThreadRegistry implements AutoCloseable {
                     live.remove(live.size() - 1);
                     finishedThisTick.add(t);
                     finish(t, now);
-                } else if (recording != null) {
+                } else if (recording != null && t.isCounted()) {
+                    // a thread not counted has nothing to record until its final record
                     recording.write(ThreadRecords.toJson(ThreadRecords.SAMPLE, now, report(t)));
                 }
             }
@@ -437,7 +464,11 @@ public final class ThreadRegistry implements AutoCloseable {
         switchedOn.close();
         try {
             if (recording != null) {
-                recording.close();
+                try {
+                    recording.close();
+                } finally {
+                    descriptors.giveBack(1);
+                }
             }
         } catch (IOException e) {
             warnOnce("closing the recording failed: " + e.getMessage());

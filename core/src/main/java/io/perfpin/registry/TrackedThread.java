@@ -41,6 +41,11 @@ final class TrackedThread {
         this.enrolledNanos = System.nanoTime();
     }
 
+    /** False when it holds no counter, for want of file descriptors. */
+    boolean isCounted() {
+        return counters.notCounted() == null;
+    }
+
     boolean hasEnded() {
         return ended || !thread.isAlive();
     }

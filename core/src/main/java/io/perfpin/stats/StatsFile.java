@@ -59,6 +59,7 @@ public final class StatsFile implements AutoCloseable {
     private final long[] aggregate;
     private int aggregateThreads;
     private long finishedTotal;
+    private long threadsNotCounted;
 
     /** A finished thread's counts, by column. */
     private record FinalCounts(int[] columns, long[] values, long[] enabled, long[] running) {
@@ -316,6 +317,17 @@ public final class StatsFile implements AutoCloseable {
             writeCounter(offset, e, aggregate[3 * e], aggregate[3 * e + 1], aggregate[3 * e + 2]);
         }
         endWrite(slot);
+    }
+
+    /** How many file descriptors the agent may hold: said once, before any thread is not counted. */
+    public void descriptorBudget(long descriptors) {
+        buffer.putLong(DESCRIPTOR_BUDGET_OFFSET, descriptors);
+    }
+
+    /** One more thread enrolled without counters, for want of file descriptors. */
+    public void threadNotCounted() {
+        threadsNotCounted++;
+        LONGS.setRelease(buffer, THREADS_NOT_COUNTED_OFFSET, threadsNotCounted);
     }
 
     /** Tells readers the sampler is alive. */

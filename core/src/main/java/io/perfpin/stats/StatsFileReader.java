@@ -218,9 +218,15 @@ public final class StatsFileReader implements AutoCloseable {
         }
         boolean closed = closed();
         long heartbeat = heartbeat();
+        long notCounted = (long) LONGS.getAcquire(buffer, THREADS_NOT_COUNTED_OFFSET);
+        long budget = buffer.getLong(DESCRIPTOR_BUDGET_OFFSET); // ordered by the acquire above
+        if (notCounted < 0 || budget < 0) {
+            throw damaged(file, "threads not counted " + notCounted + ", descriptor budget " + budget
+                    + " (neither may be negative)");
+        }
         eventsSeen = events;
         finishedSeen = finished;
-        return new StatsSnapshot(names, refusals, finished, closed, heartbeat, threads);
+        return new StatsSnapshot(names, refusals, finished, closed, heartbeat, notCounted, budget, threads);
     }
 
     private boolean closed() throws IOException {

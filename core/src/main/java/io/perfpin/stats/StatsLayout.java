@@ -24,7 +24,13 @@ import java.nio.ByteOrder;
  *  56   u64  finished total        threads finished so far (release); ring slot = (n - 1) % R
  *  64   u64  closed                1 once the writer closed the file (the JVM exited or the agent detached)
  *  72   u32  event capacity        C: the most events the file can name
- *  76   ...  reserved
+ *  76   u32  reserved
+ *  80   u64  threads not counted   threads the agent enrolled without opening any counter, for want of file
+ *                                  descriptors: its budget (fds=) was spent, or the process or the system
+ *                                  was out of them (release; only grows); 0 in files of agents before it
+ *  88   u64  descriptor budget     the file descriptors the agent may hold; written once, before the first
+ *                                  thread is not counted
+ *  96   ...  reserved
  * 128   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
  *  ...  C x {@link #EVENT_REASON_SIZE} bytes: per event, why the kernel refused it (UTF-8, zero-padded,
  *                                  truncated; written once, before the heartbeat that follows); empty when
@@ -94,6 +100,8 @@ public final class StatsLayout {
     public static final int FINISHED_TOTAL_OFFSET = 56;
     public static final int CLOSED_OFFSET = 64;
     public static final int EVENT_CAPACITY_OFFSET = 72;
+    public static final int THREADS_NOT_COUNTED_OFFSET = 80;
+    public static final int DESCRIPTOR_BUDGET_OFFSET = 88;
     public static final int EVENT_NAMES_OFFSET = 128;
     public static final int EVENT_NAME_SIZE = 64;
     public static final int EVENT_REASON_SIZE = 192;

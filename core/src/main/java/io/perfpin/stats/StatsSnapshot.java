@@ -12,15 +12,20 @@ public final class StatsSnapshot {
     private final long finishedTotal;
     private final boolean closed;
     private final long heartbeatEpochMillis;
+    private final long threadsNotCounted;
+    private final long descriptorBudget;
     private final List<ThreadSample> threads;
 
     StatsSnapshot(List<String> eventNames, List<String> refusals, long finishedTotal, boolean closed,
-                  long heartbeatEpochMillis, List<ThreadSample> threads) {
+                  long heartbeatEpochMillis, long threadsNotCounted, long descriptorBudget,
+                  List<ThreadSample> threads) {
         this.eventNames = List.copyOf(eventNames);
         this.refusals = List.copyOf(refusals);
         this.finishedTotal = finishedTotal;
         this.closed = closed;
         this.heartbeatEpochMillis = heartbeatEpochMillis;
+        this.threadsNotCounted = threadsNotCounted;
+        this.descriptorBudget = descriptorBudget;
         this.threads = List.copyOf(threads);
     }
 
@@ -46,6 +51,16 @@ public final class StatsSnapshot {
 
     public long heartbeatEpochMillis() {
         return heartbeatEpochMillis;
+    }
+
+    /** Threads the agent enrolled without counters so far, for want of file descriptors. */
+    public long threadsNotCounted() {
+        return threadsNotCounted;
+    }
+
+    /** How many file descriptors the agent may hold (agent option fds=). */
+    public long descriptorBudget() {
+        return descriptorBudget;
     }
 
     /** Every slot in use: running threads, then finished ones, then the aggregate slot. */

@@ -161,11 +161,12 @@ class CounterGroupKernelTest {
     @Test
     void aLaterThreadIsToldWhatTheKernelRefusedEveryThreadWithoutAskingAgain() throws Exception {
         RefusedEvents refused = new RefusedEvents();
+        DescriptorBudget budget = DescriptorBudget.unbounded();
         List<EventSpec> events = List.of(PAGE_FAULTS, CYCLES, TASK_CLOCK, INSTRUCTIONS);
         try (TracedThread first = new TracedThread("first", () -> { });
              TracedThread second = new TracedThread("second", () -> PageToucher.touch(64 * PageToucher.PAGE_SIZE));
-             CounterGroup one = CounterGroup.open(syscalls, first.tid(), events, refused);
-             CounterGroup two = CounterGroup.open(syscalls, second.tid(), events, refused)) {
+             CounterGroup one = CounterGroup.open(syscalls, first.tid(), events, refused, budget);
+             CounterGroup two = CounterGroup.open(syscalls, second.tid(), events, refused, budget)) {
             assertEquals(one.unsupported().toString(), two.unsupported().toString(), "the same events, same reasons");
             second.runWork();
             CounterSnapshot snapshot = two.newSnapshot();

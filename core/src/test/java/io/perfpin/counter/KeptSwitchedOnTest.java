@@ -16,7 +16,7 @@ class KeptSwitchedOnTest {
         Syscalls syscalls = Backends.syscalls();
         long before = PerfEventDescriptors.ofThisProcess();
         EventList events = EventList.parse("ipc,sched", new EventParser());
-        try (KeptSwitchedOn held = KeptSwitchedOn.open(syscalls, events.events())) {
+        try (KeptSwitchedOn held = KeptSwitchedOn.open(syscalls, events.events(), DescriptorBudget.unbounded())) {
             assertEquals(6, held.size(), "the six sched events; cycles and instructions are not software");
             assertEquals(before + 6, PerfEventDescriptors.ofThisProcess());
         }

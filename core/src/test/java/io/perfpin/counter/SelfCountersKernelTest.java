@@ -4,16 +4,19 @@ import io.perfpin.apps.PageToucher;
 import io.perfpin.apps.Spinner;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.options.DescriptorShare;
 import org.junit.jupiter.api.Test;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.List;
+import java.util.stream.Collectors;
 
 import static io.perfpin.counter.CounterGroupKernelTest.CYCLES;
 import static io.perfpin.counter.CounterGroupKernelTest.PAGE_FAULTS;
 import static io.perfpin.counter.CounterGroupKernelTest.TASK_CLOCK;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -44,6 +47,29 @@ class SelfCountersKernelTest {
             int hardware = self.unsupported().isEmpty() ? 1 : 0;
             assertTrue(self.lastRdpmcReads() <= hardware);
         }
+    }
+
+    @Test
+    void countersBeyondTheBudgetOpenNothingAndSayWhyUntilDescriptorsAreGivenBack() throws Exception {
+        DescriptorBudget budget = DescriptorBudget.forThisProcess(DescriptorShare.parse("fds=2", "2"));
+        long before = PerfEventDescriptors.ofThisProcess();
+        try (SelfCounters first = SelfCounters.open(syscalls, List.of(TASK_CLOCK, PAGE_FAULTS), budget)) {
+            try (SelfCounters beyond = SelfCounters.open(syscalls, List.of(TASK_CLOCK), budget)) {
+                assertEquals(before + 2, PerfEventDescriptors.ofThisProcess(), "the second opened nothing");
+                assertEquals(List.of("task-clock: thread not counted: " + budget.reason() + " (EMFILE)"),
+                        beyond.unsupported().stream().map(EventFailure::toString).collect(Collectors.toList()));
+                CounterSnapshot snapshot = beyond.newSnapshot();
+                assertEquals(0, beyond.read(snapshot));
+                assertFalse(snapshot.isCounted(0));
+            }
+            assertEquals(List.of(), first.unsupported());
+        }
+        assertEquals(0, budget.held());
+        try (SelfCounters again = SelfCounters.open(syscalls, List.of(TASK_CLOCK), budget)) {
+            assertEquals(List.of(), again.unsupported(), "counted once the first gave its descriptors back");
+            assertEquals(before + 1, PerfEventDescriptors.ofThisProcess());
+        }
+        assertEquals(before, PerfEventDescriptors.ofThisProcess());
     }
 
     @Test

@@ -42,7 +42,7 @@ final class Agent implements AutoCloseable {
         Syscalls syscalls = Backends.syscalls();
         Path stats = options.statsOff() ? null : options.stats() != null ? options.stats() : defaultStatsFile();
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
-                .withJsonLines(options.out()).withStatsFile(stats);
+                .withJsonLines(options.out()).withStatsFile(stats).withDescriptors(options.descriptors());
         ThreadRegistry registry;
         try {
             registry = ThreadRegistry.start(syscalls, config, AgentLog::warn);
@@ -50,7 +50,7 @@ final class Agent implements AutoCloseable {
             // a file the options name that cannot be written is a bad option: the agent stays off
             throw new IllegalArgumentException(e.getMessage(), e);
         }
-        MethodCounting methods = new MethodCounting(syscalls, options.events());
+        MethodCounting methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
         registry.onTick((now, finalPass, record) -> methods.publish(now, finalPass, record));
         AnnotationValues values = new AnnotationValues(parser);
         ThreadRules rules = options.rules();

@@ -2,6 +2,7 @@ package io.perfpin.agent.impl;
 
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
+import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.Durations;
 import io.perfpin.options.OptionLimits;
 import io.perfpin.options.PinRule;
@@ -38,6 +39,8 @@ import java.util.Map;
  *   interval=DURATION       sampling interval (default: 500ms)
  *   out=FILE                JSON lines: samples every interval, a final record per thread
  *   stats=FILE|off          the memory-mapped stats file (default: the per-user perfpin directory)
+ *   fds=SHARE               the file descriptors perfpin may hold: a share of those free when it starts
+ *                           (25%, the default) or a number (4000); threads beyond it are not counted
  *   config=FILE             more options, one KEY=VALUE per line, # starts a comment
  *   detach                  (dynamic attach only) stop the agent running in this JVM
  * </pre>
@@ -60,7 +63,7 @@ import java.util.Map;
  * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
  */
 final class AgentOptions {
-    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, config, detach";
+    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, fds, config, detach";
     private static final Map<String, String> ALIASES = Map.of("count", "threads");
     private static final String DEFAULT_EVENTS = "ipc,sched";
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
@@ -76,6 +79,7 @@ final class AgentOptions {
     private Path out;
     private Path stats;
     private boolean statsOff;
+    private DescriptorShare descriptors = DescriptorShare.DEFAULT;
     private boolean detach;
 
     private AgentOptions() {
@@ -146,6 +150,9 @@ final class AgentOptions {
             case "stats":
                 statsOff = value.equals("off");
                 stats = statsOff ? null : path(token, value);
+                break;
+            case "fds":
+                descriptors = DescriptorShare.parse(token, value);
                 break;
             case "config":
                 if (!commandLine) {
@@ -230,6 +237,10 @@ final class AgentOptions {
 
     boolean statsOff() {
         return statsOff;
+    }
+
+    DescriptorShare descriptors() {
+        return descriptors;
     }
 
     boolean detach() {

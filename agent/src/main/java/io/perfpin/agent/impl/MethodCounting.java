@@ -1,6 +1,7 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.EventFailure;
 import io.perfpin.counter.SelfCounters;
 import io.perfpin.event.EventList;
@@ -31,14 +32,17 @@ final class MethodCounting {
     private static final long DETACH_GRACE_MILLIS = 200;
 
     private final Syscalls syscalls;
+    /** The registry's: a thread's method counters take from the same descriptors as its thread counters. */
+    private final DescriptorBudget descriptors;
     private final Set<ThreadMethods> threads = ConcurrentHashMap.newKeySet();
     /** Set on a thread's first counted call only: a thread that never makes one costs nothing here. */
     private final ThreadLocal<ThreadMethods> current = new ThreadLocal<>();
     private final EventList defaultEvents;
     private volatile CountedMethod[] methods = new CountedMethod[0];
 
-    MethodCounting(Syscalls syscalls, EventList defaultEvents) {
+    MethodCounting(Syscalls syscalls, EventList defaultEvents, DescriptorBudget descriptors) {
         this.syscalls = syscalls;
+        this.descriptors = descriptors;
         this.defaultEvents = defaultEvents;
     }
 
@@ -162,7 +166,7 @@ final class MethodCounting {
         }
 
         private SelfCounters open(EventList events) {
-            return SelfCounters.open(syscalls, events.events());
+            return SelfCounters.open(syscalls, events.events(), descriptors);
         }
 
         synchronized void close() {

@@ -5,8 +5,10 @@ import io.perfpin.apps.PageToucher;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -23,12 +25,19 @@ import java.util.concurrent.Semaphore;
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
  *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"
+ *   park N PREFIX          N threads PREFIX-I that only wait              -> "parked N"
+ *   open N                 opens /dev/null N times and keeps the files open, up to the first failure
+ *                          -> "opened K of N", then ": why" if K is less
+ *   close                  closes the files that open opened          -> "closed K"
  *   finish                 every waiting thread ends; then "done" and exit 0
  * </pre>
  */
 public final class AgentTestApp {
     private static final CountDownLatch FINISH = new CountDownLatch(1);
     private static final List<Thread> THREADS = new ArrayList<>();
+    private static final List<FileChannel> FILES = new ArrayList<>();
+    /** Enough for a thread that only waits: 3,300 of them need not reserve a default stack each. */
+    private static final long PARKED_STACK_BYTES = 256 << 10;
 
     private AgentTestApp() {
     }
@@ -37,6 +46,8 @@ public final class AgentTestApp {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         // Loads what touching pages needs once, so a counted thread's faults are its pages, not class loading.
         PageToucher.touch(PageToucher.PAGE_SIZE);
+        // And what a started thread runs: it must start when the test has taken every file descriptor.
+        new Toucher(0);
         tid();
         say("ready");
         for (String line = in.readLine(); line != null; line = in.readLine()) {
@@ -70,6 +81,19 @@ public final class AgentTestApp {
                     break;
                 case "churn":
                     churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]), word[3]);
+                    break;
+                case "park":
+                    park(Integer.parseInt(word[1]), word[2]);
+                    break;
+                case "open":
+                    open(Integer.parseInt(word[1]));
+                    break;
+                case "close":
+                    for (FileChannel file : FILES) {
+                        file.close();
+                    }
+                    say("closed " + FILES.size());
+                    FILES.clear();
                     break;
                 case "finish":
                     FINISH.countDown();
@@ -124,6 +148,37 @@ public final class AgentTestApp {
         say("churned " + threads);
     }
 
+    private static void park(int threads, String prefix) {
+        for (int i = 0; i < threads; i++) {
+            Thread thread = new Thread(null, AgentTestApp::awaitFinish, prefix + "-" + i, PARKED_STACK_BYTES);
+            synchronized (THREADS) {
+                THREADS.add(thread);
+            }
+            thread.start();
+        }
+        say("parked " + threads);
+    }
+
+    private static void open(int files) {
+        int opened = 0;
+        try {
+            for (; opened < files; opened++) {
+                FILES.add(FileChannel.open(Paths.get("/dev/null"), StandardOpenOption.READ));
+            }
+            say("opened " + opened + " of " + files);
+        } catch (IOException e) {
+            say("opened " + opened + " of " + files + ": " + e);
+        }
+    }
+
+    private static void awaitFinish() {
+        try {
+            FINISH.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     static synchronized void say(String line) {
         System.out.println(line);
         System.out.flush();
@@ -147,13 +202,11 @@ public final class AgentTestApp {
 
         @Override
         public void run() {
-            PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
-            say("touched " + Thread.currentThread().getName() + " " + tid());
-            try {
-                FINISH.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+            if (pages > 0) { // touching opens a file: a thread of no pages runs when no descriptor is left
+                PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
             }
+            say("touched " + Thread.currentThread().getName() + " " + tid());
+            awaitFinish();
         }
     }
 }

@@ -50,6 +50,8 @@ class AgentOptionsTest {
         assertFalse(rules.enrols("perfpin-sampler", Thread.class));
         assertEquals(500_000_000L, options.intervalNanos());
         assertNull(options.out());
+        assertEquals("25%", options.descriptors().toString(), "a quarter of the free file descriptors");
+        assertEquals("4000", AgentOptions.parse("fds=4000", PARSER).descriptors().toString());
         assertFalse(options.statsOff());
         assertFalse(options.detach());
     }
@@ -100,6 +102,12 @@ class AgentOptionsTest {
                 {"events=cycels", "cycles"},
                 {"config=" + dir.resolve("missing.conf"), "cannot read"},
                 {"config=" + nested, "a config file cannot name another"},
+                {"fds=", "bad option 'fds=': expected a share of the free file descriptors from 1% to 100% (e.g."
+                        + " 25%), or a number of them (e.g. 4000)"},
+                {"fds=0", "bad option 'fds=0': expected a share"},
+                {"fds=150%", "bad option 'fds=150%': expected a share"},
+                {"fds=half", "bad option 'fds=half': expected a share"},
+                {"fds=-10", "bad option 'fds=-10': expected a share"},
         };
         for (String[] c : cases) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class,

@@ -1,0 +1,162 @@
+package io.perfpin.agent;
+
+import io.perfpin.jvm.AgentLoader;
+import io.perfpin.stats.StatsFileReader;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
+
+import static io.perfpin.agent.JavaagentIT.awaitLive;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/** The agent keeps to its share of the application's file descriptors, and the application keeps the rest. */
+class DescriptorBudgetIT {
+    private static final int OPEN_FILES = 20_000;
+    private static final int PARKED = 3_300;
+    /** The sched preset's six software events: cycles and instructions of ipc are refused on a machine without a PMU. */
+    private static final int SCHED_EVENTS = 6;
+    private static final Duration TIMEOUT = Duration.ofSeconds(60);
+    private static final String BUDGET_SPENT = "perfpin's share of this process's file descriptors (";
+    private static final String OUT_OF_DESCRIPTORS = "this process is out of file descriptors";
+    private static final String THREAD_NOT_COUNTED = "thread not counted: ";
+
+    static Stream<String> javas() {
+        return AppJvm.javas();
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void attachedToThousandsOfThreadsTheAgentTakesItsShareAndTheApplicationStillOpensItsFiles(String java,
+            @TempDir Path dir) throws Exception {
+        assumeTrue(hardOpenFileLimit() >= OPEN_FILES, "needs a hard RLIMIT_NOFILE of " + OPEN_FILES);
+        Path out = dir.resolve("budget.jsonl");
+        StatsFileReader stats;
+        long budget;
+        try (AppJvm app = AppJvm.withOpenFileLimit(OPEN_FILES, java, null, dir)) {
+            app.await("ready");
+            app.send("park " + PARKED + " parked");
+            app.await("parked " + PARKED);
+            // The default events, ipc and sched: six descriptors a thread here, as in the review that found this.
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "interval=100ms;out=" + out, TIMEOUT);
+            stats = StatsFileReader.open(Observed.statsFile(dir, app.pid()));
+            await(() -> Observed.threadsNotCounted(stats) > 0, "the stats file counts threads not counted");
+            budget = stats.snapshot().descriptorBudget();
+            assertTrue(budget > OPEN_FILES / 4 - 200 && budget <= OPEN_FILES / 4,
+                    "a quarter of what the application had free: " + budget);
+            Path statsFile = Observed.statsFile(dir, app.pid());
+            // Once the sampler has shown every counted thread: its own six held switched on, and six a thread.
+            await(() -> descriptorsOf(app) == SCHED_EVENTS * (1 + liveThreads(statsFile)),
+                    "the kernel's perf_event descriptors are those of the threads counted");
+            long held = descriptorsOf(app);
+            // The recording holds one more; what is left is less than a thread's six.
+            assertTrue(held <= budget - 1 && held > budget - 1 - SCHED_EVENTS, held + " of " + budget);
+
+            app.send("open 1000");
+            assertEquals("opened 1000 of 1000", app.await("opened"), "the application opens every file it asks for");
+            closed(app);
+            assertEquals(0, app.finish());
+            List<String> said = perfpinLines(app);
+            assertTrue(said.stream().anyMatch(l -> l.startsWith("[perfpin] not counting threads while no file"
+                    + " descriptor is left for them: " + BUDGET_SPENT + budget + ", fds=25% of the ")), said.toString());
+        }
+        List<String> parked = Observed.records(out, "thread", "parked-\\d+");
+        assertEquals(PARKED, parked.size(), "a final record for every thread, counted or not");
+        List<String> finals = Observed.records(out, "thread", "[^\"]+");
+        List<String> notCounted = finals.stream().filter(r -> r.contains("\"task-clock\":\"" + THREAD_NOT_COUNTED + BUDGET_SPENT))
+                .collect(Collectors.toList());
+        assertEquals(stats.snapshot().threadsNotCounted(), notCounted.size(), "the stats file and the records agree");
+        assertTrue(notCounted.stream().allMatch(r -> r.contains("\"counters\":{}")), "with no counts at all");
+        long counted = finals.stream().filter(r -> r.contains("\"counters\":{\"task-clock\":")).count();
+        System.out.println("budget: " + budget + " descriptors; threads counted: " + counted + ", not counted: "
+                + notCounted.size());
+        assertEquals(finals.size(), counted + notCounted.size(), "every thread either counted or not, with why");
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aThreadMetByTheProcessOutOfDescriptorsIsNotCountedAndALaterOneIs(String java, @TempDir Path dir)
+            throws Exception {
+        Path out = dir.resolve("emfile.jsonl");
+        // Every free descriptor may be perfpin's: the kernel, not the budget, says when there is none left.
+        try (AppJvm app = AppJvm.withOpenFileLimit(512, java,
+                "threads=short-.*;events=page-faults;fds=100%;interval=50ms;out=" + out, dir)) {
+            app.await("ready");
+            app.send("open 100000");
+            String opened = app.await("opened");
+            assertTrue(opened.endsWith("of 100000: java.nio.file.FileSystemException: /dev/null: Too many open files"),
+                    opened);
+            app.send("start short-1 0");
+            app.touched("short-1");
+            closed(app);
+            app.send("start short-2 64");
+            int counted = app.touched("short-2");
+            awaitLive(Observed.statsFile(dir, app.pid()), counted, "page-faults", 64);
+            StatsFileReader stats = StatsFileReader.open(Observed.statsFile(dir, app.pid()));
+            assertEquals(1, stats.snapshot().threadsNotCounted());
+            assertEquals(0, app.finish());
+            List<String> said = perfpinLines(app);
+            assertEquals(1, said.size(), said.toString());
+            assertTrue(said.get(0).startsWith("[perfpin] not counting threads while no file descriptor is left for"
+                    + " them: " + OUT_OF_DESCRIPTORS), said.get(0));
+        }
+        String notCounted = Observed.records(out, "thread", "short-1").get(0);
+        assertTrue(notCounted.contains("\"counters\":{}") && notCounted.contains("\"unsupported\":{\"page-faults\":\""
+                + THREAD_NOT_COUNTED + OUT_OF_DESCRIPTORS), notCounted);
+        assertTrue(Observed.number(Observed.records(out, "thread", "short-2").get(0), "page-faults") >= 64);
+    }
+
+    private static void closed(AppJvm app) throws IOException, InterruptedException {
+        app.send("close");
+        app.await("closed");
+    }
+
+    private static long descriptorsOf(AppJvm app) {
+        try {
+            return Observed.perfEventDescriptors(app.pid());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static int liveThreads(Path statsFile) {
+        try {
+            return Observed.liveThreads(statsFile);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private static List<String> perfpinLines(AppJvm app) {
+        return app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).collect(Collectors.toList());
+    }
+
+    private static long hardOpenFileLimit() throws IOException {
+        String line = Files.readAllLines(Paths.get("/proc/self/limits")).stream()
+                .filter(l -> l.startsWith("Max open files")).findFirst().orElseThrow();
+        String hard = line.substring("Max open files".length()).trim().split("\\s+")[1];
+        return hard.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(hard);
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("never happened: " + what);
+            }
+            Thread.sleep(20);
+        }
+    }
+}

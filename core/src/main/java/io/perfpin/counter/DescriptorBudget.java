@@ -1,0 +1,139 @@
+package io.perfpin.counter;
+
+import io.perfpin.event.EventSpec;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.options.DescriptorShare;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * The file descriptors perfpin may hold in the process it counts, and how many it holds. Every descriptor
+ * perfpin keeps open takes one before it is opened and gives it back when it is closed, so what the
+ * application had free stays free but for perfpin's share: counters that would go beyond it are not opened,
+ * and their thread is reported not counted, with {@link #reason()}. Taking and giving back are an atomic
+ * add, no system call.
+ */
+public final class DescriptorBudget {
+    /**
+     * Begins the reason of every event of a thread that holds no descriptor: the reason is the thread's, not
+     * the event's, and a report says it once for all its events.
+     */
+    public static final String THREAD_NOT_COUNTED = "thread not counted: ";
+    private static final Path LIMITS = Paths.get("/proc/self/limits");
+    private static final Path OPEN = Paths.get("/proc/self/fd");
+
+    private final long budget;
+    private final String reason;
+    private final AtomicLong held = new AtomicLong();
+
+    private DescriptorBudget(long budget, String reason) {
+        this.budget = budget;
+        this.reason = reason;
+    }
+
+    /** No bound but the process's own limit, for a tool that counts from outside, in a process of its own. */
+    public static DescriptorBudget unbounded() {
+        return new DescriptorBudget(Long.MAX_VALUE, "");
+    }
+
+    /**
+     * {@code share} of the descriptors this process has free now: its limit (RLIMIT_NOFILE, read from
+     * /proc/self/limits, which needs no module beyond java.base) less those it has open, counted once.
+     *
+     * @throws IOException when /proc cannot say
+     */
+    public static DescriptorBudget forThisProcess(DescriptorShare share) throws IOException {
+        long free = openFileLimit() - openDescriptors();
+        long budget = share.of(free);
+        return new DescriptorBudget(budget, "perfpin's share of this process's file descriptors (" + budget
+                + ", fds=" + share + " of the " + Math.max(free, 0) + " free when it started) is in use, one per"
+                + " event per counted thread; the agent option fds= sets the share");
+    }
+
+    /** The soft limit: the one open() meets. */
+    private static long openFileLimit() throws IOException {
+        for (String line : Files.readAllLines(LIMITS)) {
+            if (line.startsWith("Max open files")) {
+                String soft = line.substring("Max open files".length()).trim().split("\\s+")[0];
+                return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
+            }
+        }
+        throw new IOException(LIMITS + " has no line 'Max open files'");
+    }
+
+    /** The directory's own descriptor, open while it is listed, is counted too: one more than at rest. */
+    private static long openDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(OPEN)) {
+            return fds.count();
+        }
+    }
+
+    /** Takes {@code descriptors} when they fit in the budget, all or none; returns whether it took them. */
+    public boolean take(int descriptors) {
+        while (true) {
+            long now = held.get();
+            if (now + descriptors > budget) {
+                return false;
+            }
+            if (held.compareAndSet(now, now + descriptors)) {
+                return true;
+            }
+        }
+    }
+
+    /** Gives back descriptors taken and now closed, or taken and never opened. */
+    public void giveBack(int descriptors) {
+        held.addAndGet(-descriptors);
+    }
+
+    /** How many descriptors perfpin may hold. */
+    public long budget() {
+        return budget;
+    }
+
+    /** How many it holds now. */
+    public long held() {
+        return held.get();
+    }
+
+    /** Why a thread beyond the budget is not counted: one line, the same for every thread. */
+    public String reason() {
+        return reason;
+    }
+
+    /** Whether an event's reason is its thread's: it was not counted at all. */
+    public static boolean isThreadNotCounted(String reason) {
+        return reason.startsWith(THREAD_NOT_COUNTED);
+    }
+
+    /** The kernel's way of saying what the budget says: the process, or the whole system, is out of descriptors. */
+    static boolean isShortage(int errno) {
+        return errno == Errno.EMFILE || errno == Errno.ENFILE;
+    }
+
+    /**
+     * The failures of a request none of whose events could have a descriptor: each event fails with
+     * {@code errno} and {@code why}, as {@link #THREAD_NOT_COUNTED} says, but those the kernel refused anyway,
+     * which keep their own reason.
+     */
+    static List<EventFailure> shortage(List<EventSpec> events, List<EventFailure> refusedAnyway, int errno,
+                                       String why) {
+        EventFailure[] byIndex = new EventFailure[events.size()];
+        for (EventFailure failure : refusedAnyway) {
+            byIndex[failure.index()] = failure;
+        }
+        List<EventFailure> failures = new ArrayList<>();
+        for (int i = 0; i < byIndex.length; i++) {
+            failures.add(byIndex[i] != null ? byIndex[i]
+                    : new EventFailure(events.get(i), i, errno, THREAD_NOT_COUNTED + why));
+        }
+        return failures;
+    }
+}
