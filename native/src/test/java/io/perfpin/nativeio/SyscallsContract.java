@@ -8,11 +8,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Assumptions;
@@ -333,13 +337,26 @@ abstract class SyscallsContract {
         sink = x;
     }
 
-    /** A fresh direct buffer is zeroed on allocation, which faults in each of its pages. */
+    /**
+     * Touches every page of a mapping made for the purpose: the first touch of each page of a new mapping faults,
+     * always. (A direct buffer need not: once glibc freed one large block it serves the next from memory it
+     * already touched, and counted no fault one run in a few.)
+     */
     private static void touchFreshPages() {
-        ByteBuffer pages = ByteBuffer.allocateDirect(4 << 20);
-        for (int i = 0; i < pages.capacity(); i += 4096) {
-            pages.put(i, (byte) 1);
+        try {
+            Path file = Files.createTempFile("perfpin-pages", ".bin");
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                MappedByteBuffer pages = channel.map(FileChannel.MapMode.READ_WRITE, 0, 4 << 20);
+                for (int i = 0; i < pages.capacity(); i += 4096) {
+                    pages.put(i, (byte) 1);
+                }
+                sink = pages.get(4096);
+            } finally {
+                Files.delete(file);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
-        sink = pages.get(4096);
     }
 
     private static void awaitQuietly(CountDownLatch latch) {
