@@ -86,7 +86,7 @@ final class SamplerCost {
                 .withInterval(INTERVAL_NANOS).withStatsFile(workspace.scratch("sampler.stats"));
         ThreadMXBean mx = ManagementFactory.getThreadMXBean();
         List<Double> enrolMicros = new ArrayList<>();
-        try (ThreadRegistry registry = ThreadRegistry.start(Backends.syscalls(), config, warnings::add)) {
+        try (ThreadRegistry registry = ThreadRegistry.start(Backends.syscalls(), config, notice -> warnings.add(notice.text()))) {
             AtomicLong ticks = new AtomicLong();
             registry.onTick((now, finalPass, record) -> ticks.incrementAndGet());
             CountDownLatch release = new CountDownLatch(1);

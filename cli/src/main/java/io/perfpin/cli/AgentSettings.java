@@ -1,14 +1,19 @@
 package io.perfpin.cli;
 
+import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.OptionLimits;
 import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
+import io.perfpin.stats.OptionsText;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /**
  * What {@code run} and {@code attach} ask of the agent, with the same flags as every command, turned into the
@@ -36,7 +41,55 @@ final class AgentSettings {
                     + " @Counted methods; perfpin report FILE summarises it.")
     Path record;
 
+    /** Whether the user asked anything of the agent, beyond the defaults. */
+    boolean asksAnything() {
+        return !asked().isEmpty();
+    }
+
     /**
+     * Whether an agent that runs with {@code running} counts and pins what these flags ask: the same value for each
+     * key they set (an agent started with {@code -javaagent:} may set more, such as {@code fds=} or
+     * {@code stats=}). {@code --interval} is left out: given to a second attach it sets how often the view
+     * refreshes. A text the file kept cut, or one that reads a {@code config=} file, is compared whole.
+     */
+    boolean runsAsAsked(OptionsText running) {
+        Map<String, List<String>> runs = AgentOptionText.settings(running.shown());
+        if (!running.whole() || runs.containsKey("config")) {
+            return running.sameAs(agentOptions());
+        }
+        for (Map.Entry<String, List<String>> setting : asked().entrySet()) {
+            if (!setting.getValue().equals(runs.getOrDefault(setting.getKey(), List.of()))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Each key these flags set that says what is counted, pinned or recorded, with its values as written. */
+    private Map<String, List<String>> asked() {
+        Map<String, List<String>> asked = new LinkedHashMap<>();
+        if (threads.regex != null) {
+            asked.put("threads", List.of(threads.regex.toString()));
+        }
+        if (threadClass != null) {
+            asked.put("class", List.of(threadClass.toString()));
+        }
+        if (!pins.rules().isEmpty()) {
+            asked.put("pin", pins.rules().stream().map(PinRule::toString).collect(Collectors.toList()));
+        }
+        if (events.given()) {
+            asked.put("events", List.of(events.text()));
+        }
+        if (record != null) {
+            asked.put("out", List.of(record.toAbsolutePath().toString()));
+        }
+        return asked;
+    }
+
+    /**
+     * The agent's options. They include {@code quiet}: the agent then says what it could not do in the stats file,
+     * which the live view shows in perfpin's own output, and not on the application's stderr.
+     *
      * @throws IllegalArgumentException when a regex holds {@code ;}, which separates the agent's options, or the
      *                                  options are longer than the agent takes
      */
@@ -58,6 +111,7 @@ final class AgentSettings {
         if (record != null) {
             options.add("out=" + record.toAbsolutePath());
         }
+        options.add("quiet");
         String text = String.join(";", options);
         if (text.length() > OptionLimits.MAX_AGENT_OPTIONS_CHARS) {
             throw new IllegalArgumentException("the agent's options would be " + text.length() + " characters, and it"

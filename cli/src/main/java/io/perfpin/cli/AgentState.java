@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileReader;
 
 import java.io.IOException;
@@ -15,30 +16,31 @@ import java.util.concurrent.TimeUnit;
  *
  * @param detail     why not, or how often it samples
  * @param unreadable why the stats file, which exists, cannot be read (damaged, or still being created); else null
+ * @param options    the options an active agent was started with; null when not active
  */
-record AgentState(boolean active, String detail, IOException unreadable) {
+record AgentState(boolean active, String detail, IOException unreadable, OptionsText options) {
     static final int STALE_INTERVALS = 5;
     static final long STALE_FLOOR_MILLIS = 3_000;
 
     static AgentState of(long pid) {
         Path file = PerfpinDirectory.statsFile(pid);
         if (!Files.exists(file)) {
-            return new AgentState(false, "", null);
+            return new AgentState(false, "", null, null);
         }
         try (StatsFileReader reader = StatsFileReader.open(file)) {
             if (reader.isClosed()) {
-                return new AgentState(false, "closed: the agent detached", null);
+                return new AgentState(false, "closed: the agent detached", null, null);
             }
             long intervalMillis = TimeUnit.NANOSECONDS.toMillis(reader.intervalNanos());
             // No heartbeat yet: the sampler has not ticked since the file was made.
             long beat = reader.heartbeatEpochMillis() != 0 ? reader.heartbeatEpochMillis() : reader.startEpochMillis();
             long age = System.currentTimeMillis() - beat;
             if (age > Math.max(STALE_INTERVALS * intervalMillis, STALE_FLOOR_MILLIS)) {
-                return new AgentState(false, "stale: no heartbeat for " + age / 1000 + " s", null);
+                return new AgentState(false, "stale: no heartbeat for " + age / 1000 + " s", null, null);
             }
-            return new AgentState(true, "every " + intervalMillis + " ms", null);
+            return new AgentState(true, "every " + intervalMillis + " ms", null, reader.options());
         } catch (IOException e) {
-            return new AgentState(false, e.getMessage(), e);
+            return new AgentState(false, e.getMessage(), e, null);
         }
     }
 

@@ -20,8 +20,9 @@ import java.util.concurrent.Callable;
 @Command(name = "attach", mixinStandardHelpOptions = true,
         description = {"Load the perfpin agent into a running JVM and watch it live, as top does.",
                 "Leaving (Ctrl-C, --duration) keeps the agent running unless --detach-on-exit.",
-                "Exits with 1 when none of the selected threads could be counted (the agent ran out of file"
-                        + " descriptors for them)."})
+                "Exits with 1 when the agent could not do what the options ask: a pin it could not have, threads"
+                        + " it could not count or enrol (each said in perfpin's output as 'agent refused: ...'), or"
+                        + " when it already runs with other options and --restart is not given."})
 final class AttachCommand implements Callable<Integer> {
     static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(20);
     /** The agent creates its stats file as it starts; this long is a JVM that did not start it. */
@@ -39,21 +40,39 @@ final class AttachCommand implements Callable<Integer> {
     @Option(names = "--detach-on-exit", description = "Detach the agent when this command ends.")
     boolean detachOnExit;
 
+    @Option(names = "--restart", description = "When the agent already runs with other options: detach it (its"
+            + " threads' final records are written) and attach with these.")
+    boolean restart;
+
     @Override
     public Integer call() throws Exception {
         String options = agent.agentOptions();
         JavaProcess jvm = JavaProcess.of(pid);
-        if (AgentState.of(pid).active()) {
-            System.err.println("perfpin attach: the agent already runs in " + pid + "; watching it (perfpin detach "
-                    + pid + " first to change its options)");
-        } else {
+        AgentState state = AgentState.of(pid);
+        boolean load = !state.active();
+        if (state.active() && agent.asksAnything() && !agent.runsAsAsked(state.options())) {
+            if (!restart) {
+                throw new IllegalStateException("the agent already runs in " + pid + " with other options ('"
+                        + state.options().shown() + "'): add --restart to detach it (writing its final records) and"
+                        + " attach with these, or perfpin detach " + pid + " first");
+            }
+            DetachCommand.detach(jvm);
+            load = true;
+        } else if (state.active()) {
+            System.err.println("perfpin attach: the agent already runs in " + pid + " with these options; watching it");
+        }
+        if (load) {
             AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), options, ATTACH_TIMEOUT);
             awaitAgent(pid, null);
         }
         try {
-            String noneCounted = watch(pid, agent.threads, agent.interval, duration).noneCounted();
-            if (noneCounted != null) {
-                throw new IllegalStateException("none of the selected threads could be counted; " + noneCounted);
+            TopCommand view = watch(pid, agent.threads, agent.interval, duration);
+            if (view.noneCounted() != null) {
+                throw new IllegalStateException("none of the selected threads could be counted; " + view.noneCounted());
+            }
+            if (view.refusals() > 0) {
+                throw new IllegalStateException("the agent could not do " + view.refusals() + " thing"
+                        + (view.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
             }
             return ExitCode.OK;
         } finally {

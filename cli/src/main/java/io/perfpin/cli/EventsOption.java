@@ -7,13 +7,20 @@ import picocli.CommandLine.Option;
 
 /** {@code --events LIST}, the agent's {@code events=}: events and presets, comma-separated. */
 final class EventsOption {
-    @Option(names = "--events", paramLabel = "LIST", defaultValue = "sched", converter = Parser.class,
+    static final String DEFAULT = "sched";
+
+    @Option(names = "--events", paramLabel = "LIST", defaultValue = DEFAULT, converter = Parser.class,
             description = "Events and presets, comma-separated, e.g. sched,ipc,tlb (default: ${DEFAULT-VALUE});"
                     + " perfpin events lists them.")
     Selection events;
 
     EventList eventList() {
         return events.list;
+    }
+
+    /** Whether the user chose events, not the default. */
+    boolean given() {
+        return !events.text.equals(DEFAULT);
     }
 
     /** As the user wrote it, for the agent's {@code events=}. */

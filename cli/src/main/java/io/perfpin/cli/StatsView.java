@@ -5,6 +5,7 @@ import io.perfpin.event.Preset;
 import io.perfpin.event.Presets;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
@@ -76,6 +77,11 @@ final class StatsView {
     }
 
     /** How many threads the agent enrolled but could not count, for want of file descriptors, so far. */
+    /** What the agent said so far, in the order it said it. */
+    List<AgentNotice> notices() {
+        return snapshot.notices();
+    }
+
     long threadsNotCounted() {
         return snapshot.threadsNotCounted();
     }

@@ -6,7 +6,9 @@ import io.perfpin.jvm.LastCpu;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.Preemptions;
+import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFileReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -56,6 +58,10 @@ final class TopCommand implements Callable<Integer> {
 
     /** Set as the view ends: why threads went uncounted when no thread it shows was counted; else null. */
     private String noneCounted;
+    /** The agent's notices printed so far, in plain blocks, where each is printed once. */
+    private int noticesPrinted;
+    /** Set as the view ends: how many things the agent refused to do that its options asked. */
+    private int refusals;
 
     @Override
     public Integer call() throws Exception {
@@ -97,7 +103,7 @@ final class TopCommand implements Callable<Integer> {
                     break;
                 }
                 StatsView current = StatsView.read(reader);
-                show(block(watched, current, previous), terminal);
+                show(block(watched, current, previous, terminal), terminal);
                 previous = current;
             }
             summary(StatsView.read(reader), watched, ending).forEach(System.out::println);
@@ -119,7 +125,7 @@ final class TopCommand implements Callable<Integer> {
         return null;
     }
 
-    private List<String> block(long watched, StatsView current, StatsView previous) {
+    private List<String> block(long watched, StatsView current, StatsView previous, boolean terminal) {
         List<ThreadReport> live = selected(current.liveSince(previous)).stream()
                 .map(r -> r.withLastCpu(LastCpu.of(watched, r.tid())))
                 .collect(Collectors.toList());
@@ -134,7 +140,18 @@ final class TopCommand implements Callable<Integer> {
             lines.add("Finished threads, totals:");
             lines.addAll(ReportTable.render(List.of(finished)));
         }
+        // A redrawn screen shows every notice; plain blocks, which stay on screen, each one once.
+        List<AgentNotice> notices = current.notices();
+        lines.addAll(noticeLines(notices.subList(terminal ? 0 : Math.min(noticesPrinted, notices.size()),
+                notices.size())));
+        noticesPrinted = notices.size();
         return lines;
+    }
+
+    /** The agent's notices, in this command's output, which is where the agent's user reads. */
+    private static List<String> noticeLines(List<AgentNotice> notices) {
+        return notices.stream().map(n -> (n.refused() ? "agent refused: " : "agent: ") + TerminalText.escape(n.text()))
+                .collect(Collectors.toList());
     }
 
     private List<String> summary(StatsView last, long watched, String ending) {
@@ -159,6 +176,8 @@ final class TopCommand implements Callable<Integer> {
             lines.add("Threads not counted: " + notCounted(last));
             noneCounted = rows.isEmpty() ? "threads not counted: " + notCounted(last) : null;
         }
+        lines.addAll(noticeLines(last.notices()));
+        refusals = (int) last.notices().stream().filter(AgentNotice::refused).count();
         lines.addAll(ReportOutput.hintLines(hints));
         return lines;
     }
@@ -175,6 +194,11 @@ final class TopCommand implements Callable<Integer> {
      */
     String noneCounted() {
         return noneCounted;
+    }
+
+    /** After {@link #call}: how many things the agent could not do that its options asked (its refusals). */
+    int refusals() {
+        return refusals;
     }
 
     private List<ThreadReport> selected(List<ThreadReport> reports) {

@@ -39,6 +39,54 @@ class AttachCommandTest {
         }
     }
 
+    /** What the agent could not do is said in attach's own output, not on the application's stderr: exit 1. */
+    @Test
+    void aRefusedPinIsSaidByAttachItselfAndExits1() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
+                    "worker-0@7", "--interval", "100ms", "--duration", "1s", "--detach-on-exit"));
+            assertEquals(ExitCode.FAILURE, attach.code, attach.out + attach.err);
+            assertTrue(attach.out.contains("agent refused: cannot pin thread 'worker-0' (7): "), attach.out);
+            assertEquals("perfpin attach: the agent could not do 1 thing these options ask: see 'agent refused' above\n",
+                    attach.err);
+            List<String> rest = service.endAndReadRest();
+            assertTrue(rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: " + rest);
+            Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+        }
+    }
+
+    /** A second attach with other options never passes for the first: refused, or applied with --restart. */
+    @Test
+    void aSecondAttachWithOtherOptionsIsRefusedOrRestarts() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            Matcher worker = service.await(Pattern.compile("thread worker-0 tid (\\d+)"));
+            int tid = Integer.parseInt(worker.group(1));
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            assertEquals(0, CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--duration",
+                    "300ms")).code);
+            CliRun watching = CliRun.capture(() -> Perfpin.run("attach", pid, "--duration", "300ms"));
+            assertEquals(0, watching.code, watching.err);
+            assertTrue(watching.err.contains("already runs in " + pid + " with these options; watching it"), watching.err);
+
+            CliRun other = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin", "worker-0@1",
+                    "--duration", "300ms"));
+            assertEquals(ExitCode.FAILURE, other.code, other.err);
+            assertTrue(other.err.startsWith("perfpin attach: the agent already runs in " + pid + " with other options"
+                    + " ('threads=worker-.*;events=sched;quiet'): add --restart"), other.err);
+            assertEquals("0-1", cpusAllowed(service.pid(), tid), "nothing was applied");
+
+            CliRun restarted = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
+                    "worker-0@1", "--interval", "100ms", "--duration", "1s", "--restart", "--detach-on-exit"));
+            assertEquals(0, restarted.code, restarted.out + restarted.err);
+            assertTrue(restarted.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + restarted.out);
+            assertEquals("0-1", cpusAllowed(service.pid(), tid), "and given its CPUs back at the detach");
+            Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+        }
+    }
+
     /** A JVM that accepts no attach: attach and stat say so in one line each and exit 7; the JVM prints nothing. */
     @Test
     void aJvmWithAttachDisabledIsOneLineAndExit7() throws Exception {

@@ -39,7 +39,7 @@ public final class RegistryChild {
         }
         long bytes = Long.parseLong(args[2]) << 20;
         ThreadRegistry registry = ThreadRegistry.start(Backends.syscalls(), config,
-                warning -> System.out.println("warning: " + warning));
+                notice -> System.out.println("warning: " + notice.text()));
         CountDownLatch end = new CountDownLatch(1);
         Thread toucher = new Thread(() -> {
             // Loads what printing and touching pages need before counting starts: the counts are the pages.

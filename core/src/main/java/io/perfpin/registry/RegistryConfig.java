@@ -6,27 +6,36 @@ import io.perfpin.options.DescriptorShare;
 import java.nio.file.Path;
 import java.util.Objects;
 
-/** How a {@link ThreadRegistry} counts and where it publishes. Immutable; build with the with-methods. */
+/**
+ * How a {@link ThreadRegistry} counts and where it publishes. Immutable to its users: each with-method returns a
+ * changed copy.
+ */
 public final class RegistryConfig {
-    private final EventList defaultEvents;
-    private final long intervalNanos;
-    private final Path statsFile;
-    private final Path jsonLines;
-    private final int liveSlots;
-    private final int finishedSlots;
-    private final int eventCapacity;
-    private final DescriptorShare descriptors;
+    private EventList defaultEvents;
+    private long intervalNanos = 500_000_000L;
+    private Path statsFile;
+    private Path jsonLines;
+    private int liveSlots = 1024;
+    private int finishedSlots = 256;
+    private int eventCapacity = 64;
+    private DescriptorShare descriptors = DescriptorShare.DEFAULT;
+    private String agentOptions = "";
 
-    private RegistryConfig(EventList defaultEvents, long intervalNanos, Path statsFile, Path jsonLines,
-                           int liveSlots, int finishedSlots, int eventCapacity, DescriptorShare descriptors) {
+    private RegistryConfig(EventList defaultEvents) {
         this.defaultEvents = Objects.requireNonNull(defaultEvents, "defaultEvents");
-        this.intervalNanos = intervalNanos;
-        this.statsFile = statsFile;
-        this.jsonLines = jsonLines;
-        this.liveSlots = liveSlots;
-        this.finishedSlots = finishedSlots;
-        this.eventCapacity = eventCapacity;
-        this.descriptors = Objects.requireNonNull(descriptors, "descriptors");
+    }
+
+    private RegistryConfig copy() {
+        RegistryConfig copy = new RegistryConfig(defaultEvents);
+        copy.intervalNanos = intervalNanos;
+        copy.statsFile = statsFile;
+        copy.jsonLines = jsonLines;
+        copy.liveSlots = liveSlots;
+        copy.finishedSlots = finishedSlots;
+        copy.eventCapacity = eventCapacity;
+        copy.descriptors = descriptors;
+        copy.agentOptions = agentOptions;
+        return copy;
     }
 
     /**
@@ -34,36 +43,49 @@ public final class RegistryConfig {
      * file and no recording until asked.
      */
     public static RegistryConfig of(EventList defaultEvents) {
-        return new RegistryConfig(defaultEvents, 500_000_000L, null, null, 1024, 256, 64, DescriptorShare.DEFAULT);
+        return new RegistryConfig(defaultEvents);
     }
 
     public RegistryConfig withInterval(long nanos) {
         if (nanos <= 0) {
             throw new IllegalArgumentException("interval must be positive: " + nanos + " ns");
         }
-        return new RegistryConfig(defaultEvents, nanos, statsFile, jsonLines, liveSlots, finishedSlots, eventCapacity,
-                descriptors);
+        RegistryConfig copy = copy();
+        copy.intervalNanos = nanos;
+        return copy;
     }
 
     public RegistryConfig withStatsFile(Path file) {
-        return new RegistryConfig(defaultEvents, intervalNanos, file, jsonLines, liveSlots, finishedSlots, eventCapacity,
-                descriptors);
+        RegistryConfig copy = copy();
+        copy.statsFile = file;
+        return copy;
     }
 
     public RegistryConfig withJsonLines(Path file) {
-        return new RegistryConfig(defaultEvents, intervalNanos, statsFile, file, liveSlots, finishedSlots, eventCapacity,
-                descriptors);
+        RegistryConfig copy = copy();
+        copy.jsonLines = file;
+        return copy;
     }
 
     public RegistryConfig withSlots(int live, int finished) {
-        return new RegistryConfig(defaultEvents, intervalNanos, statsFile, jsonLines, live, finished, eventCapacity,
-                descriptors);
+        RegistryConfig copy = copy();
+        copy.liveSlots = live;
+        copy.finishedSlots = finished;
+        return copy;
     }
 
     /** How many of the file descriptors free at the start perfpin may hold. */
     public RegistryConfig withDescriptors(DescriptorShare share) {
-        return new RegistryConfig(defaultEvents, intervalNanos, statsFile, jsonLines, liveSlots, finishedSlots,
-                eventCapacity, share);
+        RegistryConfig copy = copy();
+        copy.descriptors = Objects.requireNonNull(share, "share");
+        return copy;
+    }
+
+    /** The options text the agent was started with, kept in the stats file for viewers to compare theirs with. */
+    public RegistryConfig withAgentOptions(String options) {
+        RegistryConfig copy = copy();
+        copy.agentOptions = Objects.requireNonNull(options, "options");
+        return copy;
     }
 
     public EventList defaultEvents() {
@@ -98,5 +120,9 @@ public final class RegistryConfig {
 
     public DescriptorShare descriptors() {
         return descriptors;
+    }
+
+    public String agentOptions() {
+        return agentOptions;
     }
 }

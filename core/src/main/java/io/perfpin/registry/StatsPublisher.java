@@ -2,12 +2,15 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.EventFailure;
 import io.perfpin.event.EventSpec;
+import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.MappedFaults;
 import io.perfpin.stats.StatsFile;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
 
 /**
@@ -20,13 +23,36 @@ import java.util.function.Consumer;
 final class StatsPublisher {
     private final StatsFile file;
     private final int liveSlots;
-    private final Consumer<String> warnings;
-    private boolean stopped;
+    private final Consumer<AgentNotice> notices;
+    private final NoticeSink sink;
+    /** Notices said on any thread, written on the sampler's: the file has one writer. */
+    private final Queue<AgentNotice> pending = new ConcurrentLinkedQueue<>();
+    private volatile boolean stopped;
+    private volatile boolean noticesFull;
 
-    StatsPublisher(StatsFile file, int liveSlots, Consumer<String> warnings) {
+    /**
+     * @param notices what the publisher itself has to say (the registry's notices, posted here too)
+     * @param sink    where a notice the file cannot take goes
+     */
+    StatsPublisher(StatsFile file, int liveSlots, Consumer<AgentNotice> notices, NoticeSink sink) {
         this.file = file;
         this.liveSlots = liveSlots;
-        this.warnings = warnings;
+        this.notices = notices;
+        this.sink = sink;
+    }
+
+    /** Posts a notice for viewers; it reaches the file on the next tick. */
+    void post(AgentNotice notice) {
+        if (stopped || noticesFull) {
+            sink.unpublished(notice);
+        } else {
+            pending.add(notice);
+        }
+    }
+
+    /** Whether a notice posted now reaches viewers through the file. */
+    boolean publishesNotices() {
+        return !stopped && !noticesFull;
     }
 
     /**
@@ -35,6 +61,12 @@ final class StatsPublisher {
      */
     void tick(List<TrackedThread> live, List<TrackedThread> finished, long epochMillis) {
         write(() -> {
+            for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
+                if (!file.notice(notice.refused(), notice.text())) {
+                    noticesFull = true;
+                    sink.unpublished(notice);
+                }
+            }
             for (TrackedThread t : finished) {
                 if (t.columns == null) {
                     admit(t, false); // it ended before a tick published it
@@ -58,10 +90,15 @@ final class StatsPublisher {
     /** Marks the file closed, the last write; a damaged file is left as it is. */
     void close() {
         write(() -> {
+            for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
+                if (!file.notice(notice.refused(), notice.text())) {
+                    sink.unpublished(notice);
+                }
+            }
             try {
                 file.close();
             } catch (IOException | UncheckedIOException e) {
-                warnings.accept("closing the stats file " + file.path() + " failed: " + e.getMessage());
+                notices.accept(AgentNotice.info("closing the stats file " + file.path() + " failed: " + e.getMessage()));
             }
         });
         stopped = true;
@@ -110,8 +147,8 @@ final class StatsPublisher {
         }
         t.slot = live ? file.claimSlot(t.tid, t.javaId, t.name, t.cpus) : -1;
         if (live && t.slot < 0) {
-            warnings.accept("the stats file is full (" + liveSlots + " live threads): threads beyond that are"
-                    + " recorded but not shown live");
+            notices.accept(AgentNotice.info("the stats file is full (" + liveSlots + " live threads): threads beyond"
+                    + " that are recorded but not shown live"));
         }
         List<EventSpec> events = t.events.events();
         t.columns = new int[events.size()];
@@ -125,8 +162,11 @@ final class StatsPublisher {
 
     private void stop(String damage) {
         stopped = true;
-        warnings.accept("stopped publishing to the stats file " + file.path() + ": " + damage
-                + "; counting and recording go on");
+        for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
+            sink.unpublished(notice);
+        }
+        notices.accept(AgentNotice.info("stopped publishing to the stats file " + file.path() + ": " + damage
+                + "; counting and recording go on"));
         abandon();
     }
 

@@ -17,6 +17,7 @@ import io.perfpin.report.JsonLinesFile;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
 
 import java.io.IOException;
@@ -57,9 +58,9 @@ public final class ThreadRegistry implements AutoCloseable {
     /** Null when no stats file is published. */
     private final StatsPublisher stats;
     private final JsonLinesFile recording;
-    private final Consumer<String> warnings;
+    private final NoticeSink notices;
     private final DescriptorBudget descriptors;
-    private final Set<String> warned = ConcurrentHashMap.newKeySet();
+    private final Set<String> said = ConcurrentHashMap.newKeySet();
     /** What the kernel refuses every thread, so that enrolling one tries it no more. */
     private final RefusedEvents refused = new RefusedEvents();
     /** Keeps the kernel's code for the default software events switched on: enrolment stays cheap. */
@@ -90,14 +91,14 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     private ThreadRegistry(Syscalls syscalls, RegistryConfig config, DescriptorBudget descriptors, StatsFile stats,
-                           JsonLinesFile recording, Consumer<String> warnings) {
+                           JsonLinesFile recording, NoticeSink notices) {
         this.syscalls = syscalls;
         this.affinity = new ThreadAffinity(syscalls);
         this.config = config;
         this.descriptors = descriptors;
-        this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), this::warnOnce);
+        this.notices = notices;
+        this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), this::sayOnce, notices);
         this.recording = recording;
-        this.warnings = warnings;
         this.processCpus = affinity.get(0);
         this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
         this.sampler = new Thread(this::sample, "perfpin-sampler");
@@ -105,7 +106,7 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     /** Creates the stats file and recording the config asks for, and starts the sampler thread. */
-    public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, Consumer<String> warnings)
+    public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink notices)
             throws IOException {
         long pid = ProcessHandle.current().pid();
         // Counted before perfpin opens anything: what the application had free is what it shares.
@@ -115,7 +116,7 @@ public final class ThreadRegistry implements AutoCloseable {
         if (config.statsFile() != null) {
             try {
                 stats = StatsFile.create(config.statsFile(), pid, System.currentTimeMillis(), config.intervalNanos(),
-                        config.eventCapacity(), config.liveSlots(), config.finishedSlots());
+                        config.eventCapacity(), config.liveSlots(), config.finishedSlots(), config.agentOptions());
             } catch (IOException e) {
                 throw new IOException("cannot write the stats file: " + e.getMessage(), e);
             }
@@ -139,7 +140,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 throw new IOException("cannot write the recording: " + e.getMessage(), e);
             }
         }
-        ThreadRegistry registry = new ThreadRegistry(syscalls, config, descriptors, stats, recording, warnings);
+        ThreadRegistry registry = new ThreadRegistry(syscalls, config, descriptors, stats, recording, notices);
         registry.sampler.start();
         return registry;
     }
@@ -193,10 +194,11 @@ public final class ThreadRegistry implements AutoCloseable {
         EventList counted = events != null ? events : config.defaultEvents();
         CounterGroup counters = CounterGroup.open(syscalls, tid, counted.events(), refused, descriptors);
         if (counters.notCounted() != null) {
-            warnOnce("not counting threads while no file descriptor is left for them: " + counters.notCounted());
+            sayOnce(AgentNotice.refused("not counting threads while no file descriptor is left for them: "
+                    + counters.notCounted()));
         } else {
             for (EventFailure failure : counters.unsupported()) {
-                warnOnce("not counting " + failure.event().name() + ": " + failure.reason());
+                sayOnce(AgentNotice.info("not counting " + failure.event().name() + ": " + failure.reason()));
             }
         }
         TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin);
@@ -243,7 +245,7 @@ public final class ThreadRegistry implements AutoCloseable {
             pinnedMasks.add(assignment.cpus());
             return new Pinning(original, assignment);
         } catch (IOException | RuntimeException e) {
-            warnOnce("cannot pin thread '" + name + "' (" + placement + "): " + e.getMessage());
+            sayOnce(AgentNotice.refused("cannot pin thread '" + name + "' (" + placement + "): " + e.getMessage()));
             if (assignment != null) {
                 assignment.close();
             }
@@ -263,7 +265,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 affinity.set(tracked.tid, pinning.originalCpus);
             }
         } catch (RuntimeException e) {
-            warnOnce("cannot restore the affinity of '" + tracked.name + "': " + e.getMessage());
+            sayOnce(AgentNotice.refused("cannot restore the affinity of '" + tracked.name + "': " + e.getMessage()));
         } finally {
             pinning.assignment.close();
         }
@@ -291,7 +293,8 @@ public final class ThreadRegistry implements AutoCloseable {
         try {
             affinity.set(tid, processCpus);
         } catch (RuntimeException e) {
-            warnOnce("cannot reset the inherited pin of '" + Thread.currentThread().getName() + "': " + e.getMessage());
+            sayOnce(AgentNotice.info("cannot reset the inherited pin of '" + Thread.currentThread().getName()
+                    + "': " + e.getMessage()));
         }
         return false;
     }
@@ -335,7 +338,7 @@ public final class ThreadRegistry implements AutoCloseable {
         try {
             topology(); // read here, so the first thread pinned does not pay for it in its own counts
         } catch (RuntimeException e) {
-            warnOnce("cannot read the CPU topology: " + e.getMessage());
+            sayOnce(AgentNotice.info("cannot read the CPU topology: " + e.getMessage()));
         }
         while (!closing) {
             try {
@@ -389,7 +392,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 recording.flush();
             }
         } catch (IOException | RuntimeException e) {
-            warnOnce("sampling failed: " + e);
+            sayOnce(AgentNotice.refused("sampling failed: " + e));
         }
         if (stats != null) {
             stats.tick(live, finishedThisTick, now);
@@ -417,7 +420,7 @@ public final class ThreadRegistry implements AutoCloseable {
     /** A fault that HotSpot threw after the code that took it had returned; only the stats file is mapped. */
     private void faulted(InternalError fault) {
         if (stats == null || !stats.faulted(fault)) {
-            warnOnce("sampling failed: " + fault);
+            sayOnce(AgentNotice.refused("sampling failed: " + fault));
         }
     }
 
@@ -426,7 +429,7 @@ public final class ThreadRegistry implements AutoCloseable {
             try {
                 recording.write(jsonLine);
             } catch (IOException e) {
-                warnOnce("recording failed: " + e.getMessage());
+                sayOnce(AgentNotice.refused("recording failed: " + e.getMessage()));
             }
         }
     }
@@ -471,7 +474,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 }
             }
         } catch (IOException e) {
-            warnOnce("closing the recording failed: " + e.getMessage());
+            sayOnce(AgentNotice.refused("closing the recording failed: " + e.getMessage()));
         }
     }
 
@@ -489,9 +492,28 @@ public final class ThreadRegistry implements AutoCloseable {
         return reservations;
     }
 
-    private void warnOnce(String message) {
-        if (warned.add(message)) {
-            warnings.accept(message);
+    /**
+     * Says a notice once: to the sink, and to viewers through the stats file. A notice of the agent's own (not the
+     * registry's) comes through {@link #post}.
+     */
+    private void sayOnce(AgentNotice notice) {
+        if (said.add(notice.text())) {
+            notices.said(notice);
+            if (stats != null) {
+                stats.post(notice);
+            }
         }
+    }
+
+    /** Posts a notice that the agent said for viewers of the stats file, when there is one. */
+    public void post(AgentNotice notice) {
+        if (stats != null) {
+            stats.post(notice);
+        }
+    }
+
+    /** Whether a notice posted now reaches viewers through the stats file. */
+    public boolean publishesNotices() {
+        return stats != null && stats.publishesNotices();
     }
 }

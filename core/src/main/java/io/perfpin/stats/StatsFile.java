@@ -10,6 +10,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
@@ -60,6 +61,8 @@ public final class StatsFile implements AutoCloseable {
     private int aggregateThreads;
     private long finishedTotal;
     private long threadsNotCounted;
+    private int noticesPosted;
+    private final int trailerOffset;
 
     /** A finished thread's counts, by column. */
     private record FinalCounts(int[] columns, long[] values, long[] enabled, long[] running) {
@@ -82,6 +85,7 @@ public final class StatsFile implements AutoCloseable {
         this.sequences = new long[liveSlots + finishedSlots + 1];
         this.ring = new FinalCounts[finishedSlots];
         this.aggregate = new long[capacity * 3];
+        this.trailerOffset = (int) trailerOffset(capacity, liveSlots, finishedSlots);
     }
 
     /**
@@ -94,6 +98,13 @@ public final class StatsFile implements AutoCloseable {
      */
     public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
                                    int eventCapacity, int liveSlots, int finishedSlots) throws IOException {
+        return create(file, pid, startEpochMillis, intervalNanos, eventCapacity, liveSlots, finishedSlots, "");
+    }
+
+    /** As the other {@code create}, recording the options text the agent was started with. */
+    public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
+                                   int eventCapacity, int liveSlots, int finishedSlots, String options)
+            throws IOException {
         requireWithin("event capacity", eventCapacity, 1, MAX_EVENT_CAPACITY);
         requireWithin("live slot count", liveSlots, 1, MAX_LIVE_SLOTS);
         requireWithin("finished slot count", finishedSlots, 1, MAX_FINISHED_SLOTS);
@@ -109,7 +120,7 @@ public final class StatsFile implements AutoCloseable {
             buffer.order(ByteOrder.LITTLE_ENDIAN);
             Object key = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
             StatsFile stats = new StatsFile(file, channel, key, buffer, eventCapacity, liveSlots, finishedSlots);
-            stats.writeHeader(pid, startEpochMillis, intervalNanos);
+            stats.writeHeader(pid, startEpochMillis, intervalNanos, options);
             return stats;
         } catch (IOException | RuntimeException e) {
             channel.close();
@@ -172,8 +183,12 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
-    private void writeHeader(long pid, long startEpochMillis, long intervalNanos) {
+    private void writeHeader(long pid, long startEpochMillis, long intervalNanos, String options) {
         ByteBuffer b = buffer;
+        byte[] text = options.getBytes(StandardCharsets.UTF_8);
+        b.putInt(OPTIONS_LENGTH_OFFSET, text.length);
+        b.putInt(OPTIONS_CRC_OFFSET, OptionsText.crc(text));
+        putString(trailerOffset, OPTIONS_TEXT_SIZE, options);
         b.putInt(MAGIC_OFFSET, MAGIC);
         b.putLong(PID_OFFSET, pid);
         b.putLong(START_TIME_OFFSET, startEpochMillis);
@@ -206,6 +221,22 @@ public final class StatsFile implements AutoCloseable {
         eventNames.add(name);
         INTS.setRelease(buffer, EVENT_COUNT_OFFSET, events + 1);
         return events;
+    }
+
+    /**
+     * Posts a notice for viewers, after the ones posted before; false when the file holds
+     * {@link StatsLayout#NOTICE_CAPACITY} already.
+     */
+    public boolean notice(boolean refused, String text) {
+        if (noticesPosted == NOTICE_CAPACITY) {
+            return false;
+        }
+        int offset = trailerOffset + OPTIONS_TEXT_SIZE + noticesPosted * NOTICE_SIZE;
+        buffer.putInt(offset + NOTICE_KIND_OFFSET, refused ? NOTICE_REFUSED : NOTICE_INFO);
+        putString(offset + NOTICE_TEXT_OFFSET, NOTICE_SIZE - NOTICE_TEXT_OFFSET, text);
+        noticesPosted++;
+        LONGS.setRelease(buffer, NOTICES_POSTED_OFFSET, (long) noticesPosted);
+        return true;
     }
 
     /** Says why the kernel refused the event of a column, unless a reason is there already. */

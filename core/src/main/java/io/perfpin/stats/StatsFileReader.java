@@ -50,6 +50,7 @@ public final class StatsFileReader implements AutoCloseable {
     /** What earlier reads saw of the two counts that never fall. */
     private int eventsSeen;
     private long finishedSeen;
+    private int noticesSeen;
 
     /** The fields the writer sets once, before the version: checked when the file is opened. */
     private record Header(int magic, int version, long pid, long startEpochMillis, long intervalNanos,
@@ -224,9 +225,40 @@ public final class StatsFileReader implements AutoCloseable {
             throw damaged(file, "threads not counted " + notCounted + ", descriptor budget " + budget
                     + " (neither may be negative)");
         }
+        List<AgentNotice> notices = notices();
         eventsSeen = events;
         finishedSeen = finished;
-        return new StatsSnapshot(names, refusals, finished, closed, heartbeat, notCounted, budget, threads);
+        noticesSeen = notices.size();
+        return new StatsSnapshot(names, refusals, finished, closed, heartbeat, notCounted, budget, threads, notices);
+    }
+
+    /** The notices posted so far, each written before the count that makes it visible. */
+    private List<AgentNotice> notices() throws IOException {
+        long posted = (long) LONGS.getAcquire(buffer, NOTICES_POSTED_OFFSET);
+        if (posted < noticesSeen || posted > NOTICE_CAPACITY) {
+            throw damaged(file, "notices posted " + posted + " (" + noticesSeen + " to " + NOTICE_CAPACITY
+                    + " allowed)");
+        }
+        int first = (int) trailerOffset(header.capacity, header.liveSlots, header.finishedSlots) + OPTIONS_TEXT_SIZE;
+        List<AgentNotice> notices = new ArrayList<>((int) posted);
+        for (int n = 0; n < posted; n++) {
+            int offset = first + n * NOTICE_SIZE;
+            int kind = buffer.getInt(offset + NOTICE_KIND_OFFSET);
+            if (kind != NOTICE_INFO && kind != NOTICE_REFUSED) {
+                throw damaged(file, "notice " + n + " of kind " + kind + " (" + NOTICE_INFO + " or " + NOTICE_REFUSED
+                        + " allowed)");
+            }
+            notices.add(new AgentNotice(kind == NOTICE_REFUSED, StatsStrings.read(buffer, offset + NOTICE_TEXT_OFFSET,
+                    NOTICE_SIZE - NOTICE_TEXT_OFFSET)));
+        }
+        return notices;
+    }
+
+    /** The options text the agent was started with: written with the header, it never changes. */
+    public OptionsText options() throws IOException {
+        return guarded(() -> new OptionsText(StatsStrings.read(buffer,
+                (int) trailerOffset(header.capacity, header.liveSlots, header.finishedSlots), OPTIONS_TEXT_SIZE),
+                buffer.getInt(OPTIONS_LENGTH_OFFSET), buffer.getInt(OPTIONS_CRC_OFFSET)));
     }
 
     private boolean closed() throws IOException {

@@ -30,7 +30,11 @@ import java.nio.ByteOrder;
  *                                  was out of them (release; only grows); 0 in files of agents before it
  *  88   u64  descriptor budget     the file descriptors the agent may hold; written once, before the first
  *                                  thread is not counted
- *  96   ...  reserved
+ *  96   u64  notices posted        N, 0 to {@link #NOTICE_CAPACITY}: the notices in use (release; its notices
+ *                                  are written first; only grows)
+ * 104   u32  options length        bytes of the options text the agent was started with, whole
+ * 108   u32  options CRC-32C       of the whole options text: a reader compares another text with it
+ * 112   ...  reserved
  * 128   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
  *  ...  C x {@link #EVENT_REASON_SIZE} bytes: per event, why the kernel refused it (UTF-8, zero-padded,
  *                                  truncated; written once, before the heartbeat that follows); empty when
@@ -49,7 +53,20 @@ import java.nio.ByteOrder;
  *  96   {@link #CPUS_SIZE} bytes   allowed CPUs in Linux list syntax, zero-padded
  * 160   C x 24 bytes               per event: u64 cumulative value, u64 time enabled, u64 time running (ns);
  *                                  all zero for an event the thread does not count
+ *
+ * Then the trailer, {@link #TRAILER_SIZE} bytes, the last of the file:
+ *   0   {@link #OPTIONS_TEXT_SIZE} bytes  the options text, UTF-8, zero-padded, cut at a character boundary
+ *                                  when longer (its length and CRC in the header are the whole text's)
+ *  ...  {@link #NOTICE_CAPACITY} x {@link #NOTICE_SIZE} bytes: what the agent told its user, in the order it
+ *                                  said it, the first N in use, each written once before N counts it:
+ *         0  u32  kind             {@link #NOTICE_INFO}, or {@link #NOTICE_REFUSED}: something the options asked
+ *                                  (a pin, a thread counted) that the agent could not do
+ *         4  ...  text             UTF-8, zero-padded, cut at a character boundary
  * </pre>
+ *
+ * <p>The notices let a viewer say, in its own output, what the agent could not do, where the application's
+ * stderr is no place for it. They are the agent's first {@link #NOTICE_CAPACITY} distinct messages; later ones
+ * go to the application's stderr only.
  *
  * <p>Events are columns shared by all threads: a thread that counts its own set (an annotation's) fills
  * only its columns, so a reader never needs per-thread event lists.
@@ -70,7 +87,7 @@ import java.nio.ByteOrder;
  *       to create a file outside these bounds. The reserved bytes are not checked.</li>
  *   <li>Dynamic header fields, checked on every read: event count 0 to the capacity, never falling; finished
  *       total &gt;= 0, never falling; closed 0 or 1; heartbeat &gt;= 0; each named event has a name, and no two
- *       the same name.</li>
+ *       the same name; notices posted 0 to {@link #NOTICE_CAPACITY}, never falling, each of a known kind.</li>
  *   <li>Slots: a live slot is free or running, a finished slot free or finished, the last slot the aggregate;
  *       this holds even while the writer is mid-update, so it is checked before waiting on a sequence. Once the
  *       sequence is even and unchanged across the copy: a thread's slot counts 1 thread with a tid 1 to
@@ -85,7 +102,7 @@ import java.nio.ByteOrder;
  */
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
-    public static final int VERSION = 2;
+    public static final int VERSION = 3;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -102,6 +119,9 @@ public final class StatsLayout {
     public static final int EVENT_CAPACITY_OFFSET = 72;
     public static final int THREADS_NOT_COUNTED_OFFSET = 80;
     public static final int DESCRIPTOR_BUDGET_OFFSET = 88;
+    public static final int NOTICES_POSTED_OFFSET = 96;
+    public static final int OPTIONS_LENGTH_OFFSET = 104;
+    public static final int OPTIONS_CRC_OFFSET = 108;
     public static final int EVENT_NAMES_OFFSET = 128;
     public static final int EVENT_NAME_SIZE = 64;
     public static final int EVENT_REASON_SIZE = 192;
@@ -129,6 +149,19 @@ public final class StatsLayout {
     public static final long MIN_INTERVAL_NANOS = 1_000_000L;
     public static final long MAX_INTERVAL_NANOS = 3_600_000_000_000L;
 
+    /**
+     * The agent takes at most 64 Ki characters of options: a text of one-byte characters is kept whole, and the
+     * notices after it stay 8-byte aligned.
+     */
+    public static final int OPTIONS_TEXT_SIZE = 64 * 1024 + 8;
+    public static final int NOTICE_CAPACITY = 64;
+    public static final int NOTICE_SIZE = 256;
+    public static final int NOTICE_KIND_OFFSET = 0;
+    public static final int NOTICE_TEXT_OFFSET = 4;
+    public static final int TRAILER_SIZE = OPTIONS_TEXT_SIZE + NOTICE_CAPACITY * NOTICE_SIZE;
+    public static final int NOTICE_INFO = 1;
+    public static final int NOTICE_REFUSED = 2;
+
     public static final int STATE_FREE = 0;
     public static final int STATE_RUNNING = 1;
     public static final int STATE_FINISHED = 2;
@@ -154,6 +187,10 @@ public final class StatsLayout {
     }
 
     public static long fileSize(int eventCapacity, int liveSlots, int finishedSlots) {
+        return trailerOffset(eventCapacity, liveSlots, finishedSlots) + TRAILER_SIZE;
+    }
+
+    public static long trailerOffset(int eventCapacity, int liveSlots, int finishedSlots) {
         return headerSize(eventCapacity) + (long) slotSize(eventCapacity) * (liveSlots + finishedSlots + 1);
     }
 }

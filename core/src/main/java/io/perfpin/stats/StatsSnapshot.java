@@ -15,10 +15,11 @@ public final class StatsSnapshot {
     private final long threadsNotCounted;
     private final long descriptorBudget;
     private final List<ThreadSample> threads;
+    private final List<AgentNotice> notices;
 
     StatsSnapshot(List<String> eventNames, List<String> refusals, long finishedTotal, boolean closed,
                   long heartbeatEpochMillis, long threadsNotCounted, long descriptorBudget,
-                  List<ThreadSample> threads) {
+                  List<ThreadSample> threads, List<AgentNotice> notices) {
         this.eventNames = List.copyOf(eventNames);
         this.refusals = List.copyOf(refusals);
         this.finishedTotal = finishedTotal;
@@ -27,6 +28,12 @@ public final class StatsSnapshot {
         this.threadsNotCounted = threadsNotCounted;
         this.descriptorBudget = descriptorBudget;
         this.threads = List.copyOf(threads);
+        this.notices = List.copyOf(notices);
+    }
+
+    /** What the agent told its user so far, in the order it said it. */
+    public List<AgentNotice> notices() {
+        return notices;
     }
 
     /** The events named, in column order. */

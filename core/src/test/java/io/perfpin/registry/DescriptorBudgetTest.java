@@ -47,7 +47,7 @@ class DescriptorBudgetTest {
                 RegistryConfig.of(EventList.parse(EVENTS, new EventParser())).withInterval(20_000_000L)
                         .withStatsFile(statsFile).withJsonLines(recording)
                         .withDescriptors(DescriptorShare.parse("fds=" + BUDGET, Integer.toString(BUDGET))),
-                warnings::add);
+                notice -> warnings.add(notice.text()));
         try {
             long ownHeld = PerfEventDescriptors.ofThisProcess() - before;
             assertEquals(2, ownHeld, "one event of each software kind held switched on");

@@ -44,7 +44,7 @@ class ThreadRegistryTest {
     private final List<String> warnings = new CopyOnWriteArrayList<>();
 
     private ThreadRegistry start(RegistryConfig config) throws IOException {
-        return ThreadRegistry.start(Backends.syscalls(), config, warnings::add);
+        return ThreadRegistry.start(Backends.syscalls(), config, notice -> warnings.add(notice.text()));
     }
 
     private static EventList events(String list) {

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -87,6 +88,43 @@ class StatsFileTest {
                 assertEquals("no hardware PMU counts this here", snapshot.eventRefusal(cycles));
                 assertEquals("", snapshot.eventRefusal(faults));
             }
+        }
+    }
+
+    /** What the agent says reaches viewers in order, with its kind, as many as the file holds; no more. */
+    @Test
+    void noticesAndTheAgentsOptionsReachReaders() throws Exception {
+        Path file = dir.resolve("notices.stats");
+        String options = "threads=worker-.*;pin=worker-0@7;" + "x".repeat(2000) + ";quiet";
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 1, 1, options);
+             StatsFileReader reader = StatsFileReader.open(file)) {
+            assertEquals(List.of(), reader.snapshot().notices());
+            assertTrue(stats.notice(true, "cannot pin thread 'worker-0' (7): CPU 7 is outside 0-1"));
+            assertTrue(stats.notice(false, "not counting cycles: no hardware PMU counts this here"));
+            assertEquals(List.of(AgentNotice.refused("cannot pin thread 'worker-0' (7): CPU 7 is outside 0-1"),
+                    AgentNotice.info("not counting cycles: no hardware PMU counts this here")),
+                    reader.snapshot().notices());
+            for (int n = 2; n < StatsLayout.NOTICE_CAPACITY; n++) {
+                assertTrue(stats.notice(false, "notice " + n + " " + "\u00e9".repeat(200)));
+            }
+            assertFalse(stats.notice(true, "one too many"), "the file holds " + StatsLayout.NOTICE_CAPACITY);
+            List<AgentNotice> all = reader.snapshot().notices();
+            assertEquals(StatsLayout.NOTICE_CAPACITY, all.size());
+            String cut = all.get(StatsLayout.NOTICE_CAPACITY - 1).text();
+            assertTrue(cut.startsWith("notice 63 \u00e9") && cut.getBytes(StandardCharsets.UTF_8).length < 252, cut);
+
+            OptionsText kept = reader.options();
+            assertEquals(options, kept.shown());
+            assertTrue(kept.whole() && kept.sameAs(options));
+            assertFalse(kept.sameAs(options.replace("@7", "@1")));
+        }
+        // A text longer than the file keeps (what only multi-byte characters make) is cut, and compared whole.
+        String long2 = "threads=" + "\u00e9".repeat(40_000);
+        try (StatsFile stats = StatsFile.create(dir.resolve("long.stats"), 1, 0, MILLISECOND, 1, 1, 1, long2);
+             StatsFileReader reader = StatsFileReader.open(dir.resolve("long.stats"))) {
+            OptionsText kept = reader.options();
+            assertFalse(kept.whole());
+            assertTrue(long2.startsWith(kept.shown()) && kept.sameAs(long2));
         }
     }
 

@@ -42,14 +42,16 @@ final class Agent implements AutoCloseable {
         Syscalls syscalls = Backends.syscalls();
         Path stats = options.statsOff() ? null : options.stats() != null ? options.stats() : defaultStatsFile();
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
-                .withJsonLines(options.out()).withStatsFile(stats).withDescriptors(options.descriptors());
+                .withJsonLines(options.out()).withStatsFile(stats).withDescriptors(options.descriptors())
+                .withAgentOptions(options.text());
         ThreadRegistry registry;
         try {
-            registry = ThreadRegistry.start(syscalls, config, AgentLog::warn);
+            registry = ThreadRegistry.start(syscalls, config, AgentLog.REGISTRY);
         } catch (IOException e) {
             // a file the options name that cannot be written is a bad option: the agent stays off
             throw new IllegalArgumentException(e.getMessage(), e);
         }
+        AgentLog.publishTo(registry, options.quiet());
         MethodCounting methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
         registry.onTick((now, finalPass, record) -> methods.publish(now, finalPass, record));
         AnnotationValues values = new AnnotationValues(parser);
@@ -62,6 +64,7 @@ final class Agent implements AutoCloseable {
         } catch (RuntimeException | Error e) {
             ThreadHooks.uninstall(enrolment);
             registry.close();
+            AgentLog.publishTo(null, false);
             throw e;
         }
         Agent agent = new Agent(registry, enrolment, methods, unweave);
@@ -85,7 +88,7 @@ final class Agent implements AutoCloseable {
             StatsFile.removeStale(jvms);
             return jvms.resolve(ProcessHandle.current().pid() + ".stats");
         } catch (IOException | RuntimeException e) {
-            AgentLog.warn("no live view (perfpin top, attach and run show nothing): " + e.getMessage()
+            AgentLog.info("no live view (perfpin top, attach and run show nothing): " + e.getMessage()
                     + "; counting and out= recording go on");
             return null;
         }
@@ -124,6 +127,7 @@ final class Agent implements AutoCloseable {
         } finally {
             methods.close();
             registry.close();
+            AgentLog.publishTo(null, false);
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);
             } catch (IllegalStateException e) {

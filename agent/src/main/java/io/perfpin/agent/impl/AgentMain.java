@@ -16,27 +16,28 @@ public final class AgentMain {
     }
 
     public static synchronized void start(String text, Instrumentation instrumentation, boolean attached) {
+        AgentLog.newRequest();
         try {
             EventParser parser = new EventParser();
             AgentOptions options = AgentOptions.parse(text, parser);
             if (options.detach()) {
                 detach();
             } else if (running != null) {
-                AgentLog.warn("the agent already runs in this JVM; detach it first (perfpin detach "
+                AgentLog.refused("the agent already runs in this JVM; detach it first (perfpin detach "
                         + ProcessHandle.current().pid() + ") to start it with other options");
             } else {
                 running = Agent.start(options, parser, instrumentation, attached);
             }
         } catch (IllegalArgumentException e) {
-            AgentLog.warn(e.getMessage() + "; the agent is off, the application runs without it");
+            AgentLog.refused(e.getMessage() + "; the agent is off, the application runs without it");
         } catch (Throwable e) {
-            AgentLog.warn("the agent failed to start, the application runs without it: " + e);
+            AgentLog.refused("the agent failed to start, the application runs without it: " + e);
         }
     }
 
     private static void detach() {
         if (running == null) {
-            AgentLog.warn("detach: the agent does not run in this JVM");
+            AgentLog.refused("detach: the agent does not run in this JVM");
             return;
         }
         Agent agent = running;

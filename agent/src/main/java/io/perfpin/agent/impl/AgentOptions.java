@@ -2,6 +2,7 @@ package io.perfpin.agent.impl;
 
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
+import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.Durations;
 import io.perfpin.options.OptionLimits;
@@ -22,8 +23,6 @@ import java.nio.file.Paths;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 
 /**
  * The agent's options, {@code -javaagent:perfpin-agent.jar=KEY=VALUE;KEY=VALUE...}, with the words of the
@@ -43,6 +42,8 @@ import java.util.Map;
  *                           (25%, the default) or a number (4000); threads beyond it are not counted
  *   config=FILE             more options, one KEY=VALUE per line, # starts a comment
  *   detach                  (dynamic attach only) stop the agent running in this JVM
+ *   quiet                   say things in the stats file only, for perfpin's CLI to show in its own output,
+ *                           not on the application's stderr; without a stats file, stderr as usual
  * </pre>
  * A {@code ;} separates options on the command line; in a config file each line is one option, so a regex
  * there may contain {@code ;}.
@@ -63,8 +64,8 @@ import java.util.Map;
  * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
  */
 final class AgentOptions {
-    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, fds, config, detach";
-    private static final Map<String, String> ALIASES = Map.of("count", "threads");
+    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, fds, config, detach,"
+            + " quiet";
     private static final String DEFAULT_EVENTS = "ipc,sched";
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
     static final int MAX_CONFIG_BYTES = 64 * 1024;
@@ -81,6 +82,9 @@ final class AgentOptions {
     private boolean statsOff;
     private DescriptorShare descriptors = DescriptorShare.DEFAULT;
     private boolean detach;
+    private boolean quiet;
+    /** The text as given, for the stats file: a viewer compares its own options with it. */
+    private String text = "";
 
     private AgentOptions() {
     }
@@ -97,9 +101,10 @@ final class AgentOptions {
                     throw new IllegalArgumentException("bad options '" + OptionLimits.shown(text) + "': too long ("
                             + text.length() + " characters; at most " + OptionLimits.MAX_AGENT_OPTIONS_CHARS + ")");
                 }
-                for (String token : text.split(";")) {
-                    options.apply(token.strip(), true);
+                for (AgentOptionText.Token token : AgentOptionText.tokens(text, KEYS)) {
+                    options.apply(token, true);
                 }
+                options.text = text;
             }
             options.eventList = EventList.parse(options.events, parser);
             return options;
@@ -109,21 +114,18 @@ final class AgentOptions {
         }
     }
 
-    private void apply(String token, boolean commandLine) {
-        if (token.isEmpty()) {
-            return;
-        }
-        if (token.equals("detach")) {
+    private void apply(AgentOptionText.Token option, boolean commandLine) {
+        String token = option.text();
+        String key = option.key();
+        String value = option.value();
+        if (key.equals("detach")) {
             detach = true;
             return;
         }
-        int eq = token.indexOf('=');
-        if (eq <= 0) {
-            throw new IllegalArgumentException("bad option '" + token + "': expected KEY=VALUE, KEY one of " + KEYS);
+        if (key.equals("quiet")) {
+            quiet = true;
+            return;
         }
-        String key = token.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-        key = ALIASES.getOrDefault(key, key);
-        String value = token.substring(eq + 1).strip();
         switch (key) {
             case "threads":
                 threads = ThreadPatterns.compile("threads option", token, value);
@@ -176,8 +178,8 @@ final class AgentOptions {
             throw new IllegalArgumentException("bad option '" + token + "': cannot read " + file + ": " + e);
         }
         for (String line : text.split("\n")) {
-            String option = line.strip();
-            if (!option.startsWith("#")) {
+            AgentOptionText.Token option = line.strip().startsWith("#") ? null : AgentOptionText.token(line, KEYS);
+            if (option != null) {
                 apply(option, false);
             }
         }
@@ -241,6 +243,15 @@ final class AgentOptions {
 
     DescriptorShare descriptors() {
         return descriptors;
+    }
+
+    boolean quiet() {
+        return quiet;
+    }
+
+    /** The options as given ({@code -javaagent:...=TEXT}), empty for none. */
+    String text() {
+        return text;
     }
 
     boolean detach() {

@@ -42,7 +42,7 @@ final class AnnotationValues {
             }
         });
         if (value instanceof IllegalArgumentException) {
-            AgentLog.warn(((IllegalArgumentException) value).getMessage());
+            AgentLog.refused(((IllegalArgumentException) value).getMessage());
             return null;
         }
         return (T) value;

@@ -77,7 +77,7 @@ final class Enrolment implements ThreadEvents {
         if (thread.getClass() != VIRTUAL_THREAD) {
             return false;
         }
-        AgentLog.warn("virtual threads are not pinned or counted: the kernel sees only the carrier threads they run on");
+        AgentLog.info("virtual threads are not pinned or counted: the kernel sees only the carrier threads they run on");
         return true;
     }
 

@@ -32,7 +32,7 @@ final class RunningThreads {
             try {
                 enrol(syscalls, registry, rules, values);
             } catch (AttachException | RuntimeException e) {
-                AgentLog.warn("cannot enrol the threads already running (" + e.getMessage() + "); threads that start"
+                AgentLog.refused("cannot enrol the threads already running (" + e.getMessage() + "); threads that start"
                         + " from now on are enrolled");
             }
         }, "perfpin-attach");

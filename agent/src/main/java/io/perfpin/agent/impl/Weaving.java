@@ -130,7 +130,7 @@ final class Weaving {
         @Override
         public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded,
                             Throwable throwable) {
-            AgentLog.warn("cannot weave " + typeName + ", it runs unchanged: " + throwable);
+            AgentLog.refused("cannot weave " + typeName + ", it runs unchanged: " + throwable);
         }
     }
 }

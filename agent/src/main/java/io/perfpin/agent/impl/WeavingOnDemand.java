@@ -93,7 +93,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
             try {
                 instrumentation.retransformClasses(types.toArray(new Class<?>[0]));
             } catch (Exception | LinkageError e) {
-                AgentLog.warn("cannot retransform " + types.size() + " annotated classes: " + e);
+                AgentLog.refused("cannot retransform " + types.size() + " annotated classes: " + e);
             }
         }
     }
@@ -108,7 +108,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
                         current = Weaving.annotationsOnly(values, methods);
                     } catch (RuntimeException | LinkageError e) {
                         broken = true;
-                        AgentLog.warn("cannot weave perfpin's annotations, they are ignored: " + e);
+                        AgentLog.refused("cannot weave perfpin's annotations, they are ignored: " + e);
                         return new ClassFileTransformer() {
                             // weaves nothing: broken is set, so it is not called again
                         };
