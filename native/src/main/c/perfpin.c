@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pinwatchdog.h"
 #include "selfread.h"
 #include "threadevents.h"
 
@@ -128,6 +129,10 @@ static const JNINativeMethod METHODS[] = {
     {"selfRead0", "(JIJ)I", (void *) pp_self_read},
     {"addressOf0", "(Ljava/nio/ByteBuffer;)J", (void *) pp_address_of},
     {"threadEvents0", "(Ljava/lang/Class;Z)I", (void *) perfpin_thread_events},
+    {"watchdogStart0", "([I)I", (void *) perfpin_watchdog_start},
+    {"watchdogPinning0", "(IIIJ[J[J)I", (void *) perfpin_watchdog_pinning},
+    {"watchdogReleased0", "(III)I", (void *) perfpin_watchdog_released},
+    {"watchdogReap0", "(I)I", (void *) perfpin_watchdog_reap},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

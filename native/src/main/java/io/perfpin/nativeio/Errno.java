@@ -9,6 +9,7 @@ public final class Errno {
     public static final int EIO = 5;
     public static final int E2BIG = 7;
     public static final int EBADF = 9;
+    public static final int ECHILD = 10;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EACCES = 13;
@@ -19,6 +20,7 @@ public final class Errno {
     public static final int ENFILE = 23;
     public static final int EMFILE = 24;
     public static final int ENOSPC = 28;
+    public static final int EPIPE = 32;
     public static final int ENOSYS = 38;
     public static final int EOPNOTSUPP = 95;
 
@@ -32,6 +34,7 @@ public final class Errno {
         NAMES[EIO] = "EIO";
         NAMES[E2BIG] = "E2BIG";
         NAMES[EBADF] = "EBADF";
+        NAMES[ECHILD] = "ECHILD";
         NAMES[EAGAIN] = "EAGAIN";
         NAMES[ENOMEM] = "ENOMEM";
         NAMES[EACCES] = "EACCES";
@@ -42,6 +45,7 @@ public final class Errno {
         NAMES[ENFILE] = "ENFILE";
         NAMES[EMFILE] = "EMFILE";
         NAMES[ENOSPC] = "ENOSPC";
+        NAMES[EPIPE] = "EPIPE";
         NAMES[ENOSYS] = "ENOSYS";
         NAMES[EOPNOTSUPP] = "EOPNOTSUPP";
     }

@@ -107,4 +107,12 @@ public final class JniSyscalls implements Syscalls {
     private static native long addressOf0(ByteBuffer direct);
 
     static native int threadEvents0(Class<?> hooks, boolean enable);
+
+    static native int watchdogStart0(int[] pidAndFd);
+
+    static native int watchdogPinning0(int fd, int pid, int tid, long startTime, long[] before, long[] pinned);
+
+    static native int watchdogReleased0(int fd, int pid, int tid);
+
+    static native int watchdogReap0(int pid);
 }
