@@ -25,7 +25,7 @@ class AttachCommandTest {
                     "worker-.*", "--pin", "worker-0@1", "--interval", "200ms", "--duration", "1s", "--detach-on-exit"));
             assertEquals(0, run.code, run.err);
             assertTrue(run.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "worker-0 shown pinned to CPU 1:\n" + run.out);
-            assertEquals("0-1", cpusAllowed(service.pid(), tid), "detach gave the affinity back");
+            assertEquals("0-1", ProcFiles.cpusAllowed(service.pid(), tid), "detach gave the affinity back");
             assertTrue(StatsFileReader.open(PerfpinDirectory.statsFile(service.pid())).isClosed());
 
             CliRun again = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
@@ -67,14 +67,5 @@ class AttachCommandTest {
         } finally {
             sleep.destroy();
         }
-    }
-
-    private static String cpusAllowed(long pid, int tid) throws Exception {
-        for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/task/" + tid + "/status"))) {
-            if (line.startsWith("Cpus_allowed_list:")) {
-                return line.substring("Cpus_allowed_list:".length()).strip();
-            }
-        }
-        throw new AssertionError("no Cpus_allowed_list");
     }
 }

@@ -27,9 +27,16 @@ final class ChildJvm implements AutoCloseable {
     }
 
     static ChildJvm start(String mainClass, String... args) throws IOException {
+        return start(List.of(), mainClass, args);
+    }
+
+    /** With JVM options such as {@code -Dperfpin.backend=jna} before the main class. */
+    static ChildJvm start(List<String> jvmOptions, String mainClass, String... args) throws IOException {
         String classPath = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
         List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
-                .toString(), "-cp", classPath, mainClass));
+                .toString(), "-cp", classPath));
+        command.addAll(jvmOptions);
+        command.add(mainClass);
         command.addAll(List.of(args));
         return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
     }
@@ -55,6 +62,19 @@ final class ChildJvm implements AutoCloseable {
         OutputStream in = process.getOutputStream();
         in.write((line + "\n").getBytes(StandardCharsets.UTF_8));
         in.flush();
+    }
+
+    /** Reads the rest of its output, up to its end, and waits for its exit code. */
+    int awaitExit() throws IOException, InterruptedException {
+        for (String next = out.readLine(); next != null; next = out.readLine()) {
+            seen.add(next);
+        }
+        return process.waitFor();
+    }
+
+    /** Every line it printed so far. */
+    List<String> lines() {
+        return List.copyOf(seen);
     }
 
     /** Ends it at once, as a crash would: SIGKILL. */
