@@ -15,7 +15,7 @@
  * A thread gets its CPUs back only while it is still the thread perfpin pinned (/proc/P/task/T/stat shows
  * the start time recorded: TIDs are reused) and its affinity is still the one perfpin set (a tool that
  * pinned it since then wins). Between that check and sched_setaffinity the thread could end and its TID be
- * taken again: a window of two system calls, which no interface of the kernel closes.
+ * taken again: a window of a few system calls, which no interface of the kernel closes.
  */
 #define _GNU_SOURCE
 #include <errno.h>

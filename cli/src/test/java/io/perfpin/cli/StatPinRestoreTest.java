@@ -1,5 +1,7 @@
 package io.perfpin.cli;
 
+import io.perfpin.cpu.CpuSet;
+import io.perfpin.cpu.ThreadAffinity;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -92,6 +94,29 @@ class StatPinRestoreTest {
                 assertTrue(asBefore(before, service), "every thread has its CPUs of before " + before + ": "
                         + ProcFiles.cpusAllowedOfEachThread(service.pid()));
                 awaitExited(watchdog);
+            }
+        }
+    }
+
+    @Test
+    void aThreadThatSomeoneElsePinnedMeanwhileIsLeftWhereTheyPutIt() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
+            int tid = workerTid(service, "worker-0");
+            workerTid(service, "worker-1");
+            service.await(Pattern.compile("ready"));
+            String before = ProcFiles.cpusAllowed(service.pid(), tid);
+            assumeTrue(before.equals("0-1"), "needs CPUs 0-1: " + before);
+
+            try (ChildJvm stat = stat(List.of(), service, "worker-0@0")) {
+                awaitPinned(stat, Map.of("worker-0", tid));
+                ThreadAffinity.system().set(tid, CpuSet.of(1));
+                Process interrupt = new ProcessBuilder("kill", "-INT", Long.toString(stat.pid())).start();
+                assertTrue(interrupt.waitFor(30, TimeUnit.SECONDS) && interrupt.exitValue() == 0, "kill -INT");
+
+                stat.awaitExit();
+                assertTrue(stat.lines().contains("perfpin: left thread 'worker-0' (tid " + tid + ") on CPUs 1: its"
+                        + " affinity was changed while perfpin had it on CPUs 0 (before: 0-1)"), String.join("\n", stat.lines()));
+                assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid));
             }
         }
     }

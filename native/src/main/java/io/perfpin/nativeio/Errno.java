@@ -9,7 +9,6 @@ public final class Errno {
     public static final int EIO = 5;
     public static final int E2BIG = 7;
     public static final int EBADF = 9;
-    public static final int ECHILD = 10;
     public static final int EAGAIN = 11;
     public static final int ENOMEM = 12;
     public static final int EACCES = 13;
@@ -34,7 +33,6 @@ public final class Errno {
         NAMES[EIO] = "EIO";
         NAMES[E2BIG] = "E2BIG";
         NAMES[EBADF] = "EBADF";
-        NAMES[ECHILD] = "ECHILD";
         NAMES[EAGAIN] = "EAGAIN";
         NAMES[ENOMEM] = "ENOMEM";
         NAMES[EACCES] = "EACCES";
