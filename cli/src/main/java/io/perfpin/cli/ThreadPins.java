@@ -117,7 +117,8 @@ final class ThreadPins implements AutoCloseable {
                 affinity.set(tid, pin.before());
             } else {
                 System.err.println("perfpin: left thread '" + pin.name() + "' (tid " + tid + ") on CPUs " + now
-                        + ": its affinity was changed while perfpin had it on CPUs " + pin.cpus() + " (before: " + pin.before() + ")");
+                        + ": its affinity was changed while perfpin had it on CPUs " + pin.cpus()
+                        + " (before: " + pin.before() + ")");
             }
         } catch (NativeException e) {
             if (e.errno() != Errno.ESRCH) {

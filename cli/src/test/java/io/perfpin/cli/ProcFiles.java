@@ -27,6 +27,16 @@ final class ProcFiles {
         throw new AssertionError("no Cpus_allowed_list in " + status);
     }
 
+    /** Whether the process ignores {@code signal} ({@code SigIgn:}, whose bit n-1 stands for signal n). */
+    static boolean ignores(long pid, int signal) {
+        for (String line : lines(Paths.get("/proc/" + pid + "/status"))) {
+            if (line.startsWith("SigIgn:")) {
+                return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16) & 1L << (signal - 1)) != 0;
+            }
+        }
+        throw new AssertionError("no SigIgn in /proc/" + pid + "/status");
+    }
+
     /** Each live thread's {@code Cpus_allowed_list}, by TID; a thread that ends while they are read is left out. */
     static Map<Integer, String> cpusAllowedOfEachThread(long pid) {
         Map<Integer, String> cpus = new TreeMap<>();

@@ -17,6 +17,7 @@ import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -25,25 +26,23 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  */
 class StatPinRestoreTest {
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    private static final int SIGINT = 2;
     private static final String WATCHDOG = "perfpin-pins";
+    private static final Pattern WORKER = Pattern.compile("thread (worker-\\d+) tid (\\d+)");
     private static final Pattern PINNED = Pattern.compile("perfpin stat: pinned '(\\S+)' \\(tid (\\d+)\\) to CPUs 0 .*");
 
     @Test
     void aSigkilledStatStillGivesThePinnedThreadItsCpusBack() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
-            int tid = workerTid(service, "worker-0");
-            workerTid(service, "worker-1");
-            service.await(Pattern.compile("ready"));
-            Map<Integer, String> before = ProcFiles.cpusAllowedOfEachThread(service.pid());
-            assumeTrue(allowsCpu0AndAnother(before.get(tid)), "needs CPU 0 and another: " + before.get(tid));
+            int tid = workers(service).get("worker-0");
+            Map<Integer, String> before = cpusBefore(service, tid);
 
             try (ChildJvm stat = stat(List.of(), service, "worker-0@0")) {
                 awaitPinned(stat, Map.of("worker-0", tid));
                 long watchdog = watchdogOf(stat);
                 stat.kill();
 
-                awaitThat(() -> asBefore(before, service), () -> "not every thread has its CPUs of before "
-                        + before + ": " + ProcFiles.cpusAllowedOfEachThread(service.pid()));
+                awaitThat(() -> asBefore(before, service), () -> notAsBefore(before, service));
                 awaitExited(watchdog);
             }
         }
@@ -52,22 +51,21 @@ class StatPinRestoreTest {
     @Test
     void aThreadThatEndedBeforeTheKillIsSkippedAndTheOthersRestored() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
-            int tid = workerTid(service, "worker-0");
-            int ending = workerTid(service, "worker-1");
-            service.await(Pattern.compile("ready"));
-            Map<Integer, String> before = ProcFiles.cpusAllowedOfEachThread(service.pid());
-            assumeTrue(allowsCpu0AndAnother(before.get(tid)), "needs CPU 0 and another: " + before.get(tid));
+            Map<String, Integer> workers = workers(service);
+            int tid = workers.get("worker-0");
+            int ending = workers.get("worker-1");
+            Map<Integer, String> before = cpusBefore(service, tid);
 
             try (ChildJvm stat = stat(List.of(), service, "worker-.*@0")) {
                 awaitPinned(stat, Map.of("worker-0", tid, "worker-1", ending));
                 long watchdog = watchdogOf(stat);
                 service.send("end worker-1");
                 service.await(Pattern.compile("ended worker-1"));
-                awaitThat(() -> !ProcFiles.cpusAllowedOfEachThread(service.pid()).containsKey(ending), () -> "worker-1 still runs");
+                awaitThat(() -> !ProcFiles.cpusAllowedOfEachThread(service.pid()).containsKey(ending),
+                        () -> "worker-1 still runs");
                 stat.kill();
 
-                awaitThat(() -> asBefore(before, service), () -> "not every thread has its CPUs of before "
-                        + before + ": " + ProcFiles.cpusAllowedOfEachThread(service.pid()));
+                awaitThat(() -> asBefore(before, service), () -> notAsBefore(before, service));
                 awaitExited(watchdog);
             }
         }
@@ -76,23 +74,20 @@ class StatPinRestoreTest {
     @Test
     void ctrlCStillGivesTheCpusBackAndTheWatchdogExits() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
-            int tid = workerTid(service, "worker-0");
-            workerTid(service, "worker-1");
-            service.await(Pattern.compile("ready"));
-            Map<Integer, String> before = ProcFiles.cpusAllowedOfEachThread(service.pid());
-            assumeTrue(allowsCpu0AndAnother(before.get(tid)), "needs CPU 0 and another: " + before.get(tid));
+            int tid = workers(service).get("worker-0");
+            Map<Integer, String> before = cpusBefore(service, tid);
 
             try (ChildJvm stat = stat(List.of(), service, "worker-0@0")) {
                 awaitPinned(stat, Map.of("worker-0", tid));
                 long watchdog = watchdogOf(stat);
-                Process interrupt = new ProcessBuilder("kill", "-INT", Long.toString(stat.pid())).start();
-                assertTrue(interrupt.waitFor(30, TimeUnit.SECONDS) && interrupt.exitValue() == 0, "kill -INT");
+                assumeFalse(ProcFiles.ignores(stat.pid(), SIGINT),
+                        "SIGINT is ignored in this process tree, as in a job a script started in the background");
+                signal(stat, "-INT");
 
                 stat.awaitExit();
                 assertTrue(stat.lines().stream().anyMatch(l -> l.matches("worker-0 +" + tid + " +0 .*")),
                         "the counts, worker-0 shown on CPU 0:\n" + String.join("\n", stat.lines()));
-                assertTrue(asBefore(before, service), "every thread has its CPUs of before " + before + ": "
-                        + ProcFiles.cpusAllowedOfEachThread(service.pid()));
+                assertTrue(asBefore(before, service), () -> notAsBefore(before, service));
                 awaitExited(watchdog);
             }
         }
@@ -101,21 +96,19 @@ class StatPinRestoreTest {
     @Test
     void aThreadThatSomeoneElsePinnedMeanwhileIsLeftWhereTheyPutIt() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
-            int tid = workerTid(service, "worker-0");
-            workerTid(service, "worker-1");
-            service.await(Pattern.compile("ready"));
+            int tid = workers(service).get("worker-0");
             String before = ProcFiles.cpusAllowed(service.pid(), tid);
             assumeTrue(before.equals("0-1"), "needs CPUs 0-1: " + before);
 
             try (ChildJvm stat = stat(List.of(), service, "worker-0@0")) {
                 awaitPinned(stat, Map.of("worker-0", tid));
                 ThreadAffinity.system().set(tid, CpuSet.of(1));
-                Process interrupt = new ProcessBuilder("kill", "-INT", Long.toString(stat.pid())).start();
-                assertTrue(interrupt.waitFor(30, TimeUnit.SECONDS) && interrupt.exitValue() == 0, "kill -INT");
+                signal(stat, "-TERM");
 
                 stat.awaitExit();
                 assertTrue(stat.lines().contains("perfpin: left thread 'worker-0' (tid " + tid + ") on CPUs 1: its"
-                        + " affinity was changed while perfpin had it on CPUs 0 (before: 0-1)"), String.join("\n", stat.lines()));
+                        + " affinity was changed while perfpin had it on CPUs 0 (before: 0-1)"),
+                        String.join("\n", stat.lines()));
                 assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid));
             }
         }
@@ -124,11 +117,8 @@ class StatPinRestoreTest {
     @Test
     void withoutTheJniLibraryPinsStillHoldWhileCountingAndItSaysOnceThatASigkillWouldKeepThem() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
-            int tid = workerTid(service, "worker-0");
-            workerTid(service, "worker-1");
-            service.await(Pattern.compile("ready"));
-            Map<Integer, String> before = ProcFiles.cpusAllowedOfEachThread(service.pid());
-            assumeTrue(allowsCpu0AndAnother(before.get(tid)), "needs CPU 0 and another: " + before.get(tid));
+            int tid = workers(service).get("worker-0");
+            Map<Integer, String> before = cpusBefore(service, tid);
 
             try (ChildJvm stat = stat(List.of("-Dperfpin.backend=jna"), service, "worker-.*@0", "--duration", "1s")) {
                 assertEquals(0, stat.awaitExit(), String.join("\n", stat.lines()));
@@ -138,22 +128,34 @@ class StatPinRestoreTest {
                         + " safely); they are still undone when perfpin ends, Ctrl-C included"), said);
                 assertTrue(stat.lines().stream().anyMatch(l -> l.matches("worker-0 +" + tid + " +0 .*")),
                         "worker-0 counted on CPU 0:\n" + String.join("\n", stat.lines()));
-                assertTrue(asBefore(before, service), "every thread has its CPUs of before " + before + ": "
-                        + ProcFiles.cpusAllowedOfEachThread(service.pid()));
+                assertTrue(asBefore(before, service), () -> notAsBefore(before, service));
             }
         }
     }
 
+    private static void signal(ChildJvm stat, String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(stat.pid())).start();
+        assertTrue(kill.waitFor(30, TimeUnit.SECONDS) && kill.exitValue() == 0, "kill " + signal);
+    }
+
     /** perfpin stat as its own JVM, from this test's class path. */
-    private static ChildJvm stat(List<String> jvmOptions, ChildJvm service, String pin, String... more) throws IOException {
+    private static ChildJvm stat(List<String> jvmOptions, ChildJvm service, String pin, String... more)
+            throws IOException {
         List<String> args = new ArrayList<>(List.of("stat", "--pid", Long.toString(service.pid()),
                 "--threads", "worker-.*", "--pin", pin));
         args.addAll(more.length > 0 ? List.of(more) : List.of("--duration", "60s"));
         return ChildJvm.start(jvmOptions, "io.perfpin.cli.Perfpin", args.toArray(new String[0]));
     }
 
-    private static int workerTid(ChildJvm service, String name) throws IOException {
-        return Integer.parseInt(service.await(Pattern.compile("thread " + name + " tid (\\d+)")).group(1));
+    /** The TID of each of the service's two workers, which say so in the order they start; then it is ready. */
+    private static Map<String, Integer> workers(ChildJvm service) throws IOException {
+        Map<String, Integer> tids = new HashMap<>();
+        while (tids.size() < 2) {
+            Matcher worker = service.await(WORKER);
+            tids.put(worker.group(1), Integer.parseInt(worker.group(2)));
+        }
+        service.await(Pattern.compile("ready"));
+        return tids;
     }
 
     /** stat says so once each thread runs on CPU 0, in the order of the JVM's thread dump. */
@@ -176,8 +178,16 @@ class StatPinRestoreTest {
                 || before.get(t.getKey()).equals(t.getValue()));
     }
 
-    private static boolean allowsCpu0AndAnother(String cpus) {
-        return cpus.matches("0[-,].*");
+    /** Each thread's CPUs before stat pins worker-0 to CPU 0, which must leave it others to come back to. */
+    private static Map<Integer, String> cpusBefore(ChildJvm service, int tid) {
+        Map<Integer, String> before = ProcFiles.cpusAllowedOfEachThread(service.pid());
+        assumeTrue(before.get(tid).matches("0[-,].*"), "needs CPU 0 and another: " + before.get(tid));
+        return before;
+    }
+
+    private static String notAsBefore(Map<Integer, String> before, ChildJvm service) {
+        return "not every thread has its CPUs of before " + before + ": "
+                + ProcFiles.cpusAllowedOfEachThread(service.pid());
     }
 
     /** stat's child that the watchdog names itself as, once it has. */
@@ -185,7 +195,8 @@ class StatPinRestoreTest {
         long[] found = new long[1];
         awaitThat(() -> {
             found[0] = ProcessHandle.of(stat.pid()).stream().flatMap(ProcessHandle::children)
-                    .mapToLong(ProcessHandle::pid).filter(pid -> WATCHDOG.equals(ProcFiles.command(pid))).findFirst().orElse(-1);
+                    .mapToLong(ProcessHandle::pid).filter(pid -> WATCHDOG.equals(ProcFiles.command(pid)))
+                    .findFirst().orElse(-1);
             return found[0] > 0;
         }, () -> "no child of perfpin stat (pid " + stat.pid() + ") is named " + WATCHDOG);
         return found[0];
