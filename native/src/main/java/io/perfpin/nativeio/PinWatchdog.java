@@ -5,7 +5,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * A child process that gives the threads this process pinned in other processes their CPUs back when this
  * process ends without doing it itself, killed with SIGKILL included. It is perfpin's C library
- * ({@code pinwatchdog.c}), forked; its name in {@code ps} is {@code perfpin-pins}.
+ * ({@code pinwatchdog.c}), forked; its name in {@code ps} is {@link #PROCESS_NAME}.
  *
  * <p>Tell it of each pin before setting it ({@link #pinning}), and of each thread that got its CPUs back
  * ({@link #released}). When this process closes it, or ends in whatever way, the watchdog gives each pin
@@ -18,6 +18,8 @@ import java.util.concurrent.TimeUnit;
  * run in the child, which Java code through jffi or JNA is not.
  */
 public final class PinWatchdog implements AutoCloseable {
+    /** Its {@code comm}, which {@code pinwatchdog.c} sets. It maps libjvm.so, as the JVM it was forked from. */
+    public static final String PROCESS_NAME = "perfpin-pins";
     /** It restores a few threads and exits at once; a wait this long means it hangs, and is left to init. */
     private static final long EXIT_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
 
