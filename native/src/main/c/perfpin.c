@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "javathreads.h"
+#include "pinwatchdog.h"
 #include "selfread.h"
 #include "threadevents.h"
 
@@ -130,6 +131,10 @@ static const JNINativeMethod METHODS[] = {
     {"addressOf0", "(Ljava/nio/ByteBuffer;)J", (void *) pp_address_of},
     {"threadEvents0", "(Ljava/lang/Class;Z)I", (void *) perfpin_thread_events},
     {"javaThreadIds0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_java_thread_ids},
+    {"watchdogStart0", "([I)I", (void *) perfpin_watchdog_start},
+    {"watchdogPinning0", "(IIIJ[J[J)I", (void *) perfpin_watchdog_pinning},
+    {"watchdogReleased0", "(III)I", (void *) perfpin_watchdog_released},
+    {"watchdogReap0", "(I)I", (void *) perfpin_watchdog_reap},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

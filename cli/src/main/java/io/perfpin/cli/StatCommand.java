@@ -73,7 +73,7 @@ final class StatCommand implements Callable<Integer> {
         List<CounterGroup> groups = new ArrayList<>();
         try (StopSignal stop = StopSignal.install();
              ReportOutput out = output.open();
-             ThreadPins pinned = new ThreadPins(affinity)) {
+             ThreadPins pinned = new ThreadPins(syscalls, pid)) {
             pin(chosen, pinned);
             List<String> cpus = new ArrayList<>();
             List<OptionalLong> preemptedBefore = new ArrayList<>();

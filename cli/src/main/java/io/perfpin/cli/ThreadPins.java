@@ -6,29 +6,44 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.jvm.ThreadStartTime;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeException;
+import io.perfpin.nativeio.PinWatchdog;
 import io.perfpin.report.TerminalText;
+import io.perfpin.nativeio.Syscalls;
 
 import java.io.IOException;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalLong;
 
 /**
  * Threads of another process that a command pinned, each with the affinity it had before: closing gives it
- * back and frees the CPUs reserved for it, so a command leaves the process as it found it.
+ * back and frees the CPUs reserved for it, so a command leaves the process as it found it. A
+ * {@link PinWatchdog}, started at the first pin, does the same if perfpin is killed first.
+ *
+ * <p>A thread gets its CPUs back only while it is still the thread pinned (the same start time: the kernel
+ * reuses TIDs) and still has the CPUs perfpin gave it: whoever pinned it since then wins.
  */
 final class ThreadPins implements AutoCloseable {
+    private final Syscalls syscalls;
     private final ThreadAffinity affinity;
+    private final int pid;
     private final Map<Integer, Pin> pins = new LinkedHashMap<>();
     private CpuTopology topology;
     private CpuReservations reservations;
+    private PinWatchdog watchdog;
+    private boolean unwatched;
 
-    private record Pin(String name, CpuSet before, CpuAssignment assignment) {
+    /** {@code cpus}: the affinity perfpin gave the thread, as the kernel reported it back. */
+    private record Pin(String name, long startTime, CpuSet before, CpuSet cpus, CpuAssignment assignment) {
     }
 
-    ThreadPins(ThreadAffinity affinity) {
-        this.affinity = affinity;
+    ThreadPins(Syscalls syscalls, long pid) {
+        this.syscalls = syscalls;
+        this.affinity = new ThreadAffinity(syscalls);
+        this.pid = (int) pid;
     }
 
     /**
@@ -36,21 +51,33 @@ final class ThreadPins implements AutoCloseable {
      *
      * @throws IllegalArgumentException when the placement names CPUs this process may not use
      * @throws IllegalStateException    when no isolated CPU or whole core is free
+     * @throws NativeException          with ESRCH when the thread has ended
      */
     CpuSet pin(int tid, String name, Placement placement) throws IOException {
         if (topology == null) {
             topology = CpuTopology.live();
             reservations = CpuReservations.openDefault();
         }
+        long startTime = ThreadStartTime.of(pid, tid)
+                .orElseThrow(() -> new NativeException("reading /proc/" + pid + "/task/" + tid + "/stat", Errno.ESRCH));
         CpuSet before = affinity.get(tid);
         CpuAssignment assignment = placement.assign(topology, reservations, tid, name);
+        CpuSet cpus;
         try {
+            // Told first, so that no moment exists in which the thread is pinned and the watchdog does not know.
+            watch(tid, startTime, before, assignment.cpus());
             affinity.set(tid, assignment.cpus());
+            // The kernel keeps only the CPUs of the set that the thread's cpuset allows.
+            cpus = affinity.get(tid);
+            if (!cpus.equals(assignment.cpus())) {
+                watch(tid, startTime, before, cpus);
+            }
         } catch (RuntimeException e) {
+            release(tid);
             assignment.close();
             throw e;
         }
-        pins.put(tid, new Pin(name, before, assignment));
+        pins.put(tid, new Pin(name, startTime, before, cpus, assignment));
         return assignment.cpus();
     }
 
@@ -59,23 +86,98 @@ final class ThreadPins implements AutoCloseable {
     }
 
     /**
-     * Gives every pinned thread its affinity back, and says so for each that could not have it (one that
-     * ended meanwhile needs nothing back).
+     * Gives every pinned thread its affinity back, and says so for each that could not have it or that
+     * someone else pinned since (one that ended meanwhile needs nothing back); then ends the watchdog.
      */
     @Override
     public void close() {
-        pins.forEach((tid, pin) -> {
-            try {
-                affinity.set(tid, pin.before());
-            } catch (NativeException e) {
-                if (e.errno() != Errno.ESRCH) {
-                    System.err.println(TerminalText.escape("perfpin: cannot give thread '" + pin.name() + "' (tid "
-                            + tid + ") its CPUs " + pin.before() + " back: " + e.getMessage()));
+        try {
+            pins.forEach((tid, pin) -> {
+                try {
+                    restore(tid, pin);
+                } finally {
+                    release(tid);
+                    pin.assignment().close();
                 }
-            } finally {
-                pin.assignment().close();
+            });
+        } finally {
+            pins.clear();
+            if (watchdog != null) {
+                watchdog.close();
             }
-        });
-        pins.clear();
+        }
+    }
+
+    private void restore(int tid, Pin pin) {
+        if (!ThreadStartTime.of(pid, tid).equals(OptionalLong.of(pin.startTime()))) {
+            return; // it ended, and its TID may be another thread's now
+        }
+        try {
+            CpuSet now = affinity.get(tid);
+            if (now.equals(pin.cpus())) {
+                affinity.set(tid, pin.before());
+            } else {
+                System.err.println("perfpin: left thread '" + TerminalText.escape(pin.name()) + "' (tid " + tid
+                        + ") on CPUs " + now + ": its affinity was changed while perfpin had it on CPUs " + pin.cpus()
+                        + " (before: " + pin.before() + ")");
+            }
+        } catch (NativeException e) {
+            if (e.errno() != Errno.ESRCH) {
+                System.err.println("perfpin: cannot give thread '" + TerminalText.escape(pin.name()) + "' (tid " + tid
+                        + ") its CPUs " + pin.before() + " back: " + e.getMessage());
+            }
+        }
+    }
+
+    private void watch(int tid, long startTime, CpuSet before, CpuSet pinned) {
+        PinWatchdog started = watchdog();
+        if (started == null) {
+            return;
+        }
+        try {
+            started.pinning(pid, tid, startTime, before.toMask(before.maskWords()), pinned.toMask(pinned.maskWords()));
+        } catch (NativeException e) {
+            unwatched(started, e);
+        }
+    }
+
+    private void release(int tid) {
+        if (watchdog != null && !unwatched) {
+            try {
+                watchdog.released(pid, tid);
+            } catch (NativeException e) {
+                unwatched(watchdog, e);
+            }
+        }
+    }
+
+    /** Started at the first pin; null when it cannot be, or is gone (said once). */
+    private PinWatchdog watchdog() {
+        if (watchdog == null && !unwatched) {
+            if (!PinWatchdog.startsWith(syscalls)) {
+                unwatched("the " + syscalls.backend().name().toLowerCase() + " backend cannot start the watchdog"
+                        + " that would restore them (only perfpin's JNI library can fork a JVM safely)");
+            } else {
+                try {
+                    watchdog = PinWatchdog.start(syscalls);
+                } catch (NativeException e) {
+                    unwatched("the watchdog that would restore them did not start: " + e.getMessage());
+                }
+            }
+        }
+        return unwatched ? null : watchdog;
+    }
+
+    private void unwatched(PinWatchdog failed, NativeException e) {
+        unwatched("telling the watchdog that restores them (pid " + failed.pid() + ") failed: "
+                + Errno.name(e.errno()));
+    }
+
+    private void unwatched(String why) {
+        if (!unwatched) {
+            unwatched = true;
+            System.err.println("perfpin: pins will not survive a SIGKILL of perfpin: " + why
+                    + "; they are still undone when perfpin ends, Ctrl-C included");
+        }
     }
 }

@@ -28,7 +28,7 @@ class AttachCommandTest {
                     "worker-.*", "--pin", "worker-0@1", "--interval", "200ms", "--duration", "1s", "--detach-on-exit"));
             assertEquals(0, run.code, run.err);
             assertTrue(run.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "worker-0 shown pinned to CPU 1:\n" + run.out);
-            assertEquals("0-1", cpusAllowed(service.pid(), tid), "detach gave the affinity back");
+            assertEquals("0-1", ProcFiles.cpusAllowed(service.pid(), tid), "detach gave the affinity back");
             try (StatsFileReader reader = StatsFileReader.open(PerfpinDirectory.statsFile(service.pid()))) {
                 assertTrue(reader.isClosed());
             }
@@ -76,13 +76,13 @@ class AttachCommandTest {
             assertEquals(ExitCode.FAILURE, other.code, other.err);
             assertTrue(other.err.startsWith("perfpin attach: the agent already runs in " + pid + " with other options"
                     + " ('threads=worker-.*;events=sched;quiet'): add --restart"), other.err);
-            assertEquals("0-1", cpusAllowed(service.pid(), tid), "nothing was applied");
+            assertEquals("0-1", ProcFiles.cpusAllowed(service.pid(), tid), "nothing was applied");
 
             CliRun restarted = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
                     "worker-0@1", "--interval", "100ms", "--duration", "1s", "--restart", "--detach-on-exit"));
             assertEquals(0, restarted.code, restarted.out + restarted.err);
             assertTrue(restarted.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + restarted.out);
-            assertEquals("0-1", cpusAllowed(service.pid(), tid), "and given its CPUs back at the detach");
+            assertEquals("0-1", ProcFiles.cpusAllowed(service.pid(), tid), "and given its CPUs back at the detach");
             Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
         }
     }
@@ -185,14 +185,5 @@ class AttachCommandTest {
         } finally {
             sleep.destroy();
         }
-    }
-
-    private static String cpusAllowed(long pid, int tid) throws Exception {
-        for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/task/" + tid + "/status"))) {
-            if (line.startsWith("Cpus_allowed_list:")) {
-                return line.substring("Cpus_allowed_list:".length()).strip();
-            }
-        }
-        throw new AssertionError("no Cpus_allowed_list");
     }
 }

@@ -50,10 +50,8 @@ final class ChildJvm implements AutoCloseable {
     /** Ends it (its input closed) and returns all it printed after what was awaited. */
     List<String> endAndReadRest() throws IOException, InterruptedException {
         close();
-        List<String> rest = new ArrayList<>();
-        for (String next = out.readLine(); next != null; next = out.readLine()) {
-            rest.add(next);
-        }
+        return rest();
+    }
         return rest;
     }
 
@@ -103,6 +101,19 @@ final class ChildJvm implements AutoCloseable {
             rest.add(next);
         }
         return rest;
+    }
+
+    /** Reads the rest of its output, up to its end, and waits for its exit code. */
+    int awaitExit() throws IOException, InterruptedException {
+        for (String next = out.readLine(); next != null; next = out.readLine()) {
+            seen.add(next);
+        }
+        return process.waitFor();
+    }
+
+    /** Every line it printed so far. */
+    List<String> lines() {
+        return List.copyOf(seen);
     }
 
     /** Ends it at once, as a crash would: SIGKILL. */

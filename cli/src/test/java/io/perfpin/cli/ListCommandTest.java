@@ -1,6 +1,8 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.PinWatchdog;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -8,6 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class ListCommandTest {
@@ -35,6 +38,21 @@ class ListCommandTest {
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(counted.pid()));
             }
+        }
+    }
+
+    /** It maps libjvm.so, as the JVM it was forked from, but runs no Java: neither listed nor signalled. */
+    @Test
+    void aPinWatchdogIsNoJvm() {
+        try (PinWatchdog watchdog = PinWatchdog.start(Backends.syscalls())) {
+            CliRun list = CliRun.capture(() -> Perfpin.run("list"));
+            assertEquals(ExitCode.OK, list.code, list.err);
+            assertFalse(list.out.matches("(?s)(.*\n)? *" + watchdog.pid() + "  .*"), list.out);
+
+            CliRun stat = CliRun.capture(() -> Perfpin.run("stat", "--pid", Integer.toString(watchdog.pid())));
+            assertEquals(ExitCode.NOT_A_JVM, stat.code, stat.err);
+            assertEquals("perfpin stat: process " + watchdog.pid() + " (perfpin-pins) is not a HotSpot JVM: it is the"
+                    + " watchdog of a perfpin that pins threads, and runs no Java\n", stat.err);
         }
     }
 

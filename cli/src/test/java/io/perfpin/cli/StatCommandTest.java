@@ -65,6 +65,9 @@ class StatCommandTest {
         assertEquals("1", reports.get(0).cpus(), "the pinned CPUs are shown");
         assertEquals(Long.valueOf(0), reports.get(0).counters().get("cpu-migrations"), "pinned before counting");
         assertEquals(before, affinity.get(tid).toString(), "its CPUs given back");
+        assertEquals(List.of(), ProcessHandle.current().children()
+                .filter(child -> "perfpin-pins".equals(ProcFiles.command(child.pid()))).toList(),
+                "the watchdog that would have restored them exited, and was reaped");
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.perfpin.jvm;
 
+import io.perfpin.nativeio.PinWatchdog;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
@@ -114,7 +115,7 @@ final class HotSpotAttach {
         ProcStatus target = status(pid);
         String process = "process " + pid + " (" + target.command() + ")";
         checkCredentials(process, target);
-        checkHotSpot(pid, process);
+        checkHotSpot(pid, process, target);
         Path socket = Path.of("/proc/" + pid + "/root/tmp/.java_pid" + target.namespacePid());
         SocketChannel channel = connectIfListening(process, target, socket);
         if (channel == null && !mayStartListener) {
@@ -157,7 +158,12 @@ final class HotSpotAttach {
         }
     }
 
-    static void checkHotSpot(long pid, String process) throws AttachException {
+    static void checkHotSpot(long pid, String process, ProcStatus status) throws AttachException {
+        if (status.command().equals(PinWatchdog.PROCESS_NAME)) {
+            // A fork of perfpin's own JVM that never called exec: it maps libjvm.so, but runs no Java.
+            throw new AttachException(NOT_A_JVM, process + " is not a HotSpot JVM: it is the watchdog of a perfpin"
+                    + " that pins threads, and runs no Java");
+        }
         Path maps = Path.of("/proc/" + pid + "/maps");
         // ISO-8859-1: mapped file names are bytes, and need not be UTF-8.
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(Files.newInputStream(maps),

@@ -42,7 +42,7 @@ public final class JavaProcess {
         ProcStatus status = HotSpotAttach.status(pid);
         String process = "process " + pid + " (" + status.command() + ")";
         HotSpotAttach.checkCredentials(process, status);
-        HotSpotAttach.checkHotSpot(pid, process);
+        HotSpotAttach.checkHotSpot(pid, process, status);
         try {
             return new JavaProcess(pid, status.effectiveUid(), commandLineOf(pid));
         } catch (IOException e) {
@@ -60,7 +60,7 @@ public final class JavaProcess {
                 try {
                     ProcStatus status = ProcStatus.ofProcess(pid);
                     if (status.effectiveUid() == uid && !status.zombie()) {
-                        HotSpotAttach.checkHotSpot(pid, "process " + pid);
+                        HotSpotAttach.checkHotSpot(pid, "process " + pid, status);
                         jvms.add(new JavaProcess(pid, uid, commandLineOf(pid)));
                     }
                 } catch (IOException notAJvmOrGone) {

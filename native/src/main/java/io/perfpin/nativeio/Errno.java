@@ -19,6 +19,7 @@ public final class Errno {
     public static final int ENFILE = 23;
     public static final int EMFILE = 24;
     public static final int ENOSPC = 28;
+    public static final int EPIPE = 32;
     public static final int ENOSYS = 38;
     public static final int EOPNOTSUPP = 95;
 
@@ -42,6 +43,7 @@ public final class Errno {
         NAMES[ENFILE] = "ENFILE";
         NAMES[EMFILE] = "EMFILE";
         NAMES[ENOSPC] = "ENOSPC";
+        NAMES[EPIPE] = "EPIPE";
         NAMES[ENOSYS] = "ENOSYS";
         NAMES[EOPNOTSUPP] = "EOPNOTSUPP";
     }

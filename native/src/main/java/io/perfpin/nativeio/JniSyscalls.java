@@ -109,4 +109,12 @@ public final class JniSyscalls implements Syscalls {
     static native int threadEvents0(Class<?> hooks, boolean enable);
 
     static native int javaThreadIds0(Thread[] threads, int[] tids);
+
+    static native int watchdogStart0(int[] pidAndFd);
+
+    static native int watchdogPinning0(int fd, int pid, int tid, long startTime, long[] before, long[] pinned);
+
+    static native int watchdogReleased0(int fd, int pid, int tid);
+
+    static native int watchdogReap0(int pid);
 }

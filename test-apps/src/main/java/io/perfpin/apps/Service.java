@@ -1,14 +1,19 @@
 package io.perfpin.apps;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A long-running multi-threaded "service" with no annotations, for attach and {@code stat --pid} tests:
  * {@code workers} threads named {@code worker-<i>}, each spinning briefly then napping, until its standard
  * input closes or {@code seconds} pass. It prints {@code thread <name> tid <tid>} for each worker, then
- * {@code ready}.
+ * {@code ready}. The input line {@code end <name>} ends that worker, which prints {@code ended <name>}.
  *
  * <p>Usage: {@code java io.perfpin.apps.Service [workers] [seconds]}.
  */
@@ -20,6 +25,7 @@ public final class Service {
         int workers = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 60;
         Object printLock = new Object();
+        Map<String, Thread> byName = new ConcurrentHashMap<>();
         for (int i = 0; i < workers; i++) {
             Thread worker = new Thread(() -> {
                 synchronized (printLock) {
@@ -30,17 +36,26 @@ public final class Service {
                     try {
                         Sleeper.sleep(1, 1);
                     } catch (InterruptedException e) {
+                        synchronized (printLock) {
+                            System.out.println("ended " + Thread.currentThread().getName());
+                        }
                         return;
                     }
                 }
             }, "worker-" + i);
             worker.setDaemon(true);
+            byName.put(worker.getName(), worker);
             worker.start();
         }
         Thread stdin = new Thread(() -> {
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             try {
-                while (System.in.read() >= 0) {
-                    // the parent keeps it open while it wants the service running
+                // The parent keeps it open while it wants the service running.
+                for (String line = in.readLine(); line != null; line = in.readLine()) {
+                    Thread worker = line.startsWith("end ") ? byName.get(line.substring("end ".length())) : null;
+                    if (worker != null) {
+                        worker.interrupt();
+                    }
                 }
             } catch (IOException e) {
                 // closed either way

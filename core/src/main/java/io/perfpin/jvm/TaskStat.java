@@ -1,0 +1,37 @@
+package io.perfpin.jvm;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.Optional;
+
+/** A field of {@code /proc/<pid>/task/<tid>/stat}, numbered as proc(5) numbers them from 1. */
+final class TaskStat {
+    /** Fields after the command's closing parenthesis start with field 3 (state). */
+    private static final int FIRST_AFTER_COMMAND = 3;
+
+    private TaskStat() {
+    }
+
+    /** Empty when the thread is gone or its stat file cannot be read. */
+    static Optional<String> field(long pid, int tid, int number) {
+        try {
+            return field(new String(Files.readAllBytes(Paths.get("/proc/" + pid + "/task/" + tid + "/stat")),
+                    StandardCharsets.UTF_8), number);
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The command may hold spaces and parentheses: the fields begin after its last ')'. */
+    static Optional<String> field(String stat, int number) {
+        int end = stat.lastIndexOf(')');
+        if (end < 0) {
+            return Optional.empty();
+        }
+        String[] fields = stat.substring(end + 1).trim().split(" ");
+        int index = number - FIRST_AFTER_COMMAND;
+        return index < fields.length ? Optional.of(fields[index]) : Optional.empty();
+    }
+}

@@ -1,0 +1,341 @@
+/*
+ * The pin watchdog: a child process that gives the threads perfpin pinned in another process their CPUs
+ * back when perfpin ends without doing it itself, SIGKILL included. perfpin writes a record into a pipe
+ * before it pins a thread, and another once it has given the thread its CPUs back itself. The watchdog
+ * holds the pins not given back. When the pipe reaches end of file, which the kernel brings about however
+ * perfpin ends, it restores them and exits.
+ *
+ * It is forked from a running JVM. Only the forking thread lives on in the child, and a lock that any other
+ * thread held at the fork (malloc's, stdio's, the JVM's) stays locked for good, so the child makes system
+ * calls and nothing else: no malloc, no stdio, no JNI. It starts a session of its own, so that Ctrl-C, which
+ * the terminal sends to perfpin's whole process group, cannot end it before perfpin has restored the pins
+ * itself. It closes every descriptor it inherited but its end of the pipe, so that it keeps none of
+ * perfpin's files, locks, counters or pipes open.
+ *
+ * A thread gets its CPUs back only while it is still the thread perfpin pinned (/proc/P/task/T/stat shows
+ * the start time recorded: TIDs are reused) and its affinity is still the one perfpin set (a tool that
+ * pinned it since then wins). Between that check and sched_setaffinity the thread could end and its TID be
+ * taken again: a window of a few system calls, which no interface of the kernel closes.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pinwatchdog.h"
+
+/* 8192 CPUs: the most an x86-64 kernel supports (NR_CPUS with MAXSMP). */
+#define MASK_WORDS 128
+/* The file descriptors every process has: standard input, output and error. */
+#define STANDARD_FDS 3
+/* Field 22 of /proc/P/task/T/stat; the fields after the command's last ')' start with field 3. */
+#define START_TIME_FIELD 22
+#define FIRST_FIELD_AFTER_COMMAND 3
+/* Record slots mapped at the first pin; the table doubles when full. */
+#define FIRST_CAPACITY 64
+
+enum record_kind { PINNING = 1, RELEASED = 2 };
+
+/* What perfpin writes into the pipe; at most PIPE_BUF bytes, so that each record is written whole. */
+struct record {
+    int32_t kind;
+    int32_t pid;
+    int32_t tid;
+    int32_t unused;
+    uint64_t start_time; /* clock ticks from boot to the thread's start */
+    uint64_t before[MASK_WORDS];
+    uint64_t pinned[MASK_WORDS];
+};
+
+_Static_assert(sizeof(struct record) <= PIPE_BUF, "a record must be written atomically");
+
+/* The pins the watchdog holds: records of kind PINNING, one per thread. */
+struct pins {
+    struct record *at;
+    size_t count;
+    size_t capacity;
+};
+
+/* mmap and mremap, not malloc: they are bare system calls, and take no lock another thread may have held. */
+static int grow(struct pins *pins) {
+    size_t capacity = pins->capacity == 0 ? FIRST_CAPACITY : pins->capacity * 2;
+    void *at = pins->capacity == 0
+            ? mmap(NULL, capacity * sizeof(struct record), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+            : mremap(pins->at, pins->capacity * sizeof(struct record), capacity * sizeof(struct record), MREMAP_MAYMOVE);
+    if (at == MAP_FAILED) {
+        return -1;
+    }
+    pins->at = at;
+    pins->capacity = capacity;
+    return 0;
+}
+
+/* A pin replaces the one held for the same thread; a release forgets it. Out of memory, a pin goes unheld. */
+static void hold(struct pins *pins, const struct record *record) {
+    size_t i = 0;
+    while (i < pins->count && (pins->at[i].pid != record->pid || pins->at[i].tid != record->tid)) {
+        i++;
+    }
+    if (record->kind == RELEASED) {
+        if (i < pins->count) {
+            pins->at[i] = pins->at[--pins->count];
+        }
+        return;
+    }
+    if (record->kind != PINNING) {
+        return;
+    }
+    if (i == pins->count) {
+        if (pins->count == pins->capacity && grow(pins) != 0) {
+            return;
+        }
+        pins->count++;
+    }
+    pins->at[i] = *record;
+}
+
+/* 1 with a whole record; 0 at end of file or on an error, which both mean that perfpin is gone. */
+static int read_record(int in, struct record *record) {
+    size_t got = 0;
+    while (got < sizeof(*record)) {
+        ssize_t n = read(in, (char *) record + got, sizeof(*record) - got);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return 0;
+        }
+        got += (size_t) n;
+    }
+    return 1;
+}
+
+static char *put_text(char *at, const char *text) {
+    while (*text != '\0') {
+        *at++ = *text++;
+    }
+    return at;
+}
+
+static char *put_number(char *at, uint32_t value) {
+    char digits[10];
+    int n = 0;
+    do {
+        digits[n++] = (char) ('0' + value % 10);
+        value /= 10;
+    } while (value != 0);
+    while (n > 0) {
+        *at++ = digits[--n];
+    }
+    return at;
+}
+
+/* Field 22 of /proc/pid/task/tid/stat into *out; -1 when the thread is gone or the file cannot be read. */
+static int start_time(int32_t pid, int32_t tid, uint64_t *out) {
+    char path[64];
+    char *end = put_text(put_number(put_text(put_number(put_text(path, "/proc/"), (uint32_t) pid), "/task/"),
+                                    (uint32_t) tid), "/stat");
+    *end = '\0';
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return -1;
+    }
+    /* Field 22 ends within the first few hundred bytes; a line cut after it is still read right. */
+    char stat[1024];
+    size_t length = 0;
+    ssize_t n;
+    while (length < sizeof(stat) && (n = read(fd, stat + length, sizeof(stat) - length)) > 0) {
+        length += (size_t) n;
+    }
+    close(fd);
+    /* The command may hold spaces and ')': the fields begin after its last ')'. */
+    size_t i = length;
+    while (i > 0 && stat[i - 1] != ')') {
+        i--;
+    }
+    if (i == 0) {
+        return -1;
+    }
+    for (int field = FIRST_FIELD_AFTER_COMMAND - 1; i < length && field < START_TIME_FIELD; i++) {
+        if (stat[i] == ' ') {
+            field++;
+        }
+    }
+    uint64_t value = 0;
+    size_t first = i;
+    for (; i < length && stat[i] >= '0' && stat[i] <= '9'; i++) {
+        value = value * 10 + (uint64_t) (stat[i] - '0');
+    }
+    if (i == first) {
+        return -1;
+    }
+    *out = value;
+    return 0;
+}
+
+static void restore(const struct record *pin) {
+    uint64_t started;
+    if (start_time(pin->pid, pin->tid, &started) != 0 || started != pin->start_time) {
+        return;
+    }
+    uint64_t now[MASK_WORDS] = {0};
+    if (syscall(SYS_sched_getaffinity, (pid_t) pin->tid, sizeof(now), now) < 0
+        || memcmp(now, pin->pinned, sizeof(now)) != 0) {
+        return;
+    }
+    syscall(SYS_sched_setaffinity, (pid_t) pin->tid, sizeof(pin->before), pin->before);
+}
+
+/* The JVM's handlers would act for a JVM that does not exist in the child; its blocked signals likewise. */
+static void default_signals(void) {
+    struct sigaction default_action;
+    memset(&default_action, 0, sizeof(default_action));
+    default_action.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++) {
+        sigaction(sig, &default_action, NULL); /* SIGKILL, SIGSTOP and libc's own signals refuse: fine */
+    }
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void close_range_of(unsigned first, unsigned last) {
+    if (first > last) {
+        return;
+    }
+#ifdef SYS_close_range
+    if (syscall(SYS_close_range, first, last, 0) == 0) {
+        return;
+    }
+#endif
+    /* Kernels before 5.9: each descriptor up to the limit on their number. */
+    struct rlimit limit;
+    unsigned long end = last;
+    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= end) {
+        end = limit.rlim_cur - 1;
+    }
+    for (unsigned long fd = first; fd <= end; fd++) {
+        close((int) fd);
+    }
+}
+
+/* Keeps the pipe (returned, above the standard descriptors) and /dev/null as 0, 1 and 2; closes the rest. */
+static int keep_only(int in) {
+    if (in < STANDARD_FDS) {
+        in = fcntl(in, F_DUPFD, STANDARD_FDS);
+        if (in < 0) {
+            _exit(1);
+        }
+    }
+    int null = open("/dev/null", O_RDWR);
+    for (int fd = 0; fd < STANDARD_FDS; fd++) {
+        if (null < 0) {
+            close(fd);
+        } else if (null != fd) {
+            dup2(null, fd);
+        }
+    }
+    close_range_of(STANDARD_FDS, (unsigned) in - 1);
+    close_range_of((unsigned) in + 1, ~0U);
+    return in;
+}
+
+__attribute__((noreturn)) static void watch(int in) {
+    setsid();
+    prctl(PR_SET_NAME, (unsigned long) "perfpin-pins", 0, 0, 0);
+    default_signals();
+    in = keep_only(in);
+    struct pins pins = {0};
+    struct record record;
+    while (read_record(in, &record)) {
+        hold(&pins, &record);
+    }
+    for (size_t i = 0; i < pins.count; i++) {
+        restore(&pins.at[i]);
+    }
+    _exit(0);
+}
+
+jint JNICALL perfpin_watchdog_start(JNIEnv *env, jclass cls, jintArray pid_and_fd) {
+    (void) cls;
+    if ((*env)->GetArrayLength(env, pid_and_fd) < 2) {
+        return -EINVAL;
+    }
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC) != 0) {
+        return -errno;
+    }
+    pid_t child = fork();
+    if (child == 0) {
+        watch(fds[0]);
+    }
+    int saved = errno;
+    close(fds[0]);
+    if (child < 0) {
+        close(fds[1]);
+        return -saved;
+    }
+    jint out[2] = {(jint) child, (jint) fds[1]};
+    (*env)->SetIntArrayRegion(env, pid_and_fd, 0, 2, out);
+    return 0;
+}
+
+static jint send_record(int fd, const struct record *record) {
+    ssize_t n;
+    do {
+        n = write(fd, record, sizeof(*record));
+    } while (n < 0 && errno == EINTR);
+    return n < 0 ? -errno : n == (ssize_t) sizeof(*record) ? 0 : -EIO;
+}
+
+static jint copy_mask(JNIEnv *env, jlongArray mask, uint64_t out[MASK_WORDS]) {
+    jsize words = (*env)->GetArrayLength(env, mask);
+    if (words > MASK_WORDS) {
+        return -E2BIG;
+    }
+    (*env)->GetLongArrayRegion(env, mask, 0, words, (jlong *) out);
+    return 0;
+}
+
+jint JNICALL perfpin_watchdog_pinning(JNIEnv *env, jclass cls, jint fd, jint pid, jint tid, jlong start_time,
+                                      jlongArray before, jlongArray pinned) {
+    (void) cls;
+    struct record record;
+    memset(&record, 0, sizeof(record));
+    record.kind = PINNING;
+    record.pid = pid;
+    record.tid = tid;
+    record.start_time = (uint64_t) start_time;
+    jint rc = copy_mask(env, before, record.before);
+    if (rc == 0) {
+        rc = copy_mask(env, pinned, record.pinned);
+    }
+    return rc == 0 ? send_record(fd, &record) : rc;
+}
+
+jint JNICALL perfpin_watchdog_released(JNIEnv *env, jclass cls, jint fd, jint pid, jint tid) {
+    (void) env; (void) cls;
+    struct record record;
+    memset(&record, 0, sizeof(record));
+    record.kind = RELEASED;
+    record.pid = pid;
+    record.tid = tid;
+    return send_record(fd, &record);
+}
+
+jint JNICALL perfpin_watchdog_reap(JNIEnv *env, jclass cls, jint pid) {
+    (void) env; (void) cls;
+    int status;
+    pid_t rc = waitpid((pid_t) pid, &status, WNOHANG);
+    return rc < 0 ? -errno : (jint) rc;
+}

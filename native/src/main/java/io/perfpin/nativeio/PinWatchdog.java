@@ -1,0 +1,100 @@
+package io.perfpin.nativeio;
+
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A child process that gives the threads this process pinned in other processes their CPUs back when this
+ * process ends without doing it itself, killed with SIGKILL included. It is perfpin's C library
+ * ({@code pinwatchdog.c}), forked; its name in {@code ps} is {@link #PROCESS_NAME}.
+ *
+ * <p>Tell it of each pin before setting it ({@link #pinning}), and of each thread that got its CPUs back
+ * ({@link #released}). When this process closes it, or ends in whatever way, the watchdog gives each pin
+ * not released its CPUs back, and exits. It does so only while the thread is still the one pinned (the
+ * same start time: TIDs are reused) and its affinity is still the one pinned (whoever pinned it since
+ * wins), so a record it holds in vain is harmless. It holds masks of up to 8192 CPUs, the most an x86-64
+ * kernel has.
+ *
+ * <p>Only the JNI backend starts one: after a JVM forks, only code that makes nothing but system calls may
+ * run in the child, which Java code through jffi or JNA is not.
+ */
+public final class PinWatchdog implements AutoCloseable {
+    /** Its {@code comm}, which {@code pinwatchdog.c} sets. It maps libjvm.so, as the JVM it was forked from. */
+    public static final String PROCESS_NAME = "perfpin-pins";
+    /** It restores a few threads and exits at once; a wait this long means it hangs, and is left to init. */
+    private static final long EXIT_WAIT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
+    private final Syscalls syscalls;
+    private final int pid;
+    private final int fd;
+    private boolean closed;
+
+    private PinWatchdog(Syscalls syscalls, int pid, int fd) {
+        this.syscalls = syscalls;
+        this.pid = pid;
+        this.fd = fd;
+    }
+
+    /** Whether {@link #start} works with this backend. */
+    public static boolean startsWith(Syscalls syscalls) {
+        return syscalls.backend() == Backend.JNI;
+    }
+
+    /**
+     * Forks a watchdog.
+     *
+     * @throws IllegalStateException when the backend is not JNI ({@link #startsWith})
+     * @throws NativeException       when the pipe or the process cannot be had
+     */
+    public static PinWatchdog start(Syscalls syscalls) {
+        if (!startsWith(syscalls)) {
+            throw new IllegalStateException("the " + syscalls.backend() + " backend cannot start a pin watchdog");
+        }
+        int[] pidAndFd = new int[2];
+        Errno.check(JniSyscalls.watchdogStart0(pidAndFd), "fork");
+        return new PinWatchdog(syscalls, pidAndFd[0], pidAndFd[1]);
+    }
+
+    /** Its process id. */
+    public int pid() {
+        return pid;
+    }
+
+    /**
+     * Thread {@code tid} of process {@code pid}, which started at {@code startTime} (field 22 of its
+     * {@code /proc} stat file), is about to be pinned to {@code pinned} and had {@code before}. Masks are the
+     * kernel's bit arrays ({@link Syscalls#setAffinity}). A thread told of again replaces what was held.
+     *
+     * @throws NativeException when the watchdog is gone (EPIPE), or a mask has more than 8192 CPUs (E2BIG)
+     */
+    public void pinning(int pid, int tid, long startTime, long[] before, long[] pinned) {
+        Errno.check(JniSyscalls.watchdogPinning0(fd, pid, tid, startTime, before, pinned), "write to the pin watchdog");
+    }
+
+    /**
+     * Thread {@code tid} of process {@code pid} got its CPUs back, or never was pinned: nothing to restore.
+     *
+     * @throws NativeException when the watchdog is gone (EPIPE)
+     */
+    public void released(int pid, int tid) {
+        Errno.check(JniSyscalls.watchdogReleased0(fd, pid, tid), "write to the pin watchdog");
+    }
+
+    /** Ends its input: it restores what was not released and exits, and is reaped here (no zombie stays). */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        syscalls.close(fd);
+        long deadline = System.nanoTime() + EXIT_WAIT_NANOS;
+        while (JniSyscalls.watchdogReap0(pid) == 0 && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
+    }
+}

@@ -1,0 +1,217 @@
+package io.perfpin.nativeio;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The watchdog forked from this JVM, acting on a thread of this JVM. Closing it ends its input exactly as
+ * this process's death would; the CLI's tests kill perfpin itself.
+ */
+class PinWatchdogTest {
+    private static final int PID = (int) ProcessHandle.current().pid();
+    /** Long enough for 2048 CPUs; the kernel fills what it has and leaves the rest 0. */
+    private static final int MASK_WORDS = 32;
+    private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+
+    private Syscalls syscalls;
+    private final List<Parked> parked = new ArrayList<>();
+    private int tid;
+    private long[] before;
+
+    @BeforeEach
+    void parkAThread() throws Exception {
+        try {
+            syscalls = Backends.load(Backend.JNI);
+        } catch (BackendUnavailableException e) {
+            Assumptions.abort(e.getMessage());
+        }
+        tid = park().tid;
+        before = affinity(tid);
+        assumeTrue(hasCpu(before, 0) && hasCpu(before, 1), "needs CPUs 0 and 1");
+    }
+
+    @AfterEach
+    void endParkedThreads() throws InterruptedException {
+        for (Parked thread : parked) {
+            syscalls.setAffinity(thread.tid, before);
+            thread.end();
+        }
+    }
+
+    @Test
+    void givesAPinNotReleasedItsCpusBackWhenItsInputEndsAndIsReaped() throws IOException {
+        PinWatchdog watchdog = PinWatchdog.start(syscalls);
+        try {
+            watchdog.pinning(PID, tid, startTime(tid), before, maskOf(0));
+            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
+            assertArrayEquals(maskOf(0), affinity(tid));
+        } finally {
+            watchdog.close();
+        }
+        assertArrayEquals(before, affinity(tid));
+        assertFalse(Files.exists(Paths.get("/proc/" + watchdog.pid())), "exited and reaped");
+    }
+
+    @Test
+    void leavesAReleasedPinAlone() throws IOException {
+        try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
+            watchdog.pinning(PID, tid, startTime(tid), before, maskOf(0));
+            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
+            watchdog.released(PID, tid);
+        }
+        assertArrayEquals(maskOf(0), affinity(tid));
+    }
+
+    @Test
+    void leavesAThreadThatSomeoneElsePinnedSinceAlone() throws IOException {
+        try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
+            watchdog.pinning(PID, tid, startTime(tid), before, maskOf(0));
+            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
+            assertEquals(0, syscalls.setAffinity(tid, maskOf(1)));
+        }
+        assertArrayEquals(maskOf(1), affinity(tid));
+    }
+
+    /** What a thread that was given the TID of the pinned one, after it ended, looks like. */
+    @Test
+    void leavesAThreadWithAnotherStartTimeAlone() throws IOException {
+        try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
+            watchdog.pinning(PID, tid, startTime(tid) - 1, before, maskOf(0));
+            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
+        }
+        assertArrayEquals(maskOf(0), affinity(tid));
+    }
+
+    @Test
+    void skipsAThreadThatEndedAndRestoresTheNext() throws Exception {
+        Parked ending = park();
+        long endedStart = startTime(ending.tid);
+        ending.end();
+        awaitGone(Paths.get("/proc/self/task/" + ending.tid));
+        int other = park().tid;
+        try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
+            watchdog.pinning(PID, ending.tid, endedStart, before, maskOf(0));
+            watchdog.pinning(PID, tid, startTime(tid), before, maskOf(0));
+            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
+            assertEquals(0, syscalls.setAffinity(other, maskOf(0)));
+        }
+        assertArrayEquals(before, affinity(tid));
+        assertArrayEquals(maskOf(0), affinity(other), "a thread it was not told of is left alone");
+    }
+
+    /** Ctrl-C goes to perfpin's process group; the watchdog must outlive perfpin to act after it. */
+    @Test
+    void runsInASessionOfItsOwnHoldingNoDescriptorOfThisProcessButItsPipe() throws Exception {
+        try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
+            Path proc = Paths.get("/proc/" + watchdog.pid());
+            long deadline = System.nanoTime() + WAIT_NANOS;
+            // Set up once it waits for records: blocked in read (system call 0 on x86-64).
+            while (!firstLine(proc.resolve("syscall")).startsWith("0 ") && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            assertEquals("perfpin-pins", firstLine(proc.resolve("comm")));
+            String[] stat = firstLine(proc.resolve("stat")).split("\\) ")[1].split(" ");
+            assertEquals(Integer.toString(watchdog.pid()), stat[6 - 3], "the leader of its own session");
+            TreeMap<Integer, String> fds = new TreeMap<>();
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(proc.resolve("fd"))) {
+                for (Path fd : entries) {
+                    fds.put(Integer.parseInt(fd.getFileName().toString()), Files.readSymbolicLink(fd).toString());
+                }
+            }
+            assertEquals(List.of(0, 1, 2), new ArrayList<>(fds.headMap(3).keySet()), fds.toString());
+            assertTrue(fds.headMap(3).values().stream().allMatch("/dev/null"::equals), fds.toString());
+            assertEquals(1, fds.tailMap(3).size(), fds.toString());
+            assertTrue(fds.lastEntry().getValue().startsWith("pipe:"), fds.toString());
+        }
+    }
+
+    private Parked park() throws InterruptedException {
+        Parked thread = new Parked();
+        parked.add(thread);
+        return thread;
+    }
+
+    private long[] affinity(int thread) {
+        long[] mask = new long[MASK_WORDS];
+        assertTrue(syscalls.getAffinity(thread, mask) > 0);
+        return mask;
+    }
+
+    /** Field 22 of the thread's stat file; the command before it may hold spaces, but not ") ". */
+    private static long startTime(int thread) throws IOException {
+        String stat = firstLine(Paths.get("/proc/self/task/" + thread + "/stat"));
+        return Long.parseLong(stat.substring(stat.lastIndexOf(") ") + 2).split(" ")[22 - 3]);
+    }
+
+    /** Line by line: Files.readString on a procfs file, whose size reads as 0, returns only its first byte. */
+    private static String firstLine(Path file) throws IOException {
+        return Files.readAllLines(file).get(0).strip();
+    }
+
+    private static void awaitGone(Path path) throws InterruptedException {
+        long deadline = System.nanoTime() + WAIT_NANOS;
+        while (Files.exists(path)) {
+            assertTrue(System.nanoTime() < deadline, path + " is still there");
+            Thread.sleep(1);
+        }
+    }
+
+    private static long[] maskOf(int cpu) {
+        long[] mask = new long[MASK_WORDS];
+        mask[cpu / Long.SIZE] |= 1L << (cpu % Long.SIZE);
+        return mask;
+    }
+
+    private static boolean hasCpu(long[] mask, int cpu) {
+        return (mask[cpu / Long.SIZE] & 1L << (cpu % Long.SIZE)) != 0;
+    }
+
+    /** A thread that waits until ended, and its TID. */
+    private final class Parked {
+        final int tid;
+        private final CountDownLatch end = new CountDownLatch(1);
+        private final Thread thread;
+
+        Parked() throws InterruptedException {
+            AtomicInteger own = new AtomicInteger();
+            CountDownLatch started = new CountDownLatch(1);
+            thread = new Thread(() -> {
+                own.set(syscalls.gettid());
+                started.countDown();
+                try {
+                    end.await(WAIT_NANOS, TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, "parked");
+            thread.setDaemon(true);
+            thread.start();
+            assertTrue(started.await(WAIT_NANOS, TimeUnit.NANOSECONDS));
+            tid = own.get();
+        }
+
+        void end() throws InterruptedException {
+            end.countDown();
+            thread.join(TimeUnit.NANOSECONDS.toMillis(WAIT_NANOS));
+        }
+    }
+}
