@@ -52,8 +52,6 @@ final class ChildJvm implements AutoCloseable {
         close();
         return rest();
     }
-        return rest;
-    }
 
     long pid() {
         return process.pid();
