@@ -1,6 +1,6 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileReader;
 
@@ -23,7 +23,7 @@ record AgentState(boolean active, String detail, IOException unreadable, Options
     static final long STALE_FLOOR_MILLIS = 3_000;
 
     static AgentState of(long pid) {
-        Path file = PerfpinDirectory.statsFile(pid);
+        Path file = AgentStatsFile.of(pid);
         if (!Files.exists(file)) {
             return new AgentState(false, "", null, null);
         }

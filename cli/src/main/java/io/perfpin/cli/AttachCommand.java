@@ -1,7 +1,7 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
 import io.perfpin.jvm.AgentLoader;
+import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -90,7 +90,7 @@ final class AttachCommand implements Callable<Integer> {
                 return;
             }
             if (System.nanoTime() > deadline) {
-                Path stats = PerfpinDirectory.statsFile(pid);
+                Path stats = AgentStatsFile.of(pid);
                 throw new AgentNotStartedException(pid, Files.exists(stats) ? "its stats file " + stats
                         + " shows no sampler" : "no stats file appeared at " + stats);
             }

@@ -1,7 +1,7 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
 import io.perfpin.jvm.AgentLoader;
+import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.stats.StatsFileReader;
 import picocli.CommandLine.Command;
@@ -24,10 +24,10 @@ final class DetachCommand implements Callable<Integer> {
         JavaProcess jvm = JavaProcess.of(pid);
         AgentState agent = AgentState.of(pid);
         if (agent.unreadable() != null) {
-            throw FileErrors.unreadableStatsFile(PerfpinDirectory.statsFile(pid), agent.unreadable());
+            throw FileErrors.unreadableStatsFile(AgentStatsFile.of(pid), agent.unreadable());
         }
         if (!agent.active()) {
-            throw new NoAgentException(pid, PerfpinDirectory.statsFile(pid));
+            throw new NoAgentException(pid, AgentStatsFile.of(pid));
         }
         detach(jvm);
         System.out.println("perfpin: detached from " + pid);
@@ -38,7 +38,7 @@ final class DetachCommand implements Callable<Integer> {
     static void detach(JavaProcess jvm) throws Exception {
         long pid = jvm.pid();
         AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), "detach", AttachCommand.ATTACH_TIMEOUT);
-        Path file = PerfpinDirectory.statsFile(pid);
+        Path file = AgentStatsFile.of(pid);
         boolean closed;
         try (StatsFileReader reader = StatsFileReader.open(file)) {
             closed = reader.isClosed();

@@ -1,6 +1,6 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.jvm.LastCpu;
 import io.perfpin.report.Hint;
@@ -68,7 +68,7 @@ final class TopCommand implements Callable<Integer> {
         if (pid == null && stats == null) {
             throw new IllegalArgumentException("no JVM given: expected a PID, or --stats FILE");
         }
-        Path file = stats != null ? stats : PerfpinDirectory.statsFile(pid);
+        Path file = stats != null ? stats : AgentStatsFile.of(pid);
         if (!Files.exists(file)) {
             if (stats != null) {
                 throw new IllegalStateException("no stats file at " + file);

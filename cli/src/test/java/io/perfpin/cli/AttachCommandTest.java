@@ -87,6 +87,65 @@ class AttachCommandTest {
         }
     }
 
+    /**
+     * Root attaches to a JVM of another user's: that JVM reads the agent jar that root shares read-only, its agent
+     * keeps its stats file where its own user's perfpin directory is, and root finds it there.
+     */
+    @Test
+    void rootAttachesToAnotherUsersJvm() throws Exception {
+        Adversary other = Adversary.create();
+        String classes = Paths.get(io.perfpin.apps.Service.class.getProtectionDomain().getCodeSource().getLocation()
+                .toURI()).toString();
+        org.junit.jupiter.api.Assumptions.assumeTrue(other.can("test -r " + classes), "the other user cannot read "
+                + classes);
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        Process jvm = new ProcessBuilder("/usr/bin/setpriv", "--reuid=" + other.uid, "--regid=" + other.gid,
+                "--clear-groups", "--", "env", "-u", "XDG_RUNTIME_DIR", java, "-cp", classes, "io.perfpin.apps.Service",
+                "1", "120").redirectErrorStream(true).start();
+        try {
+            java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
+            for (String line = lines.readLine(); line != null && !line.equals("ready"); line = lines.readLine()) {
+                // its workers' TIDs: the view shows them
+            }
+            String pid = Long.toString(jvm.pid());
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--interval",
+                    "100ms", "--duration", "1s", "--detach-on-exit"));
+            assertEquals(0, attach.code, attach.out + attach.err);
+            assertTrue(attach.out.contains("\nworker-0 "), attach.out);
+            Path stats = io.perfpin.jvm.AgentStatsFile.of(jvm.pid());
+            assertEquals(Paths.get("/tmp/perfpin-" + Adversary.NAME, "jvms", pid + ".stats"), stats);
+            assertEquals(other.uid, (int) Files.getAttribute(stats, "unix:uid"), "the JVM's user made it");
+        } finally {
+            jvm.destroyForcibly().waitFor();
+        }
+    }
+
+    /** A service of this user's with another XDG_RUNTIME_DIR than the viewer's shell: top finds its file all the same. */
+    @Test
+    void topFindsTheStatsFileWhereTheJvmsOwnEnvironmentPutsIt(@TempDir Path runtime) throws Exception {
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        ProcessBuilder builder = new ProcessBuilder(java, "-javaagent:" + AgentJar.forThisUser()
+                + "=threads=worker-.*;events=task-clock;interval=100ms", "-cp",
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")), "io.perfpin.apps.Service", "1",
+                "120").redirectErrorStream(true);
+        builder.environment().put("XDG_RUNTIME_DIR", runtime.toString());
+        Process jvm = builder.start();
+        try {
+            java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
+            for (String line = lines.readLine(); line != null && !line.equals("ready"); line = lines.readLine()) {
+                // up to ready
+            }
+            Path stats = runtime.resolve("perfpin-" + System.getProperty("user.name")).resolve("jvms")
+                    .resolve(jvm.pid() + ".stats");
+            assertEquals(stats, io.perfpin.jvm.AgentStatsFile.of(jvm.pid()));
+            CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(jvm.pid()), "--duration", "500ms"));
+            assertEquals(0, top.code, top.err);
+            assertTrue(top.out.contains("\nworker-0 "), top.out);
+        } finally {
+            jvm.destroyForcibly().waitFor();
+        }
+    }
+
     /** A JVM that accepts no attach: attach and stat say so in one line each and exit 7; the JVM prints nothing. */
     @Test
     void aJvmWithAttachDisabledIsOneLineAndExit7() throws Exception {

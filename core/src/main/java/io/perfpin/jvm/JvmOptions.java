@@ -10,16 +10,18 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The {@code -XX:} options a running JVM was started with, as far as the kernel shows them: the environment's
+ * The options and environment a running JVM was started with, as far as the kernel shows them: the environment's
  * {@code JAVA_TOOL_OPTIONS}, {@code JDK_JAVA_OPTIONS}, the command line, then {@code _JAVA_OPTIONS}, the order in
  * which the JVM reads them, so the last setting of a flag wins. Options in {@code @argfiles} or
  * {@code -XX:Flags=} files are not seen: the JVM's hsperfdata ({@link PerfData}) is asked first where it says.
  */
 final class JvmOptions {
     private final List<String> options;
+    private final List<String> environment;
 
-    private JvmOptions(List<String> options) {
+    private JvmOptions(List<String> options, List<String> environment) {
         this.options = options;
+        this.environment = environment;
     }
 
     static JvmOptions of(long pid) {
@@ -30,7 +32,24 @@ final class JvmOptions {
         }
         options.addAll(nulSeparated(Path.of("/proc/" + pid + "/cmdline")));
         options.addAll(words(environment, "_JAVA_OPTIONS"));
-        return new JvmOptions(options);
+        return new JvmOptions(options, environment);
+    }
+
+    /** The last {@code -Dname=value} given; empty when none. */
+    Optional<String> systemProperty(String name) {
+        Optional<String> last = Optional.empty();
+        for (String option : options) {
+            if (option.startsWith("-D" + name + "=")) {
+                last = Optional.of(option.substring(name.length() + 3));
+            }
+        }
+        return last;
+    }
+
+    /** An environment variable of the process; empty when unset, or when its environment cannot be read. */
+    Optional<String> environment(String variable) {
+        return environment.stream().filter(e -> e.startsWith(variable + "=")).findFirst()
+                .map(e -> e.substring(variable.length() + 1));
     }
 
     /** The last setting of boolean flag {@code name} ({@code -XX:+name} or {@code -XX:-name}); empty when unset. */
