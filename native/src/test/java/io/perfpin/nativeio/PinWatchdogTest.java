@@ -29,7 +29,6 @@ import org.junit.jupiter.api.Test;
 class PinWatchdogTest {
     private static final int PID = (int) ProcessHandle.current().pid();
     /** Long enough for 2048 CPUs; the kernel fills what it has and leaves the rest 0. */
-    private static final int MASK_WORDS = 32;
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
 
     private Syscalls syscalls;
@@ -46,7 +45,7 @@ class PinWatchdogTest {
         }
         tid = park().tid;
         before = affinity(tid);
-        assumeTrue(hasCpu(before, 0) && hasCpu(before, 1), "needs CPUs 0 and 1");
+        assumeTrue(CpuMasks.has(before, 0) && CpuMasks.has(before, 1), "needs CPUs 0 and 1");
     }
 
     @AfterEach
@@ -61,9 +60,9 @@ class PinWatchdogTest {
     void givesAPinNotReleasedItsCpusBackWhenItsInputEndsAndIsReaped() throws IOException {
         PinWatchdog watchdog = PinWatchdog.start(syscalls);
         try {
-            watchdog.pinning(PID, tid, startTime(tid), before, maskOf(0));
-            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
-            assertArrayEquals(maskOf(0), affinity(tid));
+            watchdog.pinning(PID, tid, startTime(tid), before, CpuMasks.of(0));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
+            assertArrayEquals(CpuMasks.of(0), affinity(tid));
         } finally {
             watchdog.close();
         }
@@ -74,31 +73,31 @@ class PinWatchdogTest {
     @Test
     void leavesAReleasedPinAlone() throws IOException {
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, tid, startTime(tid), before, maskOf(0));
-            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
+            watchdog.pinning(PID, tid, startTime(tid), before, CpuMasks.of(0));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
             watchdog.released(PID, tid);
         }
-        assertArrayEquals(maskOf(0), affinity(tid));
+        assertArrayEquals(CpuMasks.of(0), affinity(tid));
     }
 
     @Test
     void leavesAThreadThatSomeoneElsePinnedSinceAlone() throws IOException {
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, tid, startTime(tid), before, maskOf(0));
-            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
-            assertEquals(0, syscalls.setAffinity(tid, maskOf(1)));
+            watchdog.pinning(PID, tid, startTime(tid), before, CpuMasks.of(0));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(1)));
         }
-        assertArrayEquals(maskOf(1), affinity(tid));
+        assertArrayEquals(CpuMasks.of(1), affinity(tid));
     }
 
     /** What a thread that was given the TID of the pinned one, after it ended, looks like. */
     @Test
     void leavesAThreadWithAnotherStartTimeAlone() throws IOException {
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, tid, startTime(tid) - 1, before, maskOf(0));
-            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
+            watchdog.pinning(PID, tid, startTime(tid) - 1, before, CpuMasks.of(0));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
         }
-        assertArrayEquals(maskOf(0), affinity(tid));
+        assertArrayEquals(CpuMasks.of(0), affinity(tid));
     }
 
     @Test
@@ -109,13 +108,13 @@ class PinWatchdogTest {
         awaitGone(Paths.get("/proc/self/task/" + ending.tid));
         int other = park().tid;
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, ending.tid, endedStart, before, maskOf(0));
-            watchdog.pinning(PID, tid, startTime(tid), before, maskOf(0));
-            assertEquals(0, syscalls.setAffinity(tid, maskOf(0)));
-            assertEquals(0, syscalls.setAffinity(other, maskOf(0)));
+            watchdog.pinning(PID, ending.tid, endedStart, before, CpuMasks.of(0));
+            watchdog.pinning(PID, tid, startTime(tid), before, CpuMasks.of(0));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
+            assertEquals(0, syscalls.setAffinity(other, CpuMasks.of(0)));
         }
         assertArrayEquals(before, affinity(tid));
-        assertArrayEquals(maskOf(0), affinity(other), "a thread it was not told of is left alone");
+        assertArrayEquals(CpuMasks.of(0), affinity(other), "a thread it was not told of is left alone");
     }
 
     /** Ctrl-C goes to perfpin's process group; the watchdog must outlive perfpin to act after it. */
@@ -151,7 +150,7 @@ class PinWatchdogTest {
     }
 
     private long[] affinity(int thread) {
-        long[] mask = new long[MASK_WORDS];
+        long[] mask = new long[CpuMasks.WORDS];
         assertTrue(syscalls.getAffinity(thread, mask) > 0);
         return mask;
     }
@@ -175,15 +174,7 @@ class PinWatchdogTest {
         }
     }
 
-    private static long[] maskOf(int cpu) {
-        long[] mask = new long[MASK_WORDS];
-        mask[cpu / Long.SIZE] |= 1L << (cpu % Long.SIZE);
-        return mask;
-    }
 
-    private static boolean hasCpu(long[] mask, int cpu) {
-        return (mask[cpu / Long.SIZE] & 1L << (cpu % Long.SIZE)) != 0;
-    }
 
     /** A thread that waits until ended, and its TID. */
     private final class Parked {

@@ -33,7 +33,6 @@ import org.junit.jupiter.params.provider.ValueSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class SyscallsContract {
     /** Long enough for 2048 CPUs, more than any kernel's cpumask here. */
-    private static final int MASK_WORDS = 32;
     private static final int NONEXISTENT_CPU = 1000;
 
     /** PERF_COUNT_SW_* of linux/perf_event.h. */
@@ -97,12 +96,12 @@ abstract class SyscallsContract {
     @ValueSource(ints = {0, 1})
     void pinsTheCallingThreadToOneCpu(int cpu) throws IOException {
         int tid = syscalls.gettid();
-        long[] original = new long[MASK_WORDS];
+        long[] original = new long[CpuMasks.WORDS];
         assertTrue(syscalls.getAffinity(tid, original) > 0);
-        assumeTrue(hasCpu(original, cpu), "CPU " + cpu + " is not in this thread's affinity mask");
+        assumeTrue(CpuMasks.has(original, cpu), "CPU " + cpu + " is not in this thread's affinity mask");
         String allowedBefore = cpusAllowedList(tid);
         try {
-            assertEquals(0, syscalls.setAffinity(tid, maskOf(cpu)));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(cpu)));
             long where = syscalls.getcpu();
             assertTrue(where >= 0, () -> "getcpu: " + Errno.name(where));
             assertEquals(cpu, (int) where);
@@ -117,7 +116,7 @@ abstract class SyscallsContract {
     void refusesAMaskOfOnlyNonexistentCpus() throws IOException {
         int tid = syscalls.gettid();
         String allowedBefore = cpusAllowedList(tid);
-        assertEquals(-Errno.EINVAL, syscalls.setAffinity(tid, maskOf(NONEXISTENT_CPU)));
+        assertEquals(-Errno.EINVAL, syscalls.setAffinity(tid, CpuMasks.of(NONEXISTENT_CPU)));
         assertEquals(-Errno.EINVAL, syscalls.setAffinity(tid, new long[0]));
         assertEquals(allowedBefore, cpusAllowedList(tid));
     }
@@ -129,10 +128,10 @@ abstract class SyscallsContract {
     @Test
     void getAffinityReturnsTheKernelsByteCount() throws IOException {
         int tid = syscalls.gettid();
-        long[] mask = new long[MASK_WORDS];
+        long[] mask = new long[CpuMasks.WORDS];
         int bytes = syscalls.getAffinity(tid, mask);
         int possibleCpus = possibleCpus();
-        assertTrue(bytes >= wordsFor(possibleCpus) * Long.BYTES && bytes <= MASK_WORDS * Long.BYTES
+        assertTrue(bytes >= wordsFor(possibleCpus) * Long.BYTES && bytes <= CpuMasks.WORDS * Long.BYTES
                 && bytes % Long.BYTES == 0, "byte count " + bytes);
         assertArrayEquals(parseCpuList(cpusAllowedList(tid)), mask);
 
@@ -367,15 +366,7 @@ abstract class SyscallsContract {
         }
     }
 
-    private static long[] maskOf(int cpu) {
-        long[] mask = new long[MASK_WORDS];
-        mask[cpu / Long.SIZE] |= 1L << (cpu % Long.SIZE);
-        return mask;
-    }
 
-    private static boolean hasCpu(long[] mask, int cpu) {
-        return (mask[cpu / Long.SIZE] & 1L << (cpu % Long.SIZE)) != 0;
-    }
 
     private static int wordsFor(int cpus) {
         return (cpus + Long.SIZE - 1) / Long.SIZE;
@@ -410,9 +401,9 @@ abstract class SyscallsContract {
         return Files.readAllLines(Paths.get(path)).get(0).trim();
     }
 
-    /** The kernel's cpu list format, such as {@code 0-3,8,10-11}, as a mask of {@link #MASK_WORDS}. */
+    /** The kernel's cpu list format, such as {@code 0-3,8,10-11}, as a mask of {@link CpuMasks#WORDS} words. */
     private static long[] parseCpuList(String list) {
-        long[] mask = new long[MASK_WORDS];
+        long[] mask = new long[CpuMasks.WORDS];
         for (String range : list.split(",")) {
             int dash = range.indexOf('-');
             int first = Integer.parseInt(dash < 0 ? range : range.substring(0, dash));
