@@ -7,6 +7,9 @@ import java.util.Objects;
 
 /** How a {@link ThreadRegistry} counts and where it publishes. Immutable; build with the with-methods. */
 public final class RegistryConfig {
+    /** Threads the stats file shows live unless {@link #withSlots} says otherwise; more are counted, not shown. */
+    public static final int DEFAULT_LIVE_SLOTS = 1024;
+
     private final EventList defaultEvents;
     private final long intervalNanos;
     private final Path statsFile;
@@ -28,7 +31,7 @@ public final class RegistryConfig {
 
     /** Counts {@code defaultEvents} every 500 ms; no stats file and no recording until asked. */
     public static RegistryConfig of(EventList defaultEvents) {
-        return new RegistryConfig(defaultEvents, 500_000_000L, null, null, 1024, 256, 64);
+        return new RegistryConfig(defaultEvents, 500_000_000L, null, null, DEFAULT_LIVE_SLOTS, 256, 64);
     }
 
     public RegistryConfig withInterval(long nanos) {

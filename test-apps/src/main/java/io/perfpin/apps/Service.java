@@ -3,14 +3,16 @@ package io.perfpin.apps;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A long-running multi-threaded "service" with no annotations, for attach and {@code stat --pid} tests:
  * {@code workers} threads named {@code worker-<i>}, each spinning briefly then napping, until its standard
- * input closes or {@code seconds} pass. It prints {@code thread <name> tid <tid>} for each worker, then
- * {@code ready}.
+ * input closes or {@code seconds} pass, and {@code parked} idle threads named {@code parked-<i>}, parked
+ * throughout, as the idle threads of a large pool are. It prints {@code thread <name> tid <tid>} for each worker,
+ * then {@code ready} once every thread has started.
  *
- * <p>Usage: {@code java io.perfpin.apps.Service [workers] [seconds]}.
+ * <p>Usage: {@code java io.perfpin.apps.Service [workers] [seconds] [parked]}.
  */
 public final class Service {
     private Service() {
@@ -19,6 +21,7 @@ public final class Service {
     public static void main(String[] args) throws Exception {
         int workers = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 60;
+        int parked = args.length > 2 ? Integer.parseInt(args[2]) : 0;
         Object printLock = new Object();
         for (int i = 0; i < workers; i++) {
             Thread worker = new Thread(() -> {
@@ -37,6 +40,11 @@ public final class Service {
             worker.setDaemon(true);
             worker.start();
         }
+        for (int i = 0; i < parked; i++) {
+            Thread idle = new Thread(Service::parkForever, "parked-" + i);
+            idle.setDaemon(true);
+            idle.start();
+        }
         Thread stdin = new Thread(() -> {
             try {
                 while (System.in.read() >= 0) {
@@ -53,6 +61,12 @@ public final class Service {
         System.out.println("ready");
         System.out.flush();
         Thread.sleep(seconds * 1000);
+    }
+
+    private static void parkForever() {
+        while (true) {
+            LockSupport.park(); // it may return spuriously
+        }
     }
 
     /** The kernel's id of the calling thread, from /proc/thread-self (a link to /proc/<pid>/task/<tid>). */
