@@ -112,8 +112,9 @@ final class AttachLatency {
                 + " parked thread live\" moves in steps of the interval, 500 ms.");
         notes.add("The stats file shows at most " + Summary.number(LIVE_SLOTS, 0) + " live threads (the agent's"
                 + " default live slots); where \"full\" is said, the target had more selected threads than that, and"
-                + " the figure is the time until every live slot was taken. The threads beyond are counted and"
-                + " recorded, but neither `perfpin top` nor this benchmark sees them, nor when they were enrolled.");
+                + " the figure is the time until every live slot was taken. The threads beyond are counted (and"
+                + " recorded, with `out=`), but neither `perfpin top` nor this benchmark sees them, nor when they were"
+                + " enrolled.");
         notes.add("`ThreadDump.of` returning, on a fresh " + FEWEST + "-thread JVM without agent (the attach handshake"
                 + " alone): " + handshake.format(1) + " ms.");
         return new Section("4. Attach", headlines, List.of(table, growth), notes);
