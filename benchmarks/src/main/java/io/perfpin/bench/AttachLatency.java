@@ -4,7 +4,10 @@ import io.perfpin.apps.Service;
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.ThreadDump;
+import io.perfpin.registry.RegistryConfig;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.StatsLayout;
+import io.perfpin.stats.ThreadSample;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -14,81 +17,154 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Benchmark 4: from the moment {@link AgentLoader#load} is called (what {@code perfpin attach} does) until the
- * agent's first sample is published in the stats file, that is its heartbeat is set. The target is a fresh
- * {@link Service} JVM per run, with two workers, that never had an agent. To tell the attach mechanism from
- * the agent's own start, each run also times a thread dump over the attach socket of another fresh one: the
- * same handshake, with no agent.
+ * agent's first sample is published in the stats file (its heartbeat is set), and until every thread the rules
+ * select is live in it, on targets with 10, 1,000 and 5,000 parked threads, all selected ({@code threads=.*}).
+ * agentmain returns before the threads that already run are enrolled (a thread of the agent's maps them to their
+ * TIDs and enrols them), so the first sample may come before them. Each run is a fresh {@link Service} JVM that
+ * never had an agent; the sizes take turns, so that drift on the machine falls on all of them alike. To tell the
+ * attach mechanism from the agent's own start, each round also times a thread dump over the attach socket of
+ * another fresh one with the fewest threads: the same handshake, with no agent.
  */
 final class AttachLatency {
     private static final double TARGET_MILLIS = 1000;
+    private static final List<Integer> PARKED = List.of(10, 1_000, 5_000);
+    private static final int FEWEST = PARKED.get(0);
+    private static final int MOST = PARKED.get(PARKED.size() - 1);
+    private static final int LIVE_SLOTS = RegistryConfig.DEFAULT_LIVE_SLOTS;
     private static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(10);
     private static final long SAMPLE_TIMEOUT_NANOS = 10_000_000_000L;
+    private static final long ALL_LIVE_TIMEOUT_NANOS = 120_000_000_000L;
+    /** A snapshot copies every slot; polling it as often as the heartbeat would take a CPU from the target. */
+    private static final long SNAPSHOT_PAUSE_MILLIS = 10;
 
     private AttachLatency() {
     }
 
-    /** What is timed on a fresh target, in milliseconds from a start this measurement takes itself. */
-    private interface Measurement {
-        double[] on(long pid) throws IOException, InterruptedException, AttachException;
+    /** What is timed on a fresh target, from a start this measurement takes itself. */
+    private interface Measurement<T> {
+        T on(long pid) throws IOException, InterruptedException, AttachException;
+    }
+
+    /**
+     * One attach, in milliseconds from the call: until it returned, until the first sample, and until every
+     * parked thread was live in the stats file, or its live slots were all taken ({@code full}).
+     */
+    private record Attach(double loaded, double firstSample, double allLive, boolean full) {
     }
 
     static Section run(Workspace workspace) throws IOException, InterruptedException {
-        List<Double> loaded = new ArrayList<>();
-        List<Double> firstSample = new ArrayList<>();
+        Map<Integer, List<Attach>> attaches = new LinkedHashMap<>();
         List<Double> dumped = new ArrayList<>();
-        for (int i = 1; i <= workspace.runs(); i++) {
-            Path statsFile = workspace.scratch("attach-" + i + ".stats");
-            double[] attach = onFreshService(workspace, pid -> attach(workspace, pid, statsFile));
-            loaded.add(attach[0]);
-            firstSample.add(attach[1]);
-            dumped.add(onFreshService(workspace, AttachLatency::threadDump)[0]);
+        for (int round = 1; round <= workspace.runs(); round++) {
+            for (int parked : PARKED) {
+                Path statsFile = workspace.scratch("attach-" + parked + "-" + round + ".stats");
+                attaches.computeIfAbsent(parked, p -> new ArrayList<>())
+                        .add(onFreshService(workspace, parked, pid -> attach(workspace, pid, parked, statsFile)));
+                Files.deleteIfExists(statsFile);
+            }
+            dumped.add(onFreshService(workspace, FEWEST, AttachLatency::threadDump));
         }
-        Summary load = Summary.of(loaded);
-        Summary sample = Summary.of(firstSample);
+        MarkdownTable table = new MarkdownTable("parked threads (all selected)",
+                "`AgentLoader.load` returning (agentmain has run), ms", "first published sample (heartbeat set), ms",
+                "every parked thread live in the stats file, ms");
+        for (Map.Entry<Integer, List<Attach>> size : attaches.entrySet()) {
+            List<Attach> runs = size.getValue();
+            table.row(Summary.number(size.getKey(), 0), summary(runs, Attach::loaded).format(1), summary(runs, Attach::firstSample).format(1),
+                    allLive(runs));
+        }
         Summary handshake = Summary.of(dumped);
-        MarkdownTable table = new MarkdownTable("from the call to", "ms: median (min–max)")
-                .row("`AgentLoader.load` returning (the agent's agentmain has run)", load.format(1))
-                .row("the first published sample (stats file heartbeat set)", sample.format(1))
-                .row("`ThreadDump.of` returning, on a fresh JVM without agent (the attach handshake alone)",
-                        handshake.format(1));
-        Headline headline = new Headline("attach: `AgentLoader.load` called → first published sample",
-                sample.format(1) + " ms", "", "", "≤ " + (int) TARGET_MILLIS + " ms",
-                Verdict.atMost(sample, TARGET_MILLIS, v -> Summary.number(v, 1) + " ms",
-                        "`AgentLoader.load` took " + load.format(1) + " ms of it, while the attach handshake alone"
-                                + " (a thread dump over the same socket) takes " + handshake.format(1) + " ms"));
-        return new Section("4. Attach", List.of(headline), List.of(table), List.of(
-                workspace.runs() + " runs, each on a fresh `io.perfpin.apps.Service 2` JVM (JDK of this run) once it"
-                        + " printed `ready`; the agent with its defaults (interval 500 ms) and `stats=` a file in the"
-                        + " benchmark's private scratch directory, polled every millisecond."));
+        List<Attach> fewest = attaches.get(FEWEST);
+        List<Attach> most = attaches.get(MOST);
+        Summary sample = summary(fewest, Attach::firstSample);
+        Summary sampleMost = summary(most, Attach::firstSample);
+        MarkdownTable growth = new MarkdownTable("from " + FEWEST + " to " + Summary.number(MOST, 0)
+                + " parked threads", "ratio: median (min–max)", "difference, ms");
+        growth.row("`AgentLoader.load` returning", growthOf(fewest, most, Attach::loaded),
+                Summary.difference(summary(most, Attach::loaded), summary(fewest, Attach::loaded)).format(1));
+        growth.row("first published sample", growthOf(fewest, most, Attach::firstSample),
+                Summary.difference(sampleMost, sample).format(1));
+        List<Headline> headlines = List.of(
+                new Headline("attach: `AgentLoader.load` called → first published sample, " + FEWEST
+                        + " parked threads", sample.format(1) + " ms", "", "", "≤ " + (int) TARGET_MILLIS + " ms",
+                        Verdict.atMost(sample, TARGET_MILLIS, v -> Summary.number(v, 1) + " ms",
+                                "`AgentLoader.load` took " + summary(fewest, Attach::loaded).format(1) + " ms of it,"
+                                        + " while the attach handshake alone (a thread dump over the same socket)"
+                                        + " takes " + handshake.format(1) + " ms")),
+                new Headline("attach → first published sample: " + Summary.number(MOST, 0) + " parked threads / "
+                        + FEWEST, sampleMost.format(1) + " ms", sample.format(1) + " ms",
+                        growthOf(fewest, most, Attach::firstSample), "", Verdict.noTarget()));
+        List<String> notes = new ArrayList<>();
+        notes.add("Each run is a fresh `io.perfpin.apps.Service 0 60 N` JVM (JDK of this run, N parked threads named"
+                + " `parked-<i>`, besides the JVM's own) once it printed `ready`; the agent with `threads=.*`, its"
+                + " default interval (500 ms) and `stats=` a file in the benchmark's private scratch directory. The"
+                + " heartbeat is polled every millisecond, then a snapshot of the whole file every "
+                + SNAPSHOT_PAUSE_MILLIS + " ms. " + workspace.runs() + " rounds, in each one run of every size in"
+                + " turn.");
+        notes.add("A thread appears in the stats file at the sampler's first tick after its enrolment, so \"every"
+                + " parked thread live\" moves in steps of the interval, 500 ms.");
+        notes.add("The stats file shows at most " + Summary.number(LIVE_SLOTS, 0) + " live threads (the agent's"
+                + " default live slots); where \"full\" is said, the target had more selected threads than that, and"
+                + " the figure is the time until every live slot was taken. The threads beyond are counted (and"
+                + " recorded, with `out=`), but neither `perfpin top` nor this benchmark sees them, nor when they were"
+                + " enrolled.");
+        notes.add("`ThreadDump.of` returning, on a fresh " + FEWEST + "-thread JVM without agent (the attach handshake"
+                + " alone): " + handshake.format(1) + " ms.");
+        return new Section("4. Attach", headlines, List.of(table, growth), notes);
     }
 
-    /** Milliseconds until the load returned, and until the first sample. */
-    private static double[] attach(Workspace workspace, long pid, Path statsFile)
+    private static Summary summary(List<Attach> runs, ToDoubleFunction<Attach> figure) {
+        return Summary.of(runs.stream().mapToDouble(figure).toArray());
+    }
+
+    private static String growthOf(List<Attach> from, List<Attach> to, ToDoubleFunction<Attach> figure) {
+        return Summary.ratio(summary(to, figure), summary(from, figure)).format(3) + "x";
+    }
+
+    /** The figure, said to be the time until the file was full when it was in any run. */
+    private static String allLive(List<Attach> runs) {
+        String figure = summary(runs, Attach::allLive).format(1);
+        long full = runs.stream().filter(Attach::full).count();
+        return full == 0 ? figure : figure + ", until the file was full (its " + Summary.number(LIVE_SLOTS, 0)
+                + " live slots taken) in " + full + " of " + runs.size() + " runs";
+    }
+
+    private static Attach attach(Workspace workspace, long pid, int parked, Path statsFile)
             throws IOException, InterruptedException, AttachException {
         long start = System.nanoTime();
-        AgentLoader.load(pid, workspace.agentJar(), "stats=" + statsFile, ATTACH_TIMEOUT);
+        AgentLoader.load(pid, workspace.agentJar(), "threads=.*;stats=" + statsFile, ATTACH_TIMEOUT);
         long loaded = System.nanoTime();
-        awaitFirstSample(statsFile, start);
-        return new double[] {(loaded - start) / 1e6, (System.nanoTime() - start) / 1e6};
+        try (StatsFileReader reader = awaitFirstSample(statsFile, start)) {
+            long firstSample = System.nanoTime();
+            boolean full = awaitAllLive(reader, parked, start);
+            long allLive = System.nanoTime();
+            return new Attach(millis(loaded - start), millis(firstSample - start), millis(allLive - start), full);
+        }
     }
 
-    private static double[] threadDump(long pid) throws AttachException {
+    private static double millis(long nanos) {
+        return nanos / 1e6;
+    }
+
+    private static Double threadDump(long pid) throws AttachException {
         long start = System.nanoTime();
         ThreadDump.of(pid, ATTACH_TIMEOUT);
-        return new double[] {(System.nanoTime() - start) / 1e6};
+        return millis(System.nanoTime() - start);
     }
 
-    /** Starts a Service JVM, measures on it once it is ready, and ends it. */
-    private static double[] onFreshService(Workspace workspace, Measurement measurement)
+    /** Starts a Service JVM with {@code parked} parked threads, measures on it once it is ready, and ends it. */
+    private static <T> T onFreshService(Workspace workspace, int parked, Measurement<T> measurement)
             throws IOException, InterruptedException {
         Path stderr = workspace.scratch("service.err");
-        Process target = new ProcessBuilder(workspace.app(Service.class, "2", "60").command())
-                .redirectError(stderr.toFile()).start();
+        Process target = new ProcessBuilder(workspace.app(Service.class, "0", "60", Integer.toString(parked))
+                .command()).redirectError(stderr.toFile()).start();
         try {
             awaitReady(target);
             return measurement.on(target.pid());
@@ -97,7 +173,7 @@ final class AttachLatency {
                     + Files.readString(stderr).strip(), e);
         } finally {
             target.getOutputStream().close(); // Service exits when its standard input closes
-            if (!target.waitFor(10, TimeUnit.SECONDS)) {
+            if (!target.waitFor(30, TimeUnit.SECONDS)) {
                 target.destroyForcibly().waitFor();
             }
             Files.deleteIfExists(stderr);
@@ -115,8 +191,9 @@ final class AttachLatency {
         throw new IOException("the Service JVM ended before it was ready");
     }
 
-    /** Polls until the file exists, is mapped, and has a heartbeat. */
-    private static void awaitFirstSample(Path statsFile, long start) throws IOException, InterruptedException {
+    /** Polls until the file exists, is mapped, and has a heartbeat; returns it open. */
+    private static StatsFileReader awaitFirstSample(Path statsFile, long start)
+            throws IOException, InterruptedException {
         StatsFileReader reader = null;
         try {
             while (System.nanoTime() - start < SAMPLE_TIMEOUT_NANOS) {
@@ -124,7 +201,9 @@ final class AttachLatency {
                     reader = openIfReady(statsFile);
                 }
                 if (reader != null && reader.heartbeatEpochMillis() > 0) {
-                    return;
+                    StatsFileReader ready = reader;
+                    reader = null;
+                    return ready;
                 }
                 Thread.sleep(1);
             }
@@ -134,6 +213,30 @@ final class AttachLatency {
             }
         }
         throw new IOException("no sample in " + statsFile + " within " + SAMPLE_TIMEOUT_NANOS / 1_000_000_000L + " s");
+    }
+
+    /**
+     * Polls until every parked thread is live in the file, or every live slot is taken; returns whether the
+     * latter.
+     */
+    private static boolean awaitAllLive(StatsFileReader reader, int parked, long start)
+            throws IOException, InterruptedException {
+        while (System.nanoTime() - start < ALL_LIVE_TIMEOUT_NANOS) {
+            int live = 0;
+            int liveParked = 0;
+            for (ThreadSample thread : reader.snapshot().threads()) {
+                if (thread.state() == StatsLayout.STATE_RUNNING) {
+                    live++;
+                    liveParked += thread.name().startsWith("parked-") ? 1 : 0;
+                }
+            }
+            if (liveParked == parked || live == LIVE_SLOTS) {
+                return liveParked < parked;
+            }
+            Thread.sleep(SNAPSHOT_PAUSE_MILLIS);
+        }
+        throw new IOException("the " + parked + " parked threads were not all live in the stats file within "
+                + ALL_LIVE_TIMEOUT_NANOS / 1_000_000_000L + " s");
     }
 
     /** Null while the file is missing or its header is still being written. */

@@ -54,7 +54,8 @@ public final class Bench {
             sections.add(step("2/7 agent overhead on " + WorkloadFigure.ALL.size() + " workloads",
                     () -> AgentOverhead.run(workspace)));
             sections.add(step("3/7 JVM start-up", () -> StartupTime.run(workspace)));
-            sections.add(step("4/7 attach", () -> AttachLatency.run(workspace)));
+            sections.add(step("4/7 attach to JVMs with 10, 1,000 and 5,000 parked threads",
+                    () -> AttachLatency.run(workspace)));
             SamplerCost.Result sampler = step("5/7 sampler and enrolment in process", () -> SamplerCost.run(workspace));
             sections.add(step("6/7 thread churn", () -> ThreadChurn.run(workspace, sampler.enrolMicros())));
             sections.add(sampler.section());

@@ -11,7 +11,9 @@ import picocli.CommandLine.Parameters;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Stream;
 
 /**
  * Loads the agent into a JVM that already runs, then watches it as {@code top} does. The agent enrols the
@@ -82,12 +84,24 @@ final class AttachCommand implements Callable<Integer> {
         }
     }
 
-    /** Waits until the agent in {@code pid} publishes; {@code process} (when we started it) may exit first. */
-    static void awaitAgent(long pid, Process process) throws InterruptedException {
+    /**
+     * Waits until the agent publishes in the JVM: {@code pid}, or, when {@code process} (which we started) forks
+     * java rather than becoming it (time, sudo), one of its descendants. Returns the JVM's pid, or -1 when
+     * {@code process} ended first.
+     */
+    static long awaitAgent(long pid, Process process) throws InterruptedException {
         long deadline = System.nanoTime() + FIRST_SAMPLE_TIMEOUT.toNanos();
-        while (!AgentState.of(pid).active()) {
+        while (true) {
+            Stream<Long> candidates = Stream.of(pid);
+            if (process != null) {
+                candidates = Stream.concat(candidates, process.descendants().map(ProcessHandle::pid));
+            }
+            Optional<Long> jvm = candidates.filter(p -> AgentState.of(p).active()).findFirst();
+            if (jvm.isPresent()) {
+                return jvm.get();
+            }
             if (process != null && !process.isAlive()) {
-                return;
+                return -1;
             }
             if (System.nanoTime() > deadline) {
                 Path stats = AgentStatsFile.of(pid);

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OutputFile;
 import io.perfpin.report.Recording;
 import io.perfpin.report.TerminalText;
@@ -10,8 +11,8 @@ import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -21,7 +22,14 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "run", mixinStandardHelpOptions = true,
         description = {"Run a JVM with the perfpin agent: perfpin run [options] -- java -cp app.jar Main ...",
-                "Shows the live view, then the summary at exit; exits with the application's exit code."})
+                "Shows the live view, then the summary at exit; exits with the application's exit code.",
+                "java may stand behind programs that run it, with their options: taskset, numactl, env, nice, chrt,"
+                        + " ionice, setpriv, sudo, stdbuf, time and nohup (perfpin run -- taskset -c 2 java ...).",
+                "A command that starts java any other way (sh -c, a script, mvn, gradle) is refused (exit 2)."
+                        + " Load the agent there yourself: put JAVA_TOOL_OPTIONS='-javaagent:JAR=OPTIONS' in its"
+                        + " environment (the refusal names JAR and OPTIONS; every JVM that sees the variable loads"
+                        + " the agent) and watch it with perfpin top PID; or start it as usual and perfpin attach"
+                        + " PID."})
 final class RunCommand implements Callable<Integer> {
     @Mixin
     AgentSettings agent;
@@ -32,6 +40,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        LaunchCommand launch = launchCommand();
         if (agent.record == null) {
             agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS).resolve("run-" + System.currentTimeMillis()
                     + ".jsonl");
@@ -42,13 +51,12 @@ final class RunCommand implements Callable<Integer> {
         } catch (IOException e) {
             throw new IOException("--record: " + e.getMessage(), e);
         }
-        List<String> launched = new ArrayList<>(command);
-        launched.add(1, "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions());
-        Process process = new ProcessBuilder(launched).inheritIO().start();
-        AttachCommand.awaitAgent(process.pid(), process);
-        if (process.isAlive()) {
+        String agentOption = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
+        Process process = new ProcessBuilder(launch.withJvmOption(agentOption)).inheritIO().start();
+        long jvm = AttachCommand.awaitAgent(process.pid(), process);
+        if (jvm > 0) {
             try {
-                AttachCommand.watch(process.pid(), agent.threads, agent.interval, new DurationOption());
+                AttachCommand.watch(jvm, agent.threads, agent.interval, new DurationOption());
             } catch (Exception e) {
                 // The application goes on without a live view, and its exit code is still what run returns.
                 System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
@@ -62,5 +70,27 @@ final class RunCommand implements Callable<Integer> {
                     + ")"));
         }
         return exit;
+    }
+
+    /**
+     * The command, once java is found in it and runs as this user: the JVM of another user could read neither
+     * the agent jar nor write the recording in this user's private directory.
+     */
+    private LaunchCommand launchCommand() throws IOException {
+        LaunchCommand launch;
+        try {
+            launch = LaunchCommand.of(command);
+        } catch (IllegalArgumentException e) {
+            String option = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
+            throw new IllegalArgumentException(e.getMessage() + "; or load the agent yourself: JAVA_TOOL_OPTIONS='"
+                    + option.replace("'", "'\\''") + "', and perfpin top PID (see perfpin run --help)", e);
+        }
+        Optional<String> other = launch.otherUser(System.getProperty("user.name"), EffectiveUser.uid());
+        if (other.isPresent()) {
+            throw new IllegalArgumentException("'" + LaunchCommand.shown(command) + "' runs java as " + other.get()
+                    + ", whose JVM can neither read this user's agent jar nor write its recording: run perfpin"
+                    + " itself as " + other.get());
+        }
+        return launch;
     }
 }

@@ -11,11 +11,14 @@ import java.util.Objects;
  * changed copy.
  */
 public final class RegistryConfig {
+    /** Threads the stats file shows live unless {@link #withSlots} says otherwise; more are counted, not shown. */
+    public static final int DEFAULT_LIVE_SLOTS = 1024;
+
     private EventList defaultEvents;
     private long intervalNanos = 500_000_000L;
     private Path statsFile;
     private Path jsonLines;
-    private int liveSlots = 1024;
+    private int liveSlots = DEFAULT_LIVE_SLOTS;
     private int finishedSlots = 256;
     private int eventCapacity = 64;
     private DescriptorShare descriptors = DescriptorShare.DEFAULT;

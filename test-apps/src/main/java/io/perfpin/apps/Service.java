@@ -8,14 +8,17 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A long-running multi-threaded "service" with no annotations, for attach and {@code stat --pid} tests:
  * {@code workers} threads named {@code worker-<i>}, each spinning briefly then napping, until its standard
- * input closes or {@code seconds} pass. It prints {@code thread <name> tid <tid>} for each worker, then
- * {@code ready}. The input line {@code end <name>} ends that worker, which prints {@code ended <name>}.
+ * input closes or {@code seconds} pass, and {@code parked} idle threads named {@code parked-<i>}, parked
+ * throughout, as the idle threads of a large pool are. It prints {@code thread <name> tid <tid>} for each worker,
+ * then {@code ready} once every thread has started. The input line {@code end <name>} ends that worker, which
+ * prints {@code ended <name>}.
  *
- * <p>Usage: {@code java io.perfpin.apps.Service [workers] [seconds]}.
+ * <p>Usage: {@code java io.perfpin.apps.Service [workers] [seconds] [parked]}.
  */
 public final class Service {
     private Service() {
@@ -24,6 +27,7 @@ public final class Service {
     public static void main(String[] args) throws Exception {
         int workers = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 60;
+        int parked = args.length > 2 ? Integer.parseInt(args[2]) : 0;
         Object printLock = new Object();
         Map<String, Thread> byName = new ConcurrentHashMap<>();
         for (int i = 0; i < workers; i++) {
@@ -47,6 +51,11 @@ public final class Service {
             byName.put(worker.getName(), worker);
             worker.start();
         }
+        for (int i = 0; i < parked; i++) {
+            Thread idle = new Thread(Service::parkForever, "parked-" + i);
+            idle.setDaemon(true);
+            idle.start();
+        }
         Thread stdin = new Thread(() -> {
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             try {
@@ -68,6 +77,12 @@ public final class Service {
         System.out.println("ready");
         System.out.flush();
         Thread.sleep(seconds * 1000);
+    }
+
+    private static void parkForever() {
+        while (true) {
+            LockSupport.park(); // it may return spuriously
+        }
     }
 
     /** The kernel's id of the calling thread, from /proc/thread-self (a link to /proc/<pid>/task/<tid>). */

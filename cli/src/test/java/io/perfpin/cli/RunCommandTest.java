@@ -1,0 +1,149 @@
+package io.perfpin.cli;
+
+import io.perfpin.apps.PageToucher;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * run with java behind the programs that launch it: the agent lands right after java, the wrapper's effect
+ * holds in the JVM, its main thread is recorded, and run exits with the application's exit code. Commands where
+ * no java can be found are one line and exit 2, and nothing is started.
+ */
+class RunCommandTest {
+    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final Duration DEADLINE = Duration.ofSeconds(30);
+    private static final String CLASS_PATH = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void javaBehindTasksetRunsOnlyOnTheCpusTasksetGaveIt() {
+        String apps = PageToucher.class.getProtectionDomain().getCodeSource().getLocation().getPath();
+        CliRun run = run("taskset", "-c", "0", JAVA, "-cp", apps, "io.perfpin.apps.PageToucher", "16");
+        assertEquals(0, run.code, run.err);
+        String main = mainRecord(run);
+        assertTrue(main.contains("\"cpus\":\"0\","), "main ran on CPU 0 only: " + main);
+        long faults = Long.parseLong(main.replaceAll("^.*?\"page-faults\":(\\d+).*$", "$1"));
+        assertTrue(faults >= 4096, "16 MiB touched by main: " + faults + " faults");
+    }
+
+    @Test
+    void javaBehindEnvHasItsVariableAndRunExitsWithTheApplicationsCode() throws Exception {
+        Path seen = dir.resolve("seen");
+        CliRun run = run("env", "FOO=bar", JAVA, "-cp", CLASS_PATH, WrappedChild.class.getName(), seen.toString(), "3");
+        assertEquals(3, run.code, run.err);
+        mainRecord(run);
+        assertTrue(Files.readString(seen).contains(" FOO=bar "), Files.readString(seen));
+    }
+
+    @Test
+    void javaBehindNiceRunsAtTheNicenessItGave() throws Exception {
+        Path seen = dir.resolve("seen");
+        CliRun run = run("nice", "-n", "5", JAVA, "-cp", CLASS_PATH, WrappedChild.class.getName(), seen.toString(),
+                "0");
+        assertEquals(0, run.code, run.err);
+        mainRecord(run);
+        int expected = Math.min(19, WrappedChild.niceness(Files.readString(Path.of("/proc/self/stat"))) + 5);
+        assertTrue(Files.readString(seen).endsWith(" nice=" + expected), Files.readString(seen));
+    }
+
+    /**
+     * time forks java rather than becoming it: run finds the JVM among its children and watches it (the live view
+     * names its pid, while the JVM waits for the test to release it), and time passes the JVM's exit code on.
+     */
+    @Test
+    void javaBehindTimeWhichForksItIsWatchedAndItsCodeReturned() throws Exception {
+        assumeTrue(Files.isExecutable(Path.of("/usr/bin/time")), "GNU time is installed (.ci/run installs it)");
+        Path seen = dir.resolve("seen");
+        Path release = dir.resolve("release");
+        CliRun.Running running = CliRun.background(() -> Perfpin.run(arguments("/usr/bin/time", "-o",
+                dir.resolve("time.txt").toString(), JAVA, "-cp", CLASS_PATH, WrappedChild.class.getName(),
+                seen.toString(), "4", release.toString())));
+        String pid;
+        try {
+            pid = awaitSeen(seen).replaceAll("^pid=(\\d+) .*$", "$1");
+            long deadline = System.nanoTime() + DEADLINE.toNanos();
+            while (!running.outSoFar().contains(" pid " + pid + " ") && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+        } finally {
+            Files.createFile(release);
+        }
+        CliRun run = running.join();
+        assertEquals(4, run.code, run.err);
+        assertTrue(run.out.contains(" pid " + pid + " "), "the live view watched the JVM, pid " + pid + ":\n" + run.out);
+        mainRecord(run);
+    }
+
+    /** What the child wrote, once it has. */
+    private static String awaitSeen(Path seen) throws Exception {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (Files.exists(seen)) {
+                return Files.readString(seen);
+            }
+            Thread.sleep(20);
+        }
+        throw new AssertionError("the child wrote nothing to " + seen + " within " + DEADLINE);
+    }
+
+    @Test
+    void aCommandWithNoJavaToFindIsOneLineWithExit2AndStartsNothing() throws Exception {
+        Path record = dir.resolve("run.jsonl");
+        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--record", record.toString(), "--", "sh", "-c",
+                "java -jar app.jar"));
+        assertEquals(ExitCode.USAGE, run.code, run.err);
+        assertEquals("perfpin run: no java command in 'sh -c \"java -jar app.jar\"': 'sh' is neither java nor a"
+                + " program that perfpin looks through; put java first, or after taskset, numactl, env, nice, chrt,"
+                + " ionice, setpriv, sudo, stdbuf, time or nohup and their options; or load the agent yourself:"
+                + " JAVA_TOOL_OPTIONS='-javaagent:" + AgentJar.forThisUser() + "=events=sched;out=" + record
+                + "', and perfpin top PID (see perfpin run --help)\n", run.err);
+        assertFalse(Files.exists(record), "nothing started, nothing recorded");
+    }
+
+    /** Refused before anything starts: sudo need not be installed. */
+    @Test
+    void javaRunAsAnotherUserIsRefusedWithExit2() {
+        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--", "sudo", "-u", "perfpin-nobody", JAVA, "-version"));
+        assertEquals(ExitCode.USAGE, run.code, run.err);
+        assertEquals("perfpin run: 'sudo -u perfpin-nobody " + JAVA + " -version' runs java as perfpin-nobody, whose"
+                + " JVM can neither read this user's agent jar nor write its recording: run perfpin itself as"
+                + " perfpin-nobody\n", run.err);
+    }
+
+    private CliRun run(String... command) {
+        String[] args = arguments(command);
+        return CliRun.capture(() -> Perfpin.run(args));
+    }
+
+    /** perfpin run, selecting main and recording in this test's directory, of {@code command}. */
+    private String[] arguments(String... command) {
+        List<String> args = new ArrayList<>(List.of("run", "--threads", "main", "--record",
+                dir.resolve("run.jsonl").toString(), "--"));
+        args.addAll(List.of(command));
+        return args.toArray(new String[0]);
+    }
+
+    /** The main thread's final record in the run's recording, read by perfpin report. */
+    private String mainRecord(CliRun run) {
+        assertTrue(run.out.contains("Recorded in " + dir.resolve("run.jsonl")), run.out);
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", dir.resolve("run.jsonl").toString(), "--format",
+                "json"));
+        assertEquals(0, report.code, report.err);
+        return report.out.lines().filter(l -> l.contains("\"name\":\"main\"") && l.contains("\"type\":\"thread\""))
+                .findFirst().orElseThrow(() -> new AssertionError("no final record of main:\n" + report.out));
+    }
+}
