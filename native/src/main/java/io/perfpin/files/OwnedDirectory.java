@@ -97,12 +97,14 @@ public final class OwnedDirectory {
 
     private static OwnedDirectory openChild(Path parent, String name, Access access) throws IOException {
         Path path = parent.resolve(name);
-        boolean created;
-        try {
-            Files.createDirectory(path, PosixFilePermissions.asFileAttribute(access.directoryPermissions));
-            created = true;
-        } catch (FileAlreadyExistsException e) {
-            created = false;
+        boolean created = false;
+        if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) { // the usual case is there: no exception to build
+            try {
+                Files.createDirectory(path, PosixFilePermissions.asFileAttribute(access.directoryPermissions));
+                created = true;
+            } catch (FileAlreadyExistsException raced) {
+                // made meanwhile, by another perfpin or by someone else: checked below like any other
+            }
         }
         FileStatus status = FileStatus.of(path);
         if (!status.isDirectory()) {
