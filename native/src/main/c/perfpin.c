@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bootclasses.h"
 #include "javathreads.h"
 #include "selfread.h"
 #include "threadevents.h"
@@ -130,6 +131,7 @@ static const JNINativeMethod METHODS[] = {
     {"addressOf0", "(Ljava/nio/ByteBuffer;)J", (void *) pp_address_of},
     {"threadEvents0", "(Ljava/lang/Class;Z)I", (void *) perfpin_thread_events},
     {"javaThreadIds0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_java_thread_ids},
+    {"defineBootClass0", "(Ljava/lang/String;[B)I", (void *) perfpin_define_boot_class},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

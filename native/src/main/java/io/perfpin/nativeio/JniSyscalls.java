@@ -109,4 +109,6 @@ public final class JniSyscalls implements Syscalls {
     static native int threadEvents0(Class<?> hooks, boolean enable);
 
     static native int javaThreadIds0(Thread[] threads, int[] tids);
+
+    static native int defineBootClass0(String name, byte[] classFile);
 }
