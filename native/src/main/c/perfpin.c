@@ -20,6 +20,7 @@
 
 #include "bootclasses.h"
 #include "javathreads.h"
+#include "mappings.h"
 #include "selfread.h"
 #include "threadevents.h"
 
@@ -132,6 +133,7 @@ static const JNINativeMethod METHODS[] = {
     {"threadEvents0", "(Ljava/lang/Class;Z)I", (void *) perfpin_thread_events},
     {"javaThreadIds0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_java_thread_ids},
     {"defineBootClass0", "(Ljava/lang/String;[B)I", (void *) perfpin_define_boot_class},
+    {"releaseMapping0", "(Ljava/nio/ByteBuffer;)I", (void *) perfpin_release_mapping},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

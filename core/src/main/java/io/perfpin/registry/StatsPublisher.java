@@ -2,6 +2,7 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.EventFailure;
 import io.perfpin.event.EventSpec;
+import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.MappedFaults;
 import io.perfpin.stats.StatsFile;
 
@@ -20,12 +21,14 @@ import java.util.function.Consumer;
 final class StatsPublisher {
     private final StatsFile file;
     private final int liveSlots;
+    private final Syscalls syscalls;
     private final Consumer<String> warnings;
     private boolean stopped;
 
-    StatsPublisher(StatsFile file, int liveSlots, Consumer<String> warnings) {
+    StatsPublisher(StatsFile file, int liveSlots, Syscalls syscalls, Consumer<String> warnings) {
         this.file = file;
         this.liveSlots = liveSlots;
+        this.syscalls = syscalls;
         this.warnings = warnings;
     }
 
@@ -53,7 +56,7 @@ final class StatsPublisher {
         });
     }
 
-    /** Marks the file closed, the last write; a damaged file is left as it is. */
+    /** Marks the file closed, the last write (a damaged file is left as it is), and lets go of its mapping. */
     void close() {
         write(() -> {
             try {
@@ -63,6 +66,7 @@ final class StatsPublisher {
             }
         });
         stopped = true;
+        file.release(syscalls);
     }
 
     /**

@@ -87,7 +87,7 @@ public final class ThreadRegistry implements AutoCloseable {
         this.syscalls = syscalls;
         this.affinity = new ThreadAffinity(syscalls);
         this.config = config;
-        this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), this::warnOnce);
+        this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), syscalls, this::warnOnce);
         this.recording = recording;
         this.warnings = warnings;
         this.processCpus = affinity.get(0);
@@ -119,6 +119,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 } catch (IOException alsoFailed) {
                     e.addSuppressed(alsoFailed);
                 }
+                stats.release(syscalls);
             }
             throw new IOException("cannot write the recording: " + e.getMessage(), e);
         }

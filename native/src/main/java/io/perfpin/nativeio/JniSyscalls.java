@@ -111,4 +111,6 @@ public final class JniSyscalls implements Syscalls {
     static native int javaThreadIds0(Thread[] threads, int[] tids);
 
     static native int defineBootClass0(String name, byte[] classFile);
+
+    static native int releaseMapping0(ByteBuffer mapped);
 }

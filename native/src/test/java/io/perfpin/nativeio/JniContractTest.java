@@ -2,9 +2,16 @@ package io.perfpin.nativeio;
 
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -20,13 +27,7 @@ class JniContractTest extends SyscallsContract {
 
     @Test
     void definesAClassInTheBootstrapLoaderOnce() throws Exception {
-        Syscalls jni;
-        try {
-            jni = Backends.load(Backend.JNI);
-        } catch (BackendUnavailableException e) {
-            Assumptions.abort(e.getMessage());
-            return;
-        }
+        Syscalls jni = jni();
         String name = BootProbe.class.getName();
         byte[] classFile = classFile(BootProbe.class);
         assertFalse(BootClasses.has(name), "not on the bootstrap path");
@@ -42,6 +43,42 @@ class JniContractTest extends SyscallsContract {
         assertEquals(-Errno.EINVAL, BootClasses.define(jni, name, classFile), "defined once");
         assertEquals(-Errno.ENOSYS, BootClasses.define(Backends.load(Backend.JNA), name, classFile),
                 "only the C library defines classes");
+    }
+
+    @Test
+    void releasesAFileMappingBeforeTheGcDoes(@TempDir Path dir) throws IOException {
+        Syscalls jni = jni();
+        Path file = dir.resolve("mapped");
+        MappedByteBuffer mapped;
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
+                StandardOpenOption.WRITE)) {
+            mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, 3 * 4096 + 100);
+        }
+        mapped.put(0, (byte) 42);
+        assertTrue(mapsName(file), "mapped");
+        assertEquals(-Errno.EINVAL, FileMappings.release(jni, mapped.slice(1, 10)), "a slice starts no mapping");
+        assertEquals(-Errno.ENOSYS, FileMappings.release(Backends.load(Backend.JNA), mapped));
+
+        assertEquals(0, FileMappings.release(jni, mapped));
+        assertFalse(mapsName(file), "the file is no longer mapped");
+        assertEquals(0, mapped.get(0), "the buffer reads empty memory");
+        mapped.put(1, (byte) 7);
+        byte[] content = Files.readAllBytes(file);
+        assertEquals(42, content[0], "what was written before stays in the file");
+        assertEquals(0, content[1], "a write after the release goes nowhere");
+    }
+
+    private static boolean mapsName(Path file) throws IOException {
+        return Files.readAllLines(Paths.get("/proc/self/maps")).stream().anyMatch(l -> l.endsWith(" " + file));
+    }
+
+    private static Syscalls jni() {
+        try {
+            return Backends.load(Backend.JNI);
+        } catch (BackendUnavailableException e) {
+            Assumptions.abort(e.getMessage());
+            throw e;
+        }
     }
 
     private static byte[] classFile(Class<?> type) throws IOException {
