@@ -18,7 +18,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "bootclasses.h"
 #include "javathreads.h"
+#include "mappings.h"
 #include "pinwatchdog.h"
 #include "selfread.h"
 #include "threadevents.h"
@@ -135,6 +137,8 @@ static const JNINativeMethod METHODS[] = {
     {"watchdogPinning0", "(IIIJ[J[J)I", (void *) perfpin_watchdog_pinning},
     {"watchdogReleased0", "(III)I", (void *) perfpin_watchdog_released},
     {"watchdogReap0", "(I)I", (void *) perfpin_watchdog_reap},
+    {"defineBootClass0", "(Ljava/lang/String;[B)I", (void *) perfpin_define_boot_class},
+    {"releaseMapping0", "(Ljava/nio/ByteBuffer;)I", (void *) perfpin_release_mapping},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

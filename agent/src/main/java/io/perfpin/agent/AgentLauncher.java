@@ -5,24 +5,16 @@ import java.lang.reflect.InvocationTargetException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.jar.JarFile;
 
 /**
  * Loads the agent's implementation in a class loader of its own ({@link ImplementationClassLoader}), as the
  * OpenTelemetry agent does: the implementation and its dependencies (byte-buddy, JNA, jffi) sit under
  * {@code perfpin-impl/} in the agent jar, where no application class loader looks, so an application that
- * ships other versions of them is unaffected. The bootstrap hooks ({@code io.perfpin.agent.bootstrap}) must be on the bootstrap class path,
- * since the code woven into {@code java.lang.Thread} can only see classes there. The manifest's
- * {@code Boot-Class-Path} puts the jar there as the JVM starts, when it costs nothing; a jar renamed, or
- * loaded by dynamic attach, is appended at run time instead, which makes HotSpot drop class-data sharing for
- * application classes and say so on stderr.
- *
- * <p>This class must not name the bootstrap hooks: loaded through the application class loader before the
- * jar joins the bootstrap path, they would exist twice.
+ * ships other versions of them is unaffected. The implementation puts the bootstrap hooks where
+ * {@code java.lang.Thread} sees them itself, before anything names them ({@code HookClasses}).
  */
 final class AgentLauncher {
     private static final String IMPLEMENTATION = "io.perfpin.agent.impl.AgentMain";
-    private static final String HOOKS = "io.perfpin.agent.bootstrap.ThreadHooks";
     /** One per JVM: an agent attached again after a detach reuses it, and with it its loaded JNI library. */
     private static ClassLoader implementation;
 
@@ -32,11 +24,7 @@ final class AgentLauncher {
     static synchronized void launch(String options, Instrumentation instrumentation, boolean attached) {
         try {
             if (implementation == null) {
-                Path jar = ownJar();
-                if (!hooksOnBootstrapPath()) {
-                    instrumentation.appendToBootstrapClassLoaderSearch(new JarFile(jar.toFile()));
-                }
-                implementation = new ImplementationClassLoader(jar);
+                implementation = new ImplementationClassLoader(ownJar());
             }
             Class.forName(IMPLEMENTATION, true, implementation)
                     .getMethod("start", String.class, Instrumentation.class, boolean.class)
@@ -48,16 +36,7 @@ final class AgentLauncher {
         }
     }
 
-    private static boolean hooksOnBootstrapPath() {
-        try {
-            Class.forName(HOOKS, false, null);
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
-    }
-
-    /** From this class's own URL: loaded from the bootstrap path, it has no code source. */
+    /** The jar the JVM loaded this class from, from the class's own URL. */
     private static Path ownJar() throws Exception {
         String url = PerfpinAgent.class.getResource("PerfpinAgent.class").toString();
         if (!url.startsWith("jar:") || !url.contains("!/")) {

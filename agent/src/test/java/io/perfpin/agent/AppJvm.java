@@ -24,6 +24,9 @@ import java.util.stream.Stream;
 /** {@link AgentTestApp} in a child JVM, driven line by line, with or without the agent. */
 final class AppJvm implements AutoCloseable {
     static final Path AGENT_JAR = Paths.get(System.getProperty("perfpin.agent.jar", "target/perfpin-agent.jar"));
+    /** What HotSpot prints when a jar joins the bootstrap class path after start-up. */
+    static final String CDS_WARNING =
+            "Sharing is only supported for boot loader classes because bootstrap classpath has been appended";
     private static final long WAIT_SECONDS = 60;
 
     final Process process;

@@ -76,7 +76,10 @@ class JavaagentIT {
         assertTrue(Observed.records(out, "thread", "main").isEmpty());
     }
 
-    /** Without perfpin's C library the JVM reports no thread starts to the agent: it weaves Thread.run(). */
+    /**
+     * Without perfpin's C library the JVM reports no thread starts to the agent: it weaves Thread.run(). Its hooks
+     * then reach the bootstrap class loader in a jar appended to its search, for which HotSpot prints one line.
+     */
     @ParameterizedTest
     @MethodSource("javas")
     void withoutTheCLibraryThreadRunIsWovenAndTheRulesStillApply(String java, @TempDir Path dir) throws Exception {
@@ -90,6 +93,9 @@ class JavaagentIT {
             assertEquals("1", Observed.cpusAllowed(app.pid(), pinned));
             assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("annotated-1")));
             assertEquals(0, app.finish());
+            List<String> said = app.stderr();
+            assertTrue(said.size() <= 1 && said.stream().allMatch(line -> line.endsWith(AppJvm.CDS_WARNING)),
+                    "at most the JVM's one line about the hooks' jar: " + said);
         }
         assertWithin(PAGES, (long) Observed.number(Observed.records(out, "thread", "toucher-1").get(0), "page-faults"),
                 0.03, "toucher-1 counted from its start");

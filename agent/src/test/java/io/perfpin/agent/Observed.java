@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
@@ -57,6 +58,48 @@ final class Observed {
             }
         }
         return count;
+    }
+
+    /** What each of the process's descriptors names ({@code /path}, {@code socket:[inode]}, ...), sorted. */
+    static List<String> descriptors(long pid) throws IOException {
+        List<String> targets = new ArrayList<>();
+        try (var fds = Files.list(Paths.get("/proc/" + pid + "/fd"))) {
+            for (Path fd : (Iterable<Path>) fds::iterator) {
+                try {
+                    targets.add(Files.readSymbolicLink(fd).toString());
+                } catch (IOException e) {
+                    // closed while we looked
+                }
+            }
+        }
+        Collections.sort(targets);
+        return targets;
+    }
+
+    /** The names of the process's threads as the kernel has them (15 characters at most), sorted. */
+    static List<String> threadNames(long pid) throws IOException {
+        List<String> names = new ArrayList<>();
+        try (var tasks = Files.list(Paths.get("/proc/" + pid + "/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    names.add(Files.readString(task.resolve("comm")).strip());
+                } catch (IOException e) {
+                    // ended while we looked
+                }
+            }
+        }
+        Collections.sort(names);
+        return names;
+    }
+
+    /** The process's resident memory (VmRSS), in KiB. */
+    static long residentKib(long pid) throws IOException {
+        for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                return Long.parseLong(line.substring("VmRSS:".length()).replace("kB", "").strip());
+            }
+        }
+        throw new IllegalStateException("no VmRSS for " + pid);
     }
 
     static Path statsFile(Path perfpinDir, long pid) {

@@ -15,7 +15,6 @@ import java.nio.file.Paths;
  * Where the agent jar that {@code run} and {@code attach} load comes from: {@code -Dperfpin.agent.jar} when
  * set, otherwise the copy packaged inside the CLI's jar, installed under a directory named by its content
  * ({@link OwnedDirectory#install}: a copy already there is used only when its every byte is the packaged one's).
- * The file keeps the name {@code perfpin-agent.jar}, which its manifest's {@code Boot-Class-Path} names.
  *
  * <p>A JVM of this user's gets it from this user's private perfpin directory. A JVM of another user's (root
  * attaching) must read it, so it gets it from the directory this user shares read-only

@@ -3,6 +3,7 @@ package io.perfpin.registry;
 import io.perfpin.counter.EventFailure;
 import io.perfpin.event.EventSpec;
 import io.perfpin.stats.AgentNotice;
+import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.MappedFaults;
 import io.perfpin.stats.StatsFile;
 
@@ -23,6 +24,7 @@ import java.util.function.Consumer;
 final class StatsPublisher {
     private final StatsFile file;
     private final int liveSlots;
+    private final Syscalls syscalls;
     private final Consumer<AgentNotice> notices;
     private final NoticeSink sink;
     /** Notices said on any thread, written on the sampler's: the file has one writer. */
@@ -34,9 +36,11 @@ final class StatsPublisher {
      * @param notices what the publisher itself has to say (the registry's notices, posted here too)
      * @param sink    where a notice the file cannot take goes
      */
-    StatsPublisher(StatsFile file, int liveSlots, Consumer<AgentNotice> notices, NoticeSink sink) {
+    StatsPublisher(StatsFile file, int liveSlots, Syscalls syscalls, Consumer<AgentNotice> notices,
+                   NoticeSink sink) {
         this.file = file;
         this.liveSlots = liveSlots;
+        this.syscalls = syscalls;
         this.notices = notices;
         this.sink = sink;
     }
@@ -87,7 +91,7 @@ final class StatsPublisher {
         });
     }
 
-    /** Marks the file closed, the last write; a damaged file is left as it is. */
+    /** Marks the file closed, the last write (a damaged file is left as it is), and lets go of its mapping. */
     void close() {
         write(() -> {
             for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
@@ -98,10 +102,12 @@ final class StatsPublisher {
             try {
                 file.close();
             } catch (IOException | UncheckedIOException e) {
-                notices.accept(AgentNotice.info("closing the stats file " + file.path() + " failed: " + e.getMessage()));
+                notices.accept(AgentNotice.info("closing the stats file " + file.path() + " failed: "
+                        + e.getMessage()));
             }
         });
         stopped = true;
+        file.release(syscalls);
     }
 
     /**

@@ -97,7 +97,8 @@ public final class ThreadRegistry implements AutoCloseable {
         this.config = config;
         this.descriptors = descriptors;
         this.notices = notices;
-        this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), this::sayOnce, notices);
+        this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), syscalls, this::sayOnce,
+                notices);
         this.recording = recording;
         this.processCpus = affinity.get(0);
         this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
@@ -136,6 +137,7 @@ public final class ThreadRegistry implements AutoCloseable {
                     } catch (IOException alsoFailed) {
                         e.addSuppressed(alsoFailed);
                     }
+                    stats.release(syscalls);
                 }
                 throw new IOException("cannot write the recording: " + e.getMessage(), e);
             }

@@ -3,6 +3,8 @@ package io.perfpin.stats;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.files.OutputFile;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.nativeio.FileMappings;
+import io.perfpin.nativeio.Syscalls;
 
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
@@ -380,6 +382,15 @@ public final class StatsFile implements AutoCloseable {
     /** Lets go of a damaged file without another write: it stays as it is, not marked closed. */
     public void abandon() throws IOException {
         channel.close();
+    }
+
+    /**
+     * After {@link #close} or {@link #abandon}: the file and its pages leave this process now, not when the GC
+     * collects the mapping, which a quiet application may never do ({@link FileMappings}); without perfpin's C
+     * library the GC still does. A write that comes after all goes nowhere.
+     */
+    public void release(Syscalls syscalls) {
+        FileMappings.release(syscalls, buffer);
     }
 
     private void beginWrite(int slot) {

@@ -117,4 +117,8 @@ public final class JniSyscalls implements Syscalls {
     static native int watchdogReleased0(int fd, int pid, int tid);
 
     static native int watchdogReap0(int pid);
+
+    static native int defineBootClass0(String name, byte[] classFile);
+
+    static native int releaseMapping0(ByteBuffer mapped);
 }

@@ -4,7 +4,6 @@ import io.perfpin.PerfpinDirectory;
 import io.perfpin.agent.bootstrap.ThreadHooks;
 import io.perfpin.event.EventParser;
 import io.perfpin.files.OwnedDirectory;
-import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.registry.RegistryConfig;
@@ -37,9 +36,8 @@ final class Agent implements AutoCloseable {
         this.shutdownHook = new Thread(registry::close, "perfpin-shutdown");
     }
 
-    static Agent start(AgentOptions options, EventParser parser, Instrumentation instrumentation, boolean attached)
-            throws IOException {
-        Syscalls syscalls = Backends.syscalls();
+    static Agent start(AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation,
+                       boolean attached) throws IOException {
         Path stats = options.statsOff() ? null : options.stats() != null ? options.stats() : defaultStatsFile();
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
                 .withJsonLines(options.out()).withStatsFile(stats).withDescriptors(options.descriptors())

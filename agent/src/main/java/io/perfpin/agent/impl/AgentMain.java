@@ -1,6 +1,8 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.event.EventParser;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Syscalls;
 
 import java.lang.instrument.Instrumentation;
 
@@ -26,7 +28,9 @@ public final class AgentMain {
                 AgentLog.refused("the agent already runs in this JVM; detach it first (perfpin detach "
                         + ProcessHandle.current().pid() + ") to start it with other options");
             } else {
-                running = Agent.start(options, parser, instrumentation, attached);
+                Syscalls syscalls = Backends.syscalls();
+                HookClasses.install(syscalls, instrumentation);
+                running = Agent.start(options, parser, syscalls, instrumentation, attached);
             }
         } catch (IllegalArgumentException e) {
             AgentLog.refused(e.getMessage() + "; the agent is off, the application runs without it");

@@ -12,7 +12,8 @@ import io.perfpin.registry.ThreadRegistry;
 final class Enrolment implements ThreadEvents {
     /**
      * JDK 21's virtual threads run on carrier threads that they change while they run: the kernel counts the
-     * carrier, so perfpin neither pins nor counts a virtual thread. Null before JDK 21.
+     * carrier, so perfpin neither pins nor counts a virtual thread. Null before JDK 21. Not initialised here: on
+     * JDK 24 and newer that starts the JDK's VirtualThread-unblocker thread, which would outlive a detach.
      */
     private static final Class<?> VIRTUAL_THREAD = virtualThreadClass();
 
@@ -83,7 +84,7 @@ final class Enrolment implements ThreadEvents {
 
     private static Class<?> virtualThreadClass() {
         try {
-            return Class.forName("java.lang.VirtualThread");
+            return Class.forName("java.lang.VirtualThread", false, null);
         } catch (ClassNotFoundException e) {
             return null;
         }

@@ -58,14 +58,16 @@ final class WeavingOnDemand implements ClassFileTransformer {
 
     /**
      * Weaves the annotated classes already loaded, as after a dynamic attach: they are found by their class
-     * files, read through their loaders, so no annotation class is loaded on perfpin's account.
+     * files, read through their loaders, so no annotation class is loaded on perfpin's account. A class generated
+     * at run time (a lambda's, a proxy's, JDK 17's reflection accessors) has no class file: asking its loader for
+     * one would search, and open, every jar of the application's class path for nothing.
      */
     void weaveLoaded(Instrumentation instrumentation) {
         List<Class<?>> candidates = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
             ClassLoader loader = type.getClassLoader();
-            if (loader != null && loader != own && !type.isArray() && instrumentation.isModifiableClass(type)
-                    && classFileNamesAnnotations(loader, type.getName())) {
+            if (loader != null && loader != own && !type.isArray() && hasClassFile(type)
+                    && instrumentation.isModifiableClass(type) && classFileNamesAnnotations(loader, type.getName())) {
                 candidates.add(type);
             }
         }
@@ -128,6 +130,10 @@ final class WeavingOnDemand implements ClassFileTransformer {
         synchronized (woven) {
             woven.computeIfAbsent(loader, l -> ConcurrentHashMap.newKeySet()).add(className);
         }
+    }
+
+    private static boolean hasClassFile(Class<?> type) {
+        return !type.isHidden() && type.getProtectionDomain().getCodeSource() != null;
     }
 
     private static boolean classFileNamesAnnotations(ClassLoader loader, String className) {
