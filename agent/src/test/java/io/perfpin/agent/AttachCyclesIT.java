@@ -70,7 +70,7 @@ class AttachCyclesIT {
             String processCpus = Observed.cpusAllowed(app.pid(), pinned);
             trimNativeHeap(java, app.pid()); // the JVM's attach listener starts here, for good
             List<String> threadsBefore = Observed.threadNames(app.pid());
-            List<String> descriptorsBefore = Observed.descriptors(app.pid());
+            List<String> descriptorsBefore = settledDescriptors(app.pid());
 
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, OPTIONS + out, TIMEOUT);
             assertEquals("1", Observed.awaitCpusAllowed(app.pid(), pinned, "1"), "the agent runs");
@@ -78,7 +78,7 @@ class AttachCyclesIT {
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertEquals(threadsBefore, awaitThreads(app.pid(), threadsBefore), "perfpin's threads ended");
             long afterFirst = settledResidentKib(java, app.pid());
-            List<String> descriptorsAfterFirst = Observed.descriptors(app.pid());
+            List<String> descriptorsAfterFirst = settledDescriptors(app.pid());
             long afterTenth = 0;
             for (int cycle = 2; cycle <= CYCLES; cycle++) {
                 AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, OPTIONS + out, TIMEOUT);
@@ -91,7 +91,7 @@ class AttachCyclesIT {
             assertEquals(threadsBefore, awaitThreads(app.pid(), threadsBefore), "perfpin's threads all ended");
             assertEquals(processCpus, Observed.cpusAllowed(app.pid(), pinned), "the pin undone");
             assertEquals(0, Observed.perfEventDescriptors(app.pid()), "no counter left open");
-            List<String> descriptors = Observed.descriptors(app.pid());
+            List<String> descriptors = awaitDescriptors(app.pid(), descriptorsAfterFirst);
             assertEquals(descriptorsAfterFirst, descriptors, "no descriptor left by cycles 2 to " + CYCLES);
             List<String> added = new ArrayList<>(descriptorsAfterFirst);
             descriptorsBefore.forEach(added::remove);
@@ -119,11 +119,43 @@ class AttachCyclesIT {
 
     /** The threads once the ones perfpin started have ended, which they do on their own after a detach. */
     private static List<String> awaitThreads(long pid, List<String> expected) throws Exception {
+        return awaitSeen(() -> Observed.threadNames(pid), expected);
+    }
+
+    /**
+     * The JVM's attach listener closes its end of a connection a moment after the client has read the reply: a
+     * socket of the JVM's, not of the agent's, can still be open when the last detach returns. A descriptor the
+     * agent left would stay open past the deadline.
+     */
+    private static List<String> awaitDescriptors(long pid, List<String> expected) throws Exception {
+        return awaitSeen(() -> Observed.descriptors(pid), expected);
+    }
+
+    /** Descriptors as two looks 200 ms apart agree on them: without a connection the listener is closing. */
+    private static List<String> settledDescriptors(long pid) throws Exception {
+        List<String> last = Observed.descriptors(pid);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        List<String> seen = Observed.threadNames(pid);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            List<String> now = Observed.descriptors(pid);
+            if (now.equals(last)) {
+                return now;
+            }
+            last = now;
+        }
+        return last;
+    }
+
+    private interface Look {
+        List<String> now() throws Exception;
+    }
+
+    private static List<String> awaitSeen(Look look, List<String> expected) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<String> seen = look.now();
         while (!seen.equals(expected) && System.nanoTime() < deadline) {
             Thread.sleep(50);
-            seen = Observed.threadNames(pid);
+            seen = look.now();
         }
         return seen;
     }
