@@ -41,6 +41,8 @@ import java.util.stream.Collectors;
                 "Counts for --duration (default 5s), or until Ctrl-C; --pin pins the chosen threads meanwhile."})
 final class StatCommand implements Callable<Integer> {
     private static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
+    /** How long counting may wait for pinned threads to move: a thread asleep longer moves later. */
+    private static final Duration MOVE_PATIENCE = Duration.ofMillis(100);
 
     @Option(names = "--pid", required = true, paramLabel = "PID", description = "The JVM to count.")
     long pid;
@@ -75,10 +77,11 @@ final class StatCommand implements Callable<Integer> {
              ReportOutput out = output.open();
              ThreadPins pinned = new ThreadPins(syscalls, pid)) {
             pin(chosen, pinned);
+            // Pinned first, and on their new CPUs, so that the move is not counted as a migration of their own.
+            pinned.awaitOnTheirCpus(chosen.stream().map(JavaThreadInfo::tid).toList(), MOVE_PATIENCE);
             List<String> cpus = new ArrayList<>();
             List<OptionalLong> preemptedBefore = new ArrayList<>();
             for (JavaThreadInfo t : chosen) {
-                // Pinned first, so the move to its new CPU is not counted as a migration of its own.
                 groups.add(CounterGroup.open(syscalls, t.tid(), eventList.events()));
                 cpus.add(cpusOf(affinity, t.tid()));
                 preemptedBefore.add(Preemptions.of(pid, t.tid()));
