@@ -56,13 +56,14 @@ final class ThreadPins implements AutoCloseable {
     /**
      * Pins thread {@code tid} as {@code placement} says; returns the CPUs it now runs on.
      *
-     * @throws IllegalArgumentException when the placement names CPUs this process may not use
+     * @throws IllegalArgumentException when the placement names CPUs the pinned thread's process may not use
      * @throws IllegalStateException    when no isolated CPU or whole core is free
      * @throws NativeException          with ESRCH when the thread has ended
      */
     CpuSet pin(int tid, String name, Placement placement) throws IOException {
         if (topology == null) {
-            topology = CpuTopology.live();
+            // The process's CPUs, as the agent in it would see them: perfpin's own may be others.
+            topology = CpuTopology.ofProcess(pid);
             reservations = CpuReservations.openDefault();
         }
         long startTime = ThreadStartTime.of(pid, tid)
