@@ -47,7 +47,13 @@ final class ChildJvm implements AutoCloseable {
      */
     static ChildJvm startUnder(List<String> launcher, List<String> jvmOptions, String mainClass, String... args)
             throws IOException {
-        String classPath = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
+        return startUnder(launcher, ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                jvmOptions, mainClass, args);
+    }
+
+    /** As {@link #startUnder(List, List, String, String...)}, from {@code classPath}. */
+    static ChildJvm startUnder(List<String> launcher, String classPath, List<String> jvmOptions, String mainClass,
+                               String... args) throws IOException {
         List<String> command = new ArrayList<>(launcher);
         command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
