@@ -63,7 +63,6 @@ final class StatThreads implements AutoCloseable {
      */
     void count(List<JavaThreadInfo> threads, boolean atStart) throws IOException {
         List<Integer> moved = new ArrayList<>();
-        Map<Integer, String> cpus = new HashMap<>();
         for (JavaThreadInfo t : threads) {
             PinRule rule = pins.ruleFor(t.name()).orElse(null);
             if (rule == null) {
@@ -72,7 +71,6 @@ final class StatThreads implements AutoCloseable {
             try {
                 CpuSet to = pinned.pin(t.tid(), t.name(), rule.placement());
                 moved.add(t.tid());
-                cpus.put(t.tid(), to.toString());
                 System.err.println(TerminalText.escape("perfpin stat: pinned '" + t.name() + "' (tid " + t.tid()
                         + ") to CPUs " + to + " by --pin '" + rule + "' while counting"));
             } catch (IOException | RuntimeException e) {
@@ -88,7 +86,7 @@ final class StatThreads implements AutoCloseable {
         pinned.awaitOnTheirCpus(moved, MOVE_PATIENCE);
         for (JavaThreadInfo t : threads) {
             CountedThread counted = CountedThread.open(syscalls, pid, t, events, refused, budget,
-                    cpus.getOrDefault(t.tid(), cpusOf(t.tid())), pinned.isPinned(t.tid()));
+                    cpusOf(t.tid()), pinned.isPinned(t.tid()));
             all.add(counted);
             running.put(t.tid(), counted);
         }
@@ -143,6 +141,7 @@ final class StatThreads implements AutoCloseable {
                 .map(CountedThread::notCounted).filter(why -> why != null).findFirst().orElseThrow();
     }
 
+    /** As the kernel has them: a pin within a cgroup's cpuset keeps only the CPUs the cpuset allows. */
     private String cpusOf(int tid) {
         try {
             return affinity.get(tid).toString();
