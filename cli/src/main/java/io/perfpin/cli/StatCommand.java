@@ -37,7 +37,8 @@ import java.util.stream.Collectors;
 @Command(name = "stat", mixinStandardHelpOptions = true,
         description = {"Count a running JVM's threads from outside, named by its thread dump; no agent is loaded.",
                 "Counts for --duration (default 5s), or until Ctrl-C, following the chosen threads that start and"
-                        + " end meanwhile; --interval shows each interval's counts as they come; --pin pins the"
+                        + " end meanwhile: it looks for them every --interval, and shows that interval's counts;"
+                        + " without --interval it looks once a second and shows only the totals. --pin pins the"
                         + " chosen threads meanwhile."})
 final class StatCommand implements Callable<Integer> {
     private static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
@@ -67,7 +68,7 @@ final class StatCommand implements Callable<Integer> {
 
     @Option(names = "--fds", paramLabel = "SHARE", converter = Share.class,
             description = "The file descriptors stat may hold, one per event per counted thread: a share of those"
-                    + " it has free (default 90%: it is perfpin's own process), or a number; threads beyond it are"
+                    + " it has free (default 90%%: it is perfpin's own process), or a number; threads beyond it are"
                     + " listed not counted.")
     DescriptorShare fds = DescriptorShare.OWN_PROCESS;
 
