@@ -1,5 +1,8 @@
 package io.perfpin.cli;
 
+import io.perfpin.event.BoundMetric;
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventSpec;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
 
@@ -7,6 +10,7 @@ import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -21,41 +25,76 @@ final class ReportCsv {
     private ReportCsv() {
     }
 
+    /** A header row with the columns these records have, then a row per record. */
     static List<String> render(List<ThreadRecord> records) {
-        Set<String> events = new LinkedHashSet<>();
-        Set<String> metrics = new LinkedHashSet<>();
-        for (ThreadRecord r : records) {
-            events.addAll(r.report().counters().keySet());
-            metrics.addAll(r.report().metrics().keySet());
-        }
-        List<String> header = new ArrayList<>(List.of("name", "tid", "javaId", "cpus", "pin"));
-        for (String event : events) {
-            header.add(event);
-            header.add(event + ":coverage");
-        }
-        header.addAll(metrics);
-        header.add("unsupported");
-        header.add("type");
+        Columns columns = Columns.of(records);
         List<String> lines = new ArrayList<>();
-        lines.add(row(header));
+        lines.add(row(columns.header()));
+        lines.addAll(rows(records, columns));
+        return lines;
+    }
+
+    /** A row per record, under {@code columns}: a value a record does not have is an empty field. */
+    static List<String> rows(List<ThreadRecord> records, Columns columns) {
+        List<String> lines = new ArrayList<>();
         for (ThreadRecord record : records) {
             ThreadReport r = record.report();
             List<String> row = new ArrayList<>(List.of(r.name(), Integer.toString(r.tid()),
                     Long.toString(r.javaId()), r.cpus(), r.pin().text()));
-            for (String event : events) {
+            for (String event : columns.events()) {
                 Long value = r.counters().get(event);
                 row.add(value == null ? "" : value.toString());
                 row.add(decimal(r.coverage().get(event)));
             }
-            for (String metric : metrics) {
+            for (String metric : columns.metrics()) {
                 row.add(decimal(r.metrics().get(metric)));
             }
-            row.add(r.unsupported().entrySet().stream().map(e -> e.getKey() + ": " + e.getValue())
-                    .collect(Collectors.joining("; ")));
+            row.add(pairs(r.unsupported()));
+            row.add(pairs(r.sources()));
             row.add(record.type());
+            row.add(Long.toString(record.epochMillis()));
+            row.add(Long.toString(r.wallNanos()));
             lines.add(row(row));
         }
         return lines;
+    }
+
+    /** The events and metrics that have columns, in order. */
+    record Columns(List<String> events, List<String> metrics) {
+        /** Those that some of the records have. */
+        static Columns of(List<ThreadRecord> records) {
+            Set<String> events = new LinkedHashSet<>();
+            Set<String> metrics = new LinkedHashSet<>();
+            for (ThreadRecord r : records) {
+                events.addAll(r.report().counters().keySet());
+                metrics.addAll(r.report().metrics().keySet());
+            }
+            return new Columns(List.copyOf(events), List.copyOf(metrics));
+        }
+
+        /**
+         * Every event asked for and every metric of the list: known before anything is counted, for rows written
+         * as they come under one header.
+         */
+        static Columns of(EventList list) {
+            return new Columns(list.events().stream().map(EventSpec::name).distinct().collect(Collectors.toList()),
+                    list.metrics().stream().map(BoundMetric::name).distinct().collect(Collectors.toList()));
+        }
+
+        List<String> header() {
+            List<String> header = new ArrayList<>(List.of("name", "tid", "javaId", "cpus", "pin"));
+            for (String event : events) {
+                header.add(event);
+                header.add(event + ":coverage");
+            }
+            header.addAll(metrics);
+            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos"));
+            return header;
+        }
+    }
+
+    private static String pairs(Map<String, String> byEvent) {
+        return byEvent.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).collect(Collectors.joining("; "));
     }
 
     private static String decimal(Double value) {

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.event.EventList;
 import io.perfpin.report.Hint;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.JsonLinesFile;
@@ -11,6 +12,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /**
  * Where a command writes its reports: standard output, or a private file written through and flushed block
@@ -21,6 +23,9 @@ import java.util.List;
 final class ReportOutput implements AutoCloseable {
     private final ReportFormat format;
     private final JsonLinesFile file;
+    /** The columns of the CSV header written before the first interval's rows; null until then. */
+    private ReportCsv.Columns intervalColumns;
+    private boolean intervals;
 
     private ReportOutput(ReportFormat format, JsonLinesFile file) {
         this.format = format;
@@ -39,8 +44,47 @@ final class ReportOutput implements AutoCloseable {
         }
     }
 
+    /**
+     * A whole report. After intervals: in CSV, rows under the header the intervals' rows have; in a table, under a
+     * line that tells it from the intervals' blocks.
+     */
     void records(List<ThreadRecord> records) throws IOException {
+        if (format == ReportFormat.CSV && intervalColumns != null) {
+            write(ReportCsv.rows(records, intervalColumns));
+            return;
+        }
+        if (format == ReportFormat.TABLE && intervals) {
+            write(List.of("--- totals: each thread's counts since it was first counted ---"));
+        }
         write(format.render(records));
+    }
+
+    /**
+     * One interval's samples as they come: under {@code heading} in a table, as rows under one header for all
+     * intervals in CSV (with a column for every event and metric of {@code events}, known before anything is
+     * counted), as JSON lines.
+     */
+    void interval(String heading, List<ThreadRecord> samples, EventList events) throws IOException {
+        intervals = true;
+        switch (format) {
+            case TABLE:
+                List<String> lines = new ArrayList<>(List.of(heading));
+                lines.addAll(samples.isEmpty() ? List.of("(no thread was counted in this interval)")
+                        : ReportTable.render(samples.stream().map(ThreadRecord::report).collect(Collectors.toList())));
+                write(lines);
+                break;
+            case CSV:
+                List<String> rows = new ArrayList<>();
+                if (intervalColumns == null) {
+                    intervalColumns = ReportCsv.Columns.of(events);
+                    rows.add(ReportCsv.row(intervalColumns.header()));
+                }
+                rows.addAll(ReportCsv.rows(samples, intervalColumns));
+                write(rows);
+                break;
+            default:
+                write(format.render(samples));
+        }
     }
 
     void methods(List<MethodRecord> methods) throws IOException {

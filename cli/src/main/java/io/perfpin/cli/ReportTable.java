@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.counter.ThreadCounters;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
@@ -17,7 +18,9 @@ import java.util.function.IntPredicate;
 /**
  * Renders thread reports as a text table: a row per thread, a column per counted event and derived metric,
  * a value's coverage beside it when it was multiplexed, then each event that was not counted, once, with
- * its reason, and how many threads were not counted at all, for each reason (out of file descriptors).
+ * its reason, and how many threads were not counted at all, for each reason (out of file descriptors). An
+ * event whose values came from elsewhere than perf_event_open has its source in its column's header,
+ * {@code task-clock (proc)}, explained once below.
  */
 final class ReportTable {
     private ReportTable() {
@@ -28,7 +31,9 @@ final class ReportTable {
         Set<String> metrics = new LinkedHashSet<>();
         Map<String, String> notCounted = new LinkedHashMap<>();
         Map<String, Integer> threadsNotCounted = new LinkedHashMap<>();
+        Map<String, String> sources = new LinkedHashMap<>();
         for (ThreadReport r : reports) {
+            r.sources().forEach(sources::putIfAbsent);
             events.addAll(r.counters().keySet());
             metrics.addAll(r.metrics().keySet());
             r.unsupported().values().stream().filter(DescriptorBudget::isThreadNotCounted).distinct()
@@ -46,7 +51,7 @@ final class ReportTable {
         if (lastCpus) {
             header.add("last cpu");
         }
-        header.addAll(events);
+        events.forEach(e -> header.add(sources.containsKey(e) ? e + " (" + sources.get(e) + ")" : e));
         header.addAll(metrics);
         List<List<String>> rows = new ArrayList<>();
         rows.add(header);
@@ -69,6 +74,11 @@ final class ReportTable {
         }
         // Names left, numbers right, as perf stat does.
         List<String> lines = align(rows, c -> c == 0);
+        if (sources.containsValue(ThreadCounters.PROC)) {
+            lines.add("");
+            lines.add("(proc): the kernel does not permit this event to perfpin here (perf_event_paranoid), so its"
+                    + " value is the scheduler's own count in /proc/<pid>/task/<tid>: exact, at no cost to the thread");
+        }
         if (!notCounted.isEmpty()) {
             lines.add("");
             lines.add("Not counted:");

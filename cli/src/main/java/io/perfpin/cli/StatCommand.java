@@ -1,46 +1,52 @@
 package io.perfpin.cli;
 
-import io.perfpin.counter.CounterGroup;
-import io.perfpin.counter.CounterSnapshot;
-import io.perfpin.cpu.CpuSet;
-import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.event.EventList;
+import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreadInfo;
-import io.perfpin.jvm.LastCpu;
-import io.perfpin.jvm.ThreadDump;
+import io.perfpin.jvm.ThreadWatch;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.PinRule;
 import io.perfpin.report.Hint;
-import io.perfpin.report.Hints;
-import io.perfpin.report.Preemptions;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
-import io.perfpin.report.ThreadRecords;
-import io.perfpin.report.ThreadReport;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.time.LocalTime;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.OptionalLong;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
 /**
- * Counts another JVM's threads without loading anything into it, like {@code perf stat -t} with Java
- * names: the JVM's own thread dump maps each Java thread to its TID, and perfpin opens counters on those
- * TIDs from outside. With {@code --pin}, the chosen threads run where the rules say while they are counted,
- * and get their own CPUs back afterwards.
+ * Counts another JVM's threads without loading anything into it, like {@code perf stat -p} with Java names: the
+ * JVM's own thread dump maps each Java thread to its TID, and perfpin opens counters on those TIDs from outside.
+ * It follows the threads that start and end meanwhile ({@link ThreadWatch}); with {@code --interval} it shows
+ * each interval's counts as {@code perf stat -I} does. With {@code --pin}, the chosen threads run where the rules
+ * say while they are counted, and get their own CPUs back afterwards.
  */
 @Command(name = "stat", mixinStandardHelpOptions = true,
         description = {"Count a running JVM's threads from outside, named by its thread dump; no agent is loaded.",
-                "Counts for --duration (default 5s), or until Ctrl-C; --pin pins the chosen threads meanwhile."})
+                "Counts for --duration (default 5s), or until Ctrl-C, following the chosen threads that start and"
+                        + " end meanwhile: it looks for them every --interval, and shows that interval's counts;"
+                        + " without --interval it looks once a second and shows only the totals. --pin pins the"
+                        + " chosen threads meanwhile."})
 final class StatCommand implements Callable<Integer> {
     private static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
+    /**
+     * How often, without {@code --interval}, stat looks for threads that started or ended: /proc costs the JVM
+     * nothing, but naming new threads costs it a thread dump (a safepoint), so at most once a second.
+     */
+    private static final Duration DEFAULT_LOOK = Duration.ofSeconds(1);
 
     @Option(names = "--pid", required = true, paramLabel = "PID", description = "The JVM to count.")
     long pid;
@@ -58,83 +64,119 @@ final class StatCommand implements Callable<Integer> {
     DurationOption duration;
 
     @Mixin
+    IntervalOption interval;
+
+    @Option(names = "--fds", paramLabel = "SHARE", converter = Share.class,
+            description = "The file descriptors stat may hold, one per event per counted thread: a share of those"
+                    + " it has free (default 90%%: it is perfpin's own process), or a number; threads beyond it are"
+                    + " listed not counted.")
+    DescriptorShare fds = DescriptorShare.OWN_PROCESS;
+
+    @Mixin
     OutputOptions output;
+
+    /** When the last interval's samples were taken, or counting began. */
+    private long sampledNanos;
 
     @Override
     public Integer call() throws Exception {
         EventList eventList = events.eventList();
-        List<JavaThreadInfo> chosen = ThreadDump.of(pid).javaThreads().stream()
-                .filter(t -> threads.selects(t.name())).collect(Collectors.toList());
+        // Counted before perfpin opens anything of its own for this: what it has free is what it shares out.
+        DescriptorBudget budget = DescriptorBudget.forThisProcess(fds, "--fds=", "--fds");
+        ThreadWatch watch = ThreadWatch.start(pid);
+        List<JavaThreadInfo> chosen = selected(watch.initial());
         if (chosen.isEmpty()) {
             throw new IllegalArgumentException("no thread of pid " + pid + " matches " + threads.describe());
         }
+        warnUnmatchedRules(chosen);
         Syscalls syscalls = Backends.syscalls();
-        ThreadAffinity affinity = new ThreadAffinity(syscalls);
-        List<CounterGroup> groups = new ArrayList<>();
         try (StopSignal stop = StopSignal.install();
              ReportOutput out = output.open();
-             ThreadPins pinned = new ThreadPins(syscalls, pid)) {
-            pin(chosen, pinned);
-            List<String> cpus = new ArrayList<>();
-            List<OptionalLong> preemptedBefore = new ArrayList<>();
-            for (JavaThreadInfo t : chosen) {
-                // Pinned first, so the move to its new CPU is not counted as a migration of its own.
-                groups.add(CounterGroup.open(syscalls, t.tid(), eventList.events()));
-                cpus.add(cpusOf(affinity, t.tid()));
-                preemptedBefore.add(Preemptions.of(pid, t.tid()));
+             ThreadPins pinned = new ThreadPins(syscalls, pid);
+             StatThreads counted = new StatThreads(syscalls, pid, eventList, pins, pinned, budget)) {
+            counted.count(chosen, true);
+            sampledNanos = System.nanoTime();
+            follow(watch, counted, stop, out, eventList);
+            counted.read();
+            if (interval.interval != null) {
+                sample(counted, out, eventList);
             }
-            long start = System.nanoTime();
-            stop.await(duration.orElse(DEFAULT_DURATION));
-            long wall = System.nanoTime() - start;
-            long now = System.currentTimeMillis();
-            List<ThreadRecord> records = new ArrayList<>();
             List<Hint> hints = new ArrayList<>();
-            for (int i = 0; i < chosen.size(); i++) {
-                CounterSnapshot snapshot = groups.get(i).newSnapshot();
-                groups.get(i).read(snapshot);
-                JavaThreadInfo t = chosen.get(i);
-                ThreadReport report = ThreadReport.of(t.name(), t.tid(), t.javaId(), cpus.get(i), eventList,
-                        snapshot, groups.get(i).unsupported(), wall).withLastCpu(LastCpu.of(pid, t.tid()));
-                records.add(new ThreadRecord(ThreadRecords.THREAD, now, report));
-                hints.addAll(Hints.of(report, pinned.isPinned(t.tid()),
-                        since(preemptedBefore.get(i), Preemptions.of(pid, t.tid()))));
+            List<ThreadRecord> totals = counted.totals(hints);
+            String notCounted = counted.notCounted();
+            if (notCounted != null) {
+                System.err.println(TerminalText.escape("perfpin stat: " + notCounted));
             }
-            out.records(records);
+            out.records(totals);
             out.hints(hints);
-        } finally {
-            groups.forEach(CounterGroup::close);
         }
         return ExitCode.OK;
     }
 
-    /** Each chosen thread a rule matches is pinned, and said so; a rule that matches none is a likely typo. */
-    private void pin(List<JavaThreadInfo> chosen, ThreadPins pinned) throws IOException {
+    /**
+     * Counts until {@code --duration} passes, a signal comes or the process exits: every interval (or
+     * {@link #DEFAULT_LOOK}) the threads that ended are finalised, those that started are counted, and with
+     * {@code --interval} the interval's counts are shown.
+     */
+    private void follow(ThreadWatch watch, StatThreads counted, StopSignal stop, ReportOutput out, EventList eventList)
+            throws IOException, InterruptedException {
+        Duration every = interval.orElse(DEFAULT_LOOK);
+        long deadline = System.nanoTime() + duration.orElse(DEFAULT_DURATION).toNanos();
+        while (true) {
+            long left = deadline - System.nanoTime();
+            if (left <= 0 || stop.await(left < every.toNanos() ? Duration.ofNanos(left) : every)
+                    || System.nanoTime() >= deadline) {
+                return;
+            }
+            ThreadWatch.Changes changes;
+            try {
+                changes = watch.look();
+            } catch (AttachException e) {
+                System.err.println(TerminalText.escape("perfpin stat: cannot name the threads that started: "
+                        + e.getMessage() + "; they are not counted"));
+                continue;
+            }
+            counted.ended(changes.ended());
+            if (changes.gone()) {
+                System.err.println("perfpin stat: process " + pid + " exited while counting");
+                return;
+            }
+            if (interval.interval != null) {
+                counted.read();
+                sample(counted, out, eventList);
+            }
+            counted.count(selected(changes.started()), false);
+        }
+    }
+
+    /** The interval's counts of each thread, under a line that says when and over how long. */
+    private void sample(StatThreads counted, ReportOutput out, EventList eventList) throws IOException {
+        long now = System.nanoTime();
+        List<ThreadRecord> samples = counted.samples();
+        out.interval("--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  pid " + pid + "  threads: "
+                + samples.size() + ", their counts over the last " + String.format(Locale.ROOT, "%.3f",
+                (now - sampledNanos) / 1e9) + " s ---", samples, eventList);
+        sampledNanos = now;
+    }
+
+    private List<JavaThreadInfo> selected(List<JavaThreadInfo> candidates) {
+        return candidates.stream().filter(t -> threads.selects(t.name())).collect(Collectors.toList());
+    }
+
+    /** A rule that matches none of the threads chosen at the start is a likely typo. */
+    private void warnUnmatchedRules(List<JavaThreadInfo> chosen) {
         for (PinRule rule : pins.rules()) {
             if (chosen.stream().noneMatch(t -> rule.matches(t.name()))) {
                 System.err.println(TerminalText.escape("perfpin stat: --pin '" + rule + "' matches none of the"
                         + " counted threads (" + threads.describe() + ")"));
             }
         }
-        for (JavaThreadInfo t : chosen) {
-            PinRule rule = pins.ruleFor(t.name()).orElse(null);
-            if (rule != null) {
-                CpuSet cpus = pinned.pin(t.tid(), t.name(), rule.placement());
-                System.err.println(TerminalText.escape("perfpin stat: pinned '" + t.name() + "' (tid " + t.tid()
-                        + ") to CPUs " + cpus + " by --pin '" + rule + "' while counting"));
-            }
-        }
     }
 
-    private static OptionalLong since(OptionalLong before, OptionalLong after) {
-        return before.isPresent() && after.isPresent() ? OptionalLong.of(after.getAsLong() - before.getAsLong())
-                : OptionalLong.empty();
-    }
-
-    private static String cpusOf(ThreadAffinity affinity, int tid) {
-        try {
-            return affinity.get(tid).toString();
-        } catch (RuntimeException e) {
-            return ""; // the thread ended since the dump
+    static final class Share implements ITypeConverter<DescriptorShare> {
+        @Override
+        public DescriptorShare convert(String token) {
+            return DescriptorShare.parse(token);
         }
     }
 }

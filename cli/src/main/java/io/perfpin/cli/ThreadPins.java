@@ -6,6 +6,7 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.jvm.LastCpu;
 import io.perfpin.jvm.ThreadStartTime;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeException;
@@ -14,9 +15,12 @@ import io.perfpin.report.TerminalText;
 import io.perfpin.nativeio.Syscalls;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.OptionalLong;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * Threads of another process that a command pinned, each with the affinity it had before: closing gives it
@@ -27,6 +31,9 @@ import java.util.OptionalLong;
  * reuses TIDs) and still has the CPUs perfpin gave it: whoever pinned it since then wins.
  */
 final class ThreadPins implements AutoCloseable {
+    /** A woken thread moves within microseconds; a millisecond keeps the wait from spinning on a CPU of two. */
+    private static final long MOVE_POLL_NANOS = Duration.ofMillis(1).toNanos();
+
     private final Syscalls syscalls;
     private final ThreadAffinity affinity;
     private final int pid;
@@ -49,13 +56,14 @@ final class ThreadPins implements AutoCloseable {
     /**
      * Pins thread {@code tid} as {@code placement} says; returns the CPUs it now runs on.
      *
-     * @throws IllegalArgumentException when the placement names CPUs this process may not use
+     * @throws IllegalArgumentException when the placement names CPUs the pinned thread's process may not use
      * @throws IllegalStateException    when no isolated CPU or whole core is free
      * @throws NativeException          with ESRCH when the thread has ended
      */
     CpuSet pin(int tid, String name, Placement placement) throws IOException {
         if (topology == null) {
-            topology = CpuTopology.live();
+            // The process's CPUs, as the agent in it would see them: perfpin's own may be others.
+            topology = CpuTopology.ofProcess(pid);
             reservations = CpuReservations.openDefault();
         }
         long startTime = ThreadStartTime.of(pid, tid)
@@ -83,6 +91,28 @@ final class ThreadPins implements AutoCloseable {
 
     boolean isPinned(int tid) {
         return pins.containsKey(tid);
+    }
+
+    /**
+     * Waits, at most {@code patience} in all, until each of {@code tids} that is pinned has been on one of its
+     * new CPUs ({@link LastCpu}). A thread asleep when it was pinned stays on its old CPU until it wakes, and the
+     * kernel counts that move as a migration: counters opened after the move do not see it. A thread that does
+     * not run meanwhile is counted all the same, and its first move may then show as one migration.
+     */
+    void awaitOnTheirCpus(Iterable<Integer> tids, Duration patience) {
+        long deadline = System.nanoTime() + patience.toNanos();
+        for (int tid : tids) {
+            Pin pin = pins.get(tid);
+            while (pin != null && !isOn(tid, pin.cpus()) && System.nanoTime() < deadline) {
+                LockSupport.parkNanos(MOVE_POLL_NANOS);
+            }
+        }
+    }
+
+    /** Also true for a thread that ended: it will not move any more. */
+    private boolean isOn(int tid, CpuSet cpus) {
+        OptionalInt cpu = LastCpu.of(pid, tid);
+        return cpu.isEmpty() || cpus.contains(cpu.getAsInt());
     }
 
     /**

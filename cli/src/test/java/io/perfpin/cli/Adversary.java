@@ -5,10 +5,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -58,6 +60,42 @@ final class Adversary {
         process.getInputStream().readAllBytes();
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), script + " did not finish");
         return process.exitValue() == 0;
+    }
+
+    /**
+     * A launcher for {@link ChildJvm#startUnder}: the command it is given runs as this user, in /tmp, where a JVM
+     * of this user's may write (the attach mechanism's trigger file).
+     */
+    List<String> launcher() {
+        return List.of("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh", "-c",
+                "cd /tmp && exec \"$@\"", "sh");
+    }
+
+    /**
+     * A copy of {@code classPath} that this user can read, in {@code dir} (made readable by all): the build's
+     * jars lie where only root may look.
+     */
+    static String readableCopy(String classPath, Path dir) throws IOException {
+        List<String> copied = new ArrayList<>();
+        int n = 0;
+        for (String entry : classPath.split(":")) {
+            Path from = Paths.get(entry);
+            if (!Files.exists(from)) {
+                continue;
+            }
+            Path to = dir.resolve(n++ + "-" + from.getFileName());
+            try (Stream<Path> tree = Files.walk(from)) {
+                for (Path source : (Iterable<Path>) tree::iterator) {
+                    Path target = to.resolve(from.relativize(source).toString());
+                    Files.copy(source, target);
+                    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString(
+                            Files.isDirectory(target) ? "rwxr-xr-x" : "rw-r--r--"));
+                }
+            }
+            copied.add(to.toString());
+        }
+        Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+        return String.join(":", copied);
     }
 
     /** A directory of this user's (0755) in the sticky /tmp, as an attacker makes one. */

@@ -38,9 +38,24 @@ final class ChildJvm implements AutoCloseable {
 
     /** As {@link #start}, with these options for the JVM. */
     static ChildJvm startWith(List<String> jvmOptions, String mainClass, String... args) throws IOException {
-        String classPath = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
-        List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
-                .toString()));
+        return startUnder(List.of(), jvmOptions, mainClass, args);
+    }
+
+    /**
+     * As {@link #startWith}, started by {@code launcher}, a command that execs the java command it is given
+     * ({@code taskset -c 1}, a shell that first moves itself into a cgroup), so that the JVM has its pid.
+     */
+    static ChildJvm startUnder(List<String> launcher, List<String> jvmOptions, String mainClass, String... args)
+            throws IOException {
+        return startUnder(launcher, ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                jvmOptions, mainClass, args);
+    }
+
+    /** As {@link #startUnder(List, List, String, String...)}, from {@code classPath}. */
+    static ChildJvm startUnder(List<String> launcher, String classPath, List<String> jvmOptions, String mainClass,
+                               String... args) throws IOException {
+        List<String> command = new ArrayList<>(launcher);
+        command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(jvmOptions);
         command.addAll(List.of("-cp", classPath, mainClass));
         command.addAll(List.of(args));

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
@@ -25,10 +26,36 @@ class ReportFormatTest {
     void csvHasAHeaderAndARowPerThreadWithCoverageBesideEachEventAndTheReasonsLast() {
         assertEquals(List.of(
                 "name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,page-faults,page-faults:coverage,faults-per-sec,"
-                        + "unsupported,type",
-                "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,360000.25,cycles: no hardware PMU counts this here,thread",
-                "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,cycles: no PMU; instructions: no PMU,sample"),
+                        + "unsupported,source,type,time,wallNanos",
+                "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,360000.25,cycles: no hardware PMU counts this here,,"
+                        + "thread,5,1000000000",
+                "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,cycles: no PMU; instructions: no PMU,,sample,5,"
+                        + "1000000000"),
                 ReportFormat.CSV.render(List.of(TOUCHER, ODD)));
+    }
+
+    @Test
+    void valuesFromProcAreMarkedSoInEveryFormat() {
+        ThreadRecord fromProc = new ThreadRecord(ThreadRecords.THREAD, 5, TOUCHER.report()
+                .withSources(Map.of("task-clock", "proc")));
+
+        List<String> csv = ReportFormat.CSV.render(List.of(fromProc));
+        assertTrue(csv.get(1).endsWith(",cycles: no hardware PMU counts this here,task-clock: proc,thread,5,1000000000"),
+                csv.get(1));
+
+        List<String> table = ReportFormat.TABLE.render(List.of(fromProc));
+        assertTrue(table.get(0).matches("thread +tid +cpus +task-clock \\(proc\\) +page-faults +faults-per-sec"),
+                table.get(0));
+        assertTrue(table.contains("(proc): the kernel does not permit this event to perfpin here (perf_event_paranoid),"
+                + " so its value is the scheduler's own count in /proc/<pid>/task/<tid>: exact, at no cost to the"
+                + " thread"), String.join("\n", table));
+
+        String json = ReportFormat.JSON.render(List.of(fromProc)).get(0);
+        assertTrue(json.endsWith(",\"source\":{\"task-clock\":\"proc\"}}"), json);
+        assertEquals(Map.of("task-clock", "proc"),
+                ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(json)).report().sources());
+        assertTrue(!ReportFormat.JSON.render(List.of(TOUCHER)).get(0).contains("source"),
+                "no source where every value came from perf_event_open");
     }
 
     @Test

@@ -81,6 +81,10 @@ class StatCommandTest {
         assertEquals(ExitCode.USAGE, event.code);
         assertEquals(1, event.err.strip().split("\n").length, event.err);
         assertTrue(event.err.contains("'cotnext-switches'") && event.err.contains("context-switches"), event.err);
+        CliRun fds = CliRun.capture(() -> Perfpin.run("stat", "--pid", "1", "--fds", "0%"));
+        assertEquals(ExitCode.USAGE, fds.code);
+        assertEquals("perfpin stat: --fds: bad share '0%': expected a share of the free file descriptors from 1% to"
+                + " 100% (e.g. 25%), or a number of them (e.g. 4000) (see perfpin stat --help)\n", fds.err);
     }
 
     @Test

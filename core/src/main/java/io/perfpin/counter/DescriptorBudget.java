@@ -44,17 +44,28 @@ public final class DescriptorBudget {
     }
 
     /**
+     * {@code share} of the descriptors this process has free now, as the agent's option {@code fds=} sets it:
+     * see {@link #forThisProcess(DescriptorShare, String, String)}.
+     */
+    public static DescriptorBudget forThisProcess(DescriptorShare share) throws IOException {
+        return forThisProcess(share, "fds=", "the agent option fds=");
+    }
+
+    /**
      * {@code share} of the descriptors this process has free now: its limit (RLIMIT_NOFILE, read from
      * /proc/self/limits, which needs no module beyond java.base) less those it has open, counted once.
      *
+     * @param option how the share is written, for the reason: {@code fds=}, {@code --fds=}
+     * @param setBy  what sets the share, for the reason: {@code the agent option fds=}, {@code --fds}
      * @throws IOException when /proc cannot say
      */
-    public static DescriptorBudget forThisProcess(DescriptorShare share) throws IOException {
+    public static DescriptorBudget forThisProcess(DescriptorShare share, String option, String setBy)
+            throws IOException {
         long free = openFileLimit() - openDescriptors();
         long budget = share.of(free);
         return new DescriptorBudget(budget, "perfpin's share of this process's file descriptors (" + budget
-                + ", fds=" + share + " of the " + Math.max(free, 0) + " free when it started) is in use, one per"
-                + " event per counted thread; the agent option fds= sets the share");
+                + ", " + option + share + " of the " + Math.max(free, 0) + " free when it started) is in use, one per"
+                + " event per counted thread; " + setBy + " sets the share");
     }
 
     /** The soft limit: the one open() meets. */

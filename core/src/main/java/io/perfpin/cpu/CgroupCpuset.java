@@ -7,13 +7,15 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The CPUs the process's cpuset cgroup lets it run on, which no affinity call can widen.
+ * The CPUs a process's cpuset cgroup lets it run on, which no affinity call can widen.
  *
  * <p>The cpuset controller lives in one of three places, tried in this order: a cgroup v2 hierarchy whose
  * {@code cgroup.controllers} lists {@code cpuset}; a cgroup v1 hierarchy mounted with the {@code cpuset}
  * option; the legacy {@code cpuset} filesystem. The mount point comes from {@code /proc/self/mounts} (or
- * {@code /proc/mounts}), the process's path inside it from {@code /proc/self/cgroup} ({@code 0::/path} on v2,
- * the line naming {@code cpuset} on v1), else from {@code /proc/self/cpuset}.
+ * {@code /proc/mounts}), the process's path inside it from {@code /proc/<process>/cgroup} ({@code 0::/path} on
+ * v2, the line naming {@code cpuset} on v1), else from {@code /proc/<process>/cpuset}. The mounts are always this
+ * process's: the kernel writes another process's cgroup paths relative to the reader's cgroup namespace, so they
+ * lie below the mounts the reader sees.
  */
 final class CgroupCpuset {
     /** Effective sets first: on v2 an empty {@code cpuset.cpus} means "inherit", not "none". */
@@ -25,14 +27,17 @@ final class CgroupCpuset {
     private CgroupCpuset() {
     }
 
-    /** The effective CPUs of this process's cpuset cgroup under {@code root}, empty when there is no cpuset controller. */
-    static Optional<CpuSet> read(Path root) {
+    /**
+     * The effective CPUs of the cpuset cgroup of {@code process} ({@code self}, or a pid) under {@code root},
+     * empty when there is no cpuset controller.
+     */
+    static Optional<CpuSet> read(Path root, String process) {
         List<String[]> mounts = mounts(root);
         for (Hierarchy hierarchy : Hierarchy.values()) {
             for (String[] mount : mounts) {
                 Path mountDir = under(root, unescape(mount[1]));
                 if (holdsCpuset(hierarchy, mount, mountDir)) {
-                    return effectiveCpus(mountDir, processPath(root, hierarchy));
+                    return effectiveCpus(mountDir, processPath(root, process, hierarchy));
                 }
             }
         }
@@ -70,9 +75,10 @@ final class CgroupCpuset {
         return Optional.empty();
     }
 
-    private static String processPath(Path root, Hierarchy hierarchy) {
+    private static String processPath(Path root, String process, Hierarchy hierarchy) {
+        Path proc = root.resolve("proc").resolve(process);
         if (hierarchy != Hierarchy.LEGACY) {
-            for (String line : SysfsText.read(root.resolve("proc/self/cgroup")).orElse("").split("\n")) {
+            for (String line : SysfsText.read(proc.resolve("cgroup")).orElse("").split("\n")) {
                 String[] fields = line.split(":", 3);
                 if (fields.length == 3 && (hierarchy == Hierarchy.V2
                         ? fields[0].equals("0") && fields[1].isEmpty()
@@ -81,7 +87,7 @@ final class CgroupCpuset {
                 }
             }
         }
-        return SysfsText.read(root.resolve("proc/self/cpuset")).orElse("/");
+        return SysfsText.read(proc.resolve("cpuset")).orElse("/");
     }
 
     private static List<String[]> mounts(Path root) {

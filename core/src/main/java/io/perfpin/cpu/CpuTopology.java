@@ -32,6 +32,7 @@ import java.util.regex.Pattern;
 public final class CpuTopology {
     private static final Pattern CPU_DIR = Pattern.compile("cpu(\\d+)");
     private static final Pattern NODE_DIR = Pattern.compile("node(\\d+)");
+    private static final String SELF = "self";
 
     private final CpuSet online;
     private final CpuSet affinity;
@@ -47,7 +48,8 @@ public final class CpuTopology {
     private final CoreType[] coreTypes;
     private final SortedMap<Integer, CpuSet> nodeCpus;
 
-    private CpuTopology(Path root, CpuSet givenAffinity) {
+    /** @param process whose affinity and cpuset make the allowed set: {@code self}, or a pid */
+    private CpuTopology(Path root, String process, CpuSet givenAffinity) {
         Path cpuDir = root.resolve("sys/devices/system/cpu");
         online = SysfsText.readList(cpuDir.resolve("online")).orElseGet(() -> onlineFromCpuDirs(cpuDir));
         int length = online.last() + 1;
@@ -68,8 +70,8 @@ public final class CpuTopology {
         coreTypes = readCoreTypes(root, cpuDir);
         isolated = SysfsText.readList(cpuDir.resolve("isolated")).orElse(CpuSet.EMPTY);
         nohzFull = SysfsText.readList(cpuDir.resolve("nohz_full")).orElse(CpuSet.EMPTY);
-        affinity = givenAffinity != null ? givenAffinity : readAffinity(root).orElse(online);
-        cgroupCpus = CgroupCpuset.read(root).orElse(online);
+        affinity = givenAffinity != null ? givenAffinity : readAffinity(root, process).orElse(online);
+        cgroupCpus = CgroupCpuset.read(root, process).orElse(online);
         allowed = online.intersect(affinity).intersect(cgroupCpus);
     }
 
@@ -79,11 +81,20 @@ public final class CpuTopology {
     }
 
     /**
+     * This machine, with the CPUs process {@code pid} may use as its allowed set: its affinity as
+     * {@code /proc/<pid>/status} shows it (its first thread's) and its cpuset cgroup's.
+     * Where perfpin pins threads of another process, their CPUs must be those it allows, not perfpin's own.
+     */
+    public static CpuTopology ofProcess(long pid) {
+        return new CpuTopology(Paths.get("/"), Long.toString(pid), null);
+    }
+
+    /**
      * The machine whose {@code sys/} and {@code proc/} lie under {@code root}. The process's affinity comes
      * from {@code proc/self/status} ({@code Cpus_allowed_list}); where that file is absent, all online CPUs.
      */
     public static CpuTopology read(Path root) {
-        return new CpuTopology(root, null);
+        return new CpuTopology(root, SELF, null);
     }
 
     /**
@@ -91,7 +102,7 @@ public final class CpuTopology {
      * may already have been pinned, since {@code /proc/self/status} shows the main thread's current mask.
      */
     public static CpuTopology read(Path root, CpuSet affinity) {
-        return new CpuTopology(root, affinity);
+        return new CpuTopology(root, SELF, affinity);
     }
 
     public CpuSet online() {
@@ -271,8 +282,9 @@ public final class CpuTopology {
         return types;
     }
 
-    private static Optional<CpuSet> readAffinity(Path root) {
-        for (String line : SysfsText.read(root.resolve("proc/self/status")).orElse("").split("\n")) {
+    private static Optional<CpuSet> readAffinity(Path root, String process) {
+        for (String line : SysfsText.read(root.resolve("proc").resolve(process).resolve("status")).orElse("")
+                .split("\n")) {
             if (line.startsWith("Cpus_allowed_list:")) {
                 return Optional.of(CpuSet.parseList(line.substring("Cpus_allowed_list:".length())));
             }

@@ -7,7 +7,7 @@ import java.nio.file.Paths;
 import java.util.Optional;
 
 /** A field of {@code /proc/<pid>/task/<tid>/stat}, numbered as proc(5) numbers them from 1. */
-final class TaskStat {
+public final class TaskStat {
     /** Fields after the command's closing parenthesis start with field 3 (state). */
     private static final int FIRST_AFTER_COMMAND = 3;
 
@@ -25,7 +25,7 @@ final class TaskStat {
     }
 
     /** The command may hold spaces and parentheses: the fields begin after its last ')'. */
-    static Optional<String> field(String stat, int number) {
+    public static Optional<String> field(String stat, int number) {
         int end = stat.lastIndexOf(')');
         if (end < 0) {
             return Optional.empty();

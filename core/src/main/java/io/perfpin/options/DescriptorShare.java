@@ -1,5 +1,6 @@
 package io.perfpin.options;
 
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,6 +19,12 @@ public final class DescriptorShare {
      * about 21,800 threads of the six {@code sched} events; of 65,536, about 2,700; even of 20,000, 830.
      */
     public static final DescriptorShare DEFAULT = new DescriptorShare(25, 0);
+    /**
+     * Nine tenths, for a process of perfpin's own, such as {@code perfpin stat}, which counts from outside: no
+     * application shares it, and the tenth left serves what perfpin itself opens while it counts (its jars, the
+     * report it writes, /proc, a thread dump's socket), which is a few dozen descriptors.
+     */
+    public static final DescriptorShare OWN_PROCESS = new DescriptorShare(90, 0);
     private static final Pattern SHARE = Pattern.compile("(\\d{1,3})%|(\\d{1,9})");
 
     /** 1 to 100, or 0 when {@link #count} is the number of descriptors. */
@@ -34,15 +41,30 @@ public final class DescriptorShare {
      * @throws IllegalArgumentException one line naming the token and what is allowed
      */
     public static DescriptorShare parse(String token, String value) {
+        return matching(value).orElseThrow(() -> new IllegalArgumentException("bad option '" + token + "': expected "
+                + ALLOWED));
+    }
+
+    /**
+     * A command-line option's value, such as {@code --fds}'s.
+     *
+     * @throws IllegalArgumentException one line naming the value and what is allowed
+     */
+    public static DescriptorShare parse(String value) {
+        return matching(value).orElseThrow(() -> new IllegalArgumentException("bad share '" + value + "': expected "
+                + ALLOWED));
+    }
+
+    private static Optional<DescriptorShare> matching(String value) {
         Matcher m = SHARE.matcher(value);
         if (m.matches()) {
             DescriptorShare share = m.group(1) != null ? new DescriptorShare(Integer.parseInt(m.group(1)), 0)
                     : new DescriptorShare(0, Long.parseLong(m.group(2)));
             if (share.percent > 0 && share.percent <= 100 || share.count > 0) {
-                return share;
+                return Optional.of(share);
             }
         }
-        throw new IllegalArgumentException("bad option '" + token + "': expected " + ALLOWED);
+        return Optional.empty();
     }
 
     /** Of {@code free} descriptors, how many perfpin may hold. */

@@ -41,6 +41,10 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
         if (pin != null) {
             report = report.withPin(PinSource.of(JsonFields.field(object, "pin", String.class)));
         }
+        // A record without "source" has every value from perf_event_open.
+        if (object.get("source") != null) {
+            report = report.withSources(JsonFields.map(object, "source", JsonFields::string, "strings"));
+        }
         return new ThreadRecord(type, JsonFields.field(object, "time", Long.class), report);
     }
 }

@@ -4,7 +4,8 @@ package io.perfpin.report;
  * The JSON-lines records of threads, the schema the README documents: {@code type} is {@code "sample"}
  * for a live sample and {@code "thread"} for a thread's final summary; both carry {@code name}, {@code tid},
  * {@code javaId}, {@code cpus}, {@code pin} ({@link PinSource}), {@code counters}, {@code coverage},
- * {@code metrics} and {@code unsupported}.
+ * {@code metrics} and {@code unsupported}, and {@code source} where some value did not come from perf_event_open
+ * ({@link ThreadReport#sources()}).
  */
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
@@ -14,7 +15,7 @@ public final class ThreadRecords {
     }
 
     public static String toJson(String type, long epochMillis, ThreadReport report) {
-        return Json.object()
+        Json json = Json.object()
                 .field("type", type)
                 .field("time", epochMillis)
                 .field("name", report.name())
@@ -26,7 +27,11 @@ public final class ThreadRecords {
                 .field("counters", report.counters())
                 .field("coverage", report.coverage())
                 .field("metrics", report.metrics())
-                .field("unsupported", report.unsupported())
-                .end();
+                .field("unsupported", report.unsupported());
+        // Only where it says something: every value of the agent's records comes from perf_event_open.
+        if (!report.sources().isEmpty()) {
+            json.field("source", report.sources());
+        }
+        return json.end();
     }
 }

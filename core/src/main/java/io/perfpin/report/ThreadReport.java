@@ -27,12 +27,13 @@ public final class ThreadReport {
     private final Map<String, Double> coverage;
     private final Map<String, Double> metrics;
     private final Map<String, String> unsupported;
+    private final Map<String, String> sources;
     private final PinSource pin;
     private final int lastCpu;
 
     private ThreadReport(String name, int tid, long javaId, String cpus, long wallNanos, Map<String, Long> counters,
                          Map<String, Double> coverage, Map<String, Double> metrics, Map<String, String> unsupported,
-                         PinSource pin, int lastCpu) {
+                         Map<String, String> sources, PinSource pin, int lastCpu) {
         this.name = name;
         this.tid = tid;
         this.javaId = javaId;
@@ -42,6 +43,7 @@ public final class ThreadReport {
         this.coverage = Collections.unmodifiableMap(coverage);
         this.metrics = Collections.unmodifiableMap(metrics);
         this.unsupported = Collections.unmodifiableMap(unsupported);
+        this.sources = Collections.unmodifiableMap(sources);
         this.pin = pin;
         this.lastCpu = lastCpu;
     }
@@ -87,7 +89,7 @@ public final class ThreadReport {
             }
         }
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
-                PinSource.NONE, -1);
+                Map.of(), PinSource.NONE, -1);
     }
 
     /**
@@ -99,20 +101,29 @@ public final class ThreadReport {
                                           Map<String, Double> metrics, Map<String, String> unsupported) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, new LinkedHashMap<>(counters),
                 new LinkedHashMap<>(coverage), new LinkedHashMap<>(metrics), new LinkedHashMap<>(unsupported),
-                PinSource.NONE, -1);
+                Map.of(), PinSource.NONE, -1);
+    }
+
+    /**
+     * This report, saying where the values of some events came from when not from perf_event_open
+     * ({@link io.perfpin.counter.ThreadCounters#sources()}): event name to source. The map is copied.
+     */
+    public ThreadReport withSources(Map<String, String> eventSources) {
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
+                new LinkedHashMap<>(eventSources), pin, lastCpu);
     }
 
     /** This report, saying who set the thread's CPUs. */
     public ThreadReport withPin(PinSource source) {
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, source,
-                lastCpu);
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
+                source, lastCpu);
     }
 
     /** This report, with the CPU the thread last ran on as a viewer read it; itself when that is unknown. */
     public ThreadReport withLastCpu(OptionalInt cpu) {
         return cpu.isEmpty() ? this
-                : new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, pin,
-                cpu.getAsInt());
+                : new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
+                pin, cpu.getAsInt());
     }
 
     /** The CPU it last ran on, -1 when unknown (a recording, or a thread that ended). */
@@ -164,5 +175,13 @@ public final class ThreadReport {
     /** Event name to the reason it was not counted. */
     public Map<String, String> unsupported() {
         return unsupported;
+    }
+
+    /**
+     * Event name to where its value came from, for the events whose value perf_event_open did not count
+     * ({@code proc}: the scheduler's count in /proc); empty when every value did.
+     */
+    public Map<String, String> sources() {
+        return sources;
     }
 }

@@ -8,6 +8,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The topology of the machine the tests run on agrees with what other tools say about it. */
 class CpuTopologyLiveTest {
@@ -43,5 +44,24 @@ class CpuTopologyLiveTest {
             assertTrue(topology.packageCpus(cpu).containsAll(topology.siblings(cpu)));
         });
         assertTrue(topology.online().containsAll(topology.allowed()));
+    }
+
+    @Test
+    void anotherProcessesAllowedCpusAreItsOwnAffinity() throws Exception {
+        assumeTrue(CpuTopology.live().allowed().contains(1), "needs CPU 1");
+        Process sleep = new ProcessBuilder("taskset", "-c", "1", "sleep", "30").start();
+        try {
+            // taskset execs sleep once it has set its affinity: until then the process still has ours.
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (!CpuTopology.ofProcess(sleep.pid()).affinity().equals(CpuSet.of(1))) {
+                assertTrue(System.nanoTime() < deadline, "taskset -c 1 never took effect");
+                Thread.sleep(5);
+            }
+            CpuTopology topology = CpuTopology.ofProcess(sleep.pid());
+            assertEquals(CpuSet.of(1), topology.allowed());
+            assertEquals(CpuTopology.live().cgroupCpus(), topology.cgroupCpus(), "a child stays in our cgroup");
+        } finally {
+            sleep.destroyForcibly().waitFor();
+        }
     }
 }

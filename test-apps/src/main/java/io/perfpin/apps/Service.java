@@ -8,19 +8,32 @@ import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * A long-running multi-threaded "service" with no annotations, for attach and {@code stat --pid} tests:
  * {@code workers} threads named {@code worker-<i>}, each spinning briefly then napping, until its standard
- * input closes or {@code seconds} pass, and {@code parked} idle threads named {@code parked-<i>}, parked
- * throughout, as the idle threads of a large pool are. It prints {@code thread <name> tid <tid>} for each worker,
- * then {@code ready} once every thread has started. The input line {@code end <name>} ends that worker, which
- * prints {@code ended <name>}.
+ * input closes or {@code seconds} pass, and {@code parked} idle threads named {@code parked-<i>} that only wait,
+ * as the idle threads of a large pool do. It prints {@code thread <name> tid <tid>} for each worker, then
+ * {@code ready} once every thread has started. Input lines:
+ * <pre>
+ *   end NAME          ends worker NAME                                 -> "ended NAME"
+ *   start NAME        starts another worker named NAME                 -> "thread NAME tid TID"
+ *   park N PREFIX     starts N threads PREFIX-I that only wait, each
+ *                     on a small stack (run the JVM with -Xss256k or so
+ *                     for thousands)                                    -> "parked N"
+ * </pre>
  *
  * <p>Usage: {@code java io.perfpin.apps.Service [workers] [seconds] [parked]}.
  */
 public final class Service {
+    /** Enough for a thread that only waits: thousands of them need not reserve a default stack each. */
+    private static final long PARKED_STACK_BYTES = 256 << 10;
+    private static final Object PRINT_LOCK = new Object();
+    private static final Map<String, Thread> WORKERS = new ConcurrentHashMap<>();
+    /** Parked threads wait on it for good: the JVM exits around them. */
+    private static final CountDownLatch NEVER = new CountDownLatch(1);
+
     private Service() {
     }
 
@@ -28,43 +41,16 @@ public final class Service {
         int workers = args.length > 0 ? Integer.parseInt(args[0]) : 2;
         long seconds = args.length > 1 ? Long.parseLong(args[1]) : 60;
         int parked = args.length > 2 ? Integer.parseInt(args[2]) : 0;
-        Object printLock = new Object();
-        Map<String, Thread> byName = new ConcurrentHashMap<>();
         for (int i = 0; i < workers; i++) {
-            Thread worker = new Thread(() -> {
-                synchronized (printLock) {
-                    System.out.println("thread " + Thread.currentThread().getName() + " tid " + ownTid());
-                }
-                while (true) {
-                    Spinner.spin(1_000_000L);
-                    try {
-                        Sleeper.sleep(1, 1);
-                    } catch (InterruptedException e) {
-                        synchronized (printLock) {
-                            System.out.println("ended " + Thread.currentThread().getName());
-                        }
-                        return;
-                    }
-                }
-            }, "worker-" + i);
-            worker.setDaemon(true);
-            byName.put(worker.getName(), worker);
-            worker.start();
+            startWorker("worker-" + i);
         }
-        for (int i = 0; i < parked; i++) {
-            Thread idle = new Thread(Service::parkForever, "parked-" + i);
-            idle.setDaemon(true);
-            idle.start();
-        }
+        park(parked, "parked");
         Thread stdin = new Thread(() -> {
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             try {
                 // The parent keeps it open while it wants the service running.
                 for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    Thread worker = line.startsWith("end ") ? byName.get(line.substring("end ".length())) : null;
-                    if (worker != null) {
-                        worker.interrupt();
-                    }
+                    obey(line.split(" "));
                 }
             } catch (IOException e) {
                 // closed either way
@@ -74,14 +60,63 @@ public final class Service {
         stdin.setDaemon(true);
         stdin.start();
         Thread.sleep(100);
-        System.out.println("ready");
-        System.out.flush();
+        say("ready");
         Thread.sleep(seconds * 1000);
     }
 
-    private static void parkForever() {
-        while (true) {
-            LockSupport.park(); // it may return spuriously
+    private static void obey(String[] words) {
+        if (words.length == 2 && words[0].equals("end")) {
+            Thread worker = WORKERS.get(words[1]);
+            if (worker != null) {
+                worker.interrupt();
+            }
+        } else if (words.length == 2 && words[0].equals("start")) {
+            startWorker(words[1]);
+        } else if (words.length == 3 && words[0].equals("park")) {
+            int threads = Integer.parseInt(words[1]);
+            park(threads, words[2]);
+            say("parked " + threads);
+        }
+    }
+
+    private static void park(int threads, String prefix) {
+        for (int i = 0; i < threads; i++) {
+            Thread parked = new Thread(null, Service::waitForGood, prefix + "-" + i, PARKED_STACK_BYTES);
+            parked.setDaemon(true);
+            parked.start();
+        }
+    }
+
+    private static void startWorker(String name) {
+        Thread worker = new Thread(() -> {
+            say("thread " + Thread.currentThread().getName() + " tid " + ownTid());
+            while (true) {
+                Spinner.spin(1_000_000L);
+                try {
+                    Sleeper.sleep(1, 1);
+                } catch (InterruptedException e) {
+                    say("ended " + Thread.currentThread().getName());
+                    return;
+                }
+            }
+        }, name);
+        worker.setDaemon(true);
+        WORKERS.put(name, worker);
+        worker.start();
+    }
+
+    private static void waitForGood() {
+        try {
+            NEVER.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void say(String line) {
+        synchronized (PRINT_LOCK) {
+            System.out.println(line);
+            System.out.flush();
         }
     }
 

@@ -1,0 +1,135 @@
+package io.perfpin.cli;
+
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.counter.RefusedEvents;
+import io.perfpin.counter.ThreadCounters;
+import io.perfpin.event.EventList;
+import io.perfpin.jvm.JavaThreadInfo;
+import io.perfpin.jvm.LastCpu;
+import io.perfpin.nativeio.Syscalls;
+import io.perfpin.report.Hint;
+import io.perfpin.report.Hints;
+import io.perfpin.report.PinSource;
+import io.perfpin.report.Preemptions;
+import io.perfpin.report.ThreadReport;
+
+import java.util.List;
+import java.util.OptionalInt;
+import java.util.OptionalLong;
+
+/**
+ * A thread of the JVM that {@code perfpin stat} counts, from when it began counting it: its counters, its
+ * counts so far and at the last sample (an interval's counts are the difference), and what its report needs
+ * besides: its CPUs, whether stat pinned it, how often it had been preempted before.
+ */
+final class CountedThread implements AutoCloseable {
+    private final long pid;
+    private final JavaThreadInfo thread;
+    private final EventList events;
+    private final ThreadCounters counters;
+    private final String cpus;
+    private final boolean pinned;
+    private final OptionalLong preemptedBefore;
+    private final long startNanos;
+    private final CounterSnapshot total;
+    private final CounterSnapshot atSample;
+    private final CounterSnapshot interval;
+    private long sampleNanos;
+    /** When stat saw it gone; -1 while it runs. */
+    private long endNanos = -1;
+
+    private CountedThread(long pid, JavaThreadInfo thread, EventList events, ThreadCounters counters, String cpus,
+                          boolean pinned) {
+        this.pid = pid;
+        this.thread = thread;
+        this.events = events;
+        this.counters = counters;
+        this.cpus = cpus;
+        this.pinned = pinned;
+        this.preemptedBefore = Preemptions.of(pid, thread.tid());
+        this.startNanos = System.nanoTime();
+        this.sampleNanos = startNanos;
+        this.total = counters.newSnapshot();
+        this.atSample = counters.newSnapshot();
+        this.interval = counters.newSnapshot();
+    }
+
+    /** Counts {@code thread} from now on, out of {@code budget}; {@code cpus} are those it may run on. */
+    static CountedThread open(Syscalls syscalls, long pid, JavaThreadInfo thread, EventList events,
+                              RefusedEvents refused, DescriptorBudget budget, String cpus, boolean pinned) {
+        ThreadCounters counters = ThreadCounters.open(syscalls, pid, thread.tid(), events.events(), refused, budget);
+        return new CountedThread(pid, thread, events, counters, cpus, pinned);
+    }
+
+    int tid() {
+        return thread.tid();
+    }
+
+    /** Why it holds no counter (out of descriptors); null when it counts. */
+    String notCounted() {
+        return counters.notCounted();
+    }
+
+    /** Takes its counts as they are now. */
+    void read() {
+        if (endNanos < 0) {
+            counters.read(total);
+        }
+    }
+
+    /**
+     * It ended: its counts are final (the kernel keeps an ended thread's counts readable), and its descriptors
+     * closed. Its /proc counts stay as last read, since its files went with it.
+     */
+    void end() {
+        if (endNanos < 0) {
+            counters.read(total);
+            counters.close();
+            endNanos = System.nanoTime();
+        }
+    }
+
+    /** Whether it has counts not yet sampled: it runs, or it ended after its last sample. */
+    boolean sampleDue() {
+        return endNanos < 0 || sampleNanos < endNanos;
+    }
+
+    /** Its counts since the last sample, or since it began at the first, over that window's wall time. */
+    ThreadReport sample() {
+        long now = endNanos < 0 ? System.nanoTime() : endNanos;
+        CounterSnapshot.delta(total, atSample, interval);
+        ThreadReport report = report(interval, now - sampleNanos);
+        atSample.copyFrom(total);
+        sampleNanos = now;
+        return report;
+    }
+
+    /** Its counts since stat began counting it, until it ended or now. */
+    ThreadReport total() {
+        long now = endNanos < 0 ? System.nanoTime() : endNanos;
+        return report(total, now - startNanos);
+    }
+
+    /** What the report says, and, on a thread still running, how often it was preempted meanwhile per /proc. */
+    List<Hint> hints(ThreadReport report) {
+        // An ended thread's TID may be another thread's by now.
+        OptionalLong after = endNanos < 0 ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
+        OptionalLong preempted = preemptedBefore.isPresent() && after.isPresent()
+                ? OptionalLong.of(after.getAsLong() - preemptedBefore.getAsLong()) : OptionalLong.empty();
+        return Hints.of(report, pinned, preempted);
+    }
+
+    private ThreadReport report(CounterSnapshot counts, long wallNanos) {
+        OptionalInt lastCpu = endNanos < 0 ? LastCpu.of(pid, thread.tid()) : OptionalInt.empty();
+        return ThreadReport.of(thread.name(), thread.tid(), thread.javaId(), cpus, events, counts,
+                        counters.unsupported(), wallNanos)
+                .withSources(counters.sources()).withPin(pinned ? PinSource.PERFPIN : PinSource.NONE)
+                .withLastCpu(lastCpu);
+    }
+
+    @Override
+    public void close() {
+        counters.close();
+    }
+}
