@@ -273,14 +273,16 @@ abstract class SyscallsContract {
         long page = syscalls.mmapPerfPage(fd);
         try {
             // The steady state, as the sampler's loop runs: until the JIT has compiled the path (escape analysis
-            // included), code it has not compiled yet may box a value; a loaded machine compiles later.
-            int warm = 0;
-            while (allocatedByReads(threads, fd, page) != 0) {
-                assertTrue(++warm < 50, "reading still allocates after " + warm + " rounds of warm-up");
-            }
-            for (int round = 0; round < 3; round++) {
-                assertEquals(0, allocatedByReads(threads, fd, page),
-                        "bytes allocated by 10000 rounds of read, selfRead, ioctl, getcpu, gettid, once warm");
+            // included), code it has not compiled yet may box a value; a loaded machine compiles later, and a
+            // move from one compiled tier to the next may allocate once more (208 bytes seen after a clean
+            // round). So: three clean rounds in a row, within 50; a read that allocates never gives one.
+            int rounds = 0;
+            long lastAllocated = 0;
+            for (int clean = 0; clean < 3; rounds++) {
+                assertTrue(rounds < 50, "reading still allocates after " + rounds + " rounds of 10000 reads of"
+                        + " read, selfRead, ioctl, getcpu, gettid: " + lastAllocated + " bytes in the last");
+                lastAllocated = allocatedByReads(threads, fd, page);
+                clean = lastAllocated == 0 ? clean + 1 : 0;
             }
         } finally {
             syscalls.munmapPerfPage(page);
