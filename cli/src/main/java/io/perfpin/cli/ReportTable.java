@@ -76,8 +76,7 @@ final class ReportTable {
         List<String> lines = align(rows, c -> c == 0);
         if (sources.containsValue(ThreadCounters.PROC)) {
             lines.add("");
-            lines.add("(proc): the kernel does not permit this event to perfpin here (perf_event_paranoid), so its"
-                    + " value is the scheduler's own count in /proc/<pid>/task/<tid>: exact, at no cost to the thread");
+            lines.add("(proc): " + ThreadCounters.PROC_EXPLAINED);
         }
         if (!notCounted.isEmpty()) {
             lines.add("");

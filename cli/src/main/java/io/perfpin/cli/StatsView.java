@@ -194,8 +194,14 @@ final class StatsView {
                 coverage.put(event, enabled[e] == 0 ? 1.0 : (double) running[e] / enabled[e]);
             }
         }
+        Map<String, String> sources = new LinkedHashMap<>();
+        for (int e = 0; e < events.size(); e++) {
+            if (counters.containsKey(events.get(e)) && !snapshot.eventSource(e).isEmpty()) {
+                sources.put(events.get(e), snapshot.eventSource(e));
+            }
+        }
         return ThreadReport.fromValues(name, tid, javaId, cpus, wallNanos, counters, coverage,
-                metrics(counters, wallNanos), unsupported);
+                metrics(counters, wallNanos), unsupported).withSources(sources);
     }
 
     /** Every preset metric whose inputs are all there, each once. */

@@ -6,10 +6,8 @@ import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -35,7 +33,7 @@ class StatUnprivilegedTest {
 
     @Test
     void theSchedEventsTheKernelRefusesComeFromProcMarkedSoAndWithinWhatProcCounted() throws Exception {
-        assumeTrue(paranoid() >= 2, "perf_event_paranoid is below 2 here: the kernel lets any user count them");
+        assumeTrue(ProcCounts.paranoid() >= 2, "perf_event_paranoid is below 2 here: the kernel lets any user count them");
         Adversary user = Adversary.create();
         Path copy = Files.createTempDirectory("perfpin-classpath");
         String classPath = Adversary.readableCopy(
@@ -95,41 +93,6 @@ class StatUnprivilegedTest {
             }
         } finally {
             Adversary.removeAll(copy);
-        }
-    }
-
-    private static int paranoid() throws IOException {
-        return Integer.parseInt(Files.readAllLines(Paths.get("/proc/sys/kernel/perf_event_paranoid")).get(0).strip());
-    }
-
-    /** What /proc says of a thread, in the order of {@link #FROM_PROC}, read as the test reads it. */
-    private static final class ProcCounts {
-        static long[] of(long pid, int tid) {
-            Path task = Paths.get("/proc/" + pid + "/task/" + tid);
-            try {
-                long onCpu = Long.parseLong(Files.readAllLines(task.resolve("schedstat")).get(0).split(" ")[0]);
-                long switches = 0;
-                for (String line : Files.readAllLines(task.resolve("status"))) {
-                    if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                        switches += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
-                    }
-                }
-                String stat = Files.readAllLines(task.resolve("stat")).get(0);
-                String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-                // fields[0] is field 3: minflt is field 10, majflt field 12
-                long faults = Long.parseLong(fields[7]) + Long.parseLong(fields[9]);
-                return new long[] {onCpu, switches, faults};
-            } catch (IOException e) {
-                throw new AssertionError("cannot read " + task + ": " + e);
-            }
-        }
-
-        static long[] minus(long[] later, long[] earlier) {
-            long[] delta = new long[later.length];
-            for (int i = 0; i < later.length; i++) {
-                delta[i] = later[i] - earlier[i];
-            }
-            return delta;
         }
     }
 }

@@ -13,18 +13,22 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Counts one thread of another process from outside, as {@code perfpin stat} does: its events through
+ * Counts one thread, of another process as {@code perfpin stat} does or of its own as the agent does: its events through
  * perf_event_open ({@link CounterGroup}), and, for each software event of the {@code sched} kinds that the kernel
  * does not permit (EACCES or EPERM: at {@code perf_event_paranoid} 2 an unprivileged user may not count kernel
  * side, which these events do), the scheduler's own count of the same thing in {@code /proc}
  * ({@link SchedulerCounts}), from when this opened. Such an event is counted, exactly, with coverage 1, and
  * {@link #sources()} says where its value came from; one that /proc cannot give either stays unsupported, with
- * both reasons. The /proc counts are read at each {@link #read}: once the thread has ended, they stay as last
- * read.
+ * both reasons. The /proc counts are read at each {@link #read}, and by the thread itself as it ends
+ * ({@link #threadEnding}): once the thread has ended, they stay as last read.
  */
 public final class ThreadCounters implements AutoCloseable {
     /** The source of a value read from /proc, as {@link #sources()} names it. */
     public static final String PROC = "proc";
+    /** What a value from {@link #PROC} is, said once wherever such values are shown. */
+    public static final String PROC_EXPLAINED = "the kernel does not permit this event to perfpin here"
+            + " (perf_event_paranoid), so its value is the scheduler's own count in /proc/<pid>/task/<tid>: exact, at"
+            + " no cost to the thread";
 
     private final CounterGroup group;
     private final List<EventFailure> unsupported;
@@ -34,7 +38,10 @@ public final class ThreadCounters implements AutoCloseable {
     private final long[] first;
     private final long[] last;
     private final long openedNanos;
+    private long lastElapsed = 1;
     private final Map<String, String> sources;
+    /** Set by {@link #disable}: the /proc values stay as last read, as a disabled counter's do. */
+    private boolean frozen;
 
     private ThreadCounters(CounterGroup group, List<EventFailure> unsupported, SchedulerCounts[] fromProc, long pid,
                            long[] first, Map<String, String> sources) {
@@ -112,10 +119,21 @@ public final class ThreadCounters implements AutoCloseable {
      * Reads every counted event into {@code into}: a value from /proc is its change since this opened, enabled
      * and running all that time. Returns 0, or -errno of the first kernel group that failed.
      */
-    public int read(CounterSnapshot into) {
+    public synchronized int read(CounterSnapshot into) {
         int result = group.read(into);
+        if (!frozen) {
+            readProc();
+        }
+        for (int i = 0; i < fromProc.length; i++) {
+            if (fromProc[i] != null) {
+                into.set(i, last[i] - first[i], lastElapsed, lastElapsed);
+            }
+        }
+        return result;
+    }
+
+    private void readProc() {
         SchedulerCounts.Reading now = null;
-        long elapsed = Math.max(1, System.nanoTime() - openedNanos);
         for (int i = 0; i < fromProc.length; i++) {
             if (fromProc[i] != null) {
                 now = now != null ? now : new SchedulerCounts.Reading(pid, group.tid());
@@ -123,10 +141,35 @@ public final class ThreadCounters implements AutoCloseable {
                 if (value.isPresent()) {
                     last[i] = value.getAsLong();
                 }
-                into.set(i, last[i] - first[i], elapsed, elapsed);
             }
         }
-        return result;
+        lastElapsed = Math.max(1, System.nanoTime() - openedNanos);
+    }
+
+    /**
+     * Stops counting, as {@link CounterGroup#disable()} does: the counts read from now on are those of this
+     * moment, for the kernel's events and /proc's alike.
+     */
+    public synchronized void disable() {
+        group.disable();
+        freeze();
+    }
+
+    /**
+     * Called on the thread itself as it leaves its run(): its /proc files go with it, so their counts are read one
+     * last time here, and stay. Nothing for events counted by perf_event_open, whose descriptors keep their counts.
+     */
+    public synchronized void threadEnding() {
+        if (!sources.isEmpty()) {
+            freeze();
+        }
+    }
+
+    private void freeze() {
+        if (!frozen) {
+            readProc();
+            frozen = true;
+        }
     }
 
     @Override

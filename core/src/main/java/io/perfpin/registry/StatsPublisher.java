@@ -164,6 +164,7 @@ final class StatsPublisher {
         for (EventFailure failure : t.counters.unsupported()) {
             file.eventRefused(file.eventIndex(failure.event().name()), failure.reason());
         }
+        t.counters.sources().forEach((event, source) -> file.eventSource(file.eventIndex(event), source));
     }
 
     private void stop(String damage) {

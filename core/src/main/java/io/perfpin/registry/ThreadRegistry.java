@@ -1,10 +1,10 @@
 package io.perfpin.registry;
 
-import io.perfpin.counter.CounterGroup;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.EventFailure;
 import io.perfpin.counter.KeptSwitchedOn;
 import io.perfpin.counter.RefusedEvents;
+import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.CpuAssignment;
 import io.perfpin.cpu.CpuReservations;
 import io.perfpin.cpu.CpuSet;
@@ -36,7 +36,8 @@ import java.util.function.Consumer;
  *
  * <p>A thread enrols itself ({@link #enrolCurrentThread}) when it starts running, so it is counted from its
  * first instruction; this opens its counters on that thread, once. Everything else happens on the sampler:
- * each tick reads every thread's counters (one read(2) per kernel group), publishes them to the stats file
+ * each tick reads every thread's counters (one read(2) per kernel group, and the thread's /proc files for the
+ * {@code sched} events the kernel does not permit, see {@link ThreadCounters}), publishes them to the stats file
  * and the JSON-lines recording, and finalises threads that ended: their last counts become final records,
  * their descriptors close and their CPU reservations are freed. The sampler is woken early when many threads
  * have ended, so thread churn cannot pile up descriptors.
@@ -53,6 +54,7 @@ public final class ThreadRegistry implements AutoCloseable {
     private static final int WAKE_AFTER_ENDED = 64;
 
     private final Syscalls syscalls;
+    private final long pid = ProcessHandle.current().pid();
     private final ThreadAffinity affinity;
     private final RegistryConfig config;
     /** Null when no stats file is published. */
@@ -194,13 +196,18 @@ public final class ThreadRegistry implements AutoCloseable {
         // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
         Pinning pinning = placement == null ? null : pin(tid, thread.getName(), placement);
         EventList counted = events != null ? events : config.defaultEvents();
-        CounterGroup counters = CounterGroup.open(syscalls, tid, counted.events(), refused, descriptors);
+        ThreadCounters counters = ThreadCounters.open(syscalls, pid, tid, counted.events(), refused, descriptors);
         if (counters.notCounted() != null) {
             sayOnce(AgentNotice.refused("not counting threads while no file descriptor is left for them: "
                     + counters.notCounted()));
         } else {
             for (EventFailure failure : counters.unsupported()) {
                 sayOnce(AgentNotice.info("not counting " + failure.event().name() + ": " + failure.reason()));
+            }
+            if (!counters.sources().isEmpty()) {
+                sayOnce(AgentNotice.info("counting " + String.join(", ", counters.sources().keySet())
+                        + " from /proc/<pid>/task/<tid>, the scheduler's own counts (exact): the kernel does not permit"
+                        + " these events to perfpin here (perf_event_paranoid)"));
             }
         }
         TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin);
@@ -310,6 +317,7 @@ public final class ThreadRegistry implements AutoCloseable {
     public void threadEnded(Thread thread) {
         TrackedThread tracked = enrolled.get(thread);
         if (tracked != null && !tracked.ended) {
+            tracked.counters.threadEnding();
             markEnded(tracked);
         }
     }
@@ -439,7 +447,7 @@ public final class ThreadRegistry implements AutoCloseable {
     private ThreadReport report(TrackedThread t) {
         PinSource pin = t.pinning != null ? PinSource.PERFPIN : t.inheritedPin ? PinSource.INHERITED : PinSource.NONE;
         return ThreadReport.of(t.name, t.tid, t.javaId, t.cpus, t.events, t.counts, t.counters.unsupported(),
-                System.nanoTime() - t.enrolledNanos).withPin(pin);
+                System.nanoTime() - t.enrolledNanos).withPin(pin).withSources(t.counters.sources());
     }
 
     /**

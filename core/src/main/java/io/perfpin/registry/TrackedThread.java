@@ -1,6 +1,6 @@
 package io.perfpin.registry;
 
-import io.perfpin.counter.CounterGroup;
+import io.perfpin.counter.ThreadCounters;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.event.EventList;
 
@@ -15,7 +15,7 @@ final class TrackedThread {
     final long javaId;
     final int tid;
     final EventList events;
-    final CounterGroup counters;
+    final ThreadCounters counters;
     final CounterSnapshot counts;
     /** How perfpin pinned it, to undo on detach; null when not pinned. */
     volatile Pinning pinning;
@@ -27,7 +27,7 @@ final class TrackedThread {
     int[] columns;
     volatile String cpus = "";
 
-    TrackedThread(Thread thread, int tid, EventList events, CounterGroup counters, Pinning pinning,
+    TrackedThread(Thread thread, int tid, EventList events, ThreadCounters counters, Pinning pinning,
                   boolean inheritedPin) {
         this.thread = thread;
         this.name = thread.getName();

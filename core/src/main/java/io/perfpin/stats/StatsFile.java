@@ -49,6 +49,7 @@ public final class StatsFile implements AutoCloseable {
     /** The events named so far, as written to the header: a column is found without decoding the file. */
     private final List<String> eventNames = new ArrayList<>();
     private final boolean[] refusalWritten;
+    private final boolean[] sourceWritten;
     private final int liveSlots;
     private final int finishedSlots;
     private final int slotSize;
@@ -79,6 +80,7 @@ public final class StatsFile implements AutoCloseable {
         this.buffer = buffer;
         this.capacity = capacity;
         this.refusalWritten = new boolean[capacity];
+        this.sourceWritten = new boolean[capacity];
         this.liveSlots = liveSlots;
         this.finishedSlots = finishedSlots;
         this.slotSize = slotSize(capacity);
@@ -246,6 +248,14 @@ public final class StatsFile implements AutoCloseable {
         if (column >= 0 && !refusalWritten[column]) {
             putString(eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE, EVENT_REASON_SIZE, reason);
             refusalWritten[column] = true;
+        }
+    }
+
+    /** Says where the values of a column come from when not from perf_event_open (as {@code proc}), once. */
+    public void eventSource(int column, String source) {
+        if (column >= 0 && !sourceWritten[column]) {
+            putString(eventSourcesOffset(capacity) + column * EVENT_SOURCE_SIZE, EVENT_SOURCE_SIZE, source);
+            sourceWritten[column] = true;
         }
     }
 

@@ -195,6 +195,7 @@ public final class StatsFileReader implements AutoCloseable {
         }
         List<String> names = new ArrayList<>(events);
         List<String> refusals = new ArrayList<>(events);
+        List<String> sources = new ArrayList<>(events);
         Set<String> distinct = new HashSet<>();
         for (int e = 0; e < events; e++) {
             String name = StatsStrings.read(buffer, EVENT_NAMES_OFFSET + e * EVENT_NAME_SIZE, EVENT_NAME_SIZE);
@@ -204,6 +205,8 @@ public final class StatsFileReader implements AutoCloseable {
             names.add(name);
             refusals.add(StatsStrings.read(buffer, eventReasonsOffset(header.capacity) + e * EVENT_REASON_SIZE,
                     EVENT_REASON_SIZE));
+            sources.add(StatsStrings.read(buffer, eventSourcesOffset(header.capacity) + e * EVENT_SOURCE_SIZE,
+                    EVENT_SOURCE_SIZE));
         }
         long finished = (long) LONGS.getAcquire(buffer, FINISHED_TOTAL_OFFSET);
         if (finished < finishedSeen) {
@@ -229,7 +232,8 @@ public final class StatsFileReader implements AutoCloseable {
         eventsSeen = events;
         finishedSeen = finished;
         noticesSeen = notices.size();
-        return new StatsSnapshot(names, refusals, finished, closed, heartbeat, notCounted, budget, threads, notices);
+        return new StatsSnapshot(names, refusals, sources, finished, closed, heartbeat, notCounted, budget, threads,
+                notices);
     }
 
     /** The notices posted so far, each written before the count that makes it visible. */

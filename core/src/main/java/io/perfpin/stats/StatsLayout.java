@@ -39,6 +39,11 @@ import java.nio.ByteOrder;
  *  ...  C x {@link #EVENT_REASON_SIZE} bytes: per event, why the kernel refused it (UTF-8, zero-padded,
  *                                  truncated; written once, before the heartbeat that follows); empty when
  *                                  no thread was refused it
+ *  ...  C x {@link #EVENT_SOURCE_SIZE} bytes: per event, where its values come from when not from
+ *                                  perf_event_open (UTF-8, zero-padded; written once, before the heartbeat
+ *                                  that follows): {@code proc} for the scheduler's own count in
+ *                                  /proc/&lt;pid&gt;/task/&lt;tid&gt;, read where the kernel does not permit the
+ *                                  event; empty for perf_event_open
  *
  * Then L live slots, R finished slots, and one aggregate slot, each {@link #slotSize(int)} bytes:
  *   0   u64  sequence              odd while the writer updates the slot (seqlock)
@@ -102,7 +107,7 @@ import java.nio.ByteOrder;
  */
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
-    public static final int VERSION = 3;
+    public static final int VERSION = 4;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -125,6 +130,7 @@ public final class StatsLayout {
     public static final int EVENT_NAMES_OFFSET = 128;
     public static final int EVENT_NAME_SIZE = 64;
     public static final int EVENT_REASON_SIZE = 192;
+    public static final int EVENT_SOURCE_SIZE = 8;
 
     public static final int SEQUENCE_OFFSET = 0;
     public static final int STATE_OFFSET = 8;
@@ -178,8 +184,12 @@ public final class StatsLayout {
         return EVENT_NAMES_OFFSET + eventCapacity * EVENT_NAME_SIZE;
     }
 
-    public static int headerSize(int eventCapacity) {
+    public static int eventSourcesOffset(int eventCapacity) {
         return eventReasonsOffset(eventCapacity) + eventCapacity * EVENT_REASON_SIZE;
+    }
+
+    public static int headerSize(int eventCapacity) {
+        return eventSourcesOffset(eventCapacity) + eventCapacity * EVENT_SOURCE_SIZE;
     }
 
     public static int slotSize(int eventCapacity) {

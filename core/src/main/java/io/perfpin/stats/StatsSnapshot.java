@@ -9,6 +9,7 @@ import java.util.List;
 public final class StatsSnapshot {
     private final List<String> eventNames;
     private final List<String> refusals;
+    private final List<String> sources;
     private final long finishedTotal;
     private final boolean closed;
     private final long heartbeatEpochMillis;
@@ -17,11 +18,12 @@ public final class StatsSnapshot {
     private final List<ThreadSample> threads;
     private final List<AgentNotice> notices;
 
-    StatsSnapshot(List<String> eventNames, List<String> refusals, long finishedTotal, boolean closed,
+    StatsSnapshot(List<String> eventNames, List<String> refusals, List<String> sources, long finishedTotal, boolean closed,
                   long heartbeatEpochMillis, long threadsNotCounted, long descriptorBudget,
                   List<ThreadSample> threads, List<AgentNotice> notices) {
         this.eventNames = List.copyOf(eventNames);
         this.refusals = List.copyOf(refusals);
+        this.sources = List.copyOf(sources);
         this.finishedTotal = finishedTotal;
         this.closed = closed;
         this.heartbeatEpochMillis = heartbeatEpochMillis;
@@ -44,6 +46,14 @@ public final class StatsSnapshot {
     /** Why the kernel refused the event of a column; empty when it refused it to no thread. */
     public String eventRefusal(int column) {
         return refusals.get(column);
+    }
+
+    /**
+     * Where the values of a column come from when not from perf_event_open ({@code proc}: the scheduler's own
+     * count in /proc); empty for perf_event_open.
+     */
+    public String eventSource(int column) {
+        return sources.get(column);
     }
 
     /** How many threads finished so far. */

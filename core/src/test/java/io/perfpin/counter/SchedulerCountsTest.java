@@ -75,6 +75,13 @@ class SchedulerCountsTest {
         Thread ended = new Thread(() -> tid[0] = Backends.syscalls().gettid());
         ended.start();
         ended.join();
+        // join() returns once the Java thread is done; the kernel's thread, and its /proc files, go a moment later.
+        java.nio.file.Path task = java.nio.file.Path.of("/proc/self/task/" + tid[0]);
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (java.nio.file.Files.exists(task)) {
+            assertTrue(System.nanoTime() < deadline, task + " still there 30 s after join()");
+            Thread.sleep(1);
+        }
         assertEquals(OptionalLong.empty(), new SchedulerCounts.Reading(PID, tid[0]).count(SchedulerCounts.TASK_CLOCK));
     }
 
