@@ -111,12 +111,20 @@ enum SchedulerCounts {
             }
         }
 
-        /** A line {@code NAME: value} or {@code NAME   :   value}. */
+        /**
+         * A line {@code NAME: value} or {@code NAME   :   value}. Searched for, not split into lines: the sampler
+         * reads these files for every such thread at every tick.
+         */
         private static OptionalLong field(String text, String name) {
-            for (String line : text.split("\n")) {
-                int colon = line.indexOf(':');
-                if (colon > 0 && line.substring(0, colon).strip().equals(name)) {
-                    return OptionalLong.of(Long.parseLong(line.substring(colon + 1).strip()));
+            for (int at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+                int colon = at + name.length();
+                while (colon < text.length() && text.charAt(colon) == ' ') {
+                    colon++;
+                }
+                int end = text.indexOf('\n', colon);
+                if ((at == 0 || text.charAt(at - 1) == '\n') && colon < text.length() && text.charAt(colon) == ':') {
+                    return OptionalLong.of(Long.parseLong(text.substring(colon + 1, end < 0 ? text.length() : end)
+                            .strip()));
                 }
             }
             return OptionalLong.empty();
