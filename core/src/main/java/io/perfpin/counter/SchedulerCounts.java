@@ -10,7 +10,7 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -75,7 +75,8 @@ enum SchedulerCounts {
     static final class Reading {
         private final long pid;
         private final int tid;
-        private final Map<SchedulerCounts, String> texts = new EnumMap<>(SchedulerCounts.class);
+        /** By file name: counts from one file come from one read of it. */
+        private final Map<String, String> texts = new HashMap<>(4);
 
         Reading(long pid, int tid) {
             this.pid = pid;
@@ -84,7 +85,7 @@ enum SchedulerCounts {
 
         /** Empty when the thread is gone, or its file cannot be read or lacks the count. */
         OptionalLong count(SchedulerCounts count) {
-            String text = texts.computeIfAbsent(count, c -> read(c.file(pid, tid)));
+            String text = texts.computeIfAbsent(count.file, f -> read(count.file(pid, tid)));
             if (text == null) {
                 return OptionalLong.empty();
             }
