@@ -40,6 +40,8 @@ public final class ExportedThreads {
     private final Map<SampledThread, Member> members = new IdentityHashMap<>();
     private int groupSeries;
     private int threadSeries;
+    private boolean saidThreadBound;
+    private boolean saidGroupBound;
     private int threadsEnrolled;
     private int threadsNotCounted;
     private long threadsFinished;
@@ -148,8 +150,11 @@ public final class ExportedThreads {
                 threadSeries++;
                 return added(own);
             }
-            notices.accept("exporting threads beyond " + MAX_THREAD_SERIES + " with series of their own (pinned, or"
-                    + " named by export-threads) in their groups' series instead");
+            if (!saidThreadBound) {
+                saidThreadBound = true;
+                notices.accept("exporting threads beyond " + MAX_THREAD_SERIES + " with series of their own (pinned,"
+                        + " or named by export-threads) in their groups' series instead");
+            }
         }
         SeriesKey key = new SeriesKey(group, null, null);
         SeriesTotals totals = series.get(key);
@@ -160,7 +165,11 @@ public final class ExportedThreads {
             groupSeries++;
             return added(key);
         }
-        notices.accept("exporting thread groups beyond " + MAX_GROUP_SERIES + " in the group '" + OTHER_GROUP + "'");
+        if (!saidGroupBound) {
+            saidGroupBound = true;
+            notices.accept("exporting thread groups beyond " + MAX_GROUP_SERIES + " in the group '" + OTHER_GROUP
+                    + "'");
+        }
         SeriesKey other = new SeriesKey(OTHER_GROUP, null, null);
         totals = series.get(other);
         return totals != null ? totals : added(other);

@@ -6,13 +6,14 @@ import java.util.Locale;
 
 /**
  * Where the OpenTelemetry export sends its metrics, as {@code otlp=} and {@code --otlp} spell it: the URL of an
- * OTLP/HTTP receiver. A URL that names no path gets OpenTelemetry's {@code /v1/metrics}, as the SDK's
+ * OTLP/HTTP receiver, a collector on this host or its network, in plain HTTP (the collector's own exporters are
+ * where TLS and credentials belong). A URL that names no path gets OpenTelemetry's {@code /v1/metrics}, as the SDK's
  * {@code OTEL_EXPORTER_OTLP_ENDPOINT} does; a port left out is the scheme's. Credentials do not belong in the
  * options, which the stats file and {@code ps} show: a URL with them is refused.
  */
 public final class OtlpEndpoint {
-    public static final String ALLOWED = "an http:// or https:// URL of an OTLP/HTTP receiver without credentials,"
-            + " such as http://127.0.0.1:4318 (/v1/metrics is added when it names no path)";
+    public static final String ALLOWED = "an http:// URL of an OTLP/HTTP receiver without credentials, such as"
+            + " http://127.0.0.1:4318 (/v1/metrics is added when it names no path)";
     public static final String METRICS_PATH = "/v1/metrics";
 
     private final URI uri;
@@ -49,7 +50,7 @@ public final class OtlpEndpoint {
             throw new IllegalArgumentException(bad + ": not a URL (" + e.getReason() + "); expected " + ALLOWED);
         }
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("http") && !scheme.equals("https") || uri.getHost() == null) {
+        if (!scheme.equals("http") || uri.getHost() == null) {
             throw new IllegalArgumentException(bad + ": expected " + ALLOWED);
         }
         if (uri.getRawUserInfo() != null) {
@@ -73,13 +74,9 @@ public final class OtlpEndpoint {
         return uri;
     }
 
-    /** The receiver's port: the URL's, or its scheme's. */
+    /** The receiver's port: the URL's, or HTTP's. */
     public int port() {
-        return uri.getPort() >= 0 ? uri.getPort() : uri.getScheme().equals("https") ? 443 : 80;
-    }
-
-    public boolean tls() {
-        return uri.getScheme().equals("https");
+        return uri.getPort() >= 0 ? uri.getPort() : 80;
     }
 
     @Override
