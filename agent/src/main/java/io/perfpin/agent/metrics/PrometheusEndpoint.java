@@ -29,6 +29,9 @@ import java.util.function.Supplier;
 final class PrometheusEndpoint implements AutoCloseable {
     static final int MAX_HEAD_BYTES = 8192;
     static final int HEAD_MILLIS = 5000;
+    /** What is read and dropped of a request after its answer, so that closing does not reset the answer away. */
+    private static final int DRAIN_BYTES = 64 * 1024;
+    private static final int DRAIN_MILLIS = 1000;
     private static final int DESCRIPTORS = 2;
     private static final int BACKLOG = 16;
     private static final byte[] END_OF_HEAD = {'\r', '\n', '\r', '\n'};
@@ -78,6 +81,7 @@ final class PrometheusEndpoint implements AutoCloseable {
             while (!closing) {
                 try (Socket connection = listener.accept()) {
                     answer(connection);
+                    drain(connection);
                 } catch (IOException | RuntimeException e) {
                     // that connection is gone or misbehaved: the next one is answered as usual
                 }
@@ -116,6 +120,26 @@ final class PrometheusEndpoint implements AutoCloseable {
             ByteArrayOutputStream body = new ByteArrayOutputStream();
             writer.write(body, PrometheusExposition.of(snapshots.get()));
             respond(out, "200 OK", writer.getContentType(), body.toByteArray());
+        }
+    }
+
+    /**
+     * Reads what the client still sends (a body, the rest of a head too large) once it has its answer, at most
+     * {@value #DRAIN_BYTES} bytes for at most {@value #DRAIN_MILLIS} ms: a socket closed with unread bytes is reset,
+     * and a reset can reach the client before it read the answer.
+     */
+    private static void drain(Socket connection) throws IOException {
+        connection.shutdownOutput();
+        connection.setSoTimeout(DRAIN_MILLIS);
+        InputStream in = connection.getInputStream();
+        byte[] buffer = new byte[4096];
+        long deadline = System.nanoTime() + DRAIN_MILLIS * 1_000_000L;
+        for (int read = 0; read < DRAIN_BYTES && System.nanoTime() < deadline; ) {
+            int n = in.read(buffer);
+            if (n < 0) {
+                return;
+            }
+            read += n;
         }
     }
 
