@@ -36,7 +36,7 @@ final class PrometheusServer implements AutoCloseable {
         this.log = log;
     }
 
-    /** Starts Prometheus in {@code dir}, scraping {@code 127.0.0.1:target} as job {@code perfpin}; waits until ready. */
+    /** Starts Prometheus in {@code dir}, scraping {@code 127.0.0.1:target} as job {@code perfpin}, until ready. */
     static PrometheusServer scraping(Path dir, int target) throws Exception {
         if (!Files.isExecutable(BINARY) || !Files.isExecutable(PROMTOOL)) {
             throw new AssertionError(BINARY + " and " + PROMTOOL + " are needed: apt-get install prometheus"

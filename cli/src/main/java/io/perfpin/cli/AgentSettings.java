@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
 
 /**
  * What {@code run} and {@code attach} ask of the agent, with the same flags as every command, turned into the
- * agent's options ({@code threads=...;pin=...;events=...;interval=...;out=...}, and the exports' {@link ExportOptions}).
+ * agent's options ({@code threads=...;pin=...;events=...;interval=...;out=...}, and the exports'
+ * {@link ExportOptions}).
  */
 final class AgentSettings {
     @Mixin

@@ -56,14 +56,14 @@ final class ExportOptions {
     static final class Address implements ITypeConverter<ListenAddress> {
         @Override
         public ListenAddress convert(String token) {
-            return ListenAddress.parse(token);
+            return ListenAddress.parse(token, "bad address '" + token + "'");
         }
     }
 
     static final class Url implements ITypeConverter<OtlpEndpoint> {
         @Override
         public OtlpEndpoint convert(String token) {
-            return OtlpEndpoint.parse(token);
+            return OtlpEndpoint.parse(token, "bad URL '" + token + "'");
         }
     }
 }

@@ -72,7 +72,8 @@ class AttachCommandTest {
             assertEquals(0, run.code, run.err);
             assertEquals("", scrape(port), "detached: nothing listens there");
             List<String> rest = service.endAndReadRest();
-            assertTrue(rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: " + rest);
+            assertTrue(rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: "
+                    + rest);
             Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
         }
     }

@@ -66,8 +66,8 @@ class CommandLineTest {
                 + " ns, us, ms, s or m (e.g. 500ms, 5s) (see perfpin run --help)", "run", "--otlp-interval", "5x", "--",
                 "java", "-version");
         AgentSettings settings = new AgentSettings();
-        new CommandLine(settings).parseArgs("--events", "page-faults", "--prometheus", "9464", "--otlp", "http://127.0.0.1:4318",
-                "--otlp-interval", "2s", "--export-threads", "disruptor-.*");
+        new CommandLine(settings).parseArgs("--events", "page-faults", "--prometheus", "9464", "--otlp",
+                "http://127.0.0.1:4318", "--otlp-interval", "2s", "--export-threads", "disruptor-.*");
         assertEquals("events=page-faults;prometheus=127.0.0.1:9464;otlp=http://127.0.0.1:4318/v1/metrics;"
                 + "otlp-interval=2000000000ns;export-threads=disruptor-.*;quiet", settings.agentOptions());
     }

@@ -38,10 +38,11 @@ public final class ExportedThreads {
     private final Map<String, String> eventByBaseName = new HashMap<>();
     private final Map<SeriesKey, SeriesTotals> series = new LinkedHashMap<>();
     private final Map<SampledThread, Member> members = new IdentityHashMap<>();
-    private int groupSeries;
-    private int threadSeries;
-    private boolean saidThreadBound;
-    private boolean saidGroupBound;
+    private final SeriesBound threadSeries = new SeriesBound(MAX_THREAD_SERIES, "exporting threads beyond "
+            + MAX_THREAD_SERIES + " with series of their own (pinned, or named by export-threads) in their groups'"
+            + " series instead");
+    private final SeriesBound groupSeries = new SeriesBound(MAX_GROUP_SERIES, "exporting thread groups beyond "
+            + MAX_GROUP_SERIES + " in the group '" + OTHER_GROUP + "'");
     private int threadsEnrolled;
     private int threadsNotCounted;
     private long threadsFinished;
@@ -141,44 +142,52 @@ public final class ExportedThreads {
     private SeriesTotals seriesOf(SampledThread thread) {
         String group = ThreadGroupName.of(thread.name());
         if (thread.pinned() || ownSeries != null && ownSeries.matches(thread.name())) {
-            SeriesKey own = new SeriesKey(group, ThreadGroupName.bounded(thread.name()), thread.cpus());
-            SeriesTotals totals = series.get(own);
+            SeriesTotals own = threadSeries.within(new SeriesKey(group, ThreadGroupName.bounded(thread.name()),
+                    thread.cpus()));
+            if (own != null) {
+                return own;
+            }
+        }
+        SeriesTotals grouped = groupSeries.within(new SeriesKey(group, null, null));
+        return grouped != null ? grouped : series.computeIfAbsent(new SeriesKey(OTHER_GROUP, null, null),
+                this::newSeries);
+    }
+
+    /** A kind of series and its bound, which it says once when a new series of that kind would pass it. */
+    private final class SeriesBound {
+        private final int max;
+        private final String beyond;
+        private int count;
+        private boolean said;
+
+        SeriesBound(int max, String beyond) {
+            this.max = max;
+            this.beyond = beyond;
+        }
+
+        /** The series of that key, added while within the bound; null past it. */
+        SeriesTotals within(SeriesKey key) {
+            SeriesTotals totals = series.get(key);
             if (totals != null) {
                 return totals;
             }
-            if (threadSeries < MAX_THREAD_SERIES) {
-                threadSeries++;
-                return added(own);
+            if (count < max) {
+                count++;
+                totals = newSeries(key);
+                series.put(key, totals);
+                return totals;
             }
-            if (!saidThreadBound) {
-                saidThreadBound = true;
-                notices.accept("exporting threads beyond " + MAX_THREAD_SERIES + " with series of their own (pinned,"
-                        + " or named by export-threads) in their groups' series instead");
+            if (!said) {
+                said = true;
+                notices.accept(beyond);
             }
+            return null;
         }
-        SeriesKey key = new SeriesKey(group, null, null);
-        SeriesTotals totals = series.get(key);
-        if (totals != null) {
-            return totals;
-        }
-        if (groupSeries < MAX_GROUP_SERIES) {
-            groupSeries++;
-            return added(key);
-        }
-        if (!saidGroupBound) {
-            saidGroupBound = true;
-            notices.accept("exporting thread groups beyond " + MAX_GROUP_SERIES + " in the group '" + OTHER_GROUP
-                    + "'");
-        }
-        SeriesKey other = new SeriesKey(OTHER_GROUP, null, null);
-        totals = series.get(other);
-        return totals != null ? totals : added(other);
     }
 
-    private SeriesTotals added(SeriesKey key) {
+    private SeriesTotals newSeries(SeriesKey key) {
         SeriesTotals totals = new SeriesTotals(key.group(), key.thread(), key.cpus());
         totals.ensureEvents(events.size());
-        series.put(key, totals);
         return totals;
     }
 }

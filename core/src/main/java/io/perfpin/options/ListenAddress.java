@@ -18,8 +18,8 @@ public final class ListenAddress {
     private static final Pattern IPV4_LIKE = Pattern.compile("[0-9.]+");
     private static final Pattern IPV4 = Pattern.compile(
             "((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])");
-    private static final Pattern HOST_NAME = Pattern.compile(
-            "(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*");
+    private static final String LABEL = "[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+    private static final Pattern HOST_NAME = Pattern.compile("(?=.{1,253}$)" + LABEL + "(\\." + LABEL + ")*");
     private static final Pattern IPV6 = Pattern.compile("[0-9A-Fa-f:.]{2,45}");
 
     private final String host;
@@ -31,25 +31,11 @@ public final class ListenAddress {
     }
 
     /**
-     * An agent option's value.
-     *
-     * @param token the whole option the user wrote, named in the message
-     * @throws IllegalArgumentException one line naming the token and what is allowed
+     * @param bad how a message about it begins, naming what the user wrote: {@code bad option 'KEY=VALUE'} for the
+     *            agent's option, {@code bad address 'VALUE'} for a command line's
+     * @throws IllegalArgumentException one line naming what the user wrote and what is allowed
      */
-    public static ListenAddress parse(String token, String value) {
-        return parsed(value, "bad option '" + token + "'");
-    }
-
-    /**
-     * A command-line option's value, such as {@code --prometheus}'s.
-     *
-     * @throws IllegalArgumentException one line naming the value and what is allowed
-     */
-    public static ListenAddress parse(String value) {
-        return parsed(value, "bad address '" + value + "'");
-    }
-
-    private static ListenAddress parsed(String value, String bad) {
+    public static ListenAddress parse(String value, String bad) {
         OptionLimits.checkLength("address", value, value);
         int colon = value.lastIndexOf(':');
         String host = colon < 0 ? LOOPBACK : value.substring(0, colon);

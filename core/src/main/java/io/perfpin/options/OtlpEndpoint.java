@@ -23,25 +23,11 @@ public final class OtlpEndpoint {
     }
 
     /**
-     * An agent option's value.
-     *
-     * @param token the whole option the user wrote, named in the message
-     * @throws IllegalArgumentException one line naming the token and what is allowed
+     * @param bad how a message about it begins, naming what the user wrote: {@code bad option 'KEY=VALUE'} for the
+     *            agent's option, {@code bad URL 'VALUE'} for a command line's
+     * @throws IllegalArgumentException one line naming what the user wrote and what is allowed
      */
-    public static OtlpEndpoint parse(String token, String value) {
-        return parsed(value, "bad option '" + token + "'");
-    }
-
-    /**
-     * A command-line option's value, such as {@code --otlp}'s.
-     *
-     * @throws IllegalArgumentException one line naming the value and what is allowed
-     */
-    public static OtlpEndpoint parse(String value) {
-        return parsed(value, "bad URL '" + value + "'");
-    }
-
-    private static OtlpEndpoint parsed(String value, String bad) {
+    public static OtlpEndpoint parse(String value, String bad) {
         OptionLimits.checkLength("URL", value, value);
         URI uri;
         try {

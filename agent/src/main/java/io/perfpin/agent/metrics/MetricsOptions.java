@@ -36,10 +36,10 @@ public final class MetricsOptions {
         String value = option.value();
         switch (option.key()) {
             case "prometheus":
-                prometheus = ListenAddress.parse(token, value);
+                prometheus = ListenAddress.parse(value, "bad option '" + token + "'");
                 return true;
             case "otlp":
-                otlp = OtlpEndpoint.parse(token, value);
+                otlp = OtlpEndpoint.parse(value, "bad option '" + token + "'");
                 return true;
             case "otlp-interval":
                 otlpIntervalNanos = Durations.parse(value).toNanos();

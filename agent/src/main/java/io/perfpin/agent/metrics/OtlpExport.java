@@ -29,8 +29,9 @@ import java.util.logging.Logger;
 /**
  * The OpenTelemetry export: the OpenTelemetry SDK's asynchronous instruments, read from the last snapshot the
  * sampler published, collected every {@code otlp-interval} ({@link CollectionOnOwnThread}) and sent by its
- * OTLP/HTTP exporter (through {@link OtlpSender}) as cumulative sums. Everything OpenTelemetry does runs on one thread of
- * perfpin's, {@code perfpin-otlp}, which also builds the SDK, so the application's start pays for none of it.
+ * OTLP/HTTP exporter (through {@link OtlpSender}) as cumulative sums. Everything OpenTelemetry does runs on one
+ * thread of perfpin's, {@code perfpin-otlp}, which also builds the SDK, so the application's start pays for none
+ * of it.
  *
  * <p>Names follow OpenTelemetry's semantic conventions where they have one: the attribute {@code thread.name}, and
  * the style of {@code process.context_switches}: {@code perfpin.thread.<event>} per counted event (unit {@code s}

@@ -34,7 +34,7 @@ class PrometheusEndpointTest {
     void start() throws Exception {
         port = freePort();
         threads.publish(System.currentTimeMillis(), Double.NaN);
-        endpoint = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port)), threads::snapshot,
+        endpoint = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port), "bad address"), threads::snapshot,
                 DescriptorBudget.unbounded(), notices::add);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (!answers(port) && System.nanoTime() < deadline) {
@@ -78,7 +78,8 @@ class PrometheusEndpointTest {
 
     @Test
     void aRequestHeadBeyondTheBoundIsRefusedAndTheNextOneAnswered() throws Exception {
-        String big = "GET /metrics HTTP/1.1\r\nX-Padding: " + "a".repeat(PrometheusEndpoint.MAX_HEAD_BYTES) + "\r\n\r\n";
+        String big = "GET /metrics HTTP/1.1\r\nX-Padding: " + "a".repeat(PrometheusEndpoint.MAX_HEAD_BYTES)
+                + "\r\n\r\n";
         assertTrue(exchange(big).startsWith("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
         assertTrue(exchange("GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"));
     }
@@ -86,7 +87,7 @@ class PrometheusEndpointTest {
     @Test
     void aPortInUseIsSaidOnceAndTheEndpointEnds() throws Exception {
         List<AgentNotice> second = new CopyOnWriteArrayList<>();
-        PrometheusEndpoint taken = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port)),
+        PrometheusEndpoint taken = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port), "bad address"),
                 threads::snapshot, DescriptorBudget.unbounded(), second::add);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (second.isEmpty() && System.nanoTime() < deadline) {
