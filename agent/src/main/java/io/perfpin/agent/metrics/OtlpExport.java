@@ -1,76 +1,30 @@
 package io.perfpin.agent.metrics;
 
-import io.opentelemetry.api.OpenTelemetry;
-import io.opentelemetry.api.common.AttributeKey;
-import io.opentelemetry.api.common.Attributes;
-import io.opentelemetry.api.common.AttributesBuilder;
-import io.opentelemetry.api.metrics.Meter;
-import io.opentelemetry.api.metrics.MeterProvider;
-import io.opentelemetry.exporter.otlp.http.metrics.OtlpHttpMetricExporter;
-import io.opentelemetry.sdk.metrics.SdkMeterProvider;
-import io.opentelemetry.sdk.resources.Resource;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.export.ExportSnapshot;
-import io.perfpin.export.ExportedEvent;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.stats.AgentNotice;
 
-import java.time.Duration;
-import java.util.List;
-import java.util.Map;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.util.logging.Level;
-import java.util.logging.Logger;
 
 /**
- * The OpenTelemetry export: the OpenTelemetry SDK's asynchronous instruments, read from the last snapshot the
- * sampler published, collected every {@code otlp-interval} ({@link CollectionOnOwnThread}) and sent by its
- * OTLP/HTTP exporter (through {@link OtlpSender}) as cumulative sums. Everything OpenTelemetry does runs on one
- * thread of perfpin's, {@code perfpin-otlp}, which also builds the SDK, so the application's start pays for none
- * of it.
- *
- * <p>Names follow OpenTelemetry's semantic conventions where they have one: the attribute {@code thread.name}, and
- * the style of {@code process.context_switches}: {@code perfpin.thread.<event>} per counted event (unit {@code s}
- * for the clocks, else {@code {event}}-style annotations), {@code perfpin.thread.coverage} (unit 1, attribute
- * {@code perfpin.event}), {@code perfpin.threads.enrolled}, {@code perfpin.threads.not_counted},
- * {@code perfpin.threads.finished}, {@code perfpin.sampler.task_clock}. Where the conventions have none, perfpin's
- * own: {@code perfpin.thread.group} and {@code perfpin.thread.cpus}. The resource carries {@code process.pid}.
+ * The OpenTelemetry export's thread, {@code perfpin-otlp}: everything of OpenTelemetry's ({@link OtlpInstruments})
+ * is built and runs there, every {@code otlp-interval}, so the application's start pays for none of it and no
+ * OpenTelemetry class loads before it starts. At close, the final totals are sent within a few seconds.
  */
 final class OtlpExport implements AutoCloseable {
-    static final AttributeKey<String> THREAD_NAME = AttributeKey.stringKey("thread.name");
-    static final AttributeKey<String> THREAD_GROUP = AttributeKey.stringKey("perfpin.thread.group");
-    static final AttributeKey<String> THREAD_CPUS = AttributeKey.stringKey("perfpin.thread.cpus");
-    static final AttributeKey<String> EVENT = AttributeKey.stringKey("perfpin.event");
-    /** How long one export, or the last one at exit, may take: connecting, sending and the answer. */
-    private static final long TIMEOUT_SECONDS = 5;
-    /** Units of the events that have a natural one, in OpenTelemetry's annotation style. */
-    private static final Map<String, String> UNITS = Map.of("context-switches", "{context_switch}",
-            "cpu-migrations", "{migration}", "page-faults", "{fault}", "minor-faults", "{fault}",
-            "major-faults", "{fault}", "cycles", "{cycle}", "instructions", "{instruction}");
-    /**
-     * The SDK's loggers (renamed with it when the agent is packaged), kept from saying anything on the
-     * application's stderr: failures are the agent's to say, once. Held here, as java.util.logging keeps loggers
-     * only weakly.
-     */
-    private static final Logger SDK_LOGGER = Logger.getLogger(OpenTelemetry.class.getPackageName()
-            .replaceFirst("\\.api$", ""));
-
     private final OtlpEndpoint endpoint;
     private final long intervalNanos;
     private final Supplier<ExportSnapshot> snapshots;
     private final DescriptorBudget budget;
     private final Consumer<AgentNotice> notices;
     private final ScheduledExecutorService thread;
-    /** Set on {@link #thread} once the SDK is built; null if that failed. */
-    private SdkMeterProvider provider;
-    private CollectionOnOwnThread reader;
-    private Meter meter;
-    /** How many of the snapshot's events have their instruments, on {@link #thread}. */
-    private int instrumented;
+    /** Set on {@link #thread} once built; null before, or if that failed. */
+    private OtlpInstruments instruments;
     private volatile int eventsSeen;
 
     private OtlpExport(OtlpEndpoint endpoint, long intervalNanos, Supplier<ExportSnapshot> snapshots,
@@ -98,19 +52,7 @@ final class OtlpExport implements AutoCloseable {
 
     private void build() {
         try {
-            SDK_LOGGER.setLevel(Level.OFF);
-            OtlpHttpMetricExporter exporter = OtlpHttpMetricExporter.builder().setEndpoint(endpoint.toString())
-                    .setComponentLoader(OtlpSender.loader(endpoint, budget, notices))
-                    .setTimeout(Duration.ofSeconds(TIMEOUT_SECONDS))
-                    .setMeterProvider(MeterProvider::noop).build();
-            reader = new CollectionOnOwnThread(exporter, TIMEOUT_SECONDS);
-            provider = SdkMeterProvider.builder()
-                    .setResource(Resource.getDefault().merge(Resource.create(Attributes.of(
-                            AttributeKey.longKey("process.pid"), ProcessHandle.current().pid()))))
-                    .registerMetricReader(reader).build();
-            meter = provider.get("perfpin");
-            instrumentHealth();
-            instrumentEvents();
+            instruments = new OtlpInstruments(endpoint, snapshots, budget, notices);
             thread.scheduleWithFixedDelay(this::export, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException | LinkageError e) {
             notices.accept(AgentNotice.refused("cannot export metrics to the OTLP receiver at " + endpoint + ": " + e
@@ -120,7 +62,7 @@ final class OtlpExport implements AutoCloseable {
 
     private void export() {
         try {
-            reader.collectAndExport();
+            instruments.export();
         } catch (RuntimeException e) {
             // a throw would end the schedule: said once, and the next interval tries again
             notices.accept(AgentNotice.refused("exporting metrics to the OTLP receiver at " + endpoint + " failed: "
@@ -133,84 +75,12 @@ final class OtlpExport implements AutoCloseable {
         int events = snapshot.events().size();
         if (events > eventsSeen) {
             eventsSeen = events;
-            thread.execute(this::instrumentEvents);
+            thread.execute(() -> {
+                if (instruments != null) {
+                    instruments.instrumentEvents();
+                }
+            });
         }
-    }
-
-    private void instrumentEvents() {
-        if (meter == null) {
-            return;
-        }
-        List<ExportedEvent> events = snapshots.get().events();
-        for (; instrumented < events.size(); instrumented++) {
-            int index = instrumented;
-            ExportedEvent event = events.get(index);
-            String name = "perfpin.thread." + event.baseName();
-            String description = "The kernel's count of " + event.event() + " for the threads of the series, since"
-                    + " each was enrolled";
-            if (event.seconds()) {
-                meter.counterBuilder(name).ofDoubles().setUnit("s").setDescription(description)
-                        .buildWithCallback(m -> eachSeries(index, (total, attributes) -> m.record(total, attributes)));
-            } else {
-                meter.counterBuilder(name).setUnit(UNITS.getOrDefault(event.event(), "{event}"))
-                        .setDescription(description)
-                        .buildWithCallback(m -> eachSeries(index, (total, attributes) -> m.record((long) total,
-                                attributes)));
-            }
-        }
-    }
-
-    private void instrumentHealth() {
-        meter.gaugeBuilder("perfpin.thread.coverage").setUnit("1")
-                .setDescription("Time each event was counted over the time it was enabled: below 1 when the kernel"
-                        + " multiplexed it, and its total was extrapolated")
-                .buildWithCallback(m -> {
-                    ExportSnapshot snapshot = snapshots.get();
-                    for (int e = 0; e < snapshot.events().size(); e++) {
-                        String event = snapshot.events().get(e).event();
-                        for (ExportSnapshot.Series series : snapshot.series()) {
-                            if (!Double.isNaN(series.coverage(e))) {
-                                m.record(series.coverage(e), attributes(series).put(EVENT, event).build());
-                            }
-                        }
-                    }
-                });
-        meter.upDownCounterBuilder("perfpin.threads.enrolled").setUnit("{thread}")
-                .setDescription("Threads perfpin counts now, counted or not")
-                .buildWithCallback(m -> m.record(snapshots.get().threadsEnrolled()));
-        meter.upDownCounterBuilder("perfpin.threads.not_counted").setUnit("{thread}")
-                .setDescription("Threads perfpin enrolled that hold no counter, for want of file descriptors")
-                .buildWithCallback(m -> m.record(snapshots.get().threadsNotCounted()));
-        meter.counterBuilder("perfpin.threads.finished").setUnit("{thread}")
-                .setDescription("Threads that ended or left since the export started")
-                .buildWithCallback(m -> m.record(snapshots.get().threadsFinished()));
-        meter.counterBuilder("perfpin.sampler.task_clock").ofDoubles().setUnit("s")
-                .setDescription("CPU time of perfpin's sampler thread, which reads every counted thread at each tick")
-                .buildWithCallback(m -> {
-                    double seconds = snapshots.get().samplerSeconds();
-                    if (!Double.isNaN(seconds)) {
-                        m.record(seconds);
-                    }
-                });
-    }
-
-    private interface SeriesValue {
-        void record(double total, Attributes attributes);
-    }
-
-    private void eachSeries(int event, SeriesValue value) {
-        for (ExportSnapshot.Series series : snapshots.get().series()) {
-            double total = series.total(event);
-            if (!Double.isNaN(total)) {
-                value.record(total, attributes(series).build());
-            }
-        }
-    }
-
-    private static AttributesBuilder attributes(ExportSnapshot.Series series) {
-        AttributesBuilder attributes = Attributes.builder().put(THREAD_GROUP, series.group());
-        return series.thread() == null ? attributes
-                : attributes.put(THREAD_NAME, series.thread()).put(THREAD_CPUS, series.cpus());
     }
 
     /** Sends the final totals (the registry has closed), within a few seconds, and ends the export's thread. */
@@ -218,10 +88,10 @@ final class OtlpExport implements AutoCloseable {
     public void close() {
         try {
             thread.submit(() -> {
-                if (provider != null) {
-                    provider.shutdown().join(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+                if (instruments != null) {
+                    instruments.shutdown();
                 }
-            }).get(TIMEOUT_SECONDS + 1, TimeUnit.SECONDS);
+            }).get(OtlpInstruments.TIMEOUT_SECONDS + 1, TimeUnit.SECONDS);
         } catch (Exception e) {
             // the collector did not answer in time: the totals so far were sent, or said as failed
         } finally {
