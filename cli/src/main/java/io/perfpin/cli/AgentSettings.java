@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
 
 /**
  * What {@code run} and {@code attach} ask of the agent, with the same flags as every command, turned into the
- * agent's options ({@code threads=...;pin=...;events=...;interval=...;out=...}).
+ * agent's options ({@code threads=...;pin=...;events=...;interval=...;out=...}, and the exports'
+ * {@link ExportOptions}).
  */
 final class AgentSettings {
     @Mixin
@@ -31,6 +32,9 @@ final class AgentSettings {
 
     @Mixin
     IntervalOption interval;
+
+    @Mixin
+    ExportOptions exports;
 
     @Option(names = "--class", paramLabel = "REGEX", converter = ThreadsOption.Regex.class,
             description = "Also count threads whose class (a Thread subclass) matches REGEX, whatever their name.")
@@ -83,6 +87,7 @@ final class AgentSettings {
         if (record != null) {
             asked.put("out", List.of(record.toAbsolutePath().toString()));
         }
+        exports.agentOptions().forEach((key, value) -> asked.put(key, List.of(value)));
         return asked;
     }
 
@@ -111,6 +116,7 @@ final class AgentSettings {
         if (record != null) {
             options.add("out=" + record.toAbsolutePath());
         }
+        exports.agentOptions().forEach((key, value) -> options.add(key + "=" + checked("--" + key, value)));
         options.add("quiet");
         String text = String.join(";", options);
         if (text.length() > OptionLimits.MAX_AGENT_OPTIONS_CHARS) {

@@ -6,6 +6,11 @@ import io.perfpin.stats.StatsLayout;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -36,6 +41,51 @@ class AttachCommandTest {
             CliRun again = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
             assertEquals(ExitCode.NO_AGENT, again.code, again.err);
             Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+        }
+    }
+
+    /**
+     * attach --prometheus: the agent in the attached JVM serves /metrics, worker-0 with a series of its own by
+     * --export-threads, and detach at the end lets go of the port.
+     */
+    @Test
+    void attachWithPrometheusServesMetricsUntilItDetaches() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
+            service.await(Pattern.compile("ready"));
+            int port;
+            try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = free.getLocalPort();
+            }
+            CliRun.Running attach = CliRun.background(() -> Perfpin.run("attach", Long.toString(service.pid()),
+                    "--threads", "worker-.*", "--prometheus", "127.0.0.1:" + port, "--export-threads", "worker-0",
+                    "--interval", "100ms", "--duration", "3s", "--detach-on-exit"));
+            String metrics = "";
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (!metrics.contains("thread=\"worker-0\"") && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                metrics = scrape(port);
+            }
+            assertTrue(metrics.contains("perfpin_thread_task_clock_seconds_total{cpu=\"0-1\",thread=\"worker-0\","
+                    + "thread_group=\"worker\"}"), metrics);
+            assertTrue(metrics.contains("perfpin_thread_task_clock_seconds_total{thread_group=\"worker\"}"), metrics);
+            CliRun run = attach.join();
+            assertEquals(0, run.code, run.err);
+            assertEquals("", scrape(port), "detached: nothing listens there");
+            List<String> rest = service.endAndReadRest();
+            assertTrue(rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: "
+                    + rest);
+            Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+        }
+    }
+
+    /** The body of GET /metrics; empty when nothing answers. */
+    private static String scrape(int port) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(10_000);
+            socket.getOutputStream().write("GET /metrics HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+            return new String(socket.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return "";
         }
     }
 

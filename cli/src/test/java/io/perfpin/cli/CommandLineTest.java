@@ -1,7 +1,10 @@
 package io.perfpin.cli;
 
+import io.perfpin.options.ListenAddress;
 import io.perfpin.options.OptionLimits;
+import io.perfpin.options.OtlpEndpoint;
 import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -50,6 +53,23 @@ class CommandLineTest {
         }
         assertUsage("perfpin stat: too many --pin rules (65; at most 64) (see perfpin stat --help)",
                 pins.toArray(new String[0]));
+    }
+
+    @Test
+    void theExportsFlagsAreTheAgentsOptionsAndTheirBadValuesAreOneLineWithExitCode2() {
+        assertUsage("perfpin run: --prometheus: bad address '70000': the port must be a number from 1 to 65535;"
+                + " expected " + ListenAddress.ALLOWED + " (see perfpin run --help)", "run", "--prometheus", "70000",
+                "--", "java", "-version");
+        assertUsage("perfpin attach: --otlp: bad URL 'https://collector:4318': expected " + OtlpEndpoint.ALLOWED
+                + " (see perfpin attach --help)", "attach", "1", "--otlp", "https://collector:4318");
+        assertUsage("perfpin run: --otlp-interval: bad duration '5x': expected a positive whole number with a unit:"
+                + " ns, us, ms, s or m (e.g. 500ms, 5s) (see perfpin run --help)", "run", "--otlp-interval", "5x", "--",
+                "java", "-version");
+        AgentSettings settings = new AgentSettings();
+        new CommandLine(settings).parseArgs("--events", "page-faults", "--prometheus", "9464", "--otlp",
+                "http://127.0.0.1:4318", "--otlp-interval", "2s", "--export-threads", "disruptor-.*");
+        assertEquals("events=page-faults;prometheus=127.0.0.1:9464;otlp=http://127.0.0.1:4318/v1/metrics;"
+                + "otlp-interval=2000000000ns;export-threads=disruptor-.*;quiet", settings.agentOptions());
     }
 
     @Test

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
@@ -81,10 +82,17 @@ public final class ThreadRegistry implements AutoCloseable {
     private volatile CpuTopology topology;
     private volatile CpuReservations reservations;
     private volatile boolean closing;
-    private volatile TickListener tickListener;
+    private final List<TickListener> tickListeners = new CopyOnWriteArrayList<>();
 
     /** Work that shares the sampler's tick: it runs after the threads are published, before the flush. */
     public interface TickListener {
+        /**
+         * The threads this tick read, before {@link #afterTick}: those that go on, and those it finalised (their
+         * counts final, their descriptors closed). An export reads them here, so it makes no system call of its own.
+         */
+        default void threadsRead(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
+        }
+
         /**
          * @param record     writes one JSON line to the recording (nothing when there is none)
          * @param finalPass  true once, at close, after every thread's final record
@@ -158,9 +166,9 @@ public final class ThreadRegistry implements AutoCloseable {
         return descriptors;
     }
 
-    /** Sets the one listener that runs on every tick of the sampler. */
+    /** Adds a listener that runs on every tick of the sampler, after those added before it. */
     public void onTick(TickListener listener) {
-        tickListener = listener;
+        tickListeners.add(listener);
     }
 
     /**
@@ -232,6 +240,7 @@ public final class ThreadRegistry implements AutoCloseable {
             tracked.pinning = pin(tracked.tid, tracked.name, placement);
             if (tracked.pinning != null) {
                 tracked.cpus = tracked.pinning.assignment.cpus().toString();
+                tracked.everPinned = true;
             }
         }
     }
@@ -394,8 +403,8 @@ public final class ThreadRegistry implements AutoCloseable {
                     recording.write(ThreadRecords.toJson(ThreadRecords.SAMPLE, now, report(t)));
                 }
             }
-            TickListener listener = tickListener;
-            if (listener != null) {
+            for (TickListener listener : tickListeners) {
+                listener.threadsRead(live, finishedThisTick);
                 listener.afterTick(now, finalPass, this::record);
             }
             if (recording != null) {

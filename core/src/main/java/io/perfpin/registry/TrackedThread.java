@@ -3,13 +3,16 @@ package io.perfpin.registry;
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.event.EventList;
+import io.perfpin.event.EventSpec;
+
+import java.util.List;
 
 /**
  * A thread the registry counts. Fields are set when it is enrolled; {@link #slot} and {@link #columns} are its
  * place in the stats file, set by the {@link StatsPublisher} when it first publishes it, {@link #ended} is set by
  * the thread itself, {@link #pinning} and {@link #cpus} change when a thread already counted is pinned.
  */
-final class TrackedThread {
+final class TrackedThread implements SampledThread {
     final Thread thread;
     final String name;
     final long javaId;
@@ -19,6 +22,8 @@ final class TrackedThread {
     final CounterSnapshot counts;
     /** How perfpin pinned it, to undo on detach; null when not pinned. */
     volatile Pinning pinning;
+    /** Whether perfpin pinned it at some point: its pin is undone before the tick's listener sees it end. */
+    volatile boolean everPinned;
     /** It runs with a pin it inherited from the pinned thread that started it, as a rule allowed. */
     final boolean inheritedPin;
     final long enrolledNanos;
@@ -37,13 +42,45 @@ final class TrackedThread {
         this.counters = counters;
         this.counts = counters.newSnapshot();
         this.pinning = pinning;
+        this.everPinned = pinning != null;
         this.inheritedPin = inheritedPin;
         this.enrolledNanos = System.nanoTime();
     }
 
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int tid() {
+        return tid;
+    }
+
+    @Override
+    public String cpus() {
+        return cpus;
+    }
+
+    @Override
+    public boolean pinned() {
+        return everPinned;
+    }
+
     /** False when it holds no counter, for want of file descriptors. */
-    boolean isCounted() {
+    @Override
+    public boolean isCounted() {
         return counters.notCounted() == null;
+    }
+
+    @Override
+    public List<EventSpec> events() {
+        return events.events();
+    }
+
+    @Override
+    public CounterSnapshot counts() {
+        return counts;
     }
 
     boolean hasEnded() {

@@ -1,6 +1,7 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.agent.metrics.MetricsExport;
 import io.perfpin.agent.bootstrap.ThreadHooks;
 import io.perfpin.event.EventParser;
 import io.perfpin.files.OwnedDirectory;
@@ -24,16 +25,20 @@ final class Agent implements AutoCloseable {
     private final ThreadRegistry registry;
     private final Enrolment enrolment;
     private final MethodCounting methods;
+    /** Null when no metrics export was asked for. */
+    private final MetricsExport exports;
     /** Stops the thread events and takes back every woven class. */
     private final Runnable unweave;
     private final Thread shutdownHook;
 
-    private Agent(ThreadRegistry registry, Enrolment enrolment, MethodCounting methods, Runnable unweave) {
+    private Agent(ThreadRegistry registry, Enrolment enrolment, MethodCounting methods, MetricsExport exports,
+                  Runnable unweave) {
         this.registry = registry;
         this.enrolment = enrolment;
         this.methods = methods;
+        this.exports = exports;
         this.unweave = unweave;
-        this.shutdownHook = new Thread(registry::close, "perfpin-shutdown");
+        this.shutdownHook = new Thread(() -> closeCounting(registry, exports), "perfpin-shutdown");
     }
 
     static Agent start(AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation,
@@ -52,6 +57,7 @@ final class Agent implements AutoCloseable {
         AgentLog.publishTo(registry, options.quiet());
         MethodCounting methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
         registry.onTick((now, finalPass, record) -> methods.publish(now, finalPass, record));
+        MetricsExport exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
         AnnotationValues values = new AnnotationValues(parser);
         ThreadRules rules = options.rules();
         Enrolment enrolment = new Enrolment(registry, rules, values, methods);
@@ -61,11 +67,11 @@ final class Agent implements AutoCloseable {
             unweave = weave(instrumentation, syscalls, values, methods, attached);
         } catch (RuntimeException | Error e) {
             ThreadHooks.uninstall(enrolment);
-            registry.close();
+            closeCounting(registry, exports);
             AgentLog.publishTo(null, false);
             throw e;
         }
-        Agent agent = new Agent(registry, enrolment, methods, unweave);
+        Agent agent = new Agent(registry, enrolment, methods, exports, unweave);
         if (attached) {
             RunningThreads.enrolInBackground(syscalls, registry, rules, values);
         } else {
@@ -116,6 +122,17 @@ final class Agent implements AutoCloseable {
         return () -> Weaving.reset(instrumentation, transformer);
     }
 
+    /** The final records, then the exports' last totals, which the registry's final tick published. */
+    private static void closeCounting(ThreadRegistry registry, MetricsExport exports) {
+        try {
+            registry.close();
+        } finally {
+            if (exports != null) {
+                exports.close();
+            }
+        }
+    }
+
     /** Detach: no more enrolments, every class back to its code, final records, pins restored, files closed. */
     @Override
     public void close() {
@@ -124,7 +141,7 @@ final class Agent implements AutoCloseable {
             unweave.run();
         } finally {
             methods.close();
-            registry.close();
+            closeCounting(registry, exports);
             AgentLog.publishTo(null, false);
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);

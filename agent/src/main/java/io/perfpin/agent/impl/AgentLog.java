@@ -58,7 +58,7 @@ final class AgentLog {
         quiet = running != null && quietly;
     }
 
-    private static void say(AgentNotice notice) {
+    static void say(AgentNotice notice) {
         if (SAID.add(notice.text())) {
             ThreadRegistry running = registry;
             if (running != null) {

@@ -1,5 +1,6 @@
 package io.perfpin.agent.impl;
 
+import io.perfpin.agent.metrics.MetricsOptions;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.options.AgentOptionText;
@@ -45,6 +46,7 @@ import java.util.List;
  *   quiet                   say things in the stats file only, for perfpin's CLI to show in its own output,
  *                           not on the application's stderr; without a stats file, stderr as usual
  * </pre>
+ * and the metrics exports' ({@link MetricsOptions}).
  * A {@code ;} separates options on the command line; in a config file each line is one option, so a regex
  * there may contain {@code ;}.
  *
@@ -65,7 +67,8 @@ import java.util.List;
  */
 final class AgentOptions {
     static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, fds, config, detach,"
-            + " quiet";
+            + " quiet"
+            + ", " + MetricsOptions.KEYS;
     private static final String DEFAULT_EVENTS = "ipc,sched";
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
     static final int MAX_CONFIG_BYTES = 64 * 1024;
@@ -83,6 +86,7 @@ final class AgentOptions {
     private DescriptorShare descriptors = DescriptorShare.DEFAULT;
     private boolean detach;
     private boolean quiet;
+    private final MetricsOptions metrics = new MetricsOptions();
     /** The text as given, for the stats file: a viewer compares its own options with it. */
     private String text = "";
 
@@ -163,8 +167,10 @@ final class AgentOptions {
                 readConfig(token, path(token, value));
                 break;
             default:
-                throw new IllegalArgumentException("bad option '" + token + "': unknown key '" + key
-                        + "'; allowed: " + KEYS);
+                if (!metrics.apply(option)) {
+                    throw new IllegalArgumentException("bad option '" + token + "': unknown key '" + key
+                            + "'; allowed: " + KEYS);
+                }
         }
     }
 
@@ -256,5 +262,10 @@ final class AgentOptions {
 
     boolean detach() {
         return detach;
+    }
+
+    /** The metrics exports asked for (none by default). */
+    MetricsOptions metrics() {
+        return metrics;
     }
 }

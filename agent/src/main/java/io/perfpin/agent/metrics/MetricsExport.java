@@ -1,0 +1,105 @@
+package io.perfpin.agent.metrics;
+
+import io.perfpin.export.ExportedThreads;
+import io.perfpin.export.OwnTaskClock;
+import io.perfpin.nativeio.Syscalls;
+import io.perfpin.registry.SampledThread;
+import io.perfpin.registry.ThreadRegistry;
+import io.perfpin.stats.AgentNotice;
+
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * The metrics exports the options asked for, fed by the registry's tick: each tick takes in the threads the
+ * sampler has just read ({@link ExportedThreads}) and publishes a snapshot, which the Prometheus endpoint answers
+ * scrapes with and the OpenTelemetry export collects. Nothing here runs unless an export was asked for, and
+ * nothing that fails here stops the counting: it is said once.
+ */
+public final class MetricsExport implements ThreadRegistry.TickListener, AutoCloseable {
+    private final ThreadRegistry registry;
+    private final Syscalls syscalls;
+    private final Consumer<AgentNotice> notices;
+    private final ExportedThreads threads;
+    private final PrometheusEndpoint prometheus;
+    private final OtlpExport otlp;
+    /** The sampler's own CPU time, opened on its first tick, on its thread. */
+    private OwnTaskClock samplerClock;
+    private boolean failed;
+
+    private MetricsExport(MetricsOptions options, ThreadRegistry registry, Syscalls syscalls,
+                          Consumer<AgentNotice> notices) {
+        this.registry = registry;
+        this.syscalls = syscalls;
+        this.notices = notices;
+        this.threads = new ExportedThreads(options.exportThreads(), text -> notices.accept(AgentNotice.info(text)));
+        this.prometheus = options.prometheus() == null ? null : PrometheusEndpoint.start(options.prometheus(),
+                threads::snapshot, registry.descriptors(), notices);
+        this.otlp = options.otlp() == null ? null : OtlpExport.start(options.otlp(), options.otlpIntervalNanos(),
+                threads::snapshot, registry.descriptors(), notices);
+    }
+
+    /**
+     * Starts the exports the options ask for and feeds them from the registry's ticks.
+     *
+     * @return null when none was asked for
+     */
+    public static MetricsExport start(MetricsOptions options, ThreadRegistry registry, Syscalls syscalls,
+                                      Consumer<AgentNotice> notices) {
+        if (!options.any()) {
+            return null;
+        }
+        MetricsExport export = new MetricsExport(options, registry, syscalls, notices);
+        registry.onTick(export);
+        return export;
+    }
+
+    @Override
+    public void threadsRead(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
+        if (!failed) {
+            try {
+                threads.update(live, finished);
+            } catch (RuntimeException e) {
+                stop(e);
+            }
+        }
+    }
+
+    @Override
+    public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
+        if (failed) {
+            return;
+        }
+        try {
+            if (samplerClock == null && !finalPass) {
+                samplerClock = OwnTaskClock.ofCurrentThread(syscalls, registry.descriptors());
+            }
+            threads.publish(epochMillis, samplerClock == null ? Double.NaN : samplerClock.seconds());
+            if (otlp != null) {
+                otlp.published(threads.snapshot());
+            }
+        } catch (RuntimeException e) {
+            stop(e);
+        }
+    }
+
+    /** A failure of the export's own: the last snapshot stays published, and counting goes on. */
+    private void stop(RuntimeException e) {
+        failed = true;
+        notices.accept(AgentNotice.refused("the metrics export stopped updating: " + e + "; counting goes on"));
+    }
+
+    /** Stops the exports, after the registry's final tick: the OpenTelemetry export sends the final totals. */
+    @Override
+    public void close() {
+        if (prometheus != null) {
+            prometheus.close();
+        }
+        if (otlp != null) {
+            otlp.close();
+        }
+        if (samplerClock != null) {
+            samplerClock.close();
+        }
+    }
+}

@@ -1,0 +1,181 @@
+package io.perfpin.agent.metrics;
+
+import io.opentelemetry.common.ComponentLoader;
+import io.opentelemetry.sdk.common.CompletableResultCode;
+import io.opentelemetry.sdk.common.export.HttpResponse;
+import io.opentelemetry.sdk.common.export.HttpSender;
+import io.opentelemetry.sdk.common.export.HttpSenderConfig;
+import io.opentelemetry.sdk.common.export.HttpSenderProvider;
+import io.opentelemetry.sdk.common.export.MessageWriter;
+import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.options.OtlpEndpoint;
+import io.perfpin.stats.AgentNotice;
+
+import java.io.BufferedOutputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * Sends what OpenTelemetry's OTLP/HTTP exporter encodes with one blocking HTTP/1.1 POST per export, on the
+ * thread that exports, over a connection it closes after the answer. The SDK's own senders do not fit an agent:
+ * the JDK's {@code HttpClient} starts threads of its own (which the agent would count as the application's) and
+ * keeps a selector open, and OkHttp brings a Kotlin runtime. Bounded: one connection at a time, out of the
+ * agent's descriptor budget, connected within {@value #CONNECT_MILLIS} ms, answered within the exporter's
+ * timeout, an answer of at most {@value #MAX_RESPONSE_BYTES} bytes. No retry: the next export, an interval later,
+ * carries the cumulative totals again, so nothing is lost while a collector is down, and nothing piles up. The
+ * first failure is said once.
+ */
+final class OtlpSender implements HttpSender {
+    static final int CONNECT_MILLIS = 2000;
+    static final int MAX_RESPONSE_BYTES = 64 * 1024;
+
+    private final OtlpEndpoint endpoint;
+    private final HttpSenderConfig config;
+    private final DescriptorBudget budget;
+    private final Consumer<AgentNotice> notices;
+    private volatile boolean failedOnce;
+
+    private OtlpSender(OtlpEndpoint endpoint, HttpSenderConfig config, DescriptorBudget budget,
+                       Consumer<AgentNotice> notices) {
+        this.endpoint = endpoint;
+        this.config = config;
+        this.budget = budget;
+        this.notices = notices;
+    }
+
+    /** What the exporter's builder loads its sender with: this sender, and no other component. */
+    static ComponentLoader loader(OtlpEndpoint endpoint, DescriptorBudget budget, Consumer<AgentNotice> notices) {
+        HttpSenderProvider provider = config -> new OtlpSender(endpoint, config, budget, notices);
+        return new ComponentLoader() {
+            @Override
+            @SuppressWarnings("unchecked")
+            public <T> Iterable<T> load(Class<T> component) {
+                return component == HttpSenderProvider.class ? List.of((T) provider) : List.of();
+            }
+        };
+    }
+
+    @Override
+    public void send(MessageWriter message, Consumer<HttpResponse> onResponse, Consumer<Throwable> onError) {
+        Response response;
+        try {
+            response = post(message);
+        } catch (IOException | RuntimeException e) {
+            failed(e.getMessage() == null ? e.toString() : e.getMessage());
+            onError.accept(e);
+            return;
+        }
+        if (response.status / 100 != 2) {
+            failed("it answered " + response.status + " " + response.message);
+        }
+        onResponse.accept(response);
+    }
+
+    private void failed(String why) {
+        if (!failedOnce) {
+            failedOnce = true;
+            notices.accept(AgentNotice.refused("cannot export metrics to the OTLP receiver at " + endpoint + ": " + why
+                    + "; counting goes on, and each export interval tries again"));
+        }
+    }
+
+    private Response post(MessageWriter message) throws IOException {
+        if (!budget.take(1)) {
+            throw new IOException("no file descriptor is left for it: " + budget.reason());
+        }
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(endpoint.uri().getHost(), endpoint.port()), CONNECT_MILLIS);
+            socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, config.getTimeout().toMillis())));
+            OutputStream out = new BufferedOutputStream(socket.getOutputStream());
+            StringBuilder head = new StringBuilder("POST ").append(endpoint.uri().getRawPath())
+                    .append(endpoint.uri().getRawQuery() == null ? "" : "?" + endpoint.uri().getRawQuery())
+                    .append(" HTTP/1.1\r\nHost: ").append(endpoint.uri().getRawAuthority())
+                    .append("\r\nContent-Type: ").append(config.getContentType())
+                    .append("\r\nContent-Length: ").append(message.getContentLength())
+                    .append("\r\nConnection: close\r\n");
+            for (Map.Entry<String, List<String>> header : config.getHeadersSupplier().get().entrySet()) {
+                for (String value : header.getValue()) {
+                    head.append(header.getKey()).append(": ").append(value).append("\r\n");
+                }
+            }
+            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
+            message.writeMessage(out);
+            out.flush();
+            return Response.read(socket.getInputStream());
+        } finally {
+            budget.giveBack(1);
+        }
+    }
+
+    @Override
+    public CompletableResultCode shutdown() {
+        return CompletableResultCode.ofSuccess();
+    }
+
+    /** An HTTP/1.1 answer, read up to the end of the connection (the request asked to close it). */
+    private static final class Response implements HttpResponse {
+        private final int status;
+        private final String message;
+        private final byte[] body;
+
+        private Response(int status, String message, byte[] body) {
+            this.status = status;
+            this.message = message;
+            this.body = body;
+        }
+
+        static Response read(InputStream in) throws IOException {
+            byte[] bytes = readBounded(in);
+            String text = new String(bytes, StandardCharsets.ISO_8859_1);
+            int headEnd = text.indexOf("\r\n\r\n");
+            String[] statusLine = text.substring(0, Math.max(text.indexOf("\r\n"), 0)).split(" ", 3);
+            if (headEnd < 0 || statusLine.length < 2 || !statusLine[0].startsWith("HTTP/1.")
+                    || !statusLine[1].matches("[0-9]{3}")) {
+                throw new IOException("not an HTTP/1 answer: '" + text.substring(0, Math.min(text.length(), 40))
+                        .replaceAll("[^ -~]", "?") + "'");
+            }
+            byte[] body = Arrays.copyOfRange(bytes, headEnd + 4, bytes.length);
+            if (text.substring(0, headEnd).toLowerCase(Locale.ROOT).contains("\r\ntransfer-encoding: chunked")) {
+                body = new byte[0]; // the answer's detail, which only a failure's message would quote
+            }
+            return new Response(Integer.parseInt(statusLine[1]), statusLine.length > 2 ? statusLine[2] : "", body);
+        }
+
+        private static byte[] readBounded(InputStream in) throws IOException {
+            ByteArrayOutputStream read = new ByteArrayOutputStream();
+            byte[] buffer = new byte[4096];
+            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+                if (read.size() + n > MAX_RESPONSE_BYTES) {
+                    throw new IOException("an answer longer than " + MAX_RESPONSE_BYTES + " bytes");
+                }
+                read.write(buffer, 0, n);
+            }
+            return read.toByteArray();
+        }
+
+        @Override
+        public int getStatusCode() {
+            return status;
+        }
+
+        @Override
+        public String getStatusMessage() {
+            return message;
+        }
+
+        @Override
+        public byte[] getResponseBody() {
+            return body;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+package io.perfpin.agent.metrics;
+
+import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.export.ExportedThreads;
+import io.perfpin.options.ListenAddress;
+import io.perfpin.stats.AgentNotice;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The endpoint on a loopback port, asked by a raw socket what a scraper and what an attacker would ask. */
+class PrometheusEndpointTest {
+    private final List<AgentNotice> notices = new CopyOnWriteArrayList<>();
+    private final ExportedThreads threads = new ExportedThreads(null, text -> { });
+    private PrometheusEndpoint endpoint;
+    private int port;
+
+    @BeforeEach
+    void start() throws Exception {
+        port = freePort();
+        threads.publish(System.currentTimeMillis(), Double.NaN);
+        endpoint = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port), "bad address"), threads::snapshot,
+                DescriptorBudget.unbounded(), notices::add);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!answers(port) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        endpoint.close();
+    }
+
+    @Test
+    void getMetricsAnswersInTheTextFormatOrInOpenMetricsWhenAsked() throws Exception {
+        String text = exchange("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n");
+        assertTrue(text.startsWith("HTTP/1.1 200 OK\r\n"), text);
+        assertTrue(text.contains("Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"), text);
+        assertTrue(text.contains("\nperfpin_threads_enrolled 0.0\n"), text);
+        String open = exchange("GET /metrics?x=1 HTTP/1.0\r\naccept: application/openmetrics-text;version=1.0.0,"
+                + "text/plain;q=0.5\r\n\r\n");
+        assertTrue(open.contains("Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"),
+                open);
+        assertTrue(open.endsWith("# EOF\n"), open);
+        assertEquals(List.of(), notices);
+    }
+
+    @Test
+    void anythingButGetMetricsIsRefusedAndNoFileIsRead() throws Exception {
+        String post = exchange("POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc");
+        assertTrue(post.startsWith("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET\r\n"), post);
+        assertTrue(exchange("HEAD /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 405 "));
+        for (String path : List.of("/", "/metrics/", "/../../../../etc/passwd", "/metrics/../../etc/passwd",
+                "/-/healthy", "/%2e%2e/etc/passwd")) {
+            String answer = exchange("GET " + path + " HTTP/1.1\r\n\r\n");
+            assertTrue(answer.startsWith("HTTP/1.1 404 Not Found\r\n"), path + ": " + answer);
+            assertFalse(answer.contains("root:"), answer);
+        }
+        assertTrue(exchange("hello\r\n\r\n").startsWith("HTTP/1.1 400 Bad Request\r\n"));
+        assertTrue(exchange("GET /metrics HTTP/2.0\r\n\r\n").startsWith("HTTP/1.1 400 Bad Request\r\n"));
+    }
+
+    @Test
+    void aRequestHeadBeyondTheBoundIsRefusedAndTheNextOneAnswered() throws Exception {
+        String big = "GET /metrics HTTP/1.1\r\nX-Padding: " + "a".repeat(PrometheusEndpoint.MAX_HEAD_BYTES)
+                + "\r\n\r\n";
+        assertTrue(exchange(big).startsWith("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
+        assertTrue(exchange("GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"));
+    }
+
+    @Test
+    void aPortInUseIsSaidOnceAndTheEndpointEnds() throws Exception {
+        List<AgentNotice> second = new CopyOnWriteArrayList<>();
+        PrometheusEndpoint taken = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port), "bad address"),
+                threads::snapshot, DescriptorBudget.unbounded(), second::add);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (second.isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+        taken.close();
+        assertEquals(1, second.size(), second.toString());
+        assertTrue(second.get(0).refused());
+        assertTrue(second.get(0).text().startsWith("cannot serve Prometheus metrics at 127.0.0.1:" + port + ": "),
+                second.get(0).text());
+        assertTrue(second.get(0).text().endsWith("; counting goes on"), second.get(0).text());
+        assertTrue(exchange("GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"), "the first serves");
+    }
+
+    @Test
+    void closingLetsGoOfTheAddress() throws Exception {
+        endpoint.close();
+        try (ServerSocket again = new ServerSocket()) {
+            again.setReuseAddress(true);
+            again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
+        }
+    }
+
+    private String exchange(String request) throws IOException {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            socket.setSoTimeout(10_000);
+            OutputStream out = socket.getOutputStream();
+            try {
+                out.write(request.getBytes(StandardCharsets.ISO_8859_1));
+                out.flush();
+            } catch (IOException answeredBeforeTheEnd) {
+                // the endpoint answered and closed before the whole request was sent
+            }
+            InputStream in = socket.getInputStream();
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+    }
+
+    private static boolean answers(int port) {
+        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    static int freePort() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}

@@ -1,0 +1,193 @@
+package io.perfpin.export;
+
+import io.perfpin.event.EventSpec;
+import io.perfpin.options.ThreadPattern;
+import io.perfpin.registry.SampledThread;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.IdentityHashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
+
+/**
+ * The registry's threads as metrics with a bounded number of series, built on the sampler's tick from the counts
+ * it has just read, so that a scrape or an export makes no system call and reads an immutable
+ * {@link ExportSnapshot}.
+ *
+ * <p>The cardinality rule: a thread's counts go to its group's series ({@link ThreadGroupName}), summed over the
+ * group's threads, live and finished. A thread perfpin pinned, or one whose name the {@code export-threads} regex
+ * matches, has a series of its own, labelled with its name and CPUs as they were when the export first saw it;
+ * what a thread counted stays in its series after it ends, so no total ever drops or jumps. At most
+ * {@value #MAX_GROUP_SERIES} groups and {@value #MAX_THREAD_SERIES} threads of their own: past those, a thread is
+ * counted in its group, or a new group in {@value #OTHER_GROUP}, and the export says so once.
+ */
+public final class ExportedThreads {
+    public static final int MAX_GROUP_SERIES = 1024;
+    public static final int MAX_THREAD_SERIES = 256;
+    /** The group of threads whose own group came after {@link #MAX_GROUP_SERIES} others. */
+    public static final String OTHER_GROUP = "(other)";
+
+    private final ThreadPattern ownSeries;
+    private final Consumer<String> notices;
+    private final List<ExportedEvent> events = new ArrayList<>();
+    private final Map<String, Integer> eventIndex = new HashMap<>();
+    private final Map<String, String> eventByBaseName = new HashMap<>();
+    private final Map<SeriesKey, SeriesTotals> series = new LinkedHashMap<>();
+    private final Map<SampledThread, Member> members = new IdentityHashMap<>();
+    private final SeriesBound threadSeries = new SeriesBound(MAX_THREAD_SERIES, "exporting threads beyond "
+            + MAX_THREAD_SERIES + " with series of their own (pinned, or named by export-threads) in their groups'"
+            + " series instead");
+    private final SeriesBound groupSeries = new SeriesBound(MAX_GROUP_SERIES, "exporting thread groups beyond "
+            + MAX_GROUP_SERIES + " in the group '" + OTHER_GROUP + "'");
+    private int threadsEnrolled;
+    private int threadsNotCounted;
+    private long threadsFinished;
+    private volatile ExportSnapshot latest = ExportSnapshot.EMPTY;
+
+    private record SeriesKey(String group, String thread, String cpus) {
+    }
+
+    /** A live thread's place in the export, worked out once. */
+    private record Member(SeriesTotals series, int[] eventIndex) {
+    }
+
+    /**
+     * @param ownSeries threads whose names it matches have a series of their own, as pinned ones do; null for none
+     * @param notices   where the export says, once, that a bound was reached
+     */
+    public ExportedThreads(ThreadPattern ownSeries, Consumer<String> notices) {
+        this.ownSeries = ownSeries;
+        this.notices = Objects.requireNonNull(notices, "notices");
+    }
+
+    /** Takes in the threads one tick read: the live ones' counts so far, the finished ones' for good. */
+    public void update(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
+        for (SeriesTotals totals : series.values()) {
+            totals.clearLive();
+        }
+        int notCounted = 0;
+        for (SampledThread thread : live) {
+            if (!thread.isCounted()) {
+                notCounted++;
+                continue;
+            }
+            Member member = members.computeIfAbsent(thread, this::member);
+            member.series.addLive(thread.counts(), member.eventIndex);
+        }
+        for (SampledThread thread : finished) {
+            threadsFinished++;
+            Member member = members.remove(thread);
+            if (thread.isCounted()) {
+                Member folded = member != null ? member : member(thread);
+                folded.series.fold(thread.counts(), folded.eventIndex);
+            }
+        }
+        threadsEnrolled = live.size();
+        threadsNotCounted = notCounted;
+    }
+
+    /** Publishes what the last {@link #update} took in, as of {@code epochMillis}. */
+    public void publish(long epochMillis, double samplerSeconds) {
+        List<ExportSnapshot.Series> published = new ArrayList<>(series.size());
+        for (SeriesTotals totals : series.values()) {
+            ExportSnapshot.Series one = totals.publish(events);
+            if (one != null) {
+                published.add(one);
+            }
+        }
+        latest = new ExportSnapshot(epochMillis, events, published, threadsEnrolled, threadsNotCounted,
+                threadsFinished, samplerSeconds);
+    }
+
+    /** The last published snapshot; any thread may read it. */
+    public ExportSnapshot snapshot() {
+        return latest;
+    }
+
+    private Member member(SampledThread thread) {
+        List<EventSpec> specs = thread.events();
+        int[] index = new int[specs.size()];
+        for (int i = 0; i < index.length; i++) {
+            index[i] = eventIndex(specs.get(i).name());
+        }
+        return new Member(seriesOf(thread), index);
+    }
+
+    /** The export's index of an event, added on first sight; -1 for one whose name another event's already took. */
+    private int eventIndex(String name) {
+        Integer known = eventIndex.get(name);
+        if (known != null) {
+            return known;
+        }
+        ExportedEvent event = ExportedEvent.of(name);
+        String taken = eventByBaseName.putIfAbsent(event.baseName(), name);
+        if (taken != null) {
+            notices.accept("not exporting " + name + ": its metric name (" + event.baseName() + ") is that of "
+                    + taken + ", exported already");
+            eventIndex.put(name, -1);
+            return -1;
+        }
+        events.add(event);
+        eventIndex.put(name, events.size() - 1);
+        for (SeriesTotals totals : series.values()) {
+            totals.ensureEvents(events.size());
+        }
+        return events.size() - 1;
+    }
+
+    private SeriesTotals seriesOf(SampledThread thread) {
+        String group = ThreadGroupName.of(thread.name());
+        if (thread.pinned() || ownSeries != null && ownSeries.matches(thread.name())) {
+            SeriesTotals own = threadSeries.within(new SeriesKey(group, ThreadGroupName.bounded(thread.name()),
+                    thread.cpus()));
+            if (own != null) {
+                return own;
+            }
+        }
+        SeriesTotals grouped = groupSeries.within(new SeriesKey(group, null, null));
+        return grouped != null ? grouped : series.computeIfAbsent(new SeriesKey(OTHER_GROUP, null, null),
+                this::newSeries);
+    }
+
+    /** A kind of series and its bound, which it says once when a new series of that kind would pass it. */
+    private final class SeriesBound {
+        private final int max;
+        private final String beyond;
+        private int count;
+        private boolean said;
+
+        SeriesBound(int max, String beyond) {
+            this.max = max;
+            this.beyond = beyond;
+        }
+
+        /** The series of that key, added while within the bound; null past it. */
+        SeriesTotals within(SeriesKey key) {
+            SeriesTotals totals = series.get(key);
+            if (totals != null) {
+                return totals;
+            }
+            if (count < max) {
+                count++;
+                totals = newSeries(key);
+                series.put(key, totals);
+                return totals;
+            }
+            if (!said) {
+                said = true;
+                notices.accept(beyond);
+            }
+            return null;
+        }
+    }
+
+    private SeriesTotals newSeries(SeriesKey key) {
+        SeriesTotals totals = new SeriesTotals(key.group(), key.thread(), key.cpus());
+        totals.ensureEvents(events.size());
+        return totals;
+    }
+}

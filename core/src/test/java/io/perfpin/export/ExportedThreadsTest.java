@@ -1,0 +1,202 @@
+package io.perfpin.export;
+
+import io.perfpin.apps.PageToucher;
+import io.perfpin.cpu.Placement;
+import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventParser;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.options.ThreadPatterns;
+import io.perfpin.registry.RegistryConfig;
+import io.perfpin.registry.SampledThread;
+import io.perfpin.registry.ThreadRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * The export's series from a real registry counting real threads: what each series shows is exactly what its
+ * threads' final records say, live threads are in it as they count, and the bounds on series hold.
+ */
+class ExportedThreadsTest {
+    /** A final record's name and page faults (its counters come before its coverage). */
+    private static final Pattern RECORD =
+            Pattern.compile("\"type\":\"thread\".*?\"name\":\"([^\"]*)\".*?\"page-faults\":(\\d+)");
+
+    @TempDir
+    Path dir;
+
+    private final List<String> notices = new CopyOnWriteArrayList<>();
+
+    private ThreadRegistry start(Path recording, ExportedThreads export) throws IOException {
+        ThreadRegistry registry = ThreadRegistry.start(Backends.syscalls(),
+                RegistryConfig.of(EventList.parse("page-faults", new EventParser())).withInterval(20_000_000L)
+                        .withJsonLines(recording), notice -> { });
+        registry.onTick(new ThreadRegistry.TickListener() {
+            @Override
+            public void threadsRead(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
+                export.update(live, finished);
+            }
+
+            @Override
+            public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
+                export.publish(epochMillis, Double.NaN);
+            }
+        });
+        return registry;
+    }
+
+    @Test
+    void aGroupSumsItsThreadsAndPinnedOrNamedThreadsHaveSeriesOfTheirOwn() throws Exception {
+        assumeTrue(ThreadAffinity.system().get(0).contains(1), "needs CPU 1");
+        Path recording = dir.resolve("run.jsonl");
+        ExportedThreads export = new ExportedThreads(ThreadPatterns.compile("test", "feed-.*", "feed-.*"),
+                notices::add);
+        ThreadRegistry registry = start(recording, export);
+        CountDownLatch end = new CountDownLatch(1);
+        Thread feed = counted(registry, "feed-1", null, 2048, end);
+        Thread pinned = counted(registry, "pinned-1", Placement.parse("1"), 2048, end);
+        List<Thread> pool = new ArrayList<>();
+        for (int i = 0; i < 20; i++) {
+            Thread worker = counted(registry, "pool-7-thread-" + i, null, 32, new CountDownLatch(0));
+            worker.join();
+            pool.add(worker);
+        }
+        try {
+            // live: each thread of its own is in its series as it counts, after it touched its pages
+            ExportSnapshot.Series live = awaitSeries(export, "feed-1", 2048);
+            assertEquals("feed", live.group());
+            assertWithin(2048, live.total(0), 0.03, "feed-1's page faults while it lives");
+            assertWithin(2048, awaitSeries(export, "pinned-1", 2048).total(0), 0.03, "pinned-1's page faults");
+        } finally {
+            end.countDown();
+            feed.join();
+            pinned.join();
+            registry.close();
+        }
+        ExportSnapshot last = export.snapshot();
+        assertEquals(3, last.series().size(), "the pool's group, and two threads of their own");
+        assertEquals(recorded(recording, "pool-7-thread-\\d+"), series(last, "pool-7-thread", null).total(0),
+                "the pool's series is the sum of its threads' final records");
+        ExportSnapshot.Series ownFeed = series(last, "feed", "feed-1");
+        assertEquals(recorded(recording, "feed-1"), ownFeed.total(0), "feed-1's series is its final record");
+        ExportSnapshot.Series ownPin = series(last, "pinned", "pinned-1");
+        assertEquals("1", ownPin.cpus());
+        assertEquals(recorded(recording, "pinned-1"), ownPin.total(0), "pinned-1's series is its final record");
+        assertEquals(1.0, ownPin.coverage(0));
+        assertEquals(22, last.threadsFinished());
+        assertEquals(0, last.threadsEnrolled());
+        assertEquals(List.of(), notices);
+    }
+
+    @Test
+    void pastTheBoundsThreadsFoldIntoGroupsAndGroupsIntoOtherAndNoCountIsLost() throws Exception {
+        Path recording = dir.resolve("many.jsonl");
+        ExportedThreads export = new ExportedThreads(ThreadPatterns.compile("test", "own.*", "own.*"), notices::add);
+        ThreadRegistry registry = start(recording, export);
+        try {
+            for (int i = 0; i < ExportedThreads.MAX_GROUP_SERIES + 60; i++) {
+                counted(registry, "grp" + letters(i), null, 1, new CountDownLatch(0)).join();
+            }
+            for (int i = 0; i < ExportedThreads.MAX_THREAD_SERIES + 40; i++) {
+                counted(registry, "own" + letters(i), null, 1, new CountDownLatch(0)).join();
+            }
+        } finally {
+            registry.close();
+        }
+        ExportSnapshot last = export.snapshot();
+        long own = last.series().stream().filter(s -> s.thread() != null).count();
+        long groups = last.series().stream().filter(s -> s.thread() == null).count();
+        assertEquals(ExportedThreads.MAX_THREAD_SERIES, own);
+        assertEquals(ExportedThreads.MAX_GROUP_SERIES + 1, groups, "the bound, and " + ExportedThreads.OTHER_GROUP);
+        double sum = last.series().stream().mapToDouble(s -> s.total(0)).sum();
+        assertEquals(recorded(recording, ".*"), sum, "every thread's final count is in one series");
+        assertEquals(2, notices.size(), notices.toString());
+    }
+
+    /** A thread enrolled with page-faults that touches {@code pages} pages, then waits for {@code end}. */
+    private static Thread counted(ThreadRegistry registry, String name, Placement placement, int pages,
+                                  CountDownLatch end) throws InterruptedException {
+        CountDownLatch touched = new CountDownLatch(1);
+        Thread thread = new Thread(() -> {
+            registry.enrolCurrentThread(null, placement);
+            try {
+                PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
+                touched.countDown();
+                end.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            } finally {
+                registry.threadEnded(Thread.currentThread());
+            }
+        }, name);
+        thread.start();
+        touched.await();
+        return thread;
+    }
+
+    private static ExportSnapshot.Series awaitSeries(ExportedThreads export, String thread, int pages)
+            throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            for (ExportSnapshot.Series s : export.snapshot().series()) {
+                if (thread.equals(s.thread()) && s.total(0) >= pages * 0.97) {
+                    return s;
+                }
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("no series of " + thread + " with " + pages + " page faults");
+    }
+
+    private static ExportSnapshot.Series series(ExportSnapshot snapshot, String group, String thread) {
+        return snapshot.series().stream()
+                .filter(s -> s.group().equals(group) && Objects.equals(s.thread(), thread))
+                .findFirst().orElseThrow(() -> new AssertionError("no series " + group + "/" + thread));
+    }
+
+    /** The sum of the page faults of the final records of the threads whose names match. */
+    private static double recorded(Path recording, String names) throws IOException {
+        long sum = 0;
+        int records = 0;
+        for (String line : Files.readAllLines(recording)) {
+            Matcher m = RECORD.matcher(line);
+            if (m.find() && m.group(1).matches(names)) {
+                sum += Long.parseLong(m.group(2));
+                records++;
+            }
+        }
+        assertTrue(records > 0, "final records of " + names);
+        return sum;
+    }
+
+    /** A name without digits for {@code i}: a, b, ..., z, ba, bb, ... */
+    private static String letters(int i) {
+        StringBuilder s = new StringBuilder();
+        do {
+            s.insert(0, (char) ('a' + i % 26));
+            i /= 26;
+        } while (i > 0);
+        return s.toString();
+    }
+
+    private static void assertWithin(double expected, double actual, double fraction, String what) {
+        assertTrue(Math.abs(actual - expected) <= expected * fraction,
+                what + ": " + actual + " is not within " + (fraction * 100) + "% of " + expected);
+    }
+}
