@@ -29,6 +29,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.BiConsumer;
 import java.util.function.Consumer;
 
 /**
@@ -156,6 +157,23 @@ public final class ThreadRegistry implements AutoCloseable {
     /** The file descriptors perfpin may hold in this process: whatever else it opens there takes from them. */
     public DescriptorBudget descriptors() {
         return descriptors;
+    }
+
+    /**
+     * Each counted thread as this tick read it: those still live, then those it finalised ({@code ended}). Only
+     * from a {@link TickListener}, on the sampler, while the tick runs.
+     */
+    public void forEachSampled(BiConsumer<SampledThread, Boolean> visitor) {
+        for (TrackedThread t : live) {
+            if (t.isCounted()) {
+                visitor.accept(t, false);
+            }
+        }
+        for (TrackedThread t : finishedThisTick) {
+            if (t.isCounted()) {
+                visitor.accept(t, true);
+            }
+        }
     }
 
     /** Sets the one listener that runs on every tick of the sampler. */

@@ -9,7 +9,7 @@ import io.perfpin.event.EventList;
  * place in the stats file, set by the {@link StatsPublisher} when it first publishes it, {@link #ended} is set by
  * the thread itself, {@link #pinning} and {@link #cpus} change when a thread already counted is pinned.
  */
-final class TrackedThread {
+final class TrackedThread implements SampledThread {
     final Thread thread;
     final String name;
     final long javaId;
@@ -39,6 +39,36 @@ final class TrackedThread {
         this.pinning = pinning;
         this.inheritedPin = inheritedPin;
         this.enrolledNanos = System.nanoTime();
+    }
+
+    @Override
+    public Thread thread() {
+        return thread;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public int tid() {
+        return tid;
+    }
+
+    @Override
+    public EventList events() {
+        return events;
+    }
+
+    @Override
+    public CounterSnapshot counts() {
+        return counts;
+    }
+
+    @Override
+    public long enrolledNanos() {
+        return enrolledNanos;
     }
 
     /** False when it holds no counter, for want of file descriptors. */

@@ -1,0 +1,51 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.agent.impl.jfr.FlightRecorderExport;
+import io.perfpin.event.EventList;
+import io.perfpin.registry.ThreadRegistry;
+import io.perfpin.report.RunRecord;
+
+import java.util.function.Consumer;
+
+/**
+ * The agent's share of each sampler tick, after the registry has published the threads: the recording's run record
+ * once, the {@code @Counted} methods' summaries, and JFR events while a recording wants them.
+ */
+final class AgentTick implements ThreadRegistry.TickListener {
+    private final ThreadRegistry registry;
+    private final MethodCounting methods;
+    private final RunRecord run;
+    /** Null where the runtime has no JFR. */
+    private final FlightRecorderExport flightRecorder;
+    private boolean runRecorded;
+
+    AgentTick(ThreadRegistry registry, MethodCounting methods, EventList events, RunRecord run) {
+        this.registry = registry;
+        this.methods = methods;
+        this.run = run;
+        this.flightRecorder = hasFlightRecorder() ? new FlightRecorderExport(events) : null;
+    }
+
+    /** Checked here, so that a runtime without the module never loads a class that names its types. */
+    private static boolean hasFlightRecorder() {
+        return ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+    }
+
+    @Override
+    public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
+        if (!runRecorded) {
+            record.accept(run.toJson());
+            runRecorded = true;
+        }
+        boolean toFlightRecorder = flightRecorder != null && flightRecorder.recording();
+        methods.publish(epochMillis, finalPass, (events, summary) -> {
+            record.accept(summary.toJson());
+            if (toFlightRecorder) {
+                flightRecorder.method(events, summary);
+            }
+        });
+        if (toFlightRecorder) {
+            flightRecorder.threads(registry);
+        }
+    }
+}
