@@ -21,8 +21,8 @@ import java.util.Set;
  * event's rate, so it is not given twice.
  *
  * <p>The agent's samples count since the thread was enrolled; {@code stat --interval}'s count one window each (a
- * sample whose {@code wallNanos} grew by less than half the time since the one before), and are added up. A final
- * record ends a run of counts: a thread enrolled again (an annotated task on a pool thread) counts from zero.
+ * sample whose {@code wallNanos} grew by less than half the time since the one before), and are added up, their
+ * totals adding nothing. A final record ends a run of counts: a thread enrolled again (an annotated task on a pool thread) counts from zero.
  * At most {@link #MAX_POINTS} points are kept: beyond that every other one is dropped, which widens the windows
  * and keeps every count.
  */
@@ -57,7 +57,12 @@ public final class Timeline {
             long gapNanos = (record.epochMillis() - previous.epochMillis()) * 1_000_000L;
             windows = r.wallNanos() - previous.report().wallNanos() < gapNanos / 2;
         }
-        boolean addUp = Boolean.TRUE.equals(windows) && !record.isFinal();
+        if (Boolean.TRUE.equals(windows) && record.isFinal()) {
+            // the totals of windows already added: their wall time, measured apart, differs by a clock's reading
+            previous = record;
+            return;
+        }
+        boolean addUp = Boolean.TRUE.equals(windows);
         Map<String, Double> start = addUp ? valuesAt(size - 1) : base;
         double startWall = addUp ? wall[size - 1] : baseWall;
         if (size == MAX_POINTS) {
@@ -78,6 +83,15 @@ public final class Timeline {
     /** Each window's end, epoch milliseconds. */
     public long[] endMillis() {
         return Arrays.copyOf(millis, size);
+    }
+
+    /** The wall time each window covers, nanoseconds. */
+    public double[] windowNanos() {
+        double[] windows = new double[size];
+        for (int i = 0; i < size; i++) {
+            windows[i] = windowWall(i);
+        }
+        return windows;
     }
 
     /** The thread's allowed CPUs at each window's end, Linux list syntax. */
