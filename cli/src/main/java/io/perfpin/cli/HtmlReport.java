@@ -74,8 +74,8 @@ final class HtmlReport {
             machineAndRun(r);
         }
         overview();
-        for (Comparison.Row row : rows.subList(0, Math.min(PLOTTED, rows.size()))) {
-            thread(row);
+        for (int i = 0; i < Math.min(PLOTTED, rows.size()); i++) {
+            thread(i);
         }
         for (int r = 0; r < runs.size(); r++) {
             methods(r);
@@ -137,22 +137,23 @@ final class HtmlReport {
         page.append("<h2>Threads</h2>\n<p>").append(rows.size()).append(rows.size() == 1 ? " thread" : " threads")
                 .append(", the busiest first").append(runs.size() > 1 ? "; each cell gives every recording's value in"
                         + " order, then the last over the first" : "").append(".</p>\n");
-        List<Comparison.Row> shown = rows.subList(0, Math.min(PLOTTED, rows.size()));
-        overviewTable(shown, events);
+        overviewTable(0, Math.min(PLOTTED, rows.size()), events);
         if (rows.size() > PLOTTED) {
             page.append("<details><summary>").append(rows.size() - PLOTTED).append(" more threads</summary>\n");
-            overviewTable(rows.subList(PLOTTED, rows.size()), events);
+            overviewTable(PLOTTED, rows.size(), events);
             page.append("</details>\n");
         }
     }
 
-    private void overviewTable(List<Comparison.Row> shown, Set<String> events) {
+    /** The rows from {@code from} to {@code to}; those shown in full link to their section. */
+    private void overviewTable(int from, int to, Set<String> events) {
         page.append("<table class=\"threads\"><tr><th>thread</th><th>cpus</th>");
         events.forEach(e -> page.append("<th>").append(escape(e)).append("</th>"));
         page.append("</tr>\n");
-        for (Comparison.Row row : shown) {
-            boolean linked = rows.indexOf(row) < PLOTTED;
-            page.append("<tr><td>").append(linked ? "<a href=\"#" + anchor(row) + "\">" : "")
+        for (int i = from; i < to; i++) {
+            Comparison.Row row = rows.get(i);
+            boolean linked = i < PLOTTED;
+            page.append("<tr><td>").append(linked ? "<a href=\"#" + anchor(i) + "\">" : "")
                     .append(escape(row.name())).append(linked ? "</a>" : "").append("</td><td>");
             List<String> cpus = new ArrayList<>();
             row.runs().forEach(t -> cpus.add(t == null ? "-" : cpus(t.report())));
@@ -182,8 +183,9 @@ final class HtmlReport {
     }
 
     /** A thread in full: where it ran, its totals and hints in each recording, and its plots. */
-    private void thread(Comparison.Row row) {
-        page.append("<section class=\"thread\" id=\"").append(anchor(row)).append("\"><h2>")
+    private void thread(int index) {
+        Comparison.Row row = rows.get(index);
+        page.append("<section class=\"thread\" id=\"").append(anchor(index)).append("\"><h2>")
                 .append(escape(row.name())).append("</h2>\n<ul class=\"where\">");
         List<Hint> hints = new ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
@@ -359,8 +361,8 @@ final class HtmlReport {
         return "<span class=\"swatch\" style=\"background:" + COLORS[run % COLORS.length] + "\"></span>";
     }
 
-    private static String anchor(Comparison.Row row) {
-        return "thread-" + Integer.toHexString(row.name().hashCode());
+    private static String anchor(int row) {
+        return "thread-" + row;
     }
 
     /** Four significant digits, as JSON: what a plot can show; null for a window without a value. */

@@ -6,6 +6,7 @@ import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.RunRecord;
 
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 
 /**
  * The agent's share of each sampler tick, after the registry has published the threads: the recording's run record
@@ -15,8 +16,8 @@ final class AgentTick implements ThreadRegistry.TickListener {
     private final ThreadRegistry registry;
     private final MethodCounting methods;
     private final RunRecord run;
-    /** Null where the runtime has no JFR. */
-    private final FlightRecorderExport flightRecorder;
+    /** Null where the runtime has no JFR, or once it failed. */
+    private FlightRecorderExport flightRecorder;
     private boolean runRecorded;
 
     AgentTick(ThreadRegistry registry, MethodCounting methods, EventList events, RunRecord run) {
@@ -37,15 +38,39 @@ final class AgentTick implements ThreadRegistry.TickListener {
             record.accept(run.toJson());
             runRecorded = true;
         }
-        boolean toFlightRecorder = flightRecorder != null && flightRecorder.recording();
+        boolean toFlightRecorder = flightRecorder != null && flightRecorder(FlightRecorderExport::recording);
         methods.publish(epochMillis, finalPass, (events, summary) -> {
             record.accept(summary.toJson());
             if (toFlightRecorder) {
-                flightRecorder.method(events, summary);
+                flightRecorder(jfr -> {
+                    jfr.method(events, summary);
+                    return true;
+                });
             }
         });
         if (toFlightRecorder) {
-            flightRecorder.threads(registry);
+            flightRecorder(jfr -> {
+                jfr.threads(registry);
+                return true;
+            });
+        }
+    }
+
+    /**
+     * Runs JFR work; if it fails, the JFR events stop, said once, and the rest of the tick (the recording, the stats
+     * file) goes on.
+     */
+    private boolean flightRecorder(Predicate<FlightRecorderExport> work) {
+        FlightRecorderExport jfr = flightRecorder;
+        if (jfr == null) {
+            return false;
+        }
+        try {
+            return work.test(jfr);
+        } catch (RuntimeException | LinkageError e) {
+            flightRecorder = null;
+            AgentLog.refused("no more JFR events: " + e + "; counting and recording go on");
+            return false;
         }
     }
 }
