@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.event.GenericEvents;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.TerminalText;
 
@@ -61,7 +62,7 @@ final class MethodTable {
     }
 
     private static String perCall(String event, double mean) {
-        return event.startsWith("task-clock") || event.startsWith("cpu-clock")
+        return GenericEvents.countsNanoseconds(event)
                 ? String.format(Locale.ROOT, "%.3f ms", mean / 1e6)
                 : String.format(Locale.ROOT, "%,.1f", mean);
     }

@@ -9,7 +9,8 @@ import java.nio.file.Path;
 /** {@code --format} and {@code --output}, the agent's {@code format=} and {@code out=}: how and where reports go. */
 final class OutputOptions {
     @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table", converter = Format.class,
-            description = "table, csv (header row, a row per thread) or json (JSON lines); default: ${DEFAULT-VALUE}.")
+            description = "table, csv (header row, a row per thread), json (JSON lines) or html (report only: a page with"
+                    + " plots); default: ${DEFAULT-VALUE}.")
     ReportFormat format;
 
     @Option(names = "--output", paramLabel = "FILE",
@@ -19,6 +20,15 @@ final class OutputOptions {
 
     /** Where the report goes; opened before any counting, so that an unwritable FILE costs no measurement. */
     ReportOutput open() throws IOException {
+        if (format == ReportFormat.HTML) {
+            throw new IllegalArgumentException("--format html: a page is made from recordings, by perfpin report;"
+                    + " here: table, csv or json");
+        }
+        return ReportOutput.open(format, output);
+    }
+
+    /** Where {@code report}'s page goes, for {@code --format html}. */
+    ReportOutput openPage() throws IOException {
         return ReportOutput.open(format, output);
     }
 

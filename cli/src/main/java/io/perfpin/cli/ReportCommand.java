@@ -1,10 +1,13 @@
 package io.perfpin.cli;
 
+import io.perfpin.report.Comparison;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.Recording;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.Timeline;
+import io.perfpin.report.Timelines;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
@@ -12,22 +15,29 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
 /**
  * The summary of a JSON-lines recording (the agent's {@code out=}, or {@code --format json --output}): one
- * record per thread, its final one or else its last live sample, then the hints its numbers suggest.
+ * record per thread, its final one or else its last live sample, then the hints its numbers suggest. With
+ * {@code --format html}, a page with plots over time, of one recording or of several side by side.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Summarise a recorded JSON-lines file: each thread's final record (or its last live sample"
                 + " when the recording ended first), then hints.",
+                "With --format html: one self-contained page with each thread's plots over time; several FILEs are"
+                        + " compared side by side (before, after).",
                 "A last line cut short by a crash is skipped with a warning."})
 final class ReportCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "FILE", description = "A JSON-lines recording.")
-    Path file;
+    @Parameters(paramLabel = "FILE", arity = "1..*", description = "A JSON-lines recording; with --format html, one"
+            + " or more.")
+    List<Path> files;
 
     @Mixin
     ThreadsOption threads;
@@ -37,23 +47,16 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
-        Recording recording;
-        try {
-            recording = Recording.read(file);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + file + ": " + FileErrors.reason(e));
-        } catch (IllegalArgumentException notARecording) {
-            throw new IllegalStateException(notARecording.getMessage());
+        if (output.format == ReportFormat.HTML) {
+            return page();
         }
-        recording.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin report: " + w)));
-        List<ThreadRecord> records = recording.threads().stream().filter(r -> threads.selects(r.report().name()))
-                .collect(Collectors.toList());
-        if (recording.threads().isEmpty()) {
-            throw new IllegalStateException(file + " holds no thread records");
+        if (files.size() > 1) {
+            throw new IllegalArgumentException("several recordings (" + files.size() + ") are compared in a page:"
+                    + " add --format html, or give one FILE");
         }
-        if (records.isEmpty()) {
-            throw new IllegalArgumentException("no thread recorded in " + file + " matches " + threads.describe());
-        }
+        Path file = files.get(0);
+        Recording recording = read(file);
+        List<ThreadRecord> records = selected(file, recording);
         List<Hint> hints = new ArrayList<>();
         // A recording carries neither the pid nor the pin rules: only a one-CPU affinity shows a pin.
         records.forEach(r -> hints.addAll(Hints.of(r.report(), false, OptionalLong.empty())));
@@ -63,5 +66,71 @@ final class ReportCommand implements Callable<Integer> {
             out.hints(hints);
         }
         return ExitCode.OK;
+    }
+
+    /** The page: each recording's threads side by side, the busiest followed over time. */
+    private int page() throws IOException {
+        List<Recording> recordings = new ArrayList<>();
+        List<List<ThreadRecord>> selected = new ArrayList<>();
+        for (Path file : files) {
+            Recording recording = read(file);
+            recordings.add(recording);
+            selected.add(selected(file, recording));
+        }
+        List<Comparison.Row> rows = Comparison.byName(selected);
+        Set<String> plotted = new HashSet<>();
+        rows.subList(0, Math.min(HtmlReport.PLOTTED, rows.size())).forEach(row -> row.runs().forEach(t -> {
+            if (t != null) {
+                plotted.add(t.threadKey());
+            }
+        }));
+        List<HtmlReport.Run> runs = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            Recording recording = recordings.get(i);
+            Map<String, Timeline> timelines;
+            try {
+                timelines = Timelines.read(files.get(i), plotted);
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read " + files.get(i) + ": " + FileErrors.reason(e));
+            }
+            runs.add(new HtmlReport.Run(label(files.get(i)), recording.run().orElse(null), selected.get(i),
+                    recording.methods(), timelines));
+        }
+        try (ReportOutput out = output.openPage()) {
+            out.page(List.of(HtmlReport.render(runs, rows)));
+        }
+        return ExitCode.OK;
+    }
+
+    /** A recording's name on the page: its file name, or its path where two have the same name. */
+    private String label(Path file) {
+        long same = files.stream().filter(f -> f.getFileName().equals(file.getFileName())).count();
+        return same > 1 ? file.toString() : file.getFileName().toString();
+    }
+
+    private static Recording read(Path file) {
+        Recording recording;
+        try {
+            recording = Recording.read(file);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read " + file + ": " + FileErrors.reason(e));
+        } catch (IllegalArgumentException notARecording) {
+            throw new IllegalStateException(notARecording.getMessage());
+        }
+        recording.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin report: " + w)));
+        return recording;
+    }
+
+    /** The threads --threads selects; none at all is an error. */
+    private List<ThreadRecord> selected(Path file, Recording recording) {
+        List<ThreadRecord> records = recording.threads().stream().filter(r -> threads.selects(r.report().name()))
+                .collect(Collectors.toList());
+        if (recording.threads().isEmpty()) {
+            throw new IllegalStateException(file + " holds no thread records");
+        }
+        if (records.isEmpty()) {
+            throw new IllegalArgumentException("no thread recorded in " + file + " matches " + threads.describe());
+        }
+        return records;
     }
 }

@@ -18,9 +18,11 @@ enum ReportFormat {
     /** A header row, then a row per thread ({@link ReportCsv}). */
     CSV,
     /** JSON lines, one record per thread ({@link ThreadRecords}). */
-    JSON;
+    JSON,
+    /** One self-contained page with plots, from recordings: {@code report} only ({@link HtmlReport}). */
+    HTML;
 
-    static final String ALLOWED = "table, csv or json";
+    static final String ALLOWED = "table, csv, json or html";
 
     /** @throws IllegalArgumentException naming the token and the formats */
     static ReportFormat parse(String token) {

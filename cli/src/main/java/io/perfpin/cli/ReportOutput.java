@@ -87,6 +87,11 @@ final class ReportOutput implements AutoCloseable {
         }
     }
 
+    /** A whole page, as it is. */
+    void page(List<String> lines) throws IOException {
+        write(lines);
+    }
+
     void methods(List<MethodRecord> methods) throws IOException {
         write(format.renderMethods(methods));
     }

@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.ThreadCounters;
+import io.perfpin.event.GenericEvents;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
@@ -94,7 +95,7 @@ final class ReportTable {
 
     /** Times in milliseconds, counts with thousands separators; coverage in brackets when below 100%. */
     static String formatCount(String event, long value, Double coverage) {
-        String text = event.startsWith("task-clock") || event.startsWith("cpu-clock")
+        String text = GenericEvents.countsNanoseconds(event)
                 ? String.format(Locale.ROOT, "%.3f ms", value / 1e6)
                 : String.format(Locale.ROOT, "%,d", value);
         if (coverage != null && coverage < 1.0) {

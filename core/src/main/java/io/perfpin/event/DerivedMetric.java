@@ -18,23 +18,49 @@ public final class DerivedMetric {
         double apply(double[] inputs);
     }
 
+    /** What a value means, for an export that carries units (JFR) or a page that formats them. */
+    public enum Unit {
+        /** A plain number: instructions per cycle, misses per 1000 instructions. */
+        NUMBER,
+        /** A fraction of a whole, 0 to 1: shown as a percentage. */
+        SHARE,
+        /** Events per second of wall time: a frequency. */
+        PER_SECOND
+    }
+
     private final String name;
     private final String description;
     private final List<String> inputs;
     private final Formula formula;
+    private final Unit unit;
 
     public DerivedMetric(String name, String description, List<String> inputs, Formula formula) {
+        this(name, description, inputs, formula, Unit.NUMBER);
+    }
+
+    public DerivedMetric(String name, String description, List<String> inputs, Formula formula, Unit unit) {
         this.name = Objects.requireNonNull(name, "name");
         this.description = Objects.requireNonNull(description, "description");
         this.inputs = List.copyOf(inputs);
         this.formula = Objects.requireNonNull(formula, "formula");
+        this.unit = Objects.requireNonNull(unit, "unit");
     }
 
     /** {@code scale * numerator / denominator}; NaN when the denominator is zero, nothing having been measured. */
     public static DerivedMetric ratio(String name, String description, String numerator, String denominator,
                                       double scale) {
+        return ratio(name, description, numerator, denominator, scale, Unit.NUMBER);
+    }
+
+    /** {@code numerator / denominator} where the numerator counts a part of what the denominator counts. */
+    public static DerivedMetric share(String name, String description, String numerator, String denominator) {
+        return ratio(name, description, numerator, denominator, 1, Unit.SHARE);
+    }
+
+    private static DerivedMetric ratio(String name, String description, String numerator, String denominator,
+                                       double scale, Unit unit) {
         return new DerivedMetric(name, description, List.of(numerator, denominator),
-                x -> x[1] == 0 ? Double.NaN : scale * x[0] / x[1]);
+                x -> x[1] == 0 ? Double.NaN : scale * x[0] / x[1], unit);
     }
 
     /** Events per 1000 instructions (MPKI for misses). */
@@ -44,7 +70,7 @@ public final class DerivedMetric {
 
     /** Events per second of wall time. */
     public static DerivedMetric perSecond(String name, String description, String event) {
-        return ratio(name, description, event, WALL_NANOS, 1e9);
+        return ratio(name, description, event, WALL_NANOS, 1e9, Unit.PER_SECOND);
     }
 
     public String name() {
@@ -53,6 +79,10 @@ public final class DerivedMetric {
 
     public String description() {
         return description;
+    }
+
+    public Unit unit() {
+        return unit;
     }
 
     /** Event names (or {@link #WALL_NANOS}) the formula reads, in the order it reads them. */

@@ -97,6 +97,14 @@ public final class GenericEvents {
         return Optional.ofNullable(BY_SPELLING.get(name.toLowerCase(Locale.ROOT)));
     }
 
+    /**
+     * Whether the event's count is a time in nanoseconds ({@code task-clock}, {@code cpu-clock}, with or without
+     * modifiers) rather than a number of occurrences.
+     */
+    public static boolean countsNanoseconds(String event) {
+        return event.startsWith("task-clock") || event.startsWith("cpu-clock");
+    }
+
     /** Canonical names, in perf's order: hardware, hardware cache, software. */
     public static List<String> names() {
         return Collections.unmodifiableList(NAMES);

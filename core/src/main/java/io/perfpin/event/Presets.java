@@ -9,6 +9,7 @@ import java.util.Set;
 import static io.perfpin.event.DerivedMetric.perKiloInstruction;
 import static io.perfpin.event.DerivedMetric.perSecond;
 import static io.perfpin.event.DerivedMetric.ratio;
+import static io.perfpin.event.DerivedMetric.share;
 
 /**
  * perfpin's built-in presets. Intel event names are libpfm4's (checked with {@code LIBPFM_FORCE_PMU=skl} and
@@ -36,15 +37,15 @@ public final class Presets {
             "cache misses: the CPU's preferred cache event pair, L1 data loads and last-level cache loads",
             List.of("cache-references", "cache-misses", "instructions", "L1-dcache-loads", "L1-dcache-load-misses",
                     "LLC-loads", "LLC-load-misses"), Set.of(),
-            List.of(ratio("cache-miss-ratio", "cache-misses per cache-reference", "cache-misses",
-                            "cache-references", 1),
+            List.of(share("cache-miss-ratio", "cache-misses per cache-reference", "cache-misses",
+                            "cache-references"),
                     perKiloInstruction("cache-mpki", "cache-misses per 1000 instructions", "cache-misses"),
-                    ratio("L1d-miss-ratio", "L1 data load misses per L1 data load", "L1-dcache-load-misses",
-                            "L1-dcache-loads", 1),
+                    share("L1d-miss-ratio", "L1 data load misses per L1 data load", "L1-dcache-load-misses",
+                            "L1-dcache-loads"),
                     perKiloInstruction("L1d-mpki", "L1 data load misses per 1000 instructions",
                             "L1-dcache-load-misses"),
-                    ratio("LLC-miss-ratio", "last-level cache load misses per LLC load", "LLC-load-misses",
-                            "LLC-loads", 1),
+                    share("LLC-miss-ratio", "last-level cache load misses per LLC load", "LLC-load-misses",
+                            "LLC-loads"),
                     perKiloInstruction("LLC-mpki", "last-level cache load misses per 1000 instructions",
                             "LLC-load-misses")));
 
@@ -52,19 +53,19 @@ public final class Presets {
             "TLB misses, and on Intel the share of cycles spent walking page tables for loads",
             List.of("dTLB-loads", "dTLB-load-misses", "iTLB-load-misses", "instructions", "cycles", DTLB_WALK_ACTIVE),
             Set.of(DTLB_WALK_ACTIVE),
-            List.of(ratio("dTLB-miss-ratio", "data TLB load misses per data TLB load", "dTLB-load-misses",
-                            "dTLB-loads", 1),
+            List.of(share("dTLB-miss-ratio", "data TLB load misses per data TLB load", "dTLB-load-misses",
+                            "dTLB-loads"),
                     perKiloInstruction("dTLB-mpki", "data TLB load misses per 1000 instructions",
                             "dTLB-load-misses"),
                     perKiloInstruction("iTLB-mpki", "instruction TLB misses per 1000 instructions",
                             "iTLB-load-misses"),
-                    ratio("walk-cycles-share", "share of cycles with a load page walk in progress (Intel only)",
-                            DTLB_WALK_ACTIVE, "cycles", 1)));
+                    share("walk-cycles-share", "share of cycles with a load page walk in progress (Intel only)",
+                            DTLB_WALK_ACTIVE, "cycles")));
 
     public static final Preset BRANCH = new Preset("branch",
             "branch mispredictions",
             List.of("branches", "branch-misses", "instructions"), Set.of(),
-            List.of(ratio("branch-miss-ratio", "mispredicted branches per branch", "branch-misses", "branches", 1),
+            List.of(share("branch-miss-ratio", "mispredicted branches per branch", "branch-misses", "branches"),
                     perKiloInstruction("branch-mpki", "mispredicted branches per 1000 instructions",
                             "branch-misses")));
 
@@ -72,8 +73,8 @@ public final class Presets {
             "what the scheduler and the memory manager did to the thread; software events, available everywhere",
             List.of("task-clock", "context-switches", "cpu-migrations", "page-faults", "minor-faults",
                     "major-faults"), Set.of(),
-            List.of(ratio("cpu-utilisation", "share of wall time the thread ran on a CPU", "task-clock",
-                            DerivedMetric.WALL_NANOS, 1),
+            List.of(share("cpu-utilisation", "share of wall time the thread ran on a CPU", "task-clock",
+                            DerivedMetric.WALL_NANOS),
                     perSecond("cs-per-sec", "context switches per wall-clock second", "context-switches"),
                     perSecond("migrations-per-sec", "migrations to another CPU per wall-clock second",
                             "cpu-migrations"),
@@ -87,8 +88,8 @@ public final class Presets {
                             + " instructions", XSNP_HITM),
                     perKiloInstruction("memory-ordering-clears-pki", "memory-ordering machine clears per 1000"
                             + " instructions", MEMORY_ORDERING_CLEARS),
-                    ratio("rfo-wait-share", "share of cycles with a demand read-for-ownership outstanding",
-                            DEMAND_RFO_CYCLES, "cycles", 1)));
+                    share("rfo-wait-share", "share of cycles with a demand read-for-ownership outstanding",
+                            DEMAND_RFO_CYCLES, "cycles")));
 
     public static final Preset ALIASING = new Preset("aliasing",
             "4K aliasing: loads falsely blocked by a store 4 KiB apart (Intel only)",
@@ -109,6 +110,11 @@ public final class Presets {
     public static Optional<Preset> find(String name) {
         String key = name.toLowerCase(Locale.ROOT);
         return ALL.stream().filter(p -> p.name().equals(key)).findFirst();
+    }
+
+    /** The metric of that name in any preset. */
+    public static Optional<DerivedMetric> metric(String name) {
+        return ALL.stream().flatMap(p -> p.metrics().stream()).filter(m -> m.name().equals(name)).findFirst();
     }
 
     public static List<String> names() {

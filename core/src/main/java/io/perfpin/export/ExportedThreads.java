@@ -109,7 +109,7 @@ public final class ExportedThreads {
     }
 
     private Member member(SampledThread thread) {
-        List<EventSpec> specs = thread.events();
+        List<EventSpec> specs = thread.events().events();
         int[] index = new int[specs.size()];
         for (int i = 0; i < index.length; i++) {
             index[i] = eventIndex(specs.get(i).name());

@@ -1,18 +1,20 @@
 package io.perfpin.registry;
 
 import io.perfpin.counter.CounterSnapshot;
-import io.perfpin.event.EventSpec;
-
-import java.util.List;
+import io.perfpin.event.EventList;
 
 /**
- * A thread as the sampler has just read it, for the work that shares its tick ({@link ThreadRegistry.TickListener}).
- * Valid on the tick's thread during the call only: the next tick reads into the same counts.
+ * A thread as the sampler has just read it, for the work that shares its tick ({@link ThreadRegistry.TickListener}:
+ * the metrics exports, JFR events). Valid on the tick's thread during the call only: the next tick reads into the
+ * same counts.
  */
 public interface SampledThread {
+    Thread thread();
+
     /** The Java name it had when it was enrolled. */
     String name();
 
+    /** Its Linux TID. */
     int tid();
 
     /** The CPUs it may run on, as a list ({@code 2}, {@code 0-3}). */
@@ -24,9 +26,12 @@ public interface SampledThread {
     /** False when it holds no counter, for want of file descriptors: {@link #counts} are then all zero. */
     boolean isCounted();
 
-    /** The events {@link #counts} index, in order. */
-    List<EventSpec> events();
+    /** What it counts; {@link #counts()} is indexed like {@code events().events()}. */
+    EventList events();
 
     /** Its counts since it was enrolled, as of this tick; final when the tick finalised it. */
     CounterSnapshot counts();
+
+    /** {@link System#nanoTime()} when it was enrolled: where its counts start. */
+    long enrolledNanos();
 }

@@ -3,9 +3,7 @@ package io.perfpin.registry;
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.event.EventList;
-import io.perfpin.event.EventSpec;
 
-import java.util.List;
 
 /**
  * A thread the registry counts. Fields are set when it is enrolled; {@link #slot} and {@link #columns} are its
@@ -48,6 +46,11 @@ final class TrackedThread implements SampledThread {
     }
 
     @Override
+    public Thread thread() {
+        return thread;
+    }
+
+    @Override
     public String name() {
         return name;
     }
@@ -67,6 +70,11 @@ final class TrackedThread implements SampledThread {
         return everPinned;
     }
 
+    @Override
+    public long enrolledNanos() {
+        return enrolledNanos;
+    }
+
     /** False when it holds no counter, for want of file descriptors. */
     @Override
     public boolean isCounted() {
@@ -74,8 +82,8 @@ final class TrackedThread implements SampledThread {
     }
 
     @Override
-    public List<EventSpec> events() {
-        return events.events();
+    public EventList events() {
+        return events;
     }
 
     @Override

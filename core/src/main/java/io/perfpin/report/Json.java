@@ -83,6 +83,13 @@ public final class Json {
         }
     }
 
+    /** {@code value} as a JSON string, quoted and escaped as every string perfpin writes is. */
+    public static String quote(String value) {
+        Json json = new Json();
+        json.string(value);
+        return json.out.toString();
+    }
+
     private void string(String value) {
         out.append('"');
         for (int i = 0; i < value.length(); i++) {

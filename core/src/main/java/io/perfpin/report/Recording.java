@@ -7,13 +7,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
  * A JSON-lines recording ({@link ThreadRecords}) read back as one record per thread: the thread's final
  * record, or, for a thread the recording has no final record of (the JVM died, or still runs), its last
  * live sample. Threads are told apart by TID and Java thread id, since a TID is reused after its thread
- * ends; they come in the order they first appear. {@code @Counted} methods likewise ({@link MethodRecord}).
+ * ends; they come in the order they first appear. {@code @Counted} methods likewise ({@link MethodRecord}), and
+ * the first {@link RunRecord}, which says what the recording was made on.
  *
  * <p>A JVM that crashed mid-write leaves its last line cut short: that line alone is skipped, with a
  * warning. Any other line that is not a record makes the file no perfpin recording; so does a line longer
@@ -24,11 +26,13 @@ import java.util.function.Predicate;
 public final class Recording {
     private final List<ThreadRecord> threads;
     private final List<MethodRecord> methods;
+    private final RunRecord run;
     private final String warning;
 
-    private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, String warning) {
+    private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, RunRecord run, String warning) {
         this.threads = List.copyOf(threads);
         this.methods = List.copyOf(methods);
+        this.run = run;
         this.warning = warning;
     }
 
@@ -37,8 +41,17 @@ public final class Recording {
      * @throws IllegalArgumentException when a line other than the last is not a record: no perfpin recording
      */
     public static Recording read(Path file) throws IOException {
+        return read(file, record -> { });
+    }
+
+    /**
+     * As {@link #read(Path)}, handing each thread record to {@code everyThreadRecord} as it is read, in the file's
+     * order, live samples included: for what follows threads over time.
+     */
+    public static Recording read(Path file, Consumer<ThreadRecord> everyThreadRecord) throws IOException {
         Map<String, ThreadRecord> latest = new LinkedHashMap<>();
         Map<String, MethodRecord> methods = new LinkedHashMap<>();
+        RunRecord run = null;
         String badLine = null;
         int number = 0;
         try (JsonLinesReader lines = JsonLinesReader.open(file)) {
@@ -52,18 +65,20 @@ public final class Recording {
                     Object record = record(line);
                     if (record instanceof ThreadRecord) {
                         ThreadRecord thread = (ThreadRecord) record;
-                        keep(latest, thread.report().tid() + "/" + thread.report().javaId(), thread,
-                                ThreadRecord::isFinal);
+                        keep(latest, thread.threadKey(), thread, ThreadRecord::isFinal);
+                        everyThreadRecord.accept(thread);
                     } else if (record instanceof MethodRecord) {
                         MethodRecord method = (MethodRecord) record;
                         keep(methods, method.method(), method, MethodRecord::isFinal);
+                    } else if (record instanceof RunRecord && run == null) {
+                        run = (RunRecord) record;
                     }
                 } catch (IllegalArgumentException e) {
                     badLine = file + " line " + number + " is not a perfpin record: " + e.getMessage();
                 }
             }
         }
-        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()),
+        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()), run,
                 badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
     }
 
@@ -77,7 +92,7 @@ public final class Recording {
         }
     }
 
-    /** A ThreadRecord, a MethodRecord, or null for a type of a later version, passed over. */
+    /** A ThreadRecord, a MethodRecord, a RunRecord, or null for a type of a later version, passed over. */
     private static Object record(String line) {
         Object json = JsonReader.parse(line);
         if (!(json instanceof Map)) {
@@ -90,6 +105,9 @@ public final class Recording {
         }
         if (MethodRecord.isMethodType(type)) {
             return MethodRecord.fromJson(object);
+        }
+        if (RunRecord.TYPE.equals(type)) {
+            return RunRecord.fromJson(object);
         }
         if (!(type instanceof String)) {
             throw new IllegalArgumentException("no string field 'type'");
@@ -113,6 +131,11 @@ public final class Recording {
     /** One record per {@code @Counted} method: its final one, else its last live one. */
     public List<MethodRecord> methods() {
         return methods;
+    }
+
+    /** The machine and the run, when the recording says (the agent's recordings do, from this version on). */
+    public Optional<RunRecord> run() {
+        return Optional.ofNullable(run);
     }
 
     /** What was skipped: the last line, when it was cut short. */

@@ -14,6 +14,11 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
         return ThreadRecords.THREAD.equals(type);
     }
 
+    /** What tells its thread from others in one recording: TID and Java thread id, since TIDs are reused. */
+    public String threadKey() {
+        return report.tid() + "/" + report.javaId();
+    }
+
     /**
      * The record in a parsed JSON object ({@link JsonReader}) whose {@code type} is sample or thread.
      *

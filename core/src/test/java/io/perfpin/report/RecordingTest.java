@@ -36,7 +36,7 @@ class RecordingTest {
         Path file = write(
                 line(ThreadRecords.SAMPLE, 1, "io-1", 12, 100),
                 line(ThreadRecords.SAMPLE, 1, "sampler-less", 13, 50),
-                "{\"type\":\"run\",\"note\":\"a record type of a later version\"}",
+                "{\"type\":\"later\",\"note\":\"a record type of a later version\"}",
                 line(ThreadRecords.THREAD, 2, "io-1", 12, 200),
                 line(ThreadRecords.SAMPLE, 3, "sampler-less", 13, 70),
                 // A thread whose TID was reused: another Java thread id, another thread.

@@ -9,6 +9,7 @@ import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.ThreadRegistry;
+import io.perfpin.report.RunRecord;
 import io.perfpin.stats.StatsFile;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 
@@ -56,7 +57,8 @@ final class Agent implements AutoCloseable {
         }
         AgentLog.publishTo(registry, options.quiet());
         MethodCounting methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
-        registry.onTick((now, finalPass, record) -> methods.publish(now, finalPass, record));
+        registry.onTick(new AgentTick(methods, options.events(),
+                RunRecord.ofThisJvm(System.currentTimeMillis(), options.text())));
         MetricsExport exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
         AnnotationValues values = new AnnotationValues(parser);
         ThreadRules rules = options.rules();

@@ -11,7 +11,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 
 /**
  * One {@code @Counted} method: its name, its events, and one recorder per thread that called it. Each
- * recorder is written by its thread alone, without locks or allocation; {@link #toJson} merges them, so a
+ * recorder is written by its thread alone, without locks or allocation; {@link #summary} merges them, so a
  * live summary may lag a call in flight by one event, and the final one, taken at exit or detach, is exact.
  */
 final class CountedMethod {
@@ -59,7 +59,7 @@ final class CountedMethod {
      * The summary as a JSON-lines record: calls, and per counted event the total, the mean per call, p50 and
      * p99; null when {@code onlyIfChanged} and no call completed since the last summary.
      */
-    String toJson(String type, long epochMillis, boolean onlyIfChanged) {
+    MethodRecord summary(String type, long epochMillis, boolean onlyIfChanged) {
         List<EventSpec> specs = events.events();
         long calls = 0;
         for (Recorder r : recorders) {
@@ -95,6 +95,6 @@ final class CountedMethod {
                 p99.put(event, merged[e].valueAt(0.99));
             }
         }
-        return new MethodRecord(type, epochMillis, name, calls, sums, means, p50, p99, unsupported).toJson();
+        return new MethodRecord(type, epochMillis, name, calls, sums, means, p50, p99, unsupported);
     }
 }

@@ -13,7 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 
 /**
  * Measures each invocation of a {@code @Counted} method on the calling thread: the thread's own counters
@@ -84,12 +84,16 @@ final class MethodCounting {
         }
     }
 
-    /** On the sampler: writes each method's summary when it changed (or always, on the final pass). */
-    void publish(long epochMillis, boolean finalPass, Consumer<String> recording) {
+    /**
+     * On the sampler: hands on each method's summary, with the method's events, when it changed (or always, on the
+     * final pass).
+     */
+    void publish(long epochMillis, boolean finalPass, BiConsumer<EventList, MethodRecord> summaries) {
         for (CountedMethod method : methods) {
-            String json = method.toJson(finalPass ? MethodRecord.FINAL : MethodRecord.SAMPLE, epochMillis, !finalPass);
-            if (json != null) {
-                recording.accept(json);
+            MethodRecord summary = method.summary(finalPass ? MethodRecord.FINAL : MethodRecord.SAMPLE, epochMillis,
+                    !finalPass);
+            if (summary != null) {
+                summaries.accept(method.events, summary);
             }
         }
         for (ThreadMethods t : threads) {

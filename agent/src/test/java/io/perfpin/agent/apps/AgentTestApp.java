@@ -25,6 +25,7 @@ import java.util.concurrent.Semaphore;
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
  *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"
+ *   paced NAME PAGES N     a thread NAME touches PAGES pages N times, 30 ms apart, and ends -> "paced NAME TID"
  *   park N PREFIX          N threads PREFIX-I that only wait              -> "parked N"
  *   open N                 opens /dev/null N times and keeps the files open, up to the first failure
  *                          -> "opened K of N", then ": why" if K is less
@@ -81,6 +82,9 @@ public final class AgentTestApp {
                     break;
                 case "churn":
                     churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]), word[3]);
+                    break;
+                case "paced":
+                    paced(word[1], Integer.parseInt(word[2]), Integer.parseInt(word[3]));
                     break;
                 case "park":
                     park(Integer.parseInt(word[1]), word[2]);
@@ -146,6 +150,21 @@ public final class AgentTestApp {
         }
         running.acquire(2);
         say("churned " + threads);
+    }
+
+    /** A thread that lives across several of the agent's intervals and ends on its own. */
+    private static void paced(String name, int pages, int rounds) {
+        new Thread(() -> {
+            try {
+                for (int i = 0; i < rounds; i++) {
+                    PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
+                    Thread.sleep(30);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            say("paced " + name + " " + tid());
+        }, name).start();
     }
 
     private static void park(int threads, String prefix) {

@@ -1,0 +1,82 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.agent.impl.jfr.FlightRecorderExport;
+import io.perfpin.event.EventList;
+import io.perfpin.registry.SampledThread;
+import io.perfpin.registry.ThreadRegistry;
+import io.perfpin.report.RunRecord;
+
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * The agent's share of each sampler tick, after the registry has published the threads: the recording's run record
+ * once, the {@code @Counted} methods' summaries, and JFR events while a recording wants them.
+ */
+final class AgentTick implements ThreadRegistry.TickListener {
+    private final MethodCounting methods;
+    private final RunRecord run;
+    /** Null where the runtime has no JFR, or once it failed. */
+    private FlightRecorderExport flightRecorder;
+    private boolean runRecorded;
+    /** Whether a JFR recording wants this tick's events: asked once a tick, as the threads are read. */
+    private boolean toFlightRecorder;
+
+    AgentTick(MethodCounting methods, EventList events, RunRecord run) {
+        this.methods = methods;
+        this.run = run;
+        this.flightRecorder = hasFlightRecorder() ? new FlightRecorderExport(events) : null;
+    }
+
+    /** Checked here, so that a runtime without the module never loads a class that names its types. */
+    private static boolean hasFlightRecorder() {
+        return ModuleLayer.boot().findModule("jdk.jfr").isPresent();
+    }
+
+    @Override
+    public void threadsRead(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
+        toFlightRecorder = flightRecorder != null && flightRecorder(FlightRecorderExport::recording);
+        if (toFlightRecorder) {
+            flightRecorder(jfr -> {
+                jfr.threads(live, finished);
+                return true;
+            });
+        }
+    }
+
+    @Override
+    public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
+        if (!runRecorded) {
+            record.accept(run.toJson());
+            runRecorded = true;
+        }
+        methods.publish(epochMillis, finalPass, (events, summary) -> {
+            record.accept(summary.toJson());
+            if (toFlightRecorder) {
+                flightRecorder(jfr -> {
+                    jfr.method(events, summary);
+                    return true;
+                });
+            }
+        });
+    }
+
+    /**
+     * Runs JFR work; if it fails, the JFR events stop, said once, and the rest of the tick (the recording, the stats
+     * file) goes on.
+     */
+    private boolean flightRecorder(Predicate<FlightRecorderExport> work) {
+        FlightRecorderExport jfr = flightRecorder;
+        if (jfr == null) {
+            return false;
+        }
+        try {
+            return work.test(jfr);
+        } catch (RuntimeException | LinkageError e) {
+            flightRecorder = null;
+            AgentLog.refused("no more JFR events: " + e + "; counting and recording go on");
+            return false;
+        }
+    }
+}
