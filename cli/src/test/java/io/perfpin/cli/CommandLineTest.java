@@ -23,7 +23,7 @@ class CommandLineTest {
                 + " us, ms, s or m (e.g. 500ms, 5s) (see perfpin stat --help)", "stat", "--pid", "1", "--duration", "0s");
         assertUsage("perfpin stat: --threads: bad thread regex 'io-(': not a regular expression (missing closing ):"
                 + " `io-(`) (see perfpin stat --help)", "stat", "--pid", "1", "--threads", "io-(");
-        assertUsage("perfpin report: --format: bad format 'xml': expected table, csv or json (see perfpin report"
+        assertUsage("perfpin report: --format: bad format 'xml': expected table, csv, json or html (see perfpin report"
                 + " --help)", "report", "f.jsonl", "--format", "xml");
         assertUsage("perfpin stat: Unknown options: '--treads', 'x'; did you mean --threads? (see perfpin stat --help)",
                 "stat", "--pid", "1", "--treads", "x");

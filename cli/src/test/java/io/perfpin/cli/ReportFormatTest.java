@@ -75,7 +75,7 @@ class ReportFormatTest {
     @Test
     void aFormatIsNamedInAnyCaseAndAnUnknownOneIsRefusedWithTheChoices() {
         assertEquals(ReportFormat.CSV, ReportFormat.parse("CSV"));
-        assertEquals("bad format 'xml': expected table, csv or json",
+        assertEquals("bad format 'xml': expected table, csv, json or html",
                 assertThrows(IllegalArgumentException.class, () -> ReportFormat.parse("xml")).getMessage());
     }
 
