@@ -224,17 +224,8 @@ public final class CounterGroup implements AutoCloseable {
         return result;
     }
 
-    public void enable() {
-        groups.forEach(g -> g.ioctl(PerfIoctl.ENABLE));
-    }
-
     public void disable() {
         groups.forEach(g -> g.ioctl(PerfIoctl.DISABLE));
-    }
-
-    /** Zeroes the counts (the kernel keeps the enabled and running times). */
-    public void reset() {
-        groups.forEach(g -> g.ioctl(PerfIoctl.RESET));
     }
 
     /** Closes every descriptor, given back to the budget; the counts read so far stay in the caller's snapshots. */
