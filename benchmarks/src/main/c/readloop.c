@@ -1,7 +1,7 @@
 /*
  * The floor for perfpin's counter reads: the same kernel group that CounterGroup opens for
  * task-clock, context-switches, page-faults and cpu-migrations (one group, leader disabled until all
- * members are in, read_format GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING), read with
+ * members are in, read_format GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING), read with
  * read(2) in a tight loop, no JVM involved.
  *
  * Usage: readloop ITERATIONS SECONDS_EACH WARMUP_SECONDS
@@ -36,8 +36,7 @@ static int open_event(uint64_t config, int group_fd) {
     attr.size = sizeof attr;
     attr.type = PERF_TYPE_SOFTWARE;
     attr.config = config;
-    attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED
-                       | PERF_FORMAT_TOTAL_TIME_RUNNING;
+    attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
     attr.disabled = group_fd == -1;
     return (int) syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 }
@@ -85,8 +84,8 @@ int main(int argc, char **argv) {
     }
     ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 
-    /* nr, time_enabled, time_running, then a value and an id per member */
-    uint64_t buffer[3 + 2 * EVENTS];
+    /* nr, time_enabled, time_running, then a value per member */
+    uint64_t buffer[3 + EVENTS];
     if (read_for(fds[0], buffer, sizeof buffer, warmup) < 0) {
         fprintf(stderr, "read: %s\n", strerror(errno));
         return 1;

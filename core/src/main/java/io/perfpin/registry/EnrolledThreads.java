@@ -9,8 +9,11 @@ import io.perfpin.event.EventList;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
 
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
@@ -28,6 +31,8 @@ final class EnrolledThreads {
     private static final int WAKE_AFTER_ENDED = 64;
     /** How long closing waits for enrolments in flight: each takes microseconds, a pin milliseconds. */
     private static final long ENROLMENTS_IN_FLIGHT_NANOS = TimeUnit.SECONDS.toNanos(10);
+    private static final int EXPLAINED = 256;
+    private static final Object NOT_COUNTED = new Object();
 
     private final Syscalls syscalls;
     private final long pid = ProcessHandle.current().pid();
@@ -43,6 +48,8 @@ final class EnrolledThreads {
     /** Enrolments under way: closing waits for them, so that none leaves descriptors open after it. */
     private final AtomicInteger enrolling = new AtomicInteger();
     private volatile boolean closed;
+    /** On the sampler only: what {@link #explain} said, by event (or {@link #NOT_COUNTED}) to the reasons. */
+    private final Map<Object, Set<Object>> explained = new HashMap<>();
 
     EnrolledThreads(Syscalls syscalls, EventList defaultEvents, DescriptorBudget descriptors, Pinner pinner,
                     Notices notices) {
@@ -148,18 +155,34 @@ final class EnrolledThreads {
 
     private void explain(ThreadCounters counters) {
         if (counters.notCounted() != null) {
-            notices.sayOnce(AgentNotice.refused("not counting threads while no file descriptor is left for them: "
-                    + counters.notCounted()));
+            if (firstTime(NOT_COUNTED, counters.notCounted())) {
+                notices.sayOnce(AgentNotice.refused("not counting threads while no file descriptor is left for them: "
+                        + counters.notCounted()));
+            }
             return;
         }
         for (EventFailure failure : counters.unsupported()) {
-            notices.sayOnce(AgentNotice.info("not counting " + failure.event().name() + ": " + failure.reason()));
+            if (firstTime(failure.event().name(), failure.reason())) {
+                notices.sayOnce(AgentNotice.info("not counting " + failure.event().name() + ": " + failure.reason()));
+            }
         }
-        if (!counters.sources().isEmpty()) {
+        if (!counters.sources().isEmpty() && firstTime(ThreadCounters.PROC, counters.sources().keySet())) {
             notices.sayOnce(AgentNotice.info("counting " + String.join(", ", counters.sources().keySet())
                     + " from /proc/<pid>/task/<tid>, the scheduler's own counts (exact): the kernel does not permit"
                     + " these events to perfpin here (perf_event_paranoid)"));
         }
+    }
+
+    /**
+     * Whether {@code why} is news for {@code what}: the text of a notice is built only then, not for every thread that
+     * cannot count what threads before it could not. Forgets nothing up to {@value #EXPLAINED} reasons; beyond them
+     * (reasons that name a thread) each is said through {@link Notices}, which says a text once all the same.
+     */
+    private boolean firstTime(Object what, Object why) {
+        if (explained.size() >= EXPLAINED) {
+            return true;
+        }
+        return explained.computeIfAbsent(what, w -> new HashSet<>()).add(why);
     }
 
     /** On the sampler, once the thread's final counts are read: its descriptors close, its pin is undone. */
