@@ -35,7 +35,13 @@ final class EncodedAttrs {
 
     private static NativeBuffer of(Syscalls syscalls, EventSpec event) {
         NativeBuffer encoded = ENCODED.get(event);
-        return encoded != null ? encoded : ENCODED.computeIfAbsent(event, e -> encode(syscalls, e));
+        if (encoded == null) {
+            // not computeIfAbsent: its lambda would be linked in premain, for the first thread enrolled
+            NativeBuffer fresh = encode(syscalls, event);
+            encoded = ENCODED.putIfAbsent(event, fresh);
+            return encoded != null ? encoded : fresh;
+        }
+        return encoded;
     }
 
     private static NativeBuffer encode(Syscalls syscalls, EventSpec event) {

@@ -6,6 +6,7 @@ import io.perfpin.counter.RefusedEvents;
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.Placement;
 import io.perfpin.event.EventList;
+import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
 
@@ -35,7 +36,7 @@ final class EnrolledThreads {
     private static final Object NOT_COUNTED = new Object();
 
     private final Syscalls syscalls;
-    private final long pid = ProcessHandle.current().pid();
+    private final long pid = ThisProcess.pid();
     private final EventList defaultEvents;
     private final DescriptorBudget descriptors;
     private final Pinner pinner;

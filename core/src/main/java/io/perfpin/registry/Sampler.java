@@ -12,16 +12,19 @@ import java.util.concurrent.locks.LockSupport;
  * group, and the thread's /proc files for the {@code sched} events the kernel does not permit), records them,
  * finishes the threads that ended (final record, descriptors closed, pin undone), runs the tick's listener, and
  * publishes to the stats file last: whatever happens to that file, each thread has been dealt with. It is woken
- * early when many threads ended, so thread churn cannot pile up descriptors.
+ * early when many threads ended, so thread churn cannot pile up descriptors. Before its first tick it does what the
+ * registry's start left to it, off the thread that started the registry.
  */
 final class Sampler {
     private final EnrolledThreads threads;
     private final RecordingWriter recording;
-    /** Null when no stats file is published. */
-    private final StatsPublisher stats;
+    /** Null while no stats file is published; set at most once, before the first tick. */
+    private volatile StatsPublisher stats;
     private final Notices notices;
     private final Pinner pinner;
     private final long intervalNanos;
+    /** What the registry's start left to this thread, run before its first tick. */
+    private final Runnable beforeFirstTick;
     private final List<TrackedThread> live = new ArrayList<>();
     /** The threads the current tick finalised, to publish after everything else it does. */
     private final List<TrackedThread> finishedThisTick = new ArrayList<>();
@@ -30,13 +33,14 @@ final class Sampler {
     private volatile ThreadRegistry.TickListener listener;
 
     Sampler(EnrolledThreads threads, RecordingWriter recording, StatsPublisher stats, Notices notices, Pinner pinner,
-            long intervalNanos) {
+            long intervalNanos, Runnable beforeFirstTick) {
         this.threads = threads;
         this.recording = recording;
         this.stats = stats;
         this.notices = notices;
         this.pinner = pinner;
         this.intervalNanos = intervalNanos;
+        this.beforeFirstTick = beforeFirstTick;
         this.thread = new Thread(this::run, "perfpin-sampler");
         this.thread.setDaemon(true);
     }
@@ -49,12 +53,20 @@ final class Sampler {
         listener = tickListener;
     }
 
+    /** Publishes to {@code publisher} from the next tick on; only before the first. */
+    void publishTo(StatsPublisher publisher) {
+        stats = publisher;
+    }
+
     /** Ticks now, ahead of the interval. */
     void wake() {
         LockSupport.unpark(thread);
     }
 
-    /** Ends the sampler thread, then ticks a last time on the calling thread, finalising every thread. */
+    /**
+     * Ends the sampler thread, then ticks a last time on the calling thread, finalising every thread, and closes the
+     * stats file, marked closed.
+     */
     void finish() {
         stopping = true;
         LockSupport.unpark(thread);
@@ -68,9 +80,18 @@ final class Sampler {
         } catch (InternalError fault) {
             faulted(fault);
         }
+        StatsPublisher publisher = stats;
+        if (publisher != null) {
+            try {
+                publisher.close(); // also after a fault in the last tick: its mapping is let go all the same
+            } catch (InternalError fault) {
+                faulted(fault);
+            }
+        }
     }
 
     private void run() {
+        beforeFirstTick.run();
         pinner.readTopology(); // here, so the first thread pinned does not pay for it in its own counts
         while (!stopping) {
             try {
@@ -119,8 +140,9 @@ final class Sampler {
         } catch (IOException | RuntimeException e) {
             notices.sayOnce(AgentNotice.refused("sampling failed: " + e));
         }
-        if (stats != null) {
-            stats.tick(live, finishedThisTick, now);
+        StatsPublisher publisher = stats;
+        if (publisher != null) {
+            publisher.tick(live, finishedThisTick, now);
         }
     }
 
@@ -134,7 +156,8 @@ final class Sampler {
 
     /** A fault that HotSpot threw after the code that took it had returned; only the stats file is mapped. */
     void faulted(InternalError fault) {
-        if (stats == null || !stats.faulted(fault)) {
+        StatsPublisher publisher = stats;
+        if (publisher == null || !publisher.faulted(fault)) {
             notices.sayOnce(AgentNotice.refused("sampling failed: " + fault));
         }
     }

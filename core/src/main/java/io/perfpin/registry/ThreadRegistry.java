@@ -6,11 +6,13 @@ import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
+import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.function.Consumer;
 
 /**
@@ -36,8 +38,6 @@ public final class ThreadRegistry implements AutoCloseable {
     private final Notices notices;
     private final Pinner pinner;
     private final EnrolledThreads threads;
-    /** Null when no stats file is published. */
-    private final StatsPublisher stats;
     private final RecordingWriter recording;
     /** Keeps the kernel's code for the default software events switched on: enrolment stays cheap. */
     private final KeptSwitchedOn switchedOn;
@@ -60,32 +60,40 @@ public final class ThreadRegistry implements AutoCloseable {
         this.syscalls = syscalls;
         this.descriptors = descriptors;
         this.notices = notices;
-        this.stats = stats == null ? null : new StatsPublisher(stats, config.liveSlots(), syscalls, notices::sayOnce,
-                notices.sink());
-        notices.publishTo(this.stats);
+        StatsPublisher publisher = stats == null ? null : publisher(stats, config);
+        if (publisher != null) {
+            notices.publishTo(publisher);
+        }
         this.recording = recording;
         this.pinner = new Pinner(new ThreadAffinity(syscalls), notices);
         this.threads = new EnrolledThreads(syscalls, config.defaultEvents(), descriptors, pinner, notices);
         this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
-        this.sampler = new Sampler(threads, recording, this.stats, notices, pinner, config.intervalNanos());
+        Runnable beforeFirstTick = config.statsFileLater() == null ? () -> { } : () -> publishLater(config);
+        this.sampler = new Sampler(threads, recording, publisher, notices, pinner, config.intervalNanos(),
+                beforeFirstTick);
     }
 
-    /** Creates the stats file and recording the config asks for, and starts the sampler thread. */
+    /**
+     * Creates the stats file and recording the config asks for, and starts the sampler thread. A stats file asked
+     * for later ({@link RegistryConfig#withStatsFileLater}) is made by the sampler, while the calling thread goes on.
+     *
+     * @throws IOException when a file asked for now cannot be written: the registry does not start
+     */
     public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink) throws IOException {
-        long pid = ProcessHandle.current().pid();
         // Counted before perfpin opens anything: what the application had free is what it shares.
         DescriptorBudget descriptors = DescriptorBudget.forThisProcess(config.descriptors());
         Notices notices = new Notices(sink);
+        if (config.statsFileLater() != null) {
+            notices.expectStatsFile();
+        }
         // The stats file holds no descriptor once mapped; the recording holds one while it is open.
         StatsFile stats = null;
         if (config.statsFile() != null) {
             try {
-                stats = StatsFile.create(config.statsFile(), pid, System.currentTimeMillis(), config.intervalNanos(),
-                        config.eventCapacity(), config.liveSlots(), config.finishedSlots(), config.agentOptions());
+                stats = createStatsFile(config.statsFile(), config, descriptors);
             } catch (IOException e) {
                 throw new IOException("cannot write the stats file: " + e.getMessage(), e);
             }
-            stats.descriptorBudget(descriptors.budget());
         }
         RecordingWriter recording;
         try {
@@ -104,6 +112,37 @@ public final class ThreadRegistry implements AutoCloseable {
         ThreadRegistry registry = new ThreadRegistry(syscalls, config, descriptors, stats, recording, notices);
         registry.sampler.start();
         return registry;
+    }
+
+    private static StatsFile createStatsFile(Path path, RegistryConfig config, DescriptorBudget descriptors)
+            throws IOException {
+        StatsFile stats = StatsFile.create(path, ThisProcess.pid(), System.currentTimeMillis(),
+                config.intervalNanos(), config.eventCapacity(), config.liveSlots(), config.finishedSlots(),
+                config.agentOptions());
+        stats.descriptorBudget(descriptors.budget());
+        return stats;
+    }
+
+    private StatsPublisher publisher(StatsFile stats, RegistryConfig config) {
+        return new StatsPublisher(stats, config.liveSlots(), syscalls, notices::sayOnce, notices.sink());
+    }
+
+    /** On the sampler, before its first tick: the stats file asked for later, or none, said once. */
+    private void publishLater(RegistryConfig config) {
+        Path path = null;
+        try {
+            path = config.statsFileLater().get();
+            if (path != null) {
+                StatsPublisher publisher = publisher(createStatsFile(path, config, descriptors), config);
+                sampler.publishTo(publisher);
+                notices.publishTo(publisher);
+                return;
+            }
+        } catch (IOException | RuntimeException e) {
+            notices.sayOnce(AgentNotice.info("no live view (perfpin top, attach and run show nothing): cannot write"
+                    + " the stats file " + path + ": " + e.getMessage() + "; counting and recording go on"));
+        }
+        notices.noStatsFile();
     }
 
     /** The file descriptors perfpin may hold in this process: whatever else it opens there takes from them. */
@@ -199,13 +238,6 @@ public final class ThreadRegistry implements AutoCloseable {
             closed = true;
             threads.close();
             sampler.finish();
-            if (stats != null) {
-                try {
-                    stats.close();
-                } catch (InternalError fault) {
-                    sampler.faulted(fault);
-                }
-            }
             switchedOn.close();
             recording.close();
         }
