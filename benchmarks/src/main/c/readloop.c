@@ -1,7 +1,7 @@
 /*
  * The floor for perfpin's counter reads: the same kernel group that CounterGroup opens for
  * task-clock, context-switches, page-faults and cpu-migrations (one group, leader disabled until all
- * members are in, read_format GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING), read with
+ * members are in, read_format GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING), read with
  * read(2) in a tight loop, no JVM involved.
  *
  * Usage: readloop ITERATIONS SECONDS_EACH WARMUP_SECONDS
@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "groupevent.h"
+
 #define EVENTS 4
 /* Checked against the clock only every so many reads, so that the clock does not weigh on the figure. */
 #define READS_PER_CHECK 1000
@@ -29,18 +31,6 @@ static const uint64_t CONFIGS[EVENTS] = {
     PERF_COUNT_SW_CPU_MIGRATIONS,
 };
 static const char *NAMES[EVENTS] = {"task-clock", "context-switches", "page-faults", "cpu-migrations"};
-
-static int open_event(uint64_t config, int group_fd) {
-    struct perf_event_attr attr;
-    memset(&attr, 0, sizeof attr);
-    attr.size = sizeof attr;
-    attr.type = PERF_TYPE_SOFTWARE;
-    attr.config = config;
-    attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID | PERF_FORMAT_TOTAL_TIME_ENABLED
-                       | PERF_FORMAT_TOTAL_TIME_RUNNING;
-    attr.disabled = group_fd == -1;
-    return (int) syscall(SYS_perf_event_open, &attr, 0, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
-}
 
 static double now_seconds(void) {
     struct timespec t;
@@ -77,7 +67,7 @@ int main(int argc, char **argv) {
 
     int fds[EVENTS];
     for (int i = 0; i < EVENTS; i++) {
-        fds[i] = open_event(CONFIGS[i], i == 0 ? -1 : fds[0]);
+        fds[i] = open_group_event(CONFIGS[i], 0, i == 0 ? -1 : fds[0]);
         if (fds[i] < 0) {
             fprintf(stderr, "perf_event_open(%s): %s\n", NAMES[i], strerror(errno));
             return 1;
@@ -85,8 +75,8 @@ int main(int argc, char **argv) {
     }
     ioctl(fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
 
-    /* nr, time_enabled, time_running, then a value and an id per member */
-    uint64_t buffer[3 + 2 * EVENTS];
+    /* nr, time_enabled, time_running, then a value per member */
+    uint64_t buffer[3 + EVENTS];
     if (read_for(fds[0], buffer, sizeof buffer, warmup) < 0) {
         fprintf(stderr, "read: %s\n", strerror(errno));
         return 1;

@@ -6,9 +6,9 @@ import java.util.List;
 import java.util.function.IntFunction;
 
 /**
- * Two configurations of a child JVM, run in turn: first-second, then second-first, and so on, so that a
- * drift of the machine (another guest waking up, the page cache warming) falls on both alike. One pair
- * runs first untimed: it fills the page cache with the JDK's and the agent's files.
+ * Configurations of a child JVM, run in turn: first to last, then last to first (AB BA ..., ABC CBA ...), so that a
+ * drift of the machine (another guest waking up, the page cache warming) falls on all alike. One round runs first
+ * untimed: it fills the page cache with the JDK's and the agent's files.
  */
 public final class Alternation {
     private Alternation() {
@@ -24,19 +24,25 @@ public final class Alternation {
      */
     public static Runs run(IntFunction<JavaCommand> first, IntFunction<JavaCommand> second, int runs)
             throws IOException, InterruptedException {
-        first.apply(0).run();
-        second.apply(0).run();
-        List<ChildRun> a = new ArrayList<>();
-        List<ChildRun> b = new ArrayList<>();
+        List<List<ChildRun>> both = run(List.of(first, second), runs);
+        return new Runs(both.get(0), both.get(1));
+    }
+
+    /** As {@link #run(IntFunction, IntFunction, int)}, for any number of configurations: their runs, in order. */
+    public static List<List<ChildRun>> run(List<IntFunction<JavaCommand>> configurations, int runs)
+            throws IOException, InterruptedException {
+        List<List<ChildRun>> measured = new ArrayList<>();
+        for (IntFunction<JavaCommand> configuration : configurations) {
+            configuration.apply(0).run();
+            measured.add(new ArrayList<>());
+        }
+        int n = configurations.size();
         for (int i = 1; i <= runs; i++) {
-            if (i % 2 == 1) {
-                a.add(first.apply(i).run());
-                b.add(second.apply(i).run());
-            } else {
-                b.add(second.apply(i).run());
-                a.add(first.apply(i).run());
+            for (int k = 0; k < n; k++) {
+                int c = i % 2 == 1 ? k : n - 1 - k;
+                measured.get(c).add(configurations.get(c).apply(i).run());
             }
         }
-        return new Runs(a, b);
+        return measured;
     }
 }

@@ -180,7 +180,8 @@ final class AttachLatency {
         }
     }
 
-    private static void awaitReady(Process target) throws IOException {
+    /** Reads a Service JVM's output until it says {@code ready}. */
+    static void awaitReady(Process target) throws IOException {
         BufferedReader lines = new BufferedReader(new InputStreamReader(target.getInputStream(),
                 StandardCharsets.UTF_8));
         for (String line = lines.readLine(); line != null; line = lines.readLine()) {

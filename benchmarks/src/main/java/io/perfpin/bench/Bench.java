@@ -8,18 +8,22 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * Runs every benchmark once, in order, and writes {@code docs/benchmarks.md}.
  *
- * <p>Usage: {@code java -jar benchmarks/target/benchmarks.jar [--repo DIR] [--output FILE] [--runs N]}: the
- * repository whose built agent and test apps are measured (default: the current directory), the report
- * (default: {@code DIR/docs/benchmarks.md}), and the measured runs per configuration of a child JVM (default 7).
+ * <p>Usage: {@code java -jar benchmarks/target/benchmarks.jar [--repo DIR] [--output FILE] [--runs N]
+ * [--only N,...]}: the repository whose built agent and test apps are measured (default: the current directory), the
+ * report (default: {@code DIR/docs/benchmarks.md}), the measured runs per configuration of a child JVM (default 7),
+ * and which benchmarks to run (default: all; a partial run writes a report of those alone).
  */
 public final class Bench {
     private static final int USAGE = 2;
     private static final String USAGE_LINE = "usage: java -jar benchmarks/target/benchmarks.jar [--repo DIR]"
-            + " [--output FILE] [--runs N]   (./bench passes --repo)";
+            + " [--output FILE] [--runs N] [--only N,...]   (./bench passes --repo)";
+    private static final int BENCHMARKS = 8;
 
     private Bench() {
     }
@@ -28,12 +32,14 @@ public final class Bench {
         Path repository = Path.of(".");
         Path output = null;
         int runs = 7;
+        Set<Integer> only = new TreeSet<>();
         for (int i = 0; i < args.length; i++) {
             String value = i + 1 < args.length ? args[i + 1] : null;
             switch (args[i]) {
                 case "--repo" -> repository = Path.of(required(args[i], value));
                 case "--output" -> output = Path.of(required(args[i], value));
                 case "--runs" -> runs = positive(args[i], required(args[i], value));
+                case "--only" -> only = benchmarks(args[i], required(args[i], value));
                 case "--help" -> {
                     System.out.println(USAGE_LINE);
                     return;
@@ -50,16 +56,16 @@ public final class Bench {
         List<String> settings;
         try (Workspace workspace = Workspace.open(repository, runs)) {
             settings = settings(workspace);
-            sections.add(step("1/7 counter read cost (JMH, about 50 s)", () -> CounterReadCost.run(workspace, pmu)));
-            sections.add(step("2/7 agent overhead on " + WorkloadFigure.ALL.size() + " workloads",
-                    () -> AgentOverhead.run(workspace)));
-            sections.add(step("3/7 JVM start-up", () -> StartupTime.run(workspace)));
-            sections.add(step("4/7 attach to JVMs with 10, 1,000 and 5,000 parked threads",
-                    () -> AttachLatency.run(workspace)));
-            SamplerCost.Result sampler = step("5/7 sampler and enrolment in process", () -> SamplerCost.run(workspace));
-            sections.add(step("6/7 thread churn", () -> ThreadChurn.run(workspace, sampler.enrolMicros())));
-            sections.add(sampler.section());
-            sections.add(step("7/7 pinned versus unpinned ping-pong", () -> PinnedPingPong.run(workspace)));
+            Steps steps = new Steps(only, sections);
+            steps.run(1, "counter read cost (JMH, about 50 s)", () -> CounterReadCost.run(workspace, pmu));
+            steps.run(2, "agent overhead on " + WorkloadFigure.ALL.size() + " workloads",
+                    () -> AgentOverhead.run(workspace));
+            steps.run(3, "JVM start-up, beside async-profiler", () -> StartupTime.run(workspace));
+            steps.run(4, "attach to JVMs with 10, 1,000 and 5,000 parked threads", () -> AttachLatency.run(workspace));
+            steps.run(5, "thread churn, beside async-profiler and the kernel's floor", () -> ThreadChurn.run(workspace));
+            steps.run(6, "sampler with 10, 1,000 and 10,000 threads, in process", () -> SamplerCost.run(workspace));
+            steps.run(7, "pinned versus unpinned ping-pong", () -> PinnedPingPong.run(workspace));
+            steps.run(8, "perfpin stat against perf stat", () -> StatAgainstPerf.run(workspace));
         }
         Duration took = Duration.between(start, Instant.now());
         Map<String, String> machine = new LinkedHashMap<>(Machine.describe(pmu));
@@ -73,23 +79,40 @@ public final class Bench {
     private static List<String> settings(Workspace workspace) {
         return List.of(
                 "Short settings, so that the whole run takes minutes on two cores: " + CounterReadCost.settings() + ".",
-                "Child JVMs (benchmarks 2, 3, 5a, 6): " + workspace.runs() + " measured runs per configuration"
-                        + " (start-up: " + StartupTime.runs(workspace) + "), the two configurations alternating"
-                        + " (AB BA ...) after one untimed pair, on the JDK that runs the benchmarks.",
+                "Child JVMs (benchmarks 2, 3, 5a, 6, 8): " + workspace.runs() + " measured runs per configuration"
+                        + " (start-up: " + StartupTime.runs(workspace) + "), the configurations alternating"
+                        + " (AB BA ..., ABC CBA ...) after one untimed round, on the JDK that runs the benchmarks.",
                 "Every figure is the median of its runs with their spread, minimum to maximum, in parentheses. A"
                         + " ratio or difference is that of the medians, spread from the least to the greatest value"
                         + " any two runs could give. A median that misses its target while the spread still reaches"
                         + " it is said to be within noise; one whose spread misses too is not.");
     }
 
-    /** One benchmark, announced on stderr since some take a minute. */
-    private interface Step<T> {
-        T run() throws IOException, InterruptedException;
+    /** One benchmark. */
+    private interface Step {
+        Section run() throws IOException, InterruptedException;
     }
 
-    private static <T> T step(String what, Step<T> benchmark) throws IOException, InterruptedException {
-        System.err.println("[bench] " + what);
-        return benchmark.run();
+    /** Runs the benchmarks asked for, each announced on stderr since some take a minute, into {@code sections}. */
+    private record Steps(Set<Integer> only, List<Section> sections) {
+        void run(int number, String what, Step benchmark) throws IOException, InterruptedException {
+            if (only.isEmpty() || only.contains(number)) {
+                System.err.println("[bench] " + number + "/" + BENCHMARKS + " " + what);
+                sections.add(benchmark.run());
+            }
+        }
+    }
+
+    private static Set<Integer> benchmarks(String option, String value) {
+        Set<Integer> numbers = new TreeSet<>();
+        for (String number : value.split(",")) {
+            int n = positive(option, number);
+            if (n > BENCHMARKS) {
+                usage(option + " names benchmarks 1 to " + BENCHMARKS + ", not '" + number + "'");
+            }
+            numbers.add(n);
+        }
+        return numbers;
     }
 
     private static String required(String option, String value) {

@@ -5,8 +5,12 @@ import io.perfpin.apps.ResultLine;
 import java.util.List;
 import java.util.Map;
 
-/** How a child JVM ended: exit code, its output, and how long it took from start to exit. */
-public record ChildRun(String command, int exitCode, List<String> stdout, String stderr, long wallNanos) {
+/**
+ * How a child JVM ended: exit code, its output, how long it took from start to exit, and the CPU time it used on all
+ * its threads ({@code cpuNanos}, -1 when unknown).
+ */
+public record ChildRun(String command, int exitCode, List<String> stdout, String stderr, long wallNanos,
+                       long cpuNanos) {
 
     /**
      * The workload's {@code result ...} line, parsed ({@link ResultLine#parse}).
@@ -36,5 +40,13 @@ public record ChildRun(String command, int exitCode, List<String> stdout, String
 
     public double wallMillis() {
         return wallNanos / 1e6;
+    }
+
+    /** @throws IllegalStateException when the CPU time is unknown (runtimed.c could not be built) */
+    public double cpuMillis() {
+        if (cpuNanos < 0) {
+            throw new IllegalStateException("the CPU time of " + command + " is unknown: runtimed.c was not built");
+        }
+        return cpuNanos / 1e6;
     }
 }

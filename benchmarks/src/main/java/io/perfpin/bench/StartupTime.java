@@ -3,18 +3,22 @@ package io.perfpin.bench;
 import io.perfpin.apps.Sleeper;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.IntFunction;
 import java.util.stream.Collectors;
 
 /**
  * Benchmark 3: how much later a trivial program ends when the agent starts with it: {@link Sleeper} with no
- * naps, from process start to exit, without and with {@code -javaagent}, alternating. One more run of each
- * with {@code -verbose:class} counts the classes loaded, per package, to show what the agent brings in.
+ * naps, from process start to exit, without an agent, with {@code -javaagent} and with async-profiler
+ * ({@code event=cpu}), alternating; and the CPU time each used. One more run of each of the first two with
+ * {@code -verbose:class} counts the classes loaded, per package, to show what the agent brings in.
  */
 final class StartupTime {
-    private static final double TARGET_MILLIS = 150;
+    private static final double TARGET_MILLIS = 60;
+    private static final double TARGET_RATIO = 1.2;
     /** What {@code -verbose:class} prints before the name of each class loaded. */
     private static final String CLASS_LOAD = "[class,load] ";
 
@@ -29,9 +33,18 @@ final class StartupTime {
     static Section run(Workspace workspace) throws IOException, InterruptedException {
         JavaCommand plain = workspace.app(Sleeper.class, "0");
         JavaCommand agent = plain.withJvmOption(workspace.agentOption(null));
-        Alternation.Runs runs = Alternation.run(i -> plain, i -> agent, runs(workspace));
-        Summary without = Summary.of(runs.first().stream().map(ChildRun::wallMillis).toList());
-        Summary with = Summary.of(runs.second().stream().map(ChildRun::wallMillis).toList());
+        AsyncProfiler peer = workspace.asyncProfiler();
+        List<IntFunction<JavaCommand>> configurations = new ArrayList<>(List.of(i -> plain, i -> agent));
+        if (peer.missing() == null) {
+            configurations.add(i -> plain.withJvmOption(peer.agentOption(workspace.scratch("startup-" + i
+                    + ".collapsed"))));
+        }
+        List<List<ChildRun>> runs = Alternation.run(configurations, runs(workspace));
+        Summary without = Summary.of(runs.get(0).stream().map(ChildRun::wallMillis).toList());
+        Summary with = Summary.of(runs.get(1).stream().map(ChildRun::wallMillis).toList());
+        Summary profiler = peer.missing() == null ? Summary.of(runs.get(2).stream().map(ChildRun::wallMillis).toList())
+                : null;
+        boolean cpuKnown = workspace.cpuUnknown() == null;
         Summary slower = Summary.difference(with, without);
         Map<String, Long> classesWithout = classesLoaded(plain);
         Map<String, Long> classesWith = classesLoaded(agent);
@@ -39,18 +52,43 @@ final class StartupTime {
         long totalWith = total(classesWith);
         String cause = "with the agent the JVM loads " + totalWith + " classes before it exits, against " + totalWithout
                 + " without it; most added: " + mostAdded(classesWith, classesWithout);
-        MarkdownTable table = new MarkdownTable("", "without agent", "with agent", "difference")
-                .row("start to exit, ms: median (min–max)", without.format(1), with.format(1), slower.format(1))
-                .row("classes loaded (-verbose:class, one run)", Long.toString(totalWithout),
-                        Long.toString(totalWith), Long.toString(totalWith - totalWithout));
-        Headline headline = new Headline("JVM start-up to exit, trivial main: with agent − without",
-                with.format(1) + " ms", without.format(1) + " ms", slower.format(1) + " ms",
-                "≤ +" + (int) TARGET_MILLIS + " ms", Verdict.atMost(slower, TARGET_MILLIS,
-                v -> Summary.number(v, 1) + " ms", cause));
-        return new Section("3. JVM start-up", List.of(headline), List.of(table), List.of(
-                "`java -cp test-apps io.perfpin.apps.Sleeper 0` (prints one line and exits), " + runs(workspace)
-                        + " runs of each, alternating, after one untimed pair; wall time from process start to exit"
-                        + " as this JVM sees it."));
+        MarkdownTable table = new MarkdownTable("", "without agent", "perfpin agent", "difference",
+                profiler != null ? peer.name() + ", " + AsyncProfiler.optionsText() : "async-profiler")
+                .row("start to exit, ms: median (min–max)", without.format(1), with.format(1), slower.format(1),
+                        profiler != null ? profiler.format(1) : "not measured: " + peer.missing());
+        if (cpuKnown) {
+            Summary cpuWithout = Summary.of(runs.get(0).stream().map(ChildRun::cpuMillis).toList());
+            Summary cpuWith = Summary.of(runs.get(1).stream().map(ChildRun::cpuMillis).toList());
+            table.row("CPU time, ms (every thread of the JVM)", cpuWithout.format(1), cpuWith.format(1),
+                    Summary.difference(cpuWith, cpuWithout).format(1), profiler != null
+                            ? Summary.of(runs.get(2).stream().map(ChildRun::cpuMillis).toList()).format(1) : "");
+        }
+        table.row("classes loaded (-verbose:class, one run)", Long.toString(totalWithout), Long.toString(totalWith),
+                Long.toString(totalWith - totalWithout), "");
+        List<Headline> headlines = new ArrayList<>();
+        headlines.add(new Headline("JVM start-up to exit, trivial main: with agent − without", with.format(1) + " ms",
+                without.format(1) + " ms", slower.format(1) + " ms", "≤ +" + (int) TARGET_MILLIS + " ms",
+                Verdict.atMost(slower, TARGET_MILLIS, v -> Summary.number(v, 1) + " ms", cause)));
+        String against = "JVM start-up to exit, trivial main: perfpin agent / " + (profiler != null ? peer.name()
+                : "async-profiler");
+        if (profiler != null) {
+            Summary ratio = Summary.ratio(with, profiler);
+            headlines.add(new Headline(against, with.format(1) + " ms", profiler.format(1) + " ms",
+                    ratio.format(3) + "x", "≤ " + TARGET_RATIO + "x", Verdict.atMost(ratio, TARGET_RATIO,
+                    v -> Summary.number(v, 3) + "x", cause)));
+        } else {
+            headlines.add(new Headline(against, with.format(1) + " ms", "", "", "≤ " + TARGET_RATIO + "x",
+                    Verdict.notMeasured(peer.missing())));
+        }
+        List<String> notes = new ArrayList<>();
+        notes.add("`java -cp test-apps io.perfpin.apps.Sleeper 0` (prints one line and exits), " + runs(workspace)
+                + " runs of each, alternating, after one untimed round; wall time from process start to exit as this"
+                + " JVM sees it. The agent runs with its defaults (events ipc,sched, a stats file); async-profiler"
+                + " starts profiling CPU at once and writes its collapsed stacks at exit.");
+        if (!cpuKnown) {
+            notes.add("CPU not measured: " + workspace.cpuUnknown());
+        }
+        return new Section("3. JVM start-up", headlines, List.of(table), notes);
     }
 
     /** Classes loaded by one run, counted per package prefix of two names ({@code net.bytebuddy}). */

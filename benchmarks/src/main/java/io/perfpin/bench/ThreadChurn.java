@@ -3,46 +3,193 @@ package io.perfpin.bench;
 import io.perfpin.apps.ThreadChurner;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.function.IntFunction;
+import java.util.function.ToDoubleFunction;
 
 /**
- * Benchmark 5a: what it costs to start and end a thread that the agent counts. {@link ThreadChurner} starts
- * {@value #THREADS} short threads that touch no memory, at most four at once, without and with the agent (which
- * counts every one of them by default), in alternating child JVMs; the difference of its own timing, per thread.
+ * Benchmark 5a: what it costs to start and end a thread that is counted from its first instruction, beside the peer
+ * that does the same and the kernel's own floor. {@link ThreadChurner} starts {@value #THREADS} short threads that
+ * touch no memory, at most four at once, in alternating child JVMs: without an agent, with perfpin's agent at its
+ * default events and with {@code events=task-clock}, and with async-profiler ({@code event=cpu}, which opens a perf
+ * event for each thread as it starts). {@code threadcounters.c} churns threads the same way with no JVM, plain and
+ * with the counters perfpin opens, opened by each thread itself or by another thread while it waits.
  */
 final class ThreadChurn {
-    static final int THREADS = 2000;
-    private static final double TARGET_MICROS = 100;
+    static final int THREADS = 3000;
+    private static final int AT_ONCE = 4;
+    private static final double TARGET_EXTRA_MICROS = 60;
+    private static final double TARGET_RATIO = 1.0;
+    private static final String TASK_CLOCK = "task-clock";
+    /** The software events of the agent's default, ipc,sched: those the kernel floor can open on any machine. */
+    private static final List<String> SCHED = List.of("task-clock", "context-switches", "cpu-migrations",
+            "page-faults", "minor-faults", "major-faults");
 
     private ThreadChurn() {
     }
 
-    /** @param enrolMicros what opening a thread's counters took in process ({@link SamplerCost}), to explain a miss */
-    static Section run(Workspace workspace, Summary enrolMicros) throws IOException, InterruptedException {
+    /** µs per thread of one configuration: wall (ThreadChurner's own figure) and the child's CPU. */
+    private record PerThread(Summary wall, Summary cpu) {
+        static PerThread of(List<ChildRun> runs, boolean cpuKnown) {
+            ToDoubleFunction<ChildRun> cpu = r -> r.cpuMillis() * 1000 / THREADS;
+            return new PerThread(Summary.of(runs.stream().map(r -> r.resultValue("ms") * 1000 / THREADS).toList()),
+                    cpuKnown ? Summary.of(runs.stream().mapToDouble(cpu).toArray()) : null);
+        }
+
+        String cpuText(PerThread baseline) {
+            return cpu == null ? "" : cpu.format(1) + " (+" + Summary.number(cpu.median() - baseline.cpu.median(), 1)
+                    + ")";
+        }
+    }
+
+    static Section run(Workspace workspace) throws IOException, InterruptedException {
         JavaCommand plain = workspace.app(ThreadChurner.class, "--threads", Integer.toString(THREADS), "--pages", "0");
-        JavaCommand agent = plain.withJvmOption(workspace.agentOption(null));
-        Alternation.Runs runs = Alternation.run(i -> plain, i -> agent, workspace.runs());
-        Summary without = Summary.of(runs.first().stream().map(r -> r.resultValue("ms")).toList());
-        Summary with = Summary.of(runs.second().stream().map(r -> r.resultValue("ms")).toList());
-        // ms for all threads, so ms × 1000 / threads is µs per thread
-        Summary extra = Summary.difference(with, without).scaled(1000.0 / THREADS);
-        Summary perThreadWithout = without.scaled(1000.0 / THREADS);
-        Summary perThreadWith = with.scaled(1000.0 / THREADS);
-        MarkdownTable table = new MarkdownTable("", "without agent", "with agent (counted)", "difference")
-                .row("µs per thread started and ended: median (min–max)", perThreadWithout.format(1),
-                        perThreadWith.format(1), extra.format(1))
-                .row("threads per second", Summary.number(1e6 / perThreadWithout.median(), 0),
-                        Summary.number(1e6 / perThreadWith.median(), 0), "");
-        Headline headline = new Headline("counted thread start + end (ThreadChurner): extra per thread",
-                Summary.number(1e6 / perThreadWith.median(), 0) + " threads/s",
-                Summary.number(1e6 / perThreadWithout.median(), 0) + " threads/s", extra.format(1) + " µs",
-                "< " + (int) TARGET_MICROS + " µs", Verdict.atMost(extra, TARGET_MICROS,
-                v -> Summary.number(v, 1) + " µs", "opening a thread's counters alone (`enrolCurrentThread`,"
-                        + " events ipc,sched, 5b) takes " + enrolMicros.format(1) + " µs; closing them and the final"
-                        + " record fall on the sampler"));
-        return new Section("5a. Enrolment: thread start and end", List.of(headline), List.of(table), List.of(
-                "`ThreadChurner --threads " + THREADS + " --pages 0`, " + workspace.runs() + " runs each way,"
-                        + " alternating, after one untimed pair; its `ms` figure spans starting and joining all"
-                        + " threads. Without the agent this is what a thread costs on this machine at all."));
+        AsyncProfiler peer = workspace.asyncProfiler();
+        List<IntFunction<JavaCommand>> configurations = new ArrayList<>(List.of(
+                i -> plain,
+                i -> plain.withJvmOption(workspace.agentOption(null)),
+                i -> plain.withJvmOption(workspace.agentOption("events=" + TASK_CLOCK))));
+        if (peer.missing() == null) {
+            configurations.add(i -> plain.withJvmOption(peer.agentOption(workspace.scratch("churn-" + i
+                    + ".collapsed"))));
+        }
+        List<List<ChildRun>> runs = Alternation.run(configurations, workspace.runs());
+        boolean cpuKnown = workspace.cpuUnknown() == null;
+        PerThread none = PerThread.of(runs.get(0), cpuKnown);
+        PerThread defaults = PerThread.of(runs.get(1), cpuKnown);
+        PerThread taskClock = PerThread.of(runs.get(2), cpuKnown);
+        PerThread profiler = peer.missing() == null ? PerThread.of(runs.get(3), cpuKnown) : null;
+
+        Floor floorTaskClock = Floor.measure(workspace, List.of(TASK_CLOCK));
+        Floor floorSched = Floor.measure(workspace, SCHED);
+
+        MarkdownTable table = new MarkdownTable("", "µs per thread started and ended: median (min–max)",
+                "over no agent", "CPU µs per thread (over no agent)")
+                .row("no agent", none.wall().format(1), "", none.cpuText(none))
+                .row("perfpin agent, default events (ipc,sched)", defaults.wall().format(1),
+                        Summary.difference(defaults.wall(), none.wall()).format(1), defaults.cpuText(none))
+                .row("perfpin agent, events=task-clock", taskClock.wall().format(1),
+                        Summary.difference(taskClock.wall(), none.wall()).format(1), taskClock.cpuText(none));
+        if (profiler != null) {
+            table.row(peer.name() + ", " + AsyncProfiler.optionsText(), profiler.wall().format(1),
+                    Summary.difference(profiler.wall(), none.wall()).format(1), profiler.cpuText(none));
+        } else {
+            table.row("async-profiler", "not measured: " + peer.missing(), "", "");
+        }
+        MarkdownTable floor = Floor.table(floorTaskClock, floorSched);
+
+        List<Headline> headlines = new ArrayList<>();
+        String what = "thread start + end, ThreadChurner " + THREADS + " threads, ";
+        Summary extra = Summary.difference(taskClock.wall(), none.wall());
+        headlines.add(new Headline(what + "events=task-clock: perfpin − no agent", extra.format(1) + " µs",
+                none.wall().format(1) + " µs a thread", extra.format(1) + " µs", "≤ +" + (int) TARGET_EXTRA_MICROS
+                + " µs", Verdict.atMost(extra, TARGET_EXTRA_MICROS, v -> Summary.number(v, 1) + " µs",
+                floorTaskClock.cause())));
+        headlines.add(ratioHeadline(what + "events=task-clock: perfpin / " + peer.name(), taskClock, profiler, peer,
+                floorTaskClock));
+        headlines.add(ratioHeadline(what + "default events (ipc,sched): perfpin / " + peer.name(), defaults, profiler,
+                peer, floorSched));
+        List<String> notes = new ArrayList<>(List.of(
+                "`ThreadChurner --threads " + THREADS + " --pages 0`, " + workspace.runs() + " runs of each"
+                        + " configuration, alternating (ABCD DCBA ...), after one untimed round; its `ms` figure spans"
+                        + " starting and joining all threads. Without an agent this is what a thread costs on this"
+                        + " machine at all. Each run is a fresh JVM, so the figures include what a JVM pays once: the"
+                        + " agent's and the profiler's classes, the JIT compiling their code, the garbage collector.",
+                "A ratio to async-profiler is that of the times per thread with each: at most 1.0 means that a thread"
+                        + " counted by perfpin costs no more than one async-profiler sets its perf event up for."));
+        notes.add(cpuKnown ? "CPU: user plus system time of the whole child JVM, every thread of it (the JIT's and the"
+                + " garbage collector's too), as wait4 reports it (runtimed.c), per thread churned."
+                : "CPU not measured: " + workspace.cpuUnknown());
+        notes.addAll(Floor.notes(THREADS, AT_ONCE));
+        return new Section("5a. Enrolment: thread start and end, beside async-profiler and the kernel's floor",
+                headlines, List.of(table, floor), notes);
+    }
+
+    private static Headline ratioHeadline(String what, PerThread perfpin, PerThread profiler, AsyncProfiler peer,
+                                          Floor floor) {
+        String target = "≤ " + TARGET_RATIO + "x";
+        if (profiler == null) {
+            return new Headline(what, perfpin.wall().format(1) + " µs", "", "", target,
+                    Verdict.notMeasured(peer.missing()));
+        }
+        Summary ratio = Summary.ratio(perfpin.wall(), profiler.wall());
+        return new Headline(what, perfpin.wall().format(1) + " µs", profiler.wall().format(1) + " µs",
+                ratio.format(3) + "x", target, Verdict.atMost(ratio, TARGET_RATIO, v -> Summary.number(v, 3) + "x",
+                floor.cause()));
+    }
+
+    /**
+     * threadcounters.c: the same churn in C, plain, counted by each thread itself, and opened for it by another;
+     * µs per thread by kind of round, or why it could not run.
+     */
+    private record Floor(Map<String, Summary> kinds, String missing) {
+        private static final String PLAIN = "plain";
+        private static final String COUNTED = "counted";
+        private static final String HANDED = "handed";
+
+        static Floor measure(Workspace workspace, List<String> events) throws InterruptedException {
+            try {
+                List<String> command = new ArrayList<>(List.of(workspace.programs().get("threadcounters").toString(),
+                        Integer.toString(THREADS), Integer.toString(AT_ONCE), Integer.toString(workspace.runs())));
+                command.addAll(events);
+                List<String> lines = CPrograms.run(command, "threadcounters");
+                return new Floor(Map.of(PLAIN, kind(lines, PLAIN), COUNTED, kind(lines, COUNTED), HANDED,
+                        kind(lines, HANDED)), null);
+            } catch (IOException e) {
+                return new Floor(Map.of(), e.getMessage());
+            }
+        }
+
+        private static Summary kind(List<String> lines, String kind) throws IOException {
+            String prefix = kind + "-us-per-thread ";
+            double[] values = lines.stream().filter(l -> l.startsWith(prefix))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length()))).toArray();
+            if (values.length == 0) {
+                throw new IOException("threadcounters printed no " + kind + " rounds: " + lines);
+            }
+            return Summary.of(values);
+        }
+
+        static MarkdownTable table(Floor taskClock, Floor sched) {
+            MarkdownTable table = new MarkdownTable("threadcounters.c, no JVM",
+                    "µs per thread, task-clock / the 6 sched events: median (min–max)", "task-clock: over plain",
+                    "the 6 sched events: over plain");
+            for (Floor floor : List.of(taskClock, sched)) {
+                if (floor.missing() != null) {
+                    return table.row("not measured", floor.missing(), "", "");
+                }
+            }
+            return table.row("plain threads", taskClock.get(PLAIN) + " / " + sched.get(PLAIN), "", "")
+                    .row("each thread opens, reads and closes its counters", taskClock.get(COUNTED) + " / "
+                            + sched.get(COUNTED), taskClock.over(COUNTED), sched.over(COUNTED))
+                    .row("another thread opens them by TID while the thread waits", taskClock.get(HANDED) + " / "
+                            + sched.get(HANDED), taskClock.over(HANDED), sched.over(HANDED));
+        }
+
+        private String get(String kind) {
+            return kinds.get(kind).format(1);
+        }
+
+        private String over(String kind) {
+            return Summary.difference(kinds.get(kind), kinds.get(PLAIN)).format(1);
+        }
+
+        /** What the kernel alone takes of a thread's counters, to say beside a missed target. */
+        String cause() {
+            return missing != null ? "" : "the kernel's own part, opening and closing the counters with no JVM, is "
+                    + over(COUNTED) + " µs a thread (threadcounters.c)";
+        }
+
+        static List<String> notes(int threads, int atOnce) {
+            return List.of("threadcounters.c churns " + threads + " threads, " + atOnce + " at once, in rounds that"
+                    + " alternate: plain; counted, each thread opening its group (leader disabled, then enabled),"
+                    + " reading it at its end and closing it, with one disabled event of each kind held open by the"
+                    + " process as the agent holds them; handed, another thread opening the group by TID while the"
+                    + " new thread waits for it, the only way to count a thread from its first instruction without"
+                    + " opening on it. The first two rows give the kernel's floor; the third why perfpin opens a"
+                    + " thread's counters on the thread itself.");
+        }
     }
 }

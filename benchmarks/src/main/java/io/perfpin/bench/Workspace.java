@@ -20,18 +20,34 @@ public final class Workspace implements AutoCloseable {
     private final Path repository;
     private final Path scratch;
     private final int runs;
+    private final CPrograms programs;
+    /** Null when it could not be built: child JVMs' CPU time is then unknown, {@link #cpuUnknown} says why. */
+    private final Path runtimed;
+    private final String cpuUnknown;
+    private final AsyncProfiler asyncProfiler;
 
-    private Workspace(Path repository, Path scratch, int runs) {
+    private Workspace(Path repository, Path scratch, int runs, CPrograms programs) throws InterruptedException {
         this.repository = repository;
         this.scratch = scratch;
         this.runs = runs;
+        this.programs = programs;
+        Path built = null;
+        String why = null;
+        try {
+            built = programs.get("runtimed");
+        } catch (IOException e) {
+            why = e.getMessage();
+        }
+        this.runtimed = built;
+        this.cpuUnknown = why;
+        this.asyncProfiler = AsyncProfiler.extract(scratch);
     }
 
     /**
      * @param runs how many measured runs each configuration of a child JVM gets
      * @throws IOException when the repository has not been built, saying how to build it
      */
-    public static Workspace open(Path repository, int runs) throws IOException {
+    public static Workspace open(Path repository, int runs) throws IOException, InterruptedException {
         Path root = repository.toAbsolutePath().normalize();
         for (Path built : new Path[] {root.resolve(AGENT_JAR), root.resolve(TEST_APPS), root.resolve(ANNOTATIONS)}) {
             if (!Files.exists(built)) {
@@ -41,7 +57,7 @@ public final class Workspace implements AutoCloseable {
         }
         Path scratch = Files.createTempDirectory("perfpin-bench-",
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        return new Workspace(root, scratch, runs);
+        return new Workspace(root, scratch, runs, new CPrograms(root.resolve("benchmarks/src/main/c"), scratch));
     }
 
     public Path repository() {
@@ -56,8 +72,19 @@ public final class Workspace implements AutoCloseable {
         return repository.resolve(AGENT_JAR);
     }
 
-    public Path readLoopSource() {
-        return repository.resolve("benchmarks/src/main/c/readloop.c");
+    /** The peer measured beside the agent. */
+    AsyncProfiler asyncProfiler() {
+        return asyncProfiler;
+    }
+
+    /** Why child JVMs' CPU time is not measured; null when it is. */
+    String cpuUnknown() {
+        return cpuUnknown;
+    }
+
+    /** The C programs of {@code benchmarks/src/main/c}, built on demand into the scratch directory. */
+    CPrograms programs() {
+        return programs;
     }
 
     /** A file of this name in the private scratch directory. */
@@ -65,10 +92,13 @@ public final class Workspace implements AutoCloseable {
         return scratch.resolve(name);
     }
 
-    /** A child JVM that runs one of the test apps, as the README runs them, on this JVM's java. */
+    /**
+     * A child JVM that runs one of the test apps, as the README runs them, on this JVM's java; under runtimed, for its
+     * CPU time, when that could be built.
+     */
     public JavaCommand app(Class<?> mainClass, String... args) {
         String classpath = repository.resolve(TEST_APPS) + ":" + repository.resolve(ANNOTATIONS);
-        return JavaCommand.of(Path.of(System.getProperty("java.home"), "bin", "java"), classpath, scratch,
+        return JavaCommand.of(Path.of(System.getProperty("java.home"), "bin", "java"), runtimed, classpath, scratch,
                 mainClass.getName(), args);
     }
 

@@ -2,7 +2,6 @@ package io.perfpin.counter;
 
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Errno;
-import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.PerfIoctl;
 import io.perfpin.nativeio.Syscalls;
@@ -60,11 +59,10 @@ public final class CounterGroup implements AutoCloseable {
     public static CounterGroup open(Syscalls syscalls, int tid, List<EventSpec> events, RefusedEvents refused,
                                     DescriptorBudget budget) {
         List<EventSpec> requested = List.copyOf(events);
-        List<EventFailure> unsupported = new ArrayList<>();
-        List<KernelGroup> groups = new ArrayList<>();
-        EventFailure[] known = new EventFailure[requested.size()];
+        int n = requested.size();
+        EventFailure[] known = new EventFailure[n];
         int wanted = 0;
-        for (int i = 0; i < requested.size(); i++) {
+        for (int i = 0; i < n; i++) {
             known[i] = refused.knownFailure(requested.get(i), i);
             wanted += known[i] == null ? 1 : 0;
         }
@@ -73,22 +71,24 @@ public final class CounterGroup implements AutoCloseable {
                     .collect(Collectors.toList());
             return notCounted(tid, requested, refusedAnyway, Errno.EMFILE, budget.reason(), budget);
         }
-        NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
-        NativeBuffer scratch = NativeBuffer.allocate(syscalls, Long.BYTES);
-        for (int i = 0; i < requested.size(); i++) {
-            EventSpec event = requested.get(i);
+        List<EventFailure> unsupported = new ArrayList<>();
+        List<KernelGroup> groups = new ArrayList<>(1);
+        for (int i = 0; i < n; i++) {
             if (known[i] != null) {
                 unsupported.add(known[i]);
                 continue;
             }
-            String pmu = pmuOf(event);
+            EventSpec event = requested.get(i);
+            int pmu = pmuOf(event);
             KernelGroup group = lastGroupOf(groups, pmu);
-            int fd = group == null ? -Errno.ENOENT : openEvent(syscalls, attrBuffer, event, tid, group.leaderFd());
+            int fd = group == null ? -Errno.ENOENT : syscalls.perfEventOpen(EncodedAttrs.member(syscalls, event), tid,
+                    -1, group.leaderFd(), PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
             if (group == null || (fd < 0 && isGroupFull(event, fd))) {
                 // A leader of its own: the first of its PMU, or a split off a full group (multiplexed).
-                fd = openEvent(syscalls, attrBuffer, event, tid, -1);
+                fd = syscalls.perfEventOpen(EncodedAttrs.leader(syscalls, event), tid, -1, -1,
+                        PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
                 if (fd >= 0) {
-                    group = new KernelGroup(syscalls, pmu);
+                    group = new KernelGroup(syscalls, pmu, n - i);
                     groups.add(group);
                 }
             }
@@ -104,16 +104,10 @@ public final class CounterGroup implements AutoCloseable {
                 unsupported.add(failure);
                 continue;
             }
-            int rc = group.add(fd, i, scratch);
-            if (rc < 0) {
-                syscalls.close(fd);
-                unsupported.add(PerfOpenErrors.failure(event, i, tid, -rc));
-            }
+            group.add(fd, i);
         }
-        groups.removeIf(g -> g.size() == 0);
         budget.giveBack(wanted - descriptors(groups));
         for (KernelGroup group : groups) {
-            group.seal();
             group.ioctl(PerfIoctl.ENABLE);
         }
         return new CounterGroup(tid, requested, unsupported, groups, budget, null);
@@ -135,22 +129,20 @@ public final class CounterGroup implements AutoCloseable {
     }
 
     /** Which kernel group an event may join: the core PMU serves the generic, cache and raw types. */
-    private static String pmuOf(EventSpec event) {
+    private static int pmuOf(EventSpec event) {
         switch (event.type()) {
-            case PerfEventAttr.TYPE_SOFTWARE:
-                return "software";
             case PerfEventAttr.TYPE_HARDWARE:
             case PerfEventAttr.TYPE_HW_CACHE:
             case PerfEventAttr.TYPE_RAW:
-                return "core";
+                return PerfEventAttr.TYPE_HARDWARE;
             default:
-                return "pmu-" + event.type();
+                return event.type();
         }
     }
 
-    private static KernelGroup lastGroupOf(List<KernelGroup> groups, String pmu) {
+    private static KernelGroup lastGroupOf(List<KernelGroup> groups, int pmu) {
         for (int i = groups.size() - 1; i >= 0; i--) {
-            if (groups.get(i).pmu.equals(pmu)) {
+            if (groups.get(i).pmu == pmu) {
                 return groups.get(i);
             }
         }
@@ -160,16 +152,6 @@ public final class CounterGroup implements AutoCloseable {
     /** The PMU's group validation answers EINVAL (x86) or ENOSPC when the counters are all taken. */
     private static boolean isGroupFull(EventSpec event, int fd) {
         return !event.isSoftware() && (fd == -Errno.EINVAL || fd == -Errno.ENOSPC);
-    }
-
-    private static int openEvent(Syscalls syscalls, NativeBuffer attrBuffer, EventSpec event, int tid, int groupFd) {
-        PerfEventAttr attr = event.toAttr().readFormat(KernelGroup.READ_FORMAT);
-        if (groupFd == -1) {
-            // Leaders start disabled so that every member starts counting at the same instant.
-            attr.flags(attr.flags() | PerfEventAttr.FLAG_DISABLED);
-        }
-        attr.writeTo(attrBuffer.buffer());
-        return syscalls.perfEventOpen(attrBuffer.address(), tid, -1, groupFd, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
     }
 
     public int tid() {
@@ -224,17 +206,8 @@ public final class CounterGroup implements AutoCloseable {
         return result;
     }
 
-    public void enable() {
-        groups.forEach(g -> g.ioctl(PerfIoctl.ENABLE));
-    }
-
     public void disable() {
         groups.forEach(g -> g.ioctl(PerfIoctl.DISABLE));
-    }
-
-    /** Zeroes the counts (the kernel keeps the enabled and running times). */
-    public void reset() {
-        groups.forEach(g -> g.ioctl(PerfIoctl.RESET));
     }
 
     /** Closes every descriptor, given back to the budget; the counts read so far stay in the caller's snapshots. */

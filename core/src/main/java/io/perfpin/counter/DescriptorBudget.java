@@ -5,13 +5,13 @@ import io.perfpin.nativeio.Errno;
 import io.perfpin.options.DescriptorShare;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 
 /**
  * The file descriptors perfpin may hold in the process it counts, and how many it holds. Every descriptor
@@ -81,9 +81,13 @@ public final class DescriptorBudget {
 
     /** The directory's own descriptor, open while it is listed, is counted too: one more than at rest. */
     private static long openDescriptors() throws IOException {
-        try (Stream<Path> fds = Files.list(OPEN)) {
-            return fds.count();
+        long open = 0;
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(OPEN)) {
+            for (Path ignored : fds) {
+                open++;
+            }
         }
+        return open;
     }
 
     /** Takes {@code descriptors} when they fit in the budget, all or none; returns whether it took them. */

@@ -1,7 +1,6 @@
 package io.perfpin.counter;
 
 import io.perfpin.event.EventSpec;
-import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
 
@@ -32,13 +31,11 @@ public final class KeptSwitchedOn implements AutoCloseable {
      */
     public static KeptSwitchedOn open(Syscalls syscalls, List<EventSpec> events, DescriptorBudget budget) {
         List<Integer> fds = new ArrayList<>();
-        NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
         for (EventSpec event : events) {
             if (event.isSoftware() && budget.take(1)) {
-                PerfEventAttr attr = event.toAttr();
-                attr.flags(attr.flags() | PerfEventAttr.FLAG_DISABLED);
-                attr.writeTo(attrBuffer.buffer());
-                int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+                // a leader's attribute is disabled: it counts nothing, and its encoding is the one threads will use
+                int fd = syscalls.perfEventOpen(EncodedAttrs.leader(syscalls, event), 0, -1, -1,
+                        PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
                 if (fd >= 0) {
                     fds.add(fd);
                 } else {

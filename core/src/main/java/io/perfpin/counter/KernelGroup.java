@@ -5,75 +5,66 @@ import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.PerfIoctl;
 import io.perfpin.nativeio.Syscalls;
 
-import java.util.Arrays;
-
 /**
  * One perf event group in the kernel: a leader and its members, scheduled onto counters together and
  * read in one read(2) with {@link #READ_FORMAT}.
  *
  * <pre>
- * read buffer (PERF_FORMAT_GROUP | ID | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING), u64 each:
- *   offset  0   nr            members in the group, leader included
- *   offset  8   time_enabled  ns the group was enabled
- *   offset 16   time_running  ns it was on counters (below time_enabled when multiplexed)
- *   offset 24 + 16*k          value of member k
- *   offset 32 + 16*k          id of member k (PERF_EVENT_IOC_ID), matched to our event index
+ * read buffer (PERF_FORMAT_GROUP | TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING), u64 each:
+ *   offset  0         nr            members in the group, leader included
+ *   offset  8         time_enabled  ns the group was enabled
+ *   offset 16         time_running  ns it was on counters (below time_enabled when multiplexed)
+ *   offset 24 + 8*k   value of member k: the leader first, then the members in the order they joined
  * </pre>
+ *
+ * The kernel lists members in the order they joined the group, which is the order {@link #add} saw them, so a
+ * member's place in the read is its place here: no PERF_FORMAT_ID, and no ioctl per member to learn its id.
  */
 final class KernelGroup {
     static final long READ_FORMAT = PerfEventAttr.FORMAT_GROUP
-            | PerfEventAttr.FORMAT_ID
             | PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED
             | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
-    /** {@code _IOR('$', 7, __u64 *)}: the id the kernel gives a member in group reads. */
-    static final long IOC_ID = 0x80082407L;
 
     private static final int NR_OFFSET = 0;
     private static final int TIME_ENABLED_OFFSET = 8;
     private static final int TIME_RUNNING_OFFSET = 16;
-    private static final int MEMBERS_OFFSET = 24;
-    private static final int MEMBER_SIZE = 16;
-    private static final int HEADER_SIZE = 24;
+    private static final int VALUES_OFFSET = 24;
+    /** Enough for any group of software events, which are never split; a larger group grows its reader's buffer. */
+    private static final int FIRST_READ_BUFFER = 1024;
+    /**
+     * One read buffer per reading thread, not one per group: the sampler reads thousands of groups one after another,
+     * and a group opened on a starting thread then allocates nothing for its reads.
+     */
+    private static final ThreadLocal<NativeBuffer> READ_BUFFERS = new ThreadLocal<>();
 
     private final Syscalls syscalls;
-    final String pmu;
-    private int[] fds = new int[0];
-    private long[] ids = new long[0];
-    private int[] eventIndex = new int[0];
-    private NativeBuffer readBuffer;
+    /** Which PMU's events may join: {@link PerfEventAttr#TYPE_SOFTWARE}, the core PMU's type, or another PMU's. */
+    final int pmu;
+    private final int[] fds;
+    private final int[] eventIndex;
+    private int size;
 
-    KernelGroup(Syscalls syscalls, String pmu) {
+    /** A group of at most {@code capacity} members, the first of which is its leader. */
+    KernelGroup(Syscalls syscalls, int pmu, int capacity) {
         this.syscalls = syscalls;
         this.pmu = pmu;
+        this.fds = new int[capacity];
+        this.eventIndex = new int[capacity];
     }
 
     int leaderFd() {
-        return fds.length == 0 ? -1 : fds[0];
+        return size == 0 ? -1 : fds[0];
     }
 
     int size() {
-        return fds.length;
+        return size;
     }
 
-    /** Adds an opened fd for the event at {@code index} of the counter group; returns 0 or -errno. */
-    int add(int fd, int index, NativeBuffer scratch) {
-        int rc = syscalls.ioctl(fd, IOC_ID, scratch.address());
-        if (rc < 0) {
-            return rc;
-        }
-        int n = fds.length;
-        fds = Arrays.copyOf(fds, n + 1);
-        ids = Arrays.copyOf(ids, n + 1);
-        eventIndex = Arrays.copyOf(eventIndex, n + 1);
-        fds[n] = fd;
-        ids[n] = scratch.getLong(0);
-        eventIndex[n] = index;
-        return 0;
-    }
-
-    /** Sized once all members are in: reads then allocate nothing. */
-    void seal() {
-        readBuffer = NativeBuffer.allocate(syscalls, HEADER_SIZE + MEMBER_SIZE * fds.length);
+    /** Adds an opened fd for the event at {@code index} of the counter group, after those added before. */
+    void add(int fd, int index) {
+        fds[size] = fd;
+        eventIndex[size] = index;
+        size++;
     }
 
     int ioctl(long request) {
@@ -82,30 +73,34 @@ final class KernelGroup {
 
     /** Reads every member into {@code into} at its event index; returns 0 or -errno. */
     int readInto(CounterSnapshot into) {
-        long n = syscalls.read(leaderFd(), readBuffer.address(), readBuffer.size());
+        int bytes = VALUES_OFFSET + Long.BYTES * size;
+        NativeBuffer buffer = readBuffer(bytes);
+        long n = syscalls.read(leaderFd(), buffer.address(), bytes);
         if (n < 0) {
             return (int) n;
         }
-        long members = readBuffer.getLong(NR_OFFSET);
-        long enabled = readBuffer.getLong(TIME_ENABLED_OFFSET);
-        long running = readBuffer.getLong(TIME_RUNNING_OFFSET);
+        long members = Math.min(buffer.getLong(NR_OFFSET), size);
+        long enabled = buffer.getLong(TIME_ENABLED_OFFSET);
+        long running = buffer.getLong(TIME_RUNNING_OFFSET);
         for (int k = 0; k < members; k++) {
-            int offset = MEMBERS_OFFSET + MEMBER_SIZE * k;
-            long id = readBuffer.getLong(offset + 8);
-            for (int m = 0; m < ids.length; m++) {
-                if (ids[m] == id) {
-                    into.set(eventIndex[m], readBuffer.getLong(offset), enabled, running);
-                    break;
-                }
-            }
+            into.set(eventIndex[k], buffer.getLong(VALUES_OFFSET + Long.BYTES * k), enabled, running);
         }
         return 0;
     }
 
+    private NativeBuffer readBuffer(int bytes) {
+        NativeBuffer buffer = READ_BUFFERS.get();
+        if (buffer == null || buffer.size() < bytes) {
+            buffer = NativeBuffer.allocate(syscalls, Math.max(bytes, FIRST_READ_BUFFER));
+            READ_BUFFERS.set(buffer);
+        }
+        return buffer;
+    }
+
     void close() {
-        for (int i = fds.length - 1; i >= 0; i--) {
+        for (int i = size - 1; i >= 0; i--) {
             syscalls.close(fds[i]);
         }
-        fds = new int[0];
+        size = 0;
     }
 }

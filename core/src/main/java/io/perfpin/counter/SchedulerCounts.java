@@ -63,9 +63,17 @@ enum SchedulerCounts {
         return Optional.empty();
     }
 
-    /** The file it is read from, named for a reason. */
+    /** The file it is read from. */
     String file(long pid, int tid) {
         return "/proc/" + pid + "/task/" + tid + "/" + file;
+    }
+
+    /**
+     * The file's name in the thread's directory, for a reason that is the same for every thread: one naming each
+     * thread's own file would be a notice per thread.
+     */
+    String fileName() {
+        return file;
     }
 
     /**

@@ -67,10 +67,13 @@ public final class ThreadCounters implements AutoCloseable {
         long[] first = new long[events.size()];
         List<EventFailure> unsupported = new ArrayList<>();
         Map<String, String> sources = new LinkedHashMap<>();
-        SchedulerCounts.Reading now = new SchedulerCounts.Reading(pid, tid);
+        SchedulerCounts.Reading now = null;
         for (EventFailure failure : group.unsupported()) {
             Optional<SchedulerCounts> count = group.notCounted() == null && notPermitted(failure)
                     ? SchedulerCounts.of(failure.event()) : Optional.empty();
+            if (count.isPresent() && now == null) {
+                now = new SchedulerCounts.Reading(pid, tid);
+            }
             OptionalLong value = count.isPresent() ? now.count(count.get()) : OptionalLong.empty();
             if (value.isPresent()) {
                 fromProc[failure.index()] = count.get();
@@ -78,7 +81,7 @@ public final class ThreadCounters implements AutoCloseable {
                 sources.put(failure.event().name(), PROC);
             } else if (count.isPresent()) {
                 unsupported.add(new EventFailure(failure.event(), failure.index(), failure.errno(), failure.reason()
-                        + "; and " + count.get().file(pid, tid) + " has no such count to read instead"
+                        + "; and /proc/<pid>/task/<tid>/" + count.get().fileName() + " has no such count to read instead"
                         + (count.get() == SchedulerCounts.CPU_MIGRATIONS
                         ? " (se.nr_migrations is there only in a kernel built with CONFIG_SCHED_DEBUG)" : "")));
             } else {

@@ -5,6 +5,7 @@ import io.perfpin.options.DescriptorShare;
 
 import java.nio.file.Path;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * How a {@link ThreadRegistry} counts and where it publishes. Immutable to its users: each with-method returns a
@@ -17,6 +18,7 @@ public final class RegistryConfig {
     private EventList defaultEvents;
     private long intervalNanos = 500_000_000L;
     private Path statsFile;
+    private Supplier<Path> statsFileLater;
     private Path jsonLines;
     private int liveSlots = DEFAULT_LIVE_SLOTS;
     private int finishedSlots = 256;
@@ -32,6 +34,7 @@ public final class RegistryConfig {
         RegistryConfig copy = new RegistryConfig(defaultEvents);
         copy.intervalNanos = intervalNanos;
         copy.statsFile = statsFile;
+        copy.statsFileLater = statsFileLater;
         copy.jsonLines = jsonLines;
         copy.liveSlots = liveSlots;
         copy.finishedSlots = finishedSlots;
@@ -58,9 +61,23 @@ public final class RegistryConfig {
         return copy;
     }
 
+    /** A stats file created when the registry starts: one that cannot be written stops the start. */
     public RegistryConfig withStatsFile(Path file) {
         RegistryConfig copy = copy();
         copy.statsFile = file;
+        copy.statsFileLater = null;
+        return copy;
+    }
+
+    /**
+     * A stats file at the path {@code where} gives, worked out and created on the sampler thread before its first
+     * tick, off the thread that starts the registry (an application's main thread, in premain). Null from it, or a
+     * file that cannot be written, means no stats file, said once; counting and recording go on.
+     */
+    public RegistryConfig withStatsFileLater(Supplier<Path> where) {
+        RegistryConfig copy = copy();
+        copy.statsFile = null;
+        copy.statsFileLater = Objects.requireNonNull(where, "where");
         return copy;
     }
 
@@ -99,9 +116,14 @@ public final class RegistryConfig {
         return intervalNanos;
     }
 
-    /** Null when no stats file is published. */
+    /** Null when no stats file is created at the start. */
     public Path statsFile() {
         return statsFile;
+    }
+
+    /** Where the sampler creates the stats file before its first tick; null when it creates none. */
+    public Supplier<Path> statsFileLater() {
+        return statsFileLater;
     }
 
     /** Null when nothing is recorded. */

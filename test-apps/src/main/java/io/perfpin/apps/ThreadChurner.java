@@ -39,7 +39,7 @@ public final class ThreadChurner {
 
     public static Result run(Options options) throws InterruptedException {
         try (PageToucher.FreshMemory memory = PageToucher.FreshMemory.open()) {
-            Churn churn = options.annotated() ? new CountedChurn(memory, options.pages())
+            Churn churn = options.annotated() ? CountedChurn.create(memory, options.pages())
                     : new Churn(memory, options.pages());
             long start = System.nanoTime();
             Crew crew = new Crew();
@@ -82,11 +82,19 @@ public final class ThreadChurner {
         }
     }
 
-    /** A churn thread counted for scheduling events when the perfpin agent runs. */
+    /**
+     * A churn thread counted for scheduling events when the perfpin agent runs. Made only through {@link #create},
+     * typed as a plain {@link Churn}: the verifier of {@link ThreadChurner#run} then has no reason to load this
+     * class, whose annotation would make the agent load its weaver into a churn that asked for no annotations.
+     */
     @Counted("sched")
     static final class CountedChurn extends Churn {
-        CountedChurn(PageToucher.FreshMemory memory, int pagesEach) {
+        private CountedChurn(PageToucher.FreshMemory memory, int pagesEach) {
             super(memory, pagesEach);
+        }
+
+        static Churn create(PageToucher.FreshMemory memory, int pagesEach) {
+            return new CountedChurn(memory, pagesEach);
         }
 
         @Override

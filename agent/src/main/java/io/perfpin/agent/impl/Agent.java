@@ -5,6 +5,7 @@ import io.perfpin.agent.metrics.MetricsExport;
 import io.perfpin.agent.bootstrap.ThreadHooks;
 import io.perfpin.event.EventParser;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.registry.RegistryConfig;
@@ -44,10 +45,14 @@ final class Agent implements AutoCloseable {
 
     static Agent start(AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation,
                        boolean attached) throws IOException {
-        Path stats = options.statsOff() ? null : options.stats() != null ? options.stats() : defaultStatsFile();
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
-                .withJsonLines(options.out()).withStatsFile(stats).withDescriptors(options.descriptors())
-                .withAgentOptions(options.text());
+                .withJsonLines(options.out()).withDescriptors(options.descriptors()).withAgentOptions(options.text());
+        if (options.stats() != null) {
+            config = config.withStatsFile(options.stats()); // a file the user named: one that fails is a bad option
+        } else if (!options.statsOff()) {
+            // the sampler makes the default one, while main() goes on: what premain must do it does first
+            config = config.withStatsFileLater(Agent::defaultStatsFile);
+        }
         ThreadRegistry registry;
         try {
             registry = ThreadRegistry.start(syscalls, config, AgentLog.REGISTRY);
@@ -92,7 +97,7 @@ final class Agent implements AutoCloseable {
         try {
             OwnedDirectory jvms = PerfpinDirectory.open(PerfpinDirectory.JVMS);
             StatsFile.removeStale(jvms);
-            return jvms.resolve(ProcessHandle.current().pid() + ".stats");
+            return jvms.resolve(ThisProcess.pid() + ".stats");
         } catch (IOException | RuntimeException e) {
             AgentLog.info("no live view (perfpin top, attach and run show nothing): " + e.getMessage()
                     + "; counting and out= recording go on");

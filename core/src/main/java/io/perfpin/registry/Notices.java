@@ -1,0 +1,89 @@
+package io.perfpin.registry;
+
+import io.perfpin.stats.AgentNotice;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What the registry says, once per distinct text however many threads meet it: to its sink (the agent's voice),
+ * and to viewers through the stats file once there is one. While a stats file is on its way (created by the sampler
+ * before its first tick), notices for viewers wait for it. Safe on any thread.
+ */
+final class Notices {
+    private final NoticeSink sink;
+    private final Set<String> said = ConcurrentHashMap.newKeySet();
+    /** Null while no stats file is published. */
+    private volatile StatsPublisher stats;
+    /** A stats file is on its way: {@link #early} holds what viewers will read in it. */
+    private volatile boolean expected;
+    private final List<AgentNotice> early = new ArrayList<>();
+
+    Notices(NoticeSink sink) {
+        this.sink = sink;
+    }
+
+    /** Where a notice goes that the stats file cannot take. */
+    NoticeSink sink() {
+        return sink;
+    }
+
+    /** A stats file is being made: notices for viewers wait for {@link #publishTo} or {@link #noStatsFile}. */
+    void expectStatsFile() {
+        expected = true;
+    }
+
+    /** From now on notices reach viewers through {@code publisher} too, those that waited for it first. */
+    synchronized void publishTo(StatsPublisher publisher) {
+        stats = publisher;
+        expected = false;
+        early.forEach(publisher::post);
+        early.clear();
+    }
+
+    /**
+     * The stats file that was expected will not come: what waited for it goes where unpublished notices go, before
+     * {@link #published} says false.
+     */
+    synchronized void noStatsFile() {
+        early.forEach(sink::unpublished);
+        early.clear();
+        expected = false;
+    }
+
+    /**
+     * Says a notice of the registry's own, unless its text was said before. Posted first, then said: a sink that keeps
+     * back from stderr what viewers will read asks {@link #published} after the notice is on its way to them, so a
+     * stats file given up in between ({@link #noStatsFile}) hands it back rather than losing it.
+     */
+    void sayOnce(AgentNotice notice) {
+        if (said.add(notice.text())) {
+            post(notice);
+            sink.said(notice);
+        }
+    }
+
+    /** Posts a notice that the agent said itself for viewers of the stats file, when there is or will be one. */
+    void post(AgentNotice notice) {
+        StatsPublisher publisher = stats;
+        if (publisher != null) {
+            publisher.post(notice);
+        } else if (expected) {
+            synchronized (this) {
+                if (stats != null) {
+                    stats.post(notice);
+                } else if (expected) {
+                    early.add(notice);
+                }
+            }
+        }
+    }
+
+    /** Whether a notice posted now reaches viewers through the stats file, or waits for the one on its way. */
+    boolean published() {
+        StatsPublisher publisher = stats;
+        return publisher != null ? publisher.publishesNotices() : expected;
+    }
+}
