@@ -68,7 +68,7 @@ final class AttachCommand implements Callable<Integer> {
             awaitAgent(pid, null);
         }
         try {
-            TopCommand view = watch(pid, agent.threads, agent.interval, duration);
+            TopCommand view = watch(pid, agent.threads, agent.interval, duration, null);
             if (view.noneCounted() != null) {
                 throw new IllegalStateException("none of the selected threads could be counted; " + view.noneCounted());
             }
@@ -112,10 +112,14 @@ final class AttachCommand implements Callable<Integer> {
         }
     }
 
-    /** The live view of {@code top}, with the same selection, until the JVM or the agent goes; returns it ended. */
-    static TopCommand watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration)
-            throws Exception {
+    /**
+     * The live view of {@code top}, with the same selection, until the JVM or the agent goes; returns it ended.
+     * {@code children}, when not null, adds the JVMs it starts ({@code run}).
+     */
+    static TopCommand watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration,
+                            ChildJvms children) throws Exception {
         TopCommand top = new TopCommand();
+        top.children = children;
         top.pid = pid;
         top.threads = threads;
         top.interval = interval;

@@ -15,12 +15,14 @@ import io.perfpin.event.EventList;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.JsonLinesFile;
 import io.perfpin.report.PinSource;
+import io.perfpin.report.RecordingFile;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
 
 import java.io.IOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -131,7 +133,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 if (!descriptors.take(1)) {
                     throw new IOException("no file descriptor is left for it: " + descriptors.reason());
                 }
-                recording = JsonLinesFile.create(config.jsonLines());
+                recording = RecordingFile.create(config.jsonLines(), pid, System.currentTimeMillis());
             } catch (IOException e) {
                 if (stats != null) {
                     try {
@@ -156,6 +158,14 @@ public final class ThreadRegistry implements AutoCloseable {
     /** The file descriptors perfpin may hold in this process: whatever else it opens there takes from them. */
     public DescriptorBudget descriptors() {
         return descriptors;
+    }
+
+    /**
+     * The file the recording goes to: the one the config names, or, when another JVM writes that one, this JVM's
+     * beside it ({@link RecordingFile}); null when nothing is recorded.
+     */
+    public Path recordingFile() {
+        return recording == null ? null : recording.path();
     }
 
     /** Sets the one listener that runs on every tick of the sampler. */

@@ -24,11 +24,13 @@ import java.util.function.Predicate;
 public final class Recording {
     private final List<ThreadRecord> threads;
     private final List<MethodRecord> methods;
+    private final JvmRecord jvm;
     private final String warning;
 
-    private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, String warning) {
+    private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, JvmRecord jvm, String warning) {
         this.threads = List.copyOf(threads);
         this.methods = List.copyOf(methods);
+        this.jvm = jvm;
         this.warning = warning;
     }
 
@@ -39,6 +41,7 @@ public final class Recording {
     public static Recording read(Path file) throws IOException {
         Map<String, ThreadRecord> latest = new LinkedHashMap<>();
         Map<String, MethodRecord> methods = new LinkedHashMap<>();
+        JvmRecord jvm = null;
         String badLine = null;
         int number = 0;
         try (JsonLinesReader lines = JsonLinesReader.open(file)) {
@@ -57,13 +60,15 @@ public final class Recording {
                     } else if (record instanceof MethodRecord) {
                         MethodRecord method = (MethodRecord) record;
                         keep(methods, method.method(), method, MethodRecord::isFinal);
+                    } else if (record instanceof JvmRecord && jvm == null) {
+                        jvm = (JvmRecord) record;
                     }
                 } catch (IllegalArgumentException e) {
                     badLine = file + " line " + number + " is not a perfpin record: " + e.getMessage();
                 }
             }
         }
-        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()),
+        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()), jvm,
                 badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
     }
 
@@ -77,7 +82,7 @@ public final class Recording {
         }
     }
 
-    /** A ThreadRecord, a MethodRecord, or null for a type of a later version, passed over. */
+    /** A ThreadRecord, a MethodRecord, a JvmRecord, or null for a type of a later version, passed over. */
     private static Object record(String line) {
         Object json = JsonReader.parse(line);
         if (!(json instanceof Map)) {
@@ -90,6 +95,9 @@ public final class Recording {
         }
         if (MethodRecord.isMethodType(type)) {
             return MethodRecord.fromJson(object);
+        }
+        if (JvmRecord.isJvmType(type)) {
+            return JvmRecord.fromJson(object);
         }
         if (!(type instanceof String)) {
             throw new IllegalArgumentException("no string field 'type'");
@@ -113,6 +121,11 @@ public final class Recording {
     /** One record per {@code @Counted} method: its final one, else its last live one. */
     public List<MethodRecord> methods() {
         return methods;
+    }
+
+    /** The JVM that wrote it, from its first record; empty for a recording without one (stat's, an older agent's). */
+    public Optional<JvmRecord> jvm() {
+        return Optional.ofNullable(jvm);
     }
 
     /** What was skipped: the last line, when it was cut short. */
