@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OutputFile;
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.TerminalText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
