@@ -1,6 +1,9 @@
 package io.perfpin.jmh;
 
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
+import io.perfpin.report.Recording;
+import io.perfpin.report.RecordingFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -89,16 +92,46 @@ class PerfpinProfilerIT {
     @Test
     void aBenchmarkOfKnownPageFaultsPerOperationReportsThemInAForkAndWithoutOne() throws Exception {
         Path forked = dir.resolve("forked.json");
-        JmhRun run = JmhRun.of(args("PagesPerOperation", "-f 1 " + SHORT, "-jvmArgsAppend",
+        JmhRun run = JmhRun.of(args("PagesPerOperation", "-f 1 -v EXTRA " + SHORT, "-jvmArgsAppend",
                 "-Dperfpin.test.pages=" + PAGES, "-prof", "perfpin", "-rf", "json", "-rff", forked.toString()));
         assertEquals(0, run.code, run.out);
         assertFaultsPerOperation(forked, run);
+        String fork = forkCommand(run);
+        assertTrue(fork.matches(".*, -javaagent:[^,]*/perfpin-agent\\.jar=threads=\\.\\*-jmh-worker-\\\\d\\+;events=sched;"
+                + "quiet, .*") && fork.contains(", -Dperfpin.test.pages=" + PAGES + ", "), "the agent beside"
+                + " -jvmArgsAppend: " + fork);
 
         Path inProcess = dir.resolve("in-process.json");
         JmhRun embedded = JmhRun.of(List.of("-Dperfpin.test.pages=" + PAGES), args("PagesPerOperation",
                 "-f 0 " + SHORT, "-prof", "perfpin", "-rf", "json", "-rff", inProcess.toString()));
         assertEquals(0, embedded.code, embedded.out);
         assertFaultsPerOperation(inProcess, embedded);
+    }
+
+    /**
+     * JMH started with the agent, as perfpin run starts it: the fork gets that agent through JMH's copy of its JVM's
+     * arguments, and no second one from the profiler; each JVM records to a file of its own.
+     */
+    @Test
+    void aForkThatGetsItsJvmsAgentGetsNoSecondAndRecordsBesideIt() throws Exception {
+        Path record = dir.resolve("run.jsonl");
+        JmhRun run = JmhRun.of(List.of("-javaagent:" + AgentJar.forThisUser() + "=events=sched;out=" + record
+                + ";quiet"), args(TWO_WORKERS, "-f 1 -v EXTRA " + SHORT, "-prof", "perfpin"));
+        assertEquals(0, run.code, run.out);
+        assertEquals(1, forkCommand(run).split("-javaagent:", -1).length - 1, forkCommand(run));
+        assertFalse(run.out.contains("[perfpin]"), "nothing refused, nothing said on stderr:\n" + run.out);
+        assertTrue(run.out.contains(":·page-faults "), run.out);
+        List<Path> recordings = RecordingFile.family(record);
+        assertEquals(2, recordings.size(), "JMH's JVM's and the fork's: " + recordings);
+        for (Path recording : recordings) {
+            assertTrue(Recording.read(recording).warning().isEmpty(), recording.toString());
+        }
+    }
+
+    private static String forkCommand(JmhRun run) {
+        Matcher command = Pattern.compile("(?m)^Forking using command: \\[(.*)\\]$").matcher(run.out);
+        assertTrue(command.find(), "-v EXTRA prints the fork's command:\n" + run.out);
+        return command.group(1);
     }
 
     private void assertFaultsPerOperation(Path json, JmhRun run) throws Exception {
