@@ -50,16 +50,17 @@ public final class Bench {
         List<String> settings;
         try (Workspace workspace = Workspace.open(repository, runs)) {
             settings = settings(workspace);
-            sections.add(step("1/7 counter read cost (JMH, about 50 s)", () -> CounterReadCost.run(workspace, pmu)));
-            sections.add(step("2/7 agent overhead on " + WorkloadFigure.ALL.size() + " workloads",
+            sections.add(step("1/8 counter read cost (JMH, about 50 s)", () -> CounterReadCost.run(workspace, pmu)));
+            sections.add(step("2/8 agent overhead on " + WorkloadFigure.ALL.size() + " workloads",
                     () -> AgentOverhead.run(workspace)));
-            sections.add(step("3/7 JVM start-up", () -> StartupTime.run(workspace)));
-            sections.add(step("4/7 attach to JVMs with 10, 1,000 and 5,000 parked threads",
+            sections.add(step("3/8 JVM start-up", () -> StartupTime.run(workspace)));
+            sections.add(step("4/8 attach to JVMs with 10, 1,000 and 5,000 parked threads",
                     () -> AttachLatency.run(workspace)));
-            SamplerCost.Result sampler = step("5/7 sampler and enrolment in process", () -> SamplerCost.run(workspace));
-            sections.add(step("6/7 thread churn", () -> ThreadChurn.run(workspace, sampler.enrolMicros())));
+            SamplerCost.Result sampler = step("5/8 sampler and enrolment in process", () -> SamplerCost.run(workspace));
+            sections.add(step("6/8 thread churn", () -> ThreadChurn.run(workspace, sampler.enrolMicros())));
             sections.add(sampler.section());
-            sections.add(step("7/7 pinned versus unpinned ping-pong", () -> PinnedPingPong.run(workspace)));
+            sections.add(step("7/8 pinned versus unpinned ping-pong", () -> PinnedPingPong.run(workspace)));
+            sections.add(step("8/8 JMH profiler cost on a trivial benchmark", () -> JmhProfilerCost.run(workspace)));
         }
         Duration took = Duration.between(start, Instant.now());
         Map<String, String> machine = new LinkedHashMap<>(Machine.describe(pmu));
