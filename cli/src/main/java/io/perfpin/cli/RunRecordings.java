@@ -40,9 +40,11 @@ final class RunRecordings {
         for (Path child : family.subList(1, family.size())) {
             lines.addAll(started(child));
         }
-        lines.add(TerminalText.escape("Recorded in " + record + (family.size() == 1 ? "" : ", and for the "
-                + (family.size() - 1) + " JVMs it started, beside it (" + family.subList(1, family.size()).stream()
-                .map(p -> p.getFileName().toString()).collect(Collectors.joining(", ")) + ")")
+        int started = family.size() - 1;
+        lines.add(TerminalText.escape("Recorded in " + record + (started == 0 ? "" : ", and for the "
+                + (started == 1 ? "JVM" : started + " JVMs") + " it started, beside it ("
+                + family.subList(1, family.size()).stream().map(p -> p.getFileName().toString())
+                .collect(Collectors.joining(", ")) + ")")
                 + " (perfpin report " + record + ")"));
         return lines;
     }
