@@ -49,7 +49,7 @@ class AttachIT {
 
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertEquals("0-1", Observed.cpusAllowed(app.pid(), early), "detach restored the affinity");
-            try (StatsFileReader reader = StatsFileReader.open(stats)) {
+            try (StatsFileReader reader = Observed.openStats(stats)) {
                 assertTrue(reader.isClosed(), "the stats file says the agent left");
             }
             assertEquals(1, Observed.records(out, "thread", "early-1").size(), "a final record at detach");

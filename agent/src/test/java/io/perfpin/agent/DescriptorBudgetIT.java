@@ -51,7 +51,7 @@ class DescriptorBudgetIT {
             app.await("parked " + PARKED);
             // The default events, ipc and sched: six descriptors a thread here, as in the review that found this.
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "interval=100ms;out=" + out, TIMEOUT);
-            stats = StatsFileReader.open(Observed.statsFile(dir, app.pid()));
+            stats = Observed.openStats(Observed.statsFile(dir, app.pid()));
             await(() -> Observed.threadsNotCounted(stats) > 0, "the stats file counts threads not counted");
             budget = stats.snapshot().descriptorBudget();
             assertTrue(budget > OPEN_FILES / 4 - 200 && budget <= OPEN_FILES / 4,
@@ -104,7 +104,7 @@ class DescriptorBudgetIT {
             app.send("start short-2 64");
             int counted = app.touched("short-2");
             awaitLive(Observed.statsFile(dir, app.pid()), counted, "page-faults", 64);
-            StatsFileReader stats = StatsFileReader.open(Observed.statsFile(dir, app.pid()));
+            StatsFileReader stats = Observed.openStats(Observed.statsFile(dir, app.pid()));
             assertEquals(1, stats.snapshot().threadsNotCounted());
             assertEquals(0, app.finish());
             List<String> said = perfpinLines(app);
@@ -136,6 +136,9 @@ class DescriptorBudgetIT {
             return Observed.liveThreads(statsFile);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
         }
     }
 

@@ -15,6 +15,7 @@ import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -54,8 +55,10 @@ class FlightRecorderIT {
             app.send("method 20 " + PAGES);
             app.await("called 20");
             // Both summaries must be written by a tick, not by the final pass, which races JFR's own shutdown hook.
-            String last = awaitRecord(out, "thread", "paced-1");
-            awaitRecord(out, "method-sample", METHOD.replace("(", "\\(").replace(")", "\\)"));
+            String last = awaitRecord(out, "thread", "paced-1", r -> true);
+            // the summary after the 20th call: one written while the calls went on would leave the last 8 to the race
+            awaitRecord(out, "method-sample", METHOD.replace("(", "\\(").replace(")", "\\)"),
+                    r -> r.contains("\"calls\":20,"));
             assertEquals(0, app.finish());
             assertTrue(app.stderr().isEmpty(), "the agent said nothing: " + app.stderr());
 
@@ -94,11 +97,13 @@ class FlightRecorderIT {
                 && printed.contains("pageFaults = "), printed.length() > 2000 ? printed.substring(0, 2000) : printed);
     }
 
-    private static String awaitRecord(Path out, String type, String name) throws Exception {
+    /** The last {@code type} record of {@code name}, once there is one and it passes {@code complete}. */
+    private static String awaitRecord(Path out, String type, String name, Predicate<String> complete)
+            throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             List<String> records = Observed.records(out, type, name);
-            if (!records.isEmpty()) {
+            if (!records.isEmpty() && complete.test(records.get(records.size() - 1))) {
                 return records.get(records.size() - 1);
             }
             Thread.sleep(20);

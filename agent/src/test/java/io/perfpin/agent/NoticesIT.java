@@ -37,7 +37,7 @@ class NoticesIT {
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (notices.isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(20);
-                try (StatsFileReader reader = StatsFileReader.open(stats)) {
+                try (StatsFileReader reader = Observed.openStats(stats)) {
                     notices = reader.snapshot().notices();
                 }
             }

@@ -102,14 +102,32 @@ final class Observed {
         throw new IllegalStateException("no VmRSS for " + pid);
     }
 
+    /**
+     * The agent's stats file, opened once it is there whole: the agent's sampler makes it after premain or agentmain
+     * has returned, so a test that opens it as the application starts waits, up to 30 s.
+     */
+    static StatsFileReader openStats(Path statsFile) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            try {
+                return StatsFileReader.open(statsFile);
+            } catch (IOException notYet) {
+                if (System.nanoTime() > deadline) {
+                    throw notYet;
+                }
+                Thread.sleep(10);
+            }
+        }
+    }
+
     static Path statsFile(Path perfpinDir, long pid) {
         return perfpinDir.resolve("jvms").resolve(pid + ".stats");
     }
 
     /** The live value of {@code event} for thread {@code tid} in the stats file; empty when it has no slot. */
-    static OptionalLong liveValue(Path statsFile, int tid, String event) throws IOException {
+    static OptionalLong liveValue(Path statsFile, int tid, String event) throws IOException, InterruptedException {
         StatsSnapshot snapshot;
-        try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+        try (StatsFileReader reader = openStats(statsFile)) {
             snapshot = reader.snapshot();
         }
         int column = snapshot.eventNames().indexOf(event);
@@ -122,8 +140,8 @@ final class Observed {
     }
 
     /** How many threads the stats file shows live. */
-    static int liveThreads(Path statsFile) throws IOException {
-        try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+    static int liveThreads(Path statsFile) throws IOException, InterruptedException {
+        try (StatsFileReader reader = openStats(statsFile)) {
             return (int) reader.snapshot().threads().stream().filter(t -> t.state() == StatsLayout.STATE_RUNNING)
                     .count();
         }

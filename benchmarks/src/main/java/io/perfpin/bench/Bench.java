@@ -23,7 +23,7 @@ public final class Bench {
     private static final int USAGE = 2;
     private static final String USAGE_LINE = "usage: java -jar benchmarks/target/benchmarks.jar [--repo DIR]"
             + " [--output FILE] [--runs N] [--only N,...]   (./bench passes --repo)";
-    private static final int BENCHMARKS = 8;
+    private static final int BENCHMARKS = 9;
 
     private Bench() {
     }
@@ -66,6 +66,7 @@ public final class Bench {
             steps.run(6, "sampler with 10, 1,000 and 10,000 threads, in process", () -> SamplerCost.run(workspace));
             steps.run(7, "pinned versus unpinned ping-pong", () -> PinnedPingPong.run(workspace));
             steps.run(8, "perfpin stat against perf stat", () -> StatAgainstPerf.run(workspace));
+            steps.run(9, "JMH profiler cost on a trivial benchmark", () -> JmhProfilerCost.run(workspace));
         }
         Duration took = Duration.between(start, Instant.now());
         Map<String, String> machine = new LinkedHashMap<>(Machine.describe(pmu));

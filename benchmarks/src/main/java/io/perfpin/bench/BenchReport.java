@@ -33,6 +33,13 @@ final class BenchReport {
         text.append("## How\n\n");
         settings.forEach(s -> text.append("- ").append(s).append('\n'));
         text.append('\n');
+        text.append("## Results\n\n").append(results(sections));
+        sections.forEach(section -> text.append(details(section)));
+        return text.toString();
+    }
+
+    /** Every headline figure of these sections in one table. */
+    static String results(List<Section> sections) {
         MarkdownTable headlines = new MarkdownTable("measurement", "with perfpin: median (min–max)", "baseline",
                 "ratio or difference", "target", "verdict");
         for (Section section : sections) {
@@ -41,14 +48,15 @@ final class BenchReport {
                         h.verdict().text());
             }
         }
-        text.append("## Results\n\n").append(headlines.render()).append('\n');
-        for (Section section : sections) {
-            text.append("## ").append(section.title()).append("\n\n");
-            section.details().forEach(t -> text.append(t.render()).append('\n'));
-            section.notes().forEach(n -> text.append("- ").append(n).append('\n'));
-            text.append('\n');
-        }
-        return text.toString();
+        return headlines.render() + '\n';
+    }
+
+    /** One benchmark's heading, tables of detail and notes. */
+    static String details(Section section) {
+        StringBuilder text = new StringBuilder("## ").append(section.title()).append("\n\n");
+        section.details().forEach(t -> text.append(t.render()).append('\n'));
+        section.notes().forEach(n -> text.append("- ").append(n).append('\n'));
+        return text.append('\n').toString();
     }
 
     static void write(Path file, String text) throws IOException {

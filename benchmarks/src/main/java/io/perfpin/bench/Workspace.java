@@ -16,6 +16,7 @@ public final class Workspace implements AutoCloseable {
     private static final String AGENT_JAR = "agent/target/perfpin-agent.jar";
     private static final String TEST_APPS = "test-apps/target/classes";
     private static final String ANNOTATIONS = "annotations/target/classes";
+    private static final String JMH_PROFILER = "jmh/target/perfpin-jmh.jar";
 
     private final Path repository;
     private final Path scratch;
@@ -49,7 +50,8 @@ public final class Workspace implements AutoCloseable {
      */
     public static Workspace open(Path repository, int runs) throws IOException, InterruptedException {
         Path root = repository.toAbsolutePath().normalize();
-        for (Path built : new Path[] {root.resolve(AGENT_JAR), root.resolve(TEST_APPS), root.resolve(ANNOTATIONS)}) {
+        for (Path built : new Path[] {root.resolve(AGENT_JAR), root.resolve(TEST_APPS), root.resolve(ANNOTATIONS),
+                root.resolve(JMH_PROFILER)}) {
             if (!Files.exists(built)) {
                 throw new IOException(built + " is missing: build first with ./mvnw -B -q -DskipTests package"
                         + " (./bench does)");
@@ -100,6 +102,17 @@ public final class Workspace implements AutoCloseable {
         String classpath = repository.resolve(TEST_APPS) + ":" + repository.resolve(ANNOTATIONS);
         return JavaCommand.of(Path.of(System.getProperty("java.home"), "bin", "java"), runtimed, classpath, scratch,
                 mainClass.getName(), args);
+    }
+
+    /**
+     * JMH's own main in a child JVM, as a user runs it, with perfpin's profiler jar and these benchmarks (the jar
+     * this JVM runs from) on its class path; its forks get the same.
+     */
+    public JavaCommand jmh(String... args) {
+        String benchmarks = Path.of(Workspace.class.getProtectionDomain().getCodeSource().getLocation().getPath())
+                .toString();
+        return JavaCommand.of(Path.of(System.getProperty("java.home"), "bin", "java"), runtimed,
+                repository.resolve(JMH_PROFILER) + ":" + benchmarks, scratch, "org.openjdk.jmh.Main", args);
     }
 
     /** The JVM option that loads the agent: {@code -javaagent:JAR} or {@code -javaagent:JAR=OPTIONS}. */

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;
@@ -68,7 +69,7 @@ final class AttachCommand implements Callable<Integer> {
             awaitAgent(pid, null);
         }
         try {
-            TopCommand view = watch(pid, agent.threads, agent.interval, duration);
+            TopCommand view = watch(pid, agent.threads, agent.interval, duration, null);
             if (view.noneCounted() != null) {
                 throw new IllegalStateException("none of the selected threads could be counted; " + view.noneCounted());
             }
@@ -112,10 +113,14 @@ final class AttachCommand implements Callable<Integer> {
         }
     }
 
-    /** The live view of {@code top}, with the same selection, until the JVM or the agent goes; returns it ended. */
-    static TopCommand watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration)
-            throws Exception {
+    /**
+     * The live view of {@code top}, with the same selection, until the JVM or the agent goes; returns it ended.
+     * {@code children}, when not null, adds the JVMs it starts ({@code run}).
+     */
+    static TopCommand watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration,
+                            ChildJvms children) throws Exception {
         TopCommand top = new TopCommand();
+        top.children = children;
         top.pid = pid;
         top.threads = threads;
         top.interval = interval;

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;

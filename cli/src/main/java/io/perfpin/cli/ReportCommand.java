@@ -4,6 +4,7 @@ import io.perfpin.report.Comparison;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.Recording;
+import io.perfpin.report.RecordingFile;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.Timeline;
@@ -57,15 +58,37 @@ final class ReportCommand implements Callable<Integer> {
         Path file = files.get(0);
         Recording recording = read(file);
         List<ThreadRecord> records = selected(file, recording);
+        try (ReportOutput out = output.open()) {
+            report(recording, records, out);
+            // The JVMs started with the same options, each in the file beside it that the agent wrote for it.
+            List<Path> family = RecordingFile.family(file);
+            for (Path child : family.subList(1, family.size())) {
+                Recording started;
+                try {
+                    started = read(child);
+                } catch (IllegalStateException unreadable) {
+                    System.err.println(TerminalText.escape("perfpin report: skipped " + child + ": "
+                            + unreadable.getMessage()));
+                    continue;
+                }
+                List<ThreadRecord> picked = selected(started);
+                out.startedJvm(started.jvm().orElseThrow(), child, picked.isEmpty() ? "(no thread recorded there"
+                        + " matches " + threads.describe() + ")" : null);
+                report(started, picked, out);
+            }
+        }
+        return ExitCode.OK;
+    }
+
+    private static void report(Recording recording, List<ThreadRecord> records, ReportOutput out) throws IOException {
         List<Hint> hints = new ArrayList<>();
         // A recording carries neither the pid nor the pin rules: only a one-CPU affinity shows a pin.
         records.forEach(r -> hints.addAll(Hints.of(r.report(), false, OptionalLong.empty())));
-        try (ReportOutput out = output.open()) {
+        if (!records.isEmpty()) {
             out.records(records);
-            out.methods(recording.methods());
-            out.hints(hints);
         }
-        return ExitCode.OK;
+        out.methods(recording.methods());
+        out.hints(hints);
     }
 
     /** The page: each recording's threads side by side, the busiest followed over time. */
@@ -123,8 +146,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** The threads --threads selects; none at all is an error. */
     private List<ThreadRecord> selected(Path file, Recording recording) {
-        List<ThreadRecord> records = recording.threads().stream().filter(r -> threads.selects(r.report().name()))
-                .collect(Collectors.toList());
+        List<ThreadRecord> records = selected(recording);
         if (recording.threads().isEmpty()) {
             throw new IllegalStateException(file + " holds no thread records");
         }
@@ -132,5 +154,10 @@ final class ReportCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no thread recorded in " + file + " matches " + threads.describe());
         }
         return records;
+    }
+
+    private List<ThreadRecord> selected(Recording recording) {
+        return recording.threads().stream().filter(r -> threads.selects(r.report().name()))
+                .collect(Collectors.toList());
     }
 }

@@ -4,6 +4,7 @@ import io.perfpin.event.EventList;
 import io.perfpin.report.Hint;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.JsonLinesFile;
+import io.perfpin.report.JvmRecord;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 
@@ -90,6 +91,30 @@ final class ReportOutput implements AutoCloseable {
     /** A whole page, as it is. */
     void page(List<String> lines) throws IOException {
         write(lines);
+    }
+
+    /**
+     * Sets off what follows as the records of another JVM, one started with the same agent options and recorded
+     * beside the file reported ({@link io.perfpin.report.RecordingFile}): in a table under a heading naming it
+     * (with {@code nothingSelected} when none of its threads is shown), in CSV as a block of its own after a blank
+     * line, in JSON after its {@code "type":"jvm"} record.
+     */
+    void startedJvm(JvmRecord jvm, Path recording, String nothingSelected) throws IOException {
+        switch (format) {
+            case TABLE:
+                List<String> lines = new ArrayList<>(List.of("", TerminalText.escape("JVM " + jvm.pid()
+                        + ", started with the same agent options; recorded in " + recording + ":")));
+                if (nothingSelected != null) {
+                    lines.add(nothingSelected);
+                }
+                write(lines);
+                break;
+            case CSV:
+                write(List.of(""));
+                break;
+            default:
+                write(List.of(jvm.toJson()));
+        }
     }
 
     void methods(List<MethodRecord> methods) throws IOException {

@@ -3,8 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OutputFile;
-import io.perfpin.report.Recording;
-import io.perfpin.report.ThreadRecord;
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.TerminalText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -15,7 +14,6 @@ import java.nio.file.Files;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 
 /**
  * Launches a JVM with the agent, watches it live as {@code top} does, prints each thread's totals and hints
@@ -58,8 +56,8 @@ final class RunCommand implements Callable<Integer> {
         long jvm = AttachCommand.awaitAgent(process.pid(), process);
         boolean watched = false;
         if (jvm > 0) {
-            try {
-                AttachCommand.watch(jvm, agent.threads, agent.interval, new DurationOption());
+            try (ChildJvms children = new ChildJvms(process.toHandle(), jvm, agent.threads)) {
+                AttachCommand.watch(jvm, agent.threads, agent.interval, new DurationOption(), children);
                 watched = true;
             } catch (Exception e) {
                 // The application goes on without a live view, and its exit code is still what run returns.
@@ -68,18 +66,13 @@ final class RunCommand implements Callable<Integer> {
         }
         int exit = process.waitFor();
         if (Files.exists(agent.record)) {
-            Recording recording = Recording.read(agent.record);
-            if (!watched) {
-                // It ended before the view began (a short application): its totals are in its recording.
-                System.out.println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
-                        + " recording:");
-                List<ThreadRecord> selected = recording.threads().stream()
-                        .filter(r -> agent.threads.selects(r.report().name())).collect(Collectors.toList());
-                ReportFormat.TABLE.render(selected).forEach(System.out::println);
+            try {
+                new RunRecordings(agent.record, agent.threads).summary(watched).forEach(System.out::println);
+            } catch (IOException | RuntimeException e) {
+                // What could not be summarised is still recorded; the exit code is the application's all the same.
+                System.err.println(TerminalText.escape("perfpin run: cannot summarise " + agent.record + ": "
+                        + e.getMessage()));
             }
-            ReportFormat.TABLE.renderMethods(recording.methods()).forEach(System.out::println);
-            System.out.println(TerminalText.escape("Recorded in " + agent.record + " (perfpin report " + agent.record
-                    + ")"));
         }
         return exit;
     }

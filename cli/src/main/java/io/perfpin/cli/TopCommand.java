@@ -56,6 +56,9 @@ final class TopCommand implements Callable<Integer> {
     @Mixin
     DurationOption duration;
 
+    /** For run: the JVMs the watched one starts with the agent's options, shown below it; null for top and attach. */
+    ChildJvms children;
+
     /** Set as the view ends: why threads went uncounted when no thread it shows was counted; else null. */
     private String noneCounted;
     /** The agent's notices printed so far, in plain blocks, where each is printed once. */
@@ -103,7 +106,11 @@ final class TopCommand implements Callable<Integer> {
                     break;
                 }
                 StatsView current = StatsView.read(reader);
-                show(block(watched, current, previous, terminal), terminal);
+                List<String> lines = block(watched, current, previous, terminal);
+                if (children != null) {
+                    lines.addAll(children.frame(terminal));
+                }
+                show(lines, terminal);
                 previous = current;
             }
             summary(StatsView.read(reader), watched, ending).forEach(System.out::println);
@@ -125,7 +132,8 @@ final class TopCommand implements Callable<Integer> {
         return null;
     }
 
-    private List<String> block(long watched, StatsView current, StatsView previous, boolean terminal) {
+    /** One frame of one JVM: its live threads over the time since {@code previous}, finished totals, notices. */
+    List<String> block(long watched, StatsView current, StatsView previous, boolean terminal) {
         List<ThreadReport> live = selected(current.liveSince(previous)).stream()
                 .map(r -> r.withLastCpu(LastCpu.of(watched, r.tid())))
                 .collect(Collectors.toList());

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.jvm.AgentJar;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

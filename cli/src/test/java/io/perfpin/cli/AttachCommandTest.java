@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,7 @@
 package io.perfpin.cli;
 
+import io.perfpin.jvm.AgentJar;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;

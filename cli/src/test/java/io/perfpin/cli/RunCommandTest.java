@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.apps.PageToucher;
+import io.perfpin.jvm.AgentJar;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import org.junit.jupiter.api.Test;

@@ -1,7 +1,9 @@
 package io.perfpin.registry;
 
 import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.jvm.ThisProcess;
 import io.perfpin.report.JsonLinesFile;
+import io.perfpin.report.RecordingFile;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
@@ -40,11 +42,17 @@ final class RecordingWriter {
             throw new IOException("no file descriptor is left for it: " + descriptors.reason());
         }
         try {
-            return new RecordingWriter(JsonLinesFile.create(path), descriptors, notices);
+            return new RecordingWriter(RecordingFile.create(path, ThisProcess.pid(), System.currentTimeMillis()),
+                    descriptors, notices);
         } catch (IOException | RuntimeException e) {
             descriptors.giveBack(1);
             throw e;
         }
+    }
+
+    /** The file written: the one asked for, or this JVM's beside it ({@link RecordingFile}); null when none. */
+    Path path() {
+        return file == null ? null : file.path();
     }
 
     /** The thread's counts so far; nothing for a thread not counted, which has none until its final record. */

@@ -158,6 +158,14 @@ public final class ThreadRegistry implements AutoCloseable {
         return descriptors;
     }
 
+    /**
+     * The file the recording goes to: the one the config names, or, when another JVM writes that one, this JVM's
+     * beside it ({@link io.perfpin.report.RecordingFile}); null when nothing is recorded.
+     */
+    public Path recordingFile() {
+        return recording.path();
+    }
+
     /** Adds a listener that runs on every tick of the sampler, after those added before it. */
     public void onTick(TickListener listener) {
         sampler.onTick(listener);

@@ -15,15 +15,27 @@ import java.nio.file.Path;
  */
 public final class JsonLinesFile implements AutoCloseable {
     private final BufferedWriter out;
+    private final Path path;
 
-    private JsonLinesFile(BufferedWriter out) {
+    private JsonLinesFile(BufferedWriter out, Path path) {
         this.out = out;
+        this.path = path;
     }
 
     /** Creates {@code file} as {@link OutputFile} says: new, or replacing a regular file of this user's. */
     public static JsonLinesFile create(Path file) throws IOException {
-        FileChannel channel = OutputFile.create(file);
-        return new JsonLinesFile(new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8), 1 << 16));
+        return over(OutputFile.create(file), file);
+    }
+
+    /** Writes through {@code channel}, open on the new file {@code file}. */
+    static JsonLinesFile over(FileChannel channel, Path file) {
+        return new JsonLinesFile(new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8), 1 << 16),
+                file.toAbsolutePath());
+    }
+
+    /** The file written, as an absolute path. */
+    public Path path() {
+        return path;
     }
 
     public void write(String jsonObject) throws IOException {

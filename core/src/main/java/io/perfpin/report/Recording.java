@@ -27,12 +27,15 @@ public final class Recording {
     private final List<ThreadRecord> threads;
     private final List<MethodRecord> methods;
     private final RunRecord run;
+    private final JvmRecord jvm;
     private final String warning;
 
-    private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, RunRecord run, String warning) {
+    private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, RunRecord run, JvmRecord jvm,
+                      String warning) {
         this.threads = List.copyOf(threads);
         this.methods = List.copyOf(methods);
         this.run = run;
+        this.jvm = jvm;
         this.warning = warning;
     }
 
@@ -52,6 +55,7 @@ public final class Recording {
         Map<String, ThreadRecord> latest = new LinkedHashMap<>();
         Map<String, MethodRecord> methods = new LinkedHashMap<>();
         RunRecord run = null;
+        JvmRecord jvm = null;
         String badLine = null;
         int number = 0;
         try (JsonLinesReader lines = JsonLinesReader.open(file)) {
@@ -72,13 +76,15 @@ public final class Recording {
                         keep(methods, method.method(), method, MethodRecord::isFinal);
                     } else if (record instanceof RunRecord && run == null) {
                         run = (RunRecord) record;
+                    } else if (record instanceof JvmRecord && jvm == null) {
+                        jvm = (JvmRecord) record;
                     }
                 } catch (IllegalArgumentException e) {
                     badLine = file + " line " + number + " is not a perfpin record: " + e.getMessage();
                 }
             }
         }
-        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()), run,
+        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()), run, jvm,
                 badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
     }
 
@@ -92,7 +98,7 @@ public final class Recording {
         }
     }
 
-    /** A ThreadRecord, a MethodRecord, a RunRecord, or null for a type of a later version, passed over. */
+    /** A ThreadRecord, a MethodRecord, a RunRecord, a JvmRecord, or null for a type of a later version, passed over. */
     private static Object record(String line) {
         Object json = JsonReader.parse(line);
         if (!(json instanceof Map)) {
@@ -108,6 +114,9 @@ public final class Recording {
         }
         if (RunRecord.TYPE.equals(type)) {
             return RunRecord.fromJson(object);
+        }
+        if (JvmRecord.isJvmType(type)) {
+            return JvmRecord.fromJson(object);
         }
         if (!(type instanceof String)) {
             throw new IllegalArgumentException("no string field 'type'");
@@ -136,6 +145,11 @@ public final class Recording {
     /** The machine and the run, when the recording says (the agent's recordings do, from this version on). */
     public Optional<RunRecord> run() {
         return Optional.ofNullable(run);
+    }
+
+    /** The JVM that wrote it, from its first record; empty for a recording without one (stat's, an older agent's). */
+    public Optional<JvmRecord> jvm() {
+        return Optional.ofNullable(jvm);
     }
 
     /** What was skipped: the last line, when it was cut short. */

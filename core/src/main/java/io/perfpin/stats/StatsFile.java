@@ -417,7 +417,7 @@ public final class StatsFile implements AutoCloseable {
         buffer.putLong(offset + JAVA_ID_OFFSET, javaId);
         buffer.putInt(offset + LAST_CPU_OFFSET, -1);
         buffer.putInt(offset + THREADS_OFFSET, threads);
-        putString(offset + NAME_OFFSET, NAME_SIZE, name);
+        putBytes(offset + NAME_OFFSET, NAME_SIZE, StatsStrings.shortenedName(name, NAME_SIZE));
         putString(offset + CPUS_OFFSET, CPUS_SIZE, cpus);
     }
 
@@ -429,7 +429,10 @@ public final class StatsFile implements AutoCloseable {
     }
 
     private void putString(int offset, int size, String value) {
-        byte[] bytes = StatsStrings.truncatedUtf8(value, size);
+        putBytes(offset, size, StatsStrings.truncatedUtf8(value, size));
+    }
+
+    private void putBytes(int offset, int size, byte[] bytes) {
         for (int i = 0; i < size; i++) {
             buffer.put(offset + i, i < bytes.length ? bytes[i] : 0);
         }

@@ -91,6 +91,9 @@ public final class StatsFileReader implements AutoCloseable {
         }
         FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
         try {
+            if (channel.size() == 0) {
+                throw beingCreated(file); // created, not yet sized: the agent makes it on its sampler thread
+            }
             if (channel.size() < EVENT_NAMES_OFFSET) {
                 throw new IOException(file + " is not a perfpin stats file (too short)");
             }
@@ -113,6 +116,10 @@ public final class StatsFileReader implements AutoCloseable {
         }
     }
 
+    private static IOException beingCreated(Path file) {
+        return new IOException(file + " is still being created; try again");
+    }
+
     private static Header readHeader(ByteBuffer fixed) {
         int version = (int) INTS.getAcquire(fixed, VERSION_OFFSET); // written last: the fields below are complete
         return new Header(fixed.getInt(MAGIC_OFFSET), version, fixed.getLong(PID_OFFSET),
@@ -122,11 +129,14 @@ public final class StatsFileReader implements AutoCloseable {
 
     /** The file size the header describes, once every field in it is within bounds. */
     private static long describedSize(Path file, Header h) throws IOException {
+        if (h.magic == 0 && h.version == 0) {
+            throw beingCreated(file); // sized, its header not yet written
+        }
         if (h.magic != MAGIC) {
             throw new IOException(file + " is not a perfpin stats file");
         }
         if (h.version == 0) {
-            throw new IOException(file + " is still being created; try again");
+            throw beingCreated(file);
         }
         if (h.version != VERSION) {
             throw new IOException(file + " has layout version " + h.version + "; this perfpin reads " + VERSION);

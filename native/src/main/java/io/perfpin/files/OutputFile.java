@@ -2,6 +2,8 @@ package io.perfpin.files;
 
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -14,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFileAttributes;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
@@ -34,6 +37,7 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class OutputFile {
     private static final Set<OpenOption> NEW_FILE = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
             StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    private static final Set<OpenOption> READ_NO_LINK = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
     private OutputFile() {
     }
@@ -43,6 +47,23 @@ public final class OutputFile {
      * @throws IOException one line naming the file and why it cannot be written
      */
     public static FileChannel create(Path file) throws IOException {
+        return create(file, false).orElseThrow();
+    }
+
+    /**
+     * As {@link #create}, for a file that one process at a time writes: the new file is locked ({@code fcntl}
+     * write lock, which the kernel drops when the process ends) for as long as the channel is open, and a regular
+     * file there that another process holds locked is left as it is. Empty then: that process writes it now.
+     *
+     * <p>Checking the lock and replacing the file are two steps: of two processes that start at the same moment
+     * with one file, both may take it. A process that starts another after taking its file (a JVM launching
+     * JVMs with its own options) always finds it locked.
+     */
+    public static Optional<FileChannel> createUnlessLocked(Path file) throws IOException {
+        return create(file, true);
+    }
+
+    private static Optional<FileChannel> create(Path file, boolean locking) throws IOException {
         Path absolute = file.toAbsolutePath();
         Path parent = absolute.getParent();
         Path name = absolute.getFileName();
@@ -66,17 +87,22 @@ public final class OutputFile {
         try (SecureDirectoryStream<Path> dir = (SecureDirectoryStream<Path>) stream) {
             for (int attempt = 0; ; attempt++) {
                 PosixFileAttributes existing = statusAt(dir, name);
+                FileChannel channel;
                 if (existing == null) {
                     try {
-                        return create(dir, name);
+                        channel = create(dir, name);
                     } catch (FileAlreadyExistsException raced) {
                         if (attempt == 3) {
                             throw new IOException(file + " keeps being created by someone else: name another file");
                         }
                         continue;
                     }
+                } else if (locking && existing.isRegularFile() && lockedByAnother(dir, name)) {
+                    return Optional.empty();
+                } else {
+                    channel = replace(dir, name, existing, absolute);
                 }
-                return replace(dir, name, existing, absolute);
+                return Optional.of(locking ? locked(channel) : channel);
             }
         }
     }
@@ -115,6 +141,33 @@ public final class OutputFile {
             } catch (IOException ignored) {
                 // nothing more to undo
             }
+            throw e;
+        }
+    }
+
+    /** Whether another process holds a write lock on the regular file {@code name}: a shared lock would wait. */
+    private static boolean lockedByAnother(SecureDirectoryStream<Path> dir, Path name) throws IOException {
+        try (FileChannel existing = (FileChannel) dir.newByteChannel(name, READ_NO_LINK)) {
+            FileLock shared = existing.tryLock(0, Long.MAX_VALUE, true);
+            if (shared == null) {
+                return true;
+            }
+            shared.release();
+            return false;
+        } catch (OverlappingFileLockException thisProcess) {
+            return true; // this JVM writes it already
+        } catch (NoSuchFileException raced) {
+            return false;
+        }
+    }
+
+    private static FileChannel locked(FileChannel channel) throws IOException {
+        try {
+            // A file just made or renamed into place: no other process has had a reason to lock it.
+            channel.tryLock();
+            return channel;
+        } catch (IOException | RuntimeException e) {
+            channel.close();
             throw e;
         }
     }

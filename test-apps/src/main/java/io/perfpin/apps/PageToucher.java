@@ -58,6 +58,18 @@ public final class PageToucher {
 
         /** Maps {@code bytes} of fresh memory and writes one byte per page; returns the pages touched. */
         public long touch(long bytes) {
+            return touch(bytes, false);
+        }
+
+        /**
+         * As {@link #touch}, then unmaps the memory at once, so that a caller touching again and again (a benchmark
+         * operation) holds no more than one touch's pages, whenever the collector runs. Unmapping takes no fault.
+         */
+        public long touchAndUnmap(long bytes) {
+            return touch(bytes, true);
+        }
+
+        private long touch(long bytes, boolean unmap) {
             long pages = 0;
             for (long done = 0; done < bytes; ) {
                 int chunk = (int) Math.min(bytes - done, MAX_CHUNK);
@@ -65,6 +77,9 @@ public final class PageToucher {
                 for (int offset = 0; offset < chunk; offset += PAGE_SIZE) {
                     memory.put(offset, (byte) 1);
                     pages++;
+                }
+                if (unmap) {
+                    Unmapper.unmap(memory);
                 }
                 done += chunk;
             }
@@ -87,6 +102,25 @@ public final class PageToucher {
                 file.close();
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
+            }
+        }
+    }
+
+    /** Unmaps a mapped buffer now, through the JDK's own cleaner for it (jdk.unsupported, there since JDK 9). */
+    private static final class Unmapper {
+        private static final sun.misc.Unsafe UNSAFE = unsafe();
+
+        static void unmap(MappedByteBuffer buffer) {
+            UNSAFE.invokeCleaner(buffer);
+        }
+
+        private static sun.misc.Unsafe unsafe() {
+            try {
+                java.lang.reflect.Field field = sun.misc.Unsafe.class.getDeclaredField("theUnsafe");
+                field.setAccessible(true);
+                return (sun.misc.Unsafe) field.get(null);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("no sun.misc.Unsafe to unmap with", e);
             }
         }
     }

@@ -2,7 +2,11 @@ package io.perfpin.apps;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PageToucherTest {
     @Test
@@ -17,5 +21,21 @@ class PageToucherTest {
             assertEquals(4, memory.touch(4L * PageToucher.PAGE_SIZE));
             assertEquals(1, memory.touch(1));
         }
+    }
+
+    /** A thousand touches of 1 MiB leave no mapping behind: the collector need not run for them to go. */
+    @Test
+    void touchAndUnmapLeavesNoMappingBehind() throws Exception {
+        try (PageToucher.FreshMemory memory = PageToucher.FreshMemory.open()) {
+            long before = mappings();
+            for (int i = 0; i < 1000; i++) {
+                assertEquals(256, memory.touchAndUnmap(256L * PageToucher.PAGE_SIZE));
+            }
+            assertTrue(mappings() < before + 100, before + " mappings before, " + mappings() + " after");
+        }
+    }
+
+    private static long mappings() throws Exception {
+        return Files.readAllLines(Path.of("/proc/self/maps")).size();
     }
 }

@@ -61,6 +61,11 @@ final class Agent implements AutoCloseable {
             throw new IllegalArgumentException(e.getMessage(), e);
         }
         AgentLog.publishTo(registry, options.quiet());
+        if (options.out() != null && !options.out().equals(registry.recordingFile())) {
+            AgentLog.info("recording to " + registry.recordingFile() + ": another process writes " + options.out()
+                    + ", as the JVM that started this one with the same options does (a JMH fork's); perfpin report "
+                    + options.out() + " reads both");
+        }
         MethodCounting methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
         registry.onTick(new AgentTick(methods, options.events(),
                 RunRecord.ofThisJvm(System.currentTimeMillis(), options.text())));

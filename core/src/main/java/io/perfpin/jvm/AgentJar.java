@@ -1,4 +1,4 @@
-package io.perfpin.cli;
+package io.perfpin.jvm;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.ContentName;
@@ -12,23 +12,24 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 
 /**
- * Where the agent jar that {@code run} and {@code attach} load comes from: {@code -Dperfpin.agent.jar} when
- * set, otherwise the copy packaged inside the CLI's jar, installed under a directory named by its content
+ * Where the agent jar that {@code run}, {@code attach} and the JMH profiler load comes from:
+ * {@code -Dperfpin.agent.jar} when set, otherwise the copy packaged inside the jar this class runs from (the CLI's
+ * {@code perfpin.jar}, {@code perfpin-jmh.jar}), installed under a directory named by its content
  * ({@link OwnedDirectory#install}: a copy already there is used only when its every byte is the packaged one's).
  *
  * <p>A JVM of this user's gets it from this user's private perfpin directory. A JVM of another user's (root
  * attaching) must read it, so it gets it from the directory this user shares read-only
  * ({@link PerfpinDirectory#shared}): that user can read it, and only this user can replace it.
  */
-final class AgentJar {
-    static final String PROPERTY = "perfpin.agent.jar";
+public final class AgentJar {
+    public static final String PROPERTY = "perfpin.agent.jar";
     private static final String RESOURCE = "perfpin-agent.jar";
 
     private AgentJar() {
     }
 
     /** The agent jar for a JVM that runs as {@code uid}. */
-    static Path forUser(int uid) throws IOException {
+    public static Path forUser(int uid) throws IOException {
         String configured = System.getProperty(PROPERTY);
         if (configured != null && !configured.isEmpty()) {
             Path jar = Paths.get(configured).toAbsolutePath();
@@ -40,8 +41,8 @@ final class AgentJar {
         byte[] content;
         try (InputStream in = AgentJar.class.getClassLoader().getResourceAsStream(RESOURCE)) {
             if (in == null) {
-                throw new IOException("this perfpin.jar carries no agent; rebuild it with ./mvnw -B package, or set -D"
-                        + PROPERTY + "=<path to perfpin-agent.jar>");
+                throw new IOException("this jar carries no perfpin agent; rebuild perfpin with ./mvnw -B package,"
+                        + " or set -D" + PROPERTY + "=<path to perfpin-agent.jar>");
             }
             content = in.readAllBytes();
         }
@@ -53,7 +54,7 @@ final class AgentJar {
     }
 
     /** The agent jar for a JVM of this user's. */
-    static Path forThisUser() throws IOException {
+    public static Path forThisUser() throws IOException {
         return forUser(EffectiveUser.uid());
     }
 }

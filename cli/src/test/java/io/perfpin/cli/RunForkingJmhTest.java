@@ -1,0 +1,87 @@
+package io.perfpin.cli;
+
+import io.perfpin.report.JsonReader;
+import io.perfpin.report.Recording;
+import io.perfpin.report.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * perfpin run over real JMH (1.37) and its published samples, which forks a JVM per benchmark run and passes it the
+ * agent with every option of its own JVM, out= included: every JVM records to a file of its own, each readable by
+ * report, the forks' worker threads are shown live, and run exits with JMH's exit code.
+ */
+class RunForkingJmhTest {
+    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    /** JMH, its two dependencies and its samples, from this test's class path. */
+    private static final String JMH_CLASS_PATH = Arrays.stream(System.getProperty("java.class.path").split(":"))
+            .filter(e -> e.contains("jmh-core") || e.contains("jmh-samples") || e.contains("jopt-simple")
+                    || e.contains("commons-math3"))
+            .collect(Collectors.joining(":"));
+    private static final Pattern FRAME = Pattern.compile("--- [0-9:.]+  pid (\\d+)  live threads");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyForkRecordsToItsOwnFileReportReadsThemAllAndRunExitsWithJmhsCode() throws Exception {
+        Path record = dir.resolve("jmh.jsonl");
+        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--interval", "100ms", "--record", record.toString(),
+                "--", JAVA, "-cp", JMH_CLASS_PATH, "org.openjdk.jmh.Main", "JMHSample_22_FalseSharing.baseline",
+                "-f", "2", "-wi", "1", "-w", "300ms", "-i", "1", "-r", "500ms", "-foe", "true"));
+        assertEquals(0, run.code, "JMH's own exit code:\n" + run.out + run.err);
+
+        List<Path> family = RecordingFile.family(record);
+        assertEquals(3, family.size(), "the host JVM's recording and one per fork: " + family + "\n" + run.out);
+        List<Long> pids = new ArrayList<>();
+        for (Path file : family) {
+            Recording recording = Recording.read(file); // whole: a damaged line would make it no recording
+            assertTrue(recording.warning().isEmpty(), file + ": " + recording.warning());
+            assertEquals(record, recording.jvm().orElseThrow().named(), file.toString());
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
+            pids.add(recording.jvm().orElseThrow().pid());
+        }
+        List<Long> forks = pids.subList(1, 3);
+        for (long fork : forks) {
+            assertEquals(dir.resolve("jmh." + fork + ".jsonl"), family.get(pids.indexOf(fork)));
+            assertTrue(shownLive(run.out).contains(fork), "fork " + fork + " shown live:\n" + run.out);
+        }
+        assertTrue(!forks.contains(pids.get(0)), "the host JVM writes the file named: " + pids);
+        assertTrue(run.out.contains("-jmh-worker-1  "), "the workers, by the end of their names, live:\n" + run.out);
+
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "json"));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        List<Map<?, ?>> records = report.out.lines().map(l -> (Map<?, ?>) JsonReader.parse(l))
+                .collect(Collectors.toList());
+        assertEquals(forks, records.stream().filter(r -> "jvm".equals(r.get("type"))).map(r -> (Long) r.get("pid"))
+                .collect(Collectors.toList()), "report names each fork before its records:\n" + report.out);
+        long workers = records.stream().filter(r -> "thread".equals(r.get("type"))
+                && String.valueOf(r.get("name")).matches(".*JMHSample_22_FalseSharing\\.baseline-jmh-worker-[12]"))
+                .count();
+        assertEquals(4, workers, "two workers in each fork, each with its final record:\n" + report.out);
+    }
+
+    private static List<Long> shownLive(String out) {
+        Matcher frame = FRAME.matcher(out);
+        List<Long> pids = new ArrayList<>();
+        while (frame.find()) {
+            pids.add(Long.parseLong(frame.group(1)));
+        }
+        return pids;
+    }
+}

@@ -1,0 +1,29 @@
+package io.perfpin.report;
+
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The first record of a recording that an agent writes ({@code "type":"jvm"}): the JVM that wrote it, when its
+ * agent started, and the file its options named ({@code out=}). That is the file itself, or, for a JVM whose named
+ * file another JVM was writing (one started by it with the same options, as JMH starts its forks), the file
+ * beside which this one lies ({@link RecordingFile}).
+ */
+public record JvmRecord(long pid, long epochMillis, Path named) {
+    public static final String TYPE = "jvm";
+
+    public String toJson() {
+        return Json.object().field("type", TYPE).field("time", epochMillis).field("pid", pid)
+                .field("recording", named.toString()).end();
+    }
+
+    /** @throws IllegalArgumentException naming the field that is missing or of the wrong kind */
+    static JvmRecord fromJson(Map<?, ?> object) {
+        return new JvmRecord(JsonFields.field(object, "pid", Long.class), JsonFields.field(object, "time", Long.class),
+                Path.of(JsonFields.field(object, "recording", String.class)));
+    }
+
+    static boolean isJvmType(Object type) {
+        return TYPE.equals(type);
+    }
+}

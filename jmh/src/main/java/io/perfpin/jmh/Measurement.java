@@ -1,0 +1,78 @@
+package io.perfpin.jmh;
+
+import io.perfpin.jvm.AttachException;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Syscalls;
+import io.perfpin.options.ThreadPattern;
+import io.perfpin.options.ThreadPatterns;
+
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * The profiler's work in the benchmark's JVM, from the last warm-up iteration to the end of the measurement: JMH's
+ * workers pinned (when asked), and the selected threads counted over each measurement iteration. Preparing at the
+ * last warm-up puts the workers' move to their CPUs, and the cost of opening counters, outside the measurement.
+ */
+final class Measurement implements AutoCloseable {
+    private static final ThreadPattern WORKERS = ThreadPatterns.compile("threads option", "threads",
+            ProfilerOptions.WORKERS);
+
+    private final ProfilerOptions options;
+    private final Syscalls syscalls;
+    private final CountedThreads counted;
+    /** Null when the workers are not pinned. */
+    private final WorkerPins pins;
+    private int iteration;
+
+    private Measurement(ProfilerOptions options, Syscalls syscalls, CountedThreads counted, WorkerPins pins) {
+        this.options = options;
+        this.syscalls = syscalls;
+        this.counted = counted;
+        this.pins = pins;
+    }
+
+    /** @param sayWhatIsCounted whether this JVM says which events are not counted (see {@link CountedThreads}) */
+    static Measurement open(ProfilerOptions options, boolean sayWhatIsCounted) throws IOException {
+        Syscalls syscalls = Backends.syscalls();
+        return new Measurement(options, syscalls, new CountedThreads(syscalls, options.events(), sayWhatIsCounted),
+                options.pin() == null ? null : new WorkerPins(syscalls, options.pin()));
+    }
+
+    /** Pins the workers not pinned yet, then opens counters for the selected threads not counted yet. */
+    void prepare() throws AttachException, IOException {
+        if (pins != null) {
+            pins.pin(SelectedThreads.of(syscalls, WORKERS));
+        }
+        counted.open(SelectedThreads.of(syscalls, options.threads()));
+    }
+
+    /** A measurement iteration starts. */
+    void start() {
+        iteration++;
+        counted.start();
+    }
+
+    /** The measurement iteration ends after {@code operations}: its results, none when no thread was counted. */
+    List<PerOpResult> stop(long operations, String workerPrefix) {
+        List<ThreadCount> counts = counted.stop();
+        if (counts.isEmpty()) {
+            Notes.say("measurement iteration " + iteration + " is not counted: no thread matching "
+                    + (options.threads() == null ? "" : options.threads()) + " ran as it started (JMH starts its"
+                    + " workers in the first iteration, so with -wi 0 they are counted from the second)");
+        }
+        return PerOperation.of(options.events(), counts, operations, workerPrefix, options.perThread());
+    }
+
+    /** Gives the workers their CPUs back and closes the counters. */
+    @Override
+    public void close() {
+        try {
+            if (pins != null) {
+                pins.close();
+            }
+        } finally {
+            counted.close();
+        }
+    }
+}

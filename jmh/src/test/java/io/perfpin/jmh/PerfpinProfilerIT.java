@@ -1,0 +1,194 @@
+package io.perfpin.jmh;
+
+import io.perfpin.jvm.AgentJar;
+import io.perfpin.report.JsonReader;
+import io.perfpin.report.Recording;
+import io.perfpin.report.RecordingFile;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * -prof perfpin in real JMH 1.37, on its published samples and on a benchmark of known page faults, each run as
+ * users run JMH: the secondary results per operation in JMH's text and in -rf json, the workers pinned for the
+ * measurement as /proc shows them, and -jvmArgsAppend still reaching the fork beside the profiler's agent.
+ */
+class PerfpinProfilerIT {
+    /** JMHSample_22's baseline group: a reader and a writer, two worker threads. */
+    private static final String TWO_WORKERS = "JMHSample_22_FalseSharing.baseline";
+    private static final String SHORT = "-wi 1 -w 200ms -i 2 -r 200ms";
+    private static final int PAGES = 256;
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void lprofListsItAndHelpDescribesItsOptions() throws Exception {
+        JmhRun list = JmhRun.of("-lprof");
+        assertTrue(list.out.matches("(?s).*\n +perfpin: Counts of the benchmark's own worker threads .*\\(discovered\\).*"),
+                list.out);
+        JmhRun help = JmhRun.of("-prof", "perfpin:help");
+        assertTrue(help.out.contains("Options accepted by perfpin:"), help.out);
+        for (String option : List.of("events=<list>", "threads=<regex|all>", "pin=<core|isolated|cpus>",
+                "perThread=<bool>", "agent=<bool>")) {
+            assertTrue(help.out.contains("\n  " + option + " "), option + " in:\n" + help.out);
+        }
+    }
+
+    /**
+     * Two workers, one fork: task-clock, context switches and page faults per operation in the text and in the JSON,
+     * each thread's share adding up to them, and the events this machine cannot count said once and never reported.
+     */
+    @Test
+    void aTwoWorkerSampleHasItsCountsPerOperationInTextAndJson() throws Exception {
+        Path json = dir.resolve("result.json");
+        JmhRun run = JmhRun.of(args(TWO_WORKERS, "-f 1 " + SHORT, "-prof", "perfpin:perThread=true", "-rf", "json",
+                "-rff", json.toString()));
+        assertEquals(0, run.code, run.out);
+        for (String result : List.of("·task-clock +thrpt +2 +[^ ].* ns/op", "·context-switches +thrpt +2 +[^ ].* #/op",
+                "·page-faults +thrpt +2 +[^ ].* #/op")) {
+            assertTrue(Pattern.compile("\nJMHSample_22_FalseSharing\\.baseline:" + result + "\n").matcher(run.out)
+                    .find(), result + " in the summary table:\n" + run.out);
+        }
+        Map<?, ?> metrics = secondaryMetrics(json);
+        for (String event : List.of("task-clock", "context-switches", "page-faults")) {
+            Map<?, ?> total = (Map<?, ?>) metrics.get("·" + event);
+            assertTrue(total != null, event + " in " + metrics.keySet());
+            assertEquals(event.equals("task-clock") ? "ns/op" : "#/op", total.get("scoreUnit"));
+            List<Double> iterations = rawData(total);
+            assertEquals(2, iterations.size(), "one value per measurement iteration: " + total);
+            List<Double> first = rawData((Map<?, ?>) metrics.get("·" + event + ":worker-1"));
+            List<Double> second = rawData((Map<?, ?>) metrics.get("·" + event + ":worker-2"));
+            for (int i = 0; i < 2; i++) {
+                assertEquals(iterations.get(i), first.get(i) + second.get(i), 1e-9 * Math.max(1, iterations.get(i)),
+                        event + ": each worker's share adds up to the total, iteration " + (i + 1));
+            }
+        }
+        assertTrue(rawData((Map<?, ?>) metrics.get("·task-clock")).stream().allMatch(v -> v > 0), metrics.toString());
+        Matcher notCounted = Pattern.compile("# perfpin: not counting ([^:]+): ").matcher(run.out);
+        while (notCounted.find()) {
+            for (String event : notCounted.group(1).split(", ")) {
+                assertFalse(metrics.containsKey("·" + event), event + " is not counted here, and has no result");
+                assertFalse(run.out.contains(":·" + event + " "), event + " has no line in the text");
+            }
+            assertEquals(1, run.out.split(Pattern.quote(notCounted.group()), -1).length - 1, "said once:\n" + run.out);
+        }
+    }
+
+    /**
+     * Each operation of PagesPerOperation takes 256 page faults, in a fork (given the page count through
+     * -jvmArgsAppend) and with -f 0 in JMH's own JVM.
+     */
+    @Test
+    void aBenchmarkOfKnownPageFaultsPerOperationReportsThemInAForkAndWithoutOne() throws Exception {
+        Path forked = dir.resolve("forked.json");
+        JmhRun run = JmhRun.of(args("PagesPerOperation", "-f 1 -v EXTRA " + SHORT, "-jvmArgsAppend",
+                "-Dperfpin.test.pages=" + PAGES, "-prof", "perfpin", "-rf", "json", "-rff", forked.toString()));
+        assertEquals(0, run.code, run.out);
+        assertFaultsPerOperation(forked, run);
+        String fork = forkCommand(run);
+        assertTrue(fork.matches(".*, -javaagent:[^,]*/perfpin-agent\\.jar=threads=\\.\\*-jmh-worker-\\\\d\\+;events=sched;"
+                + "quiet, .*") && fork.contains(", -Dperfpin.test.pages=" + PAGES + ", "), "the agent beside"
+                + " -jvmArgsAppend: " + fork);
+
+        Path inProcess = dir.resolve("in-process.json");
+        JmhRun embedded = JmhRun.of(List.of("-Dperfpin.test.pages=" + PAGES), args("PagesPerOperation",
+                "-f 0 " + SHORT, "-prof", "perfpin", "-rf", "json", "-rff", inProcess.toString()));
+        assertEquals(0, embedded.code, embedded.out);
+        assertFaultsPerOperation(inProcess, embedded);
+    }
+
+    /**
+     * JMH started with the agent, as perfpin run starts it: the fork gets that agent through JMH's copy of its JVM's
+     * arguments, and no second one from the profiler; each JVM records to a file of its own.
+     */
+    @Test
+    void aForkThatGetsItsJvmsAgentGetsNoSecondAndRecordsBesideIt() throws Exception {
+        Path record = dir.resolve("run.jsonl");
+        JmhRun run = JmhRun.of(List.of("-javaagent:" + AgentJar.forThisUser() + "=events=sched;out=" + record
+                + ";quiet"), args(TWO_WORKERS, "-f 1 -v EXTRA " + SHORT, "-prof", "perfpin"));
+        assertEquals(0, run.code, run.out);
+        assertEquals(1, forkCommand(run).split("-javaagent:", -1).length - 1, forkCommand(run));
+        assertFalse(run.out.contains("[perfpin]"), "nothing refused, nothing said on stderr:\n" + run.out);
+        assertTrue(run.out.contains(":·page-faults "), run.out);
+        List<Path> recordings = RecordingFile.family(record);
+        assertEquals(2, recordings.size(), "JMH's JVM's and the fork's: " + recordings);
+        for (Path recording : recordings) {
+            assertTrue(Recording.read(recording).warning().isEmpty(), recording.toString());
+        }
+    }
+
+    private static String forkCommand(JmhRun run) {
+        Matcher command = Pattern.compile("(?m)^Forking using command: \\[(.*)\\]$").matcher(run.out);
+        assertTrue(command.find(), "-v EXTRA prints the fork's command:\n" + run.out);
+        return command.group(1);
+    }
+
+    private void assertFaultsPerOperation(Path json, JmhRun run) throws Exception {
+        for (double faults : rawData((Map<?, ?>) secondaryMetrics(json).get("·page-faults"))) {
+            assertTrue(Math.abs(faults - PAGES) <= PAGES * 0.03, faults + " page faults per operation of " + PAGES
+                    + " pages:\n" + run.out);
+        }
+    }
+
+    /**
+     * pin=core: from the last warm-up iteration to the end of the measurement each worker runs on a core of its own,
+     * as /proc/self/task/TID/status says, read by a profiler that JMH calls before perfpin as iterations start and
+     * after it as they end; before and after, on every CPU it had.
+     */
+    @Test
+    void pinCoreGivesEachWorkerItsOwnCoreForTheMeasurementAndItsCpusBackAfter() throws Exception {
+        // A perfpin directory of its own, whose CPU reservations no other test's pins share (JMH copies it to the fork).
+        JmhRun run = JmhRun.of(List.of("-Dperfpin.dir=" + dir.resolve("perfpin")), args(TWO_WORKERS,
+                "-f 1 -wi 2 -w 200ms -i 2 -r 200ms", "-prof", AffinityObserver.class.getName(), "-prof",
+                "perfpin:pin=core"));
+        assertEquals(0, run.code, run.out);
+        String allowed = affinity(run, "WARMUP 2 start worker-1");
+        assertEquals(allowed, affinity(run, "WARMUP 2 start worker-2"), "not pinned before");
+        for (String moment : List.of("MEASUREMENT 1 start", "MEASUREMENT 1 end", "MEASUREMENT 2 start")) {
+            String first = affinity(run, moment + " worker-1");
+            String second = affinity(run, moment + " worker-2");
+            assertTrue(first.matches("\\d+") && second.matches("\\d+") && !first.equals(second),
+                    moment + ": a CPU each, not the same: " + first + ", " + second + "\n" + run.out);
+        }
+        assertEquals(allowed, affinity(run, "MEASUREMENT 2 end worker-1"), "its CPUs back after the last iteration");
+        assertEquals(allowed, affinity(run, "MEASUREMENT 2 end worker-2"));
+    }
+
+    private static String affinity(JmhRun run, String when) {
+        // JMH prints a fork's output as it comes, so the first line of an iteration follows JMH's own on its line.
+        Matcher line = Pattern.compile("(?m)affinity " + when + " (\\S+)$").matcher(run.out);
+        assertTrue(line.find(), "affinity " + when + " in:\n" + run.out);
+        return line.group(1);
+    }
+
+    private static String[] args(String benchmark, String iterations, String... more) {
+        List<String> args = new java.util.ArrayList<>(List.of(benchmark));
+        args.addAll(List.of(iterations.split(" ")));
+        args.addAll(List.of(more));
+        return args.toArray(new String[0]);
+    }
+
+    private static Map<?, ?> secondaryMetrics(Path json) throws Exception {
+        List<?> benchmarks = (List<?>) JsonReader.parse(Files.readString(json));
+        assertEquals(1, benchmarks.size(), json.toString());
+        return (Map<?, ?>) ((Map<?, ?>) benchmarks.get(0)).get("secondaryMetrics");
+    }
+
+    /** One value per measurement iteration, of the one fork. */
+    private static List<Double> rawData(Map<?, ?> metric) {
+        List<?> forks = (List<?>) metric.get("rawData");
+        return ((List<?>) forks.get(0)).stream().map(v -> ((Number) v).doubleValue())
+                .collect(java.util.stream.Collectors.toList());
+    }
+}
