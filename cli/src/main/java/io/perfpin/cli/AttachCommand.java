@@ -39,6 +39,12 @@ final class AttachCommand implements Callable<Integer> {
     @Mixin
     DurationOption duration;
 
+    @Mixin
+    ViewOptions view;
+
+    @Mixin
+    OutputOptions output;
+
     @Option(names = "--detach-on-exit", description = "Detach the agent when this command ends.")
     boolean detachOnExit;
 
@@ -68,13 +74,14 @@ final class AttachCommand implements Callable<Integer> {
             awaitAgent(pid, null);
         }
         try {
-            TopCommand view = watch(pid, agent.threads, agent.interval, duration);
-            if (view.noneCounted() != null) {
-                throw new IllegalStateException("none of the selected threads could be counted; " + view.noneCounted());
+            LiveView live = TopCommand.watch("attach", pid, null, agent.threads, agent.interval.interval,
+                    duration.given(), view, output);
+            if (live.noneCounted() != null) {
+                throw new IllegalStateException("none of the selected threads could be counted; " + live.noneCounted());
             }
-            if (view.refusals() > 0) {
-                throw new IllegalStateException("the agent could not do " + view.refusals() + " thing"
-                        + (view.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
+            if (live.refusals() > 0) {
+                throw new IllegalStateException("the agent could not do " + live.refusals() + " thing"
+                        + (live.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
             }
             return ExitCode.OK;
         } finally {
@@ -110,17 +117,5 @@ final class AttachCommand implements Callable<Integer> {
             }
             Thread.sleep(20);
         }
-    }
-
-    /** The live view of {@code top}, with the same selection, until the JVM or the agent goes; returns it ended. */
-    static TopCommand watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration)
-            throws Exception {
-        TopCommand top = new TopCommand();
-        top.pid = pid;
-        top.threads = threads;
-        top.interval = interval;
-        top.duration = duration;
-        top.call();
-        return top;
     }
 }

@@ -19,7 +19,12 @@ final class OutputOptions {
 
     /** Where the report goes; opened before any counting, so that an unwritable FILE costs no measurement. */
     ReportOutput open() throws IOException {
-        return ReportOutput.open(format, output);
+        return ReportOutput.open(format, output, TableLayout.ALL);
+    }
+
+    /** As {@link #open()}, with tables of samples laid out as {@code layout} says. */
+    ReportOutput open(TableLayout layout) throws IOException {
+        return ReportOutput.open(format, output, layout);
     }
 
     static final class Format implements ITypeConverter<ReportFormat> {

@@ -1,8 +1,5 @@
 package io.perfpin.cli;
 
-import io.perfpin.event.BoundMetric;
-import io.perfpin.event.EventList;
-import io.perfpin.event.EventSpec;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
 
@@ -73,12 +70,11 @@ final class ReportCsv {
         }
 
         /**
-         * Every event asked for and every metric of the list: known before anything is counted, for rows written
-         * as they come under one header.
+         * Every event named and every metric they give: known before the first row, for rows written as they come
+         * under one header.
          */
-        static Columns of(EventList list) {
-            return new Columns(list.events().stream().map(EventSpec::name).distinct().collect(Collectors.toList()),
-                    list.metrics().stream().map(BoundMetric::name).distinct().collect(Collectors.toList()));
+        static Columns ofEvents(List<String> events) {
+            return new Columns(List.copyOf(new LinkedHashSet<>(events)), ThreadReport.metricNames(events));
         }
 
         List<String> header() {

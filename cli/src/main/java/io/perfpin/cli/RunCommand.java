@@ -36,6 +36,12 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     AgentSettings agent;
 
+    @Mixin
+    ViewOptions view;
+
+    @Mixin
+    OutputOptions output;
+
     @Parameters(paramLabel = "COMMAND", arity = "1..*",
             description = "The java command and its arguments, after --; the agent goes right after java.")
     List<String> command;
@@ -59,7 +65,7 @@ final class RunCommand implements Callable<Integer> {
         boolean watched = false;
         if (jvm > 0) {
             try {
-                AttachCommand.watch(jvm, agent.threads, agent.interval, new DurationOption());
+                TopCommand.watch("run", jvm, null, agent.threads, agent.interval.interval, null, view, output);
                 watched = true;
             } catch (Exception e) {
                 // The application goes on without a live view, and its exit code is still what run returns.
@@ -75,7 +81,9 @@ final class RunCommand implements Callable<Integer> {
                         + " recording:");
                 List<ThreadRecord> selected = recording.threads().stream()
                         .filter(r -> agent.threads.selects(r.report().name())).collect(Collectors.toList());
-                ReportFormat.TABLE.render(selected).forEach(System.out::println);
+                try (ReportOutput out = output.open()) {
+                    out.records(selected);
+                }
             }
             ReportFormat.TABLE.renderMethods(recording.methods()).forEach(System.out::println);
             System.out.println(TerminalText.escape("Recorded in " + agent.record + " (perfpin report " + agent.record

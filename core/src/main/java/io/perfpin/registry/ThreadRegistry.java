@@ -14,9 +14,9 @@ import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.JsonLinesFile;
-import io.perfpin.report.PinSource;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.report.ThreadState;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
 
@@ -196,6 +196,7 @@ public final class ThreadRegistry implements AutoCloseable {
         // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
         Pinning pinning = placement == null ? null : pin(tid, thread.getName(), placement);
         EventList counted = events != null ? events : config.defaultEvents();
+        long enrolledNanos = System.nanoTime();
         ThreadCounters counters = ThreadCounters.open(syscalls, pid, tid, counted.events(), refused, descriptors);
         if (counters.notCounted() != null) {
             sayOnce(AgentNotice.refused("not counting threads while no file descriptor is left for them: "
@@ -210,7 +211,7 @@ public final class ThreadRegistry implements AutoCloseable {
                         + " these events to perfpin here (perf_event_paranoid)"));
             }
         }
-        TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin);
+        TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin, enrolledNanos);
         // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
         tracked.cpus = pinning != null ? pinning.assignment.cpus().toString() : cpusOf(tid);
         if (enrolled.putIfAbsent(thread, tracked) != null) {
@@ -229,7 +230,7 @@ public final class ThreadRegistry implements AutoCloseable {
     public void pin(Thread thread, Placement placement) {
         TrackedThread tracked = enrolled.get(thread);
         if (tracked != null && tracked.pinning == null) {
-            tracked.pinning = pin(tracked.tid, tracked.name, placement);
+            tracked.pinned(pin(tracked.tid, tracked.name, placement));
             if (tracked.pinning != null) {
                 tracked.cpus = tracked.pinning.assignment.cpus().toString();
             }
@@ -383,7 +384,7 @@ public final class ThreadRegistry implements AutoCloseable {
             for (int i = live.size() - 1; i >= 0; i--) {
                 TrackedThread t = live.get(i);
                 boolean ended = finalPass || t.hasEnded();
-                t.counters.read(t.counts);
+                t.read();
                 if (ended) {
                     live.set(i, live.get(live.size() - 1));
                     live.remove(live.size() - 1);
@@ -445,9 +446,9 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     private ThreadReport report(TrackedThread t) {
-        PinSource pin = t.pinning != null ? PinSource.PERFPIN : t.inheritedPin ? PinSource.INHERITED : PinSource.NONE;
         return ThreadReport.of(t.name, t.tid, t.javaId, t.cpus, t.events, t.counts, t.counters.unsupported(),
-                System.nanoTime() - t.enrolledNanos).withPin(pin).withSources(t.counters.sources());
+                t.readToNanos() - t.enrolledNanos).withPin(t.pinSource()).withSources(t.counters.sources())
+                .withState(t.hasEnded() ? ThreadState.ENDED : ThreadState.RUNNING);
     }
 
     /**

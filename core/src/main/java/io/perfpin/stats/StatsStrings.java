@@ -23,6 +23,20 @@ final class StatsStrings {
         return cut;
     }
 
+    /** Whether {@code value} fits a field of {@code size} bytes whole. */
+    static boolean fits(String value, int size) {
+        return value.length() < size / 3 || value.getBytes(StandardCharsets.UTF_8).length < size;
+    }
+
+    /** Writes {@code value} into the field, zero-padded, cut as {@link #truncatedUtf8} says. */
+    static void put(ByteBuffer buffer, int offset, int size, String value) {
+        byte[] bytes = truncatedUtf8(value, size);
+        buffer.put(offset, bytes);
+        for (int i = bytes.length; i < size; i++) {
+            buffer.put(offset + i, (byte) 0);
+        }
+    }
+
     static String read(ByteBuffer buffer, int offset, int size) {
         int length = 0;
         while (length < size && buffer.get(offset + length) != 0) {
