@@ -161,7 +161,7 @@ final class LiveView {
                 if (stop.await(Duration.ZERO)) {
                     return true;
                 }
-                char key = keys.poll(Math.max(1, Math.min(50, left / 1_000_000)));
+                char key = keys.poll(paused ? 50 : Math.max(1, Math.min(50, left / 1_000_000)));
                 if (key == 'q') {
                     return true;
                 } else if (key == 's' && shownFrame != null) {

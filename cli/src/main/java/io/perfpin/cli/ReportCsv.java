@@ -14,8 +14,9 @@ import java.util.stream.Collectors;
 /**
  * Thread reports as CSV (RFC 4180): a header row, then a row per thread with the columns {@code name, tid,
  * javaId, cpus}, then per event {@code <event>} and {@code <event>:coverage}, then each metric, then
- * {@code unsupported} ({@code event: reason} pairs joined by {@code "; "}) and {@code type} ({@code thread} for
- * a final record, {@code sample} for a thread shown from its last live sample). A value the thread does not
+ * {@code unsupported} ({@code event: reason} pairs joined by {@code "; "}), {@code source}, {@code type}
+ * ({@code thread} for a final record, {@code sample} for a window), {@code time}, {@code wallNanos} and
+ * {@code state} ({@code running} or {@code ended}, empty when not known). A value the thread does not
  * have is an empty field. Numbers are plain decimals, never in exponent form.
  */
 final class ReportCsv {
@@ -51,6 +52,7 @@ final class ReportCsv {
             row.add(record.type());
             row.add(Long.toString(record.epochMillis()));
             row.add(Long.toString(r.wallNanos()));
+            row.add(r.state() == null ? "" : r.state().text());
             lines.add(row(row));
         }
         return lines;
@@ -84,7 +86,7 @@ final class ReportCsv {
                 header.add(event + ":coverage");
             }
             header.addAll(metrics);
-            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos"));
+            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos", "state"));
             return header;
         }
     }

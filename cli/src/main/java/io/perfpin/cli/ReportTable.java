@@ -38,7 +38,6 @@ final class ReportTable {
     static List<String> render(List<ThreadReport> reports, TableLayout layout) {
         Set<String> events = new LinkedHashSet<>();
         Set<String> metrics = new LinkedHashSet<>();
-        Map<String, String> notCounted = new LinkedHashMap<>();
         Map<String, Integer> threadsNotCounted = new LinkedHashMap<>();
         Map<String, String> sources = new LinkedHashMap<>();
         for (ThreadReport r : reports) {
@@ -47,13 +46,8 @@ final class ReportTable {
             metrics.addAll(r.metrics().keySet());
             r.unsupported().values().stream().filter(DescriptorBudget::isThreadNotCounted).distinct()
                     .forEach(reason -> threadsNotCounted.merge(reason, 1, Integer::sum));
-            r.unsupported().forEach((event, reason) -> {
-                if (!DescriptorBudget.isThreadNotCounted(reason)) {
-                    notCounted.putIfAbsent(event, reason);
-                }
-            });
         }
-        events.forEach(notCounted::remove);
+        Map<String, String> notCounted = notCounted(reports);
         List<String> values = layout.columns(new ArrayList<>(events), new ArrayList<>(metrics));
         boolean lastCpus = reports.stream().anyMatch(r -> r.lastCpu() >= 0);
         boolean states = reports.stream().anyMatch(r -> layout.state(r.state()) != null);
