@@ -44,6 +44,8 @@ final class LiveView {
     private static final int CHROME_LINES = 5;
     private static final String DETACHED = "the agent detached";
     private static final String EXITED = "the JVM exited";
+    /** How the agent says an event is not counted, which the view says with its table, from the file's reasons. */
+    private static final String NOT_COUNTING = "not counting ";
 
     private final String command;
     private final long pid;
@@ -278,8 +280,14 @@ final class LiveView {
             }
             List<String> lines = new ArrayList<>(heading);
             lines.addAll(rows.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
-                    : ReportTable.render(rows,
-                            view.layout(0, false).withTop(0).withRunningLabel(running).withNotCounted(true)));
+                    : ReportTable.render(rows, view.layout(0, false).withTop(0).withRunningLabel(running)));
+            // Each event not counted is said once: here, unless a frame said it.
+            Map<String, String> notCounted = ReportTable.notCounted(rows);
+            notCountedSaid.forEach(notCounted::remove);
+            if (!notCounted.isEmpty()) {
+                lines.addAll(List.of("", "Not counted:"));
+                notCounted.forEach((event, reason) -> lines.add(TerminalText.escape("  " + event + ": " + reason)));
+            }
             out.say(lines);
         } else {
             out.people().println(heading.get(0));
@@ -292,7 +300,8 @@ final class LiveView {
             after.add("Threads not counted: " + notCounted(last));
             noneCounted = totals.isEmpty() ? "threads not counted: " + notCounted(last) : null;
         }
-        after.addAll(noticeLines(last.notices()));
+        after.addAll(noticeLines(last.notices().subList(Math.min(noticesSaid, last.notices().size()),
+                last.notices().size())));
         refusals = (int) last.notices().stream().filter(AgentNotice::refused).count();
         out.say(after);
         out.hints(hints);
@@ -311,12 +320,16 @@ final class LiveView {
     }
 
     private String noLiveThread() {
-        return "(no thread matches " + threads.describe() + ")";
+        return "(no live thread matches " + threads.describe() + ")";
     }
 
-    /** The agent's notices, as this command's output says them. */
+    /**
+     * The agent's notices, as this command's output says them; those that say an event is not counted are left
+     * to the lines that say so with the table, from the stats file's own reasons.
+     */
     private static List<String> noticeLines(List<AgentNotice> notices) {
-        return notices.stream().map(n -> (n.refused() ? "agent refused: " : "agent: ") + TerminalText.escape(n.text()))
+        return notices.stream().filter(n -> n.refused() || !n.text().startsWith(NOT_COUNTING))
+                .map(n -> (n.refused() ? "agent refused: " : "agent: ") + TerminalText.escape(n.text()))
                 .collect(Collectors.toList());
     }
 

@@ -48,7 +48,8 @@ record TableLayout(List<String> columns, String sort, int top, int width, String
     List<ThreadReport> sorted(List<ThreadReport> reports) {
         List<ThreadReport> rows = new ArrayList<>(reports);
         if (sort != null) {
-            rows.sort(order(sort));
+            // a row that sums threads (tid 0) stays below the threads
+            rows.sort(Comparator.comparing((ThreadReport r) -> r.tid() == 0).thenComparing(order(sort)));
         }
         return top > 0 && rows.size() > top ? rows.subList(0, top) : rows;
     }
@@ -83,9 +84,5 @@ record TableLayout(List<String> columns, String sort, int top, int width, String
 
     TableLayout withRunningLabel(String label) {
         return new TableLayout(columns, sort, top, width, label, notCounted);
-    }
-
-    TableLayout withNotCounted(boolean listed) {
-        return new TableLayout(columns, sort, top, width, runningLabel, listed);
     }
 }
