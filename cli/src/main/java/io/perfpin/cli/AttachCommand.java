@@ -69,24 +69,28 @@ final class AttachCommand implements Callable<Integer> {
         } else if (state.active()) {
             System.err.println("perfpin attach: the agent already runs in " + pid + " with these options; watching it");
         }
-        if (load) {
-            AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), options, ATTACH_TIMEOUT);
-            awaitAgent(pid, null);
-        }
-        try {
-            LiveView live = TopCommand.watch("attach", pid, null, agent.threads, agent.interval.interval,
-                    duration.given(), view, output);
-            if (live.noneCounted() != null) {
-                throw new IllegalStateException("none of the selected threads could be counted; " + live.noneCounted());
+        // Opened before the agent loads: an --output FILE that cannot be written changes nothing in the JVM.
+        try (ReportOutput out = output.open()) {
+            if (load) {
+                AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), options, ATTACH_TIMEOUT);
+                awaitAgent(pid, null);
             }
-            if (live.refusals() > 0) {
-                throw new IllegalStateException("the agent could not do " + live.refusals() + " thing"
-                        + (live.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
-            }
-            return ExitCode.OK;
-        } finally {
-            if (detachOnExit) {
-                DetachCommand.detach(jvm);
+            try {
+                LiveView live = TopCommand.watch("attach", pid, null, agent.threads, agent.interval.interval,
+                        duration.given(), view, out);
+                if (live.noneCounted() != null) {
+                    throw new IllegalStateException("none of the selected threads could be counted; "
+                            + live.noneCounted());
+                }
+                if (live.refusals() > 0) {
+                    throw new IllegalStateException("the agent could not do " + live.refusals() + " thing"
+                            + (live.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
+                }
+                return ExitCode.OK;
+            } finally {
+                if (detachOnExit) {
+                    DetachCommand.detach(jvm);
+                }
             }
         }
     }

@@ -52,7 +52,7 @@ final class LiveView {
     private final StatsFileReader reader;
     private final ThreadsOption threads;
     private final ViewOptions view;
-    private final OutputOptions output;
+    private final ReportOutput out;
     private final StatsWindows windows;
     /** Set as the view ends: why threads went uncounted when no thread it shows was counted; else null. */
     private String noneCounted;
@@ -64,13 +64,13 @@ final class LiveView {
     private final List<String> notCountedSaid = new ArrayList<>();
 
     LiveView(String command, long pid, StatsFileReader reader, ThreadsOption threads, ViewOptions view,
-             OutputOptions output) {
+             ReportOutput out) {
         this.command = command;
         this.pid = pid;
         this.reader = reader;
         this.threads = threads;
         this.view = view;
-        this.output = output;
+        this.out = out;
         this.windows = new StatsWindows(pid);
     }
 
@@ -79,12 +79,12 @@ final class LiveView {
         Duration agent = Duration.ofNanos(reader.intervalNanos());
         Duration interval = every != null ? every : agent;
         long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
-        boolean redraw = output.output == null && output.format == ReportFormat.TABLE && isTerminal();
+        boolean redraw = out.toStandardOutput() && out.format() == ReportFormat.TABLE && isTerminal();
         TableLayout layout = view.layout(redraw ? Math.max(1, TerminalKeys.rows() - CHROME_LINES) : 0, redraw);
         try (StopSignal stop = StopSignal.install();
-             TerminalKeys keys = redraw ? TerminalKeys.open() : null;
-             ReportOutput out = output.open(layout)) {
-            Screen screen = new Screen(out, redraw, layout);
+             TerminalKeys keys = redraw ? TerminalKeys.open() : null) {
+            out.layout(layout);
+            Screen screen = new Screen(redraw, layout);
             if (interval.compareTo(agent) < 0) {
                 out.people().println(TerminalText.escape("perfpin " + command + ": the agent samples every "
                         + seconds(agent.toNanos()) + ": --interval " + seconds(interval.toNanos()) + " shows each of"
@@ -120,7 +120,7 @@ final class LiveView {
             if (windows.hasNew(last) && last.isClosed()) {
                 screen.frame(last, windows.next(last)); // the windows that end as the agent stopped counting
             }
-            summary(out, last, ending);
+            summary(last, ending);
         }
     }
 
@@ -140,15 +140,13 @@ final class LiveView {
 
     /** What the frames go to, and the keys that change them. */
     private final class Screen {
-        private final ReportOutput out;
         private final boolean redraw;
         private TableLayout layout;
         private boolean paused;
         private StatsSnapshot lastSnapshot;
         private StatsWindows.Frame shownFrame;
 
-        Screen(ReportOutput out, boolean redraw, TableLayout layout) {
-            this.out = out;
+        Screen(boolean redraw, TableLayout layout) {
             this.redraw = redraw;
             this.layout = layout;
         }
@@ -262,7 +260,7 @@ final class LiveView {
         }
     }
 
-    private void summary(ReportOutput out, StatsSnapshot last, String ending) throws IOException {
+    private void summary(StatsSnapshot last, String ending) throws IOException {
         List<ThreadReport> totals = selected(windows.totals(last));
         List<Hint> hints = new ArrayList<>();
         // Over the same window as the counts they cite: each thread's totals since it was enrolled.

@@ -22,11 +22,6 @@ final class OutputOptions {
         return ReportOutput.open(format, output, TableLayout.ALL);
     }
 
-    /** As {@link #open()}, with tables of samples laid out as {@code layout} says. */
-    ReportOutput open(TableLayout layout) throws IOException {
-        return ReportOutput.open(format, output, layout);
-    }
-
     static final class Format implements ITypeConverter<ReportFormat> {
         @Override
         public ReportFormat convert(String token) {

@@ -23,7 +23,7 @@ final class ReportOutput implements AutoCloseable {
     private final ReportFormat format;
     private final JsonLinesFile file;
     /** How tables of samples are laid out. */
-    private final TableLayout layout;
+    private TableLayout layout;
     /** The columns of the CSV header written before the first interval's rows; null until then. */
     private ReportCsv.Columns intervalColumns;
     private boolean intervals;
@@ -46,6 +46,14 @@ final class ReportOutput implements AutoCloseable {
         }
     }
 
+    /**
+     * Lays out the tables of samples written from now on as {@code samples} says: a live view knows its layout only
+     * once it knows whether it draws on a terminal, after the command has opened its output.
+     */
+    void layout(TableLayout samples) {
+        layout = samples;
+    }
+
     ReportFormat format() {
         return format;
     }
@@ -60,7 +68,7 @@ final class ReportOutput implements AutoCloseable {
      * JSON, so that they stay parseable: standard output when the data goes to a file, else standard error.
      */
     PrintStream people() {
-        return format == ReportFormat.TABLE && file == null || file != null ? System.out : System.err;
+        return format == ReportFormat.TABLE || file != null ? System.out : System.err;
     }
 
     /** Lines for people: with a table's data, else to {@link #people()}. */

@@ -4,7 +4,6 @@ import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OutputFile;
 import io.perfpin.report.Recording;
-import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.TerminalText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -60,36 +59,36 @@ final class RunCommand implements Callable<Integer> {
             throw new IOException("--record: " + e.getMessage(), e);
         }
         String agentOption = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
-        Process process = new ProcessBuilder(launch.withJvmOption(agentOption)).inheritIO().start();
-        long jvm = AttachCommand.awaitAgent(process.pid(), process);
-        boolean watched = false;
-        if (jvm > 0) {
-            try {
-                TopCommand.watch("run", jvm, null, agent.threads, agent.interval.interval, null, view, output);
-                watched = true;
-            } catch (Exception e) {
-                // The application goes on without a live view, and its exit code is still what run returns.
-                System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
-            }
-        }
-        int exit = process.waitFor();
-        if (Files.exists(agent.record)) {
-            Recording recording = Recording.read(agent.record);
-            if (!watched) {
-                // It ended before the view began (a short application): its totals are in its recording.
-                System.out.println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
-                        + " recording:");
-                List<ThreadRecord> selected = recording.threads().stream()
-                        .filter(r -> agent.threads.selects(r.report().name())).collect(Collectors.toList());
-                try (ReportOutput out = output.open()) {
-                    out.records(selected);
+        // Opened before the application starts: an --output FILE that cannot be written costs no run.
+        try (ReportOutput out = output.open()) {
+            Process process = new ProcessBuilder(launch.withJvmOption(agentOption)).inheritIO().start();
+            long jvm = AttachCommand.awaitAgent(process.pid(), process);
+            boolean watched = false;
+            if (jvm > 0) {
+                try {
+                    TopCommand.watch("run", jvm, null, agent.threads, agent.interval.interval, null, view, out);
+                    watched = true;
+                } catch (Exception e) {
+                    // The application goes on without a live view, and its exit code is still what run returns.
+                    System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
                 }
             }
-            ReportFormat.TABLE.renderMethods(recording.methods()).forEach(System.out::println);
-            System.out.println(TerminalText.escape("Recorded in " + agent.record + " (perfpin report " + agent.record
-                    + ")"));
+            int exit = process.waitFor();
+            if (Files.exists(agent.record)) {
+                Recording recording = Recording.read(agent.record);
+                if (!watched) {
+                    // It ended before the view began (a short application): its totals are in its recording.
+                    out.people().println("perfpin run: the JVM ended before a live view began. Totals per thread,"
+                            + " from its recording:");
+                    out.records(recording.threads().stream().filter(r -> agent.threads.selects(r.report().name()))
+                            .collect(Collectors.toList()));
+                }
+                out.methods(recording.methods());
+                out.people().println(TerminalText.escape("Recorded in " + agent.record + " (perfpin report "
+                        + agent.record + ")"));
+            }
+            return exit;
         }
-        return exit;
     }
 
     /**

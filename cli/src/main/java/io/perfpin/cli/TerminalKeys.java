@@ -41,7 +41,10 @@ final class TerminalKeys implements AutoCloseable {
             reader.setDaemon(true);
             reader.start();
             return keys;
-        } catch (IOException | InterruptedException e) {
+        } catch (IOException e) {
+            return null;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
             return null;
         }
     }

@@ -20,7 +20,8 @@ import java.util.concurrent.Callable;
  */
 @Command(name = "top", mixinStandardHelpOptions = true,
         description = {"Watch a JVM that runs the perfpin agent: each time the agent has sampled and --interval"
-                + " (default: the agent's own) has passed, its live threads' counts over that window, in the agent's time.",
+                + " (default: the agent's own) has passed, its live threads' counts over that window, in the"
+                + " agent's time.",
                 "Runs until the JVM exits or the agent detaches, --duration passes, Ctrl-C, or q in a terminal; then"
                         + " prints each thread's totals and hints. In a terminal it redraws in place (keys: q quits, s"
                         + " sorts by the next column, p pauses); otherwise it writes plain blocks, CSV rows or JSON"
@@ -53,16 +54,18 @@ final class TopCommand implements Callable<Integer> {
         if (pid == null && stats == null) {
             throw new IllegalArgumentException("no JVM given: expected a PID, or --stats FILE");
         }
-        watch("top", pid, stats, threads, interval.interval, duration.given(), view, output);
+        try (ReportOutput out = output.open()) {
+            watch("top", pid, stats, threads, interval.interval, duration.given(), view, out);
+        }
         return ExitCode.OK;
     }
 
     /**
      * The live view of the JVM {@code pid} (or of the stats file {@code stats}), said as {@code command}'s, until it
-     * ends; returns it ended.
+     * ends, written to {@code out}, which stays open for what the command writes after it; returns it ended.
      */
     static LiveView watch(String command, Long pid, Path stats, ThreadsOption threads, Duration every,
-                          Duration duration, ViewOptions view, OutputOptions output) throws Exception {
+                          Duration duration, ViewOptions view, ReportOutput out) throws Exception {
         Path file = stats != null ? stats : AgentStatsFile.of(pid);
         if (!Files.exists(file)) {
             if (stats != null) {
@@ -73,7 +76,7 @@ final class TopCommand implements Callable<Integer> {
         }
         // A file damaged when it is opened, or while it is watched, ends the view with one line.
         try (StatsFileReader reader = StatsFileReader.open(file)) {
-            LiveView live = new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, output);
+            LiveView live = new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out);
             live.watch(every, duration);
             return live;
         } catch (IOException e) {

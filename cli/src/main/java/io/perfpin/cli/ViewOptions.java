@@ -13,9 +13,12 @@ import java.util.List;
 final class ViewOptions {
     /** The width a view fits by default: a terminal split in two, or a laptop's at a readable size. */
     static final int DEFAULT_WIDTH = 120;
-    /** The busiest first: the time on a CPU, then the scheduler's and the memory's counts, then IPC. */
+    /**
+     * The busiest first: the time on a CPU, then IPC where a PMU counts it, then the scheduler's and the memory's
+     * counts. Cycles and instructions stay off (in --wide): with them a frame would not fit {@link #DEFAULT_WIDTH}.
+     */
     static final List<String> DEFAULT_COLUMNS = List.of("task-clock", "cpu-utilisation", "ipc", "context-switches",
-            "page-faults", "cycles", "instructions");
+            "page-faults");
     static final String DEFAULT_SORT = "task-clock";
 
     @Option(names = "--columns", paramLabel = "LIST", split = ",",

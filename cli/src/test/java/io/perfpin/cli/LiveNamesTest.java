@@ -24,8 +24,8 @@ class LiveNamesTest {
     @Test
     void namesAreWholeAndApartInTableCsvAndJson() throws Exception {
         assertTrue(PREFIX.length() >= 63, "the twins differ after byte 63");
-        try (ChildJvm service = ChildJvm.withAgent("threads=(?s).*;events=sched;interval=100ms", "io.perfpin.apps.Service",
-                "0", "120")) {
+        try (ChildJvm service = ChildJvm.withAgent("threads=(?s).*;events=sched;interval=100ms",
+                "io.perfpin.apps.Service", "0", "120")) {
             service.await(Pattern.compile("ready"));
             for (String name : NAMES) {
                 service.send("spin " + name.replace("\t", "\\t").replace("\n", "\\n"));

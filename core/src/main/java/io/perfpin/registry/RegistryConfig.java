@@ -47,8 +47,8 @@ public final class RegistryConfig {
     }
 
     /**
-     * Counts {@code defaultEvents} every {@link AgentOptionText#DEFAULT_INTERVAL} within the default share of the free file descriptors; no stats
-     * file and no recording until asked.
+     * Counts {@code defaultEvents} every {@link AgentOptionText#DEFAULT_INTERVAL} within the default share of the
+     * free file descriptors; no stats file and no recording until asked.
      */
     public static RegistryConfig of(EventList defaultEvents) {
         return new RegistryConfig(defaultEvents);
