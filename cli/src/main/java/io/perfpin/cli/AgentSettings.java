@@ -1,7 +1,6 @@
 package io.perfpin.cli;
 
 import io.perfpin.options.AgentOptionText;
-import io.perfpin.options.OptionLimits;
 import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.stats.OptionsText;
@@ -92,45 +91,32 @@ final class AgentSettings {
     }
 
     /**
-     * The agent's options. They include {@code quiet}: the agent then says what it could not do in the stats file,
-     * which the live view shows in perfpin's own output, and not on the application's stderr.
+     * The agent's options, built by the codec the agent reads them with. They include {@code quiet}: the agent then
+     * says what it could not do in the stats file, which the live view shows in perfpin's own output, and not on
+     * the application's stderr.
      *
      * @throws IllegalArgumentException when a regex holds {@code ;}, which separates the agent's options, or the
      *                                  options are longer than the agent takes
      */
     String agentOptions() {
-        List<String> options = new ArrayList<>();
+        AgentOptionText.Builder options = new AgentOptionText.Builder();
         if (threads.regex != null) {
-            options.add("threads=" + checked("--threads", threads.regex.toString()));
+            options.option("threads", threads.regex.toString(), "--threads");
         }
         if (threadClass != null) {
-            options.add("class=" + checked("--class", threadClass.toString()));
+            options.option("class", threadClass.toString(), "--class");
         }
         for (PinRule rule : pins.rules()) {
-            options.add("pin=" + checked("--pin", rule.toString()));
+            options.option("pin", rule.toString(), "--pin");
         }
-        options.add("events=" + events.text());
+        options.option("events", events.text(), "--events");
         if (interval.interval != null) {
-            options.add("interval=" + interval.interval.toNanos() + "ns");
+            options.interval(interval.interval);
         }
         if (record != null) {
-            options.add("out=" + record.toAbsolutePath());
+            options.option("out", record.toAbsolutePath().toString(), "--record");
         }
-        exports.agentOptions().forEach((key, value) -> options.add(key + "=" + checked("--" + key, value)));
-        options.add("quiet");
-        String text = String.join(";", options);
-        if (text.length() > OptionLimits.MAX_AGENT_OPTIONS_CHARS) {
-            throw new IllegalArgumentException("the agent's options would be " + text.length() + " characters, and it"
-                    + " takes at most " + OptionLimits.MAX_AGENT_OPTIONS_CHARS + ": give fewer or shorter rules");
-        }
-        return text;
-    }
-
-    private static String checked(String option, String value) {
-        if (value.contains(";")) {
-            throw new IllegalArgumentException(option + " '" + value + "': ';' separates the agent's options; use"
-                    + " a character class such as [;] in a config file given with -javaagent:...=config=FILE");
-        }
-        return value;
+        exports.agentOptions().forEach((key, value) -> options.option(key, value, "--" + key));
+        return options.flag("quiet").text();
     }
 }

@@ -40,6 +40,12 @@ final class AttachCommand implements Callable<Integer> {
     @Mixin
     DurationOption duration;
 
+    @Mixin
+    ViewOptions view;
+
+    @Mixin
+    OutputOptions output;
+
     @Option(names = "--detach-on-exit", description = "Detach the agent when this command ends.")
     boolean detachOnExit;
 
@@ -64,23 +70,28 @@ final class AttachCommand implements Callable<Integer> {
         } else if (state.active()) {
             System.err.println("perfpin attach: the agent already runs in " + pid + " with these options; watching it");
         }
-        if (load) {
-            AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), options, ATTACH_TIMEOUT);
-            awaitAgent(pid, null);
-        }
-        try {
-            TopCommand view = watch(pid, agent.threads, agent.interval, duration, null);
-            if (view.noneCounted() != null) {
-                throw new IllegalStateException("none of the selected threads could be counted; " + view.noneCounted());
+        // Opened before the agent loads: an --output FILE that cannot be written changes nothing in the JVM.
+        try (ReportOutput out = output.open()) {
+            if (load) {
+                AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), options, ATTACH_TIMEOUT);
+                awaitAgent(pid, null);
             }
-            if (view.refusals() > 0) {
-                throw new IllegalStateException("the agent could not do " + view.refusals() + " thing"
-                        + (view.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
-            }
-            return ExitCode.OK;
-        } finally {
-            if (detachOnExit) {
-                DetachCommand.detach(jvm);
+            try {
+                LiveView live = TopCommand.watch("attach", pid, null, agent.threads, agent.interval.interval,
+                        duration.given(), view, out, null);
+                if (live.noneCounted() != null) {
+                    throw new IllegalStateException("none of the selected threads could be counted; "
+                            + live.noneCounted());
+                }
+                if (live.refusals() > 0) {
+                    throw new IllegalStateException("the agent could not do " + live.refusals() + " thing"
+                            + (live.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
+                }
+                return ExitCode.OK;
+            } finally {
+                if (detachOnExit) {
+                    DetachCommand.detach(jvm);
+                }
             }
         }
     }
@@ -111,21 +122,5 @@ final class AttachCommand implements Callable<Integer> {
             }
             Thread.sleep(20);
         }
-    }
-
-    /**
-     * The live view of {@code top}, with the same selection, until the JVM or the agent goes; returns it ended.
-     * {@code children}, when not null, adds the JVMs it starts ({@code run}).
-     */
-    static TopCommand watch(long pid, ThreadsOption threads, IntervalOption interval, DurationOption duration,
-                            ChildJvms children) throws Exception {
-        TopCommand top = new TopCommand();
-        top.children = children;
-        top.pid = pid;
-        top.threads = threads;
-        top.interval = interval;
-        top.duration = duration;
-        top.call();
-        return top;
     }
 }

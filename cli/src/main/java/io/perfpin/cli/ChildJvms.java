@@ -2,8 +2,11 @@ package io.perfpin.cli;
 
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;
+import io.perfpin.report.StatsWindows;
 import io.perfpin.report.TerminalText;
+import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.StatsSnapshot;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -17,7 +20,7 @@ import java.util.stream.Collectors;
  * The JVMs that the application {@code run} launched starts in turn with the agent's options (JMH's forks, the
  * children of any launcher that passes its JVM's arguments on), shown live below the watched JVM's own block. At
  * each frame the launched process's descendants are looked through for JVMs whose agent publishes a stats file;
- * each is then rendered as {@code top} renders a JVM, until its agent closes the file or the JVM is gone. What
+ * each is then rendered in its own agent's windows, as the live view renders a JVM, until its agent closes the file or the JVM is gone. What
  * they counted stays in their recordings ({@link io.perfpin.report.RecordingFile}), which {@code run} summarises
  * at the end.
  */
@@ -29,15 +32,17 @@ final class ChildJvms implements AutoCloseable {
     /** The pids shown so far, in the order they were found. */
     private final List<Long> shown = new ArrayList<>();
 
-    /** One child JVM's stats file, read at each frame, and the view that renders it. */
+    /** One child JVM's stats file, read at each frame, in its agent's windows. */
     private static final class Child {
         final StatsFileReader reader;
-        final TopCommand view = new TopCommand();
-        StatsView previous;
+        final StatsWindows windows;
+        /** The frame shown last: shown again while its agent has published no new sample. */
+        StatsWindows.Frame frame;
 
-        Child(StatsFileReader reader) throws IOException {
+        Child(long pid, StatsFileReader reader) throws IOException {
             this.reader = reader;
-            this.previous = StatsView.read(reader);
+            this.windows = new StatsWindows(pid);
+            this.frame = windows.next(reader.snapshot());
         }
     }
 
@@ -47,8 +52,8 @@ final class ChildJvms implements AutoCloseable {
         this.threads = threads;
     }
 
-    /** The blocks of the child JVMs that run now, each over the time since the last frame. */
-    List<String> frame(boolean terminal) {
+    /** The blocks of the child JVMs that run now, each in its agent's last window, laid out as {@code layout}. */
+    List<String> frame(TableLayout layout) {
         discover();
         List<String> lines = new ArrayList<>();
         for (Iterator<Map.Entry<Long, Child>> it = children.entrySet().iterator(); it.hasNext(); ) {
@@ -62,9 +67,16 @@ final class ChildJvms implements AutoCloseable {
                     child.reader.close();
                     continue;
                 }
-                StatsView current = StatsView.read(child.reader);
-                lines.addAll(child.view.block(pid, current, child.previous, terminal));
-                child.previous = current;
+                StatsSnapshot snapshot = child.reader.snapshot();
+                if (child.windows.hasNew(snapshot)) {
+                    child.frame = child.windows.next(snapshot);
+                }
+                List<ThreadReport> rows = child.frame.threads().stream().filter(r -> threads.selects(r.name()))
+                        .collect(Collectors.toList());
+                lines.add(LiveView.heading("run", "pid " + pid + " (started by pid " + watched + ")", snapshot,
+                        child.frame, rows.size()));
+                lines.addAll(rows.isEmpty() ? List.of("(no live thread matches " + threads.describe() + ")")
+                        : ReportTable.render(rows, layout));
             } catch (IOException e) {
                 lines.add(TerminalText.escape("--- pid " + pid + ": no more live view: " + e.getMessage() + " ---"));
                 it.remove();
@@ -87,10 +99,7 @@ final class ChildJvms implements AutoCloseable {
                 continue; // no JVM, no agent in it, or one that has not started publishing yet: looked at again later
             }
             try {
-                Child child = new Child(StatsFileReader.open(AgentStatsFile.of(pid)));
-                child.view.pid = pid;
-                child.view.threads = threads;
-                children.put(pid, child);
+                children.put(pid, new Child(pid, StatsFileReader.open(AgentStatsFile.of(pid))));
                 shown.add(pid);
             } catch (IOException e) {
                 // damaged or gone as it was opened: it is not shown, and the recording keeps its counts

@@ -13,6 +13,7 @@ import io.perfpin.report.Hints;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.Preemptions;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.report.ThreadState;
 
 import java.util.List;
 import java.util.OptionalInt;
@@ -31,16 +32,21 @@ final class CountedThread implements AutoCloseable {
     private final String cpus;
     private final boolean pinned;
     private final OptionalLong preemptedBefore;
+    /** Before its counters opened: its counts start after it. */
     private final long startNanos;
     private final CounterSnapshot total;
     private final CounterSnapshot atSample;
     private final CounterSnapshot interval;
-    private long sampleNanos;
-    /** When stat saw it gone; -1 while it runs. */
-    private long endNanos = -1;
+    /** Just before and just after {@link #total} was last read: its counts were taken between the two. */
+    private long readFromNanos;
+    private long readToNanos;
+    /** Just before the read that the last sample ended with: the next sample's window starts there. */
+    private long sampleFromNanos;
+    private boolean ended;
+    private boolean sampledSinceEnd;
 
     private CountedThread(long pid, JavaThreadInfo thread, EventList events, ThreadCounters counters, String cpus,
-                          boolean pinned) {
+                          boolean pinned, long startNanos) {
         this.pid = pid;
         this.thread = thread;
         this.events = events;
@@ -48,8 +54,10 @@ final class CountedThread implements AutoCloseable {
         this.cpus = cpus;
         this.pinned = pinned;
         this.preemptedBefore = Preemptions.of(pid, thread.tid());
-        this.startNanos = System.nanoTime();
-        this.sampleNanos = startNanos;
+        this.startNanos = startNanos;
+        this.readFromNanos = startNanos;
+        this.readToNanos = startNanos;
+        this.sampleFromNanos = startNanos;
         this.total = counters.newSnapshot();
         this.atSample = counters.newSnapshot();
         this.interval = counters.newSnapshot();
@@ -58,8 +66,9 @@ final class CountedThread implements AutoCloseable {
     /** Counts {@code thread} from now on, out of {@code budget}; {@code cpus} are those it may run on. */
     static CountedThread open(Syscalls syscalls, long pid, JavaThreadInfo thread, EventList events,
                               RefusedEvents refused, DescriptorBudget budget, String cpus, boolean pinned) {
+        long start = System.nanoTime();
         ThreadCounters counters = ThreadCounters.open(syscalls, pid, thread.tid(), events.events(), refused, budget);
-        return new CountedThread(pid, thread, events, counters, cpus, pinned);
+        return new CountedThread(pid, thread, events, counters, cpus, pinned, start);
     }
 
     int tid() {
@@ -73,9 +82,15 @@ final class CountedThread implements AutoCloseable {
 
     /** Takes its counts as they are now. */
     void read() {
-        if (endNanos < 0) {
-            counters.read(total);
+        if (!ended) {
+            readTotal();
         }
+    }
+
+    private void readTotal() {
+        readFromNanos = System.nanoTime();
+        counters.read(total);
+        readToNanos = System.nanoTime();
     }
 
     /**
@@ -83,49 +98,51 @@ final class CountedThread implements AutoCloseable {
      * closed. Its /proc counts stay as last read, since its files went with it.
      */
     void end() {
-        if (endNanos < 0) {
-            counters.read(total);
+        if (!ended) {
+            readTotal();
             counters.close();
-            endNanos = System.nanoTime();
+            ended = true;
         }
     }
 
     /** Whether it has counts not yet sampled: it runs, or it ended after its last sample. */
     boolean sampleDue() {
-        return endNanos < 0 || sampleNanos < endNanos;
+        return !ended || !sampledSinceEnd;
     }
 
-    /** Its counts since the last sample, or since it began at the first, over that window's wall time. */
+    /**
+     * Its counts since the last sample, or since it began at the first, over the time from just before the earlier
+     * read to just after the later one: all the time the counts can have taken.
+     */
     ThreadReport sample() {
-        long now = endNanos < 0 ? System.nanoTime() : endNanos;
         CounterSnapshot.delta(total, atSample, interval);
-        ThreadReport report = report(interval, now - sampleNanos);
+        ThreadReport report = report(interval, readToNanos - sampleFromNanos);
         atSample.copyFrom(total);
-        sampleNanos = now;
+        sampleFromNanos = readFromNanos;
+        sampledSinceEnd = ended;
         return report;
     }
 
-    /** Its counts since stat began counting it, until it ended or now. */
+    /** Its counts since stat began counting it, until it ended or its last read. */
     ThreadReport total() {
-        long now = endNanos < 0 ? System.nanoTime() : endNanos;
-        return report(total, now - startNanos);
+        return report(total, readToNanos - startNanos);
     }
 
     /** What the report says, and, on a thread still running, how often it was preempted meanwhile per /proc. */
     List<Hint> hints(ThreadReport report) {
         // An ended thread's TID may be another thread's by now.
-        OptionalLong after = endNanos < 0 ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
+        OptionalLong after = !ended ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
         OptionalLong preempted = preemptedBefore.isPresent() && after.isPresent()
                 ? OptionalLong.of(after.getAsLong() - preemptedBefore.getAsLong()) : OptionalLong.empty();
         return Hints.of(report, pinned, preempted);
     }
 
     private ThreadReport report(CounterSnapshot counts, long wallNanos) {
-        OptionalInt lastCpu = endNanos < 0 ? LastCpu.of(pid, thread.tid()) : OptionalInt.empty();
+        OptionalInt lastCpu = !ended ? LastCpu.of(pid, thread.tid()) : OptionalInt.empty();
         return ThreadReport.of(thread.name(), thread.tid(), thread.javaId(), cpus, events, counts,
                         counters.unsupported(), wallNanos)
                 .withSources(counters.sources()).withPin(pinned ? PinSource.PERFPIN : PinSource.NONE)
-                .withLastCpu(lastCpu);
+                .withLastCpu(lastCpu).withState(ended ? ThreadState.ENDED : ThreadState.RUNNING);
     }
 
     @Override

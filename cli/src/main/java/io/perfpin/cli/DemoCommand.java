@@ -26,6 +26,9 @@ import java.util.concurrent.Callable;
         description = "Run ping-pong and false sharing under the agent with pinned threads: the live view, then"
                 + " each thread's totals and hints.")
 final class DemoCommand implements Callable<Integer> {
+    /** What the experiments show: time on a CPU, IPC where there is a PMU, and that the pinned threads stay put. */
+    private static final String COLUMNS = "task-clock,ipc,context-switches,cpu-migrations,page-faults";
+
     @Option(names = "--events", paramLabel = "LIST", defaultValue = "ipc,sched", converter = EventsOption.Parser.class,
             description = "Events and presets, comma-separated (default: ${DEFAULT-VALUE}).")
     EventsOption.Selection events;
@@ -49,13 +52,15 @@ final class DemoCommand implements Callable<Integer> {
 
         System.out.println("== ping-pong: threads ping and pong pinned to CPUs " + first + " and " + second
                 + ", spinning on two volatile fields ==");
-        int pingPong = Perfpin.run("run", "--events", events.text, "--threads", "ping|pong", "--interval", "500ms",
+        int pingPong = Perfpin.run("run", "--events", events.text, "--columns", COLUMNS, "--threads", "ping|pong",
+                "--interval", "500ms",
                 "--pin", "ping@" + first, "--pin", "pong@" + second,
                 "--", java, "-cp", classPath, "io.perfpin.apps.PingPong", "--round-trips", Long.toString(roundTrips));
         System.out.println();
         System.out.println("== false sharing: writer 0 on CPU " + first + ", writer 1 on CPU " + second
                 + ", adjacent fields, then padded ==");
-        int sharing = Perfpin.run("run", "--events", events.text, "--threads", ".*-writer-.*", "--interval", "500ms",
+        int sharing = Perfpin.run("run", "--events", events.text, "--columns", COLUMNS, "--threads", ".*-writer-.*",
+                "--interval", "500ms",
                 "--pin", ".*-writer-0@" + first, "--pin", ".*-writer-1@" + second,
                 "--", java, "-cp", classPath, "io.perfpin.apps.FalseSharing", "--increments", Long.toString(increments));
         return pingPong != 0 ? pingPong : sharing;

@@ -2,12 +2,13 @@ package io.perfpin.cli;
 
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
+import io.perfpin.options.AgentOptionText;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
 /** {@code --events LIST}, the agent's {@code events=}: events and presets, comma-separated. */
 final class EventsOption {
-    static final String DEFAULT = "sched";
+    static final String DEFAULT = AgentOptionText.DEFAULT_EVENTS;
 
     @Option(names = "--events", paramLabel = "LIST", defaultValue = DEFAULT, converter = Parser.class,
             description = "Events and presets, comma-separated, e.g. sched,ipc,tlb (default: ${DEFAULT-VALUE});"

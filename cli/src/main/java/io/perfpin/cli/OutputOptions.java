@@ -24,12 +24,12 @@ final class OutputOptions {
             throw new IllegalArgumentException("--format html: a page is made from recordings, by perfpin report;"
                     + " here: table, csv or json");
         }
-        return ReportOutput.open(format, output);
+        return ReportOutput.open(format, output, TableLayout.ALL);
     }
 
     /** Where {@code report}'s page goes, for {@code --format html}. */
     ReportOutput openPage() throws IOException {
-        return ReportOutput.open(format, output);
+        return ReportOutput.open(format, output, TableLayout.ALL);
     }
 
     static final class Format implements ITypeConverter<ReportFormat> {

@@ -1,8 +1,5 @@
 package io.perfpin.cli;
 
-import io.perfpin.event.BoundMetric;
-import io.perfpin.event.EventList;
-import io.perfpin.event.EventSpec;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
 
@@ -17,8 +14,9 @@ import java.util.stream.Collectors;
 /**
  * Thread reports as CSV (RFC 4180): a header row, then a row per thread with the columns {@code name, tid,
  * javaId, cpus}, then per event {@code <event>} and {@code <event>:coverage}, then each metric, then
- * {@code unsupported} ({@code event: reason} pairs joined by {@code "; "}) and {@code type} ({@code thread} for
- * a final record, {@code sample} for a thread shown from its last live sample). A value the thread does not
+ * {@code unsupported} ({@code event: reason} pairs joined by {@code "; "}), {@code source}, {@code type}
+ * ({@code thread} for a final record, {@code sample} for a window), {@code time}, {@code wallNanos} and
+ * {@code state} ({@code running} or {@code ended}, empty when not known). A value the thread does not
  * have is an empty field. Numbers are plain decimals, never in exponent form.
  */
 final class ReportCsv {
@@ -54,6 +52,7 @@ final class ReportCsv {
             row.add(record.type());
             row.add(Long.toString(record.epochMillis()));
             row.add(Long.toString(r.wallNanos()));
+            row.add(r.state() == null ? "" : r.state().text());
             lines.add(row(row));
         }
         return lines;
@@ -73,12 +72,11 @@ final class ReportCsv {
         }
 
         /**
-         * Every event asked for and every metric of the list: known before anything is counted, for rows written
-         * as they come under one header.
+         * Every event named and every metric they give: known before the first row, for rows written as they come
+         * under one header.
          */
-        static Columns of(EventList list) {
-            return new Columns(list.events().stream().map(EventSpec::name).distinct().collect(Collectors.toList()),
-                    list.metrics().stream().map(BoundMetric::name).distinct().collect(Collectors.toList()));
+        static Columns ofEvents(List<String> events) {
+            return new Columns(List.copyOf(new LinkedHashSet<>(events)), ThreadReport.metricNames(events));
         }
 
         List<String> header() {
@@ -88,7 +86,7 @@ final class ReportCsv {
                 header.add(event + ":coverage");
             }
             header.addAll(metrics);
-            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos"));
+            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos", "state"));
             return header;
         }
     }

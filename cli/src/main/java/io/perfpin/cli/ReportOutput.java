@@ -1,6 +1,5 @@
 package io.perfpin.cli;
 
-import io.perfpin.event.EventList;
 import io.perfpin.report.Hint;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.JsonLinesFile;
@@ -24,24 +23,62 @@ import java.util.stream.Collectors;
 final class ReportOutput implements AutoCloseable {
     private final ReportFormat format;
     private final JsonLinesFile file;
+    /** How tables of samples are laid out. */
+    private TableLayout layout;
     /** The columns of the CSV header written before the first interval's rows; null until then. */
     private ReportCsv.Columns intervalColumns;
     private boolean intervals;
 
-    private ReportOutput(ReportFormat format, JsonLinesFile file) {
+    private ReportOutput(ReportFormat format, JsonLinesFile file, TableLayout layout) {
         this.format = format;
         this.file = file;
+        this.layout = layout;
     }
 
     /** @param output null for standard output */
-    static ReportOutput open(ReportFormat format, Path output) throws IOException {
+    static ReportOutput open(ReportFormat format, Path output, TableLayout layout) throws IOException {
         if (output == null) {
-            return new ReportOutput(format, null);
+            return new ReportOutput(format, null, layout);
         }
         try {
-            return new ReportOutput(format, JsonLinesFile.create(output));
+            return new ReportOutput(format, JsonLinesFile.create(output), layout);
         } catch (IOException e) {
             throw new IOException("--output: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Lays out the tables of samples written from now on as {@code samples} says: a live view knows its layout only
+     * once it knows whether it draws on a terminal, after the command has opened its output.
+     */
+    void layout(TableLayout samples) {
+        layout = samples;
+    }
+
+    ReportFormat format() {
+        return format;
+    }
+
+    /** Whether the data goes to standard output (not to an --output file). */
+    boolean toStandardOutput() {
+        return file == null;
+    }
+
+    /**
+     * Where lines for people go beside the data: with the data when it is a table; to the terminal beside CSV or
+     * JSON, so that they stay parseable: standard output when the data goes to a file, else standard error.
+     */
+    PrintStream people() {
+        return format == ReportFormat.TABLE || file != null ? System.out : System.err;
+    }
+
+    /** Lines for people: with a table's data, else to {@link #people()}. */
+    void say(List<String> lines) throws IOException {
+        if (format == ReportFormat.TABLE) {
+            write(lines);
+        } else {
+            lines.forEach(people()::println);
+            people().flush();
         }
     }
 
@@ -61,23 +98,25 @@ final class ReportOutput implements AutoCloseable {
     }
 
     /**
-     * One interval's samples as they come: under {@code heading} in a table, as rows under one header for all
-     * intervals in CSV (with a column for every event and metric of {@code events}, known before anything is
-     * counted), as JSON lines.
+     * One interval's samples as they come: under {@code heading} (and {@code notes}, lines said once) in a table,
+     * as rows under one header for all intervals in CSV (with a column for every event of {@code events} and every
+     * metric they give, known before the first row), as JSON lines.
      */
-    void interval(String heading, List<ThreadRecord> samples, EventList events) throws IOException {
+    void interval(String heading, List<String> notes, List<ThreadRecord> samples, List<String> events,
+                  String empty) throws IOException {
         intervals = true;
         switch (format) {
             case TABLE:
                 List<String> lines = new ArrayList<>(List.of(heading));
-                lines.addAll(samples.isEmpty() ? List.of("(no thread was counted in this interval)")
-                        : ReportTable.render(samples.stream().map(ThreadRecord::report).collect(Collectors.toList())));
+                lines.addAll(notes);
+                lines.addAll(samples.isEmpty() ? List.of(empty) : ReportTable.render(samples.stream()
+                        .map(ThreadRecord::report).collect(Collectors.toList()), layout));
                 write(lines);
                 break;
             case CSV:
                 List<String> rows = new ArrayList<>();
                 if (intervalColumns == null) {
-                    intervalColumns = ReportCsv.Columns.of(events);
+                    intervalColumns = ReportCsv.Columns.ofEvents(events);
                     rows.add(ReportCsv.row(intervalColumns.header()));
                 }
                 rows.addAll(ReportCsv.rows(samples, intervalColumns));
@@ -122,15 +161,8 @@ final class ReportOutput implements AutoCloseable {
     }
 
     void hints(List<Hint> hints) throws IOException {
-        if (hints.isEmpty()) {
-            return;
-        }
-        List<String> lines = hintLines(hints);
-        if (format == ReportFormat.TABLE) {
-            write(lines);
-        } else {
-            PrintStream terminal = file != null ? System.out : System.err;
-            lines.forEach(terminal::println);
+        if (!hints.isEmpty()) {
+            say(hintLines(hints));
         }
     }
 

@@ -8,6 +8,7 @@ import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -24,13 +25,20 @@ import java.util.function.IntPredicate;
  * {@code task-clock (proc)}, explained once below.
  */
 final class ReportTable {
+    /** A name cut to fit keeps at least this much of itself. */
+    private static final int MIN_NAME_WIDTH = 12;
+
     private ReportTable() {
     }
 
+    /** Every column, every row in the given order, names whole: a report read once. */
     static List<String> render(List<ThreadReport> reports) {
+        return render(reports, TableLayout.ALL);
+    }
+
+    static List<String> render(List<ThreadReport> reports, TableLayout layout) {
         Set<String> events = new LinkedHashSet<>();
         Set<String> metrics = new LinkedHashSet<>();
-        Map<String, String> notCounted = new LinkedHashMap<>();
         Map<String, Integer> threadsNotCounted = new LinkedHashMap<>();
         Map<String, String> sources = new LinkedHashMap<>();
         for (ThreadReport r : reports) {
@@ -39,47 +47,49 @@ final class ReportTable {
             metrics.addAll(r.metrics().keySet());
             r.unsupported().values().stream().filter(DescriptorBudget::isThreadNotCounted).distinct()
                     .forEach(reason -> threadsNotCounted.merge(reason, 1, Integer::sum));
-            r.unsupported().forEach((event, reason) -> {
-                if (!DescriptorBudget.isThreadNotCounted(reason)) {
-                    notCounted.putIfAbsent(event, reason);
-                }
-            });
         }
-        events.forEach(notCounted::remove);
+        Map<String, String> notCounted = notCounted(reports);
+        List<String> values = layout.columns(new ArrayList<>(events), new ArrayList<>(metrics));
         boolean lastCpus = reports.stream().anyMatch(r -> r.lastCpu() >= 0);
+        boolean states = reports.stream().anyMatch(r -> layout.state(r.state()) != null);
 
         List<String> header = new ArrayList<>(List.of("thread", "tid", "cpus"));
         if (lastCpus) {
-            header.add("last cpu");
+            header.add("cpu");
         }
-        events.forEach(e -> header.add(sources.containsKey(e) ? e + " (" + sources.get(e) + ")" : e));
-        header.addAll(metrics);
+        if (states) {
+            header.add("state");
+        }
+        values.forEach(c -> header.add(sources.containsKey(c) ? c + " (" + sources.get(c) + ")" : c));
         List<List<String>> rows = new ArrayList<>();
-        rows.add(header);
-        for (ThreadReport r : reports) {
+        for (ThreadReport r : layout.sorted(reports)) {
             // tid 0: a row that sums threads
-            List<String> row = new ArrayList<>(List.of(r.name(), r.tid() > 0 ? Integer.toString(r.tid()) : "-",
+            List<String> row = new ArrayList<>(List.of(TerminalText.escape(r.name()),
+                    r.tid() > 0 ? Integer.toString(r.tid()) : "-",
                     r.pin() == PinSource.INHERITED ? r.cpus() + " (inherited)" : r.cpus()));
             if (lastCpus) {
                 row.add(r.lastCpu() >= 0 ? Integer.toString(r.lastCpu()) : "-");
             }
-            for (String event : events) {
-                row.add(r.counters().containsKey(event)
-                        ? formatCount(event, r.counters().get(event), r.coverage().get(event)) : "-");
+            if (states) {
+                String state = layout.state(r.state());
+                row.add(state == null ? "" : state);
             }
-            for (String metric : metrics) {
-                Double value = r.metrics().get(metric);
-                row.add(value == null ? "-" : String.format(Locale.ROOT, "%.3f", value));
+            for (String column : values) {
+                row.add(cell(r, column));
             }
             rows.add(row);
         }
+        if (layout.width() > 0) {
+            fitNames(header, rows, layout.width());
+        }
+        rows.add(0, header);
         // Names left, numbers right, as perf stat does.
-        List<String> lines = align(rows, c -> c == 0);
+        List<String> lines = align(rows, c -> c == 0 || states && c == header.indexOf("state"));
         if (sources.containsValue(ThreadCounters.PROC)) {
             lines.add("");
             lines.add("(proc): " + ThreadCounters.PROC_EXPLAINED);
         }
-        if (!notCounted.isEmpty()) {
+        if (!notCounted.isEmpty() && layout.notCounted()) {
             lines.add("");
             lines.add("Not counted:");
             notCounted.forEach((event, reason) -> lines.add(TerminalText.escape("  " + event + ": " + reason)));
@@ -91,6 +101,49 @@ final class ReportTable {
                     : " threads: ") + reason.substring(DescriptorBudget.THREAD_NOT_COUNTED.length())));
         }
         return lines;
+    }
+
+    /** The events not counted in these reports, each with its reason: what the "Not counted" block says. */
+    static Map<String, String> notCounted(List<ThreadReport> reports) {
+        Map<String, String> notCounted = new LinkedHashMap<>();
+        Set<String> counted = new HashSet<>();
+        for (ThreadReport r : reports) {
+            counted.addAll(r.counters().keySet());
+            r.unsupported().forEach((event, reason) -> {
+                if (!DescriptorBudget.isThreadNotCounted(reason)) {
+                    notCounted.putIfAbsent(event, reason);
+                }
+            });
+        }
+        counted.forEach(notCounted::remove);
+        return notCounted;
+    }
+
+    private static String cell(ThreadReport r, String column) {
+        if (r.counters().containsKey(column)) {
+            return formatCount(column, r.counters().get(column), r.coverage().get(column));
+        }
+        Double value = r.metrics().get(column);
+        return value == null ? "-" : String.format(Locale.ROOT, "%.3f", value);
+    }
+
+    /**
+     * Cuts the names, keeping their start and end with an ellipsis between, so that the rows fit {@code width}
+     * columns: two names that differ only at their end stay apart.
+     */
+    private static void fitNames(List<String> header, List<List<String>> rows, int width) {
+        int rest = 0;
+        for (int c = 1; c < header.size(); c++) {
+            int widest = header.get(c).length();
+            for (List<String> row : rows) {
+                widest = Math.max(widest, row.get(c).length());
+            }
+            rest += 2 + widest;
+        }
+        int room = Math.max(MIN_NAME_WIDTH, width - rest);
+        for (List<String> row : rows) {
+            row.set(0, TerminalText.fit(row.get(0), room));
+        }
     }
 
     /** Times in milliseconds, counts with thousands separators; coverage in brackets when below 100%. */
@@ -119,7 +172,7 @@ final class ReportTable {
         int[] widths = new int[columns];
         for (List<String> row : cells) {
             for (int c = 0; c < columns; c++) {
-                widths[c] = Math.max(widths[c], row.get(c).length());
+                widths[c] = Math.max(widths[c], TerminalText.width(row.get(c)));
             }
         }
         List<String> lines = new ArrayList<>();
@@ -127,9 +180,8 @@ final class ReportTable {
             StringBuilder line = new StringBuilder();
             for (int c = 0; c < columns; c++) {
                 String cell = row.get(c);
-                String padded = left.test(c) ? String.format("%-" + widths[c] + "s", cell)
-                        : String.format("%" + widths[c] + "s", cell);
-                line.append(c == 0 ? "" : "  ").append(padded);
+                String pad = " ".repeat(widths[c] - TerminalText.width(cell));
+                line.append(c == 0 ? "" : "  ").append(left.test(c) ? cell + pad : pad + cell);
             }
             lines.add(line.toString().stripTrailing());
         }

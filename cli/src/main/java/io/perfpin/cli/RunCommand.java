@@ -34,6 +34,12 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     AgentSettings agent;
 
+    @Mixin
+    ViewOptions view;
+
+    @Mixin
+    OutputOptions output;
+
     @Parameters(paramLabel = "COMMAND", arity = "1..*",
             description = "The java command and its arguments, after --; the agent goes right after java.")
     List<String> command;
@@ -52,29 +58,33 @@ final class RunCommand implements Callable<Integer> {
             throw new IOException("--record: " + e.getMessage(), e);
         }
         String agentOption = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
-        Process process = new ProcessBuilder(launch.withJvmOption(agentOption)).inheritIO().start();
-        long jvm = AttachCommand.awaitAgent(process.pid(), process);
-        boolean watched = false;
-        if (jvm > 0) {
-            try (ChildJvms children = new ChildJvms(process.toHandle(), jvm, agent.threads)) {
-                AttachCommand.watch(jvm, agent.threads, agent.interval, new DurationOption(), children);
-                watched = true;
-            } catch (Exception e) {
-                // The application goes on without a live view, and its exit code is still what run returns.
-                System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
+        // Opened before the application starts: an --output FILE that cannot be written costs no run.
+        try (ReportOutput out = output.open()) {
+            Process process = new ProcessBuilder(launch.withJvmOption(agentOption)).inheritIO().start();
+            long jvm = AttachCommand.awaitAgent(process.pid(), process);
+            boolean watched = false;
+            if (jvm > 0) {
+                try (ChildJvms children = new ChildJvms(process.toHandle(), jvm, agent.threads)) {
+                    TopCommand.watch("run", jvm, null, agent.threads, agent.interval.interval, null, view, out,
+                            children);
+                    watched = true;
+                } catch (Exception e) {
+                    // The application goes on without a live view, and its exit code is still what run returns.
+                    System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
+                }
             }
-        }
-        int exit = process.waitFor();
-        if (Files.exists(agent.record)) {
-            try {
-                new RunRecordings(agent.record, agent.threads).summary(watched).forEach(System.out::println);
-            } catch (IOException | RuntimeException e) {
-                // What could not be summarised is still recorded; the exit code is the application's all the same.
-                System.err.println(TerminalText.escape("perfpin run: cannot summarise " + agent.record + ": "
-                        + e.getMessage()));
+            int exit = process.waitFor();
+            if (Files.exists(agent.record)) {
+                try {
+                    new RunRecordings(agent.record, agent.threads).summarise(watched, out);
+                } catch (IOException | RuntimeException e) {
+                    // What could not be summarised is still recorded; the exit code is the application's all the same.
+                    System.err.println(TerminalText.escape("perfpin run: cannot summarise " + agent.record + ": "
+                            + e.getMessage()));
+                }
             }
+            return exit;
         }
-        return exit;
     }
 
     /**

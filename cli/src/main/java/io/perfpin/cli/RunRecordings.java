@@ -7,7 +7,6 @@ import io.perfpin.report.ThreadRecord;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -26,44 +25,47 @@ final class RunRecordings {
         this.threads = threads;
     }
 
-    /** @param watched whether a live view showed the JVM (and printed its totals) */
-    List<String> summary(boolean watched) throws IOException {
-        List<String> lines = new ArrayList<>();
+    /**
+     * Writes the summary to {@code out}, in its format.
+     *
+     * @param watched whether a live view showed the JVM (and wrote its totals)
+     */
+    void summarise(boolean watched, ReportOutput out) throws IOException {
         Recording recording = Recording.read(record);
         if (!watched) {
             // It ended before the view began (a short application): its totals are in its recording.
-            lines.add("perfpin run: the JVM ended before a live view began. Totals per thread, from its recording:");
-            lines.addAll(ReportFormat.TABLE.render(selected(recording)));
+            out.people().println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
+                    + " recording:");
+            out.records(selected(recording));
         }
-        lines.addAll(ReportFormat.TABLE.renderMethods(recording.methods()));
+        out.methods(recording.methods());
         List<Path> family = RecordingFile.family(record);
         for (Path child : family.subList(1, family.size())) {
-            lines.addAll(started(child));
+            started(child, out);
         }
         int started = family.size() - 1;
-        lines.add(TerminalText.escape("Recorded in " + record + (started == 0 ? "" : ", and for the "
+        out.people().println(TerminalText.escape("Recorded in " + record + (started == 0 ? "" : ", and for the "
                 + (started == 1 ? "JVM" : started + " JVMs") + " it started, beside it ("
                 + family.subList(1, family.size()).stream().map(p -> p.getFileName().toString())
                 .collect(Collectors.joining(", ")) + ")")
                 + " (perfpin report " + record + ")"));
-        return lines;
     }
 
-    private List<String> started(Path child) {
-        List<String> lines = new ArrayList<>();
+    private void started(Path child, ReportOutput out) throws IOException {
+        Recording recording;
         try {
-            Recording recording = Recording.read(child);
-            long pid = recording.jvm().orElseThrow().pid();
-            List<ThreadRecord> selected = selected(recording);
-            lines.add(TerminalText.escape("JVM " + pid + ", started with the agent's options: totals per thread, from"
-                    + " its recording " + child + ":"));
-            lines.addAll(selected.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
-                    : ReportFormat.TABLE.render(selected));
-            lines.addAll(ReportFormat.TABLE.renderMethods(recording.methods()));
+            recording = Recording.read(child);
         } catch (IOException | IllegalArgumentException e) {
-            lines.add(TerminalText.escape("perfpin run: cannot read " + child + ": " + e.getMessage()));
+            System.err.println(TerminalText.escape("perfpin run: cannot read " + child + ": " + e.getMessage()));
+            return;
         }
-        return lines;
+        List<ThreadRecord> selected = selected(recording);
+        out.startedJvm(recording.jvm().orElseThrow(), child, selected.isEmpty() ? "(no thread matches "
+                + threads.describe() + ")" : null);
+        if (!selected.isEmpty()) {
+            out.records(selected);
+        }
+        out.methods(recording.methods());
     }
 
     private List<ThreadRecord> selected(Recording recording) {

@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.event.EventList;
+import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.ThreadWatch;
@@ -16,6 +17,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -48,8 +50,13 @@ final class StatCommand implements Callable<Integer> {
      */
     private static final Duration DEFAULT_LOOK = Duration.ofSeconds(1);
 
-    @Option(names = "--pid", required = true, paramLabel = "PID", description = "The JVM to count.")
-    long pid;
+    @Parameters(paramLabel = "PID", arity = "0..1", description = "The JVM to count.")
+    Long positionalPid;
+
+    @Option(names = "--pid", paramLabel = "PID", description = "The JVM to count, as PID does (kept for scripts).")
+    Long pidOption;
+
+    private long pid;
 
     @Mixin
     ThreadsOption threads;
@@ -80,6 +87,7 @@ final class StatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        pid = pid();
         EventList eventList = events.eventList();
         // Counted before perfpin opens anything of its own for this: what it has free is what it shares out.
         DescriptorBudget budget = DescriptorBudget.forThisProcess(fds, "--fds=", "--fds");
@@ -149,13 +157,26 @@ final class StatCommand implements Callable<Integer> {
         }
     }
 
+    /** The positional PID, or --pid: one, and only one JVM. */
+    private long pid() {
+        if (positionalPid == null && pidOption == null) {
+            throw new IllegalArgumentException("no JVM given: expected a PID");
+        }
+        if (positionalPid != null && pidOption != null && !positionalPid.equals(pidOption)) {
+            throw new IllegalArgumentException("two JVMs given: PID " + positionalPid + " and --pid " + pidOption
+                    + "; give one");
+        }
+        return positionalPid != null ? positionalPid : pidOption;
+    }
+
     /** The interval's counts of each thread, under a line that says when and over how long. */
     private void sample(StatThreads counted, ReportOutput out, EventList eventList) throws IOException {
         long now = System.nanoTime();
         List<ThreadRecord> samples = counted.samples();
-        out.interval("--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  pid " + pid + "  threads: "
-                + samples.size() + ", their counts over the last " + String.format(Locale.ROOT, "%.3f",
-                (now - sampledNanos) / 1e9) + " s ---", samples, eventList);
+        out.interval("--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  perfpin stat  pid " + pid
+                + "  threads: " + samples.size() + ", their counts over the last " + String.format(Locale.ROOT,
+                "%.3f", (now - sampledNanos) / 1e9) + " s ---", List.of(), samples, eventList.events().stream()
+                .map(EventSpec::name).collect(Collectors.toList()), "(no thread was counted in this interval)");
         sampledNanos = now;
     }
 

@@ -26,7 +26,7 @@ class CommandLineTest {
         assertUsage("perfpin report: --format: bad format 'xml': expected table, csv, json or html (see perfpin report"
                 + " --help)", "report", "f.jsonl", "--format", "xml");
         assertUsage("perfpin stat: Unknown options: '--treads', 'x'; did you mean --threads? (see perfpin stat --help)",
-                "stat", "--pid", "1", "--treads", "x");
+                "stat", "1", "--treads", "x");
         assertUsage("perfpin: unknown command 'lsit'; did you mean list? (see perfpin --help)", "lsit");
         assertUsage("perfpin stat: --pin: bad pin rule 'io-1': expected REGEX@PLACEMENT, PLACEMENT being a CPU list"
                 + " like 2-3, isolated, core or any (see perfpin stat --help)", "stat", "--pid", "1", "--pin", "io-1");

@@ -17,10 +17,11 @@ class DemoCommandTest {
         CliRun out = CliRun.capture(() -> Perfpin.run("demo", "--round-trips", "20000", "--increments", "200000"));
         assertEquals(ExitCode.OK, out.code, out.err);
         String[] lines = out.out.split("\n");
-        // thread tid cpus task-clock(2 tokens) context-switches cpu-migrations: the totals at the end of each run
+        // thread tid cpus state task-clock(2 tokens) [ipc] context-switches cpu-migrations: the totals of each run
         String[] ping = row(lines, "ping");
         assertEquals(first, ping[2], "ping pinned");
-        assertEquals("0", ping[6], "pinned before it was counted, ping never migrated");
+        assertEquals("ended", ping[3], "and ended with the application");
+        assertEquals("0", ping[ping.length - 2], "pinned before it was counted, ping never migrated");
         assertEquals(second, row(lines, "pong")[2], "pong pinned");
         assertEquals(first, row(lines, "adjacent-writer-0")[2]);
         assertEquals(second, row(lines, "padded-writer-1")[2]);

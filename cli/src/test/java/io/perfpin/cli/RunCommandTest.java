@@ -89,6 +89,28 @@ class RunCommandTest {
         mainRecord(run);
     }
 
+    /**
+     * run's report goes where --format and --output say, all of it: each thread's final record and the @Counted
+     * methods, as JSON lines in FILE (a JVM that ends before the view begins included); the terminal gets the lines
+     * for people and no JSON.
+     */
+    @Test
+    void formatJsonOutputFileHoldsTheSamplesTheTotalsAndTheCountedMethods() throws Exception {
+        Path report = dir.resolve("report.jsonl");
+        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--threads", "main", "--record",
+                dir.resolve("run.jsonl").toString(), "--format", "json", "--output", report.toString(), "--", JAVA,
+                "-cp", CLASS_PATH, CountedChild.class.getName(), "200"));
+        assertEquals(0, run.code, run.err);
+        List<String> lines = Files.readAllLines(report);
+        assertTrue(lines.stream().allMatch(l -> l.startsWith("{\"type\":\"")), "JSON lines only:\n" + lines);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("{\"type\":\"thread\"") && l.contains(
+                "\"name\":\"main\"")), "main's final record:\n" + lines);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith("{\"type\":\"method\"") && l.contains("touch")
+                && l.contains("\"calls\":200")), "the counted method, called 200 times:\n" + lines);
+        assertFalse(run.out.contains("{\""), "no JSON on the terminal:\n" + run.out);
+        assertTrue(run.out.contains("Recorded in " + dir.resolve("run.jsonl")), run.out);
+    }
+
     /** What the child wrote, once it has. */
     private static String awaitSeen(Path seen) throws Exception {
         long deadline = System.nanoTime() + DEADLINE.toNanos();

@@ -33,7 +33,7 @@ class RunForkingJmhTest {
             .filter(e -> e.contains("jmh-core") || e.contains("jmh-samples") || e.contains("jopt-simple")
                     || e.contains("commons-math3"))
             .collect(Collectors.joining(":"));
-    private static final Pattern FRAME = Pattern.compile("--- [0-9:.]+  pid (\\d+)  live threads");
+    private static final Pattern FRAME = Pattern.compile("--- [0-9:.]+  perfpin run  pid (\\d+)[^\\n]*  live threads");
 
     @TempDir
     Path dir;

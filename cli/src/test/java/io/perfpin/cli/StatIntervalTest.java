@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class StatIntervalTest {
     private static final Pattern WORKER = Pattern.compile("thread (worker-\\S+) tid (\\d+)");
     private static final Pattern HEADING = Pattern.compile(
-            "--- \\d\\d:\\d\\d:\\d\\d(\\.\\d+)?  pid \\d+  threads: 2, their counts over the last \\d+\\.\\d{3} s ---");
+            "--- \\d\\d:\\d\\d:\\d\\d(\\.\\d+)?  perfpin stat  pid \\d+  threads: 2, their counts over the last"
+                    + " \\d+\\.\\d{3} s ---");
     private static ChildJvm service;
 
     @BeforeAll

@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
+import io.perfpin.report.PinSource;
 import io.perfpin.report.ThreadRecord;
 import org.junit.jupiter.api.Test;
 
@@ -77,6 +78,7 @@ class StatPlacementTest {
                 + " counting", pinned.err.lines().findFirst().orElse(""), pinned.err);
         ThreadRecord record = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(pinned.out.strip()));
         assertEquals("1", record.report().cpus());
+        assertEquals(PinSource.PERFPIN, record.report().pin(), "stat records the pin it set: " + pinned.out);
         assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid));
     }
 

@@ -1,5 +1,7 @@
 package io.perfpin.cli;
 
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.stats.PublishedThread;
 import io.perfpin.stats.StatsFile;
 
 import java.io.IOException;
@@ -21,7 +23,50 @@ final class StatsFiles {
     static void writeValid(Path file, long pid) throws IOException {
         try (StatsFile stats = StatsFile.create(file, pid, System.currentTimeMillis(), 50_000_000L, CAPACITY, 3, 2)) {
             stats.eventIndex("task-clock");
-            stats.claimSlot(1, 1, "worker", "0");
+            stats.claimSlot(new Worker(new CounterSnapshot(0), new int[0]));
+        }
+    }
+
+    /** A new thread, {@code worker} (tid 1), with no counts yet. */
+    private record Worker(CounterSnapshot counts, int[] columns) implements PublishedThread {
+        @Override
+        public int tid() {
+            return 1;
+        }
+
+        @Override
+        public long javaId() {
+            return 1;
+        }
+
+        @Override
+        public String name() {
+            return "worker";
+        }
+
+        @Override
+        public String cpus() {
+            return "0";
+        }
+
+        @Override
+        public int pin() {
+            return 0;
+        }
+
+        @Override
+        public long enrolledNanos() {
+            return 0;
+        }
+
+        @Override
+        public long readFromNanos() {
+            return 0;
+        }
+
+        @Override
+        public long readToNanos() {
+            return 0;
         }
     }
 

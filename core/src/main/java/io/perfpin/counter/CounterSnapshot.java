@@ -5,11 +5,9 @@ package io.perfpin.counter;
  * the raw count and the times the kernel had it enabled and actually running on a counter.
  *
  * <p>Reusable: {@link CounterGroup#read(CounterSnapshot)} and {@link #delta} write into an existing
- * instance, so a sampler allocates nothing per read. A value is only ever scaled openly:
- * {@link #value(int)} extrapolates when the event was multiplexed, and {@link #coverage(int)} says by how
- * much, so a reader never gets a silently scaled number.
+ * instance, so a sampler allocates nothing per read. Values are scaled as {@link Counts} says.
  */
-public final class CounterSnapshot {
+public final class CounterSnapshot implements Counts {
     private final long[] raw;
     private final long[] enabledNanos;
     private final long[] runningNanos;
@@ -24,56 +22,34 @@ public final class CounterSnapshot {
         java.util.Arrays.fill(opened, true);
     }
 
+    @Override
     public int size() {
         return raw.length;
     }
 
     /** The count the hardware or kernel reported, not extrapolated. */
+    @Override
     public long raw(int event) {
         return raw[event];
     }
 
+    @Override
     public long enabledNanos(int event) {
         return enabledNanos[event];
     }
 
+    @Override
     public long runningNanos(int event) {
         return runningNanos[event];
     }
 
-    /**
-     * Whether the counts are known: false for an event the kernel refused, and for one that was enabled but
-     * never got a counter (multiplexed out throughout). A per-thread event's times only advance while its
-     * thread runs, so a thread that did not run has exactly zero counts, and those are counted.
-     */
-    public boolean isCounted(int event) {
-        return opened[event] && (runningNanos[event] > 0 || enabledNanos[event] == 0);
-    }
-
-    /** Time running over time enabled: 1.0 when counted throughout (or the thread never ran), below when multiplexed. */
-    public double coverage(int event) {
-        long enabled = enabledNanos[event];
-        return enabled == 0 ? (opened[event] ? 1.0 : 0.0) : (double) runningNanos[event] / enabled;
+    @Override
+    public boolean isOpened(int event) {
+        return opened[event];
     }
 
     void notOpened(int event) {
         opened[event] = false;
-    }
-
-    /**
-     * The count extrapolated to the whole enabled time ({@code raw * enabled / running}), exactly the raw
-     * count when coverage is 1, and 0 when never counted (check {@link #isCounted}).
-     */
-    public long value(int event) {
-        long running = runningNanos[event];
-        long enabled = enabledNanos[event];
-        if (running == 0) {
-            return 0;
-        }
-        if (running == enabled) {
-            return raw[event];
-        }
-        return Math.round(raw[event] * ((double) enabled / running));
     }
 
     void set(int event, long count, long enabled, long running) {

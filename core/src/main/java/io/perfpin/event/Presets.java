@@ -1,7 +1,9 @@
 package io.perfpin.event;
 
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
@@ -98,8 +100,15 @@ public final class Presets {
                     ADDRESS_ALIAS)));
 
     private static final List<Preset> ALL = List.of(IPC, CACHE, TLB, BRANCH, SCHED, SHARING, ALIASING);
+    private static final List<DerivedMetric> METRICS = distinctMetrics();
 
     private Presets() {
+    }
+
+    private static List<DerivedMetric> distinctMetrics() {
+        Map<String, DerivedMetric> byName = new LinkedHashMap<>();
+        ALL.forEach(preset -> preset.metrics().forEach(metric -> byName.putIfAbsent(metric.name(), metric)));
+        return List.copyOf(byName.values());
     }
 
     public static List<Preset> all() {
@@ -115,6 +124,11 @@ public final class Presets {
     /** The metric of that name in any preset. */
     public static Optional<DerivedMetric> metric(String name) {
         return ALL.stream().flatMap(p -> p.metrics().stream()).filter(m -> m.name().equals(name)).findFirst();
+    }
+
+    /** Every preset's metrics, each name once, in the order of the presets. */
+    public static List<DerivedMetric> metrics() {
+        return METRICS;
     }
 
     public static List<String> names() {

@@ -76,8 +76,10 @@ final class EnrolledThreads {
             // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
             Pinning pinning = placement == null ? null : pinner.pin(tid, thread.getName(), placement);
             EventList counted = events != null ? events : defaultEvents;
+            long enrolledNanos = System.nanoTime();
             ThreadCounters counters = ThreadCounters.open(syscalls, pid, tid, counted.events(), refused, descriptors);
-            TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin);
+            TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin,
+                    enrolledNanos);
             // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
             tracked.cpus = pinning != null ? pinning.assignment.cpus().toString() : pinner.cpusOf(tid);
             if (enrolled.putIfAbsent(thread, tracked) != null) {
@@ -96,10 +98,9 @@ final class EnrolledThreads {
     void pin(Thread thread, Placement placement) {
         TrackedThread tracked = enrolled.get(thread);
         if (tracked != null && tracked.pinning == null) {
-            tracked.pinning = pinner.pin(tracked.tid, tracked.name, placement);
+            tracked.pinned(pinner.pin(tracked.tid, tracked.name, placement));
             if (tracked.pinning != null) {
                 tracked.cpus = tracked.pinning.assignment.cpus().toString();
-                tracked.everPinned = true;
             }
         }
     }

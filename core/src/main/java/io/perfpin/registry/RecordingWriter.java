@@ -4,9 +4,9 @@ import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.report.JsonLinesFile;
 import io.perfpin.report.RecordingFile;
-import io.perfpin.report.PinSource;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.report.ThreadState;
 import io.perfpin.stats.AgentNotice;
 
 import java.io.IOException;
@@ -101,8 +101,8 @@ final class RecordingWriter {
     }
 
     private static ThreadReport report(TrackedThread t) {
-        PinSource pin = t.pinning != null ? PinSource.PERFPIN : t.inheritedPin ? PinSource.INHERITED : PinSource.NONE;
         return ThreadReport.of(t.name, t.tid, t.javaId, t.cpus, t.events, t.counts, t.counters.unsupported(),
-                System.nanoTime() - t.enrolledNanos).withPin(pin).withSources(t.counters.sources());
+                t.readToNanos() - t.enrolledNanos).withPin(t.pinSource()).withSources(t.counters.sources())
+                .withState(t.hasEnded() ? ThreadState.ENDED : ThreadState.RUNNING);
     }
 }

@@ -1,7 +1,9 @@
 package io.perfpin.registry;
 
 import io.perfpin.event.EventList;
+import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.DescriptorShare;
+import io.perfpin.stats.StatsLayout;
 
 import java.nio.file.Path;
 import java.util.Objects;
@@ -12,11 +14,14 @@ import java.util.function.Supplier;
  * changed copy.
  */
 public final class RegistryConfig {
-    /** Threads the stats file shows live unless {@link #withSlots} says otherwise; more are counted, not shown. */
-    public static final int DEFAULT_LIVE_SLOTS = 1024;
+    /**
+     * The most threads the stats file shows live unless {@link #withSlots} says otherwise; more are counted, not
+     * shown. The file starts small and grows to it only as threads need slots.
+     */
+    public static final int DEFAULT_LIVE_SLOTS = StatsLayout.MAX_LIVE_SLOTS;
 
     private EventList defaultEvents;
-    private long intervalNanos = 500_000_000L;
+    private long intervalNanos = AgentOptionText.DEFAULT_INTERVAL.toNanos();
     private Path statsFile;
     private Supplier<Path> statsFileLater;
     private Path jsonLines;
@@ -45,8 +50,8 @@ public final class RegistryConfig {
     }
 
     /**
-     * Counts {@code defaultEvents} every 500 ms within the default share of the free file descriptors; no stats
-     * file and no recording until asked.
+     * Counts {@code defaultEvents} every {@link AgentOptionText#DEFAULT_INTERVAL} within the default share of the
+     * free file descriptors; no stats file and no recording until asked.
      */
     public static RegistryConfig of(EventList defaultEvents) {
         return new RegistryConfig(defaultEvents);

@@ -123,7 +123,7 @@ final class Sampler {
             for (int i = live.size() - 1; i >= 0; i--) {
                 TrackedThread t = live.get(i);
                 boolean ended = finalPass || t.hasEnded();
-                t.counters.read(t.counts);
+                t.read();
                 if (ended) {
                     live.set(i, live.get(live.size() - 1));
                     live.remove(live.size() - 1);

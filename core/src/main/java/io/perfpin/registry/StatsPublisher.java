@@ -64,6 +64,7 @@ final class StatsPublisher {
      * their counts so far (a thread new to the file first gets its columns and a live slot), then the heartbeat.
      */
     void tick(List<TrackedThread> live, List<TrackedThread> finished, long epochMillis) {
+        long startNanos = System.nanoTime();
         write(() -> {
             for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
                 if (!file.notice(notice.refused(), notice.text())) {
@@ -76,7 +77,7 @@ final class StatsPublisher {
                     admit(t, false); // it ended before a tick published it
                 }
                 if (t.isCounted()) {
-                    file.finish(t.slot, t.tid, t.javaId, t.name, t.cpus, t.counts, t.columns);
+                    file.finish(t.slot, t, !t.hasEnded());
                 }
             }
             for (TrackedThread t : live) {
@@ -84,10 +85,10 @@ final class StatsPublisher {
                     admit(t, true);
                 }
                 if (t.slot >= 0) {
-                    file.publish(t.slot, -1, t.cpus, t.counts, t.columns);
+                    file.publish(t.slot, t);
                 }
             }
-            file.heartbeat(epochMillis);
+            file.sampled(startNanos, epochMillis);
         });
     }
 
@@ -151,11 +152,6 @@ final class StatsPublisher {
             t.columns = new int[0];
             return;
         }
-        t.slot = live ? file.claimSlot(t.tid, t.javaId, t.name, t.cpus) : -1;
-        if (live && t.slot < 0) {
-            notices.accept(AgentNotice.info("the stats file is full (" + liveSlots + " live threads): threads beyond"
-                    + " that are recorded but not shown live"));
-        }
         List<EventSpec> events = t.events.events();
         t.columns = new int[events.size()];
         for (int e = 0; e < events.size(); e++) {
@@ -165,6 +161,23 @@ final class StatsPublisher {
             file.eventRefused(file.eventIndex(failure.event().name()), failure.reason());
         }
         t.counters.sources().forEach((event, source) -> file.eventSource(file.eventIndex(event), source));
+        t.slot = live ? claimSlot(t) : -1;
+    }
+
+    /** A live slot for the thread, -1 when the file cannot show it live: said once. */
+    private int claimSlot(TrackedThread t) {
+        try {
+            int slot = file.claimSlot(t);
+            if (slot < 0) {
+                notices.accept(AgentNotice.info("the stats file is full (" + liveSlots + " live threads): threads"
+                        + " beyond that are recorded but not shown live"));
+            }
+            return slot;
+        } catch (IOException e) {
+            notices.accept(AgentNotice.info("the stats file cannot grow to show more than " + file.liveSlots()
+                    + " live threads (" + e.getMessage() + "): threads beyond that are recorded but not shown live"));
+            return -1;
+        }
     }
 
     private void stop(String damage) {

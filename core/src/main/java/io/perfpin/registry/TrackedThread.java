@@ -3,14 +3,17 @@ package io.perfpin.registry;
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.event.EventList;
-
+import io.perfpin.report.PinSource;
+import io.perfpin.stats.PublishedThread;
+import io.perfpin.stats.StatsLayout;
 
 /**
  * A thread the registry counts. Fields are set when it is enrolled; {@link #slot} and {@link #columns} are its
  * place in the stats file, set by the {@link StatsPublisher} when it first publishes it, {@link #ended} is set by
- * the thread itself, {@link #pinning} and {@link #cpus} change when a thread already counted is pinned.
+ * the thread itself, {@link #pinning} and {@link #cpus} change when a thread already counted is pinned. The
+ * sampler {@link #read}s its counts, with the times they were read between.
  */
-final class TrackedThread implements SampledThread {
+final class TrackedThread implements PublishedThread, SampledThread {
     final Thread thread;
     final String name;
     final long javaId;
@@ -20,18 +23,21 @@ final class TrackedThread implements SampledThread {
     final CounterSnapshot counts;
     /** How perfpin pinned it, to undo on detach; null when not pinned. */
     volatile Pinning pinning;
-    /** Whether perfpin pinned it at some point: its pin is undone before the tick's listener sees it end. */
-    volatile boolean everPinned;
     /** It runs with a pin it inherited from the pinned thread that started it, as a rule allowed. */
     final boolean inheritedPin;
+    /** Before its counters opened, so that its counts start after it. */
     final long enrolledNanos;
+    private long readFromNanos;
+    private long readToNanos;
+    /** Whether perfpin ever pinned it while counted: its records say so after the pin is undone. */
+    private volatile boolean pinnedByPerfpin;
     volatile boolean ended;
     int slot = -1;
     int[] columns;
     volatile String cpus = "";
 
     TrackedThread(Thread thread, int tid, EventList events, ThreadCounters counters, Pinning pinning,
-                  boolean inheritedPin) {
+                  boolean inheritedPin, long enrolledNanos) {
         this.thread = thread;
         this.name = thread.getName();
         this.javaId = thread.getId();
@@ -39,10 +45,31 @@ final class TrackedThread implements SampledThread {
         this.events = events;
         this.counters = counters;
         this.counts = counters.newSnapshot();
-        this.pinning = pinning;
-        this.everPinned = pinning != null;
         this.inheritedPin = inheritedPin;
-        this.enrolledNanos = System.nanoTime();
+        this.enrolledNanos = enrolledNanos;
+        this.readFromNanos = enrolledNanos;
+        this.readToNanos = enrolledNanos;
+        pinned(pinning);
+    }
+
+    /** Records how perfpin pinned it; null when it did not (or could not). */
+    void pinned(Pinning how) {
+        pinning = how;
+        if (how != null) {
+            pinnedByPerfpin = true;
+        }
+    }
+
+    /** Reads its counts now, noting the time just before and just after. */
+    void read() {
+        readFromNanos = System.nanoTime();
+        counters.read(counts);
+        readToNanos = System.nanoTime();
+    }
+
+    /** Who set its CPUs, for its records: perfpin, when it ever pinned it while counted. */
+    PinSource pinSource() {
+        return pinnedByPerfpin ? PinSource.PERFPIN : inheritedPin ? PinSource.INHERITED : PinSource.NONE;
     }
 
     @Override
@@ -51,13 +78,18 @@ final class TrackedThread implements SampledThread {
     }
 
     @Override
-    public String name() {
-        return name;
+    public int tid() {
+        return tid;
     }
 
     @Override
-    public int tid() {
-        return tid;
+    public long javaId() {
+        return javaId;
+    }
+
+    @Override
+    public String name() {
+        return name;
     }
 
     @Override
@@ -66,13 +98,40 @@ final class TrackedThread implements SampledThread {
     }
 
     @Override
+    public int pin() {
+        PinSource source = pinSource();
+        return source == PinSource.PERFPIN ? StatsLayout.PIN_PERFPIN
+                : source == PinSource.INHERITED ? StatsLayout.PIN_INHERITED : StatsLayout.PIN_NONE;
+    }
+
+    @Override
     public boolean pinned() {
-        return everPinned;
+        return pinnedByPerfpin;
     }
 
     @Override
     public long enrolledNanos() {
         return enrolledNanos;
+    }
+
+    @Override
+    public long readFromNanos() {
+        return readFromNanos;
+    }
+
+    @Override
+    public long readToNanos() {
+        return readToNanos;
+    }
+
+    @Override
+    public CounterSnapshot counts() {
+        return counts;
+    }
+
+    @Override
+    public int[] columns() {
+        return columns;
     }
 
     /** False when it holds no counter, for want of file descriptors. */
@@ -84,11 +143,6 @@ final class TrackedThread implements SampledThread {
     @Override
     public EventList events() {
         return events;
-    }
-
-    @Override
-    public CounterSnapshot counts() {
-        return counts;
     }
 
     boolean hasEnded() {

@@ -78,12 +78,21 @@ public final class Hints {
         String where = oneCpu ? "CPU " + cpus : "CPUs " + report.cpus();
         Long migrations = report.counters().get("cpu-migrations");
         if (migrations != null && migrations > 0) {
+            String advice;
+            if (!oneCpu) {
+                advice = "the scheduler moves it among the CPUs of its pin: pin it to one CPU (a one-CPU list or"
+                        + " isolated) to keep it on its caches";
+            } else if (report.pin() == PinSource.PERFPIN) {
+                // perfpin's own pin of a thread that already ran moves it once, when it next runs
+                advice = "perfpin pinned it while it ran, and it moved onto " + where + " when it next ran, which"
+                        + " counts once; more moves than that mean its affinity also changed while counted (taskset,"
+                        + " a cgroup cpuset change)";
+            } else {
+                advice = "its affinity changed while counted: another tool (taskset, a pool pinning its own threads)"
+                        + " or a cgroup cpuset change moved it; pin it in one place";
+            }
             hints.add(new Hint(name, "migrated " + migrations + " times while pinned to " + where,
-                    "cpu-migrations " + migrations + " > 0",
-                    oneCpu ? "its affinity changed while counted: another tool (taskset, a pool pinning its own"
-                            + " threads) or a cgroup cpuset change moved it; pin it in one place"
-                            : "the scheduler moves it among the CPUs of its pin: pin it to one CPU (a one-CPU list"
-                            + " or isolated) to keep it on its caches"));
+                    "cpu-migrations " + migrations + " > 0", advice));
         }
         String isolate = "the CPU is not isolated: boot with isolcpus=" + cpusOrList(cpus) + " nohz_full="
                 + cpusOrList(cpus) + " and pin the thread there (placement isolated)";

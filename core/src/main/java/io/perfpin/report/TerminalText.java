@@ -12,6 +12,7 @@ package io.perfpin.report;
  */
 public final class TerminalText {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
+    private static final char ELLIPSIS = (char) 0x2026;
 
     private TerminalText() {
     }
@@ -43,6 +44,62 @@ public final class TerminalText {
             }
         }
         return safe.toString();
+    }
+
+    /**
+     * The columns {@code text} takes on a terminal, for text already {@link #escape escaped}: a character of the
+     * East Asian wide and fullwidth ranges (CJK, Hangul, fullwidth forms, most emoji) takes two, a combining mark
+     * none, any other one. So tables stay aligned whatever script their names are in.
+     */
+    public static int width(String text) {
+        int width = 0;
+        for (int i = 0; i < text.length(); ) {
+            int c = text.codePointAt(i);
+            width += columns(c);
+            i += Character.charCount(c);
+        }
+        return width;
+    }
+
+    /**
+     * {@code text} (escaped) in at most {@code columns} terminal columns: whole when it fits, otherwise its start
+     * and its end with an ellipsis between, so that names that differ only at their end stay apart.
+     */
+    public static String fit(String text, int columns) {
+        if (width(text) <= columns) {
+            return text;
+        }
+        int keep = columns - 1;
+        String head = prefix(text, keep - keep / 2);
+        String tail = new StringBuilder(prefix(new StringBuilder(text).reverse().toString(), keep / 2)).reverse()
+                .toString();
+        return head + ELLIPSIS + tail;
+    }
+
+    /** The longest start of {@code text} within {@code columns}, never splitting a surrogate pair. */
+    private static String prefix(String text, int columns) {
+        int width = 0;
+        int end = 0;
+        while (end < text.length()) {
+            int c = text.codePointAt(end);
+            if (width + columns(c) > columns) {
+                break;
+            }
+            width += columns(c);
+            end += Character.charCount(c);
+        }
+        return text.substring(0, end);
+    }
+
+    private static int columns(int c) {
+        int type = Character.getType(c);
+        if (type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK || type == Character.FORMAT) {
+            return 0;
+        }
+        return c >= 0x1100 && c <= 0x115f || c >= 0x2e80 && c <= 0xa4cf && c != 0x303f || c >= 0xac00 && c <= 0xd7a3
+                || c >= 0xf900 && c <= 0xfaff || c >= 0xfe30 && c <= 0xfe4f || c >= 0xff00 && c <= 0xff60
+                || c >= 0xffe0 && c <= 0xffe6 || c >= 0x1f300 && c <= 0x1f64f || c >= 0x1f900 && c <= 0x1f9ff
+                || c >= 0x20000 && c <= 0x3fffd ? 2 : 1;
     }
 
     private static boolean unsafe(char c) {

@@ -50,6 +50,9 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
         if (object.get("source") != null) {
             report = report.withSources(JsonFields.map(object, "source", JsonFields::string, "strings"));
         }
+        if (object.get("state") != null) {
+            report = report.withState(ThreadState.of(JsonFields.field(object, "state", String.class)));
+        }
         return new ThreadRecord(type, JsonFields.field(object, "time", Long.class), report);
     }
 }

@@ -4,8 +4,8 @@ package io.perfpin.report;
  * The JSON-lines records of threads, the schema the README documents: {@code type} is {@code "sample"}
  * for a live sample and {@code "thread"} for a thread's final summary; both carry {@code name}, {@code tid},
  * {@code javaId}, {@code cpus}, {@code pin} ({@link PinSource}), {@code counters}, {@code coverage},
- * {@code metrics} and {@code unsupported}, and {@code source} where some value did not come from perf_event_open
- * ({@link ThreadReport#sources()}).
+ * {@code metrics} and {@code unsupported}, {@code source} where some value did not come from perf_event_open
+ * ({@link ThreadReport#sources()}), and {@code state} ({@link ThreadState}) where it is known.
  */
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
@@ -31,6 +31,9 @@ public final class ThreadRecords {
         // Only where it says something: every value of the agent's records comes from perf_event_open.
         if (!report.sources().isEmpty()) {
             json.field("source", report.sources());
+        }
+        if (report.state() != null) {
+            json.field("state", report.state().text());
         }
         return json.end();
     }

@@ -1,23 +1,33 @@
 package io.perfpin.report;
 
-import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.Counts;
 import io.perfpin.counter.EventFailure;
-import io.perfpin.event.BoundMetric;
+import io.perfpin.event.DerivedMetric;
 import io.perfpin.event.EventList;
-import io.perfpin.event.EventSpec;
+import io.perfpin.event.Presets;
 import io.perfpin.event.UnsupportedEvent;
 
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalInt;
+import java.util.Set;
+import java.util.function.IntFunction;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * What was measured for one thread, ready to show or export: per event the scaled value and its coverage,
  * the derived metrics, and for each event that was not counted, why. Immutable.
  */
 public final class ThreadReport {
+    /** The modifiers at the end of an event's name ({@code cycles:k}), as a preset with them asks its events. */
+    private static final Pattern MODIFIERS = Pattern.compile(":[ukh]+$");
+
     private final String name;
     private final int tid;
     private final long javaId;
@@ -30,10 +40,11 @@ public final class ThreadReport {
     private final Map<String, String> sources;
     private final PinSource pin;
     private final int lastCpu;
+    private final ThreadState state;
 
     private ThreadReport(String name, int tid, long javaId, String cpus, long wallNanos, Map<String, Long> counters,
                          Map<String, Double> coverage, Map<String, Double> metrics, Map<String, String> unsupported,
-                         Map<String, String> sources, PinSource pin, int lastCpu) {
+                         Map<String, String> sources, PinSource pin, int lastCpu, ThreadState state) {
         this.name = name;
         this.tid = tid;
         this.javaId = javaId;
@@ -46,6 +57,7 @@ public final class ThreadReport {
         this.sources = Collections.unmodifiableMap(sources);
         this.pin = pin;
         this.lastCpu = lastCpu;
+        this.state = state;
     }
 
     /**
@@ -54,42 +66,102 @@ public final class ThreadReport {
      * @param wallNanos the wall time the counts cover (for per-second metrics), or -1 when unknown
      */
     public static ThreadReport of(String name, int tid, long javaId, String cpus, EventList events,
-                                  CounterSnapshot counts, List<EventFailure> failures, long wallNanos) {
+                                  Counts counts, List<EventFailure> failures, long wallNanos) {
+        Map<Integer, String> refused = new HashMap<>();
+        for (EventFailure f : failures) {
+            refused.put(f.index(), f.reason());
+        }
+        List<String> names = new ArrayList<>();
+        events.events().forEach(spec -> names.add(spec.name()));
+        ThreadReport report = of(name, tid, javaId, cpus, names, counts, refused::get, wallNanos);
+        if (events.unsupported().isEmpty()) {
+            return report;
+        }
         Map<String, String> unsupported = new LinkedHashMap<>();
         for (UnsupportedEvent u : events.unsupported()) {
             unsupported.put(u.event(), u.reason());
         }
-        java.util.Set<Integer> refused = new java.util.HashSet<>();
-        for (EventFailure f : failures) {
-            unsupported.put(f.event().name(), f.reason());
-            refused.add(f.index());
-        }
+        unsupported.putAll(report.unsupported);
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, report.counters, report.coverage, report.metrics,
+                unsupported, Map.of(), PinSource.NONE, -1, null);
+    }
+
+    /**
+     * The one place where counts become a report: each event's value, scaled when it was multiplexed, with its
+     * coverage; why each other event was not counted; and every derived metric whose inputs were counted
+     * ({@link #metrics(Map, long)}).
+     *
+     * @param events    the events' names; {@code counts} is indexed like them
+     * @param refusal   why the kernel refused event {@code i} to this thread, or null when it did not
+     * @param wallNanos the wall time the counts cover (for per-second metrics), or -1 when unknown
+     */
+    public static ThreadReport of(String name, int tid, long javaId, String cpus, List<String> events, Counts counts,
+                                  IntFunction<String> refusal, long wallNanos) {
         Map<String, Long> counters = new LinkedHashMap<>();
         Map<String, Double> coverage = new LinkedHashMap<>();
-        List<EventSpec> specs = events.events();
-        double[] values = new double[specs.size()];
-        for (int i = 0; i < specs.size(); i++) {
-            String event = specs.get(i).name();
-            if (counts.isCounted(i) && !refused.contains(i)) {
+        Map<String, String> unsupported = new LinkedHashMap<>();
+        for (int i = 0; i < events.size(); i++) {
+            String event = events.get(i);
+            String refused = refusal.apply(i);
+            if (refused == null && counts.isCounted(i)) {
                 counters.put(event, counts.value(i));
                 coverage.put(event, counts.coverage(i));
-                values[i] = counts.value(i);
             } else {
-                values[i] = Double.NaN;
                 // Enabled but never on a counter: the PMU had no room for it all the while.
-                unsupported.putIfAbsent(event, counts.enabledNanos(i) > 0
+                unsupported.putIfAbsent(event, refused != null ? refused : counts.isOpened(i)
                         ? "never scheduled on a counter (multiplexed out): count fewer events" : "not counted");
             }
         }
-        Map<String, Double> metrics = new LinkedHashMap<>();
-        for (BoundMetric metric : events.metrics()) {
-            double value = metric.evaluate(values, wallNanos < 0 ? Double.NaN : wallNanos);
-            if (!Double.isNaN(value)) {
-                metrics.put(metric.name(), value);
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics(counters, wallNanos),
+                unsupported, Map.of(), PinSource.NONE, -1, null);
+    }
+
+    /**
+     * Every preset's metric whose inputs were all counted, each once: the rule for every report, whatever the
+     * events were asked as. An event asked with modifiers ({@code ipc:k} counts {@code cycles:k} and
+     * {@code instructions:k}) gives the metric with the same modifiers ({@code ipc:k}).
+     *
+     * @param wallNanos the wall time the counts cover; -1 when unknown, which leaves out the per-second metrics
+     */
+    public static Map<String, Double> metrics(Map<String, Long> counters, long wallNanos) {
+        Set<String> modifiers = new LinkedHashSet<>(List.of(""));
+        for (String event : counters.keySet()) {
+            Matcher m = MODIFIERS.matcher(event);
+            if (m.find()) {
+                modifiers.add(m.group());
             }
         }
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
-                Map.of(), PinSource.NONE, -1);
+        Map<String, Double> metrics = new LinkedHashMap<>();
+        for (String modifier : modifiers) {
+            for (DerivedMetric metric : Presets.metrics()) {
+                double value = metric(metric, modifier, counters, wallNanos);
+                if (!Double.isNaN(value)) {
+                    metrics.putIfAbsent(metric.name() + modifier, value);
+                }
+            }
+        }
+        return metrics;
+    }
+
+    /** The names of the metrics that counts of {@code events} give ({@link #metrics}), known before any count. */
+    public static List<String> metricNames(List<String> events) {
+        Map<String, Long> counted = new LinkedHashMap<>();
+        events.forEach(event -> counted.put(event, 1L));
+        return List.copyOf(metrics(counted, 1).keySet());
+    }
+
+    private static double metric(DerivedMetric metric, String modifier, Map<String, Long> counters, long wallNanos) {
+        double[] inputs = new double[metric.inputs().size()];
+        for (int i = 0; i < inputs.length; i++) {
+            String input = metric.inputs().get(i);
+            Long count = counters.get(input + modifier);
+            boolean wall = input.equals(DerivedMetric.WALL_NANOS);
+            if (wall ? wallNanos <= 0 : count == null) {
+                return Double.NaN;
+            }
+            inputs[i] = wall ? wallNanos : count;
+        }
+        return metric.compute(inputs);
     }
 
     /**
@@ -101,7 +173,7 @@ public final class ThreadReport {
                                           Map<String, Double> metrics, Map<String, String> unsupported) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, new LinkedHashMap<>(counters),
                 new LinkedHashMap<>(coverage), new LinkedHashMap<>(metrics), new LinkedHashMap<>(unsupported),
-                Map.of(), PinSource.NONE, -1);
+                Map.of(), PinSource.NONE, -1, null);
     }
 
     /**
@@ -110,20 +182,32 @@ public final class ThreadReport {
      */
     public ThreadReport withSources(Map<String, String> eventSources) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
-                new LinkedHashMap<>(eventSources), pin, lastCpu);
+                new LinkedHashMap<>(eventSources), pin, lastCpu, state);
     }
 
     /** This report, saying who set the thread's CPUs. */
     public ThreadReport withPin(PinSource source) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
-                source, lastCpu);
+                source, lastCpu, state);
     }
 
     /** This report, with the CPU the thread last ran on as a viewer read it; itself when that is unknown. */
     public ThreadReport withLastCpu(OptionalInt cpu) {
         return cpu.isEmpty() ? this
-                : new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
-                pin, cpu.getAsInt());
+                : new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
+                        sources,
+                pin, cpu.getAsInt(), state);
+    }
+
+    /** This report, saying whether the thread ran on at its end, or had ended. */
+    public ThreadReport withState(ThreadState threadState) {
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
+                pin, lastCpu, threadState);
+    }
+
+    /** Whether the thread still ran at the end of the counts, or had ended; null when not known (a recording). */
+    public ThreadState state() {
+        return state;
     }
 
     /** The CPU it last ran on, -1 when unknown (a recording, or a thread that ended). */

@@ -18,7 +18,10 @@ import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
 
@@ -30,33 +33,43 @@ import static io.perfpin.stats.StatsLayout.*;
  *
  * <p>A finished thread's final counts move from its live slot to the finished ring. When the ring is
  * full, the oldest finished thread's counts are first added into the aggregate slot, so the file always
- * holds every thread's total: the live ones, the recent finished ones, and the sum of all older ones.
+ * holds every thread's total: the live ones, the recent finished ones, and the sum of all older ones. When no
+ * live slot is free, the file grows: its live slots double, up to the capacity it was created with.
  *
  * <p>The writer only writes the mapping, and never decides on what it would read back: which slots are taken,
- * the sequences, what the ring holds and the aggregate's sums are kept here, so a file that someone scribbles
- * on cannot mislead it. Whether the file is still whole and still at its path is for the caller to ask, with
- * {@link #damage}, before it writes: a write to a part of the mapping that the file no longer has faults
- * (see {@link MappedFaults}).
+ * the sequences, what the ring holds, the aggregate's sums and the live slot count are kept here, so a file that
+ * someone scribbles on cannot mislead it. Whether the file is still whole and still at its path is for the caller
+ * to ask, with {@link #damage}, before it writes: a write to a part of the mapping that the file no longer has
+ * faults (see {@link MappedFaults}).
  */
 public final class StatsFile implements AutoCloseable {
     private final Path path;
     private final FileChannel channel;
     /** The file's identity (device and inode) when it was created: another file at its path has another. */
     private final Object fileKey;
-    private final long size;
-    private final MappedByteBuffer buffer;
+    /** Header, trailer, aggregate and ring: mapped once. */
+    private final MappedByteBuffer fixed;
+    /** The live slots, mapped anew each time they grow; the mappings they outgrew, released at the end. */
+    private MappedByteBuffer live;
+    private final List<MappedByteBuffer> outgrown = new ArrayList<>();
     private final int capacity;
     /** The events named so far, as written to the header: a column is found without decoding the file. */
     private final List<String> eventNames = new ArrayList<>();
     private final boolean[] refusalWritten;
     private final boolean[] sourceWritten;
-    private final int liveSlots;
+    private final int liveCapacity;
     private final int finishedSlots;
     private final int slotSize;
-    private final int slotsOffset;
-    private final boolean[] liveTaken;
+    private int liveSlots;
+    /** The file's size now: it grows with the live slots. */
+    private long size;
+    /** Free live slots, the lowest last: a thread takes the lowest free one. */
+    private final Deque<Integer> freeLive = new ArrayDeque<>();
     /** Each slot's seqlock sequence: live slots, then the ring, then the aggregate. */
-    private final long[] sequences;
+    private long[] liveSequences;
+    private final long[] ringSequences;
+    /** The aggregate slot's sequence, alone in its array: the slot is written as every other is. */
+    private final long[] aggregateSequence = new long[1];
     /** The final counts each ring slot holds, to add into the aggregate when the ring overwrites it. */
     private final FinalCounts[] ring;
     /** The aggregate's sums: per column, value, time enabled and time running. */
@@ -64,32 +77,37 @@ public final class StatsFile implements AutoCloseable {
     private int aggregateThreads;
     private long finishedTotal;
     private long threadsNotCounted;
+    private long samples;
     private int noticesPosted;
-    private final int trailerOffset;
+    /** The counted-columns bits of the slot being written. */
+    private final byte[] countedBits = new byte[COUNTERS_OFFSET - COUNTED_OFFSET];
 
     /** A finished thread's counts, by column. */
     private record FinalCounts(int[] columns, long[] values, long[] enabled, long[] running) {
     }
 
-    private StatsFile(Path path, FileChannel channel, Object fileKey, MappedByteBuffer buffer, int capacity,
-                      int liveSlots, int finishedSlots) {
+    private StatsFile(Path path, FileChannel channel, Object fileKey, MappedByteBuffer fixed, MappedByteBuffer live,
+                      int capacity, int liveSlots, int liveCapacity, int finishedSlots) {
         this.path = path;
         this.channel = channel;
         this.fileKey = fileKey;
-        this.size = buffer.capacity();
-        this.buffer = buffer;
+        this.fixed = fixed;
+        this.live = live;
         this.capacity = capacity;
         this.refusalWritten = new boolean[capacity];
         this.sourceWritten = new boolean[capacity];
         this.liveSlots = liveSlots;
+        this.liveCapacity = liveCapacity;
         this.finishedSlots = finishedSlots;
         this.slotSize = slotSize(capacity);
-        this.slotsOffset = headerSize(capacity);
-        this.liveTaken = new boolean[liveSlots];
-        this.sequences = new long[liveSlots + finishedSlots + 1];
+        this.size = fileSize(capacity, liveSlots, finishedSlots);
+        this.liveSequences = new long[liveSlots];
+        this.ringSequences = new long[finishedSlots];
         this.ring = new FinalCounts[finishedSlots];
         this.aggregate = new long[capacity * 3];
-        this.trailerOffset = (int) trailerOffset(capacity, liveSlots, finishedSlots);
+        for (int slot = 0; slot < liveSlots; slot++) {
+            freeLive.addLast(slot);
+        }
     }
 
     /**
@@ -98,32 +116,38 @@ public final class StatsFile implements AutoCloseable {
      * {@code eventCapacity} of them. The file stays open until {@link #close}, so that {@link #damage} can ask its
      * size.
      *
+     * @param liveCapacity the most live slots the file grows to; it starts with
+     *                     {@link StatsLayout#initialLiveSlots} of them
      * @throws IllegalArgumentException when a value is outside what {@link StatsLayout} allows a reader to accept
      */
     public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
-                                   int eventCapacity, int liveSlots, int finishedSlots) throws IOException {
-        return create(file, pid, startEpochMillis, intervalNanos, eventCapacity, liveSlots, finishedSlots, "");
+                                   int eventCapacity, int liveCapacity, int finishedSlots) throws IOException {
+        return create(file, pid, startEpochMillis, intervalNanos, eventCapacity, liveCapacity, finishedSlots, "");
     }
 
     /** As the other {@code create}, recording the options text the agent was started with. */
     public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
-                                   int eventCapacity, int liveSlots, int finishedSlots, String options)
+                                   int eventCapacity, int liveCapacity, int finishedSlots, String options)
             throws IOException {
         requireWithin("event capacity", eventCapacity, 1, MAX_EVENT_CAPACITY);
-        requireWithin("live slot count", liveSlots, 1, MAX_LIVE_SLOTS);
+        requireWithin("live slot capacity", liveCapacity, 1, MAX_LIVE_SLOTS);
         requireWithin("finished slot count", finishedSlots, 1, MAX_FINISHED_SLOTS);
         requireWithin("pid", pid, 1, MAX_PID);
         if (intervalNanos < MIN_INTERVAL_NANOS || intervalNanos > MAX_INTERVAL_NANOS) {
             throw new IllegalArgumentException("a stats file allows an interval from 1ms to 1h, not " + intervalNanos
                     + " ns");
         }
-        long size = fileSize(eventCapacity, liveSlots, finishedSlots);
+        int liveSlots = initialLiveSlots(liveCapacity);
+        long liveStart = liveOffset(eventCapacity, finishedSlots);
         FileChannel channel = OutputFile.create(file);
         try {
-            MappedByteBuffer buffer = channel.map(FileChannel.MapMode.READ_WRITE, 0, size);
-            buffer.order(ByteOrder.LITTLE_ENDIAN);
+            extend(channel, fileSize(eventCapacity, liveSlots, finishedSlots));
+            MappedByteBuffer fixed = channel.map(FileChannel.MapMode.READ_WRITE, 0, liveStart);
+            fixed.order(ByteOrder.LITTLE_ENDIAN);
+            MappedByteBuffer live = mapLive(channel, liveStart, (long) slotSize(eventCapacity) * liveSlots);
             Object key = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-            StatsFile stats = new StatsFile(file, channel, key, buffer, eventCapacity, liveSlots, finishedSlots);
+            StatsFile stats = new StatsFile(file, channel, key, fixed, live, eventCapacity, liveSlots, liveCapacity,
+                    finishedSlots);
             stats.writeHeader(pid, startEpochMillis, intervalNanos, options);
             return stats;
         } catch (IOException | RuntimeException e) {
@@ -132,9 +156,21 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
+    private static MappedByteBuffer mapLive(FileChannel channel, long offset, long length) throws IOException {
+        MappedByteBuffer live = channel.map(FileChannel.MapMode.READ_WRITE, offset, length);
+        live.order(ByteOrder.LITTLE_ENDIAN);
+        return live;
+    }
+
+    /** Makes the file {@code size} bytes long without writing its pages: they read as zeros, free slots. */
+    private static void extend(FileChannel channel, long size) throws IOException {
+        channel.write(ByteBuffer.allocate(1), size - 1);
+    }
+
     private static void requireWithin(String what, long value, long min, long max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException("stats file " + what + " " + value + " is outside " + min + " to " + max);
+            throw new IllegalArgumentException("stats file " + what + " " + value + " is outside " + min + " to "
+                    + max);
         }
     }
 
@@ -188,23 +224,24 @@ public final class StatsFile implements AutoCloseable {
     }
 
     private void writeHeader(long pid, long startEpochMillis, long intervalNanos, String options) {
-        ByteBuffer b = buffer;
+        ByteBuffer b = fixed;
         byte[] text = options.getBytes(StandardCharsets.UTF_8);
         b.putInt(OPTIONS_LENGTH_OFFSET, text.length);
         b.putInt(OPTIONS_CRC_OFFSET, OptionsText.crc(text));
-        putString(trailerOffset, OPTIONS_TEXT_SIZE, options);
+        StatsStrings.put(b, trailerOffset(capacity), OPTIONS_TEXT_SIZE, options);
         b.putInt(MAGIC_OFFSET, MAGIC);
         b.putLong(PID_OFFSET, pid);
         b.putLong(START_TIME_OFFSET, startEpochMillis);
         b.putLong(INTERVAL_OFFSET, intervalNanos);
         b.putInt(EVENT_CAPACITY_OFFSET, capacity);
         b.putInt(LIVE_SLOTS_OFFSET, liveSlots);
+        b.putInt(LIVE_CAPACITY_OFFSET, liveCapacity);
         b.putInt(FINISHED_SLOTS_OFFSET, finishedSlots);
         b.putInt(SLOT_SIZE_OFFSET, slotSize);
-        int aggregate = aggregateSlotOffset();
+        int aggregate = aggregateOffset(capacity);
         b.putInt(aggregate + STATE_OFFSET, STATE_AGGREGATE);
         b.putInt(aggregate + LAST_CPU_OFFSET, -1);
-        putString(aggregate + NAME_OFFSET, NAME_SIZE, "(older finished threads)");
+        StatsStrings.put(b, aggregate + NAME_OFFSET, NAME_SIZE, "(older finished threads)");
         INTS.setRelease(b, VERSION_OFFSET, VERSION);
     }
 
@@ -221,9 +258,9 @@ public final class StatsFile implements AutoCloseable {
         if (events == capacity) {
             return -1;
         }
-        putString(EVENT_NAMES_OFFSET + events * EVENT_NAME_SIZE, EVENT_NAME_SIZE, name);
+        StatsStrings.put(fixed, EVENT_NAMES_OFFSET + events * EVENT_NAME_SIZE, EVENT_NAME_SIZE, name);
         eventNames.add(name);
-        INTS.setRelease(buffer, EVENT_COUNT_OFFSET, events + 1);
+        INTS.setRelease(fixed, EVENT_COUNT_OFFSET, events + 1);
         return events;
     }
 
@@ -235,18 +272,19 @@ public final class StatsFile implements AutoCloseable {
         if (noticesPosted == NOTICE_CAPACITY) {
             return false;
         }
-        int offset = trailerOffset + OPTIONS_TEXT_SIZE + noticesPosted * NOTICE_SIZE;
-        buffer.putInt(offset + NOTICE_KIND_OFFSET, refused ? NOTICE_REFUSED : NOTICE_INFO);
-        putString(offset + NOTICE_TEXT_OFFSET, NOTICE_SIZE - NOTICE_TEXT_OFFSET, text);
+        int offset = trailerOffset(capacity) + OPTIONS_TEXT_SIZE + noticesPosted * NOTICE_SIZE;
+        fixed.putInt(offset + NOTICE_KIND_OFFSET, refused ? NOTICE_REFUSED : NOTICE_INFO);
+        StatsStrings.put(fixed, offset + NOTICE_TEXT_OFFSET, NOTICE_SIZE - NOTICE_TEXT_OFFSET, text);
         noticesPosted++;
-        LONGS.setRelease(buffer, NOTICES_POSTED_OFFSET, (long) noticesPosted);
+        LONGS.setRelease(fixed, NOTICES_POSTED_OFFSET, (long) noticesPosted);
         return true;
     }
 
     /** Says why the kernel refused the event of a column, unless a reason is there already. */
     public void eventRefused(int column, String reason) {
         if (column >= 0 && !refusalWritten[column]) {
-            putString(eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE, EVENT_REASON_SIZE, reason);
+            StatsStrings.put(fixed, eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE, EVENT_REASON_SIZE,
+                    reason);
             refusalWritten[column] = true;
         }
     }
@@ -254,81 +292,110 @@ public final class StatsFile implements AutoCloseable {
     /** Says where the values of a column come from when not from perf_event_open (as {@code proc}), once. */
     public void eventSource(int column, String source) {
         if (column >= 0 && !sourceWritten[column]) {
-            putString(eventSourcesOffset(capacity) + column * EVENT_SOURCE_SIZE, EVENT_SOURCE_SIZE, source);
+            StatsStrings.put(fixed, eventSourcesOffset(capacity) + column * EVENT_SOURCE_SIZE, EVENT_SOURCE_SIZE,
+                    source);
             sourceWritten[column] = true;
         }
     }
 
-    /** Claims a free live slot for a thread; returns its index, or -1 when every live slot is taken. */
-    public int claimSlot(int tid, long javaId, String name, String cpus) {
-        for (int slot = 0; slot < liveSlots; slot++) {
-            if (!liveTaken[slot]) {
-                liveTaken[slot] = true;
-                int offset = slotOffset(slot);
-                beginWrite(slot);
-                buffer.putInt(offset + STATE_OFFSET, STATE_RUNNING);
-                writeIdentity(offset, tid, javaId, name, cpus, 1);
-                for (int e = 0; e < capacity; e++) {
-                    writeCounter(offset, e, 0, 0, 0);
-                }
-                endWrite(slot);
-                return slot;
-            }
+    /**
+     * Claims the lowest free live slot for a thread, growing the file when none is free, and publishes it with its
+     * counts as read so far (its first sample follows at once); returns its index, or -1 when the file has its most
+     * live slots taken.
+     *
+     * @throws IOException when the file cannot grow (the disk is full)
+     */
+    public int claimSlot(PublishedThread thread) throws IOException {
+        if (freeLive.isEmpty() && !grow()) {
+            return -1;
         }
-        return -1;
+        int slot = freeLive.pollFirst();
+        int offset = liveSlotOffset(slot);
+        beginWrite(live, offset, liveSequences, slot);
+        live.putInt(offset + STATE_OFFSET, STATE_RUNNING);
+        writeIdentity(live, offset, thread, flags(thread, false));
+        for (int e = 0; e < capacity; e++) {
+            writeCounter(live, offset, e, 0, 0, 0);
+        }
+        writeCounts(live, offset, thread);
+        endWrite(live, offset, liveSequences, slot);
+        return slot;
+    }
+
+    /** Doubles the live slots, up to the capacity: the file first, then the count that readers go by. */
+    private boolean grow() throws IOException {
+        if (liveSlots == liveCapacity) {
+            return false;
+        }
+        int grown = (int) Math.min(liveCapacity, 2L * liveSlots);
+        long grownSize = fileSize(capacity, grown, finishedSlots);
+        extend(channel, grownSize);
+        MappedByteBuffer bigger = mapLive(channel, liveOffset(capacity, finishedSlots), (long) slotSize * grown);
+        outgrown.add(live);
+        live = bigger;
+        liveSequences = Arrays.copyOf(liveSequences, grown);
+        for (int slot = liveSlots; slot < grown; slot++) {
+            freeLive.addLast(slot);
+        }
+        liveSlots = grown;
+        size = grownSize;
+        INTS.setRelease(fixed, LIVE_SLOTS_OFFSET, grown);
+        return true;
+    }
+
+    /** How many live slots the file has now. */
+    public int liveSlots() {
+        return liveSlots;
+    }
+
+    /** Publishes a live thread's cumulative counts, its CPUs and pin, and when they were read. */
+    public void publish(int slot, PublishedThread thread) {
+        int offset = liveSlotOffset(slot);
+        beginWrite(live, offset, liveSequences, slot);
+        live.putInt(offset + LAST_CPU_OFFSET, -1);
+        live.putInt(offset + FLAGS_OFFSET, flags(thread, false));
+        StatsStrings.put(live, offset + CPUS_OFFSET, CPUS_SIZE, thread.cpus());
+        writeCounts(live, offset, thread);
+        endWrite(live, offset, liveSequences, slot);
     }
 
     /**
-     * Publishes a live thread's cumulative counts and where it last ran: its event {@code i} goes to column
-     * {@code columns[i]} (from {@link #eventIndex}; negative skips the event).
+     * Records a thread's final counts in the finished ring, and frees its live slot when it had one ({@code slot}
+     * negative when it never got one: its total is kept all the same).
+     *
+     * @param stillRunning the thread still ran when its counting stopped (the agent detached, the JVM exited)
      */
-    public void publish(int slot, int lastCpu, String cpus, CounterSnapshot counts, int[] columns) {
-        int offset = slotOffset(slot);
-        beginWrite(slot);
-        buffer.putInt(offset + LAST_CPU_OFFSET, lastCpu);
-        putString(offset + CPUS_OFFSET, CPUS_SIZE, cpus);
-        for (int i = 0; i < columns.length; i++) {
-            if (columns[i] >= 0) {
-                writeCounter(offset, columns[i], counts.raw(i), counts.enabledNanos(i), counts.runningNanos(i));
-            }
-        }
-        endWrite(slot);
-    }
-
-    /**
-     * Records a thread's final counts (columns as in {@link #publish}) in the finished ring, and frees its
-     * live slot when it had one ({@code slot} negative when it never got one: its total is kept all the same).
-     */
-    public void finish(int slot, int tid, long javaId, String name, String cpus, CounterSnapshot finalCounts,
-                       int[] columns) {
+    public void finish(int slot, PublishedThread thread, boolean stillRunning) {
         int ringSlot = (int) (finishedTotal % finishedSlots);
         if (ring[ringSlot] != null) {
             foldIntoAggregate(ring[ringSlot]);
         }
-        FinalCounts counts = finalCounts(finalCounts, columns);
-        ring[ringSlot] = counts;
-        int finished = finishedSlotOffset(ringSlot);
-        beginWrite(liveSlots + ringSlot);
-        buffer.putInt(finished + STATE_OFFSET, STATE_FINISHED);
-        writeIdentity(finished, tid, javaId, name, cpus, 1);
+        ring[ringSlot] = finalCounts(thread.counts(), thread.columns());
+        int finished = (int) finishedOffset(capacity, ringSlot);
+        beginWrite(fixed, finished, ringSequences, ringSlot);
+        fixed.putInt(finished + STATE_OFFSET, STATE_FINISHED);
+        writeIdentity(fixed, finished, thread, flags(thread, stillRunning));
+        StatsStrings.put(fixed, finished + CPUS_OFFSET, CPUS_SIZE, thread.cpus());
         for (int e = 0; e < capacity; e++) {
-            writeCounter(finished, e, 0, 0, 0);
+            writeCounter(fixed, finished, e, 0, 0, 0);
         }
-        for (int i = 0; i < columns.length; i++) {
-            if (columns[i] >= 0) {
-                writeCounter(finished, columns[i], counts.values[i], counts.enabled[i], counts.running[i]);
-            }
-        }
-        endWrite(liveSlots + ringSlot);
+        writeCounts(fixed, finished, thread);
+        endWrite(fixed, finished, ringSequences, ringSlot);
         finishedTotal++;
-        LONGS.setRelease(buffer, FINISHED_TOTAL_OFFSET, finishedTotal);
+        LONGS.setRelease(fixed, FINISHED_TOTAL_OFFSET, finishedTotal);
 
         if (slot >= 0) {
-            liveTaken[slot] = false;
-            beginWrite(slot);
-            buffer.putInt(slotOffset(slot) + STATE_OFFSET, STATE_FREE);
-            endWrite(slot);
+            int offset = liveSlotOffset(slot);
+            beginWrite(live, offset, liveSequences, slot);
+            live.putInt(offset + STATE_OFFSET, STATE_FREE);
+            endWrite(live, offset, liveSequences, slot);
+            freeLive.addFirst(slot);
         }
+    }
+
+    private static int flags(PublishedThread thread, boolean stillRunning) {
+        return (thread.pin() & PIN_MASK) | (stillRunning ? FLAG_STILL_RUNNING : 0)
+                | (StatsStrings.fits(thread.name(), NAME_SIZE) ? 0 : FLAG_NAME_CUT);
     }
 
     private static FinalCounts finalCounts(CounterSnapshot snapshot, int[] columns) {
@@ -352,30 +419,42 @@ public final class StatsFile implements AutoCloseable {
                 aggregate[3 * column + 2] += evicted.running[i];
             }
         }
-        int slot = liveSlots + finishedSlots;
-        int offset = aggregateSlotOffset();
-        beginWrite(slot);
-        buffer.putInt(offset + THREADS_OFFSET, aggregateThreads);
+        int offset = aggregateOffset(capacity);
+        beginWrite(fixed, offset, aggregateSequence, 0);
+        fixed.putInt(offset + THREADS_OFFSET, aggregateThreads);
         for (int e = 0; e < capacity; e++) {
-            writeCounter(offset, e, aggregate[3 * e], aggregate[3 * e + 1], aggregate[3 * e + 2]);
+            writeCounter(fixed, offset, e, aggregate[3 * e], aggregate[3 * e + 1], aggregate[3 * e + 2]);
         }
-        endWrite(slot);
+        endWrite(fixed, offset, aggregateSequence, 0);
     }
 
     /** How many file descriptors the agent may hold: said once, before any thread is not counted. */
     public void descriptorBudget(long descriptors) {
-        buffer.putLong(DESCRIPTOR_BUDGET_OFFSET, descriptors);
+        fixed.putLong(DESCRIPTOR_BUDGET_OFFSET, descriptors);
     }
 
     /** One more thread enrolled without counters, for want of file descriptors. */
     public void threadNotCounted() {
         threadsNotCounted++;
-        LONGS.setRelease(buffer, THREADS_NOT_COUNTED_OFFSET, threadsNotCounted);
+        LONGS.setRelease(fixed, THREADS_NOT_COUNTED_OFFSET, threadsNotCounted);
+    }
+
+    /**
+     * Ends a tick: every slot it wrote is published, so a viewer that sees the sample count grow shows a window
+     * that ends here. Then the heartbeat tells readers the sampler is alive.
+     *
+     * @param startNanos {@code System.nanoTime()} when the tick began
+     */
+    public void sampled(long startNanos, long epochMillis) {
+        samples++;
+        fixed.putLong(SAMPLE_TIME_OFFSET, startNanos);
+        LONGS.setRelease(fixed, SAMPLES_OFFSET, samples);
+        heartbeat(epochMillis);
     }
 
     /** Tells readers the sampler is alive. */
     public void heartbeat(long epochMillis) {
-        LONGS.setRelease(buffer, HEARTBEAT_OFFSET, epochMillis);
+        LONGS.setRelease(fixed, HEARTBEAT_OFFSET, epochMillis);
     }
 
     /**
@@ -384,8 +463,9 @@ public final class StatsFile implements AutoCloseable {
      */
     @Override
     public void close() throws IOException {
-        LONGS.setRelease(buffer, CLOSED_OFFSET, 1L);
-        buffer.force();
+        LONGS.setRelease(fixed, CLOSED_OFFSET, 1L);
+        fixed.force();
+        live.force();
         channel.close();
     }
 
@@ -396,58 +476,62 @@ public final class StatsFile implements AutoCloseable {
 
     /**
      * After {@link #close} or {@link #abandon}: the file and its pages leave this process now, not when the GC
-     * collects the mapping, which a quiet application may never do ({@link FileMappings}); without perfpin's C
+     * collects the mappings, which a quiet application may never do ({@link FileMappings}); without perfpin's C
      * library the GC still does. A write that comes after all goes nowhere.
      */
     public void release(Syscalls syscalls) {
-        FileMappings.release(syscalls, buffer);
+        FileMappings.release(syscalls, fixed);
+        FileMappings.release(syscalls, live);
+        outgrown.forEach(mapping -> FileMappings.release(syscalls, mapping));
     }
 
-    private void beginWrite(int slot) {
-        LONGS.setOpaque(buffer, slotOffset(slot) + SEQUENCE_OFFSET, ++sequences[slot]);
+    private static void beginWrite(ByteBuffer buffer, int offset, long[] sequences, int slot) {
+        LONGS.setOpaque(buffer, offset + SEQUENCE_OFFSET, ++sequences[slot]);
         VarHandle.storeStoreFence(); // the odd sequence is visible before any field changes
     }
 
-    private void endWrite(int slot) {
-        LONGS.setRelease(buffer, slotOffset(slot) + SEQUENCE_OFFSET, ++sequences[slot]);
+    private static void endWrite(ByteBuffer buffer, int offset, long[] sequences, int slot) {
+        LONGS.setRelease(buffer, offset + SEQUENCE_OFFSET, ++sequences[slot]);
     }
 
-    private void writeIdentity(int offset, int tid, long javaId, String name, String cpus, int threads) {
-        buffer.putInt(offset + TID_OFFSET, tid);
-        buffer.putLong(offset + JAVA_ID_OFFSET, javaId);
+    private static void writeIdentity(ByteBuffer buffer, int offset, PublishedThread thread, int flags) {
+        buffer.putInt(offset + TID_OFFSET, thread.tid());
+        buffer.putLong(offset + JAVA_ID_OFFSET, thread.javaId());
         buffer.putInt(offset + LAST_CPU_OFFSET, -1);
-        buffer.putInt(offset + THREADS_OFFSET, threads);
-        putBytes(offset + NAME_OFFSET, NAME_SIZE, StatsStrings.shortenedName(name, NAME_SIZE));
-        putString(offset + CPUS_OFFSET, CPUS_SIZE, cpus);
+        buffer.putInt(offset + THREADS_OFFSET, 1);
+        buffer.putLong(offset + ENROLLED_OFFSET, thread.enrolledNanos());
+        buffer.putInt(offset + FLAGS_OFFSET, flags);
+        StatsStrings.put(buffer, offset + NAME_OFFSET, NAME_SIZE, thread.name());
+        StatsStrings.put(buffer, offset + CPUS_OFFSET, CPUS_SIZE, thread.cpus());
     }
 
-    private void writeCounter(int slotOffset, int event, long value, long enabled, long running) {
+    /** Its counts into their columns, which of them it counts, and the times they were read between. */
+    private void writeCounts(ByteBuffer buffer, int offset, PublishedThread thread) {
+        buffer.putLong(offset + READ_FROM_OFFSET, thread.readFromNanos());
+        buffer.putLong(offset + READ_TO_OFFSET, thread.readToNanos());
+        CounterSnapshot counts = thread.counts();
+        int[] columns = thread.columns();
+        Arrays.fill(countedBits, (byte) 0);
+        for (int i = 0; i < columns.length; i++) {
+            if (columns[i] >= 0) {
+                writeCounter(buffer, offset, columns[i], counts.raw(i), counts.enabledNanos(i), counts.runningNanos(i));
+                if (counts.isOpened(i)) {
+                    countedBits[columns[i] >> 3] |= (byte) (1 << (columns[i] & 7));
+                }
+            }
+        }
+        buffer.put(offset + COUNTED_OFFSET, countedBits);
+    }
+
+    private static void writeCounter(ByteBuffer buffer, int slotOffset, int event, long value, long enabled,
+                                     long running) {
         int offset = slotOffset + COUNTERS_OFFSET + event * COUNTER_SIZE;
         buffer.putLong(offset, value);
         buffer.putLong(offset + 8, enabled);
         buffer.putLong(offset + 16, running);
     }
 
-    private void putString(int offset, int size, String value) {
-        putBytes(offset, size, StatsStrings.truncatedUtf8(value, size));
-    }
-
-    private void putBytes(int offset, int size, byte[] bytes) {
-        for (int i = 0; i < size; i++) {
-            buffer.put(offset + i, i < bytes.length ? bytes[i] : 0);
-        }
-    }
-
-    /** Of any slot: live ones first, then the ring, then the aggregate. */
-    private int slotOffset(int slot) {
-        return slotsOffset + slot * slotSize;
-    }
-
-    private int finishedSlotOffset(int slot) {
-        return slotOffset(liveSlots + slot);
-    }
-
-    private int aggregateSlotOffset() {
-        return slotOffset(liveSlots + finishedSlots);
+    private int liveSlotOffset(int slot) {
+        return slot * slotSize;
     }
 }

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -40,21 +41,24 @@ public final class StatsFileReader implements AutoCloseable {
 
     private final Path file;
     private final FileChannel channel;
-    private final ByteBuffer buffer;
+    /** Header, trailer, aggregate and ring: mapped once. */
+    private final ByteBuffer fixed;
     private final Header header;
-    private final long size;
     private final long settleNanos;
-    private final int slotsOffset;
+    /** The live slots as far as this reader has mapped them: anew when the file says it has more. */
+    private ByteBuffer live;
+    private int liveMapped;
     /** Where a slot is copied under its seqlock, to be decoded once the copy is known to be consistent. */
     private final byte[] slotCopy;
-    /** What earlier reads saw of the two counts that never fall. */
+    /** What earlier reads saw of the counts that never fall. */
     private int eventsSeen;
     private long finishedSeen;
     private int noticesSeen;
+    private long samplesSeen;
 
     /** The fields the writer sets once, before the version: checked when the file is opened. */
     private record Header(int magic, int version, long pid, long startEpochMillis, long intervalNanos,
-                          int capacity, int liveSlots, int finishedSlots, int slotSize) {
+                          int capacity, int liveCapacity, int finishedSlots, int slotSize) {
     }
 
     /** A read of the mapping that may find the file damaged. */
@@ -62,14 +66,12 @@ public final class StatsFileReader implements AutoCloseable {
         T read() throws IOException;
     }
 
-    private StatsFileReader(Path file, FileChannel channel, ByteBuffer buffer, Header header, long settleNanos) {
+    private StatsFileReader(Path file, FileChannel channel, ByteBuffer fixed, Header header, long settleNanos) {
         this.file = file;
         this.channel = channel;
-        this.buffer = buffer;
+        this.fixed = fixed;
         this.header = header;
-        this.size = buffer.capacity();
         this.settleNanos = settleNanos;
-        this.slotsOffset = headerSize(header.capacity);
         this.slotCopy = new byte[header.slotSize];
     }
 
@@ -97,19 +99,25 @@ public final class StatsFileReader implements AutoCloseable {
             if (channel.size() < EVENT_NAMES_OFFSET) {
                 throw new IOException(file + " is not a perfpin stats file (too short)");
             }
-            ByteBuffer fixed = channel.map(FileChannel.MapMode.READ_ONLY, 0, EVENT_NAMES_OFFSET)
+            ByteBuffer first = channel.map(FileChannel.MapMode.READ_ONLY, 0, EVENT_NAMES_OFFSET)
                     .order(ByteOrder.LITTLE_ENDIAN);
-            Header header = guarded(file, channel, EVENT_NAMES_OFFSET, () -> readHeader(fixed));
-            long expected = describedSize(file, header);
+            Header header = guarded(file, channel, EVENT_NAMES_OFFSET, () -> readHeader(first));
+            checkHeader(file, header);
+            int liveSlots = guarded(file, channel, EVENT_NAMES_OFFSET, () -> liveSlots(file, first, 1, header));
+            long expected = fileSize(header.capacity, liveSlots, header.finishedSlots);
+            long largest = fileSize(header.capacity, header.liveCapacity, header.finishedSlots);
             long actual = channel.size();
             if (actual < expected) {
                 throw truncated(file, actual, expected);
             }
-            if (actual > expected) {
-                throw damaged(file, actual + " bytes long, but its header describes " + expected);
+            if (actual > largest) {
+                throw damaged(file, actual + " bytes long, but its header allows at most " + largest);
             }
-            ByteBuffer buffer = channel.map(FileChannel.MapMode.READ_ONLY, 0, expected).order(ByteOrder.LITTLE_ENDIAN);
-            return new StatsFileReader(file, channel, buffer, header, settleNanos);
+            ByteBuffer fixed = channel.map(FileChannel.MapMode.READ_ONLY, 0,
+                    liveOffset(header.capacity, header.finishedSlots)).order(ByteOrder.LITTLE_ENDIAN);
+            StatsFileReader reader = new StatsFileReader(file, channel, fixed, header, settleNanos);
+            reader.mapLive(liveSlots);
+            return reader;
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
@@ -124,11 +132,12 @@ public final class StatsFileReader implements AutoCloseable {
         int version = (int) INTS.getAcquire(fixed, VERSION_OFFSET); // written last: the fields below are complete
         return new Header(fixed.getInt(MAGIC_OFFSET), version, fixed.getLong(PID_OFFSET),
                 fixed.getLong(START_TIME_OFFSET), fixed.getLong(INTERVAL_OFFSET), fixed.getInt(EVENT_CAPACITY_OFFSET),
-                fixed.getInt(LIVE_SLOTS_OFFSET), fixed.getInt(FINISHED_SLOTS_OFFSET), fixed.getInt(SLOT_SIZE_OFFSET));
+                fixed.getInt(LIVE_CAPACITY_OFFSET), fixed.getInt(FINISHED_SLOTS_OFFSET),
+                        fixed.getInt(SLOT_SIZE_OFFSET));
     }
 
-    /** The file size the header describes, once every field in it is within bounds. */
-    private static long describedSize(Path file, Header h) throws IOException {
+    /** Every field the writer set once is within bounds. */
+    private static void checkHeader(Path file, Header h) throws IOException {
         if (h.magic == 0 && h.version == 0) {
             throw beingCreated(file); // sized, its header not yet written
         }
@@ -142,7 +151,7 @@ public final class StatsFileReader implements AutoCloseable {
             throw new IOException(file + " has layout version " + h.version + "; this perfpin reads " + VERSION);
         }
         within(file, "event capacity", h.capacity, 1, MAX_EVENT_CAPACITY);
-        within(file, "live slot count", h.liveSlots, 1, MAX_LIVE_SLOTS);
+        within(file, "live slot capacity", h.liveCapacity, 1, MAX_LIVE_SLOTS);
         within(file, "finished slot count", h.finishedSlots, 1, MAX_FINISHED_SLOTS);
         if (h.slotSize != slotSize(h.capacity)) {
             throw damaged(file, "slot size " + h.slotSize + " (" + slotSize(h.capacity) + " for event capacity "
@@ -153,7 +162,13 @@ public final class StatsFileReader implements AutoCloseable {
         if (h.intervalNanos < MIN_INTERVAL_NANOS || h.intervalNanos > MAX_INTERVAL_NANOS) {
             throw damaged(file, "interval " + h.intervalNanos + " ns (1 ms to 1 h allowed)");
         }
-        return fileSize(h.capacity, h.liveSlots, h.finishedSlots);
+    }
+
+    /** The live slot count the writer published, at least {@code seen} and at most the capacity. */
+    private static int liveSlots(Path file, ByteBuffer buffer, int seen, Header h) throws IOException {
+        int slots = (int) INTS.getAcquire(buffer, LIVE_SLOTS_OFFSET);
+        within(file, "live slot count", slots, seen, h.liveCapacity);
+        return slots;
     }
 
     private static void within(Path file, String what, long value, long min, long max) throws IOException {
@@ -198,8 +213,9 @@ public final class StatsFileReader implements AutoCloseable {
 
     private StatsSnapshot readAll() throws IOException {
         long deadline = System.nanoTime() + settleNanos;
+        mapLiveSlots();
         // Names first: a slot only fills columns already named, so every column read below has its name.
-        int events = (int) INTS.getAcquire(buffer, EVENT_COUNT_OFFSET);
+        int events = (int) INTS.getAcquire(fixed, EVENT_COUNT_OFFSET);
         if (events < eventsSeen || events > header.capacity) {
             throw damaged(file, "event count " + events + " (" + eventsSeen + " to " + header.capacity + " allowed)");
         }
@@ -208,32 +224,40 @@ public final class StatsFileReader implements AutoCloseable {
         List<String> sources = new ArrayList<>(events);
         Set<String> distinct = new HashSet<>();
         for (int e = 0; e < events; e++) {
-            String name = StatsStrings.read(buffer, EVENT_NAMES_OFFSET + e * EVENT_NAME_SIZE, EVENT_NAME_SIZE);
+            String name = StatsStrings.read(fixed, EVENT_NAMES_OFFSET + e * EVENT_NAME_SIZE, EVENT_NAME_SIZE);
             if (name.isEmpty() || !distinct.add(name)) {
                 throw damaged(file, "event " + e + (name.isEmpty() ? " has no name" : " has the name of another"));
             }
             names.add(name);
-            refusals.add(StatsStrings.read(buffer, eventReasonsOffset(header.capacity) + e * EVENT_REASON_SIZE,
+            refusals.add(StatsStrings.read(fixed, eventReasonsOffset(header.capacity) + e * EVENT_REASON_SIZE,
                     EVENT_REASON_SIZE));
-            sources.add(StatsStrings.read(buffer, eventSourcesOffset(header.capacity) + e * EVENT_SOURCE_SIZE,
+            sources.add(StatsStrings.read(fixed, eventSourcesOffset(header.capacity) + e * EVENT_SOURCE_SIZE,
                     EVENT_SOURCE_SIZE));
         }
-        long finished = (long) LONGS.getAcquire(buffer, FINISHED_TOTAL_OFFSET);
+        // The sample count before the slots: every slot of that tick is written by then, perhaps of later ones too.
+        long samples = (long) LONGS.getAcquire(fixed, SAMPLES_OFFSET);
+        if (samples < samplesSeen) {
+            throw damaged(file, "samples published " + samples + " (" + samplesSeen + " or more allowed)");
+        }
+        long sampleNanos = fixed.getLong(SAMPLE_TIME_OFFSET);
+        long finished = (long) LONGS.getAcquire(fixed, FINISHED_TOTAL_OFFSET);
         if (finished < finishedSeen) {
             throw damaged(file, "finished thread count " + finished + " (" + finishedSeen + " or more allowed)");
         }
         List<ThreadSample> threads = new ArrayList<>();
-        int slots = header.liveSlots + header.finishedSlots + 1;
-        for (int slot = 0; slot < slots; slot++) {
-            ThreadSample sample = readSlot(slot, events, deadline);
-            if (sample != null) {
-                threads.add(sample);
-            }
+        for (int slot = 0; slot < liveMapped; slot++) {
+            add(threads, readSlot(live, slot * header.slotSize, "live slot " + slot, STATE_RUNNING, events, deadline));
         }
+        for (int slot = 0; slot < header.finishedSlots; slot++) {
+            add(threads, readSlot(fixed, (int) finishedOffset(header.capacity, slot), "finished slot " + slot,
+                    STATE_FINISHED, events, deadline));
+        }
+        add(threads, readSlot(fixed, aggregateOffset(header.capacity), "the aggregate slot", STATE_AGGREGATE, events,
+                deadline));
         boolean closed = closed();
         long heartbeat = heartbeat();
-        long notCounted = (long) LONGS.getAcquire(buffer, THREADS_NOT_COUNTED_OFFSET);
-        long budget = buffer.getLong(DESCRIPTOR_BUDGET_OFFSET); // ordered by the acquire above
+        long notCounted = (long) LONGS.getAcquire(fixed, THREADS_NOT_COUNTED_OFFSET);
+        long budget = fixed.getLong(DESCRIPTOR_BUDGET_OFFSET); // ordered by the acquire above
         if (notCounted < 0 || budget < 0) {
             throw damaged(file, "threads not counted " + notCounted + ", descriptor budget " + budget
                     + " (neither may be negative)");
@@ -242,27 +266,50 @@ public final class StatsFileReader implements AutoCloseable {
         eventsSeen = events;
         finishedSeen = finished;
         noticesSeen = notices.size();
+        samplesSeen = samples;
         return new StatsSnapshot(names, refusals, sources, finished, closed, heartbeat, notCounted, budget, threads,
-                notices);
+                notices, samples, sampleNanos, liveMapped);
+    }
+
+    private static void add(List<ThreadSample> threads, ThreadSample sample) {
+        if (sample != null) {
+            threads.add(sample);
+        }
+    }
+
+    /** Maps the live slots anew when the writer has grown them since the last read. */
+    private void mapLiveSlots() throws IOException {
+        int slots = liveSlots(file, fixed, liveMapped, header);
+        if (slots == liveMapped) {
+            return;
+        }
+        requireSize(file, channel, fileSize(header.capacity, slots, header.finishedSlots));
+        mapLive(slots);
+    }
+
+    private void mapLive(int slots) throws IOException {
+        live = channel.map(FileChannel.MapMode.READ_ONLY, liveOffset(header.capacity, header.finishedSlots),
+                (long) slots * header.slotSize).order(ByteOrder.LITTLE_ENDIAN);
+        liveMapped = slots;
     }
 
     /** The notices posted so far, each written before the count that makes it visible. */
     private List<AgentNotice> notices() throws IOException {
-        long posted = (long) LONGS.getAcquire(buffer, NOTICES_POSTED_OFFSET);
+        long posted = (long) LONGS.getAcquire(fixed, NOTICES_POSTED_OFFSET);
         if (posted < noticesSeen || posted > NOTICE_CAPACITY) {
             throw damaged(file, "notices posted " + posted + " (" + noticesSeen + " to " + NOTICE_CAPACITY
                     + " allowed)");
         }
-        int first = (int) trailerOffset(header.capacity, header.liveSlots, header.finishedSlots) + OPTIONS_TEXT_SIZE;
+        int first = trailerOffset(header.capacity) + OPTIONS_TEXT_SIZE;
         List<AgentNotice> notices = new ArrayList<>((int) posted);
         for (int n = 0; n < posted; n++) {
             int offset = first + n * NOTICE_SIZE;
-            int kind = buffer.getInt(offset + NOTICE_KIND_OFFSET);
+            int kind = fixed.getInt(offset + NOTICE_KIND_OFFSET);
             if (kind != NOTICE_INFO && kind != NOTICE_REFUSED) {
                 throw damaged(file, "notice " + n + " of kind " + kind + " (" + NOTICE_INFO + " or " + NOTICE_REFUSED
                         + " allowed)");
             }
-            notices.add(new AgentNotice(kind == NOTICE_REFUSED, StatsStrings.read(buffer, offset + NOTICE_TEXT_OFFSET,
+            notices.add(new AgentNotice(kind == NOTICE_REFUSED, StatsStrings.read(fixed, offset + NOTICE_TEXT_OFFSET,
                     NOTICE_SIZE - NOTICE_TEXT_OFFSET)));
         }
         return notices;
@@ -270,13 +317,12 @@ public final class StatsFileReader implements AutoCloseable {
 
     /** The options text the agent was started with: written with the header, it never changes. */
     public OptionsText options() throws IOException {
-        return guarded(() -> new OptionsText(StatsStrings.read(buffer,
-                (int) trailerOffset(header.capacity, header.liveSlots, header.finishedSlots), OPTIONS_TEXT_SIZE),
-                buffer.getInt(OPTIONS_LENGTH_OFFSET), buffer.getInt(OPTIONS_CRC_OFFSET)));
+        return guarded(() -> new OptionsText(StatsStrings.read(fixed, trailerOffset(header.capacity),
+                OPTIONS_TEXT_SIZE), fixed.getInt(OPTIONS_LENGTH_OFFSET), fixed.getInt(OPTIONS_CRC_OFFSET)));
     }
 
     private boolean closed() throws IOException {
-        long closed = (long) LONGS.getAcquire(buffer, CLOSED_OFFSET);
+        long closed = (long) LONGS.getAcquire(fixed, CLOSED_OFFSET);
         if (closed != 0 && closed != 1) {
             throw damaged(file, "closed flag " + closed + " (0 or 1 allowed)");
         }
@@ -284,7 +330,7 @@ public final class StatsFileReader implements AutoCloseable {
     }
 
     private long heartbeat() throws IOException {
-        long heartbeat = (long) LONGS.getAcquire(buffer, HEARTBEAT_OFFSET);
+        long heartbeat = (long) LONGS.getAcquire(fixed, HEARTBEAT_OFFSET);
         if (heartbeat < 0) {
             throw damaged(file, "heartbeat " + heartbeat);
         }
@@ -292,24 +338,23 @@ public final class StatsFileReader implements AutoCloseable {
     }
 
     /**
-     * Slot {@code slot} with {@code events} columns, copied under its seqlock and checked; null when it is free.
-     * Its state is checked on every look: the writer only ever writes states that fit the slot's place, even
-     * mid-update, so another one is damage, however odd the sequence. The copy under the seqlock is one bulk copy
-     * of the slot's bytes, decoded once it is known to be consistent: the shorter the window, the sooner a reader
-     * gets through between two updates.
+     * The slot at {@code offset} of {@code buffer} with {@code events} columns, copied under its seqlock and
+     * checked; null when it is free. Its state is checked on every look: the writer only ever writes states that
+     * fit the slot's place ({@code inUse} or free; the aggregate never free), even mid-update, so another one is
+     * damage, however odd the sequence. The copy under the seqlock is one bulk copy of the slot's bytes, decoded
+     * once it is known to be consistent: the shorter the window, the sooner a reader gets through between two
+     * updates.
      */
-    private ThreadSample readSlot(int slot, int events, long deadline) throws IOException {
-        int offset = slotsOffset + slot * header.slotSize;
+    private ThreadSample readSlot(ByteBuffer buffer, int offset, String slot, int inUse, int events, long deadline)
+            throws IOException {
         int length = COUNTERS_OFFSET + events * COUNTER_SIZE;
-        boolean live = slot < header.liveSlots;
-        boolean aggregate = slot == header.liveSlots + header.finishedSlots;
-        int inUse = live ? STATE_RUNNING : aggregate ? STATE_AGGREGATE : STATE_FINISHED;
+        boolean aggregate = inUse == STATE_AGGREGATE;
         for (int odd = 0; ; ) {
             long before = (long) LONGS.getAcquire(buffer, offset + SEQUENCE_OFFSET);
             int state = buffer.getInt(offset + STATE_OFFSET);
             if (state != inUse && (state != STATE_FREE || aggregate)) {
-                throw damaged(file, "slot " + slot + " has state " + state + " (" + (live ? "free or running"
-                        : aggregate ? "aggregate" : "free or finished") + " allowed there)");
+                throw damaged(file, slot + " has state " + state + " (" + (aggregate ? "aggregate" : inUse
+                        == STATE_RUNNING ? "free or running" : "free or finished") + " allowed there)");
             }
             if ((before & 1) == 0) {
                 if (state != STATE_FREE) {
@@ -321,7 +366,7 @@ public final class StatsFileReader implements AutoCloseable {
                 }
             }
             if (System.nanoTime() - deadline > 0) {
-                throw damaged(file, "slot " + slot + " stayed mid-update for " + settleNanos / 1_000_000 + " ms"
+                throw damaged(file, slot + " stayed mid-update for " + settleNanos / 1_000_000 + " ms"
                         + " (its writer died while writing it, or it holds no sequence)");
             }
             if ((before & 1) == 0) {
@@ -348,29 +393,37 @@ public final class StatsFileReader implements AutoCloseable {
             running[e] = slot.getLong(counter + 16);
         }
         return new ThreadSample(state, slot.getInt(TID_OFFSET), slot.getLong(JAVA_ID_OFFSET),
-                slot.getInt(LAST_CPU_OFFSET), slot.getInt(THREADS_OFFSET), StatsStrings.read(slot, NAME_OFFSET, NAME_SIZE),
-                StatsStrings.read(slot, CPUS_OFFSET, CPUS_SIZE), values, enabled, running);
+                slot.getInt(LAST_CPU_OFFSET), slot.getInt(THREADS_OFFSET), slot.getLong(ENROLLED_OFFSET),
+                slot.getLong(READ_FROM_OFFSET), slot.getLong(READ_TO_OFFSET), slot.getInt(FLAGS_OFFSET),
+                StatsStrings.read(slot, NAME_OFFSET, NAME_SIZE), StatsStrings.read(slot, CPUS_OFFSET, CPUS_SIZE),
+                Arrays.copyOfRange(slotCopy, COUNTED_OFFSET, COUNTERS_OFFSET), values, enabled, running);
     }
 
-    private ThreadSample checked(int slot, ThreadSample s) throws IOException {
+    private ThreadSample checked(String slot, ThreadSample s) throws IOException {
         if (s.state() == STATE_AGGREGATE) {
-            within(file, "slot " + slot + ": thread count", s.threads(), 0, Integer.MAX_VALUE);
+            within(file, slot + ": thread count", s.threads(), 0, Integer.MAX_VALUE);
         } else {
-            within(file, "slot " + slot + ": thread count", s.threads(), 1, 1);
-            within(file, "slot " + slot + ": tid", s.tid(), 1, MAX_PID);
-            within(file, "slot " + slot + ": Java thread id", s.javaId(), 1, Long.MAX_VALUE);
+            within(file, slot + ": thread count", s.threads(), 1, 1);
+            within(file, slot + ": tid", s.tid(), 1, MAX_PID);
+            within(file, slot + ": Java thread id", s.javaId(), 1, Long.MAX_VALUE);
+            within(file, slot + ": enrolled", s.enrolledNanos(), 0, s.readFromNanos());
+            within(file, slot + ": read from", s.readFromNanos(), s.enrolledNanos(), s.readToNanos());
+            if ((s.flags() & ~KNOWN_FLAGS) != 0 || (s.flags() & PIN_MASK) > PIN_INHERITED) {
+                throw damaged(file, slot + ": flags " + Integer.toHexString(s.flags()) + " (bits 0 to 3 allowed,"
+                        + " pin 0 to 2)");
+            }
         }
-        within(file, "slot " + slot + ": last cpu", s.lastCpu(), -1, Integer.MAX_VALUE);
+        within(file, slot + ": last cpu", s.lastCpu(), -1, Integer.MAX_VALUE);
         for (int e = 0; e < s.events(); e++) {
             if (s.raw(e) < 0 || s.enabledNanos(e) < 0 || s.runningNanos(e) < 0) {
-                throw damaged(file, "slot " + slot + ": event " + e + " has a negative count or time");
+                throw damaged(file, slot + ": event " + e + " has a negative count or time");
             }
         }
         return s;
     }
 
     private <T> T guarded(MappedRead<T> read) throws IOException {
-        return guarded(file, channel, size, read);
+        return guarded(file, channel, fileSize(header.capacity, liveMapped, header.finishedSlots), read);
     }
 
     /**

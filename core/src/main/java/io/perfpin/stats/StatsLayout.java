@@ -7,10 +7,12 @@ import java.nio.ByteOrder;
 /**
  * The binary layout of a per-JVM stats file, in the spirit of Aeron's CnC file and hsperfdata: one writer
  * (the agent's sampler thread) publishes, any number of read-only observers (the CLI) map it and read.
- * All integers are little-endian; every u64 is 8-byte aligned, so it is read and written atomically.
+ * All integers are little-endian; every u64 is 8-byte aligned, so it is read and written atomically. Times in
+ * nanoseconds are the agent's {@code CLOCK_MONOTONIC} ({@code System.nanoTime()} on Linux), which every process
+ * of the machine shares: a viewer's windows are the agent's, never its own clock's.
  *
  * <pre>
- * Header, {@link #HEADER_SIZE} bytes:
+ * Header, {@link #EVENT_NAMES_OFFSET} bytes, then the event tables:
  *   0   u32  magic                 'PPST' ({@link #MAGIC})
  *   4   u32  layout version        written LAST, with release semantics: 0 means "not ready yet"
  *   8   u64  pid
@@ -18,23 +20,26 @@ import java.nio.ByteOrder;
  *  24   u64  heartbeat             epoch milliseconds of the sampler's last tick (release)
  *  32   u64  interval              nanoseconds between samples
  *  40   u32  event count           E, grows as threads bring new events (release; its names come first)
- *  44   u32  live slot count       L
+ *  44   u32  live slot count       L, the live slots the file has now: it grows, by doubling, as threads need
+ *                                  them (release, once the file has grown and its new slots are free)
  *  48   u32  finished ring size    R
  *  52   u32  slot size             bytes, {@link #slotSize(int)}
  *  56   u64  finished total        threads finished so far (release); ring slot = (n - 1) % R
  *  64   u64  closed                1 once the writer closed the file (the JVM exited or the agent detached)
  *  72   u32  event capacity        C: the most events the file can name
- *  76   u32  reserved
+ *  76   u32  live slot capacity    M: the most live slots the file may grow to
  *  80   u64  threads not counted   threads the agent enrolled without opening any counter, for want of file
  *                                  descriptors: its budget (fds=) was spent, or the process or the system
- *                                  was out of them (release; only grows); 0 in files of agents before it
+ *                                  was out of them (release; only grows)
  *  88   u64  descriptor budget     the file descriptors the agent may hold; written once, before the first
  *                                  thread is not counted
  *  96   u64  notices posted        N, 0 to {@link #NOTICE_CAPACITY}: the notices in use (release; its notices
  *                                  are written first; only grows)
  * 104   u32  options length        bytes of the options text the agent was started with, whole
  * 108   u32  options CRC-32C       of the whole options text: a reader compares another text with it
- * 112   ...  reserved
+ * 112   u64  samples published     the sampler's ticks so far (release, after every slot the tick wrote): a
+ *                                  viewer shows a window when it grows, so each agent sample once
+ * 120   u64  last sample time      nanoseconds, when the last tick began
  * 128   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
  *  ...  C x {@link #EVENT_REASON_SIZE} bytes: per event, why the kernel refused it (UTF-8, zero-padded,
  *                                  truncated; written once, before the heartbeat that follows); empty when
@@ -45,21 +50,7 @@ import java.nio.ByteOrder;
  *                                  /proc/&lt;pid&gt;/task/&lt;tid&gt;, read where the kernel does not permit the
  *                                  event; empty for perf_event_open
  *
- * Then L live slots, R finished slots, and one aggregate slot, each {@link #slotSize(int)} bytes:
- *   0   u64  sequence              odd while the writer updates the slot (seqlock)
- *   8   u32  state                 {@link #STATE_FREE}, {@link #STATE_RUNNING}, {@link #STATE_FINISHED},
- *                                  {@link #STATE_AGGREGATE}
- *  12   u32  tid
- *  16   u64  java thread id
- *  24   i32  last cpu              -1 when unknown; the agent leaves it so, since a viewer reads it from
- *                                  /proc/<pid>/task/<tid>/stat at no cost to the JVM
- *  28   u32  threads               1, or how many finished threads an aggregate slot sums
- *  32   {@link #NAME_SIZE} bytes   thread name, UTF-8, zero-padded (truncated)
- *  96   {@link #CPUS_SIZE} bytes   allowed CPUs in Linux list syntax, zero-padded
- * 160   C x 24 bytes               per event: u64 cumulative value, u64 time enabled, u64 time running (ns);
- *                                  all zero for an event the thread does not count
- *
- * Then the trailer, {@link #TRAILER_SIZE} bytes, the last of the file:
+ * Then the trailer, {@link #TRAILER_SIZE} bytes:
  *   0   {@link #OPTIONS_TEXT_SIZE} bytes  the options text, UTF-8, zero-padded, cut at a character boundary
  *                                  when longer (its length and CRC in the header are the whole text's)
  *  ...  {@link #NOTICE_CAPACITY} x {@link #NOTICE_SIZE} bytes: what the agent told its user, in the order it
@@ -67,6 +58,36 @@ import java.nio.ByteOrder;
  *         0  u32  kind             {@link #NOTICE_INFO}, or {@link #NOTICE_REFUSED}: something the options asked
  *                                  (a pin, a thread counted) that the agent could not do
  *         4  ...  text             UTF-8, zero-padded, cut at a character boundary
+ *
+ * Then the aggregate slot, R finished slots, and last the L live slots, each {@link #slotSize(int)} bytes (the
+ * live slots come last so that the file grows at its end):
+ *   0   u64  sequence              odd while the writer updates the slot (seqlock)
+ *   8   u32  state                 {@link #STATE_FREE}, {@link #STATE_RUNNING}, {@link #STATE_FINISHED},
+ *                                  {@link #STATE_AGGREGATE}
+ *  12   u32  tid
+ *  16   u64  java thread id
+ *  24   i32  last cpu              -1 when unknown; the agent leaves it so, since a viewer reads it from
+ *                                  /proc/&lt;pid&gt;/task/&lt;tid&gt;/stat at no cost to the JVM
+ *  28   u32  threads               1, or how many finished threads an aggregate slot sums
+ *  32   u64  enrolled              nanoseconds, taken before the thread's counters opened: its counts start
+ *                                  after it
+ *  40   u64  read from             nanoseconds, taken before its counts were read
+ *  48   u64  read to               nanoseconds, taken after: the counts were taken between the two, so counts
+ *                                  over [A.from, B.to] of two samples A and B never outrun the time (a busy
+ *                                  thread's task-clock within it is at most B.to - A.from)
+ *  56   u32  flags                 bits 0-1: who set its CPUs ({@link #PIN_NONE}, {@link #PIN_PERFPIN},
+ *                                  {@link #PIN_INHERITED}); bit 2 ({@link #FLAG_STILL_RUNNING}): a finished
+ *                                  thread still ran when counting stopped (the agent detached, the JVM
+ *                                  exited); bit 3 ({@link #FLAG_NAME_CUT}): its name is longer than the field
+ *  60   u32  reserved
+ *  64   {@link #CPUS_SIZE} bytes    allowed CPUs in Linux list syntax, zero-padded
+ * 128   {@link #NAME_SIZE} bytes   thread name, UTF-8, zero-padded: whole up to {@value #NAME_SIZE} - 1 bytes,
+ *                                  a longer one cut at a character boundary (and flagged)
+ * 1152  32 bytes                  a bit per event column (bit e of byte e / 8): the thread counts that event;
+ *                                  clear for one it does not count or the kernel refused it. A thread that has
+ *                                  not run since it was enrolled has zero counts, counted
+ * 1184  C x 24 bytes               per event: u64 cumulative value, u64 time enabled, u64 time running (ns);
+ *                                  all zero for an event the thread does not count
  * </pre>
  *
  * <p>The notices let a viewer say, in its own output, what the agent could not do, where the application's
@@ -76,28 +97,37 @@ import java.nio.ByteOrder;
  * <p>Events are columns shared by all threads: a thread that counts its own set (an annotation's) fills
  * only its columns, so a reader never needs per-thread event lists.
  *
+ * <p>The file starts with {@link #INITIAL_LIVE_SLOTS} live slots (or M when fewer) and doubles them when a thread
+ * finds none free, up to M: a JVM whose rules select few threads keeps a small file whatever else it runs. The
+ * writer extends the file first, then publishes the new count, so a reader never sees a count the file does not
+ * hold; a reader maps the live slots anew when the count has grown.
+ *
  * <p>The file lives in the user's directory, where anything the user runs can truncate, replace or scribble on
  * it. The writer ({@link StatsFile}) therefore keeps every value it decides on (slot occupancy, sequences, the
- * aggregate's sums, the finished total) in its own memory and only ever writes the file, and it stops writing
- * when the file shrinks under its mapping or its path names another file. A reader ({@link StatsFileReader})
- * believes nothing it has not checked, and reports a file that breaks one of these rules as damaged:
+ * aggregate's sums, the finished total, the live slot count) in its own memory and only ever writes the file, and
+ * it stops writing when the file shrinks under its mapping or its path names another file. A reader
+ * ({@link StatsFileReader}) believes nothing it has not checked, and reports a file that breaks one of these rules
+ * as damaged:
  * <ul>
  *   <li>Static header fields, checked when it opens the file, before mapping it: magic and version as above;
  *       pid 1 to {@link #MAX_PID}; start time &gt;= 0; interval {@link #MIN_INTERVAL_NANOS} to
  *       {@link #MAX_INTERVAL_NANOS} (a reader waits one interval between two looks, so this bounds its pace both
- *       ways); event capacity 1 to {@link #MAX_EVENT_CAPACITY}, live slots 1 to {@link #MAX_LIVE_SLOTS},
- *       finished slots 1 to {@link #MAX_FINISHED_SLOTS} (so the largest file, about 830 MB, is addressed with int
- *       offsets); slot size equal to {@link #slotSize(int)} of the capacity; and the file exactly
- *       {@link #fileSize(int, int, int)} bytes long: shorter is truncated, longer is damaged. The writer refuses
- *       to create a file outside these bounds. The reserved bytes are not checked.</li>
- *   <li>Dynamic header fields, checked on every read: event count 0 to the capacity, never falling; finished
- *       total &gt;= 0, never falling; closed 0 or 1; heartbeat &gt;= 0; each named event has a name, and no two
- *       the same name; notices posted 0 to {@link #NOTICE_CAPACITY}, never falling, each of a known kind.</li>
- *   <li>Slots: a live slot is free or running, a finished slot free or finished, the last slot the aggregate;
- *       this holds even while the writer is mid-update, so it is checked before waiting on a sequence. Once the
- *       sequence is even and unchanged across the copy: a thread's slot counts 1 thread with a tid 1 to
- *       {@link #MAX_PID} and a Java thread id &gt; 0, the aggregate counts &gt;= 0 threads; the last cpu is
- *       &gt;= -1; every value, enabled and running time of a named event is &gt;= 0.</li>
+ *       ways); event capacity 1 to {@link #MAX_EVENT_CAPACITY}, live slot capacity 1 to {@link #MAX_LIVE_SLOTS},
+ *       finished slots 1 to {@link #MAX_FINISHED_SLOTS} (so each mapping is addressed with int offsets); slot
+ *       size equal to {@link #slotSize(int)} of the capacity; and the file at least
+ *       {@link #fileSize(int, int, int)} bytes long for the live slot count (shorter is truncated) and at most
+ *       that for the live slot capacity (longer is damaged). The writer refuses to create a file outside these
+ *       bounds. The reserved bytes are not checked.</li>
+ *   <li>Dynamic header fields, checked on every read: event count 0 to the capacity, never falling; live slot
+ *       count 1 to its capacity, never falling; finished total &gt;= 0, never falling; samples published never
+ *       falling; closed 0 or 1; heartbeat &gt;= 0; each named event has a name, and no two the same name; notices
+ *       posted 0 to {@link #NOTICE_CAPACITY}, never falling, each of a known kind.</li>
+ *   <li>Slots: a live slot is free or running, a finished slot free or finished, the aggregate slot the
+ *       aggregate; this holds even while the writer is mid-update, so it is checked before waiting on a sequence.
+ *       Once the sequence is even and unchanged across the copy: a thread's slot counts 1 thread with a tid 1 to
+ *       {@link #MAX_PID} and a Java thread id &gt; 0, its times in order (0 &lt;= enrolled &lt;= read from &lt;=
+ *       read to) and only known flags; the aggregate counts &gt;= 0 threads; the last cpu is &gt;= -1; every value,
+ *       enabled and running time of a named event is &gt;= 0.</li>
  *   <li>A read of the whole file waits at most {@link StatsFileReader#SETTLE_NANOS} in all for odd sequences to
  *       turn even: a slot that does not settle by then (its writer died mid-update, or the bytes are not a
  *       sequence) makes the file damaged.</li>
@@ -107,7 +137,7 @@ import java.nio.ByteOrder;
  */
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
-    public static final int VERSION = 4;
+    public static final int VERSION = 5;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -122,11 +152,14 @@ public final class StatsLayout {
     public static final int FINISHED_TOTAL_OFFSET = 56;
     public static final int CLOSED_OFFSET = 64;
     public static final int EVENT_CAPACITY_OFFSET = 72;
+    public static final int LIVE_CAPACITY_OFFSET = 76;
     public static final int THREADS_NOT_COUNTED_OFFSET = 80;
     public static final int DESCRIPTOR_BUDGET_OFFSET = 88;
     public static final int NOTICES_POSTED_OFFSET = 96;
     public static final int OPTIONS_LENGTH_OFFSET = 104;
     public static final int OPTIONS_CRC_OFFSET = 108;
+    public static final int SAMPLES_OFFSET = 112;
+    public static final int SAMPLE_TIME_OFFSET = 120;
     public static final int EVENT_NAMES_OFFSET = 128;
     public static final int EVENT_NAME_SIZE = 64;
     public static final int EVENT_REASON_SIZE = 192;
@@ -138,17 +171,36 @@ public final class StatsLayout {
     public static final int JAVA_ID_OFFSET = 16;
     public static final int LAST_CPU_OFFSET = 24;
     public static final int THREADS_OFFSET = 28;
-    public static final int NAME_OFFSET = 32;
-    public static final int NAME_SIZE = 64;
-    public static final int CPUS_OFFSET = 96;
+    public static final int ENROLLED_OFFSET = 32;
+    public static final int READ_FROM_OFFSET = 40;
+    public static final int READ_TO_OFFSET = 48;
+    public static final int FLAGS_OFFSET = 56;
+    public static final int CPUS_OFFSET = 64;
     public static final int CPUS_SIZE = 64;
-    public static final int COUNTERS_OFFSET = 160;
+    public static final int NAME_OFFSET = 128;
+    /**
+     * Names of up to 1,023 bytes of UTF-8 are kept whole: far beyond what frameworks name their threads (JMH's
+     * workers, 70 characters; a 200-character name in the tests), so no two names are cut to one.
+     */
+    public static final int NAME_SIZE = 1024;
+    public static final int COUNTED_OFFSET = NAME_OFFSET + NAME_SIZE;
+    public static final int COUNTERS_OFFSET = COUNTED_OFFSET + 32;
     public static final int COUNTER_SIZE = 24;
 
-    /** Enough columns for every preset at once, with room for annotations' own events. */
+    public static final int PIN_NONE = 0;
+    public static final int PIN_PERFPIN = 1;
+    public static final int PIN_INHERITED = 2;
+    public static final int PIN_MASK = 3;
+    public static final int FLAG_STILL_RUNNING = 4;
+    public static final int FLAG_NAME_CUT = 8;
+    public static final int KNOWN_FLAGS = PIN_MASK | FLAG_STILL_RUNNING | FLAG_NAME_CUT;
+
+    /** Enough columns for every preset at once, with room for annotations' own events; a bit each in a slot. */
     public static final int MAX_EVENT_CAPACITY = 256;
     public static final int MAX_LIVE_SLOTS = 65_536;
     public static final int MAX_FINISHED_SLOTS = 65_536;
+    /** A new file's live slots: a few pages, whatever the JVM runs; it doubles them when a thread needs one. */
+    public static final int INITIAL_LIVE_SLOTS = 64;
     /** Linux's PID_MAX_LIMIT: no pid or tid is larger. */
     public static final long MAX_PID = 4_194_304;
     /** perf stat -I has the same floor: a shorter interval costs more than it shows. */
@@ -192,15 +244,34 @@ public final class StatsLayout {
         return eventSourcesOffset(eventCapacity) + eventCapacity * EVENT_SOURCE_SIZE;
     }
 
+    public static int trailerOffset(int eventCapacity) {
+        return headerSize(eventCapacity);
+    }
+
     public static int slotSize(int eventCapacity) {
         return COUNTERS_OFFSET + eventCapacity * COUNTER_SIZE;
     }
 
-    public static long fileSize(int eventCapacity, int liveSlots, int finishedSlots) {
-        return trailerOffset(eventCapacity, liveSlots, finishedSlots) + TRAILER_SIZE;
+    public static int aggregateOffset(int eventCapacity) {
+        return trailerOffset(eventCapacity) + TRAILER_SIZE;
     }
 
-    public static long trailerOffset(int eventCapacity, int liveSlots, int finishedSlots) {
-        return headerSize(eventCapacity) + (long) slotSize(eventCapacity) * (liveSlots + finishedSlots + 1);
+    /** Of finished slot {@code slot}, 0 to R - 1. */
+    public static long finishedOffset(int eventCapacity, int slot) {
+        return aggregateOffset(eventCapacity) + (long) slotSize(eventCapacity) * (1 + slot);
+    }
+
+    /** Where the live slots start: everything before is mapped once, the live slots anew as they grow. */
+    public static long liveOffset(int eventCapacity, int finishedSlots) {
+        return finishedOffset(eventCapacity, finishedSlots);
+    }
+
+    public static long fileSize(int eventCapacity, int liveSlots, int finishedSlots) {
+        return liveOffset(eventCapacity, finishedSlots) + (long) slotSize(eventCapacity) * liveSlots;
+    }
+
+    /** The live slots a new file starts with, for a file that may hold {@code liveCapacity}. */
+    public static int initialLiveSlots(int liveCapacity) {
+        return Math.min(INITIAL_LIVE_SLOTS, liveCapacity);
     }
 }

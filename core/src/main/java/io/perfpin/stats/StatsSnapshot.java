@@ -17,10 +17,15 @@ public final class StatsSnapshot {
     private final long descriptorBudget;
     private final List<ThreadSample> threads;
     private final List<AgentNotice> notices;
+    private final long samples;
+    private final long sampleNanos;
+    private final int liveSlots;
 
-    StatsSnapshot(List<String> eventNames, List<String> refusals, List<String> sources, long finishedTotal, boolean closed,
+    StatsSnapshot(List<String> eventNames, List<String> refusals, List<String> sources, long finishedTotal,
+                  boolean closed,
                   long heartbeatEpochMillis, long threadsNotCounted, long descriptorBudget,
-                  List<ThreadSample> threads, List<AgentNotice> notices) {
+                  List<ThreadSample> threads, List<AgentNotice> notices, long samples, long sampleNanos,
+                  int liveSlots) {
         this.eventNames = List.copyOf(eventNames);
         this.refusals = List.copyOf(refusals);
         this.sources = List.copyOf(sources);
@@ -31,6 +36,24 @@ public final class StatsSnapshot {
         this.descriptorBudget = descriptorBudget;
         this.threads = List.copyOf(threads);
         this.notices = List.copyOf(notices);
+        this.samples = samples;
+        this.sampleNanos = sampleNanos;
+        this.liveSlots = liveSlots;
+    }
+
+    /** How many samples the agent had published: a window ends at each. */
+    public long samples() {
+        return samples;
+    }
+
+    /** The agent's {@code System.nanoTime()} when its last sample began. */
+    public long sampleNanos() {
+        return sampleNanos;
+    }
+
+    /** The live slots the file had: it grows them as threads need them. */
+    public int liveSlots() {
+        return liveSlots;
     }
 
     /** What the agent told its user so far, in the order it said it. */

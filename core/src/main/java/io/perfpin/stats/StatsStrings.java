@@ -5,8 +5,6 @@ import java.nio.charset.StandardCharsets;
 
 /** Fixed-size, zero-padded UTF-8 fields of the stats file. */
 final class StatsStrings {
-    private static final String ELLIPSIS = "\u2026";
-
     private StatsStrings() {
     }
 
@@ -16,43 +14,27 @@ final class StatsStrings {
         if (bytes.length < size) {
             return bytes;
         }
-        int end = characterStart(bytes, size - 1);
+        int end = size - 1;
+        while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
+            end--; // back off continuation bytes to a character boundary
+        }
         byte[] cut = new byte[end];
         System.arraycopy(bytes, 0, cut, 0, end);
         return cut;
     }
 
-    /**
-     * A thread name in at most {@code size - 1} bytes: one that is longer keeps its start and its end around an
-     * ellipsis, since the names a pool or a harness gives differ at the end. A JMH worker,
-     * {@code org.openjdk.jmh.samples.JMHSample_22_FalseSharing.baseline-jmh-worker-1}, is kept as
-     * {@code org.openjdk.jmh…HSample_22_FalseSharing.baseline-jmh-worker-1}.
-     */
-    static byte[] shortenedName(String name, int size) {
-        byte[] bytes = name.getBytes(StandardCharsets.UTF_8);
-        if (bytes.length < size) {
-            return bytes;
-        }
-        byte[] ellipsis = ELLIPSIS.getBytes(StandardCharsets.UTF_8);
-        int room = size - 1 - ellipsis.length;
-        int headEnd = characterStart(bytes, room / 4);
-        int tailStart = bytes.length - (room - headEnd);
-        while (tailStart < bytes.length && (bytes[tailStart] & 0xC0) == 0x80) {
-            tailStart++; // forward past continuation bytes to a character's first byte
-        }
-        byte[] shortened = new byte[headEnd + ellipsis.length + bytes.length - tailStart];
-        System.arraycopy(bytes, 0, shortened, 0, headEnd);
-        System.arraycopy(ellipsis, 0, shortened, headEnd, ellipsis.length);
-        System.arraycopy(bytes, tailStart, shortened, headEnd + ellipsis.length, bytes.length - tailStart);
-        return shortened;
+    /** Whether {@code value} fits a field of {@code size} bytes whole. */
+    static boolean fits(String value, int size) {
+        return value.length() < size / 3 || value.getBytes(StandardCharsets.UTF_8).length < size;
     }
 
-    /** {@code end}, or the start of the character it falls inside. */
-    private static int characterStart(byte[] bytes, int end) {
-        while (end > 0 && (bytes[end] & 0xC0) == 0x80) {
-            end--;
+    /** Writes {@code value} into the field, zero-padded, cut as {@link #truncatedUtf8} says. */
+    static void put(ByteBuffer buffer, int offset, int size, String value) {
+        byte[] bytes = truncatedUtf8(value, size);
+        buffer.put(offset, bytes);
+        for (int i = bytes.length; i < size; i++) {
+            buffer.put(offset + i, (byte) 0);
         }
-        return end;
     }
 
     static String read(ByteBuffer buffer, int offset, int size) {

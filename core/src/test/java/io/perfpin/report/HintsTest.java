@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.OptionalLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class HintsTest {
     private static final OptionalLong NOT_READ = OptionalLong.empty();
@@ -52,6 +53,18 @@ class HintsTest {
                         + " (cpu-migrations 4 > 0): the scheduler moves it among the CPUs of its pin: pin it to one CPU"
                         + " (a one-CPU list or isolated) to keep it on its caches"),
                 texts(report("order-matcher", "2-3", "sched", sched), true, OptionalLong.of(0)));
+    }
+
+    /** A pin perfpin set is never another tool's move. */
+    @Test
+    void aThreadPerfpinPinnedThatMigratedIsNotSaidToBeMovedByAnotherTool() {
+        ThreadReport pinned = report("order-matcher", "3", "sched", sched(2_000_000L, 3, 1)).withPin(PinSource.PERFPIN);
+        List<String> hints = texts(pinned, false, NOT_READ);
+        assertEquals(List.of("thread 'order-matcher': migrated 1 times while pinned to CPU 3 (cpu-migrations 1 > 0):"
+                + " perfpin pinned it while it ran, and it moved onto CPU 3 when it next ran, which counts once; more"
+                + " moves than that mean its affinity also changed while counted (taskset, a cgroup cpuset change)"),
+                hints);
+        assertTrue(hints.stream().noneMatch(h -> h.contains("another tool")), hints.toString());
     }
 
     @Test

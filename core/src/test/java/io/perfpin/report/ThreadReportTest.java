@@ -27,11 +27,15 @@ class ThreadReportTest {
         assertEquals(1_500L, report.counters().get("instructions"));
         assertEquals(1.5, report.metrics().get("ipc"), 1e-12);
         assertEquals(1.0, report.coverage().get("cycles"));
+        // Every preset's metric whose inputs were counted, whatever the events were asked as: task-clock alone
+        // gives sched's cpu-utilisation.
+        assertEquals(0.5, report.metrics().get("cpu-utilisation"), 1e-12);
         assertEquals(
                 "{\"type\":\"thread\",\"time\":5,\"name\":\"worker\",\"tid\":42,\"javaId\":7,\"cpus\":\"0-1\",\"pin\":\"none\","
                         + "\"wallNanos\":4000000,\"counters\":{\"cycles\":1000,\"instructions\":1500,\"task-clock\":2000000},"
                         + "\"coverage\":{\"cycles\":1,\"instructions\":1,\"task-clock\":1},"
-                        + "\"metrics\":{\"ipc\":1.5,\"cpi\":0.6666666666666666},\"unsupported\":{}}",
+                        + "\"metrics\":{\"ipc\":1.5,\"cpi\":0.6666666666666666,\"cpu-utilisation\":0.5},"
+                        + "\"unsupported\":{}}",
                 ThreadRecords.toJson(ThreadRecords.THREAD, 5, report));
     }
 

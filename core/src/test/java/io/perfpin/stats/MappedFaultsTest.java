@@ -26,17 +26,17 @@ class MappedFaultsTest {
         StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 2, 1, 1);
         try {
             int[] columns = {stats.eventIndex("task-clock"), stats.eventIndex("page-faults")};
-            int slot = stats.claimSlot(1, 1, "writer", "0");
+            int slot = stats.claimSlot(Published.of(1, 1, "writer", "0"));
             CounterSnapshot counts = CounterSnapshots.of(new long[] {1, 2}, 1, 1);
             for (int i = 0; i < 50_000; i++) {
-                stats.publish(slot, 0, "0", counts, columns);
+                stats.publish(slot, Published.counts("0", counts, columns));
                 MappedFaults.surface();
             }
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 channel.truncate(0);
             }
             assertThrows(InternalError.class, () -> {
-                stats.publish(slot, 0, "0", counts, columns);
+                stats.publish(slot, Published.counts("0", counts, columns));
                 MappedFaults.surface();
             });
             MappedFaults.surface(); // nothing is left pending

@@ -40,10 +40,11 @@ class StatsFileFuzzTest {
             {StatsLayout.EVENT_COUNT_OFFSET, 4}, {StatsLayout.LIVE_SLOTS_OFFSET, 4},
             {StatsLayout.FINISHED_SLOTS_OFFSET, 4}, {StatsLayout.SLOT_SIZE_OFFSET, 4},
             {StatsLayout.FINISHED_TOTAL_OFFSET, 8}, {StatsLayout.CLOSED_OFFSET, 8},
-            {StatsLayout.EVENT_CAPACITY_OFFSET, 4}};
+            {StatsLayout.EVENT_CAPACITY_OFFSET, 4}, {StatsLayout.LIVE_CAPACITY_OFFSET, 4},
+            {StatsLayout.SAMPLES_OFFSET, 8}};
     private static final long[] EDGES = {0, 1, -1, 2, 3, 4, 5, 7, Integer.MAX_VALUE, Integer.MIN_VALUE, Long.MAX_VALUE,
             Long.MIN_VALUE, StatsLayout.MAX_EVENT_CAPACITY + 1, StatsLayout.MAX_PID + 1, 999_999};
-    /** The valid file's shape: capacity 4, 3 live slots, 2 finished ones, the aggregate. */
+    /** The valid file's shape: capacity 4, 3 live slots, 2 finished ones, the aggregate: one run of slots. */
     private static final int CAPACITY = 4;
     private static final int SLOTS = 3 + 2 + 1;
 
@@ -140,7 +141,8 @@ class StatsFileFuzzTest {
                 return new Damage(bytes, -1);
             case 1: // slot bytes
                 for (int n = 1 + random.nextInt(4); n > 0; n--) {
-                    int slot = StatsLayout.headerSize(CAPACITY) + random.nextInt(SLOTS) * StatsLayout.slotSize(CAPACITY);
+                    int slot = StatsLayout.aggregateOffset(CAPACITY) + random.nextInt(SLOTS)
+                            * StatsLayout.slotSize(CAPACITY);
                     int from = slot + random.nextInt(StatsLayout.slotSize(CAPACITY));
                     scribble(bytes, from, 1 + random.nextInt(32), random);
                 }

@@ -33,11 +33,12 @@ class StatsFileReaderTest {
             int[] columns = {stats.eventIndex("task-clock"), stats.eventIndex("page-faults")};
             stats.eventRefused(stats.eventIndex("cycles"), "no hardware PMU counts this here");
             for (int t = 1; t <= 5; t++) {
-                int slot = stats.claimSlot(1000 + t, t, "worker-" + t, "0-1");
-                stats.publish(slot, -1, "0-1", CounterSnapshots.of(new long[] {10L * t, 100L * t}, t, t), columns);
+                int slot = stats.claimSlot(Published.of(1000 + t, t, "worker-" + t, "0-1"));
+                stats.publish(slot, Published.counts("0-1", CounterSnapshots.of(new long[] {10L * t, 100L * t}, t,
+                        t), columns));
                 if (t <= 3) {
-                    stats.finish(slot, 1000 + t, t, "worker-" + t, "0-1",
-                            CounterSnapshots.of(new long[] {10L * t, 100L * t}, t, t), columns);
+                    stats.finish(slot, Published.of(1000 + t, t, "worker-" + t, "0-1",
+                            CounterSnapshots.of(new long[] {10L * t, 100L * t}, t, t), columns), false);
                 }
             }
             stats.heartbeat(1_700_000_000_050L);
@@ -63,9 +64,13 @@ class StatsFileReaderTest {
         assertDamaged(file, file + " is damaged: event capacity 2147483647 (1 to 256 allowed)");
 
         putInt(validFile(file), StatsLayout.LIVE_SLOTS_OFFSET, 0);
-        assertDamaged(file, file + " is damaged: live slot count 0 (1 to 65536 allowed)");
+        assertDamaged(file, file + " is damaged: live slot count 0 (1 to 3 allowed)");
 
         putInt(validFile(file), StatsLayout.LIVE_SLOTS_OFFSET, 4);
+        assertDamaged(file, file + " is damaged: live slot count 4 (1 to 3 allowed)");
+
+        putInt(validFile(file), StatsLayout.LIVE_CAPACITY_OFFSET, 4);
+        putInt(file, StatsLayout.LIVE_SLOTS_OFFSET, 4);
         assertDamaged(file, file + " is truncated to " + StatsLayout.fileSize(4, 3, 2) + " bytes ("
                 + StatsLayout.fileSize(4, 4, 2) + " expected)");
 
@@ -76,7 +81,7 @@ class StatsFileReaderTest {
             channel.write(ByteBuffer.allocate(1), channel.size());
         }
         assertDamaged(file, file + " is damaged: " + (StatsLayout.fileSize(4, 3, 2) + 1) + " bytes long, but its"
-                + " header describes " + StatsLayout.fileSize(4, 3, 2));
+                + " header allows at most " + StatsLayout.fileSize(4, 3, 2));
     }
 
     @Test
@@ -112,7 +117,7 @@ class StatsFileReaderTest {
         putInt(file, ring + StatsLayout.STATE_OFFSET, StatsLayout.STATE_RUNNING);
         putLong(file, ring + StatsLayout.SEQUENCE_OFFSET, 1);
         try (StatsFileReader reader = StatsFileReader.open(file)) {
-            assertEquals(file + " is damaged: slot 3 has state 1 (free or finished allowed there)",
+            assertEquals(file + " is damaged: finished slot 0 has state 1 (free or finished allowed there)",
                     message(reader::snapshot));
         }
     }
@@ -123,8 +128,8 @@ class StatsFileReaderTest {
         putLong(file, slotOffset(0) + StatsLayout.SEQUENCE_OFFSET, 3);
         try (StatsFileReader reader = StatsFileReader.open(file)) {
             String message = assertTimeoutPreemptively(HANG_GUARD, () -> message(reader::snapshot));
-            assertEquals(file + " is damaged: slot 0 stayed mid-update for 1000 ms (its writer died while writing it,"
-                    + " or it holds no sequence)", message);
+            assertEquals(file + " is damaged: live slot 0 stayed mid-update for 1000 ms (its writer died while writing"
+                    + " it, or it holds no sequence)", message);
         }
     }
 
@@ -132,9 +137,11 @@ class StatsFileReaderTest {
     void settledSlotsAreCheckedFieldByField() throws Exception {
         Path file = validFile(dir.resolve("fields.stats"));
         putInt(file, slotOffset(4) + StatsLayout.TID_OFFSET, -7);
-        assertDamagedOnRead(file, file + " is damaged: slot 4: tid -7 (1 to 4194304 allowed)");
+        assertDamagedOnRead(file, file + " is damaged: finished slot 1: tid -7 (1 to 4194304 allowed)");
         putLong(validFile(file), slotOffset(3) + StatsLayout.COUNTERS_OFFSET + 8, -1);
-        assertDamagedOnRead(file, file + " is damaged: slot 3: event 0 has a negative count or time");
+        assertDamagedOnRead(file, file + " is damaged: finished slot 0: event 0 has a negative count or time");
+        putInt(validFile(file), slotOffset(0) + StatsLayout.FLAGS_OFFSET, 16);
+        assertDamagedOnRead(file, file + " is damaged: live slot 0: flags 10 (bits 0 to 3 allowed, pin 0 to 2)");
     }
 
     @Test
@@ -162,8 +169,10 @@ class StatsFileReaderTest {
                 assertTimeoutPreemptively(HANG_GUARD, () -> message(() -> StatsFileReader.open(fifo))));
     }
 
+    /** Slots 0 to 2 are live, 3 and 4 the finished ring's, 5 the aggregate. */
     private static long slotOffset(int slot) {
-        return StatsLayout.headerSize(4) + (long) slot * StatsLayout.slotSize(4);
+        return slot < 3 ? StatsLayout.liveOffset(4, 2) + (long) slot * StatsLayout.slotSize(4)
+                : slot < 5 ? StatsLayout.finishedOffset(4, slot - 3) : StatsLayout.aggregateOffset(4);
     }
 
     private static void assertDamaged(Path file, String expected) {

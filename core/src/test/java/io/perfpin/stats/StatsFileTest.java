@@ -37,8 +37,9 @@ class StatsFileTest {
         Path file = dir.resolve("run/4242.stats");
         try (StatsFile stats = StatsFile.create(file, 4242, 1_700_000_000_000L, 500_000_000L, 8, 4, 2)) {
             int[] columns = {stats.eventIndex("task-clock"), stats.eventIndex("page-faults")};
-            int slot = stats.claimSlot(777, 12, "disruptor-1", "2-3");
-            stats.publish(slot, 3, "2-3", CounterSnapshots.of(new long[] {5_000, 16_384}, 10_000, 10_000), columns);
+            int slot = stats.claimSlot(Published.of(777, 12, "disruptor-1", "2-3"));
+            stats.publish(slot, Published.counts("2-3", CounterSnapshots.of(new long[] {5_000, 16_384}, 10_000,
+                    10_000), columns));
             stats.heartbeat(1_700_000_000_500L);
 
             try (StatsFileReader reader = StatsFileReader.open(file)) {
@@ -51,20 +52,23 @@ class StatsFileTest {
                 assertEquals(StatsLayout.STATE_RUNNING, sample.state());
                 assertEquals("disruptor-1", sample.name());
                 assertEquals(12, sample.javaId());
-                assertEquals(3, sample.lastCpu());
+                assertEquals(-1, sample.lastCpu(), "a viewer reads it from /proc");
+                assertTrue(sample.isOpened(0) && sample.isOpened(1));
                 assertEquals("2-3", sample.cpus());
                 assertEquals(16_384, sample.raw(1));
                 assertFalse(reader.isClosed());
 
                 // A thread that counts its own events adds columns; the reader sees them appear.
                 int tlb = stats.eventIndex("dTLB-load-misses");
-                int annotated = stats.claimSlot(778, 13, "annotated", "0");
-                stats.publish(annotated, 0, "0", CounterSnapshots.of(new long[] {99}, 1, 1), new int[] {tlb});
+                int annotated = stats.claimSlot(Published.of(778, 13, "annotated", "0"));
+                stats.publish(annotated, Published.counts("0", CounterSnapshots.of(new long[] {99}, 1, 1),
+                        new int[] {tlb}));
                 snapshot = reader.snapshot();
                 assertEquals(List.of("task-clock", "page-faults", "dTLB-load-misses"), snapshot.eventNames());
                 sample = thread(snapshot, 778);
                 assertEquals(99, sample.raw(tlb));
                 assertEquals(0, sample.enabledNanos(0), "a column the thread does not count stays empty");
+                assertFalse(sample.isOpened(0), "and is not counted");
                 assertEquals(1, stats.eventIndex("page-faults"));
             }
         }
@@ -153,9 +157,9 @@ class StatsFileTest {
             long total = 0;
             for (int t = 1; t <= 7; t++) {
                 // Odd threads ended before they got a live slot: their totals must be kept too.
-                int slot = t % 2 == 0 ? stats.claimSlot(1000 + t, t, "worker-" + t, "0") : -1;
-                stats.finish(slot, 1000 + t, t, "worker-" + t, "0",
-                        CounterSnapshots.of(new long[] {100L * t}, t, t), columns);
+                int slot = t % 2 == 0 ? stats.claimSlot(Published.of(1000 + t, t, "worker-" + t, "0")) : -1;
+                stats.finish(slot, Published.of(1000 + t, t, "worker-" + t, "0",
+                        CounterSnapshots.of(new long[] {100L * t}, t, t), columns), false);
                 total += 100L * t;
             }
             try (StatsFileReader reader = StatsFileReader.open(file)) {
@@ -178,7 +182,7 @@ class StatsFileTest {
             for (int e = 0; e < events; e++) {
                 columns[e] = stats.eventIndex("e" + e);
             }
-            int slot = stats.claimSlot(1, 1, "writer", "0");
+            int slot = stats.claimSlot(Published.of(1, 1, "writer", "0"));
             AtomicBoolean stop = new AtomicBoolean();
             Thread writer = new Thread(() -> {
                 long[] values = new long[events];
@@ -186,7 +190,7 @@ class StatsFileTest {
                 for (long v = 1; !stop.get(); v++) {
                     java.util.Arrays.fill(values, v);
                     CounterSnapshots.fill(counts, values, v, v);
-                    stats.publish(slot, (int) (v % 2), "0", counts, columns);
+                    stats.publish(slot, Published.counts("0", counts, columns));
                     // A breath between updates, as the sampler takes between slots: without it the slot would
                     // be mid-update nearly all the time, and a reader would wait its settle time out.
                     for (int i = 0; i < 16; i++) {
@@ -215,8 +219,8 @@ class StatsFileTest {
         Path file = dir.resolve("scribbled.stats");
         try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 2, 1)) {
             int[] columns = {stats.eventIndex("page-faults")};
-            int first = stats.claimSlot(101, 1, "first", "0");
-            stats.publish(first, -1, "0", CounterSnapshots.of(new long[] {100}, 1, 1), columns);
+            int first = stats.claimSlot(Published.of(101, 1, "first", "0"));
+            stats.publish(first, Published.counts("0", CounterSnapshots.of(new long[] {100}, 1, 1), columns));
             // Someone else writes the file: every slot looks taken, mid-update and full of counts.
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 int slots = 2 + 1 + 1;
@@ -230,10 +234,12 @@ class StatsFileTest {
                 }
                 put(channel, StatsLayout.FINISHED_TOTAL_OFFSET, 41L);
             }
-            int second = stats.claimSlot(102, 2, "second", "0");
+            int second = stats.claimSlot(Published.of(102, 2, "second", "0"));
             assertEquals(1, second, "the slot the file calls taken is free for the writer");
-            stats.finish(first, 101, 1, "first", "0", CounterSnapshots.of(new long[] {100}, 1, 1), columns);
-            stats.finish(second, 102, 2, "second", "0", CounterSnapshots.of(new long[] {20}, 1, 1), columns);
+            stats.finish(first, Published.of(101, 1, "first", "0", CounterSnapshots.of(new long[] {100}, 1, 1),
+                    columns), false);
+            stats.finish(second, Published.of(102, 2, "second", "0", CounterSnapshots.of(new long[] {20}, 1, 1),
+                    columns), false);
 
             try (StatsFileReader reader = StatsFileReader.open(file)) {
                 StatsSnapshot snapshot = reader.snapshot();
@@ -277,7 +283,8 @@ class StatsFileTest {
         Path file = dir.resolve("refused.stats");
         for (long[] bad : new long[][] {{0, 1, 1, MILLISECOND, 1}, {StatsLayout.MAX_EVENT_CAPACITY + 1, 1, 1,
                 MILLISECOND, 1}, {1, 0, 1, MILLISECOND, 1}, {1, 1, StatsLayout.MAX_FINISHED_SLOTS + 1, MILLISECOND, 1},
-                {1, 1, 1, MILLISECOND - 1, 1}, {1, 1, 1, StatsLayout.MAX_INTERVAL_NANOS + 1, 1}, {1, 1, 1, MILLISECOND, 0}}) {
+                {1, 1, 1, MILLISECOND - 1, 1}, {1, 1, 1, StatsLayout.MAX_INTERVAL_NANOS + 1, 1}, {1, 1, 1,
+                        MILLISECOND, 0}}) {
             assertThrows(IllegalArgumentException.class, () -> StatsFile.create(file, bad[4], 0, bad[3], (int) bad[0],
                     (int) bad[1], (int) bad[2]), Arrays.toString(bad));
         }

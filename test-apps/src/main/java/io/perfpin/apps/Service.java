@@ -19,6 +19,9 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  *   end NAME          ends worker NAME                                 -> "ended NAME"
  *   start NAME        starts another worker named NAME                 -> "thread NAME tid TID"
+ *   spin NAME         starts a thread NAME that spins without a pause, a
+ *                     busy thread that never blocks; \t and \n in NAME
+ *                     stand for a tab and a newline                     -> "thread NAME tid TID"
  *   park N PREFIX     starts N threads PREFIX-I that only wait, each
  *                     on a small stack (run the JVM with -Xss256k or so
  *                     for thousands)                                    -> "parked N"
@@ -72,6 +75,8 @@ public final class Service {
             }
         } else if (words.length == 2 && words[0].equals("start")) {
             startWorker(words[1]);
+        } else if (words.length == 2 && words[0].equals("spin")) {
+            startSpinner(words[1].replace("\\t", "\t").replace("\\n", "\n"));
         } else if (words.length == 3 && words[0].equals("park")) {
             int threads = Integer.parseInt(words[1]);
             park(threads, words[2]);
@@ -103,6 +108,20 @@ public final class Service {
         worker.setDaemon(true);
         WORKERS.put(name, worker);
         worker.start();
+    }
+
+    private static void startSpinner(String name) {
+        Thread spinner = new Thread(() -> {
+            say("thread " + Thread.currentThread().getName().replace("\n", "\\n").replace("\t", "\\t") + " tid "
+                    + ownTid());
+            while (!Thread.currentThread().isInterrupted()) {
+                Spinner.spin(1_000_000L);
+            }
+            say("ended " + Thread.currentThread().getName());
+        }, name);
+        spinner.setDaemon(true);
+        WORKERS.put(name, spinner);
+        spinner.start();
     }
 
     private static void waitForGood() {

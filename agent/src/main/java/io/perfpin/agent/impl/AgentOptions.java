@@ -35,7 +35,7 @@ import java.util.List;
  *   pin=REGEX@PLACEMENT     pin matching threads to a CPU list, isolated, core or any; repeatable, the
  *                           first matching rule wins; pinned threads are counted too
  *   inherit=REGEX           threads that keep a pin inherited from the thread that started them
- *   events=LIST             events and presets, comma-separated (default: ipc,sched)
+ *   events=LIST             events and presets, comma-separated (default: sched)
  *   interval=DURATION       sampling interval (default: 500ms)
  *   out=FILE                JSON lines: samples every interval, a final record per thread
  *   stats=FILE|off          the memory-mapped stats file (default: the per-user perfpin directory)
@@ -69,7 +69,6 @@ final class AgentOptions {
     static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, fds, config, detach,"
             + " quiet"
             + ", " + MetricsOptions.KEYS;
-    private static final String DEFAULT_EVENTS = "ipc,sched";
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
     static final int MAX_CONFIG_BYTES = 64 * 1024;
 
@@ -77,9 +76,9 @@ final class AgentOptions {
     private ThreadPattern classes;
     private final List<PinRule> pins = new ArrayList<>();
     private ThreadPattern inherit;
-    private String events = DEFAULT_EVENTS;
+    private String events = AgentOptionText.DEFAULT_EVENTS;
     private EventList eventList;
-    private long intervalNanos = 500_000_000L;
+    private long intervalNanos = AgentOptionText.DEFAULT_INTERVAL.toNanos();
     private Path out;
     private Path stats;
     private boolean statsOff;

@@ -1,0 +1,88 @@
+package io.perfpin.cli;
+
+import io.perfpin.report.ThreadReport;
+import io.perfpin.report.ThreadState;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * How a table of threads is laid out: which value columns it shows, the order of its rows and how many, how wide it
+ * may be, and how it names a thread's state.
+ *
+ * @param columns      the events and metrics to show, in this order, those the reports have; null for every one
+ * @param sort         the column the rows are sorted by, largest first ({@code thread} and {@code tid} in
+ *                     ascending order); null for the order given
+ * @param top          the most rows; 0 for all
+ * @param width        the most terminal columns a row takes, names cut to fit; 0 for whole names
+ * @param runningLabel what the state column says of a thread whose counting stopped while it ran; null when a
+ *                     running thread needs no word (a live window)
+ * @param notCounted   whether the events not counted are listed below the table, with their reasons
+ */
+record TableLayout(List<String> columns, String sort, int top, int width, String runningLabel, boolean notCounted) {
+    /** Every column, the rows as given, names whole: a report read once. */
+    static final TableLayout ALL = new TableLayout(null, null, 0, 0, null, true);
+
+    /** The value columns to show, of the events and metrics the reports have. */
+    List<String> columns(List<String> events, List<String> metrics) {
+        List<String> all = new ArrayList<>(events);
+        all.addAll(metrics);
+        if (columns == null) {
+            return all;
+        }
+        List<String> shown = new ArrayList<>();
+        columns.stream().filter(all::contains).forEach(shown::add);
+        return shown;
+    }
+
+    /** The word for a state in the state column; null for none. */
+    String state(ThreadState state) {
+        if (state == ThreadState.ENDED) {
+            return "ended";
+        }
+        return state == ThreadState.RUNNING ? runningLabel : null;
+    }
+
+    /** The reports in this layout's order, no more than {@link #top}. */
+    List<ThreadReport> sorted(List<ThreadReport> reports) {
+        List<ThreadReport> rows = new ArrayList<>(reports);
+        if (sort != null) {
+            // a row that sums threads (tid 0) stays below the threads
+            rows.sort(Comparator.comparing((ThreadReport r) -> r.tid() == 0).thenComparing(order(sort)));
+        }
+        return top > 0 && rows.size() > top ? rows.subList(0, top) : rows;
+    }
+
+    private static Comparator<ThreadReport> order(String column) {
+        if (column.equals("thread")) {
+            return Comparator.comparing(ThreadReport::name);
+        }
+        if (column.equals("tid")) {
+            return Comparator.comparingInt(ThreadReport::tid);
+        }
+        return Comparator.comparingDouble((ThreadReport r) -> value(r, column)).reversed();
+    }
+
+    /** A row's value in a column; a row without one sorts last. */
+    private static double value(ThreadReport r, String column) {
+        Long count = r.counters().get(column);
+        if (count != null) {
+            return count;
+        }
+        Double metric = r.metrics().get(column);
+        return metric != null ? metric : Double.NEGATIVE_INFINITY;
+    }
+
+    TableLayout sortedBy(String column) {
+        return new TableLayout(columns, column, top, width, runningLabel, notCounted);
+    }
+
+    TableLayout withTop(int rows) {
+        return new TableLayout(columns, sort, rows, width, runningLabel, notCounted);
+    }
+
+    TableLayout withRunningLabel(String label) {
+        return new TableLayout(columns, sort, top, width, label, notCounted);
+    }
+}

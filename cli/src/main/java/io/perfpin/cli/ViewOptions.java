@@ -1,0 +1,66 @@
+package io.perfpin.cli;
+
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
+
+import java.util.List;
+
+/**
+ * {@code --columns}, {@code --wide}, {@code --sort} and {@code --top}: how the live view of {@code top},
+ * {@code attach} and {@code run} lays out its table. By default it fits 120 columns: the busiest threads first, a
+ * few columns that say most, names cut in their middle to fit.
+ */
+final class ViewOptions {
+    /** The width a view fits by default: a terminal split in two, or a laptop's at a readable size. */
+    static final int DEFAULT_WIDTH = 120;
+    /**
+     * The busiest first: the time on a CPU, then IPC where a PMU counts it, then the scheduler's and the memory's
+     * counts. Cycles and instructions stay off (in --wide): with them a frame would not fit {@link #DEFAULT_WIDTH}.
+     */
+    static final List<String> DEFAULT_COLUMNS = List.of("task-clock", "cpu-utilisation", "ipc", "context-switches",
+            "page-faults");
+    static final String DEFAULT_SORT = "task-clock";
+
+    @Option(names = "--columns", paramLabel = "LIST", split = ",",
+            description = "The events and metrics to show, comma-separated, in this order (default: task-clock,"
+                    + " cpu-utilisation, ipc, context-switches, page-faults, those counted).")
+    List<String> columns;
+
+    @Option(names = "--wide", description = "Show every event and metric, and whole names, however wide.")
+    boolean wide;
+
+    @Option(names = "--sort", paramLabel = "COLUMN", defaultValue = DEFAULT_SORT,
+            description = "Sort the threads by this column, largest first (thread and tid: ascending); default"
+                    + " ${DEFAULT-VALUE}, the busiest first. In a terminal, the key s sorts by the next column.")
+    String sort;
+
+    @Option(names = "--top", paramLabel = "N", converter = Count.class,
+            description = "Show at most N threads a frame (default: all; in a terminal, those that fit).")
+    Integer top;
+
+    /**
+     * The layout of a frame; {@code rows} is what fits the screen when --top was not given (0: no limit). Names are
+     * cut to fit the width only on a terminal's screen: plain lines, a file's or a pipe's, keep them whole.
+     */
+    TableLayout layout(int rows, boolean screen) {
+        List<String> shown = wide ? null : columns != null ? columns : DEFAULT_COLUMNS;
+        return new TableLayout(shown, sort, top != null ? top : rows, wide || !screen ? 0 : DEFAULT_WIDTH, null,
+                false);
+    }
+
+    static final class Count implements ITypeConverter<Integer> {
+        @Override
+        public Integer convert(String token) {
+            try {
+                int n = Integer.parseInt(token);
+                if (n > 0) {
+                    return n;
+                }
+            } catch (NumberFormatException e) {
+                // said below
+            }
+            throw new IllegalArgumentException("bad count '" + token + "': expected a whole number of threads, 1 or"
+                    + " more");
+        }
+    }
+}

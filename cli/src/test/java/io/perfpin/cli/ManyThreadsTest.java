@@ -1,0 +1,102 @@
+package io.perfpin.cli;
+
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.StatsLayout;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.Predicate;
+import java.util.stream.IntStream;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A JVM with 5,000 parked threads and 3 busy ones, under a limit of 20,000 file descriptors: a rule that selects
+ * the 3 shows them and keeps the stats file at its first few slots; a rule that selects every thread shows each
+ * thread the agent could count, and the others in one line of every frame.
+ */
+class ManyThreadsTest {
+    private static final Pattern HEADING = Pattern.compile("--- .* live threads: (\\d+)(?: \\(\\d+ shown\\))?, .* ---");
+    private static final Pattern NOT_COUNTED = Pattern.compile("threads not counted: (\\d+), out of file descriptors"
+            + " \\(perfpin may hold \\d+: agent option fds=\\)");
+
+    /**
+     * {@code top}'s output once {@code done} holds for it; views again while not, for at most two minutes (a loaded
+     * machine enrols thousands of threads slowly).
+     */
+    private static String viewUntil(String pid, Predicate<String> done) {
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (true) {
+            CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--threads", ".*", "--interval", "500ms",
+                    "--duration", "1s"));
+            assertEquals(0, top.code, top.err);
+            if (done.test(top.out)) {
+                return top.out;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("not within two minutes:\n" + top.out.substring(0, Math.min(4000,
+                        top.out.length())));
+            }
+        }
+    }
+
+    /**
+     * In the last frame of {@code out}: its live threads, each shown, and those its one line says not counted; every
+     * frame but the first, which counts since enrolment, has the line when there are such threads.
+     */
+    private static long shownOrSaid(String out) {
+        String[] lines = out.split("\n");
+        long last = 0;
+        for (int i = 0; i + 1 < lines.length; i++) {
+            Matcher heading = HEADING.matcher(lines[i]);
+            if (heading.matches()) {
+                Matcher notCounted = NOT_COUNTED.matcher(lines[i + 1]);
+                last = Long.parseLong(heading.group(1)) + (notCounted.matches() ? Long.parseLong(notCounted.group(1))
+                        : 0);
+            }
+        }
+        return last;
+    }
+
+    @Test
+    void aFewSelectedAmongThousandsCostNothingAndEveryThreadIsShownOrSaidNotCounted() throws Exception {
+        try (ChildJvm service = ChildJvm.startUnder(List.of("prlimit", "--nofile=20000:20000"), List.of("-Xss256k"),
+                "io.perfpin.apps.Service", "0", "300", "5000")) {
+            service.await(Pattern.compile("ready"));
+            for (int i = 0; i < 3; i++) {
+                service.send("spin busy-" + i);
+                service.await(Pattern.compile("thread busy-" + i + " tid \\d+"));
+            }
+            String pid = Long.toString(service.pid());
+            try {
+                // The agent enrols the threads that run in the background: views until it shows the 3 busy ones.
+                assertEquals(0, CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "busy-.*", "--interval",
+                        "200ms", "--duration", "200ms")).code);
+                String few = viewUntil(pid, out -> IntStream.range(0, 3)
+                        .allMatch(i -> out.contains("\nbusy-" + i + " ")));
+                assertFalse(few.contains("parked-"), few);
+                try (StatsFileReader reader = StatsFileReader.open(PerfpinDirectory.statsFile(service.pid()))) {
+                    assertEquals(StatsLayout.INITIAL_LIVE_SLOTS, reader.snapshot().liveSlots(),
+                            "the file kept its first slots: the 5,000 others cost it nothing");
+                }
+                assertEquals(0, CliRun.capture(() -> Perfpin.run("detach", pid)).code);
+
+                CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", ".*", "--interval", "500ms", "--duration",
+                        "500ms"));
+                String all = viewUntil(pid, out -> shownOrSaid(out) >= 5003);
+                assertTrue(all.contains("agent refused: not counting threads while no file descriptor is left for"
+                        + " them"), all.substring(0, Math.min(4000, all.length())));
+                assertEquals(0, CliRun.capture(() -> Perfpin.run("detach", pid)).code);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
+        }
+    }
+}
