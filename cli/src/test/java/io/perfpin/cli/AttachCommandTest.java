@@ -209,7 +209,7 @@ class AttachCommandTest {
             CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--duration", "1s"));
             assertEquals(ExitCode.ATTACH_FAILED, attach.code, attach.err);
             assertEquals("perfpin attach: " + refusal + "\n", attach.err);
-            CliRun stat = CliRun.capture(() -> Perfpin.run("stat", "--pid", pid, "--duration", "200ms"));
+            CliRun stat = CliRun.capture(() -> Perfpin.run("stat", pid, "--duration", "200ms"));
             assertEquals(ExitCode.ATTACH_FAILED, stat.code, stat.err);
             assertEquals("perfpin stat: " + refusal + "\n", stat.err);
             assertEquals(List.of(), service.endAndReadRest(), "no signal reached it, so it printed no thread dump");

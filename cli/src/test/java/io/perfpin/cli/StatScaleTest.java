@@ -35,7 +35,7 @@ class StatScaleTest {
             service.send("park " + THREADS + " parked");
             service.await(Pattern.compile("parked " + THREADS));
 
-            CliRun run = CliRun.capture(() -> Perfpin.run("stat", "--pid", Long.toString(service.pid()), "--threads",
+            CliRun run = CliRun.capture(() -> Perfpin.run("stat", Long.toString(service.pid()), "--threads",
                     "parked-.*", "--duration", "1s", "--format", "json"));
 
             assertEquals(ExitCode.OK, run.code, run.err);

@@ -13,11 +13,13 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 class TopCommandTest {
     @TempDir
@@ -61,6 +63,31 @@ class TopCommandTest {
         } finally {
             child.close();
             Files.deleteIfExists(stats);
+        }
+    }
+
+    @Test
+    void anEventNotCountedIsSaidOnceHoweverManyFramesShowIt() throws Exception {
+        try (ChildJvm service = ChildJvm.withAgent("threads=spin-.*;events=ipc,sched;interval=100ms",
+                "io.perfpin.apps.Service", "0", "60", "0")) {
+            service.await(Pattern.compile("ready"));
+            service.send("spin spin-1");
+            service.await(Pattern.compile("thread spin-1 tid \\d+"));
+            try {
+                CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(service.pid()), "--duration",
+                        "1s"));
+                assertEquals(ExitCode.OK, top.code, top.err);
+                List<String> lines = List.of(top.out.split("\n"));
+                assertTrue(lines.stream().filter(l -> l.startsWith("--- ")).count() >= 3, "frames: " + top.out);
+                List<String> said = lines.stream().filter(l -> l.startsWith("not counted: ")).collect(
+                        Collectors.toList());
+                assumeFalse(said.isEmpty(), "a PMU counts cycles and instructions here: nothing to say once");
+                assertEquals(said.stream().distinct().count(), said.size(), "each once: " + top.out);
+                assertTrue(said.stream().allMatch(l -> l.matches("not counted: (cycles|instructions): .+")), top.out);
+                assertFalse(top.out.contains("Not counted:"), "not again with the totals: " + top.out);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
         }
     }
 

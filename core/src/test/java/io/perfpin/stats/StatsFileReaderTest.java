@@ -157,6 +157,9 @@ class StatsFileReaderTest {
             assertEquals(truncated, message(reader::isClosed));
             assertEquals(truncated, message(reader::heartbeatEpochMillis));
         }
+        // Empty, it is what the agent's sampler has just created: a reader that waits for it may try again.
+        assertEquals(file + " is still being created; try again", message(() -> StatsFileReader.open(file)));
+        Files.write(file, new byte[16]);
         assertEquals(file + " is not a perfpin stats file (too short)", message(() -> StatsFileReader.open(file)));
     }
 
