@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -74,6 +75,20 @@ class RunForkingJmhTest {
                 && String.valueOf(r.get("name")).matches(".*JMHSample_22_FalseSharing\\.baseline-jmh-worker-[12]"))
                 .count();
         assertEquals(4, workers, "two workers in each fork, each with its final record:\n" + report.out);
+    }
+
+    @Test
+    void runExitsWithJmhsCodeWhenJmhFails() throws Exception {
+        List<String> jmh = List.of(JAVA, "-cp", JMH_CLASS_PATH, "org.openjdk.jmh.Main", "NoSuchBenchmark");
+        Process alone = new ProcessBuilder(jmh).redirectErrorStream(true).redirectOutput(
+                ProcessBuilder.Redirect.DISCARD).start();
+        assertTrue(alone.waitFor(60, TimeUnit.SECONDS), "JMH alone ended");
+        assertTrue(alone.exitValue() != 0, "JMH refuses a regex that matches no benchmark");
+        Path record = dir.resolve("none.jsonl");
+        List<String> args = new ArrayList<>(List.of("run", "--record", record.toString(), "--"));
+        args.addAll(jmh);
+        CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
+        assertEquals(alone.exitValue(), run.code, "run exits with JMH's own exit code:\n" + run.out + run.err);
     }
 
     private static List<Long> shownLive(String out) {

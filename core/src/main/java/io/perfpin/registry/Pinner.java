@@ -111,12 +111,16 @@ final class Pinner {
         }
     }
 
-    /** Reads the CPU topology ahead of the first pin, off the threads being pinned; said once when it cannot. */
+    /**
+     * Reads the CPU topology ahead of the first pin, off the threads being pinned. When it cannot (a process out of
+     * file descriptors), nothing is said: no pin may ever need it, and a pin that does reads it again and says why
+     * it could not pin.
+     */
     void readTopology() {
         try {
             topology();
         } catch (RuntimeException e) {
-            notices.sayOnce(AgentNotice.info("cannot read the CPU topology: " + e.getMessage()));
+            // read again by the first pin
         }
     }
 

@@ -165,6 +165,27 @@ class PerfpinProfilerIT {
         assertEquals(allowed, affinity(run, "MEASUREMENT 2 end worker-2"));
     }
 
+    /**
+     * pin=CPUS pins every worker to that list for the measurement, and threads=all counts every thread of the fork,
+     * as perfnorm does: the per-thread shares then hold more threads than JMH's two workers.
+     */
+    @Test
+    void pinToACpuListAndThreadsAll() throws Exception {
+        Path json = dir.resolve("all.json");
+        JmhRun run = JmhRun.of(List.of("-Dperfpin.dir=" + dir.resolve("perfpin")), args(TWO_WORKERS,
+                "-f 1 -wi 1 -w 200ms -i 1 -r 200ms", "-prof", AffinityObserver.class.getName(), "-prof",
+                "perfpin:pin=1;threads=all;perThread=true", "-rf", "json", "-rff", json.toString()));
+        assertEquals(0, run.code, run.out);
+        String allowed = affinity(run, "WARMUP 1 start worker-1");
+        for (String worker : List.of("worker-1", "worker-2")) {
+            assertEquals("1", affinity(run, "MEASUREMENT 1 start " + worker), "pinned to the list:\n" + run.out);
+            assertEquals(allowed, affinity(run, "MEASUREMENT 1 end " + worker), "its CPUs back after");
+        }
+        long threads = secondaryMetrics(json).keySet().stream().filter(k -> k.toString().startsWith("·task-clock:"))
+                .count();
+        assertTrue(threads > 2, "every thread of the fork, not only the workers: " + threads + " shares\n" + run.out);
+    }
+
     private static String affinity(JmhRun run, String when) {
         // JMH prints a fork's output as it comes, so the first line of an iteration follows JMH's own on its line.
         Matcher line = Pattern.compile("(?m)affinity " + when + " (\\S+)$").matcher(run.out);
