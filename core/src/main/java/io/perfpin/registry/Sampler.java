@@ -93,7 +93,11 @@ final class Sampler {
 
     private void run() {
         beforeFirstTick.run();
-        pinner.readTopology(); // here, so the first thread pinned does not pay for it in its own counts
+        if (!stopping) {
+            // here, so the first thread pinned does not pay for it in its own counts; not when the JVM already exits
+            // (a short main), whose exit would wait for it
+            pinner.readTopology();
+        }
         while (!stopping) {
             try {
                 tickUntilStopping();

@@ -1,5 +1,7 @@
 package io.perfpin.report;
 
+import io.perfpin.jvm.ThisProcess;
+
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +37,7 @@ public record RunRecord(long epochMillis, long pid, Map<String, String> machine,
         run.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         run.put("command", System.getProperty("sun.java.command", "unknown"));
         run.put("agent options", agentOptions == null ? "" : agentOptions);
-        return new RunRecord(epochMillis, ProcessHandle.current().pid(), machine, run);
+        return new RunRecord(epochMillis, ThisProcess.pid(), machine, run);
     }
 
     public String toJson() {

@@ -10,7 +10,6 @@ import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.ThreadRegistry;
-import io.perfpin.report.RunRecord;
 import io.perfpin.stats.StatsFile;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 
@@ -67,8 +66,8 @@ final class Agent implements AutoCloseable {
                     + options.out() + " reads both");
         }
         MethodCounting methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
-        registry.onTick(new AgentTick(methods, options.events(),
-                RunRecord.ofThisJvm(System.currentTimeMillis(), options.text())));
+        registry.onTick(new AgentTick(methods, options.events(), System.currentTimeMillis(), options.text(),
+                options.out() != null));
         MetricsExport exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
         AnnotationValues values = new AnnotationValues(parser);
         ThreadRules rules = options.rules();

@@ -16,16 +16,20 @@ import java.util.function.Predicate;
  */
 final class AgentTick implements ThreadRegistry.TickListener {
     private final MethodCounting methods;
-    private final RunRecord run;
+    /** When the agent started, for the run record. */
+    private final long startMillis;
+    /** Null without a recording (no out= option): no run record is made then. */
+    private final String agentOptions;
     /** Null where the runtime has no JFR, or once it failed. */
     private FlightRecorderExport flightRecorder;
     private boolean runRecorded;
     /** Whether a JFR recording wants this tick's events: asked once a tick, as the threads are read. */
     private boolean toFlightRecorder;
 
-    AgentTick(MethodCounting methods, EventList events, RunRecord run) {
+    AgentTick(MethodCounting methods, EventList events, long startMillis, String agentOptions, boolean recorded) {
         this.methods = methods;
-        this.run = run;
+        this.startMillis = startMillis;
+        this.agentOptions = recorded ? agentOptions : null;
         this.flightRecorder = hasFlightRecorder() ? new FlightRecorderExport(events) : null;
     }
 
@@ -47,8 +51,9 @@ final class AgentTick implements ThreadRegistry.TickListener {
 
     @Override
     public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
-        if (!runRecorded) {
-            record.accept(run.toJson());
+        if (!runRecorded && agentOptions != null) {
+            // made here, off the main thread, where reading the machine's files was premain's work
+            record.accept(RunRecord.ofThisJvm(startMillis, agentOptions).toJson());
             runRecorded = true;
         }
         methods.publish(epochMillis, finalPass, (events, summary) -> {
