@@ -173,13 +173,15 @@ class PerfpinProfilerIT {
     void pinToACpuListAndThreadsAll() throws Exception {
         Path json = dir.resolve("all.json");
         JmhRun run = JmhRun.of(List.of("-Dperfpin.dir=" + dir.resolve("perfpin")), args(TWO_WORKERS,
-                "-f 1 -wi 1 -w 200ms -i 1 -r 200ms", "-prof", AffinityObserver.class.getName(), "-prof",
+                "-f 1 -wi 2 -w 200ms -i 2 -r 200ms", "-prof", AffinityObserver.class.getName(), "-prof",
                 "perfpin:pin=1;threads=all;perThread=true", "-rf", "json", "-rff", json.toString()));
         assertEquals(0, run.code, run.out);
-        String allowed = affinity(run, "WARMUP 1 start worker-1");
         for (String worker : List.of("worker-1", "worker-2")) {
-            assertEquals("1", affinity(run, "MEASUREMENT 1 start " + worker), "pinned to the list:\n" + run.out);
-            assertEquals(allowed, affinity(run, "MEASUREMENT 1 end " + worker), "its CPUs back after");
+            String allowed = affinity(run, "WARMUP 2 start " + worker);
+            for (String moment : List.of("MEASUREMENT 1 start ", "MEASUREMENT 1 end ", "MEASUREMENT 2 start ")) {
+                assertEquals("1", affinity(run, moment + worker), moment + "pinned to the list:\n" + run.out);
+            }
+            assertEquals(allowed, affinity(run, "MEASUREMENT 2 end " + worker), "its CPUs back after");
         }
         long threads = secondaryMetrics(json).keySet().stream().filter(k -> k.toString().startsWith("·task-clock:"))
                 .count();
