@@ -4,10 +4,9 @@ import io.perfpin.apps.Service;
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.ThreadDump;
-import io.perfpin.registry.RegistryConfig;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
-import io.perfpin.stats.ThreadSample;
+import io.perfpin.stats.StatsSnapshot;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -38,7 +37,6 @@ final class AttachLatency {
     private static final List<Integer> PARKED = List.of(10, 1_000, 5_000);
     private static final int FEWEST = PARKED.get(0);
     private static final int MOST = PARKED.get(PARKED.size() - 1);
-    private static final int LIVE_SLOTS = RegistryConfig.DEFAULT_LIVE_SLOTS;
     private static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(10);
     private static final long SAMPLE_TIMEOUT_NANOS = 10_000_000_000L;
     private static final long ALL_LIVE_TIMEOUT_NANOS = 120_000_000_000L;
@@ -55,9 +53,10 @@ final class AttachLatency {
 
     /**
      * One attach, in milliseconds from the call: until it returned, until the first sample, and until every
-     * parked thread was live in the stats file, or its live slots were all taken ({@code full}).
+     * parked thread was live in the stats file or among the threads the agent could not count for want of file
+     * descriptors ({@code notCounted} of them: its {@code fds=} share, 25% of the free ones by default).
      */
-    private record Attach(double loaded, double firstSample, double allLive, boolean full) {
+    private record Attach(double loaded, double firstSample, double allLive, long notCounted) {
     }
 
     static Section run(Workspace workspace) throws IOException, InterruptedException {
@@ -74,11 +73,12 @@ final class AttachLatency {
         }
         MarkdownTable table = new MarkdownTable("parked threads (all selected)",
                 "`AgentLoader.load` returning (agentmain has run), ms", "first published sample (heartbeat set), ms",
-                "every parked thread live in the stats file, ms");
+                "every parked thread live in the stats file or not counted, ms", "threads not counted (fds=)");
         for (Map.Entry<Integer, List<Attach>> size : attaches.entrySet()) {
             List<Attach> runs = size.getValue();
-            table.row(Summary.number(size.getKey(), 0), summary(runs, Attach::loaded).format(1), summary(runs, Attach::firstSample).format(1),
-                    allLive(runs));
+            table.row(Summary.number(size.getKey(), 0), summary(runs, Attach::loaded).format(1),
+                    summary(runs, Attach::firstSample).format(1), summary(runs, Attach::allLive).format(1),
+                    summary(runs, Attach::notCounted).format(0));
         }
         Summary handshake = Summary.of(dumped);
         List<Attach> fewest = attaches.get(FEWEST);
@@ -110,11 +110,9 @@ final class AttachLatency {
                 + " turn.");
         notes.add("A thread appears in the stats file at the sampler's first tick after its enrolment, so \"every"
                 + " parked thread live\" moves in steps of the interval, 500 ms.");
-        notes.add("The stats file shows at most " + Summary.number(LIVE_SLOTS, 0) + " live threads (the agent's"
-                + " default live slots); where \"full\" is said, the target had more selected threads than that, and"
-                + " the figure is the time until every live slot was taken. The threads beyond are counted (and"
-                + " recorded, with `out=`), but neither `perfpin top` nor this benchmark sees them, nor when they were"
-                + " enrolled.");
+        notes.add("Each counted thread holds one descriptor per `sched` event, six, out of the agent's share of the"
+                + " JVM's free descriptors (`fds=`, 25% by default): the threads beyond it are enrolled without"
+                + " counters, said in the stats file as not counted, and have no live slot.");
         notes.add("`ThreadDump.of` returning, on a fresh " + FEWEST + "-thread JVM without agent (the attach handshake"
                 + " alone): " + handshake.format(1) + " ms.");
         return new Section("4. Attach", headlines, List.of(table, growth), notes);
@@ -128,14 +126,6 @@ final class AttachLatency {
         return Summary.ratio(summary(to, figure), summary(from, figure)).format(3) + "x";
     }
 
-    /** The figure, said to be the time until the file was full when it was in any run. */
-    private static String allLive(List<Attach> runs) {
-        String figure = summary(runs, Attach::allLive).format(1);
-        long full = runs.stream().filter(Attach::full).count();
-        return full == 0 ? figure : figure + ", until the file was full (its " + Summary.number(LIVE_SLOTS, 0)
-                + " live slots taken) in " + full + " of " + runs.size() + " runs";
-    }
-
     private static Attach attach(Workspace workspace, long pid, int parked, Path statsFile)
             throws IOException, InterruptedException, AttachException {
         long start = System.nanoTime();
@@ -143,9 +133,10 @@ final class AttachLatency {
         long loaded = System.nanoTime();
         try (StatsFileReader reader = awaitFirstSample(statsFile, start)) {
             long firstSample = System.nanoTime();
-            boolean full = awaitAllLive(reader, parked, start);
+            long notCounted = awaitAllLive(reader, parked, start);
             long allLive = System.nanoTime();
-            return new Attach(millis(loaded - start), millis(firstSample - start), millis(allLive - start), full);
+            return new Attach(millis(loaded - start), millis(firstSample - start), millis(allLive - start),
+                    notCounted);
         }
     }
 
@@ -217,22 +208,17 @@ final class AttachLatency {
     }
 
     /**
-     * Polls until every parked thread is live in the file, or every live slot is taken; returns whether the
-     * latter.
+     * Polls until every parked thread is live in the file or not counted (the agent shows no slot for a thread it
+     * holds no counter for); returns how many threads were not counted.
      */
-    private static boolean awaitAllLive(StatsFileReader reader, int parked, long start)
+    private static long awaitAllLive(StatsFileReader reader, int parked, long start)
             throws IOException, InterruptedException {
         while (System.nanoTime() - start < ALL_LIVE_TIMEOUT_NANOS) {
-            int live = 0;
-            int liveParked = 0;
-            for (ThreadSample thread : reader.snapshot().threads()) {
-                if (thread.state() == StatsLayout.STATE_RUNNING) {
-                    live++;
-                    liveParked += thread.name().startsWith("parked-") ? 1 : 0;
-                }
-            }
-            if (liveParked == parked || live == LIVE_SLOTS) {
-                return liveParked < parked;
+            StatsSnapshot snapshot = reader.snapshot();
+            long liveParked = snapshot.threads().stream().filter(t -> t.state() == StatsLayout.STATE_RUNNING
+                    && t.name().startsWith("parked-")).count();
+            if (liveParked + snapshot.threadsNotCounted() >= parked) {
+                return snapshot.threadsNotCounted();
             }
             Thread.sleep(SNAPSHOT_PAUSE_MILLIS);
         }

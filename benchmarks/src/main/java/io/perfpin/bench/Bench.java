@@ -94,12 +94,21 @@ public final class Bench {
         Section run() throws IOException, InterruptedException;
     }
 
-    /** Runs the benchmarks asked for, each announced on stderr since some take a minute, into {@code sections}. */
+    /**
+     * Runs the benchmarks asked for, each announced on stderr since some take a minute, into {@code sections}. One
+     * that fails is a section that says so, and the others still run: a report is never lost to one benchmark.
+     */
     private record Steps(Set<Integer> only, List<Section> sections) {
-        void run(int number, String what, Step benchmark) throws IOException, InterruptedException {
+        void run(int number, String what, Step benchmark) throws InterruptedException {
             if (only.isEmpty() || only.contains(number)) {
                 System.err.println("[bench] " + number + "/" + BENCHMARKS + " " + what);
-                sections.add(benchmark.run());
+                try {
+                    sections.add(benchmark.run());
+                } catch (IOException | RuntimeException e) {
+                    System.err.println("[bench] " + number + " failed: " + e);
+                    sections.add(new Section(number + ". " + what, List.of(), List.of(), List.of("Not measured: the"
+                            + " benchmark failed: " + e)));
+                }
             }
         }
     }
