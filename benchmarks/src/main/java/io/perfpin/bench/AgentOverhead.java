@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * Benchmark 2: each workload's own throughput figure without and with {@code -javaagent} at its defaults
- * (the application's threads counted for {@code ipc,sched}, sampled every 500 ms, the stats file published),
+ * (the application's threads counted for the default events, {@code sched}, sampled every 500 ms, the stats file published),
  * in alternating child JVMs.
  */
 final class AgentOverhead {

@@ -80,7 +80,7 @@ public final class Bench {
     private static List<String> settings(Workspace workspace) {
         return List.of(
                 "Short settings, so that the whole run takes minutes on two cores: " + CounterReadCost.settings() + ".",
-                "Child JVMs (benchmarks 2, 3, 5a, 6, 8): " + workspace.runs() + " measured runs per configuration"
+                "Child JVMs (benchmarks 2, 3, 5, 7, 8, 9): " + workspace.runs() + " measured runs per configuration"
                         + " (start-up: " + StartupTime.runs(workspace) + "), the configurations alternating"
                         + " (AB BA ..., ABC CBA ...) after one untimed round, on the JDK that runs the benchmarks.",
                 "Every figure is the median of its runs with their spread, minimum to maximum, in parentheses. A"

@@ -13,13 +13,13 @@ import java.util.List;
 import java.util.function.IntFunction;
 
 /**
- * Benchmark 6: {@link PingPong}'s round trip with ping and pong pinned by the agent to two different CPUs,
+ * Benchmark 7: {@link PingPong}'s round trip with ping and pong pinned by the agent to two different CPUs,
  * against the same agent counting them unpinned, in alternating child JVMs. Both run the agent, so the pin
  * is the only difference; the migrations come from the agent's recording ({@code out=}), the final
  * {@code cpu-migrations} of ping and of pong, summed.
  */
 final class PinnedPingPong {
-    private static final String TITLE = "6. Pinned versus unpinned ping-pong";
+    private static final String TITLE = "7. Pinned versus unpinned ping-pong";
 
     private PinnedPingPong() {
     }

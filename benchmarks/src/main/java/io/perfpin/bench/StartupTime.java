@@ -1,6 +1,7 @@
 package io.perfpin.bench;
 
 import io.perfpin.apps.Sleeper;
+import io.perfpin.options.AgentOptionText;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -83,7 +84,7 @@ final class StartupTime {
         List<String> notes = new ArrayList<>();
         notes.add("`java -cp test-apps io.perfpin.apps.Sleeper 0` (prints one line and exits), " + runs(workspace)
                 + " runs of each, alternating, after one untimed round; wall time from process start to exit as this"
-                + " JVM sees it. The agent runs with its defaults (events ipc,sched, a stats file); async-profiler"
+                + " JVM sees it. The agent runs with its defaults (events " + AgentOptionText.DEFAULT_EVENTS + ", a stats file); async-profiler"
                 + " starts profiling CPU at once and writes its collapsed stacks at exit.");
         if (!cpuKnown) {
             notes.add("CPU not measured: " + workspace.cpuUnknown());

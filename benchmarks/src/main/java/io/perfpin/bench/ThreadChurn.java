@@ -1,6 +1,7 @@
 package io.perfpin.bench;
 
 import io.perfpin.apps.ThreadChurner;
+import io.perfpin.options.AgentOptionText;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -10,7 +11,7 @@ import java.util.function.IntFunction;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Benchmark 5a: what it costs to start and end a thread that is counted from its first instruction, beside the peer
+ * Benchmark 5: what it costs to start and end a thread that is counted from its first instruction, beside the peer
  * that does the same and the kernel's own floor. {@link ThreadChurner} starts {@value #THREADS} short threads that
  * touch no memory, at most four at once, in alternating child JVMs: without an agent, with perfpin's agent at its
  * default events and with {@code events=task-clock}, and with async-profiler ({@code event=cpu}, which opens a perf
@@ -23,7 +24,7 @@ final class ThreadChurn {
     private static final double TARGET_EXTRA_MICROS = 60;
     private static final double TARGET_RATIO = 1.0;
     private static final String TASK_CLOCK = "task-clock";
-    /** The software events of the agent's default, ipc,sched: those the kernel floor can open on any machine. */
+    /** The software events of the agent's default, sched: those the kernel floor can open on any machine. */
     private static final List<String> SCHED = List.of("task-clock", "context-switches", "cpu-migrations",
             "page-faults", "minor-faults", "major-faults");
 
@@ -68,7 +69,7 @@ final class ThreadChurn {
         MarkdownTable table = new MarkdownTable("", "µs per thread started and ended: median (min–max)",
                 "over no agent", "CPU µs per thread (over no agent)")
                 .row("no agent", none.wall().format(1), "", none.cpuText(none))
-                .row("perfpin agent, default events (ipc,sched)", defaults.wall().format(1),
+                .row("perfpin agent, default events (" + AgentOptionText.DEFAULT_EVENTS + ")", defaults.wall().format(1),
                         Summary.difference(defaults.wall(), none.wall()).format(1), defaults.cpuText(none))
                 .row("perfpin agent, events=task-clock", taskClock.wall().format(1),
                         Summary.difference(taskClock.wall(), none.wall()).format(1), taskClock.cpuText(none));
@@ -89,7 +90,7 @@ final class ThreadChurn {
                 floorTaskClock.cause())));
         headlines.add(ratioHeadline(what + "events=task-clock: perfpin / " + peer.name(), taskClock, profiler, peer,
                 floorTaskClock));
-        headlines.add(ratioHeadline(what + "default events (ipc,sched): perfpin / " + peer.name(), defaults, profiler,
+        headlines.add(ratioHeadline(what + "default events (" + AgentOptionText.DEFAULT_EVENTS + "): perfpin / " + peer.name(), defaults, profiler,
                 peer, floorSched));
         List<String> notes = new ArrayList<>(List.of(
                 "`ThreadChurner --threads " + THREADS + " --pages 0`, " + workspace.runs() + " runs of each"
@@ -103,7 +104,7 @@ final class ThreadChurn {
                 + " garbage collector's too), as wait4 reports it (runtimed.c), per thread churned."
                 : "CPU not measured: " + workspace.cpuUnknown());
         notes.addAll(Floor.notes(THREADS, AT_ONCE));
-        return new Section("5a. Enrolment: thread start and end, beside async-profiler and the kernel's floor",
+        return new Section("5. Enrolment: thread start and end, beside async-profiler and the kernel's floor",
                 headlines, List.of(table, floor), notes);
     }
 
