@@ -17,7 +17,7 @@ import java.io.Console;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -38,6 +38,8 @@ import java.util.stream.Collectors;
  */
 final class LiveView {
     private static final String CLEAR_SCREEN = "\033[H\033[2J";
+    /** A frame's time, to the millisecond always: LocalTime's own text drops a fraction of .000. */
+    static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
     /** How often the view looks for the agent's next sample once its own interval has passed. */
     private static final Duration POLL = Duration.ofMillis(10);
     /** Lines of the screen that are not rows: the heading, the table's header, the footer. */
@@ -310,7 +312,7 @@ final class LiveView {
         String window = frame.spanNanos() < 0 ? "counts since each thread was enrolled"
                 : "counts over the last " + seconds(frame.spanNanos()) + " (" + frame.samples() + " agent sample"
                 + (frame.samples() == 1 ? "" : "s") + ")";
-        return "--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  perfpin " + command + "  " + who
+        return "--- " + LocalTime.now().format(CLOCK) + "  perfpin " + command + "  " + who
                 + "  live threads: " + live + (shown < live ? " (" + shown + " shown)" : "") + ", " + window + " ---";
     }
 

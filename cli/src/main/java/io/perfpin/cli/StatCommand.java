@@ -22,7 +22,6 @@ import picocli.CommandLine.Parameters;
 import java.io.IOException;
 import java.time.Duration;
 import java.time.LocalTime;
-import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -173,7 +172,7 @@ final class StatCommand implements Callable<Integer> {
     private void sample(StatThreads counted, ReportOutput out, EventList eventList) throws IOException {
         long now = System.nanoTime();
         List<ThreadRecord> samples = counted.samples();
-        out.interval("--- " + LocalTime.now().truncatedTo(ChronoUnit.MILLIS) + "  perfpin stat  pid " + pid
+        out.interval("--- " + LocalTime.now().format(LiveView.CLOCK) + "  perfpin stat  pid " + pid
                 + "  threads: " + samples.size() + ", their counts over the last " + String.format(Locale.ROOT,
                 "%.3f", (now - sampledNanos) / 1e9) + " s ---", List.of(), samples, eventList.events().stream()
                 .map(EventSpec::name).collect(Collectors.toList()), "(no thread was counted in this interval)");
