@@ -4,7 +4,6 @@ import io.perfpin.report.Comparison;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.Recording;
-import io.perfpin.report.RecordingFile;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.Timeline;
@@ -22,7 +21,6 @@ import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
 
 /**
  * The summary of a JSON-lines recording (the agent's {@code out=}, or {@code --format json --output}): one
@@ -60,27 +58,13 @@ final class ReportCommand implements Callable<Integer> {
         List<ThreadRecord> records = selected(file, recording);
         try (ReportOutput out = output.open()) {
             report(recording, records, out);
-            // The JVMs started with the same options, each in the file beside it that the agent wrote for it.
-            List<Path> family = RecordingFile.family(file);
-            for (Path child : family.subList(1, family.size())) {
-                Recording started;
-                try {
-                    started = read(child);
-                } catch (IllegalStateException unreadable) {
-                    System.err.println(TerminalText.escape("perfpin report: skipped " + child + ": "
-                            + unreadable.getMessage()));
-                    continue;
-                }
-                List<ThreadRecord> picked = selected(started);
-                out.startedJvm(started.jvm().orElseThrow(), child, picked.isEmpty() ? "(no thread recorded there"
-                        + " matches " + threads.describe() + ")" : null);
-                report(started, picked, out);
-            }
+            StartedJvms.write("report", file, threads, out);
         }
         return ExitCode.OK;
     }
 
-    private static void report(Recording recording, List<ThreadRecord> records, ReportOutput out) throws IOException {
+    /** A recording's threads {@code records}, its {@code @Counted} methods and the hints, as report writes them. */
+    static void report(Recording recording, List<ThreadRecord> records, ReportOutput out) throws IOException {
         List<Hint> hints = new ArrayList<>();
         // A recording carries neither the pid nor the pin rules: only a one-CPU affinity shows a pin.
         records.forEach(r -> hints.addAll(Hints.of(r.report(), false, OptionalLong.empty())));
@@ -146,7 +130,7 @@ final class ReportCommand implements Callable<Integer> {
 
     /** The threads --threads selects; none at all is an error. */
     private List<ThreadRecord> selected(Path file, Recording recording) {
-        List<ThreadRecord> records = selected(recording);
+        List<ThreadRecord> records = threads.selected(recording.threads());
         if (recording.threads().isEmpty()) {
             throw new IllegalStateException(file + " holds no thread records");
         }
@@ -154,10 +138,5 @@ final class ReportCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no thread recorded in " + file + " matches " + threads.describe());
         }
         return records;
-    }
-
-    private List<ThreadRecord> selected(Recording recording) {
-        return recording.threads().stream().filter(r -> threads.selects(r.report().name()))
-                .collect(Collectors.toList());
     }
 }

@@ -3,7 +3,6 @@ package io.perfpin.cli;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.TerminalText;
-import io.perfpin.report.ThreadRecord;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -36,40 +35,16 @@ final class RunRecordings {
             // It ended before the view began (a short application): its totals are in its recording.
             out.people().println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
                     + " recording:");
-            out.records(selected(recording));
+            out.records(threads.selected(recording.threads()));
         }
         out.methods(recording.methods());
+        StartedJvms.write("run", record, threads, out);
         List<Path> family = RecordingFile.family(record);
-        for (Path child : family.subList(1, family.size())) {
-            started(child, out);
-        }
         int started = family.size() - 1;
         out.people().println(TerminalText.escape("Recorded in " + record + (started == 0 ? "" : ", and for the "
                 + (started == 1 ? "JVM" : started + " JVMs") + " it started, beside it ("
                 + family.subList(1, family.size()).stream().map(p -> p.getFileName().toString())
                 .collect(Collectors.joining(", ")) + ")")
                 + " (perfpin report " + record + ")"));
-    }
-
-    private void started(Path child, ReportOutput out) throws IOException {
-        Recording recording;
-        try {
-            recording = Recording.read(child);
-        } catch (IOException | IllegalArgumentException e) {
-            System.err.println(TerminalText.escape("perfpin run: cannot read " + child + ": " + e.getMessage()));
-            return;
-        }
-        List<ThreadRecord> selected = selected(recording);
-        out.startedJvm(recording.jvm().orElseThrow(), child, selected.isEmpty() ? "(no thread matches "
-                + threads.describe() + ")" : null);
-        if (!selected.isEmpty()) {
-            out.records(selected);
-        }
-        out.methods(recording.methods());
-    }
-
-    private List<ThreadRecord> selected(Recording recording) {
-        return recording.threads().stream().filter(r -> threads.selects(r.report().name()))
-                .collect(Collectors.toList());
     }
 }

@@ -3,8 +3,12 @@ package io.perfpin.cli;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
 import io.perfpin.report.TerminalText;
+import io.perfpin.report.ThreadRecord;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
+
+import java.util.List;
+import java.util.stream.Collectors;
 
 /** {@code --threads REGEX}, the agent's {@code threads=}: which threads to count and show, by whole name. */
 final class ThreadsOption {
@@ -15,6 +19,11 @@ final class ThreadsOption {
 
     boolean selects(String threadName) {
         return regex == null ? !ThreadPatterns.isServiceThread(threadName) : regex.matches(threadName);
+    }
+
+    /** Those of {@code records} whose thread it selects, in their order. */
+    List<ThreadRecord> selected(List<ThreadRecord> records) {
+        return records.stream().filter(r -> selects(r.report().name())).collect(Collectors.toList());
     }
 
     /** For messages: what selected the threads, safe for a terminal. */
