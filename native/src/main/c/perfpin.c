@@ -31,6 +31,12 @@ static jlong result_or_errno(long rc) {
     return rc < 0 ? -(jlong) errno : (jlong) rc;
 }
 
+static jlong JNICALL pp_syscall(JNIEnv *env, jclass cls, jlong nr, jlong a1, jlong a2, jlong a3, jlong a4,
+                                jlong a5) {
+    (void) env; (void) cls;
+    return result_or_errno(syscall((long) nr, (long) a1, (long) a2, (long) a3, (long) a4, (long) a5));
+}
+
 static jint JNICALL pp_gettid(JNIEnv *env, jclass cls) {
     (void) env; (void) cls;
     return (jint) syscall(SYS_gettid);
@@ -119,6 +125,7 @@ static jlong JNICALL pp_address_of(JNIEnv *env, jclass cls, jobject buffer) {
 }
 
 static const JNINativeMethod METHODS[] = {
+    {"syscall0", "(JJJJJJ)J", (void *) pp_syscall},
     {"gettid0", "()I", (void *) pp_gettid},
     {"setAffinity0", "(I[J)I", (void *) pp_set_affinity},
     {"getAffinity0", "(I[J)I", (void *) pp_get_affinity},

@@ -7,6 +7,7 @@ public final class Errno {
     public static final int ESRCH = 3;
     public static final int EINTR = 4;
     public static final int EIO = 5;
+    public static final int ENXIO = 6;
     public static final int E2BIG = 7;
     public static final int EBADF = 9;
     public static final int EAGAIN = 11;
@@ -14,13 +15,19 @@ public final class Errno {
     public static final int EACCES = 13;
     public static final int EFAULT = 14;
     public static final int EBUSY = 16;
+    public static final int EEXIST = 17;
+    public static final int EXDEV = 18;
     public static final int ENODEV = 19;
+    public static final int ENOTDIR = 20;
+    public static final int EISDIR = 21;
     public static final int EINVAL = 22;
     public static final int ENFILE = 23;
     public static final int EMFILE = 24;
     public static final int ENOSPC = 28;
     public static final int EPIPE = 32;
     public static final int ENOSYS = 38;
+    public static final int ENOTEMPTY = 39;
+    public static final int ELOOP = 40;
     public static final int EOPNOTSUPP = 95;
 
     private static final String[] NAMES = new String[96];
@@ -31,6 +38,7 @@ public final class Errno {
         NAMES[ESRCH] = "ESRCH";
         NAMES[EINTR] = "EINTR";
         NAMES[EIO] = "EIO";
+        NAMES[ENXIO] = "ENXIO";
         NAMES[E2BIG] = "E2BIG";
         NAMES[EBADF] = "EBADF";
         NAMES[EAGAIN] = "EAGAIN";
@@ -38,13 +46,19 @@ public final class Errno {
         NAMES[EACCES] = "EACCES";
         NAMES[EFAULT] = "EFAULT";
         NAMES[EBUSY] = "EBUSY";
+        NAMES[EEXIST] = "EEXIST";
+        NAMES[EXDEV] = "EXDEV";
         NAMES[ENODEV] = "ENODEV";
+        NAMES[ENOTDIR] = "ENOTDIR";
+        NAMES[EISDIR] = "EISDIR";
         NAMES[EINVAL] = "EINVAL";
         NAMES[ENFILE] = "ENFILE";
         NAMES[EMFILE] = "EMFILE";
         NAMES[ENOSPC] = "ENOSPC";
         NAMES[EPIPE] = "EPIPE";
         NAMES[ENOSYS] = "ENOSYS";
+        NAMES[ENOTEMPTY] = "ENOTEMPTY";
+        NAMES[ELOOP] = "ELOOP";
         NAMES[EOPNOTSUPP] = "EOPNOTSUPP";
     }
 
@@ -56,6 +70,34 @@ public final class Errno {
         long e = Math.abs(errno);
         String name = e < NAMES.length ? NAMES[(int) e] : null;
         return name != null ? name : "errno " + e;
+    }
+
+    /** What a failed file call means, in words for a message: "no such file", "permission denied", ... */
+    public static String words(long errno) {
+        switch ((int) Math.abs(errno)) {
+            case ENOENT:
+                return "no such file or directory";
+            case EACCES:
+            case EPERM:
+                return "permission denied";
+            case ENOTDIR:
+                return "not a directory";
+            case EISDIR:
+                return "a directory";
+            case EEXIST:
+                return "already exists";
+            case ELOOP:
+                return "a symbolic link";
+            case ENOSPC:
+                return "no space left on the device";
+            case EMFILE:
+            case ENFILE:
+                return "too many open files";
+            case EXDEV:
+                return "a link or mount point that leads out of its root";
+            default:
+                return name(errno);
+        }
     }
 
     /** Throws a {@link NativeException} for a negative result, returns it otherwise. */

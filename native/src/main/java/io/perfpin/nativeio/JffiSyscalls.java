@@ -45,7 +45,7 @@ public final class JffiSyscalls extends LibcSyscalls {
     }
 
     @Override
-    long syscall(long number, long a1, long a2, long a3, long a4, long a5) {
+    long libcSyscall(long number, long a1, long a2, long a3, long a4, long a5) {
         return invoker.invokeL6(syscall.context, syscall.address, number, a1, a2, a3, a4, a5);
     }
 

@@ -32,7 +32,7 @@ public final class JnaSyscalls extends LibcSyscalls {
     }
 
     @Override
-    long syscall(long number, long a1, long a2, long a3, long a4, long a5) {
+    long libcSyscall(long number, long a1, long a2, long a3, long a4, long a5) {
         return Libc.syscall(number, a1, a2, a3, a4, a5);
     }
 

@@ -23,6 +23,11 @@ public final class JniSyscalls implements Syscalls {
     }
 
     @Override
+    public long syscall(long number, long a1, long a2, long a3, long a4, long a5) {
+        return syscall0(number, a1, a2, a3, a4, a5);
+    }
+
+    @Override
     public int gettid() {
         return gettid0();
     }
@@ -81,6 +86,8 @@ public final class JniSyscalls implements Syscalls {
     public long addressOf(ByteBuffer direct) {
         return Errno.check(addressOf0(direct), "GetDirectBufferAddress");
     }
+
+    private static native long syscall0(long number, long a1, long a2, long a3, long a4, long a5);
 
     private static native int gettid0();
 

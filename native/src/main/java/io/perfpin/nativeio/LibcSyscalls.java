@@ -28,7 +28,7 @@ abstract class LibcSyscalls implements Syscalls {
     private final ThreadLocal<Scratch> scratch = ThreadLocal.withInitial(() -> new Scratch(INITIAL_SCRATCH_BYTES));
 
     /** {@code long syscall(long number, ...)} with five arguments; unused ones are ignored by the kernel. */
-    abstract long syscall(long number, long a1, long a2, long a3, long a4, long a5);
+    abstract long libcSyscall(long number, long a1, long a2, long a3, long a4, long a5);
 
     /** {@code ssize_t read(int fd, void *buf, size_t count)}. */
     abstract long libcRead(int fd, long address, long count);
@@ -49,8 +49,13 @@ abstract class LibcSyscalls implements Syscalls {
     abstract long directBufferAddress(ByteBuffer buffer);
 
     @Override
+    public long syscall(long number, long a1, long a2, long a3, long a4, long a5) {
+        return resultOf(libcSyscall(number, a1, a2, a3, a4, a5));
+    }
+
+    @Override
     public int gettid() {
-        return (int) syscall(numbers.gettid, 0, 0, 0, 0, 0);
+        return (int) libcSyscall(numbers.gettid, 0, 0, 0, 0, 0);
     }
 
     @Override
@@ -65,7 +70,7 @@ abstract class LibcSyscalls implements Syscalls {
         Scratch block = scratchFor(mask.length);
         // Copied in first so that words beyond the kernel's count keep the caller's values, as with JNI.
         block.put(mask);
-        long rc = resultOf(syscall(numbers.schedGetaffinity, tid, (long) mask.length * Long.BYTES, block.address, 0, 0));
+        long rc = resultOf(libcSyscall(numbers.schedGetaffinity, tid, (long) mask.length * Long.BYTES, block.address, 0, 0));
         block.get(mask);
         return (int) rc;
     }
@@ -74,7 +79,7 @@ abstract class LibcSyscalls implements Syscalls {
     @Override
     public long getcpu() {
         Scratch block = scratch.get();
-        long rc = syscall(numbers.getcpu, block.address, block.address + Integer.BYTES, 0, 0, 0);
+        long rc = libcSyscall(numbers.getcpu, block.address, block.address + Integer.BYTES, 0, 0, 0);
         if (rc < 0) {
             return -lastErrno();
         }
@@ -85,7 +90,7 @@ abstract class LibcSyscalls implements Syscalls {
 
     @Override
     public int perfEventOpen(long attrAddress, int pid, int cpu, int groupFd, long flags) {
-        return (int) resultOf(syscall(numbers.perfEventOpen, attrAddress, pid, cpu, groupFd, flags));
+        return (int) resultOf(libcSyscall(numbers.perfEventOpen, attrAddress, pid, cpu, groupFd, flags));
     }
 
     @Override
@@ -162,40 +167,6 @@ abstract class LibcSyscalls implements Syscalls {
         void get(long[] words) {
             for (int i = 0; i < words.length; i++) {
                 words[i] = buffer.getLong(i * Long.BYTES);
-            }
-        }
-    }
-
-    /** The numbers of the system calls made through {@code syscall(2)}, which differ between architectures. */
-    private static final class SyscallNumbers {
-        final long gettid;
-        final long getcpu;
-        final long schedGetaffinity;
-        final long perfEventOpen;
-
-        private SyscallNumbers(long gettid, long getcpu, long schedGetaffinity, long perfEventOpen) {
-            this.gettid = gettid;
-            this.getcpu = getcpu;
-            this.schedGetaffinity = schedGetaffinity;
-            this.perfEventOpen = perfEventOpen;
-        }
-
-        /** From asm/unistd_64.h (x86-64) and asm-generic/unistd.h (arm64). */
-        static SyscallNumbers forThisMachine() {
-            String os = System.getProperty("os.name");
-            String arch = System.getProperty("os.arch");
-            if (!"Linux".equals(os)) {
-                throw new BackendUnavailableException("perf_event_open exists only on Linux, not on " + os);
-            }
-            switch (arch) {
-                case "amd64":
-                case "x86_64":
-                    return new SyscallNumbers(186, 309, 204, 298);
-                case "aarch64":
-                    return new SyscallNumbers(178, 168, 123, 241);
-                default:
-                    throw new BackendUnavailableException("no system call numbers for os.arch=" + arch
-                            + "; supported: amd64, aarch64");
             }
         }
     }

@@ -14,6 +14,12 @@ public interface Syscalls {
 
     Backend backend();
 
+    /**
+     * {@code syscall(number, a1, ..., a5)} on the calling thread: the result or -errno. For the calls that
+     * {@link FileCalls} and {@link ThreadCredentials} make by number; pointers are native addresses.
+     */
+    long syscall(long number, long a1, long a2, long a3, long a4, long a5);
+
     /** The calling thread's kernel thread id. */
     int gettid();
 

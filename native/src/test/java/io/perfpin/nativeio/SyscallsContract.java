@@ -92,6 +92,21 @@ abstract class SyscallsContract {
         assertEquals(ProcessHandle.current().pid() + "/task/" + syscalls.gettid(), link);
     }
 
+    @Test
+    void syscallByNumberReturnsTheResultOrMinusErrno() throws IOException {
+        FileCalls calls = new FileCalls(syscalls);
+        assertEquals(-Errno.ENOENT, calls.openat(FileCalls.AT_FDCWD, "/nonexistent/perfpin", FileCalls.O_RDONLY, 0));
+        int fd = calls.openat(FileCalls.AT_FDCWD, "/proc/self/status", FileCalls.O_RDONLY | FileCalls.O_CLOEXEC, 0);
+        assertTrue(fd >= 0, "openat: " + fd);
+        try {
+            FileStat status = calls.fstat(fd);
+            assertTrue(status.isRegularFile());
+            assertEquals(Files.getAttribute(Paths.get("/proc/self/status"), "unix:uid"), status.uid());
+        } finally {
+            assertEquals(0, calls.close(fd));
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(ints = {0, 1})
     void pinsTheCallingThreadToOneCpu(int cpu) throws IOException {

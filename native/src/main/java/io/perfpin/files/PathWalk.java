@@ -1,0 +1,293 @@
+package io.perfpin.files;
+
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.FileCalls;
+import io.perfpin.nativeio.FileStat;
+import io.perfpin.nativeio.NativeException;
+
+import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * Opens a path the way perfpin opens every path: component by component from a trusted directory descriptor, each
+ * step an {@code openat} with {@code O_NOFOLLOW}, so that no name is resolved by the kernel behind perfpin's back.
+ *
+ * <p>Two kinds of walk:
+ * <ul>
+ *   <li>{@link #inRoot}: inside another process's root ({@code /proc/PID/root}), as {@code openat2}'s
+ *       {@code RESOLVE_IN_ROOT | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS} would: {@code ..} never climbs above
+ *       that root, and no link is followed, whoever made it. Used for a target's files, whose every link the
+ *       target's users control.</li>
+ *   <li>{@link #onHost}: a path a user named, from {@code /} (or the working directory). A link is followed only
+ *       where root or the user ({@link EffectiveUser}) owns both the link and the directory it is in, the rule
+ *       {@code fs.protected_symlinks} applies in sticky directories, here applied everywhere whatever the sysctl
+ *       says: a link another user planted is refused.</li>
+ * </ul>
+ * The file itself is opened as {@code O_PATH} ({@link #locate}), which opens no device and waits for no FIFO; its
+ * kind and owner are read from that descriptor, and only then is it reopened for reading ({@link #reopen}):
+ * through {@code /proc/self/fd}, which names exactly the file checked, whatever has been renamed meanwhile.
+ */
+public final class PathWalk {
+    /** As the kernel's own limit on links in one lookup. */
+    private static final int MAX_LINKS = 40;
+    private static final int DIR_FLAGS = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW
+            | FileCalls.O_CLOEXEC;
+
+    private final FileCalls calls;
+    private final int rootFd;
+    private final boolean jailed;
+    private final int trustedUid;
+
+    private PathWalk(FileCalls calls, int rootFd, boolean jailed, int trustedUid) {
+        this.calls = calls;
+        this.rootFd = rootFd;
+        this.jailed = jailed;
+        this.trustedUid = trustedUid;
+    }
+
+    /** Walks below {@code rootFd} (a directory descriptor the caller keeps open), following no link. */
+    public static PathWalk inRoot(FileCalls calls, int rootFd) {
+        return new PathWalk(calls, rootFd, true, -1);
+    }
+
+    /** Walks this machine's paths, following links of root's and this user's only. */
+    public static PathWalk onHost(FileCalls calls) {
+        return new PathWalk(calls, -1, false, EffectiveUser.uid());
+    }
+
+    /** A directory descriptor and a name in it: where a file is, or is to be created. */
+    public record Entry(int dirFd, String name, String shownAs) {
+    }
+
+    /**
+     * An {@code O_PATH} descriptor of what {@code path} names; the caller closes it.
+     *
+     * @throws IOException one line: the component that is missing, a link not followed, not a directory, ...
+     */
+    public int locate(String path) throws IOException {
+        Entry entry = parent(path);
+        try {
+            return locateIn(entry);
+        } finally {
+            calls.close(entry.dirFd());
+        }
+    }
+
+    /**
+     * The directory that holds the last component of {@code path}, opened {@code O_PATH}, and that component's
+     * name; the caller closes the descriptor. The last component is not looked at: to create a file there
+     * ({@code O_CREAT | O_EXCL}), or to look with {@link #locateIn}.
+     */
+    public Entry parent(String path) throws IOException {
+        Deque<String> left = components(path);
+        if (left.isEmpty()) {
+            throw new IOException(path + " names no file");
+        }
+        String last = left.removeLast();
+        Walk walk = new Walk(path, startFor(path));
+        try {
+            walk.directories(left);
+            // On the host the last component may itself be a link to follow: resolved until it is not.
+            while (!jailed) {
+                checkFileName(path, last);
+                int fd = calls.openat(walk.current(), last, FileCalls.O_PATH | FileCalls.O_NOFOLLOW
+                        | FileCalls.O_CLOEXEC, 0);
+                if (fd < 0) {
+                    break; // absent (to be created), or not ours to see: the caller's open says which
+                }
+                FileStat status;
+                try {
+                    status = calls.fstat(fd);
+                } finally {
+                    calls.close(fd);
+                }
+                if (!status.isSymbolicLink()) {
+                    break;
+                }
+                Deque<String> target = walk.followed(last);
+                if (target.isEmpty()) {
+                    throw new IOException(path + " names a directory, not a file");
+                }
+                last = target.removeLast();
+                walk.directories(target);
+            }
+            checkFileName(path, last);
+            return new Entry(walk.take(), last, path);
+        } finally {
+            walk.close();
+        }
+    }
+
+    private static void checkFileName(String path, String name) throws IOException {
+        if (name.equals(".") || name.equals("..")) {
+            throw new IOException(path + " names a directory, not a file");
+        }
+    }
+
+    /** An {@code O_PATH} descriptor of {@code entry}'s file, which must not be a link. */
+    public int locateIn(Entry entry) throws IOException {
+        int fd = calls.openat(entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW
+                | FileCalls.O_CLOEXEC, 0);
+        if (fd < 0) {
+            throw failure(entry.shownAs(), fd);
+        }
+        return fd;
+    }
+
+    /**
+     * Opens the file that the {@code O_PATH} descriptor {@code fd} names again, with {@code flags}
+     * ({@code O_RDONLY}, ...): exactly that file, through {@code /proc/self/fd}, never a device or FIFO
+     * (checked on {@code fd} first), never blocking.
+     */
+    public static int reopen(FileCalls calls, int fd, int flags, String shownAs) throws IOException {
+        FileStat status = calls.fstat(fd);
+        if (!status.isRegularFile()) {
+            throw new IOException(shownAs + " is " + status.kind() + ", not a regular file");
+        }
+        int opened = calls.openat(FileCalls.AT_FDCWD, "/proc/self/fd/" + fd, flags | FileCalls.O_NONBLOCK
+                | FileCalls.O_NOCTTY | FileCalls.O_CLOEXEC, 0);
+        if (opened < 0) {
+            throw failure(shownAs, opened);
+        }
+        return opened;
+    }
+
+    /** One line for a failed open of {@code shownAs}. */
+    static IOException failure(String shownAs, long errno) {
+        return new IOException("cannot open " + shownAs + ": " + Errno.words(errno));
+    }
+
+    private int startFor(String path) throws IOException {
+        int fd;
+        if (jailed) {
+            fd = calls.openat(rootFd, ".", DIR_FLAGS, 0);
+        } else {
+            fd = calls.openat(FileCalls.AT_FDCWD, path.startsWith("/") ? "/" : ".", DIR_FLAGS, 0);
+        }
+        if (fd < 0) {
+            throw failure(path.startsWith("/") || jailed ? "/" : "the working directory", fd);
+        }
+        return fd;
+    }
+
+    private static Deque<String> components(String path) {
+        Deque<String> parts = new ArrayDeque<>();
+        for (String part : path.split("/")) {
+            if (!part.isEmpty()) {
+                parts.add(part);
+            }
+        }
+        return parts;
+    }
+
+    /** The directories walked so far, innermost last: {@code ..} goes back one, never above the first. */
+    private final class Walk implements AutoCloseable {
+        private final String path;
+        private final Deque<Integer> dirs = new ArrayDeque<>();
+        private int links;
+
+        Walk(String path, int start) {
+            this.path = path;
+            dirs.push(start);
+        }
+
+        int current() {
+            return dirs.peek();
+        }
+
+        /** Hands the innermost directory to the caller: it is no longer closed with the walk. */
+        int take() {
+            return dirs.pop();
+        }
+
+        void directories(Deque<String> parts) throws IOException {
+            while (!parts.isEmpty()) {
+                String part = parts.removeFirst();
+                if (part.equals(".")) {
+                    continue;
+                }
+                if (part.equals("..")) {
+                    if (dirs.size() > 1) {
+                        calls.close(dirs.pop());
+                    } else if (!jailed) {
+                        // above "/" is "/"; above the working directory, its real parent
+                        int up = calls.openat(current(), "..", DIR_FLAGS, 0);
+                        if (up < 0) {
+                            throw failure(path, up);
+                        }
+                        calls.close(dirs.pop());
+                        dirs.push(up);
+                    }
+                    continue;
+                }
+                int fd = calls.openat(current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
+                        0);
+                if (fd < 0) {
+                    throw new IOException("cannot open " + path + ": " + part + ": " + Errno.words(fd));
+                }
+                FileStat status;
+                try {
+                    status = calls.fstat(fd);
+                } catch (NativeException e) {
+                    calls.close(fd);
+                    throw new IOException("cannot open " + path + ": " + part + ": " + Errno.words(e.errno()));
+                }
+                if (status.isDirectory()) {
+                    dirs.push(fd);
+                    continue;
+                }
+                calls.close(fd);
+                if (!status.isSymbolicLink()) {
+                    throw new IOException("cannot open " + path + ": " + part + " is " + status.kind()
+                            + ", not a directory");
+                }
+                Deque<String> target = followed(part);
+                target.addAll(parts);
+                parts = target;
+            }
+        }
+
+        /**
+         * The components of link {@code name} in the current directory, after checking it may be followed; an
+         * absolute link starts again from {@code /}.
+         */
+        Deque<String> followed(String name) throws IOException {
+            if (jailed) {
+                throw new IOException("cannot open " + path + ": " + name + " is a symbolic link, and perfpin"
+                        + " follows none inside another process's file system");
+            }
+            if (++links > MAX_LINKS) {
+                throw new IOException("cannot open " + path + ": too many levels of symbolic links");
+            }
+            FileStat link = calls.statx(current(), name, FileCalls.AT_SYMLINK_NOFOLLOW);
+            FileStat directory = calls.fstat(current());
+            if (!trusted(link.uid()) || !trusted(directory.uid())) {
+                throw new IOException("cannot open " + path + ": " + name + " is a symbolic link of uid " + link.uid()
+                        + " in a directory of uid " + directory.uid() + "; perfpin follows links only where root or"
+                        + " you (uid " + trustedUid + ") own both");
+            }
+            String target = calls.readlinkat(current(), name);
+            if (target.startsWith("/")) {
+                int root = calls.openat(FileCalls.AT_FDCWD, "/", DIR_FLAGS, 0);
+                if (root < 0) {
+                    throw failure("/", root);
+                }
+                close();
+                dirs.push(root);
+            }
+            return components(target);
+        }
+
+        private boolean trusted(int uid) {
+            return uid == 0 || uid == trustedUid;
+        }
+
+        @Override
+        public void close() {
+            while (!dirs.isEmpty()) {
+                calls.close(dirs.pop());
+            }
+        }
+    }
+}

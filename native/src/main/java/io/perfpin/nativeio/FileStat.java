@@ -1,0 +1,66 @@
+package io.perfpin.nativeio;
+
+/**
+ * What {@code statx} said of a file: its type and permission bits, owner, size, link count and identity (device
+ * and inode), which tell whether two descriptors or a descriptor and a path name one file.
+ */
+public record FileStat(int mode, int uid, int gid, long size, int links, long inode, long device) {
+    public static final int S_IFMT = 0170000;
+    public static final int S_IFSOCK = 0140000;
+    public static final int S_IFLNK = 0120000;
+    public static final int S_IFREG = 0100000;
+    public static final int S_IFBLK = 0060000;
+    public static final int S_IFDIR = 0040000;
+    public static final int S_IFCHR = 0020000;
+    public static final int S_IFIFO = 0010000;
+
+    public boolean isRegularFile() {
+        return (mode & S_IFMT) == S_IFREG;
+    }
+
+    public boolean isDirectory() {
+        return (mode & S_IFMT) == S_IFDIR;
+    }
+
+    public boolean isSymbolicLink() {
+        return (mode & S_IFMT) == S_IFLNK;
+    }
+
+    public boolean isSocket() {
+        return (mode & S_IFMT) == S_IFSOCK;
+    }
+
+    /** The permission bits, sticky, setuid and setgid included. */
+    public int permissions() {
+        return mode & 07777;
+    }
+
+    /** Whether users other than the owner may create, rename or remove entries in this directory. */
+    public boolean othersMayReplaceEntries() {
+        return (mode & 0022) != 0 && (mode & 01000) == 0;
+    }
+
+    public boolean sameFileAs(FileStat other) {
+        return inode == other.inode && device == other.device;
+    }
+
+    /** The kind in words, for messages: "a symbolic link", "a FIFO", ... */
+    public String kind() {
+        switch (mode & S_IFMT) {
+            case S_IFREG:
+                return "a regular file";
+            case S_IFDIR:
+                return "a directory";
+            case S_IFLNK:
+                return "a symbolic link";
+            case S_IFCHR:
+                return "a character device";
+            case S_IFBLK:
+                return "a block device";
+            case S_IFSOCK:
+                return "a socket";
+            default:
+                return "a FIFO";
+        }
+    }
+}

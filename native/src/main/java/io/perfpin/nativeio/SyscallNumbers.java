@@ -1,0 +1,74 @@
+package io.perfpin.nativeio;
+
+/**
+ * The numbers of the system calls perfpin makes through {@code syscall(2)}, which differ between architectures:
+ * from asm/unistd_64.h (x86-64) and asm-generic/unistd.h (arm64). Calls added to Linux after 5.0 (openat2) have
+ * one number on every architecture.
+ */
+final class SyscallNumbers {
+    final long gettid;
+    final long getcpu;
+    final long schedGetaffinity;
+    final long perfEventOpen;
+    final long openat;
+    final long openat2 = 437;
+    final long statx;
+    final long unlinkat;
+    final long mkdirat;
+    final long readlinkat;
+    final long fchmod;
+    final long setresuid;
+    final long setresgid;
+    final long setgroups;
+    final long getgroups;
+    final long write;
+
+    private SyscallNumbers(long[] n) {
+        gettid = n[0];
+        getcpu = n[1];
+        schedGetaffinity = n[2];
+        perfEventOpen = n[3];
+        openat = n[4];
+        statx = n[5];
+        unlinkat = n[6];
+        mkdirat = n[7];
+        readlinkat = n[8];
+        fchmod = n[9];
+        setresuid = n[10];
+        setresgid = n[11];
+        setgroups = n[12];
+        getgroups = n[13];
+        write = n[14];
+    }
+
+    private static volatile SyscallNumbers thisMachine;
+
+    static SyscallNumbers forThisMachine() {
+        SyscallNumbers known = thisMachine;
+        if (known == null) {
+            known = of(System.getProperty("os.name"), System.getProperty("os.arch"));
+            thisMachine = known;
+        }
+        return known;
+    }
+
+    private static SyscallNumbers of(String os, String arch) {
+        if (!"Linux".equals(os)) {
+            throw new BackendUnavailableException("perf_event_open exists only on Linux, not on " + os);
+        }
+        switch (arch) {
+            case "amd64":
+            case "x86_64":
+                // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat fchmod
+                // setresuid setresgid setgroups getgroups write
+                return new SyscallNumbers(new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 91, 117, 119, 116,
+                        115, 1});
+            case "aarch64":
+                return new SyscallNumbers(new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 52, 147, 149, 159,
+                        158, 64});
+            default:
+                throw new BackendUnavailableException("no system call numbers for os.arch=" + arch
+                        + "; supported: amd64, aarch64");
+        }
+    }
+}
