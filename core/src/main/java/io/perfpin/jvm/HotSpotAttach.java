@@ -1,24 +1,20 @@
 package io.perfpin.jvm;
 
+import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.PinWatchdog;
 
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.net.ConnectException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
-import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -39,8 +35,9 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
  * <p>The protocol, as HotSpot serves it from JDK 6 to 25:
  * <ul>
  * <li>The JVM's "Attach Listener" thread listens on the Unix socket {@code /tmp/.java_pid<nspid>} of the
- * JVM's own mount namespace, {@code nspid} being the pid the JVM sees for itself. We reach it through
- * {@code /proc/<pid>/root}, so a JVM in a container is reached from the host.
+ * JVM's own mount namespace, {@code nspid} being the pid the JVM sees for itself. We reach it, and every other
+ * file of the JVM's, as the JVM's user below {@code /proc/<pid>/root} ({@link TargetFiles}), so a JVM in a container
+ * is reached from the host, and no link or file another user planted there is followed or opened.
  * <li>The listener starts lazily: a client creates the trigger file {@code .attach_pid<nspid>} in the
  * JVM's working directory or its {@code /tmp}, owned by the JVM's user or root, and sends SIGQUIT. The
  * JVM's Signal Dispatcher finds the trigger and starts the listener, instead of printing a thread dump.
@@ -50,7 +47,9 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
  * three arguments. {@code jcmd} takes the whole command line as its first argument.
  * <li>The reply is the status in ASCII decimal and a line feed, then the command's output in modified
  * UTF-8, until the JVM closes the connection.
- * <li>The JVM serves a client only if the client's effective uid and gid are its own, or the uid is root.
+ * <li>The JVM serves a client only if the client's effective uid and gid are its own, or the uid is root. We
+ * connect with the JVM's own uid and gid, which is also what a JVM in a user namespace, where root is nobody,
+ * accepts.
  * </ul>
  *
  * <p>SIGQUIT's default action ends a process with a core dump. JDK 17's attach API and jattach send it to
@@ -116,21 +115,32 @@ final class HotSpotAttach {
         String process = "process " + pid + " (" + target.command() + ")";
         checkCredentials(process, target);
         checkHotSpot(pid, process, target);
-        Path socket = Path.of("/proc/" + pid + "/root/tmp/.java_pid" + target.namespacePid());
-        SocketChannel channel = connectIfListening(process, target, socket);
-        if (channel == null && !mayStartListener) {
-            throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
-        }
-        if (channel == null) {
-            startListener(pid, process, target, socket, deadline, timeout);
-            channel = connectIfListening(process, target, socket);
-            if (channel == null) {
-                throw new AttachException(NOT_A_JVM, process + " started its attach listener but refuses "
-                        + "connections to " + socket);
+        try (TargetFiles files = targetFiles(pid, process, target)) {
+            String socket = "/tmp/.java_pid" + target.namespacePid();
+            SocketChannel channel = connectIfListening(process, files, socket);
+            if (channel == null && !mayStartListener) {
+                throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
             }
+            if (channel == null) {
+                startListener(pid, process, files, socket, deadline, timeout);
+                channel = connectIfListening(process, files, socket);
+                if (channel == null) {
+                    throw new AttachException(NOT_A_JVM, process + " started its attach listener but refuses "
+                            + "connections to " + files.shown(socket));
+                }
+            }
+            byte[] reply = exchange(process, files.shown(socket), channel, request(command, arguments), deadline,
+                    timeout);
+            return output(process, what, reply);
         }
-        byte[] reply = exchange(process, socket, channel, request(command, arguments), deadline, timeout);
-        return output(process, what, reply);
+    }
+
+    private static TargetFiles targetFiles(long pid, String process, ProcStatus target) throws AttachException {
+        try {
+            return TargetFiles.open(pid, target);
+        } catch (IOException e) {
+            throw gone(pid, process, e);
+        }
     }
 
     static ProcStatus status(long pid) throws AttachException {
@@ -182,27 +192,31 @@ final class HotSpotAttach {
         throw new AttachException(NOT_A_JVM, process + " is not a HotSpot JVM: it has no libjvm.so loaded");
     }
 
-    private static void startListener(long pid, String process, ProcStatus target, Path socket, long deadline,
+    private static void startListener(long pid, String process, TargetFiles files, String socket, long deadline,
                                       Duration timeout) throws AttachException {
-        refuseIfAttachDisabled(pid, process, target);
-        if (!target.catchesQuit()) {
+        refuseIfAttachDisabled(pid, process, files);
+        if (!files.target().catchesQuit()) {
             // With -Xrs a JVM handles no SIGQUIT, but starts its listener at startup unless attach is disabled.
             throw new AttachException(NOT_A_JVM, process + " does not handle SIGQUIT, so its attach listener cannot "
                     + "be started (a JVM still starting, or one run with -Xrs and -XX:+DisableAttachMechanism)");
         }
+        String socketName = socket.substring("/tmp/".length());
         try {
             // Nobody listens there: a JVM with this pid was killed before it could remove it.
-            Files.deleteIfExists(socket);
+            Optional<FileStat> stale = files.status(false, "/tmp", socketName);
+            if (stale.isPresent()) {
+                files.remove(false, "/tmp", socketName, stale.get());
+            }
         } catch (IOException e) {
-            throw new AttachException(NOT_A_JVM, "cannot remove the stale attach socket " + socket + " of " + process
+            throw new AttachException(NOT_A_JVM, "cannot remove the stale attach socket " + files.shown(socket)
                     + ": " + e.getMessage());
         }
-        Path trigger = createTrigger(pid, process, target);
+        Trigger trigger = createTrigger(process, files);
         try {
             sendQuit(pid, process);
             long nap = FIRST_NAP_MILLIS;
             long listening = Math.min(deadline, System.nanoTime() + LISTENER_START.toNanos());
-            while (!Files.exists(socket)) {
+            while (!exists(process, files, socket)) {
                 long left = listening - System.nanoTime();
                 if (left <= 0) {
                     // Never a second signal: a JVM that did not take the first as a trigger printed a thread dump.
@@ -219,7 +233,8 @@ final class HotSpotAttach {
         } finally {
             if (trigger != null) {
                 try {
-                    Files.deleteIfExists(trigger);
+                    // Through the directory held open: also where the process died of the signal meanwhile.
+                    files.remove(trigger.inWorkingDirectory, "/tmp", trigger.name, trigger.status);
                 } catch (IOException e) {
                     // left over, it only makes the JVM's next SIGQUIT start the listener
                 }
@@ -227,49 +242,62 @@ final class HotSpotAttach {
         }
     }
 
+    private static boolean exists(String process, TargetFiles files, String path) throws AttachException {
+        try {
+            return files.status(path).isPresent();
+        } catch (IOException e) {
+            throw new AttachException(NOT_A_JVM, "cannot look for the attach socket of " + process + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /** The trigger perfpin created, to remove afterwards: where, and which file, so that no other is removed. */
+    private record Trigger(boolean inWorkingDirectory, String name, FileStat status) {
+    }
+
     /**
      * Makes sure the JVM finds a trigger it accepts, as HotSpot looks for one: {@code .attach_pid<nspid>} in its
      * working directory, else in its {@code /tmp}, owned by the JVM's user or root (a trigger of anyone else's is
-     * ignored, and the SIGQUIT then prints a thread dump). Returns the trigger we created, to delete afterwards;
-     * null when a valid one of another client's is there (it serves us too, and is theirs to delete).
+     * ignored, and the SIGQUIT then prints a thread dump). It is created as the JVM's user, so that a JVM in a user
+     * namespace, where root is nobody, sees it as its own. Returns the trigger we created, to remove afterwards;
+     * null when a valid one of another client's is there (it serves us too, and is theirs to remove).
      *
      * @throws AttachException ATTACH_REFUSED when another user's file is where the JVM looks first: it would
      *                         print a dump, and the file is not ours to remove
      */
-    private static Path createTrigger(long pid, String process, ProcStatus target) throws AttachException {
-        String name = ".attach_pid" + target.namespacePid();
+    private static Trigger createTrigger(String process, TargetFiles files) throws AttachException {
+        String name = ".attach_pid" + files.target().namespacePid();
         IOException failure = null;
-        for (String dir : List.of("/cwd/", "/root/tmp/")) {
-            Path trigger = Path.of("/proc/" + pid + dir + name);
-            Integer owner = ownerOf(trigger);
-            if (owner != null) {
-                if (owner == target.effectiveUid() || owner == 0) {
-                    return null;
-                }
-                throw new AttachException(ATTACH_REFUSED, trigger + " belongs to uid " + owner + ", so " + process
-                        + " would ignore it and print a thread dump: no signal sent. Its owner (or root) must remove it");
-            }
+        for (boolean inWorkingDirectory : new boolean[] {true, false}) {
+            String where = inWorkingDirectory ? "its working directory" : "its /tmp";
+            Optional<FileStat> existing;
             try {
-                Files.createFile(trigger, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-            } catch (FileAlreadyExistsException raced) {
-                return null;
+                existing = files.status(inWorkingDirectory, "/tmp", name);
             } catch (IOException e) {
                 failure = e;
                 continue;
             }
-            return lasting(trigger);
+            if (existing.isPresent()) {
+                int owner = existing.get().uid();
+                if (owner == files.target().effectiveUid() || owner == 0) {
+                    return null;
+                }
+                throw new AttachException(ATTACH_REFUSED, name + " in " + where + " belongs to uid " + owner
+                        + ", so " + process + " would ignore it and print a thread dump: no signal sent. Its owner"
+                        + " (or root) must remove it");
+            }
+            try {
+                if (files.create(inWorkingDirectory, "/tmp", name)) {
+                    return new Trigger(inWorkingDirectory, name, files.status(inWorkingDirectory, "/tmp", name)
+                            .orElseThrow(() -> new IOException(name + " vanished as it was created")));
+                }
+                return null; // another client's, created a moment ago
+            } catch (IOException e) {
+                failure = e;
+            }
         }
         throw new AttachException(PERMISSION_DENIED, "cannot create the attach trigger " + name + " of " + process
                 + " in its working directory nor in its /tmp: " + failure.getMessage());
-    }
-
-    /** The owner of what the JVM's stat(2) would find there (a link is followed, as HotSpot's stat does). */
-    private static Integer ownerOf(Path trigger) {
-        try {
-            return (Integer) Files.getAttribute(trigger, "unix:uid");
-        } catch (IOException e) {
-            return null;
-        }
     }
 
     /**
@@ -277,27 +305,13 @@ final class HotSpotAttach {
      * where it has none ({@code -XX:-UsePerfData}), the options it was started with. Such a JVM would print a
      * thread dump on its output for every SIGQUIT and never start a listener.
      */
-    private static void refuseIfAttachDisabled(long pid, String process, ProcStatus target) throws AttachException {
-        Optional<Boolean> supported = PerfData.of(pid, target).flatMap(PerfData::attachSupported);
+    private static void refuseIfAttachDisabled(long pid, String process, TargetFiles files) throws AttachException {
+        Optional<Boolean> supported = PerfData.of(files).flatMap(PerfData::attachSupported);
         boolean disabled = supported.isPresent() ? !supported.get() : JvmOptions.of(pid).lastFlag(DISABLED)
                 .orElse(false);
         if (disabled) {
             throw new AttachException(ATTACH_REFUSED, process + " runs with -XX:+" + DISABLED + ": it accepts no"
                     + " attach (no agent, no thread dump). Start it with -javaagent: instead, or without that flag");
-        }
-    }
-
-    /**
-     * A path to the trigger that outlives the process: {@code /proc/<pid>/cwd} goes when the process
-     * does, and a process that dies of our signal would keep the trigger in its directory. The resolved
-     * path names the same file only where we share the process's mount namespace.
-     */
-    private static Path lasting(Path trigger) {
-        try {
-            Path real = trigger.toRealPath();
-            return Files.isSameFile(trigger, real) ? real : trigger;
-        } catch (IOException e) {
-            return trigger;
         }
     }
 
@@ -322,44 +336,15 @@ final class HotSpotAttach {
     }
 
     /**
-     * Connects to the JVM's attach listener; null when it has none: no socket, or a socket nobody listens
-     * on.
+     * Connects to the JVM's attach listener, as the JVM's user; null when it has none: no socket, or a socket
+     * nobody listens on. The socket must be the JVM's user's: root must not take orders from anyone's file.
      */
-    private static SocketChannel connectIfListening(String process, ProcStatus target, Path socket)
+    private static SocketChannel connectIfListening(String process, TargetFiles files, String socket)
             throws AttachException {
-        if (!Files.exists(socket)) {
-            return null;
-        }
-        checkSocketOwner(process, target, socket);
         try {
-            SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-            try {
-                channel.connect(UnixDomainSocketAddress.of(socket));
-                return channel;
-            } catch (IOException e) {
-                channel.close();
-                throw e;
-            }
-        } catch (ConnectException refused) {
-            return null;
+            return files.connect(socket);
         } catch (IOException e) {
-            throw new AttachException(NOT_A_JVM, "cannot connect to " + process + " through " + socket + ": "
-                    + e.getMessage());
-        }
-    }
-
-    /** The socket is the JVM's only if its user made it: root must not take orders from anyone's file. */
-    private static void checkSocketOwner(String process, ProcStatus target, Path socket) throws AttachException {
-        int owner;
-        try {
-            owner = (Integer) Files.getAttribute(socket, "unix:uid");
-        } catch (IOException e) {
-            throw new AttachException(NOT_A_JVM, "cannot inspect the attach socket " + socket + " of " + process
-                    + ": " + e.getMessage());
-        }
-        if (owner != target.effectiveUid()) {
-            throw new AttachException(NOT_A_JVM, "the attach socket " + socket + " belongs to uid " + owner
-                    + ", not to the uid " + target.effectiveUid() + " of " + process + ": refusing to use it");
+            throw new AttachException(NOT_A_JVM, "cannot connect to " + process + ": " + e.getMessage());
         }
     }
 
@@ -374,7 +359,7 @@ final class HotSpotAttach {
         return request.toByteArray();
     }
 
-    private static byte[] exchange(String process, Path socket, SocketChannel channel, byte[] request, long deadline,
+    private static byte[] exchange(String process, String socket, SocketChannel channel, byte[] request, long deadline,
                                    Duration timeout) throws AttachException {
         ByteArrayOutputStream reply = new ByteArrayOutputStream();
         try (channel; Selector selector = Selector.open()) {

@@ -1,21 +1,14 @@
 package io.perfpin.jvm;
 
+import io.perfpin.nativeio.FileStat;
+
 import java.io.IOException;
-import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * The string counters of a HotSpot {@code hsperfdata} file (the one {@code jps} and {@code jstat} read:
@@ -57,52 +50,29 @@ final class PerfData {
     }
 
     /**
-     * The file of JVM {@code pid}, in its own {@code /tmp} (reached through {@code /proc/<pid>/root}): a regular
-     * file owned by the JVM's user under {@code hsperfdata_<user>/<nspid>}. Empty when it has none
-     * ({@code -XX:-UsePerfData}) or it cannot be read in a second. The file's user may swap it for a FIFO, whose
-     * open would wait for a writer, so it is read on a thread of its own.
+     * The file of the target JVM, in its own {@code /tmp}, read as the JVM's user would ({@link TargetFiles}): a
+     * regular file owned by that user under {@code hsperfdata_<user>/<nspid>}. Empty when it has none
+     * ({@code -XX:-UsePerfData}) or it cannot be read. Whatever the JVM's user put there instead (a FIFO, a link) is
+     * never opened.
      */
-    static Optional<PerfData> of(long pid, ProcStatus target) {
-        Path tmp = Path.of("/proc/" + pid + "/root/tmp");
-        try (DirectoryStream<Path> dirs = Files.newDirectoryStream(tmp, "hsperfdata_*")) {
-            for (Path dir : dirs) {
-                Path file = dir.resolve(Long.toString(target.namespacePid()));
-                Map<String, Object> status;
-                try {
-                    status = Files.readAttributes(file, "unix:uid,mode,size", LinkOption.NOFOLLOW_LINKS);
-                } catch (IOException absent) {
+    static Optional<PerfData> of(TargetFiles files) {
+        ProcStatus target = files.target();
+        try {
+            for (String dir : files.list("/tmp")) {
+                if (!dir.startsWith("hsperfdata_")) {
                     continue;
                 }
-                if ((Integer) status.get("uid") == target.effectiveUid()
-                        && ((Integer) status.get("mode") & 0170000) == 0100000 && (Long) status.get("size") <= MAX_SIZE) {
-                    return read(file);
+                String file = "/tmp/" + dir + "/" + target.namespacePid();
+                Optional<FileStat> status = files.status(file);
+                if (status.isPresent() && status.get().uid() == target.effectiveUid() && status.get().isRegularFile()
+                        && status.get().size() <= MAX_SIZE) {
+                    return Optional.of(parse(files.read(file, MAX_SIZE)));
                 }
             }
         } catch (IOException | RuntimeException e) {
-            // no /tmp to look in: the JVM's options decide
+            // no /tmp to look in, or a file that is no hsperfdata: the JVM's options decide
         }
         return Optional.empty();
-    }
-
-    private static Optional<PerfData> read(Path file) {
-        CompletableFuture<byte[]> bytes = new CompletableFuture<>();
-        Thread reader = new Thread(() -> {
-            try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
-                bytes.complete(in.readNBytes(MAX_SIZE));
-            } catch (IOException | RuntimeException e) {
-                bytes.completeExceptionally(e);
-            }
-        }, "perfpin-hsperfdata");
-        reader.setDaemon(true);
-        reader.start();
-        try {
-            return Optional.of(parse(bytes.get(1, TimeUnit.SECONDS)));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            return Optional.empty();
-        } catch (ExecutionException | TimeoutException | IOException e) {
-            return Optional.empty();
-        }
     }
 
     /** @throws IOException when the bytes are not an hsperfdata file */

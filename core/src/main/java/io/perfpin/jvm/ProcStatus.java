@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -21,9 +22,11 @@ import java.util.List;
  *                       namespace below the one our /proc shows, and sees other ids than ours
  * @param catchesQuit    whether SIGQUIT is caught ({@code SigCgt:}) and not ignored ({@code SigIgn:});
  *                       the default action of SIGQUIT ends the process with a core dump
+ * @param groups         {@code Groups:}, the supplementary groups, which a helper acting with the process's rights
+ *                       takes too
  */
 record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiveGid, long namespacePid,
-                  boolean nestedPidSpace, boolean catchesQuit) {
+                  boolean nestedPidSpace, boolean catchesQuit, List<Integer> groups) {
     /** SIGQUIT is signal 3: bit 2 of the signal masks, whose bit n-1 stands for signal n. */
     private static final long SIGQUIT_BIT = 1L << 2;
 
@@ -61,6 +64,7 @@ record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiv
         String[] nsPids = null;
         long caught = 0;
         long ignored = 0;
+        List<Integer> groups = List.of();
         for (String line : lines) {
             int colon = line.indexOf(':');
             if (colon < 0) {
@@ -75,6 +79,8 @@ record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiv
                 case "NSpid" -> nsPids = value.split("\\s+");
                 case "SigCgt" -> caught = Long.parseUnsignedLong(value, 16);
                 case "SigIgn" -> ignored = Long.parseUnsignedLong(value, 16);
+                case "Groups" -> groups = value.isEmpty() ? List.of()
+                        : Arrays.stream(value.split("\\s+")).map(Integer::valueOf).toList();
                 default -> {
                 }
             }
@@ -83,6 +89,6 @@ record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiv
         long namespacePid = nsPids == null ? id : Long.parseLong(nsPids[nsPids.length - 1]);
         boolean nested = nsPids != null && nsPids.length > 1;
         boolean catchesQuit = (caught & SIGQUIT_BIT) != 0 && (ignored & SIGQUIT_BIT) == 0;
-        return new ProcStatus(command, zombie, uid, gid, namespacePid, nested, catchesQuit);
+        return new ProcStatus(command, zombie, uid, gid, namespacePid, nested, catchesQuit, groups);
     }
 }

@@ -3,6 +3,7 @@ package io.perfpin.jvm;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -10,24 +11,32 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class ProcStatusTest {
     @Test
     void aJvmCatchesSigquit() throws IOException {
-        assertEquals(new ProcStatus("java", false, 0, 0, 26631, false, true), parse("status-jvm17.txt", 26631));
+        assertEquals(new ProcStatus("java", false, 0, 0, 26631, false, true, List.of()), parse("status-jvm17.txt", 26631));
     }
 
     @Test
     void sleepDoesNotAndWouldDieOfIt() throws IOException {
-        assertEquals(new ProcStatus("sleep", false, 0, 0, 26988, false, false), parse("status-sleep.txt", 26988));
+        assertEquals(new ProcStatus("sleep", false, 0, 0, 26988, false, false, List.of()), parse("status-sleep.txt", 26988));
     }
 
     @Test
     void aShellTrapCatchesSigquitToo() throws IOException {
-        assertEquals(new ProcStatus("bash", false, 0, 0, 26989, false, true),
+        assertEquals(new ProcStatus("bash", false, 0, 0, 26989, false, true, List.of()),
                 parse("status-bash-trap-quit.txt", 26989));
     }
 
     @Test
     void aJvmInItsOwnPidNamespaceSeesItselfAsPid1AndWithXrsHandlesNoSigquit() throws IOException {
-        assertEquals(new ProcStatus("java", false, 0, 0, 1, true, false),
+        assertEquals(new ProcStatus("java", false, 0, 0, 1, true, false, List.of()),
                 parse("status-jvm25-xrs-pid-namespace.txt", 26639));
+    }
+
+    @Test
+    void supplementaryGroupsAreKeptForAHelperThatActsAsTheProcess() throws IOException {
+        ProcStatus status = parse("status-cat-groups.txt", 1);
+        assertEquals(65534, status.effectiveUid());
+        assertEquals(65534, status.effectiveGid());
+        assertEquals(List.of(4, 24), status.groups());
     }
 
     private static ProcStatus parse(String fixture, long pid) throws IOException {

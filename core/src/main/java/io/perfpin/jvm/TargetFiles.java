@@ -1,0 +1,336 @@
+package io.perfpin.jvm;
+
+import io.perfpin.files.PathWalk;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.FileCalls;
+import io.perfpin.nativeio.FileStat;
+import io.perfpin.nativeio.NativeException;
+import io.perfpin.nativeio.ThreadCredentials;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The files of a target process, reached as the target itself reaches them. Its root and working directory are
+ * held as descriptors ({@code /proc/PID/root}, {@code /proc/PID/cwd}), so every path means what it means inside
+ * the target's mount namespace, a container's included; every path is walked below that root with no link followed
+ * ({@link PathWalk#inRoot}), whoever made the link; and every step runs on a helper thread with the target's uid,
+ * gid and groups ({@link ThreadCredentials}), so perfpin, root or not, opens, creates and connects to nothing the
+ * target could not, and what it creates belongs to the target. A file is located {@code O_PATH} and checked with
+ * fstat (kind, owner) before it is read, so a FIFO or device planted in its place is never opened.
+ */
+final class TargetFiles implements AutoCloseable {
+    /** Each step is a handful of system calls; one that takes this long is stuck (a hung FUSE mount, say). */
+    static final Duration STEP_DEADLINE = Duration.ofSeconds(5);
+
+    private final FileCalls calls;
+    private final long pid;
+    private final ProcStatus target;
+    private final String process;
+    private final int rootFd;
+    private final int cwdFd;
+
+    private TargetFiles(FileCalls calls, long pid, ProcStatus target, int rootFd, int cwdFd) {
+        this.calls = calls;
+        this.pid = pid;
+        this.target = target;
+        this.process = "process " + pid + " (" + target.command() + ")";
+        this.rootFd = rootFd;
+        this.cwdFd = cwdFd;
+    }
+
+    /**
+     * Holds the root and working directory of process {@code pid}, whose status was {@code target}.
+     *
+     * @throws IOException when they cannot be opened (the process is gone, or not ours to inspect)
+     */
+    static TargetFiles open(long pid, ProcStatus target) throws IOException {
+        FileCalls calls = new FileCalls(Backends.syscalls());
+        int flags = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC;
+        int root = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/root", flags, 0);
+        if (root < 0) {
+            throw new IOException("cannot open the root directory of process " + pid + ": " + Errno.words(root));
+        }
+        // Only for the attach trigger, which may also go in /tmp: a working directory we cannot see is no failure.
+        int cwd = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/cwd", flags, 0);
+        return new TargetFiles(calls, pid, target, root, cwd);
+    }
+
+    ProcStatus target() {
+        return target;
+    }
+
+    /** How a path of the target's is shown to the user: as the target names it, with the process it belongs to. */
+    String shown(String path) {
+        return path + " of " + process;
+    }
+
+    /** What is at {@code path}, a link itself rather than what it names; empty when nothing is. */
+    Optional<FileStat> status(String path) throws IOException {
+        return asTarget(() -> {
+            PathWalk.Entry entry = walk().parent(path);
+            try {
+                return Optional.of(calls.statx(entry.dirFd(), entry.name(), FileCalls.AT_SYMLINK_NOFOLLOW));
+            } catch (NativeException e) {
+                if (e.errno() == Errno.ENOENT) {
+                    return Optional.<FileStat>empty();
+                }
+                throw new IOException("cannot inspect " + shown(path) + ": " + Errno.words(e.errno()));
+            } finally {
+                calls.close(entry.dirFd());
+            }
+        });
+    }
+
+    /**
+     * The regular file at {@code path}, owned by the target's user, open for reading.
+     *
+     * @throws java.nio.file.NoSuchFileException when nothing is there
+     * @throws IOException                       when something else is, or it cannot be opened
+     */
+    FileChannel openForReading(String path) throws IOException {
+        return asTarget(() -> {
+            int located = locate(path);
+            try {
+                FileStat status = calls.fstat(located);
+                if (status.uid() != target.effectiveUid()) {
+                    throw new IOException(shown(path) + " belongs to uid " + status.uid() + ", not to the process's"
+                            + " user (uid " + target.effectiveUid() + "): perfpin reads only that user's files there");
+                }
+                int fd = PathWalk.reopen(calls, located, FileCalls.O_RDONLY, shown(path));
+                try {
+                    return FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ);
+                } finally {
+                    calls.close(fd);
+                }
+            } finally {
+                calls.close(located);
+            }
+        });
+    }
+
+    /** At most {@code limit} bytes of the regular file at {@code path}, as {@link #openForReading} opens it. */
+    byte[] read(String path, int limit) throws IOException {
+        try (FileChannel in = openForReading(path)) {
+            ByteBuffer bytes = ByteBuffer.allocate((int) Math.min(limit, in.size()));
+            while (bytes.hasRemaining() && in.read(bytes) > 0) {
+                // a file that shrinks meanwhile ends the loop
+            }
+            return java.util.Arrays.copyOf(bytes.array(), bytes.position());
+        }
+    }
+
+    /** The names in directory {@code path}; empty when it is not there. */
+    List<String> list(String path) throws IOException {
+        return asTarget(() -> {
+            int located;
+            try {
+                located = locate(path);
+            } catch (java.nio.file.NoSuchFileException e) {
+                return List.<String>of();
+            }
+            List<String> names = new ArrayList<>();
+            try (DirectoryStream<Path> entries = Files.newDirectoryStream(Path.of("/proc/self/fd/" + located))) {
+                for (Path entry : entries) {
+                    names.add(entry.getFileName().toString());
+                }
+            } finally {
+                calls.close(located);
+            }
+            return names;
+        });
+    }
+
+    /**
+     * Connects to the Unix socket at {@code path}, which the target's user must own, as that user: the peer (the
+     * JVM) sees the target's own uid and gid, also from inside a user namespace. Null when nothing is there or
+     * nothing listens.
+     */
+    SocketChannel connect(String path) throws IOException {
+        return asTarget(() -> {
+            int located;
+            try {
+                located = locate(path);
+            } catch (java.nio.file.NoSuchFileException e) {
+                return null;
+            }
+            try {
+                FileStat status = calls.fstat(located);
+                if (!status.isSocket() || status.uid() != target.effectiveUid()) {
+                    throw new IOException(shown(path) + " is " + status.kind() + " of uid " + status.uid() + ", not"
+                            + " the attach socket of uid " + target.effectiveUid() + ": refusing to use it");
+                }
+                SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+                try {
+                    channel.connect(UnixDomainSocketAddress.of("/proc/self/fd/" + located));
+                    return channel;
+                } catch (ConnectException refused) {
+                    channel.close();
+                    return null;
+                } catch (IOException | RuntimeException e) {
+                    channel.close();
+                    throw e;
+                }
+            } finally {
+                calls.close(located);
+            }
+        });
+    }
+
+    /**
+     * Creates the empty file {@code name} (0600, the target's) in the target's working directory when
+     * {@code inWorkingDirectory}, else in {@code dir}: false when something is there already.
+     *
+     * @throws IOException when it cannot be created
+     */
+    boolean create(boolean inWorkingDirectory, String dir, String name) throws IOException {
+        return asTarget(() -> {
+            int parent = directory(inWorkingDirectory, dir);
+            try {
+                int fd = calls.openat(parent, name, FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_WRONLY
+                        | FileCalls.O_NOFOLLOW | FileCalls.O_NONBLOCK | FileCalls.O_CLOEXEC, 0600);
+                if (fd == -Errno.EEXIST) {
+                    return false;
+                }
+                if (fd < 0) {
+                    throw new IOException("cannot create " + name + ": " + Errno.words(fd));
+                }
+                calls.close(fd);
+                return true;
+            } finally {
+                calls.close(parent);
+            }
+        });
+    }
+
+    /** What is at {@code name} in the working directory or {@code dir}, a link itself; empty when nothing. */
+    Optional<FileStat> status(boolean inWorkingDirectory, String dir, String name) throws IOException {
+        return asTarget(() -> {
+            int parent = directory(inWorkingDirectory, dir);
+            try {
+                return Optional.of(calls.statx(parent, name, FileCalls.AT_SYMLINK_NOFOLLOW));
+            } catch (NativeException e) {
+                if (e.errno() == Errno.ENOENT) {
+                    return Optional.<FileStat>empty();
+                }
+                throw new IOException("cannot inspect " + name + ": " + Errno.words(e.errno()));
+            } finally {
+                calls.close(parent);
+            }
+        });
+    }
+
+    /**
+     * Removes {@code name} from the working directory or {@code dir} when it is {@code expected} (same inode), as
+     * the target's user; false when it was not there.
+     */
+    boolean remove(boolean inWorkingDirectory, String dir, String name, FileStat expected) throws IOException {
+        return asTarget(() -> {
+            int parent = directory(inWorkingDirectory, dir);
+            try {
+                FileStat there;
+                try {
+                    there = calls.statx(parent, name, FileCalls.AT_SYMLINK_NOFOLLOW);
+                } catch (NativeException e) {
+                    return false;
+                }
+                if (!there.sameFileAs(expected)) {
+                    return false; // replaced since: not the file we meant
+                }
+                int rc = calls.unlinkat(parent, name, 0);
+                if (rc < 0 && rc != -Errno.ENOENT) {
+                    throw new IOException("cannot remove " + name + ": " + Errno.words(rc));
+                }
+                return rc == 0;
+            } finally {
+                calls.close(parent);
+            }
+        });
+    }
+
+    /** Runs {@code step} with the target's rights. */
+    <T> T asTarget(Callable<T> step) throws IOException {
+        try {
+            return ThreadCredentials.callAs(calls.syscalls(), target.effectiveUid(), target.effectiveGid(),
+                    target.groups(), STEP_DEADLINE, step);
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (TimeoutException e) {
+            throw new IOException("the files of " + process + " did not answer within " + STEP_DEADLINE.toSeconds()
+                    + " s (a file system that hangs?)");
+        } catch (Exception e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    FileCalls calls() {
+        return calls;
+    }
+
+    /** A walk below the target's root; for steps that run in {@link #asTarget}. */
+    PathWalk walk() {
+        return PathWalk.inRoot(calls, rootFd);
+    }
+
+    /** An {@code O_PATH} descriptor of {@code path} below the target's root; NoSuchFileException when absent. */
+    private int locate(String path) throws IOException {
+        PathWalk.Entry entry = walk().parent(path);
+        try {
+            int fd = calls.openat(entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW
+                    | FileCalls.O_CLOEXEC, 0);
+            if (fd == -Errno.ENOENT) {
+                throw new java.nio.file.NoSuchFileException(shown(path));
+            }
+            if (fd < 0) {
+                throw new IOException("cannot open " + shown(path) + ": " + Errno.words(fd));
+            }
+            return fd;
+        } finally {
+            calls.close(entry.dirFd());
+        }
+    }
+
+    private int directory(boolean inWorkingDirectory, String dir) throws IOException {
+        if (inWorkingDirectory) {
+            if (cwdFd < 0) {
+                throw new IOException("the working directory of " + process + " cannot be opened");
+            }
+            int fd = calls.openat(cwdFd, ".", FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC, 0);
+            if (fd < 0) {
+                throw new IOException("cannot open the working directory of " + process + ": " + Errno.words(fd));
+            }
+            return fd;
+        }
+        int located = locate(dir);
+        FileStat status = calls.fstat(located);
+        if (!status.isDirectory()) {
+            calls.close(located);
+            throw new IOException(shown(dir) + " is " + status.kind() + ", not a directory");
+        }
+        return located;
+    }
+
+    @Override
+    public void close() {
+        calls.close(rootFd);
+        if (cwdFd >= 0) {
+            calls.close(cwdFd);
+        }
+    }
+}
