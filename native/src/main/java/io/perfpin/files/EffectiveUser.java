@@ -4,6 +4,7 @@ import java.io.FileInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
@@ -15,6 +16,41 @@ public final class EffectiveUser {
     private static volatile int uid = -1;
 
     private EffectiveUser() {
+    }
+
+    /**
+     * Whether perfpin trusts a directory or link of {@code uid} on the way to its files: root's, this user's, and,
+     * in a user namespace (a container's, or {@code unshare -U}), the owner the kernel shows for files whose owner
+     * has no uid there: the host's root in practice, whose files no one in the namespace can change.
+     */
+    public static boolean trusts(int uid) {
+        return uid == 0 || uid == uid() || uid == unmappedOwner();
+    }
+
+    private static volatile Integer unmapped;
+
+    /** The kernel's overflow uid in a user namespace below the host's; -1 in the host's own. */
+    private static int unmappedOwner() {
+        Integer known = unmapped;
+        if (known == null) {
+            known = -1;
+            try {
+                if (!text("/proc/self/uid_map").matches("0\\s+0\\s+4294967295")) {
+                    known = Integer.parseInt(text("/proc/sys/kernel/overflowuid"));
+                }
+            } catch (IOException | RuntimeException e) {
+                // no such files: no user namespaces either
+            }
+            unmapped = known;
+        }
+        return known;
+    }
+
+    /** Read as a stream, from the start: /proc's files report no size, and its sysctls read at an offset wrong. */
+    private static String text(String file) throws IOException {
+        try (InputStream in = new FileInputStream(file)) {
+            return new String(in.readAllBytes(), StandardCharsets.US_ASCII).strip();
+        }
     }
 
     public static int uid() {

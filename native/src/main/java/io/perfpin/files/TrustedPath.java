@@ -36,8 +36,7 @@ public final class TrustedPath {
         if (!status.isDirectory()) {
             throw new UntrustedPathException(dir + " is " + status.kind() + ", not a directory");
         }
-        int me = EffectiveUser.uid();
-        if (status.uid != 0 && status.uid != me) {
+        if (!EffectiveUser.trusts(status.uid)) {
             throw new UntrustedPathException(dir + " belongs to uid " + status.uid
                     + ", who could replace what perfpin keeps below it");
         }
