@@ -17,10 +17,6 @@ import java.nio.file.Paths;
  * perfpin-&lt;user&gt;/runs/run-&lt;millis&gt;.jsonl        what perfpin run recorded when no --record was given
  * perfpin-&lt;user&gt;/agent/&lt;length&gt;-&lt;crc&gt;/perfpin-agent.jar   the agent jar that run and attach load
  * </pre>
- *
- * <p>One more, {@code <java.io.tmpdir>/perfpin-<user>-shared}, holds the agent jar that this user (root) hands
- * to other users' JVMs: they must read it, so it is readable by all (0755, files 0644), and writable by its
- * owner alone like the others.
  */
 public final class PerfpinDirectory {
     public static final String PROPERTY = "perfpin.dir";
@@ -46,12 +42,6 @@ public final class PerfpinDirectory {
     /** One part of this user's perfpin directory ({@link #CPUS}, {@link #JVMS}, ...), created private when missing. */
     public static OwnedDirectory open(String part) throws IOException {
         return OwnedDirectory.open(base(), OwnedDirectory.Access.PRIVATE).directory(part);
-    }
-
-    /** The directory for what this user hands to other users' JVMs to read. */
-    public static OwnedDirectory shared() throws IOException {
-        return OwnedDirectory.open(Paths.get(System.getProperty("java.io.tmpdir"),
-                "perfpin-" + System.getProperty("user.name") + "-shared"), OwnedDirectory.Access.READABLE_BY_ALL);
     }
 
     /** CPU reservations. */

@@ -5,8 +5,7 @@ import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileReader;
 
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import java.nio.file.NoSuchFileException;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -23,11 +22,7 @@ record AgentState(boolean active, String detail, IOException unreadable, Options
     static final long STALE_FLOOR_MILLIS = 3_000;
 
     static AgentState of(long pid) {
-        Path file = AgentStatsFile.of(pid);
-        if (!Files.exists(file)) {
-            return new AgentState(false, "", null, null);
-        }
-        try (StatsFileReader reader = StatsFileReader.open(file)) {
+        try (StatsFileReader reader = AgentStatsFile.open(pid)) {
             if (reader.isClosed()) {
                 return new AgentState(false, "closed: the agent detached", null, null);
             }
@@ -39,6 +34,8 @@ record AgentState(boolean active, String detail, IOException unreadable, Options
                 return new AgentState(false, "stale: no heartbeat for " + age / 1000 + " s", null, null);
             }
             return new AgentState(true, "every " + intervalMillis + " ms", null, reader.options());
+        } catch (NoSuchFileException e) {
+            return new AgentState(false, "", null, null);
         } catch (IOException e) {
             return new AgentState(false, e.getMessage(), e, null);
         }

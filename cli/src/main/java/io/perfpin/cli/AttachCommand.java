@@ -9,7 +9,6 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Optional;
@@ -73,7 +72,7 @@ final class AttachCommand implements Callable<Integer> {
         // Opened before the agent loads: an --output FILE that cannot be written changes nothing in the JVM.
         try (ReportOutput out = output.open()) {
             if (load) {
-                AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), options, ATTACH_TIMEOUT);
+                AgentLoader.load(pid, AgentJar.forThisUser(), options, ATTACH_TIMEOUT);
                 awaitAgent(pid, null);
             }
             try {
@@ -117,7 +116,7 @@ final class AttachCommand implements Callable<Integer> {
             }
             if (System.nanoTime() > deadline) {
                 Path stats = AgentStatsFile.of(pid);
-                throw new AgentNotStartedException(pid, Files.exists(stats) ? "its stats file " + stats
+                throw new AgentNotStartedException(pid, AgentStatsFile.exists(pid) ? "its stats file " + stats
                         + " shows no sampler" : "no stats file appeared at " + stats);
             }
             Thread.sleep(20);

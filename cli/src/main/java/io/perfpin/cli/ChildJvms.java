@@ -99,7 +99,7 @@ final class ChildJvms implements AutoCloseable {
                 continue; // no JVM, no agent in it, or one that has not started publishing yet: looked at again later
             }
             try {
-                children.put(pid, new Child(pid, StatsFileReader.open(AgentStatsFile.of(pid))));
+                children.put(pid, new Child(pid, AgentStatsFile.open(pid)));
                 shown.add(pid);
             } catch (IOException e) {
                 // damaged or gone as it was opened: it is not shown, and the recording keeps its counts

@@ -9,7 +9,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** Stops the agent in a JVM: final records written, counters closed, woven code taken back, pins undone. */
@@ -38,13 +37,12 @@ final class DetachCommand implements Callable<Integer> {
     /** agentmain returns once the agent has closed its stats file, so it is closed when this returns. */
     static void detach(JavaProcess jvm) throws Exception {
         long pid = jvm.pid();
-        AgentLoader.load(pid, AgentJar.forUser(jvm.effectiveUid()), "detach", AttachCommand.ATTACH_TIMEOUT);
-        Path file = AgentStatsFile.of(pid);
+        AgentLoader.load(pid, AgentJar.forThisUser(), "detach", AttachCommand.ATTACH_TIMEOUT);
         boolean closed;
-        try (StatsFileReader reader = StatsFileReader.open(file)) {
+        try (StatsFileReader reader = AgentStatsFile.open(pid)) {
             closed = reader.isClosed();
         } catch (IOException e) {
-            throw FileErrors.unreadableStatsFile(file, e);
+            throw FileErrors.unreadableStatsFile(AgentStatsFile.of(pid), e);
         }
         if (!closed) {
             throw new IllegalStateException("process " + pid + " took the detach request, but its stats file is"

@@ -9,7 +9,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -68,15 +68,20 @@ final class TopCommand implements Callable<Integer> {
     static LiveView watch(String command, Long pid, Path stats, ThreadsOption threads, Duration every,
                           Duration duration, ViewOptions view, ReportOutput out, ChildJvms children) throws Exception {
         Path file = stats != null ? stats : AgentStatsFile.of(pid);
-        if (!Files.exists(file)) {
+        StatsFileReader opened;
+        try {
+            opened = stats != null ? StatsFileReader.open(stats) : AgentStatsFile.open(pid);
+        } catch (NoSuchFileException e) {
             if (stats != null) {
                 throw new IllegalStateException("no stats file at " + file);
             }
             JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
             throw new NoAgentException(pid, file);
+        } catch (IOException e) {
+            throw FileErrors.unreadableStatsFile(file, e);
         }
         // A file damaged when it is opened, or while it is watched, ends the view with one line.
-        try (StatsFileReader reader = StatsFileReader.open(file)) {
+        try (StatsFileReader reader = opened) {
             LiveView live = new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out,
                     children);
             live.watch(every, duration);

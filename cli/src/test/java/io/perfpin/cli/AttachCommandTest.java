@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -139,8 +140,9 @@ class AttachCommandTest {
     }
 
     /**
-     * Root attaches to a JVM of another user's: that JVM reads the agent jar that root shares read-only, its agent
-     * keeps its stats file where its own user's perfpin directory is, and root finds it there.
+     * Root attaches to a JVM of another user's: that JVM reads a copy of the agent jar made as its own user in its
+     * own private directory, its agent keeps its stats file where its own user's perfpin directory is, and root
+     * finds it there.
      */
     @Test
     void rootAttachesToAnotherUsersJvm() throws Exception {
@@ -166,6 +168,15 @@ class AttachCommandTest {
             Path stats = io.perfpin.jvm.AgentStatsFile.of(jvm.pid());
             assertEquals(Paths.get("/tmp/perfpin-" + Adversary.NAME, "jvms", pid + ".stats"), stats);
             assertEquals(other.uid, (int) Files.getAttribute(stats, "unix:uid"), "the JVM's user made it");
+            Path jars = Paths.get("/tmp/perfpin-agent-" + other.uid);
+            assertEquals(other.uid, (int) Files.getAttribute(jars, "unix:uid"));
+            assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(jars)));
+            try (java.util.stream.Stream<Path> copies = Files.list(jars)) {
+                for (Path jar : (Iterable<Path>) copies::iterator) {
+                    assertEquals(other.uid, (int) Files.getAttribute(jar, "unix:uid"));
+                    assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(jar)));
+                }
+            }
         } finally {
             jvm.destroyForcibly().waitFor();
         }

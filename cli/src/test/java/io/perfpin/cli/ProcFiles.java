@@ -57,6 +57,23 @@ final class ProcFiles {
         return cpus;
     }
 
+    /** How many {@code perf_event} descriptors the process holds. */
+    static int perfEventDescriptors(long pid) {
+        int count = 0;
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Paths.get("/proc/" + pid + "/fd"))) {
+            for (Path fd : fds) {
+                try {
+                    count += Files.readSymbolicLink(fd).toString().equals("anon_inode:[perf_event]") ? 1 : 0;
+                } catch (NoSuchFileException closed) {
+                    // closed while we looked
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return count;
+    }
+
     /** The fields of {@code /proc/<pid>/stat} from field 3 (state) on; empty once the process is gone. */
     static List<String> statFields(long pid) {
         List<String> lines = linesOrNone(Paths.get("/proc/" + pid + "/stat"));

@@ -2,7 +2,6 @@ package io.perfpin.jvm;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.ContentName;
-import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OwnedDirectory;
 
 import java.io.IOException;
@@ -17,9 +16,9 @@ import java.nio.file.Paths;
  * {@code perfpin.jar}, {@code perfpin-jmh.jar}), installed under a directory named by its content
  * ({@link OwnedDirectory#install}: a copy already there is used only when its every byte is the packaged one's).
  *
- * <p>A JVM of this user's gets it from this user's private perfpin directory. A JVM of another user's (root
- * attaching) must read it, so it gets it from the directory this user shares read-only
- * ({@link PerfpinDirectory#shared}): that user can read it, and only this user can replace it.
+ * <p>A JVM this user starts, or attaches to in this mount namespace, gets it from this user's private perfpin
+ * directory. Any other JVM (another user's, or one in a container) gets a copy of it in its own {@code /tmp}, made
+ * as its own user when perfpin attaches ({@link AgentLoader}).
  */
 public final class AgentJar {
     public static final String PROPERTY = "perfpin.agent.jar";
@@ -28,8 +27,8 @@ public final class AgentJar {
     private AgentJar() {
     }
 
-    /** The agent jar for a JVM that runs as {@code uid}. */
-    public static Path forUser(int uid) throws IOException {
+    /** The agent jar for a JVM of this user's. */
+    public static Path forThisUser() throws IOException {
         String configured = System.getProperty(PROPERTY);
         if (configured != null && !configured.isEmpty()) {
             Path jar = Paths.get(configured).toAbsolutePath();
@@ -46,15 +45,8 @@ public final class AgentJar {
             }
             content = in.readAllBytes();
         }
-        OwnedDirectory agents = uid == EffectiveUser.uid() ? PerfpinDirectory.open(PerfpinDirectory.AGENT)
-                : PerfpinDirectory.shared().directory(PerfpinDirectory.AGENT);
-        OwnedDirectory version = agents.directory(ContentName.of(content));
+        OwnedDirectory version = PerfpinDirectory.open(PerfpinDirectory.AGENT).directory(ContentName.of(content));
         return version.install(RESOURCE, content).orElseThrow(() -> new IOException(version.resolve(RESOURCE)
                 + " holds other bytes than this perfpin's agent: remove it, and perfpin writes it again"));
-    }
-
-    /** The agent jar for a JVM of this user's. */
-    public static Path forThisUser() throws IOException {
-        return forUser(EffectiveUser.uid());
     }
 }

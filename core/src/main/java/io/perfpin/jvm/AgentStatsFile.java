@@ -1,11 +1,14 @@
 package io.perfpin.jvm;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.nativeio.FileStat;
+import io.perfpin.stats.StatsFileReader;
 
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.channels.FileChannel;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.Paths;
+import java.util.List;
 import java.util.Optional;
 
 /**
@@ -14,13 +17,22 @@ import java.util.Optional;
  * {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>} from the JVM's own environment and user, then
  * {@code jvms/<pid>.stats} with the pid the JVM sees for itself. A viewer's own environment may differ (a login
  * shell and a service of the same user, root and another user's JVM), and a JVM in a container has its own
- * {@code /tmp} and pids: the file is then reached through {@code /proc/<pid>/root}.
+ * {@code /tmp}, pids and users: the file is reached in the JVM's own namespace, as the JVM's user
+ * ({@link TargetFiles}).
+ *
+ * <p>The JVM's name for its user ({@code user.name}) comes from its own user database, which perfpin does not read:
+ * a file of the target's read by name could be anything its users made it (a FIFO bound over {@code /etc/passwd}
+ * hung the reader). It is {@code -Duser.name} where the JVM was started with it; else the name of the directory of
+ * the JVM's user's that holds a stats file for this pid, the name this machine gives the uid first where the JVM
+ * shares this machine's users.
  */
 public final class AgentStatsFile {
+    private static final String PREFIX = "perfpin-";
+
     private AgentStatsFile() {
     }
 
-    /** The stats file of JVM {@code pid}; where its environment cannot be read, the viewer's own place for it. */
+    /** The stats file of JVM {@code pid}, as shown to the user: below {@code /proc/<pid>/root} for a container's. */
     public static Path of(long pid) {
         ProcStatus status;
         try {
@@ -28,42 +40,91 @@ public final class AgentStatsFile {
         } catch (IOException gone) {
             return PerfpinDirectory.statsFile(pid);
         }
-        JvmOptions jvm = JvmOptions.of(pid);
-        Path base = jvm.systemProperty(PerfpinDirectory.PROPERTY).filter(dir -> !dir.isEmpty()).map(Paths::get)
-                .orElseGet(() -> Paths.get(jvm.environment("XDG_RUNTIME_DIR").filter(dir -> !dir.isEmpty())
-                        .orElse("/tmp")).resolve("perfpin-" + jvm.systemProperty("user.name")
-                        .orElseGet(() -> userName(pid, status.effectiveUid()))));
-        Path file = base.resolve(PerfpinDirectory.JVMS).resolve(status.namespacePid() + ".stats");
-        return ownMountNamespace(pid) ? file : Paths.get("/proc/" + pid + "/root").resolve(base.getRoot()
-                .relativize(file));
-    }
-
-    /** The JVM's name for its user: its own /etc/passwd (a container's may differ), else ours for that uid. */
-    private static String userName(long pid, int uid) {
-        Optional<String> named = Optional.empty();
-        try {
-            named = Files.readAllLines(Paths.get("/proc/" + pid + "/root/etc/passwd")).stream()
-                    .map(line -> line.split(":", -1))
-                    .filter(fields -> fields.length > 2 && fields[2].equals(Integer.toString(uid)))
-                    .map(fields -> fields[0]).findFirst();
-        } catch (IOException | RuntimeException e) {
-            // read below through our own user database
-        }
-        return named.orElseGet(() -> {
-            try {
-                return Files.getOwner(Paths.get("/proc/" + pid)).getName();
-            } catch (IOException e) {
-                return Integer.toString(uid);
-            }
-        });
-    }
-
-    private static boolean ownMountNamespace(long pid) {
-        try {
-            return Files.readSymbolicLink(Paths.get("/proc/self/ns/mnt"))
-                    .equals(Files.readSymbolicLink(Paths.get("/proc/" + pid + "/ns/mnt")));
+        try (TargetFiles files = TargetFiles.open(pid, status)) {
+            return shown(pid, files, inTarget(pid, files));
         } catch (IOException e) {
-            return true; // cannot tell: the path as it reads here
+            return PerfpinDirectory.statsFile(pid);
         }
+    }
+
+    /**
+     * Opens the stats file of JVM {@code pid} as the JVM's user.
+     *
+     * @throws NoSuchFileException when it has none
+     * @throws IOException         when it cannot be read, or is no stats file
+     */
+    public static StatsFileReader open(long pid) throws IOException {
+        ProcStatus status;
+        try {
+            status = ProcStatus.ofProcess(pid);
+        } catch (IOException gone) {
+            throw new NoSuchFileException(PerfpinDirectory.statsFile(pid).toString());
+        }
+        try (TargetFiles files = TargetFiles.open(pid, status)) {
+            String path = inTarget(pid, files);
+            Path shown = shown(pid, files, path);
+            FileChannel channel;
+            try {
+                channel = files.openForReading(path);
+            } catch (NoSuchFileException e) {
+                throw new NoSuchFileException(shown.toString());
+            }
+            return StatsFileReader.open(channel, shown);
+        }
+    }
+
+    /** Whether JVM {@code pid} has a stats file. */
+    public static boolean exists(long pid) {
+        try (StatsFileReader ignored = open(pid)) {
+            return true;
+        } catch (NoSuchFileException e) {
+            return false;
+        } catch (IOException e) {
+            return true; // there, but damaged or still being created
+        }
+    }
+
+    /** The path of the stats file as the JVM names it. */
+    private static String inTarget(long pid, TargetFiles files) throws IOException {
+        JvmOptions jvm = JvmOptions.of(pid);
+        String file = PerfpinDirectory.JVMS + "/" + files.target().namespacePid() + ".stats";
+        Optional<String> configured = jvm.systemProperty(PerfpinDirectory.PROPERTY).filter(dir -> !dir.isEmpty());
+        if (configured.isPresent()) {
+            // A relative one is below the JVM's working directory, as the kernel names it (a name, never followed).
+            return (configured.get().startsWith("/") ? "" : files.workingDirectory() + "/") + configured.get() + "/"
+                    + file;
+        }
+        String parent = jvm.environment("XDG_RUNTIME_DIR").filter(dir -> dir.startsWith("/")).orElse("/tmp");
+        Optional<String> user = jvm.systemProperty("user.name");
+        if (user.isPresent()) {
+            return parent + "/" + PREFIX + user.get() + "/" + file;
+        }
+        String known = files.sharesUserNamespace() ? files.hostUserName().orElse(null) : null;
+        String found = null;
+        List<String> names = files.list(parent);
+        for (String name : names) {
+            if (!name.startsWith(PREFIX)) {
+                continue;
+            }
+            Optional<FileStat> stats;
+            try {
+                stats = files.status(parent + "/" + name + "/" + file);
+            } catch (IOException notTheirs) {
+                continue; // another user's perfpin directory, which the JVM's user cannot enter either
+            }
+            if (stats.isPresent() && stats.get().isRegularFile() && stats.get().uid() == files.target().effectiveUid()
+                    && (found == null || name.equals(PREFIX + known))) {
+                found = name;
+            }
+        }
+        if (found != null) {
+            return parent + "/" + found + "/" + file;
+        }
+        return parent + "/" + PREFIX + (known != null ? known : Integer.toString(files.target().effectiveUid()))
+                + "/" + file;
+    }
+
+    private static Path shown(long pid, TargetFiles files, String inTarget) {
+        return files.sharesMountNamespace() ? Path.of(inTarget) : Path.of("/proc/" + pid + "/root" + inTarget);
     }
 }

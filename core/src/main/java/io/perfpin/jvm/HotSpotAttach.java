@@ -1,5 +1,6 @@
 package io.perfpin.jvm;
 
+import io.perfpin.files.ContentName;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.PinWatchdog;
 
@@ -73,7 +74,7 @@ final class HotSpotAttach {
      * most.
      */
     static String jcmd(long pid, String command, Duration timeout) throws AttachException {
-        return execute(pid, "jcmd", List.of(command, "", ""), "jcmd " + command, timeout, true);
+        return execute(pid, "jcmd", files -> List.of(command, "", ""), "jcmd " + command, timeout, true);
     }
 
     /**
@@ -84,31 +85,64 @@ final class HotSpotAttach {
      * @throws AttachException {@code NOT_A_JVM} when no listener runs
      */
     static String jcmdIfListening(long pid, String command, Duration timeout) throws AttachException {
-        return execute(pid, "jcmd", List.of(command, "", ""), "jcmd " + command, timeout, false);
+        return execute(pid, "jcmd", files -> List.of(command, "", ""), "jcmd " + command, timeout, false);
     }
 
     /**
      * Loads a Java agent into JVM {@code pid}, as {@code VirtualMachine.loadAgent} does: the JVM appends the
      * jar to its class path and calls its {@code agentmain} on the attach listener thread before it answers.
+     * A JVM of this user's in this mount namespace gets {@code jar} itself; any other gets a copy of it in its own
+     * {@code /tmp}, made as its user ({@link #agentDirectory}), since the path it opens is resolved in its own
+     * namespace with its own rights, where this user's files may not be, or another user may have put a file
+     * under the same name.
      *
      * @throws AttachException {@code AGENT_LOAD_FAILED} when the JVM refuses or {@code agentmain} failed
      */
     static void loadAgent(long pid, Path jar, String options, Duration timeout) throws AttachException {
-        String argument = options == null || options.isEmpty() ? jar.toString() : jar + "=" + options;
-        String reply = execute(pid, "load", List.of("instrument", "false", argument), "load of agent " + jar,
-                timeout, true).strip();
+        String[] handed = new String[1];
+        String reply = execute(pid, "load", files -> {
+            handed[0] = handedJar(files, jar);
+            return List.of("instrument", "false", options == null || options.isEmpty() ? handed[0]
+                    : handed[0] + "=" + options);
+        }, "load of agent " + jar, timeout, true).strip();
         // JDK 9 to 20 answer "return code: N", older and newer ones "N"; 0 is success.
         String code = reply.startsWith("return code: ") ? reply.substring("return code: ".length()) : reply;
         if (!code.equals("0")) {
-            throw new AttachException(AGENT_LOAD_FAILED, "process " + pid + " did not load the agent " + jar + ": "
-                    + (reply.isEmpty() ? "no answer" : reply.lines().findFirst().orElse(reply))
+            throw new AttachException(AGENT_LOAD_FAILED, "process " + pid + " did not load the agent " + handed[0]
+                    + ": " + (reply.isEmpty() ? "no answer" : reply.lines().findFirst().orElse(reply))
                     + "; the JVM's stderr says why (a JVM started with -XX:+DisableAttachMechanism or "
                     + "-XX:-EnableDynamicAgentLoading refuses agents)");
         }
     }
 
+    /** The directory below the target's {@code /tmp} that holds the agent jars handed to its user's JVMs. */
+    static String agentDirectory(int uid) {
+        return "perfpin-agent-" + uid;
+    }
+
+    private static String handedJar(TargetFiles files, Path jar) throws AttachException {
+        ProcStatus self = ProcStatus.ofSelf();
+        if (files.sharesMountNamespace() && self.effectiveUid() == files.target().effectiveUid()
+                && self.effectiveGid() == files.target().effectiveGid()) {
+            return jar.toString();
+        }
+        try {
+            byte[] content = Files.readAllBytes(jar);
+            return files.install(agentDirectory(files.target().effectiveUid()), "perfpin-agent-"
+                    + ContentName.of(content) + ".jar", content);
+        } catch (IOException e) {
+            throw new AttachException(AGENT_LOAD_FAILED, "cannot hand the agent jar to " + files.process() + ": "
+                    + e.getMessage());
+        }
+    }
+
+    /** What a request sends, once the target's files are at hand. */
+    private interface Arguments {
+        List<String> of(TargetFiles files) throws AttachException;
+    }
+
     /** One request of the attach protocol: a command and exactly three arguments. */
-    private static String execute(long pid, String command, List<String> arguments, String what, Duration timeout,
+    private static String execute(long pid, String command, Arguments arguments, String what, Duration timeout,
                                   boolean mayStartListener) throws AttachException {
         long deadline = System.nanoTime() + timeout.toNanos();
         ProcStatus target = status(pid);
@@ -116,6 +150,9 @@ final class HotSpotAttach {
         checkCredentials(process, target);
         checkHotSpot(pid, process, target);
         try (TargetFiles files = targetFiles(pid, process, target)) {
+            // Before connecting: the listener serves one connection at a time, and one left without a request
+            // would hold it.
+            List<String> request = arguments.of(files);
             String socket = "/tmp/.java_pid" + target.namespacePid();
             SocketChannel channel = connectIfListening(process, files, socket);
             if (channel == null && !mayStartListener) {
@@ -129,7 +166,7 @@ final class HotSpotAttach {
                             + "connections to " + files.shown(socket));
                 }
             }
-            byte[] reply = exchange(process, files.shown(socket), channel, request(command, arguments), deadline,
+            byte[] reply = exchange(process, files.shown(socket), channel, request(command, request), deadline,
                     timeout);
             return output(process, what, reply);
         }

@@ -76,6 +76,45 @@ final class TargetFiles implements AutoCloseable {
         return target;
     }
 
+    /** Whether the target has this machine's users: then its uid has the name this machine gives it. */
+    boolean sharesUserNamespace() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/user"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/user")));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** The name this machine's user database gives the target's uid; empty when it has none. */
+    Optional<String> hostUserName() {
+        return HostUsers.name(calls, target.effectiveUid());
+    }
+
+    /** The target's working directory, as the kernel names it; "/" when it cannot say. */
+    String workingDirectory() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/" + pid + "/cwd")).toString();
+        } catch (IOException e) {
+            return "/";
+        }
+    }
+
+    /** Whether the target sees the file system as perfpin does: then a path means the same to both. */
+    boolean sharesMountNamespace() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/mnt")));
+        } catch (IOException e) {
+            return false; // cannot tell: as if not
+        }
+    }
+
+    /** "process PID (command)", for messages. */
+    String process() {
+        return process;
+    }
+
     /** How a path of the target's is shown to the user: as the target names it, with the process it belongs to. */
     String shown(String path) {
         return path + " of " + process;
@@ -84,7 +123,12 @@ final class TargetFiles implements AutoCloseable {
     /** What is at {@code path}, a link itself rather than what it names; empty when nothing is. */
     Optional<FileStat> status(String path) throws IOException {
         return asTarget(() -> {
-            PathWalk.Entry entry = walk().parent(path);
+            PathWalk.Entry entry;
+            try {
+                entry = walk().parent(path);
+            } catch (java.nio.file.NoSuchFileException e) {
+                return Optional.<FileStat>empty();
+            }
             try {
                 return Optional.of(calls.statx(entry.dirFd(), entry.name(), FileCalls.AT_SYMLINK_NOFOLLOW));
             } catch (NativeException e) {
@@ -262,6 +306,119 @@ final class TargetFiles implements AutoCloseable {
                 calls.close(parent);
             }
         });
+    }
+
+    /**
+     * Puts {@code content} in the target's file system as {@code /tmp/<dir>/<name>}, as the target's user, and
+     * returns that path as the target names it: for a JVM to load by name what only its own user (and root) can
+     * replace. {@code /} and {@code /tmp} must be root's or the user's and not open to others' renames (sticky),
+     * {@code dir} is created 0700 and must be the user's alone, and a file already there is used only when its
+     * every byte is {@code content}.
+     */
+    String install(String dir, String name, byte[] content) throws IOException {
+        String path = "/tmp/" + dir + "/" + name;
+        return asTarget(() -> {
+            PathWalk walk = walk();
+            int tmp = walk.locate("/tmp");
+            try {
+                for (String trusted : new String[] {"/", "/tmp"}) {
+                    FileStat status = calls.fstat(trusted.equals("/") ? rootFd : tmp);
+                    if (!status.isDirectory() || status.uid() != 0 && status.uid() != target.effectiveUid()
+                            || status.othersMayReplaceEntries()) {
+                        throw new IOException(shown(trusted) + " is " + status.kind() + " of uid " + status.uid()
+                                + ", mode " + String.format("%04o", status.permissions()) + ": another user could"
+                                + " replace what perfpin puts below it");
+                    }
+                }
+                int made = calls.mkdirat(tmp, dir, 0700);
+                if (made < 0 && made != -Errno.EEXIST) {
+                    throw new IOException("cannot create " + shown("/tmp/" + dir) + ": " + Errno.words(made));
+                }
+                int own = calls.openat(tmp, dir, FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW
+                        | FileCalls.O_CLOEXEC, 0);
+                if (own < 0) {
+                    throw new IOException("cannot open " + shown("/tmp/" + dir) + ": " + Errno.words(own)
+                            + " (not a directory of the process's user's: remove it)");
+                }
+                try {
+                    FileStat status = calls.fstat(own);
+                    if (status.uid() != target.effectiveUid() || (status.permissions() & 0022) != 0) {
+                        throw new IOException(shown("/tmp/" + dir) + " belongs to uid " + status.uid() + " with mode "
+                                + String.format("%04o", status.permissions()) + ", not to uid "
+                                + target.effectiveUid() + " alone: its owner (or root) must remove it");
+                    }
+                    return installIn(own, name, content, path);
+                } finally {
+                    calls.close(own);
+                }
+            } finally {
+                calls.close(tmp);
+            }
+        });
+    }
+
+    /** {@code name} in directory {@code dir} with exactly {@code content}: the one there, or one published now. */
+    private String installIn(int dir, String name, byte[] content, String path) throws IOException {
+        if (holds(dir, name, content, path)) {
+            return path;
+        }
+        String temporary = "." + name + "." + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current()
+                .nextLong() | Long.MIN_VALUE) + ".tmp";
+        int fd = calls.openat(dir, temporary, FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_WRONLY
+                | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0600);
+        if (fd < 0) {
+            throw new IOException("cannot create a file in " + shown(path) + "'s directory: " + Errno.words(fd));
+        }
+        try {
+            long written = calls.writeAll(fd, content);
+            if (written < 0) {
+                throw new IOException("cannot write " + shown(path) + ": " + Errno.words(written));
+            }
+        } finally {
+            calls.close(fd);
+        }
+        // Published whole and never over another file: a concurrent installer's copy stays, and is checked below.
+        int renamed = calls.renameat2(dir, temporary, name, FileCalls.RENAME_NOREPLACE);
+        if (renamed < 0) {
+            calls.unlinkat(dir, temporary, 0);
+        }
+        if (renamed < 0 && renamed != -Errno.EEXIST) {
+            throw new IOException("cannot write " + shown(path) + ": " + Errno.words(renamed));
+        }
+        if (!holds(dir, name, content, path)) {
+            throw new IOException(shown(path) + " holds other bytes than this perfpin's agent: its owner (or root)"
+                    + " must remove it");
+        }
+        return path;
+    }
+
+    /** Whether {@code name} is a regular file of the target's user with exactly {@code content}. */
+    private boolean holds(int dir, String name, byte[] content, String path) throws IOException {
+        int located = calls.openat(dir, name, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
+        if (located == -Errno.ENOENT) {
+            return false;
+        }
+        if (located < 0) {
+            throw new IOException("cannot open " + shown(path) + ": " + Errno.words(located));
+        }
+        try {
+            FileStat status = calls.fstat(located);
+            if (!status.isRegularFile() || status.uid() != target.effectiveUid() || status.size() != content.length) {
+                return false;
+            }
+            int fd = PathWalk.reopen(calls, located, FileCalls.O_RDONLY, shown(path));
+            try (FileChannel in = FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ)) {
+                ByteBuffer bytes = ByteBuffer.allocate(content.length);
+                while (bytes.hasRemaining() && in.read(bytes) > 0) {
+                    // until the whole length is read
+                }
+                return !bytes.hasRemaining() && java.util.Arrays.equals(bytes.array(), content);
+            } finally {
+                calls.close(fd);
+            }
+        } finally {
+            calls.close(located);
+        }
     }
 
     /** Runs {@code step} with the target's rights. */

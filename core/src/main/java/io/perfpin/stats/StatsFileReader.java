@@ -91,7 +91,18 @@ public final class StatsFileReader implements AutoCloseable {
             // Opening a FIFO would wait for a writer, and a device is no stats file either.
             throw new IOException(file + " is not a perfpin stats file (not a regular file)");
         }
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.READ);
+        return open(FileChannel.open(file, StandardOpenOption.READ), file, settleNanos);
+    }
+
+    /**
+     * As {@link #open(Path)}, over a file already opened for reading (a target's, reached as its user), shown in
+     * messages as {@code file}; the channel is closed with the reader, or at once when it is no stats file.
+     */
+    public static StatsFileReader open(FileChannel channel, Path file) throws IOException {
+        return open(channel, file, SETTLE_NANOS);
+    }
+
+    private static StatsFileReader open(FileChannel channel, Path file, long settleNanos) throws IOException {
         try {
             if (channel.size() == 0) {
                 throw beingCreated(file); // created, not yet sized: the agent makes it on its sampler thread

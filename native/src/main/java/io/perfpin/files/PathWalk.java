@@ -6,6 +6,7 @@ import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.NativeException;
 
 import java.io.IOException;
+import java.nio.file.NoSuchFileException;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
@@ -63,6 +64,7 @@ public final class PathWalk {
     /**
      * An {@code O_PATH} descriptor of what {@code path} names; the caller closes it.
      *
+     * @throws NoSuchFileException when a component is missing
      * @throws IOException one line: the component that is missing, a link not followed, not a directory, ...
      */
     public int locate(String path) throws IOException {
@@ -129,6 +131,9 @@ public final class PathWalk {
     public int locateIn(Entry entry) throws IOException {
         int fd = calls.openat(entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW
                 | FileCalls.O_CLOEXEC, 0);
+        if (fd == -Errno.ENOENT) {
+            throw new NoSuchFileException(entry.shownAs());
+        }
         if (fd < 0) {
             throw failure(entry.shownAs(), fd);
         }
@@ -223,6 +228,9 @@ public final class PathWalk {
                 }
                 int fd = calls.openat(current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
                         0);
+                if (fd == -Errno.ENOENT) {
+                    throw new NoSuchFileException(path, null, part + ": no such file or directory");
+                }
                 if (fd < 0) {
                     throw new IOException("cannot open " + path + ": " + part + ": " + Errno.words(fd));
                 }
@@ -280,7 +288,7 @@ public final class PathWalk {
         }
 
         private boolean trusted(int uid) {
-            return uid == 0 || uid == trustedUid;
+            return EffectiveUser.trusts(uid);
         }
 
         @Override

@@ -35,6 +35,8 @@ public final class FileCalls {
     public static final int AT_SYMLINK_NOFOLLOW = 0x100;
     public static final int AT_REMOVEDIR = 0x200;
     public static final int AT_EMPTY_PATH = 0x1000;
+    /** renameat2's flag: fail with EEXIST rather than replace what is there. */
+    public static final int RENAME_NOREPLACE = 1;
 
     /** struct open_how: u64 flags, u64 mode, u64 resolve. */
     private static final int OPEN_HOW_BYTES = 24;
@@ -89,6 +91,12 @@ public final class FileCalls {
     /** {@code unlinkat(dirfd, name, flags)}. */
     public int unlinkat(int dirfd, String name, int flags) {
         return (int) syscalls.syscall(numbers.unlinkat, dirfd, cString(name).address(), flags, 0, 0);
+    }
+
+    /** {@code renameat2(dirfd, from, dirfd, to, flags)}: within one directory. */
+    public int renameat2(int dirfd, String from, String to, int flags) {
+        return (int) syscalls.syscall(numbers.renameat2, dirfd, cString(from).address(), dirfd, cString(to).address(),
+                flags);
     }
 
     /** {@code mkdirat(dirfd, name, mode)}. */

@@ -1,0 +1,191 @@
+package io.perfpin.cli;
+
+import io.perfpin.files.ContentName;
+import io.perfpin.jvm.AgentJar;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.jar.Attributes;
+import java.util.jar.JarEntry;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * Root attaches to JVMs of another user's that live in namespaces of their own, as containers do, while a third
+ * user plants what it can where they look: the JVM is attached, counted, pinned and detached, and nothing planted
+ * ever runs or is read.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class ContainerAttachTest {
+    private static final Pattern WORKER = Pattern.compile("thread (worker-0) tid (\\d+)");
+    /** The third user: root gives files to any uid, and setpriv acts as it. */
+    private static final int NOBODY = 65534;
+
+    private Adversary victim;
+    /** Outside /tmp, which the JVMs here replace: the class path they run from, the marker a planted agent makes. */
+    private Path work;
+    private Path marker;
+    private String classPath;
+
+    @BeforeEach
+    void prepare() throws Exception {
+        victim = Adversary.create();
+        assumeTrue(run(List.of("unshare", "-m", "true")).startsWith("0"), "cannot make mount namespaces here");
+        work = Files.createTempDirectory(Paths.get("/var/tmp"), "perfpin-ns");
+        Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxr-xr-x"));
+        classPath = Adversary.readableCopy(ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                Files.createDirectory(work.resolve("cp")));
+        Path markers = Files.createDirectory(work.resolve("markers"));
+        Files.setPosixFilePermissions(markers, PosixFilePermissions.fromString("rwxrwxrwx"));
+        marker = markers.resolve("planted-agent-ran");
+    }
+
+    @AfterEach
+    void clean() throws Exception {
+        Adversary.removeAll(work);
+    }
+
+    /**
+     * The victim's JVM has its own mount namespace with a sticky tmpfs {@code /tmp}, where a third user made the
+     * directory perfpin hands agent jars from, with a jar of the very name: refused in one line, the planted jar never
+     * runs. Once it is gone, attach works there: the jar is the victim's own, 0600 in a 0700 directory, the worker is
+     * pinned and counted, and the detach gives back its CPUs and every descriptor.
+     */
+    @Test
+    void aJvmInItsOwnMountNamespaceIsAttachedAndAJarPlantedInItsTmpNeverRuns() throws Exception {
+        List<String> launcher = List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
+                "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec /usr/bin/setpriv --reuid=" + victim.uid
+                        + " --regid=" + victim.gid + " --clear-groups -- \"$@\"", "sh");
+        try (ChildJvm jvm = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
+            Matcher worker = jvm.await(WORKER);
+            int tid = Integer.parseInt(worker.group(2));
+            jvm.await(Pattern.compile("ready"));
+            String pid = Long.toString(jvm.pid());
+            byte[] agent = Files.readAllBytes(AgentJar.forThisUser());
+            String dir = "/tmp/perfpin-agent-" + victim.uid;
+            String jar = dir + "/perfpin-agent-" + ContentName.of(agent) + ".jar";
+            Path planted = plantedAgentJar();
+            inNamespace(jvm.pid(), NOBODY, "mkdir -m 755 " + dir + " && cp " + planted + " " + jar
+                    + " && chmod 644 " + jar);
+
+            CliRun refused = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--duration",
+                    "1s", "--detach-on-exit"));
+            assertEquals(ExitCode.ATTACH_FAILED, refused.code, refused.out + refused.err);
+            assertTrue(refused.err.contains(dir + " of process " + pid + " (java) belongs to uid " + NOBODY),
+                    refused.err);
+            assertEquals(1, refused.err.lines().count(), refused.err);
+            assertFalse(Files.exists(marker), "the planted agent ran");
+            assertEquals(NOBODY + " 755", inNamespace(jvm.pid(), 0, "stat -c '%u %a' " + dir).strip(),
+                    "what was planted is left as it was");
+
+            inNamespace(jvm.pid(), 0, "rm -r " + dir);
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
+                    "worker-0@1", "--interval", "100ms", "--duration", "1500ms", "--detach-on-exit"));
+            assertEquals(0, attach.code, attach.out + attach.err);
+            assertTrue(attach.out.matches("(?s).*\nworker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + attach.out);
+            assertEquals(victim.uid + " 700\n" + victim.uid + " 600\n", inNamespace(jvm.pid(), 0,
+                    "stat -c '%u %a' " + dir + " " + jar), "the victim's own copy, which no one else may replace");
+            assertEquals("0-1", ProcFiles.cpusAllowed(jvm.pid(), tid), "its CPUs given back at the detach");
+            assertEquals(0, ProcFiles.perfEventDescriptors(jvm.pid()));
+            assertFalse(Files.exists(marker), "the planted agent ran");
+        }
+    }
+
+    /**
+     * A user's JVM in a user namespace of its own (root inside, the user outside), who then binds a FIFO over its
+     * {@code /etc/passwd}: root's attach reads no file of the target's by name, so it neither waits on the FIFO nor
+     * needs the JVM's name for its user, and the JVM, which serves only its own uid, takes root's connection
+     * made with that uid. The worker is pinned, counted, and given back its CPUs at the detach.
+     */
+    @Test
+    void aJvmInItsOwnUserNamespaceWithAFifoOverItsPasswdIsAttachedPinnedAndDetached() throws Exception {
+        assumeTrue(victim.can("unshare -Urm true"), "unprivileged user namespaces are off here");
+        List<String> launcher = List.of("/usr/bin/setpriv", "--reuid=" + victim.uid, "--regid=" + victim.gid,
+                "--clear-groups", "--", "unshare", "-Urm", "sh", "-c",
+                "mount -t tmpfs tmpfs /tmp && cd /tmp && exec \"$@\"", "sh");
+        try (ChildJvm jvm = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
+            Matcher worker = jvm.await(WORKER);
+            int tid = Integer.parseInt(worker.group(2));
+            jvm.await(Pattern.compile("ready"));
+            String pid = Long.toString(jvm.pid());
+            // As the victim, who owns that user namespace and so may mount in it.
+            String out = run(List.of("/usr/bin/setpriv", "--reuid=" + victim.uid, "--regid=" + victim.gid,
+                    "--clear-groups", "--", "nsenter", "-t", pid, "-U", "-m", "--preserve-credentials", "sh", "-c",
+                    "mkfifo /tmp/passwd && mount --bind /tmp/passwd /etc/passwd && test -p /etc/passwd"));
+            assumeTrue(out.startsWith("0"), "cannot bind a FIFO in a user namespace here: " + out);
+
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
+                    "worker-0@1", "--interval", "100ms", "--duration", "1500ms", "--detach-on-exit"));
+            assertEquals(0, attach.code, attach.out + attach.err);
+            assertTrue(attach.out.matches("(?s).*\nworker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + attach.out);
+            assertEquals("0-1", ProcFiles.cpusAllowed(jvm.pid(), tid), "its CPUs given back at the detach");
+            assertEquals(0, ProcFiles.perfEventDescriptors(jvm.pid()));
+            // Its user's name is "root" in there: the stats file is found among that user's directories.
+            CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "200ms"));
+            assertTrue(top.out.contains("the agent detached") && top.out.contains("\nworker-0 "), top.out + top.err);
+        }
+    }
+
+    /** Runs {@code script} in the mount namespace of {@code pid}, as {@code uid}; returns what it printed. */
+    private static String inNamespace(long pid, int uid, String script) throws Exception {
+        String out = run(List.of("nsenter", "-t", Long.toString(pid), "-m", "/usr/bin/setpriv", "--reuid=" + uid,
+                "--regid=" + uid, "--clear-groups", "--", "sh", "-ec", script));
+        assertTrue(out.startsWith("0\n"), script + ": " + out);
+        return out.substring(2);
+    }
+
+    /** The exit code, a line feed, then what the command printed. */
+    private static String run(List<String> command) throws Exception {
+        Process process = new ProcessBuilder(new ArrayList<>(command)).redirectErrorStream(true).start();
+        process.getOutputStream().close();
+        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor();
+            throw new AssertionError(command + " did not finish");
+        }
+        return process.exitValue() + "\n" + out;
+    }
+
+    /** An agent jar whose premain and agentmain create the marker, readable by all. */
+    private Path plantedAgentJar() throws Exception {
+        Path classes = Files.createDirectory(work.resolve("planted-classes"));
+        Path source = Files.writeString(classes.resolve("Planted.java"), "public class Planted {\n"
+                + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
+                + "    java.nio.file.Files.createFile(java.nio.file.Paths.get(\"" + marker + "\"));\n  }\n}\n");
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), source.toString()));
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().putValue("Agent-Class", "Planted");
+        Path planted = work.resolve("planted.jar");
+        try (OutputStream file = Files.newOutputStream(planted); JarOutputStream out = new JarOutputStream(file,
+                manifest)) {
+            out.putNextEntry(new JarEntry("Planted.class"));
+            out.write(Files.readAllBytes(classes.resolve("Planted.class")));
+            out.closeEntry();
+        }
+        Files.setPosixFilePermissions(planted, PosixFilePermissions.fromString("rw-r--r--"));
+        return planted;
+    }
+}
