@@ -53,7 +53,7 @@ public record ProcessIdentity(long pid, String command, long startTime, List<Int
         // Read last: a pid taken by another process while the others were read shows here as another start time.
         OptionalLong started = ThreadStartTime.of(pid, (int) pid);
         if (status.zombie() || started.isEmpty()) {
-            throw exited("process " + pid + " (" + status.command() + ")");
+            throw new ProcessChangedException(true, "no process with pid " + pid); // as the attach says it
         }
         return new ProcessIdentity(pid, status.command(), started.getAsLong(), status.uids(), status.gids(),
                 program(pid));
@@ -80,13 +80,14 @@ public record ProcessIdentity(long pid, String command, long startTime, List<Int
             throw new ProcessChangedException(false, process + " exited, and pid " + pid + " names another"
                     + " process now (" + now.command + ")");
         }
-        if (!now.uids.equals(uids) || !now.gids.equals(gids)) {
-            throw new ProcessChangedException(false, process + " runs as other users now (" + ids(now)
-                    + "; when checked: " + ids(this) + ")");
-        }
+        // The program first: an exec of a setuid program changes both, and the exec is what happened.
         if (exe != null && !exe.equals(now.exe)) {
             throw new ProcessChangedException(false, process + " runs another program now (" + exePath(pid)
                     + "): it exec'd since perfpin checked it");
+        }
+        if (!now.uids.equals(uids) || !now.gids.equals(gids)) {
+            throw new ProcessChangedException(false, process + " runs as other users now (" + ids(now)
+                    + "; when checked: " + ids(this) + ")");
         }
     }
 
