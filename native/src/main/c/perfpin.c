@@ -141,7 +141,7 @@ static const JNINativeMethod METHODS[] = {
     {"threadEvents0", "(Ljava/lang/Class;Z)I", (void *) perfpin_thread_events},
     {"javaThreadIds0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_java_thread_ids},
     {"watchdogStart0", "([I)I", (void *) perfpin_watchdog_start},
-    {"watchdogPinning0", "(IIIJ[J[J)I", (void *) perfpin_watchdog_pinning},
+    {"watchdogPinning0", "(IIIJJJ[I[J[J)I", (void *) perfpin_watchdog_pinning},
     {"watchdogReleased0", "(III)I", (void *) perfpin_watchdog_released},
     {"watchdogReap0", "(I)I", (void *) perfpin_watchdog_reap},
     {"defineBootClass0", "(Ljava/lang/String;[B)I", (void *) perfpin_define_boot_class},

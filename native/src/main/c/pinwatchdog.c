@@ -13,9 +13,14 @@
  * perfpin's files, locks, counters or pipes open.
  *
  * A thread gets its CPUs back only while it is still the thread perfpin pinned (/proc/P/task/T/stat shows
- * the start time recorded: TIDs are reused) and its affinity is still the one perfpin set (a tool that
- * pinned it since then wins). Between that check and sched_setaffinity the thread could end and its TID be
- * taken again: a window of a few system calls, which no interface of the kernel closes.
+ * the start time recorded: TIDs are reused), its process still runs the program and as the users it did
+ * when pinned (an exec keeps TIDs, start times and masks, and a setuid program runs as root: perfpin, often
+ * root, must not write onto it), and its affinity is still the one perfpin set (a tool that pinned it since
+ * then wins). Between those checks and sched_setaffinity the thread could end and its TID be taken again, or
+ * the process exec: a window of a few system calls, which no interface of the kernel closes.
+ *
+ * It keeps perfpin's standard error, where perfpin's own messages go: a thread it leaves alone because its
+ * process changed is said there in one line. A killed perfpin has no other place to say it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -43,6 +49,11 @@
 #define FIRST_FIELD_AFTER_COMMAND 3
 /* Record slots mapped at the first pin; the table doubles when full. */
 #define FIRST_CAPACITY 64
+/* Real, effective, saved and filesystem uid, then the same four gids: /proc/P/status's Uid: and Gid:. */
+#define IDS 4
+#define CREDENTIALS (2 * IDS)
+/* "/proc/" pid "/task/" tid "/status" and its NUL, with room to spare. */
+#define PATH_SIZE 64
 
 enum record_kind { PINNING = 1, RELEASED = 2 };
 
@@ -53,6 +64,9 @@ struct record {
     int32_t tid;
     int32_t unused;
     uint64_t start_time; /* clock ticks from boot to the thread's start */
+    uint64_t exe_device; /* the program /proc/P/exe leads to; inode 0 when perfpin could not tell */
+    uint64_t exe_inode;
+    int32_t credentials[CREDENTIALS];
     uint64_t before[MASK_WORDS];
     uint64_t pinned[MASK_WORDS];
 };
@@ -140,24 +154,41 @@ static char *put_number(char *at, uint32_t value) {
     return at;
 }
 
-/* Field 22 of /proc/pid/task/tid/stat into *out; -1 when the thread is gone or the file cannot be read. */
-static int start_time(int32_t pid, int32_t tid, uint64_t *out) {
-    char path[64];
-    char *end = put_text(put_number(put_text(put_number(put_text(path, "/proc/"), (uint32_t) pid), "/task/"),
-                                    (uint32_t) tid), "/stat");
-    *end = '\0';
+/* /proc/pid/file, or /proc/pid/task/tid/file when tid is not 0. */
+static void proc_path(char path[PATH_SIZE], int32_t pid, int32_t tid, const char *file) {
+    char *at = put_number(put_text(path, "/proc/"), (uint32_t) pid);
+    if (tid != 0) {
+        at = put_number(put_text(at, "/task/"), (uint32_t) tid);
+    }
+    *put_text(put_text(at, "/"), file) = '\0';
+}
+
+/* The first bytes of a file, up to size; their number, or -1 when it cannot be opened. */
+static ssize_t read_start(const char *path, char *into, size_t size) {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         return -1;
     }
-    /* Field 22 ends within the first few hundred bytes; a line cut after it is still read right. */
-    char stat[1024];
     size_t length = 0;
     ssize_t n;
-    while (length < sizeof(stat) && (n = read(fd, stat + length, sizeof(stat) - length)) > 0) {
+    while (length < size && (n = read(fd, into + length, size - length)) > 0) {
         length += (size_t) n;
     }
     close(fd);
+    return (ssize_t) length;
+}
+
+/* Field 22 of /proc/pid/task/tid/stat into *out; -1 when the thread is gone or the file cannot be read. */
+static int start_time(int32_t pid, int32_t tid, uint64_t *out) {
+    char path[PATH_SIZE];
+    proc_path(path, pid, tid, "stat");
+    /* Field 22 ends within the first few hundred bytes; a line cut after it is still read right. */
+    char stat[1024];
+    ssize_t got = read_start(path, stat, sizeof(stat));
+    if (got < 0) {
+        return -1;
+    }
+    size_t length = (size_t) got;
     /* The command may hold spaces and ')': the fields begin after its last ')'. */
     size_t i = length;
     while (i > 0 && stat[i - 1] != ')') {
@@ -183,9 +214,76 @@ static int start_time(int32_t pid, int32_t tid, uint64_t *out) {
     return 0;
 }
 
+/* The four ids after "\nKey:" in a status file into out; -1 when they are not there whole. */
+static int ids_after(const char *status, size_t length, const char *key, int32_t out[IDS]) {
+    size_t key_length = strlen(key);
+    for (size_t i = 0; i + key_length < length; i++) {
+        if (status[i] != '\n' || memcmp(status + i + 1, key, key_length) != 0) {
+            continue;
+        }
+        size_t at = i + 1 + key_length;
+        for (int id = 0; id < IDS; id++) {
+            while (at < length && (status[at] == '\t' || status[at] == ' ')) {
+                at++;
+            }
+            uint64_t value = 0;
+            size_t first = at;
+            for (; at < length && status[at] >= '0' && status[at] <= '9'; at++) {
+                value = value * 10 + (uint64_t) (status[at] - '0');
+            }
+            if (at == first || at == length || value > UINT32_MAX) {
+                return -1;
+            }
+            out[id] = (int32_t) (uint32_t) value;
+        }
+        return 0;
+    }
+    return -1;
+}
+
+/* Why process pid is no longer as perfpin pinned it, in a few words; NULL while it is. */
+static const char *process_changed(const struct record *pin) {
+    char path[PATH_SIZE];
+    if (pin->exe_inode != 0) {
+        struct stat exe;
+        proc_path(path, pin->pid, 0, "exe");
+        if (stat(path, &exe) != 0 || (uint64_t) exe.st_dev != pin->exe_device || (uint64_t) exe.st_ino != pin->exe_inode) {
+            return "exec'd another program";
+        }
+    }
+    /* Uid: and Gid: come within the first few hundred bytes, after Name: (at most 64 escaped bytes). */
+    char status[2048];
+    proc_path(path, pin->pid, 0, "status");
+    ssize_t length = read_start(path, status, sizeof(status));
+    int32_t now[CREDENTIALS];
+    if (length < 0 || ids_after(status, (size_t) length, "Uid:", now) != 0
+        || ids_after(status, (size_t) length, "Gid:", now + IDS) != 0
+        || memcmp(now, pin->credentials, sizeof(now)) != 0) {
+        return "runs as other users";
+    }
+    return NULL;
+}
+
+/* One line on perfpin's standard error: write(2) and nothing else, as everything here. */
+static void say_left_alone(const struct record *pin, const char *why) {
+    char line[256];
+    char *at = put_number(put_text(line, "perfpin: left thread (tid "), (uint32_t) pin->tid);
+    at = put_number(put_text(at, ") of process "), (uint32_t) pin->pid);
+    at = put_text(put_text(put_text(at, " alone: the process "), why), " since perfpin pinned it\n");
+    ssize_t n;
+    do {
+        n = write(STDERR_FILENO, line, (size_t) (at - line));
+    } while (n < 0 && errno == EINTR);
+}
+
 static void restore(const struct record *pin) {
     uint64_t started;
     if (start_time(pin->pid, pin->tid, &started) != 0 || started != pin->start_time) {
+        return;
+    }
+    const char *why = process_changed(pin);
+    if (why != NULL) {
+        say_left_alone(pin, why);
         return;
     }
     uint64_t now[MASK_WORDS] = {0};
@@ -204,6 +302,9 @@ static void default_signals(void) {
     for (int sig = 1; sig < NSIG; sig++) {
         sigaction(sig, &default_action, NULL); /* SIGKILL, SIGSTOP and libc's own signals refuse: fine */
     }
+    /* Standard error may be a pipe whose reader left with perfpin: a line said there must not end the restores. */
+    default_action.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &default_action, NULL);
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
@@ -229,8 +330,12 @@ static void close_range_of(unsigned first, unsigned last) {
     }
 }
 
-/* Keeps the pipe (returned, above the standard descriptors) and /dev/null as 0, 1 and 2; closes the rest. */
+/*
+ * Keeps the pipe (returned, above the standard descriptors), /dev/null as 0 and 1, and perfpin's standard error
+ * as 2 (/dev/null where perfpin had none); closes the rest.
+ */
 static int keep_only(int in) {
+    int has_error = in != STDERR_FILENO && fcntl(STDERR_FILENO, F_GETFD) >= 0;
     if (in < STANDARD_FDS) {
         in = fcntl(in, F_DUPFD, STANDARD_FDS);
         if (in < 0) {
@@ -239,6 +344,9 @@ static int keep_only(int in) {
     }
     int null = open("/dev/null", O_RDWR);
     for (int fd = 0; fd < STANDARD_FDS; fd++) {
+        if (fd == STDERR_FILENO && has_error) {
+            continue;
+        }
         if (null < 0) {
             close(fd);
         } else if (null != fd) {
@@ -308,14 +416,21 @@ static jint copy_mask(JNIEnv *env, jlongArray mask, uint64_t out[MASK_WORDS]) {
 }
 
 jint JNICALL perfpin_watchdog_pinning(JNIEnv *env, jclass cls, jint fd, jint pid, jint tid, jlong start_time,
-                                      jlongArray before, jlongArray pinned) {
+                                      jlong exe_device, jlong exe_inode, jintArray credentials, jlongArray before,
+                                      jlongArray pinned) {
     (void) cls;
+    if ((*env)->GetArrayLength(env, credentials) != CREDENTIALS) {
+        return -EINVAL;
+    }
     struct record record;
     memset(&record, 0, sizeof(record));
     record.kind = PINNING;
     record.pid = pid;
     record.tid = tid;
     record.start_time = (uint64_t) start_time;
+    record.exe_device = (uint64_t) exe_device;
+    record.exe_inode = (uint64_t) exe_inode;
+    (*env)->GetIntArrayRegion(env, credentials, 0, CREDENTIALS, (jint *) record.credentials);
     jint rc = copy_mask(env, before, record.before);
     if (rc == 0) {
         rc = copy_mask(env, pinned, record.pinned);

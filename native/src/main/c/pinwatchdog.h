@@ -6,9 +6,14 @@
 /* Forks the watchdog; writes {its pid, the write end of its pipe} into pid_and_fd. Returns 0 or -errno. */
 jint JNICALL perfpin_watchdog_start(JNIEnv *env, jclass cls, jintArray pid_and_fd);
 
-/* Records that thread tid of pid, started at start_time, is pinned to pinned and had before. 0 or -errno. */
+/*
+ * Records that thread tid of pid, started at start_time, is pinned to pinned and had before, while pid runs the
+ * program of exe_device and exe_inode (0: not known) with credentials (Uid: then Gid: of its status file, 8
+ * ids). 0 or -errno.
+ */
 jint JNICALL perfpin_watchdog_pinning(JNIEnv *env, jclass cls, jint fd, jint pid, jint tid, jlong start_time,
-                                      jlongArray before, jlongArray pinned);
+                                      jlong exe_device, jlong exe_inode, jintArray credentials, jlongArray before,
+                                      jlongArray pinned);
 
 /* Records that perfpin gave thread tid of pid its CPUs back itself. 0 or -errno. */
 jint JNICALL perfpin_watchdog_released(JNIEnv *env, jclass cls, jint fd, jint pid, jint tid);

@@ -17,6 +17,11 @@ public final class ExitCode {
     public static final int NO_AGENT = 6;
     /** The JVM would not load the agent, or the agent did not start in it: the JVM's stderr says why. */
     public static final int ATTACH_FAILED = 7;
+    /**
+     * The pid no longer names the process perfpin checked: it exited and the pid is another process's, or it
+     * exec'd another program or runs as other users since. perfpin left it alone.
+     */
+    public static final int PROCESS_CHANGED = 8;
 
     private ExitCode() {
     }

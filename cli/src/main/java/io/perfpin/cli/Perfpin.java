@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.event.NearestNames;
 import io.perfpin.jvm.AttachException;
+import io.perfpin.jvm.ProcessChangedException;
 import io.perfpin.report.TerminalText;
 import picocli.AutoComplete;
 import picocli.CommandLine;
@@ -83,6 +84,9 @@ public final class Perfpin {
                 default:
                     return ExitCode.NOT_A_JVM;
             }
+        }
+        if (e instanceof ProcessChangedException) {
+            return ((ProcessChangedException) e).exited() ? ExitCode.NO_SUCH_PROCESS : ExitCode.PROCESS_CHANGED;
         }
         if (e instanceof NoAgentException) {
             return ExitCode.NO_AGENT;

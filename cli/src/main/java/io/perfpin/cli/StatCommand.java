@@ -5,6 +5,8 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreadInfo;
+import io.perfpin.jvm.ProcessChangedException;
+import io.perfpin.jvm.ProcessIdentity;
 import io.perfpin.jvm.ThreadWatch;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
@@ -83,6 +85,10 @@ final class StatCommand implements Callable<Integer> {
 
     /** When the last interval's samples were taken, or counting began. */
     private long sampledNanos;
+    /** The process the attach checked; every pin, counter and read is for it alone. */
+    private ProcessIdentity process;
+    /** How the pid stopped naming {@link #process} while counting; null while it names it. */
+    private ProcessChangedException changed;
 
     @Override
     public Integer call() throws Exception {
@@ -90,23 +96,30 @@ final class StatCommand implements Callable<Integer> {
         EventList eventList = events.eventList();
         // Counted before perfpin opens anything of its own for this: what it has free is what it shares out.
         DescriptorBudget budget = DescriptorBudget.forThisProcess(fds, "--fds=", "--fds");
+        // Taken before the attach checks the process (its user, its libjvm.so, its socket's owner), so that what
+        // they checked is this process; the thread dump then comes whenever the process chooses to answer.
+        process = ProcessIdentity.of(pid);
         ThreadWatch watch = ThreadWatch.start(pid);
+        checkedAtStart(process::check);
         List<JavaThreadInfo> chosen = selected(watch.initial());
         if (chosen.isEmpty()) {
             throw new IllegalArgumentException("no thread of pid " + pid + " matches " + threads.describe());
         }
         warnUnmatchedRules(chosen);
         Syscalls syscalls = Backends.syscalls();
+        ThreadPins pinned = new ThreadPins(syscalls, process);
         try (StopSignal stop = StopSignal.install();
              ReportOutput out = output.open();
-             ThreadPins pinned = new ThreadPins(syscalls, pid);
-             StatThreads counted = new StatThreads(syscalls, pid, eventList, pins, pinned, budget)) {
-            counted.count(chosen, true);
+             pinned;
+             StatThreads counted = new StatThreads(syscalls, process, eventList, pins, pinned, budget)) {
+            checkedAtStart(() -> counted.count(chosen, true));
             sampledNanos = System.nanoTime();
             follow(watch, counted, stop, out, eventList);
-            counted.read();
-            if (interval.interval != null) {
-                sample(counted, out, eventList);
+            if (unchanged()) {
+                counted.read();
+                if (interval.interval != null) {
+                    sample(counted, out, eventList);
+                }
             }
             List<Hint> hints = new ArrayList<>();
             List<ThreadRecord> totals = counted.totals(hints);
@@ -117,7 +130,44 @@ final class StatCommand implements Callable<Integer> {
             out.records(totals);
             out.hints(hints);
         }
-        return ExitCode.OK;
+        // Also when only the restores found it changed: it changed after the last look.
+        return changed != null || pinned.leftAlone() ? ExitCode.PROCESS_CHANGED : ExitCode.OK;
+    }
+
+    /** An action before counting began, where a process that is not the one checked ends the command. */
+    private void checkedAtStart(Action action) throws IOException {
+        try {
+            action.run();
+        } catch (ProcessChangedException e) {
+            if (e.exited()) {
+                throw e;
+            }
+            throw new ProcessChangedException(false, e.getMessage() + "; perfpin leaves it alone");
+        }
+    }
+
+    private interface Action {
+        void run() throws IOException;
+    }
+
+    /**
+     * Whether the pid still names {@link #process}. Once it does not (it exec'd, runs as other users, or exited
+     * and the pid went to another process), that is said once, and it is neither read nor pinned any more. A
+     * process that just exited still is: its counters keep their final counts.
+     */
+    private boolean unchanged() {
+        if (changed == null) {
+            try {
+                process.check();
+            } catch (ProcessChangedException e) {
+                if (!e.exited()) {
+                    changed = e;
+                    System.err.println(TerminalText.escape("perfpin stat: " + e.getMessage() + "; its counts end at"
+                            + " the last read before, and perfpin leaves it alone"));
+                }
+            }
+        }
+        return changed == null;
     }
 
     /**
@@ -135,6 +185,10 @@ final class StatCommand implements Callable<Integer> {
                     || System.nanoTime() >= deadline) {
                 return;
             }
+            // Before a dump, which goes to whatever process has the pid: a recycled pid would be asked.
+            if (!unchanged()) {
+                return;
+            }
             ThreadWatch.Changes changes;
             try {
                 changes = watch.look();
@@ -148,11 +202,21 @@ final class StatCommand implements Callable<Integer> {
                 System.err.println("perfpin stat: process " + pid + " exited while counting");
                 return;
             }
+            if (!unchanged()) {
+                return;
+            }
             if (interval.interval != null) {
                 counted.read();
                 sample(counted, out, eventList);
             }
-            counted.count(selected(changes.started()), false);
+            try {
+                counted.count(selected(changes.started()), false);
+            } catch (ProcessChangedException e) {
+                if (!unchanged()) {
+                    return;
+                }
+                // it exited as its new threads were counted: the next look sees it gone
+            }
         }
     }
 

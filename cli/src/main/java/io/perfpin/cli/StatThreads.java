@@ -6,6 +6,8 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.JavaThreadInfo;
+import io.perfpin.jvm.ProcessChangedException;
+import io.perfpin.jvm.ProcessIdentity;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.options.PinRule;
 import io.perfpin.report.Hint;
@@ -32,6 +34,7 @@ final class StatThreads implements AutoCloseable {
     private static final Duration MOVE_PATIENCE = Duration.ofMillis(100);
 
     private final Syscalls syscalls;
+    private final ProcessIdentity process;
     private final long pid;
     private final EventList events;
     private final PinOptions pins;
@@ -43,10 +46,11 @@ final class StatThreads implements AutoCloseable {
     private final List<CountedThread> all = new ArrayList<>();
     private final Map<Integer, CountedThread> running = new HashMap<>();
 
-    StatThreads(Syscalls syscalls, long pid, EventList events, PinOptions pins, ThreadPins pinned,
+    StatThreads(Syscalls syscalls, ProcessIdentity process, EventList events, PinOptions pins, ThreadPins pinned,
                 DescriptorBudget budget) {
         this.syscalls = syscalls;
-        this.pid = pid;
+        this.process = process;
+        this.pid = process.pid();
         this.events = events;
         this.pins = pins;
         this.pinned = pinned;
@@ -60,8 +64,13 @@ final class StatThreads implements AutoCloseable {
      * @param atStart whether these are the threads chosen at the start, where a rule that cannot be had ends the
      *                command (its message and exit code); a thread that starts later is counted where it runs,
      *                and that is said in one line
+     * @throws ProcessChangedException when the pid no longer names the process checked, which is then neither
+     *                                 pinned nor counted any further (threads counted already are not read again
+     *                                 by a caller that heeds it)
      */
     void count(List<JavaThreadInfo> threads, boolean atStart) throws IOException {
+        // The threads were named by a thread dump that the process answered itself, whenever it chose to.
+        process.check();
         List<Integer> moved = new ArrayList<>();
         for (JavaThreadInfo t : threads) {
             PinRule rule = pins.ruleFor(t.name()).orElse(null);
@@ -74,7 +83,7 @@ final class StatThreads implements AutoCloseable {
                 System.err.println(TerminalText.escape("perfpin stat: pinned '" + t.name() + "' (tid " + t.tid()
                         + ") to CPUs " + to + " by --pin '" + rule + "' while counting"));
             } catch (IOException | RuntimeException e) {
-                if (atStart) {
+                if (atStart || e instanceof ProcessChangedException) {
                     throw e;
                 }
                 System.err.println(TerminalText.escape("perfpin stat: cannot pin '" + t.name() + "' (tid " + t.tid()
@@ -84,12 +93,15 @@ final class StatThreads implements AutoCloseable {
         }
         // On their new CPUs before their counters open, so that the move is not counted as a migration.
         pinned.awaitOnTheirCpus(moved, MOVE_PATIENCE);
+        process.check();
         for (JavaThreadInfo t : threads) {
             CountedThread counted = CountedThread.open(syscalls, pid, t, events, refused, budget,
                     cpusOf(t.tid()), pinned.isPinned(t.tid()));
             all.add(counted);
             running.put(t.tid(), counted);
         }
+        // An exec between the check and the counters' opening: they would count another program.
+        process.check();
     }
 
     /** Finalises the threads among {@code tids} that it counts: they ended. */

@@ -7,6 +7,8 @@ import io.perfpin.cpu.CpuTopology;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.jvm.LastCpu;
+import io.perfpin.jvm.ProcessChangedException;
+import io.perfpin.jvm.ProcessIdentity;
 import io.perfpin.jvm.ThreadStartTime;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeException;
@@ -28,7 +30,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@link PinWatchdog}, started at the first pin, does the same if perfpin is killed first.
  *
  * <p>A thread gets its CPUs back only while it is still the thread pinned (the same start time: the kernel
- * reuses TIDs) and still has the CPUs perfpin gave it: whoever pinned it since then wins.
+ * reuses TIDs), its process is still the one checked ({@link ProcessIdentity}: an exec keeps TIDs, start times
+ * and masks, and a setuid program runs as root) and it still has the CPUs perfpin gave it: whoever pinned it
+ * since then wins.
  */
 final class ThreadPins implements AutoCloseable {
     /** A woken thread moves within microseconds; a millisecond keeps the wait from spinning on a CPU of two. */
@@ -36,21 +40,28 @@ final class ThreadPins implements AutoCloseable {
 
     private final Syscalls syscalls;
     private final ThreadAffinity affinity;
+    private final ProcessIdentity process;
     private final int pid;
+    /** What the watchdog checks of the process before it restores. */
+    private final PinWatchdog.Program program;
     private final Map<Integer, Pin> pins = new LinkedHashMap<>();
     private CpuTopology topology;
     private CpuReservations reservations;
     private PinWatchdog watchdog;
     private boolean unwatched;
+    private boolean leftAlone;
 
     /** {@code cpus}: the affinity perfpin gave the thread, as the kernel reported it back. */
     private record Pin(String name, long startTime, CpuSet before, CpuSet cpus, CpuAssignment assignment) {
     }
 
-    ThreadPins(Syscalls syscalls, long pid) {
+    /** Pins threads of {@code process}, and of no other that its pid may name later. */
+    ThreadPins(Syscalls syscalls, ProcessIdentity process) {
         this.syscalls = syscalls;
         this.affinity = new ThreadAffinity(syscalls);
-        this.pid = (int) pid;
+        this.process = process;
+        this.pid = (int) process.pid();
+        this.program = new PinWatchdog.Program(process.exeDevice(), process.exeInode(), process.credentials());
     }
 
     /**
@@ -59,15 +70,24 @@ final class ThreadPins implements AutoCloseable {
      * @throws IllegalArgumentException when the placement names CPUs the pinned thread's process may not use
      * @throws IllegalStateException    when no isolated CPU or whole core is free
      * @throws NativeException          with ESRCH when the thread has ended
+     * @throws ProcessChangedException  when the pid no longer names the process checked: nothing was done to it
+     * @throws IOException              when the thread ended as it was pinned, and the pin was undone
      */
     CpuSet pin(int tid, String name, Placement placement) throws IOException {
+        long startTime = ThreadStartTime.of(pid, tid)
+                .orElseThrow(() -> new NativeException("reading /proc/" + pid + "/task/" + tid + "/stat", Errno.ESRCH));
+        return pin(tid, startTime, name, placement);
+    }
+
+    /** As {@link #pin(int, String, Placement)}, for the thread of {@code tid} that started at {@code startTime}. */
+    CpuSet pin(int tid, long startTime, String name, Placement placement) throws IOException {
         if (topology == null) {
             // The process's CPUs, as the agent in it would see them: perfpin's own may be others.
             topology = CpuTopology.ofProcess(pid);
             reservations = CpuReservations.openDefault();
         }
-        long startTime = ThreadStartTime.of(pid, tid)
-                .orElseThrow(() -> new NativeException("reading /proc/" + pid + "/task/" + tid + "/stat", Errno.ESRCH));
+        // The thread's name came from a thread dump that the process answered itself, whenever it chose to.
+        process.check();
         CpuSet before = affinity.get(tid);
         CpuAssignment assignment = placement.assign(topology, reservations, tid, name);
         CpuSet cpus;
@@ -75,18 +95,52 @@ final class ThreadPins implements AutoCloseable {
             // Told first, so that no moment exists in which the thread is pinned and the watchdog does not know.
             watch(tid, startTime, before, assignment.cpus());
             affinity.set(tid, assignment.cpus());
+            undoIfChanged(tid, name, startTime, before);
             // The kernel keeps only the CPUs of the set that the thread's cpuset allows.
             cpus = affinity.get(tid);
             if (!cpus.equals(assignment.cpus())) {
                 watch(tid, startTime, before, cpus);
             }
-        } catch (RuntimeException e) {
+        } catch (IOException | RuntimeException e) {
             release(tid);
             assignment.close();
             throw e;
         }
         pins.put(tid, new Pin(name, startTime, before, cpus, assignment));
         return assignment.cpus();
+    }
+
+    /**
+     * Between the checks before it and sched_setaffinity, the thread may have ended and its TID gone to another
+     * thread, or the process may have exec'd: then the pin went to what was not checked. It is undone at once,
+     * with the mask read before (a new thread's own when the TID changed hands before it was read, and
+     * otherwise the mask its creator in the same process had, most likely the same), and said.
+     */
+    private void undoIfChanged(int tid, String name, long startTime, CpuSet before) throws IOException {
+        IOException changed = null;
+        if (!ThreadStartTime.of(pid, tid).equals(OptionalLong.of(startTime))) {
+            changed = new IOException("thread '" + name + "' (tid " + tid + ") ended as perfpin pinned it, and its"
+                    + " tid may be another thread's now");
+        } else {
+            try {
+                process.check();
+            } catch (ProcessChangedException e) {
+                changed = e;
+            }
+        }
+        if (changed == null) {
+            return;
+        }
+        try {
+            affinity.set(tid, before);
+            System.err.println(TerminalText.escape("perfpin: undid the pin of tid " + tid + " at once, back to CPUs "
+                    + before + ": " + changed.getMessage()));
+        } catch (NativeException e) {
+            if (e.errno() != Errno.ESRCH) {
+                throw e;
+            }
+        }
+        throw changed;
     }
 
     boolean isPinned(int tid) {
@@ -138,9 +192,24 @@ final class ThreadPins implements AutoCloseable {
         }
     }
 
+    /** Whether a thread was left pinned because its process is no longer the one checked. */
+    boolean leftAlone() {
+        return leftAlone;
+    }
+
     private void restore(int tid, Pin pin) {
         if (!ThreadStartTime.of(pid, tid).equals(OptionalLong.of(pin.startTime()))) {
             return; // it ended, and its TID may be another thread's now
+        }
+        try {
+            process.check();
+        } catch (ProcessChangedException e) {
+            if (!e.exited()) { // else it has ended too
+                leftAlone = true;
+                System.err.println(TerminalText.escape("perfpin: left thread '" + pin.name() + "' (tid " + tid
+                        + ") alone: " + e.getMessage()));
+            }
+            return;
         }
         try {
             CpuSet now = affinity.get(tid);
@@ -165,7 +234,8 @@ final class ThreadPins implements AutoCloseable {
             return;
         }
         try {
-            started.pinning(pid, tid, startTime, before.toMask(before.maskWords()), pinned.toMask(pinned.maskWords()));
+            started.pinning(pid, tid, startTime, program, before.toMask(before.maskWords()),
+                    pinned.toMask(pinned.maskWords()));
         } catch (NativeException e) {
             unwatched(started, e);
         }

@@ -64,6 +64,11 @@ final class ChildJvm implements AutoCloseable {
         return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
     }
 
+    /** A program that embeds a JVM (or none), talked to in the same way. */
+    static ChildJvm startCommand(List<String> command) throws IOException {
+        return new ChildJvm(new ProcessBuilder(command).redirectErrorStream(true).start());
+    }
+
     /** Ends it (its input closed) and returns all it printed after what was awaited. */
     List<String> endAndReadRest() throws IOException, InterruptedException {
         close();

@@ -18,13 +18,21 @@ final class ProcFiles {
 
     /** The thread's {@code Cpus_allowed_list}, such as {@code 0-1}. */
     static String cpusAllowed(long pid, int tid) {
-        Path status = Paths.get("/proc/" + pid + "/task/" + tid + "/status");
+        return field(Paths.get("/proc/" + pid + "/task/" + tid + "/status"), "Cpus_allowed_list");
+    }
+
+    /** A field of the process's status file, such as {@code Uid}: its value, stripped. */
+    static String statusField(long pid, String name) {
+        return field(Paths.get("/proc/" + pid + "/status"), name);
+    }
+
+    private static String field(Path status, String name) {
         for (String line : lines(status)) {
-            if (line.startsWith("Cpus_allowed_list:")) {
-                return line.substring("Cpus_allowed_list:".length()).strip();
+            if (line.startsWith(name + ":")) {
+                return line.substring(name.length() + 1).strip();
             }
         }
-        throw new AssertionError("no Cpus_allowed_list in " + status);
+        throw new AssertionError("no " + name + " in " + status);
     }
 
     /** Whether the process ignores {@code signal} ({@code SigIgn:}, whose bit n-1 stands for signal n). */

@@ -15,8 +15,8 @@ import java.util.List;
  *
  * @param command        the {@code Name:} field (the kernel's comm, 15 bytes at most)
  * @param zombie         whether it has exited and only waits to be reaped
- * @param effectiveUid   second field of {@code Uid:} (real, effective, saved, filesystem)
- * @param effectiveGid   second field of {@code Gid:}
+ * @param uids           the fields of {@code Uid:}: real, effective, saved and filesystem uid (empty without one)
+ * @param gids           the fields of {@code Gid:}, in the same order
  * @param namespacePid   last field of {@code NSpid:}: the pid the process sees for itself
  * @param nestedPidSpace whether {@code NSpid:} has more than one field: the process lives in a pid
  *                       namespace below the one our /proc shows, and sees other ids than ours
@@ -25,10 +25,27 @@ import java.util.List;
  * @param groups         {@code Groups:}, the supplementary groups, which a helper acting with the process's rights
  *                       takes too
  */
-record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiveGid, long namespacePid,
+record ProcStatus(String command, boolean zombie, List<Integer> uids, List<Integer> gids, long namespacePid,
                   boolean nestedPidSpace, boolean catchesQuit, List<Integer> groups) {
     /** SIGQUIT is signal 3: bit 2 of the signal masks, whose bit n-1 stands for signal n. */
     private static final long SIGQUIT_BIT = 1L << 2;
+    /** Of the fields of {@code Uid:} and {@code Gid:}, the effective id is the second. */
+    private static final int EFFECTIVE = 1;
+
+    ProcStatus {
+        uids = List.copyOf(uids);
+        gids = List.copyOf(gids);
+        groups = List.copyOf(groups);
+    }
+
+    /** The uid the kernel checks the process's access with; -1 when the file has no {@code Uid:}. */
+    int effectiveUid() {
+        return uids.size() > EFFECTIVE ? uids.get(EFFECTIVE) : -1;
+    }
+
+    int effectiveGid() {
+        return gids.size() > EFFECTIVE ? gids.get(EFFECTIVE) : -1;
+    }
 
     static ProcStatus ofProcess(long pid) throws IOException {
         return read(Path.of("/proc/" + pid + "/status"), pid);
@@ -59,8 +76,8 @@ record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiv
     static ProcStatus parse(List<String> lines, long id) {
         String command = "";
         boolean zombie = false;
-        int uid = -1;
-        int gid = -1;
+        List<Integer> uids = List.of();
+        List<Integer> gids = List.of();
         String[] nsPids = null;
         long caught = 0;
         long ignored = 0;
@@ -74,13 +91,12 @@ record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiv
             switch (line.substring(0, colon)) {
                 case "Name" -> command = value;
                 case "State" -> zombie = value.startsWith("Z") || value.startsWith("X");
-                case "Uid" -> uid = Integer.parseInt(value.split("\\s+")[1]);
-                case "Gid" -> gid = Integer.parseInt(value.split("\\s+")[1]);
+                case "Uid" -> uids = ids(value);
+                case "Gid" -> gids = ids(value);
                 case "NSpid" -> nsPids = value.split("\\s+");
                 case "SigCgt" -> caught = Long.parseUnsignedLong(value, 16);
                 case "SigIgn" -> ignored = Long.parseUnsignedLong(value, 16);
-                case "Groups" -> groups = value.isEmpty() ? List.of()
-                        : Arrays.stream(value.split("\\s+")).map(Integer::valueOf).toList();
+                case "Groups" -> groups = value.isEmpty() ? List.of() : ids(value);
                 default -> {
                 }
             }
@@ -89,6 +105,10 @@ record ProcStatus(String command, boolean zombie, int effectiveUid, int effectiv
         long namespacePid = nsPids == null ? id : Long.parseLong(nsPids[nsPids.length - 1]);
         boolean nested = nsPids != null && nsPids.length > 1;
         boolean catchesQuit = (caught & SIGQUIT_BIT) != 0 && (ignored & SIGQUIT_BIT) == 0;
-        return new ProcStatus(command, zombie, uid, gid, namespacePid, nested, catchesQuit, groups);
+        return new ProcStatus(command, zombie, uids, gids, namespacePid, nested, catchesQuit, groups);
+    }
+
+    private static List<Integer> ids(String fields) {
+        return Arrays.stream(fields.split("\\s+")).map(Integer::parseInt).toList();
     }
 }

@@ -119,7 +119,8 @@ public final class JniSyscalls implements Syscalls {
 
     static native int watchdogStart0(int[] pidAndFd);
 
-    static native int watchdogPinning0(int fd, int pid, int tid, long startTime, long[] before, long[] pinned);
+    static native int watchdogPinning0(int fd, int pid, int tid, long startTime, long exeDevice, long exeInode,
+                                       int[] credentials, long[] before, long[] pinned);
 
     static native int watchdogReleased0(int fd, int pid, int tid);
 

@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
  * <p>Tell it of each pin before setting it ({@link #pinning}), and of each thread that got its CPUs back
  * ({@link #released}). When this process closes it, or ends in whatever way, the watchdog gives each pin
  * not released its CPUs back, and exits. It does so only while the thread is still the one pinned (the
- * same start time: TIDs are reused) and its affinity is still the one pinned (whoever pinned it since
- * wins), so a record it holds in vain is harmless. It holds masks of up to 8192 CPUs, the most an x86-64
+ * same start time: TIDs are reused), its process still runs the same program as the same users (no exec since,
+ * of a setuid program say), and its affinity is still the one pinned (whoever pinned it since wins), so a
+ * record it holds in vain is harmless. It keeps this process's standard error, to say which it left alone. It holds masks of up to 8192 CPUs, the most an x86-64
  * kernel has.
  *
  * <p>Only the JNI backend starts one: after a JVM forks, only code that makes nothing but system calls may
@@ -54,6 +55,28 @@ public final class PinWatchdog implements AutoCloseable {
         return new PinWatchdog(syscalls, pidAndFd[0], pidAndFd[1]);
     }
 
+    /**
+     * What a process runs and as whom, as the watchdog checks it before a restore: an exec keeps a thread's TID,
+     * start time and mask, and a setuid program runs as root.
+     *
+     * @param exeDevice   device of the file {@code /proc/<pid>/exe} leads to
+     * @param exeInode    its inode; 0 when perfpin could not tell, and then only the credentials are checked
+     * @param credentials the four ids of {@code Uid:} and then the four of {@code Gid:} in {@code /proc/<pid>/status}
+     */
+    public record Program(long exeDevice, long exeInode, int[] credentials) {
+        public Program {
+            if (credentials.length != 8) {
+                throw new IllegalArgumentException("expected 8 ids (Uid: and Gid:), got " + credentials.length);
+            }
+            credentials = credentials.clone();
+        }
+
+        @Override
+        public int[] credentials() {
+            return credentials.clone();
+        }
+    }
+
     /** Its process id. */
     public int pid() {
         return pid;
@@ -64,10 +87,13 @@ public final class PinWatchdog implements AutoCloseable {
      * {@code /proc} stat file), is about to be pinned to {@code pinned} and had {@code before}. Masks are the
      * kernel's bit arrays ({@link Syscalls#setAffinity}). A thread told of again replaces what was held.
      *
+     * @param program what the process runs and as whom: the watchdog leaves the thread alone, in one line on
+     *                perfpin's standard error, once the process has exec'd another program or runs as other users
      * @throws NativeException when the watchdog is gone (EPIPE), or a mask has more than 8192 CPUs (E2BIG)
      */
-    public void pinning(int pid, int tid, long startTime, long[] before, long[] pinned) {
-        Errno.check(JniSyscalls.watchdogPinning0(fd, pid, tid, startTime, before, pinned), "write to the pin watchdog");
+    public void pinning(int pid, int tid, long startTime, Program program, long[] before, long[] pinned) {
+        Errno.check(JniSyscalls.watchdogPinning0(fd, pid, tid, startTime, program.exeDevice(), program.exeInode(),
+                program.credentials(), before, pinned), "write to the pin watchdog");
     }
 
     /**

@@ -60,7 +60,7 @@ class PinWatchdogTest {
     void givesAPinNotReleasedItsCpusBackWhenItsInputEndsAndIsReaped() throws IOException {
         PinWatchdog watchdog = PinWatchdog.start(syscalls);
         try {
-            watchdog.pinning(PID, tid, startTime(tid), before, CpuMasks.of(0));
+            watchdog.pinning(PID, tid, startTime(tid), program(), before, CpuMasks.of(0));
             assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
             assertArrayEquals(CpuMasks.of(0), affinity(tid));
         } finally {
@@ -73,7 +73,7 @@ class PinWatchdogTest {
     @Test
     void leavesAReleasedPinAlone() throws IOException {
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, tid, startTime(tid), before, CpuMasks.of(0));
+            watchdog.pinning(PID, tid, startTime(tid), program(), before, CpuMasks.of(0));
             assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
             watchdog.released(PID, tid);
         }
@@ -83,7 +83,7 @@ class PinWatchdogTest {
     @Test
     void leavesAThreadThatSomeoneElsePinnedSinceAlone() throws IOException {
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, tid, startTime(tid), before, CpuMasks.of(0));
+            watchdog.pinning(PID, tid, startTime(tid), program(), before, CpuMasks.of(0));
             assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
             assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(1)));
         }
@@ -94,7 +94,33 @@ class PinWatchdogTest {
     @Test
     void leavesAThreadWithAnotherStartTimeAlone() throws IOException {
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, tid, startTime(tid) - 1, before, CpuMasks.of(0));
+            watchdog.pinning(PID, tid, startTime(tid) - 1, program(), before, CpuMasks.of(0));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
+        }
+        assertArrayEquals(CpuMasks.of(0), affinity(tid));
+    }
+
+    /** What a process that exec'd another program since it was pinned looks like: its TIDs and masks stay. */
+    @Test
+    void leavesAThreadOfAProcessThatRunsAnotherProgramSinceAlone() throws IOException {
+        PinWatchdog.Program now = program();
+        try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
+            watchdog.pinning(PID, tid, startTime(tid), new PinWatchdog.Program(now.exeDevice(), now.exeInode() + 1,
+                    now.credentials()), before, CpuMasks.of(0));
+            assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
+        }
+        assertArrayEquals(CpuMasks.of(0), affinity(tid));
+    }
+
+    /** A setuid program after an exec: the same TIDs, start times and masks, another effective uid. */
+    @Test
+    void leavesAThreadOfAProcessThatRunsAsOtherUsersSinceAlone() throws IOException {
+        PinWatchdog.Program now = program();
+        int[] credentials = now.credentials();
+        credentials[1]++; // the effective uid
+        try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
+            watchdog.pinning(PID, tid, startTime(tid), new PinWatchdog.Program(now.exeDevice(), now.exeInode(),
+                    credentials), before, CpuMasks.of(0));
             assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
         }
         assertArrayEquals(CpuMasks.of(0), affinity(tid));
@@ -108,8 +134,8 @@ class PinWatchdogTest {
         awaitGone(Paths.get("/proc/self/task/" + ending.tid));
         int other = park().tid;
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, ending.tid, endedStart, before, CpuMasks.of(0));
-            watchdog.pinning(PID, tid, startTime(tid), before, CpuMasks.of(0));
+            watchdog.pinning(PID, ending.tid, endedStart, program(), before, CpuMasks.of(0));
+            watchdog.pinning(PID, tid, startTime(tid), program(), before, CpuMasks.of(0));
             assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
             assertEquals(0, syscalls.setAffinity(other, CpuMasks.of(0)));
         }
@@ -137,7 +163,9 @@ class PinWatchdogTest {
                 }
             }
             assertEquals(List.of(0, 1, 2), new ArrayList<>(fds.headMap(3).keySet()), fds.toString());
-            assertTrue(fds.headMap(3).values().stream().allMatch("/dev/null"::equals), fds.toString());
+            assertTrue(fds.headMap(2).values().stream().allMatch("/dev/null"::equals), fds.toString());
+            assertEquals(Files.readSymbolicLink(Paths.get("/proc/self/fd/2")).toString(), fds.get(2),
+                    "this process's standard error, where it says what it leaves alone");
             assertEquals(1, fds.tailMap(3).size(), fds.toString());
             assertTrue(fds.lastEntry().getValue().startsWith("pipe:"), fds.toString());
         }
@@ -159,6 +187,22 @@ class PinWatchdogTest {
     private static long startTime(int thread) throws IOException {
         String stat = firstLine(Paths.get("/proc/self/task/" + thread + "/stat"));
         return Long.parseLong(stat.substring(stat.lastIndexOf(") ") + 2).split(" ")[22 - 3]);
+    }
+
+    /** This process's program and credentials, as /proc shows them. */
+    private static PinWatchdog.Program program() throws IOException {
+        Path exe = Paths.get("/proc/self/exe");
+        int[] credentials = new int[8];
+        int at = 0;
+        for (String line : Files.readAllLines(Paths.get("/proc/self/status"))) {
+            if (line.startsWith("Uid:") || line.startsWith("Gid:")) {
+                for (String id : line.substring(4).strip().split("\\s+")) {
+                    credentials[at++] = Integer.parseInt(id);
+                }
+            }
+        }
+        return new PinWatchdog.Program((Long) Files.getAttribute(exe, "unix:dev"), (Long) Files.getAttribute(exe,
+                "unix:ino"), credentials);
     }
 
     /** Line by line: Files.readString on a procfs file, whose size reads as 0, returns only its first byte. */
