@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.options.OtlpEndpoint;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -215,6 +217,32 @@ class JavaagentIT {
                 assertEquals(List.of("[perfpin] bad option 'config=" + config + "': " + config + " is not a regular"
                         + " file; the agent is off, the application runs without it"), app.stderr());
             }
+        }
+    }
+
+    /**
+     * A URL with credentials is refused, on the command line or in a config file, and the refusal on the
+     * application's stderr shows it masked: a log of that stderr never holds the password.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aUrlWithCredentialsIsRefusedWithoutShowingThem(String java, @TempDir Path dir) throws Exception {
+        List<String> plain = session(java, null, dir);
+        Path config = Files.writeString(dir.resolve("perfpin.conf"), "otlp=http://user:s3cret@127.0.0.1:4318\n");
+        Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("rw-r--r--"));
+        for (String options : List.of("otlp=http://user:s3cret@127.0.0.1:4318", "config=" + config)) {
+            try (AppJvm app = AppJvm.start(java, options, dir)) {
+                assertEquals(plain, drive(app), options);
+                assertEquals(List.of("[perfpin] bad option 'otlp=http://***@127.0.0.1:4318': credentials in the URL"
+                        + " would show in the agent's options; expected " + OtlpEndpoint.ALLOWED + "; the agent is off,"
+                        + " the application runs without it"), app.stderr(), options);
+            }
+        }
+        try (AppJvm app = AppJvm.start(java, "otlp=user:s3cret@127.0.0.1:4318", dir)) {
+            assertEquals(plain, drive(app));
+            assertEquals(1, app.stderr().size(), app.stderr().toString());
+            assertTrue(app.stderr().get(0).startsWith("[perfpin] bad option 'otlp=***@127.0.0.1:4318': expected"),
+                    app.stderr().get(0));
         }
     }
 

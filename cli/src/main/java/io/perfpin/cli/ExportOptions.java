@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.options.ListenAddress;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.options.ThreadPattern;
+import io.perfpin.options.UrlText;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
@@ -63,7 +64,7 @@ final class ExportOptions {
     static final class Url implements ITypeConverter<OtlpEndpoint> {
         @Override
         public OtlpEndpoint convert(String token) {
-            return OtlpEndpoint.parse(token, "bad URL '" + token + "'");
+            return OtlpEndpoint.parse(token, "bad URL '" + UrlText.maskedUrl(token) + "'");
         }
     }
 }

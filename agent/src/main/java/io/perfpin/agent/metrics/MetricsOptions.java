@@ -6,6 +6,7 @@ import io.perfpin.options.ListenAddress;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
+import io.perfpin.options.UrlText;
 
 /**
  * The agent's options for its metrics exports, none of which is on unless asked for:
@@ -39,7 +40,8 @@ public final class MetricsOptions {
                 prometheus = ListenAddress.parse(value, "bad option '" + token + "'");
                 return true;
             case "otlp":
-                otlp = OtlpEndpoint.parse(value, "bad option '" + token + "'");
+                // shown masked, even where it has no scheme: the notice's own masking sees only "://"
+                otlp = OtlpEndpoint.parse(value, "bad option '" + option.key() + "=" + UrlText.maskedUrl(value) + "'");
                 return true;
             case "otlp-interval":
                 otlpIntervalNanos = Durations.parse(value).toNanos();
