@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OtlpEndpoint;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
@@ -243,6 +244,40 @@ class JavaagentIT {
             assertEquals(1, app.stderr().size(), app.stderr().toString());
             assertTrue(app.stderr().get(0).startsWith("[perfpin] bad option 'otlp=***@127.0.0.1:4318': expected"),
                     app.stderr().get(0));
+        }
+    }
+
+    /**
+     * The issue's case: a root JVM given config=/etc/shadow printed its first line. A bad line of a file that is not
+     * the JVM's user's own is said by its number only; a missing file in words, not as an exception.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aConfigFileNotTheUsersOwnIsNeverQuoted(String java, @TempDir Path dir) throws Exception {
+        List<String> plain = session(java, null, dir);
+        Path missing = dir.resolve("missing.conf");
+        try (AppJvm app = AppJvm.start(java, "config=" + missing, dir)) {
+            assertEquals(plain, drive(app));
+            assertEquals(List.of("[perfpin] bad option 'config=" + missing + "': cannot read " + missing + ": no such"
+                    + " file; the agent is off, the application runs without it"), app.stderr());
+        }
+        Assumptions.assumeTrue(EffectiveUser.uid() == 0, "only root can give a file to another user");
+        Path theirs = Files.writeString(dir.resolve("theirs.conf"), "# theirs\npassword=hunter2\n");
+        Files.setAttribute(theirs, "unix:uid", 4242);
+        try (AppJvm app = AppJvm.start(java, "config=" + theirs, dir)) {
+            assertEquals(plain, drive(app));
+            assertEquals(List.of("[perfpin] bad option 'config=" + theirs + "': line 2 of " + theirs + " is not a"
+                    + " valid option (not shown: the file is not this user's own); the agent is off, the application"
+                    + " runs without it"), app.stderr());
+        }
+        Path shadow = Path.of("/etc/shadow");
+        if (Files.isRegularFile(shadow)) {
+            try (AppJvm app = AppJvm.start(java, "config=" + shadow, dir)) {
+                assertEquals(plain, drive(app));
+                assertEquals(1, app.stderr().size(), "one line");
+                assertTrue(app.stderr().get(0).matches("\\[perfpin\\] bad option 'config=/etc/shadow': line \\d+ of"
+                        + " /etc/shadow is not a valid option \\(not shown: .*"), "its number, not its text");
+            }
         }
     }
 
