@@ -19,7 +19,7 @@ import java.util.Map;
 final class ExportOptions {
     @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", converter = Address.class,
             description = "The agent serves GET /metrics there for Prometheus; HOST is 127.0.0.1 unless given"
-                    + " (0.0.0.0 for every interface).")
+                    + " (0.0.0.0 for every IPv4 address, [::] for every IPv6 and IPv4 one).")
     ListenAddress prometheus;
 
     @Option(names = "--otlp", paramLabel = "URL", converter = Url.class,

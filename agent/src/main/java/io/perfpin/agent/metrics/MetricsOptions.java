@@ -11,7 +11,8 @@ import io.perfpin.options.UrlText;
 /**
  * The agent's options for its metrics exports, none of which is on unless asked for:
  * <pre>
- *   prometheus=[HOST:]PORT  serve GET /metrics there (HOST 127.0.0.1 unless written)
+ *   prometheus=[HOST:]PORT  serve GET /metrics there (HOST 127.0.0.1 unless written; 0.0.0.0 is every IPv4
+ *                           address and no IPv6 one, [::] every IPv6 and IPv4 address: {@link ListenAddress})
  *   otlp=URL                send OTLP/HTTP metrics to a collector (http://127.0.0.1:4318)
  *   otlp-interval=DURATION  how often (default 10s)
  *   export-threads=REGEX    threads with series of their own, as pinned threads have
