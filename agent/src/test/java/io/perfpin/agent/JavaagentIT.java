@@ -1,5 +1,7 @@
 package io.perfpin.agent;
 
+import io.perfpin.files.EffectiveUser;
+import io.perfpin.options.OtlpEndpoint;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,6 +12,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -214,6 +217,66 @@ class JavaagentIT {
                 assertEquals(plain, drive(app), config.toString());
                 assertEquals(List.of("[perfpin] bad option 'config=" + config + "': " + config + " is not a regular"
                         + " file; the agent is off, the application runs without it"), app.stderr());
+            }
+        }
+    }
+
+    /**
+     * A URL with credentials is refused, on the command line or in a config file, and the refusal on the
+     * application's stderr shows it masked: a log of that stderr never holds the password.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aUrlWithCredentialsIsRefusedWithoutShowingThem(String java, @TempDir Path dir) throws Exception {
+        List<String> plain = session(java, null, dir);
+        Path config = Files.writeString(dir.resolve("perfpin.conf"), "otlp=http://user:s3cret@127.0.0.1:4318\n");
+        Files.setPosixFilePermissions(config, PosixFilePermissions.fromString("rw-r--r--"));
+        for (String options : List.of("otlp=http://user:s3cret@127.0.0.1:4318", "config=" + config)) {
+            try (AppJvm app = AppJvm.start(java, options, dir)) {
+                assertEquals(plain, drive(app), options);
+                assertEquals(List.of("[perfpin] bad option 'otlp=http://***@127.0.0.1:4318': credentials in the URL"
+                        + " would show in the agent's options; expected " + OtlpEndpoint.ALLOWED + "; the agent is off,"
+                        + " the application runs without it"), app.stderr(), options);
+            }
+        }
+        try (AppJvm app = AppJvm.start(java, "otlp=user:s3cret@127.0.0.1:4318", dir)) {
+            assertEquals(plain, drive(app));
+            assertEquals(1, app.stderr().size(), app.stderr().toString());
+            assertTrue(app.stderr().get(0).startsWith("[perfpin] bad option 'otlp=***@127.0.0.1:4318': expected"),
+                    app.stderr().get(0));
+        }
+    }
+
+    /**
+     * The issue's case: a root JVM given config=/etc/shadow printed its first line. A bad line of a file that is not
+     * the JVM's user's own is said by its number only; a missing file in words, not as an exception.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aConfigFileNotTheUsersOwnIsNeverQuoted(String java, @TempDir Path dir) throws Exception {
+        List<String> plain = session(java, null, dir);
+        Path missing = dir.resolve("missing.conf");
+        try (AppJvm app = AppJvm.start(java, "config=" + missing, dir)) {
+            assertEquals(plain, drive(app));
+            assertEquals(List.of("[perfpin] bad option 'config=" + missing + "': cannot read " + missing + ": no such"
+                    + " file; the agent is off, the application runs without it"), app.stderr());
+        }
+        Assumptions.assumeTrue(EffectiveUser.uid() == 0, "only root can give a file to another user");
+        Path theirs = Files.writeString(dir.resolve("theirs.conf"), "# theirs\npassword=hunter2\n");
+        Files.setAttribute(theirs, "unix:uid", 4242);
+        try (AppJvm app = AppJvm.start(java, "config=" + theirs, dir)) {
+            assertEquals(plain, drive(app));
+            assertEquals(List.of("[perfpin] bad option 'config=" + theirs + "': line 2 of " + theirs + " is not a"
+                    + " valid option (not shown: the file is not this user's own); the agent is off, the application"
+                    + " runs without it"), app.stderr());
+        }
+        Path shadow = Path.of("/etc/shadow");
+        if (Files.isRegularFile(shadow)) {
+            try (AppJvm app = AppJvm.start(java, "config=" + shadow, dir)) {
+                assertEquals(plain, drive(app));
+                assertEquals(1, app.stderr().size(), "one line");
+                assertTrue(app.stderr().get(0).matches("\\[perfpin\\] bad option 'config=/etc/shadow': line \\d+ of"
+                        + " /etc/shadow is not a valid option \\(not shown: .*"), "its number, not its text");
             }
         }
     }

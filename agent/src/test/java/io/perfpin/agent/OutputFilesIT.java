@@ -90,6 +90,16 @@ class OutputFilesIT {
         }
     }
 
+    /** stats=/proc/self/mem once said a confusing '.mem.perfpin-...' error: now one line, and nothing tried. */
+    @Test
+    void aFileOnAKernelFileSystemIsRefusedInOneLine() throws Exception {
+        Output run = run(appCommand("stats=/proc/self/mem"));
+        assertTrue(run.stdout.contains("result churn"), run.toString());
+        assertEquals(List.of("[perfpin] cannot write the stats file: /proc/self/mem is on proc, a file system of the"
+                + " kernel's: perfpin writes only to regular file systems (a disk's, tmpfs); the agent is off, the"
+                + " application runs without it"), run.perfpinLines(), run.toString());
+    }
+
     /** README: an existing regular file of the user's own is replaced by the new recording. */
     @Test
     void aRecordingOfOursIsReplaced() throws Exception {

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.files.FileErrors;
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.jvm.AgentStatsFile;

@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.options.ListenAddress;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.options.ThreadPattern;
+import io.perfpin.options.UrlText;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
@@ -18,7 +19,7 @@ import java.util.Map;
 final class ExportOptions {
     @Option(names = "--prometheus", paramLabel = "[HOST:]PORT", converter = Address.class,
             description = "The agent serves GET /metrics there for Prometheus; HOST is 127.0.0.1 unless given"
-                    + " (0.0.0.0 for every interface).")
+                    + " (0.0.0.0 for every IPv4 address, [::] for every IPv6 and IPv4 one).")
     ListenAddress prometheus;
 
     @Option(names = "--otlp", paramLabel = "URL", converter = Url.class,
@@ -63,7 +64,7 @@ final class ExportOptions {
     static final class Url implements ITypeConverter<OtlpEndpoint> {
         @Override
         public OtlpEndpoint convert(String token) {
-            return OtlpEndpoint.parse(token, "bad URL '" + token + "'");
+            return OtlpEndpoint.parse(token, "bad URL '" + UrlText.maskedUrl(token) + "'");
         }
     }
 }

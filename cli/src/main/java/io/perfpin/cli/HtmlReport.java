@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.event.DerivedMetric;
 import io.perfpin.event.GenericEvents;
+import io.perfpin.options.UrlText;
 import io.perfpin.report.Comparison;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
@@ -122,8 +123,10 @@ final class HtmlReport {
         page.append("</section>\n");
     }
 
+    /** A URL in a fact (the agent's options, the application's command line) shows its credentials masked. */
     private void fact(String label, String value) {
-        page.append("<tr><th>").append(escape(label)).append("</th><td>").append(escape(value)).append("</td></tr>");
+        page.append("<tr><th>").append(escape(label)).append("</th><td>").append(escape(UrlText.masked(value)))
+                .append("</td></tr>");
     }
 
     /** Every thread in one table, the busiest first; beyond {@link #PLOTTED} they are folded away. */

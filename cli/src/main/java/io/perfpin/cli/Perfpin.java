@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.event.NearestNames;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.ProcessChangedException;
+import io.perfpin.options.UrlText;
 import io.perfpin.report.TerminalText;
 import picocli.AutoComplete;
 import picocli.CommandLine;
@@ -65,13 +66,21 @@ public final class Perfpin {
             }
         }
         String name = command.getCommandSpec().qualifiedName();
-        command.getErr().println(TerminalText.escape(name + ": " + message + " (see " + name + " --help)"));
+        command.getErr().println(shown(name + ": " + message + " (see " + name + " --help)"));
         return ExitCode.USAGE;
+    }
+
+    /**
+     * A message as the terminal shows it: the user's text quoted in it cannot drive the terminal, and a URL's
+     * credentials (refused, but quoted in the refusal) are masked.
+     */
+    private static String shown(String message) {
+        return TerminalText.escape(UrlText.masked(message));
     }
 
     /** One line, never a stack trace: a bad value is a usage error, anything else a failure. */
     private static int report(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
-        command.getErr().println(TerminalText.escape(command.getCommandSpec().qualifiedName() + ": " + e.getMessage()));
+        command.getErr().println(shown(command.getCommandSpec().qualifiedName() + ": " + e.getMessage()));
         if (e instanceof AttachException) {
             switch (((AttachException) e).category()) {
                 case NO_SUCH_PROCESS:

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.files.FileErrors;
 import io.perfpin.report.Comparison;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.files.FileErrors;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.TerminalText;

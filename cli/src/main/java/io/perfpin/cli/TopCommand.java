@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.files.FileErrors;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.stats.StatsFileReader;

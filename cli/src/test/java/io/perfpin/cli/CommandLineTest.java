@@ -72,6 +72,19 @@ class CommandLineTest {
                 + "otlp-interval=2000000000ns;export-threads=disruptor-.*;quiet", settings.agentOptions());
     }
 
+    /** Refused, and the refusal, on a terminal other users may watch or in a log, shows them masked. */
+    @Test
+    void aUrlWithCredentialsIsRefusedWithoutShowingThem() {
+        assertUsage("perfpin run: --otlp: bad URL 'http://***@collector:4318': credentials in the URL would show in"
+                + " the agent's options; expected " + OtlpEndpoint.ALLOWED + " (see perfpin run --help)", "run",
+                "--otlp", "http://user:s3cret@collector:4318", "--", "java", "-version");
+        assertUsage("perfpin attach: --otlp: bad URL '***@collector:4318': expected " + OtlpEndpoint.ALLOWED
+                + " (see perfpin attach --help)", "attach", "1", "--otlp", "user:s3cret@collector:4318");
+        CliRun unknown = CliRun.capture(() -> Perfpin.run("attach", "1", "--otlp-url=http://user:s3cret@collector:4318"));
+        assertEquals(ExitCode.USAGE, unknown.code, unknown.err);
+        assertTrue(unknown.err.contains("http://***@collector:4318") && !unknown.err.contains("s3cret"), unknown.err);
+    }
+
     @Test
     void aMessageQuotesControlCharactersEscaped() {
         assertUsage("perfpin stat: --threads: bad thread regex 'a\\tb\\x1b\\u202e(': not a regular expression (missing"

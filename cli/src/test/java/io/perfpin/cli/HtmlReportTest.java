@@ -103,6 +103,23 @@ class HtmlReportTest {
         assertTrue(dom.contains("data-plots=\"drawn 12\""), "its plots drawn as any other's");
     }
 
+    /** The run's facts (the application's command line, the agent's options) show a URL's credentials masked. */
+    @Test
+    void aUrlInTheRunsFactsShowsNoCredentials() throws Exception {
+        Path withUrl = dir.resolve("with-url.jsonl");
+        String recording = Files.readString(pinned);
+        assertTrue(recording.contains("\"command\":\"io.perfpin.apps.PingPong"), "the run record names the command");
+        Files.writeString(withUrl, recording.replace("\"command\":\"io.perfpin.apps.PingPong",
+                "\"command\":\"io.perfpin.apps.PingPong --db postgres://app:s3cret@db:5432/app"));
+        Path page = dir.resolve("with-url.html");
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", withUrl.toString(), "--format", "html",
+                "--output", page.toString()));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        String html = Files.readString(page);
+        assertTrue(html.contains("--db postgres://***@db:5432/app"), "the command, its URL masked");
+        assertFalse(html.contains("s3cret"));
+    }
+
     @Test
     void severalRecordingsWithoutHtmlIsAUsageError() {
         CliRun report = CliRun.capture(() -> Perfpin.run("report", unpinned.toString(), pinned.toString()));

@@ -1,14 +1,23 @@
 package io.perfpin.options;
 
+import java.io.IOException;
+import java.net.Inet4Address;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.StandardProtocolFamily;
 import java.net.UnknownHostException;
+import java.nio.channels.ServerSocketChannel;
 import java.util.regex.Pattern;
 
 /**
  * Where a listener of perfpin's binds, as {@code prometheus=} and {@code --prometheus} spell it: {@code [HOST:]PORT}.
- * The host is the loopback address unless the user writes another: {@code 0.0.0.0} (every interface) only when
- * written. The text is checked here; a host name is looked up only when the listener binds, off the
+ * The host is the loopback address unless the user writes another: {@code 0.0.0.0} (every IPv4 address) only when
+ * written. The text is checked here; a host name is looked up only when the listener binds ({@link #bind}), off the
  * application's threads.
+ *
+ * <p>A listener listens on its address's own family: {@code 0.0.0.0} on every IPv4 address and no IPv6 one,
+ * {@code [::]} on every IPv6 address and every IPv4 one (IPv4-mapped), {@code [::1]} on IPv6's loopback only.
  */
 public final class ListenAddress {
     public static final String ALLOWED = "[HOST:]PORT: PORT from 1 to 65535, HOST an IP address ([::1] for IPv6) or a"
@@ -65,6 +74,28 @@ public final class ListenAddress {
             }
         }
         return IPV4_LIKE.matcher(host).matches() ? IPV4.matcher(host).matches() : HOST_NAME.matcher(host).matches();
+    }
+
+    /**
+     * A listener bound here, the host looked up now. Its socket is of the address's family: Java's
+     * {@code ServerSocket} is an IPv6 socket wherever IPv6 is on, and binds {@code 0.0.0.0} as {@code ::}, which
+     * listens on every IPv6 address as well; an IPv4 socket keeps {@code 0.0.0.0} to IPv4. An IPv6 socket is Java's
+     * dual-stack one (IPV6_V6ONLY off), so {@code [::]} takes IPv4 connections too.
+     *
+     * @throws IOException the lookup's or the bind's failure (an address in use, one not of this machine)
+     */
+    public ServerSocket bind(int backlog) throws IOException {
+        InetSocketAddress at = new InetSocketAddress(InetAddress.getByName(hostName()), port);
+        ServerSocket listener = ServerSocketChannel.open(at.getAddress() instanceof Inet4Address
+                ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6).socket();
+        try {
+            listener.setReuseAddress(true);
+            listener.bind(at, backlog);
+            return listener;
+        } catch (IOException | RuntimeException e) {
+            listener.close();
+            throw e;
+        }
     }
 
     /** The host as written ({@code [::1]} with its brackets), or {@link #LOOPBACK}. */

@@ -39,7 +39,9 @@ public final class OptionLimits {
 
     /** A token as a one-line message names it: its start, when it is too long to show whole. */
     public static String shown(String token) {
-        return token.length() <= SHOWN_CHARS ? token : token.substring(0, SHOWN_CHARS) + "... (" + token.length()
+        // masked before it is cut: a cut before the '@' would leave the credentials unmarked
+        String masked = UrlText.masked(token);
+        return masked.length() <= SHOWN_CHARS ? masked : masked.substring(0, SHOWN_CHARS) + "... (" + token.length()
                 + " characters)";
     }
 }

@@ -9,7 +9,8 @@ import java.util.Locale;
  * OTLP/HTTP receiver, a collector on this host or its network, in plain HTTP (the collector's own exporters are
  * where TLS and credentials belong). A URL that names no path gets OpenTelemetry's {@code /v1/metrics}, as the SDK's
  * {@code OTEL_EXPORTER_OTLP_ENDPOINT} does; a port left out is the scheme's. Credentials do not belong in the
- * options, which the stats file and {@code ps} show: a URL with them is refused.
+ * options, which the stats file and {@code ps} show: a URL with them is refused, and the refusal shows it masked
+ * ({@link UrlText}).
  */
 public final class OtlpEndpoint {
     public static final String ALLOWED = "an http:// URL of an OTLP/HTTP receiver without credentials, such as"
@@ -23,12 +24,12 @@ public final class OtlpEndpoint {
     }
 
     /**
-     * @param bad how a message about it begins, naming what the user wrote: {@code bad option 'KEY=VALUE'} for the
-     *            agent's option, {@code bad URL 'VALUE'} for a command line's
+     * @param bad how a message about it begins, naming what the user wrote with {@link UrlText#maskedUrl}:
+     *            {@code bad option 'KEY=VALUE'} for the agent's option, {@code bad URL 'VALUE'} for a command line's
      * @throws IllegalArgumentException one line naming what the user wrote and what is allowed
      */
     public static OtlpEndpoint parse(String value, String bad) {
-        OptionLimits.checkLength("URL", value, value);
+        OptionLimits.checkLength("URL", UrlText.maskedUrl(value), value);
         URI uri;
         try {
             uri = new URI(value);

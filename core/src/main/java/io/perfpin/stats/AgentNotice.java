@@ -1,5 +1,7 @@
 package io.perfpin.stats;
 
+import io.perfpin.options.UrlText;
+
 /**
  * Something the agent told its user, as its stats file keeps it for viewers to show in their own output.
  *
@@ -7,6 +9,11 @@ package io.perfpin.stats;
  *                as against information (an event this machine cannot count, say)
  */
 public record AgentNotice(boolean refused, String text) {
+    /** Every notice, on stderr or in the stats file, shows a URL with its credentials masked ({@link UrlText}). */
+    public AgentNotice {
+        text = UrlText.masked(text);
+    }
+
     public static AgentNotice info(String text) {
         return new AgentNotice(false, text);
     }

@@ -70,6 +70,7 @@ public final class OutputFile {
         if (parent == null || name == null || name.toString().equals(".") || name.toString().equals("..")) {
             throw new IOException(file + " is a directory, not a file name");
         }
+        KernelFileSystems.refuse(file, parent);
         if (!Files.exists(parent)) {
             Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(OwnedDirectory.Access.PRIVATE
                     .directoryPermissions));

@@ -75,6 +75,19 @@ class OutputFileTest {
         assertEquals("rwxr-xr-x", mode(dev), "the directory's mode is never changed");
     }
 
+    /** stats=/proc/self/mem once tried to make a temporary file in /proc/self: refused before anything is tried. */
+    @Test
+    void aFileOnAKernelFileSystemIsRefusedInOneLine() throws Exception {
+        for (String file : new String[] {"/proc/self/mem", "/proc/self/no/such/dir/run.jsonl", "/sys/kernel/x"}) {
+            Path path = Path.of(file);
+            String type = file.startsWith("/proc") ? "proc" : "sysfs";
+            assertEquals(file + " is on " + type + ", a file system of the kernel's: perfpin writes only to regular"
+                    + " file systems (a disk's, tmpfs)", assertThrows(IOException.class, () -> write(path, "x"))
+                    .getMessage());
+        }
+        assertTrue(Files.notExists(Path.of("/proc/self/no")));
+    }
+
     @Test
     void anotherUsersFileIsNeverWrittenEvenWhenAnyoneMayWriteIt() throws Exception {
         FileSystemFixtures.assumeRoot();

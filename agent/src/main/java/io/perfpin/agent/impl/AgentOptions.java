@@ -3,6 +3,8 @@ package io.perfpin.agent.impl;
 import io.perfpin.agent.metrics.MetricsOptions;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
+import io.perfpin.files.EffectiveUser;
+import io.perfpin.files.FileErrors;
 import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.Durations;
@@ -24,6 +26,7 @@ import java.nio.file.Paths;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The agent's options, {@code -javaagent:perfpin-agent.jar=KEY=VALUE;KEY=VALUE...}, with the words of the
@@ -41,7 +44,8 @@ import java.util.List;
  *   stats=FILE|off          the memory-mapped stats file (default: the per-user perfpin directory)
  *   fds=SHARE               the file descriptors perfpin may hold: a share of those free when it starts
  *                           (25%, the default) or a number (4000); threads beyond it are not counted
- *   config=FILE             more options, one KEY=VALUE per line, # starts a comment
+ *   config=FILE             more options, one KEY=VALUE per line, # starts a comment; a bad line is quoted
+ *                           only from a file of the JVM's user's own (see readConfig)
  *   detach                  (dynamic attach only) stop the agent running in this JVM
  *   quiet                   say things in the stats file only, for perfpin's CLI to show in its own output,
  *                           not on the application's stderr; without a stats file, stderr as usual
@@ -175,19 +179,43 @@ final class AgentOptions {
 
     private void readConfig(String token, Path file) {
         String text;
+        boolean shown;
         try {
             text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(configBytes(token, file))).toString();
+            shown = showsItsLines(file);
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("bad option '" + token + "': " + file + " is not UTF-8 text");
         } catch (IOException e) {
-            throw new IllegalArgumentException("bad option '" + token + "': cannot read " + file + ": " + e);
+            throw new IllegalArgumentException("bad option '" + token + "': cannot read " + file + ": "
+                    + FileErrors.reason(e));
         }
-        for (String line : text.split("\n")) {
-            AgentOptionText.Token option = line.strip().startsWith("#") ? null : AgentOptionText.token(line, KEYS);
-            if (option != null) {
-                apply(option, false);
+        String[] lines = text.split("\n");
+        for (int i = 0; i < lines.length; i++) {
+            try {
+                AgentOptionText.Token option = lines[i].strip().startsWith("#") ? null
+                        : AgentOptionText.token(lines[i], KEYS);
+                if (option != null) {
+                    apply(option, false);
+                }
+            } catch (IllegalArgumentException e) {
+                if (shown) {
+                    throw e;
+                }
+                throw new IllegalArgumentException("bad option '" + token + "': line " + (i + 1) + " of " + file
+                        + " is not a valid option (not shown: the file is not this user's own)");
             }
         }
+    }
+
+    /**
+     * Whether a message may quote a line of this config file: only when it is the JVM's user's own. A root JVM
+     * given {@code config=/etc/shadow} would otherwise print a line of it to the application's stderr, which its
+     * logs keep and other users read; so of root's files, only those that anyone may read are quoted.
+     */
+    private static boolean showsItsLines(Path file) throws IOException {
+        Map<String, Object> status = Files.readAttributes(file, "unix:uid,mode");
+        int uid = EffectiveUser.uid();
+        return (Integer) status.get("uid") == uid && (uid != 0 || ((Integer) status.get("mode") & 0004) != 0);
     }
 
     /**

@@ -6,11 +6,13 @@ import io.perfpin.options.ListenAddress;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
+import io.perfpin.options.UrlText;
 
 /**
  * The agent's options for its metrics exports, none of which is on unless asked for:
  * <pre>
- *   prometheus=[HOST:]PORT  serve GET /metrics there (HOST 127.0.0.1 unless written)
+ *   prometheus=[HOST:]PORT  serve GET /metrics there (HOST 127.0.0.1 unless written; 0.0.0.0 is every IPv4
+ *                           address and no IPv6 one, [::] every IPv6 and IPv4 address: {@link ListenAddress})
  *   otlp=URL                send OTLP/HTTP metrics to a collector (http://127.0.0.1:4318)
  *   otlp-interval=DURATION  how often (default 10s)
  *   export-threads=REGEX    threads with series of their own, as pinned threads have
@@ -39,7 +41,8 @@ public final class MetricsOptions {
                 prometheus = ListenAddress.parse(value, "bad option '" + token + "'");
                 return true;
             case "otlp":
-                otlp = OtlpEndpoint.parse(value, "bad option '" + token + "'");
+                // shown masked, even where it has no scheme: the notice's own masking sees only "://"
+                otlp = OtlpEndpoint.parse(value, "bad option '" + option.key() + "=" + UrlText.maskedUrl(value) + "'");
                 return true;
             case "otlp-interval":
                 otlpIntervalNanos = Durations.parse(value).toNanos();

@@ -10,7 +10,6 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
@@ -66,16 +65,17 @@ final class PrometheusEndpoint implements AutoCloseable {
             refused("no file descriptor is left for it: " + budget.reason());
             return;
         }
-        try (ServerSocket listener = new ServerSocket()) {
+        ServerSocket bound;
+        try {
+            bound = address.bind(BACKLOG);
+        } catch (IOException | RuntimeException e) {
+            refused(e.getMessage() == null ? e.toString() : e.getMessage());
+            budget.giveBack(DESCRIPTORS);
+            return;
+        }
+        try (ServerSocket listener = bound) {
             server = listener;
             if (closing) {
-                return;
-            }
-            listener.setReuseAddress(true);
-            try {
-                listener.bind(new InetSocketAddress(address.hostName(), address.port()), BACKLOG);
-            } catch (IOException | RuntimeException e) {
-                refused(e.getMessage() == null ? e.toString() : e.getMessage());
                 return;
             }
             while (!closing) {

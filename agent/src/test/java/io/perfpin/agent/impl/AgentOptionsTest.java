@@ -3,6 +3,7 @@ package io.perfpin.agent.impl;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.Placement;
 import io.perfpin.event.EventParser;
+import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OptionLimits;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.concurrent.TimeUnit;
@@ -21,6 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class AgentOptionsTest {
     private static final EventParser PARSER = new EventParser();
@@ -115,6 +118,34 @@ class AgentOptionsTest {
             assertTrue(e.getMessage().contains(c[1]), c[0] + " -> " + e.getMessage());
             assertFalse(e.getMessage().contains("\n"), e.getMessage());
         }
+    }
+
+    /**
+     * The issue's case: a root JVM given config=/etc/shadow printed its first line. A line is quoted only from a file
+     * of the JVM's user's own (of root's, only one anyone may read); a file that cannot be read is said in words.
+     */
+    @Test
+    void aLineOfAConfigFileIsQuotedOnlyFromAFileOfTheJvmsUsersOwn(@TempDir Path dir) throws Exception {
+        Path missing = dir.resolve("missing.conf");
+        assertEquals("bad option 'config=" + missing + "': cannot read " + missing + ": no such file",
+                refusal("config=" + missing));
+        Path ours = Files.writeString(dir.resolve("ours.conf"), "# ours\npassword=hunter2\n");
+        Files.setPosixFilePermissions(ours, PosixFilePermissions.fromString("rw-r--r--"));
+        assertEquals("bad option 'password=hunter2': unknown key 'password'; allowed: " + AgentOptions.KEYS,
+                refusal("config=" + ours));
+        assumeTrue(EffectiveUser.uid() == 0, "only root can give a file to another user");
+        Path theirs = Files.copy(ours, dir.resolve("theirs.conf"));
+        Files.setAttribute(theirs, "unix:uid", 4242);
+        Path rootOnly = Files.copy(ours, dir.resolve("root-only.conf"));
+        Files.setPosixFilePermissions(rootOnly, PosixFilePermissions.fromString("rw-------"));
+        for (Path hidden : new Path[] {theirs, rootOnly}) {
+            assertEquals("bad option 'config=" + hidden + "': line 2 of " + hidden + " is not a valid option (not"
+                    + " shown: the file is not this user's own)", refusal("config=" + hidden));
+        }
+    }
+
+    private static String refusal(String options) {
+        return assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse(options, PARSER)).getMessage();
     }
 
     @Test

@@ -5,12 +5,14 @@ import io.perfpin.export.ExportedThreads;
 import io.perfpin.options.ListenAddress;
 import io.perfpin.stats.AgentNotice;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -21,6 +23,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The endpoint on a loopback port, asked by a raw socket what a scraper and what an attacker would ask. */
@@ -36,10 +39,7 @@ class PrometheusEndpointTest {
         threads.publish(System.currentTimeMillis(), Double.NaN);
         endpoint = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port), "bad address"), threads::snapshot,
                 DescriptorBudget.unbounded(), notices::add);
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (!answers(port) && System.nanoTime() < deadline) {
-            Thread.sleep(10);
-        }
+        awaitAnswer(InetAddress.getLoopbackAddress(), port);
     }
 
     @AfterEach
@@ -111,8 +111,43 @@ class PrometheusEndpointTest {
         }
     }
 
+    /**
+     * prometheus=0.0.0.0:P listens on IPv4 only: Java's own ServerSocket would bind it as ::, every IPv6 address
+     * too. [::]:P listens on both.
+     */
+    @Test
+    void theIpv4AnyAddressListensOnIpv4OnlyAndTheIpv6OneOnBoth() throws Exception {
+        InetAddress ipv4 = InetAddress.getByName("127.0.0.1");
+        InetAddress ipv6 = InetAddress.getByName("::1");
+        int any4 = freePortOnEveryAddress();
+        try (PrometheusEndpoint listening = start("0.0.0.0:" + any4)) {
+            awaitAnswer(ipv4, any4);
+            assertTrue(exchange(ipv4, any4, "GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"));
+            Assumptions.assumeTrue(hasIpv6Loopback(), "this machine has no IPv6 loopback (::1)");
+            assertThrows(ConnectException.class, () -> new Socket(ipv6, any4).close(), "refused on ::1");
+        }
+        int any6 = freePortOnEveryAddress();
+        try (PrometheusEndpoint listening = start("[::]:" + any6)) {
+            awaitAnswer(ipv6, any6);
+            for (InetAddress host : List.of(ipv6, ipv4)) {
+                assertTrue(exchange(host, any6, "GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"),
+                        host.toString());
+            }
+        }
+        assertEquals(List.of(), notices);
+    }
+
+    private PrometheusEndpoint start(String address) {
+        return PrometheusEndpoint.start(ListenAddress.parse(address, "bad address"), threads::snapshot,
+                DescriptorBudget.unbounded(), notices::add);
+    }
+
     private String exchange(String request) throws IOException {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+        return exchange(InetAddress.getLoopbackAddress(), port, request);
+    }
+
+    private static String exchange(InetAddress host, int port, String request) throws IOException {
+        try (Socket socket = new Socket(host, port)) {
             socket.setSoTimeout(10_000);
             OutputStream out = socket.getOutputStream();
             try {
@@ -126,11 +161,34 @@ class PrometheusEndpointTest {
         }
     }
 
-    private static boolean answers(int port) {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
+    /** The endpoint binds on its own thread: waits, at most 10 s, until it takes connections there. */
+    private static void awaitAnswer(InetAddress host, int port) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (!answers(host, port) && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+
+    private static boolean answers(InetAddress host, int port) {
+        try (Socket socket = new Socket(host, port)) {
             return true;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    private static boolean hasIpv6Loopback() {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getByName("::1"))) {
+            return true;
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** A port that nothing listens on, on IPv4 or IPv6: Java's wildcard socket takes it on both. */
+    private static int freePortOnEveryAddress() throws IOException {
+        try (ServerSocket socket = new ServerSocket(0)) {
+            return socket.getLocalPort();
         }
     }
 

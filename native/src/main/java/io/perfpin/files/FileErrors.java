@@ -1,4 +1,4 @@
-package io.perfpin.cli;
+package io.perfpin.files;
 
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
@@ -6,8 +6,11 @@ import java.nio.file.FileSystemException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 
-/** Why a file could not be read, in words: NoSuchFileException and its kin carry only the path as message. */
-final class FileErrors {
+/**
+ * Why a file could not be read, in words: NoSuchFileException and its kin carry only the path as message, and their
+ * toString a class name. For the CLI's messages and the agent's alike.
+ */
+public final class FileErrors {
     private FileErrors() {
     }
 
@@ -15,12 +18,13 @@ final class FileErrors {
      * A stats file that cannot be read, in one line: the reader's own messages name the file and what is wrong
      * with it; the file system's name only the path.
      */
-    static IllegalStateException unreadableStatsFile(Path file, IOException e) {
+    public static IllegalStateException unreadableStatsFile(Path file, IOException e) {
         return new IllegalStateException("cannot read the stats file: " + (e instanceof FileSystemException
                 ? file + ": " + reason(e) : e.getMessage()));
     }
 
-    static String reason(IOException e) {
+    /** "no such file", "permission denied", or what the file system said. */
+    public static String reason(IOException e) {
         if (e instanceof NoSuchFileException) {
             return "no such file";
         }

@@ -1,0 +1,60 @@
+package io.perfpin.options;
+
+/**
+ * URLs as perfpin shows them: with the user-info, where credentials go, masked ({@code http://user:secret@host:4318}
+ * is shown as {@code http://***@host:4318}). perfpin refuses a URL with credentials ({@link OtlpEndpoint}), but its
+ * refusal, like every message, lands on the application's stderr and in its logs, and in the stats file for every
+ * viewer: it must not carry them.
+ *
+ * <p>The user-info is taken to end at the last {@code @} of the URL, not at the first {@code /} as RFC 3986 reads
+ * it: a password written with an unencoded {@code /}, {@code ?}, {@code #} or {@code @} (a URL refused anyway) is
+ * still masked whole. A path with an {@code @} in it is masked up to it too, which hides, never shows.
+ */
+public final class UrlText {
+    public static final String MASK = "***";
+    private static final String SCHEME_END = "://";
+
+    private UrlText() {
+    }
+
+    /**
+     * {@code text} with the user-info of every URL in it ({@code SCHEME://...}) masked. A URL in a message ends at
+     * white space or a quote: {@code 'otlp=http://u:p@host': ...}.
+     */
+    public static String masked(String text) {
+        int scheme = text.indexOf(SCHEME_END);
+        if (scheme < 0) {
+            return text;
+        }
+        StringBuilder shown = new StringBuilder(text.length());
+        int done = 0;
+        for (; scheme >= 0; scheme = text.indexOf(SCHEME_END, done)) {
+            int start = scheme + SCHEME_END.length();
+            int end = start;
+            while (end < text.length() && !Character.isWhitespace(text.charAt(end)) && text.charAt(end) != '\''
+                    && text.charAt(end) != '"') {
+                end++;
+            }
+            shown.append(text, done, start);
+            mask(text, start, end, shown);
+            done = end;
+        }
+        return shown.append(text, done, text.length()).toString();
+    }
+
+    /**
+     * One URL as the user gave it, its user-info masked: after {@code ://}, or from its start where it has none
+     * ({@code user:secret@host:4318}, a URL mistyped, is refused and shown as {@code ***@host:4318}).
+     */
+    public static String maskedUrl(String url) {
+        int scheme = url.indexOf(SCHEME_END);
+        int start = scheme < 0 ? 0 : scheme + SCHEME_END.length();
+        return mask(url, start, url.length(), new StringBuilder(url.length()).append(url, 0, start)).toString();
+    }
+
+    /** Appends {@code text[start, end)}, what comes before its last {@code @} replaced by {@link #MASK}. */
+    private static StringBuilder mask(String text, int start, int end, StringBuilder shown) {
+        int at = text.lastIndexOf('@', end - 1);
+        return at < start ? shown.append(text, start, end) : shown.append(MASK).append(text, at, end);
+    }
+}
