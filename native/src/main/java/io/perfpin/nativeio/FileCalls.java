@@ -46,8 +46,20 @@ public final class FileCalls {
     private final Syscalls syscalls;
     private final SyscallNumbers numbers = SyscallNumbers.forThisMachine();
 
+    private static volatile FileCalls process;
+
     public FileCalls(Syscalls syscalls) {
         this.syscalls = syscalls;
+    }
+
+    /** Over the process-wide backend ({@link Backends#syscalls()}), made on first use. */
+    public static FileCalls ofProcess() {
+        FileCalls known = process;
+        if (known == null) {
+            known = new FileCalls(Backends.syscalls());
+            process = known;
+        }
+        return known;
     }
 
     public Syscalls syscalls() {
@@ -89,6 +101,16 @@ public final class FileCalls {
     /** {@code unlinkat(dirfd, name, flags)}. */
     public int unlinkat(int dirfd, String name, int flags) {
         return (int) syscalls.syscall(numbers.unlinkat, dirfd, cString(name).address(), flags, 0, 0);
+    }
+
+    /**
+     * {@code renameat2(fromDir, from, toDir, to, flags)}: both names relative to a directory descriptor, so that
+     * a rename never resolves a path again (glibc's {@code rename} wrapper would).
+     */
+    public int renameat2(int fromDir, String from, int toDir, String to, int flags) {
+        NativeBuffer fromName = cString(from);
+        NativeBuffer toName = cString(to);
+        return (int) syscalls.syscall(numbers.renameat2, fromDir, fromName.address(), toDir, toName.address(), flags);
     }
 
     /** {@code mkdirat(dirfd, name, mode)}. */

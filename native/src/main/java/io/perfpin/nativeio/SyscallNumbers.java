@@ -22,6 +22,7 @@ final class SyscallNumbers {
     final long setgroups;
     final long getgroups;
     final long write;
+    final long renameat2;
 
     private SyscallNumbers(long[] n) {
         gettid = n[0];
@@ -39,6 +40,7 @@ final class SyscallNumbers {
         setgroups = n[12];
         getgroups = n[13];
         write = n[14];
+        renameat2 = n[15];
     }
 
     private static volatile SyscallNumbers thisMachine;
@@ -60,12 +62,12 @@ final class SyscallNumbers {
             case "amd64":
             case "x86_64":
                 // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat fchmod
-                // setresuid setresgid setgroups getgroups write
+                // setresuid setresgid setgroups getgroups write renameat2
                 return new SyscallNumbers(new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 91, 117, 119, 116,
-                        115, 1});
+                        115, 1, 316});
             case "aarch64":
                 return new SyscallNumbers(new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 52, 147, 149, 159,
-                        158, 64});
+                        158, 64, 276});
             default:
                 throw new BackendUnavailableException("no system call numbers for os.arch=" + arch
                         + "; supported: amd64, aarch64");
