@@ -1,5 +1,7 @@
 package io.perfpin.cli;
 
+import io.perfpin.files.NamedFile;
+
 import java.io.IOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -18,6 +20,12 @@ final class FileErrors {
     static IllegalStateException unreadableStatsFile(Path file, IOException e) {
         return new IllegalStateException("cannot read the stats file: " + (e instanceof FileSystemException
                 ? file + ": " + reason(e) : e.getMessage()));
+    }
+
+    /** A file a user named that cannot be read, in one line; a refused one's message already names it. */
+    static IllegalStateException unreadable(Path file, IOException e) {
+        return new IllegalStateException(e instanceof NamedFile.Refused ? e.getMessage()
+                : "cannot read " + file + ": " + reason(e));
     }
 
     static String reason(IOException e) {

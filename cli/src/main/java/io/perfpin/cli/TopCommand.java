@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.files.NamedFile;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.stats.StatsFileReader;
@@ -68,19 +69,19 @@ final class TopCommand implements Callable<Integer> {
     static LiveView watch(String command, Long pid, Path stats, ThreadsOption threads, Duration every,
                           Duration duration, ViewOptions view, ReportOutput out, ChildJvms children) throws Exception {
         Path file = stats != null ? stats : AgentStatsFile.of(pid);
-        if (!Files.exists(file)) {
-            if (stats != null) {
-                throw new IllegalStateException("no stats file at " + file);
-            }
+        if (stats == null && !Files.exists(file)) {
             JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
             throw new NoAgentException(pid, file);
         }
-        // A file damaged when it is opened, or while it is watched, ends the view with one line.
-        try (StatsFileReader reader = StatsFileReader.open(file)) {
+        // A file damaged when it is opened, or while it is watched, ends the view with one line; a file the user
+        // named is opened as every such file is, and refused in one line naming what is wrong on the way to it.
+        try (StatsFileReader reader = stats != null ? StatsFileReader.openNamed(file) : StatsFileReader.open(file)) {
             LiveView live = new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out,
                     children);
             live.watch(every, duration);
             return live;
+        } catch (NamedFile.Refused e) {
+            throw new IllegalStateException(e.getMessage());
         } catch (IOException e) {
             throw FileErrors.unreadableStatsFile(file, e);
         }
