@@ -183,7 +183,7 @@ public final class PathWalk {
     }
 
     /** One line for a failed open of {@code shownAs}. */
-    static IOException failure(String shownAs, long errno) {
+    public static IOException failure(String shownAs, long errno) {
         return new IOException("cannot open " + shownAs + ": " + Errno.words(errno));
     }
 
