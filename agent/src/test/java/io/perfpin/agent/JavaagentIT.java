@@ -213,10 +213,11 @@ class JavaagentIT {
         assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
         List<String> plain = session(java, null, dir);
         for (Path config : List.of(Path.of("/dev/zero"), fifo)) {
+            String kind = config.equals(fifo) ? "a FIFO" : "a character device";
             try (AppJvm app = AppJvm.start(java, "config=" + config, dir)) {
                 assertEquals(plain, drive(app), config.toString());
-                assertEquals(List.of("[perfpin] bad option 'config=" + config + "': " + config + " is not a regular"
-                        + " file; the agent is off, the application runs without it"), app.stderr());
+                assertEquals(List.of("[perfpin] bad option 'config=" + config + "': " + config + " is " + kind
+                        + ", not a regular file; the agent is off, the application runs without it"), app.stderr());
             }
         }
     }

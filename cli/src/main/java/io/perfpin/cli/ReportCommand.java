@@ -99,7 +99,7 @@ final class ReportCommand implements Callable<Integer> {
             try {
                 timelines = Timelines.read(files.get(i), plotted);
             } catch (IOException e) {
-                throw new IllegalStateException("cannot read " + files.get(i) + ": " + FileErrors.reason(e));
+                throw FileErrors.unreadable(files.get(i), e);
             }
             runs.add(new HtmlReport.Run(label(files.get(i)), recording.run().orElse(null), selected.get(i),
                     recording.methods(), timelines));
@@ -121,7 +121,7 @@ final class ReportCommand implements Callable<Integer> {
         try {
             recording = Recording.read(file);
         } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + file + ": " + FileErrors.reason(e));
+            throw FileErrors.unreadable(file, e);
         } catch (IllegalArgumentException notARecording) {
             throw new IllegalStateException(notARecording.getMessage());
         }

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.files.FileErrors;
+import io.perfpin.files.NamedFile;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.stats.StatsFileReader;
@@ -71,11 +72,12 @@ final class TopCommand implements Callable<Integer> {
         Path file = stats != null ? stats : AgentStatsFile.of(pid);
         StatsFileReader opened;
         try {
-            opened = stats != null ? StatsFileReader.open(stats) : AgentStatsFile.open(pid);
+            // A file the user named is opened as every such file is, and refused in one line naming what is wrong
+            // on the way to it; a JVM's own, as its user in its own namespace.
+            opened = stats != null ? StatsFileReader.openNamed(stats) : AgentStatsFile.open(pid);
+        } catch (NamedFile.Refused e) {
+            throw new IllegalStateException(e.getMessage());
         } catch (NoSuchFileException e) {
-            if (stats != null) {
-                throw new IllegalStateException("no stats file at " + file);
-            }
             JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
             throw new NoAgentException(pid, file);
         } catch (IOException e) {
@@ -87,6 +89,8 @@ final class TopCommand implements Callable<Integer> {
                     children);
             live.watch(every, duration);
             return live;
+        } catch (NamedFile.Refused e) {
+            throw new IllegalStateException(e.getMessage());
         } catch (IOException e) {
             throw FileErrors.unreadableStatsFile(file, e);
         }

@@ -26,6 +26,7 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -82,6 +83,33 @@ class PlantedCodeTest {
         assertEquals("rwxr-xr-x", mode(theirs), "their directory keeps its mode");
         assertArrayEquals(before, Files.readAllBytes(theirs.resolve("lib").resolve(name)), "and its content");
         assertTrue(Files.isSymbolicLink(theirs.resolve("perfpin-root")));
+    }
+
+    /** Their link to a directory of root's, named in --output: root's file there is left as it was. */
+    @Test
+    void statNeverReplacesRootsFileThroughAnotherUsersLinkedDirectory() throws Exception {
+        Path roots = Files.createDirectory(work.resolve("roots"));
+        Path precious = Files.writeString(roots.resolve("precious.csv"), "root's\n");
+        Files.setPosixFilePermissions(precious, PosixFilePermissions.fromString("rw-r--r--"));
+        Object inode = Files.getAttribute(precious, "unix:ino");
+        adversary.sh("ln -s " + roots + " " + theirs + "/r");
+        Path named = theirs.resolve("r/precious.csv");
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "60")) {
+            service.await(Pattern.compile("ready"));
+            Run stat = perfpin(List.of("-Duser.home=" + work.resolve("home")), Map.of(), "stat", "--pid",
+                    String.valueOf(service.pid()), "--duration", "200ms", "--format", "csv", "--output",
+                    named.toString());
+            assertEquals(ExitCode.FAILURE, stat.code, stat.toString());
+            assertEquals("perfpin stat: --output: cannot open " + named + ": r is a symbolic link of uid "
+                    + adversary.uid + " in a directory of uid " + adversary.uid + "; perfpin follows links only where"
+                    + " root or you (uid 0) own both\n", stat.err, stat.toString());
+        }
+        assertEquals("root's\n", Files.readString(precious));
+        assertEquals(inode, Files.getAttribute(precious, "unix:ino"), "the same file, not a new one");
+        assertEquals("rw-r--r--", mode(precious));
+        try (Stream<Path> entries = Files.list(roots)) {
+            assertEquals(1, entries.count(), "nothing was created beside it");
+        }
     }
 
     /** The same planted library, met by the agent inside an application that root starts. */

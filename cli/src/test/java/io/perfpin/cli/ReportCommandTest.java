@@ -113,7 +113,8 @@ class ReportCommandTest {
     void aFileThatCannotBeReadIsOneLineWithExitCode1AndABadCommandLineExitCode2() throws Exception {
         CliRun missing = CliRun.capture(() -> Perfpin.run("report", dir.resolve("none.jsonl").toString()));
         assertEquals(ExitCode.FAILURE, missing.code);
-        assertEquals("perfpin report: cannot read " + dir.resolve("none.jsonl") + ": no such file\n", missing.err);
+        assertEquals("perfpin report: cannot open " + dir.resolve("none.jsonl") + ": no such file or directory\n",
+                missing.err);
 
         CliRun directory = CliRun.capture(() -> Perfpin.run("report", dir.toString()));
         assertEquals(ExitCode.FAILURE, directory.code);
@@ -211,12 +212,24 @@ class ReportCommandTest {
     }
 
     @Test
-    void anEndlessFileStopsAtTheBoundOnALine() {
+    void aDeviceOrAFifoIsRefusedBeforeItIsOpenedInOneLine() throws Exception {
+        // a FIFO with no writer would hold open(2) forever; /dev/zero is one endless line
         CliRun zero = assertTimeoutPreemptively(Duration.ofSeconds(60),
                 () -> CliRun.capture(() -> Perfpin.run("report", "/dev/zero")));
         assertEquals(ExitCode.FAILURE, zero.code);
-        assertEquals("perfpin report: /dev/zero line 1 is not a perfpin record: a line longer than 1048576 bytes"
-                + " (1 MiB), which no record is\n", zero.err);
+        assertEquals("perfpin report: /dev/zero is a character device, not a regular file\n", zero.err);
+
+        Path fifo = dir.resolve("fifo.jsonl");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+        CliRun pipe = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                () -> CliRun.capture(() -> Perfpin.run("report", fifo.toString())));
+        assertEquals(ExitCode.FAILURE, pipe.code);
+        assertEquals("perfpin report: " + fifo + " is a FIFO, not a regular file\n", pipe.err);
+        CliRun page = assertTimeoutPreemptively(Duration.ofSeconds(60),
+                () -> CliRun.capture(() -> Perfpin.run("report", "--format", "html", fifo.toString())));
+        assertEquals(ExitCode.FAILURE, page.code);
+        assertEquals("perfpin report: " + fifo + " is a FIFO, not a regular file\n", page.err);
     }
 
     /** Replaced in a record's text by each line's own count. */

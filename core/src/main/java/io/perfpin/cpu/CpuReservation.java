@@ -3,7 +3,6 @@ package io.perfpin.cpu;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Path;
 import java.util.List;
 
 /**
@@ -13,10 +12,10 @@ import java.util.List;
 public final class CpuReservation implements AutoCloseable {
     /** One CPU's lock file, open with its lock held. */
     static final class LockedFile {
-        final Path file;
+        final CpuReservations.LockFileId file;
         final FileChannel channel;
 
-        LockedFile(Path file, FileChannel channel) {
+        LockedFile(CpuReservations.LockFileId file, FileChannel channel) {
             this.file = file;
             this.channel = channel;
         }

@@ -1,8 +1,12 @@
 package io.perfpin.cpu;
 
 import io.perfpin.PerfpinDirectory;
-
+import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.files.PathWalk;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.FileCalls;
+import io.perfpin.nativeio.FileStat;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -10,15 +14,8 @@ import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.DirectoryStream;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFilePermission;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -42,19 +39,40 @@ import java.util.regex.Pattern;
  * <p>The locks are POSIX record locks (what {@link FileChannel#tryLock()} takes on Linux), which belong to
  * the process and vanish when it closes any descriptor of the file. So within the JVM every lock file is
  * opened under one monitor, and files this process holds are known from a map and never opened twice.
+ *
+ * <p>The directory is an {@link OwnedDirectory} and every lock file is opened relative to its descriptor with
+ * {@code O_NOFOLLOW}, checked with {@code fstat} to be a regular file of this user's before it is locked, written
+ * or read: a link or a FIFO planted there is never followed nor waited on.
  */
 public final class CpuReservations {
     private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d+)\\.lock");
-    private static final Set<OpenOption> LOCK_FILE_OPTIONS = Set.of(StandardOpenOption.CREATE,
-            StandardOpenOption.READ, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-    private static final Set<PosixFilePermission> PRIVATE_FILE = PosixFilePermissions.fromString("rw-------");
-    /** Lock files this JVM holds, by real path; also the monitor every lock file is opened under. */
-    private static final Map<Path, CpuReservation> HELD = new HashMap<>();
+    private static final Set<StandardOpenOption> READ_WRITE = Set.of(StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
+    private static final int LOOK = FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC;
+    private static final int CREATE = FileCalls.O_RDWR | FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_NOFOLLOW
+            | FileCalls.O_NONBLOCK | FileCalls.O_NOCTTY | FileCalls.O_CLOEXEC;
+    private static final int PRIVATE_FILE = 0600;
+    /** A held file's one line is a pid, a tid and a thread name: far shorter. */
+    private static final int MAX_LINE_BYTES = 4096;
+    /**
+     * Lock files this JVM holds, by device and inode (two spellings of one directory meet here); also the monitor
+     * every lock file is opened under.
+     */
+    private static final Map<LockFileId, CpuReservation> HELD = new HashMap<>();
 
-    private final Path directory;
+    private final OwnedDirectory directory;
+    private final FileCalls calls;
 
-    private CpuReservations(Path directory) {
+    private CpuReservations(OwnedDirectory directory, FileCalls calls) {
         this.directory = directory;
+        this.calls = calls;
+    }
+
+    /** A lock file's identity. */
+    record LockFileId(long device, long inode) {
+        static LockFileId of(FileStat status) {
+            return new LockFileId(status.device(), status.inode());
+        }
     }
 
     /** Who holds a CPU: a process and one of its threads. */
@@ -72,16 +90,17 @@ public final class CpuReservations {
 
     /** Reservations kept in {@code directory}, an {@link OwnedDirectory} (private, created if missing). */
     public static CpuReservations open(Path directory) throws IOException {
-        // the real path: two spellings of one file must meet in HELD
-        return new CpuReservations(OwnedDirectory.open(directory, OwnedDirectory.Access.PRIVATE).path().toRealPath());
+        return new CpuReservations(OwnedDirectory.open(directory, OwnedDirectory.Access.PRIVATE),
+                FileCalls.ofProcess());
     }
 
+    /** This user's reservations, in {@link PerfpinDirectory#CPUS}, opened as every part of that directory is. */
     public static CpuReservations openDefault() throws IOException {
-        return open(defaultDirectory());
+        return new CpuReservations(PerfpinDirectory.open(PerfpinDirectory.CPUS), FileCalls.ofProcess());
     }
 
     public Path directory() {
-        return directory;
+        return directory.path();
     }
 
     /**
@@ -96,9 +115,10 @@ public final class CpuReservations {
         byte[] record = (ProcessHandle.current().pid() + " " + tid + " " + name + "\n").getBytes(StandardCharsets.UTF_8);
         synchronized (HELD) {
             List<CpuReservation.LockedFile> locked = new ArrayList<>();
+            int dir = directory.descriptor(calls);
             try {
                 for (int cpu = cpus.first(); cpu >= 0; cpu = cpus.next(cpu + 1)) {
-                    Optional<CpuReservation.LockedFile> lock = tryLock(lockFile(cpu), record);
+                    Optional<CpuReservation.LockedFile> lock = tryLock(dir, lockFile(cpu), record);
                     if (lock.isEmpty()) {
                         CpuReservation.unlock(locked);
                         return Optional.empty();
@@ -112,6 +132,8 @@ public final class CpuReservations {
                     e.addSuppressed(suppressed);
                 }
                 throw e;
+            } finally {
+                calls.close(dir); // O_PATH: closing it drops no lock
             }
             CpuReservation reservation = new CpuReservation(cpus, tid, name, locked);
             locked.forEach(lock -> HELD.put(lock.file, reservation));
@@ -124,13 +146,16 @@ public final class CpuReservations {
         List<Holder> holders = new ArrayList<>();
         synchronized (HELD) {
             KernelFileLocks locks = KernelFileLocks.read();
-            try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, "cpu-*.lock")) {
-                for (Path file : files) {
-                    Matcher name = LOCK_FILE.matcher(file.getFileName().toString());
+            int dir = directory.descriptor(calls);
+            try {
+                for (String file : directory.names(LOCK_FILE.asMatchPredicate())) {
+                    Matcher name = LOCK_FILE.matcher(file);
                     if (name.matches()) {
-                        holder(Integer.parseInt(name.group(1)), file, locks).ifPresent(holders::add);
+                        holder(Integer.parseInt(name.group(1)), dir, file, locks).ifPresent(holders::add);
                     }
                 }
+            } finally {
+                calls.close(dir);
             }
         }
         holders.sort(Comparator.comparingInt(Holder::cpu));
@@ -156,17 +181,45 @@ public final class CpuReservations {
         }
     }
 
-    private Path lockFile(int cpu) {
-        return directory.resolve("cpu-" + cpu + ".lock");
+    private static String lockFile(int cpu) {
+        return "cpu-" + cpu + ".lock";
     }
 
     /** Called under HELD. */
-    private static Optional<CpuReservation.LockedFile> tryLock(Path file, byte[] record) throws IOException {
-        if (HELD.containsKey(file)) {
-            return Optional.empty();
+    private Optional<CpuReservation.LockedFile> tryLock(int dir, String file, byte[] record) throws IOException {
+        FileChannel channel = null;
+        LockFileId id = null;
+        while (channel == null) {
+            int located = calls.openat(dir, file, LOOK, 0);
+            if (located == -Errno.ENOENT) {
+                int created = calls.openat(dir, file, CREATE, PRIVATE_FILE);
+                if (created == -Errno.EEXIST) {
+                    continue; // made meanwhile by another process: looked at as any other
+                }
+                if (created < 0) {
+                    throw PathWalk.failure(shown(file), created);
+                }
+                try {
+                    id = LockFileId.of(calls.fstat(created));
+                    channel = PathWalk.channel(created, READ_WRITE);
+                } finally {
+                    calls.close(created); // a file made now: no lock of ours on it to drop
+                }
+            } else if (located < 0) {
+                throw PathWalk.failure(shown(file), located);
+            } else {
+                try {
+                    // held here already: O_PATH, so closing it drops none of our locks
+                    id = LockFileId.of(checked(file, calls.fstat(located)));
+                    if (HELD.containsKey(id)) {
+                        return Optional.empty();
+                    }
+                    channel = PathWalk.channel(located, READ_WRITE);
+                } finally {
+                    calls.close(located);
+                }
+            }
         }
-        FileChannel channel = FileChannel.open(file, LOCK_FILE_OPTIONS,
-                PosixFilePermissions.asFileAttribute(PRIVATE_FILE));
         try {
             FileLock lock;
             try {
@@ -181,29 +234,54 @@ public final class CpuReservations {
             }
             channel.truncate(0);
             channel.write(ByteBuffer.wrap(record), 0);
-            return Optional.of(new CpuReservation.LockedFile(file, channel));
+            return Optional.of(new CpuReservation.LockedFile(id, channel));
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
         }
     }
 
+    /** A lock file is a regular file of this user's: anything else in its place is never locked, written or read. */
+    private FileStat checked(String file, FileStat status) throws IOException {
+        if (!status.isRegularFile()) {
+            throw new IOException(shown(file) + " is " + status.kind() + ", not a lock file that perfpin made:"
+                    + " remove it");
+        }
+        if (status.uid() != EffectiveUser.uid()) {
+            throw new IOException(shown(file) + " belongs to uid " + status.uid() + ", not to this user (uid "
+                    + EffectiveUser.uid() + "): remove it");
+        }
+        return status;
+    }
+
+    private String shown(String file) {
+        return directory.path().resolve(file).toString();
+    }
+
     /** Called under HELD: reading another process's file opens and closes it, which must not race our own lock. */
-    private static Optional<Holder> holder(int cpu, Path file, KernelFileLocks locks) throws IOException {
-        CpuReservation ours = HELD.get(file);
-        if (ours != null) {
-            return Optional.of(new Holder(cpu, ProcessHandle.current().pid(), ours.tid(), ours.threadName()));
+    private Optional<Holder> holder(int cpu, int dir, String file, KernelFileLocks locks) throws IOException {
+        int located = calls.openat(dir, file, LOOK, 0);
+        if (located == -Errno.ENOENT) {
+            return Optional.empty(); // removed by hand
         }
-        long owner;
+        if (located < 0) {
+            throw PathWalk.failure(shown(file), located);
+        }
         String content;
+        long owner;
         try {
-            owner = locks.owner(file);
-            content = new String(Files.readAllBytes(file), StandardCharsets.UTF_8).strip();
-        } catch (NoSuchFileException removedByHand) {
-            return Optional.empty();
-        }
-        if (owner < 0) {
-            return Optional.empty();
+            FileStat status = checked(file, calls.fstat(located));
+            CpuReservation ours = HELD.get(LockFileId.of(status));
+            if (ours != null) {
+                return Optional.of(new Holder(cpu, ProcessHandle.current().pid(), ours.tid(), ours.threadName()));
+            }
+            owner = locks.owner(status);
+            if (owner < 0) {
+                return Optional.empty();
+            }
+            content = firstLine(located, file);
+        } finally {
+            calls.close(located);
         }
         String[] fields = content.split(" ", 3);
         boolean written = fields.length == 3 && fields[0].equals(Long.toString(owner)) && fields[1].matches("\\d+");
@@ -211,5 +289,19 @@ public final class CpuReservations {
         return Optional.of(written
                 ? new Holder(cpu, owner, Integer.parseInt(fields[1]), fields[2])
                 : new Holder(cpu, owner, -1, ""));
+    }
+
+    /** What another process wrote in the lock file {@code located} names (not one of ours: no lock to drop). */
+    private String firstLine(int located, String file) throws IOException {
+        int opened = PathWalk.reopen(calls, located, FileCalls.O_RDONLY, shown(file));
+        try (FileChannel in = PathWalk.channel(opened, Set.of(StandardOpenOption.READ))) {
+            ByteBuffer bytes = ByteBuffer.allocate(MAX_LINE_BYTES);
+            while (bytes.hasRemaining() && in.read(bytes) > 0) {
+                // until the bound or the end
+            }
+            return new String(bytes.array(), 0, bytes.position(), StandardCharsets.UTF_8).strip();
+        } finally {
+            calls.close(opened);
+        }
     }
 }

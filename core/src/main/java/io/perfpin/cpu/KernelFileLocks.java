@@ -1,5 +1,7 @@
 package io.perfpin.cpu;
 
+import io.perfpin.nativeio.FileStat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,14 +37,11 @@ final class KernelFileLocks {
         return locks;
     }
 
-    /** The pid holding a POSIX lock on {@code file}, or -1. */
-    long owner(Path file) throws IOException {
-        Map<String, Object> attributes = Files.readAttributes(file, "unix:dev,ino");
-        long dev = (Long) attributes.get("dev");
-        // glibc's dev_t: major in bits 8-19 and 44-63, minor in bits 0-7 and 20-43
-        long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & 0xfffff000L);
-        long minor = (dev & 0xff) | ((dev >>> 12) & 0xffffff00L);
-        String key = String.format("%02x:%02x:%d", major, minor, (Long) attributes.get("ino"));
+    /** The pid holding a POSIX lock on the file {@code status} describes, or -1. */
+    long owner(FileStat status) {
+        // statx's device: major in the high 32 bits, minor in the low
+        String key = String.format("%02x:%02x:%d", status.device() >>> 32, status.device() & 0xFFFF_FFFFL,
+                status.inode());
         return ownerByFile.getOrDefault(key, -1L);
     }
 }

@@ -1,7 +1,6 @@
 package io.perfpin.jvm;
 
 import io.perfpin.files.PathWalk;
-import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
@@ -23,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
 
@@ -61,7 +61,7 @@ final class TargetFiles implements AutoCloseable {
      * @throws IOException when they cannot be opened (the process is gone, or not ours to inspect)
      */
     static TargetFiles open(long pid, ProcStatus target) throws IOException {
-        FileCalls calls = new FileCalls(Backends.syscalls());
+        FileCalls calls = FileCalls.ofProcess();
         int flags = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC;
         int root = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/root", flags, 0);
         if (root < 0) {
@@ -159,7 +159,7 @@ final class TargetFiles implements AutoCloseable {
                 }
                 int fd = PathWalk.reopen(calls, located, FileCalls.O_RDONLY, shown(path));
                 try {
-                    return FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ);
+                    return PathWalk.channel(fd, Set.of(StandardOpenOption.READ));
                 } finally {
                     calls.close(fd);
                 }
@@ -378,7 +378,7 @@ final class TargetFiles implements AutoCloseable {
             calls.close(fd);
         }
         // Published whole and never over another file: a concurrent installer's copy stays, and is checked below.
-        int renamed = calls.renameat2(dir, temporary, name, FileCalls.RENAME_NOREPLACE);
+        int renamed = calls.renameat2(dir, temporary, dir, name, FileCalls.RENAME_NOREPLACE);
         if (renamed < 0) {
             calls.unlinkat(dir, temporary, 0);
         }
@@ -407,7 +407,7 @@ final class TargetFiles implements AutoCloseable {
                 return false;
             }
             int fd = PathWalk.reopen(calls, located, FileCalls.O_RDONLY, shown(path));
-            try (FileChannel in = FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ)) {
+            try (FileChannel in = PathWalk.channel(fd, Set.of(StandardOpenOption.READ))) {
                 ByteBuffer bytes = ByteBuffer.allocate(content.length);
                 while (bytes.hasRemaining() && in.read(bytes) > 0) {
                     // until the whole length is read

@@ -1,9 +1,11 @@
 package io.perfpin.report;
 
+import io.perfpin.files.NamedFile;
+
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.channels.Channels;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 
@@ -27,8 +29,9 @@ final class JsonLinesReader implements AutoCloseable {
         this.in = in;
     }
 
+    /** A file a user named: no FIFO waited on, no device opened, no other user's link followed. */
     static JsonLinesReader open(Path file) throws IOException {
-        return new JsonLinesReader(Files.newInputStream(file));
+        return new JsonLinesReader(Channels.newInputStream(NamedFile.openForReading(file)));
     }
 
     /** Whether another line follows, complete or not. */

@@ -1,5 +1,7 @@
 package io.perfpin.stats;
 
+import io.perfpin.files.NamedFile;
+
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -91,7 +93,7 @@ public final class StatsFileReader implements AutoCloseable {
             // Opening a FIFO would wait for a writer, and a device is no stats file either.
             throw new IOException(file + " is not a perfpin stats file (not a regular file)");
         }
-        return open(FileChannel.open(file, StandardOpenOption.READ), file, settleNanos);
+        return open(file, FileChannel.open(file, StandardOpenOption.READ), settleNanos);
     }
 
     /**
@@ -99,10 +101,22 @@ public final class StatsFileReader implements AutoCloseable {
      * messages as {@code file}; the channel is closed with the reader, or at once when it is no stats file.
      */
     public static StatsFileReader open(FileChannel channel, Path file) throws IOException {
-        return open(channel, file, SETTLE_NANOS);
+        return open(file, channel, SETTLE_NANOS);
     }
 
-    private static StatsFileReader open(FileChannel channel, Path file, long settleNanos) throws IOException {
+    /**
+     * A stats file a user named ({@code top --stats FILE}), opened as every file a user names is
+     * ({@link NamedFile}): reached through no other user's link, a regular file before it is opened.
+     *
+     * @throws NamedFile.Refused when it cannot be reached or is no regular file, in one line naming it
+     * @throws IOException       as {@link #open(Path)}
+     */
+    public static StatsFileReader openNamed(Path file) throws IOException {
+        return open(file, NamedFile.openForReading(file), SETTLE_NANOS);
+    }
+
+    /** Takes {@code channel}, closed here when the file is no stats file. */
+    private static StatsFileReader open(Path file, FileChannel channel, long settleNanos) throws IOException {
         try {
             if (channel.size() == 0) {
                 throw beingCreated(file); // created, not yet sized: the agent makes it on its sampler thread

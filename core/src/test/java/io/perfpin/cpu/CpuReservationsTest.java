@@ -1,24 +1,35 @@
 package io.perfpin.cpu;
 
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.files.EffectiveUser;
 import java.nio.file.attribute.PosixFilePermissions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class CpuReservationsTest {
     private static final long PID = ProcessHandle.current().pid();
+    /** An owner that is not this process's: root may give a link to any uid, whether a user has it or not. */
+    private static final int OTHER_UID = 4242;
 
     @TempDir
     Path temp;
@@ -69,6 +80,56 @@ class CpuReservationsTest {
             assertEquals(1, second.list().size());
         }
         assertTrue(second.tryReserve(CpuSet.of(3), 2, "b").isPresent());
+    }
+
+    @Test
+    void anotherUsersLinkInPlaceOfPerfpinsDirectoryLeadsNowhere() throws Exception {
+        assumeTrue(EffectiveUser.uid() == 0, "only root can give a link to another user here");
+        Path sticky = Files.createDirectory(temp.resolve("tmp"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path roots = Files.createDirectory(temp.resolve("roots"));
+        Files.setPosixFilePermissions(roots, PosixFilePermissions.fromString("rwx------"));
+        Path link = Files.createSymbolicLink(sticky.resolve("perfpin-root"), roots);
+        Files.setAttribute(link, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+
+        IOException below = assertThrows(IOException.class, () -> CpuReservations.open(link.resolve("cpus")));
+        assertEquals(link + " is a symbolic link of uid " + OTHER_UID + " in a directory of uid 0; perfpin follows"
+                + " links only where root or you (uid 0) own both", below.getMessage());
+        String before = System.getProperty(PerfpinDirectory.PROPERTY);
+        System.setProperty(PerfpinDirectory.PROPERTY, link.toString());
+        try {
+            IOException asDefault = assertThrows(IOException.class, CpuReservations::openDefault);
+            assertTrue(asDefault.getMessage().startsWith(link + " is a symbolic link"), asDefault.getMessage());
+        } finally {
+            if (before == null) {
+                System.clearProperty(PerfpinDirectory.PROPERTY);
+            } else {
+                System.setProperty(PerfpinDirectory.PROPERTY, before);
+            }
+        }
+        try (Stream<Path> created = Files.list(roots)) {
+            assertEquals(List.of(), created.toList(), "nothing is created where the link points");
+        }
+    }
+
+    @Test
+    void aLinkOrAFifoInPlaceOfALockFileIsNeitherFollowedNorWaitedOn() throws Exception {
+        CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
+        Path victim = Files.writeString(temp.resolve("victim"), "precious");
+        Path link = Files.createSymbolicLink(reservations.directory().resolve("cpu-4.lock"), victim);
+        IOException refused = assertThrows(IOException.class, () -> reservations.tryReserve(CpuSet.of(4), 1, "a"));
+        assertEquals(link + " is a symbolic link, not a lock file that perfpin made: remove it", refused.getMessage());
+        assertEquals("precious", Files.readString(victim));
+
+        Path fifo = reservations.directory().resolve("cpu-5.lock");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
+        IOException fifoRefused = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(
+                IOException.class, () -> reservations.tryReserve(CpuSet.of(5), 1, "a")));
+        assertEquals(fifo + " is a FIFO, not a lock file that perfpin made: remove it", fifoRefused.getMessage());
+        IOException listed = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(
+                IOException.class, reservations::list));
+        assertTrue(listed.getMessage().contains("not a lock file that perfpin made"), listed.getMessage());
     }
 
     @Test

@@ -23,6 +23,12 @@ public final class FileErrors {
                 ? file + ": " + reason(e) : e.getMessage()));
     }
 
+    /** A file a user named that cannot be read, in one line; a refused one's message already names it. */
+    public static IllegalStateException unreadable(Path file, IOException e) {
+        return new IllegalStateException(e instanceof NamedFile.Refused ? e.getMessage()
+                : "cannot read " + file + ": " + reason(e));
+    }
+
     /** "no such file", "permission denied", or what the file system said. */
     public static String reason(IOException e) {
         if (e instanceof NoSuchFileException) {

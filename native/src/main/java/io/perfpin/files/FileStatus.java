@@ -1,5 +1,7 @@
 package io.perfpin.files;
 
+import io.perfpin.nativeio.FileStat;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -25,17 +27,34 @@ final class FileStatus {
     final int uid;
     final int mode;
     final Object fileKey;
+    /** glibc's dev_t: major in bits 8-19 and 44-63, minor in bits 0-7 and 20-43. */
+    final long dev;
+    final long inode;
 
-    private FileStatus(int uid, int mode, Object fileKey) {
+    private FileStatus(int uid, int mode, Object fileKey, long dev, long inode) {
         this.uid = uid;
         this.mode = mode;
         this.fileKey = fileKey;
+        this.dev = dev;
+        this.inode = inode;
     }
 
     /** @throws NoSuchFileException when nothing is there */
     static FileStatus of(Path path) throws IOException {
-        Map<String, Object> a = Files.readAttributes(path, "unix:uid,mode,fileKey", LinkOption.NOFOLLOW_LINKS);
-        return new FileStatus((Integer) a.get("uid"), (Integer) a.get("mode"), a.get("fileKey"));
+        Map<String, Object> a = Files.readAttributes(path, "unix:uid,mode,fileKey,dev,ino", LinkOption.NOFOLLOW_LINKS);
+        return new FileStatus((Integer) a.get("uid"), (Integer) a.get("mode"), a.get("fileKey"), (Long) a.get("dev"),
+                (Long) a.get("ino"));
+    }
+
+    boolean isSymbolicLink() {
+        return (mode & S_IFMT) == S_IFLNK;
+    }
+
+    /** Whether {@code status}, what {@code statx} says of a descriptor, is this very file. */
+    boolean sameFileAs(FileStat status) {
+        long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & 0xfffff000L);
+        long minor = (dev & 0xff) | ((dev >>> 12) & 0xffffff00L);
+        return inode == status.inode() && (major << 32 | minor) == status.device();
     }
 
     boolean isDirectory() {

@@ -1,21 +1,15 @@
 package io.perfpin.files;
 
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.FileCalls;
+import io.perfpin.nativeio.FileStat;
+
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileAlreadyExistsException;
-import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFileAttributes;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -30,21 +24,27 @@ import java.util.concurrent.ThreadLocalRandom;
  *   <li>anything else (a symbolic link, a device, a FIFO, a socket, a directory, another user's file): refused,
  *       with one line that says what is there.</li>
  * </ul>
- * Missing parent directories are created 0700; an existing directory's mode is never changed. Every step is
- * taken relative to the parent directory's descriptor ({@code openat}, {@code fstatat}, {@code renameat}), so
- * a link swapped in meanwhile is never followed.
+ * The directory is reached by {@link PathWalk#parentToWrite}: component by component, a link on the way
+ * followed only where root or this user owns it and its directory, so another user's link to a directory of
+ * root's never makes root replace root's file there. Missing directories are created 0700; an existing
+ * directory's mode is never changed. Every later step ({@code openat}, {@code fstat}, {@code renameat2},
+ * {@code unlinkat}) is relative to that directory's descriptor, so a link swapped in meanwhile is never followed.
  */
 public final class OutputFile {
-    private static final Set<OpenOption> NEW_FILE = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
-    private static final Set<OpenOption> READ_NO_LINK = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
+    private static final Set<StandardOpenOption> READ_WRITE = Set.of(StandardOpenOption.READ,
+            StandardOpenOption.WRITE);
+    private static final int PRIVATE_FILE = 0600;
+    private static final int LOOK = FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC;
+    /** No link, no device's open routine, no waiting: only a file this call creates is opened for writing. */
+    private static final int CREATE = FileCalls.O_RDWR | FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_NOFOLLOW
+            | FileCalls.O_NONBLOCK | FileCalls.O_NOCTTY | FileCalls.O_CLOEXEC;
 
     private OutputFile() {
     }
 
     /**
      * @return the new, empty file, open for reading and writing
-     * @throws IOException one line naming the file and why it cannot be written
+     * @throws IOException one line naming the file, or the component on the way to it, and what is wrong
      */
     public static FileChannel create(Path file) throws IOException {
         return create(file, false).orElseThrow();
@@ -64,101 +64,133 @@ public final class OutputFile {
     }
 
     private static Optional<FileChannel> create(Path file, boolean locking) throws IOException {
-        Path absolute = file.toAbsolutePath();
-        Path parent = absolute.getParent();
-        Path name = absolute.getFileName();
-        if (parent == null || name == null || name.toString().equals(".") || name.toString().equals("..")) {
-            throw new IOException(file + " is a directory, not a file name");
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            KernelFileSystems.refuse(file, parent);
         }
-        KernelFileSystems.refuse(file, parent);
-        if (!Files.exists(parent)) {
-            Files.createDirectories(parent, PosixFilePermissions.asFileAttribute(OwnedDirectory.Access.PRIVATE
-                    .directoryPermissions));
-        }
-        DirectoryStream<Path> stream;
+        FileCalls calls = FileCalls.ofProcess();
+        PathWalk.Entry entry = PathWalk.onHost(calls).parentToWrite(file.toString());
         try {
-            stream = Files.newDirectoryStream(parent);
-        } catch (java.nio.file.NotDirectoryException e) {
-            throw new IOException(parent + " is not a directory, so " + file + " cannot be written");
+            return new InDirectory(calls, entry).create(locking);
+        } finally {
+            calls.close(entry.dirFd());
         }
-        if (!(stream instanceof SecureDirectoryStream)) {
-            stream.close();
-            throw new IOException("this JDK cannot open files relative to a directory descriptor");
+    }
+
+    /** The steps taken in the walked directory, all relative to its descriptor. */
+    private static final class InDirectory {
+        private final FileCalls calls;
+        private final int dir;
+        private final String name;
+        private final String shownAs;
+
+        InDirectory(FileCalls calls, PathWalk.Entry entry) {
+            this.calls = calls;
+            this.dir = entry.dirFd();
+            this.name = entry.name();
+            this.shownAs = entry.shownAs();
         }
-        try (SecureDirectoryStream<Path> dir = (SecureDirectoryStream<Path>) stream) {
+
+        Optional<FileChannel> create(boolean locking) throws IOException {
             for (int attempt = 0; ; attempt++) {
-                PosixFileAttributes existing = statusAt(dir, name);
+                int existing = calls.openat(dir, name, LOOK, 0);
                 FileChannel channel;
-                if (existing == null) {
-                    try {
-                        channel = create(dir, name);
-                    } catch (FileAlreadyExistsException raced) {
+                if (existing == -Errno.ENOENT) {
+                    channel = createNew(name);
+                    if (channel == null) {
                         if (attempt == 3) {
-                            throw new IOException(file + " keeps being created by someone else: name another file");
+                            throw new IOException(shownAs + " keeps being created by someone else: name another file");
                         }
-                        continue;
+                        continue; // made meanwhile: looked at again
                     }
-                } else if (locking && existing.isRegularFile() && lockedByAnother(dir, name)) {
-                    return Optional.empty();
+                } else if (existing < 0) {
+                    throw PathWalk.failure(shownAs, existing);
                 } else {
-                    channel = replace(dir, name, existing, absolute);
+                    try {
+                        FileStat status = calls.fstat(existing);
+                        checkReplaceable(status);
+                        if (locking && lockedByAnother(existing)) {
+                            return Optional.empty();
+                        }
+                    } finally {
+                        calls.close(existing);
+                    }
+                    channel = replace();
                 }
                 return Optional.of(locking ? locked(channel) : channel);
             }
         }
-    }
 
-    private static FileChannel replace(SecureDirectoryStream<Path> dir, Path name, PosixFileAttributes existing,
-                                       Path file) throws IOException {
-        if (!existing.isRegularFile()) {
-            throw new IOException(file + " is " + kind(file) + ", not a regular file: perfpin writes only a new"
-                    + " file, or replaces one of yours");
+        private void checkReplaceable(FileStat status) throws IOException {
+            if (!status.isRegularFile()) {
+                throw new IOException(shownAs + " is " + status.kind() + ", not a regular file: perfpin writes only a"
+                        + " new file, or replaces one of yours");
+            }
+            if (status.uid() != EffectiveUser.uid()) {
+                throw new IOException(shownAs + " belongs to uid " + status.uid() + ": perfpin replaces only files of"
+                        + " yours (uid " + EffectiveUser.uid() + "); name a new file");
+            }
         }
-        Path temporary = null;
-        FileChannel channel = null;
-        for (int attempt = 0; channel == null; attempt++) {
-            temporary = name.resolveSibling("." + name + ".perfpin-" + Long.toHexString(
-                    ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE));
-            try {
-                channel = create(dir, temporary);
-            } catch (FileAlreadyExistsException e) {
-                if (attempt == 100) {
-                    throw e;
+
+        /** A new file beside the old, renamed over it: the name never holds a partly written file. */
+        private FileChannel replace() throws IOException {
+            for (int attempt = 0; ; attempt++) {
+                String temporary = "." + name + ".perfpin-" + Long.toHexString(
+                        ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+                FileChannel channel = createNew(temporary);
+                if (channel == null) {
+                    if (attempt == 100) {
+                        throw new IOException("cannot create a temporary file beside " + shownAs + ": every name"
+                                + " tried is taken");
+                    }
+                    continue;
                 }
+                int renamed = calls.renameat2(dir, temporary, dir, name, 0);
+                if (renamed < 0) {
+                    channel.close();
+                    calls.unlinkat(dir, temporary, 0);
+                    throw new IOException("cannot replace " + shownAs + ": " + Errno.words(renamed));
+                }
+                return channel;
             }
         }
-        try {
-            // The new file's owner is this user by construction: the existing one must have the same.
-            if (!existing.owner().equals(statusAt(dir, temporary).owner())) {
-                throw new IOException(file + " belongs to " + existing.owner().getName() + ": perfpin replaces only"
-                        + " files of yours; name a new file");
-            }
-            dir.move(temporary, dir, name);
-            return channel;
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            try {
-                dir.deleteFile(temporary);
-            } catch (IOException ignored) {
-                // nothing more to undo
-            }
-            throw e;
-        }
-    }
 
-    /** Whether another process holds a write lock on the regular file {@code name}: a shared lock would wait. */
-    private static boolean lockedByAnother(SecureDirectoryStream<Path> dir, Path name) throws IOException {
-        try (FileChannel existing = (FileChannel) dir.newByteChannel(name, READ_NO_LINK)) {
-            FileLock shared = existing.tryLock(0, Long.MAX_VALUE, true);
-            if (shared == null) {
-                return true;
+        /** A new 0600 file {@code entry} made now ({@code O_EXCL}), or null when that name is taken. */
+        private FileChannel createNew(String entry) throws IOException {
+            int fd = calls.openat(dir, entry, CREATE, PRIVATE_FILE);
+            if (fd == -Errno.EEXIST) {
+                return null;
             }
-            shared.release();
-            return false;
-        } catch (OverlappingFileLockException thisProcess) {
-            return true; // this JVM writes it already
-        } catch (NoSuchFileException raced) {
-            return false;
+            if (fd < 0) {
+                throw PathWalk.failure(shownAs, fd);
+            }
+            try {
+                // made by this open, so ours: the umask may have taken bits, never added any
+                return PathWalk.channel(fd, READ_WRITE);
+            } catch (IOException | RuntimeException e) {
+                calls.unlinkat(dir, entry, 0);
+                throw e;
+            } finally {
+                // the channel is open on its own descriptor; this one holds no lock yet
+                calls.close(fd);
+            }
+        }
+
+        /**
+         * Whether another process holds a write lock on the regular file {@code located} names: a shared lock
+         * would wait. Opened from the {@code O_PATH} descriptor whose {@code fstat} was checked.
+         */
+        private boolean lockedByAnother(int located) throws IOException {
+            try (FileChannel existing = PathWalk.channel(located, Set.of(StandardOpenOption.READ))) {
+                FileLock shared = existing.tryLock(0, Long.MAX_VALUE, true);
+                if (shared == null) {
+                    return true;
+                }
+                shared.release();
+                return false;
+            } catch (OverlappingFileLockException thisProcess) {
+                return true; // this JVM writes it already
+            }
         }
     }
 
@@ -170,30 +202,6 @@ public final class OutputFile {
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;
-        }
-    }
-
-    private static FileChannel create(SecureDirectoryStream<Path> dir, Path name) throws IOException {
-        return (FileChannel) dir.newByteChannel(name, NEW_FILE,
-                PosixFilePermissions.asFileAttribute(OwnedDirectory.Access.PRIVATE.filePermissions));
-    }
-
-    /** {@code fstatat} without following a link; null when nothing is there. */
-    private static PosixFileAttributes statusAt(SecureDirectoryStream<Path> dir, Path name) throws IOException {
-        try {
-            return dir.getFileAttributeView(name, PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                    .readAttributes();
-        } catch (NoSuchFileException e) {
-            return null;
-        }
-    }
-
-    /** In words, for the message only: read by path, it decides nothing. */
-    private static String kind(Path file) {
-        try {
-            return FileStatus.of(file).kind();
-        } catch (IOException e) {
-            return "not a regular file";
         }
     }
 }

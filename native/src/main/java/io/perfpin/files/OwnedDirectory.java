@@ -1,5 +1,7 @@
 package io.perfpin.files;
 
+import io.perfpin.nativeio.FileCalls;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -64,12 +66,12 @@ public final class OwnedDirectory {
     private final Path path;
     private final Access access;
     /** The device and inode checked when it was opened: every later use must find the same directory. */
-    private final Object fileKey;
+    private final FileStatus status;
 
-    private OwnedDirectory(Path path, Access access, Object fileKey) {
+    private OwnedDirectory(Path path, Access access, FileStatus status) {
         this.path = path;
         this.access = access;
-        this.fileKey = fileKey;
+        this.status = status;
     }
 
     /**
@@ -132,7 +134,7 @@ public final class OwnedDirectory {
                         + " its files in a directory " + (access == Access.PRIVATE ? "only you can use (0700): chmod 700 "
                         : "only you can write (0755): chmod 755 ") + path + ", or remove it");
             }
-            return new OwnedDirectory(path, access, key);
+            return new OwnedDirectory(path, access, status);
         }
     }
 
@@ -143,6 +145,23 @@ public final class OwnedDirectory {
     /** The path of an entry, for what must be named by path (a library to load, a jar for -javaagent). */
     public Path resolve(String name) {
         return path.resolve(checkedName(name));
+    }
+
+    /**
+     * This directory as an {@code O_PATH} descriptor, for the calls that take one ({@code openat} of its files with
+     * {@code O_NOFOLLOW}), checked to be the directory verified when it was opened; the caller closes it.
+     */
+    public int descriptor(FileCalls calls) throws IOException {
+        int fd = calls.openat(FileCalls.AT_FDCWD, path.toString(), FileCalls.O_PATH | FileCalls.O_DIRECTORY
+                | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
+        if (fd < 0) {
+            throw PathWalk.failure(path.toString(), fd);
+        }
+        if (!status.sameFileAs(calls.fstat(fd))) {
+            calls.close(fd);
+            throw new UntrustedPathException(path + " was replaced after perfpin checked it");
+        }
+        return fd;
     }
 
     /** A new file, created with O_CREAT|O_EXCL|O_NOFOLLOW, open for reading and writing. */
@@ -286,7 +305,8 @@ public final class OwnedDirectory {
     private SecureDirectoryStream<Path> stream() throws IOException {
         SecureDirectoryStream<Path> dir = stream(path);
         try {
-            if (!dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey().equals(fileKey)) {
+            if (!dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey()
+                    .equals(status.fileKey)) {
                 throw new UntrustedPathException(path + " was replaced after perfpin checked it");
             }
         } catch (IOException | RuntimeException e) {

@@ -6,7 +6,11 @@ import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.NativeException;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.OpenOption;
+import java.nio.file.Path;
+import java.util.Set;
 import java.util.ArrayDeque;
 import java.util.Deque;
 
@@ -25,7 +29,10 @@ import java.util.Deque;
  *       {@code fs.protected_symlinks} applies in sticky directories, here applied everywhere whatever the sysctl
  *       says: a link another user planted is refused.</li>
  * </ul>
- * The file itself is opened as {@code O_PATH} ({@link #locate}), which opens no device and waits for no FIFO; its
+ * Walked rather than handed to {@code openat2}: one walk serves both kinds on every kernel perfpin runs on, and no
+ * {@code RESOLVE_*} flag says "follow a link only where root or this user owns it".
+ *
+ * <p>The file itself is opened as {@code O_PATH} ({@link #locate}), which opens no device and waits for no FIFO; its
  * kind and owner are read from that descriptor, and only then is it reopened for reading ({@link #reopen}):
  * through {@code /proc/self/fd}, which names exactly the file checked, whatever has been renamed meanwhile.
  */
@@ -34,6 +41,7 @@ public final class PathWalk {
     private static final int MAX_LINKS = 40;
     private static final int DIR_FLAGS = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW
             | FileCalls.O_CLOEXEC;
+    private static final int PRIVATE_DIRECTORY = 0700;
 
     private final FileCalls calls;
     private final int rootFd;
@@ -82,16 +90,30 @@ public final class PathWalk {
      * ({@code O_CREAT | O_EXCL}), or to look with {@link #locateIn}.
      */
     public Entry parent(String path) throws IOException {
+        return parent(path, false);
+    }
+
+    /**
+     * As {@link #parent}, for a file perfpin is to write: missing directories on the way are created 0700
+     * ({@code mkdirat} in the directory just walked; an existing one is taken as it is, its mode unchanged), and
+     * the last component is not followed when it is a link: the caller, which opens it {@code O_NOFOLLOW},
+     * refuses it.
+     */
+    public Entry parentToWrite(String path) throws IOException {
+        return parent(path, true);
+    }
+
+    private Entry parent(String path, boolean writing) throws IOException {
         Deque<String> left = components(path);
         if (left.isEmpty()) {
-            throw new IOException(path + " names no file");
+            throw new IOException(path + " is a directory, not a file");
         }
         String last = left.removeLast();
-        Walk walk = new Walk(path, startFor(path));
+        Walk walk = new Walk(path, startFor(path), writing);
         try {
             walk.directories(left);
             // On the host the last component may itself be a link to follow: resolved until it is not.
-            while (!jailed) {
+            while (!jailed && !writing) {
                 checkFileName(path, last);
                 int fd = calls.openat(walk.current(), last, FileCalls.O_PATH | FileCalls.O_NOFOLLOW
                         | FileCalls.O_CLOEXEC, 0);
@@ -158,8 +180,18 @@ public final class PathWalk {
         return opened;
     }
 
+    /**
+     * A Java channel on the file that descriptor {@code fd} names, opened through {@code /proc/self/fd}: that
+     * file and no other, whatever its name now names. {@code fd} must be one perfpin checked with {@code fstat}:
+     * {@code O_PATH} (closing one drops no lock of this process's), or opened {@code O_NONBLOCK}, which, while it
+     * stays open, keeps anyone from taking a lease that would make this second open wait.
+     */
+    public static FileChannel channel(int fd, Set<? extends OpenOption> options) throws IOException {
+        return FileChannel.open(Path.of("/proc/self/fd/" + fd), options);
+    }
+
     /** One line for a failed open of {@code shownAs}. */
-    static IOException failure(String shownAs, long errno) {
+    public static IOException failure(String shownAs, long errno) {
         return new IOException("cannot open " + shownAs + ": " + Errno.words(errno));
     }
 
@@ -189,11 +221,13 @@ public final class PathWalk {
     /** The directories walked so far, innermost last: {@code ..} goes back one, never above the first. */
     private final class Walk implements AutoCloseable {
         private final String path;
+        private final boolean creating;
         private final Deque<Integer> dirs = new ArrayDeque<>();
         private int links;
 
-        Walk(String path, int start) {
+        Walk(String path, int start, boolean creating) {
             this.path = path;
+            this.creating = creating;
             dirs.push(start);
         }
 
@@ -228,6 +262,15 @@ public final class PathWalk {
                 }
                 int fd = calls.openat(current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
                         0);
+                if (fd == -Errno.ENOENT && creating) {
+                    // 0700 at most, whatever the umask; EEXIST: made meanwhile, and looked at below like any other
+                    int made = calls.mkdirat(current(), part, PRIVATE_DIRECTORY);
+                    if (made < 0 && made != -Errno.EEXIST) {
+                        throw new IOException("cannot create " + path + ": " + part + ": " + Errno.words(made));
+                    }
+                    fd = calls.openat(current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
+                            0);
+                }
                 if (fd == -Errno.ENOENT) {
                     throw new NoSuchFileException(path, null, part + ": no such file or directory");
                 }

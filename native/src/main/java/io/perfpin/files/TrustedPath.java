@@ -1,7 +1,12 @@
 package io.perfpin.files;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
 
 /**
  * The directories on the way to perfpin's own. perfpin hands paths to the kernel and the JVM by name (a library
@@ -9,8 +14,17 @@ import java.nio.file.Path;
  * it was checked: every directory from {@code /} down is owned by root or by this user, and no one else may
  * rename what is in it (not writable by group or others, unless sticky, as {@code /tmp} is, where only an
  * entry's owner may rename it, and the next step is checked to be root's or ours).
+ *
+ * <p>A link on the way is followed by the rule of {@link PathWalk#onHost}: only where root or this user owns both
+ * the link and its directory; another user's link to a directory of root's is refused, not resolved. This walk
+ * reads with {@code lstat} alone, for it runs before any system call backend is loaded (the JNI library is itself
+ * extracted into an {@link OwnedDirectory}); what it checks cannot change after it, since no one but root and this
+ * user may change any directory on the way.
  */
 public final class TrustedPath {
+    /** As the kernel's own limit on links in one lookup. */
+    private static final int MAX_LINKS = 40;
+
     private TrustedPath() {
     }
 
@@ -18,20 +32,56 @@ public final class TrustedPath {
      * The real path of {@code dir} (links resolved, as the system's own locations may be links), after checking
      * each directory on it.
      *
-     * @throws UntrustedPathException naming the first directory that another user could change
+     * @throws UntrustedPathException naming the first directory that another user could change, or a link that
+     *                                perfpin does not follow
      */
     public static Path verify(Path dir) throws IOException {
-        Path real = dir.toRealPath();
-        Path walked = real.getRoot();
-        check(walked);
-        for (Path part : real) {
-            walked = walked.resolve(part);
-            check(walked);
+        Path walked = Path.of("/");
+        FileStatus current = check(walked);
+        Deque<Path> left = new ArrayDeque<>();
+        dir.toAbsolutePath().forEach(left::add);
+        int links = 0;
+        while (!left.isEmpty()) {
+            String part = left.removeFirst().toString();
+            if (part.equals(".")) {
+                continue;
+            }
+            if (part.equals("..")) {
+                // walked holds no link, so its parent by name is its parent on disk
+                walked = walked.getParent() == null ? walked : walked.getParent();
+                current = FileStatus.of(walked);
+                continue;
+            }
+            Path next = walked.resolve(part);
+            FileStatus status = FileStatus.of(next);
+            if (!status.isSymbolicLink()) {
+                current = check(next);
+                walked = next;
+                continue;
+            }
+            if (!EffectiveUser.trusts(status.uid) || !EffectiveUser.trusts(current.uid)) {
+                throw new UntrustedPathException(next + " is a symbolic link of uid " + status.uid + " in a directory"
+                        + " of uid " + current.uid + "; perfpin follows links only where root or you (uid "
+                        + EffectiveUser.uid() + ") own both");
+            }
+            if (++links > MAX_LINKS) {
+                throw new UntrustedPathException(dir + ": too many levels of symbolic links");
+            }
+            Path target = Files.readSymbolicLink(next);
+            List<Path> parts = new ArrayList<>();
+            target.forEach(parts::add);
+            for (int i = parts.size() - 1; i >= 0; i--) {
+                left.addFirst(parts.get(i));
+            }
+            if (target.isAbsolute()) {
+                walked = Path.of("/");
+                current = check(walked);
+            }
         }
-        return real;
+        return walked;
     }
 
-    private static void check(Path dir) throws IOException {
+    private static FileStatus check(Path dir) throws IOException {
         FileStatus status = FileStatus.of(dir);
         if (!status.isDirectory()) {
             throw new UntrustedPathException(dir + " is " + status.kind() + ", not a directory");
@@ -45,5 +95,6 @@ public final class TrustedPath {
                     + FileStatus.octal(status.permissions()) + ", not sticky), who could replace what perfpin keeps"
                     + " below it");
         }
+        return status;
     }
 }

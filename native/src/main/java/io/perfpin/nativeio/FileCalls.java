@@ -1,11 +1,12 @@
 package io.perfpin.nativeio;
 
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
  * The file system calls that take a directory descriptor, which java.nio does not offer with the flags perfpin
- * needs ({@code O_NONBLOCK}, {@code O_PATH}, {@code openat2}'s {@code RESOLVE_*}). Each returns a non-negative
+ * needs ({@code O_NONBLOCK}, {@code O_PATH}). Each returns a non-negative
  * result or -errno, as {@link Syscalls} does. Paths travel as NUL-terminated bytes in a direct buffer of the
  * call's own: none of these is on a hot path.
  */
@@ -26,11 +27,6 @@ public final class FileCalls {
     public static final int O_CLOEXEC = 02000000;
     public static final int O_PATH = 010000000;
 
-    public static final long RESOLVE_NO_XDEV = 0x01;
-    public static final long RESOLVE_NO_MAGICLINKS = 0x02;
-    public static final long RESOLVE_NO_SYMLINKS = 0x04;
-    public static final long RESOLVE_BENEATH = 0x08;
-    public static final long RESOLVE_IN_ROOT = 0x10;
 
     public static final int AT_SYMLINK_NOFOLLOW = 0x100;
     public static final int AT_REMOVEDIR = 0x200;
@@ -38,8 +34,6 @@ public final class FileCalls {
     /** renameat2's flag: fail with EEXIST rather than replace what is there. */
     public static final int RENAME_NOREPLACE = 1;
 
-    /** struct open_how: u64 flags, u64 mode, u64 resolve. */
-    private static final int OPEN_HOW_BYTES = 24;
     /** struct statx is 256 bytes on every architecture. */
     private static final int STATX_BYTES = 256;
     private static final int STATX_BASIC_STATS = 0x7ff;
@@ -48,8 +42,20 @@ public final class FileCalls {
     private final Syscalls syscalls;
     private final SyscallNumbers numbers = SyscallNumbers.forThisMachine();
 
+    private static volatile FileCalls process;
+
     public FileCalls(Syscalls syscalls) {
         this.syscalls = syscalls;
+    }
+
+    /** Over the process-wide backend ({@link Backends#syscalls()}), made on first use. */
+    public static FileCalls ofProcess() {
+        FileCalls known = process;
+        if (known == null) {
+            known = new FileCalls(Backends.syscalls());
+            process = known;
+        }
+        return known;
     }
 
     public Syscalls syscalls() {
@@ -59,22 +65,14 @@ public final class FileCalls {
     /** {@code openat(dirfd, path, flags, mode)}. */
     public int openat(int dirfd, String path, int flags, int mode) {
         NativeBuffer name = cString(path);
-        return (int) syscalls.syscall(numbers.openat, dirfd, name.address(), flags, mode, 0);
-    }
-
-    /** {@code openat2(dirfd, path, {flags, mode, resolve})}: -ENOSYS on kernels before 5.6. */
-    public int openat2(int dirfd, String path, int flags, int mode, long resolve) {
-        NativeBuffer name = cString(path);
-        NativeBuffer how = NativeBuffer.allocate(syscalls, OPEN_HOW_BYTES);
-        how.buffer().putLong(0, flags & 0xFFFF_FFFFL).putLong(8, mode).putLong(16, resolve);
-        return (int) syscalls.syscall(numbers.openat2, dirfd, name.address(), how.address(), OPEN_HOW_BYTES, 0);
+        return (int) call(numbers.openat, dirfd, name.address(), flags, mode, 0, name);
     }
 
     /** {@code statx(dirfd, path, flags, STATX_BASIC_STATS)}; with an empty path and AT_EMPTY_PATH, fstat. */
     public FileStat statx(int dirfd, String path, int flags) {
         NativeBuffer name = cString(path);
         NativeBuffer out = NativeBuffer.allocate(syscalls, STATX_BYTES);
-        long rc = syscalls.syscall(numbers.statx, dirfd, name.address(), flags, STATX_BASIC_STATS, out.address());
+        long rc = call(numbers.statx, dirfd, name.address(), flags, STATX_BASIC_STATS, out.address(), name, out);
         if (rc < 0) {
             throw new NativeException("statx", (int) -rc);
         }
@@ -90,23 +88,25 @@ public final class FileCalls {
 
     /** {@code unlinkat(dirfd, name, flags)}. */
     public int unlinkat(int dirfd, String name, int flags) {
-        return (int) syscalls.syscall(numbers.unlinkat, dirfd, cString(name).address(), flags, 0, 0);
+        NativeBuffer entry = cString(name);
+        return (int) call(numbers.unlinkat, dirfd, entry.address(), flags, 0, 0, entry);
     }
 
-    /** {@code renameat2(dirfd, from, dirfd, to, flags)}: within one directory. */
-    public int renameat2(int dirfd, String from, String to, int flags) {
-        return (int) syscalls.syscall(numbers.renameat2, dirfd, cString(from).address(), dirfd, cString(to).address(),
-                flags);
+    /**
+     * {@code renameat2(fromDir, from, toDir, to, flags)}: both names relative to a directory descriptor, so that
+     * a rename never resolves a path again (glibc's {@code rename} wrapper would).
+     */
+    public int renameat2(int fromDir, String from, int toDir, String to, int flags) {
+        NativeBuffer fromName = cString(from);
+        NativeBuffer toName = cString(to);
+        return (int) call(numbers.renameat2, fromDir, fromName.address(), toDir, toName.address(), flags, fromName,
+                toName);
     }
 
     /** {@code mkdirat(dirfd, name, mode)}. */
     public int mkdirat(int dirfd, String name, int mode) {
-        return (int) syscalls.syscall(numbers.mkdirat, dirfd, cString(name).address(), mode, 0, 0);
-    }
-
-    /** {@code fchmod(fd, mode)}: only for what perfpin itself just created with O_EXCL. */
-    public int fchmod(int fd, int mode) {
-        return (int) syscalls.syscall(numbers.fchmod, fd, mode, 0, 0, 0);
+        NativeBuffer entry = cString(name);
+        return (int) call(numbers.mkdirat, dirfd, entry.address(), mode, 0, 0, entry);
     }
 
     /**
@@ -116,7 +116,8 @@ public final class FileCalls {
      */
     public String readlinkat(int dirfd, String name) {
         NativeBuffer out = NativeBuffer.allocate(syscalls, PATH_MAX);
-        long n = syscalls.syscall(numbers.readlinkat, dirfd, cString(name).address(), out.address(), PATH_MAX, 0);
+        NativeBuffer entry = cString(name);
+        long n = call(numbers.readlinkat, dirfd, entry.address(), out.address(), PATH_MAX, 0, entry, out);
         if (n < 0) {
             throw new NativeException("readlinkat", (int) -n);
         }
@@ -131,7 +132,7 @@ public final class FileCalls {
         in.buffer().put(0, bytes);
         long written = 0;
         while (written < bytes.length) {
-            long n = syscalls.syscall(numbers.write, fd, in.address() + written, bytes.length - written, 0, 0);
+            long n = call(numbers.write, fd, in.address() + written, bytes.length - written, 0, 0, in);
             if (n < 0 && n != -Errno.EINTR) {
                 return n;
             }
@@ -142,6 +143,18 @@ public final class FileCalls {
 
     public int close(int fd) {
         return syscalls.close(fd);
+    }
+
+    /**
+     * A call whose arguments point into {@code kept}: they stay reachable until it returns, or the buffers' memory
+     * could be freed under the kernel's feet once their address is all that is left of them.
+     */
+    private long call(long number, long a1, long a2, long a3, long a4, long a5, NativeBuffer... kept) {
+        try {
+            return syscalls.syscall(number, a1, a2, a3, a4, a5);
+        } finally {
+            Reference.reachabilityFence(kept);
+        }
     }
 
     private NativeBuffer cString(String path) {

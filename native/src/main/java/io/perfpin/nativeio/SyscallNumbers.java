@@ -2,8 +2,7 @@ package io.perfpin.nativeio;
 
 /**
  * The numbers of the system calls perfpin makes through {@code syscall(2)}, which differ between architectures:
- * from asm/unistd_64.h (x86-64) and asm-generic/unistd.h (arm64). Calls added to Linux after 5.0 (openat2) have
- * one number on every architecture.
+ * from asm/unistd_64.h (x86-64) and asm-generic/unistd.h (arm64).
  */
 final class SyscallNumbers {
     final long gettid;
@@ -11,16 +10,13 @@ final class SyscallNumbers {
     final long schedGetaffinity;
     final long perfEventOpen;
     final long openat;
-    final long openat2 = 437;
     final long statx;
     final long unlinkat;
     final long mkdirat;
     final long readlinkat;
-    final long fchmod;
     final long setresuid;
     final long setresgid;
     final long setgroups;
-    final long getgroups;
     final long write;
     final long renameat2;
 
@@ -34,13 +30,11 @@ final class SyscallNumbers {
         unlinkat = n[6];
         mkdirat = n[7];
         readlinkat = n[8];
-        fchmod = n[9];
-        setresuid = n[10];
-        setresgid = n[11];
-        setgroups = n[12];
-        getgroups = n[13];
-        write = n[14];
-        renameat2 = n[15];
+        setresuid = n[9];
+        setresgid = n[10];
+        setgroups = n[11];
+        write = n[12];
+        renameat2 = n[13];
     }
 
     private static volatile SyscallNumbers thisMachine;
@@ -61,13 +55,13 @@ final class SyscallNumbers {
         switch (arch) {
             case "amd64":
             case "x86_64":
-                // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat fchmod
-                // setresuid setresgid setgroups getgroups write renameat2
-                return new SyscallNumbers(new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 91, 117, 119, 116,
-                        115, 1, 316});
+                // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat
+                // setresuid setresgid setgroups write renameat2
+                return new SyscallNumbers(new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116,
+                        1, 316});
             case "aarch64":
-                return new SyscallNumbers(new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 52, 147, 149, 159,
-                        158, 64, 276});
+                return new SyscallNumbers(new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159,
+                        64, 276});
             default:
                 throw new BackendUnavailableException("no system call numbers for os.arch=" + arch
                         + "; supported: amd64, aarch64");

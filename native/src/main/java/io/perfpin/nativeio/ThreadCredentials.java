@@ -1,5 +1,6 @@
 package io.perfpin.nativeio;
 
+import java.lang.ref.Reference;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -63,6 +64,7 @@ public final class ThreadCredentials {
             list.buffer().putInt(i * Integer.BYTES, groups.get(i));
         }
         long rc = syscalls.syscall(numbers.setgroups, groups.size(), list.address(), 0, 0, 0);
+        Reference.reachabilityFence(list); // its address was all the call held of it
         if (rc == -Errno.EPERM && ownIds(syscalls, numbers, uid, gid)) {
             rc = 0; // not root: our own groups are the only ones we have, and all we may ask for
         }

@@ -102,6 +102,50 @@ class OutputFileTest {
         assertEquals(1, FileSystemFixtures.entries(tmp), "no temporary file is left");
     }
 
+    @Test
+    void anotherUsersLinkToADirectoryOfRootsIsNotFollowedAndRootsFileStaysAsItWas() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path roots = Files.createDirectory(tmp.resolve("roots"));
+        Path precious = Files.writeString(roots.resolve("precious.csv"), "root's");
+        Files.setPosixFilePermissions(precious, PosixFilePermissions.fromString("rw-r--r--"));
+        Object inode = Files.getAttribute(precious, "unix:ino");
+        Path link = Files.createSymbolicLink(sticky.resolve("r"), roots);
+        giveTo(link, FileSystemFixtures.OTHER_UID);
+
+        IOException refused = assertThrows(IOException.class, () -> write(link.resolve("precious.csv"), "x"));
+        assertEquals("cannot open " + link.resolve("precious.csv") + ": r is a symbolic link of uid "
+                + FileSystemFixtures.OTHER_UID + " in a directory of uid 0; perfpin follows links only where root or"
+                + " you (uid 0) own both", refused.getMessage());
+        assertEquals("root's", Files.readString(precious));
+        assertEquals(inode, Files.getAttribute(precious, "unix:ino"));
+        assertEquals("rw-r--r--", mode(precious));
+        assertEquals(1, FileSystemFixtures.entries(roots), "nothing was created beside it");
+    }
+
+    @Test
+    void aLinkOfThisUsersInAParentIsFollowedAndMissingDirectoriesBelowItAreCreated() throws Exception {
+        Path real = Files.createDirectory(tmp.resolve("real"));
+        Path link = Files.createSymbolicLink(tmp.resolve("via"), real);
+        write(link.resolve("new/out.jsonl"), "through");
+        assertEquals("through", Files.readString(real.resolve("new/out.jsonl")));
+        assertEquals("rwx------", mode(real.resolve("new")));
+        assertTrue(Files.isSymbolicLink(link), "the link is followed, not replaced");
+    }
+
+    @Test
+    void aLinkOfRootsInAParentIsFollowedWhoeverOwnsItsTarget() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        Path theirs = Files.createDirectory(tmp.resolve("theirs"));
+        Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rwxrwxrwx"));
+        giveTo(theirs, FileSystemFixtures.OTHER_UID);
+        Path link = Files.createSymbolicLink(tmp.resolve("to-theirs"), theirs);
+        write(link.resolve("out.jsonl"), "root's link");
+        assertEquals("root's link", Files.readString(theirs.resolve("out.jsonl")));
+        assertEquals("rwxrwxrwx", mode(theirs), "the directory's mode is never changed");
+    }
+
     private static void write(Path file, String content) throws IOException {
         try (FileChannel out = OutputFile.create(file)) {
             out.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));

@@ -68,6 +68,27 @@ class OwnedDirectoryTest {
     }
 
     @Test
+    void anotherUsersLinkAboveTheDirectoryIsNotFollowedToADirectoryOfRoots() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        Path sticky = Files.createDirectory(tmp.resolve("sticky"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path roots = Files.createDirectory(tmp.resolve("roots"), PosixFilePermissions.asFileAttribute(
+                PosixFilePermissions.fromString("rwx------")));
+        Path link = Files.createSymbolicLink(sticky.resolve("perfpin-root"), roots);
+        giveTo(link, FileSystemFixtures.OTHER_UID);
+        IOException refused = assertThrows(UntrustedPathException.class,
+                () -> OwnedDirectory.open(link.resolve("cpus"), OwnedDirectory.Access.PRIVATE));
+        assertEquals(link + " is a symbolic link of uid " + FileSystemFixtures.OTHER_UID + " in a directory of uid 0;"
+                + " perfpin follows links only where root or you (uid 0) own both", refused.getMessage());
+        assertEquals(0, FileSystemFixtures.entries(roots), "nothing was created where it points");
+
+        // root's own link there is followed
+        Path own = Files.createSymbolicLink(tmp.resolve("own"), roots);
+        assertEquals(roots.resolve("cpus"), OwnedDirectory.open(own.resolve("cpus"), OwnedDirectory.Access.PRIVATE)
+                .path());
+    }
+
+    @Test
     void anotherUsersDirectoryIsRefusedAndLeftAsItWas() throws Exception {
         FileSystemFixtures.assumeRoot();
         Path theirs = Files.createDirectory(tmp.resolve("theirs"), PosixFilePermissions.asFileAttribute(

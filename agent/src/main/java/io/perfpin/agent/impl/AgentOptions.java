@@ -5,6 +5,7 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.FileErrors;
+import io.perfpin.files.NamedFile;
 import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.Durations;
@@ -17,13 +18,14 @@ import io.perfpin.report.TerminalText;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
+import java.nio.channels.Channels;
+import java.nio.channels.FileChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -219,14 +221,18 @@ final class AgentOptions {
     }
 
     /**
-     * A regular file only, read up to one byte past the bound: a FIFO would block the JVM's start, and
-     * {@code /dev/zero} never end.
+     * A regular file only ({@link NamedFile}: checked before it is opened, reached through no other user's
+     * link), read up to one byte past the bound: a FIFO would block the JVM's start, and {@code /dev/zero} never
+     * end.
      */
     private static byte[] configBytes(String token, Path file) throws IOException {
-        if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile()) {
-            throw new IllegalArgumentException("bad option '" + token + "': " + file + " is not a regular file");
+        FileChannel channel;
+        try {
+            channel = NamedFile.openForReading(file);
+        } catch (NamedFile.Refused e) {
+            throw new IllegalArgumentException("bad option '" + token + "': " + e.getMessage());
         }
-        try (InputStream in = Files.newInputStream(file)) {
+        try (InputStream in = Channels.newInputStream(channel)) {
             byte[] bytes = in.readNBytes(MAX_CONFIG_BYTES + 1);
             if (bytes.length > MAX_CONFIG_BYTES) {
                 throw new IllegalArgumentException("bad option '" + token + "': " + file + " is larger than "

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -26,6 +27,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class AgentOptionsTest {
+    /** An owner that is not this process's: root may give a link to any uid, whether a user has it or not. */
+    private static final int OTHER_UID = 4242;
     private static final EventParser PARSER = new EventParser();
 
     @Test
@@ -103,7 +106,8 @@ class AgentOptionsTest {
                 {"threads=(", "not a regular expression"},
                 {"out=", "expected a file name"},
                 {"events=cycels", "cycles"},
-                {"config=" + dir.resolve("missing.conf"), "cannot read"},
+                {"config=" + dir.resolve("missing.conf"), "cannot open " + dir.resolve("missing.conf")
+                        + ": no such file or directory"},
                 {"config=" + nested, "a config file cannot name another"},
                 {"fds=", "bad option 'fds=': expected a share of the free file descriptors from 1% to 100% (e.g."
                         + " 25%), or a number of them (e.g. 4000)"},
@@ -149,6 +153,25 @@ class AgentOptionsTest {
     }
 
     @Test
+    void aConfigFileIsNeverReachedThroughAnotherUsersLink(@TempDir Path dir) throws Exception {
+        assumeTrue(EffectiveUser.uid() == 0, "only root can give a link to another user here");
+        Path sticky = Files.createDirectory(dir.resolve("sticky"));
+        Files.setAttribute(sticky, "unix:mode", 01777);
+        Path roots = Files.writeString(dir.resolve("roots.conf"), "threads=.*\n");
+        Path link = Files.createSymbolicLink(sticky.resolve("perfpin.conf"), roots);
+        Files.setAttribute(link, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> AgentOptions.parse("config=" + link, PARSER));
+        assertEquals("bad option 'config=" + link + "': cannot open " + link + ": perfpin.conf is a symbolic link of"
+                + " uid " + OTHER_UID + " in a directory of uid 0; perfpin follows links only where root or you (uid 0)"
+                + " own both", e.getMessage());
+
+        // root's own link, in a directory of root's, is followed
+        Path own = Files.createSymbolicLink(dir.resolve("own.conf"), roots);
+        assertTrue(AgentOptions.parse("config=" + own, PARSER).rules().enrols("main", Thread.class));
+    }
+
+    @Test
     void aConfigFileIsARegularFileOfBoundedSize(@TempDir Path dir) throws Exception {
         Path fifo = dir.resolve("fifo");
         Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
@@ -161,9 +184,10 @@ class AgentOptionsTest {
         Path latin1 = dir.resolve("latin1.conf");
         Files.write(latin1, "threads=caf\u00e9\n".getBytes(StandardCharsets.ISO_8859_1));
         String[][] cases = {
-                {"config=/dev/zero", "bad option 'config=/dev/zero': /dev/zero is not a regular file"},
-                {"config=" + fifo, "bad option 'config=" + fifo + "': " + fifo + " is not a regular file"},
-                {"config=" + dir, "bad option 'config=" + dir + "': " + dir + " is not a regular file"},
+                {"config=/dev/zero", "bad option 'config=/dev/zero': /dev/zero is a character device, not a regular"
+                        + " file"},
+                {"config=" + fifo, "bad option 'config=" + fifo + "': " + fifo + " is a FIFO, not a regular file"},
+                {"config=" + dir, "bad option 'config=" + dir + "': " + dir + " is a directory, not a regular file"},
                 {"config=" + big, "bad option 'config=" + big + "': " + big + " is larger than 65536 bytes"},
                 {"config=" + latin1, "bad option 'config=" + latin1 + "': " + latin1 + " is not UTF-8 text"},
         };
