@@ -154,7 +154,7 @@ public final class PathWalk {
         int fd = calls.openat(entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW
                 | FileCalls.O_CLOEXEC, 0);
         if (fd == -Errno.ENOENT) {
-            throw new NoSuchFileException(entry.shownAs());
+            throw missing("cannot open " + entry.shownAs());
         }
         if (fd < 0) {
             throw failure(entry.shownAs(), fd);
@@ -188,6 +188,11 @@ public final class PathWalk {
      */
     public static FileChannel channel(int fd, Set<? extends OpenOption> options) throws IOException {
         return FileChannel.open(Path.of("/proc/self/fd/" + fd), options);
+    }
+
+    /** A missing file or component, said as every other failure of a walk is: one line, the message alone. */
+    private static NoSuchFileException missing(String what) {
+        return new NoSuchFileException(null, null, what + ": " + Errno.words(Errno.ENOENT));
     }
 
     /** One line for a failed open of {@code shownAs}. */
@@ -272,7 +277,7 @@ public final class PathWalk {
                             0);
                 }
                 if (fd == -Errno.ENOENT) {
-                    throw new NoSuchFileException(path, null, part + ": no such file or directory");
+                    throw missing("cannot open " + path + ": " + part);
                 }
                 if (fd < 0) {
                     throw new IOException("cannot open " + path + ": " + part + ": " + Errno.words(fd));
