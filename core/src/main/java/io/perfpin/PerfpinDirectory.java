@@ -41,7 +41,7 @@ public final class PerfpinDirectory {
 
     /** One part of this user's perfpin directory ({@link #CPUS}, {@link #JVMS}, ...), created private when missing. */
     public static OwnedDirectory open(String part) throws IOException {
-        return OwnedDirectory.open(base(), OwnedDirectory.Access.PRIVATE).directory(part);
+        return OwnedDirectory.open(base()).directory(part);
     }
 
     /** CPU reservations. */

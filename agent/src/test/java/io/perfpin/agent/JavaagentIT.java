@@ -259,8 +259,8 @@ class JavaagentIT {
         Path missing = dir.resolve("missing.conf");
         try (AppJvm app = AppJvm.start(java, "config=" + missing, dir)) {
             assertEquals(plain, drive(app));
-            assertEquals(List.of("[perfpin] bad option 'config=" + missing + "': cannot read " + missing + ": no such"
-                    + " file; the agent is off, the application runs without it"), app.stderr());
+            assertEquals(List.of("[perfpin] bad option 'config=" + missing + "': cannot open " + missing + ": no such"
+                    + " file or directory; the agent is off, the application runs without it"), app.stderr());
         }
         Assumptions.assumeTrue(EffectiveUser.uid() == 0, "only root can give a file to another user");
         Path theirs = Files.writeString(dir.resolve("theirs.conf"), "# theirs\npassword=hunter2\n");

@@ -147,6 +147,33 @@ class ContainerAttachTest {
         }
     }
 
+    /**
+     * The JVM's user makes its stats file a link to {@code /etc/shadow}, or to nothing: root's {@code top} opens
+     * neither, and says the same of both, so the user learns nothing of root's files.
+     */
+    @Test
+    void aStatsFileLinkedToARootOnlyFileIsRefusedAlikeWhereverItLeads() throws Exception {
+        Path dir = victim.newDirectory();
+        try (ChildJvm jvm = ChildJvm.startUnder(victim.launcher(), classPath, List.of("-Dperfpin.dir=" + dir),
+                "io.perfpin.apps.Service", "1", "120")) {
+            jvm.await(Pattern.compile("ready"));
+            String pid = Long.toString(jvm.pid());
+            Path stats = dir.resolve("jvms").resolve(pid + ".stats");
+            victim.sh("mkdir -m 700 " + dir.resolve("jvms") + " && ln -s /etc/shadow " + stats);
+            CliRun toShadow = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "200ms"));
+            victim.sh("rm " + stats + " && ln -s /etc/no-such-file-of-perfpin " + stats);
+            CliRun toNothing = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "200ms"));
+
+            assertEquals(ExitCode.FAILURE, toShadow.code, toShadow.out + toShadow.err);
+            assertTrue(toShadow.err.contains(stats + " of process " + pid + " (java) is a symbolic link, not a regular"
+                    + " file"), toShadow.err);
+            assertEquals(toShadow.code, toNothing.code);
+            assertEquals(toShadow.err, toNothing.err);
+        } finally {
+            Adversary.removeAll(dir);
+        }
+    }
+
     /** Runs {@code script} in the mount namespace of {@code pid}, as {@code uid}; returns what it printed. */
     private static String inNamespace(long pid, int uid, String script) throws Exception {
         String out = run(List.of("nsenter", "-t", Long.toString(pid), "-m", "/usr/bin/setpriv", "--reuid=" + uid,

@@ -90,7 +90,7 @@ public final class CpuReservations {
 
     /** Reservations kept in {@code directory}, an {@link OwnedDirectory} (private, created if missing). */
     public static CpuReservations open(Path directory) throws IOException {
-        return new CpuReservations(OwnedDirectory.open(directory, OwnedDirectory.Access.PRIVATE),
+        return new CpuReservations(OwnedDirectory.open(directory),
                 FileCalls.ofProcess());
     }
 

@@ -137,7 +137,7 @@ class StatsFileTest {
         Process gone = new ProcessBuilder("true").start();
         gone.waitFor();
         long self = ProcessHandle.current().pid();
-        OwnedDirectory jvms = OwnedDirectory.open(dir.resolve("jvms"), OwnedDirectory.Access.PRIVATE);
+        OwnedDirectory jvms = OwnedDirectory.open(dir.resolve("jvms"));
         Path dead = jvms.resolve(gone.pid() + ".stats");
         Path alive = jvms.resolve(self + ".stats");
         Path other = jvms.resolve("notes.stats");

@@ -40,69 +40,52 @@ import java.util.function.Predicate;
  * just created. Inside, files are created with {@code O_CREAT|O_EXCL|O_NOFOLLOW}.
  */
 public final class OwnedDirectory {
-    /** Who may read what is inside. */
-    public enum Access {
-        PRIVATE("rwx------", "rw-------"),
-        READABLE_BY_ALL("rwxr-xr-x", "rw-r--r--");
-
-        final Set<PosixFilePermission> directoryPermissions;
-        final Set<PosixFilePermission> filePermissions;
-
-        Access(String directory, String file) {
-            this.directoryPermissions = PosixFilePermissions.fromString(directory);
-            this.filePermissions = PosixFilePermissions.fromString(file);
-        }
-
-        /** Group and other bits this access never has: all of them when private, write when readable. */
-        int forbiddenBits() {
-            return this == PRIVATE ? 0077 : 0022;
-        }
-    }
+    /** Only its user may use it, and what is in it. */
+    private static final Set<PosixFilePermission> DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
 
     private static final Set<OpenOption> NEW_FILE = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
             StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
     private static final Set<OpenOption> READ_NO_LINK = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
     private final Path path;
-    private final Access access;
     /** The device and inode checked when it was opened: every later use must find the same directory. */
     private final FileStatus status;
 
-    private OwnedDirectory(Path path, Access access, FileStatus status) {
+    private OwnedDirectory(Path path, FileStatus status) {
         this.path = path;
-        this.access = access;
         this.status = status;
     }
 
     /**
-     * Opens {@code dir}, creating it (and missing parents, with the same access) when it is not there. Its parent
+     * Opens {@code dir}, creating it (and missing parents) when it is not there. Its parent
      * must be a {@link TrustedPath}.
      *
      * @throws UntrustedPathException when a directory on the way, or {@code dir} itself, is not what it must be;
      *                                the message names it and what is wrong
      */
-    public static OwnedDirectory open(Path dir, Access access) throws IOException {
+    public static OwnedDirectory open(Path dir) throws IOException {
         Path absolute = dir.toAbsolutePath();
         Path parent = absolute.getParent();
         Path name = absolute.getFileName();
         if (parent == null || name == null || name.toString().equals(".") || name.toString().equals("..")) {
             throw new UntrustedPathException(dir + " cannot be perfpin's directory: name a directory below /");
         }
-        Path trustedParent = Files.exists(parent) ? TrustedPath.verify(parent) : open(parent, access).path;
-        return openChild(trustedParent, name.toString(), access);
+        Path trustedParent = Files.exists(parent) ? TrustedPath.verify(parent) : open(parent).path;
+        return openChild(trustedParent, name.toString());
     }
 
-    /** A directory inside this one, with the same access, created when it is not there. */
+    /** A directory inside this one, private like it, created when it is not there. */
     public OwnedDirectory directory(String name) throws IOException {
-        return openChild(path, checkedName(name), access);
+        return openChild(path, checkedName(name));
     }
 
-    private static OwnedDirectory openChild(Path parent, String name, Access access) throws IOException {
+    private static OwnedDirectory openChild(Path parent, String name) throws IOException {
         Path path = parent.resolve(name);
         boolean created = false;
         if (!Files.exists(path, LinkOption.NOFOLLOW_LINKS)) { // the usual case is there: no exception to build
             try {
-                Files.createDirectory(path, PosixFilePermissions.asFileAttribute(access.directoryPermissions));
+                Files.createDirectory(path, PosixFilePermissions.asFileAttribute(DIRECTORY));
                 created = true;
             } catch (FileAlreadyExistsException raced) {
                 // made meanwhile, by another perfpin or by someone else: checked below like any other
@@ -125,16 +108,15 @@ public final class OwnedDirectory {
                         + EffectiveUser.uid() + "): remove it, or point perfpin at another directory");
             }
             int permissions = status.permissions();
-            boolean acceptable = (permissions & access.forbiddenBits()) == 0 && (permissions & 0700) == 0700;
+            boolean acceptable = (permissions & 0077) == 0 && (permissions & 0700) == 0700;
             if (created && !acceptable) {
                 // made by us a moment ago, under a umask that took bits we need
-                opened.getFileAttributeView(PosixFileAttributeView.class).setPermissions(access.directoryPermissions);
+                opened.getFileAttributeView(PosixFileAttributeView.class).setPermissions(DIRECTORY);
             } else if (!acceptable) {
                 throw new UntrustedPathException(path + " has mode " + FileStatus.octal(permissions) + "; perfpin keeps"
-                        + " its files in a directory " + (access == Access.PRIVATE ? "only you can use (0700): chmod 700 "
-                        : "only you can write (0755): chmod 755 ") + path + ", or remove it");
+                        + " its files in a directory only you can use (0700): chmod 700 " + path + ", or remove it");
             }
-            return new OwnedDirectory(path, access, status);
+            return new OwnedDirectory(path, status);
         }
     }
 
@@ -289,11 +271,11 @@ public final class OwnedDirectory {
 
     private FileChannel create(SecureDirectoryStream<Path> dir, String name) throws IOException {
         FileChannel channel = (FileChannel) dir.newByteChannel(Path.of(name), NEW_FILE,
-                PosixFilePermissions.asFileAttribute(access.filePermissions));
+                PosixFilePermissions.asFileAttribute(FILE));
         try {
             // the umask may have taken bits; this file is ours since O_EXCL made it
             dir.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-                    .setPermissions(access.filePermissions);
+                    .setPermissions(FILE);
         } catch (IOException | RuntimeException e) {
             channel.close();
             throw e;

@@ -139,7 +139,7 @@ public final class JniLibrary {
      * then reused after a byte-for-byte comparison; a fresh copy of its own when that name holds other bytes.
      */
     static Path extract(byte[] library, Path dir) throws IOException {
-        OwnedDirectory owned = OwnedDirectory.open(dir, OwnedDirectory.Access.PRIVATE);
+        OwnedDirectory owned = OwnedDirectory.open(dir);
         String name = libraryName(library);
         Optional<Path> installed = owned.install(name, library);
         return installed.isPresent() ? installed.get() : owned.installUnique(name, ".so", library);

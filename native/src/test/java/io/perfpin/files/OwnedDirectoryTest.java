@@ -30,7 +30,7 @@ class OwnedDirectoryTest {
 
     @Test
     void createsPrivateDirectoriesAndFiles() throws Exception {
-        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("a/b"), OwnedDirectory.Access.PRIVATE);
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("a/b"));
         assertEquals("rwx------", mode(tmp.resolve("a")));
         assertEquals("rwx------", mode(dir.path()));
         try (FileChannel file = dir.createFile("f")) {
@@ -38,15 +38,7 @@ class OwnedDirectoryTest {
         }
         assertEquals("rw-------", mode(dir.resolve("f")));
         assertThrows(java.nio.file.FileAlreadyExistsException.class, () -> dir.createFile("f").close());
-        assertEquals(dir.path(), OwnedDirectory.open(tmp.resolve("a/b"), OwnedDirectory.Access.PRIVATE).path());
-    }
-
-    @Test
-    void readableDirectoriesLetOthersReadButNotWrite() throws Exception {
-        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("shared"), OwnedDirectory.Access.READABLE_BY_ALL);
-        Path file = dir.install("x.jar", CODE).orElseThrow();
-        assertEquals("rwxr-xr-x", mode(dir.path()));
-        assertEquals("rw-r--r--", mode(file));
+        assertEquals(dir.path(), OwnedDirectory.open(tmp.resolve("a/b")).path());
     }
 
     @Test
@@ -54,7 +46,7 @@ class OwnedDirectoryTest {
         Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));
         Files.createSymbolicLink(tmp.resolve("perfpin-x"), elsewhere);
         IOException refused = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(tmp.resolve("perfpin-x"), OwnedDirectory.Access.PRIVATE));
+                () -> OwnedDirectory.open(tmp.resolve("perfpin-x")));
         assertTrue(refused.getMessage().contains("is a symbolic link"), refused.getMessage());
         assertTrue(refused.getMessage().startsWith(tmp.resolve("perfpin-x").toString()), refused.getMessage());
         assertEquals(0, FileSystemFixtures.entries(elsewhere));
@@ -62,7 +54,7 @@ class OwnedDirectoryTest {
             // a link above perfpin's directory is resolved, and where it leads must be trusted like any parent
             giveTo(elsewhere, FileSystemFixtures.OTHER_UID);
             assertThrows(UntrustedPathException.class,
-                    () -> OwnedDirectory.open(tmp.resolve("perfpin-x/sub"), OwnedDirectory.Access.PRIVATE));
+                    () -> OwnedDirectory.open(tmp.resolve("perfpin-x/sub")));
             assertEquals(0, FileSystemFixtures.entries(elsewhere));
         }
     }
@@ -77,14 +69,14 @@ class OwnedDirectoryTest {
         Path link = Files.createSymbolicLink(sticky.resolve("perfpin-root"), roots);
         giveTo(link, FileSystemFixtures.OTHER_UID);
         IOException refused = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(link.resolve("cpus"), OwnedDirectory.Access.PRIVATE));
+                () -> OwnedDirectory.open(link.resolve("cpus")));
         assertEquals(link + " is a symbolic link of uid " + FileSystemFixtures.OTHER_UID + " in a directory of uid 0;"
                 + " perfpin follows links only where root or you (uid 0) own both", refused.getMessage());
         assertEquals(0, FileSystemFixtures.entries(roots), "nothing was created where it points");
 
         // root's own link there is followed
         Path own = Files.createSymbolicLink(tmp.resolve("own"), roots);
-        assertEquals(roots.resolve("cpus"), OwnedDirectory.open(own.resolve("cpus"), OwnedDirectory.Access.PRIVATE)
+        assertEquals(roots.resolve("cpus"), OwnedDirectory.open(own.resolve("cpus"))
                 .path());
     }
 
@@ -95,7 +87,7 @@ class OwnedDirectoryTest {
                 PosixFilePermissions.fromString("rwx------")));
         giveTo(theirs, FileSystemFixtures.OTHER_UID);
         IOException refused = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(theirs, OwnedDirectory.Access.PRIVATE));
+                () -> OwnedDirectory.open(theirs));
         assertTrue(refused.getMessage().contains("belongs to uid " + FileSystemFixtures.OTHER_UID), refused.getMessage());
         assertEquals("rwx------", mode(theirs));
         assertEquals(FileSystemFixtures.OTHER_UID, FileSystemFixtures.owner(theirs));
@@ -106,7 +98,7 @@ class OwnedDirectoryTest {
         Path open = Files.createDirectory(tmp.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
         IOException refused = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(open, OwnedDirectory.Access.PRIVATE));
+                () -> OwnedDirectory.open(open));
         assertTrue(refused.getMessage().contains("has mode 0755") && refused.getMessage().contains("chmod 700"),
                 refused.getMessage());
         assertEquals("rwxr-xr-x", mode(open));
@@ -119,13 +111,13 @@ class OwnedDirectoryTest {
         Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rwxr-xr-x"));
         giveTo(theirs, FileSystemFixtures.OTHER_UID);
         IOException owned = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(theirs.resolve("perfpin-root"), OwnedDirectory.Access.PRIVATE));
+                () -> OwnedDirectory.open(theirs.resolve("perfpin-root")));
         assertTrue(owned.getMessage().startsWith(theirs + " belongs to uid"), owned.getMessage());
 
         Path writable = Files.createDirectory(tmp.resolve("w"));
         Files.setPosixFilePermissions(writable, PosixFilePermissions.fromString("rwxrwxrwx"));
         IOException open = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(writable.resolve("perfpin-root"), OwnedDirectory.Access.PRIVATE));
+                () -> OwnedDirectory.open(writable.resolve("perfpin-root")));
         assertTrue(open.getMessage().contains("writable by other users (mode 0777, not sticky)"), open.getMessage());
         assertFalse(Files.exists(theirs.resolve("perfpin-root")));
         assertFalse(Files.exists(writable.resolve("perfpin-root")));
@@ -135,13 +127,13 @@ class OwnedDirectoryTest {
     void aStickyWorldWritableParentLikeTmpIsTrusted() throws Exception {
         Path sticky = Files.createDirectory(tmp.resolve("sticky"));
         Files.setAttribute(sticky, "unix:mode", 01777);
-        OwnedDirectory dir = OwnedDirectory.open(sticky.resolve("perfpin-me"), OwnedDirectory.Access.PRIVATE);
+        OwnedDirectory dir = OwnedDirectory.open(sticky.resolve("perfpin-me"));
         assertEquals("rwx------", mode(dir.path()));
     }
 
     @Test
     void installWritesOnceAndReusesACopyOnlyWhenEveryByteMatches() throws Exception {
-        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("lib"), OwnedDirectory.Access.PRIVATE);
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("lib"));
         Path first = dir.install("libx.so", CODE).orElseThrow();
         assertArrayEquals(CODE, Files.readAllBytes(first));
         Object inode = Files.readAttributes(first, "unix:ino").get("ino");
@@ -161,7 +153,7 @@ class OwnedDirectoryTest {
 
     @Test
     void installNeverReadsThroughALinkOrAnotherUsersFile() throws Exception {
-        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("lib"), OwnedDirectory.Access.PRIVATE);
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("lib"));
         Path target = Files.write(tmp.resolve("target.so"), CODE);
         Files.createSymbolicLink(dir.resolve("linked.so"), target);
         assertEquals(Optional.empty(), dir.install("linked.so", CODE));
@@ -175,7 +167,7 @@ class OwnedDirectoryTest {
 
     @Test
     void aDirectoryReplacedAfterItWasCheckedIsNoLongerUsed() throws Exception {
-        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("d"), OwnedDirectory.Access.PRIVATE);
+        OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("d"));
         Files.move(dir.path(), tmp.resolve("moved"));
         Files.createDirectory(tmp.resolve("d"), PosixFilePermissions.asFileAttribute(
                 PosixFilePermissions.fromString("rwx------")));

@@ -131,7 +131,7 @@ class AgentOptionsTest {
     @Test
     void aLineOfAConfigFileIsQuotedOnlyFromAFileOfTheJvmsUsersOwn(@TempDir Path dir) throws Exception {
         Path missing = dir.resolve("missing.conf");
-        assertEquals("bad option 'config=" + missing + "': cannot read " + missing + ": no such file",
+        assertEquals("bad option 'config=" + missing + "': cannot open " + missing + ": no such file or directory",
                 refusal("config=" + missing));
         Path ours = Files.writeString(dir.resolve("ours.conf"), "# ours\npassword=hunter2\n");
         Files.setPosixFilePermissions(ours, PosixFilePermissions.fromString("rw-r--r--"));
