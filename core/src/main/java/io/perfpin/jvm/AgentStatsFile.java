@@ -28,6 +28,8 @@ import java.util.Optional;
  */
 public final class AgentStatsFile {
     private static final String PREFIX = "perfpin-";
+    /** The directories of the JVM's uid looked into at most, each a step as that user. */
+    private static final int MAX_CANDIDATES = 16;
 
     private AgentStatsFile() {
     }
@@ -102,9 +104,13 @@ public final class AgentStatsFile {
         String known = files.sharesUserNamespace() ? files.hostUserName().orElse(null) : null;
         String found = null;
         List<String> names = files.list(parent);
+        int looked = 0;
         for (String name : names) {
-            if (!name.startsWith(PREFIX)) {
+            if (!name.startsWith(PREFIX) || name.startsWith(HotSpotAttach.AGENT_DIRECTORY_PREFIX)) {
                 continue;
+            }
+            if (++looked > MAX_CANDIDATES) {
+                break; // names made on purpose: a JVM's user has one perfpin directory
             }
             Optional<FileStat> stats;
             try {

@@ -64,6 +64,8 @@ final class HotSpotAttach {
     private static final String DISABLED = "DisableAttachMechanism";
     private static final long FIRST_NAP_MILLIS = 10;
     private static final long LONGEST_NAP_MILLIS = 200;
+    /** A dump of 100,000 threads is about 50 MB; a reply past this is a process that only pretends to be a JVM. */
+    static final int MAX_REPLY_BYTES = 256 << 20;
 
     private HotSpotAttach() {
     }
@@ -117,8 +119,10 @@ final class HotSpotAttach {
 
     /** The directory below the target's {@code /tmp} that holds the agent jars handed to its user's JVMs. */
     static String agentDirectory(int uid) {
-        return "perfpin-agent-" + uid;
+        return AGENT_DIRECTORY_PREFIX + uid;
     }
+
+    static final String AGENT_DIRECTORY_PREFIX = "perfpin-agent-";
 
     private static String handedJar(TargetFiles files, Path jar) throws AttachException {
         ProcStatus self = ProcStatus.ofSelf();
@@ -316,7 +320,8 @@ final class HotSpotAttach {
             }
             if (existing.isPresent()) {
                 int owner = existing.get().uid();
-                if (owner == files.target().effectiveUid() || owner == 0) {
+                // root as the JVM sees it: in a user namespace of its own, its namespace's root, not this machine's
+                if (owner == files.target().effectiveUid() || owner == files.namespaceRoot()) {
                     return null;
                 }
                 throw new AttachException(ATTACH_REFUSED, name + " in " + where + " belongs to uid " + owner
@@ -418,6 +423,10 @@ final class HotSpotAttach {
                 int read = channel.read(in.clear());
                 if (read < 0) {
                     return reply.toByteArray();
+                }
+                if (reply.size() + read > MAX_REPLY_BYTES) {
+                    throw new AttachException(NOT_A_JVM, process + " answered more than " + MAX_REPLY_BYTES
+                            + " bytes: no thread dump or agent load says that much");
                 }
                 reply.write(in.array(), 0, read);
             }

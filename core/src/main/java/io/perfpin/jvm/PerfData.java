@@ -42,6 +42,8 @@ final class PerfData {
     private static final int ENTRY_HEADER = 20;
     /** A JVM's default PerfDataMemorySize is 64 KiB, and never more than a few MiB. */
     static final int MAX_SIZE = 16 << 20;
+    /** The {@code hsperfdata_<user>} directories looked into at most. */
+    private static final int MAX_USERS = 64;
 
     private final Map<String, String> strings;
 
@@ -58,9 +60,13 @@ final class PerfData {
     static Optional<PerfData> of(TargetFiles files) {
         ProcStatus target = files.target();
         try {
+            int looked = 0;
             for (String dir : files.list("/tmp")) {
                 if (!dir.startsWith("hsperfdata_")) {
                     continue;
+                }
+                if (++looked > MAX_USERS) {
+                    break; // names made on purpose: a JVM has one, and a /tmp a few users' at most
                 }
                 String file = "/tmp/" + dir + "/" + target.namespacePid();
                 Optional<FileStat> status = files.status(file);

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.TimeoutException;
@@ -38,6 +39,8 @@ import java.util.concurrent.TimeoutException;
 final class TargetFiles implements AutoCloseable {
     /** Each step is a handful of system calls; one that takes this long is stuck (a hung FUSE mount, say). */
     static final Duration STEP_DEADLINE = Duration.ofSeconds(5);
+    /** The names of a directory read at most: a /tmp holds dozens, and each may cost a step. */
+    static final int MAX_ENTRIES = 10_000;
 
     private final FileCalls calls;
     private final long pid;
@@ -45,6 +48,8 @@ final class TargetFiles implements AutoCloseable {
     private final String process;
     private final int rootFd;
     private final int cwdFd;
+    /** A step that outlived its deadline may still use the descriptors: then they are never closed, not reused. */
+    private volatile boolean abandoned;
 
     private TargetFiles(FileCalls calls, long pid, ProcStatus target, int rootFd, int cwdFd) {
         this.calls = calls;
@@ -62,6 +67,7 @@ final class TargetFiles implements AutoCloseable {
      */
     static TargetFiles open(long pid, ProcStatus target) throws IOException {
         FileCalls calls = FileCalls.ofProcess();
+        OptionalLong started = ThreadStartTime.of(pid, (int) pid);
         int flags = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC;
         int root = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/root", flags, 0);
         if (root < 0) {
@@ -69,7 +75,13 @@ final class TargetFiles implements AutoCloseable {
         }
         // Only for the attach trigger, which may also go in /tmp: a working directory we cannot see is no failure.
         int cwd = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/cwd", flags, 0);
-        return new TargetFiles(calls, pid, target, root, cwd);
+        TargetFiles files = new TargetFiles(calls, pid, target, root, cwd);
+        // The kernel reuses pids: these must be the directories of the process whose status was read before.
+        if (started.isEmpty() || !started.equals(ThreadStartTime.of(pid, (int) pid))) {
+            files.close();
+            throw new IOException("process " + pid + " exited while perfpin opened its files");
+        }
+        return files;
     }
 
     ProcStatus target() {
@@ -97,6 +109,25 @@ final class TargetFiles implements AutoCloseable {
             return Files.readSymbolicLink(Path.of("/proc/" + pid + "/cwd")).toString();
         } catch (IOException e) {
             return "/";
+        }
+    }
+
+    /**
+     * The uid that is root in the target's user namespace, as this machine numbers it: 0 where it shares this
+     * machine's users; else the uid its {@code uid_map} maps to 0 there, -1 when none is.
+     */
+    int namespaceRoot() {
+        try (java.io.InputStream in = Files.newInputStream(Path.of("/proc/" + pid + "/uid_map"))) {
+            for (String line : new String(in.readNBytes(1 << 16), java.nio.charset.StandardCharsets.US_ASCII)
+                    .split("\n")) {
+                String[] fields = line.strip().split("\\s+");
+                if (fields.length == 3 && fields[0].equals("0")) {
+                    return Integer.parseUnsignedInt(fields[1]);
+                }
+            }
+            return -1;
+        } catch (IOException | RuntimeException e) {
+            return -1;
         }
     }
 
@@ -192,6 +223,9 @@ final class TargetFiles implements AutoCloseable {
             List<String> names = new ArrayList<>();
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(Path.of("/proc/self/fd/" + located))) {
                 for (Path entry : entries) {
+                    if (names.size() == MAX_ENTRIES) {
+                        break; // a directory its users filled on purpose: the names past these are not looked at
+                    }
                     names.add(entry.getFileName().toString());
                 }
             } finally {
@@ -317,14 +351,16 @@ final class TargetFiles implements AutoCloseable {
      */
     String install(String dir, String name, byte[] content) throws IOException {
         String path = "/tmp/" + dir + "/" + name;
+        // A container's own root (a uid of this machine's in a remapped one) owns its / and /tmp: trusted as root.
+        int root = namespaceRoot();
         return asTarget(() -> {
             PathWalk walk = walk();
             int tmp = walk.locate("/tmp");
             try {
                 for (String trusted : new String[] {"/", "/tmp"}) {
                     FileStat status = calls.fstat(trusted.equals("/") ? rootFd : tmp);
-                    if (!status.isDirectory() || status.uid() != 0 && status.uid() != target.effectiveUid()
-                            || status.othersMayReplaceEntries()) {
+                    if (!status.isDirectory() || status.uid() != 0 && status.uid() != root
+                            && status.uid() != target.effectiveUid() || status.othersMayReplaceEntries()) {
                         throw new IOException(shown(trusted) + " is " + status.kind() + " of uid " + status.uid()
                                 + ", mode " + String.format("%04o", status.permissions()) + ": another user could"
                                 + " replace what perfpin puts below it");
@@ -369,13 +405,15 @@ final class TargetFiles implements AutoCloseable {
         if (fd < 0) {
             throw new IOException("cannot create a file in " + shown(path) + "'s directory: " + Errno.words(fd));
         }
+        long written;
         try {
-            long written = calls.writeAll(fd, content);
-            if (written < 0) {
-                throw new IOException("cannot write " + shown(path) + ": " + Errno.words(written));
-            }
+            written = calls.writeAll(fd, content);
         } finally {
             calls.close(fd);
+        }
+        if (written < 0) {
+            calls.unlinkat(dir, temporary, 0);
+            throw new IOException("cannot write " + shown(path) + ": " + Errno.words(written));
         }
         // Published whole and never over another file: a concurrent installer's copy stays, and is checked below.
         int renamed = calls.renameat2(dir, temporary, dir, name, FileCalls.RENAME_NOREPLACE);
@@ -426,11 +464,21 @@ final class TargetFiles implements AutoCloseable {
         try {
             return ThreadCredentials.callAs(calls.syscalls(), target.effectiveUid(), target.effectiveGid(),
                     target.groups(), STEP_DEADLINE, step);
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException e) {
             throw e;
+        } catch (NativeException e) {
+            // the helper could not take the target's ids: a process of another user's, for a perfpin not root
+            throw new IOException("cannot reach the files of " + process + " as uid " + target.effectiveUid() + ": "
+                    + e.getMessage());
         } catch (TimeoutException e) {
+            abandoned = true;
             throw new IOException("the files of " + process + " did not answer within " + STEP_DEADLINE.toSeconds()
                     + " s (a file system that hangs?)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while reaching the files of " + process);
+        } catch (RuntimeException e) {
+            throw e;
         } catch (Exception e) {
             throw new IOException(e.getMessage(), e);
         }
@@ -485,6 +533,9 @@ final class TargetFiles implements AutoCloseable {
 
     @Override
     public void close() {
+        if (abandoned) {
+            return;
+        }
         calls.close(rootFd);
         if (cwdFd >= 0) {
             calls.close(cwdFd);

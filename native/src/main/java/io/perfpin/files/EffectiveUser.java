@@ -20,8 +20,9 @@ public final class EffectiveUser {
 
     /**
      * Whether perfpin trusts a directory or link of {@code uid} on the way to its files: root's, this user's, and,
-     * in a user namespace (a container's, or {@code unshare -U}), the owner the kernel shows for files whose owner
-     * has no uid there: the host's root in practice, whose files no one in the namespace can change.
+     * in a user namespace (a container's, or {@code unshare -U}), the overflow uid the kernel shows for files whose
+     * owner has no uid there (the host's root in practice, whose files no one in the namespace can change), unless
+     * that uid is a user of the namespace's own.
      */
     public static boolean trusts(int uid) {
         return uid == 0 || uid == uid() || uid == unmappedOwner();
@@ -35,8 +36,10 @@ public final class EffectiveUser {
         if (known == null) {
             known = -1;
             try {
-                if (!text("/proc/self/uid_map").matches("0\\s+0\\s+4294967295")) {
-                    known = Integer.parseInt(text("/proc/sys/kernel/overflowuid"));
+                String map = text("/proc/self/uid_map");
+                int overflow = Integer.parseInt(text("/proc/sys/kernel/overflowuid"));
+                if (!map.matches("0\\s+0\\s+4294967295") && !mapped(map, overflow)) {
+                    known = overflow;
                 }
             } catch (IOException | RuntimeException e) {
                 // no such files: no user namespaces either
@@ -44,6 +47,23 @@ public final class EffectiveUser {
             unmapped = known;
         }
         return known;
+    }
+
+    /**
+     * Whether {@code uid} is a uid of this namespace's own in {@code uid_map} ("inside outside count" lines): then
+     * it is a user there (a remapped container's nobody), not the mark of an owner from outside.
+     */
+    private static boolean mapped(String map, long uid) {
+        for (String line : map.split("\n")) {
+            String[] fields = line.strip().split("\\s+");
+            if (fields.length == 3) {
+                long inside = Long.parseLong(fields[0]);
+                if (uid >= inside && uid < inside + Long.parseLong(fields[2])) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Read as a stream, from the start: /proc's files report no size, and its sysctls read at an offset wrong. */

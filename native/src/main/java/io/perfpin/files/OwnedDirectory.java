@@ -29,8 +29,7 @@ import java.util.function.Predicate;
 
 /**
  * A directory of this user's that no one else can change, where perfpin keeps what it creates: private (0700,
- * its files 0600), or, for the agent jar that root hands to other users' JVMs, readable by all (0755, files
- * 0644) and still writable by its owner alone.
+ * its files 0600).
  *
  * <p>Opening one never follows a link: each directory perfpin makes is opened with {@code O_NOFOLLOW} from its
  * verified parent ({@code openat} through a {@link SecureDirectoryStream}), and its owner and mode are checked

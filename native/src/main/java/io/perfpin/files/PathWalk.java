@@ -316,14 +316,28 @@ public final class PathWalk {
             if (++links > MAX_LINKS) {
                 throw new IOException("cannot open " + path + ": too many levels of symbolic links");
             }
-            FileStat link = calls.statx(current(), name, FileCalls.AT_SYMLINK_NOFOLLOW);
-            FileStat directory = calls.fstat(current());
-            if (!trusted(link.uid()) || !trusted(directory.uid())) {
-                throw new IOException("cannot open " + path + ": " + name + " is a symbolic link of uid " + link.uid()
-                        + " in a directory of uid " + directory.uid() + "; perfpin follows links only where root or"
-                        + " you (uid " + trustedUid + ") own both");
+            // The link itself, opened once: what is checked is what is read, whatever is renamed meanwhile.
+            int linkFd = calls.openat(current(), name, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
+                    0);
+            if (linkFd < 0) {
+                throw failure(path, linkFd);
             }
-            String target = calls.readlinkat(current(), name);
+            String target;
+            try {
+                FileStat link = calls.fstat(linkFd);
+                FileStat directory = calls.fstat(current());
+                if (!link.isSymbolicLink()) {
+                    throw new IOException("cannot open " + path + ": " + name + " was replaced while perfpin opened it");
+                }
+                if (!trusted(link.uid()) || !trusted(directory.uid())) {
+                    throw new IOException("cannot open " + path + ": " + name + " is a symbolic link of uid "
+                            + link.uid() + " in a directory of uid " + directory.uid() + "; perfpin follows links only"
+                            + " where root or you (uid " + trustedUid + ") own both");
+                }
+                target = calls.readlinkat(linkFd, "");
+            } finally {
+                calls.close(linkFd);
+            }
             if (target.startsWith("/")) {
                 int root = calls.openat(FileCalls.AT_FDCWD, "/", DIR_FLAGS, 0);
                 if (root < 0) {

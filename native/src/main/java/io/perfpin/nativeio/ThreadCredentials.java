@@ -18,8 +18,12 @@ import java.util.concurrent.TimeoutException;
  * takes its rights back: it ends.
  *
  * <p>What the action opens, creates and connects to is checked by the kernel against that user's rights, with no
- * capability of root's to override them: a file root could read and the user could not stays closed, a file
- * created belongs to the user, and a Unix socket's peer sees the user's uid and gid.
+ * capability of root's to override them (the thread gives up every capability set): a file root could read and
+ * the user could not stays closed, a file created belongs to the user, and a Unix socket's peer sees the user's uid
+ * and gid. The real and saved uid stay root's, so the user cannot signal or trace the helper.
+ *
+ * <p>A change of effective uid away from root makes the kernel mark the whole process not dumpable (no core dump,
+ * {@code /proc/PID} files root's): perfpin, root already, loses nothing it uses by that.
  */
 public final class ThreadCredentials {
     private ThreadCredentials() {
@@ -57,7 +61,19 @@ public final class ThreadCredentials {
         }
     }
 
+    /** {@code _LINUX_CAPABILITY_VERSION_3}: two 32-bit words of each set. */
+    private static final int CAPABILITY_VERSION_3 = 0x20080522;
+
     private static void become(Syscalls syscalls, SyscallNumbers numbers, int uid, int gid, List<Integer> groups) {
+        if (uid < 0 || gid < 0) {
+            throw new IllegalArgumentException("no uid or gid to act as (" + uid + ", " + gid + ")");
+        }
+        if (!root(syscalls, numbers)) {
+            // A user may act only as itself, with the rights it has: nothing to give up, nothing to take (a JVM
+            // of its own started under another of its groups is acted on with this one, as before).
+            check(syscalls.syscall(numbers.setresuid, -1, uid, -1, 0, 0), "setresuid");
+            return;
+        }
         // Groups and gid first: once the uid is no longer root, neither may change.
         NativeBuffer list = NativeBuffer.allocate(syscalls, Math.max(1, groups.size()) * Integer.BYTES);
         for (int i = 0; i < groups.size(); i++) {
@@ -65,18 +81,22 @@ public final class ThreadCredentials {
         }
         long rc = syscalls.syscall(numbers.setgroups, groups.size(), list.address(), 0, 0, 0);
         Reference.reachabilityFence(list); // its address was all the call held of it
-        if (rc == -Errno.EPERM && ownIds(syscalls, numbers, uid, gid)) {
-            rc = 0; // not root: our own groups are the only ones we have, and all we may ask for
-        }
         check(rc, "setgroups");
         check(syscalls.syscall(numbers.setresgid, -1, gid, -1, 0, 0), "setresgid");
         check(syscalls.syscall(numbers.setresuid, -1, uid, -1, 0, 0), "setresuid");
+        // The kernel clears the effective capabilities when the uid leaves 0, but keeps the permitted ones (and,
+        // under SECBIT_NO_SETUID_FIXUP, the effective too): the thread gives up every set, so that no check of
+        // the kernel's lets it do more than the user could.
+        NativeBuffer capabilities = NativeBuffer.allocate(syscalls, 8 + 2 * 12);
+        capabilities.buffer().putInt(0, CAPABILITY_VERSION_3).putInt(4, 0);
+        rc = syscalls.syscall(numbers.capset, capabilities.address(), capabilities.address() + 8, 0, 0, 0);
+        Reference.reachabilityFence(capabilities);
+        check(rc, "capset");
     }
 
-    /** Whether {@code uid} and {@code gid} are already this thread's effective ids (setting them again succeeds). */
-    private static boolean ownIds(Syscalls syscalls, SyscallNumbers numbers, int uid, int gid) {
-        return syscalls.syscall(numbers.setresgid, -1, gid, -1, 0, 0) == 0
-                && syscalls.syscall(numbers.setresuid, -1, uid, -1, 0, 0) == 0;
+    /** Whether this thread may change its ids: it has root's effective uid (setting the effective uid to 0). */
+    private static boolean root(Syscalls syscalls, SyscallNumbers numbers) {
+        return syscalls.syscall(numbers.setresuid, -1, 0, -1, 0, 0) == 0;
     }
 
     private static void check(long rc, String call) {

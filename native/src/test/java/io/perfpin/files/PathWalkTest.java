@@ -106,13 +106,21 @@ class PathWalkTest {
         Path secret = Files.writeString(tmp.resolve("secret"), "root only");
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
+        String[] capabilities = new String[1];
         int[] results = ThreadCredentials.callAs(Backends.syscalls(), OTHER_UID, OTHER_UID, List.of(), Duration
                 .ofSeconds(10), () -> {
                     int read = CALLS.openat(FileCalls.AT_FDCWD, secret.toString(), FileCalls.O_RDONLY, 0);
                     int created = CALLS.openat(FileCalls.AT_FDCWD, tmp.resolve("theirs").toString(),
                             FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_WRONLY, 0600);
+                    capabilities[0] = Files.readAllLines(Path.of("/proc/thread-self/status")).stream()
+                            .filter(l -> l.startsWith("Cap") || l.startsWith("Uid") || l.startsWith("Gid"))
+                            .reduce("", (a, b) -> a + b.replaceAll("\\s+", " ").strip() + "\n");
                     return new int[] {read, created};
                 });
+        // the helper kept no capability to take root's rights back with, and its real and saved ids are root's
+        assertTrue(capabilities[0].contains("CapInh: 0000000000000000\nCapPrm: 0000000000000000\n"
+                + "CapEff: 0000000000000000\n"), capabilities[0]);
+        assertTrue(capabilities[0].contains("Uid: 0 " + OTHER_UID + " 0 " + OTHER_UID + "\n"), capabilities[0]);
         assertEquals(-13, results[0]); // EACCES: root's capabilities are not the helper thread's
         assertTrue(results[1] >= 0);
         FileStat created = CALLS.fstat(results[1]);
