@@ -2,11 +2,14 @@ package io.perfpin.cli;
 
 import io.perfpin.files.ContentName;
 import io.perfpin.jvm.AgentJar;
+import io.perfpin.jvm.AgentStatsFile;
+import io.perfpin.nativeio.FileCalls;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
+import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,6 +20,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -28,6 +32,7 @@ import javax.tools.ToolProvider;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -169,6 +174,70 @@ class ContainerAttachTest {
                     + " file"), toShadow.err);
             assertEquals(toShadow.code, toNothing.code);
             assertEquals(toShadow.err, toNothing.err);
+        } finally {
+            Adversary.removeAll(dir);
+        }
+    }
+
+    /**
+     * A JVM of another user's that is pid 1 of a pid namespace of its own (with its own mount namespace, /proc and
+     * /tmp): attach finds its socket under the pid it sees for itself, pins its worker, counts it and detaches.
+     */
+    @Test
+    void aJvmInItsOwnPidNamespaceIsAttachedPinnedAndDetached() throws Exception {
+        assumeTrue(run(List.of("unshare", "-p", "-f", "--mount-proc", "true")).startsWith("0"),
+                "cannot make pid namespaces here");
+        List<String> launcher = List.of("unshare", "-p", "-f", "-m", "--propagation", "private", "--mount-proc", "sh",
+                "-c", "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec /usr/bin/setpriv --reuid="
+                        + victim.uid + " --regid=" + victim.gid + " --clear-groups -- \"$@\"", "sh");
+        try (ChildJvm namespace = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1",
+                "120")) {
+            namespace.await(Pattern.compile("ready"));
+            // unshare forked the JVM: pid 1 in there, its child here
+            long pid = ProcessHandle.of(namespace.pid()).orElseThrow().children().findFirst().orElseThrow().pid();
+            int tid = ProcFiles.tidNamed(pid, "worker-0");
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", Long.toString(pid), "--threads", "worker-.*",
+                    "--pin", "worker-0@1", "--interval", "100ms", "--duration", "1500ms", "--detach-on-exit"));
+            assertEquals(0, attach.code, attach.out + attach.err);
+            assertTrue(attach.out.matches("(?s).*\nworker-0 +\\d+ +1 .*"), "pinned to CPU 1:\n" + attach.out);
+            assertEquals("0-1", ProcFiles.cpusAllowed(pid, tid), "its CPUs given back at the detach");
+            assertEquals(0, ProcFiles.perfEventDescriptors(pid));
+        }
+    }
+
+    /**
+     * The JVM's stats file swapped with a FIFO 100 times while root opens it (the JVM's user may rename its own
+     * files as it likes): each open reads the file or is refused in one line, none waits for a writer.
+     */
+    @Test
+    void aStatsFileSwappedWithAFifoIsNeverWaitedFor() throws Exception {
+        Path dir = victim.newDirectory();
+        try (ChildJvm jvm = ChildJvm.startUnder(victim.launcher(), classPath, List.of("-Dperfpin.dir=" + dir),
+                "io.perfpin.apps.Service", "1", "120")) {
+            jvm.await(Pattern.compile("ready"));
+            Path stats = dir.resolve("jvms").resolve(jvm.pid() + ".stats");
+            Path fifo = dir.resolve("jvms").resolve("fifo");
+            victim.sh("mkdir -m 700 " + stats.getParent() + " && echo no-stats-file > " + stats + " && mkfifo " + fifo);
+            FileCalls calls = FileCalls.ofProcess();
+            AtomicBoolean swapping = new AtomicBoolean(true);
+            Thread swapper = new Thread(() -> {
+                while (swapping.get()) {
+                    calls.renameat2(FileCalls.AT_FDCWD, stats.toString(), FileCalls.AT_FDCWD, fifo.toString(),
+                            2); // RENAME_EXCHANGE
+                }
+            }, "swapper");
+            swapper.setDaemon(true);
+            swapper.start();
+            try {
+                for (int i = 0; i < 100; i++) {
+                    IOException refused = assertThrows(IOException.class, () -> AgentStatsFile.open(jvm.pid()).close());
+                    assertTrue(refused.getMessage().contains("is a FIFO, not a regular file")
+                            || refused.getMessage().contains("is not a perfpin stats file"), refused.getMessage());
+                }
+            } finally {
+                swapping.set(false);
+                swapper.join(TimeUnit.SECONDS.toMillis(10));
+            }
         } finally {
             Adversary.removeAll(dir);
         }

@@ -65,6 +65,20 @@ final class ProcFiles {
         return cpus;
     }
 
+    /** The TID of the process's thread named {@code name} (its {@code comm}, 15 bytes at most). */
+    static int tidNamed(long pid, String name) {
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Paths.get("/proc/" + pid + "/task"))) {
+            for (Path task : tasks) {
+                if (lines(task.resolve("comm")).equals(List.of(name))) {
+                    return Integer.parseInt(task.getFileName().toString());
+                }
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        throw new AssertionError("no thread named " + name + " in process " + pid);
+    }
+
     /** How many {@code perf_event} descriptors the process holds. */
     static int perfEventDescriptors(long pid) {
         int count = 0;
