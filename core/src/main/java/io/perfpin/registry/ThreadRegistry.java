@@ -8,6 +8,7 @@ import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.report.RecordingFile;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
 
@@ -89,6 +90,12 @@ public final class ThreadRegistry implements AutoCloseable {
      * @throws IOException when a file asked for now cannot be written: the registry does not start
      */
     public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink) throws IOException {
+        return start(syscalls, config, sink, RecordingFile::create);
+    }
+
+    /** As {@link #start(Syscalls, RegistryConfig, NoticeSink)}, its recording opened by {@code recordings}. */
+    static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink,
+                                RecordingWriter.Opener recordings) throws IOException {
         // Counted before perfpin opens anything: what the application had free is what it shares.
         DescriptorBudget descriptors = DescriptorBudget.forThisProcess(config.descriptors());
         Notices notices = new Notices(sink);
@@ -106,7 +113,7 @@ public final class ThreadRegistry implements AutoCloseable {
         }
         RecordingWriter recording;
         try {
-            recording = RecordingWriter.create(config.jsonLines(), descriptors, notices);
+            recording = RecordingWriter.create(config.jsonLines(), descriptors, notices, recordings);
         } catch (IOException e) {
             if (stats != null) {
                 try {
