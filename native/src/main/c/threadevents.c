@@ -42,27 +42,39 @@ static void JNICALL on_thread_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thre
     }
 }
 
+/* Sets both events to mode; when the second cannot be enabled, the first is disabled again: both or neither. */
 static jint set_events(jvmtiEventMode mode) {
-    if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_THREAD_START, NULL) != JVMTI_ERROR_NONE
-        || (*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_THREAD_END, NULL) != JVMTI_ERROR_NONE) {
+    if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_THREAD_START, NULL) != JVMTI_ERROR_NONE) {
+        return -EIO;
+    }
+    if ((*jvmti)->SetEventNotificationMode(jvmti, mode, JVMTI_EVENT_THREAD_END, NULL) != JVMTI_ERROR_NONE) {
+        if (mode == JVMTI_ENABLE) {
+            (*jvmti)->SetEventNotificationMode(jvmti, JVMTI_DISABLE, JVMTI_EVENT_THREAD_START, NULL);
+        }
         return -EIO;
     }
     return 0;
 }
 
+/*
+ * Takes a JVMTI environment with the callbacks set, and only then keeps it in jvmti: one kept without them would
+ * let a later call enable events that call nothing, and never try again. An environment whose callbacks could not
+ * be set is given back.
+ */
 static jint get_jvmti(JNIEnv *env) {
     JavaVM *vm;
-    if ((*env)->GetJavaVM(env, &vm) != JNI_OK
-        || (*vm)->GetEnv(vm, (void **) &jvmti, JVMTI_VERSION_1_2) != JNI_OK) {
-        jvmti = NULL;
+    jvmtiEnv *taken;
+    if ((*env)->GetJavaVM(env, &vm) != JNI_OK || (*vm)->GetEnv(vm, (void **) &taken, JVMTI_VERSION_1_2) != JNI_OK) {
         return -ENOSYS;
     }
     jvmtiEventCallbacks callbacks = {0};
     callbacks.ThreadStart = on_thread_start;
     callbacks.ThreadEnd = on_thread_end;
-    if ((*jvmti)->SetEventCallbacks(jvmti, &callbacks, (jint) sizeof(callbacks)) != JVMTI_ERROR_NONE) {
+    if ((*taken)->SetEventCallbacks(taken, &callbacks, (jint) sizeof(callbacks)) != JVMTI_ERROR_NONE) {
+        (*taken)->DisposeEnvironment(taken);
         return -EIO;
     }
+    jvmti = taken;
     return 0;
 }
 

@@ -92,6 +92,23 @@ final class Observed {
         return names;
     }
 
+    /** The TIDs of the process's threads whose kernel name (15 characters at most) starts with {@code prefix}. */
+    static List<Integer> tidsNamed(long pid, String prefix) throws IOException {
+        List<Integer> tids = new ArrayList<>();
+        try (var tasks = Files.list(Paths.get("/proc/" + pid + "/task"))) {
+            for (Path task : (Iterable<Path>) tasks::iterator) {
+                try {
+                    if (Files.readString(task.resolve("comm")).startsWith(prefix)) {
+                        tids.add(Integer.parseInt(task.getFileName().toString()));
+                    }
+                } catch (IOException e) {
+                    // ended while we looked
+                }
+            }
+        }
+        return tids;
+    }
+
     /** The process's resident memory (VmRSS), in KiB. */
     static long residentKib(long pid) throws IOException {
         for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/status"))) {

@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.files.FileErrors;
 import io.perfpin.report.Comparison;
+import io.perfpin.report.EndRecord;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.Recording;
@@ -125,8 +126,18 @@ final class ReportCommand implements Callable<Integer> {
         } catch (IllegalArgumentException notARecording) {
             throw new IllegalStateException(notARecording.getMessage());
         }
-        recording.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin report: " + w)));
+        caveats("report", file, recording);
         return recording;
+    }
+
+    /**
+     * What a reader of {@code file} must know beside its records, a line each on stderr, said as {@code command}'s:
+     * a last line cut short, a recording that stopped early ({@link EndRecord}).
+     */
+    static void caveats(String command, Path file, Recording recording) {
+        recording.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin " + command + ": " + w)));
+        recording.end().map(EndRecord::incompleteLine).ifPresent(line -> System.err.println(
+                TerminalText.escape("perfpin " + command + ": " + file + ": " + line)));
     }
 
     /** The threads --threads selects; none at all is an error. */

@@ -34,8 +34,7 @@ final class StartedJvms {
                 skipped(command, child, notARecording.getMessage());
                 continue;
             }
-            started.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin " + command + ": "
-                    + w)));
+            ReportCommand.caveats(command, child, started);
             List<ThreadRecord> picked = threads.selected(started.threads());
             out.startedJvm(started.jvm().orElseThrow(), child, picked.isEmpty() ? "(no thread recorded there"
                     + " matches " + threads.describe() + ")" : null);

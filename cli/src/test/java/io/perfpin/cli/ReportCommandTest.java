@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.report.EndRecord;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
@@ -230,6 +231,33 @@ class ReportCommandTest {
                 () -> CliRun.capture(() -> Perfpin.run("report", "--format", "html", fifo.toString())));
         assertEquals(ExitCode.FAILURE, page.code);
         assertEquals("perfpin report: " + fifo + " is a FIFO, not a regular file\n", page.err);
+    }
+
+    /**
+     * A recording that stopped early (a full disk) ends with a record that says so: the report shows what it holds,
+     * and says in one line on stderr that it is incomplete, and why; a complete one says nothing of it.
+     */
+    @Test
+    void aRecordingThatStoppedEarlyIsSaidIncompleteInOneLine() throws Exception {
+        Path stopped = dir.resolve("stopped.jsonl");
+        Path complete = dir.resolve("complete.jsonl");
+        String thread = record(ThreadRecords.THREAD, "order-matcher", 4242, 17);
+        Files.write(stopped, List.of(thread, EndRecord.incomplete(1_700_000_000_500L,
+                "writing it failed: No space left on device").toJson()));
+        Files.write(complete, List.of(thread, EndRecord.complete(1_700_000_000_500L).toJson()));
+
+        CliRun table = CliRun.capture(() -> Perfpin.run("report", stopped.toString()));
+        assertEquals(ExitCode.OK, table.code, table.err);
+        assertEquals("perfpin report: " + stopped + ": the recording is incomplete: it stopped early, writing it"
+                + " failed: No space left on device\n", table.err);
+        assertTrue(table.out.contains("order-matcher"), table.out);
+        CliRun json = CliRun.capture(() -> Perfpin.run("report", stopped.toString(), "--format", "json"));
+        assertTrue(json.out.startsWith("{\"type\":\"thread\""), "stdout stays records only: " + json.out);
+        assertEquals(table.err, json.err);
+
+        CliRun whole = CliRun.capture(() -> Perfpin.run("report", complete.toString()));
+        assertEquals(ExitCode.OK, whole.code, whole.err);
+        assertEquals("", whole.err);
     }
 
     /** Replaced in a record's text by each line's own count. */

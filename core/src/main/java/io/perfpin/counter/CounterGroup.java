@@ -73,6 +73,34 @@ public final class CounterGroup implements AutoCloseable {
         }
         List<EventFailure> unsupported = new ArrayList<>();
         List<KernelGroup> groups = new ArrayList<>(1);
+        try {
+            CounterGroup notCounted = openEach(syscalls, tid, requested, known, refused, budget, wanted, unsupported,
+                    groups);
+            if (notCounted != null) {
+                return notCounted;
+            }
+        } catch (RuntimeException | Error e) {
+            // thrown by the JVM (out of memory) or an encoding: the descriptors opened so far are not left open
+            groups.forEach(KernelGroup::close);
+            budget.giveBack(wanted);
+            throw e;
+        }
+        budget.giveBack(wanted - descriptors(groups));
+        for (KernelGroup group : groups) {
+            group.ioctl(PerfIoctl.ENABLE);
+        }
+        return new CounterGroup(tid, requested, unsupported, groups, budget, null);
+    }
+
+    /**
+     * Opens each event not {@code known} to fail into {@code groups}, and each failure into {@code unsupported}.
+     *
+     * @return the thread not counted, its descriptors closed and given back, when they ran short; else null
+     */
+    private static CounterGroup openEach(Syscalls syscalls, int tid, List<EventSpec> requested, EventFailure[] known,
+                                         RefusedEvents refused, DescriptorBudget budget, int wanted,
+                                         List<EventFailure> unsupported, List<KernelGroup> groups) {
+        int n = requested.size();
         for (int i = 0; i < n; i++) {
             if (known[i] != null) {
                 unsupported.add(known[i]);
@@ -106,11 +134,7 @@ public final class CounterGroup implements AutoCloseable {
             }
             group.add(fd, i);
         }
-        budget.giveBack(wanted - descriptors(groups));
-        for (KernelGroup group : groups) {
-            group.ioctl(PerfIoctl.ENABLE);
-        }
-        return new CounterGroup(tid, requested, unsupported, groups, budget, null);
+        return null;
     }
 
     /** A thread without a descriptor: its events are not counted, for {@code why} unless refused anyway. */

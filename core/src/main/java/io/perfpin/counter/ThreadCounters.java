@@ -63,6 +63,15 @@ public final class ThreadCounters implements AutoCloseable {
     public static ThreadCounters open(Syscalls syscalls, long pid, int tid, List<EventSpec> events,
                                       RefusedEvents refused, DescriptorBudget budget) {
         CounterGroup group = CounterGroup.open(syscalls, tid, events, refused, budget);
+        try {
+            return withProc(group, pid, tid, events);
+        } catch (RuntimeException | Error e) {
+            group.close(); // its descriptors go with the failure, not with the thread that never got them
+            throw e;
+        }
+    }
+
+    private static ThreadCounters withProc(CounterGroup group, long pid, int tid, List<EventSpec> events) {
         SchedulerCounts[] fromProc = new SchedulerCounts[events.size()];
         long[] first = new long[events.size()];
         List<EventFailure> unsupported = new ArrayList<>();

@@ -77,13 +77,24 @@ final class EnrolledThreads {
             Pinning pinning = placement == null ? null : pinner.pin(tid, thread.getName(), placement);
             EventList counted = events != null ? events : defaultEvents;
             long enrolledNanos = System.nanoTime();
-            ThreadCounters counters = ThreadCounters.open(syscalls, pid, tid, counted.events(), refused, descriptors);
-            TrackedThread tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin,
-                    enrolledNanos);
+            ThreadCounters counters = null;
+            TrackedThread tracked;
+            try {
+                counters = ThreadCounters.open(syscalls, pid, tid, counted.events(), refused, descriptors);
+                tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin, enrolledNanos);
+            } catch (RuntimeException | Error e) {
+                // on the application's thread: said, not thrown, and nothing left open or pinned for nobody to undo
+                if (counters != null) {
+                    counters.close();
+                }
+                pinner.unpin(thread, tid, thread.getName(), pinning);
+                notices.sayOnce(Isolated.failed("counting a thread", e));
+                return false;
+            }
             // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
             tracked.cpus = pinning != null ? pinning.assignment.cpus().toString() : pinner.cpusOf(tid);
             if (enrolled.putIfAbsent(thread, tracked) != null) {
-                counters.close();
+                tracked.counters.close();
                 pinner.unpin(tracked);
                 return false;
             }
@@ -152,7 +163,8 @@ final class EnrolledThreads {
         endedPending.set(0);
         for (TrackedThread t = admitted.poll(); t != null; t = admitted.poll()) {
             live.add(t);
-            explain(t.counters);
+            TrackedThread admittedNow = t;
+            Isolated.run(notices, "saying what a thread cannot count", () -> explain(admittedNow.counters));
         }
     }
 
@@ -188,11 +200,14 @@ final class EnrolledThreads {
         return explained.computeIfAbsent(what, w -> new HashSet<>()).add(why);
     }
 
-    /** On the sampler, once the thread's final counts are read: its descriptors close, its pin is undone. */
+    /**
+     * On the sampler, once the thread's final counts are read: its descriptors close, its pin is undone, each
+     * whether or not the other could be.
+     */
     void finished(TrackedThread t) {
         try {
-            t.counters.close();
-            pinner.unpin(t);
+            Isolated.run(notices, "closing a thread's counters", t.counters::close);
+            Isolated.run(notices, "giving a thread back its CPUs", () -> pinner.unpin(t));
         } finally {
             enrolled.remove(t.thread, t);
         }

@@ -58,16 +58,21 @@ final class Pinner {
     /** Gives a thread back the affinity it had before perfpin pinned it, and frees its reservation. */
     void unpin(TrackedThread tracked) {
         Pinning pinning = tracked.pinning;
+        tracked.pinning = null;
+        unpin(tracked.thread, tracked.tid, tracked.name, pinning);
+    }
+
+    /** As {@link #unpin(TrackedThread)}, for a thread pinned by {@code pinning} (nothing when null). */
+    void unpin(Thread thread, int tid, String name, Pinning pinning) {
         if (pinning == null) {
             return;
         }
-        tracked.pinning = null;
         try {
-            if (tracked.thread.isAlive()) {
-                affinity.set(tracked.tid, pinning.originalCpus);
+            if (thread.isAlive()) {
+                affinity.set(tid, pinning.originalCpus);
             }
         } catch (RuntimeException e) {
-            notices.sayOnce(AgentNotice.refused("cannot restore the affinity of '" + tracked.name + "': "
+            notices.sayOnce(AgentNotice.refused("cannot restore the affinity of '" + name + "': "
                     + e.getMessage()));
         } finally {
             pinning.assignment.close();

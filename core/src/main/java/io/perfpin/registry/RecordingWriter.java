@@ -2,6 +2,7 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.jvm.ThisProcess;
+import io.perfpin.report.EndRecord;
 import io.perfpin.report.JsonLinesFile;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.ThreadRecords;
@@ -14,14 +15,27 @@ import java.nio.file.Path;
 
 /**
  * The registry's JSON-lines recording ({@code out=}): a sample per counted thread every tick, a final record per
- * thread, and the lines of the tick's listener. Written by the sampler only; without a recording every write does
- * nothing. Its one descriptor comes out of the registry's budget.
+ * thread, the lines of the tick's listener, and an {@link EndRecord} last. Written by the sampler only; without a
+ * recording every write does nothing. Its one descriptor comes out of the registry's budget.
+ *
+ * <p>A write that fails (a full disk, a file-size limit) ends the recording there: it is said once, the file keeps
+ * its whole lines and ends with a record marked incomplete, saying why, and nothing more is written to it; counting,
+ * the stats file and the exports go on. No write throws: a recording that cannot be written is no reason to skip a
+ * thread's final record in the stats file, its descriptors or its pin.
  */
 final class RecordingWriter {
+    /** Opens a recording's file, its {@link io.perfpin.report.JvmRecord} written: {@link RecordingFile#create}. */
+    @FunctionalInterface
+    interface Opener {
+        JsonLinesFile open(Path named, long pid, long epochMillis) throws IOException;
+    }
+
     /** Null when nothing is recorded. */
     private final JsonLinesFile file;
     private final DescriptorBudget descriptors;
     private final Notices notices;
+    /** Set once a write failed: nothing more is written. */
+    private boolean ended;
 
     private RecordingWriter(JsonLinesFile file, DescriptorBudget descriptors, Notices notices) {
         this.file = file;
@@ -30,11 +44,12 @@ final class RecordingWriter {
     }
 
     /**
-     * Creates {@code path}, or records nothing when it is null.
+     * Creates {@code path} with {@code opener}, or records nothing when it is null.
      *
      * @throws IOException when it cannot be created, or the budget has no descriptor left for it
      */
-    static RecordingWriter create(Path path, DescriptorBudget descriptors, Notices notices) throws IOException {
+    static RecordingWriter create(Path path, DescriptorBudget descriptors, Notices notices, Opener opener)
+            throws IOException {
         if (path == null) {
             return new RecordingWriter(null, descriptors, notices);
         }
@@ -42,7 +57,7 @@ final class RecordingWriter {
             throw new IOException("no file descriptor is left for it: " + descriptors.reason());
         }
         try {
-            return new RecordingWriter(RecordingFile.create(path, ThisProcess.pid(), System.currentTimeMillis()),
+            return new RecordingWriter(opener.open(path, ThisProcess.pid(), System.currentTimeMillis()),
                     descriptors, notices);
         } catch (IOException | RuntimeException e) {
             descriptors.giveBack(1);
@@ -56,42 +71,68 @@ final class RecordingWriter {
     }
 
     /** The thread's counts so far; nothing for a thread not counted, which has none until its final record. */
-    void sample(TrackedThread t, long epochMillis) throws IOException {
-        if (file != null && t.isCounted()) {
-            file.write(ThreadRecords.toJson(ThreadRecords.SAMPLE, epochMillis, report(t)));
+    void sample(TrackedThread t, long epochMillis) {
+        if (file != null && !ended && t.isCounted()) {
+            write(ThreadRecords.toJson(ThreadRecords.SAMPLE, epochMillis, report(t)));
         }
     }
 
     /** The thread's final record. */
-    void finalRecord(TrackedThread t, long epochMillis) throws IOException {
-        if (file != null) {
-            file.write(ThreadRecords.toJson(ThreadRecords.THREAD, epochMillis, report(t)));
+    void finalRecord(TrackedThread t, long epochMillis) {
+        if (file != null && !ended) {
+            write(ThreadRecords.toJson(ThreadRecords.THREAD, epochMillis, report(t)));
         }
     }
 
-    /** One line of the tick's listener; a failure is said, once. */
+    /** One line of the tick's listener. */
     void line(String jsonLine) {
-        if (file != null) {
+        if (file != null && !ended) {
+            write(jsonLine);
+        }
+    }
+
+    void flush() {
+        if (file != null && !ended) {
             try {
-                file.write(jsonLine);
+                file.flush();
             } catch (IOException e) {
-                notices.sayOnce(AgentNotice.refused("recording failed: " + e.getMessage()));
+                failed(e);
             }
         }
     }
 
-    void flush() throws IOException {
-        if (file != null) {
-            file.flush();
+    private void write(String jsonLine) {
+        try {
+            file.write(jsonLine);
+        } catch (IOException e) {
+            failed(e);
         }
     }
 
-    /** Closes the file and gives its descriptor back; a failure is said. */
+    /** Ends the recording after a write failed: said once, and its last record says it is incomplete, and why. */
+    private void failed(IOException e) {
+        ended = true;
+        String why = "writing it failed: " + e.getMessage();
+        notices.sayOnce(AgentNotice.refused("the recording " + file.path() + " stopped: " + why
+                + "; it ends there, marked incomplete; counting goes on"));
+        try {
+            file.endWith(EndRecord.incomplete(System.currentTimeMillis(), why).toJson());
+        } catch (IOException noRoom) {
+            notices.sayOnce(AgentNotice.refused("the recording " + file.path() + " has no room left to say it is"
+                    + " incomplete: " + noRoom.getMessage()));
+        }
+    }
+
+    /** Ends the recording, complete unless a write failed before, closes the file and gives its descriptor back. */
     void close() {
         if (file == null) {
             return;
         }
         try {
+            if (!ended) {
+                write(EndRecord.complete(System.currentTimeMillis()).toJson());
+                flush();
+            }
             file.close();
         } catch (IOException e) {
             notices.sayOnce(AgentNotice.refused("closing the recording failed: " + e.getMessage()));
@@ -99,7 +140,6 @@ final class RecordingWriter {
             descriptors.giveBack(1);
         }
     }
-
     private static ThreadReport report(TrackedThread t) {
         return ThreadReport.of(t.name, t.tid, t.javaId, t.cpus, t.events, t.counts, t.counters.unsupported(),
                 t.readToNanos() - t.enrolledNanos).withPin(t.pinSource()).withSources(t.counters.sources())

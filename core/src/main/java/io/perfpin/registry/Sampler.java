@@ -2,7 +2,6 @@ package io.perfpin.registry;
 
 import io.perfpin.stats.AgentNotice;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -15,6 +14,10 @@ import java.util.concurrent.locks.LockSupport;
  * publishes to the stats file last: whatever happens to that file, each thread has been dealt with. It is woken
  * early when many threads ended, so thread churn cannot pile up descriptors. Before its first tick it does what the
  * registry's start left to it, off the thread that started the registry.
+ *
+ * <p>Each piece of a tick is {@link Isolated}: one thread's reading, recording and finishing, each listener, the
+ * flush, the stats file. A failure is said once and skips nothing else, so a recording that cannot be written
+ * neither leaves a later thread's descriptors open and its pin in place on the last pass, nor starves the exports.
  */
 final class Sampler {
     private final EnrolledThreads threads;
@@ -66,7 +69,8 @@ final class Sampler {
 
     /**
      * Ends the sampler thread, then ticks a last time on the calling thread, finalising every thread, and closes the
-     * stats file, marked closed.
+     * stats file, marked closed. Every thread is let go of, whatever failed before: its descriptors closed, its pin
+     * undone.
      */
     void finish() {
         stopping = true;
@@ -77,18 +81,27 @@ final class Sampler {
             Thread.currentThread().interrupt();
         }
         try {
-            tick(true);
-        } catch (InternalError fault) {
-            faulted(fault);
-        }
-        StatsPublisher publisher = stats;
-        if (publisher != null) {
-            try {
-                publisher.close(); // also after a fault in the last tick: its mapping is let go all the same
-            } catch (InternalError fault) {
-                faulted(fault);
+            isolated("the last tick", () -> tick(true));
+        } finally {
+            releaseLeftOver();
+            StatsPublisher publisher = stats;
+            if (publisher != null) {
+                // also after a fault in the last tick: its mapping is let go all the same
+                isolated("closing the stats file", publisher::close);
             }
         }
+    }
+
+    /**
+     * Threads the last tick did not finish, as when it failed before reaching them: their descriptors close and
+     * their pins are undone here, without a final record.
+     */
+    private synchronized void releaseLeftOver() {
+        isolated("taking in new threads", () -> threads.admitInto(live));
+        for (TrackedThread t : live) {
+            threads.finished(t);
+        }
+        live.clear();
     }
 
     private void run() {
@@ -122,40 +135,51 @@ final class Sampler {
     private synchronized void tick(boolean finalPass) {
         long now = System.currentTimeMillis();
         finishedThisTick.clear();
-        try {
-            threads.admitInto(live);
-            for (int i = live.size() - 1; i >= 0; i--) {
-                TrackedThread t = live.get(i);
-                boolean ended = finalPass || t.hasEnded();
-                t.read();
-                if (ended) {
-                    live.set(i, live.get(live.size() - 1));
-                    live.remove(live.size() - 1);
-                    finishedThisTick.add(t);
-                    finish(t, now);
-                } else {
-                    recording.sample(t, now);
-                }
+        isolated("taking in new threads", () -> threads.admitInto(live));
+        for (int i = live.size() - 1; i >= 0; i--) {
+            TrackedThread t = live.get(i);
+            boolean ended = finalPass || t.hasEnded();
+            isolated("reading a thread's counters", t::read);
+            if (ended) {
+                live.set(i, live.get(live.size() - 1));
+                live.remove(live.size() - 1);
+                finishedThisTick.add(t);
+                finish(t, now);
+            } else {
+                isolated("recording a thread's counts", () -> recording.sample(t, now));
             }
-            for (ThreadRegistry.TickListener listener : listeners) {
-                listener.threadsRead(live, finishedThisTick);
-                listener.afterTick(now, finalPass, recording::line);
-            }
-            recording.flush();
-        } catch (IOException | RuntimeException e) {
-            notices.sayOnce(AgentNotice.refused("sampling failed: " + e));
         }
+        for (ThreadRegistry.TickListener listener : listeners) {
+            String name = "the tick of " + listener.getClass().getName();
+            isolated(name, () -> listener.threadsRead(live, finishedThisTick));
+            isolated(name, () -> listener.afterTick(now, finalPass, recording::line));
+        }
+        isolated("flushing the recording", recording::flush);
         StatsPublisher publisher = stats;
         if (publisher != null) {
-            publisher.tick(live, finishedThisTick, now);
+            isolated("publishing to the stats file", () -> publisher.tick(live, finishedThisTick, now));
         }
     }
 
-    private void finish(TrackedThread t, long now) throws IOException {
+    /** The thread's final record, then its descriptors and pin, which go whether or not the record was written. */
+    private void finish(TrackedThread t, long now) {
         try {
-            recording.finalRecord(t, now);
+            isolated("recording a thread's final counts", () -> recording.finalRecord(t, now));
         } finally {
             threads.finished(t);
+        }
+    }
+
+    /**
+     * Runs one piece of a tick: what it throws is said once, and the tick goes on. A fault of the stats file's
+     * mapping that surfaces here stops publishing to it, as one caught where it happened.
+     */
+    private void isolated(String what, Isolated.Work work) {
+        Throwable failure = Isolated.run(work);
+        if (failure instanceof InternalError) {
+            faulted((InternalError) failure);
+        } else if (failure != null) {
+            notices.sayOnce(Isolated.failed(what, failure));
         }
     }
 

@@ -8,11 +8,13 @@ import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.report.RecordingFile;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -88,6 +90,12 @@ public final class ThreadRegistry implements AutoCloseable {
      * @throws IOException when a file asked for now cannot be written: the registry does not start
      */
     public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink) throws IOException {
+        return start(syscalls, config, sink, RecordingFile::create);
+    }
+
+    /** As {@link #start(Syscalls, RegistryConfig, NoticeSink)}, its recording opened by {@code recordings}. */
+    static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink,
+                                RecordingWriter.Opener recordings) throws IOException {
         // Counted before perfpin opens anything: what the application had free is what it shares.
         DescriptorBudget descriptors = DescriptorBudget.forThisProcess(config.descriptors());
         Notices notices = new Notices(sink);
@@ -105,7 +113,7 @@ public final class ThreadRegistry implements AutoCloseable {
         }
         RecordingWriter recording;
         try {
-            recording = RecordingWriter.create(config.jsonLines(), descriptors, notices);
+            recording = RecordingWriter.create(config.jsonLines(), descriptors, notices, recordings);
         } catch (IOException e) {
             if (stats != null) {
                 try {
@@ -243,7 +251,9 @@ public final class ThreadRegistry implements AutoCloseable {
      * Stops counting: every thread's final record is written, its descriptors closed, its reservation freed,
      * and a thread perfpin pinned gets back the affinity it had before. The stats file is marked closed. Once
      * only, whoever calls it and however often: a caller that comes while another closes returns when that one
-     * is done, so neither the shutdown hook nor a detach returns before the final records are written.
+     * is done, so neither the shutdown hook nor a detach returns before the final records are written. Each step
+     * runs whatever failed before it: every descriptor is closed and every pin undone all the same, and what failed
+     * is said once, in one notice.
      */
     @Override
     public void close() {
@@ -252,10 +262,21 @@ public final class ThreadRegistry implements AutoCloseable {
                 return;
             }
             closed = true;
-            threads.close();
-            sampler.finish();
-            switchedOn.close();
-            recording.close();
+            List<String> failures = new ArrayList<>();
+            closing(failures, "waiting for enrolments under way", threads::close);
+            closing(failures, "finishing the threads", sampler::finish);
+            closing(failures, "closing the counters kept switched on", switchedOn::close);
+            closing(failures, "closing the recording", recording::close);
+            if (!failures.isEmpty()) {
+                notices.sayOnce(AgentNotice.refused("closing failed: " + String.join("; ", failures)));
+            }
+        }
+    }
+
+    private static void closing(List<String> failures, String step, Isolated.Work work) {
+        Throwable failure = Isolated.run(work);
+        if (failure != null) {
+            failures.add(step + ": " + failure);
         }
     }
 

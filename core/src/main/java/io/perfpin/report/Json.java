@@ -28,6 +28,12 @@ public final class Json {
         return this;
     }
 
+    public Json field(String key, boolean value) {
+        key(key);
+        out.append(value);
+        return this;
+    }
+
     public Json field(String key, double value) {
         key(key);
         number(value);

@@ -15,7 +15,8 @@ import java.util.function.Predicate;
  * record, or, for a thread the recording has no final record of (the JVM died, or still runs), its last
  * live sample. Threads are told apart by TID and Java thread id, since a TID is reused after its thread
  * ends; they come in the order they first appear. {@code @Counted} methods likewise ({@link MethodRecord}), and
- * the first {@link RunRecord}, which says what the recording was made on.
+ * the first {@link RunRecord}, which says what the recording was made on, and the {@link EndRecord}, which says
+ * whether it holds all it was to hold.
  *
  * <p>A JVM that crashed mid-write leaves its last line cut short: that line alone is skipped, with a
  * warning. Any other line that is not a record makes the file no perfpin recording; so does a line longer
@@ -28,14 +29,16 @@ public final class Recording {
     private final List<MethodRecord> methods;
     private final RunRecord run;
     private final JvmRecord jvm;
+    private final EndRecord end;
     private final String warning;
 
     private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, RunRecord run, JvmRecord jvm,
-                      String warning) {
+                      EndRecord end, String warning) {
         this.threads = List.copyOf(threads);
         this.methods = List.copyOf(methods);
         this.run = run;
         this.jvm = jvm;
+        this.end = end;
         this.warning = warning;
     }
 
@@ -56,6 +59,7 @@ public final class Recording {
         Map<String, MethodRecord> methods = new LinkedHashMap<>();
         RunRecord run = null;
         JvmRecord jvm = null;
+        EndRecord end = null;
         String badLine = null;
         int number = 0;
         try (JsonLinesReader lines = JsonLinesReader.open(file)) {
@@ -78,13 +82,15 @@ public final class Recording {
                         run = (RunRecord) record;
                     } else if (record instanceof JvmRecord && jvm == null) {
                         jvm = (JvmRecord) record;
+                    } else if (record instanceof EndRecord) {
+                        end = (EndRecord) record;
                     }
                 } catch (IllegalArgumentException e) {
                     badLine = file + " line " + number + " is not a perfpin record: " + e.getMessage();
                 }
             }
         }
-        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()), run, jvm,
+        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()), run, jvm, end,
                 badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
     }
 
@@ -98,7 +104,10 @@ public final class Recording {
         }
     }
 
-    /** A ThreadRecord, a MethodRecord, a RunRecord, a JvmRecord, or null for a type of a later version, passed over. */
+    /**
+     * A ThreadRecord, a MethodRecord, a RunRecord, a JvmRecord, an EndRecord, or null for a type of a later version,
+     * passed over.
+     */
     private static Object record(String line) {
         Object json = JsonReader.parse(line);
         if (!(json instanceof Map)) {
@@ -117,6 +126,9 @@ public final class Recording {
         }
         if (JvmRecord.isJvmType(type)) {
             return JvmRecord.fromJson(object);
+        }
+        if (EndRecord.TYPE.equals(type)) {
+            return EndRecord.fromJson(object);
         }
         if (!(type instanceof String)) {
             throw new IllegalArgumentException("no string field 'type'");
@@ -150,6 +162,14 @@ public final class Recording {
     /** The JVM that wrote it, from its first record; empty for a recording without one (stat's, an older agent's). */
     public Optional<JvmRecord> jvm() {
         return Optional.ofNullable(jvm);
+    }
+
+    /**
+     * How the recording ended, from its last record: empty for one that was not closed (its JVM still runs or died)
+     * or was made without one ({@code stat}'s, an older agent's).
+     */
+    public Optional<EndRecord> end() {
+        return Optional.ofNullable(end);
     }
 
     /** What was skipped: the last line, when it was cut short. */

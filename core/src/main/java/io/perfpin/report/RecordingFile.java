@@ -50,12 +50,27 @@ public final class RecordingFile {
                 throw new IOException("both " + asked + " and " + file + " are being written by other processes");
             }
         }
-        JsonLinesFile recording = JsonLinesFile.over(channel.get(), file);
+        return begin(channel.get(), file, asked, pid, epochMillis);
+    }
+
+    /**
+     * Begins the recording of JVM {@code pid} for {@code out=named} in {@code file}, through {@code channel}, open on
+     * it and empty: its {@link JvmRecord} first.
+     *
+     * @throws IOException when the record cannot be written: the channel is closed
+     */
+    public static JsonLinesFile begin(FileChannel channel, Path file, Path named, long pid, long epochMillis)
+            throws IOException {
+        JsonLinesFile recording = JsonLinesFile.over(channel, file);
         try {
-            recording.write(new JvmRecord(pid, epochMillis, asked).toJson());
+            recording.write(new JvmRecord(pid, epochMillis, named.toAbsolutePath()).toJson());
             recording.flush();
         } catch (IOException e) {
-            recording.close();
+            try {
+                recording.close();
+            } catch (IOException alsoFailed) {
+                e.addSuppressed(alsoFailed);
+            }
             throw e;
         }
         return recording;

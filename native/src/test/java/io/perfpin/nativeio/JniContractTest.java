@@ -12,6 +12,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -66,6 +70,63 @@ class JniContractTest extends SyscallsContract {
         byte[] content = Files.readAllBytes(file);
         assertEquals(42, content[0], "what was written before stays in the file");
         assertEquals(0, content[1], "a write after the release goes nowhere");
+    }
+
+    /**
+     * The JVM reports a thread's start and end to the hooks while the events are enabled, and not after they are
+     * disabled; enabling them again uses the same JVMTI environment. A hooks class without the methods is refused and
+     * enables nothing. (The path where SetEventCallbacks fails cannot be taken from a live JVM: it fails only in the
+     * dead phase, after the JVM's last Java code, or for a negative size; there the environment is given back and
+     * none is kept, so no later call enables events without callbacks.)
+     */
+    @Test
+    void threadEventsReachTheHooksOnlyWhileEnabled() throws Exception {
+        Syscalls jni = jni();
+        try {
+            assertEquals(0, ThreadLifecycleEvents.disable(jni), "disabling what was never enabled is no failure");
+            assertEquals(-Errno.EINVAL, ThreadLifecycleEvents.enable(jni, String.class), "no hooks there");
+            assertFalse(ranThrough("thread-events-refused"), "a refused enable reports nothing");
+
+            assertEquals(0, ThreadLifecycleEvents.enable(jni, ThreadHooks.class));
+            assertTrue(ranThrough("thread-events-on"), "started and ended, reported: " + ThreadHooks.SEEN);
+
+            assertEquals(0, ThreadLifecycleEvents.disable(jni));
+            assertFalse(ranThrough("thread-events-off"), "nothing once disabled: " + ThreadHooks.SEEN);
+
+            assertEquals(0, ThreadLifecycleEvents.enable(jni, ThreadHooks.class));
+            assertTrue(ranThrough("thread-events-on-again"), "enabled again: " + ThreadHooks.SEEN);
+        } finally {
+            ThreadLifecycleEvents.disable(jni);
+        }
+    }
+
+    /** Whether the hooks saw a thread named {@code name} start and then end, once each, by the time it was joined. */
+    private static boolean ranThrough(String name) throws InterruptedException {
+        Thread thread = new Thread(() -> { }, name);
+        thread.start();
+        thread.join(TimeUnit.SECONDS.toMillis(20));
+        assertFalse(thread.isAlive(), "ended within the deadline");
+        // The JVM reports a thread's end before it lets a join return.
+        List<String> seen = ThreadHooks.SEEN.stream().filter(e -> e.endsWith(" " + name)).collect(Collectors.toList());
+        if (seen.isEmpty()) {
+            return false;
+        }
+        assertEquals(List.of("start " + name, "end " + name), seen);
+        return true;
+    }
+
+    /** The hooks the JVM calls, as the agent's are: on the thread that starts or ends. */
+    public static final class ThreadHooks {
+        static final List<String> SEEN = new CopyOnWriteArrayList<>();
+
+        public static boolean runStarting(Thread thread) {
+            SEEN.add("start " + thread.getName());
+            return true;
+        }
+
+        public static void runEnded(Thread thread) {
+            SEEN.add("end " + thread.getName());
+        }
     }
 
     private static boolean mapsName(Path file) throws IOException {
