@@ -15,15 +15,6 @@ import java.util.Map;
  * was checked is what was opened.
  */
 final class FileStatus {
-    private static final int S_IFMT = 0170000;
-    private static final int S_IFSOCK = 0140000;
-    private static final int S_IFLNK = 0120000;
-    private static final int S_IFREG = 0100000;
-    private static final int S_IFBLK = 0060000;
-    private static final int S_IFDIR = 0040000;
-    private static final int S_IFCHR = 0020000;
-    static final int STICKY = 01000;
-
     final int uid;
     final int mode;
     final Object fileKey;
@@ -47,7 +38,7 @@ final class FileStatus {
     }
 
     boolean isSymbolicLink() {
-        return (mode & S_IFMT) == S_IFLNK;
+        return (mode & FileStat.S_IFMT) == FileStat.S_IFLNK;
     }
 
     /** Whether {@code status}, what {@code statx} says of a descriptor, is this very file. */
@@ -58,11 +49,11 @@ final class FileStatus {
     }
 
     boolean isDirectory() {
-        return (mode & S_IFMT) == S_IFDIR;
+        return (mode & FileStat.S_IFMT) == FileStat.S_IFDIR;
     }
 
     boolean isRegularFile() {
-        return (mode & S_IFMT) == S_IFREG;
+        return (mode & FileStat.S_IFMT) == FileStat.S_IFREG;
     }
 
     /** The permission bits, sticky, setuid and setgid included. */
@@ -72,27 +63,12 @@ final class FileStatus {
 
     /** Whether users other than the owner may create, rename or remove entries in this directory. */
     boolean othersMayReplaceEntries() {
-        return (mode & 0022) != 0 && (mode & STICKY) == 0;
+        return FileStat.othersMayReplaceEntries(mode);
     }
 
     /** The kind in words, for messages: "a symbolic link", "a FIFO", ... */
     String kind() {
-        switch (mode & S_IFMT) {
-            case S_IFREG:
-                return "a regular file";
-            case S_IFDIR:
-                return "a directory";
-            case S_IFLNK:
-                return "a symbolic link";
-            case S_IFCHR:
-                return "a character device";
-            case S_IFBLK:
-                return "a block device";
-            case S_IFSOCK:
-                return "a socket";
-            default:
-                return "a FIFO";
-        }
+        return FileStat.kindOf(mode);
     }
 
     static String octal(int permissions) {

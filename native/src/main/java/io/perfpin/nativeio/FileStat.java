@@ -37,6 +37,11 @@ public record FileStat(int mode, int uid, int gid, long size, int links, long in
 
     /** Whether users other than the owner may create, rename or remove entries in this directory. */
     public boolean othersMayReplaceEntries() {
+        return othersMayReplaceEntries(mode);
+    }
+
+    /** As {@link #othersMayReplaceEntries()}, of a {@code st_mode}: group or other write, and not sticky. */
+    public static boolean othersMayReplaceEntries(int mode) {
         return (mode & 0022) != 0 && (mode & 01000) == 0;
     }
 
@@ -46,6 +51,11 @@ public record FileStat(int mode, int uid, int gid, long size, int links, long in
 
     /** The kind in words, for messages: "a symbolic link", "a FIFO", ... */
     public String kind() {
+        return kindOf(mode);
+    }
+
+    /** As {@link #kind()}, of a {@code st_mode}. */
+    public static String kindOf(int mode) {
         switch (mode & S_IFMT) {
             case S_IFREG:
                 return "a regular file";
