@@ -65,6 +65,15 @@ final class AppJvm implements AutoCloseable {
                 perfpinDir, jvmOptions);
     }
 
+    /**
+     * As {@link #start}, in a process whose RLIMIT_FSIZE is {@code bytes}: a write past it fails with EFBIG
+     * (HotSpot ignores SIGXFSZ), as on a disk that is full for this JVM's files alone.
+     */
+    static AppJvm withFileSizeLimit(long bytes, String java, String agentOptions, Path perfpinDir,
+                                    String... jvmOptions) throws IOException {
+        return launch(List.of("prlimit", "--fsize=" + bytes, "--"), java, agentOptions, perfpinDir, jvmOptions);
+    }
+
     private static AppJvm launch(List<String> launcher, String java, String agentOptions, Path perfpinDir,
                                  String... jvmOptions) throws IOException {
         List<String> command = new ArrayList<>(launcher);

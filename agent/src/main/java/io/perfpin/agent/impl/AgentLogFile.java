@@ -80,8 +80,9 @@ final class AgentLogFile implements AutoCloseable {
         if (notice.cause() != null) {
             StringWriter trace = new StringWriter();
             notice.cause().printStackTrace(new PrintWriter(trace));
-            trace.toString().lines().forEach(line -> entry.append(TerminalText.escape(UrlText.masked(line)))
-                    .append('\n'));
+            // a frame's leading tab as spaces: escaped, it would read \t; any other control is someone's text
+            trace.toString().lines().forEach(line -> entry.append(TerminalText.escape(UrlText.masked(
+                    line.replace("\t", "    ")))).append('\n'));
         }
         byte[] bytes = entry.toString().getBytes(StandardCharsets.UTF_8);
         if (written + bytes.length > maxBytes - LAST_LINE_ROOM) {
