@@ -16,7 +16,7 @@ import java.util.stream.Collectors;
 
 /**
  * What {@code run} and {@code attach} ask of the agent, with the same flags as every command, turned into the
- * agent's options ({@code threads=...;pin=...;events=...;interval=...;out=...}, and the exports'
+ * agent's options ({@code threads=...;pin=...;events=...;interval=...;out=...;log=...}, and the exports'
  * {@link ExportOptions}).
  */
 final class AgentSettings {
@@ -43,6 +43,11 @@ final class AgentSettings {
             description = "The agent records JSON lines there (its out=): samples, a final record per thread,"
                     + " @Counted methods; perfpin report FILE summarises it.")
     Path record;
+
+    @Option(names = "--log", paramLabel = "FILE",
+            description = "The agent writes every notice there with its time, and every failure with its stack"
+                    + " trace, each time it happens (its log=): what to send with a report of a problem.")
+    Path log;
 
     /** Whether the user asked anything of the agent, beyond the defaults. */
     boolean asksAnything() {
@@ -117,6 +122,10 @@ final class AgentSettings {
             options.option("out", record.toAbsolutePath().toString(), "--record");
         }
         exports.agentOptions().forEach((key, value) -> options.option(key, value, "--" + key));
+        if (log != null) {
+            // not compared by runsAsAsked: where an agent logs changes nothing it counts
+            options.option("log", log.toAbsolutePath().toString(), "--log");
+        }
         return options.flag("quiet").text();
     }
 }

@@ -9,6 +9,7 @@ import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.AgentNotice;
+import io.perfpin.stats.SaidOnce;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
@@ -46,8 +47,6 @@ final class LiveView {
     private static final int CHROME_LINES = 5;
     private static final String DETACHED = "the agent detached";
     private static final String EXITED = "the JVM exited";
-    /** How the agent says an event is not counted, which the view says with its table, from the file's reasons. */
-    private static final String NOT_COUNTING = "not counting ";
 
     private final String command;
     private final long pid;
@@ -62,10 +61,13 @@ final class LiveView {
     private String noneCounted;
     /** Set as the view ends: how many things the agent refused to do that its options asked. */
     private int refusals;
-    /** The agent's notices said so far, each said once. */
+    /** How many of the stats file's notices this view has read: each is looked at once. */
     private int noticesSaid;
-    /** The events not counted said so far, each said once. */
-    private final List<String> notCountedSaid = new ArrayList<>();
+    /**
+     * What this view said: each of the agent's notices, and each event not counted (as a notice of that kind about
+     * the event), once ({@link SaidOnce}, the rule the agent says its own by).
+     */
+    private final SaidOnce said = new SaidOnce();
 
     LiveView(String command, long pid, StatsFileReader reader, ThreadsOption threads, ViewOptions view,
              ReportOutput out, ChildJvms children) {
@@ -243,8 +245,7 @@ final class LiveView {
             }
             List<String> lines = new ArrayList<>();
             notCounted.forEach((event, reason) -> {
-                if (!notCountedSaid.contains(event)) {
-                    notCountedSaid.add(event);
+                if (said.first(AgentNotice.notCounted(event, reason))) {
                     lines.add(TerminalText.escape("not counted: " + event + ": " + reason));
                 }
             });
@@ -282,7 +283,7 @@ final class LiveView {
                     : ReportTable.render(rows, view.layout(0, false).withTop(0).withRunningLabel(running)));
             // Each event not counted is said once: here, unless a frame said it.
             Map<String, String> notCounted = ReportTable.notCounted(rows);
-            notCountedSaid.forEach(notCounted::remove);
+            notCounted.entrySet().removeIf(e -> !said.first(AgentNotice.notCounted(e.getKey(), e.getValue())));
             if (!notCounted.isEmpty()) {
                 lines.addAll(List.of("", "Not counted:"));
                 notCounted.forEach((event, reason) -> lines.add(TerminalText.escape("  " + event + ": " + reason)));
@@ -333,11 +334,11 @@ final class LiveView {
     }
 
     /**
-     * The agent's notices, as this command's output says them; those that say an event is not counted are left
-     * to the lines that say so with the table, from the stats file's own reasons.
+     * The agent's notices, as this command's output says them, each once; those of kind not-counted are left to the
+     * lines that say so with the table, from the stats file's own reasons.
      */
-    private static List<String> noticeLines(List<AgentNotice> notices) {
-        return notices.stream().filter(n -> n.refused() || !n.text().startsWith(NOT_COUNTING))
+    private List<String> noticeLines(List<AgentNotice> notices) {
+        return notices.stream().filter(n -> n.kind() != AgentNotice.Kind.NOT_COUNTED && said.first(n))
                 .map(n -> (n.refused() ? "agent refused: " : "agent: ") + TerminalText.escape(n.text()))
                 .collect(Collectors.toList());
     }

@@ -91,16 +91,25 @@ class AttachCommandTest {
         }
     }
 
-    /** What the agent could not do is said in attach's own output, not on the application's stderr: exit 1. */
+    /**
+     * What the agent could not do is said in attach's own output, not on the application's stderr: exit 1. With
+     * --log, the agent's log= file keeps it too, with its time and kind.
+     */
     @Test
-    void aRefusedPinIsSaidByAttachItselfAndExits1() throws Exception {
+    void aRefusedPinIsSaidByAttachItselfAndExits1(@TempDir Path dir) throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
+            Path log = dir.resolve("agent.log");
             CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-0@7", "--interval", "100ms", "--duration", "1s", "--detach-on-exit"));
+                    "worker-0@7", "--interval", "100ms", "--duration", "1s", "--detach-on-exit", "--log",
+                    log.toString()));
             assertEquals(ExitCode.FAILURE, attach.code, attach.out + attach.err);
             assertTrue(attach.out.contains("agent refused: cannot pin thread 'worker-0' (7): "), attach.out);
+            assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
+            assertTrue(Files.readAllLines(log).stream().anyMatch(line -> line.matches("\\d{4}-\\d\\d-\\d\\dT"
+                    + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* refused cannot pin thread 'worker-0' \\(7\\): .*")),
+                    Files.readString(log));
             assertEquals("perfpin attach: the agent could not do 1 thing these options ask: see 'agent refused' above\n",
                     attach.err);
             List<String> rest = service.endAndReadRest();

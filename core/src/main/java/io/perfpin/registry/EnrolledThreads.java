@@ -178,7 +178,7 @@ final class EnrolledThreads {
         }
         for (EventFailure failure : counters.unsupported()) {
             if (firstTime(failure.event().name(), failure.reason())) {
-                notices.sayOnce(AgentNotice.info("not counting " + failure.event().name() + ": " + failure.reason()));
+                notices.sayOnce(AgentNotice.notCounted(failure.event().name(), failure.reason()));
             }
         }
         if (!counters.sources().isEmpty() && firstTime(ThreadCounters.PROC, counters.sources().keySet())) {

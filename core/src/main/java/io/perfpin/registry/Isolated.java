@@ -43,8 +43,11 @@ final class Isolated {
         }
     }
 
-    /** The notice for {@code what} that failed: one per distinct failure, however many threads meet it. */
+    /**
+     * The notice for {@code what} that failed: said once, however many threads meet it, and kept with its stack
+     * trace where the agent keeps a log.
+     */
     static AgentNotice failed(String what, Throwable failure) {
-        return AgentNotice.refused(what + " failed: " + failure);
+        return AgentNotice.failure(what + " failed", failure);
     }
 }

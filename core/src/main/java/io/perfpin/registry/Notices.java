@@ -1,20 +1,20 @@
 package io.perfpin.registry;
 
 import io.perfpin.stats.AgentNotice;
+import io.perfpin.stats.SaidOnce;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What the registry says, once per distinct text however many threads meet it: to its sink (the agent's voice),
- * and to viewers through the stats file once there is one. While a stats file is on its way (created by the sampler
+ * What the registry says, once per notice however many threads meet it ({@link SaidOnce}: the same kind about the
+ * same subject): to its sink (the agent's voice), and to viewers through the stats file once there is one. A
+ * failure that comes again reaches the sink again ({@link NoticeSink#again}), for a log that keeps each one. While a stats file is on its way (created by the sampler
  * before its first tick), notices for viewers wait for it. Safe on any thread.
  */
 final class Notices {
     private final NoticeSink sink;
-    private final Set<String> said = ConcurrentHashMap.newKeySet();
+    private final SaidOnce said = new SaidOnce();
     /** Null while no stats file is published. */
     private volatile StatsPublisher stats;
     /** A stats file is on its way: {@link #early} holds what viewers will read in it. */
@@ -54,15 +54,23 @@ final class Notices {
     }
 
     /**
-     * Says a notice of the registry's own, unless its text was said before. Posted first, then said: a sink that keeps
-     * back from stderr what viewers will read asks {@link #published} after the notice is on its way to them, so a
-     * stats file given up in between ({@link #noStatsFile}) hands it back rather than losing it.
+     * Says a notice of the registry's own, unless one like it was said before. Posted first, then said: a sink that
+     * keeps back from stderr what viewers will read asks {@link #published} after the notice is on its way to them,
+     * so a stats file given up in between ({@link #noStatsFile}) hands it back rather than losing it. A failure said
+     * before goes to {@link NoticeSink#again}, with its cause.
      */
     void sayOnce(AgentNotice notice) {
-        if (said.add(notice.text())) {
+        if (said.first(notice)) {
             post(notice);
             sink.said(notice);
+        } else if (notice.cause() != null) {
+            sink.again(notice);
         }
+    }
+
+    /** {@code what} failed with {@code cause}: said once, and each time to a log ({@link AgentNotice#failure}). */
+    void failed(String what, Throwable cause) {
+        sayOnce(AgentNotice.failure(what, cause));
     }
 
     /** Posts a notice that the agent said itself for viewers of the stats file, when there is or will be one. */

@@ -113,8 +113,8 @@ final class RecordingWriter {
     private void failed(IOException e) {
         ended = true;
         String why = "writing it failed: " + e.getMessage();
-        notices.sayOnce(AgentNotice.refused("the recording " + file.path() + " stopped: " + why
-                + "; it ends there, marked incomplete; counting goes on"));
+        notices.sayOnce(new AgentNotice(AgentNotice.Kind.FAILURE, "the recording " + file.path(), "the recording "
+                + file.path() + " stopped: " + why + "; it ends there, marked incomplete; counting goes on", e));
         try {
             file.endWith(EndRecord.incomplete(System.currentTimeMillis(), why).toJson());
         } catch (IOException noRoom) {

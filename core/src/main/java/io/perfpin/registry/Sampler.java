@@ -187,7 +187,7 @@ final class Sampler {
     void faulted(InternalError fault) {
         StatsPublisher publisher = stats;
         if (publisher == null || !publisher.faulted(fault)) {
-            notices.sayOnce(AgentNotice.refused("sampling failed: " + fault));
+            notices.sayOnce(AgentNotice.failure("sampling failed", fault));
         }
     }
 }

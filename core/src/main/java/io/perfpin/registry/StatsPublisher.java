@@ -67,7 +67,7 @@ final class StatsPublisher {
         long startNanos = System.nanoTime();
         write(() -> {
             for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
-                if (!file.notice(notice.refused(), notice.text())) {
+                if (!file.notice(notice)) {
                     noticesFull = true;
                     sink.unpublished(notice);
                 }
@@ -96,15 +96,14 @@ final class StatsPublisher {
     void close() {
         write(() -> {
             for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
-                if (!file.notice(notice.refused(), notice.text())) {
+                if (!file.notice(notice)) {
                     sink.unpublished(notice);
                 }
             }
             try {
                 file.close();
             } catch (IOException | UncheckedIOException e) {
-                notices.accept(AgentNotice.info("closing the stats file " + file.path() + " failed: "
-                        + e.getMessage()));
+                notices.accept(AgentNotice.failure("closing the stats file " + file.path() + " failed", e));
             }
         });
         stopped = true;

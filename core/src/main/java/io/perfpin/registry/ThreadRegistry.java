@@ -155,8 +155,9 @@ public final class ThreadRegistry implements AutoCloseable {
                 return;
             }
         } catch (IOException | RuntimeException e) {
-            notices.sayOnce(AgentNotice.info("no live view (perfpin top, attach and run show nothing): cannot write"
-                    + " the stats file " + path + ": " + e.getMessage() + "; counting and recording go on"));
+            // a failure, with its cause: a log= file keeps why the file could not be made (a full disk, say)
+            notices.sayOnce(AgentNotice.failure("no live view (perfpin top, attach and run show nothing): cannot"
+                    + " write the stats file " + path, e, "counting and recording go on"));
         }
         notices.noStatsFile();
     }

@@ -268,13 +268,13 @@ public final class StatsFile implements AutoCloseable {
      * Posts a notice for viewers, after the ones posted before; false when the file holds
      * {@link StatsLayout#NOTICE_CAPACITY} already.
      */
-    public boolean notice(boolean refused, String text) {
+    public boolean notice(AgentNotice notice) {
         if (noticesPosted == NOTICE_CAPACITY) {
             return false;
         }
         int offset = trailerOffset(capacity) + OPTIONS_TEXT_SIZE + noticesPosted * NOTICE_SIZE;
-        fixed.putInt(offset + NOTICE_KIND_OFFSET, refused ? NOTICE_REFUSED : NOTICE_INFO);
-        StatsStrings.put(fixed, offset + NOTICE_TEXT_OFFSET, NOTICE_SIZE - NOTICE_TEXT_OFFSET, text);
+        fixed.putInt(offset + NOTICE_KIND_OFFSET, notice.kind().code());
+        StatsStrings.put(fixed, offset + NOTICE_TEXT_OFFSET, NOTICE_SIZE - NOTICE_TEXT_OFFSET, notice.text());
         noticesPosted++;
         LONGS.setRelease(fixed, NOTICES_POSTED_OFFSET, (long) noticesPosted);
         return true;

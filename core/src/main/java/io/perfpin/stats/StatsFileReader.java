@@ -329,12 +329,13 @@ public final class StatsFileReader implements AutoCloseable {
         List<AgentNotice> notices = new ArrayList<>((int) posted);
         for (int n = 0; n < posted; n++) {
             int offset = first + n * NOTICE_SIZE;
-            int kind = fixed.getInt(offset + NOTICE_KIND_OFFSET);
-            if (kind != NOTICE_INFO && kind != NOTICE_REFUSED) {
-                throw damaged(file, "notice " + n + " of kind " + kind + " (" + NOTICE_INFO + " or " + NOTICE_REFUSED
+            int code = fixed.getInt(offset + NOTICE_KIND_OFFSET);
+            AgentNotice.Kind kind = AgentNotice.Kind.ofCode(code);
+            if (kind == null) {
+                throw damaged(file, "notice " + n + " of kind " + code + " (" + NOTICE_INFO + " to " + NOTICE_FAILURE
                         + " allowed)");
             }
-            notices.add(new AgentNotice(kind == NOTICE_REFUSED, StatsStrings.read(fixed, offset + NOTICE_TEXT_OFFSET,
+            notices.add(new AgentNotice(kind, StatsStrings.read(fixed, offset + NOTICE_TEXT_OFFSET,
                     NOTICE_SIZE - NOTICE_TEXT_OFFSET)));
         }
         return notices;

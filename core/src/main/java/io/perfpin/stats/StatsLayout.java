@@ -55,8 +55,13 @@ import java.nio.ByteOrder;
  *                                  when longer (its length and CRC in the header are the whole text's)
  *  ...  {@link #NOTICE_CAPACITY} x {@link #NOTICE_SIZE} bytes: what the agent told its user, in the order it
  *                                  said it, the first N in use, each written once before N counts it:
- *         0  u32  kind             {@link #NOTICE_INFO}, or {@link #NOTICE_REFUSED}: something the options asked
- *                                  (a pin, a thread counted) that the agent could not do
+ *         0  u32  kind             what sort of notice it is, so that a reader never tells notices apart by
+ *                                  their text ({@link AgentNotice.Kind}): {@link #NOTICE_INFO};
+ *                                  {@link #NOTICE_REFUSED}, something the options asked (a pin, a thread
+ *                                  counted) that the agent could not do; {@link #NOTICE_NOT_COUNTED}, an event
+ *                                  this machine does not count (since version 6; before, info); or
+ *                                  {@link #NOTICE_FAILURE}, a step that failed with an exception, the agent
+ *                                  going on without it (since version 6; before, refused)
  *         4  ...  text             UTF-8, zero-padded, cut at a character boundary
  *
  * Then the aggregate slot, R finished slots, and last the L live slots, each {@link #slotSize(int)} bytes (the
@@ -121,7 +126,7 @@ import java.nio.ByteOrder;
  *   <li>Dynamic header fields, checked on every read: event count 0 to the capacity, never falling; live slot
  *       count 1 to its capacity, never falling; finished total &gt;= 0, never falling; samples published never
  *       falling; closed 0 or 1; heartbeat &gt;= 0; each named event has a name, and no two the same name; notices
- *       posted 0 to {@link #NOTICE_CAPACITY}, never falling, each of a known kind.</li>
+ *       posted 0 to {@link #NOTICE_CAPACITY}, never falling, each of a known kind (1 to 4).</li>
  *   <li>Slots: a live slot is free or running, a finished slot free or finished, the aggregate slot the
  *       aggregate; this holds even while the writer is mid-update, so it is checked before waiting on a sequence.
  *       Once the sequence is even and unchanged across the copy: a thread's slot counts 1 thread with a tid 1 to
@@ -137,7 +142,8 @@ import java.nio.ByteOrder;
  */
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
-    public static final int VERSION = 5;
+    /** 6: notices of kinds not-counted and failure, which version 5 readers would call damaged. */
+    public static final int VERSION = 6;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -219,6 +225,8 @@ public final class StatsLayout {
     public static final int TRAILER_SIZE = OPTIONS_TEXT_SIZE + NOTICE_CAPACITY * NOTICE_SIZE;
     public static final int NOTICE_INFO = 1;
     public static final int NOTICE_REFUSED = 2;
+    public static final int NOTICE_NOT_COUNTED = 3;
+    public static final int NOTICE_FAILURE = 4;
 
     public static final int STATE_FREE = 0;
     public static final int STATE_RUNNING = 1;

@@ -103,15 +103,23 @@ class StatsFileTest {
         try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 1, 1, options);
              StatsFileReader reader = StatsFileReader.open(file)) {
             assertEquals(List.of(), reader.snapshot().notices());
-            assertTrue(stats.notice(true, "cannot pin thread 'worker-0' (7): CPU 7 is outside 0-1"));
-            assertTrue(stats.notice(false, "not counting cycles: no hardware PMU counts this here"));
-            assertEquals(List.of(AgentNotice.refused("cannot pin thread 'worker-0' (7): CPU 7 is outside 0-1"),
-                    AgentNotice.info("not counting cycles: no hardware PMU counts this here")),
+            List<AgentNotice> said = List.of(
+                    AgentNotice.refused("cannot pin thread 'worker-0' (7): CPU 7 is outside 0-1"),
+                    AgentNotice.notCounted("cycles", "no hardware PMU counts this here"),
+                    AgentNotice.info("counting task-clock from /proc"),
+                    AgentNotice.failure("recording failed", new IOException("File too large")));
+            said.forEach(notice -> assertTrue(stats.notice(notice)));
+            // read back by kind, each with its text: the subject and cause stay with the agent
+            assertEquals(said.stream().map(n -> new AgentNotice(n.kind(), n.text())).collect(Collectors.toList()),
                     reader.snapshot().notices());
-            for (int n = 2; n < StatsLayout.NOTICE_CAPACITY; n++) {
-                assertTrue(stats.notice(false, "notice " + n + " " + "\u00e9".repeat(200)));
+            assertEquals("not counting cycles: no hardware PMU counts this here", reader.snapshot().notices().get(1)
+                    .text());
+            assertEquals("recording failed: java.io.IOException: File too large", reader.snapshot().notices().get(3)
+                    .text());
+            for (int n = said.size(); n < StatsLayout.NOTICE_CAPACITY; n++) {
+                assertTrue(stats.notice(AgentNotice.info("notice " + n + " " + "\u00e9".repeat(200))));
             }
-            assertFalse(stats.notice(true, "one too many"), "the file holds " + StatsLayout.NOTICE_CAPACITY);
+            assertFalse(stats.notice(AgentNotice.refused("one too many")), "the file holds " + StatsLayout.NOTICE_CAPACITY);
             List<AgentNotice> all = reader.snapshot().notices();
             assertEquals(StatsLayout.NOTICE_CAPACITY, all.size());
             String cut = all.get(StatsLayout.NOTICE_CAPACITY - 1).text();

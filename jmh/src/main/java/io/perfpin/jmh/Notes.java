@@ -5,19 +5,20 @@ import io.perfpin.counter.ThreadCounters;
 import io.perfpin.event.EventList;
 import io.perfpin.event.UnsupportedEvent;
 import io.perfpin.report.TerminalText;
+import io.perfpin.stats.AgentNotice;
+import io.perfpin.stats.SaidOnce;
 
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * What the profiler says in JMH's output, each thing once per JVM, as {@code # perfpin: ...} lines: JMH prints a
- * fork's output as it comes, and JMH's own notes start with {@code #}. An event that is not counted is said here,
+ * What the profiler says in JMH's output, each thing once per JVM ({@link SaidOnce}, the rule the agent says its
+ * notices by), as {@code # perfpin: ...} lines: JMH prints a fork's output as it comes, and JMH's own notes start
+ * with {@code #}. An event that is not counted is said here,
  * with its reason, and has no result at all: never a 0.
  */
 final class Notes {
-    private static final Set<String> SAID = ConcurrentHashMap.newKeySet();
+    private static final SaidOnce SAID = new SaidOnce();
     /** Set while JMH's line {@code # Preparing profilers: perfpin } waits for the newline JMH ends it with. */
     private static boolean afterOpenLine;
 
@@ -25,8 +26,12 @@ final class Notes {
     }
 
     static void say(String text) {
-        if (SAID.add(text)) {
-            String line = TerminalText.escape("# " + ProfilerOptions.NAME + ": " + text);
+        say(AgentNotice.info(text));
+    }
+
+    private static void say(AgentNotice notice) {
+        if (SAID.first(notice)) {
+            String line = TerminalText.escape("# " + ProfilerOptions.NAME + ": " + notice.text());
             if (afterOpenLine) {
                 System.out.print(System.lineSeparator() + line);
             } else {
@@ -69,8 +74,8 @@ final class Notes {
         }
     }
 
-    /** What went wrong, once, so the benchmark goes on without perfpin's results rather than fail. */
+    /** What went wrong, once however often, so the benchmark goes on without perfpin's results rather than fail. */
     static void failed(String what, Throwable e) {
-        say(what + ": " + e);
+        say(AgentNotice.failure(what, e));
     }
 }

@@ -10,6 +10,7 @@ import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.ThreadRegistry;
+import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 
@@ -44,6 +45,21 @@ final class Agent implements AutoCloseable {
 
     static Agent start(AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation,
                        boolean attached) throws IOException {
+        if (options.log() != null) {
+            AgentLog.logTo(options.log()); // first: what the start says is in it
+        }
+        try {
+            return startCounting(options, parser, syscalls, instrumentation, attached);
+        } catch (IOException | RuntimeException | Error e) {
+            // the [perfpin] line that says so comes after: the log keeps its stack trace, then lets its file go
+            AgentLog.logOnly(AgentNotice.failure("the agent did not start", e));
+            AgentLog.stopLogging();
+            throw e;
+        }
+    }
+
+    private static Agent startCounting(AgentOptions options, EventParser parser, Syscalls syscalls,
+                                       Instrumentation instrumentation, boolean attached) throws IOException {
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
                 .withJsonLines(options.out()).withDescriptors(options.descriptors()).withAgentOptions(options.text());
         if (options.stats() != null) {
@@ -154,6 +170,7 @@ final class Agent implements AutoCloseable {
             methods.close();
             closeCounting(registry, exports);
             AgentLog.publishTo(null, false);
+            AgentLog.stopLogging(); // last: what the final records said is in it
             try {
                 Runtime.getRuntime().removeShutdownHook(shutdownHook);
             } catch (IllegalStateException e) {

@@ -44,6 +44,9 @@ import java.util.Map;
  *   interval=DURATION       sampling interval (default: 500ms)
  *   out=FILE                JSON lines: samples every interval, a final record per thread
  *   stats=FILE|off          the memory-mapped stats file (default: the per-user perfpin directory)
+ *   log=FILE                every notice with its time, every failure with its stack trace, each time
+ *                           (bounded: {@link AgentLogFile}); a file that cannot be written is said once, and
+ *                           the agent counts without it
  *   fds=SHARE               the file descriptors perfpin may hold: a share of those free when it starts
  *                           (25%, the default) or a number (4000); threads beyond it are not counted
  *   config=FILE             more options, one KEY=VALUE per line, # starts a comment; a bad line is quoted
@@ -72,7 +75,7 @@ import java.util.Map;
  * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
  */
 final class AgentOptions {
-    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, fds, config, detach,"
+    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, log, fds, config, detach,"
             + " quiet"
             + ", " + MetricsOptions.KEYS;
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
@@ -88,6 +91,7 @@ final class AgentOptions {
     private Path out;
     private Path stats;
     private boolean statsOff;
+    private Path log;
     private DescriptorShare descriptors = DescriptorShare.DEFAULT;
     private boolean detach;
     private boolean quiet;
@@ -157,6 +161,9 @@ final class AgentOptions {
                 break;
             case "out":
                 out = path(token, value);
+                break;
+            case "log":
+                log = path(token, value);
                 break;
             case "stats":
                 statsOff = value.equals("off");
@@ -278,6 +285,11 @@ final class AgentOptions {
 
     boolean statsOff() {
         return statsOff;
+    }
+
+    /** Null when no log= file is written. */
+    Path log() {
+        return log;
     }
 
     DescriptorShare descriptors() {

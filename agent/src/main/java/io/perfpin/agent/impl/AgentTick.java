@@ -5,6 +5,7 @@ import io.perfpin.event.EventList;
 import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.RunRecord;
+import io.perfpin.stats.AgentNotice;
 
 import java.util.List;
 import java.util.function.Consumer;
@@ -80,7 +81,7 @@ final class AgentTick implements ThreadRegistry.TickListener {
             return work.test(jfr);
         } catch (RuntimeException | LinkageError e) {
             flightRecorder = null;
-            AgentLog.refused("no more JFR events: " + e + "; counting and recording go on");
+            AgentLog.say(AgentNotice.failure("no more JFR events", e, "counting and recording go on"));
             return false;
         }
     }

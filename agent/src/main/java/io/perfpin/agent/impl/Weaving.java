@@ -1,5 +1,6 @@
 package io.perfpin.agent.impl;
 
+import io.perfpin.stats.AgentNotice;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.agent.builder.QuietAgentBuilder;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
@@ -130,7 +131,7 @@ final class Weaving {
         @Override
         public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded,
                             Throwable throwable) {
-            AgentLog.refused("cannot weave " + typeName + ", it runs unchanged: " + throwable);
+            AgentLog.say(AgentNotice.failure("cannot weave " + typeName + ", it runs unchanged", throwable));
         }
     }
 }

@@ -1,5 +1,7 @@
 package io.perfpin.agent.impl;
 
+import io.perfpin.stats.AgentNotice;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.ClassFileTransformer;
@@ -95,7 +97,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
             try {
                 instrumentation.retransformClasses(types.toArray(new Class<?>[0]));
             } catch (Exception | LinkageError e) {
-                AgentLog.refused("cannot retransform " + types.size() + " annotated classes: " + e);
+                AgentLog.say(AgentNotice.failure("cannot retransform " + types.size() + " annotated classes", e));
             }
         }
     }
@@ -110,7 +112,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
                         current = Weaving.annotationsOnly(values, methods);
                     } catch (RuntimeException | LinkageError e) {
                         broken = true;
-                        AgentLog.refused("cannot weave perfpin's annotations, they are ignored: " + e);
+                        AgentLog.say(AgentNotice.failure("cannot weave perfpin's annotations, they are ignored", e));
                         return new ClassFileTransformer() {
                             // weaves nothing: broken is set, so it is not called again
                         };

@@ -86,7 +86,7 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
     /** A failure of the export's own: the last snapshot stays published, and counting goes on. */
     private void stop(RuntimeException e) {
         failed = true;
-        notices.accept(AgentNotice.refused("the metrics export stopped updating: " + e + "; counting goes on"));
+        notices.accept(AgentNotice.failure("the metrics export stopped updating", e, "counting goes on"));
     }
 
     /** Stops the exports, after the registry's final tick: the OpenTelemetry export sends the final totals. */

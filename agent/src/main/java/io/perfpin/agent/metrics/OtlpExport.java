@@ -55,8 +55,8 @@ final class OtlpExport implements AutoCloseable {
             instruments = new OtlpInstruments(endpoint, snapshots, budget, notices);
             thread.scheduleWithFixedDelay(this::export, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException | LinkageError e) {
-            notices.accept(AgentNotice.refused("cannot export metrics to the OTLP receiver at " + endpoint + ": " + e
-                    + "; counting goes on"));
+            notices.accept(AgentNotice.failure("cannot export metrics to the OTLP receiver at " + endpoint, e,
+                    "counting goes on"));
         }
     }
 
@@ -65,8 +65,7 @@ final class OtlpExport implements AutoCloseable {
             instruments.export();
         } catch (RuntimeException e) {
             // a throw would end the schedule: said once, and the next interval tries again
-            notices.accept(AgentNotice.refused("exporting metrics to the OTLP receiver at " + endpoint + " failed: "
-                    + e));
+            notices.accept(AgentNotice.failure("exporting metrics to the OTLP receiver at " + endpoint + " failed", e));
         }
     }
 

@@ -1,0 +1,60 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.stats.AgentNotice;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The log= file: its entries, and its bound. */
+class AgentLogFileTest {
+    private static final OffsetDateTime WHEN = OffsetDateTime.of(2025, 3, 4, 5, 6, 7, 80_000_000, ZoneOffset.UTC);
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void anEntryHasItsTimeKindTextAndTrace() throws IOException {
+        Path path = dir.resolve("agent.log");
+        IOException cause = new IOException("File too large: http://user:secret@host/x\u001b[31m");
+        try (AgentLogFile log = AgentLogFile.create(path)) {
+            log.write(AgentNotice.refused("cannot pin thread 'w\n1' (7)"), WHEN);
+            log.write(AgentNotice.failure("recording failed", cause), WHEN.plusNanos(1_000_000));
+        }
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
+        List<String> lines = Files.readAllLines(path);
+        assertEquals("2025-03-04T05:06:07.080Z refused cannot pin thread 'w\\n1' (7)", lines.get(0));
+        assertTrue(lines.get(1).startsWith("2025-03-04T05:06:07.081Z failure recording failed: java.io.IOException:"
+                + " File too large: http://"), lines.get(1));
+        assertTrue(lines.get(2).startsWith("java.io.IOException: File too large: http://"), lines.get(2));
+        // the trace too masks credentials and escapes what a terminal would obey
+        assertTrue(lines.stream().noneMatch(line -> line.contains("secret") || line.contains("\u001b")),
+                lines.toString());
+        assertTrue(lines.get(3).startsWith("    at io.perfpin.agent.impl.AgentLogFileTest."), lines.get(3));
+    }
+
+    /** Full, it says so in one last line, and writes nothing more. */
+    @Test
+    void theLogStopsAtItsBoundWithOneLastLine() throws IOException {
+        Path path = dir.resolve("agent.log");
+        try (AgentLogFile log = AgentLogFile.create(path, 65536)) {
+            for (int i = 0; i < 1000; i++) {
+                log.write(AgentNotice.failure("sampling failed", new IOException("failure " + i)), WHEN);
+            }
+        }
+        assertTrue(Files.size(path) <= 65536, Files.size(path) + " bytes");
+        List<String> lines = Files.readAllLines(path);
+        assertEquals("2025-03-04T05:06:07.080Z info the log stopped here, at its bound of 65536 bytes: later notices"
+                + " are said on stderr and in the stats file only", lines.get(lines.size() - 1));
+        assertTrue(lines.get(0).endsWith("failure sampling failed: java.io.IOException: failure 0"), lines.get(0));
+    }
+}
