@@ -30,6 +30,8 @@ import java.util.concurrent.Semaphore;
  *   open N                 opens /dev/null N times and keeps the files open, up to the first failure
  *                          -> "opened K of N", then ": why" if K is less
  *   close                  closes the files that open opened          -> "closed K"
+ *   starved NAME PAGES     as start, after opening /dev/null until none is left: the thread starts with no free
+ *                          descriptor, even where another thread freed one since the last open -> "touched NAME TID"
  *   finish                 every waiting thread ends; then "done" and exit 0
  * </pre>
  */
@@ -55,6 +57,10 @@ public final class AgentTestApp {
             String[] word = line.trim().split(" ");
             switch (word[0]) {
                 case "start":
+                    start(new Toucher(Integer.parseInt(word[2])), word[1]);
+                    break;
+                case "starved":
+                    fill();
                     start(new Toucher(Integer.parseInt(word[2])), word[1]);
                     break;
                 case "annotated":
@@ -176,6 +182,17 @@ public final class AgentTestApp {
             thread.start();
         }
         say("parked " + threads);
+    }
+
+    /** Takes every descriptor left, as open does, silently: a descriptor freed meanwhile (by any thread) is taken. */
+    private static void fill() {
+        try {
+            while (true) {
+                FILES.add(FileChannel.open(Paths.get("/dev/null"), StandardOpenOption.READ));
+            }
+        } catch (IOException e) {
+            // none left
+        }
     }
 
     private static void open(int files) {
