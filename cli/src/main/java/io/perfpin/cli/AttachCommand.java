@@ -81,8 +81,10 @@ final class AttachCommand implements Callable<Integer> {
         } else if (found) {
             System.err.println("perfpin attach: the agent already runs in " + pid + " with these options; watching it");
         }
-        // Opened before the agent loads: an --output FILE that cannot be written changes nothing in the JVM.
-        try (ReportOutput out = output.open()) {
+        // Opened before the agent loads: an --output FILE that cannot be written changes nothing in the JVM. A
+        // Ctrl-C ends the view; the signal's exit then waits for what follows it, a detach included.
+        try (StopSignal held = StopSignal.install();
+             ReportOutput out = output.open()) {
             try {
                 if (load) {
                     AgentLoader.load(pid, AgentJar.forThisUser(), options, ATTACH_TIMEOUT);
