@@ -19,7 +19,6 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -185,9 +184,7 @@ class AttachCommandTest {
 
     /** No perf_event descriptor, every thread on the CPUs it had, and only [perfpin] lines on the application's output. */
     private static void assertLeftAsFound(ChildJvm service, String cpus) throws Exception {
-        assertEquals(0, ProcFiles.perfEventDescriptors(service.pid()), "no perf_event descriptor left");
-        Map<Integer, String> each = ProcFiles.cpusAllowedOfEachThread(service.pid());
-        assertTrue(each.values().stream().allMatch(cpus::equals), "every thread back on " + cpus + ": " + each);
+        DetachCommandTest.assertNothingOfPerfpinsIn(service.pid(), cpus);
         DetachCommandTest.assertOnlyPerfpinLines(service.endAndReadRest());
         Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
     }

@@ -128,12 +128,17 @@ class DetachCommandTest {
         CliRun detach = CliRun.capture(() -> Perfpin.run("detach", Long.toString(pid)));
         assertEquals(ExitCode.OK, detach.code, detach.err);
         assertEquals("perfpin: detached from " + pid + "\n", detach.out);
-        assertEquals(0, ProcFiles.perfEventDescriptors(pid), "no perf_event descriptor left");
-        Map<Integer, String> each = ProcFiles.cpusAllowedOfEachThread(pid);
-        assertTrue(each.values().stream().allMatch(cpus::equals), "every thread back on " + cpus + ": " + each);
+        assertNothingOfPerfpinsIn(pid, cpus);
 
         CliRun again = CliRun.capture(() -> Perfpin.run("detach", Long.toString(pid)));
         assertEquals(ExitCode.NO_AGENT, again.code, "the agent says it is gone: " + again.err);
+    }
+
+    /** No perf_event descriptor in the JVM, and each of its threads on {@code cpus}, the CPUs it had before. */
+    static void assertNothingOfPerfpinsIn(long pid, String cpus) {
+        assertEquals(0, ProcFiles.perfEventDescriptors(pid), "no perf_event descriptor left");
+        Map<Integer, String> each = ProcFiles.cpusAllowedOfEachThread(pid);
+        assertTrue(each.values().stream().allMatch(cpus::equals), "every thread back on " + cpus + ": " + each);
     }
 
     /** The CPUs the JVM's main thread may use, which every thread has until something pins it. */
