@@ -1,6 +1,8 @@
 package io.perfpin.cli;
 
+import io.perfpin.cpu.CpuTopology;
 import io.perfpin.options.AgentOptionText;
+import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.stats.OptionsText;
@@ -38,6 +40,11 @@ final class AgentSettings {
     @Option(names = "--class", paramLabel = "REGEX", converter = ThreadsOption.Regex.class,
             description = "Also count threads whose class (a Thread subclass) matches REGEX, whatever their name.")
     ThreadPattern threadClass;
+
+    @Option(names = "--fds", paramLabel = "SHARE", converter = StatCommand.Share.class,
+            description = "The file descriptors the agent may hold (its fds=): a share of those the JVM has free when"
+                    + " the agent starts (default 25%%), or a number; threads beyond it are not counted, and say why.")
+    DescriptorShare fds;
 
     @Option(names = "--record", paramLabel = "FILE",
             description = "The agent records JSON lines there (its out=): samples, a final record per thread,"
@@ -91,8 +98,24 @@ final class AgentSettings {
         if (record != null) {
             asked.put("out", List.of(record.toAbsolutePath().toString()));
         }
+        if (fds != null) {
+            asked.put("fds", List.of(fds.toString()));
+        }
         exports.agentOptions().forEach((key, value) -> asked.put(key, List.of(value)));
         return asked;
+    }
+
+    /**
+     * Checks, before the agent is loaded into the JVM {@code pid}, what can be known from outside it: each
+     * {@code --pin}'s CPU list against the CPUs that JVM may use, as the agent in it would check it.
+     *
+     * @throws IllegalArgumentException naming the CPUs and the allowed set
+     */
+    void checkFor(long pid) {
+        if (!pins.rules().isEmpty()) {
+            CpuTopology topology = CpuTopology.ofProcess(pid);
+            pins.rules().forEach(rule -> rule.placement().check(topology));
+        }
     }
 
     /**
@@ -120,6 +143,9 @@ final class AgentSettings {
         }
         if (record != null) {
             options.option("out", record.toAbsolutePath().toString(), "--record");
+        }
+        if (fds != null) {
+            options.option("fds", fds.toString(), "--fds");
         }
         exports.agentOptions().forEach((key, value) -> options.option(key, value, "--" + key));
         if (log != null) {

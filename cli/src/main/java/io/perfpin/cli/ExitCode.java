@@ -13,7 +13,10 @@ public final class ExitCode {
     public static final int NOT_A_JVM = 4;
     /** The JVM runs as another user: run perfpin as that user (or root). */
     public static final int PERMISSION_DENIED = 5;
-    /** The JVM runs no perfpin agent: it has no stats file, or one no agent updates any more. */
+    /**
+     * The JVM runs no perfpin agent: for top, it has no stats file, or one no agent updates any more; for detach, the
+     * agent says so itself through the attach channel, or the JVM never loaded a Java agent.
+     */
     public static final int NO_AGENT = 6;
     /** The JVM would not load the agent, or the agent did not start in it: the JVM's stderr says why. */
     public static final int ATTACH_FAILED = 7;

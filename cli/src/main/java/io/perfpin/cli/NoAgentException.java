@@ -2,12 +2,18 @@ package io.perfpin.cli;
 
 import java.nio.file.Path;
 
-/** The JVM has no stats file: no perfpin agent runs in it (exit code {@link ExitCode#NO_AGENT}). */
+/** No perfpin agent runs in the JVM (exit code {@link ExitCode#NO_AGENT}). */
 final class NoAgentException extends Exception {
     private static final long serialVersionUID = 1L;
 
+    /** For a command that reads the stats file, and found none. */
     NoAgentException(long pid, Path statsFile) {
-        super("process " + pid + " runs no perfpin agent (no stats file at " + statsFile + "): start it with"
+        this(pid, "no stats file at " + statsFile);
+    }
+
+    /** {@code why}: how it is known, a parenthesis of the message; empty for none. */
+    NoAgentException(long pid, String why) {
+        super("process " + pid + " runs no perfpin agent" + (why.isEmpty() ? "" : " (" + why + ")") + ": start it with"
                 + " -javaagent:<path to perfpin-agent.jar>, or perfpin attach " + pid);
     }
 }

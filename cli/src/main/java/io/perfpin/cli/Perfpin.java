@@ -81,6 +81,10 @@ public final class Perfpin {
     /** One line, never a stack trace: a bad value is a usage error, anything else a failure. */
     private static int report(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
         command.getErr().println(shown(command.getCommandSpec().qualifiedName() + ": " + e.getMessage()));
+        return exitCode(e instanceof AttachUndoneException ? (Exception) e.getCause() : e);
+    }
+
+    private static int exitCode(Exception e) {
         if (e instanceof AttachException) {
             switch (((AttachException) e).category()) {
                 case NO_SUCH_PROCESS:

@@ -1,10 +1,12 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.cpu.CpuSet;
+import io.perfpin.cpu.CpuTopology;
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.stats.StatsFileReader;
-import io.perfpin.stats.StatsLayout;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -21,7 +23,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** attach, its live view, detach, and run, on real JVMs with the agent packaged in the CLI's jar. */
 class AttachCommandTest {
@@ -92,30 +96,103 @@ class AttachCommandTest {
     }
 
     /**
-     * What the agent could not do is said in attach's own output, not on the application's stderr: exit 1. With
-     * --log, the agent's log= file keeps it too, with its time and kind.
+     * A pin to a CPU the JVM may not use is a usage error found before anything is loaded: exit 2, and the JVM never
+     * saw a Java agent.
      */
     @Test
-    void aRefusedPinIsSaidByAttachItselfAndExits1(@TempDir Path dir) throws Exception {
+    @Timeout(120)
+    void aPinOutsideTheJvmsCpusIsExit2BeforeTheAgentIsLoaded() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
+            int outside = CpuSet.parseList(cpus).last() + 1;
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", Long.toString(service.pid()), "--threads",
+                    "worker-.*", "--pin", "worker-0@" + outside, "--duration", "1s"));
+            assertEquals(ExitCode.USAGE, attach.code, attach.out + attach.err);
+            assertTrue(attach.err.startsWith("perfpin attach: placement " + outside + ": CPU " + outside + " is "),
+                    attach.err);
+            assertFalse(ProcFiles.maps(service.pid(), "libinstrument.so"), "no agent was loaded");
+            assertLeftAsFound(service, cpus);
+        }
+    }
+
+    /**
+     * What the agent could not do is said in attach's own output, not on the application's stderr: exit 1, and the
+     * agent that attach loaded is detached, leaving nothing pinned and no descriptor.
+     */
+    @Test
+    @Timeout(120)
+    void aRefusedPinIsSaidByAttachItselfAndTheAgentItLoadedIsDetached(@TempDir Path dir) throws Exception {
+        CpuTopology machine = CpuTopology.live();
+        assumeTrue(machine.isolated().union(machine.nohzFull()).isEmpty(), "needs a machine without isolated CPUs");
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
+            String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
             Path log = dir.resolve("agent.log");
             CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-0@7", "--interval", "100ms", "--duration", "1s", "--detach-on-exit", "--log",
-                    log.toString()));
+                    "worker-0@isolated", "--interval", "100ms", "--duration", "1s", "--log", log.toString()));
             assertEquals(ExitCode.FAILURE, attach.code, attach.out + attach.err);
-            assertTrue(attach.out.contains("agent refused: cannot pin thread 'worker-0' (7): "), attach.out);
+            assertTrue(attach.out.contains("agent refused: cannot pin thread 'worker-0' (isolated): "), attach.out);
+            // with --log, the agent's log= file keeps it too, with its time and kind
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
             assertTrue(Files.readAllLines(log).stream().anyMatch(line -> line.matches("\\d{4}-\\d\\d-\\d\\dT"
-                    + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* refused cannot pin thread 'worker-0' \\(7\\): .*")),
+                    + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* refused cannot pin thread 'worker-0' \\(isolated\\): .*")),
                     Files.readString(log));
-            assertEquals("perfpin attach: the agent could not do 1 thing these options ask: see 'agent refused' above\n",
+            assertEquals("perfpin attach: the agent could not do 1 thing these options ask: see 'agent refused' above;"
+                    + " the agent that perfpin loaded is detached, leaving process " + pid + " as perfpin found it\n",
                     attach.err);
-            List<String> rest = service.endAndReadRest();
-            assertTrue(rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: " + rest);
-            Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            assertLeftAsFound(service, cpus);
         }
+    }
+
+    /** With a share of descriptors too small for any thread's counters, attach fails and takes its agent back. */
+    @Test
+    @Timeout(120)
+    void anAttachThatCountsNoThreadDetachesTheAgentItLoaded() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
+                    "worker-.*@1", "--fds", "2", "--events", "sched", "--interval", "100ms", "--duration", "1s"));
+            assertEquals(ExitCode.FAILURE, attach.code, attach.out + attach.err);
+            assertTrue(attach.err.startsWith("perfpin attach: none of the selected threads could be counted; threads"
+                    + " not counted: 2, out of file descriptors (perfpin may hold 2: agent option fds=)"), attach.err);
+            assertTrue(attach.err.endsWith("; the agent that perfpin loaded is detached, leaving process " + pid
+                    + " as perfpin found it\n"), attach.err);
+            assertEquals(1, attach.err.lines().count(), "one line: " + attach.err);
+            assertLeftAsFound(service, cpus);
+        }
+    }
+
+    /**
+     * An agent that runs but cannot make its stats file (its perfpin directory cannot be created) gives attach no
+     * view: attach exits 7 and detaches it.
+     */
+    @Test
+    @Timeout(120)
+    void anAgentWithoutAStatsFileIsDetachedByTheAttachThatLoadedIt() throws Exception {
+        try (ChildJvm service = ChildJvm.startWith(List.of("-D" + PerfpinDirectory.PROPERTY + "=/proc/self/perfpin"),
+                "io.perfpin.apps.Service", "2", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
+                    "worker-0@1", "--interval", "100ms", "--duration", "1s"));
+            assertEquals(ExitCode.ATTACH_FAILED, attach.code, attach.out + attach.err);
+            assertTrue(attach.err.startsWith("perfpin attach: the agent did not start in process " + pid), attach.err);
+            assertTrue(attach.err.endsWith("; the agent that perfpin loaded is detached, leaving process " + pid
+                    + " as perfpin found it\n"), attach.err);
+            assertLeftAsFound(service, cpus);
+        }
+    }
+
+    /** No perf_event descriptor, every thread on the CPUs it had, and only [perfpin] lines on the application's output. */
+    private static void assertLeftAsFound(ChildJvm service, String cpus) throws Exception {
+        DetachCommandTest.assertNothingOfPerfpinsIn(service.pid(), cpus);
+        DetachCommandTest.assertOnlyPerfpinLines(service.endAndReadRest());
+        Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
     }
 
     /** A second attach with other options never passes for the first: refused, or applied with --restart. */
@@ -233,24 +310,6 @@ class AttachCommandTest {
             assertEquals(ExitCode.ATTACH_FAILED, stat.code, stat.err);
             assertEquals("perfpin stat: " + refusal + "\n", stat.err);
             assertEquals(List.of(), service.endAndReadRest(), "no signal reached it, so it printed no thread dump");
-        }
-    }
-
-    @Test
-    void detachFromAJvmWhoseStatsFileIsDamagedIsOneLine() throws Exception {
-        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "60")) {
-            service.await(Pattern.compile("ready"));
-            Path stats = PerfpinDirectory.statsFile(service.pid());
-            try {
-                StatsFiles.writeValid(stats, service.pid());
-                StatsFiles.putInt(stats, StatsLayout.EVENT_CAPACITY_OFFSET, 0);
-                CliRun run = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
-                assertEquals(ExitCode.FAILURE, run.code, run.err);
-                assertEquals("perfpin detach: cannot read the stats file: " + stats + " is damaged: event capacity 0"
-                        + " (1 to 256 allowed)\n", run.err);
-            } finally {
-                Files.deleteIfExists(stats);
-            }
         }
     }
 

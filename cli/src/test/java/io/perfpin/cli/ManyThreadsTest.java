@@ -20,7 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * A JVM with 5,000 parked threads and 3 busy ones, under a limit of 20,000 file descriptors: a rule that selects
  * the 3 shows them and keeps the stats file at its first few slots; a rule that selects every thread shows each
- * thread the agent could count, and the others in one line of every frame.
+ * thread the agent could count, and the others in one line of every frame, and, having not counted them all, takes
+ * its agent back when it ends.
  */
 class ManyThreadsTest {
     private static final Pattern HEADING = Pattern.compile("--- .* live threads: (\\d+)(?: \\(\\d+ shown\\))?, .* ---");
@@ -47,24 +48,6 @@ class ManyThreadsTest {
         }
     }
 
-    /**
-     * In the last frame of {@code out}: its live threads, each shown, and those its one line says not counted; every
-     * frame but the first, which counts since enrolment, has the line when there are such threads.
-     */
-    private static long shownOrSaid(String out) {
-        String[] lines = out.split("\n");
-        long last = 0;
-        for (int i = 0; i + 1 < lines.length; i++) {
-            Matcher heading = HEADING.matcher(lines[i]);
-            if (heading.matches()) {
-                Matcher notCounted = NOT_COUNTED.matcher(lines[i + 1]);
-                last = Long.parseLong(heading.group(1)) + (notCounted.matches() ? Long.parseLong(notCounted.group(1))
-                        : 0);
-            }
-        }
-        return last;
-    }
-
     @Test
     void aFewSelectedAmongThousandsCostNothingAndEveryThreadIsShownOrSaidNotCounted() throws Exception {
         try (ChildJvm service = ChildJvm.startUnder(List.of("prlimit", "--nofile=20000:20000"), List.of("-Xss256k"),
@@ -88,12 +71,27 @@ class ManyThreadsTest {
                 }
                 assertEquals(0, CliRun.capture(() -> Perfpin.run("detach", pid)).code);
 
-                CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", ".*", "--interval", "500ms", "--duration",
-                        "500ms"));
-                String all = viewUntil(pid, out -> shownOrSaid(out) >= 5003);
-                assertTrue(all.contains("agent refused: not counting threads while no file descriptor is left for"
-                        + " them"), all.substring(0, Math.min(4000, all.length())));
-                assertEquals(0, CliRun.capture(() -> Perfpin.run("detach", pid)).code);
+                // This attach fails (threads it could not count) and then takes back its agent: its own view, in a
+                // perfpin of its own, is watched until it shows or says every thread, then stopped by SIGTERM.
+                try (ChildJvm attach = ChildJvm.start(Perfpin.class.getName(), "attach", pid, "--threads", ".*",
+                        "--interval", "500ms", "--duration", "2m")) {
+                    long shownOrSaid = 0;
+                    while (shownOrSaid < 5003) {
+                        Matcher heading = attach.await(HEADING);
+                        Matcher notCounted = NOT_COUNTED.matcher(attach.await(Pattern.compile(".*")).group());
+                        shownOrSaid = Long.parseLong(heading.group(1)) + (notCounted.matches()
+                                ? Long.parseLong(notCounted.group(1)) : 0);
+                    }
+                    attach.signal("TERM");
+                    // Read to its end, within its --duration: its totals fill more than a pipe holds.
+                    assertEquals(143, attach.awaitExit());
+                    String all = String.join("\n", attach.lines());
+                    assertTrue(all.contains("agent refused: not counting threads while no file descriptor is left for"
+                            + " them"), all.substring(0, Math.min(4000, all.length())));
+                    assertTrue(all.endsWith("; the agent that perfpin loaded is detached, leaving process " + pid
+                            + " as perfpin found it"), all.substring(Math.max(0, all.length() - 4000)));
+                }
+                assertEquals(0, ProcFiles.perfEventDescriptors(service.pid()), "no perf_event descriptor left");
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
             }

@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -77,6 +78,24 @@ final class ProcFiles {
             throw new UncheckedIOException(e);
         }
         throw new AssertionError("no thread named " + name + " in process " + pid);
+    }
+
+    /** Each live thread's kernel name ({@code comm}, cut at 15 bytes); a thread that ends while they are read is left out. */
+    static List<String> threadNames(long pid) {
+        List<String> names = new ArrayList<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Paths.get("/proc/" + pid + "/task"))) {
+            for (Path task : tasks) {
+                linesOrNone(task.resolve("comm")).stream().findFirst().ifPresent(names::add);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return names;
+    }
+
+    /** Whether the process maps a file of that name, such as {@code libinstrument.so}, which every Java agent loads. */
+    static boolean maps(long pid, String fileName) {
+        return lines(Paths.get("/proc/" + pid + "/maps")).stream().anyMatch(l -> l.endsWith("/" + fileName));
     }
 
     /** How many {@code perf_event} descriptors the process holds. */

@@ -99,6 +99,19 @@ public final class Placement {
         }
     }
 
+    /**
+     * What can be known of this placement on {@code topology} before any thread is pinned: a CPU list's CPUs are
+     * online and within the allowed set, as {@link #assign} checks. The exclusive kinds depend on the reservations
+     * of the moment, and are checked as they are assigned.
+     *
+     * @throws IllegalArgumentException when a listed CPU is offline or outside the allowed set
+     */
+    public void check(CpuTopology topology) {
+        if (kind == Kind.CPUS) {
+            checkListed(topology);
+        }
+    }
+
     private void checkListed(CpuTopology topology) {
         CpuSet offline = cpus.minus(topology.online());
         if (!offline.isEmpty()) {

@@ -215,22 +215,29 @@ final class HotSpotAttach {
             throw new AttachException(NOT_A_JVM, process + " is not a HotSpot JVM: it is the watchdog of a perfpin"
                     + " that pins threads, and runs no Java");
         }
+        if (!mapsLibrary(pid, process, "libjvm.so")) {
+            throw new AttachException(NOT_A_JVM, process + " is not a HotSpot JVM: it has no libjvm.so loaded");
+        }
+    }
+
+    /** Whether the process maps a shared library of that file name. */
+    static boolean mapsLibrary(long pid, String process, String library) throws AttachException {
         Path maps = Path.of("/proc/" + pid + "/maps");
         // ISO-8859-1: mapped file names are bytes, and need not be UTF-8.
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(Files.newInputStream(maps),
                 StandardCharsets.ISO_8859_1))) {
             String line;
             while ((line = lines.readLine()) != null) {
-                if (line.contains("/libjvm.so")) {
-                    return;
+                if (line.contains("/" + library)) {
+                    return true;
                 }
             }
+            return false;
         } catch (AccessDeniedException e) {
             throw new AttachException(PERMISSION_DENIED, "cannot read " + maps + ": permission denied");
         } catch (IOException e) {
             throw gone(pid, process, e);
         }
-        throw new AttachException(NOT_A_JVM, process + " is not a HotSpot JVM: it has no libjvm.so loaded");
     }
 
     private static void startListener(long pid, String process, TargetFiles files, String socket, long deadline,

@@ -81,31 +81,45 @@ final class Agent implements AutoCloseable {
                     + ", as the JVM that started this one with the same options does (a JMH fork's); perfpin report "
                     + options.out() + " reads both");
         }
-        MethodCounting methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
-        registry.onTick(new AgentTick(methods, options.events(), System.currentTimeMillis(), options.text(),
-                options.out() != null));
-        MetricsExport exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
-        AnnotationValues values = new AnnotationValues(parser);
-        ThreadRules rules = options.rules();
-        Enrolment enrolment = new Enrolment(registry, rules, values, methods);
-        ThreadHooks.install(enrolment);
+        // Whatever fails from here on takes back what was started before it: an agent that did not start leaves the
+        // JVM as it found it, with no sampler, descriptor or hook of its own, since no detach can reach it.
+        MethodCounting methods;
+        MetricsExport exports = null;
+        Enrolment enrolment = null;
+        ThreadRules rules;
+        AnnotationValues values;
         Runnable unweave;
         try {
+            methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
+            registry.onTick(new AgentTick(methods, options.events(), System.currentTimeMillis(), options.text(),
+                    options.out() != null));
+            exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
+            values = new AnnotationValues(parser);
+            rules = options.rules();
+            enrolment = new Enrolment(registry, rules, values, methods);
+            ThreadHooks.install(enrolment);
             unweave = weave(instrumentation, syscalls, values, methods, attached);
         } catch (RuntimeException | Error e) {
-            ThreadHooks.uninstall(enrolment);
+            if (enrolment != null) {
+                ThreadHooks.uninstall(enrolment);
+            }
             closeCounting(registry, exports);
             AgentLog.publishTo(null, false);
             throw e;
         }
         Agent agent = new Agent(registry, enrolment, methods, exports, unweave);
-        if (attached) {
-            RunningThreads.enrolInBackground(syscalls, registry, rules, values);
-        } else {
-            // premain runs on the thread that will run main(): it starts counting here, as a started thread would
-            enrolment.runStarting(Thread.currentThread());
+        try {
+            if (attached) {
+                RunningThreads.enrolInBackground(syscalls, registry, rules, values);
+            } else {
+                // premain runs on the thread that will run main(): it starts counting here, as a started thread would
+                enrolment.runStarting(Thread.currentThread());
+            }
+            Runtime.getRuntime().addShutdownHook(agent.shutdownHook);
+        } catch (RuntimeException | Error e) {
+            agent.close();
+            throw e;
         }
-        Runtime.getRuntime().addShutdownHook(agent.shutdownHook);
         return agent;
     }
 

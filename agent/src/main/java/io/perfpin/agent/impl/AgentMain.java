@@ -1,6 +1,7 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.event.EventParser;
+import io.perfpin.jvm.AgentPresence;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 
@@ -9,7 +10,8 @@ import java.lang.instrument.Instrumentation;
 /**
  * The implementation's entry, called by the launcher in the agent's own class loader. Whatever happens, the
  * application carries on: a bad option or a failure is one {@code [perfpin]} line on stderr, and the agent
- * stays off.
+ * stays off. Whether an agent runs is said in the system property {@link AgentPresence#PROPERTY}, which perfpin reads
+ * through the JVM's attach channel: detach and attach then depend on no file.
  */
 public final class AgentMain {
     private static Agent running;
@@ -31,6 +33,7 @@ public final class AgentMain {
                 Syscalls syscalls = Backends.syscalls();
                 HookClasses.install(syscalls, instrumentation);
                 running = Agent.start(options, parser, syscalls, instrumentation, attached);
+                System.setProperty(AgentPresence.PROPERTY, AgentPresence.RUNNING);
             }
         } catch (IllegalArgumentException e) {
             AgentLog.refused(e.getMessage() + "; the agent is off, the application runs without it");
@@ -46,6 +49,13 @@ public final class AgentMain {
         }
         Agent agent = running;
         running = null;
-        agent.close();
+        try {
+            agent.close();
+            System.clearProperty(AgentPresence.PROPERTY);
+        } catch (RuntimeException | Error e) {
+            // perfpin detach reads this, and says it, rather than "detached"
+            System.setProperty(AgentPresence.PROPERTY, "its detach failed: " + e);
+            AgentLog.refused("detach failed: " + e);
+        }
     }
 }
