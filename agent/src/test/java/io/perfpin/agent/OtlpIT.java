@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,8 +18,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The agent's OpenTelemetry export, received by an OTLP/HTTP receiver that decodes it with OpenTelemetry's own
- * protobuf classes: the instruments, their attributes and values, the final totals sent at exit, and a collector
- * that is down.
+ * protobuf classes: the instruments, their attributes and values, the final totals sent at exit, a collector
+ * that is down, and one that hangs.
  */
 class OtlpIT {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
@@ -102,5 +103,28 @@ class OtlpIT {
         List<String> finals = Observed.records(out, "thread", "worker-1");
         assertEquals(1, finals.size());
         assertWithin(PAGES, (long) Observed.number(finals.get(0), "page-faults"), 0.03, "worker-1's final page faults");
+    }
+
+    /**
+     * A collector that takes the request and never answers: the JVM's exit waits for it at most the bound, and says
+     * so in one line. How long the exit took is printed, not asserted.
+     */
+    @Test
+    void aCollectorThatHangsHoldsTheExitAtMostTheBoundSaidInOneLine(@TempDir Path dir) throws Exception {
+        try (OtlpReceiver hanging = OtlpReceiver.hanging();
+             AppJvm app = AppJvm.start(JAVA, "threads=worker-.*;events=page-faults;interval=100ms;otlp="
+                     + hanging.url() + ";otlp-interval=60m", dir)) {
+            app.await("ready");
+            app.send("start worker-1 " + PAGES);
+            app.touched("worker-1");
+            long finishing = System.nanoTime();
+            assertEquals(0, app.finish());
+            System.out.printf("the JVM's exit, from 'finish' to its end, with a collector that hangs: %d ms%n",
+                    TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - finishing));
+            assertEquals(1, hanging.unanswered(), "the final totals were sent, and left unanswered");
+            List<String> stderr = app.stderr();
+            assertEquals(List.of("[perfpin] the OTLP receiver at " + hanging.url() + "/v1/metrics did not take the"
+                    + " final totals within 1000 ms: perfpin stopped waiting for it, and they were not sent"), stderr);
+        }
     }
 }

@@ -16,22 +16,37 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
  * An OTLP/HTTP receiver on a loopback port, standing in for an OpenTelemetry collector (none is packaged where
  * this project installs from): it decodes each {@code POST /v1/metrics} with OpenTelemetry's own protobuf classes
- * and keeps the requests.
+ * and keeps the requests. Or one that hangs: it takes each request's head and never answers, until closed.
  */
 final class OtlpReceiver implements AutoCloseable {
     private final HttpServer server;
     private final List<ExportMetricsServiceRequest> requests = new CopyOnWriteArrayList<>();
     private final List<String> contentTypes = new CopyOnWriteArrayList<>();
+    private final CountDownLatch closed = new CountDownLatch(1);
+    private final AtomicInteger unanswered = new AtomicInteger();
 
-    private OtlpReceiver() throws IOException {
+    private OtlpReceiver(boolean answers) throws IOException {
         server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 8);
         server.createContext("/v1/metrics", exchange -> {
+            if (!answers) {
+                unanswered.incrementAndGet();
+                try {
+                    closed.await(60, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                } finally {
+                    exchange.close();
+                }
+                return;
+            }
             try (InputStream body = exchange.getRequestBody()) {
                 contentTypes.add(String.valueOf(exchange.getRequestHeaders().getFirst("Content-Type")));
                 requests.add(ExportMetricsServiceRequest.parseFrom(body.readAllBytes()));
@@ -46,7 +61,17 @@ final class OtlpReceiver implements AutoCloseable {
     }
 
     static OtlpReceiver start() throws IOException {
-        return new OtlpReceiver();
+        return new OtlpReceiver(true);
+    }
+
+    /** A collector that hangs: each request is taken and never answered, until {@link #close}. */
+    static OtlpReceiver hanging() throws IOException {
+        return new OtlpReceiver(false);
+    }
+
+    /** How many requests a hanging receiver took and left unanswered. */
+    int unanswered() {
+        return unanswered.get();
     }
 
     String url() {
@@ -131,6 +156,7 @@ final class OtlpReceiver implements AutoCloseable {
 
     @Override
     public void close() {
+        closed.countDown();
         server.stop(0);
     }
 }

@@ -7,14 +7,20 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -23,13 +29,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The agent's Prometheus endpoint scraped by a real Prometheus server: the series and values its HTTP API returns,
- * {@code promtool check metrics} on the exposition, the number of series while a pool churns 10,000 threads, and
- * a port in use or an address not of this machine.
+ * {@code promtool check metrics} on the exposition, the number of series while a pool churns 10,000 threads, a
+ * port in use or an address not of this machine, and clients that would starve the endpoint.
  */
 class PrometheusIT {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final int CHURNED = 10_000;
     private static final int PAGES = 2048;
+    private static final int IDLE_CLIENTS = 40;
+    private static final int SLOW_CLIENTS = 10;
+    /** A scrape's deadline, connecting and reading alike, as Prometheus's scrape_timeout. */
+    private static final int SCRAPE_MILLIS = 3000;
 
     @Test
     void prometheusScrapesEachGroupAndPinnedThreadAndTheSeriesStayBoundedWhileAPoolChurns(@TempDir Path dir)
@@ -117,6 +127,140 @@ class PrometheusIT {
         assertWithin(PAGES, (long) Observed.number(finals.get(0), "page-faults"), 0.03, "worker-1's final page faults");
     }
 
+    /**
+     * 40 clients that connect and send nothing and 10 that send one header line a second, each connecting again as
+     * soon as it is dropped: three scrapes in a row are answered, each within the scrape's deadline, and the
+     * application's JVM has the same threads and descriptors afterwards (no thread per connection, none left open).
+     * HotSpot's own threads are fixed in number here (the serial collector, compiler threads all started): it would
+     * start and end GC workers and compiler threads as its load grows and shrinks, whatever the endpoint does.
+     */
+    @Test
+    void idleAndSlowClientsThatReconnectCannotStarveAScrape(@TempDir Path dir) throws Exception {
+        int port = PrometheusServer.freePort();
+        try (AppJvm app = AppJvm.start(JAVA, "threads=worker-.*;events=page-faults;interval=100ms;prometheus=127.0.0.1:"
+                + port, dir, "-XX:+UseSerialGC",
+                "-XX:-UseDynamicNumberOfCompilerThreads")) {
+            app.await("ready");
+            app.send("start worker-1 " + PAGES);
+            app.touched("worker-1");
+            awaitScrape(port);
+            List<String> threads = Observed.threadNames(app.pid());
+            List<String> descriptors = settledDescriptors(app.pid());
+
+            AtomicBoolean stop = new AtomicBoolean();
+            AtomicInteger connections = new AtomicInteger();
+            CountDownLatch connected = new CountDownLatch(IDLE_CLIENTS + SLOW_CLIENTS);
+            List<Thread> clients = new ArrayList<>();
+            try {
+                for (int i = 0; i < IDLE_CLIENTS + SLOW_CLIENTS; i++) {
+                    boolean slow = i < SLOW_CLIENTS;
+                    Thread client = new Thread(() -> reconnecting(port, slow, stop, connections, connected),
+                            (slow ? "slow-" : "idle-") + i);
+                    client.setDaemon(true);
+                    clients.add(client);
+                    client.start();
+                }
+                // every client connected once, or 10 s of trying: a listener that cannot take them is what the
+                // scrapes then meet
+                connected.await(10, TimeUnit.SECONDS);
+                Thread.sleep(3000); // the slow clients are three lines into their heads
+                for (int scrape = 1; scrape <= 3; scrape++) {
+                    long asked = System.nanoTime();
+                    String answer = scrape(port);
+                    System.out.printf("scrape %d under %d idle and %d slow clients: %d ms%n", scrape, IDLE_CLIENTS,
+                            SLOW_CLIENTS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked));
+                    assertTrue(answer.startsWith("HTTP/1.1 200 OK\r\n") && answer.contains("\nperfpin_threads_enrolled "),
+                            "scrape " + scrape + ": " + answer);
+                }
+            } finally {
+                stop.set(true);
+                for (Thread client : clients) {
+                    client.join(TimeUnit.SECONDS.toMillis(30));
+                }
+            }
+            System.out.println("connections the clients made: " + connections.get());
+            assertTrue(clients.stream().noneMatch(Thread::isAlive), "every client ended");
+            assertEquals(threads, Observed.threadNames(app.pid()), "the application's threads");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (!descriptors.equals(Observed.descriptors(app.pid())) && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            assertEquals(descriptors, Observed.descriptors(app.pid()), "the application's descriptors");
+            assertEquals(0, app.finish());
+            assertEquals(List.of(), app.stderr(), "nothing said on the application's stderr");
+        }
+    }
+
+    /**
+     * One client until {@code stop}: it connects and, idle, sends nothing, or, slow, sends a request head one line
+     * a second; dropped, it connects again at once. Each wait is a second at most, so it sees {@code stop} soon.
+     */
+    private static void reconnecting(int port, boolean slow, AtomicBoolean stop, AtomicInteger connections,
+                                     CountDownLatch connected) {
+        boolean first = true;
+        while (!stop.get()) {
+            try (Socket socket = new Socket()) {
+                socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 1000);
+                connections.incrementAndGet();
+                if (first) {
+                    first = false;
+                    connected.countDown();
+                }
+                socket.setSoTimeout(1000);
+                OutputStream out = socket.getOutputStream();
+                InputStream in = socket.getInputStream();
+                if (slow) {
+                    out.write("GET /metrics HTTP/1.1\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                }
+                for (int line = 0; !stop.get(); line++) {
+                    if (slow) {
+                        out.write(("X-Slow-" + line + ": 1\r\n").getBytes(StandardCharsets.ISO_8859_1));
+                    }
+                    try {
+                        if (in.read() < 0) {
+                            break; // dropped by the endpoint
+                        }
+                    } catch (SocketTimeoutException stillOpen) {
+                        // a second went by: the next line
+                    }
+                }
+            } catch (IOException dropped) {
+                // reset or refused: connect again
+            }
+        }
+    }
+
+    /** Waits, at most 60 s, until the endpoint answers a scrape. */
+    private static void awaitScrape(int port) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (get(port, "/metrics", null).startsWith("HTTP/1.1 200 OK\r\n")) {
+                    return;
+                }
+            } catch (IOException notYet) {
+                // the endpoint binds on its own thread
+            }
+            Thread.sleep(100);
+        }
+        throw new AssertionError("the endpoint at 127.0.0.1:" + port + " did not answer in 60 s");
+    }
+
+    /** The process's descriptors once two looks, 200 ms apart, agree: a connection just answered is closed. */
+    private static List<String> settledDescriptors(long pid) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        List<String> before = Observed.descriptors(pid);
+        while (System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            List<String> now = Observed.descriptors(pid);
+            if (now.equals(before)) {
+                return now;
+            }
+            before = now;
+        }
+        throw new AssertionError("the descriptors of " + pid + " did not settle in 30 s: " + before);
+    }
+
     /** promtool's verdict on an exposition: its exit code and what it printed. */
     private static String promtoolCheckMetrics(String exposition) throws Exception {
         Process promtool = new ProcessBuilder(PrometheusServer.PROMTOOL.toString(), "check", "metrics")
@@ -131,8 +275,18 @@ class PrometheusIT {
 
     /** One raw HTTP/1.1 exchange with the agent's endpoint, as a scraper has it. */
     static String get(int port, String path, String accept) throws IOException {
-        try (Socket socket = new Socket(InetAddress.getLoopbackAddress(), port)) {
-            socket.setSoTimeout(10_000);
+        return get(port, path, accept, 10_000);
+    }
+
+    /** A scrape with Prometheus's deadline: connected, and each read answered, within {@value #SCRAPE_MILLIS} ms. */
+    private static String scrape(int port) throws IOException {
+        return get(port, "/metrics", null, SCRAPE_MILLIS);
+    }
+
+    private static String get(int port, String path, String accept, int timeoutMillis) throws IOException {
+        try (Socket socket = new Socket()) {
+            socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), timeoutMillis);
+            socket.setSoTimeout(timeoutMillis);
             socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                     + (accept == null ? "" : "Accept: " + accept + "\r\n") + "\r\n")
                     .getBytes(StandardCharsets.ISO_8859_1));

@@ -5,18 +5,24 @@ import io.perfpin.export.ExportSnapshot;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.stats.AgentNotice;
 
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
  * The OpenTelemetry export's thread, {@code perfpin-otlp}: everything of OpenTelemetry's ({@link OtlpInstruments})
  * is built and runs there, every {@code otlp-interval}, so the application's start pays for none of it and no
- * OpenTelemetry class loads before it starts. At close, the final totals are sent within a few seconds.
+ * OpenTelemetry class loads before it starts. At close, the final totals are sent, waited for at most
+ * {@value #CLOSE_MILLIS} ms: the JVM's exit, or a detach, never waits longer on a collector.
  */
 final class OtlpExport implements AutoCloseable {
+    /** How long exit or detach waits for the final totals to be taken, an export in flight included. */
+    static final long CLOSE_MILLIS = 1000;
     private final OtlpEndpoint endpoint;
     private final long intervalNanos;
     private final Supplier<ExportSnapshot> snapshots;
@@ -82,17 +88,27 @@ final class OtlpExport implements AutoCloseable {
         }
     }
 
-    /** Sends the final totals (the registry has closed), within a few seconds, and ends the export's thread. */
+    /**
+     * Sends the final totals (the registry has closed), waiting at most {@value #CLOSE_MILLIS} ms, and ends the
+     * export's thread: a collector that has not answered by then is said once, and the thread's interrupt closes
+     * the connection it waits on (the sender's channel is interruptible), so the thread ends too.
+     */
     @Override
     public void close() {
         try {
-            thread.submit(() -> {
+            Future<?> last = thread.submit(() -> {
                 if (instruments != null) {
                     instruments.shutdown();
                 }
-            }).get(OtlpInstruments.TIMEOUT_SECONDS + 1, TimeUnit.SECONDS);
-        } catch (Exception e) {
-            // the collector did not answer in time: the totals so far were sent, or said as failed
+            });
+            last.get(CLOSE_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            notices.accept(AgentNotice.refused("the OTLP receiver at " + endpoint + " did not take the final totals"
+                    + " within " + CLOSE_MILLIS + " ms: perfpin stopped waiting for it, and they were not sent"));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | RuntimeException e) {
+            // the final export failed on its own: the sender said so, once
         } finally {
             thread.shutdownNow();
         }

@@ -18,6 +18,7 @@ import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;
@@ -33,7 +34,8 @@ import java.util.function.Consumer;
  * agent's descriptor budget, connected within {@value #CONNECT_MILLIS} ms, answered within the exporter's
  * timeout, an answer of at most {@value #MAX_RESPONSE_BYTES} bytes. No retry: the next export, an interval later,
  * carries the cumulative totals again, so nothing is lost while a collector is down, and nothing piles up. The
- * first failure is said once.
+ * first failure is said once. The socket is a channel's, so interrupting the thread that sends closes it: that is
+ * how closing the export ({@link OtlpExport#close}) stops waiting on a collector that does not answer.
  */
 final class OtlpSender implements HttpSender {
     static final int CONNECT_MILLIS = 2000;
@@ -71,7 +73,10 @@ final class OtlpSender implements HttpSender {
         try {
             response = post(message);
         } catch (IOException | RuntimeException e) {
-            failed(e.getMessage() == null ? e.toString() : e.getMessage());
+            if (!Thread.currentThread().isInterrupted()) {
+                // interrupted, it was the export's close that stopped it, and said so
+                failed(e.getMessage() == null ? e.toString() : e.getMessage());
+            }
             onError.accept(e);
             return;
         }
@@ -93,7 +98,7 @@ final class OtlpSender implements HttpSender {
         if (!budget.take(1)) {
             throw new IOException("no file descriptor is left for it: " + budget.reason());
         }
-        try (Socket socket = new Socket()) {
+        try (Socket socket = SocketChannel.open().socket()) {
             socket.connect(new InetSocketAddress(endpoint.uri().getHost(), endpoint.port()), CONNECT_MILLIS);
             socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, config.getTimeout().toMillis())));
             OutputStream out = new BufferedOutputStream(socket.getOutputStream());

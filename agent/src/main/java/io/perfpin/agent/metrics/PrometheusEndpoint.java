@@ -8,39 +8,62 @@ import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
-import java.net.ServerSocket;
-import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * The Prometheus endpoint: {@code GET /metrics} on one address, and nothing else. It runs on one thread of
- * perfpin's, which binds (a host name is looked up there, not on an application thread) and then answers one
- * connection at a time, each closed after its answer: a request head of at most {@value #MAX_HEAD_BYTES} bytes,
- * read within {@value #HEAD_MILLIS} ms; any other method is 405, any other path 404, and no file is ever read.
- * The answer is the last snapshot the sampler published, so a scrape makes no system call of perfpin's. It holds
- * two descriptors out of the agent's budget: the listener and the connection it answers.
+ * The Prometheus endpoint: {@code GET /metrics} on one address, and nothing else. One thread of perfpin's binds
+ * (a host name is looked up there, not on an application thread) and then serves every connection from one
+ * selector, none of them blocking it, each closed after its answer: a request head of at most
+ * {@value #MAX_HEAD_BYTES} bytes, complete within {@value #HEAD_MILLIS} ms of the connection; any other method is
+ * 405, any other path 404, and no file is ever read. At most {@value #MAX_CONNECTIONS} connections are open: one
+ * more closes the oldest that has sent no complete request (or has its answer), so clients that connect and send
+ * nothing, or send slowly, cost no thread and cannot keep a scrape waiting. The answer is the last snapshot the
+ * sampler published, written once per snapshot and format, so a scrape makes no system call of perfpin's beyond
+ * its socket's. Its descriptors come out of the agent's budget: the listener, the selector's two (epoll and its
+ * wake-up), one for a connection being accepted, and one for each connection it keeps open.
  */
 final class PrometheusEndpoint implements AutoCloseable {
     static final int MAX_HEAD_BYTES = 8192;
-    static final int HEAD_MILLIS = 5000;
+    static final int HEAD_MILLIS = 2000;
+    static final int MAX_CONNECTIONS = 32;
+    /** How long a client may take to read its answer: a scrape of many series on a slow link. */
+    private static final int ANSWER_MILLIS = 10_000;
     /** What is read and dropped of a request after its answer, so that closing does not reset the answer away. */
     private static final int DRAIN_BYTES = 64 * 1024;
     private static final int DRAIN_MILLIS = 1000;
-    private static final int DESCRIPTORS = 2;
-    private static final int BACKLOG = 16;
-    private static final byte[] END_OF_HEAD = {'\r', '\n', '\r', '\n'};
+    /** The listener, the selector's epoll and wake-up descriptors, and the connection being accepted. */
+    private static final int BASE_DESCRIPTORS = 4;
+    /** How long accepting pauses when accept itself fails (no descriptor left in the process): no busy loop. */
+    private static final long ACCEPT_PAUSE_NANOS = 100_000_000L;
+    private static final int BACKLOG = 64;
+    private static final long CLOSE_MILLIS = 1000;
 
     private final ListenAddress address;
     private final Supplier<ExportSnapshot> snapshots;
     private final DescriptorBudget budget;
     private final Consumer<AgentNotice> notices;
     private final Thread thread;
-    private volatile ServerSocket server;
+    /** In the order they were accepted, the oldest first; only the endpoint's thread touches it. */
+    private final Set<Connection> connections = new LinkedHashSet<>();
+    private final ByteBuffer drained = ByteBuffer.allocate(4096);
+    /** The snapshot {@link #answers} were written from, and its answer in each format asked for so far. */
+    private ExportSnapshot answered;
+    private final Map<ExpositionFormatWriter, byte[]> answers = new HashMap<>();
+    private volatile Selector selector;
     private volatile boolean closing;
 
     private PrometheusEndpoint(ListenAddress address, Supplier<ExportSnapshot> snapshots, DescriptorBudget budget,
@@ -60,36 +83,240 @@ final class PrometheusEndpoint implements AutoCloseable {
         return endpoint;
     }
 
+    /** Where a connection is: reading its request head, writing its answer, reading what follows it. */
+    private enum Stage { HEAD, ANSWER, DRAIN }
+
+    private static final class Connection {
+        final SocketChannel channel;
+        final SelectionKey key;
+        Stage stage = Stage.HEAD;
+        ByteBuffer head = ByteBuffer.allocate(MAX_HEAD_BYTES);
+        ByteBuffer answer;
+        long deadline;
+        int drained;
+
+        Connection(SocketChannel channel, SelectionKey key, long deadline) {
+            this.channel = channel;
+            this.key = key;
+            this.deadline = deadline;
+        }
+
+        /** Whether closing it loses nothing a client waits for: no request yet, or its answer written. */
+        boolean idle() {
+            return stage != Stage.ANSWER;
+        }
+    }
+
     private void serve() {
-        if (!budget.take(DESCRIPTORS)) {
+        if (!budget.take(BASE_DESCRIPTORS)) {
             refused("no file descriptor is left for it: " + budget.reason());
             return;
         }
-        ServerSocket bound;
+        Selector opened = null;
+        ServerSocketChannel listener = null;
         try {
-            bound = address.bind(BACKLOG);
+            opened = Selector.open();
+            listener = address.bind(BACKLOG).getChannel();
+            listener.configureBlocking(false);
+            SelectionKey accepting = listener.register(opened, SelectionKey.OP_ACCEPT);
+            selector = opened;
+            if (!closing) {
+                serve(opened, listener, accepting);
+            }
         } catch (IOException | RuntimeException e) {
             refused(e.getMessage() == null ? e.toString() : e.getMessage());
-            budget.giveBack(DESCRIPTORS);
-            return;
-        }
-        try (ServerSocket listener = bound) {
-            server = listener;
-            if (closing) {
-                return;
+        } finally {
+            for (Connection connection : new ArrayList<>(connections)) {
+                drop(connection);
             }
-            while (!closing) {
-                try (Socket connection = listener.accept()) {
-                    answer(connection);
-                    drain(connection);
-                } catch (IOException | RuntimeException e) {
-                    // that connection is gone or misbehaved: the next one is answered as usual
+            closeQuietly(listener);
+            closeQuietly(opened);
+            budget.giveBack(BASE_DESCRIPTORS);
+        }
+    }
+
+    private void serve(Selector selector, ServerSocketChannel listener, SelectionKey accepting) throws IOException {
+        long acceptPausedUntil = 0;
+        while (!closing) {
+            long now = System.nanoTime();
+            long wake = Long.MAX_VALUE;
+            for (Connection connection : new ArrayList<>(connections)) {
+                if (now - connection.deadline >= 0) {
+                    drop(connection);
+                } else {
+                    wake = Math.min(wake, connection.deadline - now);
                 }
             }
-        } catch (IOException e) {
-            refused(e.toString());
-        } finally {
-            budget.giveBack(DESCRIPTORS);
+            if (accepting.interestOps() == 0) {
+                if (now - acceptPausedUntil >= 0) {
+                    accepting.interestOps(SelectionKey.OP_ACCEPT);
+                } else {
+                    wake = Math.min(wake, acceptPausedUntil - now);
+                }
+            }
+            selector.select(wake == Long.MAX_VALUE ? 0 : Math.max(1, wake / 1_000_000 + 1));
+            for (SelectionKey key : selector.selectedKeys()) {
+                if (!key.isValid()) {
+                    continue; // a connection closed to make room, earlier in this round
+                }
+                if (key == accepting) {
+                    if (!accept(selector, listener)) {
+                        accepting.interestOps(0);
+                        acceptPausedUntil = System.nanoTime() + ACCEPT_PAUSE_NANOS;
+                    }
+                } else {
+                    Connection connection = (Connection) key.attachment();
+                    try {
+                        serve(connection);
+                    } catch (IOException | RuntimeException e) {
+                        // that connection is gone or misbehaved: the others are served as usual
+                        drop(connection);
+                    }
+                }
+            }
+            selector.selectedKeys().clear();
+        }
+    }
+
+    /**
+     * Takes the connections waiting, closing the oldest idle ones to stay within {@value #MAX_CONNECTIONS} and the
+     * budget; a connection beyond them while every open one waits for its answer is closed at once.
+     *
+     * @return false when accepting failed, and should pause
+     */
+    private boolean accept(Selector selector, ServerSocketChannel listener) {
+        for (int accepted = 0; accepted < MAX_CONNECTIONS; accepted++) {
+            SocketChannel channel;
+            try {
+                channel = listener.accept();
+            } catch (IOException e) {
+                return false;
+            }
+            if (channel == null) {
+                return true;
+            }
+            if (!makeRoom()) {
+                closeQuietly(channel);
+                continue;
+            }
+            Connection connection = null;
+            try {
+                channel.configureBlocking(false);
+                connection = new Connection(channel, channel.register(selector, SelectionKey.OP_READ),
+                        System.nanoTime() + HEAD_MILLIS * 1_000_000L);
+                connection.key.attach(connection);
+                connections.add(connection);
+                serve(connection); // a scraper sends its request with the connection: it is often here already
+            } catch (IOException | RuntimeException e) {
+                if (connection == null) {
+                    closeQuietly(channel);
+                    budget.giveBack(1);
+                } else {
+                    drop(connection);
+                }
+            }
+        }
+        return true;
+    }
+
+    /** Takes a descriptor for one more connection, closing the oldest idle ones if need be. */
+    private boolean makeRoom() {
+        while (connections.size() >= MAX_CONNECTIONS || !budget.take(1)) {
+            Connection oldest = oldestIdle();
+            if (oldest == null) {
+                return false;
+            }
+            drop(oldest);
+        }
+        return true;
+    }
+
+    /** The oldest connection whose answer was written, else the oldest that has sent no complete request. */
+    private Connection oldestIdle() {
+        Connection waiting = null;
+        for (Connection connection : connections) {
+            if (connection.stage == Stage.DRAIN) {
+                return connection;
+            }
+            if (waiting == null && connection.idle()) {
+                waiting = connection;
+            }
+        }
+        return waiting;
+    }
+
+    private void serve(Connection connection) throws IOException {
+        switch (connection.stage) {
+            case HEAD:
+                readHead(connection);
+                break;
+            case ANSWER:
+                writeAnswer(connection);
+                break;
+            default:
+                drain(connection);
+        }
+    }
+
+    private void readHead(Connection connection) throws IOException {
+        ByteBuffer head = connection.head;
+        int searchFrom = Math.max(0, head.position() - 3);
+        if (connection.channel.read(head) < 0) {
+            drop(connection);
+            return;
+        }
+        int end = endOfHead(head.array(), head.position(), searchFrom);
+        if (end >= 0) {
+            answer(connection, answer(new String(head.array(), 0, end + 2, StandardCharsets.ISO_8859_1)));
+        } else if (!head.hasRemaining()) {
+            answer(connection, response("431 Request Header Fields Too Large", "text/plain",
+                    "request head too large\n"));
+        }
+    }
+
+    private void answer(Connection connection, byte[] answer) throws IOException {
+        connection.stage = Stage.ANSWER;
+        connection.head = null;
+        connection.answer = ByteBuffer.wrap(answer);
+        connection.deadline = System.nanoTime() + ANSWER_MILLIS * 1_000_000L;
+        writeAnswer(connection);
+    }
+
+    private void writeAnswer(Connection connection) throws IOException {
+        connection.channel.write(connection.answer);
+        if (connection.answer.hasRemaining()) {
+            connection.key.interestOps(SelectionKey.OP_WRITE);
+            return;
+        }
+        connection.channel.shutdownOutput();
+        connection.stage = Stage.DRAIN;
+        connection.answer = null;
+        connection.deadline = System.nanoTime() + DRAIN_MILLIS * 1_000_000L;
+        connection.key.interestOps(SelectionKey.OP_READ);
+    }
+
+    /**
+     * Reads what the client still sends (a body, the rest of a head too large) once it has its answer, at most
+     * {@value #DRAIN_BYTES} bytes for at most {@value #DRAIN_MILLIS} ms: a socket closed with unread bytes is reset,
+     * and a reset can reach the client before it read the answer.
+     */
+    private void drain(Connection connection) throws IOException {
+        for (int n = 0; n >= 0 && connection.drained < DRAIN_BYTES; ) {
+            drained.clear();
+            n = connection.channel.read(drained);
+            if (n == 0) {
+                return;
+            }
+            connection.drained += Math.max(n, 0);
+        }
+        drop(connection);
+    }
+
+    private void drop(Connection connection) {
+        if (connections.remove(connection)) {
+            connection.key.cancel();
+            closeQuietly(connection.channel);
+            budget.giveBack(1);
         }
     }
 
@@ -100,77 +327,37 @@ final class PrometheusEndpoint implements AutoCloseable {
         }
     }
 
-    private void answer(Socket connection) throws IOException {
-        connection.setSoTimeout(HEAD_MILLIS);
-        String head = readHead(connection.getInputStream());
-        OutputStream out = connection.getOutputStream();
-        if (head == null) {
-            respond(out, "431 Request Header Fields Too Large", "text/plain", "request head too large\n");
-            return;
-        }
+    private byte[] answer(String head) throws IOException {
         String[] requestLine = head.substring(0, Math.max(head.indexOf("\r\n"), 0)).split(" ", -1);
         if (requestLine.length != 3 || !requestLine[2].startsWith("HTTP/1.")) {
-            respond(out, "400 Bad Request", "text/plain", "not an HTTP/1 request\n");
+            return response("400 Bad Request", "text/plain", "not an HTTP/1 request\n");
         } else if (!path(requestLine[1]).equals("/metrics")) {
-            respond(out, "404 Not Found", "text/plain", "perfpin serves GET /metrics only\n");
+            return response("404 Not Found", "text/plain", "perfpin serves GET /metrics only\n");
         } else if (!requestLine[0].equals("GET")) {
-            respond(out, "405 Method Not Allowed\r\nAllow: GET", "text/plain", "perfpin serves GET /metrics only\n");
-        } else {
-            ExpositionFormatWriter writer = PrometheusExposition.writerFor(header(head, "accept"));
+            return response("405 Method Not Allowed\r\nAllow: GET", "text/plain", "perfpin serves GET /metrics only\n");
+        }
+        return metrics(PrometheusExposition.writerFor(header(head, "accept")));
+    }
+
+    /** The last snapshot's answer in that format, written once per snapshot: scrapes between two ticks share it. */
+    private byte[] metrics(ExpositionFormatWriter writer) throws IOException {
+        ExportSnapshot snapshot = snapshots.get();
+        if (snapshot != answered) {
+            answers.clear();
+            answered = snapshot;
+        }
+        byte[] answer = answers.get(writer);
+        if (answer == null) {
             ByteArrayOutputStream body = new ByteArrayOutputStream();
-            writer.write(body, PrometheusExposition.of(snapshots.get()));
-            respond(out, "200 OK", writer.getContentType(), body.toByteArray());
+            writer.write(body, PrometheusExposition.of(snapshot));
+            answer = response("200 OK", writer.getContentType(), body.toByteArray());
+            answers.put(writer, answer);
         }
+        return answer;
     }
 
-    /**
-     * Reads what the client still sends (a body, the rest of a head too large) once it has its answer, at most
-     * {@value #DRAIN_BYTES} bytes for at most {@value #DRAIN_MILLIS} ms: a socket closed with unread bytes is reset,
-     * and a reset can reach the client before it read the answer.
-     */
-    private static void drain(Socket connection) throws IOException {
-        connection.shutdownOutput();
-        connection.setSoTimeout(DRAIN_MILLIS);
-        InputStream in = connection.getInputStream();
-        byte[] buffer = new byte[4096];
-        long deadline = System.nanoTime() + DRAIN_MILLIS * 1_000_000L;
-        for (int read = 0; read < DRAIN_BYTES && System.nanoTime() < deadline; ) {
-            int n = in.read(buffer);
-            if (n < 0) {
-                return;
-            }
-            read += n;
-        }
-    }
-
-    /**
-     * The request head up to its blank line, as Latin-1; null when it is longer than {@link #MAX_HEAD_BYTES}. Gives
-     * up with an exception after {@link #HEAD_MILLIS} ms, however slowly the bytes come.
-     */
-    private static String readHead(InputStream in) throws IOException {
-        byte[] head = new byte[MAX_HEAD_BYTES];
-        int length = 0;
-        long deadline = System.nanoTime() + HEAD_MILLIS * 1_000_000L;
-        while (length < head.length) {
-            if (System.nanoTime() > deadline) {
-                throw new IOException("request head not complete within " + HEAD_MILLIS + " ms");
-            }
-            int n = in.read(head, length, head.length - length);
-            if (n < 0) {
-                throw new IOException("connection closed within the request head");
-            }
-            int searchFrom = Math.max(0, length - END_OF_HEAD.length + 1);
-            length += n;
-            int end = indexOf(head, length, searchFrom);
-            if (end >= 0) {
-                return new String(head, 0, end + 2, StandardCharsets.ISO_8859_1);
-            }
-        }
-        return null;
-    }
-
-    private static int indexOf(byte[] bytes, int length, int from) {
-        for (int i = from; i + END_OF_HEAD.length <= length; i++) {
+    private static int endOfHead(byte[] bytes, int length, int from) {
+        for (int i = from; i + 4 <= length; i++) {
             if (bytes[i] == '\r' && bytes[i + 1] == '\n' && bytes[i + 2] == '\r' && bytes[i + 3] == '\n') {
                 return i;
             }
@@ -194,31 +381,39 @@ final class PrometheusEndpoint implements AutoCloseable {
         return null;
     }
 
-    private static void respond(OutputStream out, String status, String contentType, String body) throws IOException {
-        respond(out, status, contentType, body.getBytes(StandardCharsets.UTF_8));
+    private static byte[] response(String status, String contentType, String body) {
+        return response(status, contentType, body.getBytes(StandardCharsets.UTF_8));
     }
 
-    private static void respond(OutputStream out, String status, String contentType, byte[] body) throws IOException {
-        out.write(("HTTP/1.1 " + status + "\r\nContent-Type: " + contentType + "\r\nContent-Length: " + body.length
-                + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1));
-        out.write(body);
-        out.flush();
+    private static byte[] response(String status, String contentType, byte[] body) {
+        byte[] head = ("HTTP/1.1 " + status + "\r\nContent-Type: " + contentType + "\r\nContent-Length: " + body.length
+                + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+        byte[] response = new byte[head.length + body.length];
+        System.arraycopy(head, 0, response, 0, head.length);
+        System.arraycopy(body, 0, response, head.length, body.length);
+        return response;
     }
 
-    /** Stops answering and lets go of the address; the thread ends. */
+    private static void closeQuietly(AutoCloseable closeable) {
+        if (closeable != null) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                // closing a socket or selector: nothing to lose
+            }
+        }
+    }
+
+    /** Stops answering and lets go of the address and every connection; the thread ends. */
     @Override
     public void close() {
         closing = true;
-        ServerSocket listener = server;
-        if (listener != null) {
-            try {
-                listener.close();
-            } catch (IOException e) {
-                // closing a listener: nothing to lose
-            }
+        Selector waiting = selector;
+        if (waiting != null) {
+            waiting.wakeup();
         }
         try {
-            thread.join(HEAD_MILLIS * 2L);
+            thread.join(CLOSE_MILLIS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

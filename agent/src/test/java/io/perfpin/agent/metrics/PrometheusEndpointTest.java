@@ -18,6 +18,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 
@@ -109,6 +110,47 @@ class PrometheusEndpointTest {
             again.setReuseAddress(true);
             again.bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), port));
         }
+    }
+
+    /**
+     * Connections that send nothing: beyond the cap the oldest are closed first, a scrape is answered, one left idle
+     * is closed at the head deadline, and every descriptor the endpoint took is given back.
+     */
+    @Test
+    void idleConnectionsCloseOldestFirstPastTheCapAndEveryDescriptorIsGivenBack() throws Exception {
+        DescriptorBudget budget = DescriptorBudget.unbounded();
+        int own = freePort();
+        List<Socket> idle = new ArrayList<>();
+        try (PrometheusEndpoint counted = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(own),
+                "bad address"), threads::snapshot, budget, notices::add)) {
+            awaitAnswer(InetAddress.getLoopbackAddress(), own);
+            int extra = 8;
+            try {
+                for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS + extra; i++) {
+                    Socket socket = new Socket(InetAddress.getLoopbackAddress(), own);
+                    socket.setSoTimeout(10_000);
+                    idle.add(socket);
+                }
+                for (int i = 0; i < extra; i++) {
+                    assertEquals(-1, idle.get(i).getInputStream().read(), "connection " + i + " closed");
+                }
+                assertTrue(exchange(InetAddress.getLoopbackAddress(), own, "GET /metrics HTTP/1.1\r\n\r\n")
+                        .startsWith("HTTP/1.1 200 OK\r\n"));
+                Socket newest = idle.get(idle.size() - 1);
+                assertEquals(-1, newest.getInputStream().read(), "closed at the head deadline, if not before");
+            } finally {
+                for (Socket socket : idle) {
+                    socket.close();
+                }
+            }
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (budget.held() != 4 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(4, budget.held(), "the listener, the selector's two and the one to accept with");
+        }
+        assertEquals(0, budget.held());
+        assertEquals(List.of(), notices);
     }
 
     /**
