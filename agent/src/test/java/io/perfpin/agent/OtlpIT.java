@@ -14,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -53,8 +54,9 @@ class OtlpIT {
                 assertEquals("{fault}", faults.getUnit());
                 assertEquals(String.valueOf(app.pid()), OtlpReceiver.attribute(
                         live.getResourceMetrics(0).getResource().getAttributesList(), "process.pid"));
-                assertEquals(1.0, OtlpReceiver.value(live, "perfpin.thread.coverage",
-                        Map.of("thread.name", "pinned-0", "perfpin.event", "page-faults")));
+                assertNull(OtlpReceiver.metric(live, "perfpin.thread.coverage"),
+                        "page-faults is never multiplexed: no coverage is sent");
+                assertEquals(0.0, OtlpReceiver.value(live, "perfpin.series.dropped", Map.of()));
                 assertTrue(OtlpReceiver.value(live, "perfpin.sampler.task_clock", Map.of()) > 0, "the sampler's cost");
                 assertEquals("s", OtlpReceiver.metric(live, "perfpin.sampler.task_clock").getUnit());
 

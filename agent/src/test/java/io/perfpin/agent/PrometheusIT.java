@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.export.ExportedThreads;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -29,8 +31,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The agent's Prometheus endpoint scraped by a real Prometheus server: the series and values its HTTP API returns,
- * {@code promtool check metrics} on the exposition, the number of series while a pool churns 10,000 threads, a
- * port in use or an address not of this machine, and clients that would starve the endpoint.
+ * {@code promtool check metrics} on the exposition, the number of series while a pool churns 10,000 threads or
+ * while 400 pinned threads start and end, a port in use or an address not of this machine, and clients that would
+ * starve the endpoint.
  */
 class PrometheusIT {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
@@ -40,6 +43,11 @@ class PrometheusIT {
     private static final int SLOW_CLIENTS = 10;
     /** A scrape's deadline, connecting and reading alike, as Prometheus's scrape_timeout. */
     private static final int SCRAPE_MILLIS = 3000;
+    private static final int PINNED_CHURN = 400;
+    /** Series of perfpin's health: enrolled, not counted, finished, dropped, the sampler's CPU time. */
+    private static final int HEALTH_SERIES = 5;
+    /** Series Prometheus adds to every target: up and scrape_* (duration, samples, post-relabeling, added). */
+    private static final int SCRAPE_SERIES = 5;
 
     @Test
     void prometheusScrapesEachGroupAndPinnedThreadAndTheSeriesStayBoundedWhileAPoolChurns(@TempDir Path dir)
@@ -65,8 +73,9 @@ class PrometheusIT {
             double pinned = prometheus.await("perfpin_thread_page_faults_total{thread_group=\"pinned\","
                     + "thread=\"pinned-0\",cpu=\"1\"}", faults -> faults >= PAGES * 0.97);
             assertWithin(PAGES, (long) pinned, 0.03, "pinned-0's page faults in Prometheus");
-            assertEquals(1.0, prometheus.value("perfpin_thread_coverage_ratio{thread=\"pinned-0\","
-                    + "event=\"page-faults\"}"));
+            assertEquals(List.of(), prometheus.query("perfpin_thread_coverage_ratio"),
+                    "page-faults is never multiplexed: no coverage series");
+            assertEquals(0.0, prometheus.value("perfpin_series_dropped_total"));
             assertEquals(0.0, prometheus.value("perfpin_threads_not_counted"));
             assertTrue(prometheus.value("perfpin_sampler_task_clock_seconds_total") > 0, "the sampler's cost");
 
@@ -95,6 +104,57 @@ class PrometheusIT {
                     "no churned thread has a series of its own");
             assertEquals(0, app.finish());
             assertEquals(List.of(), app.stderr(), "nothing said on the application's stderr");
+        }
+    }
+
+    @Test
+    void pinnedThreadsThatEndFoldIntoTheirGroupAndTheSeriesStayWithinTheBound(@TempDir Path dir) throws Exception {
+        int port = PrometheusServer.freePort();
+        Path out = dir.resolve("run.jsonl");
+        long start = System.currentTimeMillis() / 1000 - 1;
+        try (AppJvm app = AppJvm.start(JAVA, "threads=churn-.*;pin=churn-.*@0;events=page-faults;interval=100ms;"
+                + "out=" + out + ";prometheus=127.0.0.1:" + port, dir);
+             PrometheusServer prometheus = PrometheusServer.scraping(dir, port)) {
+            app.await("ready");
+            prometheus.await("up{job=\"perfpin\"}", up -> up == 1);
+            app.send("churn " + PINNED_CHURN + " 16 churn");
+            app.await("churned " + PINNED_CHURN);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (Observed.records(out, "thread", "churn-\\d+").size() < PINNED_CHURN
+                    && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+            }
+            List<String> churned = Observed.records(out, "thread", "churn-\\d+");
+            assertEquals(PINNED_CHURN, churned.size(), "a final record per churned thread");
+
+            // each ended thread's series stays for the grace period, then folds into the group's
+            prometheus.await("count({job=\"perfpin\",thread=~\"churn-.*\"}) or vector(0)", n -> n == 0);
+            double recorded = churned.stream().mapToDouble(r -> Observed.number(r, "page-faults")).sum();
+            prometheus.await("perfpin_thread_page_faults_total{thread_group=\"churn\",thread=\"\"}",
+                    faults -> faults == recorded);
+
+            List<Map<String, Object>> now = prometheus.query("{job=\"perfpin\"}");
+            long groups = now.stream().map(s -> ((Map<?, ?>) s.get("metric")).get("thread_group"))
+                    .filter(Objects::nonNull).distinct().count();
+            assertEquals(1, groups, "the churned threads' group: " + now);
+            assertEquals(0.0, prometheus.value("perfpin_threads_enrolled"), "no selected thread lives");
+            // (events + multiplexed events) x (groups + live selected threads) + health + Prometheus's own
+            long bound = (1 + 0) * (groups + 0) + HEALTH_SERIES + SCRAPE_SERIES;
+            System.out.println("series Prometheus scrapes from the agent after " + PINNED_CHURN
+                    + " pinned threads ended: " + now.size() + " (bound " + bound + ")");
+            assertTrue(now.size() <= bound, now.size() + " series: " + now);
+
+            // every churned thread either had a series of its own, scraped at least once in its grace period,
+            // or was counted in its group for want of room, and counted as dropped
+            long own = prometheus.series("{job=\"perfpin\",thread=~\"churn-.*\"}", start).stream()
+                    .map(s -> s.get("thread")).distinct().count();
+            double dropped = prometheus.value("perfpin_series_dropped_total");
+            System.out.println("churned threads with series of their own: " + own + ", dropped: " + dropped);
+            assertEquals(PINNED_CHURN, own + (long) dropped, own + " own series and " + dropped + " dropped");
+            assertEquals(0, app.finish());
+            assertEquals(dropped > 0 ? List.of("[perfpin] exporting threads beyond " + ExportedThreads.MAX_THREAD_SERIES
+                    + " with series of their own (pinned, or named by export-threads) in their groups' series"
+                    + " instead") : List.of(), app.stderr(), "the bound said once, if reached");
         }
     }
 

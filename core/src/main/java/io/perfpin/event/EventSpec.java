@@ -91,6 +91,16 @@ public final class EventSpec {
         return type == PerfEventAttr.TYPE_SOFTWARE;
     }
 
+    /**
+     * Whether it takes one of a PMU's counters, of which there are few, so that the kernel multiplexes it when more
+     * are asked for than there are: hardware, cache, raw and sysfs PMU events. Software, tracepoint and breakpoint
+     * events are counted in the kernel's code paths and are never multiplexed.
+     */
+    public boolean canBeMultiplexed() {
+        return type != PerfEventAttr.TYPE_SOFTWARE && type != PerfEventAttr.TYPE_TRACEPOINT
+                && type != PerfEventAttr.TYPE_BREAKPOINT;
+    }
+
     /** The same event under another name (a preset's alias, say). */
     public EventSpec named(String newName) {
         return new EventSpec(newName, type, config, config1, config2, excludeUser, excludeKernel, excludeHv);

@@ -8,7 +8,7 @@ import java.util.List;
  * the next one.
  */
 public final class ExportSnapshot {
-    static final ExportSnapshot EMPTY = new ExportSnapshot(0, List.of(), List.of(), 0, 0, 0, Double.NaN);
+    static final ExportSnapshot EMPTY = new ExportSnapshot(0, List.of(), List.of(), 0, 0, 0, 0, Double.NaN);
 
     private final long epochMillis;
     private final List<ExportedEvent> events;
@@ -16,16 +16,18 @@ public final class ExportSnapshot {
     private final int threadsEnrolled;
     private final int threadsNotCounted;
     private final long threadsFinished;
+    private final long seriesDropped;
     private final double samplerSeconds;
 
     ExportSnapshot(long epochMillis, List<ExportedEvent> events, List<Series> series, int threadsEnrolled,
-                   int threadsNotCounted, long threadsFinished, double samplerSeconds) {
+                   int threadsNotCounted, long threadsFinished, long seriesDropped, double samplerSeconds) {
         this.epochMillis = epochMillis;
         this.events = List.copyOf(events);
         this.series = List.copyOf(series);
         this.threadsEnrolled = threadsEnrolled;
         this.threadsNotCounted = threadsNotCounted;
         this.threadsFinished = threadsFinished;
+        this.seriesDropped = seriesDropped;
         this.samplerSeconds = samplerSeconds;
     }
 
@@ -68,7 +70,10 @@ public final class ExportSnapshot {
             return event < totals.length ? totals[event] : Double.NaN;
         }
 
-        /** Time counted over time enabled, over all the series' threads; NaN when not counted here. */
+        /**
+         * Time counted over time enabled, over all the series' threads; NaN when not counted here, when the event
+         * cannot be multiplexed, or while it is 1 (counted throughout).
+         */
         public double coverage(int event) {
             return event < coverage.length ? coverage[event] : Double.NaN;
         }
@@ -100,6 +105,15 @@ public final class ExportSnapshot {
     /** Threads that ended (or left) since the export started. */
     public long threadsFinished() {
         return threadsFinished;
+    }
+
+    /**
+     * Series the bounds left out since the export started: each time a thread pinned or named by
+     * {@code export-threads} was counted in its group's series instead of its own, or a thread in
+     * {@link ExportedThreads#OTHER_GROUP} instead of its group's.
+     */
+    public long seriesDropped() {
+        return seriesDropped;
     }
 
     /** The CPU time perfpin's sampler has taken since the export started (task-clock); NaN when not counted. */

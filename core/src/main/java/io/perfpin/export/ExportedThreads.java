@@ -7,6 +7,7 @@ import io.perfpin.registry.SampledThread;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,18 +21,28 @@ import java.util.function.Consumer;
  *
  * <p>The cardinality rule: a thread's counts go to its group's series ({@link ThreadGroupName}), summed over the
  * group's threads, live and finished. A thread perfpin pinned, or one whose name the {@code export-threads} regex
- * matches, has a series of its own, labelled with its name and CPUs as they were when the export first saw it;
- * what a thread counted stays in its series after it ends, so no total ever drops or jumps. At most
- * {@value #MAX_GROUP_SERIES} groups and {@value #MAX_THREAD_SERIES} threads of their own: past those, a thread is
- * counted in its group, or a new group in {@value #OTHER_GROUP}, and the export says so once.
+ * matches, has a series of its own while it lives, labelled with its name and CPUs as they were when the export
+ * first saw it. Once it has ended, its series shows its final counts for a grace period, then folds into its
+ * group's series, which from then on holds them: the sum of a group's series never drops or jumps, and ended
+ * threads keep no series. The grace period is time, not a scrape: every reader (two Prometheus servers of a pair,
+ * an OTLP export at its own interval) sees the final counts alike, and the bound holds with no reader at all. At
+ * most {@value #MAX_GROUP_SERIES} groups and {@value #MAX_THREAD_SERIES} threads of their own at once: past those,
+ * a thread is counted in its group, or a new group in {@value #OTHER_GROUP}; the export says so once, and counts
+ * each in {@link ExportSnapshot#seriesDropped()}.
  */
 public final class ExportedThreads {
     public static final int MAX_GROUP_SERIES = 1024;
     public static final int MAX_THREAD_SERIES = 256;
     /** The group of threads whose own group came after {@link #MAX_GROUP_SERIES} others. */
     public static final String OTHER_GROUP = "(other)";
+    /**
+     * How long an ended thread's own series shows its final counts before it folds into its group's: longer than
+     * the scrape interval most Prometheus servers use (15 s), so that each sees the final counts.
+     */
+    public static final long FOLD_AFTER_NANOS = 15_000_000_000L;
 
     private final ThreadPattern ownSeries;
+    private final long foldAfterNanos;
     private final Consumer<String> notices;
     private final List<ExportedEvent> events = new ArrayList<>();
     private final Map<String, Integer> eventIndex = new HashMap<>();
@@ -46,6 +57,7 @@ public final class ExportedThreads {
     private int threadsEnrolled;
     private int threadsNotCounted;
     private long threadsFinished;
+    private long seriesDropped;
     private volatile ExportSnapshot latest = ExportSnapshot.EMPTY;
 
     private record SeriesKey(String group, String thread, String cpus) {
@@ -55,17 +67,31 @@ public final class ExportedThreads {
     private record Member(SeriesTotals series, int[] eventIndex) {
     }
 
-    /**
-     * @param ownSeries threads whose names it matches have a series of their own, as pinned ones do; null for none
-     * @param notices   where the export says, once, that a bound was reached
-     */
+    /** As below, with ended threads' series folded after {@link #FOLD_AFTER_NANOS}. */
     public ExportedThreads(ThreadPattern ownSeries, Consumer<String> notices) {
+        this(ownSeries, FOLD_AFTER_NANOS, notices);
+    }
+
+    /**
+     * @param ownSeries      threads whose names it matches have a series of their own, as pinned ones do; null for
+     *                       none
+     * @param foldAfterNanos how long an ended thread's own series stays before it folds into its group's; 0 folds it
+     *                       at the tick after the one that published its final counts
+     * @param notices        where the export says, once, that a bound was reached
+     */
+    public ExportedThreads(ThreadPattern ownSeries, long foldAfterNanos, Consumer<String> notices) {
         this.ownSeries = ownSeries;
+        this.foldAfterNanos = foldAfterNanos;
         this.notices = Objects.requireNonNull(notices, "notices");
     }
 
-    /** Takes in the threads one tick read: the live ones' counts so far, the finished ones' for good. */
+    /**
+     * Takes in the threads one tick read: the live ones' counts so far, the finished ones' for good; and folds the
+     * series of threads that ended more than the grace period ago into their groups'.
+     */
     public void update(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
+        long now = System.nanoTime();
+        foldEnded(now);
         for (SeriesTotals totals : series.values()) {
             totals.clearLive();
         }
@@ -75,19 +101,54 @@ public final class ExportedThreads {
                 notCounted++;
                 continue;
             }
-            Member member = members.computeIfAbsent(thread, this::member);
+            Member member = members.get(thread);
+            if (member == null) {
+                member = member(thread);
+                members.put(thread, member);
+                member.series.liveThreads++;
+            }
             member.series.addLive(thread.counts(), member.eventIndex);
         }
         for (SampledThread thread : finished) {
             threadsFinished++;
             Member member = members.remove(thread);
-            if (thread.isCounted()) {
-                Member folded = member != null ? member : member(thread);
-                folded.series.fold(thread.counts(), folded.eventIndex);
+            if (member != null) {
+                member.series.liveThreads--;
+            } else if (thread.isCounted()) {
+                // seen first as it ended: its final counts still go where they would have while it lived
+                member = member(thread);
+            }
+            if (member != null) {
+                if (thread.isCounted()) {
+                    member.series.fold(thread.counts(), member.eventIndex);
+                }
+                if (member.series.liveThreads == 0) {
+                    member.series.endedNanos = now;
+                }
             }
         }
         threadsEnrolled = live.size();
         threadsNotCounted = notCounted;
+    }
+
+    /**
+     * Gives up the own series whose threads all ended at least the grace period ago, before this tick's threads
+     * are taken in: the tick that ended them has published their final counts, so with no grace at all each
+     * series still shows them once.
+     */
+    private void foldEnded(long now) {
+        List<SeriesTotals> ended = new ArrayList<>();
+        for (Iterator<SeriesTotals> it = series.values().iterator(); it.hasNext(); ) {
+            SeriesTotals own = it.next();
+            if (own.thread != null && own.liveThreads == 0 && now - own.endedNanos >= foldAfterNanos) {
+                it.remove();
+                threadSeries.count--;
+                ended.add(own);
+            }
+        }
+        for (SeriesTotals own : ended) {
+            groupOf(own.group).absorb(own);
+        }
     }
 
     /** Publishes what the last {@link #update} took in, as of {@code epochMillis}. */
@@ -100,7 +161,7 @@ public final class ExportedThreads {
             }
         }
         latest = new ExportSnapshot(epochMillis, events, published, threadsEnrolled, threadsNotCounted,
-                threadsFinished, samplerSeconds);
+                threadsFinished, seriesDropped, samplerSeconds);
     }
 
     /** The last published snapshot; any thread may read it. */
@@ -112,18 +173,19 @@ public final class ExportedThreads {
         List<EventSpec> specs = thread.events().events();
         int[] index = new int[specs.size()];
         for (int i = 0; i < index.length; i++) {
-            index[i] = eventIndex(specs.get(i).name());
+            index[i] = eventIndex(specs.get(i));
         }
         return new Member(seriesOf(thread), index);
     }
 
     /** The export's index of an event, added on first sight; -1 for one whose name another event's already took. */
-    private int eventIndex(String name) {
+    private int eventIndex(EventSpec spec) {
+        String name = spec.name();
         Integer known = eventIndex.get(name);
         if (known != null) {
             return known;
         }
-        ExportedEvent event = ExportedEvent.of(name);
+        ExportedEvent event = ExportedEvent.of(spec);
         String taken = eventByBaseName.putIfAbsent(event.baseName(), name);
         if (taken != null) {
             notices.accept("not exporting " + name + ": its metric name (" + event.baseName() + ") is that of "
@@ -148,12 +210,20 @@ public final class ExportedThreads {
                 return own;
             }
         }
+        return groupOf(group);
+    }
+
+    /** The group's series, or {@value #OTHER_GROUP}'s past the bound on groups. */
+    private SeriesTotals groupOf(String group) {
         SeriesTotals grouped = groupSeries.within(new SeriesKey(group, null, null));
         return grouped != null ? grouped : series.computeIfAbsent(new SeriesKey(OTHER_GROUP, null, null),
                 this::newSeries);
     }
 
-    /** A kind of series and its bound, which it says once when a new series of that kind would pass it. */
+    /**
+     * A kind of series and its bound on how many there are at once, which it says once when a new series of that
+     * kind would pass it, and counts each time.
+     */
     private final class SeriesBound {
         private final int max;
         private final String beyond;
@@ -177,6 +247,7 @@ public final class ExportedThreads {
                 series.put(key, totals);
                 return totals;
             }
+            seriesDropped++;
             if (!said) {
                 said = true;
                 notices.accept(beyond);

@@ -4,6 +4,7 @@ import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.RefusedEvents;
 import io.perfpin.counter.ThreadCounters;
+import io.perfpin.event.EventSpec;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.nativeio.Syscalls;
 
@@ -15,7 +16,8 @@ import java.util.List;
  * with the threads it samples.
  */
 public final class OwnTaskClock implements AutoCloseable {
-    private static final ExportedEvent TASK_CLOCK = ExportedEvent.of("task-clock");
+    private static final EventSpec TASK_CLOCK_EVENT = GenericEvents.lookup("task-clock").orElseThrow();
+    private static final ExportedEvent TASK_CLOCK = ExportedEvent.of(TASK_CLOCK_EVENT);
 
     private final ThreadCounters counters;
     private final CounterSnapshot counts;
@@ -28,7 +30,7 @@ public final class OwnTaskClock implements AutoCloseable {
     /** Counts the calling thread from now on, with one descriptor out of {@code budget}. */
     public static OwnTaskClock ofCurrentThread(Syscalls syscalls, DescriptorBudget budget) {
         return new OwnTaskClock(ThreadCounters.open(syscalls, ProcessHandle.current().pid(), syscalls.gettid(),
-                List.of(GenericEvents.lookup(TASK_CLOCK.event()).orElseThrow()), new RefusedEvents(), budget));
+                List.of(TASK_CLOCK_EVENT), new RefusedEvents(), budget));
     }
 
     /** Seconds on a CPU since it was opened; NaN when it could not be counted. */

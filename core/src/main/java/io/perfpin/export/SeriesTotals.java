@@ -9,7 +9,8 @@ import java.util.List;
  * The running totals of one exported series, by event: what its finished threads counted (folded in for good)
  * plus, for the current tick, what its live threads have counted so far. A total never goes down: an
  * extrapolated count (an event multiplexed) that comes out below what was exported before is exported at that
- * earlier value, so that Prometheus and OpenTelemetry never see a counter reset that did not happen.
+ * earlier value, so that Prometheus and OpenTelemetry never see a counter reset that did not happen. Its coverage
+ * of an event is published only where it says something: for an event that can be multiplexed, and while below 1.
  */
 final class SeriesTotals {
     final String group;
@@ -23,6 +24,10 @@ final class SeriesTotals {
     private long[] liveRunning = new long[0];
     private boolean[] counted = new boolean[0];
     private double[] exported = new double[0];
+    /** Live threads counted here; only a thread's own series is ever given up, once it has none. */
+    int liveThreads;
+    /** When its last live thread ended (System.nanoTime()); meaningful while {@link #liveThreads} is 0. */
+    long endedNanos;
 
     SeriesTotals(String group, String thread, String cpus) {
         this.group = group;
@@ -58,6 +63,20 @@ final class SeriesTotals {
         }
     }
 
+    /**
+     * Takes in, for good, what an ended series counted: its threads' final counts (an ended series has no live
+     * ones), so that the sum of the two is what each was.
+     */
+    void absorb(SeriesTotals ended) {
+        ensureEvents(ended.counted.length);
+        for (int e = 0; e < ended.counted.length; e++) {
+            folded[e] += ended.folded[e];
+            foldedEnabled[e] += ended.foldedEnabled[e];
+            foldedRunning[e] += ended.foldedRunning[e];
+            counted[e] |= ended.counted[e];
+        }
+    }
+
     /** Makes room for {@code events} events; called before any thread with a new event is added. */
     void ensureEvents(int events) {
         if (events > counted.length) {
@@ -87,7 +106,9 @@ final class SeriesTotals {
             exported[e] = Math.max(exported[e], events.get(e).exported(folded[e] + live[e]));
             totals[e] = exported[e];
             long enabled = foldedEnabled[e] + liveEnabled[e];
-            coverage[e] = enabled == 0 ? 1.0 : (double) (foldedRunning[e] + liveRunning[e]) / enabled;
+            double ratio = enabled == 0 ? 1.0 : (double) (foldedRunning[e] + liveRunning[e]) / enabled;
+            // 1 says nothing: the total is as counted. Only a ratio below 1 (extrapolated) is worth a series.
+            coverage[e] = events.get(e).multiplexed() && ratio < 1 ? ratio : Double.NaN;
         }
         return any ? new ExportSnapshot.Series(group, thread, cpus, totals, coverage) : null;
     }

@@ -38,6 +38,9 @@ class ExportedThreadsTest {
     private static final Pattern RECORD =
             Pattern.compile("\"type\":\"thread\".*?\"name\":\"([^\"]*)\".*?\"page-faults\":(\\d+)");
 
+    /** More than {@link ExportedThreads#MAX_THREAD_SERIES}, as if ended threads kept theirs. */
+    private static final int CHURNED = ExportedThreads.MAX_THREAD_SERIES + 44;
+
     @TempDir
     Path dir;
 
@@ -98,16 +101,56 @@ class ExportedThreadsTest {
         ExportSnapshot.Series ownPin = series(last, "pinned", "pinned-1");
         assertEquals("1", ownPin.cpus());
         assertEquals(recorded(recording, "pinned-1"), ownPin.total(0), "pinned-1's series is its final record");
-        assertEquals(1.0, ownPin.coverage(0));
+        assertTrue(Double.isNaN(ownPin.coverage(0)), "page-faults is never multiplexed: no coverage to export");
         assertEquals(22, last.threadsFinished());
         assertEquals(0, last.threadsEnrolled());
         assertEquals(List.of(), notices);
     }
 
     @Test
+    void endedThreadsSeriesFoldIntoTheirGroupsAndTheGroupHoldsTheirFinalRecords() throws Exception {
+        Path recording = dir.resolve("churn.jsonl");
+        // no grace: each ended thread's series shows its final counts at one tick, and folds at the next
+        ExportedThreads export = new ExportedThreads(ThreadPatterns.compile("test", "churn-.*", "churn-.*"), 0,
+                notices::add);
+        ThreadRegistry registry = start(recording, export);
+        CountDownLatch end = new CountDownLatch(1);
+        Thread live = null;
+        try {
+            live = counted(registry, "churn-" + CHURNED, null, 8, end);
+            for (int i = 0; i < CHURNED; i++) {
+                counted(registry, "churn-" + i, null, 8, new CountDownLatch(0)).join();
+            }
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (ownSeries(export.snapshot()).size() != 1 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            ExportSnapshot churned = export.snapshot();
+            assertEquals(List.of("churn-" + CHURNED), ownSeries(churned),
+                    "of " + (CHURNED + 1) + " threads with series of their own, only the live one keeps its own");
+            assertEquals(2, churned.series().size(), "the group's series and the live thread's");
+        } finally {
+            end.countDown();
+            if (live != null) {
+                live.join();
+            }
+            registry.close();
+        }
+        ExportSnapshot last = export.snapshot();
+        assertEquals(recorded(recording, "churn-\\d+", "churn-" + CHURNED), series(last, "churn", null).total(0),
+                "the group's series is the sum of the ended threads' final records");
+        assertEquals(recorded(recording, "churn-" + CHURNED), series(last, "churn", "churn-" + CHURNED).total(0),
+                "the thread that ended last shows its final record in its own series, at the tick it ended");
+        assertEquals(0, last.seriesDropped(), "no bound was reached: ended threads gave their series up");
+        assertEquals(List.of(), notices);
+    }
+
+    @Test
     void pastTheBoundsThreadsFoldIntoGroupsAndGroupsIntoOtherAndNoCountIsLost() throws Exception {
         Path recording = dir.resolve("many.jsonl");
-        ExportedThreads export = new ExportedThreads(ThreadPatterns.compile("test", "own.*", "own.*"), notices::add);
+        // no thread's series folds, whatever the test's pace: the bound on series at once is reached
+        ExportedThreads export = new ExportedThreads(ThreadPatterns.compile("test", "own.*", "own.*"),
+                Long.MAX_VALUE, notices::add);
         ThreadRegistry registry = start(recording, export);
         try {
             for (int i = 0; i < ExportedThreads.MAX_GROUP_SERIES + 60; i++) {
@@ -127,6 +170,8 @@ class ExportedThreadsTest {
         double sum = last.series().stream().mapToDouble(s -> s.total(0)).sum();
         assertEquals(recorded(recording, ".*"), sum, "every thread's final count is in one series");
         assertEquals(2, notices.size(), notices.toString());
+        assertEquals(60 + 40 + 40, last.seriesDropped(), "60 groups in " + ExportedThreads.OTHER_GROUP
+                + ", 40 threads in their groups, and those 40 groups in " + ExportedThreads.OTHER_GROUP);
     }
 
     /** A thread enrolled with page-faults that touches {@code pages} pages, then waits for {@code end}. */
@@ -170,13 +215,22 @@ class ExportedThreadsTest {
                 .findFirst().orElseThrow(() -> new AssertionError("no series " + group + "/" + thread));
     }
 
-    /** The sum of the page faults of the final records of the threads whose names match. */
+    /** The names of the threads with series of their own. */
+    private static List<String> ownSeries(ExportSnapshot snapshot) {
+        return snapshot.series().stream().map(ExportSnapshot.Series::thread).filter(Objects::nonNull).toList();
+    }
+
+    /** The sum of the page faults of the final records of the threads whose names match, but for {@code except}. */
     private static double recorded(Path recording, String names) throws IOException {
+        return recorded(recording, names, null);
+    }
+
+    private static double recorded(Path recording, String names, String except) throws IOException {
         long sum = 0;
         int records = 0;
         for (String line : Files.readAllLines(recording)) {
             Matcher m = RECORD.matcher(line);
-            if (m.find() && m.group(1).matches(names)) {
+            if (m.find() && m.group(1).matches(names) && !m.group(1).equals(except)) {
                 sum += Long.parseLong(m.group(2));
                 records++;
             }

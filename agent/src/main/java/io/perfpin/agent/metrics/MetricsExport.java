@@ -32,11 +32,21 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
         this.registry = registry;
         this.syscalls = syscalls;
         this.notices = notices;
-        this.threads = new ExportedThreads(options.exportThreads(), text -> notices.accept(AgentNotice.info(text)));
+        this.threads = new ExportedThreads(options.exportThreads(), foldAfterNanos(options),
+                text -> notices.accept(AgentNotice.info(text)));
         this.prometheus = options.prometheus() == null ? null : PrometheusEndpoint.start(options.prometheus(),
                 threads::snapshot, registry.descriptors(), notices);
         this.otlp = options.otlp() == null ? null : OtlpExport.start(options.otlp(), options.otlpIntervalNanos(),
                 threads::snapshot, registry.descriptors(), notices);
+    }
+
+    /**
+     * How long an ended thread's own series stays: the export's default, or two OTLP intervals where longer, so
+     * that an export at any phase of its interval sends the final counts before the series folds into its group.
+     */
+    static long foldAfterNanos(MetricsOptions options) {
+        // otlp-interval is at most a year: twice it is far from overflowing
+        return Math.max(ExportedThreads.FOLD_AFTER_NANOS, options.otlp() == null ? 0 : 2 * options.otlpIntervalNanos());
     }
 
     /**

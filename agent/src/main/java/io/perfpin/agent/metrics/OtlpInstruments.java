@@ -34,8 +34,11 @@ import java.util.logging.Logger;
  * the style of {@code process.context_switches}: {@code perfpin.thread.<event>} per counted event (unit {@code s}
  * for the clocks, else {@code {event}}-style annotations), {@code perfpin.thread.coverage} (unit 1, attribute
  * {@code perfpin.event}), {@code perfpin.threads.enrolled}, {@code perfpin.threads.not_counted},
- * {@code perfpin.threads.finished}, {@code perfpin.sampler.task_clock}. Where the conventions have none, perfpin's
- * own: {@code perfpin.thread.group} and {@code perfpin.thread.cpus}. The resource carries {@code process.pid}.
+ * {@code perfpin.threads.finished}, {@code perfpin.series.dropped}, {@code perfpin.sampler.task_clock}. Where the
+ * conventions have none, perfpin's own: {@code perfpin.thread.group} and {@code perfpin.thread.cpus}. The resource
+ * carries {@code process.pid}. Attribute sets follow the rules of Prometheus's series
+ * ({@link io.perfpin.export.ExportedThreads}): an ended thread's folds into its group's, and coverage is sent only
+ * for a multiplexed event while below 1.
  */
 final class OtlpInstruments {
     static final AttributeKey<String> THREAD_NAME = AttributeKey.stringKey("thread.name");
@@ -115,8 +118,8 @@ final class OtlpInstruments {
 
     private void instrumentHealth() {
         meter.gaugeBuilder("perfpin.thread.coverage").setUnit("1")
-                .setDescription("Time each event was counted over the time it was enabled: below 1 when the kernel"
-                        + " multiplexed it, and its total was extrapolated")
+                .setDescription("Time each event was counted over the time it was enabled, where below 1: the"
+                        + " kernel multiplexed it, and its total was extrapolated")
                 .buildWithCallback(m -> {
                     ExportSnapshot snapshot = snapshots.get();
                     for (int e = 0; e < snapshot.events().size(); e++) {
@@ -137,6 +140,10 @@ final class OtlpInstruments {
         meter.counterBuilder("perfpin.threads.finished").setUnit("{thread}")
                 .setDescription("Threads that ended or left since the export started")
                 .buildWithCallback(m -> m.record(snapshots.get().threadsFinished()));
+        meter.counterBuilder("perfpin.series.dropped").setUnit("{series}")
+                .setDescription("Series the bounds left out: a thread counted in its group's series instead of its"
+                        + " own, or in the group '(other)' instead of its group's")
+                .buildWithCallback(m -> m.record(snapshots.get().seriesDropped()));
         meter.counterBuilder("perfpin.sampler.task_clock").ofDoubles().setUnit("s")
                 .setDescription("CPU time of perfpin's sampler thread, which reads every counted thread at each tick")
                 .buildWithCallback(m -> {

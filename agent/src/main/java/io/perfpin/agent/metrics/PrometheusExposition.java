@@ -18,9 +18,10 @@ import java.util.List;
 /**
  * An {@link ExportSnapshot} as Prometheus metrics, written by Prometheus client_java's own text and OpenMetrics
  * writers. Names follow Prometheus's conventions: {@code perfpin_thread_<event>_total} per counted event (the
- * clocks {@code perfpin_thread_task_clock_seconds_total}), {@code perfpin_thread_coverage_ratio} per event, and
- * perfpin's health, {@code perfpin_threads_enrolled}, {@code perfpin_threads_not_counted},
- * {@code perfpin_threads_finished_total}, {@code perfpin_sampler_task_clock_seconds_total}. A group's series has
+ * clocks {@code perfpin_thread_task_clock_seconds_total}), {@code perfpin_thread_coverage_ratio} per multiplexed
+ * event while below 1, and perfpin's health, {@code perfpin_threads_enrolled}, {@code perfpin_threads_not_counted},
+ * {@code perfpin_threads_finished_total}, {@code perfpin_series_dropped_total},
+ * {@code perfpin_sampler_task_clock_seconds_total}. A group's series has
  * the label {@code thread_group}; a thread with a series of its own also {@code thread} and {@code cpu} (its CPU
  * list).
  */
@@ -44,8 +45,8 @@ final class PrometheusExposition {
         List<MetricSnapshot> metrics = new ArrayList<>();
         List<ExportedEvent> events = snapshot.events();
         GaugeSnapshot.Builder coverage = GaugeSnapshot.builder().name("perfpin_thread_coverage_ratio")
-                .help("Time each event was counted over the time it was enabled, over the series' threads: below 1"
-                        + " when the kernel multiplexed it, and its total was extrapolated").unit(Unit.RATIO);
+                .help("Time each event was counted over the time it was enabled, over the series' threads, where"
+                        + " below 1: the kernel multiplexed it, and its total was extrapolated").unit(Unit.RATIO);
         boolean anyCoverage = false;
         for (int e = 0; e < events.size(); e++) {
             ExportedEvent event = events.get(e);
@@ -61,9 +62,12 @@ final class PrometheusExposition {
                 double total = series.total(e);
                 if (!Double.isNaN(total)) {
                     any = true;
-                    anyCoverage = true;
                     counter.dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().labels(labels(series))
                             .value(total).build());
+                }
+                // NaN unless the event was multiplexed here (ExportSnapshot.Series#coverage)
+                if (!Double.isNaN(series.coverage(e))) {
+                    anyCoverage = true;
                     coverage.dataPoint(GaugeSnapshot.GaugeDataPointSnapshot.builder()
                             .labels(labels(series).add(EVENT, event.event())).value(series.coverage(e)).build());
                 }
@@ -80,8 +84,14 @@ final class PrometheusExposition {
         metrics.add(gauge("perfpin_threads_not_counted", "Threads perfpin enrolled that hold no counter, for want of"
                 + " file descriptors (agent option fds=)", snapshot.threadsNotCounted()));
         metrics.add(CounterSnapshot.builder().name("perfpin_threads_finished")
-                .help("Threads that ended or left since the export started; their counts stay in their series")
+                .help("Threads that ended or left since the export started; their counts stay in their groups'"
+                        + " series")
                 .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(snapshot.threadsFinished())
+                        .build()).build());
+        metrics.add(CounterSnapshot.builder().name("perfpin_series_dropped")
+                .help("Series the bounds left out: a thread counted in its group's series instead of its own, or in"
+                        + " the group '(other)' instead of its group's")
+                .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(snapshot.seriesDropped())
                         .build()).build());
         if (!Double.isNaN(snapshot.samplerSeconds())) {
             metrics.add(CounterSnapshot.builder().name("perfpin_sampler_task_clock_seconds").unit(Unit.SECONDS)
