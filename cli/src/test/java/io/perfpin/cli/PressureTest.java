@@ -1,0 +1,59 @@
+package io.perfpin.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The issue's operator's case: perfpin attaches to a JVM whose writes fail, pins and counts its 60 parked threads
+ * and records them, and however the attach ends, the JVM is left as perfpin found it: no perf_event descriptor,
+ * every thread on its CPUs, nothing on its output but [perfpin] lines; a detach that follows is answered.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class PressureTest {
+    private static final String PARKED = "60";
+
+    /** A JVM whose files may not grow past 200,000 bytes (RLIMIT_FSIZE), as on a full disk. */
+    @Test
+    void aJvmUnderAFileSizeLimitIsLeftAsFound(@TempDir Path dir) throws Exception {
+        attachAndDetach(List.of("prlimit", "--fsize=200000", "--"), dir.resolve("recording.jsonl").toString());
+    }
+
+    /** A JVM whose /tmp (its stats file, the recording, the agent jar handed to it) is a tmpfs of 8 MiB: the jar fits, little else. */
+    @Test
+    void aJvmOnAFullTmpfsIsLeftAsFound() throws Exception {
+        List<String> launcher = List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
+                "mount -t tmpfs -o size=8m,mode=1777 tmpfs /tmp && cd /tmp && exec \"$@\"", "sh");
+        attachAndDetach(launcher, "/tmp/recording.jsonl");
+    }
+
+    private static void attachAndDetach(List<String> launcher, String recording) throws Exception {
+        try (ChildJvm service = ChildJvm.startUnder(launcher, List.of("-Xss256k"), "io.perfpin.apps.Service", "0",
+                "300", PARKED)) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "parked-.*", "--pin",
+                    "parked-.*@1", "--record", recording, "--interval", "50ms", "--duration", "3s"));
+            // Which write fails first (the stats file's creation, a page of it the reader faults on, the recording)
+            // depends on the machine; the attach ends either way, and takes back the agent it loaded.
+            assertTrue(attach.code == ExitCode.ATTACH_FAILED || attach.code == ExitCode.FAILURE, attach.err);
+            assertTrue(attach.err.endsWith("; the agent that perfpin loaded is detached, leaving process " + pid
+                    + " as perfpin found it\n") || attach.err.startsWith("perfpin attach: cannot hand the agent jar"),
+                    attach.err);
+            assertEquals(1, attach.err.lines().count(), attach.err);
+            CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
+            assertEquals(ExitCode.NO_AGENT, detach.code, detach.out + detach.err);
+            DetachCommandTest.assertNothingOfPerfpinsIn(service.pid(), cpus);
+            DetachCommandTest.assertOnlyPerfpinLines(service.endAndReadRest());
+        }
+    }
+}
