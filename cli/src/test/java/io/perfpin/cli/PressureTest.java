@@ -4,17 +4,23 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * The issue's operator's case: perfpin attaches to a JVM whose writes fail, pins and counts its 60 parked threads
- * and records them, and however the attach ends, the JVM is left as perfpin found it: no perf_event descriptor,
+ * The issue's operator's case: perfpin attaches to a JVM whose writes fail, pins and counts its 60 parked threads,
+ * records them and exports them to Prometheus, and however the attach ends, the JVM is left as perfpin found it: no perf_event descriptor,
  * every thread on its CPUs, nothing on its output but [perfpin] lines; a detach that follows is answered.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
@@ -41,8 +47,13 @@ class PressureTest {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
+            int port;
+            try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+                port = free.getLocalPort();
+            }
             CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "parked-.*", "--pin",
-                    "parked-.*@1", "--record", recording, "--interval", "50ms", "--duration", "3s"));
+                    "parked-.*@1", "--record", recording, "--prometheus", "127.0.0.1:" + port, "--interval", "50ms",
+                    "--duration", "3s"));
             // Which write fails first (the stats file's creation, a page of it the reader faults on, the recording)
             // depends on the machine; the attach ends either way, and takes back the agent it loaded.
             assertTrue(attach.code == ExitCode.ATTACH_FAILED || attach.code == ExitCode.FAILURE, attach.err);
@@ -53,6 +64,10 @@ class PressureTest {
             CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
             assertEquals(ExitCode.NO_AGENT, detach.code, detach.out + detach.err);
             DetachCommandTest.assertNothingOfPerfpinsIn(service.pid(), cpus);
+            try (Socket scrape = new Socket()) {
+                assertThrows(ConnectException.class, () -> scrape.connect(new InetSocketAddress(
+                        InetAddress.getLoopbackAddress(), port), 3000), "the agent's listener is gone with it");
+            }
             DetachCommandTest.assertOnlyPerfpinLines(service.endAndReadRest());
         }
     }
