@@ -373,7 +373,10 @@ final class HtmlReport {
         return Double.isNaN(value) || Double.isInfinite(value) ? "null" : String.format(Locale.ROOT, "%.4g", value);
     }
 
-    /** Text for an HTML element or a quoted attribute. */
+    /**
+     * Text for an HTML element or a quoted attribute. Half a character (a lone surrogate, which a thread name may
+     * hold and UTF-8 cannot) is U+FFFD, as an HTML parser shows a reference to one.
+     */
     static String escape(String text) {
         StringBuilder out = new StringBuilder(text.length());
         for (int i = 0; i < text.length(); i++) {
@@ -384,7 +387,7 @@ final class HtmlReport {
                 case '>' -> out.append("&gt;");
                 case '"' -> out.append("&quot;");
                 case '\'' -> out.append("&#39;");
-                default -> out.append(c);
+                default -> out.append(Json.isLoneSurrogate(text, i) ? '\ufffd' : c);
             }
         }
         return out.toString();

@@ -26,18 +26,22 @@ import java.util.concurrent.Callable;
 
 /**
  * The summary of a JSON-lines recording (the agent's {@code out=}, or {@code --format json --output}): one
- * record per thread, its final one or else its last live sample, then the hints its numbers suggest. With
+ * record per thread, its final one or else its last live sample (in a table busiest first), then the hints its
+ * numbers suggest;
+ * then the same of each JVM that the recorded one started with its options, recorded beside it (a run's family,
+ * {@link StartedJvms}). Several recordings follow one another ({@link ReportOutput#recordings}). With
  * {@code --format html}, a page with plots over time, of one recording or of several side by side.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Summarise a recorded JSON-lines file: each thread's final record (or its last live sample"
-                + " when the recording ended first), then hints.",
+                + " when the recording ended first; in a table busiest first), then hints; then those of each JVM it started"
+                + " that recorded beside it (JMH's forks), each under its own heading.",
+                "Several FILEs follow one another; in CSV and JSON each row says the file it came from (recording).",
                 "With --format html: one self-contained page with each thread's plots over time; several FILEs are"
                         + " compared side by side (before, after).",
                 "A last line cut short by a crash is skipped with a warning."})
 final class ReportCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "FILE", arity = "1..*", description = "A JSON-lines recording; with --format html, one"
-            + " or more.")
+    @Parameters(paramLabel = "FILE", arity = "1..*", description = "A JSON-lines recording, or several.")
     List<Path> files;
 
     @Mixin
@@ -46,35 +50,72 @@ final class ReportCommand implements Callable<Integer> {
     @Mixin
     OutputOptions output;
 
+    /**
+     * A table of recorded threads: every column, whole names, the busiest first as run's totals are (by
+     * {@value ViewOptions#DEFAULT_SORT}), and a state column as theirs: a final record of a thread that still ran
+     * says so, since the recording ended around it (its JVM exited, or the agent detached). CSV and JSON keep the
+     * recording's order.
+     */
+    static final TableLayout RECORDED = TableLayout.ALL.sortedBy(ViewOptions.DEFAULT_SORT)
+            .withRunningLabel("running at end");
+
     @Override
     public Integer call() throws IOException {
         if (output.format == ReportFormat.HTML) {
             return page();
         }
-        if (files.size() > 1) {
-            throw new IllegalArgumentException("several recordings (" + files.size() + ") are compared in a page:"
-                    + " add --format html, or give one FILE");
+        List<RecordedJvm> jvms = new ArrayList<>();
+        for (Path file : files) {
+            jvms.addAll(family(file));
         }
-        Path file = files.get(0);
-        Recording recording = read(file);
-        List<ThreadRecord> records = selected(file, recording);
         try (ReportOutput out = output.open()) {
-            report(recording, records, out);
-            StartedJvms.write("report", file, threads, out);
+            out.recordings(jvms, RECORDED);
         }
         return ExitCode.OK;
     }
 
-    /** A recording's threads {@code records}, its {@code @Counted} methods and the hints, as report writes them. */
+    /**
+     * The JVM recorded in {@code file}, then those it started, recorded beside it ({@link StartedJvms}): a JMH run
+     * with {@code --threads} for its workers finds them in its forks' files only. No thread shown in any of them
+     * is an error.
+     */
+    private List<RecordedJvm> family(Path file) throws IOException {
+        List<RecordedJvm> family = new ArrayList<>(List.of(RecordedJvm.of(file, read(file), threads, false)));
+        family.addAll(StartedJvms.read("report", file, threads));
+        int started = family.size() - 1;
+        if (family.stream().allMatch(jvm -> jvm.recording().threads().isEmpty())) {
+            throw new IllegalStateException(file + (started == 0 ? " holds" : ", and the recordings beside it of the "
+                    + jvms(started) + " it started, hold") + " no thread records");
+        }
+        if (family.stream().allMatch(jvm -> jvm.threads().isEmpty())) {
+            throw new IllegalArgumentException("no thread recorded in " + file + (started == 0 ? ""
+                    : " or beside it by the " + jvms(started) + " it started") + " matches " + threads.describe());
+        }
+        return family;
+    }
+
+    private static String jvms(int count) {
+        return count == 1 ? "JVM" : count + " JVMs";
+    }
+
+    /**
+     * A recording's threads {@code records}, its {@code @Counted} methods and the hints, as report writes them: for
+     * {@code run}'s JVMs that it started.
+     */
     static void report(Recording recording, List<ThreadRecord> records, ReportOutput out) throws IOException {
+        if (!records.isEmpty()) {
+            out.records(records, RECORDED);
+        }
+        out.methods(recording.methods());
+        out.hints(hints(records));
+    }
+
+    /** The hints that the threads' numbers suggest. */
+    static List<Hint> hints(List<ThreadRecord> records) {
         List<Hint> hints = new ArrayList<>();
         // A recording carries neither the pid nor the pin rules: only a one-CPU affinity shows a pin.
         records.forEach(r -> hints.addAll(Hints.of(r.report(), false, OptionalLong.empty())));
-        if (!records.isEmpty()) {
-            out.records(records);
-        }
-        out.methods(recording.methods());
-        out.hints(hints);
+        return hints;
     }
 
     /** The page: each recording's threads side by side, the busiest followed over time. */
@@ -105,8 +146,10 @@ final class ReportCommand implements Callable<Integer> {
             runs.add(new HtmlReport.Run(label(files.get(i)), recording.run().orElse(null), selected.get(i),
                     recording.methods(), timelines));
         }
+        // Whole before the file is opened, and written in one piece: a page that fails is no page left half-written.
+        String page = HtmlReport.render(runs, rows);
         try (ReportOutput out = output.openPage()) {
-            out.page(List.of(HtmlReport.render(runs, rows)));
+            out.page(List.of(page));
         }
         return ExitCode.OK;
     }

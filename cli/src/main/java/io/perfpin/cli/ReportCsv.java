@@ -1,9 +1,11 @@
 package io.perfpin.cli;
 
+import io.perfpin.report.Json;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
 
 import java.math.BigDecimal;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -17,9 +19,16 @@ import java.util.stream.Collectors;
  * {@code unsupported} ({@code event: reason} pairs joined by {@code "; "}), {@code source}, {@code type}
  * ({@code thread} for a final record, {@code sample} for a window), {@code time}, {@code wallNanos} and
  * {@code state} ({@code running} or {@code ended}, empty when not known). A value the thread does not
- * have is an empty field. Numbers are plain decimals, never in exponent form.
+ * have is an empty field. Numbers are plain decimals, never in exponent form; one that is not finite, which a
+ * recording may hold (JSON has no bound on a number: {@code 1e309} reads as infinite), is {@code inf} or
+ * {@code -inf}, as C's printf and spreadsheets' and data frames' readers write and read it, and NaN, which is no
+ * value, an empty field, as JSON's {@code null}. A report that joins several recordings has a first column
+ * {@code recording}: the file each row was read from.
  */
 final class ReportCsv {
+    /** The first column of a report that joins several recordings: the file a row was read from. */
+    static final String RECORDING = "recording";
+
     private ReportCsv() {
     }
 
@@ -96,15 +105,43 @@ final class ReportCsv {
     }
 
     private static String decimal(Double value) {
-        return value == null ? "" : BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+        if (value == null || value.isNaN()) {
+            return "";
+        }
+        if (value.isInfinite()) {
+            return value > 0 ? "inf" : "-inf";
+        }
+        return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+    }
+
+    /** {@code header} with the {@value #RECORDING} column first, for a report that joins several recordings. */
+    static String recordingHeader(List<String> header) {
+        List<String> fields = new ArrayList<>(List.of(RECORDING));
+        fields.addAll(header);
+        return row(fields);
+    }
+
+    /** A row ({@link #row}, whole, even over several lines) read from {@code recording}, with it first. */
+    static String fromRecording(Path recording, String row) {
+        return field(recording.toString()) + "," + row;
     }
 
     static String row(List<String> fields) {
         return fields.stream().map(ReportCsv::field).collect(Collectors.joining(","));
     }
 
-    /** Quoted when it holds a comma, a quote or a line break; quotes inside doubled. */
-    private static String field(String value) {
+    /**
+     * Quoted when it holds a comma, a quote or a line break; quotes inside doubled. Half a character (a lone
+     * surrogate, which a thread name may hold and UTF-8 cannot carry) is U+FFFD, the character that stands for one.
+     */
+    private static String field(String text) {
+        StringBuilder whole = new StringBuilder(text);
+        for (int i = 0; i < text.length(); i++) {
+            if (Json.isLoneSurrogate(text, i)) {
+                whole.setCharAt(i, '\ufffd');
+            }
+        }
+        String value = whole.toString();
         boolean quote = value.indexOf(',') >= 0 || value.indexOf('"') >= 0 || value.indexOf('\n') >= 0
                 || value.indexOf('\r') >= 0;
         return quote ? '"' + value.replace("\"", "\"\"") + '"' : value;

@@ -6,6 +6,7 @@ import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -35,15 +36,25 @@ enum ReportFormat {
     }
 
     List<String> render(List<ThreadRecord> records) {
+        return render(records, TableLayout.ALL);
+    }
+
+    /** @param layout how a table lays the records out; CSV and JSON keep every value, in the order given */
+    List<String> render(List<ThreadRecord> records, TableLayout layout) {
         switch (this) {
             case CSV:
                 return ReportCsv.render(records);
             case JSON:
-                return records.stream().map(r -> ThreadRecords.toJson(r.type(), r.epochMillis(), r.report()))
-                        .collect(Collectors.toList());
+                return json(records, null);
             default:
-                return table(records);
+                return table(records, layout);
         }
+    }
+
+    /** JSON lines, one per record; each says the file it was read from ({@code recording}) unless that is null. */
+    static List<String> json(List<ThreadRecord> records, Path recording) {
+        return records.stream().map(r -> ThreadRecords.toJson(r.type(), recording, r.epochMillis(), r.report()))
+                .collect(Collectors.toList());
     }
 
     /** The {@code @Counted} methods after the threads, in the same format; nothing when there are none. */
@@ -64,9 +75,9 @@ enum ReportFormat {
     }
 
     /** A thread without a final record is shown from its last live sample, and said so below the table. */
-    private static List<String> table(List<ThreadRecord> records) {
+    private static List<String> table(List<ThreadRecord> records, TableLayout layout) {
         List<ThreadReport> reports = records.stream().map(ThreadRecord::report).collect(Collectors.toList());
-        List<String> lines = new ArrayList<>(ReportTable.render(reports));
+        List<String> lines = new ArrayList<>(ReportTable.render(reports, layout));
         List<String> unfinished = records.stream().filter(r -> !r.isFinal())
                 .map(r -> TerminalText.escape(r.report().name()) + " (tid " + r.report().tid() + ")")
                 .collect(Collectors.toList());

@@ -3,7 +3,6 @@ package io.perfpin.cli;
 import io.perfpin.report.Hint;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.JsonLinesFile;
-import io.perfpin.report.JvmRecord;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 
@@ -87,6 +86,11 @@ final class ReportOutput implements AutoCloseable {
      * line that tells it from the intervals' blocks.
      */
     void records(List<ThreadRecord> records) throws IOException {
+        records(records, TableLayout.ALL);
+    }
+
+    /** As {@link #records(List)}, a table laid out as {@code table} says. */
+    void records(List<ThreadRecord> records, TableLayout table) throws IOException {
         if (format == ReportFormat.CSV && intervalColumns != null) {
             write(ReportCsv.rows(records, intervalColumns));
             return;
@@ -94,7 +98,7 @@ final class ReportOutput implements AutoCloseable {
         if (format == ReportFormat.TABLE && intervals) {
             write(List.of("--- totals: each thread's counts since it was first counted ---"));
         }
-        write(format.render(records));
+        write(format.render(records, table));
     }
 
     /**
@@ -134,17 +138,16 @@ final class ReportOutput implements AutoCloseable {
 
     /**
      * Sets off what follows as the records of another JVM, one started with the same agent options and recorded
-     * beside the file reported ({@link io.perfpin.report.RecordingFile}): in a table under a heading naming it
-     * (with {@code nothingSelected} when none of its threads is shown), in CSV as a block of its own after a blank
-     * line, in JSON after its {@code "type":"jvm"} record.
+     * beside the file reported ({@link io.perfpin.report.RecordingFile}): in a table under its heading (with what is
+     * said when none of its threads is shown), in CSV as a block of its own after a blank line, in JSON after its
+     * {@code "type":"jvm"} record.
      */
-    void startedJvm(JvmRecord jvm, Path recording, String nothingSelected) throws IOException {
+    void startedJvm(RecordedJvm jvm) throws IOException {
         switch (format) {
             case TABLE:
-                List<String> lines = new ArrayList<>(List.of("", TerminalText.escape("JVM " + jvm.pid()
-                        + ", started with the same agent options; recorded in " + recording + ":")));
-                if (nothingSelected != null) {
-                    lines.add(nothingSelected);
+                List<String> lines = new ArrayList<>(List.of("", jvm.heading()));
+                if (jvm.nothing() != null) {
+                    lines.add(jvm.nothing());
                 }
                 write(lines);
                 break;
@@ -152,8 +155,65 @@ final class ReportOutput implements AutoCloseable {
                 write(List.of(""));
                 break;
             default:
-                write(List.of(jvm.toJson()));
+                write(List.of(jvm.recording().jvm().orElseThrow().toJson()));
         }
+    }
+
+    /**
+     * The JVMs' recordings that {@code report} shows, one after another, their threads as {@code table} lays them
+     * out: each with its {@code @Counted} methods and its hints. Where there are several (the JVMs a run started,
+     * or several FILEs), a table shows each under its heading; CSV is one table, a {@code recording} column first
+     * saying where each row was read from, the methods' rows likewise after a blank line; JSON lines each say it in
+     * their {@code recording} field, and a started JVM's records follow its {@code "type":"jvm"} record.
+     */
+    void recordings(List<RecordedJvm> jvms, TableLayout table) throws IOException {
+        boolean several = jvms.size() > 1;
+        if (format == ReportFormat.CSV && several) {
+            recordingsCsv(jvms);
+            return;
+        }
+        for (int i = 0; i < jvms.size(); i++) {
+            RecordedJvm jvm = jvms.get(i);
+            if (format == ReportFormat.TABLE && several) {
+                List<String> lines = new ArrayList<>(i == 0 ? List.of() : List.of(""));
+                lines.add(jvm.heading());
+                if (jvm.nothing() != null) {
+                    lines.add(jvm.nothing());
+                }
+                write(lines);
+            } else if (format == ReportFormat.JSON && jvm.started()) {
+                write(List.of(jvm.recording().jvm().orElseThrow().toJson()));
+            }
+            Path recording = several ? jvm.file() : null;
+            if (!jvm.threads().isEmpty()) {
+                write(format == ReportFormat.JSON ? ReportFormat.json(jvm.threads(), recording)
+                        : format.render(jvm.threads(), table));
+            }
+            List<MethodRecord> methods = jvm.recording().methods();
+            write(format == ReportFormat.JSON ? methods.stream().map(m -> m.toJson(recording))
+                    .collect(Collectors.toList()) : format.renderMethods(methods));
+            hints(ReportCommand.hints(jvm.threads()));
+        }
+    }
+
+    /** Every JVM's rows under one header, the file each was read from first; then the methods' likewise. */
+    private void recordingsCsv(List<RecordedJvm> jvms) throws IOException {
+        List<ThreadRecord> all = new ArrayList<>();
+        jvms.forEach(jvm -> all.addAll(jvm.threads()));
+        ReportCsv.Columns columns = ReportCsv.Columns.of(all);
+        List<String> lines = new ArrayList<>(List.of(ReportCsv.recordingHeader(columns.header())));
+        List<String> methods = new ArrayList<>();
+        for (RecordedJvm jvm : jvms) {
+            ReportCsv.rows(jvm.threads(), columns).forEach(row -> lines.add(ReportCsv.fromRecording(jvm.file(), row)));
+            MethodTable.rows(jvm.recording().methods()).forEach(row -> methods.add(ReportCsv.fromRecording(jvm.file(),
+                    ReportCsv.row(row))));
+        }
+        if (!methods.isEmpty()) {
+            lines.addAll(List.of("", ReportCsv.recordingHeader(MethodTable.COLUMNS)));
+            lines.addAll(methods);
+        }
+        write(lines);
+        hints(ReportCommand.hints(all));
     }
 
     void methods(List<MethodRecord> methods) throws IOException {

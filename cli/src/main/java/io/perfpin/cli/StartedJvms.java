@@ -4,17 +4,17 @@ import io.perfpin.files.FileErrors;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.TerminalText;
-import io.perfpin.report.ThreadRecord;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The JVMs that a recorded JVM started with the same agent options (JMH's forks, the children of any launcher that
- * passes its JVM's arguments on), each recorded beside the file named ({@link RecordingFile#family}): written after
+ * passes its JVM's arguments on), each recorded beside the file named ({@link RecordingFile#family}): shown after
  * that JVM's own report, each under its heading, by {@code report} and {@code run} alike. One that cannot be read is
- * said on stderr, and the others are still written.
+ * said on stderr, and the others are still shown.
  */
 final class StartedJvms {
     private StartedJvms() {
@@ -22,11 +22,20 @@ final class StartedJvms {
 
     /** Writes every JVM recorded beside {@code named}, its threads that {@code threads} selects, said as command's. */
     static void write(String command, Path named, ThreadsOption threads, ReportOutput out) throws IOException {
+        for (RecordedJvm started : read(command, named, threads)) {
+            out.startedJvm(started);
+            ReportCommand.report(started.recording(), started.threads(), out);
+        }
+    }
+
+    /** Reads every JVM recorded beside {@code named}, in the order they began; said as command's. */
+    static List<RecordedJvm> read(String command, Path named, ThreadsOption threads) throws IOException {
         List<Path> family = RecordingFile.family(named);
+        List<RecordedJvm> started = new ArrayList<>();
         for (Path child : family.subList(1, family.size())) {
-            Recording started;
+            Recording recording;
             try {
-                started = Recording.read(child);
+                recording = Recording.read(child);
             } catch (IOException unreadable) {
                 skipped(command, child, FileErrors.reason(unreadable));
                 continue;
@@ -34,12 +43,10 @@ final class StartedJvms {
                 skipped(command, child, notARecording.getMessage());
                 continue;
             }
-            ReportCommand.caveats(command, child, started);
-            List<ThreadRecord> picked = threads.selected(started.threads());
-            out.startedJvm(started.jvm().orElseThrow(), child, picked.isEmpty() ? "(no thread recorded there"
-                    + " matches " + threads.describe() + ")" : null);
-            ReportCommand.report(started, picked, out);
+            ReportCommand.caveats(command, child, recording);
+            started.add(RecordedJvm.of(child, recording, threads, true));
         }
+        return started;
     }
 
     private static void skipped(String command, Path child, String why) {

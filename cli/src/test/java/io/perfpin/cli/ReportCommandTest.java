@@ -4,6 +4,7 @@ import io.perfpin.report.EndRecord;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
+import io.perfpin.report.ThreadState;
 import io.perfpin.report.ThreadReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -258,6 +259,105 @@ class ReportCommandTest {
         CliRun whole = CliRun.capture(() -> Perfpin.run("report", complete.toString()));
         assertEquals(ExitCode.OK, whole.code, whole.err);
         assertEquals("", whole.err);
+    }
+
+    /**
+     * Several recordings in CSV and JSON follow one another, each row saying the file it was read from, in the
+     * recording's order; in a table each recording's threads come busiest first (by task-clock) under its heading,
+     * and the table says which ran on when the recording ended.
+     */
+    @Test
+    void severalRecordingsAreJoinedWithTheirFileAndEachThreadsComeBusiestFirstWithTheirState() throws Exception {
+        Path before = dir.resolve("before.jsonl");
+        Path after = dir.resolve("after.jsonl");
+        Files.write(before, List.of(timed("idle", 11, 1_000_000L, ThreadState.ENDED),
+                timed("busy", 12, 9_000_000L, ThreadState.RUNNING), timed("middle", 13, 5_000_000L,
+                        ThreadState.RUNNING)));
+        Files.write(after, List.of(timed("busy", 21, 3_000_000L, ThreadState.ENDED)));
+
+        CliRun json = CliRun.capture(() -> Perfpin.run("report", before.toString(), after.toString(), "--format",
+                "json"));
+        assertEquals(ExitCode.OK, json.code, json.err);
+        List<Map<?, ?>> records = json.out.lines().<Map<?, ?>>map(l -> (Map<?, ?>) JsonReader.parse(l)).toList();
+        assertEquals(List.of("idle", "busy", "middle", "busy"), records.stream().map(r -> r.get("name")).toList(),
+                json.out);
+        assertEquals(List.of(before.toString(), before.toString(), before.toString(), after.toString()),
+                records.stream().map(r -> r.get("recording")).toList(), json.out);
+        assertEquals(List.of(11L, 12L, 13L, 21L), records.stream().map(r -> r.get("tid")).toList(), json.out);
+
+        CliRun csv = CliRun.capture(() -> Perfpin.run("report", before.toString(), after.toString(), "--format",
+                "csv"));
+        assertEquals(ExitCode.OK, csv.code, csv.err);
+        List<String> rows = csv.out.lines().toList();
+        assertEquals(5, rows.size(), "one header, a row per thread: " + csv.out);
+        assertTrue(rows.get(0).startsWith("recording,name,tid,javaId,cpus,pin,task-clock,"), rows.get(0));
+        assertTrue(rows.get(1).startsWith(before + ",idle,11,"), csv.out);
+        assertTrue(rows.get(2).startsWith(before + ",busy,12,"), csv.out);
+        assertTrue(rows.get(3).startsWith(before + ",middle,13,"), csv.out);
+        assertTrue(rows.get(4).startsWith(after + ",busy,21,") && rows.get(4).endsWith(",ended"), csv.out);
+
+        CliRun one = CliRun.capture(() -> Perfpin.run("report", before.toString(), "--format", "csv"));
+        assertTrue(one.out.startsWith("name,tid,"), "one recording needs no recording column: " + one.out);
+
+        CliRun table = CliRun.capture(() -> Perfpin.run("report", before.toString(), after.toString()));
+        assertEquals(ExitCode.OK, table.code, table.err);
+        List<String> lines = table.out.lines().toList();
+        assertEquals("Recorded in " + before + ":", lines.get(0), table.out);
+        assertTrue(lines.get(1).matches("thread +tid +cpus +state +task-clock.*"), table.out);
+        assertTrue(lines.get(2).matches("busy +12 +0-1 +running at end +9\\.000 ms.*"), table.out);
+        assertTrue(lines.get(3).matches("middle +13 +0-1 +running at end +5\\.000 ms.*"), table.out);
+        assertTrue(lines.get(4).matches("idle +11 +0-1 +ended +1\\.000 ms.*"), table.out);
+        int second = lines.indexOf("Recorded in " + after + ":");
+        assertTrue(second > 4 && lines.get(second - 1).isEmpty(), table.out);
+        assertTrue(lines.get(second + 2).matches("busy +21 +0-1 +ended +3\\.000 ms.*"), table.out);
+    }
+
+    /**
+     * What a recording may hold that perfpin itself would not write: a thread name with half a character (a lone
+     * surrogate, which Java allows and UTF-8 cannot carry) and a metric past a double's range ({@code 1e309},
+     * infinite). Every format writes them, each its documented way, and the page is written whole.
+     */
+    @Test
+    void halfACharacterInANameAndAnInfiniteMetricAreWrittenInEveryFormat() throws Exception {
+        Path recording = dir.resolve("odd.jsonl");
+        Files.writeString(recording, "{\"type\":\"thread\",\"time\":1700000000000,\"name\":\"half\\ud800name\","
+                + "\"tid\":7,\"javaId\":7,\"cpus\":\"0-1\",\"pin\":\"none\",\"wallNanos\":50000000,"
+                + "\"counters\":{\"task-clock\":5000000},\"coverage\":{\"task-clock\":1.0},"
+                + "\"metrics\":{\"cpu-utilisation\":1e309,\"ipc\":-1e309},\"unsupported\":{}}\n");
+
+        Path page = dir.resolve("odd.html");
+        CliRun html = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "html",
+                "--output", page.toString()));
+        assertEquals(ExitCode.OK, html.code, html.err);
+        String text = Files.readString(page, StandardCharsets.UTF_8);
+        assertTrue(text.strip().endsWith("</html>"), "a whole page");
+        assertTrue(text.contains("half\ufffdname"), "U+FFFD stands for half a character");
+
+        CliRun csv = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "csv"));
+        assertEquals(ExitCode.OK, csv.code, csv.err);
+        List<String> rows = csv.out.lines().toList();
+        assertTrue(rows.get(0).startsWith("name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,cpu-utilisation,"
+                + "ipc,"), csv.out);
+        assertTrue(rows.get(1).startsWith("half\ufffdname,7,7,0-1,none,5000000,1,inf,-inf,"), csv.out);
+
+        CliRun table = CliRun.capture(() -> Perfpin.run("report", recording.toString()));
+        assertEquals(ExitCode.OK, table.code, table.err);
+        assertTrue(table.out.contains("\nhalf\\ud800name  "), "shown as Java writes it: " + table.out);
+
+        CliRun json = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "json"));
+        assertEquals(ExitCode.OK, json.code, json.err);
+        Map<?, ?> record = (Map<?, ?>) JsonReader.parse(json.out.strip());
+        assertEquals("half\ud800name", record.get("name"), "JSON keeps it whole, escaped");
+        Map<?, ?> metrics = (Map<?, ?>) record.get("metrics");
+        assertTrue(metrics.containsKey("cpu-utilisation") && metrics.get("cpu-utilisation") == null,
+                "JSON has no infinity: null, as a value not computed: " + json.out);
+    }
+
+    /** A final record of a thread with {@code taskClock} ns of task-clock, as the agent writes one. */
+    private static String timed(String name, int tid, long taskClock, ThreadState state) {
+        return ThreadRecords.toJson(ThreadRecords.THREAD, 1_700_000_000_000L, ThreadReport.fromValues(name, tid, tid,
+                "0-1", 50_000_000L, Map.of("task-clock", taskClock), Map.of("task-clock", 1.0), Map.of(), Map.of())
+                .withState(state));
     }
 
     /** Replaced in a record's text by each line's own count. */

@@ -24,8 +24,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * perfpin run over real JMH (1.37) and its published samples, which forks a JVM per benchmark run and passes it the
- * agent with every option of its own JVM, out= included: every JVM records to a file of its own, each readable by
- * report, the forks' worker threads are shown live, and run exits with JMH's exit code.
+ * agent with every option of its own JVM, out= included: every JVM records to a file of its own, report reads them
+ * all from the file named, each JVM under its own heading, the forks' worker threads are shown live, and run exits
+ * with JMH's exit code.
  */
 class RunForkingJmhTest {
     private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
@@ -42,8 +43,9 @@ class RunForkingJmhTest {
     @Test
     void everyForkRecordsToItsOwnFileReportReadsThemAllAndRunExitsWithJmhsCode() throws Exception {
         Path record = dir.resolve("jmh.jsonl");
-        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--interval", "100ms", "--record", record.toString(),
-                "--", JAVA, "-cp", JMH_CLASS_PATH, "org.openjdk.jmh.Main", "JMHSample_22_FalseSharing.baseline",
+        // Only the workers, which run in the forks: the host JVM's recording holds no thread.
+        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--interval", "100ms", "--threads", ".*jmh-worker.*",
+                "--record", record.toString(), "--", JAVA, "-cp", JMH_CLASS_PATH, "org.openjdk.jmh.Main", "JMHSample_22_FalseSharing.baseline",
                 "-f", "2", "-wi", "1", "-w", "300ms", "-i", "1", "-r", "500ms", "-foe", "true"));
         assertEquals(0, run.code, "JMH's own exit code:\n" + run.out + run.err);
 
@@ -75,6 +77,30 @@ class RunForkingJmhTest {
                 && String.valueOf(r.get("name")).matches(".*JMHSample_22_FalseSharing\\.baseline-jmh-worker-[12]"))
                 .count();
         assertEquals(4, workers, "two workers in each fork, each with its final record:\n" + report.out);
+        assertEquals(4, records.stream().filter(r -> "thread".equals(r.get("type"))
+                && family.subList(1, 3).contains(Path.of((String) r.get("recording")))).count(),
+                "each says the fork's file it was read from:\n" + report.out);
+
+        CliRun table = CliRun.capture(() -> Perfpin.run("report", record.toString()));
+        assertEquals(ExitCode.OK, table.code, table.err);
+        assertTrue(table.out.startsWith("JVM " + pids.get(0) + ", recorded in " + record + ":\n(it holds no thread"
+                + " records)\n"), "the host JVM under its heading, with nothing to show:\n" + table.out);
+        for (int i = 1; i < 3; i++) {
+            String heading = "JVM " + pids.get(i) + ", started with the same agent options; recorded in "
+                    + family.get(i) + ":\n";
+            int at = table.out.indexOf(heading);
+            assertTrue(at > 0, "fork " + pids.get(i) + " under its heading:\n" + table.out);
+            String block = table.out.substring(at + heading.length()).split("\nJVM ")[0];
+            assertEquals(2, block.lines().filter(l -> l.matches(".*baseline-jmh-worker-[12] .*")).count(),
+                    "its two workers:\n" + table.out);
+        }
+
+        CliRun csv = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "csv"));
+        assertEquals(ExitCode.OK, csv.code, csv.err);
+        List<String> rows = csv.out.lines().collect(Collectors.toList());
+        assertTrue(rows.get(0).startsWith("recording,name,tid,"), csv.out);
+        assertEquals(4, rows.stream().filter(r -> r.contains("baseline-jmh-worker-")
+                && (r.startsWith(family.get(1) + ",") || r.startsWith(family.get(2) + ","))).count(), csv.out);
     }
 
     @Test

@@ -127,8 +127,11 @@ public final class Json {
         out.append('"');
     }
 
-    /** Half a character, as a Java thread name may hold: UTF-8 cannot carry it, an escape keeps it whole. */
-    private static boolean isLoneSurrogate(String value, int i) {
+    /**
+     * Whether {@code value}'s char at {@code i} is half a character, as a Java thread name may hold: UTF-8 cannot
+     * carry it, so each output writes it its own way (JSON as an escape that keeps it whole).
+     */
+    public static boolean isLoneSurrogate(String value, int i) {
         char c = value.charAt(i);
         if (Character.isHighSurrogate(c)) {
             return i + 1 == value.length() || !Character.isLowSurrogate(value.charAt(i + 1));

@@ -1,12 +1,14 @@
 package io.perfpin.report;
 
+import java.nio.file.Path;
 import java.util.Map;
 
 /**
  * A {@code @Counted} method's summary in a JSON-lines recording: {@code type} {@code "method"} once at the
  * end, {@code "method-sample"} while it runs (cumulative, written when calls were added), each with the
  * method's name, its calls, and per counted event the total, the mean per call, p50 and p99, and the events
- * that could not be counted with their reasons.
+ * that could not be counted with their reasons. A report that joins several recordings adds {@code recording}, the
+ * file the record was read from, after {@code type}.
  */
 public record MethodRecord(String type, long epochMillis, String method, long calls, Map<String, Long> totals,
                            Map<String, Double> means, Map<String, Long> p50, Map<String, Long> p99,
@@ -23,7 +25,16 @@ public record MethodRecord(String type, long epochMillis, String method, long ca
     }
 
     public String toJson() {
-        return Json.object().field("type", type).field("time", epochMillis).field("method", method)
+        return toJson(null);
+    }
+
+    /** @param recording the file the record was read from, where a report joins several; null for none */
+    public String toJson(Path recording) {
+        Json json = Json.object().field("type", type);
+        if (recording != null) {
+            json.field("recording", recording.toString());
+        }
+        return json.field("time", epochMillis).field("method", method)
                 .field("calls", calls).field("counters", totals).field("mean", means).field("p50", p50)
                 .field("p99", p99).field("unsupported", unsupported).end();
     }

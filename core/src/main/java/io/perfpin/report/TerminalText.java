@@ -6,8 +6,9 @@ package io.perfpin.report;
  * retitles the window) would be obeyed, and a bidi override (U+202E) would show the rest of the line reversed.
  * So C0 controls, DEL, C1 controls (U+0080..U+009F) and the bidi embeddings, overrides, isolates and marks
  * are written visibly: newline, tab and carriage return as {@code \n}, {@code \t} and {@code \r}, the others
- * up to U+00FF as {@code \x} and two hex digits ({@code \x1b} for ESC), the bidi controls as a backslash, u and
- * four hex digits, as Java writes them. Every other character is kept. CSV and JSON output keep names whole:
+ * up to U+00FF as {@code \x} and two hex digits ({@code \x1b} for ESC), the bidi controls, and half a character
+ * (a lone surrogate, which a Java thread name may hold and UTF-8 cannot carry), as a backslash, u and four hex
+ * digits, as Java writes them. Every other character is kept. CSV and JSON output keep names whole:
  * their own quoting carries them.
  */
 public final class TerminalText {
@@ -19,7 +20,7 @@ public final class TerminalText {
 
     public static String escape(String text) {
         int first = 0;
-        while (first < text.length() && !unsafe(text.charAt(first))) {
+        while (first < text.length() && !unsafe(text, first)) {
             first++;
         }
         if (first == text.length()) {
@@ -28,7 +29,7 @@ public final class TerminalText {
         StringBuilder safe = new StringBuilder(text.length() + 16).append(text, 0, first);
         for (int i = first; i < text.length(); i++) {
             char c = text.charAt(i);
-            if (!unsafe(c)) {
+            if (!unsafe(text, i)) {
                 safe.append(c);
             } else if (c == '\n') {
                 safe.append("\\n");
@@ -100,6 +101,11 @@ public final class TerminalText {
                 || c >= 0xf900 && c <= 0xfaff || c >= 0xfe30 && c <= 0xfe4f || c >= 0xff00 && c <= 0xff60
                 || c >= 0xffe0 && c <= 0xffe6 || c >= 0x1f300 && c <= 0x1f64f || c >= 0x1f900 && c <= 0x1f9ff
                 || c >= 0x20000 && c <= 0x3fffd ? 2 : 1;
+    }
+
+    /** Half a character (a lone surrogate), which a terminal cannot show, is unsafe too. */
+    private static boolean unsafe(String text, int i) {
+        return unsafe(text.charAt(i)) || Json.isLoneSurrogate(text, i);
     }
 
     private static boolean unsafe(char c) {

@@ -1,11 +1,16 @@
 package io.perfpin.report;
 
+import java.nio.file.Path;
+
 /**
  * The JSON-lines records of threads, the schema the README documents: {@code type} is {@code "sample"}
  * for a live sample and {@code "thread"} for a thread's final summary; both carry {@code name}, {@code tid},
  * {@code javaId}, {@code cpus}, {@code pin} ({@link PinSource}), {@code counters}, {@code coverage},
  * {@code metrics} and {@code unsupported}, {@code source} where some value did not come from perf_event_open
- * ({@link ThreadReport#sources()}), and {@code state} ({@link ThreadState}) where it is known.
+ * ({@link ThreadReport#sources()}), and {@code state} ({@link ThreadState}) where it is known. A report that joins
+ * several recordings adds {@code recording}, the file each record was read from, after {@code type}. A number that
+ * is not finite, which JSON cannot carry (a recording's {@code 1e309} reads as infinite), is written {@code null},
+ * as one that could not be computed.
  */
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
@@ -15,9 +20,16 @@ public final class ThreadRecords {
     }
 
     public static String toJson(String type, long epochMillis, ThreadReport report) {
-        Json json = Json.object()
-                .field("type", type)
-                .field("time", epochMillis)
+        return toJson(type, null, epochMillis, report);
+    }
+
+    /** @param recording the file the record was read from, where a report joins several; null for none */
+    public static String toJson(String type, Path recording, long epochMillis, ThreadReport report) {
+        Json json = Json.object().field("type", type);
+        if (recording != null) {
+            json.field("recording", recording.toString());
+        }
+        json.field("time", epochMillis)
                 .field("name", report.name())
                 .field("tid", report.tid())
                 .field("javaId", report.javaId())
