@@ -98,7 +98,7 @@ final class ReportCommand implements Callable<Integer> {
             Recording recording = recordings.get(i);
             Map<String, Timeline> timelines;
             try {
-                timelines = Timelines.read(files.get(i), plotted);
+                timelines = Timelines.read(files.get(i), plotted, Set.of()).threads();
             } catch (IOException e) {
                 throw FileErrors.unreadable(files.get(i), e);
             }
