@@ -33,7 +33,8 @@ public final class ThreadGroups {
         return groups;
     }
 
-    private static ThreadRecord total(String name, List<ThreadRecord> threads) {
+    /** The totals of {@code threads} as one record named {@code name}, as a {@link Group} holds them. */
+    public static ThreadRecord total(String name, List<ThreadRecord> threads) {
         Map<String, Long> counters = new LinkedHashMap<>();
         long wallNanos = 0;
         long latest = 0;
