@@ -34,6 +34,7 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * Renders recordings as one self-contained HTML page: for each recording the machine and the run; the groups of
@@ -54,6 +55,8 @@ final class HtmlReport {
     static final int PLOTTED = 10;
     private static final String UPLOT = "META-INF/resources/webjars/uplot/";
     private static final String[] COLORS = {"#1f6feb", "#d1242f", "#1a7f37", "#8250df"};
+    private static final String THREAD = "thread";
+    private static final String GROUP = "group";
 
     /** Shown beside page-faults when they differ from it; otherwise page-faults says it all. */
     private static final String PAGE_FAULTS = "page-faults";
@@ -209,7 +212,7 @@ final class HtmlReport {
         });
         totals.add(new Comparison.Row("all threads", all));
         sizes.add(count(allSizes));
-        table(totals, 0, totals.size(), events(totals), "threads", sizes, "group-", PLOTTED, totals.size() - 1);
+        table(totals, 0, totals.size(), events(totals), GROUP, "threads", sizes, totals.size() - 1);
     }
 
     /** Every thread in one table, the busiest first; beyond {@link #PLOTTED} they are folded away. */
@@ -224,10 +227,10 @@ final class HtmlReport {
             row.runs().forEach(t -> each.add(t == null ? "-" : cpus(t.report())));
             cpus.add(String.join(" / ", each));
         }
-        table(rows, 0, Math.min(PLOTTED, rows.size()), events, "cpus", cpus, "thread-", PLOTTED, -1);
+        table(rows, 0, Math.min(PLOTTED, rows.size()), events, THREAD, "cpus", cpus, -1);
         if (rows.size() > PLOTTED) {
             page.append("<details><summary>").append(rows.size() - PLOTTED).append(" more threads</summary>\n");
-            table(rows, PLOTTED, rows.size(), events, "cpus", cpus, "thread-", PLOTTED, -1);
+            table(rows, PLOTTED, rows.size(), events, THREAD, "cpus", cpus, -1);
             page.append("</details>\n");
         }
     }
@@ -251,20 +254,21 @@ final class HtmlReport {
     }
 
     /**
-     * The rows from {@code from} to {@code to}, after the name a column {@code second} (its cells by row); those
-     * below {@code linked} link to their section, {@code anchor} and their index; row {@code total} is the total.
+     * The rows from {@code from} to {@code to} of threads or groups ({@code kind}), after the name a column
+     * {@code second} (its cells by row); those shown in full link to their section; row {@code total}, if any, is
+     * the total.
      */
-    private void table(List<Comparison.Row> rows, int from, int to, Set<String> events, String second,
-                       List<String> cells, String anchor, int linked, int total) {
-        page.append("<table class=\"threads\"><tr><th>").append(anchor.equals("group-") ? "group" : "thread")
-                .append("</th><th>").append(second).append("</th>");
+    private void table(List<Comparison.Row> rows, int from, int to, Set<String> events, String kind, String second,
+                       List<String> cells, int total) {
+        page.append("<table class=\"threads\"><tr><th>").append(kind).append("</th><th>").append(second)
+                .append("</th>");
         events.forEach(e -> page.append("<th>").append(escape(e)).append("</th>"));
         page.append("</tr>\n");
         for (int i = from; i < to; i++) {
             Comparison.Row row = rows.get(i);
-            boolean link = i < linked && i != total;
+            boolean link = i < PLOTTED && i != total;
             page.append(i == total ? "<tr class=\"total\"><td>" : "<tr><td>")
-                    .append(link ? "<a href=\"#" + anchor + i + "\">" : "")
+                    .append(link ? "<a href=\"#" + anchor(kind, i) + "\">" : "")
                     .append(escape(row.name())).append(link ? "</a>" : "").append("</td><td>")
                     .append(escape(cells.get(i))).append("</td>");
             for (String event : events) {
@@ -294,7 +298,7 @@ final class HtmlReport {
     /** A thread in full: where it ran, its totals and hints in each recording, and its plots. */
     private void thread(int index) {
         Comparison.Row row = rows.get(index);
-        page.append("<section class=\"thread\" id=\"").append(anchor(index)).append("\"><h2>")
+        page.append("<section class=\"thread\" id=\"").append(anchor(THREAD, index)).append("\"><h2>")
                 .append(escape(row.name())).append("</h2>\n<ul class=\"where\">");
         List<Hint> hints = new ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
@@ -332,7 +336,7 @@ final class HtmlReport {
     private void group(int index) {
         GroupRow group = groups.get(index);
         Comparison.Row row = group.totals();
-        page.append("<section class=\"group\" id=\"group-").append(index).append("\"><h2>group ")
+        page.append("<section class=\"group\" id=\"").append(anchor(GROUP, index)).append("\"><h2>group ")
                 .append(escape(row.name())).append("</h2>\n<ul class=\"where\">");
         List<Timeline> timelines = new ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
@@ -546,7 +550,7 @@ final class HtmlReport {
         if (run.run() != null) {
             return run.run().epochMillis();
         }
-        return java.util.stream.Stream.concat(run.timelines().threads().values().stream(),
+        return Stream.concat(run.timelines().threads().values().stream(),
                 run.timelines().groups().values().stream()).mapToLong(t -> t.endMillis().length == 0 ? Long.MAX_VALUE
                 : t.endMillis()[0]).min().orElse(0);
     }
@@ -575,8 +579,8 @@ final class HtmlReport {
         return "<span class=\"swatch\" style=\"background:" + COLORS[run % COLORS.length] + "\"></span>";
     }
 
-    private static String anchor(int row) {
-        return "thread-" + row;
+    private static String anchor(String kind, int row) {
+        return kind + "-" + row;
     }
 
     /** Four significant digits, as JSON: what a plot can show; null for a window without a value. */
