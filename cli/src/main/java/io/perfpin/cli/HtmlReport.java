@@ -10,9 +10,11 @@ import io.perfpin.report.Json;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.RunRecord;
+import io.perfpin.report.ThreadGroups;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.Timeline;
+import io.perfpin.report.Timelines;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -20,7 +22,10 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
@@ -29,12 +34,15 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
- * Renders recordings as one self-contained HTML page: for each recording the machine and the run, a table of the
- * threads (the busiest {@link #PLOTTED} shown, the others folded), then for each of those threads its totals side
- * by side with its hints and a plot over time of each event's rate and each derived metric, one line per
- * recording, and the {@code @Counted} methods. The numbers are core's ({@link Comparison}, {@link Timeline},
+ * Renders recordings as one self-contained HTML page: for each recording the machine and the run; the groups of
+ * threads ({@link ThreadGroups}: {@code churn-17} is in {@code churn}, as the metrics group them) with a total row;
+ * a table of the threads (the busiest {@link #PLOTTED} shown, the others folded); then the busiest groups and
+ * threads in full, their totals side by side (a thread's with its hints), and a plot over time of each event's
+ * rate and each derived metric that moves, one line per recording, the others listed once with their one value;
+ * and the {@code @Counted} methods. The numbers are core's ({@link Comparison}, {@link Timelines},
  * {@link Hints}); this only lays them out.
  *
  * <p>The plots are drawn by uPlot (MIT; about 50 KB), inlined with the data: the page fetches nothing, and says so
@@ -47,26 +55,71 @@ final class HtmlReport {
     static final int PLOTTED = 10;
     private static final String UPLOT = "META-INF/resources/webjars/uplot/";
     private static final String[] COLORS = {"#1f6feb", "#d1242f", "#1a7f37", "#8250df"};
+    private static final String THREAD = "thread";
+    private static final String GROUP = "group";
 
-    /** One recording as the page shows it. */
+    /** Shown beside page-faults when they differ from it; otherwise page-faults says it all. */
+    private static final String PAGE_FAULTS = "page-faults";
+    private static final List<String> FAULT_KINDS = List.of("minor-faults", "major-faults");
+
+    /** One recording as the page shows it; its timelines are those of the threads and groups plotted. */
     record Run(String label, RunRecord run, List<ThreadRecord> threads, List<MethodRecord> methods,
-               Map<String, Timeline> timelines) {
+               Timelines timelines) {
+    }
+
+    /** A group of threads side by side: its totals in each recording, and how many threads it holds in each. */
+    record GroupRow(Comparison.Row totals, List<Integer> threads) {
     }
 
     private final List<Run> runs;
     private final List<Comparison.Row> rows;
+    private final List<GroupRow> groups;
     private final StringBuilder page = new StringBuilder(1 << 16);
     private final StringBuilder charts = new StringBuilder("[");
     private int chartCount;
 
-    private HtmlReport(List<Run> runs, List<Comparison.Row> rows) {
+    private HtmlReport(List<Run> runs, List<Comparison.Row> rows, List<GroupRow> groups) {
         this.runs = runs;
         this.rows = rows;
+        this.groups = groups;
     }
 
-    /** @param rows the threads of {@code runs} side by side, busiest first ({@link Comparison#byName}) */
-    static String render(List<Run> runs, List<Comparison.Row> rows) throws IOException {
-        return new HtmlReport(runs, rows).page();
+    /**
+     * @param rows   the threads of {@code runs} side by side, busiest first ({@link Comparison#byName})
+     * @param groups their groups ({@link #groups})
+     */
+    static String render(List<Run> runs, List<Comparison.Row> rows, List<GroupRow> groups) throws IOException {
+        return new HtmlReport(runs, rows, groups).page();
+    }
+
+    /**
+     * The groups that hold more than one thread in some recording, matched by name, busiest first: a group of
+     * one is shown as its thread. The first {@link #PLOTTED} are shown in full.
+     *
+     * @param runs each recording's thread records, as shown
+     */
+    static List<GroupRow> groups(List<List<ThreadRecord>> runs) {
+        List<List<ThreadRecord>> totals = new ArrayList<>();
+        List<Map<String, Integer>> sizes = new ArrayList<>();
+        for (List<ThreadRecord> threads : runs) {
+            List<ThreadRecord> runTotals = new ArrayList<>();
+            Map<String, Integer> runSizes = new HashMap<>();
+            for (ThreadGroups.Group group : ThreadGroups.of(threads)) {
+                runTotals.add(group.total());
+                runSizes.put(group.name(), group.threads());
+            }
+            totals.add(runTotals);
+            sizes.add(runSizes);
+        }
+        List<GroupRow> groups = new ArrayList<>();
+        for (Comparison.Row row : Comparison.byName(totals)) {
+            List<Integer> threads = new ArrayList<>();
+            sizes.forEach(runSizes -> threads.add(runSizes.getOrDefault(row.name(), 0)));
+            if (threads.stream().anyMatch(n -> n > 1)) {
+                groups.add(new GroupRow(row, threads));
+            }
+        }
+        return groups;
     }
 
     private String page() throws IOException {
@@ -74,7 +127,11 @@ final class HtmlReport {
         for (int r = 0; r < runs.size(); r++) {
             machineAndRun(r);
         }
+        groupsOverview();
         overview();
+        for (int i = 0; i < Math.min(PLOTTED, groups.size()); i++) {
+            group(i);
+        }
         for (int i = 0; i < Math.min(PLOTTED, rows.size()); i++) {
             thread(i);
         }
@@ -129,38 +186,91 @@ final class HtmlReport {
                 .append("</td></tr>");
     }
 
+    /**
+     * The groups of more than one thread, the busiest first, each row its threads' totals, and a last row of all
+     * the threads; none when each thread is a group of its own.
+     */
+    private void groupsOverview() {
+        if (groups.isEmpty()) {
+            return;
+        }
+        page.append("<h2>Groups of threads</h2>\n<p>").append(groups.size())
+                .append(groups.size() == 1 ? " group" : " groups").append(" of threads named alike (the numeric suffix"
+                        + " stripped, as the metrics group them), the busiest first, each row the totals of its"
+                        + " threads; the last row totals every thread.</p>\n");
+        List<Comparison.Row> totals = new ArrayList<>();
+        List<String> sizes = new ArrayList<>();
+        groups.forEach(g -> {
+            totals.add(g.totals());
+            sizes.add(count(g.threads()));
+        });
+        List<ThreadRecord> all = new ArrayList<>();
+        List<Integer> allSizes = new ArrayList<>();
+        runs.forEach(r -> {
+            all.add(ThreadGroups.total("all threads", r.threads()));
+            allSizes.add(r.threads().size());
+        });
+        totals.add(new Comparison.Row("all threads", all));
+        sizes.add(count(allSizes));
+        table(totals, 0, totals.size(), events(totals), GROUP, "threads", sizes, totals.size() - 1);
+    }
+
     /** Every thread in one table, the busiest first; beyond {@link #PLOTTED} they are folded away. */
     private void overview() {
+        Set<String> events = events(rows);
+        page.append("<h2>Threads</h2>\n<p>").append(rows.size()).append(rows.size() == 1 ? " thread" : " threads")
+                .append(", the busiest first").append(runs.size() > 1 ? "; each cell gives every recording's value in"
+                        + " order, then the last over the first" : "").append(".</p>\n");
+        List<String> cpus = new ArrayList<>();
+        for (Comparison.Row row : rows) {
+            List<String> each = new ArrayList<>();
+            row.runs().forEach(t -> each.add(t == null ? "-" : cpus(t.report())));
+            cpus.add(String.join(" / ", each));
+        }
+        table(rows, 0, Math.min(PLOTTED, rows.size()), events, THREAD, "cpus", cpus, -1);
+        if (rows.size() > PLOTTED) {
+            page.append("<details><summary>").append(rows.size() - PLOTTED).append(" more threads</summary>\n");
+            table(rows, PLOTTED, rows.size(), events, THREAD, "cpus", cpus, -1);
+            page.append("</details>\n");
+        }
+    }
+
+    /** The events any recording counted for any of {@code rows}. */
+    private static Set<String> events(List<Comparison.Row> rows) {
         Set<String> events = new LinkedHashSet<>();
         rows.forEach(row -> row.runs().forEach(t -> {
             if (t != null) {
                 events.addAll(t.report().counters().keySet());
             }
         }));
-        page.append("<h2>Threads</h2>\n<p>").append(rows.size()).append(rows.size() == 1 ? " thread" : " threads")
-                .append(", the busiest first").append(runs.size() > 1 ? "; each cell gives every recording's value in"
-                        + " order, then the last over the first" : "").append(".</p>\n");
-        overviewTable(0, Math.min(PLOTTED, rows.size()), events);
-        if (rows.size() > PLOTTED) {
-            page.append("<details><summary>").append(rows.size() - PLOTTED).append(" more threads</summary>\n");
-            overviewTable(PLOTTED, rows.size(), events);
-            page.append("</details>\n");
-        }
+        return events;
     }
 
-    /** The rows from {@code from} to {@code to}; those shown in full link to their section. */
-    private void overviewTable(int from, int to, Set<String> events) {
-        page.append("<table class=\"threads\"><tr><th>thread</th><th>cpus</th>");
+    /** How many threads a group holds in each recording. */
+    private static String count(List<Integer> threads) {
+        List<String> each = new ArrayList<>();
+        threads.forEach(n -> each.add(Integer.toString(n)));
+        return String.join(" / ", each);
+    }
+
+    /**
+     * The rows from {@code from} to {@code to} of threads or groups ({@code kind}), after the name a column
+     * {@code second} (its cells by row); those shown in full link to their section; row {@code total}, if any, is
+     * the total.
+     */
+    private void table(List<Comparison.Row> rows, int from, int to, Set<String> events, String kind, String second,
+                       List<String> cells, int total) {
+        page.append("<table class=\"threads\"><tr><th>").append(kind).append("</th><th>").append(second)
+                .append("</th>");
         events.forEach(e -> page.append("<th>").append(escape(e)).append("</th>"));
         page.append("</tr>\n");
         for (int i = from; i < to; i++) {
             Comparison.Row row = rows.get(i);
-            boolean linked = i < PLOTTED;
-            page.append("<tr><td>").append(linked ? "<a href=\"#" + anchor(i) + "\">" : "")
-                    .append(escape(row.name())).append(linked ? "</a>" : "").append("</td><td>");
-            List<String> cpus = new ArrayList<>();
-            row.runs().forEach(t -> cpus.add(t == null ? "-" : cpus(t.report())));
-            page.append(escape(String.join(" / ", cpus))).append("</td>");
+            boolean link = i < PLOTTED && i != total;
+            page.append(i == total ? "<tr class=\"total\"><td>" : "<tr><td>")
+                    .append(link ? "<a href=\"#" + anchor(kind, i) + "\">" : "")
+                    .append(escape(row.name())).append(link ? "</a>" : "").append("</td><td>")
+                    .append(escape(cells.get(i))).append("</td>");
             for (String event : events) {
                 page.append("<td class=\"n\">").append(escape(values(row, event))).append("</td>");
             }
@@ -188,7 +298,7 @@ final class HtmlReport {
     /** A thread in full: where it ran, its totals and hints in each recording, and its plots. */
     private void thread(int index) {
         Comparison.Row row = rows.get(index);
-        page.append("<section class=\"thread\" id=\"").append(anchor(index)).append("\"><h2>")
+        page.append("<section class=\"thread\" id=\"").append(anchor(THREAD, index)).append("\"><h2>")
                 .append(escape(row.name())).append("</h2>\n<ul class=\"where\">");
         List<Hint> hints = new ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
@@ -200,7 +310,7 @@ final class HtmlReport {
             }
             ThreadReport report = t.report();
             page.append("tid ").append(report.tid()).append(", CPUs ").append(escape(cpus(report)))
-                    .append(escape(cpuChanges(runs.get(r).timelines().get(t.threadKey()))))
+                    .append(escape(cpuChanges(runs.get(r).timelines().threads().get(t.threadKey()))))
                     .append(t.isFinal() ? "" : ", still running when the recording ended (its last sample)")
                     .append("</li>");
             // A recording carries neither the pid nor the pin rules: only a one-CPU affinity shows a pin.
@@ -213,7 +323,32 @@ final class HtmlReport {
             hints.forEach(h -> page.append("<li>").append(escape(h.toString())).append("</li>"));
             page.append("</ul>\n");
         }
-        plots(row);
+        List<Timeline> timelines = new ArrayList<>();
+        for (int r = 0; r < runs.size(); r++) {
+            ThreadRecord t = row.runs().get(r);
+            timelines.add(t == null ? null : runs.get(r).timelines().threads().get(t.threadKey()));
+        }
+        plots(timelines);
+        page.append("</section>\n");
+    }
+
+    /** A group in full: how many threads it holds, their totals and the plots of their sums over time. */
+    private void group(int index) {
+        GroupRow group = groups.get(index);
+        Comparison.Row row = group.totals();
+        page.append("<section class=\"group\" id=\"").append(anchor(GROUP, index)).append("\"><h2>group ")
+                .append(escape(row.name())).append("</h2>\n<ul class=\"where\">");
+        List<Timeline> timelines = new ArrayList<>();
+        for (int r = 0; r < runs.size(); r++) {
+            int threads = group.threads().get(r);
+            page.append("<li>").append(swatch(r)).append(escape(runs.get(r).label())).append(": ")
+                    .append(threads == 0 ? "not in this recording" : threads + (threads == 1 ? " thread" : " threads"))
+                    .append("</li>");
+            timelines.add(threads == 0 ? null : runs.get(r).timelines().groups().get(row.name()));
+        }
+        page.append("</ul>\n<p>Over time: each event summed over the group's threads, task-clock in CPUs.</p>\n");
+        totals(row);
+        plots(timelines);
         page.append("</section>\n");
     }
 
@@ -284,13 +419,22 @@ final class HtmlReport {
                 + (source == null ? "" : " (" + source + ")");
     }
 
-    /** A chart per series, with a line per recording, on seconds since that recording began. */
-    private void plots(Comparison.Row row) {
-        Map<String, List<String>> lines = new java.util.LinkedHashMap<>();
-        Map<String, DerivedMetric.Unit> units = new java.util.LinkedHashMap<>();
+    /** One series of one recording: its points, on seconds since that recording began. */
+    private record Line(int run, String event, DerivedMetric.Unit unit, String x, double[] y) {
+    }
+
+    /**
+     * A chart per series that moves, with a line per recording, on seconds since that recording began; minor and
+     * major faults beside page-faults in its chart, and only where they differ from it (software counters, each
+     * enabled on its own, can) and move. A series with one value throughout (a count that stays zero, a thread
+     * seen once) is listed once, with that value, instead of plotted flat.
+     *
+     * @param timelines each recording's, null where it has none
+     */
+    private void plots(List<Timeline> timelines) {
+        Map<String, List<Line>> series = new LinkedHashMap<>();
         for (int r = 0; r < runs.size(); r++) {
-            ThreadRecord t = row.runs().get(r);
-            Timeline timeline = t == null ? null : runs.get(r).timelines().get(t.threadKey());
+            Timeline timeline = timelines.get(r);
             if (timeline == null) {
                 continue;
             }
@@ -300,43 +444,114 @@ final class HtmlReport {
             for (int i = 0; i < ends.length; i++) {
                 x.append(i == 0 ? "" : ",").append(number((ends[i] - origin) / 1000.0));
             }
-            x.append(']');
-            for (Timeline.Series series : timeline.series()) {
-                units.putIfAbsent(series.name(), series.unit());
-                StringBuilder y = new StringBuilder("[");
-                for (int i = 0; i < series.values().length; i++) {
-                    y.append(i == 0 ? "" : ",").append(number(series.values()[i]));
-                }
-                y.append(']');
-                lines.computeIfAbsent(series.name(), k -> new ArrayList<>()).add("{\"label\":"
-                        + Json.quote(runs.get(r).label()) + ",\"color\":\"" + COLORS[r % COLORS.length] + "\",\"x\":"
-                        + x + ",\"y\":" + y + "}");
+            String xs = x.append(']').toString();
+            for (Timeline.Series s : timeline.series()) {
+                series.computeIfAbsent(s.name(), k -> new ArrayList<>()).add(new Line(r, s.name(), s.unit(), xs,
+                        s.values()));
             }
         }
-        if (lines.isEmpty()) {
-            return;
+        List<String> notPlotted = new ArrayList<>();
+        List<Line> pageFaults = series.get(PAGE_FAULTS);
+        if (pageFaults != null) {
+            List<Line> alone = List.copyOf(pageFaults);
+            for (String kind : FAULT_KINDS) {
+                List<Line> lines = series.get(kind);
+                if (lines != null && same(alone, lines)) {
+                    series.remove(kind);
+                    notPlotted.add(kind + ": the same as " + PAGE_FAULTS);
+                } else if (lines != null && oneValue(lines).isEmpty()) {
+                    series.remove(kind);
+                    pageFaults.addAll(lines);
+                }
+            }
         }
-        page.append("<div class=\"plots\">");
-        lines.forEach((name, runLines) -> {
-            String id = "chart-" + chartCount;
-            page.append("<div class=\"plot\" id=\"").append(id).append("\"></div>");
-            DerivedMetric.Unit unit = units.get(name);
-            String title = unit == DerivedMetric.Unit.PER_SECOND ? name + " per second"
-                    : GenericEvents.countsNanoseconds(name) ? name + ": share of wall time" : name;
-            charts.append(chartCount == 0 ? "" : ",").append("{\"id\":\"").append(id).append("\",\"title\":")
-                    .append(Json.quote(title)).append(",\"unit\":\"").append(unit).append("\",\"lines\":[")
-                    .append(String.join(",", runLines)).append("]}");
-            chartCount++;
+        StringBuilder plots = new StringBuilder();
+        series.forEach((name, lines) -> {
+            OptionalDouble flat = oneValue(lines);
+            if (flat.isPresent()) {
+                notPlotted.add(name + " " + format(flat.getAsDouble(), lines.get(0).unit()));
+            } else {
+                chart(plots, name, lines);
+            }
         });
-        page.append("</div>\n");
+        if (!notPlotted.isEmpty()) {
+            page.append("<p class=\"flat\">Not plotted, one value throughout: ")
+                    .append(escape(String.join(", ", notPlotted))).append(".</p>\n");
+        }
+        if (plots.length() > 0) {
+            page.append("<div class=\"plots\">").append(plots).append("</div>\n");
+        }
     }
 
-    /** Where a recording's time axis starts: when the agent began, else its first window of a plotted thread. */
+    /** A chart of {@code lines}: each names its recording, and its event where a chart holds several. */
+    private void chart(StringBuilder plots, String name, List<Line> lines) {
+        String id = "chart-" + chartCount;
+        plots.append("<div class=\"plot\" id=\"").append(id).append("\"></div>");
+        DerivedMetric.Unit unit = lines.get(0).unit();
+        List<String> events = lines.stream().map(Line::event).distinct().toList();
+        boolean severalEvents = events.size() > 1;
+        String title = unit == DerivedMetric.Unit.PER_SECOND ? String.join(", ", events) + " per second"
+                : GenericEvents.countsNanoseconds(name) ? name + ": share of wall time" : name;
+        List<String> json = new ArrayList<>();
+        for (Line line : lines) {
+            StringBuilder y = new StringBuilder("[");
+            for (int i = 0; i < line.y().length; i++) {
+                y.append(i == 0 ? "" : ",").append(number(line.y()[i]));
+            }
+            String label = runs.get(line.run()).label() + (severalEvents ? " " + line.event() : "");
+            json.add("{\"label\":" + Json.quote(label) + ",\"color\":\"" + COLORS[line.run() % COLORS.length]
+                    + "\",\"dash\":" + !line.event().equals(name) + ",\"x\":" + line.x() + ",\"y\":" + y + "]}");
+        }
+        charts.append(chartCount == 0 ? "" : ",").append("{\"id\":\"").append(id).append("\",\"title\":")
+                .append(Json.quote(title)).append(",\"unit\":\"").append(unit).append("\",\"lines\":[")
+                .append(String.join(",", json)).append("]}");
+        chartCount++;
+    }
+
+    /** Whether each recording's two series have the same values: minor-faults that are all the page-faults. */
+    private static boolean same(List<Line> a, List<Line> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (int i = 0; i < a.size(); i++) {
+            if (a.get(i).run() != b.get(i).run() || !Arrays.equals(a.get(i).y(), b.get(i).y())) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The one value the lines have, as the page shows it, when they have one (or none); empty when they move. */
+    private static OptionalDouble oneValue(List<Line> lines) {
+        double[] range = {Double.POSITIVE_INFINITY, Double.NEGATIVE_INFINITY};
+        lines.forEach(line -> Arrays.stream(line.y()).filter(Double::isFinite).forEach(v -> {
+            double shown = Double.parseDouble(number(v));
+            range[0] = Math.min(range[0], shown);
+            range[1] = Math.max(range[1], shown);
+        }));
+        return range[0] > range[1] ? OptionalDouble.of(Double.NaN)
+                : range[0] == range[1] ? OptionalDouble.of(range[0]) : OptionalDouble.empty();
+    }
+
+    /** A value as the plots' axes show it. */
+    private static String format(double value, DerivedMetric.Unit unit) {
+        if (Double.isNaN(value)) {
+            return "(no value)";
+        }
+        if (unit == DerivedMetric.Unit.SHARE) {
+            return String.format(Locale.ROOT, "%.3g%%", value * 100);
+        }
+        String text = value == 0 ? "0" : String.format(Locale.ROOT, "%.3g", value);
+        return unit == DerivedMetric.Unit.PER_SECOND ? text + "/s" : text;
+    }
+
+    /** Where a recording's time axis starts: when the agent began, else the first window plotted. */
     private static long origin(Run run) {
         if (run.run() != null) {
             return run.run().epochMillis();
         }
-        return run.timelines().values().stream().mapToLong(t -> t.endMillis().length == 0 ? Long.MAX_VALUE
+        return Stream.concat(run.timelines().threads().values().stream(),
+                run.timelines().groups().values().stream()).mapToLong(t -> t.endMillis().length == 0 ? Long.MAX_VALUE
                 : t.endMillis()[0]).min().orElse(0);
     }
 
@@ -364,8 +579,8 @@ final class HtmlReport {
         return "<span class=\"swatch\" style=\"background:" + COLORS[run % COLORS.length] + "\"></span>";
     }
 
-    private static String anchor(int row) {
-        return "thread-" + row;
+    private static String anchor(String kind, int row) {
+        return kind + "-" + row;
     }
 
     /** Four significant digits, as JSON: what a plot can show; null for a window without a value. */

@@ -8,7 +8,6 @@ import io.perfpin.report.Hints;
 import io.perfpin.report.Recording;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
-import io.perfpin.report.Timeline;
 import io.perfpin.report.Timelines;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -19,7 +18,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -134,12 +132,16 @@ final class ReportCommand implements Callable<Integer> {
                 plotted.add(t.threadKey());
             }
         }));
+        Set<String> plottedGroups = new HashSet<>();
+        List<HtmlReport.GroupRow> groups = HtmlReport.groups(selected);
+        groups.subList(0, Math.min(HtmlReport.PLOTTED, groups.size()))
+                .forEach(group -> plottedGroups.add(group.totals().name()));
         List<HtmlReport.Run> runs = new ArrayList<>();
         for (int i = 0; i < files.size(); i++) {
             Recording recording = recordings.get(i);
-            Map<String, Timeline> timelines;
+            Timelines timelines;
             try {
-                timelines = Timelines.read(files.get(i), plotted);
+                timelines = Timelines.read(files.get(i), plotted, plottedGroups);
             } catch (IOException e) {
                 throw FileErrors.unreadable(files.get(i), e);
             }
@@ -147,7 +149,7 @@ final class ReportCommand implements Callable<Integer> {
                     recording.methods(), timelines));
         }
         // Whole before the file is opened, and written in one piece: a page that fails is no page left half-written.
-        String page = HtmlReport.render(runs, rows);
+        String page = HtmlReport.render(runs, rows, groups);
         try (ReportOutput out = output.openPage()) {
             out.page(List.of(page));
         }

@@ -19,35 +19,52 @@
       : magnitude === 0 ? "0" : value.toPrecision(3);
     return unit === "PER_SECOND" ? text + "/s" : text;
   }
+  function width(element) {
+    return Math.max(300, element.clientWidth - 2);
+  }
   try {
     var data = JSON.parse(document.getElementById("perfpin-data").textContent);
     var drawn = 0;
+    var plots = [];
     data.charts.forEach(function (chart) {
       var element = document.getElementById(chart.id);
       var aligned = uPlot.join(chart.lines.map(function (line) { return [line.x, line.y]; }));
-      var series = [{label: "s"}].concat(chart.lines.map(function (line) {
+      // Off the plot, the legend says each line's mean, so that it names the recording and a value at any time.
+      var series = [{
+        label: "seconds",
+        value: function (u, v, s, idx) {
+          var x = u.data[0];
+          return idx == null ? x[0].toFixed(1) + "\u2013" + x[x.length - 1].toFixed(1) : v.toFixed(2);
+        }
+      }].concat(chart.lines.map(function (line) {
+        var finite = line.y.filter(function (v) { return v != null && isFinite(v); });
+        var mean = finite.reduce(function (a, b) { return a + b; }, 0) / finite.length;
         return {
           label: line.label,
           stroke: line.color,
+          dash: line.dash ? [5, 4] : undefined,
           width: 1.5,
           spanGaps: true,
           points: {show: line.x.length < 40},
-          value: function (u, v) { return format(v, chart.unit); }
+          value: function (u, v, s, idx) { return idx == null ? "mean " + format(mean, chart.unit) : format(v, chart.unit); }
         };
       }));
-      new uPlot({
+      plots.push({element: element, plot: new uPlot({
         title: chart.title,
-        width: 420,
-        height: 200,
+        width: width(element),
+        height: 220,
         scales: {x: {time: false}},
         series: series,
-        legend: {show: chart.lines.length > 1},
         axes: [
           {label: "seconds since the recording began", labelSize: 20, size: 40},
           {size: 64, values: function (u, values) { return values.map(function (v) { return format(v, chart.unit); }); }}
         ]
-      }, aligned, element);
+      }, aligned, element)});
       drawn++;
+    });
+    // Each plot as wide as its column of the page, again when the window changes.
+    window.addEventListener("resize", function () {
+      plots.forEach(function (p) { p.plot.setSize({width: width(p.element), height: 220}); });
     });
     body.dataset.plots = "drawn " + drawn;
   } catch (e) {

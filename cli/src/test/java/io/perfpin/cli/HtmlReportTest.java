@@ -2,6 +2,9 @@ package io.perfpin.cli;
 
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
+import io.perfpin.report.JsonReader;
+import io.perfpin.report.Recording;
+import io.perfpin.report.ThreadRecord;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,7 +15,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -23,36 +30,47 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@code perfpin report --format html} of the demo's ping-pong, recorded by {@code perfpin run} unpinned and then
- * pinned as the demo pins it, compared side by side, and rendered by headless Chromium (the Debian package, which
- * .ci/run installs): the page draws every plot without a script error, and fetches nothing.
+ * pinned as the demo pins it, compared side by side, and of 600 churned threads, rendered by headless Chromium (the
+ * Debian package, which .ci/run installs): the page draws every plot without a script error, plots only what
+ * moves, sums groups of threads, names each recording in each legend, and fetches nothing.
  */
 class HtmlReportTest {
     /** Where the screenshot goes: the README shows the one in docs/. */
     private static final Path SCREENSHOT = Paths.get("target", "html-report.png");
     private static final long BROWSER_SECONDS = 60;
+    private static final int CHURNED = 600;
+    private static final List<String> SCHED = List.of("task-clock", "context-switches", "cpu-migrations",
+            "page-faults", "minor-faults", "major-faults");
 
     @TempDir
     static Path dir;
     static Path unpinned;
     static Path pinned;
+    static Path churn;
 
     @BeforeAll
-    static void recordTheDemosPingPong() {
+    static void recordTheDemosPingPongAndAChurn() {
         CpuSet allowed = CpuTopology.live().allowed();
         int first = allowed.first();
         int second = allowed.size() > 1 ? allowed.next(first + 1) : first;
-        unpinned = record("unpinned.jsonl");
-        pinned = record("pinned.jsonl", "--pin", "ping@" + first, "--pin", "pong@" + second);
+        String[] pingPong = {"io.perfpin.apps.PingPong", "--round-trips", "300000"};
+        unpinned = record("unpinned.jsonl", List.of("--threads", "ping|pong", "--interval", "100ms"), pingPong);
+        pinned = record("pinned.jsonl", List.of("--threads", "ping|pong", "--interval", "100ms", "--pin",
+                "ping@" + first, "--pin", "pong@" + second), pingPong);
+        // 600 threads, four at a time, each touching 256 fresh pages: about a second, so some twenty ticks of 50 ms.
+        churn = record("churn.jsonl", List.of("--threads", "churn-.*", "--interval", "50ms"),
+                "io.perfpin.apps.ThreadChurner", "--threads", Integer.toString(CHURNED), "--at-once", "4",
+                "--pages", "256");
     }
 
-    private static Path record(String name, String... pins) {
+    /** {@code perfpin run} of a test app with {@code options}, counting sched, recorded in {@code name}. */
+    private static Path record(String name, List<String> options, String... app) {
         Path file = dir.resolve(name);
-        List<String> args = new ArrayList<>(List.of("run", "--events", "sched", "--threads", "ping|pong",
-                "--interval", "100ms", "--record", file.toString()));
-        args.addAll(List.of(pins));
+        List<String> args = new ArrayList<>(List.of("run", "--events", "sched", "--record", file.toString()));
+        args.addAll(options);
         args.addAll(List.of("--", Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")), "io.perfpin.apps.PingPong",
-                "--round-trips", "300000"));
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"))));
+        args.addAll(List.of(app));
         CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
         assertEquals(ExitCode.OK, run.code, run.err);
         return file;
@@ -66,7 +84,29 @@ class HtmlReportTest {
         assertEquals(ExitCode.OK, report.code, report.err);
         String html = Files.readString(page);
         int plots = count(html, "<div class=\"plot\" id=");
-        assertEquals(12, plots, "ping and pong, each with a plot of each of sched's six events");
+        List<Map<?, ?>> charts = charts(html);
+        assertEquals(plots, charts.size(), "a chart's data for each plot");
+        assertTrue(plots >= 2, "ping's and pong's task-clock at least: " + plots);
+        noFlatPlot(charts);
+        for (Map<?, ?> chart : charts) {
+            assertEquals(List.of("unpinned.jsonl", "pinned.jsonl"), lines(chart).stream().map(l -> l.get("label"))
+                    .map(label -> ((String) label).split(" ")[0]).distinct().toList(),
+                    "each recording named in the legend of " + chart.get("title"));
+        }
+        for (String thread : List.of("ping", "pong")) {
+            String section = section(html, "<h2>" + thread + "</h2>");
+            List<String> plotted = new ArrayList<>();
+            for (Map<?, ?> chart : charts) {
+                if (section.contains("id=\"" + chart.get("id") + "\"")) {
+                    plotted.add(((String) chart.get("title")).split("[ :,]")[0]);
+                    lines(chart).forEach(l -> plotted.add(((String) l.get("label")).replaceAll(".* ", "")));
+                }
+            }
+            for (String event : SCHED) {
+                assertTrue(plotted.contains(event) ^ flat(section).contains(event + " ")
+                        ^ flat(section).contains(event + ":"), thread + "'s " + event + ": plotted or listed once");
+            }
+        }
         assertTrue(html.contains("unpinned.jsonl") && html.contains("pinned.jsonl") && html.contains("(perfpin)"),
                 "both recordings named, the pin shown");
         assertTrue(html.contains("<th>kernel</th>") && html.contains("<th>cpu</th>"), "the machine");
@@ -79,8 +119,12 @@ class HtmlReportTest {
         assertTrue(drawn.find(), "the page's marker");
         assertEquals("drawn " + plots, drawn.group(1), "every plot drawn, no script error");
         assertEquals(plots, count(dom, "<canvas"), "a canvas per plot");
+        int lines = charts.stream().mapToInt(c -> lines(c).size()).sum();
+        assertEquals(lines, count(dom, "class=\"u-value\">mean "), "off the plot, each line's legend its mean");
+        assertFalse(dom.contains(">--<"), "no legend without a value");
 
         Files.deleteIfExists(SCREENSHOT);
+        Files.createDirectories(SCREENSHOT.getParent());
         chromium(page, "--screenshot=" + SCREENSHOT.toAbsolutePath());
         byte[] png = Files.readAllBytes(SCREENSHOT);
         assertTrue(png.length > 20_000 && png[1] == 'P' && png[2] == 'N' && png[3] == 'G', "a screenshot");
@@ -100,7 +144,45 @@ class HtmlReportTest {
         assertFalse(html.contains("<img"), "escaped wherever it goes");
         assertTrue(html.contains("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"), "shown as text");
         String dom = chromium(page, "--dump-dom");
-        assertTrue(dom.contains("data-plots=\"drawn 12\""), "its plots drawn as any other's");
+        assertTrue(dom.contains("data-plots=\"drawn " + count(html, "<div class=\"plot\" id=") + "\""),
+                "its plots drawn as any other's");
+    }
+
+    /**
+     * 600 churned threads: one group row whose totals are the sums of the threads' final records, then the total
+     * row; the group plotted over time; no flat plot; the busiest ten threads in full, the others folded.
+     */
+    @Test
+    void sixHundredChurnedThreadsShowAsAGroupWithItsTotalsAndPlots() throws Exception {
+        Recording recording = Recording.read(churn);
+        List<ThreadRecord> threads = recording.threads();
+        assertEquals(CHURNED, threads.size(), "every churned thread recorded");
+        assertTrue(threads.stream().allMatch(ThreadRecord::isFinal), "each with its final record");
+        Path page = dir.resolve("churn.html");
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", churn.toString(), "--format", "html",
+                "--output", page.toString()));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        String html = Files.readString(page);
+
+        List<String> sums = new ArrayList<>();
+        for (String event : SCHED) {
+            long sum = threads.stream().mapToLong(t -> t.report().counters().get(event)).sum();
+            sums.add(ReportTable.formatCount(event, sum, null));
+        }
+        assertEquals(List.of(Integer.toString(CHURNED), String.join("|", sums)),
+                cells(html, "<tr><td><a href=\"#group-0\">churn</a></td>"), "the group's row: its threads' sums");
+        assertEquals(List.of(Integer.toString(CHURNED), String.join("|", sums)),
+                cells(html, "<tr class=\"total\"><td>all threads</td>"), "the total row");
+        assertTrue(html.contains(CHURNED - HtmlReport.PLOTTED + " more threads"), "the others folded");
+        assertEquals(HtmlReport.PLOTTED, count(html, "<section class=\"thread\""), "the busiest threads after");
+
+        String group = section(html, "<h2>group churn</h2>");
+        assertTrue(group.contains(CHURNED + " threads"));
+        assertTrue(count(group, "<div class=\"plot\" id=") >= 2, "the group plotted over time: " + flat(group));
+        List<Map<?, ?>> charts = charts(html);
+        noFlatPlot(charts);
+        String dom = chromium(page, "--dump-dom");
+        assertTrue(dom.contains("data-plots=\"drawn " + charts.size() + "\""), "every plot drawn, no script error");
     }
 
     /** The run's facts (the application's command line, the agent's options) show a URL's credentials masked. */
@@ -135,7 +217,7 @@ class HtmlReportTest {
         String browser = Files.isExecutable(Paths.get("/usr/bin/chromium")) ? "/usr/bin/chromium" : null;
         assertTrue(browser != null, "headless Chromium renders the page: apt-get install chromium (.ci/run does)");
         Process process = new ProcessBuilder(browser, "--headless=new", "--no-sandbox", "--disable-gpu",
-                "--hide-scrollbars", "--window-size=1280,1800", "--virtual-time-budget=5000", what,
+                "--hide-scrollbars", "--window-size=1400,1800", "--virtual-time-budget=5000", what,
                 page.toUri().toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
         byte[] out = process.getInputStream().readAllBytes();
         if (!process.waitFor(BROWSER_SECONDS, TimeUnit.SECONDS)) {
@@ -144,6 +226,59 @@ class HtmlReportTest {
         }
         assertEquals(0, process.exitValue(), "chromium " + what);
         return new String(out, StandardCharsets.UTF_8);
+    }
+
+    /** The charts of a page, from the data it draws them with. */
+    private static List<Map<?, ?>> charts(String html) {
+        String start = "<script type=\"application/json\" id=\"perfpin-data\">";
+        int from = html.indexOf(start) + start.length();
+        Map<?, ?> data = (Map<?, ?>) JsonReader.parse(html.substring(from, html.indexOf("</script>", from)));
+        List<Map<?, ?>> charts = new ArrayList<>();
+        ((List<?>) data.get("charts")).forEach(c -> charts.add((Map<?, ?>) c));
+        return charts;
+    }
+
+    private static List<Map<?, ?>> lines(Map<?, ?> chart) {
+        List<Map<?, ?>> lines = new ArrayList<>();
+        ((List<?>) chart.get("lines")).forEach(l -> lines.add((Map<?, ?>) l));
+        return lines;
+    }
+
+    /** Each chart has at least two values: a series with one throughout is listed, not plotted. */
+    private static void noFlatPlot(List<Map<?, ?>> charts) {
+        for (Map<?, ?> chart : charts) {
+            Set<Object> values = new HashSet<>();
+            lines(chart).forEach(l -> ((List<?>) l.get("y")).stream().filter(Objects::nonNull).forEach(values::add));
+            assertTrue(values.size() >= 2, "a flat plot: " + chart.get("title") + " " + values);
+        }
+    }
+
+    /** The section that begins with {@code heading}, up to its end. */
+    private static String section(String html, String heading) {
+        int from = html.indexOf(heading);
+        assertTrue(from >= 0, heading);
+        return html.substring(from, html.indexOf("</section>", from));
+    }
+
+    /** What a section lists as not plotted. */
+    private static String flat(String section) {
+        int from = section.indexOf("<p class=\"flat\">");
+        return from < 0 ? "" : section.substring(from, section.indexOf("</p>", from));
+    }
+
+    /** A table row's second cell, then its numbers joined by {@code |}. */
+    private static List<String> cells(String html, String rowStart) {
+        int from = html.indexOf(rowStart);
+        assertTrue(from >= 0, rowStart);
+        String row = html.substring(from + rowStart.length(), html.indexOf("</tr>", from));
+        Matcher second = Pattern.compile("^<td>([^<]*)</td>").matcher(row);
+        assertTrue(second.find(), row);
+        List<String> numbers = new ArrayList<>();
+        Matcher n = Pattern.compile("<td class=\"n\">([^<]*)</td>").matcher(row);
+        while (n.find()) {
+            numbers.add(n.group(1));
+        }
+        return List.of(second.group(1), String.join("|", numbers));
     }
 
     private static int count(String text, String what) {

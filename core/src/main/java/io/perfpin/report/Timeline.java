@@ -20,11 +20,10 @@ import java.util.Set;
  * of the window's wall time, as {@code cpu-utilisation} is; a rate metric ({@code cs-per-sec}) would repeat an
  * event's rate, so it is not given twice.
  *
- * <p>The agent's samples count since the thread was enrolled; {@code stat --interval}'s count one window each (a
- * sample whose {@code wallNanos} grew by less than half the time since the one before), and are added up, their
- * totals adding nothing. A final record ends a run of counts: a thread enrolled again (an annotated task on a pool thread) counts from zero.
- * At most {@link #MAX_POINTS} points are kept: beyond that every other one is dropped, which widens the windows
- * and keeps every count.
+ * <p>A thread's records are read as {@link ThreadTotals} reads them; a group's timeline ({@link Timelines}) is the
+ * sum of its threads' at each time the recording wrote some of them, its wall time the time that passed (so a
+ * group's share of task-clock is in CPUs, and may pass 1). At most {@link #MAX_POINTS} points are kept:
+ * beyond that every other one is dropped, which widens the windows and keeps every count.
  */
 public final class Timeline {
     public static final int MAX_POINTS = 256;
@@ -39,45 +38,36 @@ public final class Timeline {
     private double[] wall = new double[MAX_POINTS];
     private String[] cpus = new String[MAX_POINTS];
     private int size;
-    /** Where the current run of counts starts: the counts and wall time before it. */
-    private Map<String, Double> base = Map.of();
-    private double baseWall;
-    private ThreadRecord previous;
-    private Boolean windows;
+    private final ThreadTotals totals = new ThreadTotals();
 
     /** Adds the next record of this thread. */
     public void add(ThreadRecord record) {
-        ThreadReport r = record.report();
-        boolean newRun = previous == null || previous.isFinal();
-        if (newRun) {
-            base = size == 0 ? Map.of() : valuesAt(size - 1);
-            baseWall = size == 0 ? 0 : wall[size - 1];
-            windows = null;
-        } else if (!record.isFinal() && windows == null) {
-            long gapNanos = (record.epochMillis() - previous.epochMillis()) * 1_000_000L;
-            windows = r.wallNanos() - previous.report().wallNanos() < gapNanos / 2;
+        if (totals.add(record)) {
+            ThreadReport r = record.report();
+            addPoint(record.epochMillis(), totals.wallNanos(), r.cpus(), totals.counts());
+            metricNames.addAll(r.metrics().keySet());
         }
-        if (Boolean.TRUE.equals(windows) && record.isFinal()) {
-            // the totals of windows already added: their wall time, measured apart, differs by a clock's reading
-            previous = record;
-            return;
-        }
-        boolean addUp = Boolean.TRUE.equals(windows);
-        Map<String, Double> start = addUp ? valuesAt(size - 1) : base;
-        double startWall = addUp ? wall[size - 1] : baseWall;
+    }
+
+    /**
+     * Adds a window ending at {@code epochMillis}: the counts and the wall time since the first window began.
+     *
+     * @param allowed the CPUs it could run on at the window's end, Linux list syntax; empty for a group
+     */
+    void addPoint(long epochMillis, double wallNanos, String allowed, Map<String, Double> counts) {
         if (size == MAX_POINTS) {
             halve();
         }
         int i = size++;
-        millis[i] = record.epochMillis();
-        wall[i] = startWall + r.wallNanos();
-        cpus[i] = r.cpus();
-        for (Map.Entry<String, Long> e : r.counters().entrySet()) {
-            double[] values = cumulative.computeIfAbsent(e.getKey(), k -> filled(Double.NaN));
-            values[i] = start.getOrDefault(e.getKey(), 0.0) + e.getValue();
-        }
-        metricNames.addAll(r.metrics().keySet());
-        previous = record;
+        millis[i] = epochMillis;
+        wall[i] = wallNanos;
+        cpus[i] = allowed;
+        counts.forEach((event, value) -> cumulative.computeIfAbsent(event, k -> filled(Double.NaN))[i] = value);
+    }
+
+    /** Follows the metrics named, as a thread's records name theirs. */
+    void addMetrics(Set<String> names) {
+        metricNames.addAll(names);
     }
 
     /** Each window's end, epoch milliseconds. */
@@ -136,16 +126,6 @@ public final class Timeline {
 
     private double windowWall(int i) {
         return i == 0 ? wall[0] : wall[i] - wall[i - 1];
-    }
-
-    private Map<String, Double> valuesAt(int i) {
-        Map<String, Double> values = new LinkedHashMap<>();
-        cumulative.forEach((event, counts) -> {
-            if (!Double.isNaN(counts[i])) {
-                values.put(event, counts[i]);
-            }
-        });
-        return values;
     }
 
     /** Keeps every other point, and the latest. */

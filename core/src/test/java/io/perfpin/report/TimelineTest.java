@@ -2,18 +2,24 @@ package io.perfpin.report;
 
 import io.perfpin.event.DerivedMetric;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Timelines of real recordings (README beside the fixtures): the agent's cumulative samples and stat's windows. */
+/**
+ * Timelines of real recordings (README beside the fixtures): the agent's cumulative samples and stat's windows, and
+ * a group's, the sum of its threads'.
+ */
 class TimelineTest {
     @Test
     void agentSamplesBecomeWindowsWhoseCountsAddUpToTheFinalRecord() throws Exception {
@@ -71,6 +77,40 @@ class TimelineTest {
         assertEquals(expected, total(timeline, "task-clock"), expected * 1e-12);
     }
 
+    /**
+     * The demo's ping and pong as two threads of one pool ({@code worker-1}, {@code worker-2}): the group's windows
+     * add up to the sum of its threads' final records, and its time is the recording's, not theirs added.
+     */
+    @Test
+    void aGroupsWindowsAddUpToItsThreadsFinalRecords(@TempDir Path dir) throws Exception {
+        Path pool = dir.resolve("pool.jsonl");
+        Files.writeString(pool, Files.readString(fixture("agent-pingpong.jsonl"))
+                .replace("\"name\":\"ping\"", "\"name\":\"worker-1\"")
+                .replace("\"name\":\"pong\"", "\"name\":\"worker-2\""));
+        List<ThreadRecord> finals = new ArrayList<>();
+        Recording.read(pool, r -> {
+            if (r.isFinal()) {
+                finals.add(r);
+            }
+        });
+        assertEquals(2, finals.size());
+        Timelines timelines = Timelines.read(pool, Set.of(), Set.of("worker"));
+        assertEquals(Set.of(), timelines.threads().keySet());
+        Timeline group = timelines.groups().get("worker");
+        List<ThreadGroups.Group> groups = ThreadGroups.of(finals);
+        assertEquals(1, groups.size(), "one group");
+        assertEquals(2, groups.get(0).threads());
+        for (String event : finals.get(0).report().counters().keySet()) {
+            long sum = finals.stream().mapToLong(r -> r.report().counters().get(event)).sum();
+            assertEquals(sum, groups.get(0).total().report().counters().get(event), event);
+            assertEquals(sum, total(group, event), 0.5, event);
+        }
+        long[] ends = group.endMillis();
+        assertEquals(ends.length, Arrays.stream(ends).distinct().count(), "a window per time written");
+        assertEquals(sum(group.windowNanos()), group.windowNanos()[0] + (ends[ends.length - 1] - ends[0]) * 1e6, 1,
+                "after the first window, the time that passed");
+    }
+
     private static double total(Timeline timeline, String event) {
         Timeline.Series series = series(timeline, event);
         double[] windows = timeline.windowNanos();
@@ -84,6 +124,10 @@ class TimelineTest {
 
     private static Timeline.Series series(Timeline timeline, String name) {
         return timeline.series().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+    }
+
+    private static Path fixture(String name) throws URISyntaxException {
+        return Path.of(TimelineTest.class.getResource("/report/" + name).toURI());
     }
 
     private static double sum(double[] values) {
@@ -101,7 +145,7 @@ class TimelineTest {
     }
 
     private static List<ThreadRecord> records(String fixture, String thread) throws IOException, URISyntaxException {
-        Path file = Path.of(TimelineTest.class.getResource("/report/" + fixture).toURI());
+        Path file = fixture(fixture);
         List<ThreadRecord> records = new ArrayList<>();
         Recording recording = Recording.read(file, r -> {
             if (r.report().name().equals(thread)) {
