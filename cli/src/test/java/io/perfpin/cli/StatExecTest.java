@@ -121,7 +121,7 @@ class StatExecTest {
             long pid = jvm.pid();
             try (ChildJvm stat = stat(pid, "--duration", "60s")) {
                 stat.await(pinned(pid));
-                long watchdog = watchdogOf(stat);
+                long watchdog = StatPinRestoreTest.watchdogOf(stat);
                 // Stopped, stat checks nothing more: the watchdog, in a session of its own, meets the exec first.
                 stat.signal("STOP");
                 awaitThat(() -> stopped(stat.pid()), () -> "perfpin stat (pid " + stat.pid() + ") does not stop");
@@ -182,18 +182,6 @@ class StatExecTest {
         } catch (IOException e) {
             return "";
         }
-    }
-
-    /** stat's child that the watchdog names itself as, once it has. */
-    private static long watchdogOf(ChildJvm stat) throws InterruptedException {
-        long[] found = new long[1];
-        awaitThat(() -> {
-            found[0] = ProcessHandle.of(stat.pid()).stream().flatMap(ProcessHandle::children)
-                    .mapToLong(ProcessHandle::pid).filter(pid -> WATCHDOG.equals(ProcFiles.command(pid)))
-                    .findFirst().orElse(-1);
-            return found[0] > 0;
-        }, () -> "no child of perfpin stat (pid " + stat.pid() + ") is named " + WATCHDOG);
-        return found[0];
     }
 
     /** Whether every thread of the process is stopped by a signal ({@code T} in its stat file). */

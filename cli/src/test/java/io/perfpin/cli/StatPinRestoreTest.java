@@ -191,7 +191,7 @@ class StatPinRestoreTest {
     }
 
     /** stat's child that the watchdog names itself as, once it has. */
-    private static long watchdogOf(ChildJvm stat) throws InterruptedException {
+    static long watchdogOf(ChildJvm stat) throws InterruptedException {
         long[] found = new long[1];
         awaitThat(() -> {
             found[0] = ProcessHandle.of(stat.pid()).stream().flatMap(ProcessHandle::children)
