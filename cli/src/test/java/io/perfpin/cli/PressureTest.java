@@ -9,7 +9,9 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -30,20 +32,32 @@ class PressureTest {
     /** A JVM whose files may not grow past 200,000 bytes (RLIMIT_FSIZE), as on a full disk. */
     @Test
     void aJvmUnderAFileSizeLimitIsLeftAsFound(@TempDir Path dir) throws Exception {
-        attachAndDetach(List.of("prlimit", "--fsize=200000", "--"), dir.resolve("recording.jsonl").toString());
+        attachAndDetach(List.of("prlimit", "--fsize=200000", "--"), List.of(), dir.resolve("recording.jsonl")
+                .toString());
     }
 
-    /** A JVM whose /tmp (its stats file, the recording, the agent jar handed to it) is a tmpfs of 8 MiB: the jar fits, little else. */
+    /**
+     * A JVM whose perfpin directory (its stats file, and the recording beside it) is a tmpfs of 64 KiB, mounted in a
+     * mount namespace of its own: the machine's /tmp, where the build and its class path may lie, stays as it is.
+     */
     @Test
     void aJvmOnAFullTmpfsIsLeftAsFound() throws Exception {
-        List<String> launcher = List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
-                "mount -t tmpfs -o size=8m,mode=1777 tmpfs /tmp && cd /tmp && exec \"$@\"", "sh");
-        attachAndDetach(launcher, "/tmp/recording.jsonl");
+        Path full = Files.createTempDirectory(Path.of("/var/tmp"), "perfpin-full");
+        try {
+            List<String> launcher = List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
+                    "mount -t tmpfs -o size=64k,mode=0700 tmpfs " + full + " && exec \"$@\"", "sh");
+            attachAndDetach(launcher, List.of("-Dperfpin.dir=" + full), full.resolve("recording.jsonl").toString());
+        } finally {
+            Files.delete(full);
+        }
     }
 
-    private static void attachAndDetach(List<String> launcher, String recording) throws Exception {
-        try (ChildJvm service = ChildJvm.startUnder(launcher, List.of("-Xss256k"), "io.perfpin.apps.Service", "0",
-                "300", PARKED)) {
+    private static void attachAndDetach(List<String> launcher, List<String> jvmOptions, String recording)
+            throws Exception {
+        List<String> options = new ArrayList<>(jvmOptions);
+        options.add("-Xss256k");
+        try (ChildJvm service = ChildJvm.startUnder(launcher, options, "io.perfpin.apps.Service", "0", "300",
+                PARKED)) {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());

@@ -150,7 +150,7 @@ public final class StatsFile implements AutoCloseable {
                     finishedSlots);
             stats.writeHeader(pid, startEpochMillis, intervalNanos, options);
             return stats;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | InternalError e) {
             channel.close();
             throw e;
         }
@@ -163,8 +163,19 @@ public final class StatsFile implements AutoCloseable {
     }
 
     /** Makes the file {@code size} bytes long without writing its pages: they read as zeros, free slots. */
+    /**
+     * Grows the file to {@code size} with zeros written, not a hole: a page of a hole that the file system has no
+     * room for (a full tmpfs) would fault when the mapping first writes it, killing the thread that did. Written, a
+     * full disk is an IOException here, said as such.
+     */
     private static void extend(FileChannel channel, long size) throws IOException {
-        channel.write(ByteBuffer.allocate(1), size - 1);
+        ByteBuffer zeros = ByteBuffer.allocate(64 << 10);
+        for (long at = channel.size(); at < size; at += zeros.position()) {
+            zeros.clear().limit((int) Math.min(zeros.capacity(), size - at));
+            while (zeros.hasRemaining()) {
+                channel.write(zeros, at + zeros.position());
+            }
+        }
     }
 
     private static void requireWithin(String what, long value, long min, long max) {
