@@ -38,6 +38,8 @@ final class ChildJvms implements AutoCloseable {
         final StatsWindows windows;
         /** The frame shown last: shown again while its agent has published no new sample. */
         StatsWindows.Frame frame;
+        /** Whether a frame of it showed a thread: until then it is waiting for them, not without them. */
+        boolean matched;
 
         Child(long pid, StatsFileReader reader) throws IOException {
             this.reader = reader;
@@ -75,7 +77,8 @@ final class ChildJvms implements AutoCloseable {
                         .collect(Collectors.toList());
                 lines.add(LiveView.heading("run", "pid " + pid + " (started by pid " + watched + ")", snapshot,
                         child.frame, rows.size()));
-                lines.addAll(rows.isEmpty() ? List.of("(no live thread matches " + threads.describe() + ")")
+                child.matched |= !rows.isEmpty();
+                lines.addAll(rows.isEmpty() ? List.of(LiveView.noLiveThread(threads, child.matched))
                         : ReportTable.render(rows, layout));
             } catch (IOException e) {
                 lines.add(TerminalText.escape("--- pid " + pid + ": no more live view: " + e.getMessage() + " ---"));

@@ -13,8 +13,11 @@ import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 
 /**
  * Two classic experiments under the agent, as {@code perfpin run} runs them: ping-pong between two threads
@@ -66,14 +69,29 @@ final class DemoCommand implements Callable<Integer> {
         return pingPong != 0 ? pingPong : sharing;
     }
 
-    /** Says once, before the runs, which requested events this machine cannot count and why. */
+    /**
+     * Says once, before the runs, which requested events this machine cannot count and why; when it can count none
+     * of them, the runs would show nothing: that is refused as a usage error before anything runs.
+     */
     private void hardwareNote() {
         Syscalls syscalls = Backends.syscalls();
         List<String> notes = new ArrayList<>();
+        List<EventFailure> unsupported;
         try (CounterGroup probe = CounterGroup.open(syscalls, syscalls.gettid(), events.list.events())) {
-            for (EventFailure failure : probe.unsupported()) {
+            unsupported = probe.unsupported();
+            for (EventFailure failure : unsupported) {
                 notes.add("  " + failure.event().name() + ": " + failure.reason());
             }
+        }
+        if (unsupported.size() == events.list.events().size()) {
+            // Without a PMU every hardware event has the same reason: said once, after the events it holds for.
+            Map<String, List<String>> byReason = unsupported.stream().collect(Collectors.groupingBy(
+                    EventFailure::reason, LinkedHashMap::new, Collectors.mapping(f -> f.event().name(),
+                            Collectors.toList())));
+            throw new IllegalArgumentException("--events " + events.text + ": nothing to count, none of its events"
+                    + " can be counted on this machine (" + byReason.entrySet().stream().map(e -> String.join(", ",
+                    e.getValue()) + ": " + e.getKey()).collect(Collectors.joining("; ")) + "); software events can,"
+                    + " e.g. --events sched");
         }
         if (!notes.isEmpty()) {
             System.out.println("perfpin demo: these events cannot be counted on this machine; the others are:");

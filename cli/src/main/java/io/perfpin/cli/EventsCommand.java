@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -27,9 +28,9 @@ import java.util.concurrent.Callable;
  * or the encoding of named events, for this machine or, with {@code --pmu}, for a CPU model it is not.
  */
 @Command(name = "events", mixinStandardHelpOptions = true,
-        description = {"List events and presets and whether this machine counts them (probed),",
-                "or show the encoding of the named events: for this machine, or with --pmu for a CPU model"
-                        + " you do not have (through libpfm4), as type=<n> config=0x<hex>."})
+        description = {"List events and presets and whether this machine counts them (probed), or encode events.",
+                "With NAMEs, shows their encoding: for this machine, or with --pmu for a CPU model you do not have"
+                        + " (through libpfm4), as type=<n> config=0x<hex>."})
 final class EventsCommand implements Callable<Integer> {
     @Option(names = "--pmu", paramLabel = "MODEL",
             description = "A libpfm4 CPU model such as skl, icl, spr, zen3 (encodings only).")
@@ -69,8 +70,21 @@ final class EventsCommand implements Callable<Integer> {
                     .map(m -> m.name()).toArray(String[]::new)));
         }
         System.out.println("Events (probed on this machine, for this thread):");
+        // One reason often holds for many events (no PMU: every hardware one): each is said once, numbered.
+        List<String> reasons = new ArrayList<>();
         for (String name : GenericEvents.names()) {
-            System.out.println("  " + name + "  " + probe(syscalls, parser.parse(name)));
+            String reason = unsupported(syscalls, parser.parse(name));
+            if (reason == null) {
+                System.out.println("  " + name + "  supported");
+            } else {
+                if (!reasons.contains(reason)) {
+                    reasons.add(reason);
+                }
+                System.out.println("  " + name + "  unsupported [" + (reasons.indexOf(reason) + 1) + "]");
+            }
+        }
+        for (int i = 0; i < reasons.size(); i++) {
+            System.out.println("[" + (i + 1) + "] " + TerminalText.escape(reasons.get(i)));
         }
         System.out.println("Also: raw rUUEE, pmu/term=value,.../ (sysfs), and CPU-specific names through libpfm4"
                 + (LibpfmEncoder.available() ? "" : " (" + LibpfmEncoder.unavailableReason() + ")") + ".");
@@ -91,9 +105,15 @@ final class EventsCommand implements Callable<Integer> {
     }
 
     private static String probe(Syscalls syscalls, EventSpec spec) {
+        String reason = unsupported(syscalls, spec);
+        return reason == null ? "supported" : "unsupported: " + reason;
+    }
+
+    /** Why this thread cannot count {@code spec}; null when it can. */
+    private static String unsupported(Syscalls syscalls, EventSpec spec) {
         try (CounterGroup group = CounterGroup.open(syscalls, 0, List.of(spec))) {
             List<EventFailure> failures = group.unsupported();
-            return failures.isEmpty() ? "supported" : "unsupported: " + failures.get(0).reason();
+            return failures.isEmpty() ? null : failures.get(0).reason();
         }
     }
 }

@@ -68,6 +68,8 @@ final class LiveView {
      * the event), once ({@link SaidOnce}, the rule the agent says its own by).
      */
     private final SaidOnce said = new SaidOnce();
+    /** Whether a frame showed a thread yet: until then the view waits for them (see {@link #noLiveThread}). */
+    private boolean matched;
 
     LiveView(String command, long pid, StatsFileReader reader, ThreadsOption threads, ViewOptions view,
              ReportOutput out, ChildJvms children) {
@@ -209,6 +211,7 @@ final class LiveView {
 
         private void show(StatsSnapshot snapshot, StatsWindows.Frame frame) throws IOException {
             List<ThreadReport> rows = selected(frame.threads());
+            matched |= !rows.isEmpty();
             List<String> notes = new ArrayList<>();
             if (snapshot.threadsNotCounted() > 0) {
                 notes.add("threads not counted: " + notCounted(snapshot));
@@ -330,7 +333,16 @@ final class LiveView {
     }
 
     private String noLiveThread() {
-        return "(no live thread matches " + threads.describe() + ")";
+        return noLiveThread(threads, matched);
+    }
+
+    /**
+     * What a frame without rows says: before any frame showed a thread the application has most often not started
+     * them yet ({@code matched} false), and after, they have ended.
+     */
+    static String noLiveThread(ThreadsOption threads, boolean matched) {
+        return matched ? "(no live thread matches " + threads.describe() + ")"
+                : "(waiting for threads matching " + threads.describe() + ")";
     }
 
     /**

@@ -35,6 +35,8 @@ public final class Perfpin {
         completion.getCommandSpec().usageMessage().hidden(false)
                 .description("Print a bash completion script: source <(perfpin completion)");
         perfpin.addSubcommand("completion", completion);
+        perfpin.getCommandSpec().usageMessage().exitCodeListHeading("Exit codes:%n")
+                .exitCodeList(ExitCode.summaries());
         return perfpin.setParameterExceptionHandler(Perfpin::usage)
                 .setExecutionExceptionHandler(Perfpin::report)
                 .execute(args);
@@ -61,13 +63,29 @@ public final class Perfpin {
             // By edit distance: picocli offers only the options that share the first two letters.
             List<String> nearest = option ? NearestNames.nearest(token.split("=", 2)[0], spec.optionsMap().keySet())
                     : NearestNames.nearest(token, spec.subcommands().keySet());
-            if (!nearest.isEmpty()) {
+            String launched = option ? launchedBefore(command, token, args) : null;
+            if (launched != null) {
+                // It follows the launched command's first word (run java -version): an option of that command,
+                // which needs -- before the command, not the nearest of run's own options.
+                message += "; put -- before the command to launch: perfpin run [options] -- " + launched + " ...";
+            } else if (!nearest.isEmpty()) {
                 message += "; did you mean " + String.join(", ", nearest) + "?";
             }
         }
         String name = command.getCommandSpec().qualifiedName();
         command.getErr().println(shown(name + ": " + message + " (see " + name + " --help)"));
         return ExitCode.USAGE;
+    }
+
+    /** For run, the first word of the command to launch when it comes before the unknown {@code option}; else null. */
+    private static String launchedBefore(CommandLine command, String option, String[] args) {
+        if (!(command.getCommand() instanceof RunCommand) || ((RunCommand) command.getCommand()).command == null) {
+            return null;
+        }
+        String first = ((RunCommand) command.getCommand()).command.get(0);
+        List<String> words = List.of(args);
+        int at = words.indexOf(first);
+        return at >= 0 && at < words.indexOf(option) ? first : null;
     }
 
     /**

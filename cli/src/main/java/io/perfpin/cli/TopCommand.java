@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.files.FileErrors;
 import io.perfpin.files.NamedFile;
 import io.perfpin.jvm.AgentStatsFile;
+import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.stats.StatsFileReader;
 import picocli.CommandLine.Command;
@@ -81,18 +82,41 @@ final class TopCommand implements Callable<Integer> {
             JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
             throw new NoAgentException(pid, file);
         } catch (IOException e) {
+            if (pid != null) {
+                JavaProcess.of(pid); // another user's JVM, most often: exit 5, as for every command on a pid
+            }
             throw FileErrors.unreadableStatsFile(file, e);
         }
         // A file damaged when it is opened, or while it is watched, ends the view with one line.
         try (StatsFileReader reader = opened) {
+            if (command.equals("top") && reader.snapshot().isClosed()) {
+                // Its totals are the last agent's, not a live one's: top was given a JVM where no agent runs.
+                // run and attach started the agent they watch, and show how it ended. The whole snapshot is
+                // read, so that a damaged file is said as damaged, not as closed.
+                refuseClosed(pid, reader.pid(), file);
+            }
             LiveView live = new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out,
                     children);
             live.watch(every, duration);
             return live;
+        } catch (AttachException e) {
+            throw e; // the process checked for a closed file: its own exit code, not a stats file's failure
         } catch (NamedFile.Refused e) {
             throw new IllegalStateException(e.getMessage());
         } catch (IOException e) {
             throw FileErrors.unreadableStatsFile(file, e);
         }
+    }
+
+    /**
+     * A closed stats file: the process is checked as for a missing one when the user named a pid (gone, another
+     * user's or no JVM each have their own exit code); otherwise no agent runs there any more.
+     */
+    private static void refuseClosed(Long pid, long filePid, Path file) throws AttachException, NoAgentException {
+        if (pid != null) {
+            JavaProcess.of(pid);
+        }
+        throw new NoAgentException(filePid, "its stats file " + file + " is closed: "
+                + (JavaProcess.isRunning(filePid) ? "the agent detached" : "the JVM exited"));
     }
 }

@@ -93,6 +93,31 @@ class CommandLineTest {
         assertUsage("perfpin: unknown command 'x\\x1b[2J\\ny' (see perfpin --help)", "x\u001b[2J\ny");
     }
 
+    /** The java command's own options need -- before it: suggesting run's option of a like name would mislead. */
+    @Test
+    void anUnknownOptionAfterRunsCommandSaysThatDashDashGoesBeforeTheCommand() {
+        assertUsage("perfpin run: Unknown option: '-version'; put -- before the command to launch: perfpin run"
+                + " [options] -- java ... (see perfpin run --help)", "run", "java", "-version");
+        assertUsage("perfpin run: Unknown option: '--treads'; did you mean --threads? (see perfpin run --help)", "run",
+                "--treads", "x", "--", "java", "-version");
+    }
+
+    /** perfpin --help lists each command with its description's first line: a whole sentence. */
+    @Test
+    void eachCommandsLineInTheHelpIsAWholeSentence() {
+        CommandLine perfpin = new CommandLine(new Perfpin());
+        perfpin.getSubcommands().forEach((name, command) -> {
+            String[] description = command.getCommandSpec().usageMessage().description();
+            if (name.equals("help") || name.equals("completion")) {
+                return;
+            }
+            assertTrue(description.length > 0 && description[0].matches(".*[.]"), name + ": " + String.join("|",
+                    description));
+        });
+        CliRun help = CliRun.capture(() -> Perfpin.run("--help"));
+        assertTrue(help.out.contains("or encode events.\n"), "the events line whole: " + help.out);
+    }
+
     @Test
     void completionPrintsABashScriptThatKnowsTheCommandsAndTheirOptions() {
         CliRun run = CliRun.capture(() -> Perfpin.run("completion"));

@@ -3,7 +3,13 @@ package io.perfpin.cli;
 import io.perfpin.event.LibpfmEncoder;
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -17,6 +23,25 @@ class EventsCommandTest {
         assertTrue(run.out.contains("  context-switches  supported"), run.out);
         for (String preset : new String[] {"ipc", "cache", "tlb", "branch", "sched", "sharing", "aliasing"}) {
             assertTrue(run.out.contains("\n  " + preset + "  "), preset);
+        }
+    }
+
+    /** Without a PMU one reason holds for every hardware event: said once, and each event points to it. */
+    @Test
+    void eachReasonIsSaidOnceAndEachUnsupportedEventPointsToIt() {
+        CliRun run = CliRun.capture(() -> Perfpin.run("events"));
+        assertEquals(ExitCode.OK, run.code, run.err);
+        List<String> lines = List.of(run.out.split("\n"));
+        List<String> reasons = lines.stream().filter(l -> l.matches("\\[\\d+\\] .*")).collect(Collectors.toList());
+        assertEquals(reasons.size(), reasons.stream().map(l -> l.substring(l.indexOf(' '))).distinct().count(),
+                "each reason once: " + reasons);
+        for (String line : lines) {
+            Matcher unsupported = Pattern.compile("  \\S+  unsupported \\[(\\d+)\\]").matcher(line);
+            if (unsupported.matches()) {
+                assertTrue(reasons.stream().anyMatch(r -> r.startsWith("[" + unsupported.group(1) + "] ")), line);
+            } else {
+                assertFalse(line.contains("unsupported:"), "no reason beside an event: " + line);
+            }
         }
     }
 

@@ -66,6 +66,24 @@ class TopCommandTest {
         }
     }
 
+    /** Before the application starts the threads asked for, a view waits for them: they have not ended. */
+    @Test
+    void framesBeforeAnyThreadMatchesSayTheViewWaitsForThem() throws Exception {
+        try (ChildJvm service = ChildJvm.withAgent("threads=.*;interval=100ms", "io.perfpin.apps.Service", "0", "60",
+                "0")) {
+            service.await(Pattern.compile("ready"));
+            try {
+                CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(service.pid()), "--threads",
+                        "not-started-.*", "--duration", "500ms"));
+                assertEquals(ExitCode.OK, top.code, top.err);
+                assertTrue(top.out.contains("\n(waiting for threads matching --threads 'not-started-.*')\n"), top.out);
+                assertFalse(top.out.contains("no live thread matches"), top.out);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
+        }
+    }
+
     @Test
     void anEventNotCountedIsSaidOnceHoweverManyFramesShowIt() throws Exception {
         try (ChildJvm service = ChildJvm.withAgent("threads=spin-.*;events=ipc,sched;interval=100ms",

@@ -77,29 +77,29 @@ public final class Hints {
         String name = report.name();
         String where = oneCpu ? "CPU " + cpus : "CPUs " + report.cpus();
         Long migrations = report.counters().get("cpu-migrations");
-        if (migrations != null && migrations > 0) {
+        // perfpin's own pin of a thread that already ran moves it once, when it next runs: that move is no finding.
+        long ownMove = report.pin() == PinSource.PERFPIN ? 1 : 0;
+        if (migrations != null && migrations > ownMove) {
             String advice;
             if (!oneCpu) {
                 advice = "the scheduler moves it among the CPUs of its pin: pin it to one CPU (a one-CPU list or"
                         + " isolated) to keep it on its caches";
-            } else if (report.pin() == PinSource.PERFPIN) {
-                // perfpin's own pin of a thread that already ran moves it once, when it next runs
-                advice = "perfpin pinned it while it ran, and it moved onto " + where + " when it next ran, which"
-                        + " counts once; more moves than that mean its affinity also changed while counted (taskset,"
-                        + " a cgroup cpuset change)";
+            } else if (ownMove > 0) {
+                advice = "perfpin's pin moves a running thread once, onto " + where + "; the other moves mean its"
+                        + " affinity also changed while counted (taskset, a cgroup cpuset change)";
             } else {
                 advice = "its affinity changed while counted: another tool (taskset, a pool pinning its own threads)"
                         + " or a cgroup cpuset change moved it; pin it in one place";
             }
-            hints.add(new Hint(name, "migrated " + migrations + " times while pinned to " + where,
-                    "cpu-migrations " + migrations + " > 0", advice));
+            hints.add(new Hint(name, "migrated " + times(migrations) + " while pinned to " + where,
+                    "cpu-migrations " + migrations + " > " + ownMove, advice));
         }
         String isolate = "the CPU is not isolated: boot with isolcpus=" + cpusOrList(cpus) + " nohz_full="
                 + cpusOrList(cpus) + " and pin the thread there (placement isolated)";
         if (involuntary.isPresent()) {
             long switches = involuntary.getAsLong();
             if (switches > 0) {
-                hints.add(new Hint(name, "preempted " + switches + " times on " + where,
+                hints.add(new Hint(name, "preempted " + times(switches) + " on " + where,
                         "nonvoluntary_ctxt_switches " + switches + " > 0", isolate));
             }
             return;
@@ -107,7 +107,7 @@ public final class Hints {
         Long switches = report.counters().get("context-switches");
         Double utilisation = report.metrics().get("cpu-utilisation");
         if (switches != null && switches > 0 && utilisation != null && utilisation >= BUSY_UTILISATION) {
-            hints.add(new Hint(name, "switched out " + switches + " times on " + where + " while it ran "
+            hints.add(new Hint(name, "switched out " + times(switches) + " on " + where + " while it ran "
                     + percent(utilisation) + " of the time, so mostly preempted",
                     "context-switches " + switches + " > 0 at cpu-utilisation " + decimal(utilisation) + " >= "
                             + decimal(BUSY_UTILISATION), isolate));
@@ -133,6 +133,11 @@ public final class Hints {
 
     private static String cpusOrList(CpuSet cpus) {
         return cpus.isEmpty() ? "<cpus>" : cpus.toString();
+    }
+
+    /** A count of times as English says it: 1 time, 2 times. */
+    private static String times(long count) {
+        return count + (count == 1 ? " time" : " times");
     }
 
     private static String percent(double share) {

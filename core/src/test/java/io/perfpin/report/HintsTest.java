@@ -55,16 +55,36 @@ class HintsTest {
                 texts(report("order-matcher", "2-3", "sched", sched), true, OptionalLong.of(0)));
     }
 
-    /** A pin perfpin set is never another tool's move. */
+    /**
+     * perfpin's own pin of a running thread moves it once: that move is no hint, and the moves beyond it are never
+     * said to be another tool's.
+     */
     @Test
-    void aThreadPerfpinPinnedThatMigratedIsNotSaidToBeMovedByAnotherTool() {
-        ThreadReport pinned = report("order-matcher", "3", "sched", sched(2_000_000L, 3, 1)).withPin(PinSource.PERFPIN);
-        List<String> hints = texts(pinned, false, NOT_READ);
-        assertEquals(List.of("thread 'order-matcher': migrated 1 times while pinned to CPU 3 (cpu-migrations 1 > 0):"
-                + " perfpin pinned it while it ran, and it moved onto CPU 3 when it next ran, which counts once; more"
-                + " moves than that mean its affinity also changed while counted (taskset, a cgroup cpuset change)"),
-                hints);
+    void aThreadPerfpinPinnedGetsNoHintForThePinsOwnMoveAndIsNotSaidToBeMovedByAnotherTool() {
+        ThreadReport once = report("order-matcher", "3", "sched", sched(2_000_000L, 3, 1)).withPin(PinSource.PERFPIN);
+        assertEquals(List.of(), texts(once, false, NOT_READ), "the pin's own move");
+        assertEquals(List.of(), texts(once, true, NOT_READ), "the pin's own move, placed by a rule");
+
+        ThreadReport moved = report("order-matcher", "3", "sched", sched(2_000_000L, 3, 3)).withPin(PinSource.PERFPIN);
+        List<String> hints = texts(moved, false, NOT_READ);
+        assertEquals(List.of("thread 'order-matcher': migrated 3 times while pinned to CPU 3 (cpu-migrations 3 > 1):"
+                + " perfpin's pin moves a running thread once, onto CPU 3; the other moves mean its affinity also"
+                + " changed while counted (taskset, a cgroup cpuset change)"), hints);
         assertTrue(hints.stream().noneMatch(h -> h.contains("another tool")), hints.toString());
+    }
+
+    @Test
+    void oneMoveOrOnePreemptionReadsAsEnglish() {
+        assertEquals(List.of("thread 'order-matcher': migrated 1 time while pinned to CPU 3 (cpu-migrations 1 > 0):"
+                        + " its affinity changed while counted: another tool (taskset, a pool pinning its own threads)"
+                        + " or a cgroup cpuset change moved it; pin it in one place"),
+                texts(report("order-matcher", "3", "sched", sched(2_000_000L, 3, 1)), false, OptionalLong.of(0)));
+        assertEquals(List.of("thread 'io-1': preempted 1 time on CPU 3 (nonvoluntary_ctxt_switches 1 > 0): the CPU"
+                        + " is not isolated: boot with isolcpus=3 nohz_full=3 and pin the thread there (placement"
+                        + " isolated)"),
+                texts(report("io-1", "3", "sched", sched(300_000_000L, 40, 0)), false, OptionalLong.of(1)));
+        assertTrue(texts(report("io-1", "3", "sched", sched(980_000_000L, 1, 0)), false, NOT_READ).get(0)
+                .contains("switched out 1 time on CPU 3 "));
     }
 
     @Test

@@ -1,0 +1,196 @@
+package io.perfpin.cli;
+
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.counter.CounterGroup;
+import io.perfpin.event.EventParser;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Syscalls;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+/**
+ * {@link ExitCode} is the one table of exit codes: README's table is it, and each code each command can return is
+ * had by a real run here. Elsewhere: 7 in {@code AttachCommandTest.aJvmWithAttachDisabledIsOneLineAndExit7} (attach,
+ * stat) and {@code ContainerAttachTest}, 8 in {@code StatExecTest}, detach's 6 and 1 in {@code DetachCommandTest}.
+ */
+@Timeout(300)
+class ExitCodeTest {
+    /** The commands that take a JVM's pid. */
+    private static final List<String> ON_A_PID = List.of("top", "attach", "detach", "stat");
+    private static final Pattern README_ROW = Pattern.compile("\\| (\\d+) \\| (.*) \\|");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void readmesExitCodeTableIsExitCodesTable() throws Exception {
+        String readme = Files.readString(Paths.get("..", "README.md"));
+        int table = readme.indexOf("Exit codes:\n\n| code | meaning |\n|---|---|\n");
+        assertTrue(table >= 0, "README has its exit-code table");
+        List<String> rows = new ArrayList<>();
+        for (String line : readme.substring(table).split("\n")) {
+            Matcher row = README_ROW.matcher(line);
+            if (row.matches()) {
+                rows.add(row.group(1) + " " + row.group(2));
+            } else if (!rows.isEmpty()) {
+                break;
+            }
+        }
+        List<String> codes = new ArrayList<>();
+        ExitCode.TABLE.forEach(e -> codes.add(e.code() + " " + e.meaning()));
+        assertEquals(codes, rows);
+        for (int code = 0; code < ExitCode.TABLE.size(); code++) {
+            assertEquals(code, ExitCode.TABLE.get(code).code(), "every code from 0, in order");
+        }
+    }
+
+    @Test
+    void theHelpListsEveryCode() {
+        CliRun help = CliRun.capture(() -> Perfpin.run("--help"));
+        assertEquals(ExitCode.OK, help.code, help.err);
+        assertTrue(help.out.contains("Exit codes:\n"), help.out);
+        for (ExitCode.Entry entry : ExitCode.TABLE) {
+            assertTrue(Pattern.compile("(?m)^ +" + entry.code() + " +" + Pattern.quote(entry.summary()) + "$")
+                    .matcher(help.out).find(), entry + " in\n" + help.out);
+        }
+    }
+
+    @Test
+    void everyCommandSaysABadOptionInOneLineWithExitCode2() {
+        for (String command : List.of("top", "attach", "detach", "run", "stat", "report", "list", "events", "topology",
+                "demo")) {
+            CliRun run = CliRun.capture(() -> Perfpin.run(command, "--no-such-option"));
+            assertEquals(ExitCode.USAGE, run.code, command + ": " + run.err);
+            // attach asks its PID first; the others name the option
+            assertTrue(run.err.startsWith("perfpin " + command + ": "), command + ": " + run.err);
+            assertEquals(1, run.err.strip().split("\n").length, run.err);
+        }
+    }
+
+    @Test
+    void aPidOfNoProcessIsExitCode3AndOfNoJvm4ForEveryCommandOnAPid() throws Exception {
+        Process gone = new ProcessBuilder("true").start();
+        assertTrue(gone.waitFor(30, TimeUnit.SECONDS), "true ended");
+        Process sleep = new ProcessBuilder("sleep", "120").start();
+        try {
+            for (String command : ON_A_PID) {
+                CliRun none = CliRun.capture(() -> Perfpin.run(command, Long.toString(gone.pid())));
+                assertEquals(ExitCode.NO_SUCH_PROCESS, none.code, command + ": " + none.err);
+                assertEquals("perfpin " + command + ": no process with pid " + gone.pid() + "\n", none.err);
+
+                CliRun notJvm = CliRun.capture(() -> Perfpin.run(command, Long.toString(sleep.pid())));
+                assertEquals(ExitCode.NOT_A_JVM, notJvm.code, command + ": " + notJvm.err);
+                assertEquals("perfpin " + command + ": process " + sleep.pid() + " (sleep) is not a HotSpot JVM: it"
+                        + " has no libjvm.so loaded\n", notJvm.err);
+            }
+            assertTrue(sleep.isAlive(), "no command signalled a process that is not a JVM");
+        } finally {
+            sleep.destroyForcibly().waitFor();
+        }
+    }
+
+    /** top's 6: a JVM that never ran an agent, and one whose agent detached, whose closed file holds old totals. */
+    @Test
+    void topOfAJvmWithoutAnAgentOrAfterDetachIsExitCode6() throws Exception {
+        try (ChildJvm plain = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            plain.await(Pattern.compile("ready"));
+            String pid = Long.toString(plain.pid());
+            CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "1s"));
+            assertEquals(ExitCode.NO_AGENT, top.code, top.err);
+            assertTrue(top.err.startsWith("perfpin top: process " + pid + " runs no perfpin agent (no stats file at "),
+                    top.err);
+            CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
+            assertEquals(ExitCode.NO_AGENT, detach.code, detach.err);
+        }
+        try (ChildJvm service = ChildJvm.withAgent("threads=worker-.*;interval=100ms", "io.perfpin.apps.Service", "1",
+                "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            Path stats = PerfpinDirectory.statsFile(service.pid());
+            try {
+                CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
+                assertEquals(ExitCode.OK, detach.code, detach.err);
+                assertTrue(Files.exists(stats), "the agent leaves its closed stats file: " + stats);
+                CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "1s"));
+                assertEquals(ExitCode.NO_AGENT, top.code, top.out + top.err);
+                assertEquals("perfpin top: process " + pid + " runs no perfpin agent (its stats file " + stats
+                        + " is closed: the agent detached): start it with -javaagent:<path to perfpin-agent.jar>, or"
+                        + " perfpin attach " + pid + "\n", top.err);
+                assertEquals("", top.out, "no old totals");
+                assertEquals(0, ProcFiles.perfEventDescriptors(service.pid()), "detached");
+            } finally {
+                Files.deleteIfExists(stats);
+            }
+        }
+    }
+
+    /** Another user's JVM, seen by a user without privilege: 5 for each command on a pid, and nothing done to it. */
+    @Test
+    void anotherUsersJvmIsExitCode5() throws Exception {
+        try (UnprivilegedService user = UnprivilegedService.start(1);
+             ChildJvm rootJvm = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            rootJvm.await(Pattern.compile("ready"));
+            String pid = Long.toString(rootJvm.pid());
+            for (String command : ON_A_PID) {
+                try (ChildJvm perfpin = user.startPerfpin(command, pid)) {
+                    assertEquals(ExitCode.PERMISSION_DENIED, perfpin.awaitExit(), command + ": " + perfpin.lines());
+                    assertTrue(perfpin.lines().stream().anyMatch(l -> l.startsWith("perfpin " + command + ": ")),
+                            perfpin.lines().toString());
+                }
+            }
+            assertEquals(0, ProcFiles.perfEventDescriptors(rootJvm.pid()), "nothing counted it");
+        }
+    }
+
+    @Test
+    void reportRunListEventsTopologyEndWith0Or1AsTheyFare() throws Exception {
+        Path missing = dir.resolve("missing.jsonl");
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", missing.toString()));
+        assertEquals(ExitCode.FAILURE, report.code, report.out + report.err);
+        assertEquals(1, report.err.strip().split("\n").length, report.err);
+
+        Path record = dir; // a directory: not a file the agent may record to
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--record", record.toString(), "--", java, "-version"));
+        assertEquals(ExitCode.FAILURE, run.code, run.err);
+        assertTrue(run.err.startsWith("perfpin run: --record: "), run.err);
+        assertEquals(1, run.err.strip().split("\n").length, run.err);
+
+        for (String command : List.of("list", "events", "topology")) {
+            CliRun ok = CliRun.capture(() -> Perfpin.run(command));
+            assertEquals(ExitCode.OK, ok.code, command + ": " + ok.err);
+        }
+    }
+
+    /** demo with nothing it can count would show tables of nothing for 20 s: refused before it runs anything. */
+    @Test
+    void aDemoWithNothingCountableIsExitCode2BeforeItRuns() {
+        Syscalls syscalls = Backends.syscalls();
+        try (CounterGroup probe = CounterGroup.open(syscalls, syscalls.gettid(), List.of(new EventParser().parse(
+                "cycles"), new EventParser().parse("instructions")))) {
+            assumeTrue(probe.unsupported().size() == 2, "this machine counts cycles or instructions");
+        }
+        CliRun demo = CliRun.capture(() -> Perfpin.run("demo", "--events", "cycles,instructions"));
+        assertEquals(ExitCode.USAGE, demo.code, demo.err);
+        assertEquals("", demo.out, "nothing ran");
+        assertTrue(demo.err.matches("perfpin demo: --events cycles,instructions: nothing to count, none of its events"
+                + " can be counted on this machine \\(cycles, instructions: .+\\); software events can, e.g."
+                + " --events sched\n"), demo.err);
+        assertFalse(demo.err.contains("the others are"), demo.err);
+    }
+}
