@@ -87,7 +87,7 @@ final class LiveView {
         Duration interval = every != null ? every : agent;
         long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
         boolean redraw = out.toStandardOutput() && out.format() == ReportFormat.TABLE && isTerminal();
-        TableLayout layout = view.layout(redraw ? Math.max(1, TerminalKeys.rows() - CHROME_LINES) : 0, redraw);
+        TableLayout layout = view.layout(redraw ? Math.max(1, TerminalKeys.rows() - CHROME_LINES) : 0);
         try (StopSignal stop = StopSignal.install();
              TerminalKeys keys = redraw ? TerminalKeys.open() : null) {
             out.layout(layout);
@@ -268,10 +268,10 @@ final class LiveView {
         // Over the same window as the counts they cite: each thread's totals since it was enrolled.
         totals.forEach(r -> hints.addAll(Hints.of(r, false, OptionalLong.empty())));
         List<ThreadReport> rows = new ArrayList<>(totals);
-        ThreadReport finished = StatsWindows.finishedSum(last);
         // Only where counting stopped while threads ran; live threads need no word.
         String running = ending.equals(DETACHED) ? "running at detach" : ending.equals(EXITED) ? "running at exit"
                 : null;
+        ThreadReport finished = StatsWindows.finishedSum(last, running != null ? running : "running at the end");
         List<String> heading = List.of(TerminalText.escape("perfpin " + command + ": " + ending
                 + ". Totals per thread since it was enrolled:"));
         if (out.format() == ReportFormat.TABLE) {
@@ -280,7 +280,7 @@ final class LiveView {
             }
             List<String> lines = new ArrayList<>(heading);
             lines.addAll(rows.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
-                    : ReportTable.render(rows, view.layout(0, false).withTop(0).withRunningLabel(running)));
+                    : ReportTable.render(rows, view.layout(0).withTop(0).withRunningLabel(running)));
             // Each event not counted is said once: here, unless a frame said it.
             Map<String, String> notCounted = ReportTable.notCounted(rows);
             notCounted.entrySet().removeIf(e -> !said.first(AgentNotice.notCounted(e.getKey(), e.getValue())));

@@ -57,8 +57,11 @@ enum ReportFormat {
                 .collect(Collectors.toList());
     }
 
-    /** The {@code @Counted} methods after the threads, in the same format; nothing when there are none. */
-    List<String> renderMethods(List<MethodRecord> methods) {
+    /**
+     * The {@code @Counted} methods after the threads, in the same format, a table in at most {@code width} terminal
+     * columns (0: however wide); nothing when there are none.
+     */
+    List<String> renderMethods(List<MethodRecord> methods, int width) {
         if (methods.isEmpty()) {
             return List.of();
         }
@@ -70,7 +73,7 @@ enum ReportFormat {
             case JSON:
                 return methods.stream().map(MethodRecord::toJson).collect(Collectors.toList());
             default:
-                return MethodTable.render(methods);
+                return MethodTable.render(methods, width);
         }
     }
 
@@ -83,8 +86,8 @@ enum ReportFormat {
                 .collect(Collectors.toList());
         if (!unfinished.isEmpty()) {
             lines.add("");
-            lines.add("No final record, shown from the last live sample (the thread still ran when the recording"
-                    + " ended): " + String.join(", ", unfinished));
+            lines.addAll(ReportTable.fold("No final record, shown from the last live sample (the thread still ran"
+                    + " when the recording ended): " + String.join(", ", unfinished), layout.width()));
         }
         return lines;
     }
