@@ -73,8 +73,8 @@ final class ChildJvms implements AutoCloseable {
                 }
                 List<ThreadReport> rows = child.frame.threads().stream().filter(r -> threads.selects(r.name()))
                         .collect(Collectors.toList());
-                lines.add(LiveView.heading("run", "pid " + pid + " (started by pid " + watched + ")", snapshot,
-                        child.frame, rows.size()));
+                lines.addAll(ReportTable.fold(LiveView.heading("run", "pid " + pid + " (started by pid " + watched
+                        + ")", snapshot, child.frame, rows.size()), layout.width()));
                 lines.addAll(rows.isEmpty() ? List.of("(no live thread matches " + threads.describe() + ")")
                         : ReportTable.render(rows, layout));
             } catch (IOException e) {

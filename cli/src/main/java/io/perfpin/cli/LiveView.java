@@ -214,9 +214,10 @@ final class LiveView {
                 notes.add("threads not counted: " + notCounted(snapshot));
             }
             notes.addAll(notCountedLines(rows, redraw));
-            String heading = heading(command, "pid " + pid, snapshot, frame, rows.size());
+            List<String> heading = ReportTable.fold(heading(command, "pid " + pid, snapshot, frame, rows.size()),
+                    layout.width());
             if (redraw) {
-                List<String> lines = new ArrayList<>(List.of(heading));
+                List<String> lines = new ArrayList<>(heading);
                 lines.addAll(rows.isEmpty() ? List.of(noLiveThread()) : ReportTable.render(rows, layout));
                 lines.addAll(notes);
                 if (children != null) {
@@ -228,7 +229,8 @@ final class LiveView {
                 lines.forEach(System.out::println);
                 System.out.flush();
             } else {
-                out.interval(heading, notes, rows.stream().map(r -> new ThreadRecord(ThreadRecords.SAMPLE, 0, r))
+                notes.addAll(0, heading.subList(1, heading.size()));
+                out.interval(heading.get(0), notes, rows.stream().map(r -> new ThreadRecord(ThreadRecords.SAMPLE, 0, r))
                         .collect(Collectors.toList()), snapshot.eventNames(), noLiveThread());
                 if (children != null) {
                     out.say(children.frame(layout));
