@@ -86,8 +86,17 @@ enum ReportFormat {
                 .collect(Collectors.toList());
         if (!unfinished.isEmpty()) {
             lines.add("");
-            lines.addAll(ReportTable.fold("No final record, shown from the last live sample (the thread still ran"
-                    + " when the recording ended): " + String.join(", ", unfinished), layout.width()));
+            String said = "No final record, shown from the last live sample (the thread still ran when the recording"
+                    + " ended):";
+            String line = said + " " + String.join(", ", unfinished);
+            int width = layout.width();
+            if (width <= 0 || TerminalText.width(line) <= width) {
+                lines.add(line);
+            } else {
+                // The names under it, so that none is broken from its tid.
+                lines.add(said);
+                lines.addAll(ReportTable.fold("  " + String.join(", ", unfinished), width));
+            }
         }
         return lines;
     }

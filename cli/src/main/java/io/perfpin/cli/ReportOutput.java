@@ -146,7 +146,8 @@ final class ReportOutput implements AutoCloseable {
     void startedJvm(RecordedJvm jvm) throws IOException {
         switch (format) {
             case TABLE:
-                List<String> lines = new ArrayList<>(List.of("", jvm.heading()));
+                List<String> lines = new ArrayList<>(List.of(""));
+                lines.addAll(ReportTable.fold(jvm.heading(), layout.width()));
                 if (jvm.nothing() != null) {
                     lines.add(jvm.nothing());
                 }
@@ -178,7 +179,7 @@ final class ReportOutput implements AutoCloseable {
             RecordedJvm jvm = jvms.get(i);
             if (format == ReportFormat.TABLE && several) {
                 List<String> lines = new ArrayList<>(i == 0 ? List.of() : List.of(""));
-                lines.add(jvm.heading());
+                lines.addAll(ReportTable.fold(jvm.heading(), layout.width()));
                 if (jvm.nothing() != null) {
                     lines.add(jvm.nothing());
                 }

@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -75,16 +76,19 @@ class TableWidthTest {
     private static void fits(String... args) {
         CliRun run = CliRun.capture(() -> Perfpin.run(args));
         assertEquals(0, run.code, String.join(" ", args) + ": " + run.err);
-        List<String> over = new ArrayList<>();
-        run.out.lines().filter(l -> TerminalText.width(l) > WIDTH).forEach(over::add);
-        assertTrue(over.isEmpty(), String.join(" ", args) + ": lines over " + WIDTH + " columns: " + over + "\n"
-                + run.out);
+        assertFits(String.join(" ", args), run.out);
         for (String name : NAMES) {
             // Cut in the middle: its start and its end, which tells the twins apart.
             String end = name.substring(name.length() - 3);
             assertTrue(run.out.lines().anyMatch(l -> l.startsWith(name.substring(0, 8)) && l.contains(end + " ")),
                     String.join(" ", args) + ": a row for " + name + ":\n" + run.out);
         }
+    }
+
+    /** Each line of {@code out}, what {@code command} printed, fits {@link #WIDTH} terminal columns. */
+    static void assertFits(String command, String out) {
+        List<String> over = out.lines().filter(l -> TerminalText.width(l) > WIDTH).collect(Collectors.toList());
+        assertTrue(over.isEmpty(), command + ": lines over " + WIDTH + " columns: " + over + "\n" + out);
     }
 
     /** With --wide, {@code args} print each name whole. */
