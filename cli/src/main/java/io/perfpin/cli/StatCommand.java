@@ -136,9 +136,13 @@ final class StatCommand implements Callable<Integer> {
                 System.err.println(TerminalText.escape("perfpin stat: " + notCounted));
             }
             out.records(totals, table);
-            // As perf stat's "seconds time elapsed": what the totals cover, on the clock the intervals' blocks use.
-            out.say(List.of("counts over " + LiveView.seconds(to - from) + " (from " + fromClock.format(LiveView.CLOCK)
-                    + " to " + fromClock.plusNanos(to - from).format(LiveView.CLOCK) + ")"));
+            if (out.format() == ReportFormat.TABLE) {
+                // As perf stat's "seconds time elapsed": what the totals cover, on the clock the intervals' blocks
+                // use. CSV and JSON carry each thread's own window (wallNanos), and their stderr stays for problems.
+                out.say(List.of("counts over " + LiveView.seconds(to - from) + " (from "
+                        + fromClock.format(LiveView.CLOCK) + " to " + fromClock.plusNanos(to - from)
+                        .format(LiveView.CLOCK) + ")"));
+            }
             out.hints(hints);
         }
         // Also when only the restores found it changed: it changed after the last look.
