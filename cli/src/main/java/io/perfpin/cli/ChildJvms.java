@@ -75,8 +75,8 @@ final class ChildJvms implements AutoCloseable {
                 }
                 List<ThreadReport> rows = child.frame.threads().stream().filter(r -> threads.selects(r.name()))
                         .collect(Collectors.toList());
-                lines.add(LiveView.heading("run", "pid " + pid + " (started by pid " + watched + ")", snapshot,
-                        child.frame, rows.size()));
+                lines.addAll(ReportTable.fold(LiveView.heading("run", "pid " + pid + " (started by pid " + watched
+                        + ")", snapshot, child.frame, rows.size()), layout.width()));
                 child.matched |= !rows.isEmpty();
                 lines.addAll(rows.isEmpty() ? List.of(LiveView.noLiveThread(threads, child.matched))
                         : ReportTable.render(rows, layout));

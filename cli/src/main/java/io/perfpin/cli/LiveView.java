@@ -89,7 +89,7 @@ final class LiveView {
         Duration interval = every != null ? every : agent;
         long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
         boolean redraw = out.toStandardOutput() && out.format() == ReportFormat.TABLE && isTerminal();
-        TableLayout layout = view.layout(redraw ? Math.max(1, TerminalKeys.rows() - CHROME_LINES) : 0, redraw);
+        TableLayout layout = view.layout(redraw ? Math.max(1, TerminalKeys.rows() - CHROME_LINES) : 0);
         try (StopSignal stop = StopSignal.install();
              TerminalKeys keys = redraw ? TerminalKeys.open() : null) {
             out.layout(layout);
@@ -217,9 +217,10 @@ final class LiveView {
                 notes.add("threads not counted: " + notCounted(snapshot));
             }
             notes.addAll(notCountedLines(rows, redraw));
-            String heading = heading(command, "pid " + pid, snapshot, frame, rows.size());
+            List<String> heading = ReportTable.fold(heading(command, "pid " + pid, snapshot, frame, rows.size()),
+                    layout.width());
             if (redraw) {
-                List<String> lines = new ArrayList<>(List.of(heading));
+                List<String> lines = new ArrayList<>(heading);
                 lines.addAll(rows.isEmpty() ? List.of(noLiveThread()) : ReportTable.render(rows, layout));
                 lines.addAll(notes);
                 if (children != null) {
@@ -231,7 +232,8 @@ final class LiveView {
                 lines.forEach(System.out::println);
                 System.out.flush();
             } else {
-                out.interval(heading, notes, rows.stream().map(r -> new ThreadRecord(ThreadRecords.SAMPLE, 0, r))
+                notes.addAll(0, heading.subList(1, heading.size()));
+                out.interval(heading.get(0), notes, rows.stream().map(r -> new ThreadRecord(ThreadRecords.SAMPLE, 0, r))
                         .collect(Collectors.toList()), snapshot.eventNames(), noLiveThread());
                 if (children != null) {
                     out.say(children.frame(layout));
@@ -271,10 +273,10 @@ final class LiveView {
         // Over the same window as the counts they cite: each thread's totals since it was enrolled.
         totals.forEach(r -> hints.addAll(Hints.of(r, false, OptionalLong.empty())));
         List<ThreadReport> rows = new ArrayList<>(totals);
-        ThreadReport finished = StatsWindows.finishedSum(last);
         // Only where counting stopped while threads ran; live threads need no word.
         String running = ending.equals(DETACHED) ? "running at detach" : ending.equals(EXITED) ? "running at exit"
                 : null;
+        ThreadReport finished = StatsWindows.finishedSum(last, running != null ? running : "running at the end");
         List<String> heading = List.of(TerminalText.escape("perfpin " + command + ": " + ending
                 + ". Totals per thread since it was enrolled:"));
         if (out.format() == ReportFormat.TABLE) {
@@ -283,7 +285,7 @@ final class LiveView {
             }
             List<String> lines = new ArrayList<>(heading);
             lines.addAll(rows.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
-                    : ReportTable.render(rows, view.layout(0, false).withTop(0).withRunningLabel(running)));
+                    : ReportTable.render(rows, view.layout(0).withTop(0).withRunningLabel(running)));
             // Each event not counted is said once: here, unless a frame said it.
             Map<String, String> notCounted = ReportTable.notCounted(rows);
             notCounted.entrySet().removeIf(e -> !said.first(AgentNotice.notCounted(e.getKey(), e.getValue())));

@@ -33,23 +33,30 @@ final class MethodTable {
         return rows;
     }
 
-    /** Aligned, counts formatted as in the thread table, then what was not counted. */
-    static List<String> render(List<MethodRecord> methods) {
+    /**
+     * Aligned, counts formatted as in the thread table, then what was not counted; in at most {@code width} terminal
+     * columns (0: however wide), methods' names cut in their middle as threads' are.
+     */
+    static List<String> render(List<MethodRecord> methods, int width) {
         List<List<String>> table = new ArrayList<>();
-        table.add(COLUMNS);
         List<String> notCounted = new ArrayList<>();
         for (MethodRecord m : methods) {
             for (Map.Entry<String, Long> total : m.totals().entrySet()) {
                 String event = total.getKey();
-                table.add(List.of(m.method(), String.format(Locale.ROOT, "%,d", m.calls()), event,
+                table.add(new ArrayList<>(List.of(TerminalText.escape(m.method()),
+                        String.format(Locale.ROOT, "%,d", m.calls()), event,
                         ReportTable.formatCount(event, total.getValue(), null),
                         perCall(event, m.means().getOrDefault(event, 0.0)),
                         ReportTable.formatCount(event, m.p50().getOrDefault(event, 0L), null),
-                        ReportTable.formatCount(event, m.p99().getOrDefault(event, 0L), null)));
+                        ReportTable.formatCount(event, m.p99().getOrDefault(event, 0L), null))));
             }
-            m.unsupported().forEach((event, reason) -> notCounted.add(TerminalText.escape("  " + m.method() + " " + event
-                    + ": " + reason)));
+            m.unsupported().forEach((event, reason) -> notCounted.addAll(ReportTable.fold(TerminalText.escape("  "
+                    + m.method() + " " + event + ": " + reason), width)));
         }
+        if (width > 0) {
+            ReportTable.fitNames(COLUMNS, table, width);
+        }
+        table.add(0, COLUMNS);
         List<String> lines = new ArrayList<>();
         lines.add("");
         lines.add("@Counted methods, per call:");

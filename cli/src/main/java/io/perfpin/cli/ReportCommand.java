@@ -46,16 +46,20 @@ final class ReportCommand implements Callable<Integer> {
     ThreadsOption threads;
 
     @Mixin
+    ViewOptions view;
+
+    @Mixin
     OutputOptions output;
 
     /**
-     * A table of recorded threads: every column, whole names, the busiest first as run's totals are (by
-     * {@value ViewOptions#DEFAULT_SORT}), and a state column as theirs: a final record of a thread that still ran
-     * says so, since the recording ended around it (its JVM exited, or the agent detached). CSV and JSON keep the
+     * A table of recorded threads laid out as {@code view} says, as run's totals are (by default 120 columns wide,
+     * the busiest first), with a state column as theirs: a final record of a thread that still ran says so, since
+     * the recording ended around it (its JVM exited, or the agent detached). CSV and JSON keep every value, in the
      * recording's order.
      */
-    static final TableLayout RECORDED = TableLayout.ALL.sortedBy(ViewOptions.DEFAULT_SORT)
-            .withRunningLabel("running at end");
+    static TableLayout recorded(ViewOptions view) {
+        return view.table().withRunningLabel("running at end");
+    }
 
     @Override
     public Integer call() throws IOException {
@@ -67,7 +71,7 @@ final class ReportCommand implements Callable<Integer> {
             jvms.addAll(family(file));
         }
         try (ReportOutput out = output.open()) {
-            out.recordings(jvms, RECORDED);
+            out.recordings(jvms, recorded(view));
         }
         return ExitCode.OK;
     }
@@ -97,14 +101,15 @@ final class ReportCommand implements Callable<Integer> {
     }
 
     /**
-     * A recording's threads {@code records}, its {@code @Counted} methods and the hints, as report writes them: for
-     * {@code run}'s JVMs that it started.
+     * A recording's threads {@code records}, its {@code @Counted} methods and the hints, as report writes them, laid
+     * out as {@code table}: for {@code run}'s JVMs that it started.
      */
-    static void report(Recording recording, List<ThreadRecord> records, ReportOutput out) throws IOException {
+    static void report(Recording recording, List<ThreadRecord> records, ReportOutput out, TableLayout table)
+            throws IOException {
         if (!records.isEmpty()) {
-            out.records(records, RECORDED);
+            out.records(records, table);
         }
-        out.methods(recording.methods());
+        out.methods(recording.methods(), table);
         out.hints(hints(records));
     }
 

@@ -57,8 +57,11 @@ enum ReportFormat {
                 .collect(Collectors.toList());
     }
 
-    /** The {@code @Counted} methods after the threads, in the same format; nothing when there are none. */
-    List<String> renderMethods(List<MethodRecord> methods) {
+    /**
+     * The {@code @Counted} methods after the threads, in the same format, a table in at most {@code width} terminal
+     * columns (0: however wide); nothing when there are none.
+     */
+    List<String> renderMethods(List<MethodRecord> methods, int width) {
         if (methods.isEmpty()) {
             return List.of();
         }
@@ -70,7 +73,7 @@ enum ReportFormat {
             case JSON:
                 return methods.stream().map(MethodRecord::toJson).collect(Collectors.toList());
             default:
-                return MethodTable.render(methods);
+                return MethodTable.render(methods, width);
         }
     }
 
@@ -83,8 +86,17 @@ enum ReportFormat {
                 .collect(Collectors.toList());
         if (!unfinished.isEmpty()) {
             lines.add("");
-            lines.add("No final record, shown from the last live sample (the thread still ran when the recording"
-                    + " ended): " + String.join(", ", unfinished));
+            String said = "No final record, shown from the last live sample (the thread still ran when the recording"
+                    + " ended):";
+            String line = said + " " + String.join(", ", unfinished);
+            int width = layout.width();
+            if (width <= 0 || TerminalText.width(line) <= width) {
+                lines.add(line);
+            } else {
+                // The names under it, so that none is broken from its tid.
+                lines.add(said);
+                lines.addAll(ReportTable.fold("  " + String.join(", ", unfinished), width));
+            }
         }
         return lines;
     }

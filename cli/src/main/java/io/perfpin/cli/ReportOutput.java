@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
 final class ReportOutput implements AutoCloseable {
     private final ReportFormat format;
     private final JsonLinesFile file;
-    /** How tables of samples are laid out. */
+    /** How tables of samples are laid out; its width is also that of the lines for people beside them (hints). */
     private TableLayout layout;
     /** The columns of the CSV header written before the first interval's rows; null until then. */
     private ReportCsv.Columns intervalColumns;
@@ -47,8 +47,9 @@ final class ReportOutput implements AutoCloseable {
     }
 
     /**
-     * Lays out the tables of samples written from now on as {@code samples} says: a live view knows its layout only
-     * once it knows whether it draws on a terminal, after the command has opened its output.
+     * Lays out the tables of samples written from now on as {@code samples} says, and fits hints to its width: a
+     * live view knows its layout only once it knows whether it draws on a terminal, after the command has opened its
+     * output.
      */
     void layout(TableLayout samples) {
         layout = samples;
@@ -145,7 +146,8 @@ final class ReportOutput implements AutoCloseable {
     void startedJvm(RecordedJvm jvm) throws IOException {
         switch (format) {
             case TABLE:
-                List<String> lines = new ArrayList<>(List.of("", jvm.heading()));
+                List<String> lines = new ArrayList<>(List.of(""));
+                lines.addAll(ReportTable.fold(jvm.heading(), layout.width()));
                 if (jvm.nothing() != null) {
                     lines.add(jvm.nothing());
                 }
@@ -167,6 +169,7 @@ final class ReportOutput implements AutoCloseable {
      * their {@code recording} field, and a started JVM's records follow its {@code "type":"jvm"} record.
      */
     void recordings(List<RecordedJvm> jvms, TableLayout table) throws IOException {
+        layout = table;
         boolean several = jvms.size() > 1;
         if (format == ReportFormat.CSV && several) {
             recordingsCsv(jvms);
@@ -176,7 +179,7 @@ final class ReportOutput implements AutoCloseable {
             RecordedJvm jvm = jvms.get(i);
             if (format == ReportFormat.TABLE && several) {
                 List<String> lines = new ArrayList<>(i == 0 ? List.of() : List.of(""));
-                lines.add(jvm.heading());
+                lines.addAll(ReportTable.fold(jvm.heading(), layout.width()));
                 if (jvm.nothing() != null) {
                     lines.add(jvm.nothing());
                 }
@@ -191,7 +194,7 @@ final class ReportOutput implements AutoCloseable {
             }
             List<MethodRecord> methods = jvm.recording().methods();
             write(format == ReportFormat.JSON ? methods.stream().map(m -> m.toJson(recording))
-                    .collect(Collectors.toList()) : format.renderMethods(methods));
+                    .collect(Collectors.toList()) : format.renderMethods(methods, table.width()));
             hints(ReportCommand.hints(jvm.threads()));
         }
     }
@@ -216,23 +219,27 @@ final class ReportOutput implements AutoCloseable {
         hints(ReportCommand.hints(all));
     }
 
-    void methods(List<MethodRecord> methods) throws IOException {
-        write(format.renderMethods(methods));
+    /** The {@code @Counted} methods, a table as wide as {@code table} lets it be. */
+    void methods(List<MethodRecord> methods, TableLayout table) throws IOException {
+        write(format.renderMethods(methods, table.width()));
     }
 
     void hints(List<Hint> hints) throws IOException {
         if (!hints.isEmpty()) {
-            say(hintLines(hints));
+            say(hintLines(hints, layout.width()));
         }
     }
 
-    /** Hints under a heading, set off by a blank line, for a terminal; nothing when there are none. */
-    static List<String> hintLines(List<Hint> hints) {
+    /**
+     * Hints under a heading, set off by a blank line, for a terminal, each in lines of at most {@code width} terminal
+     * columns (0: one line however long); nothing when there are none.
+     */
+    static List<String> hintLines(List<Hint> hints, int width) {
         List<String> lines = new ArrayList<>();
         if (!hints.isEmpty()) {
             lines.add("");
             lines.add("Hints:");
-            hints.forEach(h -> lines.add(TerminalText.escape("  " + h)));
+            hints.forEach(h -> lines.addAll(ReportTable.fold(TerminalText.escape("  " + h), width)));
         }
         return lines;
     }

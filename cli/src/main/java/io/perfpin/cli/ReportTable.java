@@ -79,28 +79,47 @@ final class ReportTable {
             }
             rows.add(row);
         }
-        if (layout.width() > 0) {
-            fitNames(header, rows, layout.width());
+        int width = layout.width();
+        if (width > 0) {
+            if (layout.givesWay()) {
+                leaveOutToFit(header, rows, header.size() - values.size(), width);
+            }
+            fitNames(header, rows, width);
         }
         rows.add(0, header);
         // Names left, numbers right, as perf stat does.
         List<String> lines = align(rows, c -> c == 0 || states && c == header.indexOf("state"));
         if (sources.containsValue(ThreadCounters.PROC)) {
             lines.add("");
-            lines.add("(proc): " + ThreadCounters.PROC_EXPLAINED);
+            lines.addAll(fold("(proc): " + ThreadCounters.PROC_EXPLAINED, width));
         }
         if (!notCounted.isEmpty() && layout.notCounted()) {
             lines.add("");
             lines.add("Not counted:");
-            notCounted.forEach((event, reason) -> lines.add(TerminalText.escape("  " + event + ": " + reason)));
+            notCounted.forEach((event, reason) -> lines.addAll(fold(TerminalText.escape("  " + event + ": "
+                    + reason), width)));
         }
         if (!threadsNotCounted.isEmpty()) {
             lines.add("");
             lines.add("Threads not counted:");
-            threadsNotCounted.forEach((reason, threads) -> lines.add("  " + threads + (threads == 1 ? " thread: "
-                    : " threads: ") + reason.substring(DescriptorBudget.THREAD_NOT_COUNTED.length())));
+            threadsNotCounted.forEach((reason, threads) -> lines.addAll(fold("  " + threads + (threads == 1
+                    ? " thread: " : " threads: ") + reason.substring(DescriptorBudget.THREAD_NOT_COUNTED.length()),
+                    width)));
         }
         return lines;
+    }
+
+    /**
+     * Leaves out the last value columns (those from {@code first} on, in the order of what they say most) while the
+     * rows would not fit {@code width} even with names cut to {@link #MIN_NAME_WIDTH}; the first stays.
+     */
+    private static void leaveOutToFit(List<String> header, List<List<String>> rows, int first, int width) {
+        while (header.size() > first + 1 && Math.min(MIN_NAME_WIDTH, widest(header, rows, 0)) + rest(header, rows)
+                > width) {
+            int last = header.size() - 1;
+            header.remove(last);
+            rows.forEach(row -> row.remove(last));
+        }
     }
 
     /** The events not counted in these reports, each with its reason: what the "Not counted" block says. */
@@ -131,19 +150,69 @@ final class ReportTable {
      * Cuts the names, keeping their start and end with an ellipsis between, so that the rows fit {@code width}
      * columns: two names that differ only at their end stay apart.
      */
-    private static void fitNames(List<String> header, List<List<String>> rows, int width) {
-        int rest = 0;
-        for (int c = 1; c < header.size(); c++) {
-            int widest = header.get(c).length();
-            for (List<String> row : rows) {
-                widest = Math.max(widest, row.get(c).length());
-            }
-            rest += 2 + widest;
-        }
-        int room = Math.max(MIN_NAME_WIDTH, width - rest);
+    static void fitNames(List<String> header, List<List<String>> rows, int width) {
+        int room = Math.max(MIN_NAME_WIDTH, width - rest(header, rows));
         for (List<String> row : rows) {
             row.set(0, TerminalText.fit(row.get(0), room));
         }
+    }
+
+    /** The columns the columns after the name take, each with the two spaces before it. */
+    private static int rest(List<String> header, List<List<String>> rows) {
+        int rest = 0;
+        for (int c = 1; c < header.size(); c++) {
+            rest += 2 + widest(header, rows, c);
+        }
+        return rest;
+    }
+
+    /** The terminal columns of the widest cell of column {@code c}, its header's included. */
+    private static int widest(List<String> header, List<List<String>> rows, int c) {
+        int widest = TerminalText.width(TerminalText.escape(header.get(c)));
+        for (List<String> row : rows) {
+            widest = Math.max(widest, TerminalText.width(TerminalText.escape(row.get(c))));
+        }
+        return widest;
+    }
+
+    /**
+     * A line for people in at most {@code width} terminal columns (0: as it is): broken at spaces, each further
+     * line indented four spaces more than the first; a word longer than a line is cut where the line ends.
+     */
+    static List<String> fold(String line, int width) {
+        List<String> lines = new ArrayList<>();
+        if (width <= 0 || TerminalText.width(line) <= width) {
+            lines.add(line);
+            return lines;
+        }
+        String indent = " ".repeat(line.length() - line.stripLeading().length() + 4);
+        String rest = line;
+        while (TerminalText.width(rest) > width) {
+            int cut = cut(rest, width);
+            int space = rest.lastIndexOf(' ', cut);
+            boolean atSpace = space > rest.length() - rest.stripLeading().length() && space > indent.length();
+            int end = atSpace ? space : cut;
+            lines.add(rest.substring(0, end).stripTrailing());
+            rest = indent + rest.substring(atSpace ? space + 1 : end).stripLeading();
+        }
+        lines.add(rest);
+        return lines;
+    }
+
+    /** The most characters of {@code text} within {@code width} terminal columns, never half a surrogate pair. */
+    private static int cut(String text, int width) {
+        int used = 0;
+        int i = 0;
+        while (i < text.length()) {
+            int c = text.codePointAt(i);
+            int w = TerminalText.width(new String(Character.toChars(c)));
+            if (used + w > width) {
+                break;
+            }
+            used += w;
+            i += Character.charCount(c);
+        }
+        return i;
     }
 
     /** Times in milliseconds, counts with thousands separators; coverage in brackets when below 100%. */

@@ -76,7 +76,7 @@ final class RunCommand implements Callable<Integer> {
             int exit = process.waitFor();
             if (Files.exists(agent.record)) {
                 try {
-                    new RunRecordings(agent.record, agent.threads).summarise(watched, out);
+                    new RunRecordings(agent.record, agent.threads, view).summarise(watched, out);
                 } catch (IOException | RuntimeException e) {
                     // What could not be summarised is still recorded; the exit code is the application's all the same.
                     System.err.println(TerminalText.escape("perfpin run: cannot summarise " + agent.record + ": "

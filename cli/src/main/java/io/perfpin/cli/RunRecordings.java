@@ -18,10 +18,13 @@ import java.util.stream.Collectors;
 final class RunRecordings {
     private final Path record;
     private final ThreadsOption threads;
+    /** How its tables are laid out: as report lays out a recording's, with run's --columns, --wide, --sort, --top. */
+    private final TableLayout table;
 
-    RunRecordings(Path record, ThreadsOption threads) {
+    RunRecordings(Path record, ThreadsOption threads, ViewOptions view) {
         this.record = record;
         this.threads = threads;
+        this.table = ReportCommand.recorded(view);
     }
 
     /**
@@ -35,16 +38,16 @@ final class RunRecordings {
             // It ended before the view began (a short application): its totals are in its recording.
             out.people().println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
                     + " recording:");
-            out.records(threads.selected(recording.threads()));
+            out.records(threads.selected(recording.threads()), table);
         }
-        out.methods(recording.methods());
-        StartedJvms.write("run", record, threads, out);
+        out.methods(recording.methods(), table);
+        StartedJvms.write("run", record, threads, out, table);
         List<Path> family = RecordingFile.family(record);
         int started = family.size() - 1;
-        out.people().println(TerminalText.escape("Recorded in " + record + (started == 0 ? "" : ", and for the "
+        ReportTable.fold(TerminalText.escape("Recorded in " + record + (started == 0 ? "" : ", and for the "
                 + (started == 1 ? "JVM" : started + " JVMs") + " it started, beside it ("
                 + family.subList(1, family.size()).stream().map(p -> p.getFileName().toString())
                 .collect(Collectors.joining(", ")) + ")")
-                + " (perfpin report " + record + ")"));
+                + " (perfpin report " + record + ")"), table.width()).forEach(out.people()::println);
     }
 }

@@ -20,11 +20,15 @@ final class StartedJvms {
     private StartedJvms() {
     }
 
-    /** Writes every JVM recorded beside {@code named}, its threads that {@code threads} selects, said as command's. */
-    static void write(String command, Path named, ThreadsOption threads, ReportOutput out) throws IOException {
+    /**
+     * Writes every JVM recorded beside {@code named}, its threads that {@code threads} selects, a table laid out as
+     * {@code table}, said as command's.
+     */
+    static void write(String command, Path named, ThreadsOption threads, ReportOutput out, TableLayout table)
+            throws IOException {
         for (RecordedJvm started : read(command, named, threads)) {
             out.startedJvm(started);
-            ReportCommand.report(started.recording(), started.threads(), out);
+            ReportCommand.report(started.recording(), started.threads(), out, table);
         }
     }
 

@@ -81,6 +81,9 @@ final class StatCommand implements Callable<Integer> {
     DescriptorShare fds = DescriptorShare.OWN_PROCESS;
 
     @Mixin
+    ViewOptions view;
+
+    @Mixin
     OutputOptions output;
 
     /** When the last interval's samples were taken, or counting began. */
@@ -112,8 +115,12 @@ final class StatCommand implements Callable<Integer> {
              ReportOutput out = output.open();
              pinned;
              StatThreads counted = new StatThreads(syscalls, process, eventList, pins, pinned, budget)) {
+            TableLayout table = view.table();
+            out.layout(table);
             checkedAtStart(() -> counted.count(chosen, true));
             sampledNanos = System.nanoTime();
+            long from = sampledNanos;
+            LocalTime fromClock = LocalTime.now();
             follow(watch, counted, stop, out, eventList);
             if (unchanged()) {
                 counted.read();
@@ -121,13 +128,21 @@ final class StatCommand implements Callable<Integer> {
                     sample(counted, out, eventList);
                 }
             }
+            long to = System.nanoTime();
             List<Hint> hints = new ArrayList<>();
             List<ThreadRecord> totals = counted.totals(hints);
             String notCounted = counted.notCounted();
             if (notCounted != null) {
                 System.err.println(TerminalText.escape("perfpin stat: " + notCounted));
             }
-            out.records(totals);
+            out.records(totals, table);
+            if (out.format() == ReportFormat.TABLE) {
+                // As perf stat's "seconds time elapsed": what the totals cover, on the clock the intervals' blocks
+                // use. CSV and JSON carry each thread's own window (wallNanos), and their stderr stays for problems.
+                out.say(List.of("counts over " + LiveView.seconds(to - from) + " (from "
+                        + fromClock.format(LiveView.CLOCK) + " to " + fromClock.plusNanos(to - from)
+                        .format(LiveView.CLOCK) + ")"));
+            }
             out.hints(hints);
         }
         // Also when only the restores found it changed: it changed after the last look.

@@ -19,10 +19,13 @@ import java.util.List;
  * @param runningLabel what the state column says of a thread whose counting stopped while it ran; null when a
  *                     running thread needs no word (a live window)
  * @param notCounted   whether the events not counted are listed below the table, with their reasons
+ * @param givesWay     whether the last of {@code columns} are left out where the table would not fit {@code width}
+ *                     with names cut to their shortest: the columns are in the order of what they say most
  */
-record TableLayout(List<String> columns, String sort, int top, int width, String runningLabel, boolean notCounted) {
-    /** Every column, the rows as given, names whole: a report read once. */
-    static final TableLayout ALL = new TableLayout(null, null, 0, 0, null, true);
+record TableLayout(List<String> columns, String sort, int top, int width, String runningLabel, boolean notCounted,
+                   boolean givesWay) {
+    /** Every column, the rows as given, names whole: what CSV and JSON keep, and what --wide shows. */
+    static final TableLayout ALL = new TableLayout(null, null, 0, 0, null, true, false);
 
     /** The value columns to show, of the events and metrics the reports have. */
     List<String> columns(List<String> events, List<String> metrics) {
@@ -75,14 +78,18 @@ record TableLayout(List<String> columns, String sort, int top, int width, String
     }
 
     TableLayout sortedBy(String column) {
-        return new TableLayout(columns, column, top, width, runningLabel, notCounted);
+        return new TableLayout(columns, column, top, width, runningLabel, notCounted, givesWay);
     }
 
     TableLayout withTop(int rows) {
-        return new TableLayout(columns, sort, rows, width, runningLabel, notCounted);
+        return new TableLayout(columns, sort, rows, width, runningLabel, notCounted, givesWay);
     }
 
     TableLayout withRunningLabel(String label) {
-        return new TableLayout(columns, sort, top, width, label, notCounted);
+        return new TableLayout(columns, sort, top, width, label, notCounted, givesWay);
+    }
+
+    TableLayout withNotCounted() {
+        return new TableLayout(columns, sort, top, width, runningLabel, true, givesWay);
     }
 }

@@ -6,9 +6,11 @@ import picocli.CommandLine.Option;
 import java.util.List;
 
 /**
- * {@code --columns}, {@code --wide}, {@code --sort} and {@code --top}: how the live view of {@code top},
- * {@code attach} and {@code run} lays out its table. By default it fits 120 columns: the busiest threads first, a
- * few columns that say most, names cut in their middle to fit.
+ * {@code --columns}, {@code --wide}, {@code --sort} and {@code --top}: how every command that prints a table of
+ * threads lays it out (the live view of {@code top}, {@code attach} and {@code run}, their totals, {@code stat},
+ * {@code report}). By default it fits 120 columns, on a terminal or not, so that it reads in a split pane and in a
+ * log alike: the busiest threads first, a few columns that say most (the last of them left out where even those do
+ * not fit), names cut in their middle to fit.
  */
 final class ViewOptions {
     /** The width a view fits by default: a terminal split in two, or a laptop's at a readable size. */
@@ -23,7 +25,8 @@ final class ViewOptions {
 
     @Option(names = "--columns", paramLabel = "LIST", split = ",",
             description = "The events and metrics to show, comma-separated, in this order (default: task-clock,"
-                    + " cpu-utilisation, ipc, context-switches, page-faults, those counted).")
+                    + " cpu-utilisation, ipc, context-switches, page-faults, those counted and that fit 120"
+                    + " columns).")
     List<String> columns;
 
     @Option(names = "--wide", description = "Show every event and metric, and whole names, however wide.")
@@ -31,21 +34,29 @@ final class ViewOptions {
 
     @Option(names = "--sort", paramLabel = "COLUMN", defaultValue = DEFAULT_SORT,
             description = "Sort the threads by this column, largest first (thread and tid: ascending); default"
-                    + " ${DEFAULT-VALUE}, the busiest first. In a terminal, the key s sorts by the next column.")
+                    + " ${DEFAULT-VALUE}, the busiest first. In a live view on a terminal, the key s sorts by the next"
+                    + " column.")
     String sort;
 
     @Option(names = "--top", paramLabel = "N", converter = Count.class,
-            description = "Show at most N threads a frame (default: all; in a terminal, those that fit).")
+            description = "Show at most N threads a table (default: all; in a live view on a terminal, those that"
+                    + " fit).")
     Integer top;
 
     /**
-     * The layout of a frame; {@code rows} is what fits the screen when --top was not given (0: no limit). Names are
-     * cut to fit the width only on a terminal's screen: plain lines, a file's or a pipe's, keep them whole.
+     * The layout of a live frame; {@code rows} is what fits the screen when --top was not given (0: no limit). The
+     * events not counted are said beside the frame, once.
      */
-    TableLayout layout(int rows, boolean screen) {
+    TableLayout layout(int rows) {
         List<String> shown = wide ? null : columns != null ? columns : DEFAULT_COLUMNS;
-        return new TableLayout(shown, sort, top != null ? top : rows, wide || !screen ? 0 : DEFAULT_WIDTH, null,
-                false);
+        // Only the default columns give way to the width: those the user named are shown, names cut further.
+        return new TableLayout(shown, sort, top != null ? top : rows, wide ? 0 : DEFAULT_WIDTH, null, false,
+                !wide && columns == null);
+    }
+
+    /** The layout of a table printed once (totals, stat, report): every row but --top's, the events not counted below. */
+    TableLayout table() {
+        return layout(0).withNotCounted();
     }
 
     static final class Count implements ITypeConverter<Integer> {

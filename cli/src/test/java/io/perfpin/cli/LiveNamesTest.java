@@ -12,8 +12,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Thread names as Java allows them, through the stats file to every format: a 200-character name, two that differ
- * only after their 63rd byte, and names with a tab, a newline and characters beyond ASCII. Tables show each whole on
- * one row (control characters escaped), CSV and JSON keep them as they are.
+ * only after their 63rd byte, and names with a tab, a newline and characters beyond ASCII. Tables with --wide show each
+ * whole on one row (control characters escaped), CSV and JSON keep them as they are.
  */
 class LiveNamesTest {
     private static final String LONG = "L" + "o".repeat(198) + "g";
@@ -33,8 +33,10 @@ class LiveNamesTest {
                         .replace("\n", "\\n")) + " tid \\d+"));
             }
             String pid = Long.toString(service.pid());
+            // The agent creates its stats file as it starts; top refuses one still being created.
+            AttachCommand.awaitAgent(service.pid(), null);
             try {
-                CliRun table = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms"));
+                CliRun table = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms", "--wide"));
                 assertEquals(0, table.code, table.err);
                 for (String name : NAMES) {
                     String shown = name.replace("\t", "\\t").replace("\n", "\\n");

@@ -104,8 +104,9 @@ class ReportCommandTest {
         assertTrue(table.err.startsWith("perfpin report: " + recording + " line "), table.err);
         assertTrue(table.err.contains("skipped it, as a last line cut short by a crash"), table.err);
         assertTrue(table.out.contains("\npage-toucher  " + tid + "  "), table.out);
+        // Under the line that says it, the names, in 120 columns.
         assertTrue(table.out.contains("No final record, shown from the last live sample (the thread still ran when"
-                + " the recording ended): page-toucher (tid " + tid + ")"), table.out);
+                + " the recording ended):\n  page-toucher (tid " + tid + ")"), table.out);
 
         CliRun json = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "json"));
         assertTrue(json.out.startsWith("{\"type\":\"sample\""), json.out);

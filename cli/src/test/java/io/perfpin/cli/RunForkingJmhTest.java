@@ -91,9 +91,12 @@ class RunForkingJmhTest {
             int at = table.out.indexOf(heading);
             assertTrue(at > 0, "fork " + pids.get(i) + " under its heading:\n" + table.out);
             String block = table.out.substring(at + heading.length()).split("\nJVM ")[0];
-            assertEquals(2, block.lines().filter(l -> l.matches(".*baseline-jmh-worker-[12] .*")).count(),
+            // In 120 columns: by the start and the end of their names.
+            assertEquals(2, block.lines().filter(l -> l.matches("org\\.openjdk.*-jmh-worker-[12] .*")).count(),
                     "its two workers:\n" + table.out);
         }
+        TableWidthTest.assertFits("run", run.out);
+        TableWidthTest.assertFits("report", table.out);
 
         CliRun csv = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "csv"));
         assertEquals(ExitCode.OK, csv.code, csv.err);

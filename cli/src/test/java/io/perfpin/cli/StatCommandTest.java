@@ -8,12 +8,15 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
+import java.time.LocalTime;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -50,6 +53,22 @@ class StatCommandTest {
             assertTrue(r.counters().get("context-switches") > 10, r.name());
             assertEquals(Map.of(), r.unsupported());
         }
+    }
+
+    /** As perf stat's "seconds time elapsed": the line after the table says what its counts cover, on one clock. */
+    @Test
+    void theTableIsFollowedByTheWindowItsCountsCover() {
+        CliRun run = CliRun.capture(() -> Perfpin.run("stat", Long.toString(service.pid()), "--threads", "worker-.*",
+                "--duration", "300ms"));
+        assertEquals(ExitCode.OK, run.code, run.err);
+        List<String> lines = run.out.lines().collect(Collectors.toList());
+        assertTrue(lines.get(0).startsWith("thread "), run.out);
+        Matcher window = Pattern.compile("counts over (\\d+\\.\\d{3}) s \\(from (\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) to"
+                + " (\\d\\d:\\d\\d:\\d\\d\\.\\d{3})\\)").matcher(lines.get(3));
+        assertTrue(window.matches(), "right after the header and the 2 workers' rows:\n" + run.out);
+        long millis = Duration.between(LocalTime.parse(window.group(2)), LocalTime.parse(window.group(3))).toMillis();
+        long said = Math.round(Double.parseDouble(window.group(1)) * 1000);
+        assertTrue(Math.abs(millis - said) <= 1, "from and to are the length apart: " + lines.get(3));
     }
 
     @Test

@@ -118,23 +118,36 @@ public final class StatsWindows {
 
     /**
      * All finished threads' totals summed, those of the ring and the older ones of the aggregate alike; null when
-     * none finished.
+     * none finished. Its name says what they are, as their rows do: those that ended, and those that still ran when
+     * their counting stopped, in {@code runningLabel}'s words ({@code running at exit}).
      */
-    public static ThreadReport finishedSum(StatsSnapshot snapshot) {
+    public static ThreadReport finishedSum(StatsSnapshot snapshot, String runningLabel) {
         int events = snapshot.eventNames().size();
         Sum sum = new Sum(events);
-        long threads = 0;
+        long ended = 0;
+        long running = 0;
         for (ThreadSample s : snapshot.threads()) {
             if (s.state() != StatsLayout.STATE_RUNNING && s.threads() > 0) {
-                threads += s.threads();
+                if (s.stillRunning()) {
+                    running += s.threads();
+                } else {
+                    ended += s.threads();
+                }
                 sum.add(s);
             }
         }
-        if (threads == 0) {
+        if (ended + running == 0) {
             return null;
         }
-        return ThreadReport.of("(" + threads + " finished " + (threads == 1 ? "thread)" : "threads)"), 0, -1, "",
-                snapshot.eventNames(), sum, e -> refusal(snapshot, sum, e), -1).withSources(sources(snapshot, sum));
+        List<String> parts = new ArrayList<>();
+        if (ended > 0) {
+            parts.add(ended + " finished " + (ended == 1 ? "thread" : "threads"));
+        }
+        if (running > 0) {
+            parts.add(running + (ended > 0 ? "" : running == 1 ? " thread" : " threads") + " " + runningLabel);
+        }
+        return ThreadReport.of("(" + String.join(", ", parts) + ")", 0, -1, "", snapshot.eventNames(), sum,
+                e -> refusal(snapshot, sum, e), -1).withSources(sources(snapshot, sum));
     }
 
     /** The counts of {@code now} since {@code before} (since its enrolment when null), over the agent's time. */

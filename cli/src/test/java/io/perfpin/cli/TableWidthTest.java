@@ -1,0 +1,104 @@
+package io.perfpin.cli;
+
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.report.MethodRecord;
+import io.perfpin.report.TerminalText;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Every command that prints a table, on a JVM whose busy threads have JMH's names (71 characters, two that differ only
+ * at their end) and a 200-character one, counting the default events: each line it prints fits
+ * {@value ViewOptions#DEFAULT_WIDTH} columns by default, though its output is no terminal, every thread still has its
+ * row, told apart by its name's start and end; with --wide the names are whole.
+ */
+class TableWidthTest {
+    private static final int WIDTH = ViewOptions.DEFAULT_WIDTH;
+    private static final String JMH = "org.openjdk.jmh.samples.JMHSample_22_FalseSharing.baseline-jmh-worker-";
+    private static final List<String> NAMES = List.of(JMH + "1", JMH + "2", "L" + "o".repeat(198) + "g");
+
+    @Test
+    void everyTableFits120ColumnsByDefaultAndWideShowsWholeNames(@TempDir Path dir) throws Exception {
+        Path recording = dir.resolve("service.jsonl");
+        // No events=: the agent's default ones, as a user who names none gets.
+        try (ChildJvm service = ChildJvm.withAgent("threads=(?s).*;interval=100ms;out=" + recording,
+                "io.perfpin.apps.Service", "0", "120")) {
+            service.await(Pattern.compile("ready"));
+            for (String name : NAMES) {
+                service.send("spin " + name);
+                service.await(Pattern.compile("thread " + Pattern.quote(name) + " tid \\d+"));
+            }
+            String pid = Long.toString(service.pid());
+            // The agent creates its stats file as it starts; top refuses one still being created.
+            AttachCommand.awaitAgent(service.pid(), null);
+            try {
+                fits("top", pid, "--duration", "1s");
+                fits("attach", pid, "--duration", "1s");
+                fits("stat", pid, "--duration", "1s");
+                fits("stat", pid, "--interval", "300ms", "--duration", "1s");
+                wide("top", pid, "--duration", "1s");
+                wide("stat", pid, "--interval", "300ms", "--duration", "1s");
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
+        }
+        // The JVM exited: the recording holds each thread's final record.
+        fits("report", recording.toString());
+        wide("report", recording.toString());
+    }
+
+    @Test
+    void theMethodTableCutsLongMethodNamesToFit() {
+        String method = "org.openjdk.jmh.samples.JMHSample_22_FalseSharing.baseline_jmhTest.baseline_thrpt_jmhStub("
+                + "org.openjdk.jmh.runner.InfraControl, org.openjdk.jmh.results.RawResults)";
+        MethodRecord record = new MethodRecord(MethodRecord.FINAL, 2, method, 20, Map.of("page-faults", 5134L),
+                Map.of("page-faults", 256.7), Map.of("page-faults", 256L), Map.of("page-faults", 264L),
+                Map.of("cycles", "no hardware PMU counts this here: " + "the reason is long ".repeat(10)));
+        List<String> lines = MethodTable.render(List.of(record), WIDTH);
+        lines.forEach(line -> assertTrue(TerminalText.width(line) <= WIDTH, "fits " + WIDTH + ": '" + line + "'"));
+        String row = lines.stream().filter(l -> l.contains("page-faults")).findFirst().orElseThrow();
+        assertTrue(row.startsWith("org.openjdk.jmh") && row.contains("RawResults)"), "its start and end: " + row);
+        assertTrue(String.join("\n", MethodTable.render(List.of(record), 0)).contains(method), "whole when not cut");
+    }
+
+    /** {@code args} print each line in at most {@link #WIDTH} columns, and a row for each thread. */
+    private static void fits(String... args) {
+        CliRun run = CliRun.capture(() -> Perfpin.run(args));
+        assertEquals(0, run.code, String.join(" ", args) + ": " + run.err);
+        assertFits(String.join(" ", args), run.out);
+        for (String name : NAMES) {
+            // Cut in the middle: its start and its end, which tells the twins apart.
+            String end = name.substring(name.length() - 3);
+            assertTrue(run.out.lines().anyMatch(l -> l.startsWith(name.substring(0, 8)) && l.contains(end + " ")),
+                    String.join(" ", args) + ": a row for " + name + ":\n" + run.out);
+        }
+    }
+
+    /** Each line of {@code out}, what {@code command} printed, fits {@link #WIDTH} terminal columns. */
+    static void assertFits(String command, String out) {
+        List<String> over = out.lines().filter(l -> TerminalText.width(l) > WIDTH).collect(Collectors.toList());
+        assertTrue(over.isEmpty(), command + ": lines over " + WIDTH + " columns: " + over + "\n" + out);
+    }
+
+    /** With --wide, {@code args} print each name whole. */
+    private static void wide(String... args) {
+        List<String> wide = new ArrayList<>(List.of(args));
+        wide.add("--wide");
+        CliRun run = CliRun.capture(() -> Perfpin.run(wide.toArray(String[]::new)));
+        assertEquals(0, run.code, wide + ": " + run.err);
+        for (String name : NAMES) {
+            assertTrue(run.out.contains("\n" + name + " "), wide + ": '" + name + "' whole:\n" + run.out);
+        }
+    }
+}
