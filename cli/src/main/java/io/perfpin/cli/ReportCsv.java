@@ -69,14 +69,19 @@ final class ReportCsv {
 
     /** The events and metrics that have columns, in order. */
     record Columns(List<String> events, List<String> metrics) {
-        /** Those that some of the records have. */
+        /**
+         * The events that some of the records counted, in their order, and every metric those events give: a metric
+         * none of the records could compute, which a recording writes as null, still has its column of empty
+         * fields, so that the columns depend on the events (docs/outputs.md). A metric a record holds that its
+         * events do not give (a recording written by hand, or by another version) follows them, not lost.
+         */
         static Columns of(List<ThreadRecord> records) {
             Set<String> events = new LinkedHashSet<>();
-            Set<String> metrics = new LinkedHashSet<>();
             for (ThreadRecord r : records) {
                 events.addAll(r.report().counters().keySet());
-                metrics.addAll(r.report().metrics().keySet());
             }
+            Set<String> metrics = new LinkedHashSet<>(ThreadReport.metricNames(List.copyOf(events)));
+            records.forEach(r -> metrics.addAll(r.report().metrics().keySet()));
             return new Columns(List.copyOf(events), List.copyOf(metrics));
         }
 

@@ -25,11 +25,11 @@ class ReportFormatTest {
     @Test
     void csvHasAHeaderAndARowPerThreadWithCoverageBesideEachEventAndTheReasonsLast() {
         assertEquals(List.of(
-                "name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,page-faults,page-faults:coverage,faults-per-sec,"
-                        + "unsupported,source,type,time,wallNanos,state",
-                "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,360000.25,cycles: no hardware PMU counts this here,,"
-                        + "thread,5,1000000000,",
-                "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,cycles: no PMU; instructions: no PMU,,sample,5,"
+                "name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,page-faults,page-faults:coverage,"
+                        + "cpu-utilisation,faults-per-sec,unsupported,source,type,time,wallNanos,state",
+                "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,,360000.25,cycles: no hardware PMU counts this"
+                        + " here,,thread,5,1000000000,",
+                "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,,cycles: no PMU; instructions: no PMU,,sample,5,"
                         + "1000000000,"),
                 ReportFormat.CSV.render(List.of(TOUCHER, ODD)));
     }

@@ -6,6 +6,7 @@ import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
+import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.RecordingFile;
@@ -136,6 +137,12 @@ public final class ThreadRegistry implements AutoCloseable {
                 config.intervalNanos(), config.eventCapacity(), config.liveSlots(), config.finishedSlots(),
                 config.agentOptions());
         stats.descriptorBudget(descriptors.budget());
+        // Every selected event is a column from the start, in --events order: a viewer writes its CSV header from
+        // the first frame, before any thread is enrolled, and one column per event is the output contract
+        // (docs/outputs.md). An event a thread's own list adds later gets its column then.
+        for (EventSpec event : config.defaultEvents().events()) {
+            stats.eventIndex(event.name());
+        }
         return stats;
     }
 

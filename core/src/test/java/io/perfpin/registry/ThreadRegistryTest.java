@@ -51,6 +51,28 @@ class ThreadRegistryTest {
         return EventList.parse(list, new EventParser());
     }
 
+    /**
+     * A viewer writes its CSV header from its first frame, which may come before any thread is enrolled: the file
+     * names every selected event from its start, in --events order, not in the order threads first used them.
+     */
+    @Test
+    void theStatsFileNamesEverySelectedEventInOrderBeforeAnyThreadIsEnrolled() throws Exception {
+        Path statsFile = dir.resolve("stats/1.stats");
+        EventList selected = events("page-faults,task-clock,sched");
+        ThreadRegistry registry = start(RegistryConfig.of(selected).withStatsFile(statsFile));
+        try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+            List<String> names = new ArrayList<>();
+            selected.events().forEach(event -> names.add(event.name()));
+            assertEquals(List.of("page-faults", "task-clock", "context-switches", "cpu-migrations", "minor-faults",
+                    "major-faults"), names);
+            assertEquals(names, reader.snapshot().eventNames());
+            assertTrue(reader.snapshot().threads().stream().noneMatch(t -> t.state() == StatsLayout.STATE_RUNNING),
+                    "no thread enrolled");
+        } finally {
+            registry.close();
+        }
+    }
+
     @Test
     void aThreadPinnedAndCountedFromItsStartIsPublishedLiveAndRecordedAtItsEnd() throws Exception {
         assumeTrue(affinity.get(0).contains(1), "needs CPU 1");
