@@ -94,6 +94,9 @@ class DescriptorBudgetIT {
         try (AppJvm app = AppJvm.withOpenFileLimit(512, java,
                 "threads=short-.*;events=page-faults;fds=100%;interval=50ms;out=" + out, dir)) {
             app.await("ready");
+            // The sampler reads the CPU topology and the run's record (/sys, /proc) before and at its first tick, a
+            // descriptor at a time: filled meanwhile, the table would get one back when it closes it.
+            awaitTicks(Observed.statsFile(dir, app.pid()), 2);
             app.send("open 100000");
             String opened = app.await("opened");
             assertTrue(opened.endsWith("of 100000: java.nio.file.FileSystemException: /dev/null: Too many open files"),
@@ -152,6 +155,22 @@ class DescriptorBudgetIT {
                 .filter(l -> l.startsWith("Max open files")).findFirst().orElseThrow();
         String hard = line.substring("Max open files".length()).trim().split("\\s+")[1];
         return hard.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(hard);
+    }
+
+    /** Until the agent's sampler has published {@code ticks} more ticks (its heartbeat changed that often). */
+    private static void awaitTicks(Path statsFile, int ticks) throws IOException, InterruptedException {
+        try (StatsFileReader stats = Observed.openStats(statsFile)) {
+            for (int i = 0; i < ticks; i++) {
+                long before = stats.heartbeatEpochMillis();
+                await(() -> {
+                    try {
+                        return stats.heartbeatEpochMillis() != before;
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                }, "the sampler ticked");
+            }
+        }
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
