@@ -30,8 +30,9 @@ class AgentUnprivilegedTest {
             Map<String, long[]> around = jvm.procCounts();
             String shown = String.join("\n", jvm.perfpin("attach", jvm.pid(), "--threads", "worker-.*", "--record",
                     recording.toString(), "--interval", "100ms", "--duration", "1s"));
+            // the note below the table is folded to its width: read as one line
             assertTrue(shown.contains("task-clock (proc)") && shown.contains("context-switches (proc)")
-                    && shown.contains("(proc): " + ThreadCounters.PROC_EXPLAINED), shown);
+                    && shown.replace("\n    ", " ").contains("(proc): " + ThreadCounters.PROC_EXPLAINED), shown);
             assertTrue(shown.contains("agent: counting task-clock, context-switches, ") && shown.contains(" from /proc/"),
                     shown);
             assertTrue(shown.contains("worker-0") && shown.contains("worker-1"), "both counted before attach ended:\n"

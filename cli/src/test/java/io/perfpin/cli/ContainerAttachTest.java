@@ -146,9 +146,11 @@ class ContainerAttachTest {
             assertTrue(attach.out.matches("(?s).*\nworker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + attach.out);
             assertEquals("0-1", ProcFiles.cpusAllowed(jvm.pid(), tid), "its CPUs given back at the detach");
             assertEquals(0, ProcFiles.perfEventDescriptors(jvm.pid()));
-            // Its user's name is "root" in there: the stats file is found among that user's directories.
+            // Its user's name is "root" in there: the stats file is found among that user's directories, closed.
             CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "200ms"));
-            assertTrue(top.out.contains("the agent detached") && top.out.contains("\nworker-0 "), top.out + top.err);
+            assertEquals(ExitCode.NO_AGENT, top.code, top.out + top.err);
+            assertTrue(top.err.contains("(its stats file /proc/" + pid + "/root/tmp/perfpin-root/jvms/" + pid
+                    + ".stats is closed: the agent detached)"), top.err);
         }
     }
 
