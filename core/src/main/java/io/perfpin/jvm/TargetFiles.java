@@ -484,10 +484,6 @@ final class TargetFiles implements AutoCloseable {
         }
     }
 
-    FileCalls calls() {
-        return calls;
-    }
-
     /** A walk below the target's root; for steps that run in {@link #asTarget}. */
     PathWalk walk() {
         return PathWalk.inRoot(calls, rootFd);

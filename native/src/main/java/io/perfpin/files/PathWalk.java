@@ -150,7 +150,7 @@ public final class PathWalk {
     }
 
     /** An {@code O_PATH} descriptor of {@code entry}'s file, which must not be a link. */
-    public int locateIn(Entry entry) throws IOException {
+    private int locateIn(Entry entry) throws IOException {
         int fd = calls.openat(entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW
                 | FileCalls.O_CLOEXEC, 0);
         if (fd == -Errno.ENOENT) {
