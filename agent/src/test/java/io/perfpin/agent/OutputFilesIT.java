@@ -100,7 +100,7 @@ class OutputFilesIT {
                 + " application runs without it"), run.perfpinLines(), run.toString());
     }
 
-    /** README: an existing regular file of the user's own is replaced by the new recording. */
+    /** docs/security.md: an existing regular file of the user's own is replaced by the new recording. */
     @Test
     void aRecordingOfOursIsReplaced() throws Exception {
         Path out = Files.writeString(dir.resolve("run.jsonl"), "an older recording\n");

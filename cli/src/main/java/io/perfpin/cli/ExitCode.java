@@ -5,8 +5,8 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * perfpin's exit codes: the one table of them. README's exit-code table is this table's {@link Entry#meaning}s, and
- * {@code perfpin --help} lists their {@link Entry#summary}s; a test holds README to it.
+ * perfpin's exit codes: the one table of them. The exit-code table of docs/cli.md is this table's
+ * {@link Entry#meaning}s, and {@code perfpin --help} lists their {@link Entry#summary}s; a test holds the page to it.
  */
 public final class ExitCode {
     public static final int OK = 0;
@@ -23,7 +23,7 @@ public final class ExitCode {
      * One exit code.
      *
      * @param summary a few words, for the help
-     * @param meaning what it means, for which command, as README's table says it (Markdown)
+     * @param meaning what it means, for which command, as docs/cli.md's table says it (Markdown)
      */
     record Entry(int code, String summary, String meaning) {
     }

@@ -24,27 +24,28 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * {@link ExitCode} is the one table of exit codes: README's table is it, and each code each command can return is
- * had by a real run here. Elsewhere: 7 in {@code AttachCommandTest.aJvmWithAttachDisabledIsOneLineAndExit7} (attach,
- * stat) and {@code ContainerAttachTest}, 8 in {@code StatExecTest}, detach's 6 and 1 in {@code DetachCommandTest}.
+ * {@link ExitCode} is the one table of exit codes: the table in docs/cli.md is it, and each code each command can
+ * return is had by a real run here. Elsewhere: 7 in {@code AttachCommandTest.aJvmWithAttachDisabledIsOneLineAndExit7}
+ * (attach, stat) and {@code ContainerAttachTest}, 8 in {@code StatExecTest}, detach's 6 and 1 in
+ * {@code DetachCommandTest}.
  */
 @Timeout(300)
 class ExitCodeTest {
     /** The commands that take a JVM's pid. */
     private static final List<String> ON_A_PID = List.of("top", "attach", "detach", "stat");
-    private static final Pattern README_ROW = Pattern.compile("\\| (\\d+) \\| (.*) \\|");
+    private static final Pattern TABLE_ROW = Pattern.compile("\\| (\\d+) \\| (.*) \\|");
 
     @TempDir
     Path dir;
 
     @Test
-    void readmesExitCodeTableIsExitCodesTable() throws Exception {
-        String readme = Files.readString(Paths.get("..", "README.md"));
-        int table = readme.indexOf("Exit codes:\n\n| code | meaning |\n|---|---|\n");
-        assertTrue(table >= 0, "README has its exit-code table");
+    void theCliPagesExitCodeTableIsExitCodesTable() throws Exception {
+        String page = Files.readString(Paths.get("..", "docs", "cli.md"));
+        int table = page.indexOf("## Exit codes\n\n| code | meaning |\n|---|---|\n");
+        assertTrue(table >= 0, "docs/cli.md has its exit-code table");
         List<String> rows = new ArrayList<>();
-        for (String line : readme.substring(table).split("\n")) {
-            Matcher row = README_ROW.matcher(line);
+        for (String line : page.substring(table).split("\n")) {
+            Matcher row = TABLE_ROW.matcher(line);
             if (row.matches()) {
                 rows.add(row.group(1) + " " + row.group(2));
             } else if (!rows.isEmpty()) {

@@ -35,7 +35,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * moves, sums groups of threads, names each recording in each legend, and fetches nothing.
  */
 class HtmlReportTest {
-    /** Where the screenshot goes: the README shows the one in docs/. */
+    /** Where the screenshot goes: docs/outputs.md shows the one in docs/. */
     private static final Path SCREENSHOT = Paths.get("target", "html-report.png");
     private static final long BROWSER_SECONDS = 60;
     private static final int CHURNED = 600;
