@@ -1,6 +1,7 @@
 package io.perfpin.agent;
 
 import io.perfpin.agent.apps.AgentTestApp;
+import io.perfpin.apps.Programs;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -8,7 +9,6 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
@@ -82,18 +82,17 @@ final class AppJvm implements AutoCloseable {
         if (agentOptions != null) {
             command.add("-javaagent:" + AGENT_JAR.toAbsolutePath() + (agentOptions.isEmpty() ? "" : "=" + agentOptions));
         }
-        if (java.contains("25")) {
-            command.add("--enable-native-access=ALL-UNNAMED");
-        }
+        // Without it JDK 24+ warns when the agent loads a native library; every JDK from 17 on takes the option, so
+        // it is given whatever the java, which need not say its version in its path.
+        command.add("--enable-native-access=ALL-UNNAMED");
         command.addAll(List.of("-cp", classPath(), AgentTestApp.class.getName()));
         return new AppJvm(new ProcessBuilder(command).start(), perfpinDir);
     }
 
-    /** The java binaries the agent is tested on: this JDK, and JDK 25 where it is installed. */
+    /** The java binaries the agent is tested on: this JDK, and JDK 25 where the build was given it. */
     static Stream<String> javas() {
-        String jdk25 = System.getProperty("perfpin.jdk25.java", "");
         String own = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        return Files.isExecutable(Paths.get(jdk25)) ? Stream.of(own, jdk25) : Stream.of(own);
+        return Stream.concat(Stream.of(own), Programs.secondJava().stream());
     }
 
     long pid() {

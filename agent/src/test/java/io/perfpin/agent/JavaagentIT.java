@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.apps.Programs;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OtlpEndpoint;
 import org.junit.jupiter.api.Assumptions;
@@ -146,8 +147,8 @@ class JavaagentIT {
 
     @Test
     void aVirtualThreadIsNeitherPinnedNorCountedAndSaysSoOnce(@TempDir Path dir) throws Exception {
-        String jdk25 = System.getProperty("perfpin.jdk25.java", "");
-        Assumptions.assumeTrue(Files.isExecutable(Path.of(jdk25)), "virtual threads need JDK 21+: " + jdk25);
+        Assumptions.assumeTrue(Programs.secondJava().isPresent(), "virtual threads need JDK 21+: set JDK25_HOME");
+        String jdk25 = Programs.secondJava().orElseThrow();
         Path out = dir.resolve("run.jsonl");
         try (AppJvm app = AppJvm.start(jdk25, "threads=none;events=sched;out=" + out, dir)) {
             app.await("ready");

@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.apps.Programs;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -35,7 +36,7 @@ class OutputFilesIT {
     /** The case: stats=/dev/null once replaced /dev/null and made /dev 0700. Here /dev is a private copy. */
     @Test
     void aDeviceIsNeverReplacedNorItsDirectoryChanged() throws Exception {
-        assumeTrue(isRoot() && Files.isExecutable(Paths.get("/usr/bin/unshare")), "needs root and unshare -m");
+        assumeTrue(isRoot() && Programs.onPath("unshare").isPresent(), "needs root and unshare -m");
         String script = "mount -t tmpfs -o mode=755 perfpin-test-dev /dev\n"
                 + "mknod -m 666 /dev/null c 1 3; mknod -m 666 /dev/zero c 1 5\n"
                 + "mknod -m 666 /dev/random c 1 8; mknod -m 666 /dev/urandom c 1 9\n"

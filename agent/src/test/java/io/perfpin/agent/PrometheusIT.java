@@ -323,7 +323,7 @@ class PrometheusIT {
 
     /** promtool's verdict on an exposition: its exit code and what it printed. */
     private static String promtoolCheckMetrics(String exposition) throws Exception {
-        Process promtool = new ProcessBuilder(PrometheusServer.PROMTOOL.toString(), "check", "metrics")
+        Process promtool = new ProcessBuilder(PrometheusServer.program("promtool").toString(), "check", "metrics")
                 .redirectErrorStream(true).start();
         try (OutputStream in = promtool.getOutputStream()) {
             in.write(exposition.getBytes(StandardCharsets.UTF_8));

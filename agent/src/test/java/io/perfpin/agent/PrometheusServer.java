@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.apps.Programs;
 import io.perfpin.report.JsonReader;
 
 import java.io.IOException;
@@ -12,18 +13,15 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A real Prometheus server (the Debian package's {@code /usr/bin/prometheus}) on a loopback port, scraping one
+ * A real Prometheus server (the Debian package's {@code prometheus}, on the PATH) on a loopback port, scraping one
  * target every second, asked through its HTTP API.
  */
 final class PrometheusServer implements AutoCloseable {
-    static final Path BINARY = Paths.get("/usr/bin/prometheus");
-    static final Path PROMTOOL = Paths.get("/usr/bin/promtool");
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(60);
 
     private final Process process;
@@ -36,18 +34,22 @@ final class PrometheusServer implements AutoCloseable {
         this.log = log;
     }
 
+    /** One of the prometheus package's programs, from the PATH; the test fails without it, saying what to install. */
+    static Path program(String name) {
+        return Programs.onPath(name).orElseThrow(() -> new AssertionError("prometheus and promtool are needed on the"
+                + " PATH: apt-get install prometheus (.ci/run installs it)"));
+    }
+
     /** Starts Prometheus in {@code dir}, scraping {@code 127.0.0.1:target} as job {@code perfpin}, until ready. */
     static PrometheusServer scraping(Path dir, int target) throws Exception {
-        if (!Files.isExecutable(BINARY) || !Files.isExecutable(PROMTOOL)) {
-            throw new AssertionError(BINARY + " and " + PROMTOOL + " are needed: apt-get install prometheus"
-                    + " (.ci/run installs it)");
-        }
+        Path binary = program("prometheus");
+        program("promtool");
         Path config = dir.resolve("prometheus.yml");
         Files.writeString(config, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
                 + "  - job_name: perfpin\n    static_configs:\n      - targets: ['127.0.0.1:" + target + "']\n");
         int port = freePort();
         Path log = dir.resolve("prometheus.log");
-        Process process = new ProcessBuilder(BINARY.toString(), "--config.file=" + config,
+        Process process = new ProcessBuilder(binary.toString(), "--config.file=" + config,
                 "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + port,
                 "--log.level=warn").redirectErrorStream(true).redirectOutput(log.toFile()).start();
         PrometheusServer server = new PrometheusServer(process, port, log);

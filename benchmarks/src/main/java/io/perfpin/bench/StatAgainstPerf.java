@@ -1,5 +1,6 @@
 package io.perfpin.bench;
 
+import io.perfpin.apps.Programs;
 import io.perfpin.apps.Service;
 
 import java.io.BufferedReader;
@@ -137,13 +138,7 @@ final class StatAgainstPerf {
 
     /** perf on the PATH, or null. */
     private static String perfCommand() {
-        for (String dir : System.getenv().getOrDefault("PATH", "/usr/bin:/bin").split(":")) {
-            Path perf = Paths.get(dir, "perf");
-            if (Files.isExecutable(perf)) {
-                return perf.toString();
-            }
-        }
-        return null;
+        return Programs.onPath("perf").map(Path::toString).orElse(null);
     }
 
     private static String version(String perf) {

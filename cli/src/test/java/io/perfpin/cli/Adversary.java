@@ -1,5 +1,7 @@
 package io.perfpin.cli;
 
+import io.perfpin.apps.Programs;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,6 +10,7 @@ import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -34,9 +37,10 @@ final class Adversary {
 
     static Adversary create() throws IOException, InterruptedException {
         assumeTrue("0".equals(output("id", "-u").strip()), "only root can create a second user here");
-        assumeTrue(Files.isExecutable(Paths.get("/usr/sbin/useradd")) && Files.isExecutable(Paths.get("/usr/bin/setpriv")),
-                "useradd and setpriv are needed to act as a second user");
-        Process add = new ProcessBuilder("/usr/sbin/useradd", "--system", "--user-group", "--no-create-home",
+        Optional<Path> useradd = Programs.onPath("useradd");
+        assumeTrue(useradd.isPresent() && Programs.onPath("setpriv").isPresent(),
+                "useradd and setpriv are needed on the PATH to act as a second user");
+        Process add = new ProcessBuilder(useradd.get().toString(), "--system", "--user-group", "--no-create-home",
                 "--shell", "/usr/sbin/nologin", NAME).redirectErrorStream(true).start();
         String said = new String(add.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(add.waitFor(60, TimeUnit.SECONDS), "useradd did not finish");
@@ -46,17 +50,28 @@ final class Adversary {
                 Integer.parseInt(output("id", "-g", NAME).strip()));
     }
 
+    /** setpriv, from the PATH: {@link #create} skipped the test without it. */
+    static String setpriv() {
+        return Programs.onPath("setpriv").orElseThrow().toString();
+    }
+
+    /** {@code command} as this user would run it, with no supplementary groups (through setpriv). */
+    List<String> asThisUser(String... command) {
+        List<String> as = new ArrayList<>(List.of(setpriv(), "--reuid=" + uid, "--regid=" + gid, "--clear-groups",
+                "--"));
+        as.addAll(List.of(command));
+        return as;
+    }
+
     /** Runs a shell command as this user; fails the test when it fails. */
     void sh(String script) throws IOException, InterruptedException {
-        String out = output("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh",
-                "-ec", script);
+        String out = output(asThisUser("sh", "-ec", script).toArray(new String[0]));
         assertTrue(out.isEmpty() || !out.contains("denied"), script + ": " + out);
     }
 
     /** Whether a shell command run as this user succeeds. */
     boolean can(String script) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups",
-                "--", "sh", "-ec", script).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(asThisUser("sh", "-ec", script)).redirectErrorStream(true).start();
         process.getInputStream().readAllBytes();
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), script + " did not finish");
         return process.exitValue() == 0;
@@ -67,8 +82,7 @@ final class Adversary {
      * of this user's may write (the attach mechanism's trigger file).
      */
     List<String> launcher() {
-        return List.of("/usr/bin/setpriv", "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--", "sh", "-c",
-                "cd /tmp && exec \"$@\"", "sh");
+        return asThisUser("sh", "-c", "cd /tmp && exec \"$@\"", "sh");
     }
 
     /**

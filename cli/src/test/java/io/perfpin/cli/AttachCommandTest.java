@@ -238,9 +238,8 @@ class AttachCommandTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(other.can("test -r " + classes), "the other user cannot read "
                 + classes);
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        Process jvm = new ProcessBuilder("/usr/bin/setpriv", "--reuid=" + other.uid, "--regid=" + other.gid,
-                "--clear-groups", "--", "env", "-u", "XDG_RUNTIME_DIR", java, "-cp", classes, "io.perfpin.apps.Service",
-                "1", "120").redirectErrorStream(true).start();
+        Process jvm = new ProcessBuilder(other.asThisUser("env", "-u", "XDG_RUNTIME_DIR", java, "-cp", classes,
+                "io.perfpin.apps.Service", "1", "120")).redirectErrorStream(true).start();
         try {
             java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
             for (String line = lines.readLine(); line != null && !line.equals("ready"); line = lines.readLine()) {

@@ -80,8 +80,8 @@ class ContainerAttachTest {
     @Test
     void aJvmInItsOwnMountNamespaceIsAttachedAndAJarPlantedInItsTmpNeverRuns() throws Exception {
         List<String> launcher = List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
-                "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec /usr/bin/setpriv --reuid=" + victim.uid
-                        + " --regid=" + victim.gid + " --clear-groups -- \"$@\"", "sh");
+                "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec " + String.join(" ", victim.asThisUser())
+                        + " \"$@\"", "sh");
         try (ChildJvm jvm = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
             Matcher worker = jvm.await(WORKER);
             int tid = Integer.parseInt(worker.group(2));
@@ -126,8 +126,7 @@ class ContainerAttachTest {
     @Test
     void aJvmInItsOwnUserNamespaceWithAFifoOverItsPasswdIsAttachedPinnedAndDetached() throws Exception {
         assumeTrue(victim.can("unshare -Urm true"), "unprivileged user namespaces are off here");
-        List<String> launcher = List.of("/usr/bin/setpriv", "--reuid=" + victim.uid, "--regid=" + victim.gid,
-                "--clear-groups", "--", "unshare", "-Urm", "sh", "-c",
+        List<String> launcher = victim.asThisUser("unshare", "-Urm", "sh", "-c",
                 "mount -t tmpfs tmpfs /tmp && cd /tmp && exec \"$@\"", "sh");
         try (ChildJvm jvm = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
             Matcher worker = jvm.await(WORKER);
@@ -135,8 +134,7 @@ class ContainerAttachTest {
             jvm.await(Pattern.compile("ready"));
             String pid = Long.toString(jvm.pid());
             // As the victim, who owns that user namespace and so may mount in it.
-            String out = run(List.of("/usr/bin/setpriv", "--reuid=" + victim.uid, "--regid=" + victim.gid,
-                    "--clear-groups", "--", "nsenter", "-t", pid, "-U", "-m", "--preserve-credentials", "sh", "-c",
+            String out = run(victim.asThisUser("nsenter", "-t", pid, "-U", "-m", "--preserve-credentials", "sh", "-c",
                     "mkfifo /tmp/passwd && mount --bind /tmp/passwd /etc/passwd && test -p /etc/passwd"));
             assumeTrue(out.startsWith("0"), "cannot bind a FIFO in a user namespace here: " + out);
 
@@ -190,8 +188,8 @@ class ContainerAttachTest {
         assumeTrue(run(List.of("unshare", "-p", "-f", "--mount-proc", "true")).startsWith("0"),
                 "cannot make pid namespaces here");
         List<String> launcher = List.of("unshare", "-p", "-f", "-m", "--propagation", "private", "--mount-proc", "sh",
-                "-c", "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec /usr/bin/setpriv --reuid="
-                        + victim.uid + " --regid=" + victim.gid + " --clear-groups -- \"$@\"", "sh");
+                "-c", "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec "
+                        + String.join(" ", victim.asThisUser()) + " \"$@\"", "sh");
         try (ChildJvm namespace = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1",
                 "120")) {
             namespace.await(Pattern.compile("ready"));
@@ -247,7 +245,7 @@ class ContainerAttachTest {
 
     /** Runs {@code script} in the mount namespace of {@code pid}, as {@code uid}; returns what it printed. */
     private static String inNamespace(long pid, int uid, String script) throws Exception {
-        String out = run(List.of("nsenter", "-t", Long.toString(pid), "-m", "/usr/bin/setpriv", "--reuid=" + uid,
+        String out = run(List.of("nsenter", "-t", Long.toString(pid), "-m", Adversary.setpriv(), "--reuid=" + uid,
                 "--regid=" + uid, "--clear-groups", "--", "sh", "-ec", script));
         assertTrue(out.startsWith("0\n"), script + ": " + out);
         return out.substring(2);

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.apps.Programs;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.report.JsonReader;
@@ -214,8 +215,8 @@ class HtmlReportTest {
 
     /** Headless Chromium on the page, offline; its standard output. */
     private static String chromium(Path page, String what) throws IOException, InterruptedException {
-        String browser = Files.isExecutable(Paths.get("/usr/bin/chromium")) ? "/usr/bin/chromium" : null;
-        assertTrue(browser != null, "headless Chromium renders the page: apt-get install chromium (.ci/run does)");
+        String browser = Programs.onPath("chromium").map(Path::toString).orElseThrow(() -> new AssertionError(
+                "headless Chromium on the PATH renders the page: apt-get install chromium (.ci/run does)"));
         Process process = new ProcessBuilder(browser, "--headless=new", "--no-sandbox", "--disable-gpu",
                 "--hide-scrollbars", "--window-size=1400,1800", "--virtual-time-budget=5000", what,
                 page.toUri().toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();

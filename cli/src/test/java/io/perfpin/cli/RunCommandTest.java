@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.apps.PageToucher;
+import io.perfpin.apps.Programs;
 import io.perfpin.jvm.AgentJar;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -11,6 +12,7 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -67,10 +69,11 @@ class RunCommandTest {
      */
     @Test
     void javaBehindTimeWhichForksItIsWatchedAndItsCodeReturned() throws Exception {
-        assumeTrue(Files.isExecutable(Path.of("/usr/bin/time")), "GNU time is installed (.ci/run installs it)");
+        Optional<Path> time = Programs.onPath("time");
+        assumeTrue(time.isPresent(), "GNU time is on the PATH (.ci/run installs it)");
         Path seen = dir.resolve("seen");
         Path release = dir.resolve("release");
-        CliRun.Running running = CliRun.background(() -> Perfpin.run(arguments("/usr/bin/time", "-o",
+        CliRun.Running running = CliRun.background(() -> Perfpin.run(arguments(time.get().toString(), "-o",
                 dir.resolve("time.txt").toString(), JAVA, "-cp", CLASS_PATH, WrappedChild.class.getName(),
                 seen.toString(), "4", release.toString())));
         String pid;

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.apps.Programs;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -74,7 +75,7 @@ class StatExecTest {
         work = Files.createTempDirectory("perfpin-exec");
         Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxr-xr-x"));
         setuidSleep = work.resolve("sleep");
-        Files.copy(Paths.get("/bin/sleep"), setuidSleep);
+        Files.copy(Programs.onPath("sleep").orElseThrow(() -> new AssertionError("no sleep on the PATH")), setuidSleep);
         Files.setAttribute(setuidSleep, "unix:mode", 04755);
         Path source = Files.writeString(work.resolve("launcher.c"), LAUNCHER);
         launcher = work.resolve("launcher");

@@ -1,5 +1,7 @@
 package io.perfpin.event;
 
+import io.perfpin.nativeio.libpfm.LibpfmException;
+
 import java.util.List;
 
 /**

@@ -1,5 +1,9 @@
 package io.perfpin.event;
 
+import io.perfpin.nativeio.PerfEventAttr;
+import io.perfpin.nativeio.libpfm.LibpfmException;
+import io.perfpin.nativeio.libpfm.LibpfmLibrary;
+
 import java.util.List;
 import java.util.function.Function;
 
@@ -17,6 +21,9 @@ import java.util.function.Function;
  * <p>A forced model ({@code "skl"}, {@code "icl"}, ...) makes libpfm encode for that processor whatever
  * this machine is. The model is chosen per call: no state is left behind, so calls for different models
  * may interleave. libpfm is not thread-safe, so every call here is serialised.
+ *
+ * <p>The binding itself ({@link LibpfmLibrary}) is in the native module with the other native access; this
+ * class owns its one instance and turns its encodings into {@link EventSpec}s.
  */
 public final class LibpfmEncoder {
     private static final Object LOCK = new Object();
@@ -62,7 +69,11 @@ public final class LibpfmEncoder {
      *                         not know the model, or is not installed
      */
     public static EventSpec encode(String eventString, String forcedPmu) {
-        return withLibrary(library -> library.encode(eventString, forcedPmu));
+        PerfEventAttr attr = withLibrary(library -> library.encode(eventString, forcedPmu));
+        return new EventSpec(eventString, attr.type(), attr.config(), attr.config1(), attr.config2(),
+                (attr.flags() & PerfEventAttr.FLAG_EXCLUDE_USER) != 0,
+                (attr.flags() & PerfEventAttr.FLAG_EXCLUDE_KERNEL) != 0,
+                (attr.flags() & PerfEventAttr.FLAG_EXCLUDE_HV) != 0);
     }
 
     /**

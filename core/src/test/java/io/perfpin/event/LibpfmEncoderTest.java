@@ -1,6 +1,8 @@
 package io.perfpin.event;
 
 import io.perfpin.nativeio.PerfEventAttr;
+import io.perfpin.nativeio.libpfm.LibpfmException;
+import io.perfpin.nativeio.libpfm.LibpfmLibrary;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -133,7 +135,7 @@ class LibpfmEncoderTest {
     @Test
     void thisMachineRejectsAPrefixOfAModelItDoesNotHave() {
         String absent = LibpfmEncoder.withLibrary(library -> library.pmus().stream()
-                .filter(p -> !p.present() && p.type() == LibpfmAbi.PFM_PMU_TYPE_CORE)
+                .filter(p -> !p.present() && p.core())
                 .map(LibpfmLibrary.Pmu::name).filter(name -> name.equals("skl") || name.equals("icl"))
                 .findFirst().orElseThrow());
 

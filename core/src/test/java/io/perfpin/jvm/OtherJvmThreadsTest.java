@@ -1,5 +1,6 @@
 package io.perfpin.jvm;
 
+import io.perfpin.apps.Programs;
 import io.perfpin.files.OwnedDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -43,15 +44,12 @@ class OtherJvmThreadsTest {
     private static final String DEFAULT_QUIT = "env";
     private static final String DEFAULT_QUIT_OPTION = "--default-signal=QUIT";
 
-    /** The test's own JDK, JDK 17 and Temurin 25, where installed. */
+    /** The test's own JDK, and JDK 25 where the build was given it (JDK25_HOME); the same JDK once. */
     static List<String> javas() throws IOException {
         Set<Path> javas = new LinkedHashSet<>();
-        for (String java : List.of(System.getProperty("java.home") + "/bin/java",
-                "/usr/lib/jvm/java-17-openjdk-amd64/bin/java",
-                System.getProperty("perfpin.jdk25.java", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java"))) {
-            if (Files.isExecutable(Path.of(java))) {
-                javas.add(Path.of(java).toRealPath());
-            }
+        javas.add(Path.of(System.getProperty("java.home"), "bin", "java").toRealPath());
+        for (String java : Programs.secondJava().stream().toList()) {
+            javas.add(Path.of(java).toRealPath());
         }
         return javas.stream().map(Path::toString).toList();
     }
@@ -72,8 +70,8 @@ class OtherJvmThreadsTest {
     /** A carrier with a virtual thread mounted is listed under its own name with its TID (JDK 21 and later). */
     @Test
     void carriersOfMountedVirtualThreadsAreFoundWithTheirTids() throws Exception {
-        String jdk25 = System.getProperty("perfpin.jdk25.java", "/usr/lib/jvm/temurin-25-jdk-amd64/bin/java");
-        assumeTrue(Files.isExecutable(Path.of(jdk25)), "no JDK 25 here");
+        assumeTrue(Programs.secondJava().isPresent(), "no JDK 25 given: set JDK25_HOME");
+        String jdk25 = Programs.secondJava().orElseThrow();
         try (Child child = Child.ready(MountedVirtualThreads.class, jdk25)) {
             ThreadDump dump = ThreadDump.of(child.pid());
             for (String line : child.output) {

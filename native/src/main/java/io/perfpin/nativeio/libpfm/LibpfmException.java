@@ -1,4 +1,4 @@
-package io.perfpin.event;
+package io.perfpin.nativeio.libpfm;
 
 /**
  * libpfm4 could not encode what it was asked: an event string it does not know or whose unit masks and
@@ -14,7 +14,7 @@ public final class LibpfmException extends RuntimeException {
     private final String token;
     private final int errorCode;
 
-    LibpfmException(String token, int errorCode, String message) {
+    public LibpfmException(String token, int errorCode, String message) {
         super(message);
         this.token = token;
         this.errorCode = errorCode;

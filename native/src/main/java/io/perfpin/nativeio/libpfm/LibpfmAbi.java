@@ -1,4 +1,4 @@
-package io.perfpin.event;
+package io.perfpin.nativeio.libpfm;
 
 import com.sun.jna.Memory;
 

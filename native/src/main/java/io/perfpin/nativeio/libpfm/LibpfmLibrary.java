@@ -1,4 +1,4 @@
-package io.perfpin.event;
+package io.perfpin.nativeio.libpfm;
 
 import com.sun.jna.Memory;
 import com.sun.jna.Native;
@@ -12,8 +12,9 @@ import java.util.TreeSet;
 
 /**
  * libpfm4, loaded and initialised once for every PMU model it supports. libpfm keeps its state
- * process-wide and is not thread-safe, so one instance exists ({@link LibpfmEncoder} owns it) and every
- * call holds the encoder's lock.
+ * process-wide and is not thread-safe, so one instance exists (core's {@code io.perfpin.event.LibpfmEncoder}
+ * owns it) and every call holds the encoder's lock. What the encodings mean (event specs, the lookup order of
+ * event names) is core's; this binding only speaks to libpfm.
  *
  * <p>How another model than this machine's is encoded: libpfm is initialised with
  * {@code LIBPFM_ENCODE_INACTIVE=1}, its documented switch for encoding events of supported but undetected
@@ -24,9 +25,9 @@ import java.util.TreeSet;
  * {@code BR_INST_RETIRED.COND} still encodes with Skylake's unit mask 0x01 instead of Ice Lake's 0x11. Both
  * routes give identical encodings when each forced model runs in a fresh process.
  */
-final class LibpfmLibrary {
+public final class LibpfmLibrary {
     /** The runtime package's soname: the unversioned libpfm.so exists only with the -dev package. */
-    static final String SONAME = "libpfm.so.4";
+    public static final String SONAME = "libpfm.so.4";
 
     private static final String ENCODE_INACTIVE_VARIABLE = "LIBPFM_ENCODE_INACTIVE";
     private static final String PMU_DELIMITER = "::";
@@ -43,7 +44,7 @@ final class LibpfmLibrary {
      * Binds libpfm4 from {@code soname} and initialises it; throws a LinkageError when it cannot be
      * loaded or initialised.
      */
-    static LibpfmLibrary load(String soname) {
+    public static LibpfmLibrary load(String soname) {
         if (Native.POINTER_SIZE != Long.BYTES) {
             throw new UnsatisfiedLinkError("perfpin reads libpfm4's structs in their 64-bit layout only");
         }
@@ -77,7 +78,7 @@ final class LibpfmLibrary {
      * The one line a user sees when {@link #load} failed. JNA's message starts with "Unable to load
      * library 'x':" and has dlopen's own reason on the next line.
      */
-    static String unavailableReason(String soname, Throwable cause) {
+    public static String unavailableReason(String soname, Throwable cause) {
         String message = cause.getMessage() == null ? cause.toString() : cause.getMessage();
         List<String> lines = message.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
         String detail = lines.isEmpty() ? cause.toString()
@@ -90,10 +91,10 @@ final class LibpfmLibrary {
      * Encodes one event string for perf_events, as {@code pfm_get_os_event_encoding(PFM_OS_PERF_EVENT)}
      * does with user-level counting as the default, for PMU model {@code model} (null: the PMUs libpfm
      * detects on this machine). libpfm also sets {@code exclude_guest}, and honours the {@code :mg}/{@code :mh}
-     * modifiers through {@code exclude_guest}/{@code exclude_host}; EventSpec carries neither, so perf's
-     * default (count both) applies.
+     * modifiers through {@code exclude_guest}/{@code exclude_host}; the attr returned carries type, config,
+     * config1, config2 and the flags libpfm set.
      */
-    EventSpec encode(String eventString, String model) {
+    public PerfEventAttr encode(String eventString, String model) {
         String qualified = qualify(eventString, model);
         Memory attr = new Memory(PerfEventAttr.SIZE);
         attr.clear();
@@ -105,14 +106,11 @@ final class LibpfmLibrary {
             throw new LibpfmException(eventString, rc,
                     "libpfm4 (" + describe(model) + ") rejects '" + eventString + "': " + pfm.pfm_strerror(rc));
         }
-        long flags = attr.getLong(PerfEventAttr.FLAGS_OFFSET);
-        return new EventSpec(eventString, attr.getInt(PerfEventAttr.TYPE_OFFSET),
-                attr.getLong(PerfEventAttr.CONFIG_OFFSET),
-                attr.getLong(PerfEventAttr.CONFIG1_OFFSET),
-                attr.getLong(PerfEventAttr.CONFIG2_OFFSET),
-                (flags & PerfEventAttr.FLAG_EXCLUDE_USER) != 0,
-                (flags & PerfEventAttr.FLAG_EXCLUDE_KERNEL) != 0,
-                (flags & PerfEventAttr.FLAG_EXCLUDE_HV) != 0);
+        return new PerfEventAttr().type(attr.getInt(PerfEventAttr.TYPE_OFFSET))
+                .config(attr.getLong(PerfEventAttr.CONFIG_OFFSET))
+                .config1(attr.getLong(PerfEventAttr.CONFIG1_OFFSET))
+                .config2(attr.getLong(PerfEventAttr.CONFIG2_OFFSET))
+                .flags(attr.getLong(PerfEventAttr.FLAGS_OFFSET));
     }
 
     /**
@@ -145,7 +143,7 @@ final class LibpfmLibrary {
      * {@code DTLB_LOAD_MISSES.WALK_ACTIVE}), sorted, without the {@code pmu::} prefix. A bare event name
      * encodes only when the event has a default unit mask.
      */
-    List<String> eventNames(String model) {
+    public List<String> eventNames(String model) {
         List<Pmu> sources = model == null ? pmus.stream().filter(Pmu::present).toList() : List.of(pmu(model));
         TreeSet<String> names = new TreeSet<>();
         for (Pmu pmu : sources) {
@@ -160,10 +158,10 @@ final class LibpfmLibrary {
     }
 
     /** The names of the core PMU models this libpfm4 supports, detected or not, sorted. */
-    List<String> coreModels() {
+    public List<String> coreModels() {
         TreeSet<String> names = new TreeSet<>();
         for (Pmu pmu : pmus) {
-            if (pmu.type() == LibpfmAbi.PFM_PMU_TYPE_CORE) {
+            if (pmu.core()) {
                 names.add(pmu.name());
             }
         }
@@ -171,20 +169,24 @@ final class LibpfmLibrary {
     }
 
     /** One PMU libpfm knows, from pfm_pmu_info_t; present means detected on this machine. */
-    record Pmu(int id, String name, int type, int eventCount, int firstEvent, boolean present) {
+    public record Pmu(int id, String name, int type, int eventCount, int firstEvent, boolean present) {
+        /** A processor core PMU: the models a forced model may name. */
+        public boolean core() {
+            return type == LibpfmAbi.PFM_PMU_TYPE_CORE;
+        }
     }
 
     /** One event of a PMU, from pfm_event_info_t. */
-    record Event(int idx, String name, int pmu, int attributeCount) {
+    public record Event(int idx, String name, int pmu, int attributeCount) {
     }
 
     /** Every PMU libpfm supports, as read once after initialisation. */
-    List<Pmu> pmus() {
+    public List<Pmu> pmus() {
         return pmus;
     }
 
     /** The PMU named {@code model} (case as libpfm compares it: ignored). */
-    Pmu pmu(String model) {
+    public Pmu pmu(String model) {
         Optional<Pmu> pmu = pmus.stream().filter(p -> p.name().equalsIgnoreCase(model)).findFirst();
         return pmu.orElseThrow(() -> new LibpfmException(model, 0,
                 "unknown PMU model '" + model + "'; libpfm4 knows: " + String.join(", ", coreModels())));
@@ -217,7 +219,7 @@ final class LibpfmLibrary {
     }
 
     /** The events of a PMU, in libpfm's order. */
-    List<Event> events(Pmu pmu) {
+    public List<Event> events(Pmu pmu) {
         List<Event> events = new ArrayList<>();
         Memory info = new Memory(LibpfmAbi.EventInfo.SIZE);
         for (int idx = pmu.firstEvent(); idx != -1; idx = pfm.pfm_get_event_next(idx)) {
@@ -234,7 +236,7 @@ final class LibpfmLibrary {
     }
 
     /** The unit-mask names of an event (its modifiers such as c= or e left out). */
-    List<String> unitMasks(Event event) {
+    public List<String> unitMasks(Event event) {
         List<String> unitMasks = new ArrayList<>();
         Memory info = new Memory(LibpfmAbi.AttrInfo.SIZE);
         for (int a = 0; a < event.attributeCount(); a++) {
