@@ -26,6 +26,20 @@ public final class Backends {
         return chosen;
     }
 
+    /**
+     * The simulated PMU's name where one answers this process's hardware events ({@code "simulated skylake"}),
+     * or null: the kernel's. Never chooses a backend itself: before one is chosen, the property says which it
+     * will be (a recording's first record is written before its first count).
+     */
+    public static synchronized String simulatedPmu() {
+        if (chosen != null) {
+            return chosen.simulatedPmu();
+        }
+        String asked = System.getProperty(SimulatedPmu.PROPERTY);
+        PmuModel model = asked == null ? null : PmuModel.named(asked);
+        return model == null ? null : model.toString();
+    }
+
     /** Why backends tried before the chosen one (or all of them) failed to load. */
     public static synchronized List<String> failures() {
         return Collections.unmodifiableList(new ArrayList<>(FAILURES));
