@@ -6,7 +6,6 @@ import io.perfpin.event.DerivedMetric;
 import io.perfpin.event.EventList;
 import io.perfpin.event.Presets;
 import io.perfpin.event.UnsupportedEvent;
-import io.perfpin.nativeio.Backends;
 
 import java.util.ArrayList;
 import java.util.Collections;
@@ -116,7 +115,7 @@ public final class ThreadReport {
             }
         }
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics(counters, wallNanos),
-                unsupported, Map.of(), PinSource.NONE, -1, null, Backends.simulatedPmu());
+                unsupported, Map.of(), PinSource.NONE, -1, null, null);
     }
 
     /**
@@ -216,7 +215,8 @@ public final class ThreadReport {
 
     /**
      * The simulated PMU that counted the hardware events ({@code "simulated skylake"}), or null where the
-     * processor's did: tests only ({@link Backends#simulatedPmu()}), and said in every output made with it.
+     * processor's did: tests only ({@code io.perfpin.nativeio.Backends#simulatedPmu()}: the JVM that counts
+     * says so), and said in every output made with it.
      */
     public String pmu() {
         return pmu;
