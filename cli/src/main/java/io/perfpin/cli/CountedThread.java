@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.nativeio.Backends;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.RefusedEvents;
@@ -142,7 +143,8 @@ final class CountedThread implements AutoCloseable {
         return ThreadReport.of(thread.name(), thread.tid(), thread.javaId(), cpus, events, counts,
                         counters.unsupported(), wallNanos)
                 .withSources(counters.sources()).withPin(pinned ? PinSource.PERFPIN : PinSource.NONE)
-                .withLastCpu(lastCpu).withState(ended ? ThreadState.ENDED : ThreadState.RUNNING);
+                .withLastCpu(lastCpu).withState(ended ? ThreadState.ENDED : ThreadState.RUNNING)
+                .withPmu(Backends.simulatedPmu());
     }
 
     @Override

@@ -142,6 +142,10 @@ final class StatCommand implements Callable<Integer> {
                 out.say(List.of("counts over " + LiveView.seconds(to - from) + " (from "
                         + fromClock.format(LiveView.CLOCK) + " to " + fromClock.plusNanos(to - from)
                         .format(LiveView.CLOCK) + ")"));
+                if (Backends.simulatedPmu() != null) {
+                    out.say(List.of("hardware counts from a " + Backends.simulatedPmu() + " PMU, made from each"
+                            + " thread's task-clock for tests: not a measurement"));
+                }
             }
             out.hints(hints);
         }

@@ -1,5 +1,6 @@
 package io.perfpin.registry;
 
+import io.perfpin.nativeio.Backends;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.report.EndRecord;
@@ -143,6 +144,6 @@ final class RecordingWriter {
     private static ThreadReport report(TrackedThread t) {
         return ThreadReport.of(t.name, t.tid, t.javaId, t.cpus, t.events, t.counts, t.counters.unsupported(),
                 t.readToNanos() - t.enrolledNanos).withPin(t.pinSource()).withSources(t.counters.sources())
-                .withState(t.hasEnded() ? ThreadState.ENDED : ThreadState.RUNNING);
+                .withState(t.hasEnded() ? ThreadState.ENDED : ThreadState.RUNNING).withPmu(Backends.simulatedPmu());
     }
 }

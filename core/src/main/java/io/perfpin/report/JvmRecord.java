@@ -7,20 +7,30 @@ import java.util.Map;
  * The first record of a recording that an agent writes ({@code "type":"jvm"}): the JVM that wrote it, when its
  * agent started, and the file its options named ({@code out=}). That is the file itself, or, for a JVM whose named
  * file another JVM was writing (one started by it with the same options, as JMH starts its forks), the file
- * beside which this one lies ({@link RecordingFile}).
+ * beside which this one lies ({@link RecordingFile}). {@code pmu}: the simulated PMU that makes its hardware
+ * counts, in tests only; null (and no field) where the processor does.
  */
-public record JvmRecord(long pid, long epochMillis, Path named) {
+public record JvmRecord(long pid, long epochMillis, Path named, String pmu) {
     public static final String TYPE = "jvm";
 
+    public JvmRecord(long pid, long epochMillis, Path named) {
+        this(pid, epochMillis, named, null);
+    }
+
     public String toJson() {
-        return Json.object().field("type", TYPE).field("time", epochMillis).field("pid", pid)
-                .field("recording", named.toString()).end();
+        Json json = Json.object().field("type", TYPE).field("time", epochMillis).field("pid", pid)
+                .field("recording", named.toString());
+        if (pmu != null) {
+            json.field("pmu", pmu);
+        }
+        return json.end();
     }
 
     /** @throws IllegalArgumentException naming the field that is missing or of the wrong kind */
     static JvmRecord fromJson(Map<?, ?> object) {
         return new JvmRecord(JsonFields.field(object, "pid", Long.class), JsonFields.field(object, "time", Long.class),
-                Path.of(JsonFields.field(object, "recording", String.class)));
+                Path.of(JsonFields.field(object, "recording", String.class)),
+                object.get("pmu") == null ? null : JsonFields.field(object, "pmu", String.class));
     }
 
     static boolean isJvmType(Object type) {

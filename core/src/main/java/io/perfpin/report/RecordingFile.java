@@ -1,5 +1,6 @@
 package io.perfpin.report;
 
+import io.perfpin.nativeio.Backends;
 import io.perfpin.files.OutputFile;
 
 import java.io.IOException;
@@ -63,7 +64,7 @@ public final class RecordingFile {
             throws IOException {
         JsonLinesFile recording = JsonLinesFile.over(channel, file);
         try {
-            recording.write(new JvmRecord(pid, epochMillis, named.toAbsolutePath()).toJson());
+            recording.write(new JvmRecord(pid, epochMillis, named.toAbsolutePath(), Backends.simulatedPmu()).toJson());
             recording.flush();
         } catch (IOException e) {
             try {

@@ -10,7 +10,8 @@ import java.nio.file.Path;
  * ({@link ThreadReport#sources()}), and {@code state} ({@link ThreadState}) where it is known. A report that joins
  * several recordings adds {@code recording}, the file each record was read from, after {@code type}. A number that
  * is not finite, which JSON cannot carry (a recording's {@code 1e309} reads as infinite), is written {@code null},
- * as one that could not be computed.
+ * as one that could not be computed. {@code pmu} names the simulated PMU that made the hardware counts, in tests
+ * only ({@link ThreadReport#pmu()}).
  */
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
@@ -46,6 +47,10 @@ public final class ThreadRecords {
         }
         if (report.state() != null) {
             json.field("state", report.state().text());
+        }
+        // Only in tests: hardware counts that no processor made are never mistaken for measurements.
+        if (report.pmu() != null) {
+            json.field("pmu", report.pmu());
         }
         return json.end();
     }

@@ -41,10 +41,11 @@ public final class ThreadReport {
     private final PinSource pin;
     private final int lastCpu;
     private final ThreadState state;
+    private final String pmu;
 
     private ThreadReport(String name, int tid, long javaId, String cpus, long wallNanos, Map<String, Long> counters,
                          Map<String, Double> coverage, Map<String, Double> metrics, Map<String, String> unsupported,
-                         Map<String, String> sources, PinSource pin, int lastCpu, ThreadState state) {
+                         Map<String, String> sources, PinSource pin, int lastCpu, ThreadState state, String pmu) {
         this.name = name;
         this.tid = tid;
         this.javaId = javaId;
@@ -58,6 +59,7 @@ public final class ThreadReport {
         this.pin = pin;
         this.lastCpu = lastCpu;
         this.state = state;
+        this.pmu = pmu;
     }
 
     /**
@@ -83,7 +85,7 @@ public final class ThreadReport {
         }
         unsupported.putAll(report.unsupported);
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, report.counters, report.coverage, report.metrics,
-                unsupported, Map.of(), PinSource.NONE, -1, null);
+                unsupported, Map.of(), PinSource.NONE, -1, null, report.pmu);
     }
 
     /**
@@ -113,7 +115,7 @@ public final class ThreadReport {
             }
         }
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics(counters, wallNanos),
-                unsupported, Map.of(), PinSource.NONE, -1, null);
+                unsupported, Map.of(), PinSource.NONE, -1, null, null);
     }
 
     /**
@@ -173,7 +175,7 @@ public final class ThreadReport {
                                           Map<String, Double> metrics, Map<String, String> unsupported) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, new LinkedHashMap<>(counters),
                 new LinkedHashMap<>(coverage), new LinkedHashMap<>(metrics), new LinkedHashMap<>(unsupported),
-                Map.of(), PinSource.NONE, -1, null);
+                Map.of(), PinSource.NONE, -1, null, null);
     }
 
     /**
@@ -182,13 +184,13 @@ public final class ThreadReport {
      */
     public ThreadReport withSources(Map<String, String> eventSources) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
-                new LinkedHashMap<>(eventSources), pin, lastCpu, state);
+                new LinkedHashMap<>(eventSources), pin, lastCpu, state, pmu);
     }
 
     /** This report, saying who set the thread's CPUs. */
     public ThreadReport withPin(PinSource source) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
-                source, lastCpu, state);
+                source, lastCpu, state, pmu);
     }
 
     /** This report, with the CPU the thread last ran on as a viewer read it; itself when that is unknown. */
@@ -196,13 +198,28 @@ public final class ThreadReport {
         return cpu.isEmpty() ? this
                 : new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
                         sources,
-                pin, cpu.getAsInt(), state);
+                pin, cpu.getAsInt(), state, pmu);
     }
 
     /** This report, saying whether the thread ran on at its end, or had ended. */
     public ThreadReport withState(ThreadState threadState) {
         return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
-                pin, lastCpu, threadState);
+                pin, lastCpu, threadState, pmu);
+    }
+
+    /** This report, saying which simulated PMU counted its hardware events (as a recording read back says). */
+    public ThreadReport withPmu(String simulatedPmu) {
+        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
+                pin, lastCpu, state, simulatedPmu);
+    }
+
+    /**
+     * The simulated PMU that counted the hardware events ({@code "simulated skylake"}), or null where the
+     * processor's did: tests only ({@code io.perfpin.nativeio.Backends#simulatedPmu()}: the JVM that counts
+     * says so), and said in every output made with it.
+     */
+    public String pmu() {
+        return pmu;
     }
 
     /** Whether the thread still ran at the end of the counts, or had ended; null when not known (a recording). */

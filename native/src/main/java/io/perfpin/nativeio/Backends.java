@@ -20,9 +20,24 @@ public final class Backends {
     /** The process-wide backend, chosen on first use. */
     public static synchronized Syscalls syscalls() {
         if (chosen == null) {
-            chosen = choose();
+            chosen = simulatedIfAsked(choose(), System.getProperty(SimulatedPmu.PROPERTY),
+                    System.getProperty(SimulatedPmu.IPC_PROPERTY));
         }
         return chosen;
+    }
+
+    /**
+     * The simulated PMU's name where one answers this process's hardware events ({@code "simulated skylake"}),
+     * or null: the kernel's. Never chooses a backend itself: before one is chosen, the property says which it
+     * will be (a recording's first record is written before its first count).
+     */
+    public static synchronized String simulatedPmu() {
+        if (chosen != null) {
+            return chosen.simulatedPmu();
+        }
+        String asked = System.getProperty(SimulatedPmu.PROPERTY);
+        PmuModel model = asked == null ? null : PmuModel.named(asked);
+        return model == null ? null : model.toString();
     }
 
     /** Why backends tried before the chosen one (or all of them) failed to load. */
@@ -48,6 +63,37 @@ public final class Backends {
             }
         }
         throw new BackendUnavailableException("no backend could reach the kernel: " + String.join("; ", FAILURES));
+    }
+
+    /**
+     * The kernel's backend, or a simulated PMU over it where {@code -Dperfpin.simulated-pmu=MODEL} asks for one
+     * (tests only: no option a user types reaches this). Said on stderr, since every count of a hardware event
+     * it gives is made up.
+     */
+    static Syscalls simulatedIfAsked(Syscalls kernel, String model, String ipc) {
+        if (model == null) {
+            return kernel;
+        }
+        PmuModel named = PmuModel.named(model);
+        if (named == null) {
+            throw new BackendUnavailableException("-D" + SimulatedPmu.PROPERTY + "=" + model
+                    + " names no simulated PMU; allowed: " + PmuModel.allowed());
+        }
+        Double perCycle = null;
+        if (ipc != null) {
+            try {
+                perCycle = Double.parseDouble(ipc);
+            } catch (NumberFormatException e) {
+                perCycle = Double.NaN;
+            }
+            if (!(perCycle > 0 && perCycle < 100)) {
+                throw new BackendUnavailableException("-D" + SimulatedPmu.IPC_PROPERTY + "=" + ipc
+                        + " is not an instructions-per-cycle figure; allowed: a number above 0 and below 100");
+            }
+        }
+        System.err.println("[perfpin] simulated PMU " + named.name() + " (-D" + SimulatedPmu.PROPERTY + "):"
+                + " hardware events are counted from each thread's task-clock, for tests; none is a measurement");
+        return SimulatedPmu.over(kernel, named, perCycle);
     }
 
     /** Loads one backend, whatever the property says; throws when it cannot run here, saying why. */

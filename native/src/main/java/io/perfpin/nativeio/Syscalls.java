@@ -15,6 +15,14 @@ public interface Syscalls {
     Backend backend();
 
     /**
+     * The simulated PMU that answers hardware events in place of the processor's, as every output names it
+     * ({@code "simulated skylake"}), or null where the kernel answers them all (everywhere but in tests).
+     */
+    default String simulatedPmu() {
+        return null;
+    }
+
+    /**
      * {@code syscall(number, a1, ..., a5)} on the calling thread: the result or -errno. For the calls that
      * {@link FileCalls} and {@link ThreadCredentials} make by number; pointers are native addresses.
      */

@@ -1,0 +1,54 @@
+package io.perfpin.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.report.JsonReader;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@code perfpin stat} with hardware events, on the simulated PMU of a CLI started with its property: the counts
+ * of another JVM's thread in JSON, CSV and the table, each saying that the PMU was simulated.
+ */
+class StatSimulatedPmuTest {
+    private static final Pattern WORKER = Pattern.compile("thread (worker-0) tid (\\d+)");
+    private static final List<String> SIMULATED = List.of("-Dperfpin.simulated-pmu=skylake",
+            "-Dperfpin.simulated-pmu.ipc=1.5");
+
+    @Test
+    void countsCyclesAndInstructionsOfAnotherJvmAndSaysTheyAreSimulated() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            service.await(WORKER);
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+
+            List<String> json = stat(pid, "json");
+            assertEquals("[perfpin] simulated PMU skylake", json.get(0).substring(0, 31), "said first: " + json);
+            Map<?, ?> record = (Map<?, ?>) JsonReader.parse(json.get(1));
+            assertEquals("simulated skylake", record.get("pmu"));
+            Map<?, ?> counters = (Map<?, ?>) record.get("counters");
+            double taskClock = ((Number) counters.get("task-clock")).doubleValue();
+            double cycles = ((Number) counters.get("cycles")).doubleValue();
+            assertTrue(taskClock > 0, "the worker ran: " + counters);
+            assertEquals(3.0 * taskClock, cycles, 3.0 * taskClock * 0.02, "3 GHz of its task-clock: " + counters);
+            assertEquals(1.5, ((Number) ((Map<?, ?>) record.get("metrics")).get("ipc")).doubleValue(), 0.02);
+
+            List<String> table = stat(pid, "table");
+            assertTrue(table.stream().anyMatch(l -> l.startsWith("hardware counts from a simulated skylake PMU")),
+                    "the table says so: " + table);
+        }
+    }
+
+    private static List<String> stat(String pid, String format) throws Exception {
+        try (ChildJvm cli = ChildJvm.startWith(SIMULATED, Perfpin.class.getName(), "stat", pid, "--threads",
+                "worker-0", "--events", "ipc,task-clock", "--duration", "300ms", "--format", format)) {
+            assertEquals(0, cli.exitWithin(Duration.ofSeconds(60)), () -> "stat: " + cli.lines());
+            return cli.rest();
+        }
+    }
+}
