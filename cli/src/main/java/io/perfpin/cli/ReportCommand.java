@@ -107,7 +107,7 @@ final class ReportCommand implements Callable<Integer> {
     static void report(Recording recording, List<ThreadRecord> records, ReportOutput out, TableLayout table)
             throws IOException {
         if (!records.isEmpty()) {
-            out.records(records, table);
+            out.records(records, recording.events(), table);
         }
         out.methods(recording.methods(), table);
         out.hints(hints(records));
