@@ -45,6 +45,10 @@ import java.util.stream.Stream;
  * and the {@code @Counted} methods. The numbers are core's ({@link Comparison}, {@link Timelines},
  * {@link Hints}); this only lays them out.
  *
+ * <p>A page shows one or more {@link Part}s: the recordings named, side by side; then, each under its heading, each
+ * JVM that one of them started with the same agent options and that recorded beside it (a run's family: JMH's
+ * forks), with its own threads.
+ *
  * <p>The plots are drawn by uPlot (MIT; about 50 KB), inlined with the data: the page fetches nothing, and says so
  * to the browser in its Content-Security-Policy, which lets run only the page's own two scripts, by their hashes.
  * Every text from a recording (thread, event and method names) is escaped for where it goes. When the plots are
@@ -71,25 +75,34 @@ final class HtmlReport {
     record GroupRow(Comparison.Row totals, List<Integer> threads) {
     }
 
-    private final List<Run> runs;
-    private final List<Comparison.Row> rows;
-    private final List<GroupRow> groups;
+    /**
+     * Recordings shown side by side, under {@code heading} where the page shows several parts (a run's family).
+     *
+     * @param heading null for none
+     * @param nothing what is said in place of the threads when none of the recordings has one shown; else null
+     * @param rows    the threads of {@code runs} side by side, busiest first ({@link Comparison#byName})
+     * @param groups  their groups ({@link #groups})
+     */
+    record Part(String heading, String nothing, List<Run> runs, List<Comparison.Row> rows, List<GroupRow> groups) {
+    }
+
+    private final List<Part> parts;
     private final StringBuilder page = new StringBuilder(1 << 16);
     private final StringBuilder charts = new StringBuilder("[");
     private int chartCount;
+    /** The part being written, and its index: its sections' anchors are its own. */
+    private int partIndex;
+    private List<Run> runs;
+    private List<Comparison.Row> rows;
+    private List<GroupRow> groups;
 
-    private HtmlReport(List<Run> runs, List<Comparison.Row> rows, List<GroupRow> groups) {
-        this.runs = runs;
-        this.rows = rows;
-        this.groups = groups;
+    private HtmlReport(List<Part> parts) {
+        this.parts = parts;
     }
 
-    /**
-     * @param rows   the threads of {@code runs} side by side, busiest first ({@link Comparison#byName})
-     * @param groups their groups ({@link #groups})
-     */
-    static String render(List<Run> runs, List<Comparison.Row> rows, List<GroupRow> groups) throws IOException {
-        return new HtmlReport(runs, rows, groups).page();
+    /** @param parts the first is the recordings named; the title names them */
+    static String render(List<Part> parts) throws IOException {
+        return new HtmlReport(parts).page();
     }
 
     /**
@@ -124,19 +137,8 @@ final class HtmlReport {
 
     private String page() throws IOException {
         page.append("<h1>perfpin report</h1>\n");
-        for (int r = 0; r < runs.size(); r++) {
-            machineAndRun(r);
-        }
-        groupsOverview();
-        overview();
-        for (int i = 0; i < Math.min(PLOTTED, groups.size()); i++) {
-            group(i);
-        }
-        for (int i = 0; i < Math.min(PLOTTED, rows.size()); i++) {
-            thread(i);
-        }
-        for (int r = 0; r < runs.size(); r++) {
-            methods(r);
+        for (int p = 0; p < parts.size(); p++) {
+            part(p);
         }
         charts.append(']');
         // Inside a script element: a '<' in a name could end it, so it is written as the same character escaped.
@@ -158,9 +160,41 @@ final class HtmlReport {
         return html.toString();
     }
 
+    /** One part: its heading, what each recording was made on, then its groups, threads and methods. */
+    private void part(int p) {
+        Part part = parts.get(p);
+        partIndex = p;
+        runs = part.runs();
+        rows = part.rows();
+        groups = part.groups();
+        if (part.heading() != null) {
+            page.append("<h2 class=\"jvm\" id=\"jvm-").append(p).append("\">").append(escape(part.heading()))
+                    .append("</h2>\n");
+        }
+        for (int r = 0; r < runs.size(); r++) {
+            machineAndRun(r);
+        }
+        if (part.nothing() != null) {
+            page.append("<p class=\"nothing\">").append(escape(part.nothing())).append("</p>\n");
+        } else {
+            groupsOverview();
+            overview();
+            for (int i = 0; i < Math.min(PLOTTED, groups.size()); i++) {
+                group(i);
+            }
+            for (int i = 0; i < Math.min(PLOTTED, rows.size()); i++) {
+                thread(i);
+            }
+        }
+        for (int r = 0; r < runs.size(); r++) {
+            methods(r);
+        }
+    }
+
+    /** The recordings named, which the first part shows. */
     private List<String> labels() {
         List<String> labels = new ArrayList<>();
-        runs.forEach(r -> labels.add(r.label()));
+        parts.get(0).runs().forEach(r -> labels.add(r.label()));
         return labels;
     }
 
@@ -579,8 +613,9 @@ final class HtmlReport {
         return "<span class=\"swatch\" style=\"background:" + COLORS[run % COLORS.length] + "\"></span>";
     }
 
-    private static String anchor(String kind, int row) {
-        return kind + "-" + row;
+    /** Unique in the page: a part after the first (a JVM the named one started) has its own. */
+    private String anchor(String kind, int row) {
+        return (partIndex == 0 ? "" : "jvm-" + partIndex + "-") + kind + "-" + row;
     }
 
     /** Four significant digits, as JSON: what a plot can show; null for a window without a value. */

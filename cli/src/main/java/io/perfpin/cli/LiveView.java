@@ -298,7 +298,7 @@ final class LiveView {
             out.people().println(heading.get(0));
             long now = System.currentTimeMillis();
             out.records(totals.stream().map(r -> new ThreadRecord(ThreadRecords.THREAD, now, r))
-                    .collect(Collectors.toList()));
+                    .collect(Collectors.toList()), last.eventNames(), TableLayout.ALL);
         }
         List<String> after = new ArrayList<>();
         if (last.threadsNotCounted() > 0) {

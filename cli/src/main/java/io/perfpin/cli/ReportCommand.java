@@ -28,7 +28,8 @@ import java.util.concurrent.Callable;
  * numbers suggest;
  * then the same of each JVM that the recorded one started with its options, recorded beside it (a run's family,
  * {@link StartedJvms}). Several recordings follow one another ({@link ReportOutput#recordings}). With
- * {@code --format html}, a page with plots over time, of one recording or of several side by side.
+ * {@code --format html}, a page with plots over time, of one recording or of several side by side, then of each JVM
+ * that one of them started under its own heading.
  */
 @Command(name = "report", mixinStandardHelpOptions = true,
         description = {"Summarise a recorded JSON-lines file: each thread's final record (or its last live sample"
@@ -36,7 +37,8 @@ import java.util.concurrent.Callable;
                 + " that recorded beside it (JMH's forks), each under its own heading.",
                 "Several FILEs follow one another; in CSV and JSON each row says the file it came from (recording).",
                 "With --format html: one self-contained page with each thread's plots over time; several FILEs are"
-                        + " compared side by side (before, after).",
+                        + " compared side by side (before, after); each JVM they started follows under its own"
+                        + " heading.",
                 "A last line cut short by a crash is skipped with a warning."})
 final class ReportCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "A JSON-lines recording, or several.")
@@ -107,7 +109,7 @@ final class ReportCommand implements Callable<Integer> {
     static void report(Recording recording, List<ThreadRecord> records, ReportOutput out, TableLayout table)
             throws IOException {
         if (!records.isEmpty()) {
-            out.records(records, table);
+            out.records(records, recording.events(), table);
         }
         out.methods(recording.methods(), table);
         out.hints(hints(records));
@@ -121,15 +123,36 @@ final class ReportCommand implements Callable<Integer> {
         return hints;
     }
 
-    /** The page: each recording's threads side by side, the busiest followed over time. */
+    /**
+     * The page: each recording's threads side by side, the busiest followed over time; then each JVM that one of
+     * them started, recorded beside it (its family, as the other formats read it), under its own heading.
+     */
     private int page() throws IOException {
-        List<Recording> recordings = new ArrayList<>();
-        List<List<ThreadRecord>> selected = new ArrayList<>();
+        List<List<RecordedJvm>> families = new ArrayList<>();
         for (Path file : files) {
-            Recording recording = read(file);
-            recordings.add(recording);
-            selected.add(selected(file, recording));
+            families.add(family(file));
         }
+        boolean started = families.stream().anyMatch(family -> family.size() > 1);
+        List<RecordedJvm> named = families.stream().map(family -> family.get(0)).toList();
+        // Several named recordings are told apart by their labels; one with a family, by the JVMs' headings.
+        List<HtmlReport.Part> parts = new ArrayList<>(List.of(part(named, started && named.size() == 1
+                ? named.get(0).heading() : null)));
+        for (List<RecordedJvm> family : families) {
+            for (RecordedJvm jvm : family.subList(1, family.size())) {
+                parts.add(part(List.of(jvm), jvm.heading()));
+            }
+        }
+        // Whole before the file is opened, and written in one piece: a page that fails is no page left half-written.
+        String page = HtmlReport.render(parts);
+        try (ReportOutput out = output.openPage()) {
+            out.page(List.of(page));
+        }
+        return ExitCode.OK;
+    }
+
+    /** The JVMs' recordings side by side, under {@code heading} (null for none), their busiest threads plotted. */
+    private HtmlReport.Part part(List<RecordedJvm> jvms, String heading) {
+        List<List<ThreadRecord>> selected = jvms.stream().map(RecordedJvm::threads).toList();
         List<Comparison.Row> rows = Comparison.byName(selected);
         Set<String> plotted = new HashSet<>();
         rows.subList(0, Math.min(HtmlReport.PLOTTED, rows.size())).forEach(row -> row.runs().forEach(t -> {
@@ -142,23 +165,19 @@ final class ReportCommand implements Callable<Integer> {
         groups.subList(0, Math.min(HtmlReport.PLOTTED, groups.size()))
                 .forEach(group -> plottedGroups.add(group.totals().name()));
         List<HtmlReport.Run> runs = new ArrayList<>();
-        for (int i = 0; i < files.size(); i++) {
-            Recording recording = recordings.get(i);
+        for (RecordedJvm jvm : jvms) {
             Timelines timelines;
             try {
-                timelines = Timelines.read(files.get(i), plotted, plottedGroups);
+                timelines = Timelines.read(jvm.file(), plotted, plottedGroups);
             } catch (IOException e) {
-                throw FileErrors.unreadable(files.get(i), e);
+                throw FileErrors.unreadable(jvm.file(), e);
             }
-            runs.add(new HtmlReport.Run(label(files.get(i)), recording.run().orElse(null), selected.get(i),
+            Recording recording = jvm.recording();
+            runs.add(new HtmlReport.Run(label(jvm.file()), recording.run().orElse(null), jvm.threads(),
                     recording.methods(), timelines));
         }
-        // Whole before the file is opened, and written in one piece: a page that fails is no page left half-written.
-        String page = HtmlReport.render(runs, rows, groups);
-        try (ReportOutput out = output.openPage()) {
-            out.page(List.of(page));
-        }
-        return ExitCode.OK;
+        String nothing = rows.isEmpty() ? jvms.get(0).nothing() : null;
+        return new HtmlReport.Part(heading, nothing, runs, rows, groups);
     }
 
     /** A recording's name on the page: its file name, or its path where two have the same name. */
@@ -188,17 +207,5 @@ final class ReportCommand implements Callable<Integer> {
         recording.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin " + command + ": " + w)));
         recording.end().map(EndRecord::incompleteLine).ifPresent(line -> System.err.println(
                 TerminalText.escape("perfpin " + command + ": " + file + ": " + line)));
-    }
-
-    /** The threads --threads selects; none at all is an error. */
-    private List<ThreadRecord> selected(Path file, Recording recording) {
-        List<ThreadRecord> records = threads.selected(recording.threads());
-        if (recording.threads().isEmpty()) {
-            throw new IllegalStateException(file + " holds no thread records");
-        }
-        if (records.isEmpty()) {
-            throw new IllegalArgumentException("no thread recorded in " + file + " matches " + threads.describe());
-        }
-        return records;
     }
 }

@@ -32,9 +32,12 @@ final class ReportCsv {
     private ReportCsv() {
     }
 
-    /** A header row with the columns these records have, then a row per record. */
-    static List<String> render(List<ThreadRecord> records) {
-        Columns columns = Columns.of(records);
+    /**
+     * A header row with the columns of {@code events} and of the events these records have ({@link Columns#of}), then
+     * a row per record.
+     */
+    static List<String> render(List<ThreadRecord> records, List<String> events) {
+        Columns columns = Columns.of(events, records);
         List<String> lines = new ArrayList<>();
         lines.add(row(columns.header()));
         lines.addAll(rows(records, columns));
@@ -70,13 +73,16 @@ final class ReportCsv {
     /** The events and metrics that have columns, in order. */
     record Columns(List<String> events, List<String> metrics) {
         /**
-         * The events that some of the records counted, in their order, and every metric those events give: a metric
-         * none of the records could compute, which a recording writes as null, still has its column of empty
-         * fields, so that the columns depend on the events (docs/outputs.md). A metric a record holds that its
-         * events do not give (a recording written by hand, or by another version) follows them, not lost.
+         * The events selected ({@code selected}, in --events order: a recording's run record names them, a command
+         * knows its own), each with its column whether or not a record counted it; then any other event that some
+         * of the records counted, in their order (all of them where the selected are not known: a recording of
+         * stat's or an older agent's). Then every metric those events give: a metric none of the records could
+         * compute, which a recording writes as null, still has its column of empty fields, so that the columns
+         * depend on the events (docs/outputs.md). A metric a record holds that its events do not give (a recording
+         * written by hand, or by another version) follows them, not lost.
          */
-        static Columns of(List<ThreadRecord> records) {
-            Set<String> events = new LinkedHashSet<>();
+        static Columns of(List<String> selected, List<ThreadRecord> records) {
+            Set<String> events = new LinkedHashSet<>(selected);
             for (ThreadRecord r : records) {
                 events.addAll(r.report().counters().keySet());
             }

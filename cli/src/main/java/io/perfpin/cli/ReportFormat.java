@@ -36,14 +36,18 @@ enum ReportFormat {
     }
 
     List<String> render(List<ThreadRecord> records) {
-        return render(records, TableLayout.ALL);
+        return render(records, List.of(), TableLayout.ALL);
     }
 
-    /** @param layout how a table lays the records out; CSV and JSON keep every value, in the order given */
-    List<String> render(List<ThreadRecord> records, TableLayout layout) {
+    /**
+     * @param events the events selected, in --events order, where known (else empty): CSV has a column for each,
+     *               counted or not ({@link ReportCsv.Columns#of})
+     * @param layout how a table lays the records out; CSV and JSON keep every value, in the order given
+     */
+    List<String> render(List<ThreadRecord> records, List<String> events, TableLayout layout) {
         switch (this) {
             case CSV:
-                return ReportCsv.render(records);
+                return ReportCsv.render(records, events);
             case JSON:
                 return json(records, null);
             default:

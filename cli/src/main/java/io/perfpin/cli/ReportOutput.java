@@ -83,15 +83,11 @@ final class ReportOutput implements AutoCloseable {
     }
 
     /**
-     * A whole report. After intervals: in CSV, rows under the header the intervals' rows have; in a table, under a
-     * line that tells it from the intervals' blocks.
+     * A whole report, a table laid out as {@code table} says, CSV with a column for each of {@code events} (those
+     * selected, in --events order; empty where not known). After intervals: in CSV, rows under the header the
+     * intervals' rows have; in a table, under a line that tells it from the intervals' blocks.
      */
-    void records(List<ThreadRecord> records) throws IOException {
-        records(records, TableLayout.ALL);
-    }
-
-    /** As {@link #records(List)}, a table laid out as {@code table} says. */
-    void records(List<ThreadRecord> records, TableLayout table) throws IOException {
+    void records(List<ThreadRecord> records, List<String> events, TableLayout table) throws IOException {
         if (format == ReportFormat.CSV && intervalColumns != null) {
             write(ReportCsv.rows(records, intervalColumns));
             return;
@@ -99,7 +95,7 @@ final class ReportOutput implements AutoCloseable {
         if (format == ReportFormat.TABLE && intervals) {
             write(List.of("--- totals: each thread's counts since it was first counted ---"));
         }
-        write(format.render(records, table));
+        write(format.render(records, events, table));
     }
 
     /**
@@ -190,7 +186,7 @@ final class ReportOutput implements AutoCloseable {
             Path recording = several ? jvm.file() : null;
             if (!jvm.threads().isEmpty()) {
                 write(format == ReportFormat.JSON ? ReportFormat.json(jvm.threads(), recording)
-                        : format.render(jvm.threads(), table));
+                        : format.render(jvm.threads(), jvm.recording().events(), table));
             }
             List<MethodRecord> methods = jvm.recording().methods();
             write(format == ReportFormat.JSON ? methods.stream().map(m -> m.toJson(recording))
@@ -202,8 +198,12 @@ final class ReportOutput implements AutoCloseable {
     /** Every JVM's rows under one header, the file each was read from first; then the methods' likewise. */
     private void recordingsCsv(List<RecordedJvm> jvms) throws IOException {
         List<ThreadRecord> all = new ArrayList<>();
-        jvms.forEach(jvm -> all.addAll(jvm.threads()));
-        ReportCsv.Columns columns = ReportCsv.Columns.of(all);
+        List<String> events = new ArrayList<>();
+        jvms.forEach(jvm -> {
+            all.addAll(jvm.threads());
+            events.addAll(jvm.recording().events());
+        });
+        ReportCsv.Columns columns = ReportCsv.Columns.of(events, all);
         List<String> lines = new ArrayList<>(List.of(ReportCsv.recordingHeader(columns.header())));
         List<String> methods = new ArrayList<>();
         for (RecordedJvm jvm : jvms) {

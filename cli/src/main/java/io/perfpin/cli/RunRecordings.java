@@ -38,7 +38,7 @@ final class RunRecordings {
             // It ended before the view began (a short application): its totals are in its recording.
             out.people().println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
                     + " recording:");
-            out.records(threads.selected(recording.threads()), table);
+            out.records(threads.selected(recording.threads()), recording.events(), table);
         }
         out.methods(recording.methods(), table);
         StartedJvms.write("run", record, threads, out, table);

@@ -2,7 +2,6 @@ package io.perfpin.cli;
 
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.event.EventList;
-import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.ProcessChangedException;
@@ -135,7 +134,7 @@ final class StatCommand implements Callable<Integer> {
             if (notCounted != null) {
                 System.err.println(TerminalText.escape("perfpin stat: " + notCounted));
             }
-            out.records(totals, table);
+            out.records(totals, eventList.names(), table);
             if (out.format() == ReportFormat.TABLE) {
                 // As perf stat's "seconds time elapsed": what the totals cover, on the clock the intervals' blocks
                 // use. CSV and JSON carry each thread's own window (wallNanos), and their stderr stays for problems.
@@ -257,8 +256,8 @@ final class StatCommand implements Callable<Integer> {
         List<ThreadRecord> samples = counted.samples();
         out.interval("--- " + LocalTime.now().format(LiveView.CLOCK) + "  perfpin stat  pid " + pid
                 + "  threads: " + samples.size() + ", their counts over the last " + String.format(Locale.ROOT,
-                "%.3f", (now - sampledNanos) / 1e9) + " s ---", List.of(), samples, eventList.events().stream()
-                .map(EventSpec::name).collect(Collectors.toList()), "(no thread was counted in this interval)");
+                "%.3f", (now - sampledNanos) / 1e9) + " s ---", List.of(), samples, eventList.names(),
+                "(no thread was counted in this interval)");
         sampledNanos = now;
     }
 

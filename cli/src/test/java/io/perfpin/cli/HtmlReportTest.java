@@ -5,6 +5,7 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
+import io.perfpin.report.RecordingFile;
 import io.perfpin.report.ThreadRecord;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -201,6 +202,63 @@ class HtmlReportTest {
         String html = Files.readString(page);
         assertTrue(html.contains("--db postgres://***@db:5432/app"), "the command, its URL masked");
         assertFalse(html.contains("s3cret"));
+    }
+
+    /**
+     * A run's family: perfpin run of JMH with two forks, its workers only, so that JMH's own JVM records none. The
+     * page shows that JVM under its heading, saying so, then each fork under its own heading with its two
+     * workers in full; every anchor is the page's only one of its name, and every plot is drawn.
+     */
+    @Test
+    void eachJvmOfARunsFamilyHasItsThreadsUnderItsOwnHeading() throws Exception {
+        Path record = dir.resolve("jmh.jsonl");
+        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--interval", "100ms", "--threads", ".*jmh-worker.*",
+                "--record", record.toString(), "--", RunForkingJmhTest.JAVA, "-cp", RunForkingJmhTest.JMH_CLASS_PATH,
+                "org.openjdk.jmh.Main", "JMHSample_22_FalseSharing.baseline", "-f", "2", "-wi", "1", "-w", "300ms",
+                "-i", "1", "-r", "500ms", "-foe", "true"));
+        assertEquals(0, run.code, "JMH's exit code:\n" + run.out + run.err);
+        List<Path> family = RecordingFile.family(record);
+        assertEquals(3, family.size(), "JMH's JVM's recording and one per fork: " + family);
+        Path page = dir.resolve("jmh.html");
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "html",
+                "--output", page.toString()));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        String html = Files.readString(page);
+
+        List<Integer> headings = new ArrayList<>();
+        for (int i = 0; i < family.size(); i++) {
+            long pid = Recording.read(family.get(i)).jvm().orElseThrow().pid();
+            String heading = "<h2 class=\"jvm\" id=\"jvm-" + i + "\">" + HtmlReport.escape("JVM " + pid + (i == 0
+                    ? ", recorded in " : ", started with the same agent options; recorded in ") + family.get(i)
+                    + ":") + "</h2>";
+            int at = html.indexOf(heading);
+            assertTrue(at >= 0 && (i == 0 || at > headings.get(i - 1)), "in order: " + heading);
+            headings.add(at);
+        }
+        headings.add(html.indexOf("<script"));
+        String jmh = html.substring(headings.get(0), headings.get(1));
+        assertTrue(jmh.contains("<p class=\"nothing\">(it holds no thread records)</p>"), "JMH's JVM: " + jmh);
+        assertEquals(0, count(jmh, "<section class=\"thread\""), jmh);
+        for (int i = 1; i < family.size(); i++) {
+            String fork = html.substring(headings.get(i), headings.get(i + 1));
+            assertEquals(2, count(fork, "<section class=\"thread\""), "the fork's workers in full: " + fork);
+            for (String worker : List.of("1", "2")) {
+                assertTrue(fork.contains(".JMHSample_22_FalseSharing.baseline-jmh-worker-" + worker + "</h2>"),
+                        "fork " + i + "'s worker " + worker);
+            }
+        }
+        List<String> ids = new ArrayList<>();
+        Matcher id = Pattern.compile(" id=\"([^\"]+)\"").matcher(html);
+        while (id.find()) {
+            ids.add(id.group(1));
+        }
+        assertEquals(ids.size(), new HashSet<>(ids).size(), "no anchor twice: " + ids);
+        Matcher link = Pattern.compile("href=\"#([^\"]+)\"").matcher(html);
+        while (link.find()) {
+            assertTrue(ids.contains(link.group(1)), "a link to an anchor of the page: " + link.group(1));
+        }
+        String dom = chromium(page, "--dump-dom");
+        assertTrue(dom.contains("data-plots=\"drawn " + charts(html).size() + "\""), "every plot drawn, no error");
     }
 
     /** Without --format html, several recordings are not compared but follow one another, each under its heading. */

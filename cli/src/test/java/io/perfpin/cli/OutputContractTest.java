@@ -8,7 +8,7 @@ import com.networknt.schema.SpecificationVersion;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
-import io.perfpin.event.EventSpec;
+import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadReport;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -45,6 +45,10 @@ class OutputContractTest {
     private static final Pattern WHOLE = Pattern.compile("-?[0-9]+");
     private static final Pattern DECIMAL = Pattern.compile("(-?[0-9]+(\\.[0-9]+)?|inf|-inf)?");
 
+    /** A run record as the agent writes it, its facts left out. */
+    private static final String RUN = "{\"type\":\"run\",\"time\":1,\"pid\":2,\"machine\":{},\"run\":{},"
+            + "\"events\":[\"task-clock\"]}";
+
     private static Schema schema;
     private static JsonNode defs;
 
@@ -65,11 +69,13 @@ class OutputContractTest {
                 + "\"pin\":\"none\",\"wallNanos\":5,\"counters\":{\"task-clock\":5},\"coverage\":{\"task-clock\":1},"
                 + "\"metrics\":{\"cpu-utilisation\":null},\"unsupported\":{}}";
         assertTrue(schema.validate(thread, InputFormat.JSON).isEmpty(), thread);
+        assertTrue(schema.validate(RUN, InputFormat.JSON).isEmpty(), RUN);
         for (String bad : List.of(thread.replace("\"pin\":\"none\"", "\"pin\":\"maybe\""),
                 thread.replace(",\"counters\":{\"task-clock\":5}", ""),
                 thread.replace("\"task-clock\":5}", "\"task-clock\":5.5}"),
                 thread.replace("\"unsupported\":{}", "\"unsupported\":{},\"extra\":1"),
                 "{\"type\":\"end\",\"time\":1,\"complete\":false}",
+                RUN.replace(",\"events\":[\"task-clock\"]", ""), RUN.replace("[\"task-clock\"]", "[1]"),
                 "{\"type\":\"samples\",\"time\":1}")) {
             assertFalse(schema.validate(bad, InputFormat.JSON).isEmpty(), "refused: " + bad);
         }
@@ -172,10 +178,30 @@ class OutputContractTest {
         assertMethodCsv(joinedCsv.out.lines().collect(Collectors.toList()), true);
     }
 
-    private void run(Path recording, String format, Path output) {
-        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--threads", "main", "--record", recording.toString(),
-                "--interval", "100ms", "--format", format, "--output", output.toString(), "--", JAVA, "-cp",
-                CLASS_PATH, CountedChild.class.getName(), "200"));
+    /**
+     * A recording names the events selected in its run record, in --events order, and report's CSV of it has their
+     * columns in that order, each whether or not a thread counted it: cycles, which a machine without a PMU (a
+     * virtual machine without a virtual one) does not count, between two software events that every machine counts.
+     */
+    @Test
+    void reportsCsvOfARecordingHasAColumnForEachOfItsEventsInTheirOrderCountedOrNot() throws Exception {
+        List<String> events = List.of("page-faults", "cycles", "task-clock");
+        Path recording = dir.resolve("events.jsonl");
+        run(recording, "json", dir.resolve("events.json"), "--events", String.join(",", events));
+        assertTypes(Set.of("run"), assertRecords(Files.readString(recording)));
+        assertEquals(events, Recording.read(recording).events(), "the run record's events, in --events order");
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "csv"));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        assertThreadCsv(report.out, events, false);
+    }
+
+    /** {@code perfpin run} of CountedChild, its main thread recorded and written as {@code format}. */
+    private void run(Path recording, String format, Path output, String... options) {
+        List<String> args = new ArrayList<>(List.of("run", "--threads", "main", "--record", recording.toString(),
+                "--interval", "100ms", "--format", format, "--output", output.toString()));
+        args.addAll(List.of(options));
+        args.addAll(List.of("--", JAVA, "-cp", CLASS_PATH, CountedChild.class.getName(), "200"));
+        CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
         assertEquals(ExitCode.OK, run.code, run.err);
     }
 
@@ -190,8 +216,7 @@ class OutputContractTest {
 
     /** The events of --events' default, as the CLI and the agent expand it. */
     private static List<String> defaultEvents() {
-        return EventList.parse(EventsOption.DEFAULT, new EventParser()).events().stream().map(EventSpec::name)
-                .collect(Collectors.toList());
+        return EventList.parse(EventsOption.DEFAULT, new EventParser()).names();
     }
 
     /** Validates each line against the schema; returns the types seen. */

@@ -29,9 +29,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with JMH's exit code.
  */
 class RunForkingJmhTest {
-    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-    /** JMH, its two dependencies and its samples, from this test's class path. */
-    private static final String JMH_CLASS_PATH = Arrays.stream(System.getProperty("java.class.path").split(":"))
+    static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    /** JMH, its two dependencies and its samples, from this test's class path: HtmlReportTest runs JMH too. */
+    static final String JMH_CLASS_PATH = Arrays.stream(System.getProperty("java.class.path").split(":"))
             .filter(e -> e.contains("jmh-core") || e.contains("jmh-samples") || e.contains("jopt-simple")
                     || e.contains("commons-math3"))
             .collect(Collectors.joining(":"));

@@ -48,6 +48,14 @@ public final class EventList {
         return List.copyOf(events);
     }
 
+    /**
+     * The names of {@link #events()}, in order: what outputs name the events selected by (the stats file, a
+     * recording's run record, CSV's columns).
+     */
+    public List<String> names() {
+        return events.stream().map(EventSpec::name).toList();
+    }
+
     /** The presets asked for, in order. */
     public List<Preset> presets() {
         return List.copyOf(presets);

@@ -1,8 +1,9 @@
 package io.perfpin.report;
 
+import java.util.List;
 import java.util.Map;
 
-/** The little JSON perfpin writes: objects of strings, numbers and flat maps, one per line. */
+/** The little JSON perfpin writes: objects of strings, numbers, flat maps and arrays of strings, one per line. */
 public final class Json {
     private final StringBuilder out = new StringBuilder(256);
     private boolean first = true;
@@ -62,6 +63,20 @@ public final class Json {
             }
         }
         out.append('}');
+        return this;
+    }
+
+    /** An array of strings. */
+    public Json field(String key, List<String> values) {
+        key(key);
+        out.append('[');
+        for (int i = 0; i < values.size(); i++) {
+            if (i > 0) {
+                out.append(',');
+            }
+            string(values.get(i));
+        }
+        out.append(']');
         return this;
     }
 

@@ -1,6 +1,8 @@
 package io.perfpin.report;
 
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 
@@ -38,6 +40,23 @@ final class JsonFields {
                         + ", expected " + kind);
             }
             result.put((String) e.getKey(), converted);
+        }
+        return result;
+    }
+
+    /** An array of strings, in its order. */
+    static List<String> strings(Map<?, ?> object, String key) {
+        Object value = object.get(key);
+        if (!(value instanceof List)) {
+            throw new IllegalArgumentException(value == null ? "no field '" + key + "'"
+                    : "field '" + key + "' is not an array");
+        }
+        List<String> result = new ArrayList<>();
+        for (Object item : (List<?>) value) {
+            if (!(item instanceof String)) {
+                throw new IllegalArgumentException("field '" + key + "' holds " + item + ", expected strings");
+            }
+            result.add((String) item);
         }
         return result;
     }

@@ -159,6 +159,14 @@ public final class Recording {
         return Optional.ofNullable(run);
     }
 
+    /**
+     * The events selected for it, in {@code --events} order, counted or not, as its run record says; empty where it
+     * does not say (stat's, an older agent's): then only the records show which events were counted.
+     */
+    public List<String> events() {
+        return run == null ? List.of() : run.events();
+    }
+
     /** The JVM that wrote it, from its first record; empty for a recording without one (stat's, an older agent's). */
     public Optional<JvmRecord> jvm() {
         return Optional.ofNullable(jvm);

@@ -9,6 +9,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Collections;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -17,17 +18,26 @@ import java.util.Map;
  * they are. Counts mean little without the machine they were taken on, and a recording travels.
  *
  * @param epochMillis when the agent started counting
+ * @param events      the events selected, in {@code --events} order (presets expanded, each once), whether or not
+ *                    any thread counted them: a report's CSV has a column for each, as the live views' CSV has
+ *                    from its header on. Empty in a recording made before the record said them
  */
-public record RunRecord(long epochMillis, long pid, Map<String, String> machine, Map<String, String> run) {
+public record RunRecord(long epochMillis, long pid, Map<String, String> machine, Map<String, String> run,
+                        List<String> events) {
     public static final String TYPE = "run";
+    private static final String EVENTS = "events";
 
     public RunRecord {
         machine = Collections.unmodifiableMap(new LinkedHashMap<>(machine));
         run = Collections.unmodifiableMap(new LinkedHashMap<>(run));
+        events = List.copyOf(events);
     }
 
-    /** This JVM and the machine it runs on, read from /proc and /sys (a few small files). */
-    public static RunRecord ofThisJvm(long epochMillis, String agentOptions) {
+    /**
+     * This JVM and the machine it runs on, read from /proc and /sys (a few small files), counting {@code events}
+     * (their names, in --events order).
+     */
+    public static RunRecord ofThisJvm(long epochMillis, String agentOptions, List<String> events) {
         Map<String, String> machine = new LinkedHashMap<>();
         machine.put("host", firstLine(Path.of("/proc/sys/kernel/hostname")));
         machine.put("kernel", firstLine(Path.of("/proc/sys/kernel/osrelease")));
@@ -37,19 +47,20 @@ public record RunRecord(long epochMillis, long pid, Map<String, String> machine,
         run.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         run.put("command", System.getProperty("sun.java.command", "unknown"));
         run.put("agent options", agentOptions == null ? "" : agentOptions);
-        return new RunRecord(epochMillis, ThisProcess.pid(), machine, run);
+        return new RunRecord(epochMillis, ThisProcess.pid(), machine, run, events);
     }
 
     public String toJson() {
         return Json.object().field("type", TYPE).field("time", epochMillis).field("pid", pid).field("machine", machine)
-                .field("run", run).end();
+                .field("run", run).field(EVENTS, events).end();
     }
 
     /** @throws IllegalArgumentException naming the field that is missing or of the wrong kind */
     public static RunRecord fromJson(Map<?, ?> object) {
         return new RunRecord(JsonFields.field(object, "time", Long.class), JsonFields.field(object, "pid", Long.class),
                 JsonFields.map(object, "machine", JsonFields::string, "strings"),
-                JsonFields.map(object, "run", JsonFields::string, "strings"));
+                JsonFields.map(object, "run", JsonFields::string, "strings"),
+                object.containsKey(EVENTS) ? JsonFields.strings(object, EVENTS) : List.of());
     }
 
     private static String firstLine(Path file) {

@@ -15,6 +15,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -53,6 +54,23 @@ class RecordingTest {
         assertEquals(3, threads.get(1).epochMillis());
         assertTrue(recording.warning().orElseThrow().startsWith(file + " line 7 is not a perfpin record: expected"),
                 recording.warning().orElseThrow());
+    }
+
+    /**
+     * The run record's events come back in their order, a PMU event's commas and all; a recording of an older agent,
+     * whose run record does not name them, has none; events that are not strings make the line no record.
+     */
+    @Test
+    void theRunRecordsEventsComeBackInTheirOrder() throws IOException {
+        List<String> selected = List.of("task-clock", "cpu/event=0x08,umask=0x0e/", "cycles");
+        RunRecord run = new RunRecord(1, 2, Map.of("host", "h"), Map.of("java", "17"), selected);
+        assertEquals(selected, Recording.read(write(run.toJson())).events());
+        String older = run.toJson().replaceAll(",\"events\":\\[.*]", "");
+        assertFalse(older.contains("events"), older);
+        assertEquals(List.of(), Recording.read(write(older, line(ThreadRecords.THREAD, 1, "a", 1, 1))).events());
+        Path bad = write(run.toJson().replace("\"cycles\"", "7"), line(ThreadRecords.THREAD, 1, "a", 1, 1));
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Recording.read(bad));
+        assertTrue(e.getMessage().contains("field 'events' holds 7, expected strings"), e.getMessage());
     }
 
     @Test

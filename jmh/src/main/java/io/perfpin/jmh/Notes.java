@@ -19,8 +19,10 @@ import java.util.Map;
  */
 final class Notes {
     private static final SaidOnce SAID = new SaidOnce();
-    /** Set while JMH's line {@code # Preparing profilers: perfpin } waits for the newline JMH ends it with. */
-    private static boolean afterOpenLine;
+    /** Set while JMH has begun a line that it has not ended: a note then starts a line of its own. */
+    private static boolean midLine;
+    /** Set once a note was said mid-line, and so is the line JMH's output goes on. */
+    private static boolean saidMidLine;
 
     private Notes() {
     }
@@ -29,11 +31,12 @@ final class Notes {
         say(AgentNotice.info(text));
     }
 
-    private static void say(AgentNotice notice) {
+    private static synchronized void say(AgentNotice notice) {
         if (SAID.first(notice)) {
             String line = TerminalText.escape("# " + ProfilerOptions.NAME + ": " + notice.text());
-            if (afterOpenLine) {
+            if (midLine) {
                 System.out.print(System.lineSeparator() + line);
+                saidMidLine = true;
             } else {
                 System.out.println(line);
             }
@@ -41,13 +44,28 @@ final class Notes {
         }
     }
 
-    /** Runs {@code sayings} where JMH has begun a line that it ends itself: each note goes on a line of its own. */
-    static synchronized void afterOpenLine(Runnable sayings) {
-        afterOpenLine = true;
+    /**
+     * Runs {@code sayings} where JMH has begun a line: each note goes on a line of its own, and JMH's output goes on
+     * as if none had been said, with no blank line either way.
+     *
+     * @param jmhEndsIt whether JMH ends that line with a newline ({@code # Preparing profilers: perfpin }), which
+     *                  then ends the last note's line; where it goes on with text instead (an iteration's line
+     *                  {@code Iteration   1: }, whose result JMH prints after the hooks, forked or not, since a
+     *                  fork's output is passed on as it comes), the last note ends its line itself, so that the
+     *                  result starts a line of its own rather than follow the note
+     */
+    static synchronized void midLine(boolean jmhEndsIt, Runnable sayings) {
+        midLine = true;
+        saidMidLine = false;
         try {
             sayings.run();
         } finally {
-            afterOpenLine = false;
+            if (saidMidLine && !jmhEndsIt) {
+                System.out.println();
+                System.out.flush();
+            }
+            midLine = false;
+            saidMidLine = false;
         }
     }
 

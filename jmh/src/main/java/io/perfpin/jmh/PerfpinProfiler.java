@@ -16,6 +16,7 @@ import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.runner.IterationType;
 
 import java.io.File;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -77,7 +78,7 @@ public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
         if (!PROBED.compareAndSet(false, true)) {
             return;
         }
-        Notes.afterOpenLine(() -> {
+        Notes.midLine(true, () -> {
             try {
                 Syscalls syscalls = Backends.syscalls();
                 try (ThreadCounters probe = ThreadCounters.open(syscalls, ProcessHandle.current().pid(),
@@ -105,8 +106,13 @@ public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
         return true;
     }
 
+    /** JMH has begun the iteration's line ({@code Iteration   1: }) and ends it with the result after this. */
     @Override
     public void beforeIteration(BenchmarkParams benchmark, IterationParams iteration) {
+        Notes.midLine(false, () -> prepare(iteration));
+    }
+
+    private void prepare(IterationParams iteration) {
         boolean measuring = iteration.getType() == IterationType.MEASUREMENT;
         if (failed || !measuring && ++warmups < iteration.getCount()) {
             return;
@@ -125,9 +131,16 @@ public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
         }
     }
 
+    /** As {@link #beforeIteration}, on the iteration's line, which JMH ends with the result after this. */
     @Override
     public Collection<? extends Result> afterIteration(BenchmarkParams benchmark, IterationParams iteration,
                                                        IterationResult result) {
+        List<PerOpResult> results = new ArrayList<>();
+        Notes.midLine(false, () -> results.addAll(results(benchmark, iteration, result)));
+        return results;
+    }
+
+    private List<PerOpResult> results(BenchmarkParams benchmark, IterationParams iteration, IterationResult result) {
         if (failed || iteration.getType() != IterationType.MEASUREMENT || measurement == null) {
             return List.of();
         }

@@ -135,6 +135,34 @@ class PerfpinProfilerIT {
     }
 
     /**
+     * With -wi 0 the workers start in the first measurement iteration, too late for it to be counted, which the
+     * profiler says from its hook while JMH's line {@code Iteration   1: } is open, forked or in JMH's own JVM
+     * (-f 0): the note goes on a line of its own, the iteration's result on the next, and no blank line comes of it.
+     */
+    @Test
+    void aNoteSaidWhileAnIterationsLineIsOpenIsOnALineOfItsOwn() throws Exception {
+        for (String forks : List.of("-f 0", "-f 1")) {
+            JmhRun run = JmhRun.of(args("JMHSample_01_HelloWorld", forks + " -wi 0 -i 2 -r 200ms", "-prof",
+                    "perfpin"));
+            assertEquals(0, run.code, run.out);
+            List<String> lines = run.out.lines().toList();
+            int note = -1;
+            for (int i = 0; i < lines.size(); i++) {
+                String line = lines.get(i);
+                assertFalse(line.indexOf("# perfpin:") > 0 || line.indexOf("[perfpin]") > 0, forks + ": text before"
+                        + " a note on its line " + i + ":\n" + run.out);
+                if (line.startsWith("# perfpin: measurement iteration 1 is not counted")) {
+                    note = i;
+                }
+            }
+            assertTrue(note > 0, forks + ": the first iteration said not counted:\n" + run.out);
+            assertEquals("Iteration   1:", lines.get(note - 1).strip(), forks + ":\n" + run.out);
+            assertTrue(lines.get(note + 1).matches("[0-9.,]+ ops/s"), forks + ": its result on the next line:\n"
+                    + run.out);
+        }
+    }
+
+    /**
      * JMH started with the agent, as perfpin run starts it: the fork gets that agent through JMH's copy of its JVM's
      * arguments, and no second one from the profiler; each JVM records to a file of its own.
      */

@@ -21,6 +21,8 @@ final class AgentTick implements ThreadRegistry.TickListener {
     private final long startMillis;
     /** Null without a recording (no out= option): no run record is made then. */
     private final String agentOptions;
+    /** The events selected, in --events order, as the run record names them. */
+    private final List<String> events;
     /** Null where the runtime has no JFR, or once it failed. */
     private FlightRecorderExport flightRecorder;
     private boolean runRecorded;
@@ -31,6 +33,7 @@ final class AgentTick implements ThreadRegistry.TickListener {
         this.methods = methods;
         this.startMillis = startMillis;
         this.agentOptions = recorded ? agentOptions : null;
+        this.events = events.names();
         this.flightRecorder = hasFlightRecorder() ? new FlightRecorderExport(events) : null;
     }
 
@@ -54,7 +57,7 @@ final class AgentTick implements ThreadRegistry.TickListener {
     public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
         if (!runRecorded && agentOptions != null) {
             // made here, off the main thread, where reading the machine's files was premain's work
-            record.accept(RunRecord.ofThisJvm(startMillis, agentOptions).toJson());
+            record.accept(RunRecord.ofThisJvm(startMillis, agentOptions, events).toJson());
             runRecorded = true;
         }
         methods.publish(epochMillis, finalPass, (events, summary) -> {
