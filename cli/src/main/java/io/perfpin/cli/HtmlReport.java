@@ -34,6 +34,7 @@ import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 
 /**
@@ -137,6 +138,18 @@ final class HtmlReport {
 
     private String page() throws IOException {
         page.append("<h1>perfpin report</h1>\n");
+        Set<String> simulated = new TreeSet<>();
+        parts.forEach(part -> part.runs().forEach(run -> run.threads().forEach(t -> {
+            if (t.report().pmu() != null) {
+                simulated.add(t.report().pmu());
+            }
+        })));
+        if (!simulated.isEmpty()) {
+            // Made with -Dperfpin.simulated-pmu in tests: no reader may take these counts for a processor's.
+            page.append("<p class=\"simulated\"><strong>Simulated PMU</strong>: the hardware counts on this page come"
+                    + " from a ").append(escape(String.join(", ", simulated))).append(" PMU, made from each thread's"
+                    + " task-clock for tests. They are not measurements.</p>\n");
+        }
         for (int p = 0; p < parts.size(); p++) {
             part(p);
         }

@@ -65,6 +65,7 @@ final class ReportCsv {
             row.add(Long.toString(record.epochMillis()));
             row.add(Long.toString(r.wallNanos()));
             row.add(r.state() == null ? "" : r.state().text());
+            row.add(r.pmu() == null ? "" : r.pmu());
             lines.add(row(row));
         }
         return lines;
@@ -106,7 +107,7 @@ final class ReportCsv {
                 header.add(event + ":coverage");
             }
             header.addAll(metrics);
-            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos", "state"));
+            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos", "state", "pmu"));
             return header;
         }
     }

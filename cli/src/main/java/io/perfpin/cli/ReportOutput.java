@@ -11,6 +11,7 @@ import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.stream.Collectors;
 
 /**
@@ -192,7 +193,17 @@ final class ReportOutput implements AutoCloseable {
             write(format == ReportFormat.JSON ? methods.stream().map(m -> m.toJson(recording))
                     .collect(Collectors.toList()) : format.renderMethods(methods, table.width()));
             hints(ReportCommand.hints(jvm.threads()));
+            String simulated = jvm.threads().stream().map(t -> t.report().pmu()).filter(Objects::nonNull).findFirst()
+                    .orElse(null);
+            if (format == ReportFormat.TABLE && simulated != null) {
+                write(List.of(simulatedPmu(simulated)));
+            }
         }
+    }
+
+    /** Under a table whose hardware counts a simulated PMU made (tests only): they are no measurement. */
+    static String simulatedPmu(String pmu) {
+        return "hardware counts from a " + pmu + " PMU, made from each thread's task-clock for tests: not a measurement";
     }
 
     /** Every JVM's rows under one header, the file each was read from first; then the methods' likewise. */

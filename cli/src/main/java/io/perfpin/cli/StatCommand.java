@@ -142,8 +142,7 @@ final class StatCommand implements Callable<Integer> {
                         + fromClock.format(LiveView.CLOCK) + " to " + fromClock.plusNanos(to - from)
                         .format(LiveView.CLOCK) + ")"));
                 if (Backends.simulatedPmu() != null) {
-                    out.say(List.of("hardware counts from a " + Backends.simulatedPmu() + " PMU, made from each"
-                            + " thread's task-clock for tests: not a measurement"));
+                    out.say(List.of(ReportOutput.simulatedPmu(Backends.simulatedPmu())));
                 }
             }
             out.hints(hints);

@@ -109,6 +109,32 @@ class PerfpinProfilerIT {
     }
 
     /**
+     * Hardware events per operation, on the simulated PMU the fork gets through -jvmArgsAppend: ·cycles is 3 GHz of
+     * the workers' task-clock, ·ipc the figure asked for, ·instructions the product, and the fork says on its
+     * output, which JMH shows, that its PMU is simulated.
+     */
+    @Test
+    void hardwareEventsPerOperationOnASimulatedPmu() throws Exception {
+        Path json = dir.resolve("simulated.json");
+        JmhRun run = JmhRun.of(args("PagesPerOperation", "-f 1 " + SHORT, "-jvmArgsAppend",
+                "-Dperfpin.test.pages=" + PAGES + " -Dperfpin.simulated-pmu=skylake -Dperfpin.simulated-pmu.ipc=2.5",
+                "-prof", "perfpin:events=ipc,task-clock", "-rf", "json", "-rff", json.toString()));
+        assertEquals(0, run.code, run.out);
+        assertTrue(run.out.contains("[perfpin] simulated PMU skylake"), "the fork says so:\n" + run.out);
+        Map<?, ?> metrics = secondaryMetrics(json);
+        List<Double> cycles = rawData((Map<?, ?>) metrics.get("·cycles"));
+        List<Double> instructions = rawData((Map<?, ?>) metrics.get("·instructions"));
+        List<Double> taskClock = rawData((Map<?, ?>) metrics.get("·task-clock"));
+        List<Double> ipc = rawData((Map<?, ?>) metrics.get("·ipc"));
+        for (int i = 0; i < cycles.size(); i++) {
+            assertEquals(3.0 * taskClock.get(i), cycles.get(i), 3.0 * taskClock.get(i) * 0.05,
+                    "cycles per operation, iteration " + (i + 1) + ": " + metrics.keySet());
+            assertEquals(2.5 * cycles.get(i), instructions.get(i), 2.5 * cycles.get(i) * 0.01);
+            assertEquals(2.5, ipc.get(i), 0.03);
+        }
+    }
+
+    /**
      * With -wi 0 the workers start in the first measurement iteration, too late for it to be counted, which the
      * profiler says from its hook while JMH's line {@code Iteration   1: } is open, forked or in JMH's own JVM
      * (-f 0): the note goes on a line of its own, the iteration's result on the next, and no blank line comes of it.

@@ -1,0 +1,60 @@
+package io.perfpin.cli;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.report.JsonReader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A recording made on the simulated PMU says so in every format report writes: the pmu field of its JSON records,
+ * the pmu column of its CSV, a line under its table and a banner on its HTML page.
+ */
+class ReportSimulatedPmuTest {
+    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void everyFormatSaysTheCountsAreSimulated() throws Exception {
+        Path record = dir.resolve("simulated.jsonl");
+        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--threads", "main", "--events", "ipc,task-clock",
+                "--record", record.toString(), "--", JAVA, "-Dperfpin.simulated-pmu=skylake", "-cp",
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                "io.perfpin.apps.MatrixMultiply"));
+        assertEquals(0, run.code, run.out + run.err);
+
+        CliRun json = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "json"));
+        assertEquals(ExitCode.OK, json.code, json.err);
+        Map<?, ?> main = json.out.lines().map(l -> (Map<?, ?>) JsonReader.parse(l))
+                .filter(r -> "main".equals(r.get("name"))).findFirst().orElseThrow();
+        assertEquals("simulated skylake", main.get("pmu"), json.out);
+        assertTrue(((Number) ((Map<?, ?>) main.get("counters")).get("cycles")).longValue() > 0, json.out);
+
+        CliRun csv = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "csv"));
+        assertEquals(ExitCode.OK, csv.code, csv.err);
+        List<String> header = Arrays.asList(csv.out.lines().findFirst().orElseThrow().split(","));
+        String row = csv.out.lines().filter(l -> l.startsWith("main,")).findFirst().orElseThrow();
+        assertEquals("simulated skylake", row.split(",", -1)[header.indexOf("pmu")], csv.out);
+
+        CliRun table = CliRun.capture(() -> Perfpin.run("report", record.toString()));
+        assertEquals(ExitCode.OK, table.code, table.err);
+        assertTrue(table.out.contains("\nhardware counts from a simulated skylake PMU, made from each thread's"
+                + " task-clock for tests: not a measurement\n"), table.out);
+
+        Path page = dir.resolve("simulated.html");
+        CliRun html = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "html", "--output",
+                page.toString()));
+        assertEquals(ExitCode.OK, html.code, html.err);
+        assertTrue(Files.readString(page).contains("<p class=\"simulated\"><strong>Simulated PMU</strong>: the hardware"
+                + " counts on this page come from a simulated skylake PMU"), "the page's banner");
+    }
+}
