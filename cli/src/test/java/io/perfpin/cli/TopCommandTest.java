@@ -47,9 +47,7 @@ class TopCommandTest {
 
             CliRun.Running untilClosed = CliRun.background(() -> Perfpin.run("top", pid, "--interval", "100ms",
                     "--duration", "60s"));
-            while (!row.matcher(untilClosed.outSoFar()).matches()) {
-                Thread.sleep(20);
-            }
+            untilClosed.awaitOut(row);
             child.send("end");
             child.await(Pattern.compile("closed"));
             CliRun closed = untilClosed.join();
@@ -144,10 +142,7 @@ class TopCommandTest {
             CliRun.Running watching = CliRun.background(() -> Perfpin.run("top", "--stats", file.toString(),
                     "--interval", "100ms"));
             Pattern row = Pattern.compile("(?s).*\npage-toucher +" + tid + " .*");
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (!row.matcher(watching.outSoFar()).matches() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            watching.awaitOut(row);
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 channel.truncate(0);
             }
