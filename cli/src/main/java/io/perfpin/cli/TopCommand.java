@@ -58,9 +58,9 @@ final class TopCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no JVM given: expected a PID, or --stats FILE");
         }
         try (ReportOutput out = output.open()) {
-            watch("top", pid, stats, threads, interval.interval, duration.given(), view, out, null);
+            return watch("top", pid, stats, threads, interval.interval, duration.given(), view, out, null).ending()
+                    .exitCode();
         }
-        return ExitCode.OK;
     }
 
     /**
