@@ -1,12 +1,9 @@
 package io.perfpin.cli;
 
 import io.perfpin.jvm.AgentPresence;
-import io.perfpin.jvm.AgentStatsFile;
-import io.perfpin.jvm.JavaProcess;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
 
-import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /**
@@ -23,22 +20,8 @@ final class DetachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        JavaProcess jvm = JavaProcess.of(pid);
-        Optional<String> agent = AgentPresence.of(pid, AgentSession.ATTACH_TIMEOUT);
-        if (agent.isEmpty()) {
-            throw new NoAgentException(pid, statsFileSays(pid));
-        }
-        if (!agent.get().equals(AgentPresence.RUNNING)) {
-            throw new NoAgentException(pid, "the last one stopped, but " + agent.get());
-        }
-        AgentSession.detach(jvm);
+        AgentSession.detachFrom(pid);
         System.out.println("perfpin: detached from " + pid);
         return ExitCode.OK;
-    }
-
-    /** What the stats file adds where the agent says none runs: only a file that claims otherwise is worth a word. */
-    private static String statsFileSays(long pid) {
-        AgentState file = AgentState.of(pid);
-        return file.active() ? "although its stats file " + AgentStatsFile.of(pid) + " looks active" : "";
     }
 }
