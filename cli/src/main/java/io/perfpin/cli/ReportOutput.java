@@ -195,7 +195,7 @@ final class ReportOutput implements AutoCloseable {
             List<MethodRecord> methods = jvm.recording().methods();
             write(format == ReportFormat.JSON ? methods.stream().map(m -> m.toJson(recording))
                     .collect(Collectors.toList()) : format.renderMethods(methods, table.width()));
-            hints(ReportCommand.hints(jvm.threads()));
+            hints(RecordingReport.hints(jvm.threads()));
         }
     }
 
@@ -216,7 +216,7 @@ final class ReportOutput implements AutoCloseable {
             lines.addAll(methods);
         }
         write(lines);
-        hints(ReportCommand.hints(all));
+        hints(RecordingReport.hints(all));
     }
 
     /** The {@code @Counted} methods, a table as wide as {@code table} lets it be. */
