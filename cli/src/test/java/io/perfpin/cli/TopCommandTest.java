@@ -156,6 +156,36 @@ class TopCommandTest {
         }
     }
 
+    /**
+     * A JVM killed while top watches it never closes its stats file: the view ends as the process is gone, says so
+     * in the summary's heading with the threads' totals, and top exits 0, as when the JVM exits.
+     */
+    @Test
+    void aJvmKilledWhileTopWatchesItEndsTheViewSayingSo() throws Exception {
+        try (ChildJvm service = ChildJvm.withAgent("threads=spin-.*;interval=100ms", "io.perfpin.apps.Service", "0",
+                "60", "0")) {
+            service.await(Pattern.compile("ready"));
+            service.send("spin spin-1");
+            String tid = service.await(Pattern.compile("thread spin-1 tid (\\d+)")).group(1);
+            long pid = service.pid();
+            try {
+                CliRun.Running watching = CliRun.background(() -> Perfpin.run("top", Long.toString(pid), "--interval",
+                        "100ms"));
+                Pattern row = Pattern.compile("(?s).*\nspin-1 +" + tid + " .*");
+                watching.awaitOut(row);
+                service.kill();
+                CliRun run = watching.join();
+                assertEquals(ExitCode.OK, run.code, run.err);
+                String summary = run.out.substring(run.out.indexOf("perfpin top: "));
+                assertTrue(summary.startsWith("perfpin top: process " + pid + " is gone and never closed its stats"
+                        + " file (killed?). Totals per thread since it was enrolled:\n"), summary);
+                assertTrue(row.matcher(summary).matches(), "its thread's totals: " + summary);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(pid));
+            }
+        }
+    }
+
     /** The refresh loop's wait ends at the signal: top prints the totals and exits, as on Ctrl-C. */
     @Test
     void topEndsPromptlyOnSigtermAndSigintWithTheTotals() throws Exception {
