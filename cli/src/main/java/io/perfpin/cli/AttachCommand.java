@@ -1,21 +1,11 @@
 package io.perfpin.cli;
 
-import io.perfpin.jvm.AgentJar;
-import io.perfpin.jvm.AgentLoader;
-import io.perfpin.jvm.AgentPresence;
-import io.perfpin.jvm.AgentStatsFile;
-import io.perfpin.jvm.JavaProcess;
-import io.perfpin.stats.OptionsText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 
 /**
  * Loads the agent into a JVM that already runs, then watches it as {@code top} does. The agent enrols the
@@ -31,10 +21,6 @@ import java.util.stream.Stream;
                 "An attach that fails after loading the agent detaches it again, leaving the JVM as it was found;"
                         + " a pin to CPUs the JVM may not use is refused before anything is loaded (exit 2)."})
 final class AttachCommand implements Callable<Integer> {
-    static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(20);
-    /** The agent creates its stats file as it starts; this long is a JVM that did not start it. */
-    private static final Duration FIRST_SAMPLE_TIMEOUT = Duration.ofSeconds(10);
-
     @Parameters(paramLabel = "PID", description = "The JVM to attach to.")
     long pid;
 
@@ -59,98 +45,17 @@ final class AttachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        String options = agent.agentOptions();
-        JavaProcess jvm = JavaProcess.of(pid);
-        // The agent's own word, through the attach channel: a stats file may be missing or damaged while it runs.
-        boolean found = AgentPresence.runs(pid, ATTACH_TIMEOUT);
-        boolean restarted = found && agent.asksAnything() && !runsAsAsked();
-        if (restarted && !restart) {
-            AgentState state = AgentState.of(pid);
-            throw new IllegalStateException("the agent already runs in " + pid + " with other options ("
-                    + (state.options() != null ? "'" + state.options().shown() + "'" : "its stats file does not say"
-                    + " which") + "): add --restart to detach it (writing its final records) and attach with these,"
-                    + " or perfpin detach " + pid + " first");
-        }
-        boolean load = !found || restarted;
-        if (load) {
-            // What would only fail inside the JVM fails here, before anything is detached or loaded.
-            agent.checkFor(pid);
-        }
-        if (restarted) {
-            DetachCommand.detach(jvm);
-        } else if (found) {
+        AgentSession session = AgentSession.attaching(pid, agent, restart);
+        if (session.watchesOnly()) {
             System.err.println("perfpin attach: the agent already runs in " + pid + " with these options; watching it");
         }
         // Opened before the agent loads: an --output FILE that cannot be written changes nothing in the JVM. A
         // Ctrl-C ends the view; the signal's exit then waits for what follows it, a detach included.
         try (StopSignal held = StopSignal.install();
              ReportOutput out = output.open()) {
-            try {
-                if (load) {
-                    AgentLoader.load(pid, AgentJar.forThisUser(), options, ATTACH_TIMEOUT);
-                    if (!AgentPresence.runs(pid, ATTACH_TIMEOUT)) {
-                        throw new AgentNotStartedException(pid, "it says no agent runs");
-                    }
-                    awaitAgent(pid, null);
-                }
-                watch(out);
-            } catch (Exception e) {
-                if (load || detachOnExit) {
-                    throw AttachUndoneException.detaching(jvm, e, load, restarted);
-                }
-                throw e;
-            }
-            if (detachOnExit) {
-                DetachCommand.detach(jvm);
-            }
+            session.attach(detachOnExit, () -> AgentSession.watch("attach", pid, null, agent.threads,
+                    agent.interval.interval, duration.given(), view, out, null));
             return ExitCode.OK;
-        }
-    }
-
-    /** Whether the running agent's options, as its stats file tells them, are those asked; false when it cannot tell. */
-    private boolean runsAsAsked() {
-        OptionsText running = AgentState.of(pid).options();
-        return running != null && agent.runsAsAsked(running);
-    }
-
-    /** The live view, until it ends; what the agent could not do, and threads none of which it counts, fail it. */
-    private void watch(ReportOutput out) throws Exception {
-        LiveView live = TopCommand.watch("attach", pid, null, agent.threads, agent.interval.interval,
-                duration.given(), view, out, null);
-        if (live.noneCounted() != null) {
-            throw new IllegalStateException("none of the selected threads could be counted; " + live.noneCounted());
-        }
-        if (live.refusals() > 0) {
-            throw new IllegalStateException("the agent could not do " + live.refusals() + " thing"
-                    + (live.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
-        }
-    }
-
-    /**
-     * Waits until the agent publishes in the JVM: {@code pid}, or, when {@code process} (which we started) forks
-     * java rather than becoming it (time, sudo), one of its descendants. Returns the JVM's pid, or -1 when
-     * {@code process} ended first.
-     */
-    static long awaitAgent(long pid, Process process) throws InterruptedException {
-        long deadline = System.nanoTime() + FIRST_SAMPLE_TIMEOUT.toNanos();
-        while (true) {
-            Stream<Long> candidates = Stream.of(pid);
-            if (process != null) {
-                candidates = Stream.concat(candidates, process.descendants().map(ProcessHandle::pid));
-            }
-            Optional<Long> jvm = candidates.filter(p -> AgentState.of(p).active()).findFirst();
-            if (jvm.isPresent()) {
-                return jvm.get();
-            }
-            if (process != null && !process.isAlive()) {
-                return -1;
-            }
-            if (System.nanoTime() > deadline) {
-                Path stats = AgentStatsFile.of(pid);
-                throw new AgentNotStartedException(pid, AgentStatsFile.exists(pid) ? "its stats file " + stats
-                        + " shows no sampler" : "no stats file appeared at " + stats);
-            }
-            Thread.sleep(20);
         }
     }
 }

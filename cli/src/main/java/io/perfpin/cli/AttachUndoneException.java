@@ -27,10 +27,10 @@ final class AttachUndoneException extends Exception {
     static Exception detaching(JavaProcess jvm, Exception failure, boolean loaded, boolean restarted) {
         long pid = jvm.pid();
         try {
-            if (!AgentPresence.runs(pid, AttachCommand.ATTACH_TIMEOUT)) {
+            if (!AgentPresence.runs(pid, AgentSession.ATTACH_TIMEOUT)) {
                 return failure;
             }
-            DetachCommand.detach(jvm);
+            AgentSession.detach(jvm);
         } catch (Exception e) {
             if (e instanceof AttachException
                     && ((AttachException) e).category() == AttachException.Category.NO_SUCH_PROCESS) {

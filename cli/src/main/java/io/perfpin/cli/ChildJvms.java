@@ -75,10 +75,10 @@ final class ChildJvms implements AutoCloseable {
                 }
                 List<ThreadReport> rows = child.frame.threads().stream().filter(r -> threads.selects(r.name()))
                         .collect(Collectors.toList());
-                lines.addAll(ReportTable.fold(LiveView.heading("run", "pid " + pid + " (started by pid " + watched
+                lines.addAll(ReportTable.fold(LiveFrames.heading("run", "pid " + pid + " (started by pid " + watched
                         + ")", snapshot, child.frame, rows.size()), layout.width()));
                 child.matched |= !rows.isEmpty();
-                lines.addAll(rows.isEmpty() ? List.of(LiveView.noLiveThread(threads, child.matched))
+                lines.addAll(rows.isEmpty() ? List.of(LiveFrames.noLiveThread(threads, child.matched))
                         : ReportTable.render(rows, layout));
             } catch (IOException e) {
                 lines.add(TerminalText.escape("--- pid " + pid + ": no more live view: " + e.getMessage() + " ---"));

@@ -1,36 +1,20 @@
 package io.perfpin.cli;
 
 import io.perfpin.jvm.JavaProcess;
-import io.perfpin.report.Hint;
-import io.perfpin.report.Hints;
 import io.perfpin.report.StatsWindows;
-import io.perfpin.report.TerminalText;
-import io.perfpin.report.ThreadRecord;
-import io.perfpin.report.ThreadRecords;
-import io.perfpin.report.ThreadReport;
-import io.perfpin.stats.AgentNotice;
-import io.perfpin.stats.SaidOnce;
 import io.perfpin.stats.StatsFileReader;
-import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
 
 import java.io.Console;
 import java.io.IOException;
 import java.time.Duration;
-import java.time.LocalTime;
-import java.time.format.DateTimeFormatter;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.OptionalLong;
-import java.util.stream.Collectors;
 
 /**
  * The live view of a JVM's stats file, for {@code top}, {@code attach} and {@code run}: it shows a frame each time
  * the agent has published a sample and the view's interval has passed, in the agent's windows
  * ({@link StatsWindows}), until the agent closes the file, the JVM is gone, the duration passes, a signal comes or
- * {@code q} is pressed; then every thread's totals and the hints. It only renders: the numbers come from core.
+ * {@code q} is pressed ({@link LiveEnding}); then every thread's totals and the hints. This is its loop and its
+ * keys; {@link LiveFrames} renders what it shows.
  *
  * <p>In a terminal, with the table on standard output, it redraws in place, sized to the screen, and reads keys:
  * {@code q} quits, {@code s} sorts by the next column, {@code p} pauses (the window then spans the pause). Otherwise
@@ -38,15 +22,10 @@ import java.util.stream.Collectors;
  * {@code "type":"thread"} records.
  */
 final class LiveView {
-    private static final String CLEAR_SCREEN = "\033[H\033[2J";
-    /** A frame's time, to the millisecond always: LocalTime's own text drops a fraction of .000. */
-    static final DateTimeFormatter CLOCK = DateTimeFormatter.ofPattern("HH:mm:ss.SSS");
     /** How often the view looks for the agent's next sample once its own interval has passed. */
     private static final Duration POLL = Duration.ofMillis(10);
     /** Lines of the screen that are not rows: the heading, the table's header, the footer. */
     private static final int CHROME_LINES = 5;
-    private static final String DETACHED = "the agent detached";
-    private static final String EXITED = "the JVM exited";
 
     private final String command;
     private final long pid;
@@ -57,19 +36,10 @@ final class LiveView {
     private final StatsWindows windows;
     /** For run: the JVMs the watched one starts with the agent's options, shown below it; null for top and attach. */
     private final ChildJvms children;
-    /** Set as the view ends: why threads went uncounted when no thread it shows was counted; else null. */
-    private String noneCounted;
-    /** Set as the view ends: how many things the agent refused to do that its options asked. */
-    private int refusals;
-    /** How many of the stats file's notices this view has read: each is looked at once. */
-    private int noticesSaid;
-    /**
-     * What this view said: each of the agent's notices, and each event not counted (as a notice of that kind about
-     * the event), once ({@link SaidOnce}, the rule the agent says its own by).
-     */
-    private final SaidOnce said = new SaidOnce();
-    /** Whether a frame showed a thread yet: until then the view waits for them (see {@link #noLiveThread}). */
-    private boolean matched;
+    /** What the view shows, once {@link #watch} has begun. */
+    private LiveFrames frames;
+    /** Why the view ended, once {@link #watch} returned. */
+    private LiveEnding ending;
 
     LiveView(String command, long pid, StatsFileReader reader, ThreadsOption threads, ViewOptions view,
              ReportOutput out, ChildJvms children) {
@@ -83,8 +53,11 @@ final class LiveView {
         this.children = children;
     }
 
-    /** Watches every {@code every} (the agent's own interval when null) for {@code duration} (null: no end). */
-    void watch(Duration every, Duration duration) throws IOException, InterruptedException {
+    /**
+     * Watches every {@code every} (the agent's own interval when null) for {@code duration} (null: no end); returns
+     * why it ended, once it has said so.
+     */
+    LiveEnding watch(Duration every, Duration duration) throws IOException, InterruptedException {
         Duration agent = Duration.ofNanos(reader.intervalNanos());
         Duration interval = every != null ? every : agent;
         long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
@@ -93,278 +66,86 @@ final class LiveView {
         try (StopSignal stop = StopSignal.install();
              TerminalKeys keys = redraw ? TerminalKeys.open() : null) {
             out.layout(layout);
-            Screen screen = new Screen(redraw, layout);
+            frames = new LiveFrames(command, pid, threads, view, out, children, redraw, layout);
             if (interval.compareTo(agent) < 0) {
-                out.people().println(TerminalText.escape("perfpin " + command + ": the agent samples every "
-                        + seconds(agent.toNanos()) + ": --interval " + seconds(interval.toNanos()) + " shows each of"
-                        + " its samples once, as it comes"));
+                frames.agentSamplesEvery(agent, interval);
             }
             StatsSnapshot snapshot = reader.snapshot();
-            screen.frame(snapshot, windows.next(snapshot));
-            String ending;
+            frames.frame(snapshot, windows.next(snapshot));
+            LiveEnding ending;
             while (true) {
                 ending = ending(deadline);
                 if (ending != null) {
                     break;
                 }
                 long wait = Math.min(interval.toNanos(), deadline - System.nanoTime());
-                if (screen.await(stop, keys, Duration.ofNanos(wait))) {
-                    ending = "stopped";
+                if (await(stop, keys, Duration.ofNanos(wait))) {
+                    ending = LiveEnding.STOPPED;
                     break;
                 }
                 boolean news = false;
                 while (!news && (ending = ending(deadline)) == null) {
                     snapshot = reader.snapshot();
                     news = windows.hasNew(snapshot);
-                    if (!news && screen.await(stop, keys, POLL)) {
-                        ending = "stopped";
+                    if (!news && await(stop, keys, POLL)) {
+                        ending = LiveEnding.STOPPED;
                     }
                 }
                 if (ending != null) {
                     break;
                 }
-                screen.frame(snapshot, windows.next(snapshot));
+                frames.frame(snapshot, windows.next(snapshot));
             }
             StatsSnapshot last = reader.snapshot();
             if (windows.hasNew(last) && last.isClosed()) {
-                screen.frame(last, windows.next(last)); // the windows that end as the agent stopped counting
+                frames.frame(last, windows.next(last)); // the windows that end as the agent stopped counting
             }
-            summary(last, ending);
+            frames.summary(last, windows.totals(last), ending);
+            this.ending = ending;
+            return ending;
         }
     }
 
     /** Why the view ends now, or null while it goes on. */
-    private String ending(long deadline) throws IOException {
+    private LiveEnding ending(long deadline) throws IOException {
         if (reader.isClosed()) {
-            return JavaProcess.isRunning(pid) ? DETACHED : EXITED;
+            return JavaProcess.isRunning(pid) ? LiveEnding.DETACHED : LiveEnding.EXITED;
         }
         if (!JavaProcess.isRunning(pid)) {
-            return "process " + pid + " is gone and never closed its stats file (killed?)";
+            return LiveEnding.KILLED;
         }
         if (System.nanoTime() >= deadline) {
-            return "--duration passed";
+            return LiveEnding.DURATION_PASSED;
         }
         return null;
     }
 
-    /** What the frames go to, and the keys that change them. */
-    private final class Screen {
-        private final boolean redraw;
-        private TableLayout layout;
-        private boolean paused;
-        private StatsSnapshot lastSnapshot;
-        private StatsWindows.Frame shownFrame;
-
-        Screen(boolean redraw, TableLayout layout) {
-            this.redraw = redraw;
-            this.layout = layout;
+    /** Waits up to {@code length}, or until a signal or q; keys s and p act meanwhile. True to end. */
+    private boolean await(StopSignal stop, TerminalKeys keys, Duration length) throws InterruptedException,
+            IOException {
+        if (keys == null) {
+            return stop.await(length);
         }
-
-        /** Waits up to {@code length}, or until a signal or q; keys s and p act meanwhile. True to end. */
-        boolean await(StopSignal stop, TerminalKeys keys, Duration length) throws InterruptedException, IOException {
-            if (keys == null) {
-                return stop.await(length);
+        long end = System.nanoTime() + length.toNanos();
+        for (long left = length.toNanos(); left > 0 || frames.paused(); left = end - System.nanoTime()) {
+            if (stop.await(Duration.ZERO)) {
+                return true;
             }
-            long end = System.nanoTime() + length.toNanos();
-            for (long left = length.toNanos(); left > 0 || paused; left = end - System.nanoTime()) {
-                if (stop.await(Duration.ZERO)) {
-                    return true;
-                }
-                char key = keys.poll(paused ? 50 : Math.max(1, Math.min(50, left / 1_000_000)));
-                if (key == 'q') {
-                    return true;
-                } else if (key == 's' && shownFrame != null) {
-                    layout = layout.sortedBy(nextColumn());
-                    show(lastSnapshot, shownFrame);
-                } else if (key == 'p') {
-                    paused = !paused;
-                    if (shownFrame != null) {
-                        show(lastSnapshot, shownFrame);
-                    }
-                }
-            }
-            return false;
-        }
-
-        /** The column after the one sorted by, among those shown, then thread. */
-        private String nextColumn() {
-            List<String> columns = new ArrayList<>(layout.columns(events(shownFrame.threads()), metrics(
-                    shownFrame.threads())));
-            columns.add("thread");
-            int at = columns.indexOf(layout.sort());
-            return columns.get((at + 1) % columns.size());
-        }
-
-        void frame(StatsSnapshot snapshot, StatsWindows.Frame frame) throws IOException {
-            lastSnapshot = snapshot;
-            shownFrame = frame;
-            if (out.format() == ReportFormat.TABLE) {
-                show(snapshot, frame);
-            } else {
-                long now = System.currentTimeMillis();
-                out.interval("", List.of(), selected(frame.threads()).stream()
-                        .map(r -> new ThreadRecord(ThreadRecords.SAMPLE, now, r)).collect(Collectors.toList()),
-                        snapshot.eventNames(), "");
-            }
-            sayNotices(snapshot);
-        }
-
-        private void show(StatsSnapshot snapshot, StatsWindows.Frame frame) throws IOException {
-            List<ThreadReport> rows = selected(frame.threads());
-            matched |= !rows.isEmpty();
-            List<String> notes = new ArrayList<>();
-            if (snapshot.threadsNotCounted() > 0) {
-                notes.add("threads not counted: " + notCounted(snapshot));
-            }
-            notes.addAll(notCountedLines(rows, redraw));
-            List<String> heading = ReportTable.fold(heading(command, "pid " + pid, snapshot, frame, rows.size()),
-                    layout.width());
-            if (redraw) {
-                List<String> lines = new ArrayList<>(heading);
-                lines.addAll(rows.isEmpty() ? List.of(noLiveThread()) : ReportTable.render(rows, layout));
-                lines.addAll(notes);
-                if (children != null) {
-                    lines.addAll(children.frame(layout));
-                }
-                lines.add(paused ? "paused: p goes on, q quits" : "q quits, s sorts by the next column (now "
-                        + layout.sort() + "), p pauses");
-                System.out.print(CLEAR_SCREEN);
-                lines.forEach(System.out::println);
-                System.out.flush();
-            } else {
-                notes.addAll(0, heading.subList(1, heading.size()));
-                out.interval(heading.get(0), notes, rows.stream().map(r -> new ThreadRecord(ThreadRecords.SAMPLE, 0, r))
-                        .collect(Collectors.toList()), snapshot.eventNames(), noLiveThread());
-                if (children != null) {
-                    out.say(children.frame(layout));
-                }
+            char key = keys.poll(frames.paused() ? 50 : Math.max(1, Math.min(50, left / 1_000_000)));
+            if (key == 'q') {
+                return true;
+            } else if (key == 's') {
+                frames.sortByNextColumn();
+            } else if (key == 'p') {
+                frames.togglePause();
             }
         }
-
-        /** The events not counted, with why: in a redrawn screen on one line; in plain blocks each once. */
-        private List<String> notCountedLines(List<ThreadReport> rows, boolean oneLine) {
-            Map<String, String> notCounted = ReportTable.notCounted(rows);
-            if (oneLine) {
-                return notCounted.isEmpty() ? List.of() : List.of(TerminalText.escape("not counted: "
-                        + String.join(", ", notCounted.keySet()) + " (why: at the end)"));
-            }
-            List<String> lines = new ArrayList<>();
-            notCounted.forEach((event, reason) -> {
-                if (said.first(AgentNotice.notCounted(event, reason))) {
-                    lines.add(TerminalText.escape("not counted: " + event + ": " + reason));
-                }
-            });
-            return lines;
-        }
-
-        /** The agent's notices, in this command's output, where the agent's user reads: each once. */
-        private void sayNotices(StatsSnapshot snapshot) throws IOException {
-            List<AgentNotice> notices = snapshot.notices();
-            if (!redraw && notices.size() > noticesSaid) {
-                out.say(noticeLines(notices.subList(noticesSaid, notices.size())));
-                noticesSaid = notices.size();
-            }
-        }
+        return false;
     }
 
-    private void summary(StatsSnapshot last, String ending) throws IOException {
-        List<ThreadReport> totals = selected(windows.totals(last));
-        List<Hint> hints = new ArrayList<>();
-        // Over the same window as the counts they cite: each thread's totals since it was enrolled.
-        totals.forEach(r -> hints.addAll(Hints.of(r, false, OptionalLong.empty())));
-        List<ThreadReport> rows = new ArrayList<>(totals);
-        // Only where counting stopped while threads ran; live threads need no word.
-        String running = ending.equals(DETACHED) ? "running at detach" : ending.equals(EXITED) ? "running at exit"
-                : null;
-        ThreadReport finished = StatsWindows.finishedSum(last, running != null ? running : "running at the end");
-        List<String> heading = List.of(TerminalText.escape("perfpin " + command + ": " + ending
-                + ". Totals per thread since it was enrolled:"));
-        if (out.format() == ReportFormat.TABLE) {
-            if (finished != null) {
-                rows.add(finished);
-            }
-            List<String> lines = new ArrayList<>(heading);
-            lines.addAll(rows.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
-                    : ReportTable.render(rows, view.layout(0).withTop(0).withRunningLabel(running)));
-            // Each event not counted is said once: here, unless a frame said it.
-            Map<String, String> notCounted = ReportTable.notCounted(rows);
-            notCounted.entrySet().removeIf(e -> !said.first(AgentNotice.notCounted(e.getKey(), e.getValue())));
-            if (!notCounted.isEmpty()) {
-                lines.addAll(List.of("", "Not counted:"));
-                notCounted.forEach((event, reason) -> lines.add(TerminalText.escape("  " + event + ": " + reason)));
-            }
-            out.say(lines);
-        } else {
-            out.people().println(heading.get(0));
-            long now = System.currentTimeMillis();
-            out.records(totals.stream().map(r -> new ThreadRecord(ThreadRecords.THREAD, now, r))
-                    .collect(Collectors.toList()), last.eventNames(), TableLayout.ALL);
-        }
-        List<String> after = new ArrayList<>();
-        if (last.threadsNotCounted() > 0) {
-            after.add("Threads not counted: " + notCounted(last));
-            noneCounted = totals.isEmpty() ? "threads not counted: " + notCounted(last) : null;
-        }
-        after.addAll(noticeLines(last.notices().subList(Math.min(noticesSaid, last.notices().size()),
-                last.notices().size())));
-        refusals = (int) last.notices().stream().filter(AgentNotice::refused).count();
-        out.say(after);
-        out.hints(hints);
-    }
-
-    /** A frame's first line: the command, the JVM ({@code who}), its live threads and the window of the counts. */
-    static String heading(String command, String who, StatsSnapshot snapshot, StatsWindows.Frame frame, int shown) {
-        long live = snapshot.threads().stream().filter(s -> s.state() == StatsLayout.STATE_RUNNING).count();
-        String window = frame.spanNanos() < 0 ? "counts since each thread was enrolled"
-                : "counts over the last " + seconds(frame.spanNanos()) + " (" + frame.samples() + " agent sample"
-                + (frame.samples() == 1 ? "" : "s") + ")";
-        return "--- " + LocalTime.now().format(CLOCK) + "  perfpin " + command + "  " + who
-                + "  live threads: " + live + (shown < live ? " (" + shown + " shown)" : "") + ", " + window + " ---";
-    }
-
-    static String seconds(long nanos) {
-        return String.format(Locale.ROOT, "%.3f s", nanos / 1e9);
-    }
-
-    private static List<String> events(List<ThreadReport> reports) {
-        return reports.stream().flatMap(r -> r.counters().keySet().stream()).distinct().collect(Collectors.toList());
-    }
-
-    private static List<String> metrics(List<ThreadReport> reports) {
-        return reports.stream().flatMap(r -> r.metrics().keySet().stream()).distinct().collect(Collectors.toList());
-    }
-
-    private String noLiveThread() {
-        return noLiveThread(threads, matched);
-    }
-
-    /**
-     * What a frame without rows says: before any frame showed a thread the application has most often not started
-     * them yet ({@code matched} false), and after, they have ended.
-     */
-    static String noLiveThread(ThreadsOption threads, boolean matched) {
-        return matched ? "(no live thread matches " + threads.describe() + ")"
-                : "(waiting for threads matching " + threads.describe() + ")";
-    }
-
-    /**
-     * The agent's notices, as this command's output says them, each once; those of kind not-counted are left to the
-     * lines that say so with the table, from the stats file's own reasons.
-     */
-    private List<String> noticeLines(List<AgentNotice> notices) {
-        return notices.stream().filter(n -> n.kind() != AgentNotice.Kind.NOT_COUNTED && said.first(n))
-                .map(n -> (n.refused() ? "agent refused: " : "agent: ") + TerminalText.escape(n.text()))
-                .collect(Collectors.toList());
-    }
-
-    /** How many threads the agent could not count, and why, as its stats file says. */
-    private static String notCounted(StatsSnapshot snapshot) {
-        return snapshot.threadsNotCounted() + ", out of file descriptors (perfpin may hold "
-                + snapshot.descriptorBudget() + ": agent option fds=)";
-    }
-
-    private List<ThreadReport> selected(List<ThreadReport> reports) {
-        return reports.stream().filter(r -> threads.selects(r.name())).collect(Collectors.toList());
+    /** After {@link #watch}: why it ended. */
+    LiveEnding ending() {
+        return ending;
     }
 
     /**
@@ -372,12 +153,12 @@ final class LiveView {
      * file descriptors, those threads and why; null otherwise.
      */
     String noneCounted() {
-        return noneCounted;
+        return frames.noneCounted();
     }
 
     /** After {@link #watch}: how many things the agent could not do that its options asked (its refusals). */
     int refusals() {
-        return refusals;
+        return frames.refusals();
     }
 
     /**

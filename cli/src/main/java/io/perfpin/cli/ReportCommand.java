@@ -2,11 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.files.FileErrors;
 import io.perfpin.report.Comparison;
-import io.perfpin.report.EndRecord;
-import io.perfpin.report.Hint;
-import io.perfpin.report.Hints;
 import io.perfpin.report.Recording;
-import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.Timelines;
 import picocli.CommandLine.Command;
@@ -18,7 +14,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
-import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.Callable;
 
@@ -53,16 +48,6 @@ final class ReportCommand implements Callable<Integer> {
     @Mixin
     OutputOptions output;
 
-    /**
-     * A table of recorded threads laid out as {@code view} says, as run's totals are (by default 120 columns wide,
-     * the busiest first), with a state column as theirs: a final record of a thread that still ran says so, since
-     * the recording ended around it (its JVM exited, or the agent detached). CSV and JSON keep every value, in the
-     * recording's order.
-     */
-    static TableLayout recorded(ViewOptions view) {
-        return view.table().withRunningLabel("running at end");
-    }
-
     @Override
     public Integer call() throws IOException {
         if (output.format == ReportFormat.HTML) {
@@ -73,7 +58,7 @@ final class ReportCommand implements Callable<Integer> {
             jvms.addAll(family(file));
         }
         try (ReportOutput out = output.open()) {
-            out.recordings(jvms, recorded(view));
+            out.recordings(jvms, RecordingReport.table(view));
         }
         return ExitCode.OK;
     }
@@ -100,27 +85,6 @@ final class ReportCommand implements Callable<Integer> {
 
     private static String jvms(int count) {
         return count == 1 ? "JVM" : count + " JVMs";
-    }
-
-    /**
-     * A recording's threads {@code records}, its {@code @Counted} methods and the hints, as report writes them, laid
-     * out as {@code table}: for {@code run}'s JVMs that it started.
-     */
-    static void report(Recording recording, List<ThreadRecord> records, ReportOutput out, TableLayout table)
-            throws IOException {
-        if (!records.isEmpty()) {
-            out.records(records, recording.events(), table);
-        }
-        out.methods(recording.methods(), table);
-        out.hints(hints(records));
-    }
-
-    /** The hints that the threads' numbers suggest. */
-    static List<Hint> hints(List<ThreadRecord> records) {
-        List<Hint> hints = new ArrayList<>();
-        // A recording carries neither the pid nor the pin rules: only a one-CPU affinity shows a pin.
-        records.forEach(r -> hints.addAll(Hints.of(r.report(), false, OptionalLong.empty())));
-        return hints;
     }
 
     /**
@@ -195,17 +159,8 @@ final class ReportCommand implements Callable<Integer> {
         } catch (IllegalArgumentException notARecording) {
             throw new IllegalStateException(notARecording.getMessage());
         }
-        caveats("report", file, recording);
+        RecordingReport.caveats("report", file, recording);
         return recording;
     }
 
-    /**
-     * What a reader of {@code file} must know beside its records, a line each on stderr, said as {@code command}'s:
-     * a last line cut short, a recording that stopped early ({@link EndRecord}).
-     */
-    static void caveats(String command, Path file, Recording recording) {
-        recording.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin " + command + ": " + w)));
-        recording.end().map(EndRecord::incompleteLine).ifPresent(line -> System.err.println(
-                TerminalText.escape("perfpin " + command + ": " + file + ": " + line)));
-    }
 }

@@ -192,7 +192,7 @@ final class ReportOutput implements AutoCloseable {
             List<MethodRecord> methods = jvm.recording().methods();
             write(format == ReportFormat.JSON ? methods.stream().map(m -> m.toJson(recording))
                     .collect(Collectors.toList()) : format.renderMethods(methods, table.width()));
-            hints(ReportCommand.hints(jvm.threads()));
+            hints(RecordingReport.hints(jvm.threads()));
             String simulated = jvm.threads().stream().map(t -> t.report().pmu()).filter(Objects::nonNull).findFirst()
                     .orElse(null);
             if (format == ReportFormat.TABLE && simulated != null) {
@@ -227,7 +227,7 @@ final class ReportOutput implements AutoCloseable {
             lines.addAll(methods);
         }
         write(lines);
-        hints(ReportCommand.hints(all));
+        hints(RecordingReport.hints(all));
     }
 
     /** The {@code @Counted} methods, a table as wide as {@code table} lets it be. */

@@ -61,11 +61,11 @@ final class RunCommand implements Callable<Integer> {
         // Opened before the application starts: an --output FILE that cannot be written costs no run.
         try (ReportOutput out = output.open()) {
             Process process = new ProcessBuilder(launch.withJvmOption(agentOption)).inheritIO().start();
-            long jvm = AttachCommand.awaitAgent(process.pid(), process);
+            long jvm = AgentSession.awaitAgent(process.pid(), process);
             boolean watched = false;
             if (jvm > 0) {
                 try (ChildJvms children = new ChildJvms(process.toHandle(), jvm, agent.threads)) {
-                    TopCommand.watch("run", jvm, null, agent.threads, agent.interval.interval, null, view, out,
+                    AgentSession.watch("run", jvm, null, agent.threads, agent.interval.interval, null, view, out,
                             children);
                     watched = true;
                 } catch (Exception e) {

@@ -24,7 +24,7 @@ final class RunRecordings {
     RunRecordings(Path record, ThreadsOption threads, ViewOptions view) {
         this.record = record;
         this.threads = threads;
-        this.table = ReportCommand.recorded(view);
+        this.table = RecordingReport.table(view);
     }
 
     /**

@@ -21,14 +21,18 @@ final class StartedJvms {
     }
 
     /**
-     * Writes every JVM recorded beside {@code named}, its threads that {@code threads} selects, a table laid out as
-     * {@code table}, said as command's.
+     * Writes every JVM recorded beside {@code named}, as report writes a recording: its threads that {@code threads}
+     * selects, a table laid out as {@code table}, its {@code @Counted} methods and the hints; said as command's.
      */
     static void write(String command, Path named, ThreadsOption threads, ReportOutput out, TableLayout table)
             throws IOException {
         for (RecordedJvm started : read(command, named, threads)) {
             out.startedJvm(started);
-            ReportCommand.report(started.recording(), started.threads(), out, table);
+            if (!started.threads().isEmpty()) {
+                out.records(started.threads(), started.recording().events(), table);
+            }
+            out.methods(started.recording().methods(), table);
+            out.hints(RecordingReport.hints(started.threads()));
         }
     }
 
@@ -47,7 +51,7 @@ final class StartedJvms {
                 skipped(command, child, notARecording.getMessage());
                 continue;
             }
-            ReportCommand.caveats(command, child, recording);
+            RecordingReport.caveats(command, child, recording);
             started.add(RecordedJvm.of(child, recording, threads, true));
         }
         return started;

@@ -138,9 +138,9 @@ final class StatCommand implements Callable<Integer> {
             if (out.format() == ReportFormat.TABLE) {
                 // As perf stat's "seconds time elapsed": what the totals cover, on the clock the intervals' blocks
                 // use. CSV and JSON carry each thread's own window (wallNanos), and their stderr stays for problems.
-                out.say(List.of("counts over " + LiveView.seconds(to - from) + " (from "
-                        + fromClock.format(LiveView.CLOCK) + " to " + fromClock.plusNanos(to - from)
-                        .format(LiveView.CLOCK) + ")"));
+                out.say(List.of("counts over " + LiveFrames.seconds(to - from) + " (from "
+                        + fromClock.format(LiveFrames.CLOCK) + " to " + fromClock.plusNanos(to - from)
+                        .format(LiveFrames.CLOCK) + ")"));
                 if (Backends.simulatedPmu() != null) {
                     out.say(List.of(ReportOutput.simulatedPmu(Backends.simulatedPmu())));
                 }
@@ -253,7 +253,7 @@ final class StatCommand implements Callable<Integer> {
     private void sample(StatThreads counted, ReportOutput out, EventList eventList) throws IOException {
         long now = System.nanoTime();
         List<ThreadRecord> samples = counted.samples();
-        out.interval("--- " + LocalTime.now().format(LiveView.CLOCK) + "  perfpin stat  pid " + pid
+        out.interval("--- " + LocalTime.now().format(LiveFrames.CLOCK) + "  perfpin stat  pid " + pid
                 + "  threads: " + samples.size() + ", their counts over the last " + String.format(Locale.ROOT,
                 "%.3f", (now - sampledNanos) / 1e9) + " s ---", List.of(), samples, eventList.names(),
                 "(no thread was counted in this interval)");

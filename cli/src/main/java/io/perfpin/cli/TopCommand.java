@@ -1,20 +1,11 @@
 package io.perfpin.cli;
 
-import io.perfpin.files.FileErrors;
-import io.perfpin.files.NamedFile;
-import io.perfpin.jvm.AgentStatsFile;
-import io.perfpin.jvm.AttachException;
-import io.perfpin.jvm.JavaProcess;
-import io.perfpin.stats.StatsFileReader;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-import java.io.IOException;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.concurrent.Callable;
 
 /**
@@ -58,65 +49,8 @@ final class TopCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no JVM given: expected a PID, or --stats FILE");
         }
         try (ReportOutput out = output.open()) {
-            watch("top", pid, stats, threads, interval.interval, duration.given(), view, out, null);
+            return AgentSession.watch("top", pid, stats, threads, interval.interval, duration.given(), view, out,
+                    null).ending().exitCode();
         }
-        return ExitCode.OK;
-    }
-
-    /**
-     * The live view of the JVM {@code pid} (or of the stats file {@code stats}), said as {@code command}'s, until it
-     * ends, written to {@code out}, which stays open for what the command writes after it, with {@code children} (for
-     * run: the JVMs the watched one starts; else null) below it; returns it ended.
-     */
-    static LiveView watch(String command, Long pid, Path stats, ThreadsOption threads, Duration every,
-                          Duration duration, ViewOptions view, ReportOutput out, ChildJvms children) throws Exception {
-        Path file = stats != null ? stats : AgentStatsFile.of(pid);
-        StatsFileReader opened;
-        try {
-            // A file the user named is opened as every such file is, and refused in one line naming what is wrong
-            // on the way to it; a JVM's own, as its user in its own namespace.
-            opened = stats != null ? StatsFileReader.openNamed(stats) : AgentStatsFile.open(pid);
-        } catch (NamedFile.Refused e) {
-            throw new IllegalStateException(e.getMessage());
-        } catch (NoSuchFileException e) {
-            JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
-            throw new NoAgentException(pid, file);
-        } catch (IOException e) {
-            if (pid != null) {
-                JavaProcess.of(pid); // another user's JVM, most often: exit 5, as for every command on a pid
-            }
-            throw FileErrors.unreadableStatsFile(file, e);
-        }
-        // A file damaged when it is opened, or while it is watched, ends the view with one line.
-        try (StatsFileReader reader = opened) {
-            if (command.equals("top") && reader.snapshot().isClosed()) {
-                // Its totals are the last agent's, not a live one's: top was given a JVM where no agent runs.
-                // run and attach started the agent they watch, and show how it ended. The whole snapshot is
-                // read, so that a damaged file is said as damaged, not as closed.
-                refuseClosed(pid, reader.pid(), file);
-            }
-            LiveView live = new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out,
-                    children);
-            live.watch(every, duration);
-            return live;
-        } catch (AttachException e) {
-            throw e; // the process checked for a closed file: its own exit code, not a stats file's failure
-        } catch (NamedFile.Refused e) {
-            throw new IllegalStateException(e.getMessage());
-        } catch (IOException e) {
-            throw FileErrors.unreadableStatsFile(file, e);
-        }
-    }
-
-    /**
-     * A closed stats file: the process is checked as for a missing one when the user named a pid (gone, another
-     * user's or no JVM each have their own exit code); otherwise no agent runs there any more.
-     */
-    private static void refuseClosed(Long pid, long filePid, Path file) throws AttachException, NoAgentException {
-        if (pid != null) {
-            JavaProcess.of(pid);
-        }
-        throw new NoAgentException(filePid, "its stats file " + file + " is closed: "
-                + (JavaProcess.isRunning(filePid) ? "the agent detached" : "the JVM exited"));
     }
 }

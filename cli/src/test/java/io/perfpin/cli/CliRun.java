@@ -5,6 +5,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.function.IntSupplier;
+import java.util.regex.Pattern;
 
 /** Runs the perfpin command in this JVM and captures its exit code, standard output and error. */
 final class CliRun {
@@ -52,6 +53,26 @@ final class CliRun {
         /** Standard output so far. */
         String outSoFar() {
             return out.toString(StandardCharsets.UTF_8);
+        }
+
+        /**
+         * Waits until standard output so far matches {@code output} whole; fails when the command ends without it,
+         * or when a minute passes without it.
+         */
+        void awaitOut(Pattern output) throws InterruptedException {
+            long deadline = System.nanoTime() + JOIN_DEADLINE.toNanos();
+            while (!output.matcher(outSoFar()).matches()) {
+                // Read again once it ended: what it printed last may be what was awaited.
+                boolean ended = !thread.isAlive();
+                if (ended && output.matcher(outSoFar()).matches()) {
+                    return;
+                }
+                if (ended || System.nanoTime() > deadline) {
+                    throw new AssertionError("the command " + (ended ? "ended" : "ran for " + JOIN_DEADLINE)
+                            + " without printing " + output + "; its output so far:\n" + outSoFar());
+                }
+                Thread.sleep(20);
+            }
         }
 
         /** Waits for the command to end, failing when it runs on for a minute. */

@@ -34,7 +34,7 @@ class LiveNamesTest {
             }
             String pid = Long.toString(service.pid());
             // The agent creates its stats file as it starts; top refuses one still being created.
-            AttachCommand.awaitAgent(service.pid(), null);
+            AgentSession.awaitAgent(service.pid(), null);
             try {
                 CliRun table = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms", "--wide"));
                 assertEquals(0, table.code, table.err);

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -79,10 +80,7 @@ class RunCommandTest {
         String pid;
         try {
             pid = awaitSeen(seen).replaceAll("^pid=(\\d+) .*$", "$1");
-            long deadline = System.nanoTime() + DEADLINE.toNanos();
-            while (!running.outSoFar().contains(" pid " + pid + " ") && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            running.awaitOut(Pattern.compile("(?s).* pid " + pid + " .*"));
         } finally {
             Files.createFile(release);
         }

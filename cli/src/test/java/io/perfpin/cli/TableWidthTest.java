@@ -41,7 +41,7 @@ class TableWidthTest {
             }
             String pid = Long.toString(service.pid());
             // The agent creates its stats file as it starts; top refuses one still being created.
-            AttachCommand.awaitAgent(service.pid(), null);
+            AgentSession.awaitAgent(service.pid(), null);
             try {
                 fits("top", pid, "--duration", "1s");
                 fits("attach", pid, "--duration", "1s");

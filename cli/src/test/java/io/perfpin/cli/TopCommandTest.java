@@ -47,9 +47,7 @@ class TopCommandTest {
 
             CliRun.Running untilClosed = CliRun.background(() -> Perfpin.run("top", pid, "--interval", "100ms",
                     "--duration", "60s"));
-            while (!row.matcher(untilClosed.outSoFar()).matches()) {
-                Thread.sleep(20);
-            }
+            untilClosed.awaitOut(row);
             child.send("end");
             child.await(Pattern.compile("closed"));
             CliRun closed = untilClosed.join();
@@ -144,10 +142,7 @@ class TopCommandTest {
             CliRun.Running watching = CliRun.background(() -> Perfpin.run("top", "--stats", file.toString(),
                     "--interval", "100ms"));
             Pattern row = Pattern.compile("(?s).*\npage-toucher +" + tid + " .*");
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (!row.matcher(watching.outSoFar()).matches() && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            watching.awaitOut(row);
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
                 channel.truncate(0);
             }
@@ -158,6 +153,36 @@ class TopCommandTest {
             assertTrue(row.matcher(run.out).matches(), "it showed the thread before: " + run.out);
             child.await(Pattern.compile("warning: stopped publishing to the stats file " + Pattern.quote(file.toString())
                     + ": it was truncated to 0 bytes .*"));
+        }
+    }
+
+    /**
+     * A JVM killed while top watches it never closes its stats file: the view ends as the process is gone, says so
+     * in the summary's heading with the threads' totals, and top exits 0, as when the JVM exits.
+     */
+    @Test
+    void aJvmKilledWhileTopWatchesItEndsTheViewSayingSo() throws Exception {
+        try (ChildJvm service = ChildJvm.withAgent("threads=spin-.*;interval=100ms", "io.perfpin.apps.Service", "0",
+                "60", "0")) {
+            service.await(Pattern.compile("ready"));
+            service.send("spin spin-1");
+            String tid = service.await(Pattern.compile("thread spin-1 tid (\\d+)")).group(1);
+            long pid = service.pid();
+            try {
+                CliRun.Running watching = CliRun.background(() -> Perfpin.run("top", Long.toString(pid), "--interval",
+                        "100ms"));
+                Pattern row = Pattern.compile("(?s).*\nspin-1 +" + tid + " .*");
+                watching.awaitOut(row);
+                service.kill();
+                CliRun run = watching.join();
+                assertEquals(ExitCode.OK, run.code, run.err);
+                String summary = run.out.substring(run.out.indexOf("perfpin top: "));
+                assertTrue(summary.startsWith("perfpin top: process " + pid + " is gone and never closed its stats"
+                        + " file (killed?). Totals per thread since it was enrolled:\n"), summary);
+                assertTrue(row.matcher(summary).matches(), "its thread's totals: " + summary);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(pid));
+            }
         }
     }
 

@@ -1,0 +1,258 @@
+package io.perfpin.cli;
+
+import io.perfpin.files.FileErrors;
+import io.perfpin.files.NamedFile;
+import io.perfpin.jvm.AgentJar;
+import io.perfpin.jvm.AgentLoader;
+import io.perfpin.jvm.AgentPresence;
+import io.perfpin.jvm.AgentStatsFile;
+import io.perfpin.jvm.AttachException;
+import io.perfpin.jvm.JavaProcess;
+import io.perfpin.stats.OptionsText;
+import io.perfpin.stats.StatsFileReader;
+
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.stream.Stream;
+
+/**
+ * The perfpin agent in a JVM, as the commands share it: attaching it, waiting until a loaded agent publishes,
+ * watching its stats file live, detaching it. The commands parse their options and render; how the agent is reached,
+ * and what each failure on the way is, is said here once. An instance is one attach, from its checks to its end: an
+ * attach that fails once it loaded the agent detaches it ({@link AttachUndoneException}), leaving the JVM as it was
+ * found.
+ */
+final class AgentSession {
+    /** How long the JVM's attach channel may take to answer. */
+    static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(20);
+    /** The agent creates its stats file as it starts; this long is a JVM that did not start it. */
+    private static final Duration FIRST_SAMPLE_TIMEOUT = Duration.ofSeconds(10);
+
+    /** The live view an attach runs once the agent publishes, until it ends. */
+    @FunctionalInterface
+    interface View {
+        LiveView watch() throws Exception;
+    }
+
+    private final JavaProcess jvm;
+    private final String options;
+    /** Whether an agent ran before this attach, by its own word. */
+    private final boolean found;
+    /** Whether --restart detached an agent that ran with other options, for this attach to load its own. */
+    private final boolean restarted;
+
+    private AgentSession(JavaProcess jvm, String options, boolean found, boolean restarted) {
+        this.jvm = jvm;
+        this.options = options;
+        this.found = found;
+        this.restarted = restarted;
+    }
+
+    /**
+     * The attach of the agent, with {@code agent}'s options, to the JVM {@code pid}, checked: an agent that runs there
+     * with other options is detached when {@code restart} (its threads' final records are written), else refused.
+     * What would only fail inside the JVM fails here, before anything is detached or loaded.
+     */
+    static AgentSession attaching(long pid, AgentSettings agent, boolean restart) throws Exception {
+        String options = agent.agentOptions();
+        JavaProcess jvm = JavaProcess.of(pid);
+        // The agent's own word, through the attach channel: a stats file may be missing or damaged while it runs.
+        boolean found = AgentPresence.runs(pid, ATTACH_TIMEOUT);
+        boolean restarted = found && agent.asksAnything() && !runsAsAsked(pid, agent);
+        if (restarted && !restart) {
+            AgentState state = AgentState.of(pid);
+            throw new IllegalStateException("the agent already runs in " + pid + " with other options ("
+                    + (state.options() != null ? "'" + state.options().shown() + "'" : "its stats file does not say"
+                    + " which") + "): add --restart to detach it (writing its final records) and attach with these,"
+                    + " or perfpin detach " + pid + " first");
+        }
+        AgentSession session = new AgentSession(jvm, options, found, restarted);
+        if (session.loads()) {
+            agent.checkFor(pid);
+        }
+        if (restarted) {
+            detach(jvm);
+        }
+        return session;
+    }
+
+    /** Whether the running agent's options, as its stats file tells them, are those asked; false if it cannot tell. */
+    private static boolean runsAsAsked(long pid, AgentSettings agent) {
+        OptionsText running = AgentState.of(pid).options();
+        return running != null && agent.runsAsAsked(running);
+    }
+
+    /** Whether this attach loads the agent: none ran, or --restart detached one that ran with other options. */
+    private boolean loads() {
+        return !found || restarted;
+    }
+
+    /** Whether the agent already runs as asked: this attach only watches it. */
+    boolean watchesOnly() {
+        return !loads();
+    }
+
+    /**
+     * Loads the agent where this attach does, waits until it publishes, then runs the live {@code view} until it
+     * ends; what the agent could not do, and threads none of which it counts, fail it. A failure detaches an agent
+     * this attach loaded, or any when {@code detachOnExit}, as does the end when {@code detachOnExit}.
+     */
+    void attach(boolean detachOnExit, View view) throws Exception {
+        long pid = jvm.pid();
+        try {
+            if (loads()) {
+                AgentLoader.load(pid, AgentJar.forThisUser(), options, ATTACH_TIMEOUT);
+                if (!AgentPresence.runs(pid, ATTACH_TIMEOUT)) {
+                    throw new AgentNotStartedException(pid, "it says no agent runs");
+                }
+                awaitAgent(pid, null);
+            }
+            LiveView live = view.watch();
+            if (live.noneCounted() != null) {
+                throw new IllegalStateException("none of the selected threads could be counted; "
+                        + live.noneCounted());
+            }
+            if (live.refusals() > 0) {
+                throw new IllegalStateException("the agent could not do " + live.refusals() + " thing"
+                        + (live.refusals() == 1 ? "" : "s") + " these options ask: see 'agent refused' above");
+            }
+        } catch (Exception e) {
+            if (loads() || detachOnExit) {
+                throw AttachUndoneException.detaching(jvm, e, loads(), restarted);
+            }
+            throw e;
+        }
+        if (detachOnExit) {
+            detach(jvm);
+        }
+    }
+
+    /**
+     * Waits until the agent publishes in the JVM: {@code pid}, or, when {@code process} (which we started) forks
+     * java rather than becoming it (time, sudo), one of its descendants. Returns the JVM's pid, or -1 when
+     * {@code process} ended first.
+     */
+    static long awaitAgent(long pid, Process process) throws InterruptedException {
+        long deadline = System.nanoTime() + FIRST_SAMPLE_TIMEOUT.toNanos();
+        while (true) {
+            Stream<Long> candidates = Stream.of(pid);
+            if (process != null) {
+                candidates = Stream.concat(candidates, process.descendants().map(ProcessHandle::pid));
+            }
+            Optional<Long> jvm = candidates.filter(p -> AgentState.of(p).active()).findFirst();
+            if (jvm.isPresent()) {
+                return jvm.get();
+            }
+            if (process != null && !process.isAlive()) {
+                return -1;
+            }
+            if (System.nanoTime() > deadline) {
+                Path stats = AgentStatsFile.of(pid);
+                throw new AgentNotStartedException(pid, AgentStatsFile.exists(pid) ? "its stats file " + stats
+                        + " shows no sampler" : "no stats file appeared at " + stats);
+            }
+            Thread.sleep(20);
+        }
+    }
+
+    /**
+     * The live view of the JVM {@code pid} (or of the stats file {@code stats}), said as {@code command}'s, until it
+     * ends, written to {@code out}, which stays open for what the command writes after it, with {@code children} (for
+     * run: the JVMs the watched one starts; else null) below it; returns it ended.
+     */
+    static LiveView watch(String command, Long pid, Path stats, ThreadsOption threads, Duration every,
+                          Duration duration, ViewOptions view, ReportOutput out, ChildJvms children) throws Exception {
+        Path file = stats != null ? stats : AgentStatsFile.of(pid);
+        StatsFileReader opened;
+        try {
+            // A file the user named is opened as every such file is, and refused in one line naming what is wrong
+            // on the way to it; a JVM's own, as its user in its own namespace.
+            opened = stats != null ? StatsFileReader.openNamed(stats) : AgentStatsFile.open(pid);
+        } catch (NamedFile.Refused e) {
+            throw new IllegalStateException(e.getMessage());
+        } catch (NoSuchFileException e) {
+            JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
+            throw new NoAgentException(pid, file);
+        } catch (IOException e) {
+            if (pid != null) {
+                JavaProcess.of(pid); // another user's JVM, most often: exit 5, as for every command on a pid
+            }
+            throw FileErrors.unreadableStatsFile(file, e);
+        }
+        // A file damaged when it is opened, or while it is watched, ends the view with one line.
+        try (StatsFileReader reader = opened) {
+            if (command.equals("top") && reader.snapshot().isClosed()) {
+                // Its totals are the last agent's, not a live one's: top was given a JVM where no agent runs.
+                // run and attach started the agent they watch, and show how it ended. The whole snapshot is
+                // read, so that a damaged file is said as damaged, not as closed.
+                refuseClosed(pid, reader.pid(), file);
+            }
+            LiveView live = new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out,
+                    children);
+            live.watch(every, duration);
+            return live;
+        } catch (AttachException e) {
+            throw e; // the process checked for a closed file: its own exit code, not a stats file's failure
+        } catch (NamedFile.Refused e) {
+            throw new IllegalStateException(e.getMessage());
+        } catch (IOException e) {
+            throw FileErrors.unreadableStatsFile(file, e);
+        }
+    }
+
+    /**
+     * A closed stats file: the process is checked as for a missing one when the user named a pid (gone, another
+     * user's or no JVM each have their own exit code); otherwise no agent runs there any more.
+     */
+    private static void refuseClosed(Long pid, long filePid, Path file) throws AttachException, NoAgentException {
+        if (pid != null) {
+            JavaProcess.of(pid);
+        }
+        throw new NoAgentException(filePid, "its stats file " + file + " is closed: "
+                + (JavaProcess.isRunning(filePid) ? "the agent detached" : "the JVM exited"));
+    }
+
+    /**
+     * Detaches the agent from the JVM {@code pid}, where the agent says through the JVM's attach channel that it
+     * runs; its stats file, which may never have been made, or be gone or damaged, is only quoted.
+     *
+     * @throws NoAgentException where no agent runs, or the last one stopped with a word of its own
+     */
+    static void detachFrom(long pid) throws Exception {
+        JavaProcess jvm = JavaProcess.of(pid);
+        Optional<String> agent = AgentPresence.of(pid, ATTACH_TIMEOUT);
+        if (agent.isEmpty()) {
+            throw new NoAgentException(pid, statsFileSays(pid));
+        }
+        if (!agent.get().equals(AgentPresence.RUNNING)) {
+            throw new NoAgentException(pid, "the last one stopped, but " + agent.get());
+        }
+        detach(jvm);
+    }
+
+    /** What the stats file adds where the agent says none runs: only a file that claims otherwise is worth a word. */
+    private static String statsFileSays(long pid) {
+        AgentState file = AgentState.of(pid);
+        return file.active() ? "although its stats file " + AgentStatsFile.of(pid) + " looks active" : "";
+    }
+
+    /**
+     * Detaches the agent that runs in {@code jvm}. agentmain returns once the agent has closed everything, so what
+     * the agent says of itself afterwards is the outcome.
+     *
+     * @throws IllegalStateException when the agent took the request but did not stop, or stopped with a failure
+     */
+    static void detach(JavaProcess jvm) throws Exception {
+        long pid = jvm.pid();
+        AgentLoader.load(pid, AgentJar.forThisUser(), "detach", ATTACH_TIMEOUT);
+        Optional<String> after = AgentPresence.of(pid, ATTACH_TIMEOUT);
+        if (after.isPresent()) {
+            throw new IllegalStateException("process " + pid + " took the detach request, but its agent "
+                    + (after.get().equals(AgentPresence.RUNNING) ? "still runs" : "says " + after.get())
+                    + "; its stderr says why");
+        }
+    }
+}
