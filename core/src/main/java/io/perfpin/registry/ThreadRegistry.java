@@ -282,6 +282,8 @@ public final class ThreadRegistry implements AutoCloseable {
             List<String> failures = new ArrayList<>();
             closing(failures, "waiting for enrolments under way", threads::close);
             closing(failures, "finishing the threads", sampler::finish);
+            // Finishing gave each thread its CPUs back; this gives back any pin a failure above left behind.
+            closing(failures, "giving the threads their CPUs back", pins::close);
             closing(failures, "closing the counters kept switched on", switchedOn::close);
             closing(failures, "closing the recording", recording::close);
             if (!failures.isEmpty()) {
