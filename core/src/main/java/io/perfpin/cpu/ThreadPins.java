@@ -34,8 +34,9 @@ import java.util.stream.Collectors;
  * only while the process is still the one checked ({@link ProcessIdentity}: an exec keeps TIDs, start times and
  * masks, and a setuid program runs as root), and a {@link PinWatchdog}, told before each pin, gives the threads
  * their CPUs back if perfpin is killed first. And only while it still has the CPUs perfpin gave it: whoever pinned
- * it since then wins. Pins and restores may come from any thread. What it cannot do is said, once each, through the
- * caller's voice; a pin it cannot have is thrown, for the caller to word in its own terms.
+ * it since then wins. Pins and restores may come from any thread. What it cannot give back is said through the
+ * caller's voice (the agent's notices, stat's stderr, the profiler's notes); a pin it cannot have is thrown, for the
+ * caller to word in its own terms.
  */
 public final class ThreadPins implements AutoCloseable {
     /** A woken thread moves within microseconds; a millisecond keeps the wait from spinning on a CPU of two. */
@@ -132,7 +133,7 @@ public final class ThreadPins implements AutoCloseable {
 
     /**
      * As {@link #pin(int, String, Placement)}, for {@code thread} of this JVM: while it lives its TID is its own,
-     * so no start time is read, nothing more than the pin on the thread being enrolled.
+     * so no start time is read from /proc, which would cost the application's thread a file descriptor and time.
      */
     public Pin pin(Thread thread, int tid, String name, Placement placement) throws IOException {
         return pin(tid, name, thread, -1, placement);
