@@ -80,6 +80,20 @@ class JavaagentIT {
         assertTrue(Observed.records(out, "thread", "main").isEmpty());
     }
 
+    /** A rule whose placement chooses the CPUs says which it chose, once, on the application's stderr. */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void theCoreThatPinCoreChoseIsSaidOnce(String java, @TempDir Path dir) throws Exception {
+        try (AppJvm app = AppJvm.start(java, "threads=toucher-.*;pin=toucher-1@core;events=sched", dir)) {
+            app.await("ready");
+            app.send("start toucher-1 " + PAGES);
+            String cpus = Observed.cpusAllowed(app.pid(), app.touched("toucher-1"));
+            assertEquals(0, app.finish());
+            assertEquals(List.of("[perfpin] pin=core placed toucher-1 on " + (cpus.matches("\\d+") ? "CPU " : "CPUs ")
+                    + cpus), app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).collect(Collectors.toList()));
+        }
+    }
+
     /**
      * Without perfpin's C library the JVM reports no thread starts to the agent: it weaves Thread.run(). Its hooks
      * then reach the bootstrap class loader in a jar appended to its search, for which HotSpot prints one line.

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreadInfo;
@@ -109,7 +110,9 @@ final class StatCommand implements Callable<Integer> {
         }
         warnUnmatchedRules(chosen);
         Syscalls syscalls = Backends.syscalls();
-        ThreadPins pinned = new ThreadPins(syscalls, process);
+        // What the pins cannot do, said on stderr as the command's own lines are.
+        ThreadPins pinned = ThreadPins.ofProcess(syscalls, process,
+                text -> System.err.println(TerminalText.escape("perfpin: " + text)));
         try (StopSignal stop = StopSignal.install();
              ReportOutput out = output.open();
              pinned;

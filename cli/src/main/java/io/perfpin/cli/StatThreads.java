@@ -4,6 +4,7 @@ import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.RefusedEvents;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.ProcessChangedException;
@@ -78,7 +79,7 @@ final class StatThreads implements AutoCloseable {
                 continue;
             }
             try {
-                CpuSet to = pinned.pin(t.tid(), t.name(), rule.placement());
+                CpuSet to = pinned.pin(t.tid(), t.name(), rule.placement()).placed();
                 moved.add(t.tid());
                 System.err.println(TerminalText.escape("perfpin stat: pinned '" + t.name() + "' (tid " + t.tid()
                         + ") to CPUs " + to + " by --pin '" + rule + "' while counting"));

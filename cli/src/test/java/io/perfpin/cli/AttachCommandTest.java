@@ -146,6 +146,31 @@ class AttachCommandTest {
         }
     }
 
+    /** The CPUs a placement chose are said in attach's own output, once, as the agent said them. */
+    @Test
+    @Timeout(120)
+    void theCoreAPinChoseIsSaidByAttach(@TempDir Path dir) throws Exception {
+        CpuTopology machine = CpuTopology.live();
+        List<CpuSet> wholeCores = machine.cores().stream().filter(machine.allowed()::containsAll).toList();
+        assumeTrue(!wholeCores.isEmpty(), "needs a whole core");
+        // Reservations of its own: no other test's pins take the cores.
+        try (ChildJvm service = ChildJvm.startWith(List.of("-D" + PerfpinDirectory.PROPERTY + "=" + dir),
+                "io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
+                    "worker-0@core", "--interval", "100ms", "--duration", "1s", "--detach-on-exit"));
+            assertEquals(ExitCode.OK, attach.code, attach.out + attach.err);
+            Matcher placed = Pattern.compile("agent: pin=core placed worker-0 on CPUs? (\\S+)").matcher(attach.out);
+            assertTrue(placed.find(), attach.out);
+            assertTrue(wholeCores.contains(CpuSet.parseList(placed.group(1))), placed.group(1) + " is a core of "
+                    + wholeCores);
+            assertFalse(placed.find(), "said once: " + attach.out);
+            assertLeftAsFound(service, cpus);
+        }
+    }
+
     /** With a share of descriptors too small for any thread's counters, attach fails and takes its agent back. */
     @Test
     @Timeout(120)

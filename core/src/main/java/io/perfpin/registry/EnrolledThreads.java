@@ -5,11 +5,13 @@ import io.perfpin.counter.EventFailure;
 import io.perfpin.counter.RefusedEvents;
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.Placement;
+import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
 
+import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
@@ -39,7 +41,7 @@ final class EnrolledThreads {
     private final long pid = ThisProcess.pid();
     private final EventList defaultEvents;
     private final DescriptorBudget descriptors;
-    private final Pinner pinner;
+    private final ThreadPins pins;
     private final Notices notices;
     /** What the kernel refuses every thread, so that enrolling one tries it no more. */
     private final RefusedEvents refused = new RefusedEvents();
@@ -52,12 +54,12 @@ final class EnrolledThreads {
     /** On the sampler only: what {@link #explain} said, by event (or {@link #NOT_COUNTED}) to the reasons. */
     private final Map<Object, Set<Object>> explained = new HashMap<>();
 
-    EnrolledThreads(Syscalls syscalls, EventList defaultEvents, DescriptorBudget descriptors, Pinner pinner,
+    EnrolledThreads(Syscalls syscalls, EventList defaultEvents, DescriptorBudget descriptors, ThreadPins pins,
                     Notices notices) {
         this.syscalls = syscalls;
         this.defaultEvents = defaultEvents;
         this.descriptors = descriptors;
-        this.pinner = pinner;
+        this.pins = pins;
         this.notices = notices;
     }
 
@@ -74,7 +76,7 @@ final class EnrolledThreads {
                 return false;
             }
             // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
-            Pinning pinning = placement == null ? null : pinner.pin(tid, thread.getName(), placement);
+            ThreadPins.Pin pinning = placement == null ? null : pin(thread, tid, thread.getName(), placement);
             EventList counted = events != null ? events : defaultEvents;
             long enrolledNanos = System.nanoTime();
             ThreadCounters counters = null;
@@ -87,15 +89,15 @@ final class EnrolledThreads {
                 if (counters != null) {
                     counters.close();
                 }
-                pinner.unpin(thread, tid, thread.getName(), pinning);
+                pins.restore(pinning);
                 notices.sayOnce(Isolated.failed("counting a thread", e));
                 return false;
             }
             // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
-            tracked.cpus = pinning != null ? pinning.assignment.cpus().toString() : pinner.cpusOf(tid);
+            tracked.cpus = pinning != null ? pinning.cpus().toString() : pins.cpusOf(tid);
             if (enrolled.putIfAbsent(thread, tracked) != null) {
                 tracked.counters.close();
-                pinner.unpin(tracked);
+                unpin(tracked);
                 return false;
             }
             admitted.add(tracked);
@@ -109,11 +111,37 @@ final class EnrolledThreads {
     void pin(Thread thread, Placement placement) {
         TrackedThread tracked = enrolled.get(thread);
         if (tracked != null && tracked.pinning == null) {
-            tracked.pinned(pinner.pin(tracked.tid, tracked.name, placement));
+            tracked.pinned(pin(thread, tracked.tid, tracked.name, placement));
             if (tracked.pinning != null) {
-                tracked.cpus = tracked.pinning.assignment.cpus().toString();
+                tracked.cpus = tracked.pinning.cpus().toString();
             }
         }
+    }
+
+    /**
+     * Pins a thread, and says where when its placement chose the CPUs; null, and said once, when the placement
+     * cannot be had: the thread runs unpinned.
+     */
+    private ThreadPins.Pin pin(Thread thread, int tid, String name, Placement placement) {
+        try {
+            ThreadPins.Pin pin = pins.pin(thread, tid, name, placement);
+            String placed = ThreadPins.placed("pin=" + placement, List.of(pin));
+            if (!placed.isEmpty()) {
+                notices.sayOnce(AgentNotice.info(placed));
+            }
+            return pin;
+        } catch (IOException | RuntimeException e) {
+            notices.sayOnce(AgentNotice.refused("cannot pin thread '" + name + "' (" + placement + "): "
+                    + e.getMessage()));
+            return null;
+        }
+    }
+
+    /** Gives a thread back the affinity it had before perfpin pinned it, and frees its reservation. */
+    private void unpin(TrackedThread tracked) {
+        ThreadPins.Pin pinning = tracked.pinning;
+        tracked.pinning = null;
+        pins.restore(pinning);
     }
 
     boolean isEnrolled(Thread thread) {
@@ -146,7 +174,7 @@ final class EnrolledThreads {
             return false;
         }
         tracked.counters.disable();
-        pinner.unpin(tracked);
+        unpin(tracked);
         return markEnded(tracked);
     }
 
@@ -207,7 +235,7 @@ final class EnrolledThreads {
     void finished(TrackedThread t) {
         try {
             Isolated.run(notices, "closing a thread's counters", t.counters::close);
-            Isolated.run(notices, "giving a thread back its CPUs", () -> pinner.unpin(t));
+            Isolated.run(notices, "giving a thread back its CPUs", () -> unpin(t));
         } finally {
             enrolled.remove(t.thread, t);
         }

@@ -1,5 +1,6 @@
 package io.perfpin.registry;
 
+import io.perfpin.cpu.ThreadPins;
 import io.perfpin.stats.AgentNotice;
 
 import java.util.ArrayList;
@@ -25,7 +26,7 @@ final class Sampler {
     /** Null while no stats file is published; set at most once, before the first tick. */
     private volatile StatsPublisher stats;
     private final Notices notices;
-    private final Pinner pinner;
+    private final ThreadPins pins;
     private final long intervalNanos;
     /** What the registry's start left to this thread, run before its first tick. */
     private final Runnable beforeFirstTick;
@@ -36,13 +37,13 @@ final class Sampler {
     private volatile boolean stopping;
     private final List<ThreadRegistry.TickListener> listeners = new CopyOnWriteArrayList<>();
 
-    Sampler(EnrolledThreads threads, RecordingWriter recording, StatsPublisher stats, Notices notices, Pinner pinner,
+    Sampler(EnrolledThreads threads, RecordingWriter recording, StatsPublisher stats, Notices notices, ThreadPins pins,
             long intervalNanos, Runnable beforeFirstTick) {
         this.threads = threads;
         this.recording = recording;
         this.stats = stats;
         this.notices = notices;
-        this.pinner = pinner;
+        this.pins = pins;
         this.intervalNanos = intervalNanos;
         this.beforeFirstTick = beforeFirstTick;
         this.thread = new Thread(this::run, "perfpin-sampler");
@@ -109,7 +110,7 @@ final class Sampler {
         if (!stopping) {
             // here, so the first thread pinned does not pay for it in its own counts; not when the JVM already exits
             // (a short main), whose exit would wait for it
-            pinner.readTopology();
+            pins.readTopology();
         }
         while (!stopping) {
             try {

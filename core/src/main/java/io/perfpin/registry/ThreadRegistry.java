@@ -4,7 +4,7 @@ import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.KeptSwitchedOn;
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.Placement;
-import io.perfpin.cpu.ThreadAffinity;
+import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.ThisProcess;
@@ -27,7 +27,7 @@ import java.util.function.Consumer;
  * ({@link EnrolledThreads}). Everything else happens on the {@link Sampler}: each tick reads every thread's
  * counters (see {@link ThreadCounters}), records them ({@link RecordingWriter}), publishes them to the stats file
  * ({@link StatsPublisher}), and finalises threads that ended: their last counts become final records, their
- * descriptors close and their CPU reservations are freed ({@link Pinner}).
+ * descriptors close and their CPU reservations are freed ({@link ThreadPins}).
  *
  * <p>perfpin holds its descriptors within a budget, a share of those the process had free when the registry
  * started ({@link RegistryConfig#descriptors()}): a thread whose counters would go beyond it, or whose
@@ -40,7 +40,7 @@ public final class ThreadRegistry implements AutoCloseable {
     private final Syscalls syscalls;
     private final DescriptorBudget descriptors;
     private final Notices notices;
-    private final Pinner pinner;
+    private final ThreadPins pins;
     private final EnrolledThreads threads;
     private final RecordingWriter recording;
     /** Keeps the kernel's code for the default software events switched on: enrolment stays cheap. */
@@ -76,11 +76,12 @@ public final class ThreadRegistry implements AutoCloseable {
             notices.publishTo(publisher);
         }
         this.recording = recording;
-        this.pinner = new Pinner(new ThreadAffinity(syscalls), notices);
-        this.threads = new EnrolledThreads(syscalls, config.defaultEvents(), descriptors, pinner, notices);
+        // Restores that cannot be had are what the options asked and the agent could not do.
+        this.pins = ThreadPins.ofThisProcess(syscalls, text -> notices.sayOnce(AgentNotice.refused(text)));
+        this.threads = new EnrolledThreads(syscalls, config.defaultEvents(), descriptors, pins, notices);
         this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
         Runnable beforeFirstTick = config.statsFileLater() == null ? () -> { } : () -> publishLater(config);
-        this.sampler = new Sampler(threads, recording, publisher, notices, pinner, config.intervalNanos(),
+        this.sampler = new Sampler(threads, recording, publisher, notices, pins, config.intervalNanos(),
                 beforeFirstTick);
     }
 
@@ -230,7 +231,14 @@ public final class ThreadRegistry implements AutoCloseable {
      * @return true when the thread runs with a pin it inherited (and keeps)
      */
     public boolean threadStarting(boolean inheritPin) {
-        return pinner.threadStarting(inheritPin);
+        try {
+            return pins.threadStarting(inheritPin);
+        } catch (RuntimeException e) {
+            // on the application's thread as it starts: said, and it runs on with the pin it inherited
+            notices.sayOnce(AgentNotice.info("cannot reset the inherited pin of '" + Thread.currentThread().getName()
+                    + "': " + e.getMessage()));
+            return false;
+        }
     }
 
     /** Whether this thread is counted now. */
@@ -274,6 +282,8 @@ public final class ThreadRegistry implements AutoCloseable {
             List<String> failures = new ArrayList<>();
             closing(failures, "waiting for enrolments under way", threads::close);
             closing(failures, "finishing the threads", sampler::finish);
+            // Finishing gave each thread its CPUs back; this gives back any pin a failure above left behind.
+            closing(failures, "giving the threads their CPUs back", pins::close);
             closing(failures, "closing the counters kept switched on", switchedOn::close);
             closing(failures, "closing the recording", recording::close);
             if (!failures.isEmpty()) {

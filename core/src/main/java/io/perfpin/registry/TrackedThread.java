@@ -2,6 +2,7 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.report.PinSource;
 import io.perfpin.stats.PublishedThread;
@@ -22,7 +23,7 @@ final class TrackedThread implements PublishedThread, SampledThread {
     final ThreadCounters counters;
     final CounterSnapshot counts;
     /** How perfpin pinned it, to undo on detach; null when not pinned. */
-    volatile Pinning pinning;
+    volatile ThreadPins.Pin pinning;
     /** It runs with a pin it inherited from the pinned thread that started it, as a rule allowed. */
     final boolean inheritedPin;
     /** Before its counters opened, so that its counts start after it. */
@@ -36,7 +37,7 @@ final class TrackedThread implements PublishedThread, SampledThread {
     int[] columns;
     volatile String cpus = "";
 
-    TrackedThread(Thread thread, int tid, EventList events, ThreadCounters counters, Pinning pinning,
+    TrackedThread(Thread thread, int tid, EventList events, ThreadCounters counters, ThreadPins.Pin pinning,
                   boolean inheritedPin, long enrolledNanos) {
         this.thread = thread;
         this.name = thread.getName();
@@ -53,7 +54,7 @@ final class TrackedThread implements PublishedThread, SampledThread {
     }
 
     /** Records how perfpin pinned it; null when it did not (or could not). */
-    void pinned(Pinning how) {
+    void pinned(ThreadPins.Pin how) {
         pinning = how;
         if (how != null) {
             pinnedByPerfpin = true;

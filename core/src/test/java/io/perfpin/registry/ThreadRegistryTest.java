@@ -1,8 +1,10 @@
 package io.perfpin.registry;
 
+import io.perfpin.PerfpinDirectory;
 import io.perfpin.apps.PageToucher;
 import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.cpu.CpuSet;
+import io.perfpin.cpu.CpuTopology;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
@@ -27,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -276,6 +279,37 @@ class ThreadRegistryTest {
         assertTrue(worker.isAlive(), "the thread itself carries on");
         release.countDown();
         worker.join();
+    }
+
+    /** A placement that chooses the CPUs says which it chose for the thread, once, as a notice. */
+    @Test
+    void theCoreAPlacementChoseIsSaid() throws Exception {
+        assumeTrue(CpuTopology.live().cores().stream().anyMatch(CpuTopology.live().allowed()::containsAll),
+                "needs a whole core");
+        String configuredDir = System.getProperty(PerfpinDirectory.PROPERTY);
+        // Reservations of its own: no other test's pins take the cores.
+        System.setProperty(PerfpinDirectory.PROPERTY, dir.resolve("perfpin").toString());
+        try (ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
+            CpuSet[] pinned = new CpuSet[1];
+            Thread worker = new Thread(() -> {
+                try {
+                    registry.enrolCurrentThread(null, Placement.CORE);
+                    pinned[0] = affinity.get(affinity.currentTid());
+                } finally {
+                    registry.threadEnded(Thread.currentThread());
+                }
+            }, "worker-1");
+            worker.start();
+            worker.join(TimeUnit.SECONDS.toMillis(30));
+            String cpus = (pinned[0].size() == 1 ? "CPU " : "CPUs ") + pinned[0];
+            assertEquals(List.of("pin=core placed worker-1 on " + cpus), warnings);
+        } finally {
+            if (configuredDir == null) {
+                System.clearProperty(PerfpinDirectory.PROPERTY);
+            } else {
+                System.setProperty(PerfpinDirectory.PROPERTY, configuredDir);
+            }
+        }
     }
 
     @Test

@@ -1,5 +1,6 @@
 package io.perfpin.jmh;
 
+import io.perfpin.cpu.ThreadPins;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
@@ -7,7 +8,9 @@ import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
 
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The profiler's work in the benchmark's JVM, from the last warm-up iteration to the end of the measurement: JMH's
@@ -22,10 +25,10 @@ final class Measurement implements AutoCloseable {
     private final Syscalls syscalls;
     private final CountedThreads counted;
     /** Null when the workers are not pinned. */
-    private final WorkerPins pins;
+    private final ThreadPins pins;
     private int iteration;
 
-    private Measurement(ProfilerOptions options, Syscalls syscalls, CountedThreads counted, WorkerPins pins) {
+    private Measurement(ProfilerOptions options, Syscalls syscalls, CountedThreads counted, ThreadPins pins) {
         this.options = options;
         this.syscalls = syscalls;
         this.counted = counted;
@@ -36,15 +39,38 @@ final class Measurement implements AutoCloseable {
     static Measurement open(ProfilerOptions options, boolean sayWhatIsCounted) throws IOException {
         Syscalls syscalls = Backends.syscalls();
         return new Measurement(options, syscalls, new CountedThreads(syscalls, options.events(), sayWhatIsCounted),
-                options.pin() == null ? null : new WorkerPins(syscalls, options.pin()));
+                options.pin() == null ? null : ThreadPins.ofThisProcess(syscalls, Notes::say));
     }
 
     /** Pins the workers not pinned yet, then opens counters for the selected threads not counted yet. */
     void prepare() throws AttachException, IOException {
         if (pins != null) {
-            pins.pin(SelectedThreads.of(syscalls, WORKERS));
+            pin(SelectedThreads.of(syscalls, WORKERS));
         }
         counted.open(SelectedThreads.of(syscalls, options.threads()));
+    }
+
+    /**
+     * Pins each of {@code workers} (TID to name) not pinned yet, and says where when the placement chose the CPUs.
+     * A worker that cannot be pinned is said once, and is counted where it runs.
+     */
+    private void pin(Map<Integer, String> workers) {
+        List<ThreadPins.Pin> placed = new ArrayList<>();
+        workers.forEach((tid, name) -> {
+            if (pins.isPinned(tid)) {
+                return;
+            }
+            try {
+                placed.add(pins.pin(tid, name, options.pin()));
+            } catch (IOException | RuntimeException e) {
+                Notes.say("cannot pin '" + name + "' (pin=" + options.pin() + "), it runs where the scheduler puts"
+                        + " it: " + e.getMessage());
+            }
+        });
+        String chosen = ThreadPins.placed("pin=" + options.pin(), placed);
+        if (!chosen.isEmpty()) {
+            Notes.say(chosen);
+        }
     }
 
     /** A measurement iteration starts. */

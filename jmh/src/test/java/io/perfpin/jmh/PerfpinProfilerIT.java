@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -217,6 +218,14 @@ class PerfpinProfilerIT {
         }
         assertEquals(allowed, affinity(run, "MEASUREMENT 2 end worker-1"), "its CPUs back after the last iteration");
         assertEquals(allowed, affinity(run, "MEASUREMENT 2 end worker-2"));
+        // The cores it chose are said once, in one note: each worker (its long name cut) with its CPU.
+        Matcher placed = Pattern.compile("(?m)^# perfpin: pin=core placed \\S+ on CPU (\\d+), \\S+ on CPU (\\d+)$")
+                .matcher(run.out);
+        assertTrue(placed.find(), "the cores chosen, said:\n" + run.out);
+        Set<String> measured = Set.of(affinity(run, "MEASUREMENT 1 start worker-1"),
+                affinity(run, "MEASUREMENT 1 start worker-2"));
+        assertEquals(measured, Set.of(placed.group(1), placed.group(2)), run.out);
+        assertFalse(placed.find(), "said once:\n" + run.out);
     }
 
     /**
