@@ -21,7 +21,7 @@ public final class Backends {
     public static synchronized Syscalls syscalls() {
         if (chosen == null) {
             chosen = simulatedIfAsked(choose(), System.getProperty(SimulatedPmu.PROPERTY),
-                    System.getProperty(SimulatedPmu.IPC_PROPERTY));
+                    System.getProperty(SimulatedPmu.IPC_PROPERTY), System.getProperty(SimulatedPmu.MPKI_PROPERTY));
         }
         return chosen;
     }
@@ -70,7 +70,7 @@ public final class Backends {
      * (tests only: no option a user types reaches this). Said on stderr, since every count of a hardware event
      * it gives is made up.
      */
-    static Syscalls simulatedIfAsked(Syscalls kernel, String model, String ipc) {
+    static Syscalls simulatedIfAsked(Syscalls kernel, String model, String ipc, String mpki) {
         if (model == null) {
             return kernel;
         }
@@ -79,21 +79,29 @@ public final class Backends {
             throw new BackendUnavailableException("-D" + SimulatedPmu.PROPERTY + "=" + model
                     + " names no simulated PMU; allowed: " + PmuModel.allowed());
         }
-        Double perCycle = null;
-        if (ipc != null) {
-            try {
-                perCycle = Double.parseDouble(ipc);
-            } catch (NumberFormatException e) {
-                perCycle = Double.NaN;
-            }
-            if (!(perCycle > 0 && perCycle < 100)) {
-                throw new BackendUnavailableException("-D" + SimulatedPmu.IPC_PROPERTY + "=" + ipc
-                        + " is not an instructions-per-cycle figure; allowed: a number above 0 and below 100");
-            }
-        }
+        Double perCycle = figure(SimulatedPmu.IPC_PROPERTY, ipc, 100, "an instructions-per-cycle figure");
+        Double perKilo = figure(SimulatedPmu.MPKI_PROPERTY, mpki, 1000, "a misses-per-1000-instructions figure");
         System.err.println("[perfpin] simulated PMU " + named.name() + " (-D" + SimulatedPmu.PROPERTY + "):"
                 + " hardware events are counted from each thread's task-clock, for tests; none is a measurement");
-        return SimulatedPmu.over(kernel, named, perCycle);
+        return SimulatedPmu.over(kernel, named, perCycle, perKilo);
+    }
+
+    /** A property's number, above 0 and below {@code limit}; null when the property is not set. */
+    private static Double figure(String property, String value, double limit, String what) {
+        if (value == null) {
+            return null;
+        }
+        double number;
+        try {
+            number = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            number = Double.NaN;
+        }
+        if (!(number > 0 && number < limit)) {
+            throw new BackendUnavailableException("-D" + property + "=" + value + " is not " + what
+                    + "; allowed: a number above 0 and below " + (int) limit);
+        }
+        return number;
     }
 
     /** Loads one backend, whatever the property says; throws when it cannot run here, saying why. */
