@@ -40,6 +40,16 @@ public final class Backends {
         return model == null ? null : model.toString();
     }
 
+    /**
+     * What a JVM that counts through {@code syscalls} says once where a simulated PMU answers (the agent as a
+     * notice, stat on stderr, the JMH profiler as a note); null where the kernel does.
+     */
+    public static String simulatedPmuNotice(Syscalls syscalls) {
+        String pmu = syscalls.simulatedPmu();
+        return pmu == null ? null : pmu.replace("simulated ", "simulated PMU ") + " (-D" + SimulatedPmu.PROPERTY
+                + "): hardware events are counted from each thread's task-clock, for tests; none is a measurement";
+    }
+
     /** Why backends tried before the chosen one (or all of them) failed to load. */
     public static synchronized List<String> failures() {
         return Collections.unmodifiableList(new ArrayList<>(FAILURES));
@@ -67,8 +77,8 @@ public final class Backends {
 
     /**
      * The kernel's backend, or a simulated PMU over it where {@code -Dperfpin.simulated-pmu=MODEL} asks for one
-     * (tests only: no option a user types reaches this). Said on stderr, since every count of a hardware event
-     * it gives is made up.
+     * (tests only: no option a user types reaches this). Each JVM that counts says so through its own channel
+     * ({@link #simulatedPmuNotice}), since every count of a hardware event it gives is made up.
      */
     static Syscalls simulatedIfAsked(Syscalls kernel, String model, String ipc, String mpki) {
         if (model == null) {
@@ -81,8 +91,6 @@ public final class Backends {
         }
         Double perCycle = figure(SimulatedPmu.IPC_PROPERTY, ipc, 100, "an instructions-per-cycle figure");
         Double perKilo = figure(SimulatedPmu.MPKI_PROPERTY, mpki, 1000, "a misses-per-1000-instructions figure");
-        System.err.println("[perfpin] simulated PMU " + named.name() + " (-D" + SimulatedPmu.PROPERTY + "):"
-                + " hardware events are counted from each thread's task-clock, for tests; none is a measurement");
         return SimulatedPmu.over(kernel, named, perCycle, perKilo);
     }
 
