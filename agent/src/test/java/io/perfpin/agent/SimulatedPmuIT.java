@@ -6,11 +6,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
+import jdk.jfr.consumer.RecordedEvent;
+import jdk.jfr.consumer.RecordingFile;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -18,7 +26,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The hardware path end to end, on the simulated PMU: the agent counts cycles, instructions, cache, TLB and
  * branch events for a thread that works, twelve general-purpose events on four counters, so its groups are
- * rotated; every record says which simulated PMU made the counts. The simulation stands on the thread's real
+ * rotated; every record, the Prometheus endpoint and the JFR event type say which simulated PMU made the counts. The simulation stands on the thread's real
  * task-clock, which the agent counts beside it: cycles are 3 GHz of it, and instructions twice the cycles.
  */
 class SimulatedPmuIT {
@@ -33,15 +41,34 @@ class SimulatedPmuIT {
     void countsHardwareEventsThroughEveryLayerAndSaysTheyAreSimulated(String java, @TempDir Path dir)
             throws Exception {
         Path out = dir.resolve("simulated.jsonl");
+        Path jfr = dir.resolve("simulated.jfr");
+        int port = PrometheusServer.freePort();
         List<String> stderr;
+        String scraped;
         try (AppJvm app = AppJvm.start(java, "threads=sim-.*;events=ipc,cache,tlb,branch,task-clock;interval=50ms;out="
-                + out, dir, "-Dperfpin.simulated-pmu=skylake", "-Dperfpin.simulated-pmu.ipc=" + IPC)) {
+                + out + ";prometheus=127.0.0.1:" + port, dir, "-Dperfpin.simulated-pmu=skylake",
+                "-Dperfpin.simulated-pmu.ipc=" + IPC, "-XX:StartFlightRecording=filename=" + jfr)) {
             app.await("ready");
             app.send("paced sim-1 2000 8");
             app.await("paced sim-1");
+            scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
+                    + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString())
+                    .body();
             assertEquals(0, app.finish());
             stderr = app.stderr();
         }
+        assertTrue(scraped.contains("\nperfpin_simulated_pmu_info{pmu=\"simulated skylake\"} 1"), scraped);
+        assertTrue(scraped.contains("\nperfpin_thread_cycles_total{thread_group=\"sim\""), scraped);
+        assertTrue(scraped.contains("\nperfpin_thread_coverage_ratio{event=\"cache-misses\",thread_group=\"sim\""),
+                "multiplexed events have their coverage: " + scraped);
+
+        List<RecordedEvent> counted = RecordingFile.readAllEvents(jfr).stream()
+                .filter(e -> e.getEventType().getName().equals("perfpin.ThreadCounters")
+                        && "sim-1".equals(e.getString("threadName"))).collect(Collectors.toList());
+        assertTrue(!counted.isEmpty(), "JFR events of sim-1");
+        assertEquals("Thread Counters (simulated skylake PMU)", counted.get(0).getEventType().getLabel());
+        assertTrue(counted.stream().anyMatch(e -> e.getLong("cycles") > 0 && e.getDouble("cyclesCoverage") < 1
+                && e.getDouble("cyclesCoverage") > 0), "cycles, multiplexed, in JFR: " + counted.get(0));
         assertTrue(stderr.stream().anyMatch(l -> l.startsWith("[perfpin] simulated PMU skylake")), "said: " + stderr);
 
         List<ThreadReport> samples = new ArrayList<>();

@@ -110,6 +110,10 @@ final class StatCommand implements Callable<Integer> {
         }
         warnUnmatchedRules(chosen);
         Syscalls syscalls = Backends.syscalls();
+        String simulated = Backends.simulatedPmuNotice(syscalls);
+        if (simulated != null) {
+            System.err.println("perfpin stat: " + simulated);
+        }
         // What the pins cannot do, said on stderr as the command's own lines are.
         ThreadPins pinned = ThreadPins.ofProcess(syscalls, process,
                 text -> System.err.println(TerminalText.escape("perfpin: " + text)));

@@ -14,7 +14,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A recording made on the simulated PMU says so in every format report writes: the pmu field of its JSON records,
+ * The live view of a run on the simulated PMU says so, as the agent's notice; its recording says so in every format
+ * report writes: the pmu field of its JSON records,
  * the pmu column of its CSV, a line under its table and a banner on its HTML page.
  */
 class ReportSimulatedPmuTest {
@@ -31,6 +32,9 @@ class ReportSimulatedPmuTest {
                 ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
                 "io.perfpin.apps.MatrixMultiply"));
         assertEquals(0, run.code, run.out + run.err);
+        String said = run.out + run.err;
+        assertEquals(1, said.split("simulated PMU skylake \\(-Dperfpin.simulated-pmu\\)", -1).length - 1,
+                "run's view says once that the agent's PMU is simulated:\n" + said);
 
         CliRun json = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "json"));
         assertEquals(ExitCode.OK, json.code, json.err);

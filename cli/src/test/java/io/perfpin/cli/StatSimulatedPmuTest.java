@@ -28,7 +28,8 @@ class StatSimulatedPmuTest {
             String pid = Long.toString(service.pid());
 
             List<String> json = stat(pid, "json");
-            assertEquals("[perfpin] simulated PMU skylake", json.get(0).substring(0, 31), "said first: " + json);
+            assertTrue(json.get(0).startsWith("perfpin stat: simulated PMU skylake (-Dperfpin.simulated-pmu): "),
+                    "said first: " + json);
             Map<?, ?> record = (Map<?, ?>) JsonReader.parse(json.get(1));
             assertEquals("simulated skylake", record.get("pmu"));
             Map<?, ?> counters = (Map<?, ?>) record.get("counters");
@@ -41,12 +42,23 @@ class StatSimulatedPmuTest {
             List<String> table = stat(pid, "table");
             assertTrue(table.stream().anyMatch(l -> l.startsWith("hardware counts from a simulated skylake PMU")),
                     "the table says so: " + table);
+
+            // A thread of low IPC that misses the cache often: the hint that reads both fires, and only then.
+            List<String> memoryBound = stat(List.of("-Dperfpin.simulated-pmu=skylake",
+                    "-Dperfpin.simulated-pmu.ipc=0.3", "-Dperfpin.simulated-pmu.mpki=8"), pid, "table", "ipc,cache");
+            assertTrue(memoryBound.stream().anyMatch(l -> l.contains("memory bound: 0.3")), "hint: " + memoryBound);
+            assertTrue(table.stream().noneMatch(l -> l.contains("memory bound")), "not at 1.5: " + table);
         }
     }
 
     private static List<String> stat(String pid, String format) throws Exception {
-        try (ChildJvm cli = ChildJvm.startWith(SIMULATED, Perfpin.class.getName(), "stat", pid, "--threads",
-                "worker-0", "--events", "ipc,task-clock", "--duration", "300ms", "--format", format)) {
+        return stat(SIMULATED, pid, format, "ipc,task-clock");
+    }
+
+    private static List<String> stat(List<String> simulated, String pid, String format, String events)
+            throws Exception {
+        try (ChildJvm cli = ChildJvm.startWith(simulated, Perfpin.class.getName(), "stat", pid, "--threads",
+                "worker-0", "--events", events, "--duration", "300ms", "--format", format)) {
             assertEquals(0, cli.exitWithin(Duration.ofSeconds(60)), () -> "stat: " + cli.lines());
             return cli.rest();
         }

@@ -1,5 +1,6 @@
 package io.perfpin.registry;
 
+import io.perfpin.nativeio.Backends;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.KeptSwitchedOn;
 import io.perfpin.counter.ThreadCounters;
@@ -128,6 +129,11 @@ public final class ThreadRegistry implements AutoCloseable {
             throw new IOException("cannot write the recording: " + e.getMessage(), e);
         }
         ThreadRegistry registry = new ThreadRegistry(syscalls, config, descriptors, stats, recording, notices);
+        // Through the one channel, so that the views of this agent say it too (tests only).
+        String simulated = Backends.simulatedPmuNotice(syscalls);
+        if (simulated != null) {
+            notices.sayOnce(AgentNotice.info(simulated));
+        }
         registry.sampler.start();
         return registry;
     }

@@ -38,6 +38,10 @@ final class Measurement implements AutoCloseable {
     /** @param sayWhatIsCounted whether this JVM says which events are not counted (see {@link CountedThreads}) */
     static Measurement open(ProfilerOptions options, boolean sayWhatIsCounted) throws IOException {
         Syscalls syscalls = Backends.syscalls();
+        String simulated = Backends.simulatedPmuNotice(syscalls);
+        if (simulated != null) {
+            Notes.say(simulated);
+        }
         return new Measurement(options, syscalls, new CountedThreads(syscalls, options.events(), sayWhatIsCounted),
                 options.pin() == null ? null : ThreadPins.ofThisProcess(syscalls, Notes::say));
     }

@@ -21,7 +21,7 @@ public final class Backends {
     public static synchronized Syscalls syscalls() {
         if (chosen == null) {
             chosen = simulatedIfAsked(choose(), System.getProperty(SimulatedPmu.PROPERTY),
-                    System.getProperty(SimulatedPmu.IPC_PROPERTY));
+                    System.getProperty(SimulatedPmu.IPC_PROPERTY), System.getProperty(SimulatedPmu.MPKI_PROPERTY));
         }
         return chosen;
     }
@@ -38,6 +38,16 @@ public final class Backends {
         String asked = System.getProperty(SimulatedPmu.PROPERTY);
         PmuModel model = asked == null ? null : PmuModel.named(asked);
         return model == null ? null : model.toString();
+    }
+
+    /**
+     * What a JVM that counts through {@code syscalls} says once where a simulated PMU answers (the agent as a
+     * notice, stat on stderr, the JMH profiler as a note); null where the kernel does.
+     */
+    public static String simulatedPmuNotice(Syscalls syscalls) {
+        String pmu = syscalls.simulatedPmu();
+        return pmu == null ? null : pmu.replace("simulated ", "simulated PMU ") + " (-D" + SimulatedPmu.PROPERTY
+                + "): hardware events are counted from each thread's task-clock, for tests; none is a measurement";
     }
 
     /** Why backends tried before the chosen one (or all of them) failed to load. */
@@ -67,10 +77,10 @@ public final class Backends {
 
     /**
      * The kernel's backend, or a simulated PMU over it where {@code -Dperfpin.simulated-pmu=MODEL} asks for one
-     * (tests only: no option a user types reaches this). Said on stderr, since every count of a hardware event
-     * it gives is made up.
+     * (tests only: no option a user types reaches this). Each JVM that counts says so through its own channel
+     * ({@link #simulatedPmuNotice}), since every count of a hardware event it gives is made up.
      */
-    static Syscalls simulatedIfAsked(Syscalls kernel, String model, String ipc) {
+    static Syscalls simulatedIfAsked(Syscalls kernel, String model, String ipc, String mpki) {
         if (model == null) {
             return kernel;
         }
@@ -79,21 +89,27 @@ public final class Backends {
             throw new BackendUnavailableException("-D" + SimulatedPmu.PROPERTY + "=" + model
                     + " names no simulated PMU; allowed: " + PmuModel.allowed());
         }
-        Double perCycle = null;
-        if (ipc != null) {
-            try {
-                perCycle = Double.parseDouble(ipc);
-            } catch (NumberFormatException e) {
-                perCycle = Double.NaN;
-            }
-            if (!(perCycle > 0 && perCycle < 100)) {
-                throw new BackendUnavailableException("-D" + SimulatedPmu.IPC_PROPERTY + "=" + ipc
-                        + " is not an instructions-per-cycle figure; allowed: a number above 0 and below 100");
-            }
+        Double perCycle = figure(SimulatedPmu.IPC_PROPERTY, ipc, 100, "an instructions-per-cycle figure");
+        Double perKilo = figure(SimulatedPmu.MPKI_PROPERTY, mpki, 1000, "a misses-per-1000-instructions figure");
+        return SimulatedPmu.over(kernel, named, perCycle, perKilo);
+    }
+
+    /** A property's number, above 0 and below {@code limit}; null when the property is not set. */
+    private static Double figure(String property, String value, double limit, String what) {
+        if (value == null) {
+            return null;
         }
-        System.err.println("[perfpin] simulated PMU " + named.name() + " (-D" + SimulatedPmu.PROPERTY + "):"
-                + " hardware events are counted from each thread's task-clock, for tests; none is a measurement");
-        return SimulatedPmu.over(kernel, named, perCycle);
+        double number;
+        try {
+            number = Double.parseDouble(value);
+        } catch (NumberFormatException e) {
+            number = Double.NaN;
+        }
+        if (!(number > 0 && number < limit)) {
+            throw new BackendUnavailableException("-D" + property + "=" + value + " is not " + what
+                    + "; allowed: a number above 0 and below " + (int) limit);
+        }
+        return number;
     }
 
     /** Loads one backend, whatever the property says; throws when it cannot run here, saying why. */

@@ -129,10 +129,16 @@ public final class PmuModel {
      * How many the event counts per nanosecond the thread runs. Cycles run at the model's frequency; instructions
      * at the thread's IPC; every other event at a rate per kilo-instruction drawn from the thread's name and the
      * event, in a range usual for it, so that two threads of different names differ and one thread keeps its
-     * rates from run to run.
+     * rates from run to run; or, for the misses (and raw events), {@code mpki} where it is not null.
      */
-    double ratePerNanosecond(int type, long config, String thread, double ipc) {
+    double ratePerNanosecond(int type, long config, String thread, double ipc, Double mpki) {
         double instructions = gigahertz * ipc;
+        boolean miss = type == PerfEventAttr.TYPE_RAW
+                || type == PerfEventAttr.TYPE_HARDWARE && (config == CACHE_MISSES || config == BRANCH_MISSES)
+                || type == PerfEventAttr.TYPE_HW_CACHE && ((config >>> 16) & 0xff) == RESULT_MISS;
+        if (miss && mpki != null) {
+            return instructions * mpki / 1000;
+        }
         if (type == PerfEventAttr.TYPE_HARDWARE) {
             switch ((int) config) {
                 case (int) CPU_CYCLES:
@@ -155,7 +161,6 @@ public final class PmuModel {
         }
         if (type == PerfEventAttr.TYPE_HW_CACHE) {
             int id = (int) (config & 0xff);
-            boolean miss = ((config >>> 16) & 0xff) == RESULT_MISS;
             if (!miss) {
                 return instructions * drawn(thread, type, config, id == BPU ? 120 : 150, id == BPU ? 220 : 450) / 1000;
             }

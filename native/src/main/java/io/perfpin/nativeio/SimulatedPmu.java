@@ -46,6 +46,8 @@ final class SimulatedPmu implements Syscalls {
     public static final String PROPERTY = "perfpin.simulated-pmu";
     /** A thread's instructions per cycle for every thread, instead of one drawn from its name. */
     public static final String IPC_PROPERTY = "perfpin.simulated-pmu.ipc";
+    /** Misses per kilo-instruction of every miss event (and raw event), instead of rates drawn from the name. */
+    public static final String MPKI_PROPERTY = "perfpin.simulated-pmu.mpki";
 
     /** PERF_COUNT_SW_TASK_CLOCK. */
     private static final long TASK_CLOCK = 1;
@@ -58,6 +60,7 @@ final class SimulatedPmu implements Syscalls {
     private final Syscalls kernel;
     private final PmuModel model;
     private final Double ipc;
+    private final Double mpki;
     private final NativeBuffer attr;
     private final NativeBuffer scratch;
     /** Every perf event opened through here, by descriptor: a software leader may get hardware members later. */
@@ -65,16 +68,17 @@ final class SimulatedPmu implements Syscalls {
     /** The groups of each counted thread (or CPU), in the order they were made, as the kernel rotates them. */
     private final Map<Long, List<Group>> contexts = new HashMap<>();
 
-    private SimulatedPmu(Syscalls kernel, PmuModel model, Double ipc) {
+    private SimulatedPmu(Syscalls kernel, PmuModel model, Double ipc, Double mpki) {
         this.kernel = kernel;
         this.model = model;
         this.ipc = ipc;
+        this.mpki = mpki;
         this.attr = NativeBuffer.allocate(kernel, PerfEventAttr.SIZE);
         this.scratch = NativeBuffer.allocate(kernel, SCRATCH_BYTES);
     }
 
-    static SimulatedPmu over(Syscalls kernel, PmuModel model, Double ipc) {
-        return new SimulatedPmu(kernel, model, ipc);
+    static SimulatedPmu over(Syscalls kernel, PmuModel model, Double ipc, Double mpki) {
+        return new SimulatedPmu(kernel, model, ipc, mpki);
     }
 
     PmuModel model() {
@@ -156,7 +160,8 @@ final class SimulatedPmu implements Syscalls {
         double rate = 0;
         if (hardware) {
             String thread = threadName(pid, cpu);
-            rate = model.ratePerNanosecond(type, config, thread, ipc != null ? ipc : model.instructionsPerCycle(thread));
+            rate = model.ratePerNanosecond(type, config, thread, ipc != null ? ipc : model.instructionsPerCycle(thread),
+                    mpki);
         }
         Event event = new Event(fd, group, hardware, type, config, readFormat, rate);
         settle(group.context);

@@ -42,7 +42,7 @@ class SimulatedPmuTest {
     @BeforeEach
     void simulate() {
         kernel = Backends.syscalls();
-        pmu = SimulatedPmu.over(kernel, PmuModel.named("skylake"), IPC);
+        pmu = SimulatedPmu.over(kernel, PmuModel.named("skylake"), IPC, null);
         attr = NativeBuffer.allocate(kernel, PerfEventAttr.SIZE);
         out = NativeBuffer.allocate(kernel, 1024);
     }
@@ -149,7 +149,7 @@ class SimulatedPmuTest {
         assertEquals(24, pmu.read(reference, out.address(), 24));
         long ran = out.getLong(0) - before;
         double rate = pmu.model().ratePerNanosecond(PerfEventAttr.TYPE_HARDWARE, PmuModel.CACHE_MISSES,
-                threadComm(), IPC);
+                threadComm(), IPC, null);
         for (int g = 0; g < leaders.length; g++) {
             assertEquals(rate * ran, scaled[g], rate * ran * 0.01, "scaled cache-misses of group " + g + " at "
                     + rate + " a nanosecond of " + ran + " ns of task-clock");
@@ -229,13 +229,17 @@ class SimulatedPmuTest {
     @Test
     void onlyThePropertySwitchesItOn() {
         Syscalls real = Backends.syscalls();
-        assertSame(real, Backends.simulatedIfAsked(real, null, null));
+        assertSame(real, Backends.simulatedIfAsked(real, null, null, null));
         assertNull(real.simulatedPmu());
-        assertEquals("simulated skylake", Backends.simulatedIfAsked(real, "skylake", "1.5").simulatedPmu());
+        assertEquals("simulated skylake", Backends.simulatedIfAsked(real, "skylake", "1.5", "8").simulatedPmu());
         BackendUnavailableException model = assertThrows(BackendUnavailableException.class,
-                () -> Backends.simulatedIfAsked(real, "zen4", null));
+                () -> Backends.simulatedIfAsked(real, "zen4", null, null));
         assertEquals("-Dperfpin.simulated-pmu=zen4 names no simulated PMU; allowed: skylake", model.getMessage());
-        assertThrows(BackendUnavailableException.class, () -> Backends.simulatedIfAsked(real, "skylake", "fast"));
+        BackendUnavailableException ipc = assertThrows(BackendUnavailableException.class,
+                () -> Backends.simulatedIfAsked(real, "skylake", "fast", null));
+        assertEquals("-Dperfpin.simulated-pmu.ipc=fast is not an instructions-per-cycle figure; allowed: a number"
+                + " above 0 and below 100", ipc.getMessage());
+        assertThrows(BackendUnavailableException.class, () -> Backends.simulatedIfAsked(real, "skylake", null, "-1"));
     }
 
     private int open(int type, long config, long format, int groupFd) {

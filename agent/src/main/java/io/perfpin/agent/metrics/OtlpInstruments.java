@@ -1,5 +1,6 @@
 package io.perfpin.agent.metrics;
 
+import io.perfpin.nativeio.Backends;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -36,7 +37,8 @@ import java.util.logging.Logger;
  * {@code perfpin.event}), {@code perfpin.threads.enrolled}, {@code perfpin.threads.not_counted},
  * {@code perfpin.threads.finished}, {@code perfpin.series.dropped}, {@code perfpin.sampler.task_clock}. Where the
  * conventions have none, perfpin's own: {@code perfpin.thread.group} and {@code perfpin.thread.cpus}. The resource
- * carries {@code process.pid}. Attribute sets follow the rules of Prometheus's series
+ * carries {@code process.pid}, and {@code perfpin.pmu} where a simulated PMU made the hardware counts (tests only:
+ * {@code "simulated skylake"}). Attribute sets follow the rules of Prometheus's series
  * ({@link io.perfpin.export.ExportedThreads}): an ended thread's folds into its group's, and coverage is sent only
  * for a multiplexed event while below 1.
  */
@@ -77,8 +79,7 @@ final class OtlpInstruments {
                 .setMeterProvider(MeterProvider::noop).build();
         reader = new CollectionOnOwnThread(exporter, TIMEOUT_SECONDS);
         provider = SdkMeterProvider.builder()
-                .setResource(Resource.getDefault().merge(Resource.create(Attributes.of(
-                        AttributeKey.longKey("process.pid"), ProcessHandle.current().pid()))))
+                .setResource(Resource.getDefault().merge(Resource.create(resource())))
                 .registerMetricReader(reader).build();
         meter = provider.get("perfpin");
         instrumentHealth();
@@ -165,6 +166,17 @@ final class OtlpInstruments {
                 value.record(total, attributes(series).build());
             }
         }
+    }
+
+    /** What every series shares: this JVM, and the simulated PMU where one counts (tests only). */
+    private static Attributes resource() {
+        AttributesBuilder resource = Attributes.builder().put(AttributeKey.longKey("process.pid"),
+                ProcessHandle.current().pid());
+        String simulated = Backends.simulatedPmu();
+        if (simulated != null) {
+            resource.put(AttributeKey.stringKey("perfpin.pmu"), simulated);
+        }
+        return resource.build();
     }
 
     private static AttributesBuilder attributes(ExportSnapshot.Series series) {

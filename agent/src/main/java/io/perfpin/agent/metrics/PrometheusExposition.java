@@ -2,11 +2,13 @@ package io.perfpin.agent.metrics;
 
 import io.perfpin.export.ExportSnapshot;
 import io.perfpin.export.ExportedEvent;
+import io.perfpin.nativeio.Backends;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
 import io.prometheus.metrics.expositionformats.OpenMetricsTextFormatWriter;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
 import io.prometheus.metrics.model.snapshots.CounterSnapshot;
 import io.prometheus.metrics.model.snapshots.GaugeSnapshot;
+import io.prometheus.metrics.model.snapshots.InfoSnapshot;
 import io.prometheus.metrics.model.snapshots.Labels;
 import io.prometheus.metrics.model.snapshots.MetricSnapshot;
 import io.prometheus.metrics.model.snapshots.MetricSnapshots;
@@ -21,7 +23,8 @@ import java.util.List;
  * clocks {@code perfpin_thread_task_clock_seconds_total}), {@code perfpin_thread_coverage_ratio} per multiplexed
  * event while below 1, and perfpin's health, {@code perfpin_threads_enrolled}, {@code perfpin_threads_not_counted},
  * {@code perfpin_threads_finished_total}, {@code perfpin_series_dropped_total},
- * {@code perfpin_sampler_task_clock_seconds_total}. A group's series has
+ * {@code perfpin_sampler_task_clock_seconds_total}; in tests on a simulated PMU, {@code perfpin_simulated_pmu_info}
+ * naming it. A group's series has
  * the label {@code thread_group}; a thread with a series of its own also {@code thread} and {@code cpu} (its CPU
  * list).
  */
@@ -93,6 +96,14 @@ final class PrometheusExposition {
                         + " the group '(other)' instead of its group's")
                 .dataPoint(CounterSnapshot.CounterDataPointSnapshot.builder().value(snapshot.seriesDropped())
                         .build()).build());
+        String simulated = Backends.simulatedPmu();
+        if (simulated != null) {
+            metrics.add(InfoSnapshot.builder().name("perfpin_simulated_pmu")
+                    .help("The hardware counts of these series come from a simulated PMU, made from each thread's"
+                            + " task-clock for tests: not a measurement")
+                    .dataPoint(InfoSnapshot.InfoDataPointSnapshot.builder().labels(Labels.of("pmu", simulated))
+                            .build()).build());
+        }
         if (!Double.isNaN(snapshot.samplerSeconds())) {
             metrics.add(CounterSnapshot.builder().name("perfpin_sampler_task_clock_seconds").unit(Unit.SECONDS)
                     .help("CPU time of perfpin's sampler thread, which reads every counted thread at each tick")

@@ -1,5 +1,6 @@
 package io.perfpin.agent.impl.jfr;
 
+import io.perfpin.nativeio.Backends;
 import io.perfpin.event.DerivedMetric;
 import io.perfpin.event.GenericEvents;
 import jdk.jfr.AnnotationElement;
@@ -26,10 +27,18 @@ final class EventTypes {
     private EventTypes() {
     }
 
-    /** A type's annotations: its name, label, description, perfpin's category, and no stack trace (the sampler's). */
+    /**
+     * A type's annotations: its name, label, description (both naming the simulated PMU where one counts), perfpin's
+     * category, and no stack trace (the sampler's).
+     */
     static List<AnnotationElement> type(String name, String label, String description) {
-        return List.of(new AnnotationElement(Name.class, name), new AnnotationElement(Label.class, label),
-                new AnnotationElement(Description.class, description),
+        // In tests on a simulated PMU the type itself says so: every viewer shows its label and description.
+        String simulated = Backends.simulatedPmu();
+        String shown = simulated == null ? label : label + " (" + simulated + " PMU)";
+        String described = simulated == null ? description : description + ". Its hardware counts come from a "
+                + simulated + " PMU, made from the thread's task-clock for tests: not a measurement";
+        return List.of(new AnnotationElement(Name.class, name), new AnnotationElement(Label.class, shown),
+                new AnnotationElement(Description.class, described),
                 new AnnotationElement(Category.class, new String[] {CATEGORY}),
                 new AnnotationElement(StackTrace.class, false));
     }
