@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.report.JsonReader;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -43,6 +44,27 @@ class StatSimulatedPmuTest {
             assertTrue(table.stream().anyMatch(l -> l.startsWith("hardware counts from a simulated skylake PMU")),
                     "the table says so: " + table);
 
+            // Windows of a multiplexed event add up to its total: 11 general-purpose events rotate on 4 counters.
+            List<String> windows = stat(SIMULATED, pid, "json", "ipc,cache,tlb,branch", "--interval", "100ms",
+                    "--duration", "600ms");
+            double summed = 0;
+            Map<?, ?> total = null;
+            for (String line : windows.subList(1, windows.size())) {
+                Map<?, ?> r = (Map<?, ?>) JsonReader.parse(line);
+                Map<?, ?> counts = (Map<?, ?>) r.get("counters");
+                if ("sample".equals(r.get("type"))) {
+                    summed += ((Number) counts.get("cache-misses")).doubleValue();
+                    assertEquals("simulated skylake", r.get("pmu"));
+                } else {
+                    total = r;
+                }
+            }
+            Map<?, ?> totalCoverage = (Map<?, ?>) total.get("coverage");
+            double coverage = ((Number) totalCoverage.get("cache-misses")).doubleValue();
+            assertTrue(coverage > 0 && coverage < 1, "multiplexed: " + totalCoverage);
+            double whole = ((Number) ((Map<?, ?>) total.get("counters")).get("cache-misses")).doubleValue();
+            assertEquals(whole, summed, whole * 0.02, "the windows' cache-misses add up to the total: " + windows);
+
             // A thread of low IPC that misses the cache often: the hint that reads both fires, and only then.
             List<String> memoryBound = stat(List.of("-Dperfpin.simulated-pmu=skylake",
                     "-Dperfpin.simulated-pmu.ipc=0.3", "-Dperfpin.simulated-pmu.mpki=8"), pid, "table", "ipc,cache");
@@ -55,10 +77,12 @@ class StatSimulatedPmuTest {
         return stat(SIMULATED, pid, format, "ipc,task-clock");
     }
 
-    private static List<String> stat(List<String> simulated, String pid, String format, String events)
-            throws Exception {
-        try (ChildJvm cli = ChildJvm.startWith(simulated, Perfpin.class.getName(), "stat", pid, "--threads",
-                "worker-0", "--events", events, "--duration", "300ms", "--format", format)) {
+    private static List<String> stat(List<String> simulated, String pid, String format, String events,
+                                     String... more) throws Exception {
+        List<String> args = new ArrayList<>(List.of("stat", pid, "--threads", "worker-0", "--events", events,
+                "--format", format));
+        args.addAll(more.length > 0 ? List.of(more) : List.of("--duration", "300ms"));
+        try (ChildJvm cli = ChildJvm.startWith(simulated, Perfpin.class.getName(), args.toArray(new String[0]))) {
             assertEquals(0, cli.exitWithin(Duration.ofSeconds(60)), () -> "stat: " + cli.lines());
             return cli.rest();
         }
