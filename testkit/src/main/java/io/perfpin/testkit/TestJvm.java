@@ -64,7 +64,11 @@ public class TestJvm implements AutoCloseable {
 
     /** Any other program, run as given: one that embeds a JVM, or a shell that plays a process's part. */
     public static Builder program(String... command) {
-        return new Builder(null, List.of(command));
+        return program(List.of(command));
+    }
+
+    public static Builder program(List<String> command) {
+        return new Builder(null, List.copyOf(command));
     }
 
     /** The java binary of the JVM that runs the tests. */
@@ -105,7 +109,7 @@ public class TestJvm implements AutoCloseable {
 
     /** As {@link #await(Pattern)}, waiting no longer than {@code within}. */
     public Matcher await(Pattern line, Duration within) {
-        String found = stdout.claim(l -> line.matcher(l).matches(), within, this);
+        String found = stdout.claim(l -> line.matcher(l).matches(), within, this, false);
         if (found == null) {
             throw new AssertionError(describe("no line matching '" + line + "' within " + within));
         }
@@ -116,7 +120,7 @@ public class TestJvm implements AutoCloseable {
 
     /** The first line not yet awaited that starts with {@code prefix}, once it is printed. */
     public String await(String prefix) {
-        String found = stdout.claim(l -> l.startsWith(prefix), DEADLINE, this);
+        String found = stdout.claim(l -> l.startsWith(prefix), DEADLINE, this, false);
         if (found == null) {
             throw new AssertionError(describe("no line '" + prefix + "...' within " + DEADLINE));
         }
@@ -129,9 +133,14 @@ public class TestJvm implements AutoCloseable {
                 .group(1));
     }
 
-    /** Every line it printed before the line {@code marker}, once that is printed: what it says before it is ready. */
+    /**
+     * Every line it printed before the line {@code marker}, once that is printed: what it says before it is ready.
+     * The marker counts as awaited, so that {@link #rest} is what came after it; asked again, the same lines.
+     */
     public List<String> linesBefore(String marker) {
-        await(Pattern.compile(Pattern.quote(marker)));
+        if (stdout.claim(marker::equals, DEADLINE, this, true) == null) {
+            throw new AssertionError(describe("no line '" + marker + "' within " + DEADLINE));
+        }
         List<String> lines = stdout.lines();
         return List.copyOf(lines.subList(0, lines.indexOf(marker)));
     }
@@ -369,13 +378,16 @@ public class TestJvm implements AutoCloseable {
             }
         }
 
-        /** The first unclaimed line that {@code wanted} accepts, claimed; null when none came in time. */
-        synchronized String claim(Predicate<String> wanted, Duration within, TestJvm child) {
+        /**
+         * The first line that {@code wanted} accepts, claimed, among those not claimed yet or, {@code again}, among
+         * all; null when none came in time.
+         */
+        synchronized String claim(Predicate<String> wanted, Duration within, TestJvm child, boolean again) {
             long deadline = System.nanoTime() + within.toNanos();
             int from = 0;
             while (true) {
                 for (int i = from; i < lines.size(); i++) {
-                    if (!claimed.get(i) && wanted.test(lines.get(i))) {
+                    if ((again || !claimed.get(i)) && wanted.test(lines.get(i))) {
                         claimed.set(i);
                         return lines.get(i);
                     }
