@@ -8,6 +8,10 @@ import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
+import io.perfpin.report.JsonReader;
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadRecords;
+import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
@@ -25,18 +29,15 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class ThreadRegistryTest {
-    private static final Pattern FAULTS = Pattern.compile("\"page-faults\":(\\d+)");
-
     @TempDir
     Path dir;
 
@@ -116,11 +117,12 @@ class ThreadRegistryTest {
 
             assertTrue(reader.isClosed());
         }
-        List<String> lines = Files.readAllLines(recording);
-        String last = lines.stream().filter(l -> l.contains("\"type\":\"thread\"")).findFirst().orElseThrow();
-        assertTrue(last.contains("\"name\":\"order-matcher\"") && last.contains("\"cpus\":\"1\""), last);
-        assertWithin(4096, faults(last), 0.03, "page faults in the recording");
-        assertTrue(lines.stream().anyMatch(l -> l.contains("\"type\":\"sample\"")), "live samples were recorded");
+        List<ThreadRecord> records = threadRecords(recording);
+        ThreadReport last = records.stream().filter(ThreadRecord::isFinal).findFirst().orElseThrow().report();
+        assertEquals("order-matcher", last.name());
+        assertEquals("1", last.cpus());
+        assertWithin(4096, last.counters().get("page-faults"), 0.03, "page faults in the recording");
+        assertTrue(records.stream().anyMatch(r -> !r.isFinal()), "live samples were recorded");
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(recording)));
     }
@@ -182,9 +184,10 @@ class ThreadRegistryTest {
             assertEquals(1, warnings.size(), damage + ": " + warnings);
             assertTrue(warnings.get(0).startsWith(expected) && warnings.get(0).endsWith("; counting and recording go on"),
                     warnings.get(0));
-            String last = Files.readAllLines(recording).stream().filter(l -> l.contains("\"type\":\"thread\""))
-                    .findFirst().orElseThrow(() -> new AssertionError(damage + ": no final record"));
-            assertWithin(2048, faults(last), 0.03, damage + ": page faults before and after, in the final record");
+            ThreadReport last = threadRecords(recording).stream().filter(ThreadRecord::isFinal).findFirst()
+                    .orElseThrow(() -> new AssertionError(damage + ": no final record")).report();
+            assertWithin(2048, last.counters().get("page-faults"), 0.03,
+                    damage + ": page faults before and after, in the final record");
             if (damage.equals("truncated")) {
                 assertEquals(0, Files.size(statsFile), "never written again, not even marked closed");
             } else {
@@ -331,10 +334,11 @@ class ThreadRegistryTest {
                 .findFirst().orElseThrow();
     }
 
-    private static long faults(String json) {
-        Matcher m = FAULTS.matcher(json);
-        assertTrue(m.find(), json);
-        return Long.parseLong(m.group(1));
+    /** The thread records of a recording, each line read by perfpin's own reader, fields and all. */
+    private static List<ThreadRecord> threadRecords(Path recording) throws IOException {
+        return Files.readAllLines(recording).stream().map(line -> (Map<?, ?>) JsonReader.parse(line))
+                .filter(o -> ThreadRecords.SAMPLE.equals(o.get("type")) || ThreadRecords.THREAD.equals(o.get("type")))
+                .map(ThreadRecord::fromJson).toList();
     }
 
     private static void assertWithin(double expected, double actual, double fraction, String what) {
