@@ -330,7 +330,7 @@ class JavaagentIT {
             }
             int exit = app.finish();
             List<String> lines = new java.util.ArrayList<>();
-            for (String line : app.stdoutSeen()) {
+            for (String line : app.lines()) {
                 lines.add(line.replaceAll(" \\d+$", " TID"));
             }
             lines.add("exit " + exit);
@@ -355,7 +355,7 @@ class JavaagentIT {
         app.touched(thread);
         int exit = app.finish();
         List<String> lines = new java.util.ArrayList<>();
-        for (String line : app.stdoutSeen()) {
+        for (String line : app.lines()) {
             lines.add(line.replaceAll(" \\d+$", " TID"));
         }
         lines.add("exit " + exit);
