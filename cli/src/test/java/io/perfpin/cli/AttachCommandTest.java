@@ -32,8 +32,7 @@ class AttachCommandTest {
     @Test
     void attachPinsAndShowsRunningThreadsAndDetachOnExitUndoesIt() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
-            Matcher worker = service.await(Pattern.compile("thread worker-0 tid (\\d+)"));
-            int tid = Integer.parseInt(worker.group(1));
+            int tid = service.tid("worker-0");
             service.await(Pattern.compile("ready"));
             CliRun run = CliRun.capture(() -> Perfpin.run("attach", Long.toString(service.pid()), "--threads",
                     "worker-.*", "--pin", "worker-0@1", "--interval", "200ms", "--duration", "1s", "--detach-on-exit"));
@@ -199,8 +198,7 @@ class AttachCommandTest {
     @Test
     void aSecondAttachWithOtherOptionsIsRefusedOrRestarts() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
-            Matcher worker = service.await(Pattern.compile("thread worker-0 tid (\\d+)"));
-            int tid = Integer.parseInt(worker.group(1));
+            int tid = service.tid("worker-0");
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             assertEquals(0, CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--duration",

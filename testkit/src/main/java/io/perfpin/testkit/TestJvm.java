@@ -168,7 +168,7 @@ public class TestJvm implements AutoCloseable {
         if (!process.waitFor(within.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError(describe("it still runs after " + within));
         }
-        // A process that forked leaves its output open in its children: read what it printed, not theirs.
+        // Its output ends with it, save where a process it forked holds the pipe on: that is waited for a while only.
         stdout.awaitEnd(Duration.ofSeconds(10), this);
         if (stderr != null) {
             stderr.awaitEnd(Duration.ofSeconds(10), this);
