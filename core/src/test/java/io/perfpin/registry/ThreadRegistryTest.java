@@ -8,9 +8,8 @@ import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
-import io.perfpin.report.JsonReader;
+import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadRecord;
-import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
@@ -29,7 +28,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 
@@ -334,11 +332,11 @@ class ThreadRegistryTest {
                 .findFirst().orElseThrow();
     }
 
-    /** The thread records of a recording, each line read by perfpin's own reader, fields and all. */
+    /** Every thread record of a recording, samples included, in its order, as perfpin's report reads them. */
     private static List<ThreadRecord> threadRecords(Path recording) throws IOException {
-        return Files.readAllLines(recording).stream().map(line -> (Map<?, ?>) JsonReader.parse(line))
-                .filter(o -> ThreadRecords.SAMPLE.equals(o.get("type")) || ThreadRecords.THREAD.equals(o.get("type")))
-                .map(ThreadRecord::fromJson).toList();
+        List<ThreadRecord> records = new ArrayList<>();
+        Recording.read(recording, records::add);
+        return records;
     }
 
     private static void assertWithin(double expected, double actual, double fraction, String what) {
