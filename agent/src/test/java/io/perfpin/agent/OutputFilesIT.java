@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.report.Recording;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -106,8 +108,8 @@ class OutputFilesIT {
         Path out = Files.writeString(dir.resolve("run.jsonl"), "an older recording\n");
         Output run = run(appCommand("stats=off;out=" + out));
         assertEquals(List.of(), run.perfpinLines(), run.toString());
-        String recording = Files.readString(out);
-        assertTrue(recording.contains("\"type\":\"thread\"") && !recording.contains("an older recording"), recording);
+        assertFalse(Files.readString(out).contains("an older recording"), Files.readString(out));
+        assertFalse(Recording.read(out).threads().isEmpty(), "the new recording, with its threads");
     }
 
     private List<String> appCommand(String agentOptions) {
