@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 
 import static io.perfpin.jvm.AttachException.Category.ATTACH_REFUSED;
 import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
@@ -248,14 +249,15 @@ class OtherJvmThreadsTest {
     void aProcessCatchingSigquitIsStillNotSignalledUnlessItIsAJvm() throws Exception {
         try (TestJvm shell = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "bash", "-c",
                 "trap 'exit 7' QUIT; while :; do sleep 0.1; done").start()) {
-            while (!ProcStatus.ofProcess(shell.pid()).catchesQuit()) {
-                Thread.sleep(10);
-            }
+            await(() -> ProcStatus.ofProcess(shell.pid()).catchesQuit(), "the shell's trap set");
 
             AttachException e = refused(shell.pid(), 3);
 
             assertEquals(NOT_A_JVM, e.category());
-            Thread.sleep(300); // the trap would have run after the current 0.1 s sleep
+            // A SIGQUIT would run the trap once the sleep that runs now ends: the shell's next sleep proves it ended.
+            long sleeping = sleepOf(shell);
+            await(() -> !shell.process().isAlive() || sleepOf(shell) != 0 && sleepOf(shell) != sleeping,
+                    "the shell's next sleep");
             assertTrue(shell.process().isAlive());
             shell.signal("QUIT");
             assertEquals(7, shell.awaitExit());
@@ -268,9 +270,7 @@ class OtherJvmThreadsTest {
         String libjvm = Path.of(javas().get(0)).getParent().getParent().resolve("lib/server/libjvm.so").toString();
         try (TestJvm shell = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "LD_PRELOAD=" + libjvm, "bash", "-c",
                 "trap 'exit 3' QUIT; while :; do sleep 0.1; done").start()) {
-            while (!ProcStatus.ofProcess(shell.pid()).catchesQuit()) {
-                Thread.sleep(10);
-            }
+            await(() -> ProcStatus.ofProcess(shell.pid()).catchesQuit(), "the shell's trap set");
 
             AttachException e = refused(shell.pid(), 30);
 
@@ -342,8 +342,23 @@ class OtherJvmThreadsTest {
         assertFalse(Files.exists(Path.of("/proc/" + pid + "/root/tmp/.attach_pid" + pid)));
     }
 
-    private static void awaitCommand(long pid, String command) throws IOException, InterruptedException {
-        while (!Files.readString(Path.of("/proc/" + pid + "/comm")).strip().equals(command)) {
+    private static void awaitCommand(long pid, String command) throws Exception {
+        await(() -> Files.readString(Path.of("/proc/" + pid + "/comm")).strip().equals(command), "pid " + pid
+                + " runs " + command);
+    }
+
+    /** The pid of the sleep the shell runs now; 0 between two. */
+    private static long sleepOf(TestJvm shell) {
+        return shell.process().children().findFirst().map(ProcessHandle::pid).orElse(0L);
+    }
+
+    /** Waits until {@code condition} holds, failing after the testkit's deadline. */
+    private static void await(Callable<Boolean> condition, String what) throws Exception {
+        long deadline = System.nanoTime() + TestJvm.DEADLINE.toNanos();
+        while (!condition.call()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + ": not within " + TestJvm.DEADLINE);
+            }
             Thread.sleep(10);
         }
     }
