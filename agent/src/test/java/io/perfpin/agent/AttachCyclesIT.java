@@ -107,8 +107,8 @@ class AttachCyclesIT {
                     + (afterLast - afterTenth) + " KiB from cycle 10 to " + CYCLES);
 
             assertEquals(0, app.finish());
-            assertTrue(app.stdoutSeen().stream().allMatch(l -> l.equals("ready") || l.equals("done")
-                    || l.startsWith("touched worker-")), "only the application on stdout: " + app.stdoutSeen());
+            assertTrue(app.lines().stream().allMatch(l -> l.equals("ready") || l.equals("done")
+                    || l.startsWith("touched worker-")), "only the application on stdout: " + app.lines());
             List<String> said = app.stderr();
             assertTrue(said.stream().noneMatch(l -> l.endsWith(AppJvm.CDS_WARNING)), "no class-data sharing warning");
             List<String> other = said.stream().filter(l -> !l.startsWith("WARNING: A Java agent has been loaded"

@@ -53,7 +53,7 @@ class FileSizeLimitIT {
 
             assertEquals(0, app.finish(), "the application exits as it would without perfpin");
             stderr = app.stderr();
-            stdout = app.stdoutSeen();
+            stdout = app.lines();
         }
 
         List<String> notPerfpin = stderr.stream().filter(l -> !l.startsWith("[perfpin] ")).collect(Collectors.toList());

@@ -153,10 +153,9 @@ class JavaagentIT {
         assertEquals(1, methods.size(), "one final method record");
         String record = methods.get(0);
         assertEquals(20, Observed.number(record, "calls"));
-        String totals = record.substring(record.indexOf("\"counters\""));
-        assertWithin(20 * 256, (long) Observed.number(totals, "page-faults"), 0.03, "page faults of 20 calls");
-        String p50 = record.substring(record.indexOf("\"p50\""));
-        assertWithin(256, (long) Observed.number(p50, "page-faults"), 0.04, "median page faults per call");
+        assertWithin(20 * 256, (Long) Observed.value(record, "counters", "page-faults"), 0.03,
+                "page faults of 20 calls");
+        assertWithin(256, (Long) Observed.value(record, "p50", "page-faults"), 0.04, "median page faults per call");
     }
 
     @Test
@@ -345,7 +344,7 @@ class JavaagentIT {
             }
             int exit = app.finish();
             List<String> lines = new java.util.ArrayList<>();
-            for (String line : app.stdoutSeen()) {
+            for (String line : app.lines()) {
                 lines.add(line.replaceAll(" \\d+$", " TID"));
             }
             lines.add("exit " + exit);
@@ -370,7 +369,7 @@ class JavaagentIT {
         app.touched(thread);
         int exit = app.finish();
         List<String> lines = new java.util.ArrayList<>();
-        for (String line : app.stdoutSeen()) {
+        for (String line : app.lines()) {
             lines.add(line.replaceAll(" \\d+$", " TID"));
         }
         lines.add("exit " + exit);

@@ -178,7 +178,7 @@ class LogFileIT {
         List<String> other = app.stderr().stream().filter(line -> !line.startsWith("[perfpin]")
                 && !line.contains(AppJvm.CDS_WARNING)).collect(Collectors.toList());
         assertEquals(List.of(), other, app.stderr().toString());
-        assertFalse(app.stdoutSeen().stream().anyMatch(line -> line.contains("perfpin")), app.stdoutSeen().toString());
+        assertFalse(app.lines().stream().anyMatch(line -> line.contains("perfpin")), app.lines().toString());
     }
 
     private static int indexOf(List<String> lines, java.util.function.Predicate<String> which) {

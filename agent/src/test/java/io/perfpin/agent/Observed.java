@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.report.JsonReader;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
@@ -12,9 +13,10 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.OptionalLong;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 
 /** What a test sees of a child JVM from outside: /proc, its stats file, its JSON-lines recording. */
 final class Observed {
@@ -173,32 +175,75 @@ final class Observed {
         }
     }
 
-    /** The JSON lines of {@code type} whose thread (or method) name matches {@code name}. */
+    /**
+     * The JSON lines of {@code type} whose thread (or method) name matches {@code name} whole, each read by
+     * perfpin's own reader, so that a line that is not one JSON object fails the test.
+     */
     static List<String> records(Path jsonLines, String type, String name) throws IOException {
-        Pattern namePattern = Pattern.compile("\"(name|method)\":\"" + name + "\"");
+        Pattern namePattern = Pattern.compile(name);
+        String text = Files.readString(jsonLines);
         List<String> matching = new ArrayList<>();
-        for (String line : Files.readAllLines(jsonLines)) {
-            if (line.contains("\"type\":\"" + type + "\"") && namePattern.matcher(line).find()) {
+        // A last line without its newline is still being written: not a record yet.
+        for (String line : text.substring(0, text.lastIndexOf('\n') + 1).split("\n")) {
+            if (line.isEmpty()) {
+                continue;
+            }
+            Map<?, ?> record = parse(line);
+            if (type.equals(record.get("type")) && Stream.of("name", "method").map(record::get)
+                    .anyMatch(named -> named instanceof String && namePattern.matcher((String) named).matches())) {
                 matching.add(line);
             }
         }
         return matching;
     }
 
-    /** A numeric field of a record: {@code "page-faults":123}, the first occurrence. */
+    /** A numeric field of a record, {@code page-faults} of {@code "counters":{"page-faults":123}}: the first. */
     static double number(String record, String field) {
-        Matcher m = Pattern.compile("\"" + Pattern.quote(field) + "\":(-?[0-9.eE+-]+)").matcher(record);
-        if (!m.find()) {
-            throw new AssertionError("no " + field + " in " + record);
-        }
-        return Double.parseDouble(m.group(1));
+        return ((Number) first(record, field, Number.class)).doubleValue();
     }
 
     static String string(String record, String field) {
-        Matcher m = Pattern.compile("\"" + Pattern.quote(field) + "\":\"([^\"]*)\"").matcher(record);
-        if (!m.find()) {
-            throw new AssertionError("no " + field + " in " + record);
+        return (String) first(record, field, String.class);
+    }
+
+    /** The value at {@code path} in a record, {@code "unsupported", "page-faults"}; null where there is none. */
+    static Object value(String record, String... path) {
+        Object value = parse(record);
+        for (String key : path) {
+            value = value instanceof Map ? ((Map<?, ?>) value).get(key) : null;
         }
-        return m.group(1);
+        return value;
+    }
+
+    private static Map<?, ?> parse(String record) {
+        Object parsed = JsonReader.parse(record);
+        if (!(parsed instanceof Map)) {
+            throw new AssertionError("not a JSON object: " + record);
+        }
+        return (Map<?, ?>) parsed;
+    }
+
+    /** The first value named {@code field}, in the record's order, at any depth, of {@code kind}. */
+    private static Object first(String record, String field, Class<?> kind) {
+        Object found = first(parse(record), field);
+        if (!kind.isInstance(found)) {
+            throw new AssertionError("no " + kind.getSimpleName() + " " + field + " in " + record);
+        }
+        return found;
+    }
+
+    private static Object first(Map<?, ?> object, String field) {
+        for (Map.Entry<?, ?> entry : object.entrySet()) {
+            if (entry.getKey().equals(field)) {
+                return entry.getValue();
+            }
+            if (entry.getValue() instanceof Map) {
+                Object nested = first((Map<?, ?>) entry.getValue(), field);
+                if (nested != null) {
+                    return nested;
+                }
+            }
+        }
+        return null;
     }
 }

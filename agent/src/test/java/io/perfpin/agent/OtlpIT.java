@@ -6,6 +6,8 @@ import io.opentelemetry.proto.metrics.v1.Metric;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
@@ -93,7 +95,14 @@ class OtlpIT {
             while (app.stderr().isEmpty() && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            Thread.sleep(500); // more exports fail meanwhile, unsaid
+            // Proof that exports went on failing after the one said: the collector comes up on that port, and two
+            // more exports reach it, to have their connections dropped.
+            try (ServerSocket collector = new ServerSocket(closed, 50, InetAddress.getByName("127.0.0.1"))) {
+                collector.setSoTimeout(30_000);
+                for (int export = 0; export < 2; export++) {
+                    collector.accept().close();
+                }
+            }
             assertEquals(0, app.finish());
             List<String> stderr = app.stderr();
             assertEquals(1, stderr.size(), stderr.toString());

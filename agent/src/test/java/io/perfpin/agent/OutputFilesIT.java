@@ -1,6 +1,7 @@
 package io.perfpin.agent;
 
 import io.perfpin.apps.Programs;
+import io.perfpin.report.Recording;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -107,8 +109,8 @@ class OutputFilesIT {
         Path out = Files.writeString(dir.resolve("run.jsonl"), "an older recording\n");
         Output run = run(appCommand("stats=off;out=" + out));
         assertEquals(List.of(), run.perfpinLines(), run.toString());
-        String recording = Files.readString(out);
-        assertTrue(recording.contains("\"type\":\"thread\"") && !recording.contains("an older recording"), recording);
+        assertFalse(Files.readString(out).contains("an older recording"), Files.readString(out));
+        assertFalse(Recording.read(out).threads().isEmpty(), "the new recording, with its threads");
     }
 
     private List<String> appCommand(String agentOptions) {

@@ -4,6 +4,8 @@ import io.perfpin.PerfpinDirectory;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.jvm.AgentJar;
+import io.perfpin.report.JsonReader;
+import io.perfpin.report.ThreadRecord;
 import io.perfpin.stats.StatsFileReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -19,6 +21,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -32,8 +35,7 @@ class AttachCommandTest {
     @Test
     void attachPinsAndShowsRunningThreadsAndDetachOnExitUndoesIt() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
-            Matcher worker = service.await(Pattern.compile("thread worker-0 tid (\\d+)"));
-            int tid = Integer.parseInt(worker.group(1));
+            int tid = service.tid("worker-0");
             service.await(Pattern.compile("ready"));
             CliRun run = CliRun.capture(() -> Perfpin.run("attach", Long.toString(service.pid()), "--threads",
                     "worker-.*", "--pin", "worker-0@1", "--interval", "200ms", "--duration", "1s", "--detach-on-exit"));
@@ -224,8 +226,7 @@ class AttachCommandTest {
     @Test
     void aSecondAttachWithOtherOptionsIsRefusedOrRestarts() throws Exception {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
-            Matcher worker = service.await(Pattern.compile("thread worker-0 tid (\\d+)"));
-            int tid = Integer.parseInt(worker.group(1));
+            int tid = service.tid("worker-0");
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             assertEquals(0, CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--duration",
@@ -379,12 +380,12 @@ class AttachCommandTest {
         assertTrue(recorded.find(), run.out);
         CliRun report = CliRun.capture(() -> Perfpin.run("report", recorded.group(1), "--format", "json"));
         assertEquals(0, report.code, report.err);
-        String main = report.out.lines().filter(l -> l.contains("\"name\":\"main\"")).findFirst().orElseThrow();
-        for (String field : List.of("\"type\":\"thread\"", "\"tid\":", "\"javaId\":1,", "\"cpus\":\"", "\"counters\":{",
-                "\"coverage\":{", "\"unsupported\":{", "\"wallNanos\":")) {
-            assertTrue(main.contains(field), field + " in " + main);
-        }
-        long faults = Long.parseLong(main.replaceAll("^.*?\"page-faults\":(\\d+).*$", "$1"));
+        // Read as perfpin reads its records: a field missing, or of the wrong kind, fails naming it.
+        ThreadRecord main = report.out.lines().map(l -> (Map<?, ?>) JsonReader.parse(l))
+                .filter(r -> "main".equals(r.get("name"))).map(ThreadRecord::fromJson).findFirst().orElseThrow();
+        assertTrue(main.isFinal(), "main's final record");
+        assertEquals(1, main.report().javaId());
+        long faults = main.report().counters().get("page-faults");
         // main is counted from premain on: its 4096 pages, and what starting the application costs it.
         assertTrue(faults >= 4096, "16 MiB touched by main: " + faults + " faults");
     }

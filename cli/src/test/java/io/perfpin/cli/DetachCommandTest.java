@@ -13,7 +13,6 @@ import java.nio.file.StandardOpenOption;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -147,8 +146,7 @@ class DetachCommandTest {
     }
 
     private static int workerTid(ChildJvm service) throws IOException {
-        Matcher worker = service.await(Pattern.compile("thread worker-0 tid (\\d+)"));
-        return Integer.parseInt(worker.group(1));
+        return service.tid("worker-0");
     }
 
     /** The application's own output has nothing of perfpin's but its [perfpin] lines: no stack trace. */

@@ -3,6 +3,9 @@ package io.perfpin.cli;
 import io.perfpin.apps.PageToucher;
 import io.perfpin.apps.Programs;
 import io.perfpin.jvm.AgentJar;
+import io.perfpin.report.JsonReader;
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -14,6 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -38,9 +42,9 @@ class RunCommandTest {
         String apps = PageToucher.class.getProtectionDomain().getCodeSource().getLocation().getPath();
         CliRun run = run("taskset", "-c", "0", JAVA, "-cp", apps, "io.perfpin.apps.PageToucher", "16");
         assertEquals(0, run.code, run.err);
-        String main = mainRecord(run);
-        assertTrue(main.contains("\"cpus\":\"0\","), "main ran on CPU 0 only: " + main);
-        long faults = Long.parseLong(main.replaceAll("^.*?\"page-faults\":(\\d+).*$", "$1"));
+        ThreadReport main = mainRecord(run);
+        assertEquals("0", main.cpus(), "main ran on CPU 0 only");
+        long faults = main.counters().get("page-faults");
         assertTrue(faults >= 4096, "16 MiB touched by main: " + faults + " faults");
     }
 
@@ -102,12 +106,14 @@ class RunCommandTest {
                 dir.resolve("run.jsonl").toString(), "--format", "json", "--output", report.toString(), "--", JAVA,
                 "-cp", CLASS_PATH, CountedChild.class.getName(), "200"));
         assertEquals(0, run.code, run.err);
-        List<String> lines = Files.readAllLines(report);
-        assertTrue(lines.stream().allMatch(l -> l.startsWith("{\"type\":\"")), "JSON lines only:\n" + lines);
-        assertTrue(lines.stream().anyMatch(l -> l.startsWith("{\"type\":\"thread\"") && l.contains(
-                "\"name\":\"main\"")), "main's final record:\n" + lines);
-        assertTrue(lines.stream().anyMatch(l -> l.startsWith("{\"type\":\"method\"") && l.contains("touch")
-                && l.contains("\"calls\":200")), "the counted method, called 200 times:\n" + lines);
+        // JSON lines only: each line one object, read by perfpin's own reader.
+        List<Map<?, ?>> records = Files.readAllLines(report).stream()
+                .<Map<?, ?>>map(l -> (Map<?, ?>) JsonReader.parse(l)).toList();
+        assertTrue(records.stream().anyMatch(r -> "thread".equals(r.get("type")) && "main".equals(r.get("name"))),
+                "main's final record:\n" + records);
+        assertTrue(records.stream().anyMatch(r -> "method".equals(r.get("type"))
+                && String.valueOf(r.get("method")).contains("touch") && Long.valueOf(200).equals(r.get("calls"))),
+                "the counted method, called 200 times:\n" + records);
         assertFalse(run.out.contains("{\""), "no JSON on the terminal:\n" + run.out);
         assertTrue(run.out.contains("Recorded in " + dir.resolve("run.jsonl")), run.out);
     }
@@ -162,12 +168,14 @@ class RunCommandTest {
     }
 
     /** The main thread's final record in the run's recording, read by perfpin report. */
-    private String mainRecord(CliRun run) {
+    private ThreadReport mainRecord(CliRun run) {
         assertTrue(run.out.contains("Recorded in " + dir.resolve("run.jsonl")), run.out);
         CliRun report = CliRun.capture(() -> Perfpin.run("report", dir.resolve("run.jsonl").toString(), "--format",
                 "json"));
         assertEquals(0, report.code, report.err);
-        return report.out.lines().filter(l -> l.contains("\"name\":\"main\"") && l.contains("\"type\":\"thread\""))
-                .findFirst().orElseThrow(() -> new AssertionError("no final record of main:\n" + report.out));
+        return report.out.lines().map(l -> (Map<?, ?>) JsonReader.parse(l))
+                .filter(r -> "thread".equals(r.get("type")) && "main".equals(r.get("name")))
+                .map(r -> ThreadRecord.fromJson(r).report()).findFirst()
+                .orElseThrow(() -> new AssertionError("no final record of main:\n" + report.out));
     }
 }

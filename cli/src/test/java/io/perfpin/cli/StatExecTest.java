@@ -149,7 +149,7 @@ class StatExecTest {
         try {
             jvm.await(Pattern.compile("ready"));
             return jvm;
-        } catch (IOException | RuntimeException | Error e) {
+        } catch (RuntimeException | Error e) {
             jvm.close();
             throw e;
         }

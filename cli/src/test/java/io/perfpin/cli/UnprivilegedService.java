@@ -68,7 +68,7 @@ final class UnprivilegedService implements AutoCloseable {
             }
             service.await(Pattern.compile("ready"));
             return started;
-        } catch (IOException | RuntimeException | Error e) {
+        } catch (RuntimeException | Error e) {
             started.close();
             throw e;
         }

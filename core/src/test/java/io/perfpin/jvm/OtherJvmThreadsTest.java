@@ -2,6 +2,8 @@ package io.perfpin.jvm;
 
 import io.perfpin.apps.Programs;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.testkit.ClassPath;
+import io.perfpin.testkit.TestJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,7 +11,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.File;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -17,10 +18,10 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.Callable;
 
 import static io.perfpin.jvm.AttachException.Category.ATTACH_REFUSED;
 import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
@@ -57,8 +58,8 @@ class OtherJvmThreadsTest {
     @ParameterizedTest
     @MethodSource("javas")
     void dumpsAnotherJvmWithItsTids(String java) throws Exception {
-        try (Child child = Child.nastyThreads(java)) {
-            NastyTruth truth = child.truth();
+        try (TestJvm child = nastyThreads(java).start()) {
+            NastyTruth truth = truth(child);
 
             truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
             // The listener runs now: the second dump connects without a signal.
@@ -72,9 +73,10 @@ class OtherJvmThreadsTest {
     void carriersOfMountedVirtualThreadsAreFoundWithTheirTids() throws Exception {
         assumeTrue(Programs.secondJava().isPresent(), "no JDK 25 given: set JDK25_HOME");
         String jdk25 = Programs.secondJava().orElseThrow();
-        try (Child child = Child.ready(MountedVirtualThreads.class, jdk25)) {
+        try (TestJvm child = jvm(MountedVirtualThreads.class, jdk25).start()) {
+            List<String> truth = child.linesBefore("ready");
             ThreadDump dump = ThreadDump.of(child.pid());
-            for (String line : child.output) {
+            for (String line : truth) {
                 String[] fields = line.split("\t");
                 int tid = Integer.parseInt(fields[fields[0].equals("carrier") ? 1 : 2]);
                 String name = dump.javaThreads().stream().filter(t -> t.tid() == tid).map(JavaThreadInfo::name)
@@ -89,7 +91,8 @@ class OtherJvmThreadsTest {
     @ParameterizedTest
     @MethodSource("javas")
     void aRefusedCommandFailsWithTheJvmsReason(String java) throws Exception {
-        try (Child child = Child.nastyThreads(java)) {
+        try (TestJvm child = nastyThreads(java).start()) {
+            truth(child);
             AttachException e = assertThrows(AttachException.class,
                     () -> HotSpotAttach.jcmd(child.pid(), "No.Such.Command", ThreadDump.DEFAULT_TIMEOUT));
 
@@ -106,14 +109,15 @@ class OtherJvmThreadsTest {
     @ParameterizedTest
     @ValueSource(strings = {"-XX:+UsePerfData", "-XX:-UsePerfData"})
     void aJvmWithAttachDisabledIsRefusedWithoutASignal(String perfData) throws Exception {
-        try (Child child = Child.nastyThreads(javas().get(0), "-XX:+DisableAttachMechanism", perfData)) {
+        try (TestJvm child = nastyThreads(javas().get(0)).jvmOptions("-XX:+DisableAttachMechanism", perfData).start()) {
+            truth(child);
             AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
 
             assertEquals(ATTACH_REFUSED, e.category());
             assertEquals("process " + child.pid() + " (java) runs with -XX:+DisableAttachMechanism: it accepts no attach"
                     + " (no agent, no thread dump). Start it with -javaagent: instead, or without that flag", e.getMessage());
             assertEquals(0, child.end());
-            assertEquals(List.of(), child.printedAfterReady(), "no SIGQUIT, so no thread dump");
+            assertEquals(List.of(), child.rest(), "no SIGQUIT, so no thread dump");
         }
     }
 
@@ -124,7 +128,8 @@ class OtherJvmThreadsTest {
     @Test
     void aHiddenDisabledFlagCostsOneSignalAtMost(@TempDir Path dir) throws Exception {
         Path flags = Files.writeString(dir.resolve("flags"), "-XX:+DisableAttachMechanism -XX:-UsePerfData\n");
-        try (Child child = Child.nastyThreads(javas().get(0), "@" + flags)) {
+        try (TestJvm child = nastyThreads(javas().get(0)).jvmOptions("@" + flags).start()) {
+            truth(child);
             AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
 
             assertEquals(ATTACH_REFUSED, e.category());
@@ -132,7 +137,7 @@ class OtherJvmThreadsTest {
                     e.getMessage());
             assertNoTriggerLeft(child.pid());
             assertEquals(0, child.end(), "alive until told to end");
-            assertEquals(1, child.printedAfterReady().stream().filter(l -> l.startsWith("Full thread dump")).count());
+            assertEquals(1, child.rest().stream().filter(l -> l.startsWith("Full thread dump")).count());
         }
     }
 
@@ -140,7 +145,8 @@ class OtherJvmThreadsTest {
     @Test
     void aTriggerPlantedByAnotherUserIsRefusedAndLeftAlone(@TempDir Path dir) throws Exception {
         assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "only root can give a file to another user here");
-        try (Child child = Child.readyIn(dir, NastyThreads.class, javas().get(0))) {
+        try (TestJvm child = nastyThreads(javas().get(0)).directory(dir).start()) {
+            truth(child);
             Path planted = Files.createFile(dir.resolve(".attach_pid" + child.pid()));
             Files.setAttribute(planted, "unix:uid", NOBODY);
 
@@ -151,19 +157,20 @@ class OtherJvmThreadsTest {
                     + " (java) would ignore it and print a thread dump: no signal sent"), e.getMessage());
             assertEquals(NOBODY, (int) Files.getAttribute(planted, "unix:uid"), "the planted file is left alone");
             assertEquals(0, child.end());
-            assertEquals(List.of(), child.printedAfterReady(), "no SIGQUIT, so no thread dump");
+            assertEquals(List.of(), child.rest(), "no SIGQUIT, so no thread dump");
         }
     }
 
     @Test
     void replacesASocketLeftByAKilledJvmWithTheSamePid() throws Exception {
-        try (Child child = Child.nastyThreads(javas().get(0))) {
+        try (TestJvm child = nastyThreads(javas().get(0)).start()) {
+            NastyTruth truth = truth(child);
             Path stale = Path.of("/tmp/.java_pid" + child.pid());
             try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
                 dead.bind(UnixDomainSocketAddress.of(stale)); // closing leaves the file, as a SIGKILL does
             }
 
-            child.truth().check(ThreadDump.of(child.pid()), true, tid -> tid);
+            truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
         }
     }
 
@@ -171,9 +178,10 @@ class OtherJvmThreadsTest {
     void translatesTheTidsOfAJvmInItsOwnPidNamespace() throws Exception {
         assumeTrue(new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", "true").start().waitFor() == 0,
                 "cannot make pid namespaces here");
-        try (Child child = Child.nastyThreads("unshare", "--pid", "--fork", "--mount-proc", javas().get(0))) {
-            long pid = child.process.toHandle().children().findFirst().orElseThrow().pid();
-            NastyTruth truth = child.truth();
+        try (TestJvm child = nastyThreads(javas().get(0)).launcher("unshare", "--pid", "--fork", "--mount-proc")
+                .start()) {
+            NastyTruth truth = truth(child);
+            long pid = child.process().toHandle().children().findFirst().orElseThrow().pid();
 
             ThreadDump dump = ThreadDump.of(pid);
 
@@ -188,27 +196,24 @@ class OtherJvmThreadsTest {
     @Test
     void rootAttachesToAnotherUsersJvm() throws Exception {
         assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "needs root");
-        try (Child child = Child.nastyThreads(asNobody(javas().get(0)))) {
-            child.truth().check(ThreadDump.of(child.pid()), true, tid -> tid);
+        try (TestJvm child = nastyThreads(javas().get(0)).launcher(asNobody()).start()) {
+            truth(child).check(ThreadDump.of(child.pid()), true, tid -> tid);
         }
     }
 
     @Test
     void anotherUserMayNotAttach() throws Exception {
         assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "needs root to run a probe as nobody");
-        try (Child target = Child.nastyThreads(javas().get(0))) {
-            String classpath = String.join(File.pathSeparator, Child.classpathOf(AttachProbe.class),
-                    Child.classpathOf(ThreadDump.class), Child.classpathOf(OwnedDirectory.class));
-            List<String> probe = List.of(asNobody(javas().get(0), "-cp", classpath, AttachProbe.class.getName(),
-                    Long.toString(target.pid())));
-            Process process = new ProcessBuilder(probe).redirectErrorStream(true).start();
-            String said = new String(process.getInputStream().readAllBytes()).strip();
-            process.waitFor();
+        try (TestJvm target = nastyThreads(javas().get(0)).start()) {
+            truth(target);
+            List<String> said = jvm(AttachProbe.class, javas().get(0)).launcher(asNobody())
+                    .classPath(ClassPath.of(AttachProbe.class, ThreadDump.class, OwnedDirectory.class))
+                    .args(Long.toString(target.pid())).mergeStderr().run();
 
             assertEquals(PERMISSION_DENIED + "\tprocess " + target.pid() + " (java) runs as uid 0 gid 0, perfpin as "
                     + "uid " + NOBODY + " gid " + NOBODY + ": a JVM lets only its own user and group, or root, attach",
-                    said);
-            assertTrue(target.process.isAlive());
+                    String.join("\n", said));
+            assertTrue(target.process().isAlive());
         }
     }
 
@@ -225,7 +230,7 @@ class OtherJvmThreadsTest {
 
     @Test
     void sleepIsNotAJvmAndSurvives() throws Exception {
-        try (Child sleep = Child.start(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "sleep", "60")) {
+        try (TestJvm sleep = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "sleep", "60").start()) {
             awaitCommand(sleep.pid(), "sleep");
 
             AttachException e = refused(sleep.pid(), 3);
@@ -240,19 +245,20 @@ class OtherJvmThreadsTest {
 
     @Test
     void aProcessCatchingSigquitIsStillNotSignalledUnlessItIsAJvm() throws Exception {
-        try (Child shell = Child.start(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "bash", "-c",
-                "trap 'exit 7' QUIT; while :; do sleep 0.1; done")) {
-            while (!ProcStatus.ofProcess(shell.pid()).catchesQuit()) {
-                Thread.sleep(10);
-            }
+        try (TestJvm shell = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "bash", "-c",
+                "trap 'exit 7' QUIT; while :; do sleep 0.1; done").start()) {
+            await(() -> ProcStatus.ofProcess(shell.pid()).catchesQuit(), "the shell's trap set");
 
             AttachException e = refused(shell.pid(), 3);
 
             assertEquals(NOT_A_JVM, e.category());
-            Thread.sleep(300); // the trap would have run after the current 0.1 s sleep
-            assertTrue(shell.process.isAlive());
-            new ProcessBuilder("kill", "-QUIT", Long.toString(shell.pid())).start().waitFor();
-            assertEquals(7, shell.process.waitFor());
+            // A SIGQUIT would run the trap once the sleep that runs now ends: the shell's next sleep proves it ended.
+            long sleeping = sleepOf(shell);
+            await(() -> !shell.process().isAlive() || sleepOf(shell) != 0 && sleepOf(shell) != sleeping,
+                    "the shell's next sleep");
+            assertTrue(shell.process().isAlive());
+            shell.signal("QUIT");
+            assertEquals(7, shell.awaitExit());
         }
     }
 
@@ -260,25 +266,24 @@ class OtherJvmThreadsTest {
     void aProcessDyingOfTheSignalKeepsNoTrigger() throws Exception {
         // Looks like a JVM that handles SIGQUIT, but SIGQUIT ends it.
         String libjvm = Path.of(javas().get(0)).getParent().getParent().resolve("lib/server/libjvm.so").toString();
-        try (Child shell = Child.start(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "LD_PRELOAD=" + libjvm, "bash", "-c",
-                "trap 'exit 3' QUIT; while :; do sleep 0.1; done")) {
-            while (!ProcStatus.ofProcess(shell.pid()).catchesQuit()) {
-                Thread.sleep(10);
-            }
+        try (TestJvm shell = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "LD_PRELOAD=" + libjvm, "bash", "-c",
+                "trap 'exit 3' QUIT; while :; do sleep 0.1; done").start()) {
+            await(() -> ProcStatus.ofProcess(shell.pid()).catchesQuit(), "the shell's trap set");
 
             AttachException e = refused(shell.pid(), 30);
 
             assertEquals(NO_SUCH_PROCESS, e.category());
             assertEquals("process " + shell.pid() + " (bash) exited while perfpin attached", e.getMessage());
-            assertEquals(3, shell.process.waitFor());
+            assertEquals(3, shell.awaitExit());
             assertFalse(Files.exists(Path.of(".attach_pid" + shell.pid())), "trigger left in its working directory");
         }
     }
 
     @Test
     void aJvmRunWithXrsListensFromTheStartAndNeedsNoSignal() throws Exception {
-        try (Child child = Child.nastyThreads(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, javas().get(0), "-Xrs")) {
-            child.truth().check(ThreadDump.of(child.pid()), true, tid -> tid);
+        try (TestJvm child = nastyThreads(javas().get(0)).launcher(DEFAULT_QUIT, DEFAULT_QUIT_OPTION)
+                .jvmOptions("-Xrs").start()) {
+            truth(child).check(ThreadDump.of(child.pid()), true, tid -> tid);
 
             assertDiesOfSigquitOnlyNow(child);
         }
@@ -286,8 +291,9 @@ class OtherJvmThreadsTest {
 
     @Test
     void aJvmWithoutSigquitHandlerIsNotSignalled() throws Exception {
-        try (Child child = Child.nastyThreads(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, javas().get(0), "-Xrs",
-                "-XX:+DisableAttachMechanism")) {
+        try (TestJvm child = nastyThreads(javas().get(0)).launcher(DEFAULT_QUIT, DEFAULT_QUIT_OPTION)
+                .jvmOptions("-Xrs", "-XX:+DisableAttachMechanism").start()) {
+            truth(child);
             AttachException e = refused(child.pid(), 3);
 
             assertEquals(ATTACH_REFUSED, e.category());
@@ -303,18 +309,30 @@ class OtherJvmThreadsTest {
     }
 
     /** Alive, so nothing signalled it, though SIGQUIT kills it: as our SIGQUIT now does. */
-    private static void assertDiesOfSigquitOnlyNow(Child child) throws Exception {
-        assertTrue(child.process.isAlive());
-        new ProcessBuilder("kill", "-QUIT", Long.toString(child.pid())).start().waitFor();
-        assertEquals(128 + SIGQUIT, child.process.waitFor());
+    private static void assertDiesOfSigquitOnlyNow(TestJvm child) throws Exception {
+        assertTrue(child.process().isAlive());
+        child.signal("QUIT");
+        assertEquals(128 + SIGQUIT, child.awaitExit());
         Files.deleteIfExists(Path.of("/tmp/.java_pid" + child.pid())); // a JVM killed leaves its socket
     }
 
-    private static String[] asNobody(String... command) {
-        List<String> line = new ArrayList<>(List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY,
-                "--clear-groups"));
-        line.addAll(List.of(command));
-        return line.toArray(String[]::new);
+    /** A launcher that runs the JVM as nobody. */
+    private static List<String> asNobody() {
+        return List.of("setpriv", "--reuid=" + NOBODY, "--regid=" + NOBODY, "--clear-groups");
+    }
+
+    /** {@code main} in a JVM from {@code java}, with only the test classes for a class path. */
+    private static TestJvm.Builder jvm(Class<?> main, String java) {
+        return TestJvm.main(main).java(java).classPath(ClassPath.of(main));
+    }
+
+    private static TestJvm.Builder nastyThreads(String java) {
+        return jvm(NastyThreads.class, java);
+    }
+
+    /** What {@link NastyThreads} knows of its threads, once it is ready. */
+    private static NastyTruth truth(TestJvm child) {
+        return NastyTruth.parse(child.linesBefore("ready"));
     }
 
     private static void assertNoTriggerLeft(long pid) {
@@ -322,8 +340,23 @@ class OtherJvmThreadsTest {
         assertFalse(Files.exists(Path.of("/proc/" + pid + "/root/tmp/.attach_pid" + pid)));
     }
 
-    private static void awaitCommand(long pid, String command) throws IOException, InterruptedException {
-        while (!Files.readString(Path.of("/proc/" + pid + "/comm")).strip().equals(command)) {
+    private static void awaitCommand(long pid, String command) throws Exception {
+        await(() -> Files.readString(Path.of("/proc/" + pid + "/comm")).strip().equals(command), "pid " + pid
+                + " runs " + command);
+    }
+
+    /** The pid of the sleep the shell runs now; 0 between two. */
+    private static long sleepOf(TestJvm shell) {
+        return shell.process().children().findFirst().map(ProcessHandle::pid).orElse(0L);
+    }
+
+    /** Waits until {@code condition} holds, failing after the testkit's deadline. */
+    private static void await(Callable<Boolean> condition, String what) throws Exception {
+        long deadline = System.nanoTime() + TestJvm.DEADLINE.toNanos();
+        while (!condition.call()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(what + ": not within " + TestJvm.DEADLINE);
+            }
             Thread.sleep(10);
         }
     }

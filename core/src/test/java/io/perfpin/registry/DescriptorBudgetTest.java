@@ -5,6 +5,9 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.options.DescriptorShare;
+import io.perfpin.report.Recording;
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
@@ -13,7 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,13 +77,14 @@ class DescriptorBudgetTest {
         assertEquals(before, PerfEventDescriptors.ofThisProcess(), "every descriptor closed");
         assertEquals(0, registry.descriptors().held(), "and given back");
 
-        List<String> records = Files.readAllLines(recording);
+        List<ThreadRecord> records = Recording.read(recording).threads();
         for (int i = 0; i < 6; i++) {
-            String record = finalRecord(records, "budgeted-" + i);
+            ThreadReport report = finalRecord(records, "budgeted-" + i);
             boolean counted = i != 3 && i != 4;
-            assertEquals(counted, record.contains("\"counters\":{\"page-faults\":"), record);
-            assertEquals(!counted, record.contains("\"unsupported\":{\"page-faults\":\"thread not counted: perfpin's share of this"
-                    + " process's file descriptors (" + BUDGET + ", fds=" + BUDGET + " of the "), record);
+            assertEquals(counted, report.counters().containsKey("page-faults"), report.toString());
+            String notCounted = report.unsupported().getOrDefault("page-faults", "");
+            assertEquals(!counted, notCounted.startsWith("thread not counted: perfpin's share of this process's file"
+                    + " descriptors (" + BUDGET + ", fds=" + BUDGET + " of the "), notCounted);
         }
         assertEquals(2, StatsFileReader.open(statsFile).snapshot().threadsNotCounted());
         assertEquals(1, warnings.size(), "said once: " + warnings);
@@ -89,9 +92,9 @@ class DescriptorBudgetTest {
                 + " perfpin's share"), warnings.get(0));
     }
 
-    private static String finalRecord(List<String> records, String name) {
-        return records.stream().filter(r -> r.contains("\"type\":\"thread\"") && r.contains("\"name\":\"" + name + "\""))
-                .findFirst().orElseThrow(() -> new AssertionError("no final record of " + name));
+    private static ThreadReport finalRecord(List<ThreadRecord> records, String name) {
+        return records.stream().filter(r -> r.isFinal() && r.report().name().equals(name)).findFirst()
+                .orElseThrow(() -> new AssertionError("no final record of " + name)).report();
     }
 
     private static int liveSlots(StatsFileReader reader) throws IOException {

@@ -4,6 +4,7 @@ import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
+import io.perfpin.report.Recording;
 import io.perfpin.stats.StatsFileReader;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -174,7 +175,9 @@ class RegistryCloseTest {
     }
 
     private static long finalRecords(Path recording) throws IOException {
-        return Files.readAllLines(recording).stream().filter(l -> l.contains("\"type\":\"thread\"")).count();
+        AtomicInteger finals = new AtomicInteger();
+        Recording.read(recording, record -> finals.addAndGet(record.isFinal() ? 1 : 0));
+        return finals.get();
     }
 
     private static void await(CountDownLatch latch) {

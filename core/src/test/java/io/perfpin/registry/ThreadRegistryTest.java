@@ -10,6 +10,9 @@ import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
+import io.perfpin.report.Recording;
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
@@ -38,8 +41,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class ThreadRegistryTest {
-    private static final Pattern FAULTS = Pattern.compile("\"page-faults\":(\\d+)");
-
     @TempDir
     Path dir;
 
@@ -119,11 +120,12 @@ class ThreadRegistryTest {
 
             assertTrue(reader.isClosed());
         }
-        List<String> lines = Files.readAllLines(recording);
-        String last = lines.stream().filter(l -> l.contains("\"type\":\"thread\"")).findFirst().orElseThrow();
-        assertTrue(last.contains("\"name\":\"order-matcher\"") && last.contains("\"cpus\":\"1\""), last);
-        assertWithin(4096, faults(last), 0.03, "page faults in the recording");
-        assertTrue(lines.stream().anyMatch(l -> l.contains("\"type\":\"sample\"")), "live samples were recorded");
+        List<ThreadRecord> records = threadRecords(recording);
+        ThreadReport last = records.stream().filter(ThreadRecord::isFinal).findFirst().orElseThrow().report();
+        assertEquals("order-matcher", last.name());
+        assertEquals("1", last.cpus());
+        assertWithin(4096, last.counters().get("page-faults"), 0.03, "page faults in the recording");
+        assertTrue(records.stream().anyMatch(r -> !r.isFinal()), "live samples were recorded");
         assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
                 Files.getPosixFilePermissions(recording)));
     }
@@ -185,9 +187,10 @@ class ThreadRegistryTest {
             assertEquals(1, warnings.size(), damage + ": " + warnings);
             assertTrue(warnings.get(0).startsWith(expected) && warnings.get(0).endsWith("; counting and recording go on"),
                     warnings.get(0));
-            String last = Files.readAllLines(recording).stream().filter(l -> l.contains("\"type\":\"thread\""))
-                    .findFirst().orElseThrow(() -> new AssertionError(damage + ": no final record"));
-            assertWithin(2048, faults(last), 0.03, damage + ": page faults before and after, in the final record");
+            ThreadReport last = threadRecords(recording).stream().filter(ThreadRecord::isFinal).findFirst()
+                    .orElseThrow(() -> new AssertionError(damage + ": no final record")).report();
+            assertWithin(2048, last.counters().get("page-faults"), 0.03,
+                    damage + ": page faults before and after, in the final record");
             if (damage.equals("truncated")) {
                 assertEquals(0, Files.size(statsFile), "never written again, not even marked closed");
             } else {
@@ -365,10 +368,11 @@ class ThreadRegistryTest {
                 .findFirst().orElseThrow();
     }
 
-    private static long faults(String json) {
-        Matcher m = FAULTS.matcher(json);
-        assertTrue(m.find(), json);
-        return Long.parseLong(m.group(1));
+    /** Every thread record of a recording, samples included, in its order, as perfpin's report reads them. */
+    private static List<ThreadRecord> threadRecords(Path recording) throws IOException {
+        List<ThreadRecord> records = new ArrayList<>();
+        Recording.read(recording, records::add);
+        return records;
     }
 
     private static void assertWithin(double expected, double actual, double fraction, String what) {

@@ -17,6 +17,10 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
+
+import io.perfpin.testkit.ClassPath;
+import io.perfpin.testkit.TestJvm;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -27,11 +31,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  * {@link BackendProbe} in a child JVM whose class path and properties make that case real.
  */
 class BackendChoiceTest {
-    private static final Path CLASSES = ChildJvm.locationOf(JniLibrary.class);
-    private static final Path TEST_CLASSES = ChildJvm.locationOf(BackendProbe.class);
-    private static final Path JNA = ChildJvm.locationOf(com.sun.jna.Native.class);
-    private static final Path JFFI = ChildJvm.locationOf(com.kenai.jffi.Invoker.class);
-    private static final Path JFFI_NATIVE = ChildJvm.locationOf("jni/" + jffiPlatform() + "/libjffi-1.2.so");
+    private static final Path CLASSES = ClassPath.locationOf(JniLibrary.class);
+    private static final Path TEST_CLASSES = ClassPath.locationOf(BackendProbe.class);
+    private static final Path JNA = ClassPath.locationOf(com.sun.jna.Native.class);
+    private static final Path JFFI = ClassPath.locationOf(com.kenai.jffi.Invoker.class);
+    private static final Path JFFI_NATIVE = ClassPath.locationOf("jni/" + jffiPlatform() + "/libjffi-1.2.so");
     private static final boolean JNI_BUILT = Files.exists(CLASSES.resolve(JniLibrary.resourceName()));
     private static final String NOT_BUILT = JniLibrary.resourceName() + " was not built (no C compiler?)";
 
@@ -90,7 +94,7 @@ class BackendChoiceTest {
     @Test
     void saysWhenTheLibraryWasBuiltWithoutACCompiler() throws Exception {
         Path jar = jar(temporary.resolve("perfpin-native-without-library.jar"), name -> !name.startsWith("native/"));
-        String error = only("error=", new ChildJvm().classPath(jar, TEST_CLASSES)
+        String error = only("error=", probe(jar, TEST_CLASSES)
                 .property(Backends.BACKEND_PROPERTY, "jni").run());
         assertTrue(error.startsWith("JNI: perfpin: could not load libperfpin.so; tried: no " + JniLibrary.resourceName()
                 + " in the jar (built without a C compiler? install gcc and make, then rebuild)"), error);
@@ -101,7 +105,7 @@ class BackendChoiceTest {
         assumeTrue(JNI_BUILT, NOT_BUILT);
         Path jar = jar(temporary.resolve("perfpin-native.jar"), name -> true);
         Path extractDir = temporary.resolve("extracted");
-        List<String> lines = new ChildJvm().classPath(jar, TEST_CLASSES)
+        List<String> lines = probe(jar, TEST_CLASSES)
                 .property(JniLibrary.EXTRACT_DIR_PROPERTY, extractDir.toString()).run();
         assertEquals("chosen=JNI", lines.get(0), lines::toString);
         assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(extractDir));
@@ -115,7 +119,7 @@ class BackendChoiceTest {
 
     @Test
     void namesJnaWhenItIsNotOnTheClassPath() throws Exception {
-        String error = only("error=", new ChildJvm().classPath(CLASSES, TEST_CLASSES, JFFI, JFFI_NATIVE)
+        String error = only("error=", probe(CLASSES, TEST_CLASSES, JFFI, JFFI_NATIVE)
                 .property(Backends.BACKEND_PROPERTY, "jna").run());
         assertTrue(error.matches("JNA: not on the class path \\(no class com\\.sun\\.jna\\.\\w+\\):"
                 + " add net\\.java\\.dev\\.jna:jna"), error);
@@ -123,7 +127,7 @@ class BackendChoiceTest {
 
     @Test
     void namesJffiWhenItIsNotOnTheClassPath() throws Exception {
-        String error = only("error=", new ChildJvm().classPath(CLASSES, TEST_CLASSES, JNA)
+        String error = only("error=", probe(CLASSES, TEST_CLASSES, JNA)
                 .property(Backends.BACKEND_PROPERTY, "jffi").run());
         assertTrue(error.matches("JFFI: not on the class path \\(no class com\\.kenai\\.jffi\\.\\w+\\):"
                 + " add com\\.github\\.jnr:jffi and com\\.github\\.jnr:jffi:native"), error);
@@ -132,7 +136,7 @@ class BackendChoiceTest {
     /** jffi's message (a whole stack trace) is cut to its first line; the artifacts it needs are named. */
     @Test
     void reportsJffiWithoutItsNativeLibraryInOneLine() throws Exception {
-        List<String> lines = new ChildJvm().classPath(CLASSES, TEST_CLASSES, JFFI)
+        List<String> lines = probe(CLASSES, TEST_CLASSES, JFFI)
                 .property(Backends.BACKEND_PROPERTY, "jffi").run();
         assertEquals(1, lines.size(), lines::toString);
         String error = only("error=", lines);
@@ -142,8 +146,14 @@ class BackendChoiceTest {
                 error);
     }
 
-    private ChildJvm everything() {
-        return new ChildJvm().classPath(CLASSES, TEST_CLASSES, JFFI, JFFI_NATIVE, JNA);
+    private static TestJvm.Builder everything() {
+        return probe(CLASSES, TEST_CLASSES, JFFI, JFFI_NATIVE, JNA);
+    }
+
+    /** {@link BackendProbe} in a JVM with this class path and no other. */
+    private static TestJvm.Builder probe(Path... classPath) {
+        return TestJvm.main(BackendProbe.class)
+                .classPath(Stream.of(classPath).map(Path::toString).collect(Collectors.joining(":")));
     }
 
     private static List<String> lines(String prefix, List<String> lines) {
