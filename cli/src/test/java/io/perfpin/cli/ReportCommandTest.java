@@ -77,7 +77,7 @@ class ReportCommandTest {
         List<String> rows = Files.readAllLines(csv);
         assertTrue(rows.get(0).startsWith("name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,context-switches,"),
                 rows.get(0));
-        assertTrue(rows.get(0).endsWith(",unsupported,source,type,time,wallNanos,state"), rows.get(0));
+        assertTrue(rows.get(0).endsWith(",unsupported,source,type,time,wallNanos,state,pmu"), rows.get(0));
         assertTrue(rows.get(1).startsWith("page-toucher," + thread.group(1) + "," + thread.group(2) + ","), rows.get(1));
         assertTrue(rows.get(1).matches(".*,thread,\\d+,\\d+,ended"), rows.get(1));
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(csv)));

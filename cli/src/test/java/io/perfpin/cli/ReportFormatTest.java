@@ -26,11 +26,11 @@ class ReportFormatTest {
     void csvHasAHeaderAndARowPerThreadWithCoverageBesideEachEventAndTheReasonsLast() {
         assertEquals(List.of(
                 "name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,page-faults,page-faults:coverage,"
-                        + "cpu-utilisation,faults-per-sec,unsupported,source,type,time,wallNanos,state",
+                        + "cpu-utilisation,faults-per-sec,unsupported,source,type,time,wallNanos,state,pmu",
                 "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,,360000.25,cycles: no hardware PMU counts this"
-                        + " here,,thread,5,1000000000,",
+                        + " here,,thread,5,1000000000,,",
                 "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,,cycles: no PMU; instructions: no PMU,,sample,5,"
-                        + "1000000000,"),
+                        + "1000000000,,"),
                 ReportFormat.CSV.render(List.of(TOUCHER, ODD)));
     }
 
@@ -41,7 +41,7 @@ class ReportFormatTest {
 
         List<String> csv = ReportFormat.CSV.render(List.of(fromProc));
         assertTrue(csv.get(1).endsWith(",cycles: no hardware PMU counts this here,task-clock: proc,thread,5,"
-                + "1000000000,"), csv.get(1));
+                + "1000000000,,"), csv.get(1));
 
         List<String> table = ReportFormat.TABLE.render(List.of(fromProc));
         assertTrue(table.get(0).matches("thread +tid +cpus +task-clock \\(proc\\) +page-faults +faults-per-sec"),
