@@ -358,9 +358,12 @@ static int keep_only(int in) {
     return in;
 }
 
-__attribute__((noreturn)) static void watch(int in) {
+__attribute__((noreturn)) static void watch(int in, int named) {
     setsid();
     prctl(PR_SET_NAME, (unsigned long) "perfpin-pins", 0, 0, 0);
+    /* Told only now: until it has its name it looks like the JVM it was forked from, to perfpin list as to ps. */
+    while (write(named, "n", 1) < 0 && errno == EINTR) {
+    }
     default_signals();
     in = keep_only(in);
     struct pins pins = {0};
@@ -380,19 +383,33 @@ jint JNICALL perfpin_watchdog_start(JNIEnv *env, jclass cls, jintArray pid_and_f
         return -EINVAL;
     }
     int fds[2];
+    int named[2];
     if (pipe2(fds, O_CLOEXEC) != 0) {
         return -errno;
     }
-    pid_t child = fork();
-    if (child == 0) {
-        watch(fds[0]);
-    }
-    int saved = errno;
-    close(fds[0]);
-    if (child < 0) {
+    if (pipe2(named, O_CLOEXEC) != 0) {
+        int saved = errno;
+        close(fds[0]);
         close(fds[1]);
         return -saved;
     }
+    pid_t child = fork();
+    if (child == 0) {
+        watch(fds[0], named[1]);
+    }
+    int saved = errno;
+    close(fds[0]);
+    close(named[1]);
+    if (child < 0) {
+        close(named[0]);
+        close(fds[1]);
+        return -saved;
+    }
+    /* Returns once the watchdog has its name: a byte, or end of file where it died first (the pipe then says so). */
+    char byte;
+    while (read(named[0], &byte, 1) < 0 && errno == EINTR) {
+    }
+    close(named[0]);
     jint out[2] = {(jint) child, (jint) fds[1]};
     (*env)->SetIntArrayRegion(env, pid_and_fd, 0, 2, out);
     return 0;
