@@ -82,7 +82,10 @@ class StatCommandTest {
 
         assertEquals(1, reports.size());
         assertEquals("1", reports.get(0).cpus(), "the pinned CPUs are shown");
-        assertEquals(Long.valueOf(0), reports.get(0).counters().get("cpu-migrations"), "pinned before counting");
+        // Pinned before counting: stat waits a while for the thread to run on its new CPU, and a thread that did
+        // not run meanwhile (a loaded machine) moves at its next wake-up, which the kernel counts once.
+        assertTrue(reports.get(0).counters().get("cpu-migrations") <= 1, "pinned before counting: "
+                + reports.get(0).counters());
         assertEquals(before, affinity.get(tid).toString(), "its CPUs given back");
         assertEquals(List.of(), ProcessHandle.current().children()
                 .filter(child -> "perfpin-pins".equals(ProcFiles.command(child.pid()))).toList(),
