@@ -3,6 +3,7 @@ package io.perfpin.agent;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
@@ -26,7 +27,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The hardware path end to end, on the simulated PMU: the agent counts cycles, instructions, cache, TLB and
  * branch events for a thread that works, twelve general-purpose events on four counters, so its groups are
- * rotated; every record, the Prometheus endpoint and the JFR event type say which simulated PMU made the counts. The simulation stands on the thread's real
+ * rotated; every record, the Prometheus and OTLP exports and the JFR event type say which simulated PMU made the counts. The simulation stands on the thread's real
  * task-clock, which the agent counts beside it: cycles are 3 GHz of it, and instructions twice the cycles.
  */
 class SimulatedPmuIT {
@@ -45,18 +46,26 @@ class SimulatedPmuIT {
         int port = PrometheusServer.freePort();
         List<String> stderr;
         String scraped;
-        try (AppJvm app = AppJvm.start(java, "threads=sim-.*;events=ipc,cache,tlb,branch,task-clock;interval=50ms;out="
-                + out + ";prometheus=127.0.0.1:" + port, dir, "-Dperfpin.simulated-pmu=skylake",
-                "-Dperfpin.simulated-pmu.ipc=" + IPC, "-XX:StartFlightRecording=filename=" + jfr)) {
+        ExportMetricsServiceRequest exported;
+        try (OtlpReceiver receiver = OtlpReceiver.start();
+             AppJvm app = AppJvm.start(java, "threads=sim-.*;events=ipc,cache,tlb,branch,task-clock;interval=50ms;out="
+                     + out + ";prometheus=127.0.0.1:" + port + ";otlp=" + receiver.url() + ";otlp-interval=100ms",
+                     dir, "-Dperfpin.simulated-pmu=skylake", "-Dperfpin.simulated-pmu.ipc=" + IPC,
+                     "-XX:StartFlightRecording=filename=" + jfr)) {
             app.await("ready");
             app.send("paced sim-1 2000 8");
             app.await("paced sim-1");
             scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
                     + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString())
                     .body();
+            exported = receiver.await(r -> OtlpReceiver.metric(r, "perfpin.thread.cycles") != null
+                    && OtlpReceiver.metric(r, "perfpin.thread.coverage") != null, "cycles and their coverage");
             assertEquals(0, app.finish());
             stderr = app.stderr();
         }
+        assertEquals("simulated skylake", OtlpReceiver.attribute(
+                exported.getResourceMetrics(0).getResource().getAttributesList(), "perfpin.pmu"), "the OTLP resource");
+        assertTrue(OtlpReceiver.value(exported, "perfpin.thread.cycles", Map.of("perfpin.thread.group", "sim")) > 0);
         assertTrue(scraped.contains("\nperfpin_simulated_pmu_info{pmu=\"simulated skylake\"} 1"), scraped);
         assertTrue(scraped.contains("\nperfpin_thread_cycles_total{thread_group=\"sim\""), scraped);
         assertTrue(scraped.contains("\nperfpin_thread_coverage_ratio{event=\"cache-misses\",thread_group=\"sim\""),
