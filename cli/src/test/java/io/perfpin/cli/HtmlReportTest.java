@@ -272,7 +272,7 @@ class HtmlReportTest {
     }
 
     /** Headless Chromium on the page, offline; its standard output. */
-    private static String chromium(Path page, String what) throws IOException, InterruptedException {
+    static String chromium(Path page, String what) throws IOException, InterruptedException {
         String browser = Programs.onPath("chromium").map(Path::toString).orElseThrow(() -> new AssertionError(
                 "headless Chromium on the PATH renders the page: apt-get install chromium (.ci/run does)"));
         Process process = new ProcessBuilder(browser, "--headless=new", "--no-sandbox", "--disable-gpu",
@@ -288,7 +288,7 @@ class HtmlReportTest {
     }
 
     /** The charts of a page, from the data it draws them with. */
-    private static List<Map<?, ?>> charts(String html) {
+    static List<Map<?, ?>> charts(String html) {
         String start = "<script type=\"application/json\" id=\"perfpin-data\">";
         int from = html.indexOf(start) + start.length();
         Map<?, ?> data = (Map<?, ?>) JsonReader.parse(html.substring(from, html.indexOf("</script>", from)));

@@ -35,6 +35,7 @@ class ReportSimulatedPmuTest {
         String said = run.out + run.err;
         assertEquals(1, said.split("simulated PMU skylake \\(-Dperfpin.simulated-pmu\\)", -1).length - 1,
                 "run's view says once that the agent's PMU is simulated:\n" + said);
+        assertTrue(run.out.lines().anyMatch(l -> l.matches("thread +tid +.* ipc( .*)?")), "the ipc column:\n" + run.out);
 
         CliRun json = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "json"));
         assertEquals(ExitCode.OK, json.code, json.err);
@@ -58,7 +59,14 @@ class ReportSimulatedPmuTest {
         CliRun html = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "html", "--output",
                 page.toString()));
         assertEquals(ExitCode.OK, html.code, html.err);
-        assertTrue(Files.readString(page).contains("<p class=\"simulated\"><strong>Simulated PMU</strong>: the hardware"
-                + " counts on this page come from a simulated skylake PMU"), "the page's banner");
+        String shown = Files.readString(page);
+        assertTrue(shown.contains("<p class=\"simulated\"><strong>Simulated PMU</strong>: the hardware counts on this"
+                + " page come from a simulated skylake PMU"), "the page's banner");
+        List<Map<?, ?>> charts = HtmlReportTest.charts(shown);
+        assertTrue(charts.stream().anyMatch(c -> "cycles per second".equals(c.get("title"))), "cycles: " + charts);
+        // The simulated IPC is the thread's own throughout: listed with its one value, not plotted.
+        assertTrue(shown.matches("(?s).*<p class=\"flat\">Not plotted, one value throughout: [^<]*ipc.*"), "ipc");
+        assertTrue(HtmlReportTest.chromium(page, "--dump-dom").contains("data-plots=\"drawn " + charts.size() + "\""),
+                "every plot drawn, no error");
     }
 }
