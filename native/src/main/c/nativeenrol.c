@@ -79,7 +79,9 @@ static struct decision decisions[DECISIONS];
 static __thread int my_slot = -1;
 static __thread int my_enrolment = -1;
 static __thread uint64_t my_generation;
-static __thread int my_java_path;
+/* Whether this file dealt with the thread's start, so Java's hooks did not hear of it: 0 for a thread whose start it
+ * never saw (one that ran before the agent), whose end Java's hooks must hear of as before. */
+static __thread int my_start_in_c;
 
 static uint64_t word_of(uint64_t generation, int state) {
     return generation << 8 | (uint64_t) state;
@@ -251,7 +253,7 @@ static int inherits_cpus(void) {
 int perfpin_enrol_starting(JNIEnv *env, jclass hooks, jobject thread) {
     my_slot = -1;
     my_enrolment = -1;
-    my_java_path = 1;
+    my_start_in_c = 0;
     if (!atomic_load(&enabled)) {
         return 0;
     }
@@ -260,7 +262,7 @@ int perfpin_enrol_starting(JNIEnv *env, jclass hooks, jobject thread) {
     if (atomic_load(&enabled) && !inherits_cpus()) {
         int decision = decide(env, hooks, thread);
         if (decision == DECIDE_SKIP) {
-            my_java_path = 0;
+            my_start_in_c = 1;
             handled = 1;
         } else if (decision == DECIDE_NATIVE) {
             uint64_t generation;
@@ -283,7 +285,7 @@ int perfpin_enrol_starting(JNIEnv *env, jclass hooks, jobject thread) {
                     if (state == LIVE) {
                         my_slot = i;
                     }
-                    my_java_path = 0;
+                    my_start_in_c = 1;
                     handled = 1;
                 }
             }
@@ -295,7 +297,7 @@ int perfpin_enrol_starting(JNIEnv *env, jclass hooks, jobject thread) {
 
 int perfpin_enrol_ended(void) {
     int slot = my_slot;
-    int java = my_java_path || atomic_load(&end_calls);
+    int java = !my_start_in_c || atomic_load(&end_calls);
     my_slot = -1;
     my_enrolment = -1;
     if (slot >= 0) {
