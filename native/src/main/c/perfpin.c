@@ -21,6 +21,7 @@
 #include "bootclasses.h"
 #include "javathreads.h"
 #include "mappings.h"
+#include "nativeenrol.h"
 #include "pinwatchdog.h"
 #include "selfread.h"
 #include "threadevents.h"
@@ -146,6 +147,13 @@ static const JNINativeMethod METHODS[] = {
     {"watchdogReap0", "(I)I", (void *) perfpin_watchdog_reap},
     {"defineBootClass0", "(Ljava/lang/String;[B)I", (void *) perfpin_define_boot_class},
     {"releaseMapping0", "(Ljava/nio/ByteBuffer;)I", (void *) perfpin_release_mapping},
+    {"enrolStart0", "(Ljava/lang/Class;[JLjava/nio/ByteBuffer;JI)I", (void *) perfpin_enrol_start},
+    {"enrolStop0", "()I", (void *) perfpin_enrol_stop},
+    {"enrolEnrolled0", "()Z", (void *) perfpin_enrol_enrolled},
+    {"enrolEndCalls0", "()V", (void *) perfpin_enrol_end_calls},
+    {"enrolAdopt0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_enrol_adopt},
+    {"enrolRead0", "(IJI)J", (void *) perfpin_enrol_read},
+    {"enrolRelease0", "(I)V", (void *) perfpin_enrol_release},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

@@ -4,6 +4,8 @@
  * thread, whatever its class. A JVMTI environment can be had from JNI code at any time (GetEnv), and these
  * two events need no capability, so a Java agent's library can use them without being a JVMTI agent.
  *
+ * A thread the C library enrols (nativeenrol.c) is not reported to the hooks: only those it leaves to Java are.
+ *
  * The hooks class is kept for good once given: a callback in flight while events are being disabled still
  * finds it. Exceptions thrown by the hooks are cleared, never left pending in the thread.
  */
@@ -11,6 +13,7 @@
 #include <jvmti.h>
 #include <stddef.h>
 
+#include "nativeenrol.h"
 #include "threadevents.h"
 
 static jvmtiEnv *jvmti;
@@ -27,7 +30,7 @@ static void clear_exception(JNIEnv *env) {
 static void JNICALL on_thread_start(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     (void) env_jvmti;
     jclass hooks = hooks_class;
-    if (hooks != NULL && thread != NULL) {
+    if (hooks != NULL && thread != NULL && !perfpin_enrol_starting(env, hooks, thread)) {
         (*env)->CallStaticBooleanMethod(env, hooks, run_starting, thread);
         clear_exception(env);
     }
@@ -36,7 +39,7 @@ static void JNICALL on_thread_start(jvmtiEnv *env_jvmti, JNIEnv *env, jthread th
 static void JNICALL on_thread_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     (void) env_jvmti;
     jclass hooks = hooks_class;
-    if (hooks != NULL && thread != NULL) {
+    if (hooks != NULL && thread != NULL && perfpin_enrol_ended()) {
         (*env)->CallStaticVoidMethod(env, hooks, run_ended, thread);
         clear_exception(env);
     }

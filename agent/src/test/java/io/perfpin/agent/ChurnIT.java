@@ -11,11 +11,19 @@ import java.util.stream.Stream;
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** 10,000 short-lived counted threads: no descriptor outlives its thread, and no count is lost. */
+/**
+ * 10,000 short-lived counted threads: no descriptor outlives its thread, and no count is lost; and among threads
+ * that rules select and threads they do not, only the selected ones are counted, each to its final record.
+ */
 class ChurnIT {
     private static final int THREADS = 10_000;
-    /** Enough that the faults of starting and ending a thread (one or two) stay well inside 3%. */
-    private static final int PAGES = 96;
+    /**
+     * Enough that the faults a thread takes of its own as it starts and ends (three or four: its first stack and
+     * heap pages, counted from its first instruction) stay well inside 3%.
+     */
+    private static final int PAGES = 192;
+    /** Threads that live through the churn, as many selected as not. */
+    private static final int PARKED = 20;
 
     static Stream<String> javas() {
         return AppJvm.javas();
@@ -44,6 +52,42 @@ class ChurnIT {
         long touched = (long) THREADS * PAGES;
         System.out.println("churn: " + faults(churned) + " faults for " + touched + " pages touched");
         assertWithin(touched, faults(churned), 0.03, "page faults of all churned threads");
+    }
+
+    /**
+     * Churned threads alternate between a name the rule selects and one it does not, beside parked threads of both
+     * kinds: every selected thread has its final record and no other thread has one, and once the churn is over
+     * the process holds the agent's own descriptors and one per parked selected thread (one event each), so no
+     * thread the rule left out holds one.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void churnedThreadsThatRulesSelectAreCountedAndNoOthers(String java, @TempDir Path dir) throws Exception {
+        Path out = dir.resolve("selected.jsonl");
+        try (AppJvm app = AppJvm.start(java, "threads=sel-.*;events=page-faults;interval=100ms;out=" + out, dir)) {
+            app.await("ready");
+            long agentsOwn = Observed.perfEventDescriptors(app.pid());
+            app.send("park " + PARKED + " sel-kept");
+            app.await("parked " + PARKED);
+            app.send("park " + PARKED + " kept");
+            app.await("parked " + PARKED);
+            app.send("churn " + THREADS + " 1 sel,other");
+            app.await("churned " + THREADS);
+            long expected = agentsOwn + PARKED;
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (Observed.perfEventDescriptors(app.pid()) != expected && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(expected, Observed.perfEventDescriptors(app.pid()),
+                    "the agent's own descriptors and one per parked selected thread: none of a thread not selected");
+            assertEquals(0, app.finish());
+        }
+        List<String> selected = Observed.records(out, "thread", "sel-\\d+");
+        assertEquals(THREADS / 2, selected.stream().map(r -> Observed.string(r, "name")).distinct().count(),
+                "a final record per selected churned thread");
+        assertEquals(THREADS / 2, selected.size(), "one final record each");
+        assertEquals(PARKED, Observed.records(out, "thread", "sel-kept-\\d+").size(), "the parked selected threads");
+        assertEquals(List.of(), Observed.records(out, "thread", "(other|kept)-\\d+"), "no thread not selected");
     }
 
     private static long faults(List<String> records) {

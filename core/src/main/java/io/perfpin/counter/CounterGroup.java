@@ -2,6 +2,7 @@ package io.perfpin.counter;
 
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.NativeEnrolment;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.PerfIoctl;
 import io.perfpin.nativeio.Syscalls;
@@ -135,6 +136,47 @@ public final class CounterGroup implements AutoCloseable {
             group.add(fd, i);
         }
         return null;
+    }
+
+    /**
+     * The encoded attributes with which the C library opens a thread's {@code events} as one group
+     * ({@link io.perfpin.nativeio.NativeEnrolment#start}), the leader's first; null when they are not one group
+     * there: more than C opens, or events of more than one PMU (the software events of the defaults are one).
+     */
+    public static long[] slotAttrs(Syscalls syscalls, List<EventSpec> events) {
+        if (events.isEmpty() || events.size() > NativeEnrolment.MAX_EVENTS) {
+            return null;
+        }
+        long[] attrs = new long[events.size()];
+        for (int i = 0; i < attrs.length; i++) {
+            if (pmuOf(events.get(i)) != pmuOf(events.get(0))) {
+                return null;
+            }
+            attrs[i] = i == 0 ? EncodedAttrs.leader(syscalls, events.get(i))
+                    : EncodedAttrs.member(syscalls, events.get(i));
+        }
+        return attrs;
+    }
+
+    /** The group the C library opened in {@code slot} with {@link #slotAttrs} of {@code events}, all counted. */
+    public static CounterGroup inSlot(Syscalls syscalls, int tid, List<EventSpec> events, int slot,
+                                      DescriptorBudget budget) {
+        List<EventSpec> requested = List.copyOf(events);
+        List<KernelGroup> groups = new ArrayList<>(1);
+        groups.add(KernelGroup.inSlot(syscalls, pmuOf(requested.get(0)), requested.size(), slot));
+        return new CounterGroup(tid, requested, new ArrayList<>(), groups, budget, null);
+    }
+
+    /**
+     * A thread the C library could not count for want of descriptors: {@code errno} 0 when perfpin's budget was
+     * spent, else the kernel's (EMFILE, ENFILE) for {@code events}' event {@code index}.
+     */
+    public static CounterGroup notCountedInSlot(int tid, List<EventSpec> events, int errno, int index,
+                                                DescriptorBudget budget) {
+        List<EventSpec> requested = List.copyOf(events);
+        return errno == 0 ? notCounted(tid, requested, List.of(), Errno.EMFILE, budget.reason(), budget)
+                : notCounted(tid, requested, List.of(), errno, PerfOpenErrors.explain(requested.get(index), tid, errno),
+                budget);
     }
 
     /** A thread without a descriptor: its events are not counted, for {@code why} unless refused anyway. */

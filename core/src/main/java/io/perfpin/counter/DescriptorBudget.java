@@ -5,20 +5,24 @@ import io.perfpin.nativeio.Errno;
 import io.perfpin.options.DescriptorShare;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The file descriptors perfpin may hold in the process it counts, and how many it holds. Every descriptor
  * perfpin keeps open takes one before it is opened and gives it back when it is closed, so what the
  * application had free stays free but for perfpin's share: counters that would go beyond it are not opened,
  * and their thread is reported not counted, with {@link #reason()}. Taking and giving back are an atomic
- * add, no system call.
+ * add, no system call. The count is a long in native memory, so that perfpin's C library, which opens the counters
+ * of threads as they start ({@link io.perfpin.nativeio.NativeEnrolment}), takes from the same budget.
  */
 public final class DescriptorBudget {
     /**
@@ -31,7 +35,10 @@ public final class DescriptorBudget {
 
     private final long budget;
     private final String reason;
-    private final AtomicLong held = new AtomicLong();
+    /** A long, atomically changed by Java through {@link #HELD} and by C alike. */
+    private static final VarHandle HELD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
+    private final ByteBuffer held = ByteBuffer.allocateDirect(2 * Long.BYTES).alignedSlice(Long.BYTES)
+            .order(ByteOrder.nativeOrder());
 
     private DescriptorBudget(long budget, String reason) {
         this.budget = budget;
@@ -93,11 +100,11 @@ public final class DescriptorBudget {
     /** Takes {@code descriptors} when they fit in the budget, all or none; returns whether it took them. */
     public boolean take(int descriptors) {
         while (true) {
-            long now = held.get();
+            long now = (long) HELD.getVolatile(held, 0);
             if (now + descriptors > budget) {
                 return false;
             }
-            if (held.compareAndSet(now, now + descriptors)) {
+            if (HELD.compareAndSet(held, 0, now, now + (long) descriptors)) {
                 return true;
             }
         }
@@ -105,7 +112,7 @@ public final class DescriptorBudget {
 
     /** Gives back descriptors taken and now closed, or taken and never opened. */
     public void giveBack(int descriptors) {
-        held.addAndGet(-descriptors);
+        HELD.getAndAdd(held, 0, (long) -descriptors);
     }
 
     /** How many descriptors perfpin may hold. */
@@ -115,7 +122,12 @@ public final class DescriptorBudget {
 
     /** How many it holds now. */
     public long held() {
-        return held.get();
+        return (long) HELD.getVolatile(held, 0);
+    }
+
+    /** The count of descriptors held, 8 aligned bytes for C to change atomically as Java does. */
+    public ByteBuffer sharedCount() {
+        return held;
     }
 
     /** Why a thread beyond the budget is not counted: one line, the same for every thread. */

@@ -1,6 +1,8 @@
 package io.perfpin.counter;
 
+import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeBuffer;
+import io.perfpin.nativeio.NativeEnrolment;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.PerfIoctl;
 import io.perfpin.nativeio.Syscalls;
@@ -43,6 +45,11 @@ final class KernelGroup {
     private final int[] fds;
     private final int[] eventIndex;
     private int size;
+    /**
+     * The C library's slot of a group it opened ({@link NativeEnrolment}), read and closed through it: C closes it
+     * when its thread ends, so its descriptors are never this object's to use. -1 for a group opened here.
+     */
+    private int slot = -1;
 
     /** A group of at most {@code capacity} members, the first of which is its leader. */
     KernelGroup(Syscalls syscalls, int pmu, int capacity) {
@@ -52,12 +59,26 @@ final class KernelGroup {
         this.eventIndex = new int[capacity];
     }
 
+    /**
+     * The group the C library opened in {@code slot} for events 0 to {@code members - 1}, in that order. Its
+     * descriptors are counted in the budget by C, not by {@link #size()}.
+     */
+    static KernelGroup inSlot(Syscalls syscalls, int pmu, int members, int slot) {
+        KernelGroup group = new KernelGroup(syscalls, pmu, members);
+        for (int i = 0; i < members; i++) {
+            group.add(-1, i);
+        }
+        group.slot = slot;
+        return group;
+    }
+
     int leaderFd() {
         return size == 0 ? -1 : fds[0];
     }
 
+    /** The descriptors it holds in the budget: none of a slot's, which C takes and gives back. */
     int size() {
-        return size;
+        return slot >= 0 ? 0 : size;
     }
 
     /** Adds an opened fd for the event at {@code index} of the counter group, after those added before. */
@@ -68,6 +89,9 @@ final class KernelGroup {
     }
 
     int ioctl(long request) {
+        if (slot >= 0) {
+            return -Errno.EBADF; // a slot's thread is never let go of while it runs
+        }
         return syscalls.ioctl(leaderFd(), request, PerfIoctl.FLAG_GROUP);
     }
 
@@ -75,7 +99,8 @@ final class KernelGroup {
     int readInto(CounterSnapshot into) {
         int bytes = VALUES_OFFSET + Long.BYTES * size;
         NativeBuffer buffer = readBuffer(bytes);
-        long n = syscalls.read(leaderFd(), buffer.address(), bytes);
+        long n = slot >= 0 ? NativeEnrolment.read(slot, buffer.address(), bytes)
+                : syscalls.read(leaderFd(), buffer.address(), bytes);
         if (n < 0) {
             return (int) n;
         }
@@ -98,6 +123,13 @@ final class KernelGroup {
     }
 
     void close() {
+        if (slot >= 0) {
+            if (size > 0) {
+                NativeEnrolment.release(slot);
+            }
+            size = 0;
+            return;
+        }
         for (int i = size - 1; i >= 0; i--) {
             syscalls.close(fds[i]);
         }

@@ -71,6 +71,11 @@ public final class ThreadCounters implements AutoCloseable {
         }
     }
 
+    /** The counters of a thread whose group the C library opened, or could not, as {@code group} says. */
+    public static ThreadCounters of(CounterGroup group, long pid) {
+        return withProc(group, pid, group.tid(), group.events());
+    }
+
     private static ThreadCounters withProc(CounterGroup group, long pid, int tid, List<EventSpec> events) {
         SchedulerCounts[] fromProc = new SchedulerCounts[events.size()];
         long[] first = new long[events.size()];

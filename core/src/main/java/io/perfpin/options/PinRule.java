@@ -38,6 +38,11 @@ public final class PinRule {
         return threads.matches(threadName);
     }
 
+    /** As {@link ThreadPattern#blindToDigitSuffix()} of its regex. */
+    public boolean blindToDigitSuffix() {
+        return threads.blindToDigitSuffix();
+    }
+
     public Placement placement() {
         return placement;
     }

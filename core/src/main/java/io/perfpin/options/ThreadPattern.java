@@ -9,10 +9,44 @@ import com.google.re2j.Pattern;
  * {@link ThreadPatterns#compile} makes one.
  */
 public final class ThreadPattern {
+    /** Tails after which a name's digits are all matched, whatever they are. */
+    private static final String[] DIGITS_TAILS = {".*", ".+", "\\d*", "\\d+", "[0-9]*", "[0-9]+"};
+
     private final Pattern regex;
+    private final boolean blindToDigitSuffix;
 
     ThreadPattern(Pattern regex) {
         this.regex = regex;
+        this.blindToDigitSuffix = blindToDigitSuffix(regex.pattern());
+    }
+
+    /**
+     * Whether two names that differ only in the digits they end with (one or more: {@code pool-7} and
+     * {@code pool-12}, not {@code pool-}) always both match or both not, so that the answer for one holds for
+     * all, as the agent's thread enrolment in C keeps it. Told from the regex once, conservatively: true when the
+     * regex is some part that can match no digit (no digit, {@code .}, escape or class in it), followed by nothing
+     * or by one of the {@link #DIGITS_TAILS}. That part then matches a prefix of the name without its digits, and
+     * the tail matches the digits, whichever they are, or no name with digits matches at all.
+     */
+    public boolean blindToDigitSuffix() {
+        return blindToDigitSuffix;
+    }
+
+    static boolean blindToDigitSuffix(String regex) {
+        String head = regex;
+        for (String tail : DIGITS_TAILS) {
+            if (regex.endsWith(tail)) {
+                head = regex.substring(0, regex.length() - tail.length());
+                break;
+            }
+        }
+        for (int i = 0; i < head.length(); i++) {
+            char c = head.charAt(i);
+            if (c >= '0' && c <= '9' || c == '.' || c == '\\' || c == '[') {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether the whole name matches. */

@@ -1,5 +1,6 @@
 package io.perfpin.registry;
 
+import io.perfpin.counter.CounterGroup;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.EventFailure;
 import io.perfpin.counter.RefusedEvents;
@@ -7,7 +8,11 @@ import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
+import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.ThisProcess;
+import io.perfpin.nativeio.Backend;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.NativeEnrolment;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
 
@@ -28,6 +33,9 @@ import java.util.concurrent.locks.LockSupport;
  * or on whichever thread enrols a running one by TID, and does only what must happen there, before the thread's
  * first counted instruction: its pin and its counters. The sampler takes each new thread from here, says what it
  * cannot count, and finishes it once it ended: what the enrolling thread never waits for.
+ *
+ * <p>With perfpin's C library, threads may be enrolled with no Java on them at all ({@link #enrolInC}): C opens their
+ * counters as they start, and the sampler adopts them here, where they join the others.
  */
 final class EnrolledThreads {
     /** Ended threads pending before the sampler is woken early to close their descriptors. */
@@ -36,6 +44,13 @@ final class EnrolledThreads {
     private static final long ENROLMENTS_IN_FLIGHT_NANOS = TimeUnit.SECONDS.toNanos(10);
     private static final int EXPLAINED = 256;
     private static final Object NOT_COUNTED = new Object();
+    /**
+     * Threads C may count at once, from their start until the sampler is done with them: some hundred bytes each.
+     * One that starts while all are taken goes the Java way.
+     */
+    private static final int SLOTS = 4096;
+    /** How many threads enrolled in C the sampler takes in per call. */
+    private static final int ADOPTED_AT_ONCE = 256;
 
     private final Syscalls syscalls;
     private final long pid = ThisProcess.pid();
@@ -51,6 +66,21 @@ final class EnrolledThreads {
     /** Enrolments under way: closing waits for them, so that none leaves descriptors open after it. */
     private final AtomicInteger enrolling = new AtomicInteger();
     private volatile boolean closed;
+    /** Whether C enrols threads: the sampler then adopts them. */
+    private volatile boolean inC;
+    /**
+     * Pins of threads C enrolled, set by an annotated task before the sampler took them in: each goes to its thread
+     * as it is taken in, or, when it was taken in meanwhile, at once. Whoever removes one hands it on.
+     */
+    private final Map<Thread, ThreadPins.Pin> pinnedBeforeAdoption = new ConcurrentHashMap<>();
+    /**
+     * The CPUs of every thread C enrolled, as it started: those of the thread that started C's enrolment, since C
+     * hands a thread that starts with others to Java.
+     */
+    private volatile String cpusInC = "";
+    /** On the sampler only: the threads C enrolled, and their slot, TID, state and error. */
+    private final Thread[] adoptedThreads = new Thread[ADOPTED_AT_ONCE];
+    private final int[] adoptedInfo = new int[ADOPTED_AT_ONCE * NativeEnrolment.INFO];
     /** On the sampler only: what {@link #explain} said, by event (or {@link #NOT_COUNTED}) to the reasons. */
     private final Map<Object, Set<Object>> explained = new HashMap<>();
 
@@ -72,7 +102,7 @@ final class EnrolledThreads {
     boolean enrol(Thread thread, int tid, EventList events, Placement placement, boolean inheritedPin) {
         enrolling.incrementAndGet();
         try {
-            if (closed || enrolled.containsKey(thread)) {
+            if (closed || isEnrolled(thread)) {
                 return false;
             }
             // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
@@ -107,9 +137,118 @@ final class EnrolledThreads {
         }
     }
 
+    /**
+     * Has perfpin's C library count the threads that {@code hooks.decide} says to with the default events, from their
+     * first instruction and with no Java on them ({@link NativeEnrolment}). Only with the JNI backend on the kernel's
+     * own PMU, and only when
+     * the kernel counts each of those events for the calling thread in one group: a thread C counts has no /proc
+     * values and no second group, so where either would be needed every thread goes the Java way, as it did.
+     *
+     * @return whether C enrols threads from now on
+     */
+    boolean enrolInC(Class<?> hooks) {
+        // C opens counters with its own system calls, which a simulated PMU (tests only) would not see.
+        if (syscalls.backend() != Backend.JNI || closed || syscalls.simulatedPmu() != null) {
+            return false;
+        }
+        List<EventSpec> events = defaultEvents.events();
+        long[] attrs = CounterGroup.slotAttrs(syscalls, events);
+        if (attrs == null) {
+            return false;
+        }
+        try (CounterGroup probe = CounterGroup.open(syscalls, 0, events, new RefusedEvents(), descriptors)) {
+            if (probe.notCounted() != null || !probe.unsupported().isEmpty() || probe.kernelGroups() != 1) {
+                return false;
+            }
+        }
+        cpusInC = pins.cpusOf(syscalls.gettid());
+        inC = NativeEnrolment.start(syscalls, hooks, attrs, descriptors.sharedCount(), descriptors.budget(),
+                SLOTS) == 0;
+        return inC;
+    }
+
+    /**
+     * On the sampler: takes in the threads C enrolled since the last call, as {@link #enrol} would have, but for
+     * their pin: a rule that pins a thread sends it the Java way.
+     */
+    private void adoptFromC(List<TrackedThread> live) {
+        int n;
+        do {
+            n = NativeEnrolment.adopt(adoptedThreads, adoptedInfo);
+            for (int k = 0; k < n; k++) {
+                Thread thread = adoptedThreads[k];
+                adoptedThreads[k] = null;
+                int at = k * NativeEnrolment.INFO;
+                Isolated.run(notices, "counting a thread", () -> adopt(thread, adoptedInfo[at], adoptedInfo[at + 1],
+                        adoptedInfo[at + 2], adoptedInfo[at + 3],
+                        (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL), live));
+            }
+        } while (n == ADOPTED_AT_ONCE);
+    }
+
+    private void adopt(Thread thread, int slot, int tid, int state, int error, long openedNanos,
+                       List<TrackedThread> live) {
+        List<EventSpec> events = defaultEvents.events();
+        if (state == NativeEnrolment.FAILED) {
+            // The kernel refused this thread an event it gave the thread that started C's enrolment: Java opens what
+            // it can, with the reasons, counted from now.
+            NativeEnrolment.release(slot);
+            enrol(thread, tid, null, null, false);
+            return;
+        }
+        boolean counted = state != NativeEnrolment.NOT_COUNTED;
+        CounterGroup group = counted ? CounterGroup.inSlot(syscalls, tid, events, slot, descriptors)
+                : CounterGroup.notCountedInSlot(tid, events, error >>> 8, error & 0xff, descriptors);
+        if (!counted) {
+            NativeEnrolment.release(slot);
+        }
+        ThreadCounters counters = ThreadCounters.of(group, pid);
+        TrackedThread tracked = new TrackedThread(thread, tid, defaultEvents, counters, null, false, openedNanos);
+        tracked.cpus = cpusInC;
+        if (enrolled.putIfAbsent(thread, tracked) != null) {
+            counters.close(); // enrolled the Java way before this tick, as a running thread is after an attach
+            return;
+        }
+        handPin(tracked);
+        live.add(tracked);
+        explain(counters);
+    }
+
+    /** Gives {@code tracked} the pin it was given before the sampler took it in, if any. */
+    private void handPin(TrackedThread tracked) {
+        ThreadPins.Pin pinning = pinnedBeforeAdoption.remove(tracked.thread);
+        if (pinning == null) {
+            return;
+        }
+        if (tracked.pinning == null) {
+            tracked.pinned(pinning);
+            tracked.cpus = pinning.cpus().toString();
+        } else {
+            pins.restore(pinning);
+        }
+    }
+
+    /** Whether C enrolled {@code thread}, the calling thread, as it started: taken in by the sampler or about to be. */
+    private boolean enrolledInC(Thread thread) {
+        return inC && thread == Thread.currentThread() && NativeEnrolment.enrolledCurrentThread();
+    }
+
     /** Pins a thread that is counted but not pinned; nothing happens to a thread not counted or already pinned. */
     void pin(Thread thread, Placement placement) {
         TrackedThread tracked = enrolled.get(thread);
+        if (tracked == null && enrolledInC(thread)) {
+            // not taken in yet: pinned now, on itself, and the pin handed to it as the sampler takes it in
+            int tid = syscalls.gettid();
+            ThreadPins.Pin pinning = pin(thread, tid, thread.getName(), placement);
+            if (pinning != null && pinnedBeforeAdoption.putIfAbsent(thread, pinning) != null) {
+                pins.restore(pinning);
+            }
+            tracked = enrolled.get(thread);
+            if (tracked != null) {
+                handPin(tracked); // taken in meanwhile, without it
+            }
+            return;
+        }
         if (tracked != null && tracked.pinning == null) {
             tracked.pinned(pin(thread, tracked.tid, tracked.name, placement));
             if (tracked.pinning != null) {
@@ -145,7 +284,7 @@ final class EnrolledThreads {
     }
 
     boolean isEnrolled(Thread thread) {
-        return enrolled.containsKey(thread);
+        return enrolled.containsKey(thread) || enrolledInC(thread);
     }
 
     /**
@@ -189,6 +328,9 @@ final class EnrolledThreads {
      */
     void admitInto(List<TrackedThread> live) {
         endedPending.set(0);
+        if (inC) {
+            adoptFromC(live);
+        }
         for (TrackedThread t = admitted.poll(); t != null; t = admitted.poll()) {
             live.add(t);
             TrackedThread admittedNow = t;
@@ -244,6 +386,14 @@ final class EnrolledThreads {
     /** Enrols no more threads, and waits for enrolments under way, so that the sampler's last tick has them all. */
     void close() {
         closed = true;
+        if (inC) {
+            // C's enrolments in flight are done when it returns; the last tick adopts every thread they enrolled
+            int rc = NativeEnrolment.stop(syscalls);
+            if (rc < 0) {
+                notices.sayOnce(AgentNotice.refused("closing: threads starting still being enrolled ("
+                        + Errno.name(-rc) + ")"));
+            }
+        }
         long deadline = System.nanoTime() + ENROLMENTS_IN_FLIGHT_NANOS;
         while (enrolling.get() > 0 && System.nanoTime() < deadline) {
             LockSupport.parkNanos(100_000);

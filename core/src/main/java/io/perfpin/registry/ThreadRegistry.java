@@ -222,6 +222,18 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     /**
+     * Has perfpin's C library enrol the threads that {@code hooks.decide(Thread)} says to count, with the default
+     * events, as the JVM starts them: no Java runs on them ({@link io.perfpin.nativeio.NativeEnrolment}), and the
+     * sampler takes them in on its next tick. Those it decides otherwise go to {@code hooks.runStarting}.
+     *
+     * @return false where C cannot (another backend than JNI, events the kernel does not count in one group for
+     *         every thread): every thread then goes the Java way
+     */
+    public boolean enrolInC(Class<?> hooks) {
+        return threads.enrolInC(hooks);
+    }
+
+    /**
      * Pins a thread that is counted but not pinned, as when an annotated task starts on a thread that a name
      * rule already counts; nothing happens to a thread not counted or already pinned.
      */

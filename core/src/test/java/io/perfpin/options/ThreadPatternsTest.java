@@ -3,6 +3,7 @@ package io.perfpin.options;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -22,6 +23,24 @@ class ThreadPatternsTest {
         assertFalse(rule.matches("my-io-12"));
         assertEquals("io-\\d+", rule.toString());
         assertTrue(ThreadPatterns.compile("thread regex", "w", "(?i)worker-[0-9]{1,3}|\\p{L}+").matches("WORKER-7"));
+    }
+
+    @Test
+    void aRuleBlindToDigitSuffixesAnswersAlikeForNamesThatDifferInTheirDigitsOnly() {
+        for (String regex : List.of("churn-.*", "worker-\\d+", "pool|io-.+", "a*b?[0-9]*", "x", "(?i)Main")) {
+            ThreadPattern rule = ThreadPatterns.compile("threads option", regex, regex);
+            assertTrue(rule.blindToDigitSuffix(), regex);
+            for (String stem : List.of("", "churn-", "churn-a", "worker-", "io-", "pool", "ab", "x", "main")) {
+                boolean first = rule.matches(stem + "0");
+                for (String digits : List.of("1", "7", "12", "000", "123456789")) {
+                    assertEquals(first, rule.matches(stem + digits), regex + " on " + stem + digits);
+                }
+            }
+        }
+        // each tells some numbered names from others, or might: x1 from x2, io-1 from io-3, n7 from n77
+        for (String regex : List.of("x1.*", "io-[12]", "a.c.*", "w-\\d", "n\\w", "t-\\d{2}", "(a.*)")) {
+            assertFalse(ThreadPatterns.compile("threads option", regex, regex).blindToDigitSuffix(), regex);
+        }
     }
 
     @Test

@@ -9,7 +9,11 @@ import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
+import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.NativeEnrolment;
+import io.perfpin.nativeio.Syscalls;
+import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
@@ -346,6 +350,77 @@ class ThreadRegistryTest {
             assertEquals(false, inherited[0]);
             assertEquals(CpuSet.of(1), child[1], "an inherit rule keeps the parent's pin");
             assertEquals(true, inherited[1]);
+        }
+    }
+
+    /**
+     * With the C library's enrolment, a thread starts with no Java on it: the rules are asked once per name without
+     * its number, C opens the counters of those they select from the thread's first instruction, the sampler takes
+     * each in, and each has its final record; those not selected have none, and every descriptor is given back.
+     */
+    @Test
+    void threadsEnrolledInCAreAskedOncePerNameAndEachSelectedOneIsRecorded() throws Exception {
+        Syscalls syscalls = Backends.syscalls();
+        assumeTrue(syscalls.backend() == Backend.JNI, "the C library's enrolment needs the JNI backend");
+        long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
+        Path recording = dir.resolve("in-c.jsonl");
+        int threads = 200;
+        int pages = 64;
+        ThreadRegistry registry = start(RegistryConfig.of(events("page-faults,task-clock")).withInterval(10_000_000L)
+                .withJsonLines(recording));
+        try {
+            assertEquals(0, ThreadLifecycleEvents.enable(syscalls, RulesInC.class));
+            assertTrue(registry.enrolInC(RulesInC.class), "the default events are one group: C enrols");
+            for (int i = 0; i < threads; i++) {
+                Thread t = new Thread(() -> PageToucher.touch((long) pages * PageToucher.PAGE_SIZE),
+                        (i % 2 == 0 ? "in-c-counted-" : "in-c-left-") + i);
+                t.start();
+                t.join(TimeUnit.SECONDS.toMillis(20));
+                assertTrue(!t.isAlive(), "ended within the deadline");
+            }
+        } finally {
+            ThreadLifecycleEvents.disable(syscalls);
+            registry.close();
+        }
+        assertEquals(List.of("in-c-counted-0", "in-c-left-1"), RulesInC.ASKED,
+                "asked once per name without its number");
+        assertEquals(List.of(), RulesInC.STARTED, "no Java on the threads that C dealt with");
+        List<ThreadReport> finals = threadRecords(recording).stream().filter(ThreadRecord::isFinal)
+                .map(ThreadRecord::report).filter(r -> r.name().startsWith("in-c-")).toList();
+        assertEquals(threads / 2, finals.size(), "a final record for each selected thread: " + finals);
+        for (ThreadReport record : finals) {
+            assertTrue(record.name().startsWith("in-c-counted-"), record.name());
+            assertTrue(record.counters().get("page-faults") >= pages, "counted from its start, to its end: "
+                    + record.counters());
+        }
+        assertEquals(descriptorsBefore, PerfEventDescriptors.ofThisProcess(),
+                "perf_event descriptors back to the baseline");
+        assertEquals(List.of(), warnings);
+    }
+
+    /** Rules as the agent's hooks answer them for C: counted when the name says so, the answer good for its number. */
+    public static final class RulesInC {
+        static final List<String> ASKED = new CopyOnWriteArrayList<>();
+        static final List<String> STARTED = new CopyOnWriteArrayList<>();
+
+        public static int decide(Thread thread) {
+            String name = thread.getName();
+            if (!name.startsWith("in-c-")) {
+                return NativeEnrolment.SKIP; // the JVM's and the test runner's own, uncached
+            }
+            ASKED.add(name);
+            return (name.startsWith("in-c-counted-") ? NativeEnrolment.COUNT : NativeEnrolment.SKIP)
+                    | NativeEnrolment.CACHEABLE;
+        }
+
+        public static boolean runStarting(Thread thread) {
+            if (thread.getName().startsWith("in-c-")) {
+                STARTED.add(thread.getName());
+            }
+            return false;
+        }
+
+        public static void runEnded(Thread thread) {
         }
     }
 

@@ -129,4 +129,19 @@ public final class JniSyscalls implements Syscalls {
     static native int defineBootClass0(String name, byte[] classFile);
 
     static native int releaseMapping0(ByteBuffer mapped);
+
+    static native int enrolStart0(Class<?> hooks, long[] attrAddresses, ByteBuffer budgetHeld, long budget,
+                                  int slots);
+
+    static native int enrolStop0();
+
+    static native boolean enrolEnrolled0();
+
+    static native void enrolEndCalls0();
+
+    static native int enrolAdopt0(Thread[] threads, int[] info);
+
+    static native long enrolRead0(int slot, long address, int bytes);
+
+    static native void enrolRelease0(int slot);
 }

@@ -12,6 +12,13 @@ public interface ThreadEvents {
      */
     boolean runStarting(Thread thread);
 
+    /**
+     * How perfpin's C library deals with a thread that starts, before its {@code run()}: one of
+     * {@code io.perfpin.nativeio.NativeEnrolment}'s decisions, with its {@code CACHEABLE} bit when the answer holds
+     * for every thread whose name differs from this one's only in the digits it ends with.
+     */
+    int decide(Thread thread);
+
     void runEnded(Thread thread);
 
     /**

@@ -7,6 +7,8 @@ package io.perfpin.agent.bootstrap;
  * this class swallows its own, since the agent reports its failures itself.
  */
 public final class ThreadHooks {
+    /** NativeEnrolment.JAVA: the thread goes to {@link #runStarting}, and its end to {@link #runEnded}. */
+    private static final int JAVA = 2;
     private static volatile ThreadEvents events;
 
     private ThreadHooks() {
@@ -29,6 +31,20 @@ public final class ThreadHooks {
             return handler != null && handler.runStarting(thread);
         } catch (Throwable e) {
             return false;
+        }
+    }
+
+    /**
+     * Called by perfpin's C library on a thread that starts, ahead of {@link #runStarting}: what C does with it.
+     * Without an agent, or when it fails, the thread goes to {@link #runStarting}: {@code NativeEnrolment.JAVA},
+     * which this class, on the bootstrap class path, cannot name.
+     */
+    public static int decide(Thread thread) {
+        ThreadEvents handler = events;
+        try {
+            return handler == null ? JAVA : handler.decide(thread);
+        } catch (Throwable e) {
+            return JAVA;
         }
     }
 

@@ -96,9 +96,9 @@ final class Agent implements AutoCloseable {
             exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
             values = new AnnotationValues(parser);
             rules = options.rules();
-            enrolment = new Enrolment(registry, rules, values, methods);
+            enrolment = new Enrolment(registry, rules, values, methods, syscalls);
             ThreadHooks.install(enrolment);
-            unweave = weave(instrumentation, syscalls, values, methods, attached);
+            unweave = weave(instrumentation, syscalls, values, methods, attached, registry);
         } catch (RuntimeException | Error e) {
             if (enrolment != null) {
                 ThreadHooks.uninstall(enrolment);
@@ -141,13 +141,15 @@ final class Agent implements AutoCloseable {
 
     /**
      * How threads are seen to start: with perfpin's C library the JVM reports every thread's start and end
-     * itself (JVMTI), and only annotated classes are woven, byte-buddy loading when the first one appears (in
-     * the background, after an attach, for the classes already loaded). Without it, Thread.run() is woven too,
-     * and byte-buddy loads now.
+     * itself (JVMTI), the library enrolling those it can with no Java on them, and only annotated classes are woven,
+     * byte-buddy loading when the first one appears (in the background, after an attach, for the classes already
+     * loaded). Without it, Thread.run() is woven too, and byte-buddy loads now.
      */
     private static Runnable weave(Instrumentation instrumentation, Syscalls syscalls, AnnotationValues values,
-                                  MethodCounting methods, boolean attached) {
+                                  MethodCounting methods, boolean attached, ThreadRegistry registry) {
         if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) == 0) {
+            // and with the library's enrolment a thread's start runs no Java at all, but when the rules say to
+            registry.enrolInC(ThreadHooks.class);
             WeavingOnDemand onDemand = WeavingOnDemand.install(instrumentation, values, methods);
             if (attached) {
                 Thread weaver = new Thread(() -> onDemand.weaveLoaded(instrumentation), "perfpin-weaver");

@@ -2,6 +2,8 @@ package io.perfpin.agent.impl;
 
 import io.perfpin.agent.bootstrap.ThreadEvents;
 import io.perfpin.cpu.Placement;
+import io.perfpin.nativeio.NativeEnrolment;
+import io.perfpin.nativeio.Syscalls;
 import io.perfpin.registry.ThreadRegistry;
 
 /**
@@ -21,12 +23,33 @@ final class Enrolment implements ThreadEvents {
     private final ThreadRules rules;
     private final AnnotationValues annotations;
     private final MethodCounting methods;
+    private final Syscalls syscalls;
+    /** Set once a thread measured a {@code @Counted} method: from then on C reports every thread's end. */
+    private volatile boolean everyEndReported;
 
-    Enrolment(ThreadRegistry registry, ThreadRules rules, AnnotationValues annotations, MethodCounting methods) {
+    Enrolment(ThreadRegistry registry, ThreadRules rules, AnnotationValues annotations, MethodCounting methods,
+              Syscalls syscalls) {
         this.registry = registry;
         this.rules = rules;
         this.annotations = annotations;
         this.methods = methods;
+        this.syscalls = syscalls;
+    }
+
+    /**
+     * For perfpin's C library, once per name with its numeric suffix stripped when the rules allow
+     * ({@link ThreadRules#blindToDigitSuffix()}), else for each thread: whether C counts the thread, leaves it be,
+     * or hands it to {@link #runStarting}. A thread that a rule pins goes to Java, which pins it before its
+     * counters open, on the thread itself: it is counted from its first instruction on its CPUs, and its move there
+     * is not counted as a migration. C could only leave the pin to the sampler, a tick later. A thread that starts
+     * with CPUs other than the process's, which it may have inherited, C never asks about but hands to Java.
+     */
+    @Override
+    public int decide(Thread thread) {
+        String name = thread.getName();
+        int decision = rules.placementFor(name) != null ? NativeEnrolment.JAVA
+                : rules.enrols(name, thread.getClass()) ? NativeEnrolment.COUNT : NativeEnrolment.SKIP;
+        return rules.blindToDigitSuffix() ? decision | NativeEnrolment.CACHEABLE : decision;
     }
 
     @Override
@@ -71,7 +94,16 @@ final class Enrolment implements ThreadEvents {
 
     @Override
     public Object methodEntering(int method) {
-        return isVirtual(Thread.currentThread()) ? null : methods.entering(method);
+        if (isVirtual(Thread.currentThread())) {
+            return null;
+        }
+        Object token = methods.entering(method);
+        if (token != null && !everyEndReported) {
+            // the thread's measured methods hold counters that its end closes (MethodCounting.threadEnded)
+            everyEndReported = true;
+            NativeEnrolment.reportEveryEnd(syscalls);
+        }
+        return token;
     }
 
     private static boolean isVirtual(Thread thread) {

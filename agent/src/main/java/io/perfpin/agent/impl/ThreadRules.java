@@ -20,12 +20,26 @@ final class ThreadRules {
     private final ThreadPattern classes;
     private final List<PinRule> pins;
     private final ThreadPattern inherit;
+    private final boolean blindToDigitSuffix;
 
     ThreadRules(ThreadPattern threads, ThreadPattern classes, List<PinRule> pins, ThreadPattern inherit) {
         this.threads = threads;
         this.classes = classes;
         this.pins = List.copyOf(pins);
         this.inherit = inherit;
+        this.blindToDigitSuffix = classes == null && (threads == null || threads.blindToDigitSuffix())
+                && this.pins.stream().allMatch(PinRule::blindToDigitSuffix);
+    }
+
+    /**
+     * Whether {@link #enrols} and {@link #placementFor} answer alike for every name that differs from another only
+     * in the digits it ends with ({@link ThreadPattern#blindToDigitSuffix()}), whatever the thread's class. Without
+     * rules they do: the JVM's service threads are told by name, and its compiler threads by their name's prefix
+     * and that digits follow it. Which pin a thread inherits is not asked: a thread that starts pinned is always
+     * asked of the rules.
+     */
+    boolean blindToDigitSuffix() {
+        return blindToDigitSuffix;
     }
 
     /** Whether a thread of this name and class is counted, pinned or not. */

@@ -24,7 +24,8 @@ import java.util.concurrent.Semaphore;
  *   virtual NAME PAGES     the annotated Runnable in a virtual thread (JDK 21+) -> "touched NAME TID-OF-CARRIER"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
- *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"
+ *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"; PREFIX
+ *                          may list several, A,B: thread I is then named after the (I mod 2)th, A-0, B-1, A-2 ...
  *   paced NAME PAGES N     a thread NAME touches PAGES pages N times, 30 ms apart, and ends -> "paced NAME TID"
  *   park N PREFIX          N threads PREFIX-I that only wait              -> "parked N"
  *   open N                 opens /dev/null N times and keeps the files open, up to the first failure
@@ -142,7 +143,8 @@ public final class AgentTestApp {
         thread.start();
     }
 
-    private static void churn(int threads, int pages, String prefix) throws InterruptedException {
+    private static void churn(int threads, int pages, String prefixes) throws InterruptedException {
+        String[] prefix = prefixes.split(",");
         Semaphore running = new Semaphore(2);
         for (int i = 0; i < threads; i++) {
             running.acquire();
@@ -152,7 +154,7 @@ public final class AgentTestApp {
                 } finally {
                     running.release();
                 }
-            }, prefix + "-" + i).start();
+            }, prefix[i % prefix.length] + "-" + i).start();
         }
         running.acquire(2);
         say("churned " + threads);

@@ -54,6 +54,7 @@ class AgentOptionsTest {
         assertFalse(rules.enrols("Common-Cleaner", Thread.class));
         assertFalse(rules.enrols("C2 CompilerThread0", Thread.class));
         assertFalse(rules.enrols("perfpin-sampler", Thread.class));
+        assertTrue(rules.blindToDigitSuffix(), "the JVM's threads are told apart by name and prefix, not number");
         assertEquals(500_000_000L, options.intervalNanos());
         assertNull(options.out());
         assertEquals("25%", options.descriptors().toString(), "a quarter of the free file descriptors");
@@ -70,6 +71,8 @@ class AgentOptionsTest {
         ThreadRules both = AgentOptions.parse("class=.*WorkerThread;threads=io-.*", PARSER).rules();
         assertTrue(both.enrols("io-1", Thread.class));
         assertTrue(both.enrols("x", WorkerThread.class));
+        assertFalse(both.blindToDigitSuffix(), "a class rule is not told by the name");
+        assertTrue(AgentOptions.parse("threads=io-.*;pin=disruptor-\\d+@0", PARSER).rules().blindToDigitSuffix());
     }
 
     private static final class WorkerThread extends Thread {
@@ -82,6 +85,7 @@ class AgentOptionsTest {
         assertEquals(Placement.cpus(CpuSet.of(0)), rules.placementFor("io-2"));
         assertTrue(rules.enrols("io-2", Thread.class), "a pinned thread is counted");
         assertFalse(rules.enrols("perfpin-sampler", Thread.class));
+        assertFalse(rules.blindToDigitSuffix(), "io-1 and io-2 go to different CPUs");
     }
 
     @Test
