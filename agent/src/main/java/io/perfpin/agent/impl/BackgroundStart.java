@@ -28,7 +28,8 @@ final class BackgroundStart {
      */
     static CompletableFuture<Agent> begin(AgentOptions options, EventParser parser, Syscalls syscalls,
                                           Instrumentation instrumentation) {
-        StartGate gate = new StartGate(syscalls::gettid);
+        ThreadRules rules = options.rules();
+        StartGate gate = new StartGate(syscalls::gettid, t -> rules.enrols(t.getName(), t.getClass()));
         ThreadHooks.install(gate);
         if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) != 0) {
             ThreadHooks.uninstall(gate);

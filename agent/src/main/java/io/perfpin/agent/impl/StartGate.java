@@ -6,14 +6,17 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
  * The thread hooks while the agent starts on a thread of its own, once premain has returned and main() runs: a
  * thread that starts meanwhile waits for the start, at most {@link #PATIENCE_MILLIS}, and is then enrolled as any
- * thread that starts later is, from its first instruction. One that waited that long, and main's thread, which was
- * running before, are handed to the start when it ends ({@link #open}), which enrols them by their TIDs, counted
- * from then on. When the start fails, every thread goes on uncounted at once.
+ * thread that starts later is, from its first instruction. One that waited that long is handed to the start when it
+ * ends ({@link #open}), which enrols it by its TID, counted from then on. So is main's thread, which runs premain,
+ * unless the JVM reports its start once premain returned, as HotSpot does: where the rules count it, it then waits
+ * there as any starting thread does, and is counted from main()'s first instruction. When the start fails, every
+ * thread goes on uncounted at once.
  */
 final class StartGate implements ThreadEvents {
     /**
@@ -35,14 +38,17 @@ final class StartGate implements ThreadEvents {
     /** Threads that went on before the start ended, with their TIDs; null once it ended. */
     private Map<Thread, Integer> passed = new HashMap<>();
     private final TidOfCurrentThread tids;
+    /** Whether the rules count a thread: main's waits for the start only then. */
+    private final Predicate<Thread> counted;
 
     /** The caller's own TID, as the kernel knows it. */
     interface TidOfCurrentThread {
         int tid();
     }
 
-    StartGate(TidOfCurrentThread tids) {
+    StartGate(TidOfCurrentThread tids, Predicate<Thread> counted) {
         this.tids = tids;
+        this.counted = counted;
     }
 
     /** The start's thread, made by {@code create} on the calling thread: it and the threads it makes pass. */
@@ -79,10 +85,11 @@ final class StartGate implements ThreadEvents {
 
     @Override
     public boolean runStarting(Thread thread) {
-        if (thread != Thread.currentThread() || ofTheStart.get() != null || handed(thread)) {
-            // run() called as a plain method; the start's own thread, which a synchronous start would not see; or
-            // main's, which the JVM reports as starting once premain returned
-            return false;
+        if (thread != Thread.currentThread() || ofTheStart.get() != null) {
+            return false; // run() called as a plain method; or the start's own thread, which it does not count
+        }
+        if (handed(thread) && !(counted.test(thread) && takeBack(thread))) {
+            return false; // main's, which the rules do not count: nothing of it to count before the start ends
         }
         try {
             ended.await(PATIENCE_MILLIS, TimeUnit.MILLISECONDS);
@@ -99,6 +106,11 @@ final class StartGate implements ThreadEvents {
 
     private synchronized boolean handed(Thread thread) {
         return passed != null && passed.containsKey(thread);
+    }
+
+    /** Whether {@code thread} was handed to the start, which has not ended, and is now held as it starts. */
+    private synchronized boolean takeBack(Thread thread) {
+        return passed != null && passed.remove(thread) != null;
     }
 
     private synchronized void pass(Thread thread) {
