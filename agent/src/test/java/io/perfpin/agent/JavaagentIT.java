@@ -80,30 +80,6 @@ class JavaagentIT {
     }
 
     /**
-     * premain returns before the agent has started (its registry starts on a thread of its own while main() runs):
-     * main's thread, running since before, is still counted, enrolled by its TID once the start ends, and a thread
-     * that a rule names is counted from its first instruction, whether it started during the start or after.
-     */
-    @ParameterizedTest
-    @MethodSource("javas")
-    void mainIsCountedThoughTheAgentStartsWhileItRuns(String java, @TempDir Path dir) throws Exception {
-        Path out = dir.resolve("run.jsonl");
-        try (AppJvm app = AppJvm.start(java, "threads=main|toucher-.*;events=sched;interval=50ms;out=" + out, dir)) {
-            app.await("ready");
-            app.send("start toucher-1 " + PAGES);
-            int counted = app.touched("toucher-1");
-            Path stats = Observed.statsFile(dir, app.pid());
-            assertWithin(PAGES, awaitLive(stats, counted, "page-faults", PAGES).getAsLong(), 0.03, "toucher-1");
-            assertEquals(0, app.finish());
-            assertTrue(app.stderr().isEmpty(), "the agent said nothing: " + app.stderr());
-        }
-        List<String> main = Observed.records(out, "thread", "main");
-        assertEquals(1, main.size(), "main's final record");
-        assertTrue(Observed.number(main.get(0), "context-switches") > 0, "main counted: " + main.get(0));
-        assertEquals(1, Observed.records(out, "thread", "toucher-1").size());
-    }
-
-    /**
      * Without perfpin's C library the JVM reports no thread starts to the agent: it weaves Thread.run(). Its hooks
      * then reach the bootstrap class loader in a jar appended to its search, for which HotSpot prints one line.
      */
@@ -154,10 +130,6 @@ class JavaagentIT {
         Path out = dir.resolve("run.jsonl");
         try (AppJvm app = AppJvm.start(java, "threads=none;out=" + out, dir)) {
             app.await("ready");
-            // premain returned before the agent's start ended: a thread that starts waits for it, and then every
-            // class loaded is woven, CountedWork too
-            app.send("start started-1 0");
-            app.touched("started-1");
             app.send("method 20 256");
             app.await("called 20");
             assertEquals(0, app.finish());

@@ -43,17 +43,13 @@ final class Agent implements AutoCloseable {
         this.shutdownHook = new Thread(() -> closeCounting(registry, exports), "perfpin-shutdown");
     }
 
-    /**
-     * @param gate the hooks that held the threads starting while this start ran on a thread of its own after
-     *             premain returned ({@link AgentMain}); null when premain or agentmain runs it
-     */
     static Agent start(AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation,
-                       boolean attached, StartGate gate) throws IOException {
+                       boolean attached) throws IOException {
         if (options.log() != null) {
             AgentLog.logTo(options.log()); // first: what the start says is in it
         }
         try {
-            return startCounting(options, parser, syscalls, instrumentation, attached, gate);
+            return startCounting(options, parser, syscalls, instrumentation, attached);
         } catch (IOException | RuntimeException | Error e) {
             // the [perfpin] line that says so comes after: the log keeps its stack trace, then lets its file go
             AgentLog.logOnly(AgentNotice.failure("the agent did not start", e));
@@ -63,8 +59,7 @@ final class Agent implements AutoCloseable {
     }
 
     private static Agent startCounting(AgentOptions options, EventParser parser, Syscalls syscalls,
-                                       Instrumentation instrumentation, boolean attached, StartGate gate)
-            throws IOException {
+                                       Instrumentation instrumentation, boolean attached) throws IOException {
         RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
                 .withJsonLines(options.out()).withDescriptors(options.descriptors()).withAgentOptions(options.text());
         if (options.stats() != null) {
@@ -103,7 +98,7 @@ final class Agent implements AutoCloseable {
             rules = options.rules();
             enrolment = new Enrolment(registry, rules, values, methods);
             ThreadHooks.install(enrolment);
-            unweave = weave(instrumentation, syscalls, values, methods, attached, gate != null);
+            unweave = weave(instrumentation, syscalls, values, methods, attached);
         } catch (RuntimeException | Error e) {
             if (enrolment != null) {
                 ThreadHooks.uninstall(enrolment);
@@ -116,9 +111,6 @@ final class Agent implements AutoCloseable {
         try {
             if (attached) {
                 RunningThreads.enrolInBackground(syscalls, registry, rules, values);
-            } else if (gate != null) {
-                // main's thread and those that waited too long, counted from now; the others waiting go on enrolled
-                RunningThreads.enrol(gate.open(enrolment), registry, rules, values);
             } else {
                 // premain runs on the thread that will run main(): it starts counting here, as a started thread would
                 enrolment.runStarting(Thread.currentThread());
@@ -149,19 +141,15 @@ final class Agent implements AutoCloseable {
 
     /**
      * How threads are seen to start: with perfpin's C library the JVM reports every thread's start and end
-     * itself (JVMTI), and only annotated classes are woven, byte-buddy loading when the first one appears (for the
-     * classes already loaded: in the background after an attach, on the start's own thread after premain).
-     * Without it, Thread.run() is woven too, and byte-buddy loads now.
+     * itself (JVMTI), and only annotated classes are woven, byte-buddy loading when the first one appears (in
+     * the background, after an attach, for the classes already loaded). Without it, Thread.run() is woven too,
+     * and byte-buddy loads now.
      */
     private static Runnable weave(Instrumentation instrumentation, Syscalls syscalls, AnnotationValues values,
-                                  MethodCounting methods, boolean attached, boolean afterMain) {
+                                  MethodCounting methods, boolean attached) {
         if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) == 0) {
             WeavingOnDemand onDemand = WeavingOnDemand.install(instrumentation, values, methods);
-            if (afterMain) {
-                // Started while main() ran, on a thread of its own: the classes loaded meanwhile are woven before
-                // the start ends, so that a thread held at the hooks runs their woven code
-                onDemand.weaveLoaded(instrumentation);
-            } else if (attached) {
+            if (attached) {
                 Thread weaver = new Thread(() -> onDemand.weaveLoaded(instrumentation), "perfpin-weaver");
                 weaver.setDaemon(true);
                 weaver.start();

@@ -42,17 +42,8 @@ final class RunningThreads {
 
     static int enrol(Syscalls syscalls, ThreadRegistry registry, ThreadRules rules, AnnotationValues values)
             throws AttachException {
-        return enrol(JavaThreads.live(syscalls), registry, rules, values);
-    }
-
-    /**
-     * Enrols those of {@code threads} (each with its TID) that the rules or their class's annotations name, the
-     * calling thread left out; also the threads that went on while a premain's start ran ({@link StartGate}).
-     */
-    static int enrol(Map<Thread, Integer> threads, ThreadRegistry registry, ThreadRules rules,
-                     AnnotationValues values) {
         int enrolled = 0;
-        for (Map.Entry<Thread, Integer> entry : threads.entrySet()) {
+        for (Map.Entry<Thread, Integer> entry : JavaThreads.live(syscalls).entrySet()) {
             Thread thread = entry.getKey();
             if (thread == Thread.currentThread()) {
                 continue;
