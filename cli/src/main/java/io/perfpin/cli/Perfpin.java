@@ -13,33 +13,69 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
 
-/** The {@code perfpin} command. */
+/**
+ * The {@code perfpin} command. Its commands are added by {@link #commandLine}: only the one asked for where the
+ * first word names one, since picocli reads every option of every command it is given before it parses, which
+ * was most of what {@code perfpin stat} loaded before its first count.
+ */
 @Command(name = "perfpin",
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
-        description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.",
-        subcommands = {DemoCommand.class, RunCommand.class, AttachCommand.class, TopCommand.class,
-                StatCommand.class, DetachCommand.class, ReportCommand.class, ListCommand.class, TopologyCommand.class, EventsCommand.class, CommandLine.HelpCommand.class})
+        description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.")
 public final class Perfpin {
+    /** Every command, in the order --help lists them. */
+    private static final Map<String, Supplier<Object>> COMMANDS = new LinkedHashMap<>();
+
+    static {
+        COMMANDS.put("demo", DemoCommand::new);
+        COMMANDS.put("run", RunCommand::new);
+        COMMANDS.put("attach", AttachCommand::new);
+        COMMANDS.put("top", TopCommand::new);
+        COMMANDS.put("stat", StatCommand::new);
+        COMMANDS.put("detach", DetachCommand::new);
+        COMMANDS.put("report", ReportCommand::new);
+        COMMANDS.put("list", ListCommand::new);
+        COMMANDS.put("topology", TopologyCommand::new);
+        COMMANDS.put("events", EventsCommand::new);
+        COMMANDS.put("help", CommandLine.HelpCommand::new);
+    }
 
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     static int run(String... args) {
-        CommandLine perfpin = new CommandLine(new Perfpin());
-        CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
-        // picocli hides it by default; here it is a command like the others: perfpin completion > file.
-        completion.getCommandSpec().usageMessage().hidden(false)
-                .description("Print a bash completion script: source <(perfpin completion)");
-        perfpin.addSubcommand("completion", completion);
-        perfpin.getCommandSpec().usageMessage().exitCodeListHeading("Exit codes:%n")
-                .exitCodeList(ExitCode.summaries());
-        return perfpin.setParameterExceptionHandler(Perfpin::usage)
+        return commandLine(args.length > 0 ? args[0] : null).setParameterExceptionHandler(Perfpin::usage)
                 .setExecutionExceptionHandler(Perfpin::report)
                 .execute(args);
+    }
+
+    /**
+     * The command line for arguments whose first word is {@code first}: with that command alone where it names one
+     * but help (whose topics are the commands), else with every command, for the usage, the completion script and
+     * a mistyped command's nearest names.
+     */
+    static CommandLine commandLine(String first) {
+        CommandLine perfpin = new CommandLine(new Perfpin());
+        Supplier<Object> named = "help".equals(first) ? null : COMMANDS.get(first);
+        if (named != null) {
+            perfpin.addSubcommand(first, named.get());
+        } else {
+            COMMANDS.forEach((name, command) -> perfpin.addSubcommand(name, command.get()));
+            CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
+            // picocli hides it by default; here it is a command like the others: perfpin completion > file.
+            completion.getCommandSpec().usageMessage().hidden(false)
+                    .description("Print a bash completion script: source <(perfpin completion)");
+            perfpin.addSubcommand("completion", completion);
+        }
+        perfpin.getCommandSpec().usageMessage().exitCodeListHeading("Exit codes:%n")
+                .exitCodeList(ExitCode.summaries());
+        return perfpin;
     }
 
     /**

@@ -105,7 +105,7 @@ class CommandLineTest {
     /** perfpin --help lists each command with its description's first line: a whole sentence. */
     @Test
     void eachCommandsLineInTheHelpIsAWholeSentence() {
-        CommandLine perfpin = new CommandLine(new Perfpin());
+        CommandLine perfpin = Perfpin.commandLine(null);
         perfpin.getSubcommands().forEach((name, command) -> {
             String[] description = command.getCommandSpec().usageMessage().description();
             if (name.equals("help") || name.equals("completion")) {
