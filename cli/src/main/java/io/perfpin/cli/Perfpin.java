@@ -13,10 +13,7 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The {@code perfpin} command. Its commands are added by {@link #commandLine}: only the one asked for where the
@@ -29,21 +26,8 @@ import java.util.function.Supplier;
         description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.")
 public final class Perfpin {
     /** Every command, in the order --help lists them. */
-    private static final Map<String, Supplier<Object>> COMMANDS = new LinkedHashMap<>();
-
-    static {
-        COMMANDS.put("demo", DemoCommand::new);
-        COMMANDS.put("run", RunCommand::new);
-        COMMANDS.put("attach", AttachCommand::new);
-        COMMANDS.put("top", TopCommand::new);
-        COMMANDS.put("stat", StatCommand::new);
-        COMMANDS.put("detach", DetachCommand::new);
-        COMMANDS.put("report", ReportCommand::new);
-        COMMANDS.put("list", ListCommand::new);
-        COMMANDS.put("topology", TopologyCommand::new);
-        COMMANDS.put("events", EventsCommand::new);
-        COMMANDS.put("help", CommandLine.HelpCommand::new);
-    }
+    private static final List<String> COMMANDS = List.of("demo", "run", "attach", "top", "stat", "detach", "report",
+            "list", "topology", "events", "help");
 
     public static void main(String[] args) {
         System.exit(run(args));
@@ -62,11 +46,10 @@ public final class Perfpin {
      */
     static CommandLine commandLine(String first) {
         CommandLine perfpin = new CommandLine(new Perfpin());
-        Supplier<Object> named = "help".equals(first) ? null : COMMANDS.get(first);
-        if (named != null) {
-            perfpin.addSubcommand(first, named.get());
+        if (first != null && COMMANDS.contains(first) && !first.equals("help")) {
+            perfpin.addSubcommand(first, command(first));
         } else {
-            COMMANDS.forEach((name, command) -> perfpin.addSubcommand(name, command.get()));
+            COMMANDS.forEach(name -> perfpin.addSubcommand(name, command(name)));
             CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
             // picocli hides it by default; here it is a command like the others: perfpin completion > file.
             completion.getCommandSpec().usageMessage().hidden(false)
@@ -76,6 +59,23 @@ public final class Perfpin {
         perfpin.getCommandSpec().usageMessage().exitCodeListHeading("Exit codes:%n")
                 .exitCodeList(ExitCode.summaries());
         return perfpin;
+    }
+
+    /** A new instance of the command {@code name}, one of {@link #COMMANDS}: no class of the others is loaded. */
+    private static Object command(String name) {
+        return switch (name) {
+            case "demo" -> new DemoCommand();
+            case "run" -> new RunCommand();
+            case "attach" -> new AttachCommand();
+            case "top" -> new TopCommand();
+            case "stat" -> new StatCommand();
+            case "detach" -> new DetachCommand();
+            case "report" -> new ReportCommand();
+            case "list" -> new ListCommand();
+            case "topology" -> new TopologyCommand();
+            case "events" -> new EventsCommand();
+            default -> new CommandLine.HelpCommand();
+        };
     }
 
     /**
