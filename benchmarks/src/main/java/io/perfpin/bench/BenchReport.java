@@ -38,13 +38,17 @@ final class BenchReport {
         return text.toString();
     }
 
-    /** Every headline figure of these sections in one table. */
+    /**
+     * Every headline figure of these sections in one table: each a cost, what perfpin adds over no tool, beside
+     * what a peer adds for the same work and the kernel's floor; never a ratio of total times, which hides it.
+     */
     static String results(List<Section> sections) {
-        MarkdownTable headlines = new MarkdownTable("measurement", "with perfpin: median (min–max)", "baseline",
-                "ratio or difference", "target", "verdict");
+        MarkdownTable headlines = new MarkdownTable("measurement", "no tool: median (min–max)",
+                "perfpin − no tool", "peer − no tool", "perfpin's addition / peer's", "kernel's floor", "target",
+                "verdict");
         for (Section section : sections) {
             for (Headline h : section.headlines()) {
-                headlines.row(h.measurement(), h.perfpin(), h.baseline(), h.comparison(), h.target(),
+                headlines.row(h.measurement(), h.noTool(), h.perfpin(), h.peer(), h.ratio(), h.floor(), h.target(),
                         h.verdict().text());
             }
         }

@@ -20,7 +20,6 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
@@ -75,9 +74,9 @@ final class CounterReadCost {
         Map<String, Summary> nanos = jmh(readers);
 
         MarkdownTable table = new MarkdownTable("reader", "what one read is", "ns per read: median (min–max)",
-                "ratio to raw C");
+                "ns over raw C");
         if (rawC != null) {
-            table.row("raw C loop (readloop.c, gcc -O2)", "one read(2) of the group", rawC.format(1), "1.00");
+            table.row("raw C loop (readloop.c, gcc -O2)", "one read(2) of the group", rawC.format(1), "");
         } else {
             table.row("raw C loop", "not measured: " + rawCMissing, "", "");
         }
@@ -90,7 +89,8 @@ final class CounterReadCost {
             String name = reader.startsWith(CounterReadBenchmark.GROUP)
                     ? "`CounterGroup.read`, " + reader.substring(CounterReadBenchmark.GROUP.length())
                     : "`SelfCounters.read`, JNI, " + reader.substring(CounterReadBenchmark.SELF.length());
-            table.row(name, what, e.getValue().format(1), ratioText(e.getValue(), rawC));
+            table.row(name, what, e.getValue().format(1), rawC == null ? ""
+                    : Summary.difference(e.getValue(), rawC).format(1));
         }
         notes.add(pmu.rdpmc() ? "rdpmc self-reads work here; the hardware row reads " + HARDWARE_EVENTS + "."
                 : "rdpmc self-reads are not possible on this machine (" + pmu.detail() + "), so only `SelfCounters`'"
@@ -100,20 +100,19 @@ final class CounterReadCost {
         return new Section("1. Counter read cost", List.of(headline(jni, rawC, rawCMissing)), List.of(table), notes);
     }
 
+    /** What JNI's read adds over the kernel's own read(2) of the group, which is the floor and the measure. */
     private static Headline headline(Summary jni, Summary rawC, String rawCMissing) {
-        String what = "counter read, 4-event group: JNI `CounterGroup.read` / raw C read(2)";
-        String target = "≤ " + TARGET + "x";
+        String what = "counter read, 4-event group: JNI `CounterGroup.read` − raw C read(2), per read";
+        String floor = rawC == null ? "" : rawC.format(1) + " ns (readloop.c)";
+        String target = "≤ +" + Math.round((TARGET - 1) * 100) + "% of the raw read";
         if (jni == null || rawC == null) {
-            return new Headline(what, jni == null ? "" : jni.format(1) + " ns", rawC == null ? "" : rawC.format(1)
-                    + " ns", "", target, Verdict.notMeasured(jni == null ? "no JNI backend" : rawCMissing));
+            return Headline.alone(what, "", "", floor, target,
+                    Verdict.notMeasured(jni == null ? "no JNI backend" : rawCMissing));
         }
-        Summary ratio = Summary.ratio(jni, rawC);
-        return new Headline(what, jni.format(1) + " ns", rawC.format(1) + " ns", ratio.format(3) + "x", target,
-                Verdict.atMost(ratio, TARGET, v -> Summary.number(v, 3) + "x", ""));
-    }
-
-    private static String ratioText(Summary value, Summary rawC) {
-        return rawC == null ? "" : String.format(Locale.ROOT, "%.2f", value.median() / rawC.median());
+        Summary adds = Summary.difference(jni, rawC);
+        double limit = (TARGET - 1) * rawC.median();
+        return Headline.alone(what, "", adds.format(1) + " ns", floor, target + " (" + Summary.number(limit, 1)
+                + " ns)", Verdict.atMost(adds, limit, v -> Summary.number(v, 1) + " ns", ""));
     }
 
     /** One JMH run over the readers: per reader, the summary of its measured iterations. */

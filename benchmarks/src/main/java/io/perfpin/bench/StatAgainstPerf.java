@@ -21,7 +21,11 @@ import java.util.stream.Stream;
  * {@code linux-perf}, which {@code ./bench} installs when it is missing) on the same threads of one running JVM, for
  * the same time, in turn: how long from launching the tool to its first count, and the CPU time the tool used and
  * the counted JVM used meanwhile. perf is a small C program that is told the TIDs; perfpin stat is a JVM that finds
- * the threads itself (a listing of /proc and one thread dump for their names) and counts per Java thread.
+ * the threads itself and counts per Java thread.
+ *
+ * <p>Then what one short look costs, {@code perfpin stat PID} for {@value #WINDOW_MILLIS} ms: its wall time beyond
+ * that window and its CPU time, beside {@code jcmd PID Thread.print}, the JDK's own way to look at a JVM's threads
+ * from outside (itself a JVM), and {@code perf stat -t} for the same window, the floor of counting from outside.
  */
 final class StatAgainstPerf {
     private static final String TITLE = "8. perfpin stat against perf stat";
@@ -31,6 +35,10 @@ final class StatAgainstPerf {
     private static final int INTERVAL_MILLIS = 100;
     private static final int INTERVALS = 20;
     private static final long TIMEOUT_SECONDS = 60;
+    /** The window of the one short look. */
+    private static final int WINDOW_MILLIS = 100;
+    private static final double TARGET_JCMD_RATIO = 1.0;
+    private static final double TARGET_CPU_MILLIS = 300;
 
     private StatAgainstPerf() {
     }
@@ -65,10 +73,8 @@ final class StatAgainstPerf {
             List<String> perfCommand = List.of(perf, "stat", "-e", EVENTS, "--per-thread", "-t",
                     tids.stream().map(String::valueOf).collect(Collectors.joining(",")), "-I",
                     Integer.toString(INTERVAL_MILLIS), "--interval-count", Integer.toString(INTERVALS), "-x,");
-            List<String> perfpinCommand = List.of(Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-jar", cli.toString(), "stat", "--pid", Long.toString(pid), "--threads", "worker-.*|parked-.*",
-                    "--events", EVENTS, "--interval", INTERVAL_MILLIS + "ms", "--duration",
-                    INTERVAL_MILLIS * INTERVALS + "ms", "--format", "csv");
+            List<String> perfpinCommand = perfpin(workspace, pid, "--interval", INTERVAL_MILLIS + "ms",
+                    "--duration", INTERVAL_MILLIS * INTERVALS + "ms");
             String perfFailed = perfRefusal(runtimed, workspace, perfCommand, pid);
             if (perfFailed != null) {
                 return notMeasured("perf cannot count here: " + perfFailed);
@@ -84,7 +90,8 @@ final class StatAgainstPerf {
                     perfRuns.add(timed(runtimed, workspace, perfCommand, ",task-clock,", pid));
                 }
             }
-            return section(workspace, tids.size(), perfRuns, perfpinRuns, version(perf));
+            List<List<ToolRun>> looks = looks(runtimed, workspace, perf, pid, tids);
+            return section(workspace, tids.size(), perfRuns, perfpinRuns, looks, version(perf));
         } finally {
             target.getOutputStream().close(); // Service exits when its standard input closes
             if (!target.waitFor(30, TimeUnit.SECONDS)) {
@@ -94,36 +101,100 @@ final class StatAgainstPerf {
         }
     }
 
+    /**
+     * The launcher users run ({@code ./perfpin}, which passes its own JVM options), counting the threads perf is
+     * given, for these options of timing.
+     */
+    private static List<String> perfpin(Workspace workspace, long pid, String... timing) {
+        List<String> command = new ArrayList<>(List.of(workspace.repository().resolve("perfpin").toString(), "stat",
+                Long.toString(pid), "--threads", "worker-.*|parked-.*", "--events", EVENTS, "--format", "csv"));
+        command.addAll(List.of(timing));
+        return command;
+    }
+
+    /**
+     * The one short look, {@code perfpin stat} for {@value #WINDOW_MILLIS} ms, {@code jcmd Thread.print} and
+     * {@code perf stat} for the same window, alternating (ABC CBA ...): their runs, in that order.
+     */
+    private static List<List<ToolRun>> looks(Path runtimed, Workspace workspace, String perf, long pid,
+                                             List<Integer> tids) throws IOException, InterruptedException {
+        List<List<String>> tools = List.of(
+                perfpin(workspace, pid, "--duration", WINDOW_MILLIS + "ms"),
+                List.of(Paths.get(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(pid),
+                        "Thread.print"),
+                List.of(perf, "stat", "-e", EVENTS, "--per-thread", "-t", tids.stream().map(String::valueOf)
+                        .collect(Collectors.joining(",")), "--timeout", Integer.toString(WINDOW_MILLIS), "-x,"));
+        List<List<ToolRun>> runs = new ArrayList<>();
+        for (List<String> tool : tools) {
+            timed(runtimed, workspace, tool, null, pid); // untimed: the page cache, as Alternation does
+            runs.add(new ArrayList<>());
+        }
+        for (int i = 1; i <= workspace.runs(); i++) {
+            for (int k = 0; k < tools.size(); k++) {
+                int t = i % 2 == 1 ? k : tools.size() - 1 - k;
+                runs.get(t).add(timed(runtimed, workspace, tools.get(t), null, pid));
+            }
+        }
+        return runs;
+    }
+
     private static Section section(Workspace workspace, int threads, List<ToolRun> perf, List<ToolRun> perfpin,
-                                   String perfVersion) {
+                                   List<List<ToolRun>> looks, String perfVersion) {
         Summary perfFirst = Summary.of(perf.stream().map(ToolRun::firstCountMillis).toList());
         Summary perfpinFirst = Summary.of(perfpin.stream().map(ToolRun::firstCountMillis).toList());
         Summary perfCpu = Summary.of(perf.stream().map(ToolRun::cpuMillis).toList());
         Summary perfpinCpu = Summary.of(perfpin.stream().map(ToolRun::cpuMillis).toList());
         MarkdownTable table = new MarkdownTable("ms: median (min–max)", perfVersion + " stat --per-thread -t",
-                "perfpin stat --pid", "perfpin / perf")
+                "perfpin stat", "perfpin − perf")
                 .row("launch to first count", perfFirst.format(1), perfpinFirst.format(1),
-                        Summary.ratio(perfpinFirst, perfFirst).format(2) + "x")
+                        Summary.difference(perfpinFirst, perfFirst).format(1))
                 .row("launch to exit", Summary.of(perf.stream().map(ToolRun::wallMillis).toList()).format(1),
                         Summary.of(perfpin.stream().map(ToolRun::wallMillis).toList()).format(1), "")
                 .row("CPU time of the tool", perfCpu.format(1), perfpinCpu.format(1),
-                        Summary.ratio(perfpinCpu, perfCpu).format(2) + "x")
+                        Summary.difference(perfpinCpu, perfCpu).format(1))
                 .row("CPU time of the counted JVM meanwhile",
                         Summary.of(perf.stream().map(ToolRun::targetCpuMillis).toList()).format(1),
                         Summary.of(perfpin.stream().map(ToolRun::targetCpuMillis).toList()).format(1), "");
+        // The short look: a window is no cost, so what each tool takes beyond it is; jcmd has no window.
+        Summary lookBeyond = beyondWindow(looks.get(0));
+        Summary jcmdWall = Summary.of(looks.get(1).stream().map(ToolRun::wallMillis).toList());
+        Summary perfBeyond = beyondWindow(looks.get(2));
+        Summary lookCpu = Summary.of(looks.get(0).stream().map(ToolRun::cpuMillis).toList());
+        Summary jcmdCpu = Summary.of(looks.get(1).stream().map(ToolRun::cpuMillis).toList());
+        Summary perfLookCpu = Summary.of(looks.get(2).stream().map(ToolRun::cpuMillis).toList());
+        MarkdownTable look = new MarkdownTable("one look, ms: median (min–max)", "`perfpin stat PID` for "
+                + WINDOW_MILLIS + " ms", "`jcmd PID Thread.print`", perfVersion + " stat -t for " + WINDOW_MILLIS
+                + " ms")
+                .row("wall time beyond the window (jcmd: all of it)", lookBeyond.format(1), jcmdWall.format(1),
+                        perfBeyond.format(1))
+                .row("CPU time of the tool", lookCpu.format(1), jcmdCpu.format(1), perfLookCpu.format(1))
+                .row("CPU time of the counted JVM meanwhile", targetCpu(looks.get(0)).format(1),
+                        targetCpu(looks.get(1)).format(1), targetCpu(looks.get(2)).format(1));
+        String what = "`perfpin stat PID` for " + WINDOW_MILLIS + " ms, " + threads + " threads, beside `jcmd PID"
+                + " Thread.print`: ";
+        Cost wall = new Cost(null, lookBeyond, jcmdWall);
+        Cost cpu = new Cost(null, lookCpu, jcmdCpu);
+        String jcmd = "jcmd Thread.print";
         List<Headline> headlines = List.of(
-                new Headline("`perfpin stat --pid` / `perf stat -t`, " + threads + " threads: launch to first count",
-                        perfpinFirst.format(1) + " ms", perfFirst.format(1) + " ms",
-                        Summary.ratio(perfpinFirst, perfFirst).format(2) + "x", "", Verdict.noTarget()),
-                new Headline("`perfpin stat --pid` / `perf stat -t`, " + threads + " threads: CPU time of the tool",
-                        perfpinCpu.format(1) + " ms", perfCpu.format(1) + " ms",
-                        Summary.ratio(perfpinCpu, perfCpu).format(2) + "x", "", Verdict.noTarget()));
-        return new Section(TITLE, headlines, List.of(table), List.of(
+                Headline.of(what + "wall time beyond its window", wall, jcmd, StatAgainstPerf::millis,
+                        "perf stat -t: " + millis(perfBeyond), "≤ " + TARGET_JCMD_RATIO + "x jcmd's",
+                        Verdict.atMost(wall.ratio(), TARGET_JCMD_RATIO, v -> Summary.number(v, 2) + "x", "")),
+                Headline.of(what + "CPU time", cpu, jcmd, StatAgainstPerf::millis, "perf stat -t: "
+                        + millis(perfLookCpu), "≤ " + (int) TARGET_CPU_MILLIS + " ms", Verdict.atMost(lookCpu,
+                        TARGET_CPU_MILLIS, v -> Summary.number(v, 1) + " ms", "")));
+        return new Section(TITLE, headlines, List.of(look, table), List.of(
+                "One look: `perfpin stat PID --duration " + WINDOW_MILLIS + "ms` through the `./perfpin` launcher,"
+                        + " `jcmd PID Thread.print` (the JDK's; prints every thread's stack) and `perf stat -t TIDs"
+                        + " --timeout " + WINDOW_MILLIS + "`, " + workspace.runs() + " runs of each, alternating"
+                        + " (ABC CBA ...) after one untimed round. The window itself costs nothing: a tool's cost is"
+                        + " its time from launch to exit beyond it, and its CPU time. jcmd has no window: all its"
+                        + " time is cost.",
                 "One `Service " + WORKERS + " 600 " + PARKED + "` JVM (" + WORKERS + " workers spinning and napping, "
                         + PARKED + " parked threads); both tools count its " + threads + " worker and parked threads"
                         + " for the events " + EVENTS + ", every " + INTERVAL_MILLIS + " ms, " + INTERVALS
                         + " intervals, printing CSV; " + workspace.runs() + " runs of each, alternating. perf is given"
-                        + " the TIDs (read from /proc/PID/task/*/comm), perfpin the regex `worker-.*|parked-.*`.",
+                        + " the TIDs (read from /proc/PID/task/*/comm), perfpin the regex `worker-.*|parked-.*`; both"
+                        + " looks count the same threads for the same events.",
                 "First count: the first line of counts on the tool's output, from the moment it was launched. CPU: user"
                         + " plus system time of the tool's process as wait4 reports it (runtimed.c); the counted JVM's"
                         + " from /proc/PID/stat before and after, which includes its own workers' spinning: the"
@@ -131,9 +202,21 @@ final class StatAgainstPerf {
                         + " one thread dump of it to name its threads)."));
     }
 
+    private static Summary beyondWindow(List<ToolRun> runs) {
+        return Summary.of(runs.stream().mapToDouble(r -> r.wallMillis() - WINDOW_MILLIS).toArray());
+    }
+
+    private static Summary targetCpu(List<ToolRun> runs) {
+        return Summary.of(runs.stream().map(ToolRun::targetCpuMillis).toList());
+    }
+
+    private static String millis(Summary value) {
+        return value.format(1) + " ms";
+    }
+
     private static Section notMeasured(String why) {
-        return new Section(TITLE, List.of(new Headline("`perfpin stat --pid` / `perf stat -t`", "", "", "", "",
-                Verdict.notMeasured(why))), List.of(), List.of("Not measured: " + why + "."));
+        return new Section(TITLE, List.of(Headline.alone("`perfpin stat` beside `jcmd Thread.print` and `perf stat"
+                + " -t`", "", "", "", "", Verdict.notMeasured(why))), List.of(), List.of("Not measured: " + why + "."));
     }
 
     /** perf on the PATH, or null. */
@@ -161,7 +244,10 @@ final class StatAgainstPerf {
         }
     }
 
-    /** Runs a tool under runtimed, timing the first line of its output that carries {@code countMarker}. */
+    /**
+     * Runs a tool under runtimed, timing the first line of its output that carries {@code countMarker}; with no
+     * marker (null) the first count is not timed (-1) and the tool need only exit 0.
+     */
     private static ToolRun timed(Path runtimed, Workspace workspace, List<String> tool, String countMarker, long pid)
             throws IOException, InterruptedException {
         Path cost = workspace.scratch("tool.cost");
@@ -175,7 +261,7 @@ final class StatAgainstPerf {
         try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
                 StandardCharsets.UTF_8))) {
             for (String line = lines.readLine(); line != null; line = lines.readLine()) {
-                if (first < 0 && line.contains(countMarker)) {
+                if (first < 0 && countMarker != null && line.contains(countMarker)) {
                     first = System.nanoTime() - start;
                 }
                 if (said.size() < 5) {
@@ -191,9 +277,10 @@ final class StatAgainstPerf {
         long targetCpu = cpuNanos(pid) - targetBefore;
         long cpu = JavaCommand.cpuNanos(cost);
         Files.deleteIfExists(cost);
-        if (process.exitValue() != 0 || first < 0) {
+        boolean uncounted = countMarker != null && first < 0;
+        if (process.exitValue() != 0 || uncounted) {
             throw new IOException(String.join(" ", tool.subList(0, 2)) + " exited " + process.exitValue()
-                    + (first < 0 ? " without a count" : "") + ": " + String.join(" | ", said));
+                    + (uncounted ? " without a count" : "") + ": " + String.join(" | ", said));
         }
         return new ToolRun(first / 1e6, wall / 1e6, cpu / 1e6, targetCpu / 1e6);
     }

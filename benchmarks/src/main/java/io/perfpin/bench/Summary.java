@@ -40,6 +40,33 @@ public record Summary(double median, double min, double max, int n) {
                 minuend.max - subtrahend.min, Math.min(minuend.n, subtrahend.n));
     }
 
+    /**
+     * {@code perfpin / peer} where each is what a tool adds over no tool (a {@link #difference}): how many times
+     * the peer's cost perfpin's is, spread from the least to the greatest ratio any two of their values could give.
+     * Where some runs put the peer's addition at nothing or below, a ratio to it can be anything: the spread is
+     * then unbounded both ways. Null when the peer's median adds nothing: no ratio to it means anything.
+     */
+    public static Summary additionRatio(Summary perfpin, Summary peer) {
+        if (peer.median <= 0) {
+            return null;
+        }
+        int n = Math.min(perfpin.n, peer.n);
+        if (peer.min <= 0) {
+            return new Summary(perfpin.median / peer.median, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, n);
+        }
+        // A negative addition (noise) is least over the smallest divisor, a positive one over the greatest.
+        return new Summary(perfpin.median / peer.median, Math.min(perfpin.min / peer.max, perfpin.min / peer.min),
+                Math.max(perfpin.max / peer.min, perfpin.max / peer.max), n);
+    }
+
+    /**
+     * {@code whole - this}, the spread turned round: what a fraction of a whole leaves of it (throughput kept,
+     * 0.97, leaves 0.03 lost).
+     */
+    public Summary below(double whole) {
+        return new Summary(whole - median, whole - max, whole - min, n);
+    }
+
     /** Each value multiplied by a positive {@code factor}: a change of unit. */
     public Summary scaled(double factor) {
         return new Summary(median * factor, min * factor, max * factor, n);
@@ -57,6 +84,9 @@ public record Summary(double median, double min, double max, int n) {
     }
 
     static String number(double value, int decimals) {
+        if (Double.isInfinite(value)) {
+            return value > 0 ? "∞" : "−∞";
+        }
         return String.format(Locale.ROOT, "%,." + decimals + "f", value);
     }
 }

@@ -82,15 +82,15 @@ final class ThreadChurn {
         MarkdownTable floor = Floor.table(floorTaskClock, floorSched);
 
         List<Headline> headlines = new ArrayList<>();
-        String what = "thread start + end, ThreadChurner " + THREADS + " threads, ";
-        Summary extra = Summary.difference(taskClock.wall(), none.wall());
-        headlines.add(new Headline(what + "events=task-clock: perfpin − no agent", extra.format(1) + " µs",
-                none.wall().format(1) + " µs a thread", extra.format(1) + " µs", "≤ +" + (int) TARGET_EXTRA_MICROS
-                + " µs", Verdict.atMost(extra, TARGET_EXTRA_MICROS, v -> Summary.number(v, 1) + " µs",
-                floorTaskClock.cause())));
-        headlines.add(ratioHeadline(what + "events=task-clock: perfpin / " + peer.name(), taskClock, profiler, peer,
-                floorTaskClock));
-        headlines.add(ratioHeadline(what + "default events (" + AgentOptionText.DEFAULT_EVENTS + "): perfpin / " + peer.name(), defaults, profiler,
+        String what = "thread start + end, ThreadChurner " + THREADS + " threads, per thread, ";
+        Cost taskClockCost = Cost.measured(none.wall(), taskClock.wall(), profiler == null ? null : profiler.wall());
+        Cost schedCost = Cost.measured(none.wall(), defaults.wall(), profiler == null ? null : profiler.wall());
+        headlines.add(Headline.of(what + "events=task-clock", taskClockCost, peer.name(), Floor::micros,
+                floorTaskClock.text(), "≤ +" + (int) TARGET_EXTRA_MICROS + " µs", Verdict.atMost(
+                        taskClockCost.perfpinAdds(), TARGET_EXTRA_MICROS, v -> Summary.number(v, 1) + " µs",
+                        floorTaskClock.cause())));
+        headlines.add(ratioHeadline(what + "events=task-clock", taskClockCost, peer, floorTaskClock));
+        headlines.add(ratioHeadline(what + "default events (" + AgentOptionText.DEFAULT_EVENTS + ")", schedCost,
                 peer, floorSched));
         List<String> notes = new ArrayList<>(List.of(
                 "`ThreadChurner --threads " + THREADS + " --pages 0`, " + workspace.runs() + " runs of each"
@@ -98,8 +98,10 @@ final class ThreadChurn {
                         + " starting and joining all threads. Without an agent this is what a thread costs on this"
                         + " machine at all. Each run is a fresh JVM, so the figures include what a JVM pays once: the"
                         + " agent's and the profiler's classes, the JIT compiling their code, the garbage collector.",
-                "A ratio to async-profiler is that of the times per thread with each: at most 1.0 means that a thread"
-                        + " counted by perfpin costs no more than one async-profiler sets its perf event up for."));
+                "A ratio to async-profiler is that of what each adds to a thread over no agent: at most 1.0 means"
+                        + " that counting a thread costs perfpin no more than it costs async-profiler to set its perf"
+                        + " event up for it. The kernel's floor is what opening, reading and closing the same counters"
+                        + " adds to a plain thread with no JVM (threadcounters.c, below)."));
         notes.add(cpuKnown ? "CPU: user plus system time of the whole child JVM, every thread of it (the JIT's and the"
                 + " garbage collector's too), as wait4 reports it (runtimed.c), per thread churned."
                 : "CPU not measured: " + workspace.cpuUnknown());
@@ -108,17 +110,14 @@ final class ThreadChurn {
                 headlines, List.of(table, floor), notes);
     }
 
-    private static Headline ratioHeadline(String what, PerThread perfpin, PerThread profiler, AsyncProfiler peer,
-                                          Floor floor) {
-        String target = "≤ " + TARGET_RATIO + "x";
-        if (profiler == null) {
-            return new Headline(what, perfpin.wall().format(1) + " µs", "", "", target,
-                    Verdict.notMeasured(peer.missing()));
-        }
-        Summary ratio = Summary.ratio(perfpin.wall(), profiler.wall());
-        return new Headline(what, perfpin.wall().format(1) + " µs", profiler.wall().format(1) + " µs",
-                ratio.format(3) + "x", target, Verdict.atMost(ratio, TARGET_RATIO, v -> Summary.number(v, 3) + "x",
-                floor.cause()));
+    /** The row whose target is perfpin's addition at most the peer's. */
+    private static Headline ratioHeadline(String what, Cost cost, AsyncProfiler peer, Floor floor) {
+        String target = "≤ " + TARGET_RATIO + "x the peer's addition";
+        Summary ratio = cost.ratio();
+        Verdict verdict = cost.peerAdds() == null ? Verdict.notMeasured(peer.missing())
+                : ratio == null ? Verdict.notMeasured(peer.name() + " adds nothing measurable here")
+                : Verdict.atMost(ratio, TARGET_RATIO, v -> Summary.number(v, 2) + "x", floor.cause());
+        return Headline.of(what, cost, peer.name(), Floor::micros, floor.text(), target, verdict);
     }
 
     /**
@@ -175,6 +174,15 @@ final class ThreadChurn {
 
         private String over(String kind) {
             return Summary.difference(kinds.get(kind), kinds.get(PLAIN)).format(1);
+        }
+
+        static String micros(Summary perThread) {
+            return perThread.format(1) + " µs";
+        }
+
+        /** The kernel's floor for the headline: what counting adds to a plain thread with no JVM. */
+        String text() {
+            return missing != null ? "not measured: " + missing : over(COUNTED) + " µs (threadcounters.c)";
         }
 
         /** What the kernel alone takes of a thread's counters, to say beside a missed target. */

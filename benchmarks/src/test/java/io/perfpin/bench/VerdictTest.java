@@ -27,4 +27,20 @@ class VerdictTest {
         assertEquals("missed by 50 ms; even the most favourable end of the spread (180 ms) misses it; it loads more",
                 Verdict.atMost(Summary.of(180, 200, 260), 150, v -> (int) v + " ms", "it loads more").text());
     }
+
+    @Test
+    void aRatioOfAdditionsWhoseSpreadIsUnboundedCannotBeToldFromNoise() {
+        Summary ratio = Summary.additionRatio(Summary.of(10, 20, 30), Summary.of(-1, 5, 6));
+        assertEquals("missed by 3.00x, but the spread reaches the target (at best −∞x): not told apart from noise"
+                + " here",
+                Verdict.atMost(ratio, 1.0, v -> Summary.number(v, 2) + "x", "").text());
+    }
+
+    @Test
+    void aShareOfThroughputLostIsJudgedAsACostAtMostItsTarget() {
+        Summary lost = Summary.of(0.985, 0.992, 0.995).below(1).scaled(100);
+        assertTrue(Verdict.atMost(lost, 1, v -> Summary.number(v, 1) + "%", "").isMet());
+        assertEquals("missed by 1.0%; even the most favourable end of the spread (1.5%) misses it", Verdict.atMost(
+                Summary.of(0.97, 0.98, 0.985).below(1).scaled(100), 1, v -> Summary.number(v, 1) + "%", "").text());
+    }
 }

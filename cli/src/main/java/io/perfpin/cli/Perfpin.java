@@ -15,31 +15,67 @@ import picocli.CommandLine.UnmatchedArgumentException;
 
 import java.util.List;
 
-/** The {@code perfpin} command. */
+/**
+ * The {@code perfpin} command. Its commands are added by {@link #commandLine}: only the one asked for where the
+ * first word names one, since picocli reads every option of every command it is given before it parses, which
+ * was most of what {@code perfpin stat} loaded before its first count.
+ */
 @Command(name = "perfpin",
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
-        description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.",
-        subcommands = {DemoCommand.class, RunCommand.class, AttachCommand.class, TopCommand.class,
-                StatCommand.class, DetachCommand.class, ReportCommand.class, ListCommand.class, TopologyCommand.class, EventsCommand.class, CommandLine.HelpCommand.class})
+        description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.")
 public final class Perfpin {
+    /** Every command, in the order --help lists them. */
+    private static final List<String> COMMANDS = List.of("demo", "run", "attach", "top", "stat", "detach", "report",
+            "list", "topology", "events", "help");
 
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     static int run(String... args) {
-        CommandLine perfpin = new CommandLine(new Perfpin());
-        CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
-        // picocli hides it by default; here it is a command like the others: perfpin completion > file.
-        completion.getCommandSpec().usageMessage().hidden(false)
-                .description("Print a bash completion script: source <(perfpin completion)");
-        perfpin.addSubcommand("completion", completion);
-        perfpin.getCommandSpec().usageMessage().exitCodeListHeading("Exit codes:%n")
-                .exitCodeList(ExitCode.summaries());
-        return perfpin.setParameterExceptionHandler(Perfpin::usage)
+        return commandLine(args.length > 0 ? args[0] : null).setParameterExceptionHandler(Perfpin::usage)
                 .setExecutionExceptionHandler(Perfpin::report)
                 .execute(args);
+    }
+
+    /**
+     * The command line for arguments whose first word is {@code first}: with that command alone where it names one
+     * but help (whose topics are the commands), else with every command, for the usage, the completion script and
+     * a mistyped command's nearest names.
+     */
+    static CommandLine commandLine(String first) {
+        CommandLine perfpin = new CommandLine(new Perfpin());
+        if (first != null && COMMANDS.contains(first) && !first.equals("help")) {
+            perfpin.addSubcommand(first, command(first));
+        } else {
+            COMMANDS.forEach(name -> perfpin.addSubcommand(name, command(name)));
+            CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
+            // picocli hides it by default; here it is a command like the others: perfpin completion > file.
+            completion.getCommandSpec().usageMessage().hidden(false)
+                    .description("Print a bash completion script: source <(perfpin completion)");
+            perfpin.addSubcommand("completion", completion);
+        }
+        perfpin.getCommandSpec().usageMessage().exitCodeListHeading("Exit codes:%n")
+                .exitCodeList(ExitCode.summaries());
+        return perfpin;
+    }
+
+    /** A new instance of the command {@code name}, one of {@link #COMMANDS}: no class of the others is loaded. */
+    private static Object command(String name) {
+        return switch (name) {
+            case "demo" -> new DemoCommand();
+            case "run" -> new RunCommand();
+            case "attach" -> new AttachCommand();
+            case "top" -> new TopCommand();
+            case "stat" -> new StatCommand();
+            case "detach" -> new DetachCommand();
+            case "report" -> new ReportCommand();
+            case "list" -> new ListCommand();
+            case "topology" -> new TopologyCommand();
+            case "events" -> new EventsCommand();
+            default -> new CommandLine.HelpCommand();
+        };
     }
 
     /**

@@ -28,6 +28,8 @@ class CommandLineTest {
         assertUsage("perfpin stat: Unknown options: '--treads', 'x'; did you mean --threads? (see perfpin stat --help)",
                 "stat", "1", "--treads", "x");
         assertUsage("perfpin: unknown command 'lsit'; did you mean list? (see perfpin --help)", "lsit");
+        // no word at all: every command is built, as for a mistyped one
+        assertUsage("perfpin: Missing required subcommand (see perfpin --help)");
         assertUsage("perfpin stat: --pin: bad pin rule 'io-1': expected REGEX@PLACEMENT, PLACEMENT being a CPU list"
                 + " like 2-3, isolated, core or any (see perfpin stat --help)", "stat", "--pid", "1", "--pin", "io-1");
     }
@@ -105,7 +107,7 @@ class CommandLineTest {
     /** perfpin --help lists each command with its description's first line: a whole sentence. */
     @Test
     void eachCommandsLineInTheHelpIsAWholeSentence() {
-        CommandLine perfpin = new CommandLine(new Perfpin());
+        CommandLine perfpin = Perfpin.commandLine(null);
         perfpin.getSubcommands().forEach((name, command) -> {
             String[] description = command.getCommandSpec().usageMessage().description();
             if (name.equals("help") || name.equals("completion")) {
