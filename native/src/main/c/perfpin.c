@@ -24,6 +24,7 @@
 #include "pinwatchdog.h"
 #include "selfread.h"
 #include "threadevents.h"
+#include "vthreads.h"
 
 #define BINDING_CLASS_PROPERTY "io.perfpin.jni.bindingClass"
 
@@ -146,6 +147,7 @@ static const JNINativeMethod METHODS[] = {
     {"watchdogReap0", "(I)I", (void *) perfpin_watchdog_reap},
     {"defineBootClass0", "(Ljava/lang/String;[B)I", (void *) perfpin_define_boot_class},
     {"releaseMapping0", "(Ljava/nio/ByteBuffer;)I", (void *) perfpin_release_mapping},
+    {"virtualThreads0", "(Ljava/lang/Class;JI)I", (void *) perfpin_virtual_threads},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

@@ -1,0 +1,15 @@
+#ifndef PERFPIN_VTHREADS_H
+#define PERFPIN_VTHREADS_H
+
+#include <jni.h>
+
+/*
+ * Counts the virtual threads that hooks.virtualSelected(Thread) selects over their mounted time, with the count
+ * events at attr_address (PerfEventAttr.SIZE bytes each, read_format PERF_FORMAT_GROUP with both times), and
+ * reports each one's totals at its end to hooks.virtualEnded(Thread, long[], int, int[]); hooks null stops it all.
+ * Returns 0 or -errno: -EOPNOTSUPP where the JVM has no virtual threads to follow (JDK 17), -ENOSYS without
+ * HotSpot's mount events.
+ */
+jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count);
+
+#endif
