@@ -31,16 +31,19 @@ final class Agent implements AutoCloseable {
     private final MetricsExport exports;
     /** Stops the thread events and takes back every woven class. */
     private final Runnable unweave;
+    /** Null without a virtual= option, or where virtual threads cannot be counted. */
+    private final VirtualThreads virtualThreads;
     private final Thread shutdownHook;
 
     private Agent(ThreadRegistry registry, Enrolment enrolment, MethodCounting methods, MetricsExport exports,
-                  Runnable unweave) {
+                  Runnable unweave, VirtualThreads virtualThreads) {
         this.registry = registry;
         this.enrolment = enrolment;
         this.methods = methods;
         this.exports = exports;
         this.unweave = unweave;
-        this.shutdownHook = new Thread(() -> closeCounting(registry, exports), "perfpin-shutdown");
+        this.virtualThreads = virtualThreads;
+        this.shutdownHook = new Thread(() -> closeCounting(registry, exports, virtualThreads), "perfpin-shutdown");
     }
 
     static Agent start(AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation,
@@ -86,6 +89,7 @@ final class Agent implements AutoCloseable {
         MethodCounting methods;
         MetricsExport exports = null;
         Enrolment enrolment = null;
+        VirtualThreads virtualThreads = null;
         ThreadRules rules;
         AnnotationValues values;
         Runnable unweave;
@@ -99,15 +103,21 @@ final class Agent implements AutoCloseable {
             enrolment = new Enrolment(registry, rules, values, methods);
             ThreadHooks.install(enrolment);
             unweave = weave(instrumentation, syscalls, values, methods, attached);
+            if (options.virtual() != null) {
+                virtualThreads = VirtualThreads.start(syscalls, options.virtual(), options.events());
+                if (virtualThreads != null) {
+                    registry.onTick(virtualThreads);
+                }
+            }
         } catch (RuntimeException | Error e) {
             if (enrolment != null) {
                 ThreadHooks.uninstall(enrolment);
             }
-            closeCounting(registry, exports);
+            closeCounting(registry, exports, virtualThreads);
             AgentLog.publishTo(null, false);
             throw e;
         }
-        Agent agent = new Agent(registry, enrolment, methods, exports, unweave);
+        Agent agent = new Agent(registry, enrolment, methods, exports, unweave, virtualThreads);
         try {
             if (attached) {
                 RunningThreads.enrolInBackground(syscalls, registry, rules, values);
@@ -163,9 +173,15 @@ final class Agent implements AutoCloseable {
         return () -> Weaving.reset(instrumentation, transformer);
     }
 
-    /** The final records, then the exports' last totals, which the registry's final tick published. */
-    private static void closeCounting(ThreadRegistry registry, MetricsExport exports) {
+    /**
+     * The final records, then the exports' last totals, which the registry's final tick published. Virtual threads
+     * stop first: the final tick writes the records of those that ended before.
+     */
+    private static void closeCounting(ThreadRegistry registry, MetricsExport exports, VirtualThreads virtualThreads) {
         try {
+            if (virtualThreads != null) {
+                virtualThreads.close();
+            }
             registry.close();
         } finally {
             if (exports != null) {
@@ -182,7 +198,7 @@ final class Agent implements AutoCloseable {
             unweave.run();
         } finally {
             methods.close();
-            closeCounting(registry, exports);
+            closeCounting(registry, exports, virtualThreads);
             AgentLog.publishTo(null, false);
             AgentLog.stopLogging(); // last: what the final records said is in it
             try {
