@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -83,17 +84,29 @@ static void clear_exception(JNIEnv *env) {
     }
 }
 
-/* Opens the calling thread's group; the events the kernel refuses are left out of it. */
+/*
+ * Opens the calling thread's group; the events the kernel refuses are left out of it. The leader is opened disabled
+ * and the whole group enabled once its members are in, as CounterGroup does: a member added to a group already
+ * counting on the running thread was seen to miss the thread's page faults until it was next scheduled in.
+ */
 static void open_group(struct carrier *c) {
     c->opened = 0;
     for (int i = 0; i < event_count; i++) {
+        struct perf_event_attr attr = attrs[i];
+        attr.disabled = c->opened == 0;
         int leader = c->opened == 0 ? -1 : c->fds[0];
-        int fd = (int) syscall(SYS_perf_event_open, &attrs[i], 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
+        int fd = (int) syscall(SYS_perf_event_open, &attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
         if (fd >= 0) {
             c->fds[c->opened] = fd;
             c->event_of[c->opened] = i;
             c->opened++;
         }
+    }
+    if (c->opened > 0 && ioctl(c->fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
+        for (int i = 0; i < c->opened; i++) {
+            close(c->fds[i]);
+        }
+        c->opened = 0;
     }
 }
 
