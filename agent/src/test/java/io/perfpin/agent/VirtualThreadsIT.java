@@ -1,0 +1,120 @@
+package io.perfpin.agent;
+
+import io.perfpin.apps.Programs;
+import io.perfpin.jvm.AgentLoader;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.perfpin.agent.JavaagentIT.assertWithin;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The virtual= option on the second JDK (JDK25_HOME): virtual threads counted over the time they are mounted. */
+class VirtualThreadsIT {
+    private static final int THREADS = 200;
+    private static final int MILLIS = 10;
+    private static final int PAGES = 512;
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    private static String jdk() {
+        Assumptions.assumeTrue(Programs.secondJava().isPresent(), "virtual threads need JDK 21+: set JDK25_HOME");
+        return Programs.secondJava().orElseThrow();
+    }
+
+    /**
+     * 200 virtual threads compute 10 ms each in 1 ms slices between sleeps, so that they unmount and change
+     * carriers: each has one final record with its own task-clock, and together they ran no longer than the
+     * carriers they ran on.
+     */
+    @Test
+    void eachVirtualThreadIsCountedOverItsMountedTime(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=ForkJoinPool-.*;events=task-clock,page-faults;out="
+                + out, dir)) {
+            app.await("ready");
+            app.send("vcompute " + THREADS + " vt " + MILLIS);
+            app.await("vcomputed " + THREADS);
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "nothing said: " + app.stderr());
+        }
+        List<String> virtual = Observed.records(out, "thread", "vt-[0-9]+");
+        assertEquals(THREADS, virtual.size(), "one final record per virtual thread");
+        assertEquals(THREADS, virtual.stream().map(r -> Observed.string(r, "name")).distinct().count());
+        long inRange = 0;
+        long sum = 0;
+        for (String record : virtual) {
+            assertTrue(record.contains("\"virtual\":true"), record);
+            assertTrue(Observed.number(record, "mounts") >= MILLIS, "mounted once per slice at least: " + record);
+            assertTrue(Observed.number(record, "javaId") > 0, record);
+            assertTrue(carriers(record).length >= 1, record);
+            long taskClock = (long) Observed.number(record, "task-clock");
+            sum += taskClock;
+            inRange += taskClock >= 5_000_000 && taskClock <= 16_000_000 ? 1 : 0;
+        }
+        assertTrue(inRange >= THREADS * 9 / 10, inRange + " of " + THREADS + " within 5-16 ms of task-clock");
+        long carriers = 0;
+        for (String record : Observed.records(out, "thread", "ForkJoinPool-[0-9]+-worker-[0-9]+")) {
+            carriers += (long) Observed.number(record, "task-clock");
+        }
+        assertTrue(sum <= carriers, "virtual threads " + sum + " ns, their carriers " + carriers + " ns");
+    }
+
+    /** A virtual thread that touches a known number of pages has as many page faults. */
+    @Test
+    void aVirtualThreadHasThePageFaultsOfItsPages(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=toucher;threads=none;events=sched;out=" + out, dir)) {
+            app.await("ready");
+            app.send("vstart toucher " + PAGES);
+            app.touched("toucher");
+            assertEquals(0, app.finish());
+        }
+        List<String> records = Observed.records(out, "thread", "toucher");
+        assertEquals(1, records.size(), records.toString());
+        assertWithin(PAGES, (long) Observed.number(records.get(0), "page-faults"), 0.05, "page faults");
+    }
+
+    /**
+     * A dynamic attach follows virtual threads too (the capability is added in the live phase), and a detach closes
+     * every carrier's counters: nothing is counted or recorded after it.
+     */
+    @Test
+    void attachCountsVirtualThreadsAndDetachGivesEveryCarrierCounterBack(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("attach.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + out,
+                    TIMEOUT);
+            app.send("vcompute 20 vt 2");
+            app.await("vcomputed 20");
+            assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "the carriers' counters while attached");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
+            assertEquals(20, Observed.records(out, "thread", "vt-[0-9]+").size(), "a final record each");
+            app.send("vcompute 20 vt 2");
+            app.await("vcomputed 20");
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "none opened after detach");
+            assertEquals(20, Observed.records(out, "thread", "vt-[0-9]+").size(), "nothing recorded after detach");
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")), app.stderr().toString());
+        }
+    }
+
+    private static int[] carriers(String record) {
+        Matcher m = Pattern.compile("\"carriers\":\\[([0-9,]*)]").matcher(record);
+        assertTrue(m.find(), record);
+        return m.group(1).isEmpty() ? new int[0]
+                : java.util.Arrays.stream(m.group(1).split(",")).mapToInt(Integer::parseInt).toArray();
+    }
+}
