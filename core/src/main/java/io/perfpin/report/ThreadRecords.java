@@ -18,6 +18,8 @@ import java.nio.file.Path;
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
     public static final String THREAD = "thread";
+    /** The {@code tid} of a virtual thread's record. */
+    public static final int VIRTUAL_TID = -1;
 
     private ThreadRecords() {
     }

@@ -109,7 +109,7 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
         int count = events.events().size();
         for (Ended e; (e = ended.poll()) != null; ) {
-            ThreadReport report = ThreadReport.of(e.name, -1, e.javaId, "", events.names(),
+            ThreadReport report = ThreadReport.of(e.name, ThreadRecords.VIRTUAL_TID, e.javaId, "", events.names(),
                     VirtualThreadCounters.counts(e.totals, count), i -> null, -1);
             record.accept(ThreadRecords.virtualToJson(epochMillis, report, e.mounts, e.carriers));
         }
