@@ -180,6 +180,11 @@ public final class AgentTestApp {
      */
     private static long iterationsPerCpuMilli() {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        // compiled first: timed while interpreted, the loop would be calibrated several times too short
+        long warm = mx.getCurrentThreadCpuTime();
+        while (mx.getCurrentThreadCpuTime() - warm < 300_000_000L) {
+            compute(1 << 16);
+        }
         long iterations = 1 << 20;
         long best = Long.MAX_VALUE;
         for (int i = 0; i < 5; i++) {
