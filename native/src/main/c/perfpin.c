@@ -148,6 +148,7 @@ static const JNINativeMethod METHODS[] = {
     {"defineBootClass0", "(Ljava/lang/String;[B)I", (void *) perfpin_define_boot_class},
     {"releaseMapping0", "(Ljava/nio/ByteBuffer;)I", (void *) perfpin_release_mapping},
     {"virtualThreads0", "(Ljava/lang/Class;JI)I", (void *) perfpin_virtual_threads},
+    {"virtualRead0", "([J)I", (void *) perfpin_virtual_read},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

@@ -57,6 +57,7 @@ struct vthread {
     uint64_t at_mount[3 + MAX_EVENTS];
     uint64_t totals[3 * MAX_EVENTS]; /* per event: raw, enabled, running */
     uint32_t opened;            /* the events some carrier counted for it */
+    int recorded;               /* selected by name: its totals go to Java at its end */
     jint mounts;
     jint carrier_count;
     jint carriers[MAX_CARRIERS];
@@ -164,14 +165,9 @@ static struct vthread *state_of(jvmtiEnv *env_jvmti, jthread thread) {
     return data;
 }
 
-/* Decides once whether the virtual thread is counted, with the Java hook; null when it is not. */
-static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
-    jboolean counted = (*env)->CallStaticBooleanMethod(env, hooks_class, selected_method, thread);
-    if ((*env)->ExceptionCheck(env)) {
-        (*env)->ExceptionClear(env);
-        counted = JNI_FALSE;
-    }
-    struct vthread *v = counted ? calloc(1, sizeof(*v)) : NULL;
+/* A state linked in the list that stop frees; null without memory. */
+static struct vthread *new_state(void) {
+    struct vthread *v = calloc(1, sizeof(*v));
     if (v != NULL) {
         pthread_mutex_lock(&lock);
         v->next = vthreads;
@@ -180,6 +176,20 @@ static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread t
         }
         vthreads = v;
         pthread_mutex_unlock(&lock);
+    }
+    return v;
+}
+
+/* Decides once whether the virtual thread is counted, with the Java hook; null when it is not. */
+static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    jboolean counted = (*env)->CallStaticBooleanMethod(env, hooks_class, selected_method, thread);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        counted = JNI_FALSE;
+    }
+    struct vthread *v = counted ? new_state() : NULL;
+    if (v != NULL) {
+        v->recorded = 1;
     }
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, v != NULL ? (void *) v : (void *) &unselected);
     return v;
@@ -201,6 +211,18 @@ static void mounted(struct vthread *v, struct carrier *c) {
     }
 }
 
+/* Adds what c counted since v was mounted on it (now read from its group) to totals. */
+static void add_since_mount(const struct vthread *v, const struct carrier *c, const uint64_t *now, uint64_t *totals,
+                            uint32_t *opened) {
+    for (int i = 0; i < c->opened; i++) {
+        int event = c->event_of[i];
+        *opened |= 1u << event;
+        totals[3 * event] += now[3 + i] - v->at_mount[3 + i];
+        totals[3 * event + 1] += now[1] - v->at_mount[1];
+        totals[3 * event + 2] += now[2] - v->at_mount[2];
+    }
+}
+
 static void unmounted(struct vthread *v, struct carrier *c) {
     uint64_t now[3 + MAX_EVENTS];
     if (v->mounted_on != c || read_group(c, now) != 0 || now[0] != v->at_mount[0]) {
@@ -208,13 +230,7 @@ static void unmounted(struct vthread *v, struct carrier *c) {
         return;
     }
     v->mounted_on = NULL;
-    for (int i = 0; i < c->opened; i++) {
-        int event = c->event_of[i];
-        v->opened |= 1u << event;
-        v->totals[3 * event] += now[3 + i] - v->at_mount[3 + i];
-        v->totals[3 * event + 1] += now[1] - v->at_mount[1];
-        v->totals[3 * event + 2] += now[2] - v->at_mount[2];
-    }
+    add_since_mount(v, c, now, v->totals, &v->opened);
 }
 
 static void on_mount_or_start(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
@@ -281,6 +297,10 @@ static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, NULL);
     unlink_thread(v);
     give_carrier(c);
+    if (!v->recorded) {
+        free(v); /* followed for its @Counted methods only */
+        return;
+    }
     jlongArray totals = (*env)->NewLongArray(env, 3 * event_count + 1);
     jintArray tids = (*env)->NewIntArray(env, v->carrier_count);
     if (totals != NULL && tids != NULL) {
@@ -420,6 +440,59 @@ static jint stop_events(void) {
         jvmti = NULL;
         (*env_jvmti)->DisposeEnvironment(env_jvmti);
     }
+    return 0;
+}
+
+/*
+ * The calling virtual thread's totals so far, its current mount included, into out (as virtualEnded gets them); a
+ * virtual thread not followed yet is from now on, without a final record: its @Counted methods count from here.
+ */
+jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
+    (void) cls;
+    jvmtiEnv *env_jvmti = jvmti;
+    if (env_jvmti == NULL) {
+        return -ENOSYS;
+    }
+    jsize size = 3 * event_count + 1;
+    if ((*env)->GetArrayLength(env, out) < size) {
+        return -EINVAL;
+    }
+    struct carrier *c = take_carrier();
+    if (c == NULL) {
+        return -EAGAIN;
+    }
+    void *data = NULL;
+    if ((*env_jvmti)->GetThreadLocalStorage(env_jvmti, NULL, &data) != JVMTI_ERROR_NONE) {
+        give_carrier(c);
+        return -EIO;
+    }
+    struct vthread *v = data;
+    if (data == NULL || data == &unselected) {
+        v = new_state();
+        if (v == NULL || (*env_jvmti)->SetThreadLocalStorage(env_jvmti, NULL, v) != JVMTI_ERROR_NONE) {
+            if (v != NULL) {
+                unlink_thread(v);
+                free(v);
+            }
+            give_carrier(c);
+            return -ENOMEM;
+        }
+        mounted(v, c);
+    }
+    uint64_t totals[3 * MAX_EVENTS];
+    uint32_t opened = v->opened;
+    memcpy(totals, v->totals, sizeof(totals));
+    uint64_t now[3 + MAX_EVENTS];
+    if (v->mounted_on == c && read_group(c, now) == 0) {
+        add_since_mount(v, c, now, totals, &opened);
+    }
+    give_carrier(c);
+    jlong values[3 * MAX_EVENTS + 1];
+    for (int i = 0; i < 3 * event_count; i++) {
+        values[i] = (jlong) totals[i];
+    }
+    values[3 * event_count] = (jlong) opened;
+    (*env)->SetLongArrayRegion(env, out, 0, size, values);
     return 0;
 }
 

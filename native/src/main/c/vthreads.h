@@ -12,4 +12,10 @@
  */
 jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count);
 
+/*
+ * Called on a virtual thread: its totals so far into out (3 per event, then the mask of events counted), as
+ * virtualEnded gets them. Returns 0 or -errno: -ENOSYS when not started, -EINVAL for too short an array.
+ */
+jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out);
+
 #endif

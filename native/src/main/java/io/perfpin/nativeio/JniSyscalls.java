@@ -117,6 +117,8 @@ public final class JniSyscalls implements Syscalls {
 
     static native int virtualThreads0(Class<?> hooks, long attrAddress, int count);
 
+    static native int virtualRead0(long[] totals);
+
     static native int javaThreadIds0(Thread[] threads, int[] tids);
 
     static native int watchdogStart0(int[] pidAndFd);

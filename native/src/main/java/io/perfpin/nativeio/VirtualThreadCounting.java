@@ -45,6 +45,17 @@ public final class VirtualThreadCounting {
         return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(null, 0, 0) : -Errno.ENOSYS;
     }
 
+    /**
+     * On a virtual thread, while counting: its totals so far, its current mount included, as {@code virtualEnded}
+     * gets them, in {@code totals} ({@code 3 * events + 1} long). One not followed yet is from now on, without a
+     * final record: a {@code @Counted} method on it counts from its entry.
+     *
+     * @return 0, or -errno: -ENOSYS when not counting, -EAGAIN while stopping
+     */
+    public static int read(Syscalls syscalls, long[] totals) {
+        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualRead0(totals) : -Errno.ENOSYS;
+    }
+
     /** The offset of {@code event}'s {@code what} ({@link #RAW}, ...) in the totals. */
     public static int at(int event, int what) {
         return 3 * event + what;
