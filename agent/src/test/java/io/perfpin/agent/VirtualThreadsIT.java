@@ -70,6 +70,29 @@ class VirtualThreadsIT {
         assertTrue(sum <= carriers, "virtual threads " + sum + " ns, their carriers " + carriers + " ns");
     }
 
+    /**
+     * A @Counted method on a virtual thread that computes 5 ms, sleeps 200 ms and computes 5 ms again: its task-clock
+     * is its computing time, over the two times it was mounted, not its wall time.
+     */
+    @Test
+    void aCountedMethodOnAVirtualThreadCountsItsMountedTimeOnly(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=none;threads=none;events=task-clock;out=" + out, dir)) {
+            app.await("ready");
+            app.send("vmethod 5 200");
+            app.await("vmethod done");
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "nothing said: " + app.stderr());
+        }
+        List<String> methods = Observed.records(out, "method", ".*computeAroundSleep.*");
+        assertEquals(1, methods.size(), methods.toString());
+        assertEquals(1, Observed.number(methods.get(0), "calls"));
+        long taskClock = (long) Observed.number(methods.get(0), "task-clock");
+        assertTrue(taskClock >= 8_000_000 && taskClock <= 13_000_000, "10 ms of computing, not 200 ms of sleep: "
+                + taskClock + " ns in " + methods.get(0));
+    }
+
     /** A virtual thread that touches a known number of pages has as many page faults. */
     @Test
     void aVirtualThreadHasThePageFaultsOfItsPages(@TempDir Path dir) throws Exception {
@@ -86,7 +109,7 @@ class VirtualThreadsIT {
         assertWithin(PAGES, (long) Observed.number(records.get(0), "page-faults"), 0.05, "page faults");
     }
 
-    /** On the JDK that runs the build, when it has no virtual threads (17): one line, the agent off, the app as ever. */
+    /** On the JDK running the build, when it has no virtual threads (17): one line, the agent off, the app as ever. */
     @Test
     void theOptionIsOneLineWhereTheJdkHasNoVirtualThreads(@TempDir Path dir) throws Exception {
         Assumptions.assumeTrue(Runtime.version().feature() < 21, "this JDK has virtual threads");

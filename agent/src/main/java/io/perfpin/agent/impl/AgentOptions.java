@@ -77,8 +77,8 @@ import java.util.Map;
  * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
  */
 final class AgentOptions {
-    static final String KEYS = "threads, class, pin, inherit, virtual, events, interval, out, stats, log, fds, config, detach,"
-            + " quiet"
+    static final String KEYS = "threads, class, pin, inherit, virtual, events, interval, out, stats, log, fds, config,"
+            + " detach, quiet"
             + ", " + MetricsOptions.KEYS;
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
     static final int MAX_CONFIG_BYTES = 64 * 1024;

@@ -71,14 +71,23 @@ final class Enrolment implements ThreadEvents {
 
     @Override
     public Object methodEntering(int method) {
-        return isVirtual(Thread.currentThread()) ? null : methods.entering(method);
+        Thread thread = Thread.currentThread();
+        if (thread.getClass() != VIRTUAL_THREAD) {
+            return methods.entering(method);
+        }
+        Object token = methods.enteringVirtual(method); // null unless virtual= counts virtual threads
+        if (token == null) {
+            isVirtual(thread); // says so, once
+        }
+        return token;
     }
 
     private static boolean isVirtual(Thread thread) {
         if (thread.getClass() != VIRTUAL_THREAD) {
             return false;
         }
-        AgentLog.info("virtual threads are not pinned or counted: the kernel sees only the carrier threads they run on");
+        AgentLog.info("virtual threads are not pinned or counted: the kernel sees only the carrier threads they run on;"
+                + " the agent option virtual=REGEX counts them (JDK 21 and later)");
         return true;
     }
 

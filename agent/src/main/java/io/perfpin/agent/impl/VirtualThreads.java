@@ -85,6 +85,25 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         return "starting the mount events failed (" + Errno.name(-rc) + ")";
     }
 
+    /** The one counting now; null when none is: then no virtual thread has counts. */
+    static VirtualThreads current() {
+        return running;
+    }
+
+    /** The events its carriers count, by which a {@code @Counted} method's events are found. */
+    EventList events() {
+        return events;
+    }
+
+    /**
+     * On a virtual thread: its totals so far ({@link VirtualThreadCounting#read}), counted from now on if it was
+     * not before; null when they cannot be read (stopping).
+     */
+    long[] read() {
+        long[] totals = new long[3 * events.events().size() + 1];
+        return VirtualThreadCounting.read(syscalls, totals) == 0 ? totals : null;
+    }
+
     /** Called by the C library at a virtual thread's first mount: whether it is counted. Decided once. */
     static boolean virtualSelected(Thread thread) {
         VirtualThreads counting = running;

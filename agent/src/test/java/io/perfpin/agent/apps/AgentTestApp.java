@@ -25,6 +25,8 @@ import java.util.concurrent.Semaphore;
  *   vstart NAME PAGES      as start, in a virtual thread (JDK 21+)    -> "touched NAME TID-OF-CARRIER"
  *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
  *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
+ *   vmethod MS SLEEP       a virtual thread calls a @Counted method that computes MS ms of CPU time, sleeps SLEEP ms,
+ *                          and computes MS ms again                  -> "vmethod done"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
  *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"
@@ -74,6 +76,13 @@ public final class AgentTestApp {
                     break;
                 case "vstart":
                     startVirtual(new Toucher(Integer.parseInt(word[2])), word[1]);
+                    break;
+                case "vmethod":
+                    long perMilli = iterationsPerCpuMilli();
+                    int millis = Integer.parseInt(word[1]);
+                    int sleep = Integer.parseInt(word[2]);
+                    startVirtual(() -> CountedWork.computeAroundSleep(perMilli * millis, sleep), "vm").join();
+                    say("vmethod done");
                     break;
                 case "vcompute":
                     virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
@@ -178,7 +187,7 @@ public final class AgentTestApp {
      * How many {@link #compute} iterations take one millisecond of this thread's CPU time: the least of a few tries,
      * in CPU time rather than wall time, so that a busy machine that delays the threads does not shorten their work.
      */
-    private static long iterationsPerCpuMilli() {
+    static long iterationsPerCpuMilli() {
         java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
         // compiled first: timed while interpreted, the loop would be calibrated several times too short
         long warm = mx.getCurrentThreadCpuTime();
@@ -197,7 +206,7 @@ public final class AgentTestApp {
 
     private static volatile long sink;
 
-    private static void compute(long iterations) {
+    static void compute(long iterations) {
         long x = sink;
         for (long i = 0; i < iterations; i++) {
             x = x * 6364136223846793005L + 1442695040888963407L;
