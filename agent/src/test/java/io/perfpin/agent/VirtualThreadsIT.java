@@ -155,6 +155,33 @@ class VirtualThreadsIT {
         }
     }
 
+    /**
+     * Virtual threads that already ran when the agent was attached are counted from their next mount: the first
+     * mount the agent sees decides, then, whether one is counted.
+     */
+    @Test
+    void virtualThreadsRunningBeforeTheAttachAreCountedFromTheirNextMount(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("attach.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            for (int i = 0; i < 8; i++) {
+                app.send("vstart early-" + i + " 0");
+                app.touched("early-" + i);
+            }
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=early-[0-3];threads=none;events=task-clock;out="
+                    + out, TIMEOUT);
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")), app.stderr().toString());
+        }
+        List<String> records = Observed.records(out, "thread", "early-[0-9]");
+        assertEquals(List.of("early-0", "early-1", "early-2", "early-3"),
+                records.stream().map(r -> Observed.string(r, "name")).sorted().toList(), records.toString());
+        for (String record : records) {
+            assertTrue(Observed.number(record, "mounts") >= 1, record);
+        }
+    }
+
     private static int[] carriers(String record) {
         Matcher m = Pattern.compile("\"carriers\":\\[([0-9,]*)]").matcher(record);
         assertTrue(m.find(), record);
