@@ -147,7 +147,7 @@ static const JNINativeMethod METHODS[] = {
     {"watchdogReap0", "(I)I", (void *) perfpin_watchdog_reap},
     {"defineBootClass0", "(Ljava/lang/String;[B)I", (void *) perfpin_define_boot_class},
     {"releaseMapping0", "(Ljava/nio/ByteBuffer;)I", (void *) perfpin_release_mapping},
-    {"virtualThreads0", "(Ljava/lang/Class;JI)I", (void *) perfpin_virtual_threads},
+    {"virtualThreads0", "(Ljava/lang/Class;JII)I", (void *) perfpin_virtual_threads},
     {"virtualRead0", "([J)I", (void *) perfpin_virtual_read},
 };
 

@@ -78,6 +78,10 @@ static jmethodID selected_method;
 static jmethodID ended_method;
 static struct perf_event_attr attrs[MAX_EVENTS];
 static int event_count;
+/* The groups the descriptor budget holds room for, those open, and the carriers left uncounted beyond them */
+static int max_groups;
+static _Atomic int groups_open;
+static _Atomic int carriers_refused;
 
 static void clear_exception(JNIEnv *env) {
     if ((*env)->ExceptionCheck(env)) {
@@ -92,6 +96,11 @@ static void clear_exception(JNIEnv *env) {
  */
 static void open_group(struct carrier *c) {
     c->opened = 0;
+    if (__atomic_add_fetch(&groups_open, 1, __ATOMIC_ACQ_REL) > max_groups) {
+        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
+        __atomic_add_fetch(&carriers_refused, 1, __ATOMIC_ACQ_REL);
+        return;
+    }
     for (int i = 0; i < event_count; i++) {
         struct perf_event_attr attr = attrs[i];
         attr.disabled = c->opened == 0;
@@ -108,6 +117,9 @@ static void open_group(struct carrier *c) {
             close(c->fds[i]);
         }
         c->opened = 0;
+    }
+    if (c->opened == 0) {
+        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
     }
 }
 
@@ -419,6 +431,9 @@ static jint stop_events(void) {
                 for (int i = 0; i < c->opened; i++) {
                     close(c->fds[i]);
                 }
+                if (c->opened > 0) {
+                    __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
+                }
                 c->opened = 0;
                 __atomic_store_n(&c->state, CARRIER_CLOSED, __ATOMIC_RELEASE);
                 break;
@@ -440,7 +455,7 @@ static jint stop_events(void) {
         jvmti = NULL;
         (*env_jvmti)->DisposeEnvironment(env_jvmti);
     }
-    return 0;
+    return __atomic_exchange_n(&carriers_refused, 0, __ATOMIC_ACQ_REL);
 }
 
 /*
@@ -496,7 +511,8 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
     return 0;
 }
 
-jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count) {
+jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count,
+                                     jint groups) {
     (void) cls;
     if (hooks == NULL) {
         return stop_events();
@@ -504,7 +520,7 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     if (jvmti != NULL) {
         return -EBUSY;
     }
-    if (count < 1 || count > MAX_EVENTS) {
+    if (count < 1 || count > MAX_EVENTS || groups < 0) {
         return -EINVAL;
     }
     if (hooks_class == NULL) {
@@ -529,6 +545,8 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
         memcpy(&attrs[i], (const char *) (intptr_t) attr_address + (size_t) i * ATTR_STRIDE, each);
     }
     event_count = count;
+    max_groups = groups;
+    __atomic_store_n(&carriers_refused, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     jint rc = start_events(env);
     if (rc != 0) {

@@ -182,6 +182,29 @@ class VirtualThreadsIT {
         }
     }
 
+    /**
+     * The carriers' groups come out of the descriptor budget: with fds=3 the recording and the stats file hold two,
+     * one carrier the third; a carrier beyond it is not counted, and that is said once, when counting ends.
+     */
+    @Test
+    void theCarriersCountersStayWithinTheDescriptorBudget(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=none;fds=3;events=task-clock;out=" + out, dir)) {
+            app.await("ready");
+            long before = Observed.perfEventDescriptors(app.pid()); // the agent's own, kept for the process
+            app.send("vcompute 50 vt 2");
+            app.await("vcomputed 50");
+            assertTrue(Observed.perfEventDescriptors(app.pid()) <= before + 1, "one carrier's group at most");
+            assertEquals(0, app.finish());
+            List<String> said = app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            assertTrue(said.size() <= 1, said.toString());
+            said.forEach(line -> assertTrue(line.contains("found no room for their counters") && line.contains("fds="),
+                    line));
+        }
+        assertEquals(50, Observed.records(out, "thread", "vt-[0-9]+").size(), "a final record each all the same");
+    }
+
     private static int[] carriers(String record) {
         Matcher m = Pattern.compile("\"carriers\":\\[([0-9,]*)]").matcher(record);
         assertTrue(m.find(), record);

@@ -115,7 +115,7 @@ public final class JniSyscalls implements Syscalls {
 
     static native int threadEvents0(Class<?> hooks, boolean enable);
 
-    static native int virtualThreads0(Class<?> hooks, long attrAddress, int count);
+    static native int virtualThreads0(Class<?> hooks, long attrAddress, int count, int groups);
 
     static native int virtualRead0(long[] totals);
 

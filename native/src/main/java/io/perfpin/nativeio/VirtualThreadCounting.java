@@ -24,25 +24,30 @@ public final class VirtualThreadCounting {
     /**
      * Starts counting. Nothing is counted for a virtual thread already mounted until it next mounts.
      *
-     * @param attrs {@code count} attributes of {@link PerfEventAttr#SIZE} bytes, with read format group and both
-     *              times, not disabled; copied
+     * @param attrs  {@code count} attributes of {@link PerfEventAttr#SIZE} bytes, with read format group and both
+     *               times, not disabled; copied
+     * @param groups how many carriers may open a group: a carrier beyond them is not counted (its file descriptors
+     *               are the caller's to have reserved, {@code groups * count})
      * @return 0, or -errno: -EOPNOTSUPP where the JVM has no virtual threads (JDK 17), -ENOSYS without the JNI
      *         backend or the JVM's mount events, -EBUSY when already started, -EINVAL for a hooks class without
      *         those methods or a count out of 1..{@value #MAX_EVENTS}
      */
-    public static int start(Syscalls syscalls, Class<?> hooks, long attrs, int count) {
+    public static int start(Syscalls syscalls, Class<?> hooks, long attrs, int count, int groups) {
         if (hooks == null) {
             throw new IllegalArgumentException("no hooks");
         }
-        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(hooks, attrs, count) : -Errno.ENOSYS;
+        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(hooks, attrs, count, groups)
+                : -Errno.ENOSYS;
     }
 
     /**
      * Stops the events, waits for the callbacks under way, closes every carrier's descriptors and forgets the
      * virtual threads still running: they have no final record.
+     *
+     * @return how many carriers found no room for their group (virtual threads were not counted on them), or -errno
      */
     public static int stop(Syscalls syscalls) {
-        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(null, 0, 0) : -Errno.ENOSYS;
+        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(null, 0, 0, 0) : -Errno.ENOSYS;
     }
 
     /**

@@ -104,7 +104,8 @@ final class Agent implements AutoCloseable {
             ThreadHooks.install(enrolment);
             unweave = weave(instrumentation, syscalls, values, methods, attached);
             if (options.virtual() != null) {
-                virtualThreads = VirtualThreads.start(syscalls, options.virtual(), options.events());
+                virtualThreads = VirtualThreads.start(syscalls, options.virtual(), options.events(),
+                        registry.descriptors());
                 if (virtualThreads != null) {
                     registry.onTick(virtualThreads);
                 }

@@ -1,5 +1,6 @@
 package io.perfpin.agent.impl;
 
+import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.VirtualThreadCounters;
 import io.perfpin.event.EventList;
 import io.perfpin.nativeio.Errno;
@@ -29,6 +30,9 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     private final ThreadPattern names;
     private final EventList events;
     private final Queue<Ended> ended = new ConcurrentLinkedQueue<>();
+    private final DescriptorBudget budget;
+    /** The descriptors taken from the budget for the carriers' groups, given back at close. */
+    private final int reserved;
 
     private static final class Ended {
         final String name;
@@ -46,29 +50,48 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         }
     }
 
-    private VirtualThreads(Syscalls syscalls, ThreadPattern names, EventList events) {
+    private VirtualThreads(Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget,
+                           int reserved) {
         this.syscalls = syscalls;
         this.names = names;
         this.events = events;
+        this.budget = budget;
+        this.reserved = reserved;
+    }
+
+    /**
+     * The carriers that may hold a group: twice the default scheduler's parallelism (the CPUs), and at least 8, for
+     * the carriers it adds while virtual threads block pinned; as many as the budget has room for, if fewer.
+     */
+    static int carrierGroups(DescriptorBudget budget, int events) {
+        long room = Math.max(0, (budget.budget() - budget.held()) / events);
+        return (int) Math.min(room, Math.max(8, 2 * Runtime.getRuntime().availableProcessors()));
     }
 
     /**
      * Starts counting the virtual threads that {@code names} matches; said once and null when this JVM cannot
      * (the agent counts its platform threads all the same).
      */
-    static VirtualThreads start(Syscalls syscalls, ThreadPattern names, EventList events) {
+    static VirtualThreads start(Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget) {
         int count = events.events().size();
         if (count > VirtualThreadCounting.MAX_EVENTS) {
             AgentLog.refused("virtual threads are not counted: " + count + " events, at most "
                     + VirtualThreadCounting.MAX_EVENTS + " can be counted for them");
             return null;
         }
+        int groups = carrierGroups(budget, count);
+        if (groups == 0 || !budget.take(groups * count)) {
+            AgentLog.refused("virtual threads are not counted: no file descriptor is left for their carriers: "
+                    + budget.reason());
+            return null;
+        }
         NativeBuffer attrs = VirtualThreadCounters.encode(syscalls, events.events()); // copied by the C library
-        VirtualThreads counting = new VirtualThreads(syscalls, names, events);
+        VirtualThreads counting = new VirtualThreads(syscalls, names, events, budget, groups * count);
         running = counting;
-        int rc = VirtualThreadCounting.start(syscalls, VirtualThreads.class, attrs.address(), count);
+        int rc = VirtualThreadCounting.start(syscalls, VirtualThreads.class, attrs.address(), count, groups);
         if (rc != 0) {
             running = null;
+            budget.giveBack(groups * count);
             AgentLog.refused("virtual threads are not counted: " + why(rc));
             return null;
         }
@@ -137,6 +160,12 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     /** Stops the events and gives every carrier's descriptors back; the virtual threads still running get no record. */
     void close() {
         running = null;
-        VirtualThreadCounting.stop(syscalls);
+        int refused = VirtualThreadCounting.stop(syscalls);
+        budget.giveBack(reserved);
+        if (refused > 0) {
+            AgentLog.refused((refused == 1 ? "1 carrier thread" : refused + " carrier threads") + " found no room for"
+                    + " their counters (the file descriptors fds= allows): virtual threads were not counted while"
+                    + " mounted on them");
+        }
     }
 }
