@@ -9,12 +9,14 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The virtual= option on the second JDK (JDK25_HOME): virtual threads counted over the time they are mounted. */
@@ -203,6 +205,42 @@ class VirtualThreadsIT {
                     line));
         }
         assertEquals(50, Observed.records(out, "thread", "vt-[0-9]+").size(), "a final record each all the same");
+    }
+
+    /**
+     * Prometheus has virtual threads by group only: once every one has ended, the group's series holds the sum of
+     * their final records, and no virtual thread has a series of its own.
+     */
+    @Test
+    void prometheusHasVirtualThreadsByGroupOnly(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        int port = PrometheusServer.freePort();
+        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=none;events=task-clock,page-faults;interval=100ms;"
+                + "export-threads=.*;out=" + out + ";prometheus=127.0.0.1:" + port, dir)) {
+            app.await("ready");
+            app.send("vcompute 100 vt 1");
+            app.await("vcomputed 100");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            String metrics = "";
+            long recorded = -1;
+            Pattern group = Pattern.compile("perfpin_thread_page_faults_total\\{thread_group=\"vt\"} ([0-9.e+]+)");
+            while (System.nanoTime() < deadline) {
+                List<String> records = Observed.records(out, "thread", "vt-[0-9]+");
+                metrics = PrometheusIT.get(port, "/metrics", null);
+                Matcher m = group.matcher(metrics);
+                recorded = records.stream().mapToLong(r -> (long) Observed.number(r, "page-faults")).sum();
+                if (records.size() == 100 && m.find() && (long) Double.parseDouble(m.group(1)) == recorded) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            Matcher m = group.matcher(metrics);
+            assertTrue(m.find() && (long) Double.parseDouble(m.group(1)) == recorded,
+                    "the vt group holds the " + recorded + " page faults of the 100 records: " + metrics);
+            assertFalse(metrics.contains("thread=\"vt-"), "no virtual thread has a series of its own: " + metrics);
+            assertEquals(0, app.finish());
+        }
     }
 
     private static int[] carriers(String record) {

@@ -33,7 +33,7 @@ public final class VirtualThreadCounters {
     }
 
     /** The totals {@code VirtualThreadCounting} reports for {@code events} events, as counts. */
-    public static Counts counts(long[] totals, int events) {
+    public static CounterSnapshot counts(long[] totals, int events) {
         CounterSnapshot counts = new CounterSnapshot(events);
         for (int i = 0; i < events; i++) {
             if (VirtualThreadCounting.counted(totals, events, i)) {

@@ -97,19 +97,23 @@ final class Agent implements AutoCloseable {
             methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
             registry.onTick(new AgentTick(methods, options.events(), System.currentTimeMillis(), options.text(),
                     options.out() != null));
-            exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
-            values = new AnnotationValues(parser);
-            rules = options.rules();
-            enrolment = new Enrolment(registry, rules, values, methods);
-            ThreadHooks.install(enrolment);
-            unweave = weave(instrumentation, syscalls, values, methods, attached);
             if (options.virtual() != null) {
+                // before the export's listener: the tick that writes a virtual thread's record exports it too
                 virtualThreads = VirtualThreads.start(syscalls, options.virtual(), options.events(),
                         registry.descriptors());
                 if (virtualThreads != null) {
                     registry.onTick(virtualThreads);
                 }
             }
+            exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
+            if (virtualThreads != null && exports != null) {
+                virtualThreads.exportTo(exports);
+            }
+            values = new AnnotationValues(parser);
+            rules = options.rules();
+            enrolment = new Enrolment(registry, rules, values, methods);
+            ThreadHooks.install(enrolment);
+            unweave = weave(instrumentation, syscalls, values, methods, attached);
         } catch (RuntimeException | Error e) {
             if (enrolment != null) {
                 ThreadHooks.uninstall(enrolment);

@@ -1,5 +1,7 @@
 package io.perfpin.agent.impl;
 
+import io.perfpin.agent.metrics.MetricsExport;
+import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.VirtualThreadCounters;
 import io.perfpin.event.EventList;
@@ -8,10 +10,13 @@ import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.VirtualThreadCounting;
 import io.perfpin.options.ThreadPattern;
+import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
@@ -34,19 +39,77 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     /** The descriptors taken from the budget for the carriers' groups, given back at close. */
     private final int reserved;
 
-    private static final class Ended {
+    /** Null without a metrics export. */
+    private volatile MetricsExport exports;
+
+    /** A virtual thread that ended, as the tick's work takes threads: its final counts. */
+    private static final class Ended implements SampledThread {
+        final Thread thread;
         final String name;
         final long javaId;
-        final long[] totals;
+        final EventList events;
+        final CounterSnapshot counts;
         final int mounts;
         final int[] carriers;
 
-        Ended(String name, long javaId, long[] totals, int mounts, int[] carriers) {
-            this.name = name;
-            this.javaId = javaId;
-            this.totals = totals;
+        Ended(Thread thread, EventList events, long[] totals, int mounts, int[] carriers) {
+            this.thread = thread;
+            this.name = thread.getName();
+            this.javaId = javaId(thread);
+            this.events = events;
+            this.counts = VirtualThreadCounters.counts(totals, events.events().size());
             this.mounts = mounts;
             this.carriers = carriers;
+        }
+
+        @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19's, and this is compiled for 17
+        private static long javaId(Thread thread) {
+            return thread.getId();
+        }
+
+        @Override
+        public Thread thread() {
+            return thread;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public int tid() {
+            return ThreadRecords.VIRTUAL_TID;
+        }
+
+        @Override
+        public String cpus() {
+            return "";
+        }
+
+        @Override
+        public boolean pinned() {
+            return false;
+        }
+
+        @Override
+        public boolean isCounted() {
+            return true;
+        }
+
+        @Override
+        public EventList events() {
+            return events;
+        }
+
+        @Override
+        public CounterSnapshot counts() {
+            return counts;
+        }
+
+        @Override
+        public long enrolledNanos() {
+            return 0; // not known: its record's wallNanos says -1
         }
     }
 
@@ -139,21 +202,30 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     }
 
     /** Called by the C library at a counted virtual thread's end, on it: its totals, queued for the next tick. */
-    @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19's, and this is compiled for 17
     static void virtualEnded(Thread thread, long[] totals, int mounts, int[] carriers) {
         VirtualThreads counting = running;
         if (counting != null) {
-            counting.ended.add(new Ended(thread.getName(), thread.getId(), totals, mounts, carriers));
+            counting.ended.add(new Ended(thread, counting.events, totals, mounts, carriers));
         }
+    }
+
+    /** From now on, ended virtual threads go to {@code export} too, by group; this listener must run before it. */
+    void exportTo(MetricsExport export) {
+        exports = export;
     }
 
     @Override
     public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
-        int count = events.events().size();
+        List<Ended> tick = new ArrayList<>();
         for (Ended e; (e = ended.poll()) != null; ) {
-            ThreadReport report = ThreadReport.of(e.name, ThreadRecords.VIRTUAL_TID, e.javaId, "", events.names(),
-                    VirtualThreadCounters.counts(e.totals, count), i -> null, -1);
+            tick.add(e);
+            ThreadReport report = ThreadReport.of(e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts,
+                    i -> null, -1);
             record.accept(ThreadRecords.virtualToJson(epochMillis, report, e.mounts, e.carriers));
+        }
+        MetricsExport export = exports;
+        if (export != null && !tick.isEmpty()) {
+            export.virtualEnded(tick);
         }
     }
 
