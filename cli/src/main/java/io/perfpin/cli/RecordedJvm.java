@@ -18,10 +18,16 @@ import java.util.List;
  */
 record RecordedJvm(Path file, Recording recording, List<ThreadRecord> threads, boolean started, String nothing) {
     static RecordedJvm of(Path file, Recording recording, ThreadsOption threadsOption, boolean started) {
+        return of(file, recording, threadsOption, started, 0);
+    }
+
+    /** @param busiest how many of each group of virtual threads are shown as themselves too, the busiest */
+    static RecordedJvm of(Path file, Recording recording, ThreadsOption threadsOption, boolean started, int busiest) {
         List<ThreadRecord> threads = threadsOption.selected(recording.threads());
         String nothing = !threads.isEmpty() ? null : recording.threads().isEmpty() ? "(it holds no thread records)"
                 : "(no thread recorded there matches " + threadsOption.describe() + ")";
-        return new RecordedJvm(file, recording, List.copyOf(VirtualThreadGroups.folded(threads)), started, nothing);
+        return new RecordedJvm(file, recording, List.copyOf(VirtualThreadGroups.folded(threads, busiest)), started,
+                nothing);
     }
 
     /** The line above its threads where they are shown with others': which JVM, and where it was recorded. */

@@ -374,6 +374,14 @@ class ReportCommandTest {
         assertTrue(table.out.contains("\nrequest p50 of one  ") && table.out.contains("0.500 ms"), table.out);
         assertTrue(table.out.contains("\nrequest p99 of one  ") && table.out.contains("0.990 ms"), table.out);
         assertFalse(table.out.contains("request-1"), "no member shown: " + table.out);
+
+        CliRun busiest = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "2"));
+        assertEquals(ExitCode.OK, busiest.code, busiest.err);
+        assertTrue(busiest.out.contains("\nrequest-999  ") && busiest.out.contains("\nrequest-998  ")
+                && !busiest.out.contains("\nrequest-997  "), "the two busiest on request: " + busiest.out);
+        CliRun bad = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "0"));
+        assertEquals(ExitCode.USAGE, bad.code, bad.err);
+        assertTrue(bad.err.contains("bad count '0'"), bad.err);
     }
 
     /** A final record of a thread with {@code taskClock} ns of task-clock, as the agent writes one. */

@@ -3,6 +3,7 @@ package io.perfpin.report;
 import io.perfpin.export.ThreadGroupName;
 
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,6 +15,9 @@ import java.util.Map;
  * Platform threads are left as they are, in their place, and so is a virtual thread alone in its group.
  */
 public final class VirtualThreadGroups {
+    /** What makes a member busy, where it was counted. */
+    private static final String BUSIEST_BY = "task-clock";
+
     private VirtualThreadGroups() {
     }
 
@@ -23,6 +27,14 @@ public final class VirtualThreadGroups {
      *         {@code NAME (N virtual threads)}, {@code NAME p50 of one} and {@code NAME p99 of one}
      */
     public static List<ThreadRecord> folded(List<ThreadRecord> records) {
+        return folded(records, 0);
+    }
+
+    /**
+     * As {@link #folded(List)}, each group followed by its {@code busiest} busiest members as themselves: those of
+     * the most task-clock, or of the most of the group's first event where it has no task-clock.
+     */
+    public static List<ThreadRecord> folded(List<ThreadRecord> records, int busiest) {
         List<ThreadRecord> rows = new ArrayList<>();
         Map<String, List<ThreadRecord>> groups = new LinkedHashMap<>();
         for (ThreadRecord r : records) {
@@ -41,8 +53,21 @@ public final class VirtualThreadGroups {
             rows.add(total);
             rows.add(percentile(name + " p50 of one", members, 50, total));
             rows.add(percentile(name + " p99 of one", members, 99, total));
+            rows.addAll(busiest(members, total, busiest));
         });
         return rows;
+    }
+
+    private static List<ThreadRecord> busiest(List<ThreadRecord> members, ThreadRecord total, int count) {
+        if (count <= 0 || total.report().counters().isEmpty()) {
+            return List.of();
+        }
+        String event = total.report().counters().containsKey(BUSIEST_BY) ? BUSIEST_BY
+                : total.report().counters().keySet().iterator().next();
+        return members.stream()
+                .sorted(Comparator.comparingLong((ThreadRecord m) -> m.report().counters().getOrDefault(event, 0L))
+                        .reversed())
+                .limit(count).toList();
     }
 
     /** Per event, the member's total at {@code percent} (nearest rank); metrics of those values. */

@@ -48,6 +48,10 @@ class VirtualThreadGroupsTest {
         assertEquals(99 * 1_000_000L, rows.get(3).report().counters().get("task-clock"));
         assertTrue(rows.stream().allMatch(ThreadRecord::isFinal));
 
+        List<ThreadRecord> busiest = VirtualThreadGroups.folded(recording.threads(), 2);
+        assertEquals(List.of("main", "vt (100 virtual threads)", "vt p50 of one", "vt p99 of one", "vt-99", "vt-98"),
+                busiest.stream().map(r -> r.report().name()).toList(), "the two busiest on request");
+
         List<ThreadRecord> alone = VirtualThreadGroups.folded(recording.threads().subList(0, 2));
         assertEquals(List.of("main", "vt-0"), alone.stream().map(r -> r.report().name()).toList(),
                 "a group of one is shown as its thread");
