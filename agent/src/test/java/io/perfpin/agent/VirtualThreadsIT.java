@@ -152,6 +152,15 @@ class VirtualThreadsIT {
             app.await("vcomputed 20");
             assertEquals(0, Observed.perfEventDescriptors(app.pid()), "none opened after detach");
             assertEquals(20, Observed.records(out, "thread", "vt-[0-9]+").size(), "nothing recorded after detach");
+
+            Path again = dir.resolve("again.jsonl");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + again,
+                    TIMEOUT);
+            app.send("vcompute 20 vt 2");
+            app.await("vcomputed 20");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertEquals(20, Observed.records(again, "thread", "vt-[0-9]+").size(), "counted again after a new attach");
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "and given back again");
             assertEquals(0, app.finish());
             assertTrue(app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")), app.stderr().toString());
         }
