@@ -138,18 +138,20 @@ static struct carrier *take_carrier(void) {
         pthread_mutex_unlock(&lock);
         this_carrier = c;
     }
+    /* Sequentially consistent, as stop's store of running and its loads of each state: either stop sees this
+     * carrier BUSY and waits, or this sees running off, never both miss (a group opened and left open). */
     int idle = CARRIER_IDLE;
-    if (!__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+    if (!__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
         int closed = CARRIER_CLOSED;
-        if (!__atomic_compare_exchange_n(&c->state, &closed, CARRIER_BUSY, 0, __ATOMIC_ACQUIRE,
-                                         __ATOMIC_RELAXED)) {
+        if (!__atomic_compare_exchange_n(&c->state, &closed, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST)) {
             return NULL;
         }
-        if (__atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
             open_group(c);
         }
     }
-    if (!__atomic_load_n(&running, __ATOMIC_ACQUIRE)) {
+    if (!__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
         __atomic_store_n(&c->state, c->opened > 0 ? CARRIER_IDLE : CARRIER_CLOSED, __ATOMIC_RELEASE);
         return NULL;
     }
@@ -412,7 +414,7 @@ static jint start_events(JNIEnv *env) {
 
 /* Stops the events, waits for each carrier's callback to finish, then closes and frees everything. */
 static jint stop_events(void) {
-    __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&running, 0, __ATOMIC_SEQ_CST);
     jvmtiEnv *env_jvmti = jvmti;
     if (env_jvmti != NULL) {
         (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_START, NULL);
@@ -427,7 +429,7 @@ static jint stop_events(void) {
     for (struct carrier *c = first; c != NULL; c = c->next) {
         for (;;) {
             int idle = CARRIER_IDLE;
-            if (__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+            if (__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
                 for (int i = 0; i < c->opened; i++) {
                     close(c->fds[i]);
                 }
@@ -438,7 +440,7 @@ static jint stop_events(void) {
                 __atomic_store_n(&c->state, CARRIER_CLOSED, __ATOMIC_RELEASE);
                 break;
             }
-            if (__atomic_load_n(&c->state, __ATOMIC_ACQUIRE) == CARRIER_CLOSED) {
+            if (__atomic_load_n(&c->state, __ATOMIC_SEQ_CST) == CARRIER_CLOSED) {
                 break;
             }
             sched_yield(); /* a callback reads its group: a few microseconds */
