@@ -25,6 +25,7 @@
 #include "pinwatchdog.h"
 #include "selfread.h"
 #include "threadevents.h"
+#include "vthreads.h"
 
 #define BINDING_CLASS_PROPERTY "io.perfpin.jni.bindingClass"
 
@@ -154,6 +155,8 @@ static const JNINativeMethod METHODS[] = {
     {"enrolAdopt0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_enrol_adopt},
     {"enrolRead0", "(IJI)J", (void *) perfpin_enrol_read},
     {"enrolRelease0", "(I)V", (void *) perfpin_enrol_release},
+    {"virtualThreads0", "(Ljava/lang/Class;JII)I", (void *) perfpin_virtual_threads},
+    {"virtualRead0", "([J)I", (void *) perfpin_virtual_read},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

@@ -23,7 +23,7 @@ public final class Bench {
     private static final int USAGE = 2;
     private static final String USAGE_LINE = "usage: java -jar benchmarks/target/benchmarks.jar [--repo DIR]"
             + " [--output FILE] [--runs N] [--only N,...]   (./bench passes --repo)";
-    private static final int BENCHMARKS = 9;
+    private static final int BENCHMARKS = 10;
 
     private Bench() {
     }
@@ -67,6 +67,8 @@ public final class Bench {
             steps.run(7, "pinned versus unpinned ping-pong", () -> PinnedPingPong.run(workspace));
             steps.run(8, "perfpin stat against perf stat", () -> StatAgainstPerf.run(workspace));
             steps.run(9, "JMH profiler cost on a trivial benchmark", () -> JmhProfilerCost.run(workspace));
+            steps.run(10, "virtual threads: a mount and unmount pair, with and without virtual=",
+                    () -> VirtualMountCost.run(workspace));
         }
         Duration took = Duration.between(start, Instant.now());
         Map<String, String> machine = new LinkedHashMap<>(Machine.describe(pmu));
@@ -80,9 +82,10 @@ public final class Bench {
     private static List<String> settings(Workspace workspace) {
         return List.of(
                 "Short settings, so that the whole run takes minutes on two cores: " + CounterReadCost.settings() + ".",
-                "Child JVMs (benchmarks 2, 3, 5, 7, 8, 9): " + workspace.runs() + " measured runs per configuration"
+                "Child JVMs (benchmarks 2, 3, 5, 7, 8, 9, 10): " + workspace.runs() + " measured runs per configuration"
                         + " (start-up: " + StartupTime.runs(workspace) + "), the configurations alternating"
-                        + " (AB BA ..., ABC CBA ...) after one untimed round, on the JDK that runs the benchmarks.",
+                        + " (AB BA ..., ABC CBA ...) after one untimed round, on the JDK that runs the benchmarks"
+                        + " (10: one with virtual threads, that JDK or JDK25_HOME's).",
                 "Every figure is the median of its runs with their spread, minimum to maximum, in parentheses. A"
                         + " ratio or difference is that of the medians, spread from the least to the greatest value"
                         + " any two runs could give. A median that misses its target while the spread still reaches"

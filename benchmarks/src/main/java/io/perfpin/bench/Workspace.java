@@ -99,9 +99,13 @@ public final class Workspace implements AutoCloseable {
      * CPU time, when that could be built.
      */
     public JavaCommand app(Class<?> mainClass, String... args) {
+        return app(Path.of(System.getProperty("java.home"), "bin", "java"), mainClass, args);
+    }
+
+    /** As {@link #app(Class, String...)}, on another java (one with virtual threads). */
+    public JavaCommand app(Path java, Class<?> mainClass, String... args) {
         String classpath = repository.resolve(TEST_APPS) + ":" + repository.resolve(ANNOTATIONS);
-        return JavaCommand.of(Path.of(System.getProperty("java.home"), "bin", "java"), runtimed, classpath, scratch,
-                mainClass.getName(), args);
+        return JavaCommand.of(java, runtimed, classpath, scratch, mainClass.getName(), args);
     }
 
     /**

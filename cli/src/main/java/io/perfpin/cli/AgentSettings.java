@@ -18,7 +18,7 @@ import java.util.stream.Collectors;
 
 /**
  * What {@code run} and {@code attach} ask of the agent, with the same flags as every command, turned into the
- * agent's options ({@code threads=...;pin=...;events=...;interval=...;out=...;log=...}, and the exports'
+ * agent's options ({@code threads=...;virtual=...;pin=...;events=...;interval=...;out=...;log=...}, and the exports'
  * {@link ExportOptions}).
  */
 final class AgentSettings {
@@ -40,6 +40,12 @@ final class AgentSettings {
     @Option(names = "--class", paramLabel = "REGEX", converter = ThreadsOption.Regex.class,
             description = "Also count threads whose class (a Thread subclass) matches REGEX, whatever their name.")
     ThreadPattern threadClass;
+
+    @Option(names = "--virtual", paramLabel = "REGEX", converter = ThreadsOption.Regex.class,
+            description = "Count the virtual threads whose name matches REGEX over the time they are mounted (the"
+                    + " agent's virtual=; JDK 21 and later): a final record each in the recording, which perfpin"
+                    + " report shows by group; not in the live view.")
+    ThreadPattern virtual;
 
     @Option(names = "--fds", paramLabel = "SHARE", converter = StatCommand.Share.class,
             description = "The file descriptors the agent may hold (its fds=): a share of those the JVM has free when"
@@ -89,6 +95,9 @@ final class AgentSettings {
         if (threadClass != null) {
             asked.put("class", List.of(threadClass.toString()));
         }
+        if (virtual != null) {
+            asked.put("virtual", List.of(virtual.toString()));
+        }
         if (!pins.rules().isEmpty()) {
             asked.put("pin", pins.rules().stream().map(PinRule::toString).collect(Collectors.toList()));
         }
@@ -133,6 +142,9 @@ final class AgentSettings {
         }
         if (threadClass != null) {
             options.option("class", threadClass.toString(), "--class");
+        }
+        if (virtual != null) {
+            options.option("virtual", virtual.toString(), "--virtual");
         }
         for (PinRule rule : pins.rules()) {
             options.option("pin", rule.toString(), "--pin");

@@ -7,6 +7,7 @@ import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.Timelines;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.IOException;
@@ -45,6 +46,11 @@ final class ReportCommand implements Callable<Integer> {
     @Mixin
     ViewOptions view;
 
+    @Option(names = "--busiest-virtual", paramLabel = "N", converter = ViewOptions.Count.class,
+            description = "Also show the N busiest virtual threads of each group (the most task-clock) as themselves;"
+                    + " virtual threads are shown by group otherwise.")
+    Integer busiestVirtual;
+
     @Mixin
     OutputOptions output;
 
@@ -69,7 +75,8 @@ final class ReportCommand implements Callable<Integer> {
      * is an error.
      */
     private List<RecordedJvm> family(Path file) throws IOException {
-        List<RecordedJvm> family = new ArrayList<>(List.of(RecordedJvm.of(file, read(file), threads, false)));
+        List<RecordedJvm> family = new ArrayList<>(List.of(RecordedJvm.of(file, read(file), threads, false,
+                busiestVirtual == null ? 0 : busiestVirtual)));
         family.addAll(StartedJvms.read("report", file, threads));
         int started = family.size() - 1;
         if (family.stream().allMatch(jvm -> jvm.recording().threads().isEmpty())) {

@@ -72,6 +72,11 @@ class CommandLineTest {
                 "http://127.0.0.1:4318", "--otlp-interval", "2s", "--export-threads", "disruptor-.*");
         assertEquals("events=page-faults;prometheus=127.0.0.1:9464;otlp=http://127.0.0.1:4318/v1/metrics;"
                 + "otlp-interval=2000000000ns;export-threads=disruptor-.*;quiet", settings.agentOptions());
+        AgentSettings virtual = new AgentSettings();
+        new CommandLine(virtual).parseArgs("--threads", "main", "--virtual", "request-.*");
+        assertEquals("threads=main;virtual=request-.*;events=sched;quiet", virtual.agentOptions());
+        assertUsage("perfpin run: --virtual: bad thread regex '(': not a regular expression (missing closing ): `(`)"
+                + " (see perfpin run --help)", "run", "--virtual", "(", "--", "java", "-version");
     }
 
     /** Refused, and the refusal, on a terminal other users may watch or in a log, shows them masked. */

@@ -26,6 +26,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -352,6 +353,35 @@ class ReportCommandTest {
         Map<?, ?> metrics = (Map<?, ?>) record.get("metrics");
         assertTrue(metrics.containsKey("cpu-utilisation") && metrics.get("cpu-utilisation") == null,
                 "JSON has no infinity: null, as a value not computed: " + json.out);
+    }
+
+    /** 1,000 virtual threads read as three rows: their group's totals, and the p50 and p99 of one of them. */
+    @Test
+    void virtualThreadsAreShownByGroupWithTheirTotalsAndTheDistributionOfOne() throws Exception {
+        List<String> lines = new ArrayList<>();
+        lines.add(timed("main", 12, 3_000_000, ThreadState.ENDED));
+        for (int i = 0; i < 1000; i++) {
+            ThreadReport report = ThreadReport.fromValues("request-" + i, ThreadRecords.VIRTUAL_TID, 100 + i, "", -1,
+                    Map.of("task-clock", (i + 1) * 1_000L), Map.of("task-clock", 1.0), Map.of(), Map.of());
+            lines.add(ThreadRecords.virtualToJson(1_700_000_000_000L, report, 2, new int[] {41}));
+        }
+        Path recording = dir.resolve("virtual.jsonl");
+        Files.write(recording, lines);
+        CliRun table = CliRun.capture(() -> Perfpin.run("report", recording.toString()));
+        assertEquals(ExitCode.OK, table.code, table.err);
+        assertEquals(4, table.out.strip().split("\n").length - 1, "a header and 4 rows: " + table.out);
+        assertTrue(table.out.contains("\nrequest (1000 virtual threads)  "), table.out);
+        assertTrue(table.out.contains("\nrequest p50 of one  ") && table.out.contains("0.500 ms"), table.out);
+        assertTrue(table.out.contains("\nrequest p99 of one  ") && table.out.contains("0.990 ms"), table.out);
+        assertFalse(table.out.contains("request-1"), "no member shown: " + table.out);
+
+        CliRun busiest = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "2"));
+        assertEquals(ExitCode.OK, busiest.code, busiest.err);
+        assertTrue(busiest.out.contains("\nrequest-999  ") && busiest.out.contains("\nrequest-998  ")
+                && !busiest.out.contains("\nrequest-997  "), "the two busiest on request: " + busiest.out);
+        CliRun bad = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "0"));
+        assertEquals(ExitCode.USAGE, bad.code, bad.err);
+        assertTrue(bad.err.contains("bad count '0'"), bad.err);
     }
 
     /** A final record of a thread with {@code taskClock} ns of task-clock, as the agent writes one. */

@@ -132,6 +132,21 @@ public final class ExportedThreads {
     }
 
     /**
+     * A virtual thread's final counts, into its group's series only, never one of its own (100,000 virtual threads
+     * would each be one, and a group holds what matters of them); on the tick's thread, between {@link #update} and
+     * {@link #publish}.
+     */
+    public void addEndedVirtual(SampledThread thread) {
+        List<EventSpec> specs = thread.events().events();
+        int[] index = new int[specs.size()];
+        for (int i = 0; i < index.length; i++) {
+            index[i] = eventIndex(specs.get(i));
+        }
+        groupOf(ThreadGroupName.of(thread.name())).fold(thread.counts(), index);
+        threadsFinished++;
+    }
+
+    /**
      * Gives up the own series whose threads all ended at least the grace period ago, before this tick's threads
      * are taken in: the tick that ended them has published their final counts, so with no grace at all each
      * series still shows them once.

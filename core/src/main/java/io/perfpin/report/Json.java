@@ -80,6 +80,20 @@ public final class Json {
         return this;
     }
 
+    /** An array of numbers. */
+    public Json field(String key, int[] values) {
+        key(key);
+        out.append('[');
+        for (int i = 0; i < values.length; i++) {
+            if (i > 0) {
+                out.append(',');
+            }
+            out.append(values[i]);
+        }
+        out.append(']');
+        return this;
+    }
+
     /** The finished object, without a newline. */
     public String end() {
         return out.append('}').toString();

@@ -41,7 +41,8 @@ public final class ThreadGroups {
         boolean allFinal = true;
         for (ThreadRecord t : threads) {
             t.report().counters().forEach((event, value) -> counters.merge(event, value, Long::sum));
-            wallNanos += t.report().wallNanos();
+            // unknown (-1) for one, as a virtual thread's is, unknown for the group
+            wallNanos = wallNanos < 0 || t.report().wallNanos() < 0 ? -1 : wallNanos + t.report().wallNanos();
             latest = Math.max(latest, t.epochMillis());
             allFinal &= t.isFinal();
         }

@@ -14,6 +14,11 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
         return ThreadRecords.THREAD.equals(type);
     }
 
+    /** A virtual thread's final record ({@link ThreadRecords#virtualToJson}): it has no TID of its own. */
+    public boolean isVirtual() {
+        return report.tid() == ThreadRecords.VIRTUAL_TID;
+    }
+
     /** What tells its thread from others in one recording: TID and Java thread id, since TIDs are reused. */
     public String threadKey() {
         return report.tid() + "/" + report.javaId();
@@ -31,7 +36,8 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
                     + ThreadRecords.SAMPLE + " or " + ThreadRecords.THREAD);
         }
         long tid = JsonFields.field(object, "tid", Long.class);
-        if (tid < 0 || tid > Integer.MAX_VALUE) {
+        boolean virtual = Boolean.TRUE.equals(object.get("virtual"));
+        if ((tid < 0 && !(virtual && tid == ThreadRecords.VIRTUAL_TID)) || tid > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("field 'tid' is " + tid + ", not a thread id");
         }
         ThreadReport report = ThreadReport.fromValues(JsonFields.field(object, "name", String.class), (int) tid,

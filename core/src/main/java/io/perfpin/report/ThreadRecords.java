@@ -11,11 +11,15 @@ import java.nio.file.Path;
  * several recordings adds {@code recording}, the file each record was read from, after {@code type}. A number that
  * is not finite, which JSON cannot carry (a recording's {@code 1e309} reads as infinite), is written {@code null},
  * as one that could not be computed. {@code pmu} names the simulated PMU that made the hardware counts, in tests
- * only ({@link ThreadReport#pmu()}).
+ * only ({@link ThreadReport#pmu()}). A virtual thread's final record ({@link #virtualToJson}) has {@code tid} -1 and
+ * {@code "virtual":true}, {@code mounts} (how many times it was mounted while counted) and {@code carriers} (the TIDs
+ * of the carrier threads it ran on, at most the first 16).
  */
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
     public static final String THREAD = "thread";
+    /** The {@code tid} of a virtual thread's record. */
+    public static final int VIRTUAL_TID = -1;
 
     private ThreadRecords() {
     }
@@ -26,6 +30,16 @@ public final class ThreadRecords {
 
     /** @param recording the file the record was read from, where a report joins several; null for none */
     public static String toJson(String type, Path recording, long epochMillis, ThreadReport report) {
+        return fields(type, recording, epochMillis, report).end();
+    }
+
+    /** A virtual thread's final record: its counts over the time it was mounted. */
+    public static String virtualToJson(long epochMillis, ThreadReport report, int mounts, int[] carriers) {
+        return fields(THREAD, null, epochMillis, report).field("virtual", true).field("mounts", mounts)
+                .field("carriers", carriers).end();
+    }
+
+    private static Json fields(String type, Path recording, long epochMillis, ThreadReport report) {
         Json json = Json.object().field("type", type);
         if (recording != null) {
             json.field("recording", recording.toString());
@@ -52,6 +66,6 @@ public final class ThreadRecords {
         if (report.pmu() != null) {
             json.field("pmu", report.pmu());
         }
-        return json.end();
+        return json;
     }
 }

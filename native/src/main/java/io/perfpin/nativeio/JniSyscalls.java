@@ -115,6 +115,10 @@ public final class JniSyscalls implements Syscalls {
 
     static native int threadEvents0(Class<?> hooks, boolean enable);
 
+    static native int virtualThreads0(Class<?> hooks, long attrAddress, int count, int groups);
+
+    static native int virtualRead0(long[] totals);
+
     static native int javaThreadIds0(Thread[] threads, int[] tids);
 
     static native int watchdogStart0(int[] pidAndFd);

@@ -31,16 +31,19 @@ final class Agent implements AutoCloseable {
     private final MetricsExport exports;
     /** Stops the thread events and takes back every woven class. */
     private final Runnable unweave;
+    /** Null without a virtual= option, or where virtual threads cannot be counted. */
+    private final VirtualThreads virtualThreads;
     private final Thread shutdownHook;
 
     private Agent(ThreadRegistry registry, Enrolment enrolment, MethodCounting methods, MetricsExport exports,
-                  Runnable unweave) {
+                  Runnable unweave, VirtualThreads virtualThreads) {
         this.registry = registry;
         this.enrolment = enrolment;
         this.methods = methods;
         this.exports = exports;
         this.unweave = unweave;
-        this.shutdownHook = new Thread(() -> closeCounting(registry, exports), "perfpin-shutdown");
+        this.virtualThreads = virtualThreads;
+        this.shutdownHook = new Thread(() -> closeCounting(registry, exports, virtualThreads), "perfpin-shutdown");
     }
 
     static Agent start(AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation,
@@ -86,6 +89,7 @@ final class Agent implements AutoCloseable {
         MethodCounting methods;
         MetricsExport exports = null;
         Enrolment enrolment = null;
+        VirtualThreads virtualThreads = null;
         ThreadRules rules;
         AnnotationValues values;
         Runnable unweave;
@@ -93,7 +97,18 @@ final class Agent implements AutoCloseable {
             methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
             registry.onTick(new AgentTick(methods, options.events(), System.currentTimeMillis(), options.text(),
                     options.out() != null));
+            if (options.virtual() != null) {
+                // before the export's listener: the tick that writes a virtual thread's record exports it too
+                virtualThreads = VirtualThreads.start(syscalls, options.virtual(), options.events(),
+                        registry.descriptors());
+                if (virtualThreads != null) {
+                    registry.onTick(virtualThreads);
+                }
+            }
             exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
+            if (virtualThreads != null && exports != null) {
+                virtualThreads.exportTo(exports);
+            }
             values = new AnnotationValues(parser);
             rules = options.rules();
             enrolment = new Enrolment(registry, rules, values, methods, syscalls);
@@ -103,11 +118,11 @@ final class Agent implements AutoCloseable {
             if (enrolment != null) {
                 ThreadHooks.uninstall(enrolment);
             }
-            closeCounting(registry, exports);
+            closeCounting(registry, exports, virtualThreads);
             AgentLog.publishTo(null, false);
             throw e;
         }
-        Agent agent = new Agent(registry, enrolment, methods, exports, unweave);
+        Agent agent = new Agent(registry, enrolment, methods, exports, unweave, virtualThreads);
         try {
             if (attached) {
                 RunningThreads.enrolInBackground(syscalls, registry, rules, values);
@@ -165,9 +180,15 @@ final class Agent implements AutoCloseable {
         return () -> Weaving.reset(instrumentation, transformer);
     }
 
-    /** The final records, then the exports' last totals, which the registry's final tick published. */
-    private static void closeCounting(ThreadRegistry registry, MetricsExport exports) {
+    /**
+     * The final records, then the exports' last totals, which the registry's final tick published. Virtual threads
+     * stop first: the final tick writes the records of those that ended before.
+     */
+    private static void closeCounting(ThreadRegistry registry, MetricsExport exports, VirtualThreads virtualThreads) {
         try {
+            if (virtualThreads != null) {
+                virtualThreads.close();
+            }
             registry.close();
         } finally {
             if (exports != null) {
@@ -184,7 +205,7 @@ final class Agent implements AutoCloseable {
             unweave.run();
         } finally {
             methods.close();
-            closeCounting(registry, exports);
+            closeCounting(registry, exports, virtualThreads);
             AgentLog.publishTo(null, false);
             AgentLog.stopLogging(); // last: what the final records said is in it
             try {

@@ -40,6 +40,8 @@ import java.util.Map;
  *   pin=REGEX@PLACEMENT     pin matching threads to a CPU list, isolated, core or any; repeatable, the
  *                           first matching rule wins; pinned threads are counted too
  *   inherit=REGEX           threads that keep a pin inherited from the thread that started them
+ *   virtual=REGEX           virtual threads to count over the time they are mounted, by whole name (JDK 21 and
+ *                           later; refused before): a final record each at its end
  *   events=LIST             events and presets, comma-separated (default: sched)
  *   interval=DURATION       sampling interval (default: 500ms)
  *   out=FILE                JSON lines: samples every interval, a final record per thread
@@ -75,8 +77,8 @@ import java.util.Map;
  * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
  */
 final class AgentOptions {
-    static final String KEYS = "threads, class, pin, inherit, events, interval, out, stats, log, fds, config, detach,"
-            + " quiet"
+    static final String KEYS = "threads, class, pin, inherit, virtual, events, interval, out, stats, log, fds, config,"
+            + " detach, quiet"
             + ", " + MetricsOptions.KEYS;
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
     static final int MAX_CONFIG_BYTES = 64 * 1024;
@@ -85,6 +87,7 @@ final class AgentOptions {
     private ThreadPattern classes;
     private final List<PinRule> pins = new ArrayList<>();
     private ThreadPattern inherit;
+    private ThreadPattern virtual;
     private String events = AgentOptionText.DEFAULT_EVENTS;
     private EventList eventList;
     private long intervalNanos = AgentOptionText.DEFAULT_INTERVAL.toNanos();
@@ -152,6 +155,13 @@ final class AgentOptions {
                 break;
             case "inherit":
                 inherit = ThreadPatterns.compile("inherit option", token, value);
+                break;
+            case "virtual":
+                if (Runtime.version().feature() < 21) {
+                    throw new IllegalArgumentException("bad option '" + token + "': virtual threads need JDK 21 or"
+                            + " later; this JVM is " + Runtime.version().feature());
+                }
+                virtual = ThreadPatterns.compile("virtual option", token, value);
                 break;
             case "events":
                 events = value;
@@ -263,6 +273,11 @@ final class AgentOptions {
 
     ThreadRules rules() {
         return new ThreadRules(threads, classes, pins, inherit);
+    }
+
+    /** The virtual threads to count; null for none. */
+    ThreadPattern virtual() {
+        return virtual;
     }
 
     EventList events() {

@@ -94,8 +94,13 @@ final class Enrolment implements ThreadEvents {
 
     @Override
     public Object methodEntering(int method) {
-        if (isVirtual(Thread.currentThread())) {
-            return null;
+        Thread thread = Thread.currentThread();
+        if (thread.getClass() == VIRTUAL_THREAD) {
+            Object token = methods.enteringVirtual(method); // null unless virtual= counts virtual threads
+            if (token == null) {
+                isVirtual(thread); // says so, once
+            }
+            return token;
         }
         Object token = methods.entering(method);
         if (token != null && !everyEndReported) {
@@ -110,7 +115,8 @@ final class Enrolment implements ThreadEvents {
         if (thread.getClass() != VIRTUAL_THREAD) {
             return false;
         }
-        AgentLog.info("virtual threads are not pinned or counted: the kernel sees only the carrier threads they run on");
+        AgentLog.info("virtual threads are not pinned or counted: the kernel sees only the carrier threads they run on;"
+                + " the agent option virtual=REGEX counts them (JDK 21 and later)");
         return true;
     }
 

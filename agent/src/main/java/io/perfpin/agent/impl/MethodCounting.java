@@ -1,15 +1,18 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.Counts;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.EventFailure;
 import io.perfpin.counter.SelfCounters;
+import io.perfpin.counter.VirtualThreadCounters;
 import io.perfpin.event.EventList;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.MethodRecord;
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,6 +38,8 @@ final class MethodCounting {
     /** The registry's: a thread's method counters take from the same descriptors as its thread counters. */
     private final DescriptorBudget descriptors;
     private final Set<ThreadMethods> threads = ConcurrentHashMap.newKeySet();
+    /** Per method, the recorder its calls on virtual threads share. */
+    private final Map<CountedMethod, CountedMethod.Recorder> virtualRecorders = new ConcurrentHashMap<>();
     /** Set on a thread's first counted call only: a thread that never makes one costs nothing here. */
     private final ThreadLocal<ThreadMethods> current = new ThreadLocal<>();
     private final EventList defaultEvents;
@@ -69,7 +74,22 @@ final class MethodCounting {
     }
 
     void exited(int method, Object token) {
-        ((Frame) token).exit();
+        if (token instanceof VirtualFrame) {
+            ((VirtualFrame) token).exit();
+        } else {
+            ((Frame) token).exit();
+        }
+    }
+
+    /**
+     * On a virtual thread, while the virtual= option counts them: the method's counts are the sum over the times
+     * the thread was mounted between entry and exit, read from its carriers ({@link VirtualThreads#read}), for
+     * those of the method's events that the carriers count. Null (not counted) otherwise.
+     */
+    Object enteringVirtual(int method) {
+        VirtualThreads counting = VirtualThreads.current();
+        long[] before = counting == null ? null : counting.read();
+        return before == null ? null : new VirtualFrame(methods[method], counting, before);
     }
 
     /** The calling thread is leaving run(): it closes its own counters. */
@@ -178,6 +198,51 @@ final class MethodCounting {
                 closed = true;
                 counters.values().forEach(SelfCounters::close);
             }
+        }
+    }
+
+    /**
+     * One call in flight on a virtual thread. Its method's virtual threads share one recorder, written under its lock:
+     * a recorder each would be kept for each of 100,000 virtual threads.
+     */
+    private final class VirtualFrame {
+        final CountedMethod method;
+        final VirtualThreads counting;
+        final long[] before;
+
+        VirtualFrame(CountedMethod method, VirtualThreads counting, long[] before) {
+            this.method = method;
+            this.counting = counting;
+            this.before = before;
+        }
+
+        void exit() {
+            long[] after = counting.read();
+            if (after == null) {
+                return;
+            }
+            List<String> carried = counting.events().names();
+            int size = counting.events().events().size();
+            Counts start = VirtualThreadCounters.counts(before, size);
+            Counts end = VirtualThreadCounters.counts(after, size);
+            CountedMethod.Recorder recorder = virtualRecorders.computeIfAbsent(method, CountedMethod::newRecorder);
+            List<String> names = method.events.names();
+            Map<String, String> reasons = new LinkedHashMap<>();
+            synchronized (recorder) {
+                for (int e = 0; e < names.size(); e++) {
+                    int v = carried.indexOf(names.get(e));
+                    if (v < 0) {
+                        reasons.put(names.get(e), "not counted on virtual threads: virtual= counts the agent's events");
+                    } else if (end.isCounted(v)) {
+                        long value = end.value(v) - (start.isCounted(v) ? start.value(v) : 0);
+                        recorder.totals[e] += value;
+                        recorder.counted[e] = true;
+                        recorder.histograms[e].record(value);
+                    }
+                }
+                recorder.calls = recorder.calls + 1; // volatile: publishes the totals above to the sampler
+            }
+            method.unsupported(reasons);
         }
     }
 

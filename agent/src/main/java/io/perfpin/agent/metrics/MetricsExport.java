@@ -93,6 +93,20 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
         }
     }
 
+    /**
+     * Virtual threads that ended, each in its group's series ({@link ExportedThreads#addEndedVirtual}); on the
+     * tick's thread, by a listener that runs before this one, so that this tick publishes them.
+     */
+    public void virtualEnded(List<? extends SampledThread> ended) {
+        if (!failed) {
+            try {
+                ended.forEach(threads::addEndedVirtual);
+            } catch (RuntimeException e) {
+                stop(e);
+            }
+        }
+    }
+
     /** A failure of the export's own: the last snapshot stays published, and counting goes on. */
     private void stop(RuntimeException e) {
         failed = true;

@@ -22,6 +22,11 @@ import java.util.concurrent.Semaphore;
  *   start NAME PAGES       a plain thread NAME touches PAGES pages   -> "touched NAME TID"
  *   annotated NAME PAGES   the same through a @Pinned("1") @Counted("sched") Runnable
  *   virtual NAME PAGES     the annotated Runnable in a virtual thread (JDK 21+) -> "touched NAME TID-OF-CARRIER"
+ *   vstart NAME PAGES      as start, in a virtual thread (JDK 21+)    -> "touched NAME TID-OF-CARRIER"
+ *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
+ *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
+ *   vmethod MS SLEEP       a virtual thread calls a @Counted method that computes MS ms of CPU time, sleeps SLEEP ms,
+ *                          and computes MS ms again                  -> "vmethod done"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
  *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"; PREFIX
@@ -69,6 +74,19 @@ public final class AgentTestApp {
                     break;
                 case "virtual":
                     startVirtual(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
+                    break;
+                case "vstart":
+                    startVirtual(new Toucher(Integer.parseInt(word[2])), word[1]);
+                    break;
+                case "vmethod":
+                    long perMilli = iterationsPerCpuMilli();
+                    int millis = Integer.parseInt(word[1]);
+                    int sleep = Integer.parseInt(word[2]);
+                    startVirtual(() -> CountedWork.computeAroundSleep(perMilli * millis, sleep), "vm").join();
+                    say("vmethod done");
+                    break;
+                case "vcompute":
+                    virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
                     break;
                 case "spawn":
                     start(() -> {
@@ -132,7 +150,7 @@ public final class AgentTestApp {
     }
 
     /** Through reflection: this class is compiled for JDK 17, which has no virtual threads. */
-    private static void startVirtual(Runnable work, String name) throws ReflectiveOperationException {
+    private static Thread startVirtual(Runnable work, String name) throws ReflectiveOperationException {
         Class<?> builderType = Class.forName("java.lang.Thread$Builder");
         Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
         builder = builderType.getMethod("name", String.class).invoke(builder, name);
@@ -141,6 +159,60 @@ public final class AgentTestApp {
             THREADS.add(thread);
         }
         thread.start();
+        return thread;
+    }
+
+    private static void virtualCompute(int threads, String prefix, int millis) throws Exception {
+        long perMilli = iterationsPerCpuMilli();
+        List<Thread> started = new ArrayList<>();
+        for (int i = 0; i < threads; i++) {
+            Runnable work = () -> {
+                try {
+                    for (int slice = 0; slice < millis; slice++) {
+                        compute(perMilli);
+                        Thread.sleep(1);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            };
+            started.add(startVirtual(work, prefix + "-" + i));
+        }
+        for (Thread t : started) {
+            t.join();
+        }
+        say("vcomputed " + threads);
+    }
+
+    /**
+     * How many {@link #compute} iterations take one millisecond of this thread's CPU time: the least of a few tries,
+     * in CPU time rather than wall time, so that a busy machine that delays the threads does not shorten their work.
+     */
+    static long iterationsPerCpuMilli() {
+        java.lang.management.ThreadMXBean mx = java.lang.management.ManagementFactory.getThreadMXBean();
+        // compiled first: timed while interpreted, the loop would be calibrated several times too short
+        long warm = mx.getCurrentThreadCpuTime();
+        while (mx.getCurrentThreadCpuTime() - warm < 300_000_000L) {
+            compute(1 << 16);
+        }
+        long iterations = 1 << 20;
+        long best = Long.MAX_VALUE;
+        for (int i = 0; i < 5; i++) {
+            long before = mx.getCurrentThreadCpuTime();
+            compute(iterations);
+            best = Math.min(best, mx.getCurrentThreadCpuTime() - before);
+        }
+        return Math.max(1, iterations * 1_000_000L / Math.max(1, best));
+    }
+
+    private static volatile long sink;
+
+    static void compute(long iterations) {
+        long x = sink;
+        for (long i = 0; i < iterations; i++) {
+            x = x * 6364136223846793005L + 1442695040888963407L;
+        }
+        sink = x;
     }
 
     private static void churn(int threads, int pages, String prefixes) throws InterruptedException {

@@ -12,4 +12,16 @@ final class CountedWork {
     static long touch(int pages) {
         return PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
     }
+
+    /** Computes, sleeps (a virtual thread unmounts, and may resume on another carrier), and computes again. */
+    @Counted("task-clock")
+    static void computeAroundSleep(long iterations, int sleepMillis) {
+        AgentTestApp.compute(iterations);
+        try {
+            Thread.sleep(sleepMillis);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        AgentTestApp.compute(iterations);
+    }
 }

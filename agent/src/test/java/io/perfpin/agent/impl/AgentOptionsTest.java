@@ -63,6 +63,22 @@ class AgentOptionsTest {
         assertFalse(options.detach());
     }
 
+    /** Runs on the JDK that runs the build: the refusal on JDK 17, the rule on 21 and later. */
+    @Test
+    void theVirtualOptionIsARegexOnJdk21AndOneLineBefore() {
+        if (Runtime.version().feature() < 21) {
+            String said = assertThrows(IllegalArgumentException.class,
+                    () -> AgentOptions.parse("virtual=vt-.*", PARSER)).getMessage();
+            assertEquals("bad option 'virtual=vt-.*': virtual threads need JDK 21 or later; this JVM is "
+                    + Runtime.version().feature(), said);
+        } else {
+            assertTrue(AgentOptions.parse("virtual=vt-.*", PARSER).virtual().matches("vt-12"));
+            assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("virtual=(", PARSER))
+                    .getMessage().contains("virtual=("));
+        }
+        assertNull(AgentOptions.parse("threads=x", PARSER).virtual(), "none without the option");
+    }
+
     @Test
     void aClassRuleCountsThreadsOfThatClassWhateverTheirName() {
         ThreadRules rules = AgentOptions.parse("class=.*WorkerThread", PARSER).rules();

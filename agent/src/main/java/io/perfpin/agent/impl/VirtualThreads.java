@@ -1,0 +1,243 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.agent.metrics.MetricsExport;
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.counter.VirtualThreadCounters;
+import io.perfpin.event.EventList;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.NativeBuffer;
+import io.perfpin.nativeio.Syscalls;
+import io.perfpin.nativeio.VirtualThreadCounting;
+import io.perfpin.options.ThreadPattern;
+import io.perfpin.registry.SampledThread;
+import io.perfpin.registry.ThreadRegistry;
+import io.perfpin.report.ThreadRecords;
+import io.perfpin.report.ThreadReport;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Consumer;
+
+/**
+ * The {@code virtual=REGEX} option: each virtual thread whose name matches is counted over the time it is mounted
+ * ({@link VirtualThreadCounting}), and its final record is written at its end. The C library calls the two static
+ * hooks here; a virtual thread's end only queues its totals, which the sampler's next tick turns into its record,
+ * as it writes every other (the recording is written by the sampler only).
+ */
+final class VirtualThreads implements ThreadRegistry.TickListener {
+    /** The one running; null before start and after close: the hooks then select nothing and drop what ends. */
+    private static volatile VirtualThreads running;
+
+    private final Syscalls syscalls;
+    private final ThreadPattern names;
+    private final EventList events;
+    private final Queue<Ended> ended = new ConcurrentLinkedQueue<>();
+    private final DescriptorBudget budget;
+    /** The descriptors taken from the budget for the carriers' groups, given back at close. */
+    private final int reserved;
+
+    /** Null without a metrics export. */
+    private volatile MetricsExport exports;
+
+    /** A virtual thread that ended, as the tick's work takes threads: its final counts. */
+    private static final class Ended implements SampledThread {
+        final Thread thread;
+        final String name;
+        final long javaId;
+        final EventList events;
+        final CounterSnapshot counts;
+        final int mounts;
+        final int[] carriers;
+
+        Ended(Thread thread, EventList events, long[] totals, int mounts, int[] carriers) {
+            this.thread = thread;
+            this.name = thread.getName();
+            this.javaId = javaId(thread);
+            this.events = events;
+            this.counts = VirtualThreadCounters.counts(totals, events.events().size());
+            this.mounts = mounts;
+            this.carriers = carriers;
+        }
+
+        @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19's, and this is compiled for 17
+        private static long javaId(Thread thread) {
+            return thread.getId();
+        }
+
+        @Override
+        public Thread thread() {
+            return thread;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public int tid() {
+            return ThreadRecords.VIRTUAL_TID;
+        }
+
+        @Override
+        public String cpus() {
+            return "";
+        }
+
+        @Override
+        public boolean pinned() {
+            return false;
+        }
+
+        @Override
+        public boolean isCounted() {
+            return true;
+        }
+
+        @Override
+        public EventList events() {
+            return events;
+        }
+
+        @Override
+        public CounterSnapshot counts() {
+            return counts;
+        }
+
+        @Override
+        public long enrolledNanos() {
+            return 0; // not known: its record's wallNanos says -1
+        }
+    }
+
+    private VirtualThreads(Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget,
+                           int reserved) {
+        this.syscalls = syscalls;
+        this.names = names;
+        this.events = events;
+        this.budget = budget;
+        this.reserved = reserved;
+    }
+
+    /**
+     * The carriers that may hold a group: twice the default scheduler's parallelism (the CPUs), and at least 8, for
+     * the carriers it adds while virtual threads block pinned; as many as the budget has room for, if fewer.
+     */
+    static int carrierGroups(DescriptorBudget budget, int events) {
+        long room = Math.max(0, (budget.budget() - budget.held()) / events);
+        return (int) Math.min(room, Math.max(8, 2 * Runtime.getRuntime().availableProcessors()));
+    }
+
+    /**
+     * Starts counting the virtual threads that {@code names} matches; said once and null when this JVM cannot
+     * (the agent counts its platform threads all the same).
+     */
+    static VirtualThreads start(Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget) {
+        int count = events.events().size();
+        if (count > VirtualThreadCounting.MAX_EVENTS) {
+            AgentLog.refused("virtual threads are not counted: " + count + " events, at most "
+                    + VirtualThreadCounting.MAX_EVENTS + " can be counted for them");
+            return null;
+        }
+        int groups = carrierGroups(budget, count);
+        if (groups == 0 || !budget.take(groups * count)) {
+            AgentLog.refused("virtual threads are not counted: no file descriptor is left for their carriers: "
+                    + budget.reason());
+            return null;
+        }
+        NativeBuffer attrs = VirtualThreadCounters.encode(syscalls, events.events()); // copied by the C library
+        VirtualThreads counting = new VirtualThreads(syscalls, names, events, budget, groups * count);
+        running = counting;
+        int rc = VirtualThreadCounting.start(syscalls, VirtualThreads.class, attrs.address(), count, groups);
+        if (rc != 0) {
+            running = null;
+            budget.giveBack(groups * count);
+            AgentLog.refused("virtual threads are not counted: " + why(rc));
+            return null;
+        }
+        return counting;
+    }
+
+    private static String why(int rc) {
+        if (rc == -Errno.EOPNOTSUPP) {
+            return "this JVM does not let an agent follow virtual threads (JVMTI can_support_virtual_threads)";
+        }
+        if (rc == -Errno.ENOSYS) {
+            return "this JVM has no virtual-thread mount events, or perfpin's C library is not loaded";
+        }
+        return "starting the mount events failed (" + Errno.name(-rc) + ")";
+    }
+
+    /** The one counting now; null when none is: then no virtual thread has counts. */
+    static VirtualThreads current() {
+        return running;
+    }
+
+    /** The events its carriers count, by which a {@code @Counted} method's events are found. */
+    EventList events() {
+        return events;
+    }
+
+    /**
+     * On a virtual thread: its totals so far ({@link VirtualThreadCounting#read}), counted from now on if it was
+     * not before; null when they cannot be read (stopping).
+     */
+    long[] read() {
+        long[] totals = new long[3 * events.events().size() + 1];
+        return VirtualThreadCounting.read(syscalls, totals) == 0 ? totals : null;
+    }
+
+    /** Called by the C library at a virtual thread's first mount: whether it is counted. Decided once. */
+    static boolean virtualSelected(Thread thread) {
+        VirtualThreads counting = running;
+        try {
+            return counting != null && counting.names.matches(thread.getName());
+        } catch (RuntimeException e) {
+            AgentLog.refused("a virtual thread is not counted: " + e);
+            return false;
+        }
+    }
+
+    /** Called by the C library at a counted virtual thread's end, on it: its totals, queued for the next tick. */
+    static void virtualEnded(Thread thread, long[] totals, int mounts, int[] carriers) {
+        VirtualThreads counting = running;
+        if (counting != null) {
+            counting.ended.add(new Ended(thread, counting.events, totals, mounts, carriers));
+        }
+    }
+
+    /** From now on, ended virtual threads go to {@code export} too, by group; this listener must run before it. */
+    void exportTo(MetricsExport export) {
+        exports = export;
+    }
+
+    @Override
+    public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
+        List<Ended> tick = new ArrayList<>();
+        for (Ended e; (e = ended.poll()) != null; ) {
+            tick.add(e);
+            ThreadReport report = ThreadReport.of(e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts,
+                    i -> null, -1);
+            record.accept(ThreadRecords.virtualToJson(epochMillis, report, e.mounts, e.carriers));
+        }
+        MetricsExport export = exports;
+        if (export != null && !tick.isEmpty()) {
+            export.virtualEnded(tick);
+        }
+    }
+
+    /** Stops the events and gives every carrier's descriptors back; the virtual threads still running get no record. */
+    void close() {
+        running = null;
+        int refused = VirtualThreadCounting.stop(syscalls);
+        budget.giveBack(reserved);
+        if (refused > 0) {
+            AgentLog.refused((refused == 1 ? "1 carrier thread" : refused + " carrier threads") + " found no room for"
+                    + " their counters (the file descriptors fds= allows): virtual threads were not counted while"
+                    + " mounted on them");
+        }
+    }
+}

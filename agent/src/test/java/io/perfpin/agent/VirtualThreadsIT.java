@@ -1,0 +1,261 @@
+package io.perfpin.agent;
+
+import io.perfpin.apps.Programs;
+import io.perfpin.jvm.AgentLoader;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.perfpin.agent.JavaagentIT.assertWithin;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The virtual= option on the second JDK (JDK25_HOME): virtual threads counted over the time they are mounted. */
+class VirtualThreadsIT {
+    private static final int THREADS = 200;
+    private static final int MILLIS = 10;
+    private static final int PAGES = 512;
+
+    private static final Duration TIMEOUT = Duration.ofSeconds(20);
+
+    private static String jdk() {
+        Assumptions.assumeTrue(Programs.secondJava().isPresent(), "virtual threads need JDK 21+: set JDK25_HOME");
+        return Programs.secondJava().orElseThrow();
+    }
+
+    /**
+     * 200 virtual threads compute 10 ms each in 1 ms slices between sleeps, so that they unmount and change
+     * carriers: each has one final record with its own task-clock, and together they ran no longer than the
+     * carriers they ran on.
+     */
+    @Test
+    void eachVirtualThreadIsCountedOverItsMountedTime(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=ForkJoinPool-.*;events=task-clock,page-faults;out="
+                + out, dir)) {
+            app.await("ready");
+            app.send("vcompute " + THREADS + " vt " + MILLIS);
+            app.await("vcomputed " + THREADS);
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "nothing said: " + app.stderr());
+        }
+        List<String> virtual = Observed.records(out, "thread", "vt-[0-9]+");
+        assertEquals(THREADS, virtual.size(), "one final record per virtual thread");
+        assertEquals(THREADS, virtual.stream().map(r -> Observed.string(r, "name")).distinct().count());
+        long inRange = 0;
+        long sum = 0;
+        for (String record : virtual) {
+            assertTrue(record.contains("\"virtual\":true"), record);
+            assertTrue(Observed.number(record, "mounts") >= MILLIS, "mounted once per slice at least: " + record);
+            assertTrue(Observed.number(record, "javaId") > 0, record);
+            assertTrue(carriers(record).length >= 1, record);
+            long taskClock = (long) Observed.number(record, "task-clock");
+            sum += taskClock;
+            inRange += taskClock >= 5_000_000 && taskClock <= 16_000_000 ? 1 : 0;
+        }
+        assertTrue(inRange >= THREADS * 9 / 10, inRange + " of " + THREADS + " within 5-16 ms of task-clock: "
+                + virtual.stream().map(r -> (long) Observed.number(r, "task-clock") / 1000).sorted().toList() + " us");
+        long carriers = 0;
+        for (String record : Observed.records(out, "thread", "ForkJoinPool-[0-9]+-worker-[0-9]+")) {
+            carriers += (long) Observed.number(record, "task-clock");
+        }
+        assertTrue(sum <= carriers, "virtual threads " + sum + " ns, their carriers " + carriers + " ns");
+    }
+
+    /**
+     * A @Counted method on a virtual thread that computes 5 ms, sleeps 200 ms and computes 5 ms again: its task-clock
+     * is its computing time, over the two times it was mounted, not its wall time.
+     */
+    @Test
+    void aCountedMethodOnAVirtualThreadCountsItsMountedTimeOnly(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=none;threads=none;events=task-clock;out=" + out, dir)) {
+            app.await("ready");
+            app.send("vmethod 5 200");
+            app.await("vmethod done");
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "nothing said: " + app.stderr());
+        }
+        List<String> methods = Observed.records(out, "method", ".*computeAroundSleep.*");
+        assertEquals(1, methods.size(), methods.toString());
+        assertEquals(1, Observed.number(methods.get(0), "calls"));
+        long taskClock = (long) Observed.number(methods.get(0), "task-clock");
+        assertTrue(taskClock >= 8_000_000 && taskClock <= 13_000_000, "10 ms of computing, not 200 ms of sleep: "
+                + taskClock + " ns in " + methods.get(0));
+    }
+
+    /** A virtual thread that touches a known number of pages has as many page faults. */
+    @Test
+    void aVirtualThreadHasThePageFaultsOfItsPages(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=toucher;threads=none;events=sched;out=" + out, dir)) {
+            app.await("ready");
+            app.send("vstart toucher " + PAGES);
+            app.touched("toucher");
+            assertEquals(0, app.finish());
+        }
+        List<String> records = Observed.records(out, "thread", "toucher");
+        assertEquals(1, records.size(), records.toString());
+        assertWithin(PAGES, (long) Observed.number(records.get(0), "page-faults"), 0.05, "page faults");
+    }
+
+    /** On the JDK running the build, when it has no virtual threads (17): one line, the agent off, the app as ever. */
+    @Test
+    void theOptionIsOneLineWhereTheJdkHasNoVirtualThreads(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(Runtime.version().feature() < 21, "this JDK has virtual threads");
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*", dir)) {
+            app.await("ready");
+            app.send("start plain-1 0");
+            app.touched("plain-1");
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "nothing counted");
+            assertEquals(0, app.finish());
+            List<String> said = app.stderr();
+            assertEquals(1, said.size(), said.toString());
+            assertTrue(said.get(0).startsWith("[perfpin] ") && said.get(0).contains("'virtual=vt-.*'")
+                    && said.get(0).contains("virtual threads need JDK 21 or later")
+                    && said.get(0).contains("the agent is off"), said.get(0));
+        }
+    }
+
+    /**
+     * A dynamic attach follows virtual threads too (the capability is added in the live phase), and a detach closes
+     * every carrier's counters: nothing is counted or recorded after it.
+     */
+    @Test
+    void attachCountsVirtualThreadsAndDetachGivesEveryCarrierCounterBack(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("attach.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + out,
+                    TIMEOUT);
+            app.send("vcompute 20 vt 2");
+            app.await("vcomputed 20");
+            assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "the carriers' counters while attached");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
+            assertEquals(20, Observed.records(out, "thread", "vt-[0-9]+").size(), "a final record each");
+            app.send("vcompute 20 vt 2");
+            app.await("vcomputed 20");
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "none opened after detach");
+            assertEquals(20, Observed.records(out, "thread", "vt-[0-9]+").size(), "nothing recorded after detach");
+
+            Path again = dir.resolve("again.jsonl");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + again,
+                    TIMEOUT);
+            app.send("vcompute 20 vt 2");
+            app.await("vcomputed 20");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertEquals(20, Observed.records(again, "thread", "vt-[0-9]+").size(), "counted again after a new attach");
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "and given back again");
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")), app.stderr().toString());
+        }
+    }
+
+    /**
+     * Virtual threads that already ran when the agent was attached are counted from their next mount: the first
+     * mount the agent sees decides, then, whether one is counted.
+     */
+    @Test
+    void virtualThreadsRunningBeforeTheAttachAreCountedFromTheirNextMount(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("attach.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            for (int i = 0; i < 8; i++) {
+                app.send("vstart early-" + i + " 0");
+                app.touched("early-" + i);
+            }
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=early-[0-3];threads=none;events=task-clock;out="
+                    + out, TIMEOUT);
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")), app.stderr().toString());
+        }
+        List<String> records = Observed.records(out, "thread", "early-[0-9]");
+        assertEquals(List.of("early-0", "early-1", "early-2", "early-3"),
+                records.stream().map(r -> Observed.string(r, "name")).sorted().toList(), records.toString());
+        for (String record : records) {
+            assertTrue(Observed.number(record, "mounts") >= 1, record);
+        }
+    }
+
+    /**
+     * The carriers' groups come out of the descriptor budget: with fds=3 the recording and the stats file hold two,
+     * one carrier the third; a carrier beyond it is not counted, and that is said once, when counting ends.
+     */
+    @Test
+    void theCarriersCountersStayWithinTheDescriptorBudget(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=none;fds=3;events=task-clock;out=" + out, dir)) {
+            app.await("ready");
+            long before = Observed.perfEventDescriptors(app.pid()); // the agent's own, kept for the process
+            app.send("vcompute 50 vt 2");
+            app.await("vcomputed 50");
+            assertTrue(Observed.perfEventDescriptors(app.pid()) <= before + 1, "one carrier's group at most");
+            assertEquals(0, app.finish());
+            List<String> said = app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            assertTrue(said.size() <= 1, said.toString());
+            said.forEach(line -> assertTrue(line.contains("found no room for their counters") && line.contains("fds="),
+                    line));
+        }
+        assertEquals(50, Observed.records(out, "thread", "vt-[0-9]+").size(), "a final record each all the same");
+    }
+
+    /**
+     * Prometheus has virtual threads by group only: once every one has ended, the group's series holds the sum of
+     * their final records, and no virtual thread has a series of its own.
+     */
+    @Test
+    void prometheusHasVirtualThreadsByGroupOnly(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        int port = PrometheusServer.freePort();
+        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=none;events=task-clock,page-faults;interval=100ms;"
+                + "export-threads=.*;out=" + out + ";prometheus=127.0.0.1:" + port, dir)) {
+            app.await("ready");
+            app.send("vcompute 100 vt 1");
+            app.await("vcomputed 100");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            String metrics = "";
+            long recorded = -1;
+            Pattern group = Pattern.compile("perfpin_thread_page_faults_total\\{thread_group=\"vt\"} ([0-9.e+]+)");
+            while (System.nanoTime() < deadline) {
+                List<String> records = Observed.records(out, "thread", "vt-[0-9]+");
+                metrics = PrometheusIT.get(port, "/metrics", null);
+                Matcher m = group.matcher(metrics);
+                recorded = records.stream().mapToLong(r -> (long) Observed.number(r, "page-faults")).sum();
+                if (records.size() == 100 && m.find() && (long) Double.parseDouble(m.group(1)) == recorded) {
+                    break;
+                }
+                Thread.sleep(100);
+            }
+            Matcher m = group.matcher(metrics);
+            assertTrue(m.find() && (long) Double.parseDouble(m.group(1)) == recorded,
+                    "the vt group holds the " + recorded + " page faults of the 100 records: " + metrics);
+            assertFalse(metrics.contains("thread=\"vt-"), "no virtual thread has a series of its own: " + metrics);
+            assertEquals(0, app.finish());
+        }
+    }
+
+    private static int[] carriers(String record) {
+        Matcher m = Pattern.compile("\"carriers\":\\[([0-9,]*)]").matcher(record);
+        assertTrue(m.find(), record);
+        return m.group(1).isEmpty() ? new int[0]
+                : java.util.Arrays.stream(m.group(1).split(",")).mapToInt(Integer::parseInt).toArray();
+    }
+}

@@ -1,0 +1,558 @@
+/*
+ * Counts of virtual threads (JDK 21 and later): the kernel sees only the carrier threads a virtual thread runs
+ * on, so each carrier holds a counter group of its own, opened here on its first mount, and the group is read
+ * (one read(2) of its leader, PERF_FORMAT_GROUP) when a selected virtual thread mounts and unmounts; the
+ * difference goes to that virtual thread's totals and the carrier's counts stay as they are. The mount and
+ * unmount are HotSpot's JVMTI extension events com.sun.hotspot.events.VirtualThreadMount and ...Unmount, the
+ * first mount is VirtualThreadStart and the last unmount VirtualThreadEnd; all need can_support_virtual_threads,
+ * which HotSpot lets a JVMTI environment add in the live phase, so a dynamically attached agent has it too.
+ *
+ * Java runs only once per virtual thread at its first mount (hooks.virtualSelected(Thread): is it counted?) and
+ * once at its end (hooks.virtualEnded(...): its final record); the answer is kept in the virtual thread's JVMTI
+ * thread-local storage, so an unselected one costs one lookup per mount. The headers of JDK 17, against which
+ * the library may be built, know none of this: the event numbers and the capability's bit are written here.
+ *
+ * Stopping: each carrier is BUSY while a callback uses it or the state of the virtual thread on it; stop waits
+ * for each carrier to be idle, closes its descriptors and frees every virtual thread's state, then gives the
+ * JVMTI environment back, which drops the thread-local storage that pointed at them.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jvmti.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "vthreads.h"
+
+#define EVENT_VIRTUAL_THREAD_START 87
+#define EVENT_VIRTUAL_THREAD_END 88
+#define FIRST_EVENT 50 /* JVMTI_MIN_EVENT_TYPE_VAL: the callbacks are a table of pointers in event order */
+/* can_support_virtual_threads: the bit after can_generate_sampled_object_alloc_events (JDK 21's jvmti.h) */
+#define VIRTUAL_THREADS_CAPABILITY_BIT 44
+#define MAX_EVENTS 16
+#define MAX_CARRIERS 16
+#define ATTR_STRIDE 128 /* PerfEventAttr.SIZE */
+
+enum carrier_state { CARRIER_CLOSED, CARRIER_IDLE, CARRIER_BUSY };
+
+struct carrier {
+    struct carrier *next;
+    _Atomic int state;
+    pid_t tid;
+    int fds[MAX_EVENTS];
+    int opened;                 /* how many of fds are open; fds[0] is the leader */
+    int event_of[MAX_EVENTS];   /* the event index of each member, in the group's read order */
+};
+
+struct vthread {
+    struct vthread *prev, *next;
+    struct carrier *mounted_on; /* null while unmounted */
+    uint64_t at_mount[3 + MAX_EVENTS];
+    uint64_t totals[3 * MAX_EVENTS]; /* per event: raw, enabled, running */
+    uint32_t opened;            /* the events some carrier counted for it */
+    int recorded;               /* selected by name: its totals go to Java at its end */
+    jint mounts;
+    jint carrier_count;
+    jint carriers[MAX_CARRIERS];
+};
+
+/* The storage of a virtual thread that is not counted: never freed, never written. */
+static char unselected;
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* the two lists, start and stop */
+static struct carrier *carriers;
+static struct vthread *vthreads;
+static __thread struct carrier *this_carrier;
+
+static jvmtiEnv *volatile jvmti;
+static _Atomic int running;
+static jclass hooks_class;
+static jmethodID selected_method;
+static jmethodID ended_method;
+static struct perf_event_attr attrs[MAX_EVENTS];
+static int event_count;
+/* The groups the descriptor budget holds room for, those open, and the carriers left uncounted beyond them */
+static int max_groups;
+static _Atomic int groups_open;
+static _Atomic int carriers_refused;
+
+static void clear_exception(JNIEnv *env) {
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+    }
+}
+
+/*
+ * Opens the calling thread's group; the events the kernel refuses are left out of it. The leader is opened disabled
+ * and the whole group enabled once its members are in, as CounterGroup does: a member added to a group already
+ * counting on the running thread was seen to miss the thread's page faults until it was next scheduled in.
+ */
+static void open_group(struct carrier *c) {
+    c->opened = 0;
+    if (__atomic_add_fetch(&groups_open, 1, __ATOMIC_ACQ_REL) > max_groups) {
+        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
+        __atomic_add_fetch(&carriers_refused, 1, __ATOMIC_ACQ_REL);
+        return;
+    }
+    for (int i = 0; i < event_count; i++) {
+        struct perf_event_attr attr = attrs[i];
+        attr.disabled = c->opened == 0;
+        int leader = c->opened == 0 ? -1 : c->fds[0];
+        int fd = (int) syscall(SYS_perf_event_open, &attr, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
+        if (fd >= 0) {
+            c->fds[c->opened] = fd;
+            c->event_of[c->opened] = i;
+            c->opened++;
+        }
+    }
+    if (c->opened > 0 && ioctl(c->fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
+        for (int i = 0; i < c->opened; i++) {
+            close(c->fds[i]);
+        }
+        c->opened = 0;
+    }
+    if (c->opened == 0) {
+        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
+    }
+}
+
+/* The calling carrier, BUSY, with its group open; null when stopped or when it cannot be had. */
+static struct carrier *take_carrier(void) {
+    struct carrier *c = this_carrier;
+    if (c == NULL) {
+        c = calloc(1, sizeof(*c));
+        if (c == NULL) {
+            return NULL;
+        }
+        c->tid = (pid_t) syscall(SYS_gettid);
+        pthread_mutex_lock(&lock);
+        c->next = carriers;
+        carriers = c;
+        pthread_mutex_unlock(&lock);
+        this_carrier = c;
+    }
+    /* Sequentially consistent, as stop's store of running and its loads of each state: either stop sees this
+     * carrier BUSY and waits, or this sees running off, never both miss (a group opened and left open). */
+    int idle = CARRIER_IDLE;
+    if (!__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+        int closed = CARRIER_CLOSED;
+        if (!__atomic_compare_exchange_n(&c->state, &closed, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST,
+                                         __ATOMIC_SEQ_CST)) {
+            return NULL;
+        }
+        if (__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
+            open_group(c);
+        }
+    }
+    if (!__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&c->state, c->opened > 0 ? CARRIER_IDLE : CARRIER_CLOSED, __ATOMIC_RELEASE);
+        return NULL;
+    }
+    return c;
+}
+
+static void give_carrier(struct carrier *c) {
+    __atomic_store_n(&c->state, CARRIER_IDLE, __ATOMIC_RELEASE);
+}
+
+/* out = {nr, time_enabled, time_running, values...}; 0, or -1 when the group cannot be read. */
+static int read_group(struct carrier *c, uint64_t *out) {
+    if (c->opened == 0) {
+        return -1;
+    }
+    ssize_t want = (ssize_t) ((3 + c->opened) * sizeof(uint64_t));
+    return read(c->fds[0], out, (size_t) want) == want ? 0 : -1;
+}
+
+static struct vthread *state_of(jvmtiEnv *env_jvmti, jthread thread) {
+    void *data = NULL;
+    if ((*env_jvmti)->GetThreadLocalStorage(env_jvmti, thread, &data) != JVMTI_ERROR_NONE) {
+        return NULL;
+    }
+    return data;
+}
+
+/* A state linked in the list that stop frees; null without memory. */
+static struct vthread *new_state(void) {
+    struct vthread *v = calloc(1, sizeof(*v));
+    if (v != NULL) {
+        pthread_mutex_lock(&lock);
+        v->next = vthreads;
+        if (vthreads != NULL) {
+            vthreads->prev = v;
+        }
+        vthreads = v;
+        pthread_mutex_unlock(&lock);
+    }
+    return v;
+}
+
+/* Decides once whether the virtual thread is counted, with the Java hook; null when it is not. */
+static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    jboolean counted = (*env)->CallStaticBooleanMethod(env, hooks_class, selected_method, thread);
+    if ((*env)->ExceptionCheck(env)) {
+        (*env)->ExceptionClear(env);
+        counted = JNI_FALSE;
+    }
+    struct vthread *v = counted ? new_state() : NULL;
+    if (v != NULL) {
+        v->recorded = 1;
+    }
+    (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, v != NULL ? (void *) v : (void *) &unselected);
+    return v;
+}
+
+static void mounted(struct vthread *v, struct carrier *c) {
+    if (read_group(c, v->at_mount) != 0) {
+        return;
+    }
+    v->mounted_on = c;
+    v->mounts++;
+    for (int i = 0; i < v->carrier_count; i++) {
+        if (v->carriers[i] == c->tid) {
+            return;
+        }
+    }
+    if (v->carrier_count < MAX_CARRIERS) {
+        v->carriers[v->carrier_count++] = c->tid;
+    }
+}
+
+/* Adds what c counted since v was mounted on it (now read from its group) to totals. */
+static void add_since_mount(const struct vthread *v, const struct carrier *c, const uint64_t *now, uint64_t *totals,
+                            uint32_t *opened) {
+    for (int i = 0; i < c->opened; i++) {
+        int event = c->event_of[i];
+        *opened |= 1u << event;
+        totals[3 * event] += now[3 + i] - v->at_mount[3 + i];
+        totals[3 * event + 1] += now[1] - v->at_mount[1];
+        totals[3 * event + 2] += now[2] - v->at_mount[2];
+    }
+}
+
+static void unmounted(struct vthread *v, struct carrier *c) {
+    uint64_t now[3 + MAX_EVENTS];
+    if (v->mounted_on != c || read_group(c, now) != 0 || now[0] != v->at_mount[0]) {
+        v->mounted_on = NULL;
+        return;
+    }
+    v->mounted_on = NULL;
+    add_since_mount(v, c, now, v->totals, &v->opened);
+}
+
+static void on_mount_or_start(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    struct carrier *c = take_carrier();
+    if (c == NULL) {
+        return;
+    }
+    void *data = state_of(env_jvmti, thread);
+    struct vthread *v = data == NULL ? select_thread(env_jvmti, env, thread)
+            : data == &unselected ? NULL : data;
+    if (v != NULL) {
+        mounted(v, c);
+    }
+    give_carrier(c);
+}
+
+static void JNICALL on_start(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    on_mount_or_start(env_jvmti, env, thread);
+}
+
+static void JNICALL on_mount(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    on_mount_or_start(env_jvmti, env, thread);
+}
+
+static void JNICALL on_unmount(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    (void) env;
+    struct carrier *c = take_carrier();
+    if (c == NULL) {
+        return;
+    }
+    void *data = state_of(env_jvmti, thread);
+    if (data != NULL && data != &unselected) {
+        unmounted(data, c);
+    }
+    give_carrier(c);
+}
+
+static void unlink_thread(struct vthread *v) {
+    pthread_mutex_lock(&lock);
+    if (v->prev != NULL) {
+        v->prev->next = v->next;
+    } else {
+        vthreads = v->next;
+    }
+    if (v->next != NULL) {
+        v->next->prev = v->prev;
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/* The last unmount: the totals go to hooks.virtualEnded(Thread, long[] totals, int mounts, int[] carriers). */
+static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    struct carrier *c = take_carrier();
+    if (c == NULL) {
+        return;
+    }
+    void *data = state_of(env_jvmti, thread);
+    if (data == NULL || data == &unselected) {
+        give_carrier(c);
+        return;
+    }
+    struct vthread *v = data;
+    unmounted(v, c);
+    (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, NULL);
+    unlink_thread(v);
+    give_carrier(c);
+    if (!v->recorded) {
+        free(v); /* followed for its @Counted methods only */
+        return;
+    }
+    jlongArray totals = (*env)->NewLongArray(env, 3 * event_count + 1);
+    jintArray tids = (*env)->NewIntArray(env, v->carrier_count);
+    if (totals != NULL && tids != NULL) {
+        jlong values[3 * MAX_EVENTS + 1];
+        for (int i = 0; i < 3 * event_count; i++) {
+            values[i] = (jlong) v->totals[i];
+        }
+        values[3 * event_count] = (jlong) v->opened;
+        (*env)->SetLongArrayRegion(env, totals, 0, 3 * event_count + 1, values);
+        (*env)->SetIntArrayRegion(env, tids, 0, v->carrier_count, v->carriers);
+        (*env)->CallStaticVoidMethod(env, hooks_class, ended_method, thread, totals, v->mounts, tids);
+    }
+    clear_exception(env);
+    free(v);
+}
+
+/* The index of the extension event named id, or -1 when this JVM has none. */
+static jint extension_index(jvmtiEnv *env_jvmti, const char *id) {
+    jint count = 0;
+    jvmtiExtensionEventInfo *events = NULL;
+    if ((*env_jvmti)->GetExtensionEvents(env_jvmti, &count, &events) != JVMTI_ERROR_NONE) {
+        return -1;
+    }
+    jint found = -1;
+    for (jint i = 0; i < count; i++) {
+        if (strcmp(events[i].id, id) == 0) {
+            found = events[i].extension_event_index;
+        }
+    }
+    /* the table only: its strings and parameter lists are small, allocated once per call, left to the JVM */
+    (*env_jvmti)->Deallocate(env_jvmti, (unsigned char *) events);
+    return found;
+}
+
+/* Sets (or clears, with null callbacks) both extension events; -ENOSYS when this JVM has not got them. */
+static jint set_extensions(jvmtiEnv *env_jvmti, jboolean on) {
+    jint mount = extension_index(env_jvmti, "com.sun.hotspot.events.VirtualThreadMount");
+    jint unmount = extension_index(env_jvmti, "com.sun.hotspot.events.VirtualThreadUnmount");
+    if (mount < 0 || unmount < 0) {
+        return -ENOSYS;
+    }
+    jvmtiExtensionEvent mount_callback = on ? (jvmtiExtensionEvent) (void (*)(void)) on_mount : NULL;
+    jvmtiExtensionEvent unmount_callback = on ? (jvmtiExtensionEvent) (void (*)(void)) on_unmount : NULL;
+    if ((*env_jvmti)->SetExtensionEventCallback(env_jvmti, mount, mount_callback) != JVMTI_ERROR_NONE
+            || (*env_jvmti)->SetExtensionEventCallback(env_jvmti, unmount, unmount_callback) != JVMTI_ERROR_NONE) {
+        return -EIO;
+    }
+    /* A callback alone posts nothing: HotSpot posts an extension event only once it is enabled too, as its own
+     * tests of these events do, with the extension's index as the event number. */
+    jvmtiEventMode mode = on ? JVMTI_ENABLE : JVMTI_DISABLE;
+    if ((*env_jvmti)->SetEventNotificationMode(env_jvmti, mode, (jvmtiEvent) mount, NULL) != JVMTI_ERROR_NONE
+            || (*env_jvmti)->SetEventNotificationMode(env_jvmti, mode, (jvmtiEvent) unmount, NULL)
+                    != JVMTI_ERROR_NONE) {
+        return -EIO;
+    }
+    return 0;
+}
+
+/* A JVMTI environment of our own with the capability and the four events; -errno when this JVM cannot. */
+static jint start_events(JNIEnv *env) {
+    JavaVM *vm;
+    jvmtiEnv *taken;
+    if ((*env)->GetJavaVM(env, &vm) != JNI_OK || (*vm)->GetEnv(vm, (void **) &taken, JVMTI_VERSION_1_2) != JNI_OK) {
+        return -ENOSYS;
+    }
+    jvmtiCapabilities capabilities;
+    memset(&capabilities, 0, sizeof(capabilities));
+    ((unsigned char *) &capabilities)[VIRTUAL_THREADS_CAPABILITY_BIT / 8] |= 1u << (VIRTUAL_THREADS_CAPABILITY_BIT % 8);
+    if ((*taken)->AddCapabilities(taken, &capabilities) != JVMTI_ERROR_NONE) {
+        (*taken)->DisposeEnvironment(taken);
+        return -EOPNOTSUPP; /* JDK 17, or a JVM that does not let it be added now */
+    }
+    void *callbacks[EVENT_VIRTUAL_THREAD_END - FIRST_EVENT + 1] = {0};
+    callbacks[EVENT_VIRTUAL_THREAD_START - FIRST_EVENT] = (void *) on_start;
+    callbacks[EVENT_VIRTUAL_THREAD_END - FIRST_EVENT] = (void *) on_end;
+    jint rc = 0;
+    if ((*taken)->SetEventCallbacks(taken, (jvmtiEventCallbacks *) callbacks, (jint) sizeof(callbacks))
+            != JVMTI_ERROR_NONE) {
+        rc = -EIO;
+    }
+    if (rc == 0) {
+        rc = set_extensions(taken, JNI_TRUE);
+    }
+    if (rc == 0 && ((*taken)->SetEventNotificationMode(taken, JVMTI_ENABLE, EVENT_VIRTUAL_THREAD_START, NULL)
+                    != JVMTI_ERROR_NONE
+            || (*taken)->SetEventNotificationMode(taken, JVMTI_ENABLE, EVENT_VIRTUAL_THREAD_END, NULL)
+                    != JVMTI_ERROR_NONE)) {
+        rc = -EIO;
+    }
+    if (rc != 0) {
+        (*taken)->DisposeEnvironment(taken); /* its events and callbacks go with it */
+        return rc;
+    }
+    jvmti = taken;
+    return 0;
+}
+
+/* Stops the events, waits for each carrier's callback to finish, then closes and frees everything. */
+static jint stop_events(void) {
+    __atomic_store_n(&running, 0, __ATOMIC_SEQ_CST);
+    jvmtiEnv *env_jvmti = jvmti;
+    if (env_jvmti != NULL) {
+        (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_START, NULL);
+        (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_END, NULL);
+        set_extensions(env_jvmti, JNI_FALSE);
+    }
+    /* Waited for without the lock, which a callback on a BUSY carrier may be taking. Carriers are only ever added
+     * at the head, and one added now finds running off and opens nothing. */
+    pthread_mutex_lock(&lock);
+    struct carrier *first = carriers;
+    pthread_mutex_unlock(&lock);
+    for (struct carrier *c = first; c != NULL; c = c->next) {
+        for (;;) {
+            int idle = CARRIER_IDLE;
+            if (__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+                for (int i = 0; i < c->opened; i++) {
+                    close(c->fds[i]);
+                }
+                if (c->opened > 0) {
+                    __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
+                }
+                c->opened = 0;
+                __atomic_store_n(&c->state, CARRIER_CLOSED, __ATOMIC_RELEASE);
+                break;
+            }
+            if (__atomic_load_n(&c->state, __ATOMIC_SEQ_CST) == CARRIER_CLOSED) {
+                break;
+            }
+            sched_yield(); /* a callback reads its group: a few microseconds */
+        }
+    }
+    pthread_mutex_lock(&lock);
+    while (vthreads != NULL) {
+        struct vthread *v = vthreads;
+        vthreads = v->next;
+        free(v);
+    }
+    pthread_mutex_unlock(&lock);
+    if (env_jvmti != NULL) {
+        jvmti = NULL;
+        (*env_jvmti)->DisposeEnvironment(env_jvmti);
+    }
+    return __atomic_exchange_n(&carriers_refused, 0, __ATOMIC_ACQ_REL);
+}
+
+/*
+ * The calling virtual thread's totals so far, its current mount included, into out (as virtualEnded gets them); a
+ * virtual thread not followed yet is from now on, without a final record: its @Counted methods count from here.
+ */
+jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
+    (void) cls;
+    jvmtiEnv *env_jvmti = jvmti;
+    if (env_jvmti == NULL) {
+        return -ENOSYS;
+    }
+    jsize size = 3 * event_count + 1;
+    if ((*env)->GetArrayLength(env, out) < size) {
+        return -EINVAL;
+    }
+    struct carrier *c = take_carrier();
+    if (c == NULL) {
+        return -EAGAIN;
+    }
+    void *data = NULL;
+    if ((*env_jvmti)->GetThreadLocalStorage(env_jvmti, NULL, &data) != JVMTI_ERROR_NONE) {
+        give_carrier(c);
+        return -EIO;
+    }
+    struct vthread *v = data;
+    if (data == NULL || data == &unselected) {
+        v = new_state();
+        if (v == NULL || (*env_jvmti)->SetThreadLocalStorage(env_jvmti, NULL, v) != JVMTI_ERROR_NONE) {
+            if (v != NULL) {
+                unlink_thread(v);
+                free(v);
+            }
+            give_carrier(c);
+            return -ENOMEM;
+        }
+        mounted(v, c);
+    }
+    uint64_t totals[3 * MAX_EVENTS];
+    uint32_t opened = v->opened;
+    memcpy(totals, v->totals, sizeof(totals));
+    uint64_t now[3 + MAX_EVENTS];
+    if (v->mounted_on == c && read_group(c, now) == 0) {
+        add_since_mount(v, c, now, totals, &opened);
+    }
+    give_carrier(c);
+    jlong values[3 * MAX_EVENTS + 1];
+    for (int i = 0; i < 3 * event_count; i++) {
+        values[i] = (jlong) totals[i];
+    }
+    values[3 * event_count] = (jlong) opened;
+    (*env)->SetLongArrayRegion(env, out, 0, size, values);
+    return 0;
+}
+
+jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count,
+                                     jint groups) {
+    (void) cls;
+    if (hooks == NULL) {
+        return stop_events();
+    }
+    if (jvmti != NULL) {
+        return -EBUSY;
+    }
+    if (count < 1 || count > MAX_EVENTS || groups < 0) {
+        return -EINVAL;
+    }
+    if (hooks_class == NULL) {
+        /* kept for good once given, as threadevents.c does: a callback in flight while stopping still finds it */
+        jmethodID selected = (*env)->GetStaticMethodID(env, hooks, "virtualSelected", "(Ljava/lang/Thread;)Z");
+        jmethodID ended = (*env)->GetStaticMethodID(env, hooks, "virtualEnded", "(Ljava/lang/Thread;[JI[I)V");
+        if (selected == NULL || ended == NULL) {
+            (*env)->ExceptionClear(env);
+            return -EINVAL;
+        }
+        selected_method = selected;
+        ended_method = ended;
+        hooks_class = (jclass) (*env)->NewGlobalRef(env, hooks);
+        if (hooks_class == NULL) {
+            return -ENOMEM;
+        }
+    }
+    /* Java writes each attribute in ATTR_STRIDE bytes, its size field saying how many of them the kernel reads */
+    memset(attrs, 0, sizeof(attrs));
+    size_t each = sizeof(struct perf_event_attr) < ATTR_STRIDE ? sizeof(struct perf_event_attr) : ATTR_STRIDE;
+    for (int i = 0; i < count; i++) {
+        memcpy(&attrs[i], (const char *) (intptr_t) attr_address + (size_t) i * ATTR_STRIDE, each);
+    }
+    event_count = count;
+    max_groups = groups;
+    __atomic_store_n(&carriers_refused, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
+    jint rc = start_events(env);
+    if (rc != 0) {
+        __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
+    }
+    return rc;
+}

@@ -1,0 +1,22 @@
+#ifndef PERFPIN_VTHREADS_H
+#define PERFPIN_VTHREADS_H
+
+#include <jni.h>
+
+/*
+ * Counts the virtual threads that hooks.virtualSelected(Thread) selects over their mounted time, with the count
+ * events at attr_address (PerfEventAttr.SIZE bytes each, read_format PERF_FORMAT_GROUP with both times) in at most
+ * groups carriers' groups, and reports each one's totals at its end to hooks.virtualEnded(Thread, long[], int, int[]).
+ * Returns 0 or -errno: -EOPNOTSUPP where the JVM has no virtual threads to follow (JDK 17), -ENOSYS without
+ * HotSpot's mount events. hooks null stops it all and returns how many carriers found no room for a group.
+ */
+jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count,
+                                     jint groups);
+
+/*
+ * Called on a virtual thread: its totals so far into out (3 per event, then the mask of events counted), as
+ * virtualEnded gets them. Returns 0 or -errno: -ENOSYS when not started, -EINVAL for too short an array.
+ */
+jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out);
+
+#endif

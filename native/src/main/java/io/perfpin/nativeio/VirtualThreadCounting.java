@@ -1,0 +1,73 @@
+package io.perfpin.nativeio;
+
+/**
+ * Counts of virtual threads (JDK 21 and later), made by perfpin's C library on the JVM's own mount and unmount
+ * events: each carrier thread gets a counter group of its own at its first mount, read when a selected virtual thread
+ * mounts and unmounts, the difference added to the virtual thread's totals. Java runs twice per virtual thread: at
+ * its first mount {@code hooks.virtualSelected(Thread)} (returning boolean) says whether it is counted, which is
+ * kept; at its end {@code hooks.virtualEnded(Thread, long[] totals, int mounts, int[] carriers)} gets its totals:
+ * per event {@code raw, enabledNanos, runningNanos} ({@link #RAW}, {@link #ENABLED}, {@link #RUNNING}), then a
+ * mask of the events some carrier counted; {@code carriers} are the TIDs of the first {@value #MAX_CARRIERS}
+ * carriers it ran on. Only the JNI backend has it.
+ */
+public final class VirtualThreadCounting {
+    public static final int RAW = 0;
+    public static final int ENABLED = 1;
+    public static final int RUNNING = 2;
+    /** The events of one group, as the C library keeps them. */
+    public static final int MAX_EVENTS = 16;
+    public static final int MAX_CARRIERS = 16;
+
+    private VirtualThreadCounting() {
+    }
+
+    /**
+     * Starts counting. Nothing is counted for a virtual thread already mounted until it next mounts.
+     *
+     * @param attrs  {@code count} attributes of {@link PerfEventAttr#SIZE} bytes, with read format group and both
+     *               times, not disabled; copied
+     * @param groups how many carriers may open a group: a carrier beyond them is not counted (its file descriptors
+     *               are the caller's to have reserved, {@code groups * count})
+     * @return 0, or -errno: -EOPNOTSUPP where the JVM has no virtual threads (JDK 17), -ENOSYS without the JNI
+     *         backend or the JVM's mount events, -EBUSY when already started, -EINVAL for a hooks class without
+     *         those methods or a count out of 1..{@value #MAX_EVENTS}
+     */
+    public static int start(Syscalls syscalls, Class<?> hooks, long attrs, int count, int groups) {
+        if (hooks == null) {
+            throw new IllegalArgumentException("no hooks");
+        }
+        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(hooks, attrs, count, groups)
+                : -Errno.ENOSYS;
+    }
+
+    /**
+     * Stops the events, waits for the callbacks under way, closes every carrier's descriptors and forgets the
+     * virtual threads still running: they have no final record.
+     *
+     * @return how many carriers found no room for their group (virtual threads were not counted on them), or -errno
+     */
+    public static int stop(Syscalls syscalls) {
+        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(null, 0, 0, 0) : -Errno.ENOSYS;
+    }
+
+    /**
+     * On a virtual thread, while counting: its totals so far, its current mount included, as {@code virtualEnded}
+     * gets them, in {@code totals} ({@code 3 * events + 1} long). One not followed yet is from now on, without a
+     * final record: a {@code @Counted} method on it counts from its entry.
+     *
+     * @return 0, or -errno: -ENOSYS when not counting, -EAGAIN while stopping
+     */
+    public static int read(Syscalls syscalls, long[] totals) {
+        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualRead0(totals) : -Errno.ENOSYS;
+    }
+
+    /** The offset of {@code event}'s {@code what} ({@link #RAW}, ...) in the totals. */
+    public static int at(int event, int what) {
+        return 3 * event + what;
+    }
+
+    /** Whether some carrier counted {@code event} for the virtual thread. */
+    public static boolean counted(long[] totals, int events, int event) {
+        return (totals[3 * events] & (1L << event)) != 0;
+    }
+}
