@@ -1,7 +1,6 @@
 package io.perfpin;
 
 import io.perfpin.files.OwnedDirectory;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -25,8 +24,7 @@ public final class PerfpinDirectory {
     public static final String RUNS = "runs";
     public static final String AGENT = "agent";
 
-    private PerfpinDirectory() {
-    }
+    private PerfpinDirectory() {}
 
     /** The path, for readers; {@link #open} for anything that creates or loads. */
     public static Path base() {

@@ -18,8 +18,7 @@ final class AgentLauncher {
     /** One per JVM: an agent attached again after a detach reuses it, and with it its loaded JNI library. */
     private static ClassLoader implementation;
 
-    private AgentLauncher() {
-    }
+    private AgentLauncher() {}
 
     static synchronized void launch(String options, Instrumentation instrumentation, boolean attached) {
         try {

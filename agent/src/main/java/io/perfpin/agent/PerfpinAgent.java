@@ -7,8 +7,7 @@ import java.lang.instrument.Instrumentation;
  * (agentmain). Both take one path, and neither lets anything escape to the application.
  */
 public final class PerfpinAgent {
-    private PerfpinAgent() {
-    }
+    private PerfpinAgent() {}
 
     public static void premain(String options, Instrumentation instrumentation) {
         AgentLauncher.launch(options, instrumentation, false);

@@ -3,7 +3,6 @@ package io.perfpin.agent;
 import io.perfpin.agent.apps.AgentTestApp;
 import io.perfpin.apps.Programs;
 import io.perfpin.testkit.TestJvm;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -37,26 +36,35 @@ final class AppJvm extends TestJvm {
      * As {@link #start}, in a process whose RLIMIT_NOFILE is {@code openFiles}, soft and hard: the JVM raises its
      * soft limit to the hard one, so both are set, as {@code ulimit -n} does.
      */
-    static AppJvm withOpenFileLimit(int openFiles, String java, String agentOptions, Path perfpinDir,
-                                    String... jvmOptions) throws IOException {
-        return launch(List.of("sh", "-c", "ulimit -n " + openFiles + " && exec \"$@\"", "sh"), java, agentOptions,
-                perfpinDir, jvmOptions);
+    static AppJvm withOpenFileLimit(
+            int openFiles, String java, String agentOptions, Path perfpinDir, String... jvmOptions) throws IOException {
+        return launch(
+                List.of("sh", "-c", "ulimit -n " + openFiles + " && exec \"$@\"", "sh"),
+                java,
+                agentOptions,
+                perfpinDir,
+                jvmOptions);
     }
 
     /**
      * As {@link #start}, in a process whose RLIMIT_FSIZE is {@code bytes}, soft and hard: a write that would make a
      * file larger fails (EFBIG, File too large), as on a disk that filled up.
      */
-    static AppJvm withFileSizeLimit(long bytes, String java, String agentOptions, Path perfpinDir,
-                                    String... jvmOptions) throws IOException {
+    static AppJvm withFileSizeLimit(long bytes, String java, String agentOptions, Path perfpinDir, String... jvmOptions)
+            throws IOException {
         return launch(List.of("prlimit", "--fsize=" + bytes, "--"), java, agentOptions, perfpinDir, jvmOptions);
     }
 
-    private static AppJvm launch(List<String> launcher, String java, String agentOptions, Path perfpinDir,
-                                 String... jvmOptions) throws IOException {
+    private static AppJvm launch(
+            List<String> launcher, String java, String agentOptions, Path perfpinDir, String... jvmOptions)
+            throws IOException {
         // The app ends only when told to finish: close() kills one that a failed test left running, as a crash would.
-        TestJvm.Builder app = TestJvm.main(AgentTestApp.class).launcher(launcher).java(java)
-                .property("perfpin.dir", perfpinDir.toString()).jvmOptions(jvmOptions).classPath(classPath())
+        TestJvm.Builder app = TestJvm.main(AgentTestApp.class)
+                .launcher(launcher)
+                .java(java)
+                .property("perfpin.dir", perfpinDir.toString())
+                .jvmOptions(jvmOptions)
+                .classPath(classPath())
                 .closeGrace(Duration.ZERO);
         if (agentOptions != null) {
             app.agent(AGENT_JAR, agentOptions);

@@ -1,11 +1,9 @@
 package io.perfpin.agent;
 
-import io.perfpin.jvm.AgentLoader;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.jvm.AgentLoader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,9 +15,10 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Fifty attach/detach cycles on one JVM leave it as they found it: its threads, its descriptors but the agent
@@ -60,8 +59,15 @@ class AttachCyclesIT {
     @MethodSource("javas")
     void fiftyAttachDetachCyclesLeaveTheJvmAsTheyFoundIt(String java, @TempDir Path dir) throws Exception {
         Path out = dir.resolve("cycles.jsonl");
-        try (AppJvm app = AppJvm.start(java, null, dir, "-Xms64m", "-Xmx64m", "-XX:+AlwaysPreTouch",
-                "-XX:+UseSerialGC", "-XX:-UseDynamicNumberOfCompilerThreads")) {
+        try (AppJvm app = AppJvm.start(
+                java,
+                null,
+                dir,
+                "-Xms64m",
+                "-Xmx64m",
+                "-XX:+AlwaysPreTouch",
+                "-XX:+UseSerialGC",
+                "-XX:-UseDynamicNumberOfCompilerThreads")) {
             app.await("ready");
             app.send("start worker-1 0");
             app.send("start worker-2 0");
@@ -96,23 +102,32 @@ class AttachCyclesIT {
             List<String> added = new ArrayList<>(descriptorsAfterFirst);
             descriptorsBefore.forEach(added::remove);
             String jar = AppJvm.AGENT_JAR.toRealPath().toString();
-            assertTrue(added.stream().allMatch(jar::equals), "only the agent jar stays open, which the JVM put on its"
-                    + " class path and the agent's class loader reads, once per JVM: " + added);
+            assertTrue(
+                    added.stream().allMatch(jar::equals),
+                    "only the agent jar stays open, which the JVM put on its"
+                            + " class path and the agent's class loader reads, once per JVM: " + added);
             long afterLast = settledResidentKib(java, app.pid());
-            System.out.printf("%s: resident after cycle 1 %d KiB, cycle 10 %d KiB, cycle %d %d KiB%n", java,
-                    afterFirst, afterTenth, CYCLES, afterLast);
-            assertTrue(afterLast - afterFirst <= BOUND_AFTER_FIRST_CYCLE_KIB, "resident memory grew "
-                    + (afterLast - afterFirst) + " KiB from cycle 1 to " + CYCLES);
-            assertTrue(afterLast - afterTenth <= BOUND_FROM_CYCLE_10_KIB, "resident memory grew "
-                    + (afterLast - afterTenth) + " KiB from cycle 10 to " + CYCLES);
+            System.out.printf(
+                    "%s: resident after cycle 1 %d KiB, cycle 10 %d KiB, cycle %d %d KiB%n",
+                    java, afterFirst, afterTenth, CYCLES, afterLast);
+            assertTrue(
+                    afterLast - afterFirst <= BOUND_AFTER_FIRST_CYCLE_KIB,
+                    "resident memory grew " + (afterLast - afterFirst) + " KiB from cycle 1 to " + CYCLES);
+            assertTrue(
+                    afterLast - afterTenth <= BOUND_FROM_CYCLE_10_KIB,
+                    "resident memory grew " + (afterLast - afterTenth) + " KiB from cycle 10 to " + CYCLES);
 
             assertEquals(0, app.finish());
-            assertTrue(app.lines().stream().allMatch(l -> l.equals("ready") || l.equals("done")
-                    || l.startsWith("touched worker-")), "only the application on stdout: " + app.lines());
+            assertTrue(
+                    app.lines().stream()
+                            .allMatch(l -> l.equals("ready") || l.equals("done") || l.startsWith("touched worker-")),
+                    "only the application on stdout: " + app.lines());
             List<String> said = app.stderr();
             assertTrue(said.stream().noneMatch(l -> l.endsWith(AppJvm.CDS_WARNING)), "no class-data sharing warning");
-            List<String> other = said.stream().filter(l -> !l.startsWith("WARNING: A Java agent has been loaded"
-                    + " dynamically (") && !DYNAMIC_AGENT_WARNING.contains(l)).collect(Collectors.toList());
+            List<String> other = said.stream()
+                    .filter(l -> !l.startsWith("WARNING: A Java agent has been loaded" + " dynamically (")
+                            && !DYNAMIC_AGENT_WARNING.contains(l))
+                    .collect(Collectors.toList());
             assertEquals(List.of(), other, "nothing on stderr but the JVM's warning about dynamic agents");
         }
     }
@@ -180,14 +195,18 @@ class AttachCyclesIT {
         Path jcmd = Paths.get(java).resolveSibling("jcmd");
         Path said = Files.createTempFile("perfpin-jcmd", ".out");
         Process process = new ProcessBuilder(jcmd.toString(), Long.toString(pid), "System.trim_native_heap")
-                .redirectErrorStream(true).redirectOutput(said.toFile()).start();
+                .redirectErrorStream(true)
+                .redirectOutput(said.toFile())
+                .start();
         try {
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 throw new AssertionError(jcmd + " did not end");
             }
             String text = Files.readString(said);
-            Assumptions.assumeTrue(text.contains("Trim native heap"), "this JDK cannot trim its native heap"
-                    + " (System.trim_native_heap, JDK 17.0.9 and newer): " + text);
+            Assumptions.assumeTrue(
+                    text.contains("Trim native heap"),
+                    "this JDK cannot trim its native heap" + " (System.trim_native_heap, JDK 17.0.9 and newer): "
+                            + text);
         } finally {
             process.destroyForcibly();
             Files.delete(said);

@@ -1,20 +1,19 @@
 package io.perfpin.agent;
 
-import io.perfpin.jvm.AgentLoader;
-import io.perfpin.stats.StatsFileReader;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.List;
-import java.util.stream.Stream;
-
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static io.perfpin.agent.JavaagentIT.awaitLive;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.jvm.AgentLoader;
+import io.perfpin.stats.StatsFileReader;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The agent loaded into a JVM that already runs, and detached from it again. */
 class AttachIT {
@@ -35,8 +34,11 @@ class AttachIT {
             int early = app.touched("early-1");
             assertEquals(0, Observed.perfEventDescriptors(app.pid()));
 
-            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "threads=(early|late)-.*;pin=early-.*@1;events=sched;"
-                    + "interval=50ms;out=" + out, TIMEOUT);
+            AgentLoader.load(
+                    app.pid(),
+                    AppJvm.AGENT_JAR,
+                    "threads=(early|late)-.*;pin=early-.*@1;events=sched;" + "interval=50ms;out=" + out,
+                    TIMEOUT);
             assertEquals("1", Observed.awaitCpusAllowed(app.pid(), early, "1"), "a running thread pinned on attach");
             Path stats = Observed.statsFile(dir, app.pid());
             awaitLive(stats, early, "task-clock", 0);
@@ -44,7 +46,10 @@ class AttachIT {
 
             app.send("start late-1 " + PAGES);
             int late = app.touched("late-1");
-            assertWithin(PAGES, awaitLive(stats, late, "page-faults", PAGES).getAsLong(), 0.03,
+            assertWithin(
+                    PAGES,
+                    awaitLive(stats, late, "page-faults", PAGES).getAsLong(),
+                    0.03,
                     "a thread started after attach, counted from its start");
 
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);

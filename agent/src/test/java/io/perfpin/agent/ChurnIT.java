@@ -1,15 +1,14 @@
 package io.perfpin.agent;
 
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.api.io.TempDir;
+import static io.perfpin.agent.JavaagentIT.assertWithin;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static io.perfpin.agent.JavaagentIT.assertWithin;
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * 10,000 short-lived counted threads: no descriptor outlives its thread, and no count is lost; and among threads
@@ -33,8 +32,7 @@ class ChurnIT {
     @MethodSource("javas")
     void churnedThreadsCloseTheirCountersAndKeepTheirTotals(String java, @TempDir Path dir) throws Exception {
         Path out = dir.resolve("churn.jsonl");
-        try (AppJvm app = AppJvm.start(java, "threads=churn-.*;events=page-faults;interval=100ms;out=" + out,
-                dir)) {
+        try (AppJvm app = AppJvm.start(java, "threads=churn-.*;events=page-faults;interval=100ms;out=" + out, dir)) {
             app.await("ready");
             // The agent's own: one disabled event per software kind it counts, which keeps the kernel's code on.
             long agentsOwn = Observed.perfEventDescriptors(app.pid());
@@ -78,12 +76,19 @@ class ChurnIT {
             while (Observed.perfEventDescriptors(app.pid()) != expected && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertEquals(expected, Observed.perfEventDescriptors(app.pid()),
+            assertEquals(
+                    expected,
+                    Observed.perfEventDescriptors(app.pid()),
                     "the agent's own descriptors and one per parked selected thread: none of a thread not selected");
             assertEquals(0, app.finish());
         }
         List<String> selected = Observed.records(out, "thread", "sel-\\d+");
-        assertEquals(THREADS / 2, selected.stream().map(r -> Observed.string(r, "name")).distinct().count(),
+        assertEquals(
+                THREADS / 2,
+                selected.stream()
+                        .map(r -> Observed.string(r, "name"))
+                        .distinct()
+                        .count(),
                 "a final record per selected churned thread");
         assertEquals(THREADS / 2, selected.size(), "one final record each");
         assertEquals(PARKED, Observed.records(out, "thread", "sel-kept-\\d+").size(), "the parked selected threads");

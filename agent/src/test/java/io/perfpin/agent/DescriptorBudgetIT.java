@@ -1,11 +1,12 @@
 package io.perfpin.agent;
 
+import static io.perfpin.agent.JavaagentIT.awaitLive;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.stats.StatsFileReader;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -19,11 +20,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static io.perfpin.agent.JavaagentIT.awaitLive;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The agent keeps to its share of the application's file descriptors, and the application keeps the rest. */
 class DescriptorBudgetIT {
@@ -31,6 +30,7 @@ class DescriptorBudgetIT {
     private static final int PARKED = 3_300;
     /** The sched preset's six software events: cycles and instructions of ipc are refused on a machine without a PMU. */
     private static final int SCHED_EVENTS = 6;
+
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
     private static final String BUDGET_SPENT = "perfpin's share of this process's file descriptors (";
     private static final String OUT_OF_DESCRIPTORS = "this process is out of file descriptors";
@@ -42,8 +42,8 @@ class DescriptorBudgetIT {
 
     @ParameterizedTest
     @MethodSource("javas")
-    void attachedToThousandsOfThreadsTheAgentTakesItsShareAndTheApplicationStillOpensItsFiles(String java,
-            @TempDir Path dir) throws Exception {
+    void attachedToThousandsOfThreadsTheAgentTakesItsShareAndTheApplicationStillOpensItsFiles(
+            String java, @TempDir Path dir) throws Exception {
         assumeTrue(hardOpenFileLimit() >= OPEN_FILES, "needs a hard RLIMIT_NOFILE of " + OPEN_FILES);
         Path out = dir.resolve("budget.jsonl");
         StatsFileReader stats;
@@ -57,11 +57,13 @@ class DescriptorBudgetIT {
             stats = Observed.openStats(Observed.statsFile(dir, app.pid()));
             await(() -> Observed.threadsNotCounted(stats) > 0, "the stats file counts threads not counted");
             budget = stats.snapshot().descriptorBudget();
-            assertTrue(budget > OPEN_FILES / 4 - 200 && budget <= OPEN_FILES / 4,
+            assertTrue(
+                    budget > OPEN_FILES / 4 - 200 && budget <= OPEN_FILES / 4,
                     "a quarter of what the application had free: " + budget);
             Path statsFile = Observed.statsFile(dir, app.pid());
             // Once the sampler has shown every counted thread: its own six held switched on, and six a thread.
-            await(() -> descriptorsOf(app) == SCHED_EVENTS * (1 + liveThreads(statsFile)),
+            await(
+                    () -> descriptorsOf(app) == SCHED_EVENTS * (1 + liveThreads(statsFile)),
                     "the kernel's perf_event descriptors are those of the threads counted");
             long held = descriptorsOf(app);
             // The recording holds one more; what is left is less than a thread's six.
@@ -69,23 +71,33 @@ class DescriptorBudgetIT {
 
             app.send("open 1000");
             Matcher opened = app.await(Pattern.compile("opened (\\d+) of 1000(: .*)?"));
-            assertEquals(1000, Integer.parseInt(opened.group(1)), "the application opens every file it asks for: "
-                    + opened.group());
+            assertEquals(
+                    1000,
+                    Integer.parseInt(opened.group(1)),
+                    "the application opens every file it asks for: " + opened.group());
             closed(app);
             assertEquals(0, app.finish());
             List<String> said = perfpinLines(app);
-            assertTrue(said.stream().anyMatch(l -> l.startsWith("[perfpin] not counting threads while no file"
-                    + " descriptor is left for them: " + BUDGET_SPENT + budget + ", fds=25% of the ")), said.toString());
+            assertTrue(
+                    said.stream()
+                            .anyMatch(l -> l.startsWith("[perfpin] not counting threads while no file"
+                                    + " descriptor is left for them: " + BUDGET_SPENT + budget + ", fds=25% of the ")),
+                    said.toString());
         }
         List<String> parked = Observed.records(out, "thread", "parked-\\d+");
         assertEquals(PARKED, parked.size(), "a final record for every thread, counted or not");
         List<String> finals = Observed.records(out, "thread", "[^\"]+");
-        List<String> notCounted = finals.stream().filter(r -> String.valueOf(Observed.value(r, "unsupported",
-                "task-clock")).startsWith(THREAD_NOT_COUNTED + BUDGET_SPENT)).collect(Collectors.toList());
+        List<String> notCounted = finals.stream()
+                .filter(r -> String.valueOf(Observed.value(r, "unsupported", "task-clock"))
+                        .startsWith(THREAD_NOT_COUNTED + BUDGET_SPENT))
+                .collect(Collectors.toList());
         assertEquals(stats.snapshot().threadsNotCounted(), notCounted.size(), "the stats file and the records agree");
-        assertTrue(notCounted.stream().allMatch(r -> Map.of().equals(Observed.value(r, "counters"))),
+        assertTrue(
+                notCounted.stream().allMatch(r -> Map.of().equals(Observed.value(r, "counters"))),
                 "with no counts at all");
-        long counted = finals.stream().filter(r -> Observed.value(r, "counters", "task-clock") instanceof Long).count();
+        long counted = finals.stream()
+                .filter(r -> Observed.value(r, "counters", "task-clock") instanceof Long)
+                .count();
         System.out.println("budget: " + budget + " descriptors; threads counted: " + counted + ", not counted: "
                 + notCounted.size());
         assertEquals(finals.size(), counted + notCounted.size(), "every thread either counted or not, with why");
@@ -97,8 +109,8 @@ class DescriptorBudgetIT {
             throws Exception {
         Path out = dir.resolve("emfile.jsonl");
         // Every free descriptor may be perfpin's: the kernel, not the budget, says when there is none left.
-        try (AppJvm app = AppJvm.withOpenFileLimit(512, java,
-                "threads=short-.*;events=page-faults;fds=100%;interval=50ms;out=" + out, dir)) {
+        try (AppJvm app = AppJvm.withOpenFileLimit(
+                512, java, "threads=short-.*;events=page-faults;fds=100%;interval=50ms;out=" + out, dir)) {
             app.await("ready");
             // The sampler reads the CPU topology and the run's record (/sys, /proc) before and at its first tick, a
             // descriptor at a time: filled meanwhile, the table would get one back when it closes it.
@@ -120,13 +132,18 @@ class DescriptorBudgetIT {
             assertEquals(0, app.finish());
             List<String> said = perfpinLines(app);
             assertEquals(1, said.size(), said.toString());
-            assertTrue(said.get(0).startsWith("[perfpin] not counting threads while no file descriptor is left for"
-                    + " them: " + OUT_OF_DESCRIPTORS), said.get(0));
+            assertTrue(
+                    said.get(0)
+                            .startsWith("[perfpin] not counting threads while no file descriptor is left for"
+                                    + " them: " + OUT_OF_DESCRIPTORS),
+                    said.get(0));
         }
         String notCounted = Observed.records(out, "thread", "short-1").get(0);
         assertEquals(Map.of(), Observed.value(notCounted, "counters"), notCounted);
-        assertTrue(String.valueOf(Observed.value(notCounted, "unsupported", "page-faults"))
-                .startsWith(THREAD_NOT_COUNTED + OUT_OF_DESCRIPTORS), notCounted);
+        assertTrue(
+                String.valueOf(Observed.value(notCounted, "unsupported", "page-faults"))
+                        .startsWith(THREAD_NOT_COUNTED + OUT_OF_DESCRIPTORS),
+                notCounted);
         assertTrue(Observed.number(Observed.records(out, "thread", "short-2").get(0), "page-faults") >= 64);
     }
 
@@ -160,7 +177,9 @@ class DescriptorBudgetIT {
 
     private static long hardOpenFileLimit() throws IOException {
         String line = Files.readAllLines(Paths.get("/proc/self/limits")).stream()
-                .filter(l -> l.startsWith("Max open files")).findFirst().orElseThrow();
+                .filter(l -> l.startsWith("Max open files"))
+                .findFirst()
+                .orElseThrow();
         String hard = line.substring("Max open files".length()).trim().split("\\s+")[1];
         return hard.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(hard);
     }
@@ -170,13 +189,15 @@ class DescriptorBudgetIT {
         try (StatsFileReader stats = Observed.openStats(statsFile)) {
             for (int i = 0; i < ticks; i++) {
                 long before = stats.heartbeatEpochMillis();
-                await(() -> {
-                    try {
-                        return stats.heartbeatEpochMillis() != before;
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
-                    }
-                }, "the sampler ticked");
+                await(
+                        () -> {
+                            try {
+                                return stats.heartbeatEpochMillis() != before;
+                            } catch (IOException e) {
+                                throw new UncheckedIOException(e);
+                            }
+                        },
+                        "the sampler ticked");
             }
         }
     }

@@ -1,21 +1,20 @@
 package io.perfpin.agent;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.report.EndRecord;
 import io.perfpin.report.Recording;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A JVM whose files may not grow past 200,000 bytes ({@code prlimit --fsize}), as on a disk that filled up, with 60
@@ -35,10 +34,16 @@ class FileSizeLimitIT {
         Path out = dir.resolve("limited.jsonl");
         List<String> stderr;
         List<String> stdout;
-        try (AppJvm app = AppJvm.withFileSizeLimit(FILE_SIZE_LIMIT, java,
-                "threads=parked-.*;pin=parked-.*@1;events=sched;interval=50ms;out=" + out, dir)) {
+        try (AppJvm app = AppJvm.withFileSizeLimit(
+                FILE_SIZE_LIMIT,
+                java,
+                "threads=parked-.*;pin=parked-.*@1;events=sched;interval=50ms;out=" + out,
+                dir)) {
             app.await("ready");
-            assumeTrue(CpuSet.parseList(Observed.cpusAllowed(app.pid(), (int) app.pid())).contains(1), "needs CPU 1");
+            assumeTrue(
+                    CpuSet.parseList(Observed.cpusAllowed(app.pid(), (int) app.pid()))
+                            .contains(1),
+                    "needs CPU 1");
             app.send("park " + PARKED + " parked");
             app.await("parked " + PARKED);
             List<Integer> parked = awaitNamed(app.pid(), "parked-");
@@ -56,10 +61,12 @@ class FileSizeLimitIT {
             stdout = app.lines();
         }
 
-        List<String> notPerfpin = stderr.stream().filter(l -> !l.startsWith("[perfpin] ")).collect(Collectors.toList());
+        List<String> notPerfpin =
+                stderr.stream().filter(l -> !l.startsWith("[perfpin] ")).collect(Collectors.toList());
         assertEquals(List.of(), notPerfpin, "the application's stderr holds perfpin's lines only: " + stderr);
         assertEquals(List.of("ready", "parked " + PARKED, "done"), stdout, "the application's own stdout");
-        List<String> stopped = stderr.stream().filter(l -> l.startsWith("[perfpin] the recording " + out))
+        List<String> stopped = stderr.stream()
+                .filter(l -> l.startsWith("[perfpin] the recording " + out))
                 .collect(Collectors.toList());
         assertEquals(1, stopped.size(), "the recording's failure is said once: " + stderr);
         assertTrue(stopped.get(0).contains("stopped: writing it failed: File too large"), stopped.get(0));

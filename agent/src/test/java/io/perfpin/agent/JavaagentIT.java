@@ -1,14 +1,12 @@
 package io.perfpin.agent;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.apps.Programs;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OtlpEndpoint;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,10 +17,11 @@ import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /** The agent from -javaagent, on a real kernel, observed from outside the application. */
 class JavaagentIT {
@@ -58,8 +57,8 @@ class JavaagentIT {
     @MethodSource("javas")
     void nameRulesPinAndCountThreadsOfAnAppWithoutAnnotations(String java, @TempDir Path dir) throws Exception {
         Path out = dir.resolve("run.jsonl");
-        try (AppJvm app = AppJvm.start(java, "threads=toucher-.*;pin=toucher-1@0;events=sched;interval=50ms;out=" + out,
-                dir)) {
+        try (AppJvm app =
+                AppJvm.start(java, "threads=toucher-.*;pin=toucher-1@0;events=sched;interval=50ms;out=" + out, dir)) {
             app.await("ready");
             app.send("start toucher-1 " + PAGES);
             app.send("start toucher-2 " + PAGES);
@@ -89,8 +88,10 @@ class JavaagentIT {
             app.send("start toucher-1 " + PAGES);
             String cpus = Observed.cpusAllowed(app.pid(), app.touched("toucher-1"));
             assertEquals(0, app.finish());
-            assertEquals(List.of("[perfpin] pin=core placed toucher-1 on " + (cpus.matches("\\d+") ? "CPU " : "CPUs ")
-                    + cpus), app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).collect(Collectors.toList()));
+            assertEquals(
+                    List.of("[perfpin] pin=core placed toucher-1 on " + (cpus.matches("\\d+") ? "CPU " : "CPUs ")
+                            + cpus),
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).collect(Collectors.toList()));
         }
     }
 
@@ -102,8 +103,8 @@ class JavaagentIT {
     @MethodSource("javas")
     void withoutTheCLibraryThreadRunIsWovenAndTheRulesStillApply(String java, @TempDir Path dir) throws Exception {
         Path out = dir.resolve("run.jsonl");
-        try (AppJvm app = AppJvm.start(java, "threads=toucher-.*;pin=toucher-1@1;events=sched;out=" + out, dir,
-                "-Dperfpin.backend=jna")) {
+        try (AppJvm app = AppJvm.start(
+                java, "threads=toucher-.*;pin=toucher-1@1;events=sched;out=" + out, dir, "-Dperfpin.backend=jna")) {
             app.await("ready");
             app.send("start toucher-1 " + PAGES);
             app.send("annotated annotated-1 16");
@@ -112,11 +113,16 @@ class JavaagentIT {
             assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("annotated-1")));
             assertEquals(0, app.finish());
             List<String> said = app.stderr();
-            assertTrue(said.size() <= 1 && said.stream().allMatch(line -> line.endsWith(AppJvm.CDS_WARNING)),
+            assertTrue(
+                    said.size() <= 1 && said.stream().allMatch(line -> line.endsWith(AppJvm.CDS_WARNING)),
                     "at most the JVM's one line about the hooks' jar: " + said);
         }
-        assertWithin(PAGES, (long) Observed.number(Observed.records(out, "thread", "toucher-1").get(0), "page-faults"),
-                0.03, "toucher-1 counted from its start");
+        assertWithin(
+                PAGES,
+                (long) Observed.number(
+                        Observed.records(out, "thread", "toucher-1").get(0), "page-faults"),
+                0.03,
+                "toucher-1 counted from its start");
     }
 
     @ParameterizedTest
@@ -124,8 +130,8 @@ class JavaagentIT {
     void aThreadStartedByAPinnedThreadGetsTheProcessAffinityUnlessARuleLetsItInherit(String java, @TempDir Path dir)
             throws Exception {
         Path out = dir.resolve("run.jsonl");
-        try (AppJvm app = AppJvm.start(java, "threads=(child|heir)-.*;pin=parent-.*@1;inherit=heir-.*;events=sched;out="
-                + out, dir)) {
+        try (AppJvm app = AppJvm.start(
+                java, "threads=(child|heir)-.*;pin=parent-.*@1;inherit=heir-.*;events=sched;out=" + out, dir)) {
             app.await("ready");
             app.send("spawn parent-1 child-1");
             app.send("spawn parent-2 heir-1");
@@ -134,9 +140,15 @@ class JavaagentIT {
             assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("heir-1")));
             assertEquals(0, app.finish());
         }
-        assertEquals("perfpin", Observed.string(Observed.records(out, "thread", "parent-1").get(0), "pin"));
-        assertEquals("none", Observed.string(Observed.records(out, "thread", "child-1").get(0), "pin"));
-        assertEquals("inherited", Observed.string(Observed.records(out, "thread", "heir-1").get(0), "pin"));
+        assertEquals(
+                "perfpin",
+                Observed.string(Observed.records(out, "thread", "parent-1").get(0), "pin"));
+        assertEquals(
+                "none",
+                Observed.string(Observed.records(out, "thread", "child-1").get(0), "pin"));
+        assertEquals(
+                "inherited",
+                Observed.string(Observed.records(out, "thread", "heir-1").get(0), "pin"));
     }
 
     @ParameterizedTest
@@ -153,8 +165,8 @@ class JavaagentIT {
         assertEquals(1, methods.size(), "one final method record");
         String record = methods.get(0);
         assertEquals(20, Observed.number(record, "calls"));
-        assertWithin(20 * 256, (Long) Observed.value(record, "counters", "page-faults"), 0.03,
-                "page faults of 20 calls");
+        assertWithin(
+                20 * 256, (Long) Observed.value(record, "counters", "page-faults"), 0.03, "page faults of 20 calls");
         assertWithin(256, (Long) Observed.value(record, "p50", "page-faults"), 0.04, "median page faults per call");
     }
 
@@ -171,7 +183,8 @@ class JavaagentIT {
             app.touched("virtual-2");
             assertEquals("0-1", Observed.cpusAllowed(app.pid(), carrier), "the carrier was not pinned");
             assertEquals(0, app.finish());
-            List<String> said = app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).collect(Collectors.toList());
+            List<String> said =
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).collect(Collectors.toList());
             assertEquals(1, said.size(), said.toString());
             assertTrue(said.get(0).contains("virtual threads are not pinned or counted"), said.get(0));
         }
@@ -182,15 +195,23 @@ class JavaagentIT {
     @MethodSource("javas")
     void invalidOptionsLeaveTheApplicationExactlyAsWithoutTheAgent(String java, @TempDir Path dir) throws Exception {
         List<String> plain = session(java, null, dir);
-        for (String bad : List.of("bogus=1", "events=cycels", "pin=worker@cores", "interval=5parsecs", "threads=(",
+        for (String bad : List.of(
+                "bogus=1",
+                "events=cycels",
+                "pin=worker@cores",
+                "interval=5parsecs",
+                "threads=(",
                 "interval=999999999999m")) {
             try (AppJvm app = AppJvm.start(java, bad, dir)) {
                 assertEquals(plain, drive(app), bad);
                 List<String> said = app.stderr();
                 assertEquals(1, said.size(), "one line for " + bad + ": " + said);
                 String token = bad.substring(bad.indexOf('=') + 1);
-                assertTrue(said.get(0).startsWith("[perfpin] ") && said.get(0).contains(token)
-                        && said.get(0).contains("the agent is off"), said.get(0));
+                assertTrue(
+                        said.get(0).startsWith("[perfpin] ")
+                                && said.get(0).contains(token)
+                                && said.get(0).contains("the agent is off"),
+                        said.get(0));
             }
         }
     }
@@ -230,8 +251,10 @@ class JavaagentIT {
             String kind = config.equals(fifo) ? "a FIFO" : "a character device";
             try (AppJvm app = AppJvm.start(java, "config=" + config, dir)) {
                 assertEquals(plain, drive(app), config.toString());
-                assertEquals(List.of("[perfpin] bad option 'config=" + config + "': " + config + " is " + kind
-                        + ", not a regular file; the agent is off, the application runs without it"), app.stderr());
+                assertEquals(
+                        List.of("[perfpin] bad option 'config=" + config + "': " + config + " is " + kind
+                                + ", not a regular file; the agent is off, the application runs without it"),
+                        app.stderr());
             }
         }
     }
@@ -249,15 +272,20 @@ class JavaagentIT {
         for (String options : List.of("otlp=http://user:s3cret@127.0.0.1:4318", "config=" + config)) {
             try (AppJvm app = AppJvm.start(java, options, dir)) {
                 assertEquals(plain, drive(app), options);
-                assertEquals(List.of("[perfpin] bad option 'otlp=http://***@127.0.0.1:4318': credentials in the URL"
-                        + " would show in the agent's options; expected " + OtlpEndpoint.ALLOWED + "; the agent is off,"
-                        + " the application runs without it"), app.stderr(), options);
+                assertEquals(
+                        List.of("[perfpin] bad option 'otlp=http://***@127.0.0.1:4318': credentials in the URL"
+                                + " would show in the agent's options; expected " + OtlpEndpoint.ALLOWED
+                                + "; the agent is off,"
+                                + " the application runs without it"),
+                        app.stderr(),
+                        options);
             }
         }
         try (AppJvm app = AppJvm.start(java, "otlp=user:s3cret@127.0.0.1:4318", dir)) {
             assertEquals(plain, drive(app));
             assertEquals(1, app.stderr().size(), app.stderr().toString());
-            assertTrue(app.stderr().get(0).startsWith("[perfpin] bad option 'otlp=***@127.0.0.1:4318': expected"),
+            assertTrue(
+                    app.stderr().get(0).startsWith("[perfpin] bad option 'otlp=***@127.0.0.1:4318': expected"),
                     app.stderr().get(0));
         }
     }
@@ -273,25 +301,33 @@ class JavaagentIT {
         Path missing = dir.resolve("missing.conf");
         try (AppJvm app = AppJvm.start(java, "config=" + missing, dir)) {
             assertEquals(plain, drive(app));
-            assertEquals(List.of("[perfpin] bad option 'config=" + missing + "': cannot open " + missing + ": no such"
-                    + " file or directory; the agent is off, the application runs without it"), app.stderr());
+            assertEquals(
+                    List.of("[perfpin] bad option 'config=" + missing + "': cannot open " + missing + ": no such"
+                            + " file or directory; the agent is off, the application runs without it"),
+                    app.stderr());
         }
         Assumptions.assumeTrue(EffectiveUser.uid() == 0, "only root can give a file to another user");
         Path theirs = Files.writeString(dir.resolve("theirs.conf"), "# theirs\npassword=hunter2\n");
         Files.setAttribute(theirs, "unix:uid", 4242);
         try (AppJvm app = AppJvm.start(java, "config=" + theirs, dir)) {
             assertEquals(plain, drive(app));
-            assertEquals(List.of("[perfpin] bad option 'config=" + theirs + "': line 2 of " + theirs + " is not a"
-                    + " valid option (not shown: the file is not this user's own); the agent is off, the application"
-                    + " runs without it"), app.stderr());
+            assertEquals(
+                    List.of("[perfpin] bad option 'config=" + theirs + "': line 2 of " + theirs + " is not a"
+                            + " valid option (not shown: the file is not this user's own); the agent is off, the application"
+                            + " runs without it"),
+                    app.stderr());
         }
         Path shadow = Path.of("/etc/shadow");
         if (Files.isRegularFile(shadow)) {
             try (AppJvm app = AppJvm.start(java, "config=" + shadow, dir)) {
                 assertEquals(plain, drive(app));
                 assertEquals(1, app.stderr().size(), "one line");
-                assertTrue(app.stderr().get(0).matches("\\[perfpin\\] bad option 'config=/etc/shadow': line \\d+ of"
-                        + " /etc/shadow is not a valid option \\(not shown: .*"), "its number, not its text");
+                assertTrue(
+                        app.stderr()
+                                .get(0)
+                                .matches("\\[perfpin\\] bad option 'config=/etc/shadow': line \\d+ of"
+                                        + " /etc/shadow is not a valid option \\(not shown: .*"),
+                        "its number, not its text");
             }
         }
     }
@@ -351,8 +387,11 @@ class JavaagentIT {
             assertEquals(plain, lines, "the application's output and exit code");
             List<String> said = app.stderr();
             assertEquals(1, said.size(), "one line, no stack trace: " + said);
-            assertTrue(said.get(0).startsWith("[perfpin] stopped publishing to the stats file " + stats
-                    + ": it was truncated to 0 bytes ("), said.get(0));
+            assertTrue(
+                    said.get(0)
+                            .startsWith("[perfpin] stopped publishing to the stats file " + stats
+                                    + ": it was truncated to 0 bytes ("),
+                    said.get(0));
         }
         assertEquals(1, Observed.records(out, "thread", "worker-1").size(), "the final record: " + out);
         assertEquals(0, Files.size(stats), "the agent never wrote it again");
@@ -391,7 +430,8 @@ class JavaagentIT {
     }
 
     static void assertWithin(long expected, long actual, double fraction, String what) {
-        assertTrue(Math.abs(actual - expected) <= expected * fraction,
+        assertTrue(
+                Math.abs(actual - expected) <= expected * fraction,
                 what + ": expected " + expected + " within " + (fraction * 100) + "%, got " + actual);
     }
 }

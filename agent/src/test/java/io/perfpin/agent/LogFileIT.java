@@ -1,10 +1,12 @@
 package io.perfpin.agent;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFileReader;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -14,11 +16,8 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent can be diagnosed: with {@code log=FILE} every notice is in FILE with its time, and a failure with its
@@ -32,9 +31,10 @@ class LogFileIT {
     /** A line of the log that starts an entry: its time, ISO-8601 to the millisecond with its offset, then its kind. */
     private static final Pattern ENTRY = Pattern.compile(
             "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) (info|refused|not-counted|failure) .*");
+
     private static final String JAVA = AppJvm.javas().findFirst().orElseThrow();
-    private static final String FAILED = "[perfpin] no live view (perfpin top, attach and run show nothing): cannot"
-            + " write the stats file ";
+    private static final String FAILED =
+            "[perfpin] no live view (perfpin top, attach and run show nothing): cannot" + " write the stats file ";
 
     @TempDir
     Path dir;
@@ -48,31 +48,46 @@ class LogFileIT {
     void aFailureIsInTheLogWithItsTimeAndStackTrace() throws Exception {
         Path log = dir.resolve("logs/agent.log");
         Path out = dir.resolve("run.jsonl");
-        try (AppJvm app = AppJvm.withFileSizeLimit(FILE_SIZE_LIMIT, JAVA, "threads=worker-.*;events=task-clock;"
-                + "interval=50ms;out=" + out + ";log=" + log, dir.resolve("perfpin"))) {
+        try (AppJvm app = AppJvm.withFileSizeLimit(
+                FILE_SIZE_LIMIT,
+                JAVA,
+                "threads=worker-.*;events=task-clock;" + "interval=50ms;out=" + out + ";log=" + log,
+                dir.resolve("perfpin"))) {
             app.await("ready");
             app.send("park 1 worker"); // a toucher's pages are a mapped file, which the limit forbids
             app.await("parked 1");
             assertEquals(0, app.finish());
             List<String> said = perfpinLines(app);
             assertEquals(1, said.size(), app.stderr().toString());
-            assertTrue(said.get(0).startsWith(FAILED) && said.get(0).contains("File too large; counting and recording"
-                    + " go on (the stack traces of failures: " + log + ")"), said.get(0));
+            assertTrue(
+                    said.get(0).startsWith(FAILED)
+                            && said.get(0)
+                                    .contains("File too large; counting and recording"
+                                            + " go on (the stack traces of failures: " + log + ")"),
+                    said.get(0));
             assertOnlyPerfpinLines(app);
         }
-        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(log,
-                LinkOption.NOFOLLOW_LINKS)));
+        assertEquals(
+                "rw-------",
+                PosixFilePermissions.toString(Files.getPosixFilePermissions(log, LinkOption.NOFOLLOW_LINKS)));
         List<String> lines = Files.readAllLines(log);
-        int failure = indexOf(lines, line -> ENTRY.matcher(line).matches()
-                && line.contains(" failure no live view (perfpin top, attach and run show nothing): cannot write the"
-                + " stats file ") && line.endsWith("File too large; counting and recording go on"));
+        int failure = indexOf(
+                lines,
+                line -> ENTRY.matcher(line).matches()
+                        && line.contains(
+                                " failure no live view (perfpin top, attach and run show nothing): cannot write the"
+                                        + " stats file ")
+                        && line.endsWith("File too large; counting and recording go on"));
         assertTrue(failure >= 0, String.join("\n", lines));
         List<String> trace = lines.subList(failure + 1, lines.size());
-        assertTrue(trace.get(0).matches("java\\.io\\.IOException: File too large|.*Exception.*File too large.*"),
+        assertTrue(
+                trace.get(0).matches("java\\.io\\.IOException: File too large|.*Exception.*File too large.*"),
                 String.join("\n", lines));
         // a frame names its class loader's name first where it has one
-        assertTrue(trace.stream().anyMatch(line -> line.startsWith("    at ")
-                && line.contains("io.perfpin.stats.StatsFile.create(")),
+        assertTrue(
+                trace.stream()
+                        .anyMatch(line ->
+                                line.startsWith("    at ") && line.contains("io.perfpin.stats.StatsFile.create(")),
                 String.join("\n", lines));
         // counting went on: the thread's final record
         assertEquals(1, Observed.records(out, "thread", "worker-0").size());
@@ -81,16 +96,23 @@ class LogFileIT {
     /** Without log=, the failure's line says once where its stack trace would be kept. */
     @Test
     void withoutALogTheFailureSaysWhereItsTraceWouldBe() throws Exception {
-        try (AppJvm app = AppJvm.withFileSizeLimit(FILE_SIZE_LIMIT, JAVA, "threads=worker-.*;events=task-clock;"
-                + "interval=50ms", dir.resolve("perfpin"))) {
+        try (AppJvm app = AppJvm.withFileSizeLimit(
+                FILE_SIZE_LIMIT,
+                JAVA,
+                "threads=worker-.*;events=task-clock;" + "interval=50ms",
+                dir.resolve("perfpin"))) {
             app.await("ready");
             app.send("park 1 worker"); // a toucher's pages are a mapped file, which the limit forbids
             app.await("parked 1");
             assertEquals(0, app.finish());
             List<String> said = perfpinLines(app);
             assertEquals(1, said.size(), app.stderr().toString());
-            assertTrue(said.get(0).startsWith(FAILED) && said.get(0).endsWith("File too large; counting and recording"
-                    + " go on (the agent option log=FILE keeps the stack traces of failures)"), said.get(0));
+            assertTrue(
+                    said.get(0).startsWith(FAILED)
+                            && said.get(0)
+                                    .endsWith("File too large; counting and recording"
+                                            + " go on (the agent option log=FILE keeps the stack traces of failures)"),
+                    said.get(0));
             assertOnlyPerfpinLines(app);
         }
     }
@@ -106,28 +128,37 @@ class LogFileIT {
         Path link = Files.createSymbolicLink(dir.resolve("link.log"), victim);
         Files.setAttribute(link, "unix:uid", 4242, LinkOption.NOFOLLOW_LINKS);
         Path fifo = dir.resolve("fifo.log");
-        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
+        Process mkfifo =
+                new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start();
         assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
         for (Path log : List.of(link, fifo)) {
             Path out = dir.resolve(log.getFileName() + ".jsonl");
-            try (AppJvm app = AppJvm.start(JAVA, "threads=worker-.*;events=task-clock;stats=off;out=" + out + ";log="
-                    + log, dir.resolve("perfpin"))) {
+            try (AppJvm app = AppJvm.start(
+                    JAVA,
+                    "threads=worker-.*;events=task-clock;stats=off;out=" + out + ";log=" + log,
+                    dir.resolve("perfpin"))) {
                 app.await("ready");
                 app.send("start worker-1 16");
                 app.touched("worker-1");
                 assertEquals(0, app.finish());
                 List<String> said = perfpinLines(app);
                 assertEquals(1, said.size(), app.stderr().toString());
-                assertTrue(said.get(0).startsWith("[perfpin] cannot write the log: " + log + " is ")
-                        && said.get(0).endsWith(", not a regular file: perfpin writes only a new file, or replaces one"
-                        + " of yours; counting goes on without it"), said.get(0));
+                assertTrue(
+                        said.get(0).startsWith("[perfpin] cannot write the log: " + log + " is ")
+                                && said.get(0)
+                                        .endsWith(
+                                                ", not a regular file: perfpin writes only a new file, or replaces one"
+                                                        + " of yours; counting goes on without it"),
+                        said.get(0));
                 assertOnlyPerfpinLines(app);
             }
             assertEquals(1, Observed.records(out, "thread", "worker-1").size(), "counted without a log");
         }
         assertEquals("precious", Files.readString(victim));
         assertTrue(Files.isSymbolicLink(link));
-        assertEquals(0010000, (int) Files.getAttribute(fifo, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 0170000,
+        assertEquals(
+                0010000,
+                (int) Files.getAttribute(fifo, "unix:mode", LinkOption.NOFOLLOW_LINKS) & 0170000,
                 "still a FIFO");
     }
 
@@ -139,8 +170,8 @@ class LogFileIT {
     void aNoticeMetManyTimesIsSaidOnceWithItsKind() throws Exception {
         Path log = dir.resolve("agent.log");
         Path perfpin = dir.resolve("perfpin");
-        try (AppJvm app = AppJvm.start(JAVA, "threads=worker-.*;pin=worker-.*@7;events=task-clock;interval=50ms;log="
-                + log, perfpin)) {
+        try (AppJvm app = AppJvm.start(
+                JAVA, "threads=worker-.*;pin=worker-.*@7;events=task-clock;interval=50ms;log=" + log, perfpin)) {
             app.await("ready");
             for (int i = 0; i < 5; i++) {
                 app.send("start worker-1 16");
@@ -162,23 +193,30 @@ class LogFileIT {
             assertEquals(1, said.size(), app.stderr().toString());
             assertEquals("[perfpin] " + notices.get(0).text(), said.get(0));
         }
-        List<String> logged = Files.readAllLines(log).stream().filter(line -> line.contains(" cannot pin thread "))
+        List<String> logged = Files.readAllLines(log).stream()
+                .filter(line -> line.contains(" cannot pin thread "))
                 .collect(Collectors.toList());
         assertEquals(1, logged.size(), logged.toString());
-        assertTrue(ENTRY.matcher(logged.get(0)).matches() && logged.get(0).contains(" refused cannot pin thread"),
+        assertTrue(
+                ENTRY.matcher(logged.get(0)).matches() && logged.get(0).contains(" refused cannot pin thread"),
                 logged.get(0));
     }
 
     private static List<String> perfpinLines(AppJvm app) {
-        return app.stderr().stream().filter(line -> line.startsWith("[perfpin]")).collect(Collectors.toList());
+        return app.stderr().stream()
+                .filter(line -> line.startsWith("[perfpin]"))
+                .collect(Collectors.toList());
     }
 
     /** The application's own output carries nothing of perfpin's but its [perfpin] lines. */
     private static void assertOnlyPerfpinLines(AppJvm app) {
-        List<String> other = app.stderr().stream().filter(line -> !line.startsWith("[perfpin]")
-                && !line.contains(AppJvm.CDS_WARNING)).collect(Collectors.toList());
+        List<String> other = app.stderr().stream()
+                .filter(line -> !line.startsWith("[perfpin]") && !line.contains(AppJvm.CDS_WARNING))
+                .collect(Collectors.toList());
         assertEquals(List.of(), other, app.stderr().toString());
-        assertFalse(app.lines().stream().anyMatch(line -> line.contains("perfpin")), app.lines().toString());
+        assertFalse(
+                app.lines().stream().anyMatch(line -> line.contains("perfpin")),
+                app.lines().toString());
     }
 
     private static int indexOf(List<String> lines, java.util.function.Predicate<String> which) {

@@ -1,17 +1,16 @@
 package io.perfpin.agent;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFileReader;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * What the agent could not do reaches the viewers of its stats file, marked as a refusal; with {@code quiet}
@@ -27,8 +26,8 @@ class NoticesIT {
     @MethodSource("javas")
     void aRefusedPinReachesViewersAndQuietKeepsItOffTheApplicationsStderr(String java, @TempDir Path dir)
             throws Exception {
-        try (AppJvm app = AppJvm.start(java, "threads=worker-.*;pin=worker-.*@7;events=task-clock;interval=50ms;quiet",
-                dir)) {
+        try (AppJvm app =
+                AppJvm.start(java, "threads=worker-.*;pin=worker-.*@7;events=task-clock;interval=50ms;quiet", dir)) {
             app.await("ready");
             app.send("start worker-1 16");
             app.touched("worker-1");
@@ -42,7 +41,8 @@ class NoticesIT {
                 }
             }
             assertEquals(1, notices.size(), notices.toString());
-            assertTrue(notices.get(0).refused() && notices.get(0).text().startsWith("cannot pin thread 'worker-1' (7): "),
+            assertTrue(
+                    notices.get(0).refused() && notices.get(0).text().startsWith("cannot pin thread 'worker-1' (7): "),
                     notices.toString());
             assertEquals(0, app.finish());
             assertEquals(List.of(), app.stderr(), "quiet: the viewers have it");
@@ -52,8 +52,8 @@ class NoticesIT {
     @ParameterizedTest
     @MethodSource("javas")
     void withoutAStatsFileQuietStillSaysItOnStderr(String java, @TempDir Path dir) throws Exception {
-        try (AppJvm app = AppJvm.start(java, "threads=worker-.*;pin=worker-.*@7;events=task-clock;stats=off;quiet",
-                dir)) {
+        try (AppJvm app =
+                AppJvm.start(java, "threads=worker-.*;pin=worker-.*@7;events=task-clock;stats=off;quiet", dir)) {
             app.await("ready");
             app.send("start worker-1 16");
             app.touched("worker-1");

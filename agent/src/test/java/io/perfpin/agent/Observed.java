@@ -5,7 +5,6 @@ import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,8 +19,7 @@ import java.util.stream.Stream;
 
 /** What a test sees of a child JVM from outside: /proc, its stats file, its JSON-lines recording. */
 final class Observed {
-    private Observed() {
-    }
+    private Observed() {}
 
     /**
      * Waits until the thread's allowed CPUs are {@code expected}: threads that run when the agent attaches are
@@ -115,7 +113,8 @@ final class Observed {
     static long residentKib(long pid) throws IOException {
         for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/status"))) {
             if (line.startsWith("VmRSS:")) {
-                return Long.parseLong(line.substring("VmRSS:".length()).replace("kB", "").strip());
+                return Long.parseLong(
+                        line.substring("VmRSS:".length()).replace("kB", "").strip());
             }
         }
         throw new IllegalStateException("no VmRSS for " + pid);
@@ -161,7 +160,8 @@ final class Observed {
     /** How many threads the stats file shows live. */
     static int liveThreads(Path statsFile) throws IOException, InterruptedException {
         try (StatsFileReader reader = openStats(statsFile)) {
-            return (int) reader.snapshot().threads().stream().filter(t -> t.state() == StatsLayout.STATE_RUNNING)
+            return (int) reader.snapshot().threads().stream()
+                    .filter(t -> t.state() == StatsLayout.STATE_RUNNING)
                     .count();
         }
     }
@@ -189,8 +189,11 @@ final class Observed {
                 continue;
             }
             Map<?, ?> record = parse(line);
-            if (type.equals(record.get("type")) && Stream.of("name", "method").map(record::get)
-                    .anyMatch(named -> named instanceof String && namePattern.matcher((String) named).matches())) {
+            if (type.equals(record.get("type"))
+                    && Stream.of("name", "method")
+                            .map(record::get)
+                            .anyMatch(named -> named instanceof String
+                                    && namePattern.matcher((String) named).matches())) {
                 matching.add(line);
             }
         }

@@ -1,11 +1,13 @@
 package io.perfpin.agent;
 
+import static io.perfpin.agent.JavaagentIT.assertWithin;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.Metric;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -13,11 +15,8 @@ import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-
-import static io.perfpin.agent.JavaagentIT.assertWithin;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent's OpenTelemetry export, received by an OTLP/HTTP receiver that decodes it with OpenTelemetry's own
@@ -25,7 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * that is down, and one that hangs.
  */
 class OtlpIT {
-    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final int PAGES = 2048;
     private static final int CHURNED = 300;
     private static final String FAULTS = "perfpin.thread.page_faults";
@@ -34,33 +34,57 @@ class OtlpIT {
     void theAgentSendsEachGroupAndPinnedThreadAndItsFinalTotalsAtExit(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("run.jsonl");
         try (OtlpReceiver receiver = OtlpReceiver.start()) {
-            try (AppJvm app = AppJvm.start(JAVA, "threads=worker-.*|churn-.*;pin=pinned-0@1;events=page-faults;"
-                    + "interval=100ms;out=" + out + ";otlp=" + receiver.url() + ";otlp-interval=200ms", dir)) {
+            try (AppJvm app = AppJvm.start(
+                    JAVA,
+                    "threads=worker-.*|churn-.*;pin=pinned-0@1;events=page-faults;" + "interval=100ms;out=" + out
+                            + ";otlp=" + receiver.url() + ";otlp-interval=200ms",
+                    dir)) {
                 app.await("ready");
                 app.send("start worker-1 " + PAGES);
                 app.send("start pinned-0 " + PAGES);
                 app.touched("worker-1");
                 app.touched("pinned-0");
-                ExportMetricsServiceRequest live = receiver.await(r -> OtlpReceiver.value(r, FAULTS,
-                        Map.of("perfpin.thread.group", "worker")) >= PAGES * 0.97
-                        && OtlpReceiver.value(r, FAULTS, Map.of("thread.name", "pinned-0")) >= PAGES * 0.97,
+                ExportMetricsServiceRequest live = receiver.await(
+                        r -> OtlpReceiver.value(r, FAULTS, Map.of("perfpin.thread.group", "worker")) >= PAGES * 0.97
+                                && OtlpReceiver.value(r, FAULTS, Map.of("thread.name", "pinned-0")) >= PAGES * 0.97,
                         "worker and pinned-0 page faults");
-                assertWithin(PAGES, (long) OtlpReceiver.value(live, FAULTS, Map.of("perfpin.thread.group", "worker")),
-                        0.03, "the worker group's page faults");
-                assertWithin(PAGES, (long) OtlpReceiver.value(live, FAULTS, Map.of("thread.name", "pinned-0",
-                        "perfpin.thread.cpus", "1", "perfpin.thread.group", "pinned")), 0.03, "pinned-0's page faults");
+                assertWithin(
+                        PAGES,
+                        (long) OtlpReceiver.value(live, FAULTS, Map.of("perfpin.thread.group", "worker")),
+                        0.03,
+                        "the worker group's page faults");
+                assertWithin(
+                        PAGES,
+                        (long) OtlpReceiver.value(
+                                live,
+                                FAULTS,
+                                Map.of(
+                                        "thread.name",
+                                        "pinned-0",
+                                        "perfpin.thread.cpus",
+                                        "1",
+                                        "perfpin.thread.group",
+                                        "pinned")),
+                        0.03,
+                        "pinned-0's page faults");
                 Metric faults = OtlpReceiver.metric(live, FAULTS);
                 assertTrue(faults.getSum().getIsMonotonic(), "a counter");
-                assertEquals(AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE,
+                assertEquals(
+                        AggregationTemporality.AGGREGATION_TEMPORALITY_CUMULATIVE,
                         faults.getSum().getAggregationTemporality());
                 assertEquals("{fault}", faults.getUnit());
-                assertEquals(String.valueOf(app.pid()), OtlpReceiver.attribute(
-                        live.getResourceMetrics(0).getResource().getAttributesList(), "process.pid"));
-                assertNull(OtlpReceiver.metric(live, "perfpin.thread.coverage"),
+                assertEquals(
+                        String.valueOf(app.pid()),
+                        OtlpReceiver.attribute(
+                                live.getResourceMetrics(0).getResource().getAttributesList(), "process.pid"));
+                assertNull(
+                        OtlpReceiver.metric(live, "perfpin.thread.coverage"),
                         "page-faults is never multiplexed: no coverage is sent");
                 assertEquals(0.0, OtlpReceiver.value(live, "perfpin.series.dropped", Map.of()));
                 assertTrue(OtlpReceiver.value(live, "perfpin.sampler.task_clock", Map.of()) > 0, "the sampler's cost");
-                assertEquals("s", OtlpReceiver.metric(live, "perfpin.sampler.task_clock").getUnit());
+                assertEquals(
+                        "s",
+                        OtlpReceiver.metric(live, "perfpin.sampler.task_clock").getUnit());
 
                 app.send("churn " + CHURNED + " 0 churn");
                 app.await("churned " + CHURNED);
@@ -71,13 +95,18 @@ class OtlpIT {
             ExportMetricsServiceRequest last = requests.get(requests.size() - 1);
             List<String> churned = Observed.records(out, "thread", "churn-\\d+");
             assertEquals(CHURNED, churned.size());
-            assertEquals(churned.stream().mapToDouble(r -> Observed.number(r, "page-faults")).sum(),
+            assertEquals(
+                    churned.stream()
+                            .mapToDouble(r -> Observed.number(r, "page-faults"))
+                            .sum(),
                     OtlpReceiver.value(last, FAULTS, Map.of("perfpin.thread.group", "churn")),
                     "the request sent at exit has the churned threads' final totals");
-            assertEquals(Observed.number(Observed.records(out, "thread", "pinned-0").get(0), "page-faults"),
+            assertEquals(
+                    Observed.number(Observed.records(out, "thread", "pinned-0").get(0), "page-faults"),
                     OtlpReceiver.value(last, FAULTS, Map.of("thread.name", "pinned-0")));
             assertEquals(0.0, OtlpReceiver.value(last, "perfpin.threads.enrolled", Map.of()));
-            assertTrue(receiver.contentTypes().stream().allMatch("application/x-protobuf"::equals),
+            assertTrue(
+                    receiver.contentTypes().stream().allMatch("application/x-protobuf"::equals),
                     receiver.contentTypes().toString());
         }
     }
@@ -86,8 +115,11 @@ class OtlpIT {
     void aCollectorThatIsDownIsOneLineAndTheApplicationRunsOn(@TempDir Path dir) throws Exception {
         Path out = dir.resolve("run.jsonl");
         int closed = PrometheusServer.freePort();
-        try (AppJvm app = AppJvm.start(JAVA, "threads=worker-.*;events=page-faults;interval=100ms;out=" + out
-                + ";otlp=http://127.0.0.1:" + closed + ";otlp-interval=100ms", dir)) {
+        try (AppJvm app = AppJvm.start(
+                JAVA,
+                "threads=worker-.*;events=page-faults;interval=100ms;out=" + out + ";otlp=http://127.0.0.1:" + closed
+                        + ";otlp-interval=100ms",
+                dir)) {
             app.await("ready");
             app.send("start worker-1 " + PAGES);
             app.touched("worker-1");
@@ -106,10 +138,13 @@ class OtlpIT {
             assertEquals(0, app.finish());
             List<String> stderr = app.stderr();
             assertEquals(1, stderr.size(), stderr.toString());
-            assertTrue(stderr.get(0).startsWith("[perfpin] cannot export metrics to the OTLP receiver at"
-                    + " http://127.0.0.1:" + closed + "/v1/metrics: "), stderr.get(0));
-            assertTrue(stderr.get(0).endsWith("; counting goes on, and each export interval tries again"),
+            assertTrue(
+                    stderr.get(0)
+                            .startsWith("[perfpin] cannot export metrics to the OTLP receiver at" + " http://127.0.0.1:"
+                                    + closed + "/v1/metrics: "),
                     stderr.get(0));
+            assertTrue(
+                    stderr.get(0).endsWith("; counting goes on, and each export interval tries again"), stderr.get(0));
         }
         List<String> finals = Observed.records(out, "thread", "worker-1");
         assertEquals(1, finals.size());
@@ -123,19 +158,25 @@ class OtlpIT {
     @Test
     void aCollectorThatHangsHoldsTheExitAtMostTheBoundSaidInOneLine(@TempDir Path dir) throws Exception {
         try (OtlpReceiver hanging = OtlpReceiver.hanging();
-             AppJvm app = AppJvm.start(JAVA, "threads=worker-.*;events=page-faults;interval=100ms;otlp="
-                     + hanging.url() + ";otlp-interval=60m", dir)) {
+                AppJvm app = AppJvm.start(
+                        JAVA,
+                        "threads=worker-.*;events=page-faults;interval=100ms;otlp=" + hanging.url()
+                                + ";otlp-interval=60m",
+                        dir)) {
             app.await("ready");
             app.send("start worker-1 " + PAGES);
             app.touched("worker-1");
             long finishing = System.nanoTime();
             assertEquals(0, app.finish());
-            System.out.printf("the JVM's exit, from 'finish' to its end, with a collector that hangs: %d ms%n",
+            System.out.printf(
+                    "the JVM's exit, from 'finish' to its end, with a collector that hangs: %d ms%n",
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - finishing));
             assertEquals(1, hanging.unanswered(), "the final totals were sent, and left unanswered");
             List<String> stderr = app.stderr();
-            assertEquals(List.of("[perfpin] the OTLP receiver at " + hanging.url() + "/v1/metrics did not take the"
-                    + " final totals within 1000 ms: perfpin stopped waiting for it, and they were not sent"), stderr);
+            assertEquals(
+                    List.of("[perfpin] the OTLP receiver at " + hanging.url() + "/v1/metrics did not take the"
+                            + " final totals within 1000 ms: perfpin stopped waiting for it, and they were not sent"),
+                    stderr);
         }
     }
 }

@@ -7,7 +7,6 @@ import io.opentelemetry.proto.metrics.v1.Metric;
 import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
 import io.opentelemetry.proto.metrics.v1.ResourceMetrics;
 import io.opentelemetry.proto.metrics.v1.ScopeMetrics;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.InetAddress;
@@ -122,11 +121,12 @@ final class OtlpReceiver implements AutoCloseable {
         if (metric == null) {
             return points;
         }
-        List<NumberDataPoint> all = metric.hasSum() ? metric.getSum().getDataPointsList()
+        List<NumberDataPoint> all = metric.hasSum()
+                ? metric.getSum().getDataPointsList()
                 : metric.getGauge().getDataPointsList();
         for (NumberDataPoint point : all) {
-            if (attributes.entrySet().stream().allMatch(a -> a.getValue().equals(attribute(point.getAttributesList(),
-                    a.getKey())))) {
+            if (attributes.entrySet().stream()
+                    .allMatch(a -> a.getValue().equals(attribute(point.getAttributesList(), a.getKey())))) {
                 points.add(point);
             }
         }
@@ -147,7 +147,8 @@ final class OtlpReceiver implements AutoCloseable {
     static String attribute(List<KeyValue> attributes, String key) {
         for (KeyValue kv : attributes) {
             if (kv.getKey().equals(key)) {
-                return kv.getValue().hasIntValue() ? String.valueOf(kv.getValue().getIntValue())
+                return kv.getValue().hasIntValue()
+                        ? String.valueOf(kv.getValue().getIntValue())
                         : kv.getValue().getStringValue();
             }
         }

@@ -1,10 +1,12 @@
 package io.perfpin.agent;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.apps.Programs;
 import io.perfpin.report.Recording;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,11 +19,8 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The files that {@code stats=} and {@code out=} name, against what may be there already: the agent writes a new
@@ -49,8 +48,10 @@ class OutputFilesIT {
         assertTrue(run.stdout.contains("exit=0"), run.toString());
         assertTrue(run.stdout.contains("result churn"), run.toString());
         assertTrue(run.stdout.contains("null=character special file dev=755"), run.toString());
-        assertEquals(List.of("[perfpin] cannot write the stats file: /dev/null is a character device, " + REFUSED),
-                run.perfpinLines(), run.toString());
+        assertEquals(
+                List.of("[perfpin] cannot write the stats file: /dev/null is a character device, " + REFUSED),
+                run.perfpinLines(),
+                run.toString());
     }
 
     @Test
@@ -71,8 +72,10 @@ class OutputFilesIT {
         Path link = Files.createSymbolicLink(dir.resolve("run.jsonl"), victim);
         Output run = run(appCommand("stats=off;out=" + link));
         assertTrue(run.stdout.contains("result churn"), run.toString());
-        assertEquals(List.of("[perfpin] cannot write the recording: " + link + " is a symbolic link, " + REFUSED),
-                run.perfpinLines(), run.toString());
+        assertEquals(
+                List.of("[perfpin] cannot write the recording: " + link + " is a symbolic link, " + REFUSED),
+                run.perfpinLines(),
+                run.toString());
         assertEquals("precious", Files.readString(victim));
         assertTrue(Files.isSymbolicLink(link));
     }
@@ -98,9 +101,12 @@ class OutputFilesIT {
     void aFileOnAKernelFileSystemIsRefusedInOneLine() throws Exception {
         Output run = run(appCommand("stats=/proc/self/mem"));
         assertTrue(run.stdout.contains("result churn"), run.toString());
-        assertEquals(List.of("[perfpin] cannot write the stats file: /proc/self/mem is on proc, a file system of the"
-                + " kernel's: perfpin writes only to regular file systems (a disk's, tmpfs); the agent is off, the"
-                + " application runs without it"), run.perfpinLines(), run.toString());
+        assertEquals(
+                List.of("[perfpin] cannot write the stats file: /proc/self/mem is on proc, a file system of the"
+                        + " kernel's: perfpin writes only to regular file systems (a disk's, tmpfs); the agent is off, the"
+                        + " application runs without it"),
+                run.perfpinLines(),
+                run.toString());
     }
 
     /** docs/security.md: an existing regular file of the user's own is replaced by the new recording. */
@@ -116,18 +122,30 @@ class OutputFilesIT {
     private List<String> appCommand(String agentOptions) {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(":"))
-                .filter(entry -> !entry.endsWith("agent/target/classes")).collect(Collectors.joining(":"));
-        return List.of(java, "-Dperfpin.dir=" + dir.resolve("perfpin"), "-javaagent:"
-                + AppJvm.AGENT_JAR.toAbsolutePath() + "=events=task-clock;" + agentOptions, "-cp", classPath,
-                "io.perfpin.apps.ThreadChurner", "--threads", "2", "--pages", "1");
+                .filter(entry -> !entry.endsWith("agent/target/classes"))
+                .collect(Collectors.joining(":"));
+        return List.of(
+                java,
+                "-Dperfpin.dir=" + dir.resolve("perfpin"),
+                "-javaagent:" + AppJvm.AGENT_JAR.toAbsolutePath() + "=events=task-clock;" + agentOptions,
+                "-cp",
+                classPath,
+                "io.perfpin.apps.ThreadChurner",
+                "--threads",
+                "2",
+                "--pages",
+                "1");
     }
 
     private static String quoted(List<String> command) {
-        return command.stream().map(word -> "'" + word.replace("'", "'\\''") + "'").collect(Collectors.joining(" "));
+        return command.stream()
+                .map(word -> "'" + word.replace("'", "'\\''") + "'")
+                .collect(Collectors.joining(" "));
     }
 
     private static boolean isRoot() throws IOException {
-        return "0".equals(Files.getAttribute(Paths.get("/proc/self"), "unix:uid").toString());
+        return "0"
+                .equals(Files.getAttribute(Paths.get("/proc/self"), "unix:uid").toString());
     }
 
     private static Output run(List<String> command) throws IOException, InterruptedException {

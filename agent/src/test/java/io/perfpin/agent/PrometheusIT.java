@@ -1,9 +1,10 @@
 package io.perfpin.agent;
 
-import io.perfpin.export.ExportedThreads;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.perfpin.agent.JavaagentIT.assertWithin;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.export.ExportedThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -23,11 +24,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static io.perfpin.agent.JavaagentIT.assertWithin;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent's Prometheus endpoint scraped by a real Prometheus server: the series and values its HTTP API returns,
@@ -36,13 +34,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * starve the endpoint.
  */
 class PrometheusIT {
-    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final int CHURNED = 10_000;
     private static final int PAGES = 2048;
     private static final int IDLE_CLIENTS = 40;
     private static final int SLOW_CLIENTS = 10;
     /** A scrape's deadline, connecting and reading alike, as Prometheus's scrape_timeout. */
     private static final int SCRAPE_MILLIS = 3000;
+
     private static final int PINNED_CHURN = 400;
     /** Series of perfpin's health: enrolled, not counted, finished, dropped, the sampler's CPU time. */
     private static final int HEALTH_SERIES = 5;
@@ -55,9 +55,12 @@ class PrometheusIT {
         int port = PrometheusServer.freePort();
         Path out = dir.resolve("run.jsonl");
         long start = System.currentTimeMillis() / 1000 - 1;
-        try (AppJvm app = AppJvm.start(JAVA, "threads=worker-.*|churn-.*;pin=pinned-0@1;events=page-faults;"
-                + "interval=100ms;out=" + out + ";prometheus=127.0.0.1:" + port, dir);
-             PrometheusServer prometheus = PrometheusServer.scraping(dir, port)) {
+        try (AppJvm app = AppJvm.start(
+                        JAVA,
+                        "threads=worker-.*|churn-.*;pin=pinned-0@1;events=page-faults;" + "interval=100ms;out=" + out
+                                + ";prometheus=127.0.0.1:" + port,
+                        dir);
+                PrometheusServer prometheus = PrometheusServer.scraping(dir, port)) {
             app.await("ready");
             app.send("start worker-1 " + PAGES / 2);
             app.send("start worker-2 " + PAGES / 2);
@@ -67,13 +70,16 @@ class PrometheusIT {
             app.touched("pinned-0");
 
             prometheus.await("up{job=\"perfpin\"}", up -> up == 1);
-            double workers = prometheus.await("perfpin_thread_page_faults_total{thread_group=\"worker\"}",
-                    faults -> faults >= PAGES * 0.97);
+            double workers = prometheus.await(
+                    "perfpin_thread_page_faults_total{thread_group=\"worker\"}", faults -> faults >= PAGES * 0.97);
             assertWithin(PAGES, (long) workers, 0.03, "the worker group's page faults in Prometheus");
-            double pinned = prometheus.await("perfpin_thread_page_faults_total{thread_group=\"pinned\","
-                    + "thread=\"pinned-0\",cpu=\"1\"}", faults -> faults >= PAGES * 0.97);
+            double pinned = prometheus.await(
+                    "perfpin_thread_page_faults_total{thread_group=\"pinned\"," + "thread=\"pinned-0\",cpu=\"1\"}",
+                    faults -> faults >= PAGES * 0.97);
             assertWithin(PAGES, (long) pinned, 0.03, "pinned-0's page faults in Prometheus");
-            assertEquals(List.of(), prometheus.query("perfpin_thread_coverage_ratio"),
+            assertEquals(
+                    List.of(),
+                    prometheus.query("perfpin_thread_coverage_ratio"),
                     "page-faults is never multiplexed: no coverage series");
             assertEquals(0.0, prometheus.value("perfpin_series_dropped_total"));
             assertEquals(0.0, prometheus.value("perfpin_threads_not_counted"));
@@ -92,15 +98,19 @@ class PrometheusIT {
             }
             List<String> churned = Observed.records(out, "thread", "churn-\\d+");
             assertEquals(CHURNED, churned.size(), "a final record per churned thread");
-            double recorded = churned.stream().mapToDouble(r -> Observed.number(r, "page-faults")).sum();
+            double recorded = churned.stream()
+                    .mapToDouble(r -> Observed.number(r, "page-faults"))
+                    .sum();
             prometheus.await("perfpin_thread_page_faults_total{thread_group=\"churn\"}", faults -> faults == recorded);
             prometheus.await("perfpin_threads_finished_total", finished -> finished >= CHURNED);
 
             List<Map<String, Object>> series = prometheus.series("{job=\"perfpin\"}", start);
-            System.out.println("series Prometheus holds for the agent after " + CHURNED + " churned threads: "
-                    + series.size());
+            System.out.println(
+                    "series Prometheus holds for the agent after " + CHURNED + " churned threads: " + series.size());
             assertTrue(series.size() < 40, series.size() + " series: " + series);
-            assertTrue(series.stream().noneMatch(s -> String.valueOf(s.get("thread")).startsWith("churn")),
+            assertTrue(
+                    series.stream()
+                            .noneMatch(s -> String.valueOf(s.get("thread")).startsWith("churn")),
                     "no churned thread has a series of its own");
             assertEquals(0, app.finish());
             assertEquals(List.of(), app.stderr(), "nothing said on the application's stderr");
@@ -112,9 +122,12 @@ class PrometheusIT {
         int port = PrometheusServer.freePort();
         Path out = dir.resolve("run.jsonl");
         long start = System.currentTimeMillis() / 1000 - 1;
-        try (AppJvm app = AppJvm.start(JAVA, "threads=churn-.*;pin=churn-.*@0;events=page-faults;interval=100ms;"
-                + "out=" + out + ";prometheus=127.0.0.1:" + port, dir);
-             PrometheusServer prometheus = PrometheusServer.scraping(dir, port)) {
+        try (AppJvm app = AppJvm.start(
+                        JAVA,
+                        "threads=churn-.*;pin=churn-.*@0;events=page-faults;interval=100ms;" + "out=" + out
+                                + ";prometheus=127.0.0.1:" + port,
+                        dir);
+                PrometheusServer prometheus = PrometheusServer.scraping(dir, port)) {
             app.await("ready");
             prometheus.await("up{job=\"perfpin\"}", up -> up == 1);
             app.send("churn " + PINNED_CHURN + " 16 churn");
@@ -129,13 +142,19 @@ class PrometheusIT {
 
             // each ended thread's series stays for the grace period, then folds into the group's
             prometheus.await("count({job=\"perfpin\",thread=~\"churn-.*\"}) or vector(0)", n -> n == 0);
-            double recorded = churned.stream().mapToDouble(r -> Observed.number(r, "page-faults")).sum();
-            prometheus.await("perfpin_thread_page_faults_total{thread_group=\"churn\",thread=\"\"}",
+            double recorded = churned.stream()
+                    .mapToDouble(r -> Observed.number(r, "page-faults"))
+                    .sum();
+            prometheus.await(
+                    "perfpin_thread_page_faults_total{thread_group=\"churn\",thread=\"\"}",
                     faults -> faults == recorded);
 
             List<Map<String, Object>> now = prometheus.query("{job=\"perfpin\"}");
-            long groups = now.stream().map(s -> ((Map<?, ?>) s.get("metric")).get("thread_group"))
-                    .filter(Objects::nonNull).distinct().count();
+            long groups = now.stream()
+                    .map(s -> ((Map<?, ?>) s.get("metric")).get("thread_group"))
+                    .filter(Objects::nonNull)
+                    .distinct()
+                    .count();
             assertEquals(1, groups, "the churned threads' group: " + now);
             assertEquals(0.0, prometheus.value("perfpin_threads_enrolled"), "no selected thread lives");
             // (events + multiplexed events) x (groups + live selected threads) + health + Prometheus's own
@@ -147,14 +166,21 @@ class PrometheusIT {
             // every churned thread either had a series of its own, scraped at least once in its grace period,
             // or was counted in its group for want of room, and counted as dropped
             long own = prometheus.series("{job=\"perfpin\",thread=~\"churn-.*\"}", start).stream()
-                    .map(s -> s.get("thread")).distinct().count();
+                    .map(s -> s.get("thread"))
+                    .distinct()
+                    .count();
             double dropped = prometheus.value("perfpin_series_dropped_total");
             System.out.println("churned threads with series of their own: " + own + ", dropped: " + dropped);
             assertEquals(PINNED_CHURN, own + (long) dropped, own + " own series and " + dropped + " dropped");
             assertEquals(0, app.finish());
-            assertEquals(dropped > 0 ? List.of("[perfpin] exporting threads beyond " + ExportedThreads.MAX_THREAD_SERIES
-                    + " with series of their own (pinned, or named by export-threads) in their groups' series"
-                    + " instead") : List.of(), app.stderr(), "the bound said once, if reached");
+            assertEquals(
+                    dropped > 0
+                            ? List.of("[perfpin] exporting threads beyond " + ExportedThreads.MAX_THREAD_SERIES
+                                    + " with series of their own (pinned, or named by export-threads) in their groups' series"
+                                    + " instead")
+                            : List.of(),
+                    app.stderr(),
+                    "the bound said once, if reached");
         }
     }
 
@@ -165,21 +191,25 @@ class PrometheusIT {
             assertCountsAndSays(dir.resolve("in-use"), address, "cannot serve Prometheus metrics at " + address + ": ");
         }
         // TEST-NET-1 (RFC 5737): no machine has it, so binding fails and nothing is sent anywhere
-        assertCountsAndSays(dir.resolve("not-here"), "192.0.2.1:9464",
-                "cannot serve Prometheus metrics at 192.0.2.1:9464: ");
+        assertCountsAndSays(
+                dir.resolve("not-here"), "192.0.2.1:9464", "cannot serve Prometheus metrics at 192.0.2.1:9464: ");
     }
 
     private static void assertCountsAndSays(Path dir, String address, String said) throws Exception {
         Path out = dir.resolve("run.jsonl");
-        try (AppJvm app = AppJvm.start(JAVA, "threads=worker-.*;events=page-faults;interval=100ms;out=" + out
-                + ";prometheus=" + address, dir)) {
+        try (AppJvm app = AppJvm.start(
+                JAVA,
+                "threads=worker-.*;events=page-faults;interval=100ms;out=" + out + ";prometheus=" + address,
+                dir)) {
             app.await("ready");
             app.send("start worker-1 " + PAGES);
             app.touched("worker-1");
             assertEquals(0, app.finish());
             List<String> stderr = app.stderr();
             assertEquals(1, stderr.size(), stderr.toString());
-            assertTrue(stderr.get(0).startsWith("[perfpin] " + said) && stderr.get(0).endsWith("; counting goes on"),
+            assertTrue(
+                    stderr.get(0).startsWith("[perfpin] " + said)
+                            && stderr.get(0).endsWith("; counting goes on"),
                     stderr.get(0));
         }
         List<String> finals = Observed.records(out, "thread", "worker-1");
@@ -197,8 +227,11 @@ class PrometheusIT {
     @Test
     void idleAndSlowClientsThatReconnectCannotStarveAScrape(@TempDir Path dir) throws Exception {
         int port = PrometheusServer.freePort();
-        try (AppJvm app = AppJvm.start(JAVA, "threads=worker-.*;events=page-faults;interval=100ms;prometheus=127.0.0.1:"
-                + port, dir, "-XX:+UseSerialGC",
+        try (AppJvm app = AppJvm.start(
+                JAVA,
+                "threads=worker-.*;events=page-faults;interval=100ms;prometheus=127.0.0.1:" + port,
+                dir,
+                "-XX:+UseSerialGC",
                 "-XX:-UseDynamicNumberOfCompilerThreads")) {
             app.await("ready");
             app.send("start worker-1 " + PAGES);
@@ -214,7 +247,8 @@ class PrometheusIT {
             try {
                 for (int i = 0; i < IDLE_CLIENTS + SLOW_CLIENTS; i++) {
                     boolean slow = i < SLOW_CLIENTS;
-                    Thread client = new Thread(() -> reconnecting(port, slow, stop, connections, connected),
+                    Thread client = new Thread(
+                            () -> reconnecting(port, slow, stop, connections, connected),
                             (slow ? "slow-" : "idle-") + i);
                     client.setDaemon(true);
                     clients.add(client);
@@ -227,9 +261,14 @@ class PrometheusIT {
                 for (int scrape = 1; scrape <= 3; scrape++) {
                     long asked = System.nanoTime();
                     String answer = scrape(port);
-                    System.out.printf("scrape %d under %d idle and %d slow clients: %d ms%n", scrape, IDLE_CLIENTS,
-                            SLOW_CLIENTS, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked));
-                    assertTrue(answer.startsWith("HTTP/1.1 200 OK\r\n") && answer.contains("\nperfpin_threads_enrolled "),
+                    System.out.printf(
+                            "scrape %d under %d idle and %d slow clients: %d ms%n",
+                            scrape,
+                            IDLE_CLIENTS,
+                            SLOW_CLIENTS,
+                            TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - asked));
+                    assertTrue(
+                            answer.startsWith("HTTP/1.1 200 OK\r\n") && answer.contains("\nperfpin_threads_enrolled "),
                             "scrape " + scrape + ": " + answer);
                 }
             } finally {
@@ -255,8 +294,8 @@ class PrometheusIT {
      * One client until {@code stop}: it connects and, idle, sends nothing, or, slow, sends a request head one line
      * a second; dropped, it connects again at once. Each wait is a second at most, so it sees {@code stop} soon.
      */
-    private static void reconnecting(int port, boolean slow, AtomicBoolean stop, AtomicInteger connections,
-                                     CountDownLatch connected) {
+    private static void reconnecting(
+            int port, boolean slow, AtomicBoolean stop, AtomicInteger connections, CountDownLatch connected) {
         boolean first = true;
         while (!stop.get()) {
             try (Socket socket = new Socket()) {
@@ -323,8 +362,10 @@ class PrometheusIT {
 
     /** promtool's verdict on an exposition: its exit code and what it printed. */
     private static String promtoolCheckMetrics(String exposition) throws Exception {
-        Process promtool = new ProcessBuilder(PrometheusServer.program("promtool").toString(), "check", "metrics")
-                .redirectErrorStream(true).start();
+        Process promtool = new ProcessBuilder(
+                        PrometheusServer.program("promtool").toString(), "check", "metrics")
+                .redirectErrorStream(true)
+                .start();
         try (OutputStream in = promtool.getOutputStream()) {
             in.write(exposition.getBytes(StandardCharsets.UTF_8));
         }
@@ -347,12 +388,12 @@ class PrometheusIT {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), timeoutMillis);
             socket.setSoTimeout(timeoutMillis);
-            socket.getOutputStream().write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
-                    + (accept == null ? "" : "Accept: " + accept + "\r\n") + "\r\n")
-                    .getBytes(StandardCharsets.ISO_8859_1));
+            socket.getOutputStream()
+                    .write(("GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                    + (accept == null ? "" : "Accept: " + accept + "\r\n") + "\r\n")
+                            .getBytes(StandardCharsets.ISO_8859_1));
             InputStream in = socket.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
     }
-
 }

@@ -2,7 +2,6 @@ package io.perfpin.agent;
 
 import io.perfpin.apps.Programs;
 import io.perfpin.report.JsonReader;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.HttpURLConnection;
@@ -36,8 +35,9 @@ final class PrometheusServer implements AutoCloseable {
 
     /** One of the prometheus package's programs, from the PATH; the test fails without it, saying what to install. */
     static Path program(String name) {
-        return Programs.onPath(name).orElseThrow(() -> new AssertionError("prometheus and promtool are needed on the"
-                + " PATH: apt-get install prometheus (.ci/run installs it)"));
+        return Programs.onPath(name)
+                .orElseThrow(() -> new AssertionError("prometheus and promtool are needed on the"
+                        + " PATH: apt-get install prometheus (.ci/run installs it)"));
     }
 
     /** Starts Prometheus in {@code dir}, scraping {@code 127.0.0.1:target} as job {@code perfpin}, until ready. */
@@ -45,13 +45,22 @@ final class PrometheusServer implements AutoCloseable {
         Path binary = program("prometheus");
         program("promtool");
         Path config = dir.resolve("prometheus.yml");
-        Files.writeString(config, "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
-                + "  - job_name: perfpin\n    static_configs:\n      - targets: ['127.0.0.1:" + target + "']\n");
+        Files.writeString(
+                config,
+                "global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\nscrape_configs:\n"
+                        + "  - job_name: perfpin\n    static_configs:\n      - targets: ['127.0.0.1:" + target
+                        + "']\n");
         int port = freePort();
         Path log = dir.resolve("prometheus.log");
-        Process process = new ProcessBuilder(binary.toString(), "--config.file=" + config,
-                "--storage.tsdb.path=" + dir.resolve("tsdb"), "--web.listen-address=127.0.0.1:" + port,
-                "--log.level=warn").redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        Process process = new ProcessBuilder(
+                        binary.toString(),
+                        "--config.file=" + config,
+                        "--storage.tsdb.path=" + dir.resolve("tsdb"),
+                        "--web.listen-address=127.0.0.1:" + port,
+                        "--log.level=warn")
+                .redirectErrorStream(true)
+                .redirectOutput(log.toFile())
+                .start();
         PrometheusServer server = new PrometheusServer(process, port, log);
         long deadline = System.nanoTime() + WAIT_NANOS;
         while (!server.ready()) {
@@ -75,8 +84,8 @@ final class PrometheusServer implements AutoCloseable {
     /** The result of an instant query: each series' labels and value. */
     @SuppressWarnings("unchecked")
     List<Map<String, Object>> query(String promql) throws IOException {
-        Map<String, Object> answer = (Map<String, Object>) JsonReader.parse(get("/api/v1/query?query="
-                + URLEncoder.encode(promql, StandardCharsets.UTF_8)));
+        Map<String, Object> answer = (Map<String, Object>)
+                JsonReader.parse(get("/api/v1/query?query=" + URLEncoder.encode(promql, StandardCharsets.UTF_8)));
         return (List<Map<String, Object>>) ((Map<String, Object>) answer.get("data")).get("result");
     }
 
@@ -116,8 +125,8 @@ final class PrometheusServer implements AutoCloseable {
     }
 
     private String get(String path) throws IOException {
-        HttpURLConnection connection = (HttpURLConnection) URI.create("http://127.0.0.1:" + port + path).toURL()
-                .openConnection();
+        HttpURLConnection connection = (HttpURLConnection)
+                URI.create("http://127.0.0.1:" + port + path).toURL().openConnection();
         connection.setConnectTimeout(5000);
         connection.setReadTimeout(10_000);
         try (InputStream in = connection.getInputStream()) {

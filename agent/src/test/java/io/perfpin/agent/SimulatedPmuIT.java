@@ -39,8 +39,7 @@ class SimulatedPmuIT {
 
     @ParameterizedTest
     @MethodSource("javas")
-    void countsHardwareEventsThroughEveryLayerAndSaysTheyAreSimulated(String java, @TempDir Path dir)
-            throws Exception {
+    void countsHardwareEventsThroughEveryLayerAndSaysTheyAreSimulated(String java, @TempDir Path dir) throws Exception {
         Path out = dir.resolve("simulated.jsonl");
         Path jfr = dir.resolve("simulated.jfr");
         int port = PrometheusServer.freePort();
@@ -48,36 +47,57 @@ class SimulatedPmuIT {
         String scraped;
         ExportMetricsServiceRequest exported;
         try (OtlpReceiver receiver = OtlpReceiver.start();
-             AppJvm app = AppJvm.start(java, "threads=sim-.*;events=ipc,cache,tlb,branch,task-clock;interval=50ms;out="
-                     + out + ";prometheus=127.0.0.1:" + port + ";otlp=" + receiver.url() + ";otlp-interval=100ms",
-                     dir, "-Dperfpin.simulated-pmu=skylake", "-Dperfpin.simulated-pmu.ipc=" + IPC,
-                     "-XX:StartFlightRecording=filename=" + jfr)) {
+                AppJvm app = AppJvm.start(
+                        java,
+                        "threads=sim-.*;events=ipc,cache,tlb,branch,task-clock;interval=50ms;out=" + out
+                                + ";prometheus=127.0.0.1:" + port + ";otlp=" + receiver.url() + ";otlp-interval=100ms",
+                        dir,
+                        "-Dperfpin.simulated-pmu=skylake",
+                        "-Dperfpin.simulated-pmu.ipc=" + IPC,
+                        "-XX:StartFlightRecording=filename=" + jfr)) {
             app.await("ready");
             app.send("paced sim-1 2000 8");
             app.await("paced sim-1");
-            scraped = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-                    + "/metrics")).timeout(Duration.ofSeconds(10)).build(), HttpResponse.BodyHandlers.ofString())
+            scraped = HttpClient.newHttpClient()
+                    .send(
+                            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
+                                    .timeout(Duration.ofSeconds(10))
+                                    .build(),
+                            HttpResponse.BodyHandlers.ofString())
                     .body();
-            exported = receiver.await(r -> OtlpReceiver.metric(r, "perfpin.thread.cycles") != null
-                    && OtlpReceiver.metric(r, "perfpin.thread.coverage") != null, "cycles and their coverage");
+            exported = receiver.await(
+                    r -> OtlpReceiver.metric(r, "perfpin.thread.cycles") != null
+                            && OtlpReceiver.metric(r, "perfpin.thread.coverage") != null,
+                    "cycles and their coverage");
             assertEquals(0, app.finish());
             stderr = app.stderr();
         }
-        assertEquals("simulated skylake", OtlpReceiver.attribute(
-                exported.getResourceMetrics(0).getResource().getAttributesList(), "perfpin.pmu"), "the OTLP resource");
+        assertEquals(
+                "simulated skylake",
+                OtlpReceiver.attribute(
+                        exported.getResourceMetrics(0).getResource().getAttributesList(), "perfpin.pmu"),
+                "the OTLP resource");
         assertTrue(OtlpReceiver.value(exported, "perfpin.thread.cycles", Map.of("perfpin.thread.group", "sim")) > 0);
         assertTrue(scraped.contains("\nperfpin_simulated_pmu_info{pmu=\"simulated skylake\"} 1"), scraped);
         assertTrue(scraped.contains("\nperfpin_thread_cycles_total{thread_group=\"sim\""), scraped);
-        assertTrue(scraped.contains("\nperfpin_thread_coverage_ratio{event=\"cache-misses\",thread_group=\"sim\""),
+        assertTrue(
+                scraped.contains("\nperfpin_thread_coverage_ratio{event=\"cache-misses\",thread_group=\"sim\""),
                 "multiplexed events have their coverage: " + scraped);
 
         List<RecordedEvent> counted = RecordingFile.readAllEvents(jfr).stream()
                 .filter(e -> e.getEventType().getName().equals("perfpin.ThreadCounters")
-                        && "sim-1".equals(e.getString("threadName"))).collect(Collectors.toList());
+                        && "sim-1".equals(e.getString("threadName")))
+                .collect(Collectors.toList());
         assertTrue(!counted.isEmpty(), "JFR events of sim-1");
-        assertEquals("Thread Counters (simulated skylake PMU)", counted.get(0).getEventType().getLabel());
-        assertTrue(counted.stream().anyMatch(e -> e.getLong("cycles") > 0 && e.getDouble("cyclesCoverage") < 1
-                && e.getDouble("cyclesCoverage") > 0), "cycles, multiplexed, in JFR: " + counted.get(0));
+        assertEquals(
+                "Thread Counters (simulated skylake PMU)",
+                counted.get(0).getEventType().getLabel());
+        assertTrue(
+                counted.stream()
+                        .anyMatch(e -> e.getLong("cycles") > 0
+                                && e.getDouble("cyclesCoverage") < 1
+                                && e.getDouble("cyclesCoverage") > 0),
+                "cycles, multiplexed, in JFR: " + counted.get(0));
         assertTrue(stderr.stream().anyMatch(l -> l.startsWith("[perfpin] simulated PMU skylake")), "said: " + stderr);
 
         List<ThreadReport> samples = new ArrayList<>();
@@ -87,22 +107,36 @@ class SimulatedPmuIT {
             }
         });
         assertEquals("simulated skylake", recording.jvm().orElseThrow().pmu());
-        ThreadReport last = recording.threads().stream().filter(ThreadRecord::isFinal).map(ThreadRecord::report)
-                .filter(r -> r.name().equals("sim-1")).findFirst().orElseThrow();
+        ThreadReport last = recording.threads().stream()
+                .filter(ThreadRecord::isFinal)
+                .map(ThreadRecord::report)
+                .filter(r -> r.name().equals("sim-1"))
+                .findFirst()
+                .orElseThrow();
         assertEquals("simulated skylake", last.pmu());
         Map<String, Long> counters = last.counters();
         double taskClock = counters.get("task-clock");
         assertTrue(taskClock > 0, "the thread ran");
-        assertEquals(3.0 * taskClock, counters.get("cycles"), 3.0 * taskClock * 0.05,
+        assertEquals(
+                3.0 * taskClock,
+                counters.get("cycles"),
+                3.0 * taskClock * 0.05,
                 "scaled cycles: 3 GHz of the thread's task-clock, " + counters);
         assertEquals(IPC, last.metrics().get("ipc"), IPC * 0.02, "ipc: " + last.metrics());
-        for (String event : List.of("cache-misses", "L1-dcache-load-misses", "LLC-load-misses", "dTLB-load-misses",
-                "iTLB-load-misses", "branch-misses")) {
+        for (String event : List.of(
+                "cache-misses",
+                "L1-dcache-load-misses",
+                "LLC-load-misses",
+                "dTLB-load-misses",
+                "iTLB-load-misses",
+                "branch-misses")) {
             assertTrue(counters.get(event) > 0, event + ": " + counters);
         }
-        assertTrue(last.coverage().values().stream().anyMatch(c -> c > 0 && c < 1),
+        assertTrue(
+                last.coverage().values().stream().anyMatch(c -> c > 0 && c < 1),
                 "multiplexed: some coverage strictly between 0 and 1: " + last.coverage());
-        assertTrue(last.metrics().containsKey("cache-mpki") && last.metrics().containsKey("branch-miss-ratio"),
+        assertTrue(
+                last.metrics().containsKey("cache-mpki") && last.metrics().containsKey("branch-miss-ratio"),
                 "metrics of misses: " + last.metrics());
 
         assertTrue(samples.size() >= 2, "live samples of sim-1: " + samples.size());

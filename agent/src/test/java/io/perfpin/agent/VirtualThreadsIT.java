@@ -1,23 +1,22 @@
 package io.perfpin.agent;
 
-import io.perfpin.apps.Programs;
-import io.perfpin.jvm.AgentLoader;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.apps.Programs;
+import io.perfpin.jvm.AgentLoader;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The virtual= option on the second JDK (JDK25_HOME): virtual threads counted over the time they are mounted. */
 class VirtualThreadsIT {
@@ -41,8 +40,8 @@ class VirtualThreadsIT {
     void eachVirtualThreadIsCountedOverItsMountedTime(@TempDir Path dir) throws Exception {
         String java = jdk();
         Path out = dir.resolve("run.jsonl");
-        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=ForkJoinPool-.*;events=task-clock,page-faults;out="
-                + out, dir)) {
+        try (AppJvm app = AppJvm.start(
+                java, "virtual=vt-.*;threads=ForkJoinPool-.*;events=task-clock,page-faults;out=" + out, dir)) {
             app.await("ready");
             app.send("vcompute " + THREADS + " vt " + MILLIS);
             app.await("vcomputed " + THREADS);
@@ -51,7 +50,9 @@ class VirtualThreadsIT {
         }
         List<String> virtual = Observed.records(out, "thread", "vt-[0-9]+");
         assertEquals(THREADS, virtual.size(), "one final record per virtual thread");
-        assertEquals(THREADS, virtual.stream().map(r -> Observed.string(r, "name")).distinct().count());
+        assertEquals(
+                THREADS,
+                virtual.stream().map(r -> Observed.string(r, "name")).distinct().count());
         long inRange = 0;
         long sum = 0;
         for (String record : virtual) {
@@ -63,8 +64,13 @@ class VirtualThreadsIT {
             sum += taskClock;
             inRange += taskClock >= 5_000_000 && taskClock <= 16_000_000 ? 1 : 0;
         }
-        assertTrue(inRange >= THREADS * 9 / 10, inRange + " of " + THREADS + " within 5-16 ms of task-clock: "
-                + virtual.stream().map(r -> (long) Observed.number(r, "task-clock") / 1000).sorted().toList() + " us");
+        assertTrue(
+                inRange >= THREADS * 9 / 10,
+                inRange + " of " + THREADS + " within 5-16 ms of task-clock: "
+                        + virtual.stream()
+                                .map(r -> (long) Observed.number(r, "task-clock") / 1000)
+                                .sorted()
+                                .toList() + " us");
         long carriers = 0;
         for (String record : Observed.records(out, "thread", "ForkJoinPool-[0-9]+-worker-[0-9]+")) {
             carriers += (long) Observed.number(record, "task-clock");
@@ -91,8 +97,9 @@ class VirtualThreadsIT {
         assertEquals(1, methods.size(), methods.toString());
         assertEquals(1, Observed.number(methods.get(0), "calls"));
         long taskClock = (long) Observed.number(methods.get(0), "task-clock");
-        assertTrue(taskClock >= 8_000_000 && taskClock <= 13_000_000, "10 ms of computing, not 200 ms of sleep: "
-                + taskClock + " ns in " + methods.get(0));
+        assertTrue(
+                taskClock >= 8_000_000 && taskClock <= 13_000_000,
+                "10 ms of computing, not 200 ms of sleep: " + taskClock + " ns in " + methods.get(0));
     }
 
     /** A virtual thread that touches a known number of pages has as many page faults. */
@@ -124,9 +131,12 @@ class VirtualThreadsIT {
             assertEquals(0, app.finish());
             List<String> said = app.stderr();
             assertEquals(1, said.size(), said.toString());
-            assertTrue(said.get(0).startsWith("[perfpin] ") && said.get(0).contains("'virtual=vt-.*'")
-                    && said.get(0).contains("virtual threads need JDK 21 or later")
-                    && said.get(0).contains("the agent is off"), said.get(0));
+            assertTrue(
+                    said.get(0).startsWith("[perfpin] ")
+                            && said.get(0).contains("'virtual=vt-.*'")
+                            && said.get(0).contains("virtual threads need JDK 21 or later")
+                            && said.get(0).contains("the agent is off"),
+                    said.get(0));
         }
     }
 
@@ -140,8 +150,8 @@ class VirtualThreadsIT {
         Path out = dir.resolve("attach.jsonl");
         try (AppJvm app = AppJvm.start(java, null, dir)) {
             app.await("ready");
-            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + out,
-                    TIMEOUT);
+            AgentLoader.load(
+                    app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + out, TIMEOUT);
             app.send("vcompute 20 vt 2");
             app.await("vcomputed 20");
             assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "the carriers' counters while attached");
@@ -154,15 +164,17 @@ class VirtualThreadsIT {
             assertEquals(20, Observed.records(out, "thread", "vt-[0-9]+").size(), "nothing recorded after detach");
 
             Path again = dir.resolve("again.jsonl");
-            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + again,
-                    TIMEOUT);
+            AgentLoader.load(
+                    app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + again, TIMEOUT);
             app.send("vcompute 20 vt 2");
             app.await("vcomputed 20");
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertEquals(20, Observed.records(again, "thread", "vt-[0-9]+").size(), "counted again after a new attach");
             assertEquals(0, Observed.perfEventDescriptors(app.pid()), "and given back again");
             assertEquals(0, app.finish());
-            assertTrue(app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")), app.stderr().toString());
+            assertTrue(
+                    app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
+                    app.stderr().toString());
         }
     }
 
@@ -180,14 +192,21 @@ class VirtualThreadsIT {
                 app.send("vstart early-" + i + " 0");
                 app.touched("early-" + i);
             }
-            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "virtual=early-[0-3];threads=none;events=task-clock;out="
-                    + out, TIMEOUT);
+            AgentLoader.load(
+                    app.pid(),
+                    AppJvm.AGENT_JAR,
+                    "virtual=early-[0-3];threads=none;events=task-clock;out=" + out,
+                    TIMEOUT);
             assertEquals(0, app.finish());
-            assertTrue(app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")), app.stderr().toString());
+            assertTrue(
+                    app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
+                    app.stderr().toString());
         }
         List<String> records = Observed.records(out, "thread", "early-[0-9]");
-        assertEquals(List.of("early-0", "early-1", "early-2", "early-3"),
-                records.stream().map(r -> Observed.string(r, "name")).sorted().toList(), records.toString());
+        assertEquals(
+                List.of("early-0", "early-1", "early-2", "early-3"),
+                records.stream().map(r -> Observed.string(r, "name")).sorted().toList(),
+                records.toString());
         for (String record : records) {
             assertTrue(Observed.number(record, "mounts") >= 1, record);
         }
@@ -208,10 +227,11 @@ class VirtualThreadsIT {
             app.await("vcomputed 50");
             assertTrue(Observed.perfEventDescriptors(app.pid()) <= before + 1, "one carrier's group at most");
             assertEquals(0, app.finish());
-            List<String> said = app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            List<String> said =
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
             assertTrue(said.size() <= 1, said.toString());
-            said.forEach(line -> assertTrue(line.contains("found no room for their counters") && line.contains("fds="),
-                    line));
+            said.forEach(line ->
+                    assertTrue(line.contains("found no room for their counters") && line.contains("fds="), line));
         }
         assertEquals(50, Observed.records(out, "thread", "vt-[0-9]+").size(), "a final record each all the same");
     }
@@ -225,8 +245,11 @@ class VirtualThreadsIT {
         String java = jdk();
         Path out = dir.resolve("run.jsonl");
         int port = PrometheusServer.freePort();
-        try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=none;events=task-clock,page-faults;interval=100ms;"
-                + "export-threads=.*;out=" + out + ";prometheus=127.0.0.1:" + port, dir)) {
+        try (AppJvm app = AppJvm.start(
+                java,
+                "virtual=vt-.*;threads=none;events=task-clock,page-faults;interval=100ms;" + "export-threads=.*;out="
+                        + out + ";prometheus=127.0.0.1:" + port,
+                dir)) {
             app.await("ready");
             app.send("vcompute 100 vt 1");
             app.await("vcomputed 100");
@@ -238,14 +261,17 @@ class VirtualThreadsIT {
                 List<String> records = Observed.records(out, "thread", "vt-[0-9]+");
                 metrics = PrometheusIT.get(port, "/metrics", null);
                 Matcher m = group.matcher(metrics);
-                recorded = records.stream().mapToLong(r -> (long) Observed.number(r, "page-faults")).sum();
+                recorded = records.stream()
+                        .mapToLong(r -> (long) Observed.number(r, "page-faults"))
+                        .sum();
                 if (records.size() == 100 && m.find() && (long) Double.parseDouble(m.group(1)) == recorded) {
                     break;
                 }
                 Thread.sleep(100);
             }
             Matcher m = group.matcher(metrics);
-            assertTrue(m.find() && (long) Double.parseDouble(m.group(1)) == recorded,
+            assertTrue(
+                    m.find() && (long) Double.parseDouble(m.group(1)) == recorded,
                     "the vt group holds the " + recorded + " page faults of the 100 records: " + metrics);
             assertFalse(metrics.contains("thread=\"vt-"), "no virtual thread has a series of its own: " + metrics);
             assertEquals(0, app.finish());
@@ -255,7 +281,10 @@ class VirtualThreadsIT {
     private static int[] carriers(String record) {
         Matcher m = Pattern.compile("\"carriers\":\\[([0-9,]*)]").matcher(record);
         assertTrue(m.find(), record);
-        return m.group(1).isEmpty() ? new int[0]
-                : java.util.Arrays.stream(m.group(1).split(",")).mapToInt(Integer::parseInt).toArray();
+        return m.group(1).isEmpty()
+                ? new int[0]
+                : java.util.Arrays.stream(m.group(1).split(","))
+                        .mapToInt(Integer::parseInt)
+                        .toArray();
     }
 }

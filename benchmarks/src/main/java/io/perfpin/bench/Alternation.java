@@ -11,12 +11,10 @@ import java.util.function.IntFunction;
  * untimed: it fills the page cache with the JDK's and the agent's files.
  */
 public final class Alternation {
-    private Alternation() {
-    }
+    private Alternation() {}
 
     /** The measured runs of each configuration, in the order they ran. */
-    public record Runs(List<ChildRun> first, List<ChildRun> second) {
-    }
+    public record Runs(List<ChildRun> first, List<ChildRun> second) {}
 
     /**
      * @param first  the command of run {@code i} (0 is the untimed warm-up), so a run can name its own files

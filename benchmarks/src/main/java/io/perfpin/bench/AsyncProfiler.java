@@ -28,14 +28,20 @@ final class AsyncProfiler {
     static AsyncProfiler extract(Path scratch) {
         String platform = platform();
         if (platform == null) {
-            return new AsyncProfiler(null, "", "no async-profiler library for " + System.getProperty("os.name") + " "
-                    + System.getProperty("os.arch"));
+            return new AsyncProfiler(
+                    null,
+                    "",
+                    "no async-profiler library for " + System.getProperty("os.name") + " "
+                            + System.getProperty("os.arch"));
         }
         try (InputStream in = AsyncProfiler.class.getResourceAsStream("/" + platform + "/libasyncProfiler.so");
-             InputStream properties = AsyncProfiler.class.getResourceAsStream(PROPERTIES)) {
+                InputStream properties = AsyncProfiler.class.getResourceAsStream(PROPERTIES)) {
             if (in == null) {
-                return new AsyncProfiler(null, "", "benchmarks.jar holds no " + platform
-                        + "/libasyncProfiler.so: rebuild it (./mvnw -B -q -DskipTests package)");
+                return new AsyncProfiler(
+                        null,
+                        "",
+                        "benchmarks.jar holds no " + platform
+                                + "/libasyncProfiler.so: rebuild it (./mvnw -B -q -DskipTests package)");
             }
             Path library = scratch.resolve("libasyncProfiler.so");
             Files.copy(in, library);

@@ -7,7 +7,6 @@ import io.perfpin.jvm.ThreadDump;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -43,8 +42,7 @@ final class AttachLatency {
     /** A snapshot copies every slot; polling it as often as the heartbeat would take a CPU from the target. */
     private static final long SNAPSHOT_PAUSE_MILLIS = 10;
 
-    private AttachLatency() {
-    }
+    private AttachLatency() {}
 
     /** What is timed on a fresh target, from a start this measurement takes itself. */
     private interface Measurement<T> {
@@ -56,8 +54,7 @@ final class AttachLatency {
      * parked thread was live in the stats file or among the threads the agent could not count for want of file
      * descriptors ({@code notCounted} of them: its {@code fds=} share, 25% of the free ones by default).
      */
-    private record Attach(double loaded, double firstSample, double allLive, long notCounted) {
-    }
+    private record Attach(double loaded, double firstSample, double allLive, long notCounted) {}
 
     static Section run(Workspace workspace) throws IOException, InterruptedException {
         Map<Integer, List<Attach>> attaches = new LinkedHashMap<>();
@@ -71,13 +68,19 @@ final class AttachLatency {
             }
             dumped.add(onFreshService(workspace, FEWEST, AttachLatency::threadDump));
         }
-        MarkdownTable table = new MarkdownTable("parked threads (all selected)",
-                "`AgentLoader.load` returning (agentmain has run), ms", "first published sample (heartbeat set), ms",
-                "every parked thread live in the stats file or not counted, ms", "threads not counted (fds=)");
+        MarkdownTable table = new MarkdownTable(
+                "parked threads (all selected)",
+                "`AgentLoader.load` returning (agentmain has run), ms",
+                "first published sample (heartbeat set), ms",
+                "every parked thread live in the stats file or not counted, ms",
+                "threads not counted (fds=)");
         for (Map.Entry<Integer, List<Attach>> size : attaches.entrySet()) {
             List<Attach> runs = size.getValue();
-            table.row(Summary.number(size.getKey(), 0), summary(runs, Attach::loaded).format(1),
-                    summary(runs, Attach::firstSample).format(1), summary(runs, Attach::allLive).format(1),
+            table.row(
+                    Summary.number(size.getKey(), 0),
+                    summary(runs, Attach::loaded).format(1),
+                    summary(runs, Attach::firstSample).format(1),
+                    summary(runs, Attach::allLive).format(1),
                     summary(runs, Attach::notCounted).format(0));
         }
         Summary handshake = Summary.of(dumped);
@@ -85,22 +88,36 @@ final class AttachLatency {
         List<Attach> most = attaches.get(MOST);
         Summary sample = summary(fewest, Attach::firstSample);
         Summary sampleMost = summary(most, Attach::firstSample);
-        MarkdownTable growth = new MarkdownTable("from " + FEWEST + " to " + Summary.number(MOST, 0)
-                + " parked threads", "added, ms: median (min–max)");
-        growth.row("`AgentLoader.load` returning",
-                Summary.difference(summary(most, Attach::loaded), summary(fewest, Attach::loaded)).format(1));
-        growth.row("first published sample", Summary.difference(sampleMost, sample).format(1));
+        MarkdownTable growth = new MarkdownTable(
+                "from " + FEWEST + " to " + Summary.number(MOST, 0) + " parked threads", "added, ms: median (min–max)");
+        growth.row(
+                "`AgentLoader.load` returning",
+                Summary.difference(summary(most, Attach::loaded), summary(fewest, Attach::loaded))
+                        .format(1));
+        growth.row(
+                "first published sample", Summary.difference(sampleMost, sample).format(1));
         List<Headline> headlines = List.of(
-                Headline.alone("attach: `AgentLoader.load` called → first published sample, " + FEWEST
-                        + " parked threads", "", sample.format(1) + " ms", handshake.format(1) + " ms (the attach"
-                        + " handshake alone)", "≤ " + (int) TARGET_MILLIS + " ms",
-                        Verdict.atMost(sample, TARGET_MILLIS, v -> Summary.number(v, 1) + " ms",
-                                "`AgentLoader.load` took " + summary(fewest, Attach::loaded).format(1) + " ms of it,"
+                Headline.alone(
+                        "attach: `AgentLoader.load` called → first published sample, " + FEWEST + " parked threads",
+                        "",
+                        sample.format(1) + " ms",
+                        handshake.format(1) + " ms (the attach" + " handshake alone)",
+                        "≤ " + (int) TARGET_MILLIS + " ms",
+                        Verdict.atMost(
+                                sample,
+                                TARGET_MILLIS,
+                                v -> Summary.number(v, 1) + " ms",
+                                "`AgentLoader.load` took "
+                                        + summary(fewest, Attach::loaded).format(1) + " ms of it,"
                                         + " while the attach handshake alone (a thread dump over the same socket)"
                                         + " takes " + handshake.format(1) + " ms")),
-                Headline.alone("attach → first published sample: " + Summary.number(MOST, 0) + " parked threads − "
-                        + FEWEST, sample.format(1) + " ms (" + FEWEST + " threads)",
-                        Summary.difference(sampleMost, sample).format(1) + " ms", "", "", Verdict.noTarget()));
+                Headline.alone(
+                        "attach → first published sample: " + Summary.number(MOST, 0) + " parked threads − " + FEWEST,
+                        sample.format(1) + " ms (" + FEWEST + " threads)",
+                        Summary.difference(sampleMost, sample).format(1) + " ms",
+                        "",
+                        "",
+                        Verdict.noTarget()));
         List<String> notes = new ArrayList<>();
         notes.add("Each run is a fresh `io.perfpin.apps.Service 0 60 N` JVM (JDK of this run, N parked threads named"
                 + " `parked-<i>`, besides the JVM's own) once it printed `ready`; the agent with `threads=.*`, its"
@@ -131,8 +148,7 @@ final class AttachLatency {
             long firstSample = System.nanoTime();
             long notCounted = awaitAllLive(reader, parked, start);
             long allLive = System.nanoTime();
-            return new Attach(millis(loaded - start), millis(firstSample - start), millis(allLive - start),
-                    notCounted);
+            return new Attach(millis(loaded - start), millis(firstSample - start), millis(allLive - start), notCounted);
         }
     }
 
@@ -150,14 +166,19 @@ final class AttachLatency {
     private static <T> T onFreshService(Workspace workspace, int parked, Measurement<T> measurement)
             throws IOException, InterruptedException {
         Path stderr = workspace.scratch("service.err");
-        Process target = new ProcessBuilder(workspace.app(Service.class, "0", "60", Integer.toString(parked))
-                .command()).redirectError(stderr.toFile()).start();
+        Process target = new ProcessBuilder(workspace
+                        .app(Service.class, "0", "60", Integer.toString(parked))
+                        .command())
+                .redirectError(stderr.toFile())
+                .start();
         try {
             awaitReady(target);
             return measurement.on(target.pid());
         } catch (AttachException e) {
-            throw new IOException("attach failed: " + e.getMessage() + "; target stderr: "
-                    + Files.readString(stderr).strip(), e);
+            throw new IOException(
+                    "attach failed: " + e.getMessage() + "; target stderr: "
+                            + Files.readString(stderr).strip(),
+                    e);
         } finally {
             target.getOutputStream().close(); // Service exits when its standard input closes
             if (!target.waitFor(30, TimeUnit.SECONDS)) {
@@ -169,8 +190,8 @@ final class AttachLatency {
 
     /** Reads a Service JVM's output until it says {@code ready}. */
     static void awaitReady(Process target) throws IOException {
-        BufferedReader lines = new BufferedReader(new InputStreamReader(target.getInputStream(),
-                StandardCharsets.UTF_8));
+        BufferedReader lines =
+                new BufferedReader(new InputStreamReader(target.getInputStream(), StandardCharsets.UTF_8));
         for (String line = lines.readLine(); line != null; line = lines.readLine()) {
             if (line.equals("ready")) {
                 return;
@@ -211,8 +232,10 @@ final class AttachLatency {
             throws IOException, InterruptedException {
         while (System.nanoTime() - start < ALL_LIVE_TIMEOUT_NANOS) {
             StatsSnapshot snapshot = reader.snapshot();
-            long liveParked = snapshot.threads().stream().filter(t -> t.state() == StatsLayout.STATE_RUNNING
-                    && t.name().startsWith("parked-")).count();
+            long liveParked = snapshot.threads().stream()
+                    .filter(t ->
+                            t.state() == StatsLayout.STATE_RUNNING && t.name().startsWith("parked-"))
+                    .count();
             if (liveParked + snapshot.threadsNotCounted() >= parked) {
                 return snapshot.threadsNotCounted();
             }

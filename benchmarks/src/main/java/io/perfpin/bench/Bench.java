@@ -25,8 +25,7 @@ public final class Bench {
             + " [--output FILE] [--runs N] [--only N,...]   (./bench passes --repo)";
     private static final int BENCHMARKS = 10;
 
-    private Bench() {
-    }
+    private Bench() {}
 
     public static void main(String[] args) throws IOException, InterruptedException {
         Path repository = Path.of(".");
@@ -58,16 +57,21 @@ public final class Bench {
             settings = settings(workspace);
             Steps steps = new Steps(only, sections);
             steps.run(1, "counter read cost (JMH, about 50 s)", () -> CounterReadCost.run(workspace, pmu));
-            steps.run(2, "agent overhead on " + WorkloadFigure.ALL.size() + " workloads",
+            steps.run(
+                    2,
+                    "agent overhead on " + WorkloadFigure.ALL.size() + " workloads",
                     () -> AgentOverhead.run(workspace));
             steps.run(3, "JVM start-up, beside async-profiler", () -> StartupTime.run(workspace));
             steps.run(4, "attach to JVMs with 10, 1,000 and 5,000 parked threads", () -> AttachLatency.run(workspace));
-            steps.run(5, "thread churn, beside async-profiler and the kernel's floor", () -> ThreadChurn.run(workspace));
+            steps.run(
+                    5, "thread churn, beside async-profiler and the kernel's floor", () -> ThreadChurn.run(workspace));
             steps.run(6, "sampler with 10, 1,000 and 10,000 threads, in process", () -> SamplerCost.run(workspace));
             steps.run(7, "pinned versus unpinned ping-pong", () -> PinnedPingPong.run(workspace));
             steps.run(8, "perfpin stat against perf stat", () -> StatAgainstPerf.run(workspace));
             steps.run(9, "JMH profiler cost on a trivial benchmark", () -> JmhProfilerCost.run(workspace));
-            steps.run(10, "virtual threads: a mount and unmount pair, with and without virtual=",
+            steps.run(
+                    10,
+                    "virtual threads: a mount and unmount pair, with and without virtual=",
                     () -> VirtualMountCost.run(workspace));
         }
         Duration took = Duration.between(start, Instant.now());
@@ -109,8 +113,11 @@ public final class Bench {
                     sections.add(benchmark.run());
                 } catch (IOException | RuntimeException e) {
                     System.err.println("[bench] " + number + " failed: " + e);
-                    sections.add(new Section(number + ". " + what, List.of(), List.of(), List.of("Not measured: the"
-                            + " benchmark failed: " + e)));
+                    sections.add(new Section(
+                            number + ". " + what,
+                            List.of(),
+                            List.of(),
+                            List.of("Not measured: the" + " benchmark failed: " + e)));
                 }
             }
         }

@@ -15,16 +15,23 @@ import java.util.Map;
  * each benchmark's details. Written whole from one run, so every ratio in it was measured side by side.
  */
 final class BenchReport {
-    private BenchReport() {
-    }
+    private BenchReport() {}
 
-    static String render(Map<String, String> machine, List<String> settings, List<Section> sections,
-                         Instant finished, Duration took) {
+    static String render(
+            Map<String, String> machine,
+            List<String> settings,
+            List<Section> sections,
+            Instant finished,
+            Duration took) {
         StringBuilder text = new StringBuilder();
         text.append("# Benchmarks\n\n")
                 .append("Written by `./bench` (module `benchmarks`) on ")
-                .append(finished.truncatedTo(ChronoUnit.SECONDS)).append(", in ")
-                .append(took.toMinutes()).append(" min ").append(took.toSecondsPart()).append(" s. ")
+                .append(finished.truncatedTo(ChronoUnit.SECONDS))
+                .append(", in ")
+                .append(took.toMinutes())
+                .append(" min ")
+                .append(took.toSecondsPart())
+                .append(" s. ")
                 .append("Run it again to refresh this file: it is generated whole, edits are lost. ")
                 .append("Benchmarks report; they assert nothing, and a missed target is said, not tuned away.\n\n");
         MarkdownTable machineTable = new MarkdownTable("machine", "");
@@ -43,12 +50,25 @@ final class BenchReport {
      * what a peer adds for the same work and the kernel's floor; never a ratio of total times, which hides it.
      */
     static String results(List<Section> sections) {
-        MarkdownTable headlines = new MarkdownTable("measurement", "no tool: median (min–max)",
-                "perfpin − no tool", "peer − no tool", "perfpin's addition / peer's", "kernel's floor", "target",
+        MarkdownTable headlines = new MarkdownTable(
+                "measurement",
+                "no tool: median (min–max)",
+                "perfpin − no tool",
+                "peer − no tool",
+                "perfpin's addition / peer's",
+                "kernel's floor",
+                "target",
                 "verdict");
         for (Section section : sections) {
             for (Headline h : section.headlines()) {
-                headlines.row(h.measurement(), h.noTool(), h.perfpin(), h.peer(), h.ratio(), h.floor(), h.target(),
+                headlines.row(
+                        h.measurement(),
+                        h.noTool(),
+                        h.perfpin(),
+                        h.peer(),
+                        h.ratio(),
+                        h.floor(),
+                        h.target(),
                         h.verdict().text());
             }
         }

@@ -43,8 +43,16 @@ final class CPrograms {
         String cc = System.getenv().getOrDefault("CC", "cc");
         binary = scratch.resolve(name);
         try {
-            run(List.of(cc, "-O2", "-Wall", "-pthread", "-o", binary.toString(),
-                    sources.resolve(name + ".c").toString()), "compiling " + name + ".c with " + cc);
+            run(
+                    List.of(
+                            cc,
+                            "-O2",
+                            "-Wall",
+                            "-pthread",
+                            "-o",
+                            binary.toString(),
+                            sources.resolve(name + ".c").toString()),
+                    "compiling " + name + ".c with " + cc);
         } catch (IOException e) {
             failed.put(name, e.getMessage());
             throw e;
@@ -65,8 +73,9 @@ final class CPrograms {
         } catch (IOException e) {
             throw new IOException(what + " failed: " + e.getMessage() + " (install gcc, or set CC)", e);
         }
-        List<String> lines = new ArrayList<>(new String(process.getInputStream().readAllBytes(),
-                StandardCharsets.UTF_8).lines().toList());
+        List<String> lines = new ArrayList<>(new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8)
+                .lines()
+                .toList());
         if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS) || process.exitValue() != 0) {
             process.destroyForcibly();
             throw new IOException(what + " failed: " + String.join(" ", lines).strip());

@@ -1,7 +1,6 @@
 package io.perfpin.bench;
 
 import io.perfpin.apps.ResultLine;
-
 import java.util.List;
 import java.util.Map;
 
@@ -9,8 +8,8 @@ import java.util.Map;
  * How a child JVM ended: exit code, its output, how long it took from start to exit, and the CPU time it used on all
  * its threads ({@code cpuNanos}, -1 when unknown).
  */
-public record ChildRun(String command, int exitCode, List<String> stdout, String stderr, long wallNanos,
-                       long cpuNanos) {
+public record ChildRun(
+        String command, int exitCode, List<String> stdout, String stderr, long wallNanos, long cpuNanos) {
 
     /**
      * The workload's {@code result ...} line, parsed ({@link ResultLine#parse}).
@@ -25,8 +24,8 @@ public record ChildRun(String command, int exitCode, List<String> stdout, String
                 }
             }
         }
-        throw new IllegalStateException(command + " exited " + exitCode + " without a result line; stderr: "
-                + stderr.strip());
+        throw new IllegalStateException(
+                command + " exited " + exitCode + " without a result line; stderr: " + stderr.strip());
     }
 
     /** A value of the result line as a number. */

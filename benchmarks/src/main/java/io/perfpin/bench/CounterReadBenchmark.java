@@ -5,14 +5,13 @@ import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.SelfCounters;
 import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.Backends;
+import java.util.function.ToIntFunction;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
-
-import java.util.function.ToIntFunction;
 
 /**
  * One read of a thread's counters, on the benchmark thread itself, by one of two readers:
@@ -45,14 +44,14 @@ public class CounterReadBenchmark {
             counters = group;
             // A refused event or a second kernel group would time something other than the C loop's one read.
             if (!group.unsupported().isEmpty() || group.kernelGroups() != 1) {
-                throw new IllegalStateException("expected one kernel group of four events, got "
-                        + group.kernelGroups() + " groups; refused: " + group.unsupported());
+                throw new IllegalStateException("expected one kernel group of four events, got " + group.kernelGroups()
+                        + " groups; refused: " + group.unsupported());
             }
             read = group::read;
             snapshot = group.newSnapshot();
         } else if (reader.startsWith(SELF)) {
-            SelfCounters self = SelfCounters.open(Backends.load(Backend.JNI),
-                    ReadEvents.parse(reader.substring(SELF.length())));
+            SelfCounters self =
+                    SelfCounters.open(Backends.load(Backend.JNI), ReadEvents.parse(reader.substring(SELF.length())));
             counters = self;
             if (!self.unsupported().isEmpty()) {
                 throw new IllegalStateException("refused: " + self.unsupported());
@@ -60,8 +59,8 @@ public class CounterReadBenchmark {
             read = self::read;
             snapshot = self.newSnapshot();
         } else {
-            throw new IllegalArgumentException("reader " + reader + ": expected " + GROUP + "BACKEND or " + SELF
-                    + "EVENTS");
+            throw new IllegalArgumentException(
+                    "reader " + reader + ": expected " + GROUP + "BACKEND or " + SELF + "EVENTS");
         }
     }
 

@@ -1,8 +1,17 @@
 package io.perfpin.bench;
 
 import io.perfpin.nativeio.Backend;
-import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.BackendUnavailableException;
+import io.perfpin.nativeio.Backends;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.results.RunResult;
@@ -14,16 +23,6 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 import org.openjdk.jmh.util.Statistics;
 import org.openjdk.jmh.util.Version;
 
-import java.io.IOException;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
-import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
-
 /**
  * Benchmark 1: what one read of a four-event group costs through each backend (JMH,
  * {@link CounterReadBenchmark}), against the raw C loop reading the same group; and a thread's read of its own
@@ -32,13 +31,13 @@ import java.util.regex.Pattern;
 final class CounterReadCost {
     /** JMH kept short, so that the whole suite fits in minutes on two cores. */
     private static final int WARMUP_ITERATIONS = 3;
+
     private static final int ITERATIONS = 5;
     private static final int SECONDS_EACH = 1;
     private static final double TARGET = 1.10;
     private static final String HARDWARE_EVENTS = "cycles,instructions";
 
-    private CounterReadCost() {
-    }
+    private CounterReadCost() {}
 
     /** How the counter reads were timed, for the report. */
     static String settings() {
@@ -73,8 +72,8 @@ final class CounterReadCost {
         }
         Map<String, Summary> nanos = jmh(readers);
 
-        MarkdownTable table = new MarkdownTable("reader", "what one read is", "ns per read: median (min–max)",
-                "ns over raw C");
+        MarkdownTable table =
+                new MarkdownTable("reader", "what one read is", "ns per read: median (min–max)", "ns over raw C");
         if (rawC != null) {
             table.row("raw C loop (readloop.c, gcc -O2)", "one read(2) of the group", rawC.format(1), "");
         } else {
@@ -84,18 +83,25 @@ final class CounterReadCost {
             String reader = e.getKey();
             String what = reader.startsWith(CounterReadBenchmark.GROUP)
                     ? "one read(2) of the group, parsed into a snapshot"
-                    : reader.endsWith(HARDWARE_EVENTS) ? "rdpmc per event, no system call"
-                    : "read(2) per event (software events are never read by rdpmc)";
+                    : reader.endsWith(HARDWARE_EVENTS)
+                            ? "rdpmc per event, no system call"
+                            : "read(2) per event (software events are never read by rdpmc)";
             String name = reader.startsWith(CounterReadBenchmark.GROUP)
                     ? "`CounterGroup.read`, " + reader.substring(CounterReadBenchmark.GROUP.length())
                     : "`SelfCounters.read`, JNI, " + reader.substring(CounterReadBenchmark.SELF.length());
-            table.row(name, what, e.getValue().format(1), rawC == null ? ""
-                    : Summary.difference(e.getValue(), rawC).format(1));
+            table.row(
+                    name,
+                    what,
+                    e.getValue().format(1),
+                    rawC == null ? "" : Summary.difference(e.getValue(), rawC).format(1));
         }
-        notes.add(pmu.rdpmc() ? "rdpmc self-reads work here; the hardware row reads " + HARDWARE_EVENTS + "."
-                : "rdpmc self-reads are not possible on this machine (" + pmu.detail() + "), so only `SelfCounters`'"
-                + " read(2) fallback is measured: one read(2) per event, since self counters are opened one event"
-                + " each.");
+        notes.add(
+                pmu.rdpmc()
+                        ? "rdpmc self-reads work here; the hardware row reads " + HARDWARE_EVENTS + "."
+                        : "rdpmc self-reads are not possible on this machine (" + pmu.detail()
+                                + "), so only `SelfCounters`'"
+                                + " read(2) fallback is measured: one read(2) per event, since self counters are opened one event"
+                                + " each.");
         Summary jni = nanos.get(CounterReadBenchmark.GROUP + Backend.JNI.name());
         return new Section("1. Counter read cost", List.of(headline(jni, rawC, rawCMissing)), List.of(table), notes);
     }
@@ -106,13 +112,18 @@ final class CounterReadCost {
         String floor = rawC == null ? "" : rawC.format(1) + " ns (readloop.c)";
         String target = "≤ +" + Math.round((TARGET - 1) * 100) + "% of the raw read";
         if (jni == null || rawC == null) {
-            return Headline.alone(what, "", "", floor, target,
-                    Verdict.notMeasured(jni == null ? "no JNI backend" : rawCMissing));
+            return Headline.alone(
+                    what, "", "", floor, target, Verdict.notMeasured(jni == null ? "no JNI backend" : rawCMissing));
         }
         Summary adds = Summary.difference(jni, rawC);
         double limit = (TARGET - 1) * rawC.median();
-        return Headline.alone(what, "", adds.format(1) + " ns", floor, target + " (" + Summary.number(limit, 1)
-                + " ns)", Verdict.atMost(adds, limit, v -> Summary.number(v, 1) + " ns", ""));
+        return Headline.alone(
+                what,
+                "",
+                adds.format(1) + " ns",
+                floor,
+                target + " (" + Summary.number(limit, 1) + " ns)",
+                Verdict.atMost(adds, limit, v -> Summary.number(v, 1) + " ns", ""));
     }
 
     /** One JMH run over the readers: per reader, the summary of its measured iterations. */
@@ -124,17 +135,18 @@ final class CounterReadCost {
         Collection<RunResult> results;
         try {
             results = new Runner(new OptionsBuilder()
-                    .include(Pattern.quote(CounterReadBenchmark.class.getName() + "."))
-                    .param("reader", readers.toArray(String[]::new))
-                    .mode(Mode.AverageTime)
-                    .timeUnit(TimeUnit.NANOSECONDS)
-                    .forks(1)
-                    .warmupIterations(WARMUP_ITERATIONS)
-                    .warmupTime(TimeValue.seconds(SECONDS_EACH))
-                    .measurementIterations(ITERATIONS)
-                    .measurementTime(TimeValue.seconds(SECONDS_EACH))
-                    .verbosity(VerboseMode.SILENT)
-                    .build()).run();
+                            .include(Pattern.quote(CounterReadBenchmark.class.getName() + "."))
+                            .param("reader", readers.toArray(String[]::new))
+                            .mode(Mode.AverageTime)
+                            .timeUnit(TimeUnit.NANOSECONDS)
+                            .forks(1)
+                            .warmupIterations(WARMUP_ITERATIONS)
+                            .warmupTime(TimeValue.seconds(SECONDS_EACH))
+                            .measurementIterations(ITERATIONS)
+                            .measurementTime(TimeValue.seconds(SECONDS_EACH))
+                            .verbosity(VerboseMode.SILENT)
+                            .build())
+                    .run();
         } catch (RunnerException e) {
             throw new IllegalStateException("JMH failed: " + e.getMessage(), e);
         }
@@ -142,8 +154,10 @@ final class CounterReadCost {
         for (RunResult result : results) {
             BenchmarkParams params = result.getParams();
             Statistics statistics = result.getPrimaryResult().getStatistics();
-            byReader.put(params.getParam("reader"), new Summary(statistics.getPercentile(50), statistics.getMin(),
-                    statistics.getMax(), (int) statistics.getN()));
+            byReader.put(
+                    params.getParam("reader"),
+                    new Summary(statistics.getPercentile(50), statistics.getMin(), statistics.getMax(), (int)
+                            statistics.getN()));
         }
         // in the order asked for, not JMH's alphabetical one; a reader whose setup failed has no entry
         readers.stream().filter(byReader::containsKey).forEach(r -> summaries.put(r, byReader.get(r)));

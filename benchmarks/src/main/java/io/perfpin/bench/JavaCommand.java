@@ -1,7 +1,6 @@
 package io.perfpin.bench;
 
 import io.perfpin.PerfpinDirectory;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -20,19 +19,27 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class JavaCommand {
     /** Far beyond any run here: a child that takes this long has hung. */
     private static final long TIMEOUT_SECONDS = 120;
+
     private static final AtomicInteger RUNS = new AtomicInteger();
 
     private final Path java;
     /** Null when the C program could not be built: the CPU time is then unknown. */
     private final Path runtimed;
+
     private final String classpath;
     private final Path scratch;
     private final List<String> jvmOptions;
     private final String mainClass;
     private final List<String> args;
 
-    private JavaCommand(Path java, Path runtimed, String classpath, Path scratch, List<String> jvmOptions,
-                        String mainClass, List<String> args) {
+    private JavaCommand(
+            Path java,
+            Path runtimed,
+            String classpath,
+            Path scratch,
+            List<String> jvmOptions,
+            String mainClass,
+            List<String> args) {
         this.java = java;
         this.runtimed = runtimed;
         this.classpath = classpath;
@@ -42,8 +49,7 @@ public final class JavaCommand {
         this.args = List.copyOf(args);
     }
 
-    static JavaCommand of(Path java, Path runtimed, String classpath, Path scratch, String mainClass,
-                          String... args) {
+    static JavaCommand of(Path java, Path runtimed, String classpath, Path scratch, String mainClass, String... args) {
         return new JavaCommand(java, runtimed, classpath, scratch, List.of(), mainClass, List.of(args));
     }
 
@@ -76,7 +82,8 @@ public final class JavaCommand {
             command.add(cost.toString());
         }
         command.addAll(command());
-        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
+        ProcessBuilder builder =
+                new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile());
         long start = System.nanoTime();
         Process process = builder.start();
         if (!process.waitFor(TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
@@ -85,9 +92,13 @@ public final class JavaCommand {
         }
         long wallNanos = System.nanoTime() - start;
         try {
-            return new ChildRun(String.join(" ", command()), process.exitValue(),
-                    Files.readAllLines(out, StandardCharsets.UTF_8), Files.readString(err, StandardCharsets.UTF_8),
-                    wallNanos, cpuNanos(cost));
+            return new ChildRun(
+                    String.join(" ", command()),
+                    process.exitValue(),
+                    Files.readAllLines(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8),
+                    wallNanos,
+                    cpuNanos(cost));
         } finally {
             Files.delete(out);
             Files.delete(err);
@@ -101,7 +112,8 @@ public final class JavaCommand {
         if (!Files.exists(report)) {
             return -1;
         }
-        String[] words = Files.readString(report, StandardCharsets.US_ASCII).trim().split(" ");
+        String[] words =
+                Files.readString(report, StandardCharsets.US_ASCII).trim().split(" ");
         long micros = 0;
         for (int i = 0; i + 1 < words.length; i += 2) {
             if (words[i].equals("user-us") || words[i].equals("system-us")) {

@@ -5,7 +5,6 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadRecord;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,8 +20,7 @@ import java.util.function.IntFunction;
 final class PinnedPingPong {
     private static final String TITLE = "7. Pinned versus unpinned ping-pong";
 
-    private PinnedPingPong() {
-    }
+    private PinnedPingPong() {}
 
     /** The three figures of each run. */
     private record Figures(List<Double> medians, List<Double> p99s, List<Double> migrations) {
@@ -34,7 +32,12 @@ final class PinnedPingPong {
     static Section run(Workspace workspace) throws IOException, InterruptedException {
         CpuSet allowed = CpuTopology.live().allowed();
         if (allowed.size() < 2) {
-            Headline none = Headline.alone("ping-pong pinned − unpinned", "", "", "", "",
+            Headline none = Headline.alone(
+                    "ping-pong pinned − unpinned",
+                    "",
+                    "",
+                    "",
+                    "",
                     Verdict.notMeasured("one CPU allowed (" + allowed + "): nothing to pin apart"));
             return new Section(TITLE, List.of(none), List.of(), List.of());
         }
@@ -53,26 +56,44 @@ final class PinnedPingPong {
         Summary pinnedMedian = Summary.of(pinned.medians());
         Summary freeP99 = Summary.of(free.p99s());
         Summary pinnedP99 = Summary.of(pinned.p99s());
-        MarkdownTable table = new MarkdownTable("", "unpinned: median (min–max)",
-                "pinned " + pingCpu + " / " + pongCpu, "pinned − unpinned")
-                .row("round trip, median of the run, ns", freeMedian.format(0), pinnedMedian.format(0),
+        MarkdownTable table = new MarkdownTable(
+                        "", "unpinned: median (min–max)", "pinned " + pingCpu + " / " + pongCpu, "pinned − unpinned")
+                .row(
+                        "round trip, median of the run, ns",
+                        freeMedian.format(0),
+                        pinnedMedian.format(0),
                         Summary.difference(pinnedMedian, freeMedian).format(0))
-                .row("round trip, 99th percentile of the run, ns", freeP99.format(0), pinnedP99.format(0),
+                .row(
+                        "round trip, 99th percentile of the run, ns",
+                        freeP99.format(0),
+                        pinnedP99.format(0),
                         Summary.difference(pinnedP99, freeP99).format(0))
-                .row("cpu-migrations of ping + pong, per run", Summary.of(free.migrations()).format(0),
-                        Summary.of(pinned.migrations()).format(0), "");
-        return new Section(TITLE, List.of(
-                headline("ping-pong median round trip, pinned − unpinned", pinnedMedian, freeMedian),
-                headline("ping-pong p99 round trip, pinned − unpinned", pinnedP99, freeP99)), List.of(table), List.of(
-                "`PingPong` with its defaults (1,000,000 timed round trips after 50,000 untimed), " + workspace.runs()
+                .row(
+                        "cpu-migrations of ping + pong, per run",
+                        Summary.of(free.migrations()).format(0),
+                        Summary.of(pinned.migrations()).format(0),
+                        "");
+        return new Section(
+                TITLE,
+                List.of(
+                        headline("ping-pong median round trip, pinned − unpinned", pinnedMedian, freeMedian),
+                        headline("ping-pong p99 round trip, pinned − unpinned", pinnedP99, freeP99)),
+                List.of(table),
+                List.of("`PingPong` with its defaults (1,000,000 timed round trips after 50,000 untimed), "
+                        + workspace.runs()
                         + " runs each way, alternating, after one untimed pair. Both ways run the agent with"
                         + " `threads=ping|pong`; pinned adds `" + pins + "`."));
     }
 
     /** Both ways carry the agent: the unpinned round trip is the figure, and what pinning changes its cost. */
     private static Headline headline(String what, Summary pinned, Summary free) {
-        return Headline.alone(what, free.format(0) + " ns (unpinned, agent)",
-                Summary.difference(pinned, free).format(0) + " ns", "", "", Verdict.noTarget());
+        return Headline.alone(
+                what,
+                free.format(0) + " ns (unpinned, agent)",
+                Summary.difference(pinned, free).format(0) + " ns",
+                "",
+                "",
+                Verdict.noTarget());
     }
 
     private static JavaCommand pingPong(Workspace workspace, String agentOptions) {

@@ -8,8 +8,7 @@ import java.util.List;
  * {@link CounterReadBenchmark} with nothing between it and read(2).
  */
 final class RawReadLoop {
-    private RawReadLoop() {
-    }
+    private RawReadLoop() {}
 
     /**
      * Nanoseconds per read: one value per timed iteration.
@@ -19,10 +18,17 @@ final class RawReadLoop {
     static Summary measure(Workspace workspace, int iterations, int secondsEach, int warmupSeconds)
             throws IOException, InterruptedException {
         String binary = workspace.programs().get("readloop").toString();
-        List<String> lines = CPrograms.run(List.of(binary, Integer.toString(iterations), Integer.toString(secondsEach),
-                Integer.toString(warmupSeconds)), "readloop");
-        double[] nanos = lines.stream().filter(l -> l.startsWith("ns-per-read "))
-                .mapToDouble(l -> Double.parseDouble(l.substring("ns-per-read ".length()))).toArray();
+        List<String> lines = CPrograms.run(
+                List.of(
+                        binary,
+                        Integer.toString(iterations),
+                        Integer.toString(secondsEach),
+                        Integer.toString(warmupSeconds)),
+                "readloop");
+        double[] nanos = lines.stream()
+                .filter(l -> l.startsWith("ns-per-read "))
+                .mapToDouble(l -> Double.parseDouble(l.substring("ns-per-read ".length())))
+                .toArray();
         if (nanos.length == 0) {
             throw new IOException("readloop printed no timing: " + lines);
         }

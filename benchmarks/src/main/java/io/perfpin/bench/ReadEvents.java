@@ -3,7 +3,6 @@ package io.perfpin.bench;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.event.EventSpec;
-
 import java.util.List;
 
 /**
@@ -14,8 +13,7 @@ import java.util.List;
 final class ReadEvents {
     static final String LIST = "task-clock,context-switches,page-faults,cpu-migrations";
 
-    private ReadEvents() {
-    }
+    private ReadEvents() {}
 
     static List<EventSpec> parse(String list) {
         return EventList.parse(list, new EventParser()).events();

@@ -16,6 +16,7 @@ import java.util.Map;
 final class RunConditions {
     /** user, nice, system, idle, iowait, irq, softirq, steal: the fields of /proc/stat's "cpu" line summed. */
     private static final int FIELDS = 8;
+
     private static final int STEAL = 7;
 
     private final String loadAtStart;
@@ -39,8 +40,8 @@ final class RunConditions {
         if (now.length == FIELDS && cpuAtStart.length == FIELDS) {
             long total = Arrays.stream(now).sum() - Arrays.stream(cpuAtStart).sum();
             if (total > 0) {
-                steal = String.format(Locale.ROOT, "%.1f%% of all CPU time", 100.0 * (now[STEAL] - cpuAtStart[STEAL])
-                        / total);
+                steal = String.format(
+                        Locale.ROOT, "%.1f%% of all CPU time", 100.0 * (now[STEAL] - cpuAtStart[STEAL]) / total);
             }
         }
         rows.put("CPU time stolen by the hypervisor during the run", steal);
@@ -59,8 +60,11 @@ final class RunConditions {
     /** The first eight fields of /proc/stat's aggregate "cpu" line, in clock ticks; empty when unreadable. */
     private static long[] cpuTimes() {
         try {
-            String[] fields = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
-            return Arrays.stream(fields, 1, 1 + FIELDS).mapToLong(Long::parseLong).toArray();
+            String[] fields =
+                    Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+            return Arrays.stream(fields, 1, 1 + FIELDS)
+                    .mapToLong(Long::parseLong)
+                    .toArray();
         } catch (IOException | RuntimeException e) {
             return new long[0];
         }

@@ -2,7 +2,6 @@ package io.perfpin.bench;
 
 import io.perfpin.apps.Sleeper;
 import io.perfpin.options.AgentOptionText;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,8 +21,7 @@ final class StartupTime {
     /** What {@code -verbose:class} prints before the name of each class loaded. */
     private static final String CLASS_LOAD = "[class,load] ";
 
-    private StartupTime() {
-    }
+    private StartupTime() {}
 
     /** Start-up is short and noisy, so it gets twice the runs, plus one to make the median a run's own. */
     static int runs(Workspace workspace) {
@@ -36,13 +34,15 @@ final class StartupTime {
         AsyncProfiler peer = workspace.asyncProfiler();
         List<IntFunction<JavaCommand>> configurations = new ArrayList<>(List.of(i -> plain, i -> agent));
         if (peer.missing() == null) {
-            configurations.add(i -> plain.withJvmOption(peer.agentOption(workspace.scratch("startup-" + i
-                    + ".collapsed"))));
+            configurations.add(
+                    i -> plain.withJvmOption(peer.agentOption(workspace.scratch("startup-" + i + ".collapsed"))));
         }
         List<List<ChildRun>> runs = Alternation.run(configurations, runs(workspace));
-        Summary without = Summary.of(runs.get(0).stream().map(ChildRun::wallMillis).toList());
+        Summary without =
+                Summary.of(runs.get(0).stream().map(ChildRun::wallMillis).toList());
         Summary with = Summary.of(runs.get(1).stream().map(ChildRun::wallMillis).toList());
-        Summary profiler = peer.missing() == null ? Summary.of(runs.get(2).stream().map(ChildRun::wallMillis).toList())
+        Summary profiler = peer.missing() == null
+                ? Summary.of(runs.get(2).stream().map(ChildRun::wallMillis).toList())
                 : null;
         boolean cpuKnown = workspace.cpuUnknown() == null;
         Summary slower = Summary.difference(with, without);
@@ -52,37 +52,65 @@ final class StartupTime {
         long totalWith = total(classesWith);
         String cause = "with the agent the JVM loads " + totalWith + " classes before it exits, against " + totalWithout
                 + " without it; most added: " + mostAdded(classesWith, classesWithout);
-        MarkdownTable table = new MarkdownTable("", "without agent", "perfpin agent", "perfpin − without",
-                profiler != null ? peer.name() + ", " + AsyncProfiler.optionsText() : "async-profiler",
-                "async-profiler − without")
-                .row("start to exit, ms: median (min–max)", without.format(1), with.format(1), slower.format(1),
+        MarkdownTable table = new MarkdownTable(
+                        "",
+                        "without agent",
+                        "perfpin agent",
+                        "perfpin − without",
+                        profiler != null ? peer.name() + ", " + AsyncProfiler.optionsText() : "async-profiler",
+                        "async-profiler − without")
+                .row(
+                        "start to exit, ms: median (min–max)",
+                        without.format(1),
+                        with.format(1),
+                        slower.format(1),
                         profiler != null ? profiler.format(1) : "not measured: " + peer.missing(),
                         profiler != null ? Summary.difference(profiler, without).format(1) : "");
         if (cpuKnown) {
-            Summary cpuWithout = Summary.of(runs.get(0).stream().map(ChildRun::cpuMillis).toList());
-            Summary cpuWith = Summary.of(runs.get(1).stream().map(ChildRun::cpuMillis).toList());
+            Summary cpuWithout =
+                    Summary.of(runs.get(0).stream().map(ChildRun::cpuMillis).toList());
+            Summary cpuWith =
+                    Summary.of(runs.get(1).stream().map(ChildRun::cpuMillis).toList());
             Summary cpuProfiler = profiler != null
-                    ? Summary.of(runs.get(2).stream().map(ChildRun::cpuMillis).toList()) : null;
-            table.row("CPU time, ms (every thread of the JVM)", cpuWithout.format(1), cpuWith.format(1),
-                    Summary.difference(cpuWith, cpuWithout).format(1), cpuProfiler != null ? cpuProfiler.format(1)
-                            : "", cpuProfiler != null ? Summary.difference(cpuProfiler, cpuWithout).format(1) : "");
+                    ? Summary.of(runs.get(2).stream().map(ChildRun::cpuMillis).toList())
+                    : null;
+            table.row(
+                    "CPU time, ms (every thread of the JVM)",
+                    cpuWithout.format(1),
+                    cpuWith.format(1),
+                    Summary.difference(cpuWith, cpuWithout).format(1),
+                    cpuProfiler != null ? cpuProfiler.format(1) : "",
+                    cpuProfiler != null
+                            ? Summary.difference(cpuProfiler, cpuWithout).format(1)
+                            : "");
         }
-        table.row("classes loaded (-verbose:class, one run)", Long.toString(totalWithout), Long.toString(totalWith),
-                Long.toString(totalWith - totalWithout), "", "");
+        table.row(
+                "classes loaded (-verbose:class, one run)",
+                Long.toString(totalWithout),
+                Long.toString(totalWith),
+                Long.toString(totalWith - totalWithout),
+                "",
+                "");
         Cost cost = Cost.measured(without, with, profiler);
         String what = "JVM start-up to exit, trivial main: what the agent adds";
         List<Headline> headlines = new ArrayList<>();
-        headlines.add(Headline.of(what, cost, peer.name(), s -> s.format(1) + " ms", "",
-                "≤ +" + (int) TARGET_MILLIS + " ms", Verdict.atMost(cost.perfpinAdds(), TARGET_MILLIS,
-                        v -> Summary.number(v, 1) + " ms", cause)));
+        headlines.add(Headline.of(
+                what,
+                cost,
+                peer.name(),
+                s -> s.format(1) + " ms",
+                "",
+                "≤ +" + (int) TARGET_MILLIS + " ms",
+                Verdict.atMost(cost.perfpinAdds(), TARGET_MILLIS, v -> Summary.number(v, 1) + " ms", cause)));
         if (profiler == null) {
-            headlines.add(Headline.alone(what + ", beside async-profiler's", "", "", "", "",
-                    Verdict.notMeasured(peer.missing())));
+            headlines.add(Headline.alone(
+                    what + ", beside async-profiler's", "", "", "", "", Verdict.notMeasured(peer.missing())));
         }
         List<String> notes = new ArrayList<>();
         notes.add("`java -cp test-apps io.perfpin.apps.Sleeper 0` (prints one line and exits), " + runs(workspace)
                 + " runs of each, alternating, after one untimed round; wall time from process start to exit as this"
-                + " JVM sees it. The agent runs with its defaults (events " + AgentOptionText.DEFAULT_EVENTS + ", a stats file); async-profiler"
+                + " JVM sees it. The agent runs with its defaults (events " + AgentOptionText.DEFAULT_EVENTS
+                + ", a stats file); async-profiler"
                 + " starts profiling CPU at once and writes its collapsed stacks at exit.");
         if (!cpuKnown) {
             notes.add("CPU not measured: " + workspace.cpuUnknown());
@@ -94,7 +122,8 @@ final class StartupTime {
     private static Map<String, Long> classesLoaded(JavaCommand command) throws IOException, InterruptedException {
         return command.withJvmOption("-verbose:class").run().stdout().stream()
                 .filter(line -> line.contains(CLASS_LOAD))
-                .map(line -> line.substring(line.indexOf(CLASS_LOAD) + CLASS_LOAD.length()).split(" ")[0])
+                .map(line -> line.substring(line.indexOf(CLASS_LOAD) + CLASS_LOAD.length())
+                        .split(" ")[0])
                 .collect(Collectors.groupingBy(StartupTime::packagePrefix, TreeMap::new, Collectors.counting()));
     }
 
@@ -111,7 +140,9 @@ final class StartupTime {
     private static String mostAdded(Map<String, Long> with, Map<String, Long> without) {
         return with.entrySet().stream()
                 .map(e -> Map.entry(e.getKey(), e.getValue() - without.getOrDefault(e.getKey(), 0L)))
-                .sorted(Map.Entry.<String, Long>comparingByValue().reversed()).limit(3)
-                .map(e -> e.getKey() + " +" + e.getValue()).collect(Collectors.joining(", "));
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed())
+                .limit(3)
+                .map(e -> e.getKey() + " +" + e.getValue())
+                .collect(Collectors.joining(", "));
     }
 }

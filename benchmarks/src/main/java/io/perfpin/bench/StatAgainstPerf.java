@@ -2,7 +2,6 @@ package io.perfpin.bench;
 
 import io.perfpin.apps.Programs;
 import io.perfpin.apps.Service;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -37,21 +36,21 @@ final class StatAgainstPerf {
     private static final long TIMEOUT_SECONDS = 60;
     /** The window of the one short look. */
     private static final int WINDOW_MILLIS = 100;
+
     private static final double TARGET_JCMD_RATIO = 1.0;
     private static final double TARGET_CPU_MILLIS = 300;
 
-    private StatAgainstPerf() {
-    }
+    private StatAgainstPerf() {}
 
     /** One run of a tool: when its first count came, and what it and the counted JVM used. */
-    private record ToolRun(double firstCountMillis, double wallMillis, double cpuMillis, double targetCpuMillis) {
-    }
+    private record ToolRun(double firstCountMillis, double wallMillis, double cpuMillis, double targetCpuMillis) {}
 
     static Section run(Workspace workspace) throws IOException, InterruptedException {
         String perf = perfCommand();
         if (perf == null) {
-            return notMeasured("perf is not installed (./bench installs Debian's linux-perf with apt-get when it runs as"
-                    + " root; otherwise: sudo apt-get install linux-perf)");
+            return notMeasured(
+                    "perf is not installed (./bench installs Debian's linux-perf with apt-get when it runs as"
+                            + " root; otherwise: sudo apt-get install linux-perf)");
         }
         Path cli = workspace.repository().resolve("cli/target/perfpin.jar");
         if (!Files.exists(cli)) {
@@ -64,17 +63,35 @@ final class StatAgainstPerf {
             return notMeasured("the tools' CPU time needs runtimed.c: " + e.getMessage());
         }
         Path stderr = workspace.scratch("stat-target.err");
-        Process target = new ProcessBuilder(workspace.app(Service.class, Integer.toString(WORKERS), "600",
-                Integer.toString(PARKED)).command()).redirectError(stderr.toFile()).start();
+        Process target = new ProcessBuilder(workspace
+                        .app(Service.class, Integer.toString(WORKERS), "600", Integer.toString(PARKED))
+                        .command())
+                .redirectError(stderr.toFile())
+                .start();
         try {
             AttachLatency.awaitReady(target);
             long pid = target.pid();
             List<Integer> tids = countedTids(pid);
-            List<String> perfCommand = List.of(perf, "stat", "-e", EVENTS, "--per-thread", "-t",
-                    tids.stream().map(String::valueOf).collect(Collectors.joining(",")), "-I",
-                    Integer.toString(INTERVAL_MILLIS), "--interval-count", Integer.toString(INTERVALS), "-x,");
-            List<String> perfpinCommand = perfpin(workspace, pid, "--interval", INTERVAL_MILLIS + "ms",
-                    "--duration", INTERVAL_MILLIS * INTERVALS + "ms");
+            List<String> perfCommand = List.of(
+                    perf,
+                    "stat",
+                    "-e",
+                    EVENTS,
+                    "--per-thread",
+                    "-t",
+                    tids.stream().map(String::valueOf).collect(Collectors.joining(",")),
+                    "-I",
+                    Integer.toString(INTERVAL_MILLIS),
+                    "--interval-count",
+                    Integer.toString(INTERVALS),
+                    "-x,");
+            List<String> perfpinCommand = perfpin(
+                    workspace,
+                    pid,
+                    "--interval",
+                    INTERVAL_MILLIS + "ms",
+                    "--duration",
+                    INTERVAL_MILLIS * INTERVALS + "ms");
             String perfFailed = perfRefusal(runtimed, workspace, perfCommand, pid);
             if (perfFailed != null) {
                 return notMeasured("perf cannot count here: " + perfFailed);
@@ -106,8 +123,16 @@ final class StatAgainstPerf {
      * given, for these options of timing.
      */
     private static List<String> perfpin(Workspace workspace, long pid, String... timing) {
-        List<String> command = new ArrayList<>(List.of(workspace.repository().resolve("perfpin").toString(), "stat",
-                Long.toString(pid), "--threads", "worker-.*|parked-.*", "--events", EVENTS, "--format", "csv"));
+        List<String> command = new ArrayList<>(List.of(
+                workspace.repository().resolve("perfpin").toString(),
+                "stat",
+                Long.toString(pid),
+                "--threads",
+                "worker-.*|parked-.*",
+                "--events",
+                EVENTS,
+                "--format",
+                "csv"));
         command.addAll(List.of(timing));
         return command;
     }
@@ -116,14 +141,27 @@ final class StatAgainstPerf {
      * The one short look, {@code perfpin stat} for {@value #WINDOW_MILLIS} ms, {@code jcmd Thread.print} and
      * {@code perf stat} for the same window, alternating (ABC CBA ...): their runs, in that order.
      */
-    private static List<List<ToolRun>> looks(Path runtimed, Workspace workspace, String perf, long pid,
-                                             List<Integer> tids) throws IOException, InterruptedException {
+    private static List<List<ToolRun>> looks(
+            Path runtimed, Workspace workspace, String perf, long pid, List<Integer> tids)
+            throws IOException, InterruptedException {
         List<List<String>> tools = List.of(
                 perfpin(workspace, pid, "--duration", WINDOW_MILLIS + "ms"),
-                List.of(Paths.get(System.getProperty("java.home"), "bin", "jcmd").toString(), Long.toString(pid),
+                List.of(
+                        Paths.get(System.getProperty("java.home"), "bin", "jcmd")
+                                .toString(),
+                        Long.toString(pid),
                         "Thread.print"),
-                List.of(perf, "stat", "-e", EVENTS, "--per-thread", "-t", tids.stream().map(String::valueOf)
-                        .collect(Collectors.joining(",")), "--timeout", Integer.toString(WINDOW_MILLIS), "-x,"));
+                List.of(
+                        perf,
+                        "stat",
+                        "-e",
+                        EVENTS,
+                        "--per-thread",
+                        "-t",
+                        tids.stream().map(String::valueOf).collect(Collectors.joining(",")),
+                        "--timeout",
+                        Integer.toString(WINDOW_MILLIS),
+                        "-x,"));
         List<List<ToolRun>> runs = new ArrayList<>();
         for (List<String> tool : tools) {
             timed(runtimed, workspace, tool, null, pid); // untimed: the page cache, as Alternation does
@@ -138,72 +176,128 @@ final class StatAgainstPerf {
         return runs;
     }
 
-    private static Section section(Workspace workspace, int threads, List<ToolRun> perf, List<ToolRun> perfpin,
-                                   List<List<ToolRun>> looks, String perfVersion) {
-        Summary perfFirst = Summary.of(perf.stream().map(ToolRun::firstCountMillis).toList());
-        Summary perfpinFirst = Summary.of(perfpin.stream().map(ToolRun::firstCountMillis).toList());
+    private static Section section(
+            Workspace workspace,
+            int threads,
+            List<ToolRun> perf,
+            List<ToolRun> perfpin,
+            List<List<ToolRun>> looks,
+            String perfVersion) {
+        Summary perfFirst =
+                Summary.of(perf.stream().map(ToolRun::firstCountMillis).toList());
+        Summary perfpinFirst =
+                Summary.of(perfpin.stream().map(ToolRun::firstCountMillis).toList());
         Summary perfCpu = Summary.of(perf.stream().map(ToolRun::cpuMillis).toList());
         Summary perfpinCpu = Summary.of(perfpin.stream().map(ToolRun::cpuMillis).toList());
-        MarkdownTable table = new MarkdownTable("ms: median (min–max)", perfVersion + " stat --per-thread -t",
-                "perfpin stat", "perfpin − perf")
-                .row("launch to first count", perfFirst.format(1), perfpinFirst.format(1),
+        MarkdownTable table = new MarkdownTable(
+                        "ms: median (min–max)", perfVersion + " stat --per-thread -t", "perfpin stat", "perfpin − perf")
+                .row(
+                        "launch to first count",
+                        perfFirst.format(1),
+                        perfpinFirst.format(1),
                         Summary.difference(perfpinFirst, perfFirst).format(1))
-                .row("launch to exit", Summary.of(perf.stream().map(ToolRun::wallMillis).toList()).format(1),
-                        Summary.of(perfpin.stream().map(ToolRun::wallMillis).toList()).format(1), "")
-                .row("CPU time of the tool", perfCpu.format(1), perfpinCpu.format(1),
+                .row(
+                        "launch to exit",
+                        Summary.of(perf.stream().map(ToolRun::wallMillis).toList())
+                                .format(1),
+                        Summary.of(perfpin.stream().map(ToolRun::wallMillis).toList())
+                                .format(1),
+                        "")
+                .row(
+                        "CPU time of the tool",
+                        perfCpu.format(1),
+                        perfpinCpu.format(1),
                         Summary.difference(perfpinCpu, perfCpu).format(1))
-                .row("CPU time of the counted JVM meanwhile",
-                        Summary.of(perf.stream().map(ToolRun::targetCpuMillis).toList()).format(1),
-                        Summary.of(perfpin.stream().map(ToolRun::targetCpuMillis).toList()).format(1), "");
+                .row(
+                        "CPU time of the counted JVM meanwhile",
+                        Summary.of(perf.stream().map(ToolRun::targetCpuMillis).toList())
+                                .format(1),
+                        Summary.of(perfpin.stream()
+                                        .map(ToolRun::targetCpuMillis)
+                                        .toList())
+                                .format(1),
+                        "");
         // The short look: a window is no cost, so what each tool takes beyond it is; jcmd has no window.
         Summary lookBeyond = beyondWindow(looks.get(0));
-        Summary jcmdWall = Summary.of(looks.get(1).stream().map(ToolRun::wallMillis).toList());
+        Summary jcmdWall =
+                Summary.of(looks.get(1).stream().map(ToolRun::wallMillis).toList());
         Summary perfBeyond = beyondWindow(looks.get(2));
-        Summary lookCpu = Summary.of(looks.get(0).stream().map(ToolRun::cpuMillis).toList());
-        Summary jcmdCpu = Summary.of(looks.get(1).stream().map(ToolRun::cpuMillis).toList());
-        Summary perfLookCpu = Summary.of(looks.get(2).stream().map(ToolRun::cpuMillis).toList());
-        MarkdownTable look = new MarkdownTable("one look, ms: median (min–max)", "`perfpin stat PID` for "
-                + WINDOW_MILLIS + " ms", "`jcmd PID Thread.print`", perfVersion + " stat -t for " + WINDOW_MILLIS
-                + " ms")
-                .row("wall time beyond the window (jcmd: all of it)", lookBeyond.format(1), jcmdWall.format(1),
+        Summary lookCpu =
+                Summary.of(looks.get(0).stream().map(ToolRun::cpuMillis).toList());
+        Summary jcmdCpu =
+                Summary.of(looks.get(1).stream().map(ToolRun::cpuMillis).toList());
+        Summary perfLookCpu =
+                Summary.of(looks.get(2).stream().map(ToolRun::cpuMillis).toList());
+        MarkdownTable look = new MarkdownTable(
+                        "one look, ms: median (min–max)",
+                        "`perfpin stat PID` for " + WINDOW_MILLIS + " ms",
+                        "`jcmd PID Thread.print`",
+                        perfVersion + " stat -t for " + WINDOW_MILLIS + " ms")
+                .row(
+                        "wall time beyond the window (jcmd: all of it)",
+                        lookBeyond.format(1),
+                        jcmdWall.format(1),
                         perfBeyond.format(1))
                 .row("CPU time of the tool", lookCpu.format(1), jcmdCpu.format(1), perfLookCpu.format(1))
-                .row("CPU time of the counted JVM meanwhile", targetCpu(looks.get(0)).format(1),
-                        targetCpu(looks.get(1)).format(1), targetCpu(looks.get(2)).format(1));
+                .row(
+                        "CPU time of the counted JVM meanwhile",
+                        targetCpu(looks.get(0)).format(1),
+                        targetCpu(looks.get(1)).format(1),
+                        targetCpu(looks.get(2)).format(1));
         String what = "`perfpin stat PID` for " + WINDOW_MILLIS + " ms, " + threads + " threads, beside `jcmd PID"
                 + " Thread.print`: ";
         Cost wall = new Cost(null, lookBeyond, jcmdWall);
         Cost cpu = new Cost(null, lookCpu, jcmdCpu);
         String jcmd = "jcmd Thread.print";
         List<Headline> headlines = List.of(
-                Headline.of(what + "wall time beyond its window", wall, jcmd, StatAgainstPerf::millis,
-                        "perf stat -t: " + millis(perfBeyond), "≤ " + TARGET_JCMD_RATIO + "x jcmd's",
+                Headline.of(
+                        what + "wall time beyond its window",
+                        wall,
+                        jcmd,
+                        StatAgainstPerf::millis,
+                        "perf stat -t: " + millis(perfBeyond),
+                        "≤ " + TARGET_JCMD_RATIO + "x jcmd's",
                         Verdict.atMost(wall.ratio(), TARGET_JCMD_RATIO, v -> Summary.number(v, 2) + "x", "")),
-                Headline.of(what + "CPU time", cpu, jcmd, StatAgainstPerf::millis, "perf stat -t: "
-                        + millis(perfLookCpu), "≤ " + (int) TARGET_CPU_MILLIS + " ms", Verdict.atMost(lookCpu,
-                        TARGET_CPU_MILLIS, v -> Summary.number(v, 1) + " ms", "")));
-        return new Section(TITLE, headlines, List.of(look, table), List.of(
-                "One look: `perfpin stat PID --duration " + WINDOW_MILLIS + "ms` through the `./perfpin` launcher,"
-                        + " `jcmd PID Thread.print` (the JDK's; prints every thread's stack) and `perf stat -t TIDs"
-                        + " --timeout " + WINDOW_MILLIS + "`, " + workspace.runs() + " runs of each, alternating"
-                        + " (ABC CBA ...) after one untimed round. The window itself costs nothing: a tool's cost is"
-                        + " its time from launch to exit beyond it, and its CPU time. jcmd has no window: all its"
-                        + " time is cost.",
-                "One `Service " + WORKERS + " 600 " + PARKED + "` JVM (" + WORKERS + " workers spinning and napping, "
-                        + PARKED + " parked threads); both tools count its " + threads + " worker and parked threads"
-                        + " for the events " + EVENTS + ", every " + INTERVAL_MILLIS + " ms, " + INTERVALS
-                        + " intervals, printing CSV; " + workspace.runs() + " runs of each, alternating. perf is given"
-                        + " the TIDs (read from /proc/PID/task/*/comm), perfpin the regex `worker-.*|parked-.*`; both"
-                        + " looks count the same threads for the same events.",
-                "First count: the first line of counts on the tool's output, from the moment it was launched. CPU: user"
-                        + " plus system time of the tool's process as wait4 reports it (runtimed.c); the counted JVM's"
-                        + " from /proc/PID/stat before and after, which includes its own workers' spinning: the"
-                        + " difference between the two columns is what the tool made the JVM do (perfpin stat takes"
-                        + " one thread dump of it to name its threads)."));
+                Headline.of(
+                        what + "CPU time",
+                        cpu,
+                        jcmd,
+                        StatAgainstPerf::millis,
+                        "perf stat -t: " + millis(perfLookCpu),
+                        "≤ " + (int) TARGET_CPU_MILLIS + " ms",
+                        Verdict.atMost(lookCpu, TARGET_CPU_MILLIS, v -> Summary.number(v, 1) + " ms", "")));
+        return new Section(
+                TITLE,
+                headlines,
+                List.of(look, table),
+                List.of(
+                        "One look: `perfpin stat PID --duration " + WINDOW_MILLIS
+                                + "ms` through the `./perfpin` launcher,"
+                                + " `jcmd PID Thread.print` (the JDK's; prints every thread's stack) and `perf stat -t TIDs"
+                                + " --timeout " + WINDOW_MILLIS + "`, " + workspace.runs()
+                                + " runs of each, alternating"
+                                + " (ABC CBA ...) after one untimed round. The window itself costs nothing: a tool's cost is"
+                                + " its time from launch to exit beyond it, and its CPU time. jcmd has no window: all its"
+                                + " time is cost.",
+                        "One `Service " + WORKERS + " 600 " + PARKED + "` JVM (" + WORKERS
+                                + " workers spinning and napping, "
+                                + PARKED + " parked threads); both tools count its " + threads
+                                + " worker and parked threads"
+                                + " for the events " + EVENTS + ", every " + INTERVAL_MILLIS + " ms, " + INTERVALS
+                                + " intervals, printing CSV; " + workspace.runs()
+                                + " runs of each, alternating. perf is given"
+                                + " the TIDs (read from /proc/PID/task/*/comm), perfpin the regex `worker-.*|parked-.*`; both"
+                                + " looks count the same threads for the same events.",
+                        "First count: the first line of counts on the tool's output, from the moment it was launched. CPU: user"
+                                + " plus system time of the tool's process as wait4 reports it (runtimed.c); the counted JVM's"
+                                + " from /proc/PID/stat before and after, which includes its own workers' spinning: the"
+                                + " difference between the two columns is what the tool made the JVM do (perfpin stat takes"
+                                + " one thread dump of it to name its threads)."));
     }
 
     private static Summary beyondWindow(List<ToolRun> runs) {
-        return Summary.of(runs.stream().mapToDouble(r -> r.wallMillis() - WINDOW_MILLIS).toArray());
+        return Summary.of(
+                runs.stream().mapToDouble(r -> r.wallMillis() - WINDOW_MILLIS).toArray());
     }
 
     private static Summary targetCpu(List<ToolRun> runs) {
@@ -215,8 +309,17 @@ final class StatAgainstPerf {
     }
 
     private static Section notMeasured(String why) {
-        return new Section(TITLE, List.of(Headline.alone("`perfpin stat` beside `jcmd Thread.print` and `perf stat"
-                + " -t`", "", "", "", "", Verdict.notMeasured(why))), List.of(), List.of("Not measured: " + why + "."));
+        return new Section(
+                TITLE,
+                List.of(Headline.alone(
+                        "`perfpin stat` beside `jcmd Thread.print` and `perf stat" + " -t`",
+                        "",
+                        "",
+                        "",
+                        "",
+                        Verdict.notMeasured(why))),
+                List.of(),
+                List.of("Not measured: " + why + "."));
     }
 
     /** perf on the PATH, or null. */
@@ -258,8 +361,8 @@ final class StatAgainstPerf {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         long first = -1;
         List<String> said = new ArrayList<>();
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                StandardCharsets.UTF_8))) {
+        try (BufferedReader lines =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             for (String line = lines.readLine(); line != null; line = lines.readLine()) {
                 if (first < 0 && countMarker != null && line.contains(countMarker)) {
                     first = System.nanoTime() - start;

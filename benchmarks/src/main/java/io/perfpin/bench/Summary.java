@@ -30,14 +30,20 @@ public record Summary(double median, double min, double max, int n) {
      * any two runs could give (numerator's min over denominator's max, and the other way round).
      */
     public static Summary ratio(Summary numerator, Summary denominator) {
-        return new Summary(numerator.median / denominator.median, numerator.min / denominator.max,
-                numerator.max / denominator.min, Math.min(numerator.n, denominator.n));
+        return new Summary(
+                numerator.median / denominator.median,
+                numerator.min / denominator.max,
+                numerator.max / denominator.min,
+                Math.min(numerator.n, denominator.n));
     }
 
     /** {@code minuend - subtrahend}: the difference of the medians, spread as {@link #ratio} is. */
     public static Summary difference(Summary minuend, Summary subtrahend) {
-        return new Summary(minuend.median - subtrahend.median, minuend.min - subtrahend.max,
-                minuend.max - subtrahend.min, Math.min(minuend.n, subtrahend.n));
+        return new Summary(
+                minuend.median - subtrahend.median,
+                minuend.min - subtrahend.max,
+                minuend.max - subtrahend.min,
+                Math.min(minuend.n, subtrahend.n));
     }
 
     /**
@@ -55,8 +61,11 @@ public record Summary(double median, double min, double max, int n) {
             return new Summary(perfpin.median / peer.median, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, n);
         }
         // A negative addition (noise) is least over the smallest divisor, a positive one over the greatest.
-        return new Summary(perfpin.median / peer.median, Math.min(perfpin.min / peer.max, perfpin.min / peer.min),
-                Math.max(perfpin.max / peer.min, perfpin.max / peer.max), n);
+        return new Summary(
+                perfpin.median / peer.median,
+                Math.min(perfpin.min / peer.max, perfpin.min / peer.min),
+                Math.max(perfpin.max / peer.min, perfpin.max / peer.max),
+                n);
     }
 
     /**

@@ -2,7 +2,6 @@ package io.perfpin.bench;
 
 import io.perfpin.apps.ThreadChurner;
 import io.perfpin.options.AgentOptionText;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -25,23 +24,26 @@ final class ThreadChurn {
     private static final double TARGET_RATIO = 1.0;
     private static final String TASK_CLOCK = "task-clock";
     /** The software events of the agent's default, sched: those the kernel floor can open on any machine. */
-    private static final List<String> SCHED = List.of("task-clock", "context-switches", "cpu-migrations",
-            "page-faults", "minor-faults", "major-faults");
+    private static final List<String> SCHED =
+            List.of("task-clock", "context-switches", "cpu-migrations", "page-faults", "minor-faults", "major-faults");
 
-    private ThreadChurn() {
-    }
+    private ThreadChurn() {}
 
     /** µs per thread of one configuration: wall (ThreadChurner's own figure) and the child's CPU. */
     private record PerThread(Summary wall, Summary cpu) {
         static PerThread of(List<ChildRun> runs, boolean cpuKnown) {
             ToDoubleFunction<ChildRun> cpu = r -> r.cpuMillis() * 1000 / THREADS;
-            return new PerThread(Summary.of(runs.stream().map(r -> r.resultValue("ms") * 1000 / THREADS).toList()),
+            return new PerThread(
+                    Summary.of(runs.stream()
+                            .map(r -> r.resultValue("ms") * 1000 / THREADS)
+                            .toList()),
                     cpuKnown ? Summary.of(runs.stream().mapToDouble(cpu).toArray()) : null);
         }
 
         String cpuText(PerThread baseline) {
-            return cpu == null ? "" : cpu.format(1) + " (+" + Summary.number(cpu.median() - baseline.cpu.median(), 1)
-                    + ")";
+            return cpu == null
+                    ? ""
+                    : cpu.format(1) + " (+" + Summary.number(cpu.median() - baseline.cpu.median(), 1) + ")";
         }
     }
 
@@ -53,8 +55,8 @@ final class ThreadChurn {
                 i -> plain.withJvmOption(workspace.agentOption(null)),
                 i -> plain.withJvmOption(workspace.agentOption("events=" + TASK_CLOCK))));
         if (peer.missing() == null) {
-            configurations.add(i -> plain.withJvmOption(peer.agentOption(workspace.scratch("churn-" + i
-                    + ".collapsed"))));
+            configurations.add(
+                    i -> plain.withJvmOption(peer.agentOption(workspace.scratch("churn-" + i + ".collapsed"))));
         }
         List<List<ChildRun>> runs = Alternation.run(configurations, workspace.runs());
         boolean cpuKnown = workspace.cpuUnknown() == null;
@@ -66,16 +68,28 @@ final class ThreadChurn {
         Floor floorTaskClock = Floor.measure(workspace, List.of(TASK_CLOCK));
         Floor floorSched = Floor.measure(workspace, SCHED);
 
-        MarkdownTable table = new MarkdownTable("", "µs per thread started and ended: median (min–max)",
-                "over no agent", "CPU µs per thread (over no agent)")
+        MarkdownTable table = new MarkdownTable(
+                        "",
+                        "µs per thread started and ended: median (min–max)",
+                        "over no agent",
+                        "CPU µs per thread (over no agent)")
                 .row("no agent", none.wall().format(1), "", none.cpuText(none))
-                .row("perfpin agent, default events (" + AgentOptionText.DEFAULT_EVENTS + ")", defaults.wall().format(1),
-                        Summary.difference(defaults.wall(), none.wall()).format(1), defaults.cpuText(none))
-                .row("perfpin agent, events=task-clock", taskClock.wall().format(1),
-                        Summary.difference(taskClock.wall(), none.wall()).format(1), taskClock.cpuText(none));
+                .row(
+                        "perfpin agent, default events (" + AgentOptionText.DEFAULT_EVENTS + ")",
+                        defaults.wall().format(1),
+                        Summary.difference(defaults.wall(), none.wall()).format(1),
+                        defaults.cpuText(none))
+                .row(
+                        "perfpin agent, events=task-clock",
+                        taskClock.wall().format(1),
+                        Summary.difference(taskClock.wall(), none.wall()).format(1),
+                        taskClock.cpuText(none));
         if (profiler != null) {
-            table.row(peer.name() + ", " + AsyncProfiler.optionsText(), profiler.wall().format(1),
-                    Summary.difference(profiler.wall(), none.wall()).format(1), profiler.cpuText(none));
+            table.row(
+                    peer.name() + ", " + AsyncProfiler.optionsText(),
+                    profiler.wall().format(1),
+                    Summary.difference(profiler.wall(), none.wall()).format(1),
+                    profiler.cpuText(none));
         } else {
             table.row("async-profiler", "not measured: " + peer.missing(), "", "");
         }
@@ -85,13 +99,21 @@ final class ThreadChurn {
         String what = "thread start + end, ThreadChurner " + THREADS + " threads, per thread, ";
         Cost taskClockCost = Cost.measured(none.wall(), taskClock.wall(), profiler == null ? null : profiler.wall());
         Cost schedCost = Cost.measured(none.wall(), defaults.wall(), profiler == null ? null : profiler.wall());
-        headlines.add(Headline.of(what + "events=task-clock", taskClockCost, peer.name(), Floor::micros,
-                floorTaskClock.text(), "≤ +" + (int) TARGET_EXTRA_MICROS + " µs", Verdict.atMost(
-                        taskClockCost.perfpinAdds(), TARGET_EXTRA_MICROS, v -> Summary.number(v, 1) + " µs",
+        headlines.add(Headline.of(
+                what + "events=task-clock",
+                taskClockCost,
+                peer.name(),
+                Floor::micros,
+                floorTaskClock.text(),
+                "≤ +" + (int) TARGET_EXTRA_MICROS + " µs",
+                Verdict.atMost(
+                        taskClockCost.perfpinAdds(),
+                        TARGET_EXTRA_MICROS,
+                        v -> Summary.number(v, 1) + " µs",
                         floorTaskClock.cause())));
         headlines.add(ratioHeadline(what + "events=task-clock", taskClockCost, peer, floorTaskClock));
-        headlines.add(ratioHeadline(what + "default events (" + AgentOptionText.DEFAULT_EVENTS + ")", schedCost,
-                peer, floorSched));
+        headlines.add(ratioHeadline(
+                what + "default events (" + AgentOptionText.DEFAULT_EVENTS + ")", schedCost, peer, floorSched));
         List<String> notes = new ArrayList<>(List.of(
                 "`ThreadChurner --threads " + THREADS + " --pages 0`, " + workspace.runs() + " runs of each"
                         + " configuration, alternating (ABCD DCBA ...), after one untimed round; its `ms` figure spans"
@@ -102,21 +124,28 @@ final class ThreadChurn {
                         + " that counting a thread costs perfpin no more than it costs async-profiler to set its perf"
                         + " event up for it. The kernel's floor is what opening, reading and closing the same counters"
                         + " adds to a plain thread with no JVM (threadcounters.c, below)."));
-        notes.add(cpuKnown ? "CPU: user plus system time of the whole child JVM, every thread of it (the JIT's and the"
-                + " garbage collector's too), as wait4 reports it (runtimed.c), per thread churned."
-                : "CPU not measured: " + workspace.cpuUnknown());
+        notes.add(
+                cpuKnown
+                        ? "CPU: user plus system time of the whole child JVM, every thread of it (the JIT's and the"
+                                + " garbage collector's too), as wait4 reports it (runtimed.c), per thread churned."
+                        : "CPU not measured: " + workspace.cpuUnknown());
         notes.addAll(Floor.notes(THREADS, AT_ONCE));
-        return new Section("5. Enrolment: thread start and end, beside async-profiler and the kernel's floor",
-                headlines, List.of(table, floor), notes);
+        return new Section(
+                "5. Enrolment: thread start and end, beside async-profiler and the kernel's floor",
+                headlines,
+                List.of(table, floor),
+                notes);
     }
 
     /** The row whose target is perfpin's addition at most the peer's. */
     private static Headline ratioHeadline(String what, Cost cost, AsyncProfiler peer, Floor floor) {
         String target = "≤ " + TARGET_RATIO + "x the peer's addition";
         Summary ratio = cost.ratio();
-        Verdict verdict = cost.peerAdds() == null ? Verdict.notMeasured(peer.missing())
-                : ratio == null ? Verdict.notMeasured(peer.name() + " adds nothing measurable here")
-                : Verdict.atMost(ratio, TARGET_RATIO, v -> Summary.number(v, 2) + "x", floor.cause());
+        Verdict verdict = cost.peerAdds() == null
+                ? Verdict.notMeasured(peer.missing())
+                : ratio == null
+                        ? Verdict.notMeasured(peer.name() + " adds nothing measurable here")
+                        : Verdict.atMost(ratio, TARGET_RATIO, v -> Summary.number(v, 2) + "x", floor.cause());
         return Headline.of(what, cost, peer.name(), Floor::micros, floor.text(), target, verdict);
     }
 
@@ -131,12 +160,16 @@ final class ThreadChurn {
 
         static Floor measure(Workspace workspace, List<String> events) throws InterruptedException {
             try {
-                List<String> command = new ArrayList<>(List.of(workspace.programs().get("threadcounters").toString(),
-                        Integer.toString(THREADS), Integer.toString(AT_ONCE), Integer.toString(workspace.runs())));
+                List<String> command = new ArrayList<>(List.of(
+                        workspace.programs().get("threadcounters").toString(),
+                        Integer.toString(THREADS),
+                        Integer.toString(AT_ONCE),
+                        Integer.toString(workspace.runs())));
                 command.addAll(events);
                 List<String> lines = CPrograms.run(command, "threadcounters");
-                return new Floor(Map.of(PLAIN, kind(lines, PLAIN), COUNTED, kind(lines, COUNTED), HANDED,
-                        kind(lines, HANDED)), null);
+                return new Floor(
+                        Map.of(PLAIN, kind(lines, PLAIN), COUNTED, kind(lines, COUNTED), HANDED, kind(lines, HANDED)),
+                        null);
             } catch (IOException e) {
                 return new Floor(Map.of(), e.getMessage());
             }
@@ -144,8 +177,10 @@ final class ThreadChurn {
 
         private static Summary kind(List<String> lines, String kind) throws IOException {
             String prefix = kind + "-us-per-thread ";
-            double[] values = lines.stream().filter(l -> l.startsWith(prefix))
-                    .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length()))).toArray();
+            double[] values = lines.stream()
+                    .filter(l -> l.startsWith(prefix))
+                    .mapToDouble(l -> Double.parseDouble(l.substring(prefix.length())))
+                    .toArray();
             if (values.length == 0) {
                 throw new IOException("threadcounters printed no " + kind + " rounds: " + lines);
             }
@@ -153,8 +188,10 @@ final class ThreadChurn {
         }
 
         static MarkdownTable table(Floor taskClock, Floor sched) {
-            MarkdownTable table = new MarkdownTable("threadcounters.c, no JVM",
-                    "µs per thread, task-clock / the 6 sched events: median (min–max)", "task-clock: over plain",
+            MarkdownTable table = new MarkdownTable(
+                    "threadcounters.c, no JVM",
+                    "µs per thread, task-clock / the 6 sched events: median (min–max)",
+                    "task-clock: over plain",
                     "the 6 sched events: over plain");
             for (Floor floor : List.of(taskClock, sched)) {
                 if (floor.missing() != null) {
@@ -162,10 +199,16 @@ final class ThreadChurn {
                 }
             }
             return table.row("plain threads", taskClock.get(PLAIN) + " / " + sched.get(PLAIN), "", "")
-                    .row("each thread opens, reads and closes its counters", taskClock.get(COUNTED) + " / "
-                            + sched.get(COUNTED), taskClock.over(COUNTED), sched.over(COUNTED))
-                    .row("another thread opens them by TID while the thread waits", taskClock.get(HANDED) + " / "
-                            + sched.get(HANDED), taskClock.over(HANDED), sched.over(HANDED));
+                    .row(
+                            "each thread opens, reads and closes its counters",
+                            taskClock.get(COUNTED) + " / " + sched.get(COUNTED),
+                            taskClock.over(COUNTED),
+                            sched.over(COUNTED))
+                    .row(
+                            "another thread opens them by TID while the thread waits",
+                            taskClock.get(HANDED) + " / " + sched.get(HANDED),
+                            taskClock.over(HANDED),
+                            sched.over(HANDED));
         }
 
         private String get(String kind) {
@@ -187,8 +230,10 @@ final class ThreadChurn {
 
         /** What the kernel alone takes of a thread's counters, to say beside a missed target. */
         String cause() {
-            return missing != null ? "" : "the kernel's own part, opening and closing the counters with no JVM, is "
-                    + over(COUNTED) + " µs a thread (threadcounters.c)";
+            return missing != null
+                    ? ""
+                    : "the kernel's own part, opening and closing the counters with no JVM, is " + over(COUNTED)
+                            + " µs a thread (threadcounters.c)";
         }
 
         static List<String> notes(int threads, int atOnce) {

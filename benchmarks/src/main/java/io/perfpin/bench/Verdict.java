@@ -22,13 +22,15 @@ public record Verdict(String text) {
      * @param cause  what the measurements show about why, appended to a miss; empty for nothing
      */
     public static Verdict atMost(Summary value, double limit, DoubleFunction<String> format, String cause) {
-        return value.median() <= limit ? met()
+        return value.median() <= limit
+                ? met()
                 : missed(value.median() - limit, value.min() <= limit, format.apply(value.min()), format, cause);
     }
 
     /** As {@link #atMost}, for a figure that must reach at least {@code limit}. */
     public static Verdict atLeast(Summary value, double limit, DoubleFunction<String> format, String cause) {
-        return value.median() >= limit ? met()
+        return value.median() >= limit
+                ? met()
                 : missed(limit - value.median(), value.max() >= limit, format.apply(value.max()), format, cause);
     }
 
@@ -36,8 +38,12 @@ public record Verdict(String text) {
         return new Verdict("met");
     }
 
-    private static Verdict missed(double shortfall, boolean spreadReaches, String favourableEnd,
-                                  DoubleFunction<String> format, String cause) {
+    private static Verdict missed(
+            double shortfall,
+            boolean spreadReaches,
+            String favourableEnd,
+            DoubleFunction<String> format,
+            String cause) {
         String noise = spreadReaches
                 ? ", but the spread reaches the target (at best " + favourableEnd + "): not told apart from noise here"
                 : "; even the most favourable end of the spread (" + favourableEnd + ") misses it";

@@ -6,7 +6,6 @@ import io.perfpin.apps.FourKAliasing;
 import io.perfpin.apps.MatrixMultiply;
 import io.perfpin.apps.MemoryPatterns;
 import io.perfpin.apps.PingPong;
-
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
@@ -18,8 +17,8 @@ import java.util.function.ToDoubleFunction;
  *
  * @param higherIsBetter false for a time per operation, where the throughput ratio is without over with
  */
-record WorkloadFigure(Class<?> main, String figure, boolean higherIsBetter,
-                      ToDoubleFunction<Map<String, String>> value) {
+record WorkloadFigure(
+        Class<?> main, String figure, boolean higherIsBetter, ToDoubleFunction<Map<String, String>> value) {
 
     static final List<WorkloadFigure> ALL = List.of(
             key(PingPong.class, "median-ns", false),
@@ -28,9 +27,14 @@ record WorkloadFigure(Class<?> main, String figure, boolean higherIsBetter,
             key(MatrixMultiply.class, "ikj-gflops", true),
             key(FlyweightVsObjects.class, "flyweight-ns", false),
             // One offset takes a millisecond or two, too short to stand alone: all offsets together do.
-            new WorkloadFigure(FourKAliasing.class, "ns-* summed over offsets", false, result -> result.entrySet()
-                    .stream().filter(e -> e.getKey().startsWith("ns-"))
-                    .mapToDouble(e -> Double.parseDouble(e.getValue())).sum()));
+            new WorkloadFigure(
+                    FourKAliasing.class,
+                    "ns-* summed over offsets",
+                    false,
+                    result -> result.entrySet().stream()
+                            .filter(e -> e.getKey().startsWith("ns-"))
+                            .mapToDouble(e -> Double.parseDouble(e.getValue()))
+                            .sum()));
 
     private static WorkloadFigure key(Class<?> main, String key, boolean higherIsBetter) {
         return new WorkloadFigure(main, key, higherIsBetter, result -> Double.parseDouble(result.get(key)));

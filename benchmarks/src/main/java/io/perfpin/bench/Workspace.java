@@ -24,6 +24,7 @@ public final class Workspace implements AutoCloseable {
     private final CPrograms programs;
     /** Null when it could not be built: child JVMs' CPU time is then unknown, {@link #cpuUnknown} says why. */
     private final Path runtimed;
+
     private final String cpuUnknown;
     private final AsyncProfiler asyncProfiler;
 
@@ -50,15 +51,16 @@ public final class Workspace implements AutoCloseable {
      */
     public static Workspace open(Path repository, int runs) throws IOException, InterruptedException {
         Path root = repository.toAbsolutePath().normalize();
-        for (Path built : new Path[] {root.resolve(AGENT_JAR), root.resolve(TEST_APPS), root.resolve(ANNOTATIONS),
-                root.resolve(JMH_PROFILER)}) {
+        for (Path built : new Path[] {
+            root.resolve(AGENT_JAR), root.resolve(TEST_APPS), root.resolve(ANNOTATIONS), root.resolve(JMH_PROFILER)
+        }) {
             if (!Files.exists(built)) {
-                throw new IOException(built + " is missing: build first with ./mvnw -B -q -DskipTests package"
-                        + " (./bench does)");
+                throw new IOException(
+                        built + " is missing: build first with ./mvnw -B -q -DskipTests package" + " (./bench does)");
             }
         }
-        Path scratch = Files.createTempDirectory("perfpin-bench-",
-                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+        Path scratch = Files.createTempDirectory(
+                "perfpin-bench-", PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         return new Workspace(root, scratch, runs, new CPrograms(root.resolve("benchmarks/src/main/c"), scratch));
     }
 
@@ -113,10 +115,19 @@ public final class Workspace implements AutoCloseable {
      * this JVM runs from) on its class path; its forks get the same.
      */
     public JavaCommand jmh(String... args) {
-        String benchmarks = Path.of(Workspace.class.getProtectionDomain().getCodeSource().getLocation().getPath())
+        String benchmarks = Path.of(Workspace.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .getPath())
                 .toString();
-        return JavaCommand.of(Path.of(System.getProperty("java.home"), "bin", "java"), runtimed,
-                repository.resolve(JMH_PROFILER) + ":" + benchmarks, scratch, "org.openjdk.jmh.Main", args);
+        return JavaCommand.of(
+                Path.of(System.getProperty("java.home"), "bin", "java"),
+                runtimed,
+                repository.resolve(JMH_PROFILER) + ":" + benchmarks,
+                scratch,
+                "org.openjdk.jmh.Main",
+                args);
     }
 
     /** The JVM option that loads the agent: {@code -javaagent:JAR} or {@code -javaagent:JAR=OPTIONS}. */

@@ -1,10 +1,10 @@
 package io.perfpin.bench;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
 
 class SummaryTest {
 
@@ -35,23 +35,28 @@ class SummaryTest {
     @Test
     void aRatioOfAdditionsIsUnboundedWhereThePeersAdditionMayBeNothingAndUndefinedWhereItsMedianIs() {
         Summary perfpin = Summary.of(10, 20, 30);
-        assertEquals(new Summary(4, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, 3),
+        assertEquals(
+                new Summary(4, Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, 3),
                 Summary.additionRatio(perfpin, Summary.of(-1, 5, 6)));
         assertNull(Summary.additionRatio(perfpin, Summary.of(-1, 0, 6)));
         assertNull(new Cost(null, perfpin, null).ratio());
-        assertEquals("4.000 (−∞–∞)", Summary.additionRatio(perfpin, Summary.of(-1, 5, 6)).format());
+        assertEquals(
+                "4.000 (−∞–∞)",
+                Summary.additionRatio(perfpin, Summary.of(-1, 5, 6)).format());
     }
 
     @Test
     void aNegativeAdditionIsLeastOverTheSmallestPeer() {
-        assertEquals(new Summary(1, -2.0 / 1, 4.0 / 1, 3), Summary.additionRatio(Summary.of(-2, 2, 4),
-                Summary.of(1, 2, 4)));
+        assertEquals(
+                new Summary(1, -2.0 / 1, 4.0 / 1, 3), Summary.additionRatio(Summary.of(-2, 2, 4), Summary.of(1, 2, 4)));
     }
 
     @Test
     void whatAFractionLeavesOfAWholeTurnsTheSpreadRound() {
         // throughput kept 0.95 to 1.01 of no tool's: lost 5% at worst, 1% gained at best
-        assertEquals("3.0 (-1.0–5.0)", Summary.of(0.95, 0.97, 1.01).below(1).scaled(100).format(1));
+        assertEquals(
+                "3.0 (-1.0–5.0)",
+                Summary.of(0.95, 0.97, 1.01).below(1).scaled(100).format(1));
     }
 
     @Test

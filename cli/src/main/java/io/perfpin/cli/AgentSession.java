@@ -10,7 +10,6 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileReader;
-
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -65,8 +64,10 @@ final class AgentSession {
         if (restarted && !restart) {
             AgentState state = AgentState.of(pid);
             throw new IllegalStateException("the agent already runs in " + pid + " with other options ("
-                    + (state.options() != null ? "'" + state.options().shown() + "'" : "its stats file does not say"
-                    + " which") + "): add --restart to detach it (writing its final records) and attach with these,"
+                    + (state.options() != null
+                            ? "'" + state.options().shown() + "'"
+                            : "its stats file does not say" + " which")
+                    + "): add --restart to detach it (writing its final records) and attach with these,"
                     + " or perfpin detach " + pid + " first");
         }
         AgentSession session = new AgentSession(jvm, options, found, restarted);
@@ -112,8 +113,7 @@ final class AgentSession {
             }
             LiveView live = view.watch();
             if (live.noneCounted() != null) {
-                throw new IllegalStateException("none of the selected threads could be counted; "
-                        + live.noneCounted());
+                throw new IllegalStateException("none of the selected threads could be counted; " + live.noneCounted());
             }
             if (live.refusals() > 0) {
                 throw new IllegalStateException("the agent could not do " + live.refusals() + " thing"
@@ -142,7 +142,8 @@ final class AgentSession {
             if (process != null) {
                 candidates = Stream.concat(candidates, process.descendants().map(ProcessHandle::pid));
             }
-            Optional<Long> jvm = candidates.filter(p -> AgentState.of(p).active()).findFirst();
+            Optional<Long> jvm =
+                    candidates.filter(p -> AgentState.of(p).active()).findFirst();
             if (jvm.isPresent()) {
                 return jvm.get();
             }
@@ -151,8 +152,11 @@ final class AgentSession {
             }
             if (System.nanoTime() > deadline) {
                 Path stats = AgentStatsFile.of(pid);
-                throw new AgentNotStartedException(pid, AgentStatsFile.exists(pid) ? "its stats file " + stats
-                        + " shows no sampler" : "no stats file appeared at " + stats);
+                throw new AgentNotStartedException(
+                        pid,
+                        AgentStatsFile.exists(pid)
+                                ? "its stats file " + stats + " shows no sampler"
+                                : "no stats file appeared at " + stats);
             }
             Thread.sleep(20);
         }
@@ -163,8 +167,17 @@ final class AgentSession {
      * ends, written to {@code out}, which stays open for what the command writes after it, with {@code children} (for
      * run: the JVMs the watched one starts; else null) below it; returns it ended.
      */
-    static LiveView watch(String command, Long pid, Path stats, ThreadsOption threads, Duration every,
-                          Duration duration, ViewOptions view, ReportOutput out, ChildJvms children) throws Exception {
+    static LiveView watch(
+            String command,
+            Long pid,
+            Path stats,
+            ThreadsOption threads,
+            Duration every,
+            Duration duration,
+            ViewOptions view,
+            ReportOutput out,
+            ChildJvms children)
+            throws Exception {
         Path file = stats != null ? stats : AgentStatsFile.of(pid);
         StatsFileReader opened;
         try {
@@ -190,8 +203,8 @@ final class AgentSession {
                 // read, so that a damaged file is said as damaged, not as closed.
                 refuseClosed(pid, reader.pid(), file);
             }
-            LiveView live = new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out,
-                    children);
+            LiveView live =
+                    new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out, children);
             live.watch(every, duration);
             return live;
         } catch (AttachException e) {
@@ -211,8 +224,10 @@ final class AgentSession {
         if (pid != null) {
             JavaProcess.of(pid);
         }
-        throw new NoAgentException(filePid, "its stats file " + file + " is closed: "
-                + (JavaProcess.isRunning(filePid) ? "the agent detached" : "the JVM exited"));
+        throw new NoAgentException(
+                filePid,
+                "its stats file " + file + " is closed: "
+                        + (JavaProcess.isRunning(filePid) ? "the agent detached" : "the JVM exited"));
     }
 
     /**

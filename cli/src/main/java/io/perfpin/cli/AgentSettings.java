@@ -6,15 +6,13 @@ import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.stats.OptionsText;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
 
 /**
  * What {@code run} and {@code attach} ask of the agent, with the same flags as every command, turned into the
@@ -37,27 +35,40 @@ final class AgentSettings {
     @Mixin
     ExportOptions exports;
 
-    @Option(names = "--class", paramLabel = "REGEX", converter = ThreadsOption.Regex.class,
+    @Option(
+            names = "--class",
+            paramLabel = "REGEX",
+            converter = ThreadsOption.Regex.class,
             description = "Also count threads whose class (a Thread subclass) matches REGEX, whatever their name.")
     ThreadPattern threadClass;
 
-    @Option(names = "--virtual", paramLabel = "REGEX", converter = ThreadsOption.Regex.class,
+    @Option(
+            names = "--virtual",
+            paramLabel = "REGEX",
+            converter = ThreadsOption.Regex.class,
             description = "Count the virtual threads whose name matches REGEX over the time they are mounted (the"
                     + " agent's virtual=; JDK 21 and later): a final record each in the recording, which perfpin"
                     + " report shows by group; not in the live view.")
     ThreadPattern virtual;
 
-    @Option(names = "--fds", paramLabel = "SHARE", converter = StatCommand.Share.class,
+    @Option(
+            names = "--fds",
+            paramLabel = "SHARE",
+            converter = StatCommand.Share.class,
             description = "The file descriptors the agent may hold (its fds=): a share of those the JVM has free when"
                     + " the agent starts (default 25%%), or a number; threads beyond it are not counted, and say why.")
     DescriptorShare fds;
 
-    @Option(names = "--record", paramLabel = "FILE",
+    @Option(
+            names = "--record",
+            paramLabel = "FILE",
             description = "The agent records JSON lines there (its out=): samples, a final record per thread,"
                     + " @Counted methods; perfpin report FILE summarises it.")
     Path record;
 
-    @Option(names = "--log", paramLabel = "FILE",
+    @Option(
+            names = "--log",
+            paramLabel = "FILE",
             description = "The agent writes every notice there with its time, and every failure with its stack"
                     + " trace, each time it happens (its log=): what to send with a report of a problem.")
     Path log;

@@ -3,7 +3,6 @@ package io.perfpin.cli;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileReader;
-
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.util.concurrent.TimeUnit;

@@ -9,8 +9,7 @@ import java.util.stream.Collectors;
  * class path would be loaded in its place).
  */
 final class ApplicationClassPath {
-    private ApplicationClassPath() {
-    }
+    private ApplicationClassPath() {}
 
     static String withoutAgent(String classPath) {
         return Arrays.stream(classPath.split(":"))

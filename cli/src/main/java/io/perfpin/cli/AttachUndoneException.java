@@ -41,8 +41,11 @@ final class AttachUndoneException extends Exception {
         if (!loaded) {
             return new AttachUndoneException(failure, "the agent is detached (--detach-on-exit)");
         }
-        return new AttachUndoneException(failure, "the agent that perfpin loaded is detached, leaving process " + pid
-                + (restarted ? " with no agent (the one that ran before --restart is not restored)"
-                : " as perfpin found it"));
+        return new AttachUndoneException(
+                failure,
+                "the agent that perfpin loaded is detached, leaving process " + pid
+                        + (restarted
+                                ? " with no agent (the one that ran before --restart is not restored)"
+                                : " as perfpin found it"));
     }
 }

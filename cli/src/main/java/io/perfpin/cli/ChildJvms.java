@@ -7,7 +7,6 @@ import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsSnapshot;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -73,13 +72,22 @@ final class ChildJvms implements AutoCloseable {
                 if (child.windows.hasNew(snapshot)) {
                     child.frame = child.windows.next(snapshot);
                 }
-                List<ThreadReport> rows = child.frame.threads().stream().filter(r -> threads.selects(r.name()))
+                List<ThreadReport> rows = child.frame.threads().stream()
+                        .filter(r -> threads.selects(r.name()))
                         .collect(Collectors.toList());
-                lines.addAll(ReportTable.fold(LiveFrames.heading("run", "pid " + pid + " (started by pid " + watched
-                        + ")", snapshot, child.frame, rows.size()), layout.width()));
+                lines.addAll(ReportTable.fold(
+                        LiveFrames.heading(
+                                "run",
+                                "pid " + pid + " (started by pid " + watched + ")",
+                                snapshot,
+                                child.frame,
+                                rows.size()),
+                        layout.width()));
                 child.matched |= !rows.isEmpty();
-                lines.addAll(rows.isEmpty() ? List.of(LiveFrames.noLiveThread(threads, child.matched))
-                        : ReportTable.render(rows, layout));
+                lines.addAll(
+                        rows.isEmpty()
+                                ? List.of(LiveFrames.noLiveThread(threads, child.matched))
+                                : ReportTable.render(rows, layout));
             } catch (IOException e) {
                 lines.add(TerminalText.escape("--- pid " + pid + ": no more live view: " + e.getMessage() + " ---"));
                 it.remove();
@@ -95,8 +103,10 @@ final class ChildJvms implements AutoCloseable {
     }
 
     private void discover() {
-        List<Long> candidates = launched.descendants().map(ProcessHandle::pid)
-                .filter(p -> p != watched && !shown.contains(p)).collect(Collectors.toList());
+        List<Long> candidates = launched.descendants()
+                .map(ProcessHandle::pid)
+                .filter(p -> p != watched && !shown.contains(p))
+                .collect(Collectors.toList());
         for (long pid : candidates) {
             if (!AgentState.of(pid).active()) {
                 continue; // no JVM, no agent in it, or one that has not started publishing yet: looked at again later

@@ -1,7 +1,6 @@
 package io.perfpin.cli;
 
 import io.perfpin.cli.GetoptTable.Operand;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,13 +62,16 @@ final class CommandWrapper {
                 break;
             }
             i++;
-            if (word.equals("-") || table.obsolete() != null && table.obsolete().matcher(word).matches()) {
+            if (word.equals("-")
+                    || table.obsolete() != null
+                            && table.obsolete().matcher(word).matches()) {
                 continue;
             }
             if (word.startsWith("--")) {
                 int equals = word.indexOf('=');
                 String option = longOption(word.substring(2, equals < 0 ? word.length() : equals));
-                String value = equals >= 0 ? word.substring(equals + 1)
+                String value = equals >= 0
+                        ? word.substring(equals + 1)
                         : table.valued().contains(option) && i < words.size() ? words.get(i++) : null;
                 user = table.userOptions().contains(option) ? value : user;
                 continue;
@@ -77,8 +79,8 @@ final class CommandWrapper {
             for (int k = 1; k < word.length(); k++) {
                 String option = shortOption(word.charAt(k));
                 if (table.valued().contains(option)) {
-                    String value = k + 1 < word.length() ? word.substring(k + 1) : i < words.size() ? words.get(i++)
-                            : null;
+                    String value =
+                            k + 1 < word.length() ? word.substring(k + 1) : i < words.size() ? words.get(i++) : null;
                     user = table.userOptions().contains(option) ? value : user;
                     break;
                 }
@@ -86,15 +88,17 @@ final class CommandWrapper {
         }
         Operand operand = table.operand();
         if (operand == Operand.ONE && i < words.size()
-                || operand == Operand.NUMBER_IF_GIVEN && i < words.size() && NUMBER.matcher(words.get(i)).matches()) {
+                || operand == Operand.NUMBER_IF_GIVEN
+                        && i < words.size()
+                        && NUMBER.matcher(words.get(i)).matches()) {
             i++;
         }
         while (table.assignments() && i < words.size() && words.get(i).contains("=")) {
             i++;
         }
         if (i >= words.size()) {
-            throw new IllegalArgumentException("'" + LaunchCommand.shown(words.subList(at, words.size()))
-                    + "' is followed by no command");
+            throw new IllegalArgumentException(
+                    "'" + LaunchCommand.shown(words.subList(at, words.size())) + "' is followed by no command");
         }
         if (user != null) {
             runsAs.accept(user);
@@ -108,17 +112,21 @@ final class CommandWrapper {
 
     /** getopt_long's reading: the option of that name, else the only one whose name the text begins. */
     private String longOption(String text) {
-        List<String> names = Stream.of(table.flags(), table.valued(), table.noCommand()).flatMap(Set::stream)
-                .filter(o -> o.length() > 1).toList();
-        List<String> completions = names.stream().filter(o -> !text.isEmpty() && o.startsWith(text)).toList();
+        List<String> names = Stream.of(table.flags(), table.valued(), table.noCommand())
+                .flatMap(Set::stream)
+                .filter(o -> o.length() > 1)
+                .toList();
+        List<String> completions = names.stream()
+                .filter(o -> !text.isEmpty() && o.startsWith(text))
+                .toList();
         return option("--" + text, names.contains(text) ? text : completions.size() == 1 ? completions.get(0) : null);
     }
 
     /** The option, once it is known to be one after which the command still runs; null is none. */
     private String option(String given, String option) {
         if (table.noCommand().contains(option)) {
-            throw new IllegalArgumentException("with " + given + ", " + table.program() + " runs no command that"
-                    + " perfpin can follow");
+            throw new IllegalArgumentException(
+                    "with " + given + ", " + table.program() + " runs no command that" + " perfpin can follow");
         }
         if (!table.flags().contains(option) && !table.valued().contains(option)) {
             throw new IllegalArgumentException(table.program() + "'s option " + given + " is not one perfpin knows,"

@@ -1,6 +1,5 @@
 package io.perfpin.cli;
 
-import io.perfpin.nativeio.Backends;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.RefusedEvents;
@@ -8,6 +7,7 @@ import io.perfpin.counter.ThreadCounters;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.LastCpu;
+import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
@@ -15,7 +15,6 @@ import io.perfpin.report.PinSource;
 import io.perfpin.report.Preemptions;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
-
 import java.util.List;
 import java.util.OptionalInt;
 import java.util.OptionalLong;
@@ -35,19 +34,28 @@ final class CountedThread implements AutoCloseable {
     private final OptionalLong preemptedBefore;
     /** Before its counters opened: its counts start after it. */
     private final long startNanos;
+
     private final CounterSnapshot total;
     private final CounterSnapshot atSample;
     private final CounterSnapshot interval;
     /** Just before and just after {@link #total} was last read: its counts were taken between the two. */
     private long readFromNanos;
+
     private long readToNanos;
     /** Just before the read that the last sample ended with: the next sample's window starts there. */
     private long sampleFromNanos;
+
     private boolean ended;
     private boolean sampledSinceEnd;
 
-    private CountedThread(long pid, JavaThreadInfo thread, EventList events, ThreadCounters counters, String cpus,
-                          boolean pinned, long startNanos) {
+    private CountedThread(
+            long pid,
+            JavaThreadInfo thread,
+            EventList events,
+            ThreadCounters counters,
+            String cpus,
+            boolean pinned,
+            long startNanos) {
         this.pid = pid;
         this.thread = thread;
         this.events = events;
@@ -65,8 +73,15 @@ final class CountedThread implements AutoCloseable {
     }
 
     /** Counts {@code thread} from now on, out of {@code budget}; {@code cpus} are those it may run on. */
-    static CountedThread open(Syscalls syscalls, long pid, JavaThreadInfo thread, EventList events,
-                              RefusedEvents refused, DescriptorBudget budget, String cpus, boolean pinned) {
+    static CountedThread open(
+            Syscalls syscalls,
+            long pid,
+            JavaThreadInfo thread,
+            EventList events,
+            RefusedEvents refused,
+            DescriptorBudget budget,
+            String cpus,
+            boolean pinned) {
         long start = System.nanoTime();
         ThreadCounters counters = ThreadCounters.open(syscalls, pid, thread.tid(), events.events(), refused, budget);
         return new CountedThread(pid, thread, events, counters, cpus, pinned, start);
@@ -134,16 +149,26 @@ final class CountedThread implements AutoCloseable {
         // An ended thread's TID may be another thread's by now.
         OptionalLong after = !ended ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
         OptionalLong preempted = preemptedBefore.isPresent() && after.isPresent()
-                ? OptionalLong.of(after.getAsLong() - preemptedBefore.getAsLong()) : OptionalLong.empty();
+                ? OptionalLong.of(after.getAsLong() - preemptedBefore.getAsLong())
+                : OptionalLong.empty();
         return Hints.of(report, pinned, preempted);
     }
 
     private ThreadReport report(CounterSnapshot counts, long wallNanos) {
         OptionalInt lastCpu = !ended ? LastCpu.of(pid, thread.tid()) : OptionalInt.empty();
-        return ThreadReport.of(thread.name(), thread.tid(), thread.javaId(), cpus, events, counts,
-                        counters.unsupported(), wallNanos)
-                .withSources(counters.sources()).withPin(pinned ? PinSource.PERFPIN : PinSource.NONE)
-                .withLastCpu(lastCpu).withState(ended ? ThreadState.ENDED : ThreadState.RUNNING)
+        return ThreadReport.of(
+                        thread.name(),
+                        thread.tid(),
+                        thread.javaId(),
+                        cpus,
+                        events,
+                        counts,
+                        counters.unsupported(),
+                        wallNanos)
+                .withSources(counters.sources())
+                .withPin(pinned ? PinSource.PERFPIN : PinSource.NONE)
+                .withLastCpu(lastCpu)
+                .withState(ended ? ThreadState.ENDED : ThreadState.RUNNING)
                 .withPmu(Backends.simulatedPmu());
     }
 

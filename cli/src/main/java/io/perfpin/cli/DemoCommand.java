@@ -6,9 +6,6 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -18,6 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * Two classic experiments under the agent, as {@code perfpin run} runs them: ping-pong between two threads
@@ -25,22 +24,34 @@ import java.util.stream.Collectors;
  * and summed up at the end with its hints. Where the machine has no hardware PMU it says so, and why, and the
  * software events still count.
  */
-@Command(name = "demo", mixinStandardHelpOptions = true,
+@Command(
+        name = "demo",
+        mixinStandardHelpOptions = true,
         description = "Run ping-pong and false sharing under the agent with pinned threads: the live view, then"
                 + " each thread's totals and hints.")
 final class DemoCommand implements Callable<Integer> {
     /** What the experiments show: time on a CPU, IPC where there is a PMU, and that the pinned threads stay put. */
     private static final String COLUMNS = "task-clock,ipc,context-switches,cpu-migrations,page-faults";
 
-    @Option(names = "--events", paramLabel = "LIST", defaultValue = "ipc,sched", converter = EventsOption.Parser.class,
+    @Option(
+            names = "--events",
+            paramLabel = "LIST",
+            defaultValue = "ipc,sched",
+            converter = EventsOption.Parser.class,
             description = "Events and presets, comma-separated (default: ${DEFAULT-VALUE}).")
     EventsOption.Selection events;
 
-    @Option(names = "--round-trips", paramLabel = "N", defaultValue = "2000000",
+    @Option(
+            names = "--round-trips",
+            paramLabel = "N",
+            defaultValue = "2000000",
             description = "Ping-pong round trips (default: ${DEFAULT-VALUE}).")
     long roundTrips;
 
-    @Option(names = "--increments", paramLabel = "N", defaultValue = "20000000",
+    @Option(
+            names = "--increments",
+            paramLabel = "N",
+            defaultValue = "20000000",
             description = "Increments per false-sharing writer (default: ${DEFAULT-VALUE}).")
     long increments;
 
@@ -55,17 +66,51 @@ final class DemoCommand implements Callable<Integer> {
 
         System.out.println("== ping-pong: threads ping and pong pinned to CPUs " + first + " and " + second
                 + ", spinning on two volatile fields ==");
-        int pingPong = Perfpin.run("run", "--events", events.text, "--columns", COLUMNS, "--threads", "ping|pong",
-                "--interval", "500ms",
-                "--pin", "ping@" + first, "--pin", "pong@" + second,
-                "--", java, "-cp", classPath, "io.perfpin.apps.PingPong", "--round-trips", Long.toString(roundTrips));
+        int pingPong = Perfpin.run(
+                "run",
+                "--events",
+                events.text,
+                "--columns",
+                COLUMNS,
+                "--threads",
+                "ping|pong",
+                "--interval",
+                "500ms",
+                "--pin",
+                "ping@" + first,
+                "--pin",
+                "pong@" + second,
+                "--",
+                java,
+                "-cp",
+                classPath,
+                "io.perfpin.apps.PingPong",
+                "--round-trips",
+                Long.toString(roundTrips));
         System.out.println();
         System.out.println("== false sharing: writer 0 on CPU " + first + ", writer 1 on CPU " + second
                 + ", adjacent fields, then padded ==");
-        int sharing = Perfpin.run("run", "--events", events.text, "--columns", COLUMNS, "--threads", ".*-writer-.*",
-                "--interval", "500ms",
-                "--pin", ".*-writer-0@" + first, "--pin", ".*-writer-1@" + second,
-                "--", java, "-cp", classPath, "io.perfpin.apps.FalseSharing", "--increments", Long.toString(increments));
+        int sharing = Perfpin.run(
+                "run",
+                "--events",
+                events.text,
+                "--columns",
+                COLUMNS,
+                "--threads",
+                ".*-writer-.*",
+                "--interval",
+                "500ms",
+                "--pin",
+                ".*-writer-0@" + first,
+                "--pin",
+                ".*-writer-1@" + second,
+                "--",
+                java,
+                "-cp",
+                classPath,
+                "io.perfpin.apps.FalseSharing",
+                "--increments",
+                Long.toString(increments));
         return pingPong != 0 ? pingPong : sharing;
     }
 
@@ -85,12 +130,17 @@ final class DemoCommand implements Callable<Integer> {
         }
         if (unsupported.size() == events.list.events().size()) {
             // Without a PMU every hardware event has the same reason: said once, after the events it holds for.
-            Map<String, List<String>> byReason = unsupported.stream().collect(Collectors.groupingBy(
-                    EventFailure::reason, LinkedHashMap::new, Collectors.mapping(f -> f.event().name(),
-                            Collectors.toList())));
+            Map<String, List<String>> byReason = unsupported.stream()
+                    .collect(Collectors.groupingBy(
+                            EventFailure::reason,
+                            LinkedHashMap::new,
+                            Collectors.mapping(f -> f.event().name(), Collectors.toList())));
             throw new IllegalArgumentException("--events " + events.text + ": nothing to count, none of its events"
-                    + " can be counted on this machine (" + byReason.entrySet().stream().map(e -> String.join(", ",
-                    e.getValue()) + ": " + e.getKey()).collect(Collectors.joining("; ")) + "); software events can,"
+                    + " can be counted on this machine ("
+                    + byReason.entrySet().stream()
+                            .map(e -> String.join(", ", e.getValue()) + ": " + e.getKey())
+                            .collect(Collectors.joining("; "))
+                    + "); software events can,"
                     + " e.g. --events sched");
         }
         if (!notes.isEmpty()) {
@@ -105,7 +155,11 @@ final class DemoCommand implements Callable<Integer> {
      * agent's classes, which must come from the agent's jar alone.
      */
     private static String ownClassPath() throws URISyntaxException {
-        Path location = Paths.get(DemoCommand.class.getProtectionDomain().getCodeSource().getLocation().toURI());
+        Path location = Paths.get(DemoCommand.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toURI());
         if (location.toString().endsWith(".jar")) {
             return location.toString();
         }

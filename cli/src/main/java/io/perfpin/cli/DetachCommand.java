@@ -1,17 +1,18 @@
 package io.perfpin.cli;
 
 import io.perfpin.jvm.AgentPresence;
+import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Parameters;
-
-import java.util.concurrent.Callable;
 
 /**
  * Stops the agent in a JVM: final records written, counters closed, woven code taken back, pins undone. Whether an
  * agent runs there, and whether it stopped, the agent says itself through the JVM's attach channel
  * ({@link AgentPresence}); its stats file, which may never have been made, or be gone or damaged, is only quoted.
  */
-@Command(name = "detach", mixinStandardHelpOptions = true,
+@Command(
+        name = "detach",
+        mixinStandardHelpOptions = true,
         description = "Stop the perfpin agent in a JVM: its threads get their affinity back, every counter is"
                 + " closed, and the woven code is taken back.")
 final class DetachCommand implements Callable<Integer> {

@@ -1,14 +1,16 @@
 package io.perfpin.cli;
 
 import io.perfpin.options.Durations;
+import java.time.Duration;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
-import java.time.Duration;
-
 /** {@code --duration DURATION}, the agent's {@code duration=}: how long a command counts or watches. */
 final class DurationOption {
-    @Option(names = "--duration", paramLabel = "DURATION", converter = Parser.class,
+    @Option(
+            names = "--duration",
+            paramLabel = "DURATION",
+            converter = Parser.class,
             description = "How long, e.g. 500ms, 5s, 2m (units ns, us, ms, s, m); the command's description"
                     + " gives its default.")
     Duration duration;

@@ -6,33 +6,38 @@ import io.perfpin.event.EventParser;
 import io.perfpin.event.EventSpec;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.event.InvalidEventException;
-import io.perfpin.event.NearestNames;
-import io.perfpin.event.UnknownEventException;
 import io.perfpin.event.LibpfmEncoder;
+import io.perfpin.event.NearestNames;
 import io.perfpin.event.Preset;
 import io.perfpin.event.Presets;
+import io.perfpin.event.UnknownEventException;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.libpfm.LibpfmException;
 import io.perfpin.report.TerminalText;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * The events and presets, and which of them this machine counts, found by opening each for this thread;
  * or the encoding of named events, for this machine or, with {@code --pmu}, for a CPU model it is not.
  */
-@Command(name = "events", mixinStandardHelpOptions = true,
-        description = {"List events and presets and whether this machine counts them (probed), or encode events.",
-                "With NAMEs, shows their encoding: for this machine, or with --pmu for a CPU model you do not have"
-                        + " (through libpfm4), as type=<n> config=0x<hex>."})
+@Command(
+        name = "events",
+        mixinStandardHelpOptions = true,
+        description = {
+            "List events and presets and whether this machine counts them (probed), or encode events.",
+            "With NAMEs, shows their encoding: for this machine, or with --pmu for a CPU model you do not have"
+                    + " (through libpfm4), as type=<n> config=0x<hex>."
+        })
 final class EventsCommand implements Callable<Integer> {
-    @Option(names = "--pmu", paramLabel = "MODEL",
+    @Option(
+            names = "--pmu",
+            paramLabel = "MODEL",
             description = "A libpfm4 CPU model such as skl, icl, spr, zen3 (encodings only).")
     String pmu;
 
@@ -49,7 +54,8 @@ final class EventsCommand implements Callable<Integer> {
                 throw new IllegalStateException(LibpfmEncoder.unavailableReason());
             }
             for (String name : names) {
-                System.out.println(TerminalText.escape(name) + "  " + encodeFor(pmu, name).encoding());
+                System.out.println(
+                        TerminalText.escape(name) + "  " + encodeFor(pmu, name).encoding());
             }
             return ExitCode.OK;
         }
@@ -66,8 +72,9 @@ final class EventsCommand implements Callable<Integer> {
         for (Preset preset : Presets.all()) {
             System.out.println("  " + preset.name() + "  " + preset.description());
             System.out.println("      events:  " + String.join(", ", preset.events()));
-            System.out.println("      metrics: " + String.join(", ", preset.metrics().stream()
-                    .map(m -> m.name()).toArray(String[]::new)));
+            System.out.println("      metrics: "
+                    + String.join(
+                            ", ", preset.metrics().stream().map(m -> m.name()).toArray(String[]::new)));
         }
         System.out.println("Events (probed on this machine, for this thread):");
         // One reason often holds for many events (no PMU: every hardware one): each is said once, numbered.
@@ -99,7 +106,10 @@ final class EventsCommand implements Callable<Integer> {
             if (!e.eventNotFound()) {
                 throw new InvalidEventException(e.getMessage());
             }
-            throw new UnknownEventException("event", name, "not a " + model + " event in libpfm4",
+            throw new UnknownEventException(
+                    "event",
+                    name,
+                    "not a " + model + " event in libpfm4",
                     NearestNames.nearest(name, LibpfmEncoder.eventNames(model)));
         }
     }

@@ -10,7 +10,11 @@ import picocli.CommandLine.Option;
 final class EventsOption {
     static final String DEFAULT = AgentOptionText.DEFAULT_EVENTS;
 
-    @Option(names = "--events", paramLabel = "LIST", defaultValue = DEFAULT, converter = Parser.class,
+    @Option(
+            names = "--events",
+            paramLabel = "LIST",
+            defaultValue = DEFAULT,
+            converter = Parser.class,
             description = "Events and presets, comma-separated, e.g. sched,ipc,tlb (default: ${DEFAULT-VALUE});"
                     + " perfpin events lists them.")
     Selection events;

@@ -25,48 +25,61 @@ public final class ExitCode {
      * @param summary a few words, for the help
      * @param meaning what it means, for which command, as docs/cli.md's table says it (Markdown)
      */
-    record Entry(int code, String summary, String meaning) {
-    }
+    record Entry(int code, String summary, String meaning) {}
 
     /** Every code, in order. */
     static final List<Entry> TABLE = List.of(
-            new Entry(OK, "success",
+            new Entry(
+                    OK,
+                    "success",
                     "success (`top` also ends with 0 when the JVM exits or the agent detaches, and on `q`)"),
-            new Entry(FAILURE, "failure: the message says what failed",
+            new Entry(
+                    FAILURE,
+                    "failure: the message says what failed",
                     "failure: the message says what failed (a file that cannot be read or is not a recording,"
-                    + " a placement that cannot be had); `attach`: the agent refused something its options"
-                    + " asked (a pin, threads it could not count or enrol; the agent attach loaded is then"
-                    + " detached), or it already runs with other options and `--restart` was not given;"
-                    + " `detach`: the agent took the request but says it still runs, or that its detach failed"),
-            new Entry(USAGE, "usage error: a bad option, event name or value",
+                            + " a placement that cannot be had); `attach`: the agent refused something its options"
+                            + " asked (a pin, threads it could not count or enrol; the agent attach loaded is then"
+                            + " detached), or it already runs with other options and `--restart` was not given;"
+                            + " `detach`: the agent took the request but says it still runs, or that its detach failed"),
+            new Entry(
+                    USAGE,
+                    "usage error: a bad option, event name or value",
                     "usage error: one line naming the option, the bad token and what is allowed (for a"
-                    + " misspelt name, option or command, the nearest valid ones); `stat` and `attach`: a"
-                    + " `--pin` to CPUs the JVM may not use (`attach` then loads nothing)"),
-            new Entry(NO_SUCH_PROCESS, "no such process",
-                    "no such process (`no process with pid N`)"),
-            new Entry(NOT_A_JVM, "not a JVM",
+                            + " misspelt name, option or command, the nearest valid ones); `stat` and `attach`: a"
+                            + " `--pin` to CPUs the JVM may not use (`attach` then loads nothing)"),
+            new Entry(NO_SUCH_PROCESS, "no such process", "no such process (`no process with pid N`)"),
+            new Entry(
+                    NOT_A_JVM,
+                    "not a JVM",
                     "not a JVM (`process N (sleep) is not a HotSpot JVM: it has no libjvm.so loaded`)"),
-            new Entry(PERMISSION_DENIED, "permission denied: the process runs as another user",
+            new Entry(
+                    PERMISSION_DENIED,
+                    "permission denied: the process runs as another user",
                     "permission denied: the process runs as another user"),
-            new Entry(NO_AGENT, "no agent runs in the JVM",
+            new Entry(
+                    NO_AGENT,
+                    "no agent runs in the JVM",
                     "no agent: `top` or `detach` was given a JVM where no perfpin agent runs (`top`: no stats"
-                    + " file, or a closed one; `detach`: the JVM loaded no Java agent, or the agent says"
-                    + " through its attach channel that none runs, whatever its stats file says)"),
-            new Entry(ATTACH_FAILED, "attach failed: the JVM would not load the agent, or it did not start",
+                            + " file, or a closed one; `detach`: the JVM loaded no Java agent, or the agent says"
+                            + " through its attach channel that none runs, whatever its stats file says)"),
+            new Entry(
+                    ATTACH_FAILED,
+                    "attach failed: the JVM would not load the agent, or it did not start",
                     "attach failed: the JVM accepts no attach (`-XX:+DisableAttachMechanism`, seen before any"
-                    + " signal), its listener did not start within 2 s of one SIGQUIT, another user's trigger"
-                    + " file is in the way, it would not load the agent (`-XX:-EnableDynamicAgentLoading`), or"
-                    + " the agent did not start in it or published no stats file (the JVM's stderr has a"
-                    + " `[perfpin]` line saying why; `attach` detaches an agent that runs nonetheless)."
-                    + " `attach`, `detach`, `stat` alike"),
-            new Entry(PROCESS_CHANGED, "the pid no longer names the process perfpin checked",
+                            + " signal), its listener did not start within 2 s of one SIGQUIT, another user's trigger"
+                            + " file is in the way, it would not load the agent (`-XX:-EnableDynamicAgentLoading`), or"
+                            + " the agent did not start in it or published no stats file (the JVM's stderr has a"
+                            + " `[perfpin]` line saying why; `attach` detaches an agent that runs nonetheless)."
+                            + " `attach`, `detach`, `stat` alike"),
+            new Entry(
+                    PROCESS_CHANGED,
+                    "the pid no longer names the process perfpin checked",
                     "`stat`: the pid no longer names the process perfpin checked: it exited and its pid went"
-                    + " to another process, or it exec'd another program (a setuid one, say) or runs as other"
-                    + " users. perfpin left it alone from then on: no pin, no counter read, no affinity given"
-                    + " back"));
+                            + " to another process, or it exec'd another program (a setuid one, say) or runs as other"
+                            + " users. perfpin left it alone from then on: no pin, no counter read, no affinity given"
+                            + " back"));
 
-    private ExitCode() {
-    }
+    private ExitCode() {}
 
     /** The codes and their summaries, as picocli lists them under the help's heading. */
     static Map<String, String> summaries() {

@@ -22,9 +22,17 @@ import java.util.regex.Pattern;
  * @param userOptions      its options that name the user the command runs as
  * @param defaultUser      the user the command runs as without one of those; null: as the caller
  */
-record GetoptTable(String program, Set<String> flags, Set<String> valued, Set<String> noCommand, Operand operand,
-                   boolean assignments, boolean loneDashIsOption, Pattern obsolete, Set<String> userOptions,
-                   String defaultUser) {
+record GetoptTable(
+        String program,
+        Set<String> flags,
+        Set<String> valued,
+        Set<String> noCommand,
+        Operand operand,
+        boolean assignments,
+        boolean loneDashIsOption,
+        Pattern obsolete,
+        Set<String> userOptions,
+        String defaultUser) {
     /** What stands between a program's options and the command it runs. */
     enum Operand {
         NONE,
@@ -44,34 +52,70 @@ record GetoptTable(String program, Set<String> flags, Set<String> valued, Set<St
 
     /** A program's options, each list words apart; it takes no operand, no assignments, and runs as the caller. */
     static GetoptTable of(String program, String flags, String valued, String noCommand) {
-        return new GetoptTable(program, words(flags), words(valued), words(noCommand + " help version"),
-                Operand.NONE, false, false, null, Set.of(), null);
+        return new GetoptTable(
+                program,
+                words(flags),
+                words(valued),
+                words(noCommand + " help version"),
+                Operand.NONE,
+                false,
+                false,
+                null,
+                Set.of(),
+                null);
     }
 
     GetoptTable withOperand(Operand what) {
-        return new GetoptTable(program, flags, valued, noCommand, what, assignments, loneDashIsOption, obsolete,
-                userOptions, defaultUser);
-    }
-
-    GetoptTable withAssignments() {
-        return new GetoptTable(program, flags, valued, noCommand, operand, true, loneDashIsOption, obsolete,
-                userOptions, defaultUser);
-    }
-
-    GetoptTable withLoneDashOption() {
-        return new GetoptTable(program, flags, valued, noCommand, operand, assignments, true, obsolete, userOptions,
+        return new GetoptTable(
+                program,
+                flags,
+                valued,
+                noCommand,
+                what,
+                assignments,
+                loneDashIsOption,
+                obsolete,
+                userOptions,
                 defaultUser);
     }
 
+    GetoptTable withAssignments() {
+        return new GetoptTable(
+                program, flags, valued, noCommand, operand, true, loneDashIsOption, obsolete, userOptions, defaultUser);
+    }
+
+    GetoptTable withLoneDashOption() {
+        return new GetoptTable(
+                program, flags, valued, noCommand, operand, assignments, true, obsolete, userOptions, defaultUser);
+    }
+
     GetoptTable withObsolete(Pattern options) {
-        return new GetoptTable(program, flags, valued, noCommand, operand, assignments, loneDashIsOption, options,
-                userOptions, defaultUser);
+        return new GetoptTable(
+                program,
+                flags,
+                valued,
+                noCommand,
+                operand,
+                assignments,
+                loneDashIsOption,
+                options,
+                userOptions,
+                defaultUser);
     }
 
     /** The command runs as the user these {@code options} name, else as {@code byDefault} (null: as the caller). */
     GetoptTable withUser(String byDefault, String options) {
-        return new GetoptTable(program, flags, valued, noCommand, operand, assignments, loneDashIsOption, obsolete,
-                words(options), byDefault);
+        return new GetoptTable(
+                program,
+                flags,
+                valued,
+                noCommand,
+                operand,
+                assignments,
+                loneDashIsOption,
+                obsolete,
+                words(options),
+                byDefault);
     }
 
     private static Set<String> unmodifiable(Set<String> options) {

@@ -15,7 +15,6 @@ import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.Timeline;
 import io.perfpin.report.Timelines;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -58,6 +57,7 @@ import java.util.stream.Stream;
 final class HtmlReport {
     /** Threads shown in full, with plots: a page stays readable whatever the number of threads. */
     static final int PLOTTED = 10;
+
     private static final String UPLOT = "META-INF/resources/webjars/uplot/";
     private static final String[] COLORS = {"#1f6feb", "#d1242f", "#1a7f37", "#8250df"};
     private static final String THREAD = "thread";
@@ -65,16 +65,15 @@ final class HtmlReport {
 
     /** Shown beside page-faults when they differ from it; otherwise page-faults says it all. */
     private static final String PAGE_FAULTS = "page-faults";
+
     private static final List<String> FAULT_KINDS = List.of("minor-faults", "major-faults");
 
     /** One recording as the page shows it; its timelines are those of the threads and groups plotted. */
-    record Run(String label, RunRecord run, List<ThreadRecord> threads, List<MethodRecord> methods,
-               Timelines timelines) {
-    }
+    record Run(
+            String label, RunRecord run, List<ThreadRecord> threads, List<MethodRecord> methods, Timelines timelines) {}
 
     /** A group of threads side by side: its totals in each recording, and how many threads it holds in each. */
-    record GroupRow(Comparison.Row totals, List<Integer> threads) {
-    }
+    record GroupRow(Comparison.Row totals, List<Integer> threads) {}
 
     /**
      * Recordings shown side by side, under {@code heading} where the page shows several parts (a run's family).
@@ -84,8 +83,7 @@ final class HtmlReport {
      * @param rows    the threads of {@code runs} side by side, busiest first ({@link Comparison#byName})
      * @param groups  their groups ({@link #groups})
      */
-    record Part(String heading, String nothing, List<Run> runs, List<Comparison.Row> rows, List<GroupRow> groups) {
-    }
+    record Part(String heading, String nothing, List<Run> runs, List<Comparison.Row> rows, List<GroupRow> groups) {}
 
     private final List<Part> parts;
     private final StringBuilder page = new StringBuilder(1 << 16);
@@ -93,6 +91,7 @@ final class HtmlReport {
     private int chartCount;
     /** The part being written, and its index: its sections' anchors are its own. */
     private int partIndex;
+
     private List<Run> runs;
     private List<Comparison.Row> rows;
     private List<GroupRow> groups;
@@ -139,16 +138,19 @@ final class HtmlReport {
     private String page() throws IOException {
         page.append("<h1>perfpin report</h1>\n");
         Set<String> simulated = new TreeSet<>();
-        parts.forEach(part -> part.runs().forEach(run -> run.threads().forEach(t -> {
-            if (t.report().pmu() != null) {
-                simulated.add(t.report().pmu());
-            }
-        })));
+        parts.forEach(part -> part.runs()
+                .forEach(run -> run.threads().forEach(t -> {
+                    if (t.report().pmu() != null) {
+                        simulated.add(t.report().pmu());
+                    }
+                })));
         if (!simulated.isEmpty()) {
             // Made with -Dperfpin.simulated-pmu in tests: no reader may take these counts for a processor's.
             page.append("<p class=\"simulated\"><strong>Simulated PMU</strong>: the hardware counts on this page come"
-                    + " from a ").append(escape(String.join(", ", simulated))).append(" PMU, made from each thread's"
-                    + " task-clock for tests. They are not measurements.</p>\n");
+                            + " from a ")
+                    .append(escape(String.join(", ", simulated)))
+                    .append(" PMU, made from each thread's"
+                            + " task-clock for tests. They are not measurements.</p>\n");
         }
         for (int p = 0; p < parts.size(); p++) {
             part(p);
@@ -161,15 +163,28 @@ final class HtmlReport {
         StringBuilder html = new StringBuilder(page.length() + library.length() + data.length() + 8192);
         html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
                 .append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src ")
-                .append(hash(library)).append(' ').append(hash(script))
+                .append(hash(library))
+                .append(' ')
+                .append(hash(script))
                 .append("; style-src 'unsafe-inline'; img-src data:\">\n")
-                .append("<title>perfpin report: ").append(escape(String.join(" vs ", labels()))).append("</title>\n")
-                .append("<style>\n").append(resource(uplotPath("dist/uPlot.min.css"))).append('\n')
-                .append(resourceText("html-report.css")).append("</style>\n</head>\n<body data-plots=\"pending\">\n")
+                .append("<title>perfpin report: ")
+                .append(escape(String.join(" vs ", labels())))
+                .append("</title>\n")
+                .append("<style>\n")
+                .append(resource(uplotPath("dist/uPlot.min.css")))
+                .append('\n')
+                .append(resourceText("html-report.css"))
+                .append("</style>\n</head>\n<body data-plots=\"pending\">\n")
                 .append(page)
-                .append("<script type=\"application/json\" id=\"perfpin-data\">").append(data).append("</script>\n")
-                .append("<script>").append(library).append("</script>\n")
-                .append("<script>").append(script).append("</script>\n</body>\n</html>\n");
+                .append("<script type=\"application/json\" id=\"perfpin-data\">")
+                .append(data)
+                .append("</script>\n")
+                .append("<script>")
+                .append(library)
+                .append("</script>\n")
+                .append("<script>")
+                .append(script)
+                .append("</script>\n</body>\n</html>\n");
         return html.toString();
     }
 
@@ -181,7 +196,10 @@ final class HtmlReport {
         rows = part.rows();
         groups = part.groups();
         if (part.heading() != null) {
-            page.append("<h2 class=\"jvm\" id=\"jvm-").append(p).append("\">").append(escape(part.heading()))
+            page.append("<h2 class=\"jvm\" id=\"jvm-")
+                    .append(p)
+                    .append("\">")
+                    .append(escape(part.heading()))
                     .append("</h2>\n");
         }
         for (int r = 0; r < runs.size(); r++) {
@@ -213,7 +231,10 @@ final class HtmlReport {
 
     private void machineAndRun(int r) {
         Run run = runs.get(r);
-        page.append("<section class=\"run\"><h2>").append(swatch(r)).append(escape(run.label())).append("</h2>\n");
+        page.append("<section class=\"run\"><h2>")
+                .append(swatch(r))
+                .append(escape(run.label()))
+                .append("</h2>\n");
         if (run.run() == null) {
             page.append("<p>The recording does not say what it was made on (it was made by stat, or by an older"
                     + " agent).</p>\n");
@@ -229,7 +250,10 @@ final class HtmlReport {
 
     /** A URL in a fact (the agent's options, the application's command line) shows its credentials masked. */
     private void fact(String label, String value) {
-        page.append("<tr><th>").append(escape(label)).append("</th><td>").append(escape(UrlText.masked(value)))
+        page.append("<tr><th>")
+                .append(escape(label))
+                .append("</th><td>")
+                .append(escape(UrlText.masked(value)))
                 .append("</td></tr>");
     }
 
@@ -241,8 +265,10 @@ final class HtmlReport {
         if (groups.isEmpty()) {
             return;
         }
-        page.append("<h2>Groups of threads</h2>\n<p>").append(groups.size())
-                .append(groups.size() == 1 ? " group" : " groups").append(" of threads named alike (the numeric suffix"
+        page.append("<h2>Groups of threads</h2>\n<p>")
+                .append(groups.size())
+                .append(groups.size() == 1 ? " group" : " groups")
+                .append(" of threads named alike (the numeric suffix"
                         + " stripped, as the metrics group them), the busiest first, each row the totals of its"
                         + " threads; the last row totals every thread.</p>\n");
         List<Comparison.Row> totals = new ArrayList<>();
@@ -265,9 +291,16 @@ final class HtmlReport {
     /** Every thread in one table, the busiest first; beyond {@link #PLOTTED} they are folded away. */
     private void overview() {
         Set<String> events = events(rows);
-        page.append("<h2>Threads</h2>\n<p>").append(rows.size()).append(rows.size() == 1 ? " thread" : " threads")
-                .append(", the busiest first").append(runs.size() > 1 ? "; each cell gives every recording's value in"
-                        + " order, then the last over the first" : "").append(".</p>\n");
+        page.append("<h2>Threads</h2>\n<p>")
+                .append(rows.size())
+                .append(rows.size() == 1 ? " thread" : " threads")
+                .append(", the busiest first")
+                .append(
+                        runs.size() > 1
+                                ? "; each cell gives every recording's value in"
+                                        + " order, then the last over the first"
+                                : "")
+                .append(".</p>\n");
         List<String> cpus = new ArrayList<>();
         for (Comparison.Row row : rows) {
             List<String> each = new ArrayList<>();
@@ -305,9 +338,19 @@ final class HtmlReport {
      * {@code second} (its cells by row); those shown in full link to their section; row {@code total}, if any, is
      * the total.
      */
-    private void table(List<Comparison.Row> rows, int from, int to, Set<String> events, String kind, String second,
-                       List<String> cells, int total) {
-        page.append("<table class=\"threads\"><tr><th>").append(kind).append("</th><th>").append(second)
+    private void table(
+            List<Comparison.Row> rows,
+            int from,
+            int to,
+            Set<String> events,
+            String kind,
+            String second,
+            List<String> cells,
+            int total) {
+        page.append("<table class=\"threads\"><tr><th>")
+                .append(kind)
+                .append("</th><th>")
+                .append(second)
                 .append("</th>");
         events.forEach(e -> page.append("<th>").append(escape(e)).append("</th>"));
         page.append("</tr>\n");
@@ -316,10 +359,15 @@ final class HtmlReport {
             boolean link = i < PLOTTED && i != total;
             page.append(i == total ? "<tr class=\"total\"><td>" : "<tr><td>")
                     .append(link ? "<a href=\"#" + anchor(kind, i) + "\">" : "")
-                    .append(escape(row.name())).append(link ? "</a>" : "").append("</td><td>")
-                    .append(escape(cells.get(i))).append("</td>");
+                    .append(escape(row.name()))
+                    .append(link ? "</a>" : "")
+                    .append("</td><td>")
+                    .append(escape(cells.get(i)))
+                    .append("</td>");
             for (String event : events) {
-                page.append("<td class=\"n\">").append(escape(values(row, event))).append("</td>");
+                page.append("<td class=\"n\">")
+                        .append(escape(values(row, event)))
+                        .append("</td>");
             }
             page.append("</tr>\n");
         }
@@ -331,32 +379,46 @@ final class HtmlReport {
         List<String> values = new ArrayList<>();
         for (ThreadRecord t : row.runs()) {
             Long value = t == null ? null : t.report().counters().get(event);
-            values.add(value == null ? "-" : ReportTable.formatCount(event, value, t.report().coverage().get(event)));
+            values.add(
+                    value == null
+                            ? "-"
+                            : ReportTable.formatCount(
+                                    event, value, t.report().coverage().get(event)));
         }
         OptionalDouble change = row.change(event);
-        return String.join(" → ", values) + (change.isPresent()
-                ? String.format(Locale.ROOT, " (×%.2f)", change.getAsDouble()) : "");
+        return String.join(" → ", values)
+                + (change.isPresent() ? String.format(Locale.ROOT, " (×%.2f)", change.getAsDouble()) : "");
     }
 
     private static String cpus(ThreadReport report) {
-        return report.cpus() + (report.pin() == PinSource.NONE ? "" : " (" + report.pin().text() + ")");
+        return report.cpus()
+                + (report.pin() == PinSource.NONE ? "" : " (" + report.pin().text() + ")");
     }
 
     /** A thread in full: where it ran, its totals and hints in each recording, and its plots. */
     private void thread(int index) {
         Comparison.Row row = rows.get(index);
-        page.append("<section class=\"thread\" id=\"").append(anchor(THREAD, index)).append("\"><h2>")
-                .append(escape(row.name())).append("</h2>\n<ul class=\"where\">");
+        page.append("<section class=\"thread\" id=\"")
+                .append(anchor(THREAD, index))
+                .append("\"><h2>")
+                .append(escape(row.name()))
+                .append("</h2>\n<ul class=\"where\">");
         List<Hint> hints = new ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
             ThreadRecord t = row.runs().get(r);
-            page.append("<li>").append(swatch(r)).append(escape(runs.get(r).label())).append(": ");
+            page.append("<li>")
+                    .append(swatch(r))
+                    .append(escape(runs.get(r).label()))
+                    .append(": ");
             if (t == null) {
                 page.append("not in this recording</li>");
                 continue;
             }
             ThreadReport report = t.report();
-            page.append("tid ").append(report.tid()).append(", CPUs ").append(escape(cpus(report)))
+            page.append("tid ")
+                    .append(report.tid())
+                    .append(", CPUs ")
+                    .append(escape(cpus(report)))
                     .append(escape(cpuChanges(runs.get(r).timelines().threads().get(t.threadKey()))))
                     .append(t.isFinal() ? "" : ", still running when the recording ended (its last sample)")
                     .append("</li>");
@@ -383,12 +445,18 @@ final class HtmlReport {
     private void group(int index) {
         GroupRow group = groups.get(index);
         Comparison.Row row = group.totals();
-        page.append("<section class=\"group\" id=\"").append(anchor(GROUP, index)).append("\"><h2>group ")
-                .append(escape(row.name())).append("</h2>\n<ul class=\"where\">");
+        page.append("<section class=\"group\" id=\"")
+                .append(anchor(GROUP, index))
+                .append("\"><h2>group ")
+                .append(escape(row.name()))
+                .append("</h2>\n<ul class=\"where\">");
         List<Timeline> timelines = new ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
             int threads = group.threads().get(r);
-            page.append("<li>").append(swatch(r)).append(escape(runs.get(r).label())).append(": ")
+            page.append("<li>")
+                    .append(swatch(r))
+                    .append(escape(runs.get(r).label()))
+                    .append(": ")
                     .append(threads == 0 ? "not in this recording" : threads + (threads == 1 ? " thread" : " threads"))
                     .append("</li>");
             timelines.add(threads == 0 ? null : runs.get(r).timelines().groups().get(row.name()));
@@ -408,7 +476,9 @@ final class HtmlReport {
         StringBuilder changes = new StringBuilder();
         for (int i = 1; i < cpus.size(); i++) {
             if (!cpus.get(i).equals(cpus.get(i - 1))) {
-                changes.append(changes.length() == 0 ? " (" : ", ").append(cpus.get(i - 1)).append(" until ")
+                changes.append(changes.length() == 0 ? " (" : ", ")
+                        .append(cpus.get(i - 1))
+                        .append(" until ")
                         .append(java.time.Instant.ofEpochMilli(timeline.endMillis()[i - 1]));
             }
         }
@@ -427,19 +497,24 @@ final class HtmlReport {
         }
         page.append("<table class=\"totals\"><tr><th></th>");
         for (int r = 0; r < runs.size(); r++) {
-            page.append("<th>").append(swatch(r)).append(escape(runs.get(r).label())).append("</th>");
+            page.append("<th>")
+                    .append(swatch(r))
+                    .append(escape(runs.get(r).label()))
+                    .append("</th>");
         }
         page.append(runs.size() > 1 ? "<th>last / first</th>" : "").append("</tr>\n");
         for (String event : events) {
             page.append("<tr><th>").append(escape(event)).append("</th>");
             for (ThreadRecord t : row.runs()) {
-                page.append("<td class=\"n\">").append(escape(t == null ? "-" : total(t.report(), event)))
+                page.append("<td class=\"n\">")
+                        .append(escape(t == null ? "-" : total(t.report(), event)))
                         .append("</td>");
             }
             OptionalDouble change = row.change(event);
             if (runs.size() > 1) {
-                page.append("<td class=\"n\">").append(change.isPresent()
-                        ? String.format(Locale.ROOT, "×%.3f", change.getAsDouble()) : "-").append("</td>");
+                page.append("<td class=\"n\">")
+                        .append(change.isPresent() ? String.format(Locale.ROOT, "×%.3f", change.getAsDouble()) : "-")
+                        .append("</td>");
             }
             page.append("</tr>\n");
         }
@@ -447,8 +522,9 @@ final class HtmlReport {
             page.append("<tr><th>").append(escape(metric)).append("</th>");
             for (ThreadRecord t : row.runs()) {
                 Double value = t == null ? null : t.report().metrics().get(metric);
-                page.append("<td class=\"n\">").append(value == null ? "-"
-                        : String.format(Locale.ROOT, "%.3f", value)).append("</td>");
+                page.append("<td class=\"n\">")
+                        .append(value == null ? "-" : String.format(Locale.ROOT, "%.3f", value))
+                        .append("</td>");
             }
             page.append(runs.size() > 1 ? "<td></td>" : "").append("</tr>\n");
         }
@@ -467,8 +543,7 @@ final class HtmlReport {
     }
 
     /** One series of one recording: its points, on seconds since that recording began. */
-    private record Line(int run, String event, DerivedMetric.Unit unit, String x, double[] y) {
-    }
+    private record Line(int run, String event, DerivedMetric.Unit unit, String x, double[] y) {}
 
     /**
      * A chart per series that moves, with a line per recording, on seconds since that recording began; minor and
@@ -493,8 +568,8 @@ final class HtmlReport {
             }
             String xs = x.append(']').toString();
             for (Timeline.Series s : timeline.series()) {
-                series.computeIfAbsent(s.name(), k -> new ArrayList<>()).add(new Line(r, s.name(), s.unit(), xs,
-                        s.values()));
+                series.computeIfAbsent(s.name(), k -> new ArrayList<>())
+                        .add(new Line(r, s.name(), s.unit(), xs, s.values()));
             }
         }
         List<String> notPlotted = new ArrayList<>();
@@ -516,14 +591,16 @@ final class HtmlReport {
         series.forEach((name, lines) -> {
             OptionalDouble flat = oneValue(lines);
             if (flat.isPresent()) {
-                notPlotted.add(name + " " + format(flat.getAsDouble(), lines.get(0).unit()));
+                notPlotted.add(
+                        name + " " + format(flat.getAsDouble(), lines.get(0).unit()));
             } else {
                 chart(plots, name, lines);
             }
         });
         if (!notPlotted.isEmpty()) {
             page.append("<p class=\"flat\">Not plotted, one value throughout: ")
-                    .append(escape(String.join(", ", notPlotted))).append(".</p>\n");
+                    .append(escape(String.join(", ", notPlotted)))
+                    .append(".</p>\n");
         }
         if (plots.length() > 0) {
             page.append("<div class=\"plots\">").append(plots).append("</div>\n");
@@ -537,7 +614,8 @@ final class HtmlReport {
         DerivedMetric.Unit unit = lines.get(0).unit();
         List<String> events = lines.stream().map(Line::event).distinct().toList();
         boolean severalEvents = events.size() > 1;
-        String title = unit == DerivedMetric.Unit.PER_SECOND ? String.join(", ", events) + " per second"
+        String title = unit == DerivedMetric.Unit.PER_SECOND
+                ? String.join(", ", events) + " per second"
                 : GenericEvents.countsNanoseconds(name) ? name + ": share of wall time" : name;
         List<String> json = new ArrayList<>();
         for (Line line : lines) {
@@ -549,9 +627,16 @@ final class HtmlReport {
             json.add("{\"label\":" + Json.quote(label) + ",\"color\":\"" + COLORS[line.run() % COLORS.length]
                     + "\",\"dash\":" + !line.event().equals(name) + ",\"x\":" + line.x() + ",\"y\":" + y + "]}");
         }
-        charts.append(chartCount == 0 ? "" : ",").append("{\"id\":\"").append(id).append("\",\"title\":")
-                .append(Json.quote(title)).append(",\"unit\":\"").append(unit).append("\",\"lines\":[")
-                .append(String.join(",", json)).append("]}");
+        charts.append(chartCount == 0 ? "" : ",")
+                .append("{\"id\":\"")
+                .append(id)
+                .append("\",\"title\":")
+                .append(Json.quote(title))
+                .append(",\"unit\":\"")
+                .append(unit)
+                .append("\",\"lines\":[")
+                .append(String.join(",", json))
+                .append("]}");
         chartCount++;
     }
 
@@ -561,7 +646,8 @@ final class HtmlReport {
             return false;
         }
         for (int i = 0; i < a.size(); i++) {
-            if (a.get(i).run() != b.get(i).run() || !Arrays.equals(a.get(i).y(), b.get(i).y())) {
+            if (a.get(i).run() != b.get(i).run()
+                    || !Arrays.equals(a.get(i).y(), b.get(i).y())) {
                 return false;
             }
         }
@@ -576,7 +662,8 @@ final class HtmlReport {
             range[0] = Math.min(range[0], shown);
             range[1] = Math.max(range[1], shown);
         }));
-        return range[0] > range[1] ? OptionalDouble.of(Double.NaN)
+        return range[0] > range[1]
+                ? OptionalDouble.of(Double.NaN)
                 : range[0] == range[1] ? OptionalDouble.of(range[0]) : OptionalDouble.empty();
     }
 
@@ -597,9 +684,10 @@ final class HtmlReport {
         if (run.run() != null) {
             return run.run().epochMillis();
         }
-        return Stream.concat(run.timelines().threads().values().stream(),
-                run.timelines().groups().values().stream()).mapToLong(t -> t.endMillis().length == 0 ? Long.MAX_VALUE
-                : t.endMillis()[0]).min().orElse(0);
+        return Stream.concat(run.timelines().threads().values().stream(), run.timelines().groups().values().stream())
+                .mapToLong(t -> t.endMillis().length == 0 ? Long.MAX_VALUE : t.endMillis()[0])
+                .min()
+                .orElse(0);
     }
 
     private void methods(int r) {
@@ -607,14 +695,18 @@ final class HtmlReport {
         if (methods.isEmpty()) {
             return;
         }
-        page.append("<h2>").append(swatch(r)).append("@Counted methods: ").append(escape(runs.get(r).label()))
+        page.append("<h2>")
+                .append(swatch(r))
+                .append("@Counted methods: ")
+                .append(escape(runs.get(r).label()))
                 .append("</h2>\n<table class=\"methods\"><tr>");
         MethodTable.COLUMNS.forEach(c -> page.append("<th>").append(escape(c)).append("</th>"));
         page.append("</tr>\n");
         for (List<String> cells : MethodTable.rows(methods)) {
             page.append("<tr>");
             for (int c = 0; c < cells.size(); c++) {
-                page.append(c == 0 || c == 2 ? "<td>" : "<td class=\"n\">").append(escape(cells.get(c)))
+                page.append(c == 0 || c == 2 ? "<td>" : "<td class=\"n\">")
+                        .append(escape(cells.get(c)))
                         .append("</td>");
             }
             page.append("</tr>\n");

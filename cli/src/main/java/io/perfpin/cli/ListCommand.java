@@ -1,16 +1,19 @@
 package io.perfpin.cli;
 
 import io.perfpin.jvm.JavaProcess;
-import picocli.CommandLine.Command;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
 
 /** This user's JVMs, like {@code jps}, and whether the perfpin agent is active in each. */
-@Command(name = "list", mixinStandardHelpOptions = true,
-        description = {"List this user's JVMs (processes that map libjvm.so): pid, main class, and whether the"
-                + " perfpin agent is active in it (a stats file, not closed, with a recent heartbeat)."})
+@Command(
+        name = "list",
+        mixinStandardHelpOptions = true,
+        description = {
+            "List this user's JVMs (processes that map libjvm.so): pid, main class, and whether the"
+                    + " perfpin agent is active in it (a stats file, not closed, with a recent heartbeat)."
+        })
 final class ListCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
@@ -19,7 +22,10 @@ final class ListCommand implements Callable<Integer> {
         rows.add(List.of("pid", "main", "agent"));
         for (JavaProcess jvm : JavaProcess.ofCurrentUser()) {
             if (jvm.pid() != self) {
-                rows.add(List.of(Long.toString(jvm.pid()), jvm.mainClass(), AgentState.of(jvm.pid()).toString()));
+                rows.add(List.of(
+                        Long.toString(jvm.pid()),
+                        jvm.mainClass(),
+                        AgentState.of(jvm.pid()).toString()));
             }
         }
         if (rows.size() == 1) {

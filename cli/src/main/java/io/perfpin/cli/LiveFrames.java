@@ -11,7 +11,6 @@ import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.SaidOnce;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -43,6 +42,7 @@ final class LiveFrames {
     private final ChildJvms children;
     /** Whether each frame redraws the terminal in place, rather than following the one before. */
     private final boolean redraw;
+
     private TableLayout layout;
     private boolean paused;
     private StatsSnapshot lastSnapshot;
@@ -61,8 +61,15 @@ final class LiveFrames {
     /** Whether a frame showed a thread yet: until then the view waits for them (see {@link #noLiveThread}). */
     private boolean matched;
 
-    LiveFrames(String command, long pid, ThreadsOption threads, ViewOptions view, ReportOutput out,
-               ChildJvms children, boolean redraw, TableLayout layout) {
+    LiveFrames(
+            String command,
+            long pid,
+            ThreadsOption threads,
+            ViewOptions view,
+            ReportOutput out,
+            ChildJvms children,
+            boolean redraw,
+            TableLayout layout) {
         this.command = command;
         this.pid = pid;
         this.threads = threads;
@@ -75,9 +82,10 @@ final class LiveFrames {
 
     /** Said as the view starts when it was asked to show frames more often than the agent samples. */
     void agentSamplesEvery(Duration agent, Duration interval) {
-        out.people().println(TerminalText.escape("perfpin " + command + ": the agent samples every "
-                + seconds(agent.toNanos()) + ": --interval " + seconds(interval.toNanos()) + " shows each of"
-                + " its samples once, as it comes"));
+        out.people()
+                .println(TerminalText.escape("perfpin " + command + ": the agent samples every "
+                        + seconds(agent.toNanos()) + ": --interval " + seconds(interval.toNanos()) + " shows each of"
+                        + " its samples once, as it comes"));
     }
 
     void frame(StatsSnapshot snapshot, StatsWindows.Frame frame) throws IOException {
@@ -87,9 +95,14 @@ final class LiveFrames {
             show(snapshot, frame);
         } else {
             long now = System.currentTimeMillis();
-            out.interval("", List.of(), selected(frame.threads()).stream()
-                    .map(r -> new ThreadRecord(ThreadRecords.SAMPLE, now, r)).collect(Collectors.toList()),
-                    snapshot.eventNames(), "");
+            out.interval(
+                    "",
+                    List.of(),
+                    selected(frame.threads()).stream()
+                            .map(r -> new ThreadRecord(ThreadRecords.SAMPLE, now, r))
+                            .collect(Collectors.toList()),
+                    snapshot.eventNames(),
+                    "");
         }
         sayNotices(snapshot);
     }
@@ -117,8 +130,8 @@ final class LiveFrames {
 
     /** The column after the one sorted by, among those shown, then thread. */
     private String nextColumn() {
-        List<String> columns = new ArrayList<>(layout.columns(events(shownFrame.threads()), metrics(
-                shownFrame.threads())));
+        List<String> columns =
+                new ArrayList<>(layout.columns(events(shownFrame.threads()), metrics(shownFrame.threads())));
         columns.add("thread");
         int at = columns.indexOf(layout.sort());
         return columns.get((at + 1) % columns.size());
@@ -132,8 +145,8 @@ final class LiveFrames {
             notes.add("threads not counted: " + notCounted(snapshot));
         }
         notes.addAll(notCountedLines(rows, redraw));
-        List<String> heading = ReportTable.fold(heading(command, "pid " + pid, snapshot, frame, rows.size()),
-                layout.width());
+        List<String> heading =
+                ReportTable.fold(heading(command, "pid " + pid, snapshot, frame, rows.size()), layout.width());
         if (redraw) {
             List<String> lines = new ArrayList<>(heading);
             lines.addAll(rows.isEmpty() ? List.of(noLiveThread()) : ReportTable.render(rows, layout));
@@ -141,15 +154,23 @@ final class LiveFrames {
             if (children != null) {
                 lines.addAll(children.frame(layout));
             }
-            lines.add(paused ? "paused: p goes on, q quits" : "q quits, s sorts by the next column (now "
-                    + layout.sort() + "), p pauses");
+            lines.add(
+                    paused
+                            ? "paused: p goes on, q quits"
+                            : "q quits, s sorts by the next column (now " + layout.sort() + "), p pauses");
             System.out.print(CLEAR_SCREEN);
             lines.forEach(System.out::println);
             System.out.flush();
         } else {
             notes.addAll(0, heading.subList(1, heading.size()));
-            out.interval(heading.get(0), notes, rows.stream().map(r -> new ThreadRecord(ThreadRecords.SAMPLE, 0, r))
-                    .collect(Collectors.toList()), snapshot.eventNames(), noLiveThread());
+            out.interval(
+                    heading.get(0),
+                    notes,
+                    rows.stream()
+                            .map(r -> new ThreadRecord(ThreadRecords.SAMPLE, 0, r))
+                            .collect(Collectors.toList()),
+                    snapshot.eventNames(),
+                    noLiveThread());
             if (children != null) {
                 out.say(children.frame(layout));
             }
@@ -160,8 +181,10 @@ final class LiveFrames {
     private List<String> notCountedLines(List<ThreadReport> rows, boolean oneLine) {
         Map<String, String> notCounted = ReportTable.notCounted(rows);
         if (oneLine) {
-            return notCounted.isEmpty() ? List.of() : List.of(TerminalText.escape("not counted: "
-                    + String.join(", ", notCounted.keySet()) + " (why: at the end)"));
+            return notCounted.isEmpty()
+                    ? List.of()
+                    : List.of(TerminalText.escape(
+                            "not counted: " + String.join(", ", notCounted.keySet()) + " (why: at the end)"));
         }
         List<String> lines = new ArrayList<>();
         notCounted.forEach((event, reason) -> {
@@ -195,15 +218,17 @@ final class LiveFrames {
         // Only where counting stopped while threads ran; live threads need no word.
         String running = ending.runningLabel();
         ThreadReport finished = StatsWindows.finishedSum(last, running != null ? running : "running at the end");
-        List<String> heading = List.of(TerminalText.escape("perfpin " + command + ": " + ending.message(pid)
-                + ". Totals per thread since it was enrolled:"));
+        List<String> heading = List.of(TerminalText.escape(
+                "perfpin " + command + ": " + ending.message(pid) + ". Totals per thread since it was enrolled:"));
         if (out.format() == ReportFormat.TABLE) {
             if (finished != null) {
                 rows.add(finished);
             }
             List<String> lines = new ArrayList<>(heading);
-            lines.addAll(rows.isEmpty() ? List.of("(no thread matches " + threads.describe() + ")")
-                    : ReportTable.render(rows, view.layout(0).withTop(0).withRunningLabel(running)));
+            lines.addAll(
+                    rows.isEmpty()
+                            ? List.of("(no thread matches " + threads.describe() + ")")
+                            : ReportTable.render(rows, view.layout(0).withTop(0).withRunningLabel(running)));
             // Each event not counted is said once: here, unless a frame said it.
             Map<String, String> notCounted = ReportTable.notCounted(rows);
             notCounted.entrySet().removeIf(e -> !said.first(AgentNotice.notCounted(e.getKey(), e.getValue())));
@@ -215,16 +240,22 @@ final class LiveFrames {
         } else {
             out.people().println(heading.get(0));
             long now = System.currentTimeMillis();
-            out.records(totals.stream().map(r -> new ThreadRecord(ThreadRecords.THREAD, now, r))
-                    .collect(Collectors.toList()), last.eventNames(), TableLayout.ALL);
+            out.records(
+                    totals.stream()
+                            .map(r -> new ThreadRecord(ThreadRecords.THREAD, now, r))
+                            .collect(Collectors.toList()),
+                    last.eventNames(),
+                    TableLayout.ALL);
         }
         List<String> after = new ArrayList<>();
         if (last.threadsNotCounted() > 0) {
             after.add("Threads not counted: " + notCounted(last));
             noneCounted = totals.isEmpty() ? "threads not counted: " + notCounted(last) : null;
         }
-        after.addAll(noticeLines(last.notices().subList(Math.min(noticesSaid, last.notices().size()),
-                last.notices().size())));
+        after.addAll(noticeLines(last.notices()
+                .subList(
+                        Math.min(noticesSaid, last.notices().size()),
+                        last.notices().size())));
         refusals = (int) last.notices().stream().filter(AgentNotice::refused).count();
         out.say(after);
         out.hints(hints);
@@ -245,12 +276,15 @@ final class LiveFrames {
 
     /** A frame's first line: the command, the JVM ({@code who}), its live threads and the window of the counts. */
     static String heading(String command, String who, StatsSnapshot snapshot, StatsWindows.Frame frame, int shown) {
-        long live = snapshot.threads().stream().filter(s -> s.state() == StatsLayout.STATE_RUNNING).count();
-        String window = frame.spanNanos() < 0 ? "counts since each thread was enrolled"
+        long live = snapshot.threads().stream()
+                .filter(s -> s.state() == StatsLayout.STATE_RUNNING)
+                .count();
+        String window = frame.spanNanos() < 0
+                ? "counts since each thread was enrolled"
                 : "counts over the last " + seconds(frame.spanNanos()) + " (" + frame.samples() + " agent sample"
-                + (frame.samples() == 1 ? "" : "s") + ")";
-        return "--- " + LocalTime.now().format(CLOCK) + "  perfpin " + command + "  " + who
-                + "  live threads: " + live + (shown < live ? " (" + shown + " shown)" : "") + ", " + window + " ---";
+                        + (frame.samples() == 1 ? "" : "s") + ")";
+        return "--- " + LocalTime.now().format(CLOCK) + "  perfpin " + command + "  " + who + "  live threads: " + live
+                + (shown < live ? " (" + shown + " shown)" : "") + ", " + window + " ---";
     }
 
     static String seconds(long nanos) {
@@ -258,11 +292,17 @@ final class LiveFrames {
     }
 
     private static List<String> events(List<ThreadReport> reports) {
-        return reports.stream().flatMap(r -> r.counters().keySet().stream()).distinct().collect(Collectors.toList());
+        return reports.stream()
+                .flatMap(r -> r.counters().keySet().stream())
+                .distinct()
+                .collect(Collectors.toList());
     }
 
     private static List<String> metrics(List<ThreadReport> reports) {
-        return reports.stream().flatMap(r -> r.metrics().keySet().stream()).distinct().collect(Collectors.toList());
+        return reports.stream()
+                .flatMap(r -> r.metrics().keySet().stream())
+                .distinct()
+                .collect(Collectors.toList());
     }
 
     private String noLiveThread() {
@@ -274,7 +314,8 @@ final class LiveFrames {
      * them yet ({@code matched} false), and after, they have ended.
      */
     static String noLiveThread(ThreadsOption threads, boolean matched) {
-        return matched ? "(no live thread matches " + threads.describe() + ")"
+        return matched
+                ? "(no live thread matches " + threads.describe() + ")"
                 : "(waiting for threads matching " + threads.describe() + ")";
     }
 
@@ -283,7 +324,8 @@ final class LiveFrames {
      * lines that say so with the table, from the stats file's own reasons.
      */
     private List<String> noticeLines(List<AgentNotice> notices) {
-        return notices.stream().filter(n -> n.kind() != AgentNotice.Kind.NOT_COUNTED && said.first(n))
+        return notices.stream()
+                .filter(n -> n.kind() != AgentNotice.Kind.NOT_COUNTED && said.first(n))
                 .map(n -> (n.refused() ? "agent refused: " : "agent: ") + TerminalText.escape(n.text()))
                 .collect(Collectors.toList());
     }

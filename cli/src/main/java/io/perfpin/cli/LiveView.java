@@ -4,7 +4,6 @@ import io.perfpin.jvm.JavaProcess;
 import io.perfpin.report.StatsWindows;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsSnapshot;
-
 import java.io.Console;
 import java.io.IOException;
 import java.time.Duration;
@@ -41,8 +40,14 @@ final class LiveView {
     /** Why the view ended, once {@link #watch} returned. */
     private LiveEnding ending;
 
-    LiveView(String command, long pid, StatsFileReader reader, ThreadsOption threads, ViewOptions view,
-             ReportOutput out, ChildJvms children) {
+    LiveView(
+            String command,
+            long pid,
+            StatsFileReader reader,
+            ThreadsOption threads,
+            ViewOptions view,
+            ReportOutput out,
+            ChildJvms children) {
         this.command = command;
         this.pid = pid;
         this.reader = reader;
@@ -64,7 +69,7 @@ final class LiveView {
         boolean redraw = out.toStandardOutput() && out.format() == ReportFormat.TABLE && isTerminal();
         TableLayout layout = view.layout(redraw ? Math.max(1, TerminalKeys.rows() - CHROME_LINES) : 0);
         try (StopSignal stop = StopSignal.install();
-             TerminalKeys keys = redraw ? TerminalKeys.open() : null) {
+                TerminalKeys keys = redraw ? TerminalKeys.open() : null) {
             out.layout(layout);
             frames = new LiveFrames(command, pid, threads, view, out, children, redraw, layout);
             if (interval.compareTo(agent) < 0) {
@@ -121,8 +126,8 @@ final class LiveView {
     }
 
     /** Waits up to {@code length}, or until a signal or q; keys s and p act meanwhile. True to end. */
-    private boolean await(StopSignal stop, TerminalKeys keys, Duration length) throws InterruptedException,
-            IOException {
+    private boolean await(StopSignal stop, TerminalKeys keys, Duration length)
+            throws InterruptedException, IOException {
         if (keys == null) {
             return stop.await(length);
         }

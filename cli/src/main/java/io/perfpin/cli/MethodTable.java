@@ -3,7 +3,6 @@ package io.perfpin.cli;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.TerminalText;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -16,8 +15,7 @@ import java.util.Map;
 final class MethodTable {
     static final List<String> COLUMNS = List.of("method", "calls", "event", "total", "per call", "p50", "p99");
 
-    private MethodTable() {
-    }
+    private MethodTable() {}
 
     /** The cells of each row, unformatted numbers: for CSV. */
     static List<List<String>> rows(List<MethodRecord> methods) {
@@ -25,9 +23,14 @@ final class MethodTable {
         for (MethodRecord m : methods) {
             for (Map.Entry<String, Long> total : m.totals().entrySet()) {
                 String event = total.getKey();
-                rows.add(List.of(m.method(), Long.toString(m.calls()), event, Long.toString(total.getValue()),
+                rows.add(List.of(
+                        m.method(),
+                        Long.toString(m.calls()),
+                        event,
+                        Long.toString(total.getValue()),
                         String.format(Locale.ROOT, "%.3f", m.means().getOrDefault(event, 0.0)),
-                        Long.toString(m.p50().getOrDefault(event, 0L)), Long.toString(m.p99().getOrDefault(event, 0L))));
+                        Long.toString(m.p50().getOrDefault(event, 0L)),
+                        Long.toString(m.p99().getOrDefault(event, 0L))));
             }
         }
         return rows;
@@ -43,15 +46,18 @@ final class MethodTable {
         for (MethodRecord m : methods) {
             for (Map.Entry<String, Long> total : m.totals().entrySet()) {
                 String event = total.getKey();
-                table.add(new ArrayList<>(List.of(TerminalText.escape(m.method()),
-                        String.format(Locale.ROOT, "%,d", m.calls()), event,
+                table.add(new ArrayList<>(List.of(
+                        TerminalText.escape(m.method()),
+                        String.format(Locale.ROOT, "%,d", m.calls()),
+                        event,
                         ReportTable.formatCount(event, total.getValue(), null),
                         perCall(event, m.means().getOrDefault(event, 0.0)),
                         ReportTable.formatCount(event, m.p50().getOrDefault(event, 0L), null),
                         ReportTable.formatCount(event, m.p99().getOrDefault(event, 0L), null))));
             }
-            m.unsupported().forEach((event, reason) -> notCounted.addAll(ReportTable.fold(TerminalText.escape("  "
-                    + m.method() + " " + event + ": " + reason), width)));
+            m.unsupported()
+                    .forEach((event, reason) -> notCounted.addAll(ReportTable.fold(
+                            TerminalText.escape("  " + m.method() + " " + event + ": " + reason), width)));
         }
         if (width > 0) {
             ReportTable.fitNames(COLUMNS, table, width);

@@ -1,19 +1,25 @@
 package io.perfpin.cli;
 
+import java.io.IOException;
+import java.nio.file.Path;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
-import java.io.IOException;
-import java.nio.file.Path;
-
 /** {@code --format} and {@code --output}, the agent's {@code format=} and {@code out=}: how and where reports go. */
 final class OutputOptions {
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "table", converter = Format.class,
-            description = "table, csv (header row, a row per thread), json (JSON lines) or html (report only: a page with"
-                    + " plots); default: ${DEFAULT-VALUE}.")
+    @Option(
+            names = "--format",
+            paramLabel = "FORMAT",
+            defaultValue = "table",
+            converter = Format.class,
+            description =
+                    "table, csv (header row, a row per thread), json (JSON lines) or html (report only: a page with"
+                            + " plots); default: ${DEFAULT-VALUE}.")
     ReportFormat format;
 
-    @Option(names = "--output", paramLabel = "FILE",
+    @Option(
+            names = "--output",
+            paramLabel = "FILE",
             description = "Write the report to FILE (created 0600, its directory 0700 when missing) instead of"
                     + " standard output.")
     Path output;
@@ -21,8 +27,8 @@ final class OutputOptions {
     /** Where the report goes; opened before any counting, so that an unwritable FILE costs no measurement. */
     ReportOutput open() throws IOException {
         if (format == ReportFormat.HTML) {
-            throw new IllegalArgumentException("--format html: a page is made from recordings, by perfpin report;"
-                    + " here: table, csv or json");
+            throw new IllegalArgumentException(
+                    "--format html: a page is made from recordings, by perfpin report;" + " here: table, csv or json");
         }
         return ReportOutput.open(format, output, TableLayout.ALL);
     }

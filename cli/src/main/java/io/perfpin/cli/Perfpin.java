@@ -5,6 +5,7 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.ProcessChangedException;
 import io.perfpin.options.UrlText;
 import io.perfpin.report.TerminalText;
+import java.util.List;
 import picocli.AutoComplete;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -13,28 +14,28 @@ import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
-import java.util.List;
-
 /**
  * The {@code perfpin} command. Its commands are added by {@link #commandLine}: only the one asked for where the
  * first word names one, since picocli reads every option of every command it is given before it parses, which
  * was most of what {@code perfpin stat} loaded before its first count.
  */
-@Command(name = "perfpin",
+@Command(
+        name = "perfpin",
         mixinStandardHelpOptions = true,
         versionProvider = Version.class,
         description = "Pins Java threads to CPUs and counts, per Java thread, what the processor does.")
 public final class Perfpin {
     /** Every command, in the order --help lists them. */
-    private static final List<String> COMMANDS = List.of("demo", "run", "attach", "top", "stat", "detach", "report",
-            "list", "topology", "events", "help");
+    private static final List<String> COMMANDS =
+            List.of("demo", "run", "attach", "top", "stat", "detach", "report", "list", "topology", "events", "help");
 
     public static void main(String[] args) {
         System.exit(run(args));
     }
 
     static int run(String... args) {
-        return commandLine(args.length > 0 ? args[0] : null).setParameterExceptionHandler(Perfpin::usage)
+        return commandLine(args.length > 0 ? args[0] : null)
+                .setParameterExceptionHandler(Perfpin::usage)
                 .setExecutionExceptionHandler(Perfpin::report)
                 .execute(args);
     }
@@ -52,11 +53,16 @@ public final class Perfpin {
             COMMANDS.forEach(name -> perfpin.addSubcommand(name, command(name)));
             CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
             // picocli hides it by default; here it is a command like the others: perfpin completion > file.
-            completion.getCommandSpec().usageMessage().hidden(false)
+            completion
+                    .getCommandSpec()
+                    .usageMessage()
+                    .hidden(false)
                     .description("Print a bash completion script: source <(perfpin completion)");
             perfpin.addSubcommand("completion", completion);
         }
-        perfpin.getCommandSpec().usageMessage().exitCodeListHeading("Exit codes:%n")
+        perfpin.getCommandSpec()
+                .usageMessage()
+                .exitCodeListHeading("Exit codes:%n")
                 .exitCodeList(ExitCode.summaries());
         return perfpin;
     }
@@ -87,7 +93,8 @@ public final class Perfpin {
         CommandLine command = e.getCommandLine();
         String message = e.getMessage();
         if (e.getCause() instanceof IllegalArgumentException) {
-            String option = e.getArgSpec() instanceof OptionSpec ? ((OptionSpec) e.getArgSpec()).longestName() + ": " : "";
+            String option =
+                    e.getArgSpec() instanceof OptionSpec ? ((OptionSpec) e.getArgSpec()).longestName() + ": " : "";
             message = option + e.getCause().getMessage();
         } else if (e instanceof UnmatchedArgumentException) {
             String token = ((UnmatchedArgumentException) e).getUnmatched().get(0);
@@ -97,7 +104,9 @@ public final class Perfpin {
                 message = "unknown command '" + token + "'";
             }
             // By edit distance: picocli offers only the options that share the first two letters.
-            List<String> nearest = option ? NearestNames.nearest(token.split("=", 2)[0], spec.optionsMap().keySet())
+            List<String> nearest = option
+                    ? NearestNames.nearest(
+                            token.split("=", 2)[0], spec.optionsMap().keySet())
                     : NearestNames.nearest(token, spec.subcommands().keySet());
             String launched = option ? launchedBefore(command, token, args) : null;
             if (launched != null) {

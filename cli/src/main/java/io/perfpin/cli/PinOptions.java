@@ -2,23 +2,27 @@ package io.perfpin.cli;
 
 import io.perfpin.options.OptionLimits;
 import io.perfpin.options.PinRule;
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Option;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Option;
 
 /** {@code --pin REGEX@PLACEMENT}, repeatable, the agent's {@code pin=}: where matching threads run. */
 final class PinOptions {
     private List<PinRule> rules = new ArrayList<>();
 
     /** Called by the parser with the rules so far at each {@code --pin}: one too many is a usage error there. */
-    @Option(names = "--pin", paramLabel = "REGEX@PLACEMENT", converter = Rule.class,
-            description = {"Pin threads whose whole name matches REGEX to PLACEMENT: a CPU list like 2-3,"
-                    + " isolated (an isolated CPU of their own), core (a whole core of their own) or any.",
-                    "Repeatable, at most " + OptionLimits.MAX_PIN_RULES + " times; the first rule that matches a"
-                            + " thread places it."})
+    @Option(
+            names = "--pin",
+            paramLabel = "REGEX@PLACEMENT",
+            converter = Rule.class,
+            description = {
+                "Pin threads whose whole name matches REGEX to PLACEMENT: a CPU list like 2-3,"
+                        + " isolated (an isolated CPU of their own), core (a whole core of their own) or any.",
+                "Repeatable, at most " + OptionLimits.MAX_PIN_RULES + " times; the first rule that matches a"
+                        + " thread places it."
+            })
     void rules(List<PinRule> given) {
         OptionLimits.checkPinRules("--pin", given.size());
         rules = given;

@@ -4,7 +4,6 @@ import io.perfpin.report.Recording;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.VirtualThreadGroups;
-
 import java.nio.file.Path;
 import java.util.List;
 
@@ -24,16 +23,22 @@ record RecordedJvm(Path file, Recording recording, List<ThreadRecord> threads, b
     /** @param busiest how many of each group of virtual threads are shown as themselves too, the busiest */
     static RecordedJvm of(Path file, Recording recording, ThreadsOption threadsOption, boolean started, int busiest) {
         List<ThreadRecord> threads = threadsOption.selected(recording.threads());
-        String nothing = !threads.isEmpty() ? null : recording.threads().isEmpty() ? "(it holds no thread records)"
-                : "(no thread recorded there matches " + threadsOption.describe() + ")";
-        return new RecordedJvm(file, recording, List.copyOf(VirtualThreadGroups.folded(threads, busiest)), started,
-                nothing);
+        String nothing = !threads.isEmpty()
+                ? null
+                : recording.threads().isEmpty()
+                        ? "(it holds no thread records)"
+                        : "(no thread recorded there matches " + threadsOption.describe() + ")";
+        return new RecordedJvm(
+                file, recording, List.copyOf(VirtualThreadGroups.folded(threads, busiest)), started, nothing);
     }
 
     /** The line above its threads where they are shown with others': which JVM, and where it was recorded. */
     String heading() {
-        String jvm = recording.jvm().map(j -> "JVM " + j.pid() + (started ? ", started with the same agent options;"
-                : ",") + " recorded in ").orElse("Recorded in ");
+        String jvm = recording
+                .jvm()
+                .map(j ->
+                        "JVM " + j.pid() + (started ? ", started with the same agent options;" : ",") + " recorded in ")
+                .orElse("Recorded in ");
         return TerminalText.escape(jvm + file + ":");
     }
 }

@@ -6,7 +6,6 @@ import io.perfpin.report.Hints;
 import io.perfpin.report.Recording;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,8 +16,7 @@ import java.util.OptionalLong;
  * started): its table's layout, the hints its threads' numbers suggest, and what its reader must know beside them.
  */
 final class RecordingReport {
-    private RecordingReport() {
-    }
+    private RecordingReport() {}
 
     /**
      * A table of recorded threads laid out as {@code view} says, as run's totals are (by default 120 columns wide,
@@ -44,7 +42,10 @@ final class RecordingReport {
      */
     static void caveats(String command, Path file, Recording recording) {
         recording.warning().ifPresent(w -> System.err.println(TerminalText.escape("perfpin " + command + ": " + w)));
-        recording.end().map(EndRecord::incompleteLine).ifPresent(line -> System.err.println(
-                TerminalText.escape("perfpin " + command + ": " + file + ": " + line)));
+        recording
+                .end()
+                .map(EndRecord::incompleteLine)
+                .ifPresent(line ->
+                        System.err.println(TerminalText.escape("perfpin " + command + ": " + file + ": " + line)));
     }
 }

@@ -5,11 +5,6 @@ import io.perfpin.report.Comparison;
 import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.Timelines;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,6 +12,10 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * The summary of a JSON-lines recording (the agent's {@code out=}, or {@code --format json --output}): one
@@ -27,15 +26,19 @@ import java.util.concurrent.Callable;
  * {@code --format html}, a page with plots over time, of one recording or of several side by side, then of each JVM
  * that one of them started under its own heading.
  */
-@Command(name = "report", mixinStandardHelpOptions = true,
-        description = {"Summarise a recorded JSON-lines file: each thread's final record (or its last live sample"
-                + " when the recording ended first; in a table busiest first), then hints; then those of each JVM it started"
-                + " that recorded beside it (JMH's forks), each under its own heading.",
-                "Several FILEs follow one another; in CSV and JSON each row says the file it came from (recording).",
-                "With --format html: one self-contained page with each thread's plots over time; several FILEs are"
-                        + " compared side by side (before, after); each JVM they started follows under its own"
-                        + " heading.",
-                "A last line cut short by a crash is skipped with a warning."})
+@Command(
+        name = "report",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Summarise a recorded JSON-lines file: each thread's final record (or its last live sample"
+                    + " when the recording ended first; in a table busiest first), then hints; then those of each JVM it started"
+                    + " that recorded beside it (JMH's forks), each under its own heading.",
+            "Several FILEs follow one another; in CSV and JSON each row says the file it came from (recording).",
+            "With --format html: one self-contained page with each thread's plots over time; several FILEs are"
+                    + " compared side by side (before, after); each JVM they started follows under its own"
+                    + " heading.",
+            "A last line cut short by a crash is skipped with a warning."
+        })
 final class ReportCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE", arity = "1..*", description = "A JSON-lines recording, or several.")
     List<Path> files;
@@ -46,7 +49,10 @@ final class ReportCommand implements Callable<Integer> {
     @Mixin
     ViewOptions view;
 
-    @Option(names = "--busiest-virtual", paramLabel = "N", converter = ViewOptions.Count.class,
+    @Option(
+            names = "--busiest-virtual",
+            paramLabel = "N",
+            converter = ViewOptions.Count.class,
             description = "Also show the N busiest virtual threads of each group (the most task-clock) as themselves;"
                     + " virtual threads are shown by group otherwise.")
     Integer busiestVirtual;
@@ -75,17 +81,21 @@ final class ReportCommand implements Callable<Integer> {
      * is an error.
      */
     private List<RecordedJvm> family(Path file) throws IOException {
-        List<RecordedJvm> family = new ArrayList<>(List.of(RecordedJvm.of(file, read(file), threads, false,
-                busiestVirtual == null ? 0 : busiestVirtual)));
+        List<RecordedJvm> family = new ArrayList<>(
+                List.of(RecordedJvm.of(file, read(file), threads, false, busiestVirtual == null ? 0 : busiestVirtual)));
         family.addAll(StartedJvms.read("report", file, threads));
         int started = family.size() - 1;
         if (family.stream().allMatch(jvm -> jvm.recording().threads().isEmpty())) {
-            throw new IllegalStateException(file + (started == 0 ? " holds" : ", and the recordings beside it of the "
-                    + jvms(started) + " it started, hold") + " no thread records");
+            throw new IllegalStateException(file
+                    + (started == 0
+                            ? " holds"
+                            : ", and the recordings beside it of the " + jvms(started) + " it started, hold")
+                    + " no thread records");
         }
         if (family.stream().allMatch(jvm -> jvm.threads().isEmpty())) {
-            throw new IllegalArgumentException("no thread recorded in " + file + (started == 0 ? ""
-                    : " or beside it by the " + jvms(started) + " it started") + " matches " + threads.describe());
+            throw new IllegalArgumentException("no thread recorded in " + file
+                    + (started == 0 ? "" : " or beside it by the " + jvms(started) + " it started") + " matches "
+                    + threads.describe());
         }
         return family;
     }
@@ -106,8 +116,8 @@ final class ReportCommand implements Callable<Integer> {
         boolean started = families.stream().anyMatch(family -> family.size() > 1);
         List<RecordedJvm> named = families.stream().map(family -> family.get(0)).toList();
         // Several named recordings are told apart by their labels; one with a family, by the JVMs' headings.
-        List<HtmlReport.Part> parts = new ArrayList<>(List.of(part(named, started && named.size() == 1
-                ? named.get(0).heading() : null)));
+        List<HtmlReport.Part> parts = new ArrayList<>(
+                List.of(part(named, started && named.size() == 1 ? named.get(0).heading() : null)));
         for (List<RecordedJvm> family : families) {
             for (RecordedJvm jvm : family.subList(1, family.size())) {
                 parts.add(part(List.of(jvm), jvm.heading()));
@@ -123,14 +133,16 @@ final class ReportCommand implements Callable<Integer> {
 
     /** The JVMs' recordings side by side, under {@code heading} (null for none), their busiest threads plotted. */
     private HtmlReport.Part part(List<RecordedJvm> jvms, String heading) {
-        List<List<ThreadRecord>> selected = jvms.stream().map(RecordedJvm::threads).toList();
+        List<List<ThreadRecord>> selected =
+                jvms.stream().map(RecordedJvm::threads).toList();
         List<Comparison.Row> rows = Comparison.byName(selected);
         Set<String> plotted = new HashSet<>();
-        rows.subList(0, Math.min(HtmlReport.PLOTTED, rows.size())).forEach(row -> row.runs().forEach(t -> {
-            if (t != null) {
-                plotted.add(t.threadKey());
-            }
-        }));
+        rows.subList(0, Math.min(HtmlReport.PLOTTED, rows.size()))
+                .forEach(row -> row.runs().forEach(t -> {
+                    if (t != null) {
+                        plotted.add(t.threadKey());
+                    }
+                }));
         Set<String> plottedGroups = new HashSet<>();
         List<HtmlReport.GroupRow> groups = HtmlReport.groups(selected);
         groups.subList(0, Math.min(HtmlReport.PLOTTED, groups.size()))
@@ -144,8 +156,8 @@ final class ReportCommand implements Callable<Integer> {
                 throw FileErrors.unreadable(jvm.file(), e);
             }
             Recording recording = jvm.recording();
-            runs.add(new HtmlReport.Run(label(jvm.file()), recording.run().orElse(null), jvm.threads(),
-                    recording.methods(), timelines));
+            runs.add(new HtmlReport.Run(
+                    label(jvm.file()), recording.run().orElse(null), jvm.threads(), recording.methods(), timelines));
         }
         String nothing = rows.isEmpty() ? jvms.get(0).nothing() : null;
         return new HtmlReport.Part(heading, nothing, runs, rows, groups);
@@ -153,7 +165,9 @@ final class ReportCommand implements Callable<Integer> {
 
     /** A recording's name on the page: its file name, or its path where two have the same name. */
     private String label(Path file) {
-        long same = files.stream().filter(f -> f.getFileName().equals(file.getFileName())).count();
+        long same = files.stream()
+                .filter(f -> f.getFileName().equals(file.getFileName()))
+                .count();
         return same > 1 ? file.toString() : file.getFileName().toString();
     }
 
@@ -169,5 +183,4 @@ final class ReportCommand implements Callable<Integer> {
         RecordingReport.caveats("report", file, recording);
         return recording;
     }
-
 }

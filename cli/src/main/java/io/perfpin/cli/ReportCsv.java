@@ -3,7 +3,6 @@ package io.perfpin.cli;
 import io.perfpin.report.Json;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
-
 import java.math.BigDecimal;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -29,8 +28,7 @@ final class ReportCsv {
     /** The first column of a report that joins several recordings: the file a row was read from. */
     static final String RECORDING = "recording";
 
-    private ReportCsv() {
-    }
+    private ReportCsv() {}
 
     /**
      * A header row with the columns of {@code events} and of the events these records have ({@link Columns#of}), then
@@ -49,8 +47,12 @@ final class ReportCsv {
         List<String> lines = new ArrayList<>();
         for (ThreadRecord record : records) {
             ThreadReport r = record.report();
-            List<String> row = new ArrayList<>(List.of(r.name(), Integer.toString(r.tid()),
-                    Long.toString(r.javaId()), r.cpus(), r.pin().text()));
+            List<String> row = new ArrayList<>(List.of(
+                    r.name(),
+                    Integer.toString(r.tid()),
+                    Long.toString(r.javaId()),
+                    r.cpus(),
+                    r.pin().text()));
             for (String event : columns.events()) {
                 Long value = r.counters().get(event);
                 row.add(value == null ? "" : value.toString());
@@ -113,7 +115,9 @@ final class ReportCsv {
     }
 
     private static String pairs(Map<String, String> byEvent) {
-        return byEvent.entrySet().stream().map(e -> e.getKey() + ": " + e.getValue()).collect(Collectors.joining("; "));
+        return byEvent.entrySet().stream()
+                .map(e -> e.getKey() + ": " + e.getValue())
+                .collect(Collectors.joining("; "));
     }
 
     private static String decimal(Double value) {
@@ -154,7 +158,9 @@ final class ReportCsv {
             }
         }
         String value = whole.toString();
-        boolean quote = value.indexOf(',') >= 0 || value.indexOf('"') >= 0 || value.indexOf('\n') >= 0
+        boolean quote = value.indexOf(',') >= 0
+                || value.indexOf('"') >= 0
+                || value.indexOf('\n') >= 0
                 || value.indexOf('\r') >= 0;
         return quote ? '"' + value.replace("\"", "\"\"") + '"' : value;
     }

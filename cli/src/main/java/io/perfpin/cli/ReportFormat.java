@@ -5,7 +5,6 @@ import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -57,7 +56,8 @@ enum ReportFormat {
 
     /** JSON lines, one per record; each says the file it was read from ({@code recording}) unless that is null. */
     static List<String> json(List<ThreadRecord> records, Path recording) {
-        return records.stream().map(r -> ThreadRecords.toJson(r.type(), recording, r.epochMillis(), r.report()))
+        return records.stream()
+                .map(r -> ThreadRecords.toJson(r.type(), recording, r.epochMillis(), r.report()))
                 .collect(Collectors.toList());
     }
 
@@ -85,8 +85,10 @@ enum ReportFormat {
     private static List<String> table(List<ThreadRecord> records, TableLayout layout) {
         List<ThreadReport> reports = records.stream().map(ThreadRecord::report).collect(Collectors.toList());
         List<String> lines = new ArrayList<>(ReportTable.render(reports, layout));
-        List<String> unfinished = records.stream().filter(r -> !r.isFinal())
-                .map(r -> TerminalText.escape(r.report().name()) + " (tid " + r.report().tid() + ")")
+        List<String> unfinished = records.stream()
+                .filter(r -> !r.isFinal())
+                .map(r -> TerminalText.escape(r.report().name()) + " (tid "
+                        + r.report().tid() + ")")
                 .collect(Collectors.toList());
         if (!unfinished.isEmpty()) {
             lines.add("");

@@ -1,11 +1,10 @@
 package io.perfpin.cli;
 
 import io.perfpin.report.Hint;
-import io.perfpin.report.MethodRecord;
 import io.perfpin.report.JsonLinesFile;
+import io.perfpin.report.MethodRecord;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
-
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -27,6 +26,7 @@ final class ReportOutput implements AutoCloseable {
     private TableLayout layout;
     /** The columns of the CSV header written before the first interval's rows; null until then. */
     private ReportCsv.Columns intervalColumns;
+
     private boolean intervals;
 
     private ReportOutput(ReportFormat format, JsonLinesFile file, TableLayout layout) {
@@ -104,15 +104,21 @@ final class ReportOutput implements AutoCloseable {
      * as rows under one header for all intervals in CSV (with a column for every event of {@code events} and every
      * metric they give, known before the first row), as JSON lines.
      */
-    void interval(String heading, List<String> notes, List<ThreadRecord> samples, List<String> events,
-                  String empty) throws IOException {
+    void interval(String heading, List<String> notes, List<ThreadRecord> samples, List<String> events, String empty)
+            throws IOException {
         intervals = true;
         switch (format) {
             case TABLE:
                 List<String> lines = new ArrayList<>(List.of(heading));
                 lines.addAll(notes);
-                lines.addAll(samples.isEmpty() ? List.of(empty) : ReportTable.render(samples.stream()
-                        .map(ThreadRecord::report).collect(Collectors.toList()), layout));
+                lines.addAll(
+                        samples.isEmpty()
+                                ? List.of(empty)
+                                : ReportTable.render(
+                                        samples.stream()
+                                                .map(ThreadRecord::report)
+                                                .collect(Collectors.toList()),
+                                        layout));
                 write(lines);
                 break;
             case CSV:
@@ -186,14 +192,21 @@ final class ReportOutput implements AutoCloseable {
             }
             Path recording = several ? jvm.file() : null;
             if (!jvm.threads().isEmpty()) {
-                write(format == ReportFormat.JSON ? ReportFormat.json(jvm.threads(), recording)
-                        : format.render(jvm.threads(), jvm.recording().events(), table));
+                write(
+                        format == ReportFormat.JSON
+                                ? ReportFormat.json(jvm.threads(), recording)
+                                : format.render(jvm.threads(), jvm.recording().events(), table));
             }
             List<MethodRecord> methods = jvm.recording().methods();
-            write(format == ReportFormat.JSON ? methods.stream().map(m -> m.toJson(recording))
-                    .collect(Collectors.toList()) : format.renderMethods(methods, table.width()));
+            write(
+                    format == ReportFormat.JSON
+                            ? methods.stream().map(m -> m.toJson(recording)).collect(Collectors.toList())
+                            : format.renderMethods(methods, table.width()));
             hints(RecordingReport.hints(jvm.threads()));
-            String simulated = jvm.threads().stream().map(t -> t.report().pmu()).filter(Objects::nonNull).findFirst()
+            String simulated = jvm.threads().stream()
+                    .map(t -> t.report().pmu())
+                    .filter(Objects::nonNull)
+                    .findFirst()
                     .orElse(null);
             if (format == ReportFormat.TABLE && simulated != null) {
                 write(List.of(simulatedPmu(simulated)));
@@ -203,7 +216,8 @@ final class ReportOutput implements AutoCloseable {
 
     /** Under a table whose hardware counts a simulated PMU made (tests only): they are no measurement. */
     static String simulatedPmu(String pmu) {
-        return "hardware counts from a " + pmu + " PMU, made from each thread's task-clock for tests: not a measurement";
+        return "hardware counts from a " + pmu
+                + " PMU, made from each thread's task-clock for tests: not a measurement";
     }
 
     /** Every JVM's rows under one header, the file each was read from first; then the methods' likewise. */
@@ -219,8 +233,8 @@ final class ReportOutput implements AutoCloseable {
         List<String> methods = new ArrayList<>();
         for (RecordedJvm jvm : jvms) {
             ReportCsv.rows(jvm.threads(), columns).forEach(row -> lines.add(ReportCsv.fromRecording(jvm.file(), row)));
-            MethodTable.rows(jvm.recording().methods()).forEach(row -> methods.add(ReportCsv.fromRecording(jvm.file(),
-                    ReportCsv.row(row))));
+            MethodTable.rows(jvm.recording().methods())
+                    .forEach(row -> methods.add(ReportCsv.fromRecording(jvm.file(), ReportCsv.row(row))));
         }
         if (!methods.isEmpty()) {
             lines.addAll(List.of("", ReportCsv.recordingHeader(MethodTable.COLUMNS)));

@@ -6,7 +6,6 @@ import io.perfpin.event.GenericEvents;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
-
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -28,8 +27,7 @@ final class ReportTable {
     /** A name cut to fit keeps at least this much of itself. */
     private static final int MIN_NAME_WIDTH = 12;
 
-    private ReportTable() {
-    }
+    private ReportTable() {}
 
     /** Every column, every row in the given order, names whole: a report read once. */
     static List<String> render(List<ThreadReport> reports) {
@@ -45,7 +43,9 @@ final class ReportTable {
             r.sources().forEach(sources::putIfAbsent);
             events.addAll(r.counters().keySet());
             metrics.addAll(r.metrics().keySet());
-            r.unsupported().values().stream().filter(DescriptorBudget::isThreadNotCounted).distinct()
+            r.unsupported().values().stream()
+                    .filter(DescriptorBudget::isThreadNotCounted)
+                    .distinct()
                     .forEach(reason -> threadsNotCounted.merge(reason, 1, Integer::sum));
         }
         Map<String, String> notCounted = notCounted(reports);
@@ -64,7 +64,8 @@ final class ReportTable {
         List<List<String>> rows = new ArrayList<>();
         for (ThreadReport r : layout.sorted(reports)) {
             // tid 0: a row that sums threads
-            List<String> row = new ArrayList<>(List.of(TerminalText.escape(r.name()),
+            List<String> row = new ArrayList<>(List.of(
+                    TerminalText.escape(r.name()),
                     r.tid() > 0 ? Integer.toString(r.tid()) : "-",
                     r.pin() == PinSource.INHERITED ? r.cpus() + " (inherited)" : r.cpus()));
             if (lastCpus) {
@@ -96,14 +97,15 @@ final class ReportTable {
         if (!notCounted.isEmpty() && layout.notCounted()) {
             lines.add("");
             lines.add("Not counted:");
-            notCounted.forEach((event, reason) -> lines.addAll(fold(TerminalText.escape("  " + event + ": "
-                    + reason), width)));
+            notCounted.forEach(
+                    (event, reason) -> lines.addAll(fold(TerminalText.escape("  " + event + ": " + reason), width)));
         }
         if (!threadsNotCounted.isEmpty()) {
             lines.add("");
             lines.add("Threads not counted:");
-            threadsNotCounted.forEach((reason, threads) -> lines.addAll(fold("  " + threads + (threads == 1
-                    ? " thread: " : " threads: ") + reason.substring(DescriptorBudget.THREAD_NOT_COUNTED.length()),
+            threadsNotCounted.forEach((reason, threads) -> lines.addAll(fold(
+                    "  " + threads + (threads == 1 ? " thread: " : " threads: ")
+                            + reason.substring(DescriptorBudget.THREAD_NOT_COUNTED.length()),
                     width)));
         }
         return lines;
@@ -114,8 +116,8 @@ final class ReportTable {
      * rows would not fit {@code width} even with names cut to {@link #MIN_NAME_WIDTH}; the first stays.
      */
     private static void leaveOutToFit(List<String> header, List<List<String>> rows, int first, int width) {
-        while (header.size() > first + 1 && Math.min(MIN_NAME_WIDTH, widest(header, rows, 0)) + rest(header, rows)
-                > width) {
+        while (header.size() > first + 1
+                && Math.min(MIN_NAME_WIDTH, widest(header, rows, 0)) + rest(header, rows) > width) {
             int last = header.size() - 1;
             header.remove(last);
             rows.forEach(row -> row.remove(last));

@@ -5,31 +5,34 @@ import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OutputFile;
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.TerminalText;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Parameters;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
 
 /**
  * Launches a JVM with the agent, watches it live as {@code top} does, prints each thread's totals and hints
  * when it exits, then its {@code @Counted} methods, and exits with its exit code. The agent always records
  * (to {@code --record FILE}, else a private file in the perfpin directory), so nothing is lost.
  */
-@Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Run a JVM with the perfpin agent: perfpin run [options] -- java -cp app.jar Main ...",
-                "Shows the live view, then the summary at exit; exits with the application's exit code.",
-                "java may stand behind programs that run it, with their options: taskset, numactl, env, nice, chrt,"
-                        + " ionice, setpriv, sudo, stdbuf, time and nohup (perfpin run -- taskset -c 2 java ...).",
-                "A command that starts java any other way (sh -c, a script, mvn, gradle) is refused (exit 2)."
-                        + " Load the agent there yourself: put JAVA_TOOL_OPTIONS='-javaagent:JAR=OPTIONS' in its"
-                        + " environment (the refusal names JAR and OPTIONS; every JVM that sees the variable loads"
-                        + " the agent) and watch it with perfpin top PID; or start it as usual and perfpin attach"
-                        + " PID."})
+@Command(
+        name = "run",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run a JVM with the perfpin agent: perfpin run [options] -- java -cp app.jar Main ...",
+            "Shows the live view, then the summary at exit; exits with the application's exit code.",
+            "java may stand behind programs that run it, with their options: taskset, numactl, env, nice, chrt,"
+                    + " ionice, setpriv, sudo, stdbuf, time and nohup (perfpin run -- taskset -c 2 java ...).",
+            "A command that starts java any other way (sh -c, a script, mvn, gradle) is refused (exit 2)."
+                    + " Load the agent there yourself: put JAVA_TOOL_OPTIONS='-javaagent:JAR=OPTIONS' in its"
+                    + " environment (the refusal names JAR and OPTIONS; every JVM that sees the variable loads"
+                    + " the agent) and watch it with perfpin top PID; or start it as usual and perfpin attach"
+                    + " PID."
+        })
 final class RunCommand implements Callable<Integer> {
     @Mixin
     AgentSettings agent;
@@ -40,7 +43,9 @@ final class RunCommand implements Callable<Integer> {
     @Mixin
     OutputOptions output;
 
-    @Parameters(paramLabel = "COMMAND", arity = "1..*",
+    @Parameters(
+            paramLabel = "COMMAND",
+            arity = "1..*",
             description = "The java command and its arguments, after --; the agent goes right after java.")
     List<String> command;
 
@@ -48,8 +53,8 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         LaunchCommand launch = launchCommand();
         if (agent.record == null) {
-            agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS).resolve("run-" + System.currentTimeMillis()
-                    + ".jsonl");
+            agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS)
+                    .resolve("run-" + System.currentTimeMillis() + ".jsonl");
         }
         // Checked here, where a refusal is one line before anything starts; the agent then replaces this file.
         try {
@@ -60,13 +65,15 @@ final class RunCommand implements Callable<Integer> {
         String agentOption = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
         // Opened before the application starts: an --output FILE that cannot be written costs no run.
         try (ReportOutput out = output.open()) {
-            Process process = new ProcessBuilder(launch.withJvmOption(agentOption)).inheritIO().start();
+            Process process = new ProcessBuilder(launch.withJvmOption(agentOption))
+                    .inheritIO()
+                    .start();
             long jvm = AgentSession.awaitAgent(process.pid(), process);
             boolean watched = false;
             if (jvm > 0) {
                 try (ChildJvms children = new ChildJvms(process.toHandle(), jvm, agent.threads)) {
-                    AgentSession.watch("run", jvm, null, agent.threads, agent.interval.interval, null, view, out,
-                            children);
+                    AgentSession.watch(
+                            "run", jvm, null, agent.threads, agent.interval.interval, null, view, out, children);
                     watched = true;
                 } catch (Exception e) {
                     // The application goes on without a live view, and its exit code is still what run returns.
@@ -79,8 +86,8 @@ final class RunCommand implements Callable<Integer> {
                     new RunRecordings(agent.record, agent.threads, view).summarise(watched, out);
                 } catch (IOException | RuntimeException e) {
                     // What could not be summarised is still recorded; the exit code is the application's all the same.
-                    System.err.println(TerminalText.escape("perfpin run: cannot summarise " + agent.record + ": "
-                            + e.getMessage()));
+                    System.err.println(TerminalText.escape(
+                            "perfpin run: cannot summarise " + agent.record + ": " + e.getMessage()));
                 }
             }
             return exit;
@@ -97,8 +104,10 @@ final class RunCommand implements Callable<Integer> {
             launch = LaunchCommand.of(command);
         } catch (IllegalArgumentException e) {
             String option = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
-            throw new IllegalArgumentException(e.getMessage() + "; or load the agent yourself: JAVA_TOOL_OPTIONS='"
-                    + option.replace("'", "'\\''") + "', and perfpin top PID (see perfpin run --help)", e);
+            throw new IllegalArgumentException(
+                    e.getMessage() + "; or load the agent yourself: JAVA_TOOL_OPTIONS='" + option.replace("'", "'\\''")
+                            + "', and perfpin top PID (see perfpin run --help)",
+                    e);
         }
         Optional<String> other = launch.otherUser(System.getProperty("user.name"), EffectiveUser.uid());
         if (other.isPresent()) {

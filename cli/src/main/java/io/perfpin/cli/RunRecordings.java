@@ -3,7 +3,6 @@ package io.perfpin.cli;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.TerminalText;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -36,18 +35,29 @@ final class RunRecordings {
         Recording recording = Recording.read(record);
         if (!watched) {
             // It ended before the view began (a short application): its totals are in its recording.
-            out.people().println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
-                    + " recording:");
+            out.people()
+                    .println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
+                            + " recording:");
             out.records(threads.selected(recording.threads()), recording.events(), table);
         }
         out.methods(recording.methods(), table);
         StartedJvms.write("run", record, threads, out, table);
         List<Path> family = RecordingFile.family(record);
         int started = family.size() - 1;
-        ReportTable.fold(TerminalText.escape("Recorded in " + record + (started == 0 ? "" : ", and for the "
-                + (started == 1 ? "JVM" : started + " JVMs") + " it started, beside it ("
-                + family.subList(1, family.size()).stream().map(p -> p.getFileName().toString())
-                .collect(Collectors.joining(", ")) + ")")
-                + " (perfpin report " + record + ")"), table.width()).forEach(out.people()::println);
+        ReportTable.fold(
+                        TerminalText.escape("Recorded in " + record
+                                + (started == 0
+                                        ? ""
+                                        : ", and for the "
+                                                + (started == 1 ? "JVM" : started + " JVMs")
+                                                + " it started, beside it ("
+                                                + family.subList(1, family.size()).stream()
+                                                        .map(p ->
+                                                                p.getFileName().toString())
+                                                        .collect(Collectors.joining(", "))
+                                                + ")")
+                                + " (perfpin report " + record + ")"),
+                        table.width())
+                .forEach(out.people()::println);
     }
 }

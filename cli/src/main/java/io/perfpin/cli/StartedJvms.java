@@ -4,7 +4,6 @@ import io.perfpin.files.FileErrors;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.TerminalText;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -17,8 +16,7 @@ import java.util.List;
  * said on stderr, and the others are still shown.
  */
 final class StartedJvms {
-    private StartedJvms() {
-    }
+    private StartedJvms() {}
 
     /**
      * Writes every JVM recorded beside {@code named}, as report writes a recording: its threads that {@code threads}

@@ -15,12 +15,6 @@ import io.perfpin.options.PinRule;
 import io.perfpin.report.Hint;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.ITypeConverter;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.time.LocalTime;
@@ -29,6 +23,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
 
 /**
  * Counts another JVM's threads without loading anything into it, like {@code perf stat -p} with Java names: the
@@ -37,12 +36,16 @@ import java.util.stream.Collectors;
  * each interval's counts as {@code perf stat -I} does. With {@code --pin}, the chosen threads run where the rules
  * say while they are counted, and get their own CPUs back afterwards.
  */
-@Command(name = "stat", mixinStandardHelpOptions = true,
-        description = {"Count a running JVM's threads from outside, named by its thread dump; no agent is loaded.",
-                "Counts for --duration (default 5s), or until Ctrl-C, following the chosen threads that start and"
-                        + " end meanwhile: it looks for them every --interval, and shows that interval's counts;"
-                        + " without --interval it looks once a second and shows only the totals. --pin pins the"
-                        + " chosen threads meanwhile."})
+@Command(
+        name = "stat",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Count a running JVM's threads from outside, named by its thread dump; no agent is loaded.",
+            "Counts for --duration (default 5s), or until Ctrl-C, following the chosen threads that start and"
+                    + " end meanwhile: it looks for them every --interval, and shows that interval's counts;"
+                    + " without --interval it looks once a second and shows only the totals. --pin pins the"
+                    + " chosen threads meanwhile."
+        })
 final class StatCommand implements Callable<Integer> {
     private static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
     /**
@@ -74,7 +77,10 @@ final class StatCommand implements Callable<Integer> {
     @Mixin
     IntervalOption interval;
 
-    @Option(names = "--fds", paramLabel = "SHARE", converter = Share.class,
+    @Option(
+            names = "--fds",
+            paramLabel = "SHARE",
+            converter = Share.class,
             description = "The file descriptors stat may hold, one per event per counted thread: a share of those"
                     + " it has free (default 90%%: it is perfpin's own process), or a number; threads beyond it are"
                     + " listed not counted.")
@@ -115,12 +121,12 @@ final class StatCommand implements Callable<Integer> {
             System.err.println("perfpin stat: " + simulated);
         }
         // What the pins cannot do, said on stderr as the command's own lines are.
-        ThreadPins pinned = ThreadPins.ofProcess(syscalls, process,
-                text -> System.err.println(TerminalText.escape("perfpin: " + text)));
+        ThreadPins pinned = ThreadPins.ofProcess(
+                syscalls, process, text -> System.err.println(TerminalText.escape("perfpin: " + text)));
         try (StopSignal stop = StopSignal.install();
-             ReportOutput out = output.open();
-             pinned;
-             StatThreads counted = new StatThreads(syscalls, process, eventList, pins, pinned, budget)) {
+                ReportOutput out = output.open();
+                pinned;
+                StatThreads counted = new StatThreads(syscalls, process, eventList, pins, pinned, budget)) {
             TableLayout table = view.table();
             out.layout(table);
             checkedAtStart(() -> counted.count(chosen, true));
@@ -146,8 +152,8 @@ final class StatCommand implements Callable<Integer> {
                 // As perf stat's "seconds time elapsed": what the totals cover, on the clock the intervals' blocks
                 // use. CSV and JSON carry each thread's own window (wallNanos), and their stderr stays for problems.
                 out.say(List.of("counts over " + LiveFrames.seconds(to - from) + " (from "
-                        + fromClock.format(LiveFrames.CLOCK) + " to " + fromClock.plusNanos(to - from)
-                        .format(LiveFrames.CLOCK) + ")"));
+                        + fromClock.format(LiveFrames.CLOCK) + " to "
+                        + fromClock.plusNanos(to - from).format(LiveFrames.CLOCK) + ")"));
                 if (Backends.simulatedPmu() != null) {
                     out.say(List.of(ReportOutput.simulatedPmu(Backends.simulatedPmu())));
                 }
@@ -205,7 +211,8 @@ final class StatCommand implements Callable<Integer> {
         long deadline = System.nanoTime() + duration.orElse(DEFAULT_DURATION).toNanos();
         while (true) {
             long left = deadline - System.nanoTime();
-            if (left <= 0 || stop.await(left < every.toNanos() ? Duration.ofNanos(left) : every)
+            if (left <= 0
+                    || stop.await(left < every.toNanos() ? Duration.ofNanos(left) : every)
                     || System.nanoTime() >= deadline) {
                 return;
             }
@@ -250,8 +257,8 @@ final class StatCommand implements Callable<Integer> {
             throw new IllegalArgumentException("no JVM given: expected a PID");
         }
         if (positionalPid != null && pidOption != null && !positionalPid.equals(pidOption)) {
-            throw new IllegalArgumentException("two JVMs given: PID " + positionalPid + " and --pid " + pidOption
-                    + "; give one");
+            throw new IllegalArgumentException(
+                    "two JVMs given: PID " + positionalPid + " and --pid " + pidOption + "; give one");
         }
         return positionalPid != null ? positionalPid : pidOption;
     }
@@ -260,9 +267,13 @@ final class StatCommand implements Callable<Integer> {
     private void sample(StatThreads counted, ReportOutput out, EventList eventList) throws IOException {
         long now = System.nanoTime();
         List<ThreadRecord> samples = counted.samples();
-        out.interval("--- " + LocalTime.now().format(LiveFrames.CLOCK) + "  perfpin stat  pid " + pid
-                + "  threads: " + samples.size() + ", their counts over the last " + String.format(Locale.ROOT,
-                "%.3f", (now - sampledNanos) / 1e9) + " s ---", List.of(), samples, eventList.names(),
+        out.interval(
+                "--- " + LocalTime.now().format(LiveFrames.CLOCK) + "  perfpin stat  pid " + pid
+                        + "  threads: " + samples.size() + ", their counts over the last "
+                        + String.format(Locale.ROOT, "%.3f", (now - sampledNanos) / 1e9) + " s ---",
+                List.of(),
+                samples,
+                eventList.names(),
                 "(no thread was counted in this interval)");
         sampledNanos = now;
     }

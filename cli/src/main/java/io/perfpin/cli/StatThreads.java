@@ -16,7 +16,6 @@ import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -44,11 +43,17 @@ final class StatThreads implements AutoCloseable {
     private final ThreadAffinity affinity;
     /** What the kernel refuses every thread, so that a thread counted later tries it no more. */
     private final RefusedEvents refused = new RefusedEvents();
+
     private final List<CountedThread> all = new ArrayList<>();
     private final Map<Integer, CountedThread> running = new HashMap<>();
 
-    StatThreads(Syscalls syscalls, ProcessIdentity process, EventList events, PinOptions pins, ThreadPins pinned,
-                DescriptorBudget budget) {
+    StatThreads(
+            Syscalls syscalls,
+            ProcessIdentity process,
+            EventList events,
+            PinOptions pins,
+            ThreadPins pinned,
+            DescriptorBudget budget) {
         this.syscalls = syscalls;
         this.process = process;
         this.pid = process.pid();
@@ -96,8 +101,8 @@ final class StatThreads implements AutoCloseable {
         pinned.awaitOnTheirCpus(moved, MOVE_PATIENCE);
         process.check();
         for (JavaThreadInfo t : threads) {
-            CountedThread counted = CountedThread.open(syscalls, pid, t, events, refused, budget,
-                    cpusOf(t.tid()), pinned.isPinned(t.tid()));
+            CountedThread counted = CountedThread.open(
+                    syscalls, pid, t, events, refused, budget, cpusOf(t.tid()), pinned.isPinned(t.tid()));
             all.add(counted);
             running.put(t.tid(), counted);
         }
@@ -150,8 +155,14 @@ final class StatThreads implements AutoCloseable {
     /** How many threads it holds without a counter, and why (the same reason for all); null when none. */
     String notCounted() {
         long threads = all.stream().filter(t -> t.notCounted() != null).count();
-        return threads == 0 ? null : threads + " of " + all.size() + " threads not counted: " + all.stream()
-                .map(CountedThread::notCounted).filter(why -> why != null).findFirst().orElseThrow();
+        return threads == 0
+                ? null
+                : threads + " of " + all.size() + " threads not counted: "
+                        + all.stream()
+                                .map(CountedThread::notCounted)
+                                .filter(why -> why != null)
+                                .findFirst()
+                                .orElseThrow();
     }
 
     /** As the kernel has them: a pin within a cgroup's cpuset keeps only the CPUs the cpuset allows. */

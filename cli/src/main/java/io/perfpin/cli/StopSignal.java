@@ -18,14 +18,16 @@ final class StopSignal implements AutoCloseable {
     private final Thread hook;
 
     private StopSignal() {
-        hook = new Thread(() -> {
-            stop.countDown();
-            try {
-                finished.await(FINISH_SECONDS, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "perfpin-stop");
+        hook = new Thread(
+                () -> {
+                    stop.countDown();
+                    try {
+                        finished.await(FINISH_SECONDS, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "perfpin-stop");
     }
 
     static StopSignal install() {

@@ -2,7 +2,6 @@ package io.perfpin.cli;
 
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -22,8 +21,14 @@ import java.util.List;
  * @param givesWay     whether the last of {@code columns} are left out where the table would not fit {@code width}
  *                     with names cut to their shortest: the columns are in the order of what they say most
  */
-record TableLayout(List<String> columns, String sort, int top, int width, String runningLabel, boolean notCounted,
-                   boolean givesWay) {
+record TableLayout(
+        List<String> columns,
+        String sort,
+        int top,
+        int width,
+        String runningLabel,
+        boolean notCounted,
+        boolean givesWay) {
     /** Every column, the rows as given, names whole: what CSV and JSON keep, and what --wide shows. */
     static final TableLayout ALL = new TableLayout(null, null, 0, 0, null, true, false);
 

@@ -87,7 +87,9 @@ final class TerminalKeys implements AutoCloseable {
         String[] command = new String[args.length + 1];
         command[0] = "stty";
         System.arraycopy(args, 0, command, 1, args.length);
-        Process stty = new ProcessBuilder(command).redirectInput(TTY).redirectError(ProcessBuilder.Redirect.DISCARD)
+        Process stty = new ProcessBuilder(command)
+                .redirectInput(TTY)
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
                 .start();
         String out = new String(stty.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!stty.waitFor(5, TimeUnit.SECONDS) || stty.exitValue() != 0) {

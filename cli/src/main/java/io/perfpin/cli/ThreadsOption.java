@@ -4,15 +4,17 @@ import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
+import java.util.List;
+import java.util.stream.Collectors;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
-import java.util.List;
-import java.util.stream.Collectors;
-
 /** {@code --threads REGEX}, the agent's {@code threads=}: which threads to count and show, by whole name. */
 final class ThreadsOption {
-    @Option(names = "--threads", paramLabel = "REGEX", converter = Regex.class,
+    @Option(
+            names = "--threads",
+            paramLabel = "REGEX",
+            converter = Regex.class,
             description = "Threads to count and show, by whole name (default: the application's threads, not"
                     + " the JVM's own service threads).")
     ThreadPattern regex;
@@ -28,7 +30,8 @@ final class ThreadsOption {
 
     /** For messages: what selected the threads, safe for a terminal. */
     String describe() {
-        return regex == null ? "the application's threads (the default of --threads)"
+        return regex == null
+                ? "the application's threads (the default of --threads)"
                 : "--threads '" + TerminalText.escape(regex.toString()) + "'";
     }
 

@@ -4,20 +4,24 @@ import io.perfpin.cpu.CpuReservations;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.report.TerminalText;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** Packages, cores, SMT siblings, NUMA nodes, isolated CPUs, the allowed set and who holds which CPU. */
-@Command(name = "topology", mixinStandardHelpOptions = true,
+@Command(
+        name = "topology",
+        mixinStandardHelpOptions = true,
         description = "Show the CPUs: packages, cores, SMT siblings, NUMA nodes, isolated and nohz_full CPUs,"
                 + " the allowed set, and the current reservations.")
 final class TopologyCommand implements Callable<Integer> {
-    @Option(names = "--root", paramLabel = "DIR", hidden = true,
+    @Option(
+            names = "--root",
+            paramLabel = "DIR",
+            hidden = true,
             description = "Read sys/ and proc/ under DIR instead of / (for machine dumps).")
     Path root;
 
@@ -36,7 +40,9 @@ final class TopologyCommand implements Callable<Integer> {
             for (CpuSet core : topology.cores()) {
                 if (pkg.containsAll(core)) {
                     int first = core.first();
-                    String type = topology.isHybrid() ? "  " + topology.coreType(first).name().toLowerCase() : "";
+                    String type = topology.isHybrid()
+                            ? "  " + topology.coreType(first).name().toLowerCase()
+                            : "";
                     System.out.println("  core " + topology.coreId(first) + "   cpus " + core
                             + (core.size() > 1 ? "  (SMT siblings)" : "") + type);
                 }
@@ -49,8 +55,8 @@ final class TopologyCommand implements Callable<Integer> {
             List<CpuReservations.Holder> holders = CpuReservations.openDefault().list();
             System.out.println("reservations" + (holders.isEmpty() ? "  (none)" : ""));
             for (CpuReservations.Holder h : holders) {
-                System.out.println("  cpu " + h.cpu() + "   pid " + h.pid() + "  tid " + h.tid()
-                        + "  thread \"" + TerminalText.escape(h.threadName()) + "\"");
+                System.out.println("  cpu " + h.cpu() + "   pid " + h.pid() + "  tid " + h.tid() + "  thread \""
+                        + TerminalText.escape(h.threadName()) + "\"");
             }
         }
         return ExitCode.OK;

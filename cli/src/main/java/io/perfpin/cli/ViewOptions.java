@@ -1,9 +1,8 @@
 package io.perfpin.cli;
 
+import java.util.List;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
-
-import java.util.List;
 
 /**
  * {@code --columns}, {@code --wide}, {@code --sort} and {@code --top}: how every command that prints a table of
@@ -19,11 +18,15 @@ final class ViewOptions {
      * The busiest first: the time on a CPU, then IPC where a PMU counts it, then the scheduler's and the memory's
      * counts. Cycles and instructions stay off (in --wide): with them a frame would not fit {@link #DEFAULT_WIDTH}.
      */
-    static final List<String> DEFAULT_COLUMNS = List.of("task-clock", "cpu-utilisation", "ipc", "context-switches",
-            "page-faults");
+    static final List<String> DEFAULT_COLUMNS =
+            List.of("task-clock", "cpu-utilisation", "ipc", "context-switches", "page-faults");
+
     static final String DEFAULT_SORT = "task-clock";
 
-    @Option(names = "--columns", paramLabel = "LIST", split = ",",
+    @Option(
+            names = "--columns",
+            paramLabel = "LIST",
+            split = ",",
             description = "The events and metrics to show, comma-separated, in this order (default: task-clock,"
                     + " cpu-utilisation, ipc, context-switches, page-faults, those counted and that fit 120"
                     + " columns).")
@@ -32,15 +35,21 @@ final class ViewOptions {
     @Option(names = "--wide", description = "Show every event and metric, and whole names, however wide.")
     boolean wide;
 
-    @Option(names = "--sort", paramLabel = "COLUMN", defaultValue = DEFAULT_SORT,
+    @Option(
+            names = "--sort",
+            paramLabel = "COLUMN",
+            defaultValue = DEFAULT_SORT,
             description = "Sort the threads by this column, largest first (thread and tid: ascending); default"
                     + " ${DEFAULT-VALUE}, the busiest first. In a live view on a terminal, the key s sorts by the next"
                     + " column.")
     String sort;
 
-    @Option(names = "--top", paramLabel = "N", converter = Count.class,
-            description = "Show at most N threads a table (default: all; in a live view on a terminal, those that"
-                    + " fit).")
+    @Option(
+            names = "--top",
+            paramLabel = "N",
+            converter = Count.class,
+            description =
+                    "Show at most N threads a table (default: all; in a live view on a terminal, those that" + " fit).")
     Integer top;
 
     /**
@@ -50,8 +59,8 @@ final class ViewOptions {
     TableLayout layout(int rows) {
         List<String> shown = wide ? null : columns != null ? columns : DEFAULT_COLUMNS;
         // Only the default columns give way to the width: those the user named are shown, names cut further.
-        return new TableLayout(shown, sort, top != null ? top : rows, wide ? 0 : DEFAULT_WIDTH, null, false,
-                !wide && columns == null);
+        return new TableLayout(
+                shown, sort, top != null ? top : rows, wide ? 0 : DEFAULT_WIDTH, null, false, !wide && columns == null);
     }
 
     /** The layout of a table printed once (totals, stat, report): every row but --top's, the events not counted below. */
@@ -70,8 +79,8 @@ final class ViewOptions {
             } catch (NumberFormatException e) {
                 // said below
             }
-            throw new IllegalArgumentException("bad count '" + token + "': expected a whole number of threads, 1 or"
-                    + " more");
+            throw new IllegalArgumentException(
+                    "bad count '" + token + "': expected a whole number of threads, 1 or" + " more");
         }
     }
 }

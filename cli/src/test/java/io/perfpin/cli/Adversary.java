@@ -1,7 +1,10 @@
 package io.perfpin.cli;
 
-import io.perfpin.apps.Programs;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.apps.Programs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,10 +17,6 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A second local user, as an attacker on the same machine is: created by the test where root may
@@ -38,15 +37,25 @@ final class Adversary {
     static Adversary create() throws IOException, InterruptedException {
         assumeTrue("0".equals(output("id", "-u").strip()), "only root can create a second user here");
         Optional<Path> useradd = Programs.onPath("useradd");
-        assumeTrue(useradd.isPresent() && Programs.onPath("setpriv").isPresent(),
+        assumeTrue(
+                useradd.isPresent() && Programs.onPath("setpriv").isPresent(),
                 "useradd and setpriv are needed on the PATH to act as a second user");
-        Process add = new ProcessBuilder(useradd.get().toString(), "--system", "--user-group", "--no-create-home",
-                "--shell", "/usr/sbin/nologin", NAME).redirectErrorStream(true).start();
+        Process add = new ProcessBuilder(
+                        useradd.get().toString(),
+                        "--system",
+                        "--user-group",
+                        "--no-create-home",
+                        "--shell",
+                        "/usr/sbin/nologin",
+                        NAME)
+                .redirectErrorStream(true)
+                .start();
         String said = new String(add.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(add.waitFor(60, TimeUnit.SECONDS), "useradd did not finish");
         // 9: the user exists already, from an earlier run or a test beside this one
         assertTrue(add.exitValue() == 0 || add.exitValue() == 9, "useradd " + NAME + ": " + said);
-        return new Adversary(Integer.parseInt(output("id", "-u", NAME).strip()),
+        return new Adversary(
+                Integer.parseInt(output("id", "-u", NAME).strip()),
                 Integer.parseInt(output("id", "-g", NAME).strip()));
     }
 
@@ -57,8 +66,8 @@ final class Adversary {
 
     /** {@code command} as this user would run it, with no supplementary groups (through setpriv). */
     List<String> asThisUser(String... command) {
-        List<String> as = new ArrayList<>(List.of(setpriv(), "--reuid=" + uid, "--regid=" + gid, "--clear-groups",
-                "--"));
+        List<String> as =
+                new ArrayList<>(List.of(setpriv(), "--reuid=" + uid, "--regid=" + gid, "--clear-groups", "--"));
         as.addAll(List.of(command));
         return as;
     }
@@ -71,7 +80,9 @@ final class Adversary {
 
     /** Whether a shell command run as this user succeeds. */
     boolean can(String script) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(asThisUser("sh", "-ec", script)).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(asThisUser("sh", "-ec", script))
+                .redirectErrorStream(true)
+                .start();
         process.getInputStream().readAllBytes();
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), script + " did not finish");
         return process.exitValue() == 0;
@@ -102,8 +113,9 @@ final class Adversary {
                 for (Path source : (Iterable<Path>) tree::iterator) {
                     Path target = to.resolve(from.relativize(source).toString());
                     Files.copy(source, target);
-                    Files.setPosixFilePermissions(target, PosixFilePermissions.fromString(
-                            Files.isDirectory(target) ? "rwxr-xr-x" : "rw-r--r--"));
+                    Files.setPosixFilePermissions(
+                            target,
+                            PosixFilePermissions.fromString(Files.isDirectory(target) ? "rwxr-xr-x" : "rw-r--r--"));
                 }
             }
             copied.add(to.toString());
@@ -114,7 +126,10 @@ final class Adversary {
 
     /** A directory of this user's (0755) in the sticky /tmp, as an attacker makes one. */
     Path newDirectory() throws IOException, InterruptedException {
-        Path dir = Paths.get("/tmp", "perfpin-adversary-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Path dir = Paths.get(
+                "/tmp",
+                "perfpin-adversary-"
+                        + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         sh("mkdir -m 755 " + dir);
         return dir;
     }
@@ -126,7 +141,9 @@ final class Adversary {
     }
 
     private static String output(String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(new ArrayList<>(List.of(command))).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(new ArrayList<>(List.of(command)))
+                .redirectErrorStream(true)
+                .start();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " did not finish");
         assertEquals(0, process.exitValue(), () -> String.join(" ", command) + ": " + out);

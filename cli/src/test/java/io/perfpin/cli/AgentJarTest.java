@@ -1,13 +1,12 @@
 package io.perfpin.cli;
 
-import io.perfpin.jvm.AgentJar;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.perfpin.jvm.AgentJar;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** Where the agent jar comes from for a JVM of this user's (another user's: ContainerAttachTest, AttachCommandTest). */
 class AgentJarTest {

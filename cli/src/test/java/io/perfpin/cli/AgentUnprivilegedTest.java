@@ -1,20 +1,19 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
-import org.junit.jupiter.api.Test;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * The agent in the JVM of a user without privilege, at {@code perf_event_paranoid} 2, where the kernel refuses the
@@ -28,15 +27,31 @@ class AgentUnprivilegedTest {
         try (UnprivilegedService jvm = UnprivilegedService.start(2)) {
             Path recording = jvm.dir.resolve("recording.jsonl");
             Map<String, long[]> around = jvm.procCounts();
-            String shown = String.join("\n", jvm.perfpin("attach", jvm.pid(), "--threads", "worker-.*", "--record",
-                    recording.toString(), "--interval", "100ms", "--duration", "1s"));
+            String shown = String.join(
+                    "\n",
+                    jvm.perfpin(
+                            "attach",
+                            jvm.pid(),
+                            "--threads",
+                            "worker-.*",
+                            "--record",
+                            recording.toString(),
+                            "--interval",
+                            "100ms",
+                            "--duration",
+                            "1s"));
             // the note below the table is folded to its width: read as one line
-            assertTrue(shown.contains("task-clock (proc)") && shown.contains("context-switches (proc)")
-                    && shown.replace("\n    ", " ").contains("(proc): " + ThreadCounters.PROC_EXPLAINED), shown);
-            assertTrue(shown.contains("agent: counting task-clock, context-switches, ") && shown.contains(" from /proc/"),
+            assertTrue(
+                    shown.contains("task-clock (proc)")
+                            && shown.contains("context-switches (proc)")
+                            && shown.replace("\n    ", " ").contains("(proc): " + ThreadCounters.PROC_EXPLAINED),
                     shown);
-            assertTrue(shown.contains("worker-0") && shown.contains("worker-1"), "both counted before attach ended:\n"
-                    + shown);
+            assertTrue(
+                    shown.contains("agent: counting task-clock, context-switches, ") && shown.contains(" from /proc/"),
+                    shown);
+            assertTrue(
+                    shown.contains("worker-0") && shown.contains("worker-1"),
+                    "both counted before attach ended:\n" + shown);
             // Both workers are counted now: what /proc counts from here until detach, the agent counted.
             Map<String, long[]> inside = jvm.procCounts();
             Thread.sleep(300);
@@ -48,7 +63,8 @@ class AgentUnprivilegedTest {
             List<String> recorded = Files.readAllLines(recording);
             assertEquals(2, UnprivilegedService.checkRecords(recorded, inside, around), String.join("\n", recorded));
             List<String> rest = jvm.service.endAndReadRest();
-            assertTrue(rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: " + rest);
+            assertTrue(
+                    rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: " + rest);
         }
     }
 
@@ -60,8 +76,17 @@ class AgentUnprivilegedTest {
     void aThreadThatEndsKeepsWhatProcCountedUpToItsEnd() throws Exception {
         try (UnprivilegedService jvm = UnprivilegedService.start(1)) {
             Path recording = jvm.dir.resolve("recording.jsonl");
-            jvm.perfpin("attach", jvm.pid(), "--threads", "worker-.*", "--record", recording.toString(), "--interval",
-                    "10s", "--duration", "200ms");
+            jvm.perfpin(
+                    "attach",
+                    jvm.pid(),
+                    "--threads",
+                    "worker-.*",
+                    "--record",
+                    recording.toString(),
+                    "--interval",
+                    "10s",
+                    "--duration",
+                    "200ms");
             Map<String, long[]> counted = jvm.procCounts();
             Thread.sleep(300);
             long[] before = jvm.procCountsSince(counted).get("worker-0");
@@ -71,15 +96,19 @@ class AgentUnprivilegedTest {
             jvm.perfpin("detach", jvm.pid());
 
             List<String> records = Files.readAllLines(recording).stream()
-                    .filter(l -> l.startsWith("{\"type\":\"thread\"")).toList();
+                    .filter(l -> l.startsWith("{\"type\":\"thread\""))
+                    .toList();
             assertEquals(1, records.size(), String.join("\n", Files.readAllLines(recording)));
-            ThreadReport r = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(records.get(0))).report();
+            ThreadReport r = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(records.get(0)))
+                    .report();
             assertTrue(before[0] > 0, "the worker spins a while every millisecond");
             for (int e = 0; e < UnprivilegedService.FROM_PROC.size(); e++) {
                 String event = UnprivilegedService.FROM_PROC.get(e);
                 assertEquals(ThreadCounters.PROC, r.sources().get(event), records.get(0));
-                assertTrue(r.counters().get(event) >= before[e], event + ": " + r.counters().get(event)
-                        + ", though /proc counted " + before[e] + " in a window before the thread ended");
+                assertTrue(
+                        r.counters().get(event) >= before[e],
+                        event + ": " + r.counters().get(event) + ", though /proc counted " + before[e]
+                                + " in a window before the thread ended");
             }
         }
     }

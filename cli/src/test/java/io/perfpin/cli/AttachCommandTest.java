@@ -1,5 +1,10 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
@@ -7,10 +12,6 @@ import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.stats.StatsFileReader;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -24,11 +25,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /** attach, its live view, detach, and run, on real JVMs with the agent packaged in the CLI's jar. */
 class AttachCommandTest {
@@ -37,10 +36,22 @@ class AttachCommandTest {
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
             int tid = service.tid("worker-0");
             service.await(Pattern.compile("ready"));
-            CliRun run = CliRun.capture(() -> Perfpin.run("attach", Long.toString(service.pid()), "--threads",
-                    "worker-.*", "--pin", "worker-0@1", "--interval", "200ms", "--duration", "1s", "--detach-on-exit"));
+            CliRun run = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    Long.toString(service.pid()),
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@1",
+                    "--interval",
+                    "200ms",
+                    "--duration",
+                    "1s",
+                    "--detach-on-exit"));
             assertEquals(0, run.code, run.err);
-            assertTrue(run.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "worker-0 shown pinned to CPU 1:\n" + run.out);
+            assertTrue(
+                    run.out.matches("(?s).*worker-0 +" + tid + " +1 .*"),
+                    "worker-0 shown pinned to CPU 1:\n" + run.out);
             assertEquals("0-1", ProcFiles.cpusAllowed(service.pid(), tid), "detach gave the affinity back");
             try (StatsFileReader reader = StatsFileReader.open(PerfpinDirectory.statsFile(service.pid()))) {
                 assertTrue(reader.isClosed());
@@ -64,24 +75,37 @@ class AttachCommandTest {
             try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
                 port = free.getLocalPort();
             }
-            CliRun.Running attach = CliRun.background(() -> Perfpin.run("attach", Long.toString(service.pid()),
-                    "--threads", "worker-.*", "--prometheus", "127.0.0.1:" + port, "--export-threads", "worker-0",
-                    "--interval", "100ms", "--duration", "3s", "--detach-on-exit"));
+            CliRun.Running attach = CliRun.background(() -> Perfpin.run(
+                    "attach",
+                    Long.toString(service.pid()),
+                    "--threads",
+                    "worker-.*",
+                    "--prometheus",
+                    "127.0.0.1:" + port,
+                    "--export-threads",
+                    "worker-0",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "3s",
+                    "--detach-on-exit"));
             String metrics = "";
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (!metrics.contains("thread=\"worker-0\"") && System.nanoTime() < deadline) {
                 Thread.sleep(100);
                 metrics = scrape(port);
             }
-            assertTrue(metrics.contains("perfpin_thread_task_clock_seconds_total{cpu=\"0-1\",thread=\"worker-0\","
-                    + "thread_group=\"worker\"}"), metrics);
+            assertTrue(
+                    metrics.contains("perfpin_thread_task_clock_seconds_total{cpu=\"0-1\",thread=\"worker-0\","
+                            + "thread_group=\"worker\"}"),
+                    metrics);
             assertTrue(metrics.contains("perfpin_thread_task_clock_seconds_total{thread_group=\"worker\"}"), metrics);
             CliRun run = attach.join();
             assertEquals(0, run.code, run.err);
             assertEquals("", scrape(port), "detached: nothing listens there");
             List<String> rest = service.endAndReadRest();
-            assertTrue(rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: "
-                    + rest);
+            assertTrue(
+                    rest.stream().noneMatch(l -> l.startsWith("[perfpin]")), "nothing on the application's: " + rest);
             Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
         }
     }
@@ -108,10 +132,18 @@ class AttachCommandTest {
             service.await(Pattern.compile("ready"));
             String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
             int outside = CpuSet.parseList(cpus).last() + 1;
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", Long.toString(service.pid()), "--threads",
-                    "worker-.*", "--pin", "worker-0@" + outside, "--duration", "1s"));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    Long.toString(service.pid()),
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@" + outside,
+                    "--duration",
+                    "1s"));
             assertEquals(ExitCode.USAGE, attach.code, attach.out + attach.err);
-            assertTrue(attach.err.startsWith("perfpin attach: placement " + outside + ": CPU " + outside + " is "),
+            assertTrue(
+                    attach.err.startsWith("perfpin attach: placement " + outside + ": CPU " + outside + " is "),
                     attach.err);
             assertFalse(ProcFiles.maps(service.pid(), "libinstrument.so"), "no agent was loaded");
             assertLeftAsFound(service, cpus);
@@ -132,17 +164,34 @@ class AttachCommandTest {
             String pid = Long.toString(service.pid());
             String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
             Path log = dir.resolve("agent.log");
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-0@isolated", "--interval", "100ms", "--duration", "1s", "--log", log.toString()));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@isolated",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1s",
+                    "--log",
+                    log.toString()));
             assertEquals(ExitCode.FAILURE, attach.code, attach.out + attach.err);
             assertTrue(attach.out.contains("agent refused: cannot pin thread 'worker-0' (isolated): "), attach.out);
             // with --log, the agent's log= file keeps it too, with its time and kind
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
-            assertTrue(Files.readAllLines(log).stream().anyMatch(line -> line.matches("\\d{4}-\\d\\d-\\d\\dT"
-                    + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* refused cannot pin thread 'worker-0' \\(isolated\\): .*")),
+            assertTrue(
+                    Files.readAllLines(log).stream()
+                            .anyMatch(
+                                    line -> line.matches(
+                                            "\\d{4}-\\d\\d-\\d\\dT"
+                                                    + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* refused cannot pin thread 'worker-0' \\(isolated\\): .*")),
                     Files.readString(log));
-            assertEquals("perfpin attach: the agent could not do 1 thing these options ask: see 'agent refused' above;"
-                    + " the agent that perfpin loaded is detached, leaving process " + pid + " as perfpin found it\n",
+            assertEquals(
+                    "perfpin attach: the agent could not do 1 thing these options ask: see 'agent refused' above;"
+                            + " the agent that perfpin loaded is detached, leaving process " + pid
+                            + " as perfpin found it\n",
                     attach.err);
             assertLeftAsFound(service, cpus);
         }
@@ -153,21 +202,34 @@ class AttachCommandTest {
     @Timeout(120)
     void theCoreAPinChoseIsSaidByAttach(@TempDir Path dir) throws Exception {
         CpuTopology machine = CpuTopology.live();
-        List<CpuSet> wholeCores = machine.cores().stream().filter(machine.allowed()::containsAll).toList();
+        List<CpuSet> wholeCores =
+                machine.cores().stream().filter(machine.allowed()::containsAll).toList();
         assumeTrue(!wholeCores.isEmpty(), "needs a whole core");
         // Reservations of its own: no other test's pins take the cores.
-        try (ChildJvm service = ChildJvm.startWith(List.of("-D" + PerfpinDirectory.PROPERTY + "=" + dir),
-                "io.perfpin.apps.Service", "1", "120")) {
+        try (ChildJvm service = ChildJvm.startWith(
+                List.of("-D" + PerfpinDirectory.PROPERTY + "=" + dir), "io.perfpin.apps.Service", "1", "120")) {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-0@core", "--interval", "100ms", "--duration", "1s", "--detach-on-exit"));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@core",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1s",
+                    "--detach-on-exit"));
             assertEquals(ExitCode.OK, attach.code, attach.out + attach.err);
-            Matcher placed = Pattern.compile("agent: pin=core placed worker-0 on CPUs? (\\S+)").matcher(attach.out);
+            Matcher placed = Pattern.compile("agent: pin=core placed worker-0 on CPUs? (\\S+)")
+                    .matcher(attach.out);
             assertTrue(placed.find(), attach.out);
-            assertTrue(wholeCores.contains(CpuSet.parseList(placed.group(1))), placed.group(1) + " is a core of "
-                    + wholeCores);
+            assertTrue(
+                    wholeCores.contains(CpuSet.parseList(placed.group(1))),
+                    placed.group(1) + " is a core of " + wholeCores);
             assertFalse(placed.find(), "said once: " + attach.out);
             assertLeftAsFound(service, cpus);
         }
@@ -181,13 +243,30 @@ class AttachCommandTest {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-.*@1", "--fds", "2", "--events", "sched", "--interval", "100ms", "--duration", "1s"));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-.*@1",
+                    "--fds",
+                    "2",
+                    "--events",
+                    "sched",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1s"));
             assertEquals(ExitCode.FAILURE, attach.code, attach.out + attach.err);
-            assertTrue(attach.err.startsWith("perfpin attach: none of the selected threads could be counted; threads"
-                    + " not counted: 2, out of file descriptors (perfpin may hold 2: agent option fds=)"), attach.err);
-            assertTrue(attach.err.endsWith("; the agent that perfpin loaded is detached, leaving process " + pid
-                    + " as perfpin found it\n"), attach.err);
+            assertTrue(
+                    attach.err.startsWith("perfpin attach: none of the selected threads could be counted; threads"
+                            + " not counted: 2, out of file descriptors (perfpin may hold 2: agent option fds=)"),
+                    attach.err);
+            assertTrue(
+                    attach.err.endsWith("; the agent that perfpin loaded is detached, leaving process " + pid
+                            + " as perfpin found it\n"),
+                    attach.err);
             assertEquals(1, attach.err.lines().count(), "one line: " + attach.err);
             assertLeftAsFound(service, cpus);
         }
@@ -200,17 +279,31 @@ class AttachCommandTest {
     @Test
     @Timeout(120)
     void anAgentWithoutAStatsFileIsDetachedByTheAttachThatLoadedIt() throws Exception {
-        try (ChildJvm service = ChildJvm.startWith(List.of("-D" + PerfpinDirectory.PROPERTY + "=/proc/self/perfpin"),
-                "io.perfpin.apps.Service", "2", "120")) {
+        try (ChildJvm service = ChildJvm.startWith(
+                List.of("-D" + PerfpinDirectory.PROPERTY + "=/proc/self/perfpin"),
+                "io.perfpin.apps.Service",
+                "2",
+                "120")) {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-0@1", "--interval", "100ms", "--duration", "1s"));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@1",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1s"));
             assertEquals(ExitCode.ATTACH_FAILED, attach.code, attach.out + attach.err);
             assertTrue(attach.err.startsWith("perfpin attach: the agent did not start in process " + pid), attach.err);
-            assertTrue(attach.err.endsWith("; the agent that perfpin loaded is detached, leaving process " + pid
-                    + " as perfpin found it\n"), attach.err);
+            assertTrue(
+                    attach.err.endsWith("; the agent that perfpin loaded is detached, leaving process " + pid
+                            + " as perfpin found it\n"),
+                    attach.err);
             assertLeftAsFound(service, cpus);
         }
     }
@@ -229,23 +322,40 @@ class AttachCommandTest {
             int tid = service.tid("worker-0");
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
-            assertEquals(0, CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--duration",
-                    "300ms")).code);
+            assertEquals(
+                    0,
+                    CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--duration", "300ms"))
+                            .code);
             CliRun watching = CliRun.capture(() -> Perfpin.run("attach", pid, "--duration", "300ms"));
             assertEquals(0, watching.code, watching.err);
-            assertTrue(watching.err.contains("already runs in " + pid + " with these options; watching it"), watching.err);
+            assertTrue(
+                    watching.err.contains("already runs in " + pid + " with these options; watching it"), watching.err);
 
-            CliRun other = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin", "worker-0@1",
-                    "--duration", "300ms"));
+            CliRun other = CliRun.capture(() ->
+                    Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin", "worker-0@1", "--duration", "300ms"));
             assertEquals(ExitCode.FAILURE, other.code, other.err);
-            assertTrue(other.err.startsWith("perfpin attach: the agent already runs in " + pid + " with other options"
-                    + " ('threads=worker-.*;events=sched;quiet'): add --restart"), other.err);
+            assertTrue(
+                    other.err.startsWith("perfpin attach: the agent already runs in " + pid + " with other options"
+                            + " ('threads=worker-.*;events=sched;quiet'): add --restart"),
+                    other.err);
             assertEquals("0-1", ProcFiles.cpusAllowed(service.pid(), tid), "nothing was applied");
 
-            CliRun restarted = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-0@1", "--interval", "100ms", "--duration", "1s", "--restart", "--detach-on-exit"));
+            CliRun restarted = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@1",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1s",
+                    "--restart",
+                    "--detach-on-exit"));
             assertEquals(0, restarted.code, restarted.out + restarted.err);
-            assertTrue(restarted.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + restarted.out);
+            assertTrue(
+                    restarted.out.matches("(?s).*worker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + restarted.out);
             assertEquals("0-1", ProcFiles.cpusAllowed(service.pid(), tid), "and given its CPUs back at the detach");
             Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
         }
@@ -259,21 +369,36 @@ class AttachCommandTest {
     @Test
     void rootAttachesToAnotherUsersJvm() throws Exception {
         Adversary other = Adversary.create();
-        String classes = Paths.get(io.perfpin.apps.Service.class.getProtectionDomain().getCodeSource().getLocation()
-                .toURI()).toString();
-        org.junit.jupiter.api.Assumptions.assumeTrue(other.can("test -r " + classes), "the other user cannot read "
-                + classes);
+        String classes = Paths.get(io.perfpin.apps.Service.class
+                        .getProtectionDomain()
+                        .getCodeSource()
+                        .getLocation()
+                        .toURI())
+                .toString();
+        org.junit.jupiter.api.Assumptions.assumeTrue(
+                other.can("test -r " + classes), "the other user cannot read " + classes);
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        Process jvm = new ProcessBuilder(other.asThisUser("env", "-u", "XDG_RUNTIME_DIR", java, "-cp", classes,
-                "io.perfpin.apps.Service", "1", "120")).redirectErrorStream(true).start();
+        Process jvm = new ProcessBuilder(other.asThisUser(
+                        "env", "-u", "XDG_RUNTIME_DIR", java, "-cp", classes, "io.perfpin.apps.Service", "1", "120"))
+                .redirectErrorStream(true)
+                .start();
         try {
-            java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
+            java.io.BufferedReader lines =
+                    new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
             for (String line = lines.readLine(); line != null && !line.equals("ready"); line = lines.readLine()) {
                 // its workers' TIDs: the view shows them
             }
             String pid = Long.toString(jvm.pid());
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--interval",
-                    "100ms", "--duration", "1s", "--detach-on-exit"));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--threads",
+                    "worker-.*",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1s",
+                    "--detach-on-exit"));
             assertEquals(0, attach.code, attach.out + attach.err);
             assertTrue(attach.out.contains("\nworker-0 "), attach.out);
             Path stats = io.perfpin.jvm.AgentStatsFile.of(jvm.pid());
@@ -297,18 +422,25 @@ class AttachCommandTest {
     @Test
     void topFindsTheStatsFileWhereTheJvmsOwnEnvironmentPutsIt(@TempDir Path runtime) throws Exception {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(java, "-javaagent:" + AgentJar.forThisUser()
-                + "=threads=worker-.*;events=task-clock;interval=100ms", "-cp",
-                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")), "io.perfpin.apps.Service", "1",
-                "120").redirectErrorStream(true);
+        ProcessBuilder builder = new ProcessBuilder(
+                        java,
+                        "-javaagent:" + AgentJar.forThisUser() + "=threads=worker-.*;events=task-clock;interval=100ms",
+                        "-cp",
+                        ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                        "io.perfpin.apps.Service",
+                        "1",
+                        "120")
+                .redirectErrorStream(true);
         builder.environment().put("XDG_RUNTIME_DIR", runtime.toString());
         Process jvm = builder.start();
         try {
-            java.io.BufferedReader lines = new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
+            java.io.BufferedReader lines =
+                    new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
             for (String line = lines.readLine(); line != null && !line.equals("ready"); line = lines.readLine()) {
                 // up to ready
             }
-            Path stats = runtime.resolve("perfpin-" + System.getProperty("user.name")).resolve("jvms")
+            Path stats = runtime.resolve("perfpin-" + System.getProperty("user.name"))
+                    .resolve("jvms")
                     .resolve(jvm.pid() + ".stats");
             assertEquals(stats, io.perfpin.jvm.AgentStatsFile.of(jvm.pid()));
             CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(jvm.pid()), "--duration", "500ms"));
@@ -322,12 +454,13 @@ class AttachCommandTest {
     /** A JVM that accepts no attach: attach and stat say so in one line each and exit 7; the JVM prints nothing. */
     @Test
     void aJvmWithAttachDisabledIsOneLineAndExit7() throws Exception {
-        try (ChildJvm service = ChildJvm.startWith(List.of("-XX:+DisableAttachMechanism"), "io.perfpin.apps.Service",
-                "1", "120")) {
+        try (ChildJvm service =
+                ChildJvm.startWith(List.of("-XX:+DisableAttachMechanism"), "io.perfpin.apps.Service", "1", "120")) {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
-            String refusal = "process " + pid + " (java) runs with -XX:+DisableAttachMechanism: it accepts no attach (no"
-                    + " agent, no thread dump). Start it with -javaagent: instead, or without that flag";
+            String refusal =
+                    "process " + pid + " (java) runs with -XX:+DisableAttachMechanism: it accepts no attach (no"
+                            + " agent, no thread dump). Start it with -javaagent: instead, or without that flag";
             CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--duration", "1s"));
             assertEquals(ExitCode.ATTACH_FAILED, attach.code, attach.err);
             assertEquals("perfpin attach: " + refusal + "\n", attach.err);
@@ -342,38 +475,51 @@ class AttachCommandTest {
     void attachExits1WhenNoneOfItsThreadsCouldBeCountedAndSaysWhyInEveryView(@TempDir Path dir) throws Exception {
         Path recording = dir.resolve("starved.jsonl");
         // Room for the recording and one event held switched on: none for a thread's six sched events.
-        try (ChildJvm service = ChildJvm.withAgent("fds=2;threads=worker-.*;events=sched;interval=100ms;out="
-                + recording, "io.perfpin.apps.Service", "2", "120")) {
+        try (ChildJvm service = ChildJvm.withAgent(
+                "fds=2;threads=worker-.*;events=sched;interval=100ms;out=" + recording,
+                "io.perfpin.apps.Service",
+                "2",
+                "120")) {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             String why = "2, out of file descriptors (perfpin may hold 2: agent option fds=)";
             try {
-                CliRun run = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--interval",
-                        "200ms", "--duration", "1s"));
+                CliRun run = CliRun.capture(() -> Perfpin.run(
+                        "attach", pid, "--threads", "worker-.*", "--interval", "200ms", "--duration", "1s"));
                 assertEquals(ExitCode.FAILURE, run.code, run.err);
                 // A frame before the agent's second sample covers the counts since each thread was enrolled.
-                assertTrue(run.out.matches("(?s).*  live threads: 0, (counts over the last [0-9.]+ s \\(\\d+ agent"
-                        + " samples?\\)|counts since each thread was enrolled) ---\nthreads not counted: "
-                        + Pattern.quote(why) + "\n.*"), "in each frame's summary line:\n" + run.out);
+                assertTrue(
+                        run.out.matches("(?s).*  live threads: 0, (counts over the last [0-9.]+ s \\(\\d+ agent"
+                                + " samples?\\)|counts since each thread was enrolled) ---\nthreads not counted: "
+                                + Pattern.quote(why) + "\n.*"),
+                        "in each frame's summary line:\n" + run.out);
                 assertTrue(run.out.contains("\nThreads not counted: " + why + "\n"), "and in the totals:\n" + run.out);
-                assertTrue(run.err.endsWith("perfpin attach: none of the selected threads could be counted; threads"
-                        + " not counted: " + why + "\n"), run.err);
+                assertTrue(
+                        run.err.endsWith("perfpin attach: none of the selected threads could be counted; threads"
+                                + " not counted: " + why + "\n"),
+                        run.err);
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
             }
         }
         CliRun report = CliRun.capture(() -> Perfpin.run("report", recording.toString()));
         assertEquals(ExitCode.OK, report.code, report.err);
-        assertTrue(report.out.contains("\nThreads not counted:\n  2 threads: perfpin's share of this process's file"
-                + " descriptors (2, fds=2 of the "), report.out);
+        assertTrue(
+                report.out.contains("\nThreads not counted:\n  2 threads: perfpin's share of this process's file"
+                        + " descriptors (2, fds=2 of the "),
+                report.out);
     }
 
     @Test
     void runReturnsTheApplicationsExitCodeAfterItsSummary() {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        String classPath = io.perfpin.apps.PageToucher.class.getProtectionDomain().getCodeSource().getLocation().getPath();
-        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--threads", "main", "--", java, "-cp", classPath,
-                "io.perfpin.apps.PageToucher", "16"));
+        String classPath = io.perfpin.apps.PageToucher.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .getPath();
+        CliRun run = CliRun.capture(() -> Perfpin.run(
+                "run", "--threads", "main", "--", java, "-cp", classPath, "io.perfpin.apps.PageToucher", "16"));
         assertEquals(0, run.code, run.err);
         assertTrue(run.out.contains("Totals per thread"), run.out);
         assertTrue(run.out.matches("(?s).*\\nmain +\\d+ .*"), "the main thread's totals:\n" + run.out);
@@ -382,8 +528,13 @@ class AttachCommandTest {
         CliRun report = CliRun.capture(() -> Perfpin.run("report", recorded.group(1), "--format", "json"));
         assertEquals(0, report.code, report.err);
         // Read as perfpin reads its records: a field missing, or of the wrong kind, fails naming it.
-        ThreadRecord main = report.out.lines().map(l -> (Map<?, ?>) JsonReader.parse(l))
-                .filter(r -> "main".equals(r.get("name"))).map(ThreadRecord::fromJson).findFirst().orElseThrow();
+        ThreadRecord main = report.out
+                .lines()
+                .map(l -> (Map<?, ?>) JsonReader.parse(l))
+                .filter(r -> "main".equals(r.get("name")))
+                .map(ThreadRecord::fromJson)
+                .findFirst()
+                .orElseThrow();
         assertTrue(main.isFinal(), "main's final record");
         assertEquals(1, main.report().javaId());
         long faults = main.report().counters().get("page-faults");

@@ -2,7 +2,6 @@ package io.perfpin.cli;
 
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.testkit.TestJvm;
-
 import java.io.IOException;
 import java.util.List;
 
@@ -35,14 +34,22 @@ final class ChildJvm extends TestJvm {
      */
     static ChildJvm startUnder(List<String> launcher, List<String> jvmOptions, String mainClass, String... args)
             throws IOException {
-        return startUnder(launcher, ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
-                jvmOptions, mainClass, args);
+        return startUnder(
+                launcher,
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                jvmOptions,
+                mainClass,
+                args);
     }
 
     /** As {@link #startUnder(List, List, String, String...)}, from {@code classPath}. */
-    static ChildJvm startUnder(List<String> launcher, String classPath, List<String> jvmOptions, String mainClass,
-                               String... args) throws IOException {
-        return new ChildJvm(TestJvm.main(mainClass).launcher(launcher).classPath(classPath).jvmOptions(jvmOptions)
+    static ChildJvm startUnder(
+            List<String> launcher, String classPath, List<String> jvmOptions, String mainClass, String... args)
+            throws IOException {
+        return new ChildJvm(TestJvm.main(mainClass)
+                .launcher(launcher)
+                .classPath(classPath)
+                .jvmOptions(jvmOptions)
                 .args(args));
     }
 

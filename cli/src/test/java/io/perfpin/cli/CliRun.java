@@ -79,8 +79,8 @@ final class CliRun {
         CliRun join() throws InterruptedException {
             thread.join(JOIN_DEADLINE.toMillis());
             if (thread.isAlive()) {
-                throw new AssertionError("the command still runs after " + JOIN_DEADLINE + "; its output so far:\n"
-                        + outSoFar());
+                throw new AssertionError(
+                        "the command still runs after " + JOIN_DEADLINE + "; its output so far:\n" + outSoFar());
             }
             return result();
         }

@@ -1,101 +1,214 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.options.ListenAddress;
 import io.perfpin.options.OptionLimits;
 import io.perfpin.options.OtlpEndpoint;
-import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
-
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
 
 /** The shared options' parsing, the one-line usage errors, and the completion script. */
 class CommandLineTest {
 
     @Test
     void eachBadValueIsOneLineNamingTheOptionTheTokenAndWhatIsAllowedWithExitCode2() {
-        assertUsage("perfpin top: --interval: bad duration '5x': expected a positive whole number with a unit: ns, us,"
-                + " ms, s or m (e.g. 500ms, 5s) (see perfpin top --help)", "top", "1", "--interval", "5x");
-        assertUsage("perfpin stat: --duration: bad duration '0s': expected a positive whole number with a unit: ns,"
-                + " us, ms, s or m (e.g. 500ms, 5s) (see perfpin stat --help)", "stat", "--pid", "1", "--duration", "0s");
-        assertUsage("perfpin stat: --threads: bad thread regex 'io-(': not a regular expression (missing closing ):"
-                + " `io-(`) (see perfpin stat --help)", "stat", "--pid", "1", "--threads", "io-(");
-        assertUsage("perfpin report: --format: bad format 'xml': expected table, csv, json or html (see perfpin report"
-                + " --help)", "report", "f.jsonl", "--format", "xml");
-        assertUsage("perfpin stat: Unknown options: '--treads', 'x'; did you mean --threads? (see perfpin stat --help)",
-                "stat", "1", "--treads", "x");
+        assertUsage(
+                "perfpin top: --interval: bad duration '5x': expected a positive whole number with a unit: ns, us,"
+                        + " ms, s or m (e.g. 500ms, 5s) (see perfpin top --help)",
+                "top",
+                "1",
+                "--interval",
+                "5x");
+        assertUsage(
+                "perfpin stat: --duration: bad duration '0s': expected a positive whole number with a unit: ns,"
+                        + " us, ms, s or m (e.g. 500ms, 5s) (see perfpin stat --help)",
+                "stat",
+                "--pid",
+                "1",
+                "--duration",
+                "0s");
+        assertUsage(
+                "perfpin stat: --threads: bad thread regex 'io-(': not a regular expression (missing closing ):"
+                        + " `io-(`) (see perfpin stat --help)",
+                "stat",
+                "--pid",
+                "1",
+                "--threads",
+                "io-(");
+        assertUsage(
+                "perfpin report: --format: bad format 'xml': expected table, csv, json or html (see perfpin report"
+                        + " --help)",
+                "report",
+                "f.jsonl",
+                "--format",
+                "xml");
+        assertUsage(
+                "perfpin stat: Unknown options: '--treads', 'x'; did you mean --threads? (see perfpin stat --help)",
+                "stat",
+                "1",
+                "--treads",
+                "x");
         assertUsage("perfpin: unknown command 'lsit'; did you mean list? (see perfpin --help)", "lsit");
         // no word at all: every command is built, as for a mistyped one
         assertUsage("perfpin: Missing required subcommand (see perfpin --help)");
-        assertUsage("perfpin stat: --pin: bad pin rule 'io-1': expected REGEX@PLACEMENT, PLACEMENT being a CPU list"
-                + " like 2-3, isolated, core or any (see perfpin stat --help)", "stat", "--pid", "1", "--pin", "io-1");
+        assertUsage(
+                "perfpin stat: --pin: bad pin rule 'io-1': expected REGEX@PLACEMENT, PLACEMENT being a CPU list"
+                        + " like 2-3, isolated, core or any (see perfpin stat --help)",
+                "stat",
+                "--pid",
+                "1",
+                "--pin",
+                "io-1");
     }
 
     @Test
     void numbersPastTheirBoundsAndOverlongValuesAreOneLineWithExitCode2() {
-        assertUsage("perfpin stat: --duration: bad duration '999999999999m': too large (at most 525600m, a year) (see"
-                + " perfpin stat --help)", "stat", "--pid", "1", "--duration", "999999999999m");
-        assertUsage("perfpin top: --interval: bad duration '99999999999999999999999ns': too large (at most 525600m,"
-                + " a year) (see perfpin top --help)", "top", "1", "--interval", "99999999999999999999999ns");
-        assertUsage("perfpin stat: --pin: bad pin rule 'io@0-99999999999': bad placement '0-99999999999': bad CPU list"
-                + " token '0-99999999999' in \"0-99999999999\": expected CPUs up to 1048575 (see perfpin stat --help)",
-                "stat", "--pid", "1", "--pin", "io@0-99999999999");
-        assertUsage("perfpin stat: --threads: bad thread regex '(a)\\1': not a regular expression (invalid escape"
-                + " sequence: `\\1`; perfpin's regexes are RE2's, without backreferences, lookaround or possessive"
-                + " quantifiers) (see perfpin stat --help)", "stat", "--pid", "1", "--threads", "(a)\\1");
+        assertUsage(
+                "perfpin stat: --duration: bad duration '999999999999m': too large (at most 525600m, a year) (see"
+                        + " perfpin stat --help)",
+                "stat",
+                "--pid",
+                "1",
+                "--duration",
+                "999999999999m");
+        assertUsage(
+                "perfpin top: --interval: bad duration '99999999999999999999999ns': too large (at most 525600m,"
+                        + " a year) (see perfpin top --help)",
+                "top",
+                "1",
+                "--interval",
+                "99999999999999999999999ns");
+        assertUsage(
+                "perfpin stat: --pin: bad pin rule 'io@0-99999999999': bad placement '0-99999999999': bad CPU list"
+                        + " token '0-99999999999' in \"0-99999999999\": expected CPUs up to 1048575 (see perfpin stat --help)",
+                "stat",
+                "--pid",
+                "1",
+                "--pin",
+                "io@0-99999999999");
+        assertUsage(
+                "perfpin stat: --threads: bad thread regex '(a)\\1': not a regular expression (invalid escape"
+                        + " sequence: `\\1`; perfpin's regexes are RE2's, without backreferences, lookaround or possessive"
+                        + " quantifiers) (see perfpin stat --help)",
+                "stat",
+                "--pid",
+                "1",
+                "--threads",
+                "(a)\\1");
         String regex = "x".repeat(5000);
-        assertUsage("perfpin stat: --threads: bad thread regex '" + "x".repeat(40) + "... (5000 characters)': too long"
-                + " (5000 characters; at most 4096) (see perfpin stat --help)", "stat", "--pid", "1", "--threads", regex);
+        assertUsage(
+                "perfpin stat: --threads: bad thread regex '" + "x".repeat(40) + "... (5000 characters)': too long"
+                        + " (5000 characters; at most 4096) (see perfpin stat --help)",
+                "stat",
+                "--pid",
+                "1",
+                "--threads",
+                regex);
         List<String> pins = new ArrayList<>(List.of("stat", "--pid", "1"));
         for (int i = 0; i <= OptionLimits.MAX_PIN_RULES; i++) {
             pins.addAll(List.of("--pin", "t-" + i + "@0"));
         }
-        assertUsage("perfpin stat: too many --pin rules (65; at most 64) (see perfpin stat --help)",
+        assertUsage(
+                "perfpin stat: too many --pin rules (65; at most 64) (see perfpin stat --help)",
                 pins.toArray(new String[0]));
     }
 
     @Test
     void theExportsFlagsAreTheAgentsOptionsAndTheirBadValuesAreOneLineWithExitCode2() {
-        assertUsage("perfpin run: --prometheus: bad address '70000': the port must be a number from 1 to 65535;"
-                + " expected " + ListenAddress.ALLOWED + " (see perfpin run --help)", "run", "--prometheus", "70000",
-                "--", "java", "-version");
-        assertUsage("perfpin attach: --otlp: bad URL 'https://collector:4318': expected " + OtlpEndpoint.ALLOWED
-                + " (see perfpin attach --help)", "attach", "1", "--otlp", "https://collector:4318");
-        assertUsage("perfpin run: --otlp-interval: bad duration '5x': expected a positive whole number with a unit:"
-                + " ns, us, ms, s or m (e.g. 500ms, 5s) (see perfpin run --help)", "run", "--otlp-interval", "5x", "--",
-                "java", "-version");
+        assertUsage(
+                "perfpin run: --prometheus: bad address '70000': the port must be a number from 1 to 65535;"
+                        + " expected " + ListenAddress.ALLOWED + " (see perfpin run --help)",
+                "run",
+                "--prometheus",
+                "70000",
+                "--",
+                "java",
+                "-version");
+        assertUsage(
+                "perfpin attach: --otlp: bad URL 'https://collector:4318': expected " + OtlpEndpoint.ALLOWED
+                        + " (see perfpin attach --help)",
+                "attach",
+                "1",
+                "--otlp",
+                "https://collector:4318");
+        assertUsage(
+                "perfpin run: --otlp-interval: bad duration '5x': expected a positive whole number with a unit:"
+                        + " ns, us, ms, s or m (e.g. 500ms, 5s) (see perfpin run --help)",
+                "run",
+                "--otlp-interval",
+                "5x",
+                "--",
+                "java",
+                "-version");
         AgentSettings settings = new AgentSettings();
-        new CommandLine(settings).parseArgs("--events", "page-faults", "--prometheus", "9464", "--otlp",
-                "http://127.0.0.1:4318", "--otlp-interval", "2s", "--export-threads", "disruptor-.*");
-        assertEquals("events=page-faults;prometheus=127.0.0.1:9464;otlp=http://127.0.0.1:4318/v1/metrics;"
-                + "otlp-interval=2000000000ns;export-threads=disruptor-.*;quiet", settings.agentOptions());
+        new CommandLine(settings)
+                .parseArgs(
+                        "--events",
+                        "page-faults",
+                        "--prometheus",
+                        "9464",
+                        "--otlp",
+                        "http://127.0.0.1:4318",
+                        "--otlp-interval",
+                        "2s",
+                        "--export-threads",
+                        "disruptor-.*");
+        assertEquals(
+                "events=page-faults;prometheus=127.0.0.1:9464;otlp=http://127.0.0.1:4318/v1/metrics;"
+                        + "otlp-interval=2000000000ns;export-threads=disruptor-.*;quiet",
+                settings.agentOptions());
         AgentSettings virtual = new AgentSettings();
         new CommandLine(virtual).parseArgs("--threads", "main", "--virtual", "request-.*");
         assertEquals("threads=main;virtual=request-.*;events=sched;quiet", virtual.agentOptions());
-        assertUsage("perfpin run: --virtual: bad thread regex '(': not a regular expression (missing closing ): `(`)"
-                + " (see perfpin run --help)", "run", "--virtual", "(", "--", "java", "-version");
+        assertUsage(
+                "perfpin run: --virtual: bad thread regex '(': not a regular expression (missing closing ): `(`)"
+                        + " (see perfpin run --help)",
+                "run",
+                "--virtual",
+                "(",
+                "--",
+                "java",
+                "-version");
     }
 
     /** Refused, and the refusal, on a terminal other users may watch or in a log, shows them masked. */
     @Test
     void aUrlWithCredentialsIsRefusedWithoutShowingThem() {
-        assertUsage("perfpin run: --otlp: bad URL 'http://***@collector:4318': credentials in the URL would show in"
-                + " the agent's options; expected " + OtlpEndpoint.ALLOWED + " (see perfpin run --help)", "run",
-                "--otlp", "http://user:s3cret@collector:4318", "--", "java", "-version");
-        assertUsage("perfpin attach: --otlp: bad URL '***@collector:4318': expected " + OtlpEndpoint.ALLOWED
-                + " (see perfpin attach --help)", "attach", "1", "--otlp", "user:s3cret@collector:4318");
-        CliRun unknown = CliRun.capture(() -> Perfpin.run("attach", "1", "--otlp-url=http://user:s3cret@collector:4318"));
+        assertUsage(
+                "perfpin run: --otlp: bad URL 'http://***@collector:4318': credentials in the URL would show in"
+                        + " the agent's options; expected " + OtlpEndpoint.ALLOWED + " (see perfpin run --help)",
+                "run",
+                "--otlp",
+                "http://user:s3cret@collector:4318",
+                "--",
+                "java",
+                "-version");
+        assertUsage(
+                "perfpin attach: --otlp: bad URL '***@collector:4318': expected " + OtlpEndpoint.ALLOWED
+                        + " (see perfpin attach --help)",
+                "attach",
+                "1",
+                "--otlp",
+                "user:s3cret@collector:4318");
+        CliRun unknown =
+                CliRun.capture(() -> Perfpin.run("attach", "1", "--otlp-url=http://user:s3cret@collector:4318"));
         assertEquals(ExitCode.USAGE, unknown.code, unknown.err);
         assertTrue(unknown.err.contains("http://***@collector:4318") && !unknown.err.contains("s3cret"), unknown.err);
     }
 
     @Test
     void aMessageQuotesControlCharactersEscaped() {
-        assertUsage("perfpin stat: --threads: bad thread regex 'a\\tb\\x1b\\u202e(': not a regular expression (missing"
-                + " closing ): `a\\tb\\x1b\\u202e(`) (see perfpin stat --help)", "stat", "--pid", "1", "--threads",
+        assertUsage(
+                "perfpin stat: --threads: bad thread regex 'a\\tb\\x1b\\u202e(': not a regular expression (missing"
+                        + " closing ): `a\\tb\\x1b\\u202e(`) (see perfpin stat --help)",
+                "stat",
+                "--pid",
+                "1",
+                "--threads",
                 "a\tb\u001b\u202e(");
         assertUsage("perfpin: unknown command 'x\\x1b[2J\\ny' (see perfpin --help)", "x\u001b[2J\ny");
     }
@@ -103,10 +216,20 @@ class CommandLineTest {
     /** The java command's own options need -- before it: suggesting run's option of a like name would mislead. */
     @Test
     void anUnknownOptionAfterRunsCommandSaysThatDashDashGoesBeforeTheCommand() {
-        assertUsage("perfpin run: Unknown option: '-version'; put -- before the command to launch: perfpin run"
-                + " [options] -- java ... (see perfpin run --help)", "run", "java", "-version");
-        assertUsage("perfpin run: Unknown option: '--treads'; did you mean --threads? (see perfpin run --help)", "run",
-                "--treads", "x", "--", "java", "-version");
+        assertUsage(
+                "perfpin run: Unknown option: '-version'; put -- before the command to launch: perfpin run"
+                        + " [options] -- java ... (see perfpin run --help)",
+                "run",
+                "java",
+                "-version");
+        assertUsage(
+                "perfpin run: Unknown option: '--treads'; did you mean --threads? (see perfpin run --help)",
+                "run",
+                "--treads",
+                "x",
+                "--",
+                "java",
+                "-version");
     }
 
     /** perfpin --help lists each command with its description's first line: a whole sentence. */
@@ -118,8 +241,9 @@ class CommandLineTest {
             if (name.equals("help") || name.equals("completion")) {
                 return;
             }
-            assertTrue(description.length > 0 && description[0].matches(".*[.]"), name + ": " + String.join("|",
-                    description));
+            assertTrue(
+                    description.length > 0 && description[0].matches(".*[.]"),
+                    name + ": " + String.join("|", description));
         });
         CliRun help = CliRun.capture(() -> Perfpin.run("--help"));
         assertTrue(help.out.contains("or encode events.\n"), "the events line whole: " + help.out);

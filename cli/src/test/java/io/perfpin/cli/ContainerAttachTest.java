@@ -1,14 +1,15 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.files.ContentName;
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.nativeio.FileCalls;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,12 +29,10 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * Root attaches to JVMs of another user's that live in namespaces of their own, as containers do, while a third
@@ -50,6 +48,7 @@ class ContainerAttachTest {
     private Adversary victim;
     /** Outside /tmp, which the JVMs here replace: the class path they run from, the marker a planted agent makes. */
     private Path work;
+
     private Path marker;
     private String classPath;
 
@@ -59,7 +58,8 @@ class ContainerAttachTest {
         assumeTrue(run(List.of("unshare", "-m", "true")).startsWith("0"), "cannot make mount namespaces here");
         work = Files.createTempDirectory(Paths.get("/var/tmp"), "perfpin-ns");
         Files.setPosixFilePermissions(work, PosixFilePermissions.fromString("rwxr-xr-x"));
-        classPath = Adversary.readableCopy(ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+        classPath = Adversary.readableCopy(
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
                 Files.createDirectory(work.resolve("cp")));
         Path markers = Files.createDirectory(work.resolve("markers"));
         Files.setPosixFilePermissions(markers, PosixFilePermissions.fromString("rwxrwxrwx"));
@@ -79,10 +79,18 @@ class ContainerAttachTest {
      */
     @Test
     void aJvmInItsOwnMountNamespaceIsAttachedAndAJarPlantedInItsTmpNeverRuns() throws Exception {
-        List<String> launcher = List.of("unshare", "-m", "--propagation", "private", "sh", "-c",
+        List<String> launcher = List.of(
+                "unshare",
+                "-m",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
                 "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec " + String.join(" ", victim.asThisUser())
-                        + " \"$@\"", "sh");
-        try (ChildJvm jvm = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
+                        + " \"$@\"",
+                "sh");
+        try (ChildJvm jvm =
+                ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
             Matcher worker = jvm.await(WORKER);
             int tid = Integer.parseInt(worker.group(2));
             jvm.await(Pattern.compile("ready"));
@@ -91,26 +99,42 @@ class ContainerAttachTest {
             String dir = "/tmp/perfpin-agent-" + victim.uid;
             String jar = dir + "/perfpin-agent-" + ContentName.of(agent) + ".jar";
             Path planted = plantedAgentJar();
-            inNamespace(jvm.pid(), NOBODY, "mkdir -m 755 " + dir + " && cp " + planted + " " + jar
-                    + " && chmod 644 " + jar);
+            inNamespace(
+                    jvm.pid(),
+                    NOBODY,
+                    "mkdir -m 755 " + dir + " && cp " + planted + " " + jar + " && chmod 644 " + jar);
 
-            CliRun refused = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--duration",
-                    "1s", "--detach-on-exit"));
+            CliRun refused = CliRun.capture(
+                    () -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--duration", "1s", "--detach-on-exit"));
             assertEquals(ExitCode.ATTACH_FAILED, refused.code, refused.out + refused.err);
-            assertTrue(refused.err.contains(dir + " of process " + pid + " (java) belongs to uid " + NOBODY),
-                    refused.err);
+            assertTrue(
+                    refused.err.contains(dir + " of process " + pid + " (java) belongs to uid " + NOBODY), refused.err);
             assertEquals(1, refused.err.lines().count(), refused.err);
             assertFalse(Files.exists(marker), "the planted agent ran");
-            assertEquals(NOBODY + " 755", inNamespace(jvm.pid(), 0, "stat -c '%u %a' " + dir).strip(),
+            assertEquals(
+                    NOBODY + " 755",
+                    inNamespace(jvm.pid(), 0, "stat -c '%u %a' " + dir).strip(),
                     "what was planted is left as it was");
 
             inNamespace(jvm.pid(), 0, "rm -r " + dir);
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-0@1", "--interval", "100ms", "--duration", "1500ms", "--detach-on-exit"));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@1",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1500ms",
+                    "--detach-on-exit"));
             assertEquals(0, attach.code, attach.out + attach.err);
             assertTrue(attach.out.matches("(?s).*\nworker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + attach.out);
-            assertEquals(victim.uid + " 700\n" + victim.uid + " 600\n", inNamespace(jvm.pid(), 0,
-                    "stat -c '%u %a' " + dir + " " + jar), "the victim's own copy, which no one else may replace");
+            assertEquals(
+                    victim.uid + " 700\n" + victim.uid + " 600\n",
+                    inNamespace(jvm.pid(), 0, "stat -c '%u %a' " + dir + " " + jar),
+                    "the victim's own copy, which no one else may replace");
             assertEquals("0-1", ProcFiles.cpusAllowed(jvm.pid(), tid), "its CPUs given back at the detach");
             assertEquals(0, ProcFiles.perfEventDescriptors(jvm.pid()));
             assertFalse(Files.exists(marker), "the planted agent ran");
@@ -126,20 +150,39 @@ class ContainerAttachTest {
     @Test
     void aJvmInItsOwnUserNamespaceWithAFifoOverItsPasswdIsAttachedPinnedAndDetached() throws Exception {
         assumeTrue(victim.can("unshare -Urm true"), "unprivileged user namespaces are off here");
-        List<String> launcher = victim.asThisUser("unshare", "-Urm", "sh", "-c",
-                "mount -t tmpfs tmpfs /tmp && cd /tmp && exec \"$@\"", "sh");
-        try (ChildJvm jvm = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
+        List<String> launcher = victim.asThisUser(
+                "unshare", "-Urm", "sh", "-c", "mount -t tmpfs tmpfs /tmp && cd /tmp && exec \"$@\"", "sh");
+        try (ChildJvm jvm =
+                ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
             Matcher worker = jvm.await(WORKER);
             int tid = Integer.parseInt(worker.group(2));
             jvm.await(Pattern.compile("ready"));
             String pid = Long.toString(jvm.pid());
             // As the victim, who owns that user namespace and so may mount in it.
-            String out = run(victim.asThisUser("nsenter", "-t", pid, "-U", "-m", "--preserve-credentials", "sh", "-c",
+            String out = run(victim.asThisUser(
+                    "nsenter",
+                    "-t",
+                    pid,
+                    "-U",
+                    "-m",
+                    "--preserve-credentials",
+                    "sh",
+                    "-c",
                     "mkfifo /tmp/passwd && mount --bind /tmp/passwd /etc/passwd && test -p /etc/passwd"));
             assumeTrue(out.startsWith("0"), "cannot bind a FIFO in a user namespace here: " + out);
 
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                    "worker-0@1", "--interval", "100ms", "--duration", "1500ms", "--detach-on-exit"));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@1",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1500ms",
+                    "--detach-on-exit"));
             assertEquals(0, attach.code, attach.out + attach.err);
             assertTrue(attach.out.matches("(?s).*\nworker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + attach.out);
             assertEquals("0-1", ProcFiles.cpusAllowed(jvm.pid(), tid), "its CPUs given back at the detach");
@@ -147,8 +190,10 @@ class ContainerAttachTest {
             // Its user's name is "root" in there: the stats file is found among that user's directories, closed.
             CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "200ms"));
             assertEquals(ExitCode.NO_AGENT, top.code, top.out + top.err);
-            assertTrue(top.err.contains("(its stats file /proc/" + pid + "/root/tmp/perfpin-root/jvms/" + pid
-                    + ".stats is closed: the agent detached)"), top.err);
+            assertTrue(
+                    top.err.contains("(its stats file /proc/" + pid + "/root/tmp/perfpin-root/jvms/" + pid
+                            + ".stats is closed: the agent detached)"),
+                    top.err);
         }
     }
 
@@ -159,8 +204,8 @@ class ContainerAttachTest {
     @Test
     void aStatsFileLinkedToARootOnlyFileIsRefusedAlikeWhereverItLeads() throws Exception {
         Path dir = victim.newDirectory();
-        try (ChildJvm jvm = ChildJvm.startUnder(victim.launcher(), classPath, List.of("-Dperfpin.dir=" + dir),
-                "io.perfpin.apps.Service", "1", "120")) {
+        try (ChildJvm jvm = ChildJvm.startUnder(
+                victim.launcher(), classPath, List.of("-Dperfpin.dir=" + dir), "io.perfpin.apps.Service", "1", "120")) {
             jvm.await(Pattern.compile("ready"));
             String pid = Long.toString(jvm.pid());
             Path stats = dir.resolve("jvms").resolve(pid + ".stats");
@@ -170,8 +215,10 @@ class ContainerAttachTest {
             CliRun toNothing = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "200ms"));
 
             assertEquals(ExitCode.FAILURE, toShadow.code, toShadow.out + toShadow.err);
-            assertTrue(toShadow.err.contains(stats + " of process " + pid + " (java) is a symbolic link, not a regular"
-                    + " file"), toShadow.err);
+            assertTrue(
+                    toShadow.err.contains(
+                            stats + " of process " + pid + " (java) is a symbolic link, not a regular" + " file"),
+                    toShadow.err);
             assertEquals(toShadow.code, toNothing.code);
             assertEquals(toShadow.err, toNothing.err);
         } finally {
@@ -185,19 +232,45 @@ class ContainerAttachTest {
      */
     @Test
     void aJvmInItsOwnPidNamespaceIsAttachedPinnedAndDetached() throws Exception {
-        assumeTrue(run(List.of("unshare", "-p", "-f", "--mount-proc", "true")).startsWith("0"),
+        assumeTrue(
+                run(List.of("unshare", "-p", "-f", "--mount-proc", "true")).startsWith("0"),
                 "cannot make pid namespaces here");
-        List<String> launcher = List.of("unshare", "-p", "-f", "-m", "--propagation", "private", "--mount-proc", "sh",
-                "-c", "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec "
-                        + String.join(" ", victim.asThisUser()) + " \"$@\"", "sh");
-        try (ChildJvm namespace = ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1",
-                "120")) {
+        List<String> launcher = List.of(
+                "unshare",
+                "-p",
+                "-f",
+                "-m",
+                "--propagation",
+                "private",
+                "--mount-proc",
+                "sh",
+                "-c",
+                "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec " + String.join(" ", victim.asThisUser())
+                        + " \"$@\"",
+                "sh");
+        try (ChildJvm namespace =
+                ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
             namespace.await(Pattern.compile("ready"));
             // unshare forked the JVM: pid 1 in there, its child here
-            long pid = ProcessHandle.of(namespace.pid()).orElseThrow().children().findFirst().orElseThrow().pid();
+            long pid = ProcessHandle.of(namespace.pid())
+                    .orElseThrow()
+                    .children()
+                    .findFirst()
+                    .orElseThrow()
+                    .pid();
             int tid = ProcFiles.tidNamed(pid, "worker-0");
-            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", Long.toString(pid), "--threads", "worker-.*",
-                    "--pin", "worker-0@1", "--interval", "100ms", "--duration", "1500ms", "--detach-on-exit"));
+            CliRun attach = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    Long.toString(pid),
+                    "--threads",
+                    "worker-.*",
+                    "--pin",
+                    "worker-0@1",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "1500ms",
+                    "--detach-on-exit"));
             assertEquals(0, attach.code, attach.out + attach.err);
             assertTrue(attach.out.matches("(?s).*\nworker-0 +\\d+ +1 .*"), "pinned to CPU 1:\n" + attach.out);
             assertEquals("0-1", ProcFiles.cpusAllowed(pid, tid), "its CPUs given back at the detach");
@@ -212,27 +285,37 @@ class ContainerAttachTest {
     @Test
     void aStatsFileSwappedWithAFifoIsNeverWaitedFor() throws Exception {
         Path dir = victim.newDirectory();
-        try (ChildJvm jvm = ChildJvm.startUnder(victim.launcher(), classPath, List.of("-Dperfpin.dir=" + dir),
-                "io.perfpin.apps.Service", "1", "120")) {
+        try (ChildJvm jvm = ChildJvm.startUnder(
+                victim.launcher(), classPath, List.of("-Dperfpin.dir=" + dir), "io.perfpin.apps.Service", "1", "120")) {
             jvm.await(Pattern.compile("ready"));
             Path stats = dir.resolve("jvms").resolve(jvm.pid() + ".stats");
             Path fifo = dir.resolve("jvms").resolve("fifo");
             victim.sh("mkdir -m 700 " + stats.getParent() + " && echo no-stats-file > " + stats + " && mkfifo " + fifo);
             FileCalls calls = FileCalls.ofProcess();
             AtomicBoolean swapping = new AtomicBoolean(true);
-            Thread swapper = new Thread(() -> {
-                while (swapping.get()) {
-                    calls.renameat2(FileCalls.AT_FDCWD, stats.toString(), FileCalls.AT_FDCWD, fifo.toString(),
-                            2); // RENAME_EXCHANGE
-                }
-            }, "swapper");
+            Thread swapper = new Thread(
+                    () -> {
+                        while (swapping.get()) {
+                            calls.renameat2(
+                                    FileCalls.AT_FDCWD,
+                                    stats.toString(),
+                                    FileCalls.AT_FDCWD,
+                                    fifo.toString(),
+                                    2); // RENAME_EXCHANGE
+                        }
+                    },
+                    "swapper");
             swapper.setDaemon(true);
             swapper.start();
             try {
                 for (int i = 0; i < 100; i++) {
-                    IOException refused = assertThrows(IOException.class, () -> AgentStatsFile.open(jvm.pid()).close());
-                    assertTrue(refused.getMessage().contains("is a FIFO, not a regular file")
-                            || refused.getMessage().contains("is not a perfpin stats file"), refused.getMessage());
+                    IOException refused = assertThrows(
+                            IOException.class,
+                            () -> AgentStatsFile.open(jvm.pid()).close());
+                    assertTrue(
+                            refused.getMessage().contains("is a FIFO, not a regular file")
+                                    || refused.getMessage().contains("is not a perfpin stats file"),
+                            refused.getMessage());
                 }
             } finally {
                 swapping.set(false);
@@ -245,15 +328,28 @@ class ContainerAttachTest {
 
     /** Runs {@code script} in the mount namespace of {@code pid}, as {@code uid}; returns what it printed. */
     private static String inNamespace(long pid, int uid, String script) throws Exception {
-        String out = run(List.of("nsenter", "-t", Long.toString(pid), "-m", Adversary.setpriv(), "--reuid=" + uid,
-                "--regid=" + uid, "--clear-groups", "--", "sh", "-ec", script));
+        String out = run(List.of(
+                "nsenter",
+                "-t",
+                Long.toString(pid),
+                "-m",
+                Adversary.setpriv(),
+                "--reuid=" + uid,
+                "--regid=" + uid,
+                "--clear-groups",
+                "--",
+                "sh",
+                "-ec",
+                script));
         assertTrue(out.startsWith("0\n"), script + ": " + out);
         return out.substring(2);
     }
 
     /** The exit code, a line feed, then what the command printed. */
     private static String run(List<String> command) throws Exception {
-        Process process = new ProcessBuilder(new ArrayList<>(command)).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(new ArrayList<>(command))
+                .redirectErrorStream(true)
+                .start();
         process.getOutputStream().close();
         String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         if (!process.waitFor(60, TimeUnit.SECONDS)) {
@@ -266,17 +362,19 @@ class ContainerAttachTest {
     /** An agent jar whose premain and agentmain create the marker, readable by all. */
     private Path plantedAgentJar() throws Exception {
         Path classes = Files.createDirectory(work.resolve("planted-classes"));
-        Path source = Files.writeString(classes.resolve("Planted.java"), "public class Planted {\n"
-                + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
-                + "    java.nio.file.Files.createFile(java.nio.file.Paths.get(\"" + marker + "\"));\n  }\n}\n");
+        Path source = Files.writeString(
+                classes.resolve("Planted.java"),
+                "public class Planted {\n"
+                        + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
+                        + "    java.nio.file.Files.createFile(java.nio.file.Paths.get(\"" + marker + "\"));\n  }\n}\n");
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), source.toString()));
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().putValue("Agent-Class", "Planted");
         Path planted = work.resolve("planted.jar");
-        try (OutputStream file = Files.newOutputStream(planted); JarOutputStream out = new JarOutputStream(file,
-                manifest)) {
+        try (OutputStream file = Files.newOutputStream(planted);
+                JarOutputStream out = new JarOutputStream(file, manifest)) {
             out.putNextEntry(new JarEntry("Planted.class"));
             out.write(Files.readAllBytes(classes.resolve("Planted.class")));
             out.closeEntry();

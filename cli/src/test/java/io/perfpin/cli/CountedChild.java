@@ -12,8 +12,7 @@ import io.perfpin.apps.PageToucher;
 public final class CountedChild {
     private static final int PAGES = 16;
 
-    private CountedChild() {
-    }
+    private CountedChild() {}
 
     public static void main(String[] args) {
         for (int i = Integer.parseInt(args[0]); i > 0; i--) {

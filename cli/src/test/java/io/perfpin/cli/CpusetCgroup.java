@@ -1,5 +1,7 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,8 +10,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
-
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A cpuset cgroup of a test's own, limited to some CPUs, for a process started in it: a child of the cgroup v1
@@ -30,9 +30,12 @@ final class CpusetCgroup implements AutoCloseable {
     static CpusetCgroup create(String cpus) throws IOException {
         assumeTrue("root".equals(System.getProperty("user.name")), "only root can create a cgroup here");
         Path parent = hierarchy().orElse(null);
-        assumeTrue(parent != null, "no cpuset cgroup hierarchy to create a child in: neither a cgroup v1 cpuset"
-                + " mount nor a cgroup v2 root whose cgroup.subtree_control has cpuset");
-        Path dir = parent.resolve("perfpin-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        assumeTrue(
+                parent != null,
+                "no cpuset cgroup hierarchy to create a child in: neither a cgroup v1 cpuset"
+                        + " mount nor a cgroup v2 root whose cgroup.subtree_control has cpuset");
+        Path dir = parent.resolve(
+                "perfpin-test-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         try {
             Files.createDirectory(dir);
         } catch (IOException e) {
@@ -41,7 +44,9 @@ final class CpusetCgroup implements AutoCloseable {
         CpusetCgroup cgroup = new CpusetCgroup(dir);
         try {
             // A v1 cpuset takes no task until it has CPUs and memory nodes of its own.
-            Files.writeString(dir.resolve("cpuset.mems"), Files.readAllLines(parent.resolve("cpuset.mems")).get(0));
+            Files.writeString(
+                    dir.resolve("cpuset.mems"),
+                    Files.readAllLines(parent.resolve("cpuset.mems")).get(0));
             Files.writeString(dir.resolve("cpuset.cpus"), cpus);
         } catch (IOException | RuntimeException e) {
             cgroup.close();
@@ -68,7 +73,8 @@ final class CpusetCgroup implements AutoCloseable {
             if (mount[2].equals("cgroup2") && v2 == null) {
                 Path root = Paths.get(mount[1]);
                 Path control = root.resolve("cgroup.subtree_control");
-                if (Files.isReadable(control) && String.join(" ", Files.readAllLines(control)).contains("cpuset")) {
+                if (Files.isReadable(control)
+                        && String.join(" ", Files.readAllLines(control)).contains("cpuset")) {
                     v2 = root;
                 }
             }

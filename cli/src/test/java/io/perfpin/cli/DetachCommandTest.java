@@ -1,10 +1,11 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.stats.StatsLayout;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -14,10 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 /**
  * detach asks the agent itself, through the JVM's attach channel, whether it runs and whether it stopped: it works
@@ -51,8 +50,8 @@ class DetachCommandTest {
     /** An agent started with stats=off never makes one. */
     @Test
     void detachesAnAgentThatNeverMadeAStatsFile() throws Exception {
-        try (ChildJvm service = ChildJvm.withAgent("stats=off;threads=worker-.*;pin=worker-0@1;interval=100ms",
-                "io.perfpin.apps.Service", "2", "120")) {
+        try (ChildJvm service = ChildJvm.withAgent(
+                "stats=off;threads=worker-.*;pin=worker-0@1;interval=100ms", "io.perfpin.apps.Service", "2", "120")) {
             int tid = workerTid(service);
             service.await(Pattern.compile("ready"));
             assertFalse(Files.exists(PerfpinDirectory.statsFile(service.pid())), "no stats file");
@@ -79,11 +78,14 @@ class DetachCommandTest {
                 StatsFiles.putInt(stats, StatsLayout.EVENT_CAPACITY_OFFSET, 0);
                 CliRun run = CliRun.capture(() -> Perfpin.run("detach", Long.toString(pid)));
                 assertEquals(ExitCode.NO_AGENT, run.code, run.err);
-                assertEquals("perfpin detach: process " + pid + " runs no perfpin agent: start it with"
-                        + " -javaagent:<path to perfpin-agent.jar>, or perfpin attach " + pid + "\n", run.err);
+                assertEquals(
+                        "perfpin detach: process " + pid + " runs no perfpin agent: start it with"
+                                + " -javaagent:<path to perfpin-agent.jar>, or perfpin attach " + pid + "\n",
+                        run.err);
                 assertFalse(ProcFiles.maps(pid, "libinstrument.so"), "no Java agent was loaded into it");
-                assertFalse(ProcFiles.threadNames(pid).contains("Attach Listener"), "not even its attach"
-                        + " listener started: " + ProcFiles.threadNames(pid));
+                assertFalse(
+                        ProcFiles.threadNames(pid).contains("Attach Listener"),
+                        "not even its attach" + " listener started: " + ProcFiles.threadNames(pid));
                 assertEquals(List.of(), service.endAndReadRest(), "nothing said on its output, no thread dump");
             } finally {
                 Files.deleteIfExists(stats);
@@ -103,8 +105,17 @@ class DetachCommandTest {
             String pid = Long.toString(service.pid());
             Path stats = PerfpinDirectory.statsFile(service.pid());
             try {
-                CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*", "--pin",
-                        "worker-0@1", "--interval", "100ms", "--duration", "300ms"));
+                CliRun attach = CliRun.capture(() -> Perfpin.run(
+                        "attach",
+                        pid,
+                        "--threads",
+                        "worker-.*",
+                        "--pin",
+                        "worker-0@1",
+                        "--interval",
+                        "100ms",
+                        "--duration",
+                        "300ms"));
                 assertEquals(ExitCode.OK, attach.code, attach.out + attach.err);
                 assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid), "pinned by the agent");
                 assertTrue(ProcFiles.perfEventDescriptors(service.pid()) > 0, "and counted");

@@ -1,17 +1,16 @@
 package io.perfpin.cli;
 
-import io.perfpin.event.LibpfmEncoder;
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Collectors;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.perfpin.event.LibpfmEncoder;
+import java.util.List;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
 
 class EventsCommandTest {
 
@@ -32,11 +31,18 @@ class EventsCommandTest {
         CliRun run = CliRun.capture(() -> Perfpin.run("events"));
         assertEquals(ExitCode.OK, run.code, run.err);
         List<String> lines = List.of(run.out.split("\n"));
-        List<String> reasons = lines.stream().filter(l -> l.matches("\\[\\d+\\] .*")).collect(Collectors.toList());
-        assertEquals(reasons.size(), reasons.stream().map(l -> l.substring(l.indexOf(' '))).distinct().count(),
+        List<String> reasons =
+                lines.stream().filter(l -> l.matches("\\[\\d+\\] .*")).collect(Collectors.toList());
+        assertEquals(
+                reasons.size(),
+                reasons.stream()
+                        .map(l -> l.substring(l.indexOf(' ')))
+                        .distinct()
+                        .count(),
                 "each reason once: " + reasons);
         for (String line : lines) {
-            Matcher unsupported = Pattern.compile("  \\S+  unsupported \\[(\\d+)\\]").matcher(line);
+            Matcher unsupported =
+                    Pattern.compile("  \\S+  unsupported \\[(\\d+)\\]").matcher(line);
             if (unsupported.matches()) {
                 assertTrue(reasons.stream().anyMatch(r -> r.startsWith("[" + unsupported.group(1) + "] ")), line);
             } else {
@@ -48,12 +54,14 @@ class EventsCommandTest {
     @Test
     void intelEncodingsForAModelThisMachineIsNot() {
         assumeTrue(LibpfmEncoder.available(), LibpfmEncoder.unavailableReason());
-        CliRun run = CliRun.capture(() -> Perfpin.run("events", "--pmu", "skl",
-                "DTLB_LOAD_MISSES.WALK_ACTIVE", "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS"));
+        CliRun run = CliRun.capture(() -> Perfpin.run(
+                "events", "--pmu", "skl", "DTLB_LOAD_MISSES.WALK_ACTIVE", "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS"));
         assertEquals(ExitCode.OK, run.code, run.err);
         // Intel's Skylake event list: 08/10 with cmask 1, and 07/01.
-        assertEquals("DTLB_LOAD_MISSES.WALK_ACTIVE  type=4 config=0x1001008\n"
-                + "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS  type=4 config=0x107\n", run.out);
+        assertEquals(
+                "DTLB_LOAD_MISSES.WALK_ACTIVE  type=4 config=0x1001008\n"
+                        + "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS  type=4 config=0x107\n",
+                run.out);
     }
 
     @Test

@@ -1,14 +1,15 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.counter.CounterGroup;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -17,11 +18,9 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@link ExitCode} is the one table of exit codes: the table in docs/cli.md is it, and each code each command can
@@ -33,6 +32,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class ExitCodeTest {
     /** The commands that take a JVM's pid. */
     private static final List<String> ON_A_PID = List.of("top", "attach", "detach", "stat");
+
     private static final Pattern TABLE_ROW = Pattern.compile("\\| (\\d+) \\| (.*) \\|");
 
     @TempDir
@@ -66,15 +66,18 @@ class ExitCodeTest {
         assertEquals(ExitCode.OK, help.code, help.err);
         assertTrue(help.out.contains("Exit codes:\n"), help.out);
         for (ExitCode.Entry entry : ExitCode.TABLE) {
-            assertTrue(Pattern.compile("(?m)^ +" + entry.code() + " +" + Pattern.quote(entry.summary()) + "$")
-                    .matcher(help.out).find(), entry + " in\n" + help.out);
+            assertTrue(
+                    Pattern.compile("(?m)^ +" + entry.code() + " +" + Pattern.quote(entry.summary()) + "$")
+                            .matcher(help.out)
+                            .find(),
+                    entry + " in\n" + help.out);
         }
     }
 
     @Test
     void everyCommandSaysABadOptionInOneLineWithExitCode2() {
-        for (String command : List.of("top", "attach", "detach", "run", "stat", "report", "list", "events", "topology",
-                "demo")) {
+        for (String command :
+                List.of("top", "attach", "detach", "run", "stat", "report", "list", "events", "topology", "demo")) {
             CliRun run = CliRun.capture(() -> Perfpin.run(command, "--no-such-option"));
             assertEquals(ExitCode.USAGE, run.code, command + ": " + run.err);
             // attach asks its PID first; the others name the option
@@ -96,8 +99,10 @@ class ExitCodeTest {
 
                 CliRun notJvm = CliRun.capture(() -> Perfpin.run(command, Long.toString(sleep.pid())));
                 assertEquals(ExitCode.NOT_A_JVM, notJvm.code, command + ": " + notJvm.err);
-                assertEquals("perfpin " + command + ": process " + sleep.pid() + " (sleep) is not a HotSpot JVM: it"
-                        + " has no libjvm.so loaded\n", notJvm.err);
+                assertEquals(
+                        "perfpin " + command + ": process " + sleep.pid() + " (sleep) is not a HotSpot JVM: it"
+                                + " has no libjvm.so loaded\n",
+                        notJvm.err);
             }
             assertTrue(sleep.isAlive(), "no command signalled a process that is not a JVM");
         } finally {
@@ -113,13 +118,14 @@ class ExitCodeTest {
             String pid = Long.toString(plain.pid());
             CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "1s"));
             assertEquals(ExitCode.NO_AGENT, top.code, top.err);
-            assertTrue(top.err.startsWith("perfpin top: process " + pid + " runs no perfpin agent (no stats file at "),
+            assertTrue(
+                    top.err.startsWith("perfpin top: process " + pid + " runs no perfpin agent (no stats file at "),
                     top.err);
             CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
             assertEquals(ExitCode.NO_AGENT, detach.code, detach.err);
         }
-        try (ChildJvm service = ChildJvm.withAgent("threads=worker-.*;interval=100ms", "io.perfpin.apps.Service", "1",
-                "120")) {
+        try (ChildJvm service =
+                ChildJvm.withAgent("threads=worker-.*;interval=100ms", "io.perfpin.apps.Service", "1", "120")) {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             Path stats = PerfpinDirectory.statsFile(service.pid());
@@ -129,9 +135,11 @@ class ExitCodeTest {
                 assertTrue(Files.exists(stats), "the agent leaves its closed stats file: " + stats);
                 CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "1s"));
                 assertEquals(ExitCode.NO_AGENT, top.code, top.out + top.err);
-                assertEquals("perfpin top: process " + pid + " runs no perfpin agent (its stats file " + stats
-                        + " is closed: the agent detached): start it with -javaagent:<path to perfpin-agent.jar>, or"
-                        + " perfpin attach " + pid + "\n", top.err);
+                assertEquals(
+                        "perfpin top: process " + pid + " runs no perfpin agent (its stats file " + stats
+                                + " is closed: the agent detached): start it with -javaagent:<path to perfpin-agent.jar>, or"
+                                + " perfpin attach " + pid + "\n",
+                        top.err);
                 assertEquals("", top.out, "no old totals");
                 assertEquals(0, ProcFiles.perfEventDescriptors(service.pid()), "detached");
             } finally {
@@ -144,13 +152,14 @@ class ExitCodeTest {
     @Test
     void anotherUsersJvmIsExitCode5() throws Exception {
         try (UnprivilegedService user = UnprivilegedService.start(1);
-             ChildJvm rootJvm = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+                ChildJvm rootJvm = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
             rootJvm.await(Pattern.compile("ready"));
             String pid = Long.toString(rootJvm.pid());
             for (String command : ON_A_PID) {
                 try (ChildJvm perfpin = user.startPerfpin(command, pid)) {
                     assertEquals(ExitCode.PERMISSION_DENIED, perfpin.awaitExit(), command + ": " + perfpin.lines());
-                    assertTrue(perfpin.lines().stream().anyMatch(l -> l.startsWith("perfpin " + command + ": ")),
+                    assertTrue(
+                            perfpin.lines().stream().anyMatch(l -> l.startsWith("perfpin " + command + ": ")),
                             perfpin.lines().toString());
                 }
             }
@@ -182,16 +191,20 @@ class ExitCodeTest {
     @Test
     void aDemoWithNothingCountableIsExitCode2BeforeItRuns() {
         Syscalls syscalls = Backends.syscalls();
-        try (CounterGroup probe = CounterGroup.open(syscalls, syscalls.gettid(), List.of(new EventParser().parse(
-                "cycles"), new EventParser().parse("instructions")))) {
+        try (CounterGroup probe = CounterGroup.open(
+                syscalls,
+                syscalls.gettid(),
+                List.of(new EventParser().parse("cycles"), new EventParser().parse("instructions")))) {
             assumeTrue(probe.unsupported().size() == 2, "this machine counts cycles or instructions");
         }
         CliRun demo = CliRun.capture(() -> Perfpin.run("demo", "--events", "cycles,instructions"));
         assertEquals(ExitCode.USAGE, demo.code, demo.err);
         assertEquals("", demo.out, "nothing ran");
-        assertTrue(demo.err.matches("perfpin demo: --events cycles,instructions: nothing to count, none of its events"
-                + " can be counted on this machine \\(cycles, instructions: .+\\); software events can, e.g."
-                + " --events sched\n"), demo.err);
+        assertTrue(
+                demo.err.matches("perfpin demo: --events cycles,instructions: nothing to count, none of its events"
+                        + " can be counted on this machine \\(cycles, instructions: .+\\); software events can, e.g."
+                        + " --events sched\n"),
+                demo.err);
         assertFalse(demo.err.contains("the others are"), demo.err);
     }
 }

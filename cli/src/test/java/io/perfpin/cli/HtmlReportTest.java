@@ -1,5 +1,9 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.apps.Programs;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
@@ -7,10 +11,6 @@ import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.ThreadRecord;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,10 +25,9 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code perfpin report --format html} of the demo's ping-pong, recorded by {@code perfpin run} unpinned and then
@@ -39,13 +38,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HtmlReportTest {
     /** Where the screenshot goes: docs/outputs.md shows the one in docs/. */
     private static final Path SCREENSHOT = Paths.get("target", "html-report.png");
+
     private static final long BROWSER_SECONDS = 60;
     private static final int CHURNED = 600;
-    private static final List<String> SCHED = List.of("task-clock", "context-switches", "cpu-migrations",
-            "page-faults", "minor-faults", "major-faults");
+    private static final List<String> SCHED =
+            List.of("task-clock", "context-switches", "cpu-migrations", "page-faults", "minor-faults", "major-faults");
 
     @TempDir
     static Path dir;
+
     static Path unpinned;
     static Path pinned;
     static Path churn;
@@ -57,12 +58,29 @@ class HtmlReportTest {
         int second = allowed.size() > 1 ? allowed.next(first + 1) : first;
         String[] pingPong = {"io.perfpin.apps.PingPong", "--round-trips", "300000"};
         unpinned = record("unpinned.jsonl", List.of("--threads", "ping|pong", "--interval", "100ms"), pingPong);
-        pinned = record("pinned.jsonl", List.of("--threads", "ping|pong", "--interval", "100ms", "--pin",
-                "ping@" + first, "--pin", "pong@" + second), pingPong);
+        pinned = record(
+                "pinned.jsonl",
+                List.of(
+                        "--threads",
+                        "ping|pong",
+                        "--interval",
+                        "100ms",
+                        "--pin",
+                        "ping@" + first,
+                        "--pin",
+                        "pong@" + second),
+                pingPong);
         // 600 threads, four at a time, each touching 256 fresh pages: about a second, so some twenty ticks of 50 ms.
-        churn = record("churn.jsonl", List.of("--threads", "churn-.*", "--interval", "50ms"),
-                "io.perfpin.apps.ThreadChurner", "--threads", Integer.toString(CHURNED), "--at-once", "4",
-                "--pages", "256");
+        churn = record(
+                "churn.jsonl",
+                List.of("--threads", "churn-.*", "--interval", "50ms"),
+                "io.perfpin.apps.ThreadChurner",
+                "--threads",
+                Integer.toString(CHURNED),
+                "--at-once",
+                "4",
+                "--pages",
+                "256");
     }
 
     /** {@code perfpin run} of a test app with {@code options}, counting sched, recorded in {@code name}. */
@@ -70,7 +88,10 @@ class HtmlReportTest {
         Path file = dir.resolve(name);
         List<String> args = new ArrayList<>(List.of("run", "--events", "sched", "--record", file.toString()));
         args.addAll(options);
-        args.addAll(List.of("--", Paths.get(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+        args.addAll(List.of(
+                "--",
+                Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
                 ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"))));
         args.addAll(List.of(app));
         CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
@@ -81,8 +102,8 @@ class HtmlReportTest {
     @Test
     void chromiumDrawsEveryPlotOfTwoRecordingsSideBySideWithoutAScriptError() throws Exception {
         Path page = dir.resolve("before-after.html");
-        CliRun report = CliRun.capture(() -> Perfpin.run("report", unpinned.toString(), pinned.toString(), "--format",
-                "html", "--output", page.toString()));
+        CliRun report = CliRun.capture(() -> Perfpin.run(
+                "report", unpinned.toString(), pinned.toString(), "--format", "html", "--output", page.toString()));
         assertEquals(ExitCode.OK, report.code, report.err);
         String html = Files.readString(page);
         int plots = count(html, "<div class=\"plot\" id=");
@@ -91,8 +112,13 @@ class HtmlReportTest {
         assertTrue(plots >= 2, "ping's and pong's task-clock at least: " + plots);
         noFlatPlot(charts);
         for (Map<?, ?> chart : charts) {
-            assertEquals(List.of("unpinned.jsonl", "pinned.jsonl"), lines(chart).stream().map(l -> l.get("label"))
-                    .map(label -> ((String) label).split(" ")[0]).distinct().toList(),
+            assertEquals(
+                    List.of("unpinned.jsonl", "pinned.jsonl"),
+                    lines(chart).stream()
+                            .map(l -> l.get("label"))
+                            .map(label -> ((String) label).split(" ")[0])
+                            .distinct()
+                            .toList(),
                     "each recording named in the legend of " + chart.get("title"));
         }
         for (String thread : List.of("ping", "pong")) {
@@ -105,14 +131,21 @@ class HtmlReportTest {
                 }
             }
             for (String event : SCHED) {
-                assertTrue(plotted.contains(event) ^ flat(section).contains(event + " ")
-                        ^ flat(section).contains(event + ":"), thread + "'s " + event + ": plotted or listed once");
+                assertTrue(
+                        plotted.contains(event)
+                                ^ flat(section).contains(event + " ")
+                                ^ flat(section).contains(event + ":"),
+                        thread + "'s " + event + ": plotted or listed once");
             }
         }
-        assertTrue(html.contains("unpinned.jsonl") && html.contains("pinned.jsonl") && html.contains("(perfpin)"),
+        assertTrue(
+                html.contains("unpinned.jsonl") && html.contains("pinned.jsonl") && html.contains("(perfpin)"),
                 "both recordings named, the pin shown");
         assertTrue(html.contains("<th>kernel</th>") && html.contains("<th>cpu</th>"), "the machine");
-        assertFalse(Pattern.compile("(src|href)=\"[a-z]+:", Pattern.CASE_INSENSITIVE).matcher(html).find(),
+        assertFalse(
+                Pattern.compile("(src|href)=\"[a-z]+:", Pattern.CASE_INSENSITIVE)
+                        .matcher(html)
+                        .find(),
                 "nothing fetched: no src or href with a scheme");
         assertTrue(html.contains("Content-Security-Policy\" content=\"default-src 'none'"), "and the browser is told");
 
@@ -136,17 +169,20 @@ class HtmlReportTest {
     void namesFromARecordingCannotEndTheirElementOrRunAScript() throws Exception {
         String hostile = "</script><img src=x onerror=alert(1)>";
         Path renamed = dir.resolve("renamed.jsonl");
-        Files.writeString(renamed, Files.readString(pinned).replace("\"name\":\"ping\"",
-                "\"name\":\"" + hostile.replace("\"", "\\\"") + "\""));
+        Files.writeString(
+                renamed,
+                Files.readString(pinned)
+                        .replace("\"name\":\"ping\"", "\"name\":\"" + hostile.replace("\"", "\\\"") + "\""));
         Path page = dir.resolve("renamed.html");
-        CliRun report = CliRun.capture(() -> Perfpin.run("report", renamed.toString(), "--format", "html",
-                "--output", page.toString()));
+        CliRun report = CliRun.capture(
+                () -> Perfpin.run("report", renamed.toString(), "--format", "html", "--output", page.toString()));
         assertEquals(ExitCode.OK, report.code, report.err);
         String html = Files.readString(page);
         assertFalse(html.contains("<img"), "escaped wherever it goes");
         assertTrue(html.contains("&lt;/script&gt;&lt;img src=x onerror=alert(1)&gt;"), "shown as text");
         String dom = chromium(page, "--dump-dom");
-        assertTrue(dom.contains("data-plots=\"drawn " + count(html, "<div class=\"plot\" id=") + "\""),
+        assertTrue(
+                dom.contains("data-plots=\"drawn " + count(html, "<div class=\"plot\" id=") + "\""),
                 "its plots drawn as any other's");
     }
 
@@ -161,20 +197,26 @@ class HtmlReportTest {
         assertEquals(CHURNED, threads.size(), "every churned thread recorded");
         assertTrue(threads.stream().allMatch(ThreadRecord::isFinal), "each with its final record");
         Path page = dir.resolve("churn.html");
-        CliRun report = CliRun.capture(() -> Perfpin.run("report", churn.toString(), "--format", "html",
-                "--output", page.toString()));
+        CliRun report = CliRun.capture(
+                () -> Perfpin.run("report", churn.toString(), "--format", "html", "--output", page.toString()));
         assertEquals(ExitCode.OK, report.code, report.err);
         String html = Files.readString(page);
 
         List<String> sums = new ArrayList<>();
         for (String event : SCHED) {
-            long sum = threads.stream().mapToLong(t -> t.report().counters().get(event)).sum();
+            long sum = threads.stream()
+                    .mapToLong(t -> t.report().counters().get(event))
+                    .sum();
             sums.add(ReportTable.formatCount(event, sum, null));
         }
-        assertEquals(List.of(Integer.toString(CHURNED), String.join("|", sums)),
-                cells(html, "<tr><td><a href=\"#group-0\">churn</a></td>"), "the group's row: its threads' sums");
-        assertEquals(List.of(Integer.toString(CHURNED), String.join("|", sums)),
-                cells(html, "<tr class=\"total\"><td>all threads</td>"), "the total row");
+        assertEquals(
+                List.of(Integer.toString(CHURNED), String.join("|", sums)),
+                cells(html, "<tr><td><a href=\"#group-0\">churn</a></td>"),
+                "the group's row: its threads' sums");
+        assertEquals(
+                List.of(Integer.toString(CHURNED), String.join("|", sums)),
+                cells(html, "<tr class=\"total\"><td>all threads</td>"),
+                "the total row");
         assertTrue(html.contains(CHURNED - HtmlReport.PLOTTED + " more threads"), "the others folded");
         assertEquals(HtmlReport.PLOTTED, count(html, "<section class=\"thread\""), "the busiest threads after");
 
@@ -193,11 +235,14 @@ class HtmlReportTest {
         Path withUrl = dir.resolve("with-url.jsonl");
         String recording = Files.readString(pinned);
         assertTrue(recording.contains("\"command\":\"io.perfpin.apps.PingPong"), "the run record names the command");
-        Files.writeString(withUrl, recording.replace("\"command\":\"io.perfpin.apps.PingPong",
-                "\"command\":\"io.perfpin.apps.PingPong --db postgres://app:s3cret@db:5432/app"));
+        Files.writeString(
+                withUrl,
+                recording.replace(
+                        "\"command\":\"io.perfpin.apps.PingPong",
+                        "\"command\":\"io.perfpin.apps.PingPong --db postgres://app:s3cret@db:5432/app"));
         Path page = dir.resolve("with-url.html");
-        CliRun report = CliRun.capture(() -> Perfpin.run("report", withUrl.toString(), "--format", "html",
-                "--output", page.toString()));
+        CliRun report = CliRun.capture(
+                () -> Perfpin.run("report", withUrl.toString(), "--format", "html", "--output", page.toString()));
         assertEquals(ExitCode.OK, report.code, report.err);
         String html = Files.readString(page);
         assertTrue(html.contains("--db postgres://***@db:5432/app"), "the command, its URL masked");
@@ -212,25 +257,50 @@ class HtmlReportTest {
     @Test
     void eachJvmOfARunsFamilyHasItsThreadsUnderItsOwnHeading() throws Exception {
         Path record = dir.resolve("jmh.jsonl");
-        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--interval", "100ms", "--threads", ".*jmh-worker.*",
-                "--record", record.toString(), "--", RunForkingJmhTest.JAVA, "-cp", RunForkingJmhTest.JMH_CLASS_PATH,
-                "org.openjdk.jmh.Main", "JMHSample_22_FalseSharing.baseline", "-f", "2", "-wi", "1", "-w", "300ms",
-                "-i", "1", "-r", "500ms", "-foe", "true"));
+        CliRun run = CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--interval",
+                "100ms",
+                "--threads",
+                ".*jmh-worker.*",
+                "--record",
+                record.toString(),
+                "--",
+                RunForkingJmhTest.JAVA,
+                "-cp",
+                RunForkingJmhTest.JMH_CLASS_PATH,
+                "org.openjdk.jmh.Main",
+                "JMHSample_22_FalseSharing.baseline",
+                "-f",
+                "2",
+                "-wi",
+                "1",
+                "-w",
+                "300ms",
+                "-i",
+                "1",
+                "-r",
+                "500ms",
+                "-foe",
+                "true"));
         assertEquals(0, run.code, "JMH's exit code:\n" + run.out + run.err);
         List<Path> family = RecordingFile.family(record);
         assertEquals(3, family.size(), "JMH's JVM's recording and one per fork: " + family);
         Path page = dir.resolve("jmh.html");
-        CliRun report = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "html",
-                "--output", page.toString()));
+        CliRun report = CliRun.capture(
+                () -> Perfpin.run("report", record.toString(), "--format", "html", "--output", page.toString()));
         assertEquals(ExitCode.OK, report.code, report.err);
         String html = Files.readString(page);
 
         List<Integer> headings = new ArrayList<>();
         for (int i = 0; i < family.size(); i++) {
             long pid = Recording.read(family.get(i)).jvm().orElseThrow().pid();
-            String heading = "<h2 class=\"jvm\" id=\"jvm-" + i + "\">" + HtmlReport.escape("JVM " + pid + (i == 0
-                    ? ", recorded in " : ", started with the same agent options; recorded in ") + family.get(i)
-                    + ":") + "</h2>";
+            String heading = "<h2 class=\"jvm\" id=\"jvm-" + i + "\">"
+                    + HtmlReport.escape("JVM " + pid
+                            + (i == 0 ? ", recorded in " : ", started with the same agent options; recorded in ")
+                            + family.get(i)
+                            + ":")
+                    + "</h2>";
             int at = html.indexOf(heading);
             assertTrue(at >= 0 && (i == 0 || at > headings.get(i - 1)), "in order: " + heading);
             headings.add(at);
@@ -243,7 +313,8 @@ class HtmlReportTest {
             String fork = html.substring(headings.get(i), headings.get(i + 1));
             assertEquals(2, count(fork, "<section class=\"thread\""), "the fork's workers in full: " + fork);
             for (String worker : List.of("1", "2")) {
-                assertTrue(fork.contains(".JMHSample_22_FalseSharing.baseline-jmh-worker-" + worker + "</h2>"),
+                assertTrue(
+                        fork.contains(".JMHSample_22_FalseSharing.baseline-jmh-worker-" + worker + "</h2>"),
                         "fork " + i + "'s worker " + worker);
             }
         }
@@ -273,11 +344,22 @@ class HtmlReportTest {
 
     /** Headless Chromium on the page, offline; its standard output. */
     static String chromium(Path page, String what) throws IOException, InterruptedException {
-        String browser = Programs.onPath("chromium").map(Path::toString).orElseThrow(() -> new AssertionError(
-                "headless Chromium on the PATH renders the page: apt-get install chromium (.ci/run does)"));
-        Process process = new ProcessBuilder(browser, "--headless=new", "--no-sandbox", "--disable-gpu",
-                "--hide-scrollbars", "--window-size=1400,1800", "--virtual-time-budget=5000", what,
-                page.toUri().toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+        String browser = Programs.onPath("chromium")
+                .map(Path::toString)
+                .orElseThrow(() -> new AssertionError(
+                        "headless Chromium on the PATH renders the page: apt-get install chromium (.ci/run does)"));
+        Process process = new ProcessBuilder(
+                        browser,
+                        "--headless=new",
+                        "--no-sandbox",
+                        "--disable-gpu",
+                        "--hide-scrollbars",
+                        "--window-size=1400,1800",
+                        "--virtual-time-budget=5000",
+                        what,
+                        page.toUri().toString())
+                .redirectError(ProcessBuilder.Redirect.DISCARD)
+                .start();
         byte[] out = process.getInputStream().readAllBytes();
         if (!process.waitFor(BROWSER_SECONDS, TimeUnit.SECONDS)) {
             process.destroyForcibly();
@@ -307,7 +389,9 @@ class HtmlReportTest {
     private static void noFlatPlot(List<Map<?, ?>> charts) {
         for (Map<?, ?> chart : charts) {
             Set<Object> values = new HashSet<>();
-            lines(chart).forEach(l -> ((List<?>) l.get("y")).stream().filter(Objects::nonNull).forEach(values::add));
+            lines(chart)
+                    .forEach(l -> ((List<?>) l.get("y"))
+                            .stream().filter(Objects::nonNull).forEach(values::add));
             assertTrue(values.size() >= 2, "a flat plot: " + chart.get("title") + " " + values);
         }
     }

@@ -1,25 +1,22 @@
 package io.perfpin.cli;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
 
 /** Where java stands in command lines as people write them, and which ones are refused, and why. */
 class LaunchCommandTest {
 
     /** A command line, split on single spaces, and where its java word stands. */
-    private record Found(String command, int java) {
-    }
+    private record Found(String command, int java) {}
 
     /** A command line, split on the character {@code |}, and the reason it is refused. */
-    private record Refused(String command, String why) {
-    }
+    private record Refused(String command, String why) {}
 
     @Test
     void javaIsFoundBehindEveryWrapperAndItsOptions() {
@@ -115,8 +112,9 @@ class LaunchCommandTest {
                 new Refused("mvn|exec:java", "'mvn' is neither java nor a program that perfpin looks through"),
                 new Refused("./gradlew|run", "'./gradlew' is neither java nor a program that perfpin looks through"),
                 new Refused("javac|Main.java", "'javac' is neither java nor a program that perfpin looks through"),
-                new Refused("taskset|-c|0|sh|-c|java Main", "'sh' is neither java nor a program that perfpin looks"
-                        + " through"),
+                new Refused(
+                        "taskset|-c|0|sh|-c|java Main",
+                        "'sh' is neither java nor a program that perfpin looks" + " through"),
                 new Refused("taskset|-c|0", "'taskset -c 0' is followed by no command"),
                 new Refused("env|FOO=bar", "'env FOO=bar' is followed by no command"),
                 new Refused("nice|-n", "'nice -n' is followed by no command"),
@@ -129,17 +127,24 @@ class LaunchCommandTest {
                 new Refused("ionice|-p|1234", "with -p, ionice runs no command that perfpin can follow"),
                 new Refused("sudo|-b|java|Main", "with -b, sudo runs no command that perfpin can follow"),
                 new Refused("nice|--help", "with --help, nice runs no command that perfpin can follow"),
-                new Refused("taskset|--bogus|0|java", "taskset's option --bogus is not one perfpin knows, so it cannot"
-                        + " tell whether it takes a value"),
-                new Refused("numactl|-x|0|java", "numactl's option -x is not one perfpin knows, so it cannot tell"
-                        + " whether it takes a value"),
-                new Refused("numactl|--p=0|java", "numactl's option --p is not one perfpin knows, so it cannot tell"
-                        + " whether it takes a value"));
+                new Refused(
+                        "taskset|--bogus|0|java",
+                        "taskset's option --bogus is not one perfpin knows, so it cannot"
+                                + " tell whether it takes a value"),
+                new Refused(
+                        "numactl|-x|0|java",
+                        "numactl's option -x is not one perfpin knows, so it cannot tell"
+                                + " whether it takes a value"),
+                new Refused(
+                        "numactl|--p=0|java",
+                        "numactl's option --p is not one perfpin knows, so it cannot tell"
+                                + " whether it takes a value"));
         List<String> wrong = new ArrayList<>();
         for (Refused row : table) {
             List<String> words = List.of(row.command.split("\\|"));
             try {
-                wrong.add(row.command + ": java found at " + LaunchCommand.of(words).javaIndex());
+                wrong.add(row.command + ": java found at "
+                        + LaunchCommand.of(words).javaIndex());
             } catch (IllegalArgumentException e) {
                 String expected = "no java command in '" + LaunchCommand.shown(words) + "': " + row.why + "; put java"
                         + " first, or after taskset, numactl, env, nice, chrt, ionice, setpriv, sudo, stdbuf, time or"
@@ -156,22 +161,43 @@ class LaunchCommandTest {
 
     @Test
     void theAgentGoesRightAfterJavaBeforeTheUsersOwnJvmOptions() {
-        LaunchCommand launch = LaunchCommand.of(List.of("taskset", "-c", "1", "/opt/jdk/bin/java", "-Xmx1g",
-                "-javaagent:other.jar", "-jar", "app.jar", "java"));
-        assertEquals(List.of("taskset", "-c", "1", "/opt/jdk/bin/java", "-javaagent:perfpin.jar", "-Xmx1g",
-                "-javaagent:other.jar", "-jar", "app.jar", "java"), launch.withJvmOption("-javaagent:perfpin.jar"));
+        LaunchCommand launch = LaunchCommand.of(List.of(
+                "taskset",
+                "-c",
+                "1",
+                "/opt/jdk/bin/java",
+                "-Xmx1g",
+                "-javaagent:other.jar",
+                "-jar",
+                "app.jar",
+                "java"));
+        assertEquals(
+                List.of(
+                        "taskset",
+                        "-c",
+                        "1",
+                        "/opt/jdk/bin/java",
+                        "-javaagent:perfpin.jar",
+                        "-Xmx1g",
+                        "-javaagent:other.jar",
+                        "-jar",
+                        "app.jar",
+                        "java"),
+                launch.withJvmOption("-javaagent:perfpin.jar"));
     }
 
     @Test
     void theCommandIsQuotedAsAShellWouldTakeItBackAndCutWhenLong() {
-        assertEquals("sh -c \"java -Dx=\\\"a b\\\" \\$HOME\" \"\"", LaunchCommand.shown(List.of("sh", "-c",
-                "java -Dx=\"a b\" $HOME", "")));
+        assertEquals(
+                "sh -c \"java -Dx=\\\"a b\\\" \\$HOME\" \"\"",
+                LaunchCommand.shown(List.of("sh", "-c", "java -Dx=\"a b\" $HOME", "")));
         String classPath = "lib/a.jar:".repeat(50);
         String shown = LaunchCommand.shown(List.of("sh", "-c", "java -cp " + classPath + " Main"));
         assertEquals(203, shown.length(), shown);
         assertEquals("...", shown.substring(200));
-        assertThrows(IllegalArgumentException.class, () -> LaunchCommand.of(List.of("sh", "-c", "java -cp "
-                + classPath + " Main")));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> LaunchCommand.of(List.of("sh", "-c", "java -cp " + classPath + " Main")));
     }
 
     @Test

@@ -1,24 +1,23 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
-import io.perfpin.nativeio.Backends;
-import io.perfpin.nativeio.PinWatchdog;
-import org.junit.jupiter.api.Test;
-
-import java.nio.file.Files;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.PinWatchdog;
+import java.nio.file.Files;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
 
 class ListCommandTest {
 
     @Test
     void listsThisUsersJvmsWithTheirMainClassAndWhetherTheAgentIsActive() throws Exception {
         try (ChildJvm plain = ChildJvm.start("io.perfpin.apps.Service", "1", "60");
-             ChildJvm counted = ChildJvm.start(RegistryChild.class.getName(), "default", "-", "1")) {
+                ChildJvm counted = ChildJvm.start(RegistryChild.class.getName(), "default", "-", "1")) {
             try {
                 plain.await(Pattern.compile("ready"));
                 counted.await(ReportCommandTest.TOUCHED);
@@ -33,7 +32,8 @@ class ListCommandTest {
                 counted.send("end");
                 counted.await(Pattern.compile("closed"));
                 CliRun after = CliRun.capture(() -> Perfpin.run("list"));
-                assertEquals(RegistryChild.class.getName() + "  no (closed: the agent detached)",
+                assertEquals(
+                        RegistryChild.class.getName() + "  no (closed: the agent detached)",
                         row(after.out, counted.pid()));
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(counted.pid()));
@@ -51,8 +51,10 @@ class ListCommandTest {
 
             CliRun stat = CliRun.capture(() -> Perfpin.run("stat", "--pid", Integer.toString(watchdog.pid())));
             assertEquals(ExitCode.NOT_A_JVM, stat.code, stat.err);
-            assertEquals("perfpin stat: process " + watchdog.pid() + " (perfpin-pins) is not a HotSpot JVM: it is the"
-                    + " watchdog of a perfpin that pins threads, and runs no Java\n", stat.err);
+            assertEquals(
+                    "perfpin stat: process " + watchdog.pid() + " (perfpin-pins) is not a HotSpot JVM: it is the"
+                            + " watchdog of a perfpin that pins threads, and runs no Java\n",
+                    stat.err);
         }
     }
 

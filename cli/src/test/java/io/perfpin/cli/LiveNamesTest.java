@@ -1,14 +1,13 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.PerfpinDirectory;
 import java.nio.file.Files;
 import java.util.List;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * Thread names as Java allows them, through the stats file to every format: a 200-character name, two that differ
@@ -18,19 +17,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LiveNamesTest {
     private static final String LONG = "L" + "o".repeat(198) + "g";
     private static final String PREFIX = "org.openjdk.jmh.samples.JMHSample_22_FalseSharing.baseline-jmh-";
-    private static final List<String> NAMES = List.of(LONG, PREFIX + "worker-1", PREFIX + "worker-2", "tab\there",
-            "new\nline", "名前-ünï");
+    private static final List<String> NAMES =
+            List.of(LONG, PREFIX + "worker-1", PREFIX + "worker-2", "tab\there", "new\nline", "名前-ünï");
 
     @Test
     void namesAreWholeAndApartInTableCsvAndJson() throws Exception {
         assertTrue(PREFIX.length() >= 63, "the twins differ after byte 63");
-        try (ChildJvm service = ChildJvm.withAgent("threads=(?s).*;events=sched;interval=100ms",
-                "io.perfpin.apps.Service", "0", "120")) {
+        try (ChildJvm service = ChildJvm.withAgent(
+                "threads=(?s).*;events=sched;interval=100ms", "io.perfpin.apps.Service", "0", "120")) {
             service.await(Pattern.compile("ready"));
             for (String name : NAMES) {
                 service.send("spin " + name.replace("\t", "\\t").replace("\n", "\\n"));
-                service.await(Pattern.compile("thread " + Pattern.quote(name.replace("\t", "\\t")
-                        .replace("\n", "\\n")) + " tid \\d+"));
+                service.await(Pattern.compile(
+                        "thread " + Pattern.quote(name.replace("\t", "\\t").replace("\n", "\\n")) + " tid \\d+"));
             }
             String pid = Long.toString(service.pid());
             // The agent creates its stats file as it starts; top refuses one still being created.
@@ -48,8 +47,7 @@ class LiveNamesTest {
                     String field = name.contains("\n") ? '"' + name + '"' : name;
                     assertTrue(csv.out.contains("\n" + field + ","), "a row for '" + name + "':\n" + csv.out);
                 }
-                CliRun json = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms", "--format",
-                        "json"));
+                CliRun json = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms", "--format", "json"));
                 assertEquals(0, json.code, json.err);
                 for (String name : NAMES) {
                     String quoted = "\"name\":\"" + name.replace("\t", "\\t").replace("\n", "\\n") + "\"";

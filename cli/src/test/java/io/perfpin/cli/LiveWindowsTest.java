@@ -1,10 +1,10 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.report.JsonReader;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -15,10 +15,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The live view's windows are the agent's: a busy and a parked thread, in a JVM whose agent samples every 500 ms,
@@ -37,6 +35,7 @@ class LiveWindowsTest {
 
     /** About half the agent's interval: the 100 ms viewer shows a sample within about 100 ms of it. */
     private static final Pattern TIME = Pattern.compile("^\\{\"type\":\"sample\",\"time\":(\\d+),");
+
     private static final Duration AFTER_A_SAMPLE = Duration.ofMillis(200);
     /** A window in which a busy thread, sharing two CPUs with the build, may not have run at all. */
     private static final Duration SHORT_WINDOW = Duration.ofMillis(50);
@@ -46,8 +45,8 @@ class LiveWindowsTest {
 
     @Test
     void everyViewerShowsTheAgentsWindowsWhoseCountsAddUpToTheTotals() throws Exception {
-        try (ChildJvm service = ChildJvm.withAgent("threads=spin-.*|parked-.*;events=sched;interval=500ms",
-                "io.perfpin.apps.Service", "0", "120", "1")) {
+        try (ChildJvm service = ChildJvm.withAgent(
+                "threads=spin-.*|parked-.*;events=sched;interval=500ms", "io.perfpin.apps.Service", "0", "120", "1")) {
             service.await(Pattern.compile("ready"));
             service.send("spin spin-1");
             service.await(Pattern.compile("thread spin-1 tid \\d+"));
@@ -55,10 +54,22 @@ class LiveWindowsTest {
             List<ChildJvm> viewers = new ArrayList<>();
             try {
                 for (String interval : INTERVALS) {
-                    viewers.add(ChildJvm.start(Perfpin.class.getName(), "top", pid, "--interval", interval,
-                            "--format", "json", "--output", dir.resolve(interval + ".jsonl").toString()));
+                    viewers.add(ChildJvm.start(
+                            Perfpin.class.getName(),
+                            "top",
+                            pid,
+                            "--interval",
+                            interval,
+                            "--format",
+                            "json",
+                            "--output",
+                            dir.resolve(interval + ".jsonl").toString()));
                 }
-                viewers.add(ChildJvm.start(Perfpin.class.getName(), "top", pid, "--output",
+                viewers.add(ChildJvm.start(
+                        Perfpin.class.getName(),
+                        "top",
+                        pid,
+                        "--output",
                         dir.resolve("table.txt").toString()));
                 // Each viewer has shown a few windows of its own before the agent goes.
                 for (String interval : INTERVALS) {
@@ -85,7 +96,10 @@ class LiveWindowsTest {
         }
         String table = Files.readString(dir.resolve("table.txt"));
         String totals = table.substring(table.indexOf("perfpin top: the agent detached. Totals"));
-        assertTrue(Pattern.compile("(?m)^spin-1 .* running at detach ").matcher(totals).find(),
+        assertTrue(
+                Pattern.compile("(?m)^spin-1 .* running at detach ")
+                        .matcher(totals)
+                        .find(),
                 "in a table, threads that still ran are labelled so: " + totals);
     }
 
@@ -100,9 +114,10 @@ class LiveWindowsTest {
             Map<String, Long> counters = counters(record);
             if (record.get("type").equals("sample")) {
                 windows++;
-                frames.computeIfAbsent((Long) record.get("time"), t -> new ArrayList<>()).add(record);
-                counters.forEach((event, value) -> sums.computeIfAbsent(name, n -> new HashMap<>())
-                        .merge(event, value, Long::sum));
+                frames.computeIfAbsent((Long) record.get("time"), t -> new ArrayList<>())
+                        .add(record);
+                counters.forEach((event, value) ->
+                        sums.computeIfAbsent(name, n -> new HashMap<>()).merge(event, value, Long::sum));
                 Number utilisation = (Number) ((Map<?, ?>) record.get("metrics")).get("cpu-utilisation");
                 assertTrue(utilisation != null && utilisation.doubleValue() <= 1 + CLOCKS, interval + ": " + line);
             } else {
@@ -120,11 +135,15 @@ class LiveWindowsTest {
         // viewer's own; it holds the busy thread's time unless it is so short that the thread may not have run in
         // it on a loaded two-CPU machine (the detach comes about 200 ms after a sample, so it seldom is).
         List<Map<?, ?>> last = new ArrayList<>(frames.values()).get(frames.size() - 1);
-        long closingNanos = last.stream().mapToLong(r -> ((Number) r.get("wallNanos")).longValue()).max()
+        long closingNanos = last.stream()
+                .mapToLong(r -> ((Number) r.get("wallNanos")).longValue())
+                .max()
                 .orElseThrow();
         assertTrue(closingNanos > 0, interval + ": the closing frame is a window of the agent's: " + last);
-        assertTrue(closingNanos < SHORT_WINDOW.toNanos()
-                        || !last.stream().allMatch(r -> counters(r).values().stream().allMatch(v -> v == 0)),
+        assertTrue(
+                closingNanos < SHORT_WINDOW.toNanos()
+                        || !last.stream()
+                                .allMatch(r -> counters(r).values().stream().allMatch(v -> v == 0)),
                 interval + ": the closing frame holds what the detach ended: " + last);
         assertTrue(totals.get("spin-1").get("task-clock") > 0, interval);
     }
@@ -132,8 +151,8 @@ class LiveWindowsTest {
     @SuppressWarnings("unchecked")
     private static Map<String, Long> counters(Map<?, ?> record) {
         Map<String, Long> counters = new HashMap<>();
-        ((Map<String, Object>) record.get("counters")).forEach((event, value) -> counters.put(event,
-                ((Number) value).longValue()));
+        ((Map<String, Object>) record.get("counters"))
+                .forEach((event, value) -> counters.put(event, ((Number) value).longValue()));
         return counters;
     }
 
@@ -151,8 +170,12 @@ class LiveWindowsTest {
 
     /** How many frames a viewer's file shows: its samples' distinct times (a line being written may be cut). */
     private static int frames(Path file) throws Exception {
-        return (int) Files.readAllLines(file).stream().map(TIME::matcher).filter(Matcher::find).map(m -> m.group(1))
-                .distinct().count();
+        return (int) Files.readAllLines(file).stream()
+                .map(TIME::matcher)
+                .filter(Matcher::find)
+                .map(m -> m.group(1))
+                .distinct()
+                .count();
     }
 
     /** Waits until {@code file} has {@code lines} lines, for at most 30 s. */

@@ -1,5 +1,9 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import com.networknt.schema.Error;
 import com.networknt.schema.InputFormat;
 import com.networknt.schema.Schema;
@@ -8,16 +12,9 @@ import com.networknt.schema.SpecificationVersion;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
-import io.perfpin.event.EventSpec;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadReport;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import tools.jackson.databind.JsonNode;
-import tools.jackson.databind.ObjectMapper;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,10 +26,11 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 /**
  * The output contract (docs/outputs.md): every command that writes CSV or JSON (top, attach, run, stat, report),
@@ -42,15 +40,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class OutputContractTest {
     private static final Path SCHEMA = Paths.get("..", "docs", "schema", "perfpin-records.schema.json");
-    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final String CLASS_PATH = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
     /** Counts are whole numbers; coverage and metrics plain decimals, or inf/-inf; either empty when absent. */
     private static final Pattern WHOLE = Pattern.compile("-?[0-9]+");
+
     private static final Pattern DECIMAL = Pattern.compile("(-?[0-9]+(\\.[0-9]+)?|inf|-inf)?");
 
     /** A run record as the agent writes it, its facts left out. */
-    private static final String RUN = "{\"type\":\"run\",\"time\":1,\"pid\":2,\"machine\":{},\"run\":{},"
-            + "\"events\":[\"task-clock\"]}";
+    private static final String RUN =
+            "{\"type\":\"run\",\"time\":1,\"pid\":2,\"machine\":{},\"run\":{}," + "\"events\":[\"task-clock\"]}";
 
     private static Schema schema;
     private static JsonNode defs;
@@ -61,7 +61,8 @@ class OutputContractTest {
     @BeforeAll
     static void readTheSchema() throws IOException {
         String text = Files.readString(SCHEMA);
-        schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12).getSchema(text);
+        schema = SchemaRegistry.withDefaultDialect(SpecificationVersion.DRAFT_2020_12)
+                .getSchema(text);
         defs = new ObjectMapper().readTree(text).get("$defs");
     }
 
@@ -73,12 +74,14 @@ class OutputContractTest {
                 + "\"metrics\":{\"cpu-utilisation\":null},\"unsupported\":{}}";
         assertTrue(schema.validate(thread, InputFormat.JSON).isEmpty(), thread);
         assertTrue(schema.validate(RUN, InputFormat.JSON).isEmpty(), RUN);
-        for (String bad : List.of(thread.replace("\"pin\":\"none\"", "\"pin\":\"maybe\""),
+        for (String bad : List.of(
+                thread.replace("\"pin\":\"none\"", "\"pin\":\"maybe\""),
                 thread.replace(",\"counters\":{\"task-clock\":5}", ""),
                 thread.replace("\"task-clock\":5}", "\"task-clock\":5.5}"),
                 thread.replace("\"unsupported\":{}", "\"unsupported\":{},\"extra\":1"),
                 "{\"type\":\"end\",\"time\":1,\"complete\":false}",
-                RUN.replace(",\"events\":[\"task-clock\"]", ""), RUN.replace("[\"task-clock\"]", "[1]"),
+                RUN.replace(",\"events\":[\"task-clock\"]", ""),
+                RUN.replace("[\"task-clock\"]", "[1]"),
                 "{\"type\":\"samples\",\"time\":1}")) {
             assertFalse(schema.validate(bad, InputFormat.JSON).isEmpty(), "refused: " + bad);
         }
@@ -95,26 +98,48 @@ class OutputContractTest {
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             try {
-                CliRun attachCsv = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*",
-                        "--events", "page-faults,task-clock", "--interval", "100ms", "--duration", "1s", "--format",
-                        "csv", "--detach-on-exit"));
+                CliRun attachCsv = CliRun.capture(() -> Perfpin.run(
+                        "attach",
+                        pid,
+                        "--threads",
+                        "worker-.*",
+                        "--events",
+                        "page-faults,task-clock",
+                        "--interval",
+                        "100ms",
+                        "--duration",
+                        "1s",
+                        "--format",
+                        "csv",
+                        "--detach-on-exit"));
                 assertEquals(ExitCode.OK, attachCsv.code, attachCsv.err);
                 List<List<String>> rows = assertThreadCsv(attachCsv.out, List.of("page-faults", "task-clock"), false);
-                assertTrue(rows.stream().anyMatch(r -> WHOLE.matcher(r.get(5)).matches() && !r.get(7).isEmpty()),
+                assertTrue(
+                        rows.stream()
+                                .anyMatch(r -> WHOLE.matcher(r.get(5)).matches()
+                                        && !r.get(7).isEmpty()),
                         "counts of page-faults and task-clock under their columns:\n" + attachCsv.out);
 
-                CliRun attachJson = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "worker-.*",
-                        "--interval", "100ms", "--duration", "1s", "--format", "json"));
+                CliRun attachJson = CliRun.capture(() -> Perfpin.run(
+                        "attach",
+                        pid,
+                        "--threads",
+                        "worker-.*",
+                        "--interval",
+                        "100ms",
+                        "--duration",
+                        "1s",
+                        "--format",
+                        "json"));
                 assertEquals(ExitCode.OK, attachJson.code, attachJson.err);
                 assertTypes(Set.of("sample", "thread"), assertRecords(attachJson.out));
 
                 // top watches the agent attach left running, with its default events.
-                CliRun topCsv = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms", "--format",
-                        "csv"));
+                CliRun topCsv = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms", "--format", "csv"));
                 assertEquals(ExitCode.OK, topCsv.code, topCsv.err);
                 assertThreadCsv(topCsv.out, defaultEvents(), false);
-                CliRun topJson = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms", "--format",
-                        "json"));
+                CliRun topJson =
+                        CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "500ms", "--format", "json"));
                 assertEquals(ExitCode.OK, topJson.code, topJson.err);
                 assertTypes(Set.of("sample", "thread"), assertRecords(topJson.out));
                 CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
@@ -129,8 +154,8 @@ class OutputContractTest {
                 CliRun csv = stat(pid, "csv", interval);
                 assertThreadCsv(csv.out, defaultEvents(), false);
                 CliRun json = stat(pid, "json", interval);
-                assertTypes(interval.isEmpty() ? Set.of("thread") : Set.of("sample", "thread"),
-                        assertRecords(json.out));
+                assertTypes(
+                        interval.isEmpty() ? Set.of("thread") : Set.of("sample", "thread"), assertRecords(json.out));
             }
         }
     }
@@ -153,8 +178,7 @@ class OutputContractTest {
         assertMethodCsv(csv, false);
         assertTypes(Set.of("thread", "method"), assertRecords(Files.readString(jsonOut)));
         for (Path recording : List.of(csvRecording, jsonRecording)) {
-            assertTypes(Set.of("run", "sample", "thread", "method", "end"), assertRecords(Files.readString(
-                    recording)));
+            assertTypes(Set.of("run", "sample", "thread", "method", "end"), assertRecords(Files.readString(recording)));
         }
 
         CliRun reportJson = CliRun.capture(() -> Perfpin.run("report", csvRecording.toString(), "--format", "json"));
@@ -165,19 +189,26 @@ class OutputContractTest {
         assertThreadCsv(reportCsv.out, defaultEvents(), false);
         assertMethodCsv(reportCsv.out.lines().collect(Collectors.toList()), false);
 
-        CliRun joinedJson = CliRun.capture(() -> Perfpin.run("report", csvRecording.toString(),
-                jsonRecording.toString(), "--format", "json"));
+        CliRun joinedJson = CliRun.capture(
+                () -> Perfpin.run("report", csvRecording.toString(), jsonRecording.toString(), "--format", "json"));
         assertEquals(ExitCode.OK, joinedJson.code, joinedJson.err);
         assertTypes(Set.of("thread", "method"), assertRecords(joinedJson.out));
-        assertTrue(joinedJson.out.lines().filter(l -> !l.isBlank()).map(l -> ((Map<?, ?>) JsonReader.parse(l))
-                .get("recording")).allMatch(Set.of(csvRecording.toString(), jsonRecording.toString())::contains),
+        assertTrue(
+                joinedJson
+                        .out
+                        .lines()
+                        .filter(l -> !l.isBlank())
+                        .map(l -> ((Map<?, ?>) JsonReader.parse(l)).get("recording"))
+                        .allMatch(Set.of(csvRecording.toString(), jsonRecording.toString())::contains),
                 "each record says its file:\n" + joinedJson.out);
-        CliRun joinedCsv = CliRun.capture(() -> Perfpin.run("report", csvRecording.toString(),
-                jsonRecording.toString(), "--format", "csv"));
+        CliRun joinedCsv = CliRun.capture(
+                () -> Perfpin.run("report", csvRecording.toString(), jsonRecording.toString(), "--format", "csv"));
         assertEquals(ExitCode.OK, joinedCsv.code, joinedCsv.err);
         List<List<String>> rows = assertThreadCsv(joinedCsv.out, defaultEvents(), true);
-        assertEquals(Set.of(csvRecording.toString(), jsonRecording.toString()), rows.stream().map(r -> r.get(0))
-                .collect(Collectors.toSet()), joinedCsv.out);
+        assertEquals(
+                Set.of(csvRecording.toString(), jsonRecording.toString()),
+                rows.stream().map(r -> r.get(0)).collect(Collectors.toSet()),
+                joinedCsv.out);
         assertMethodCsv(joinedCsv.out.lines().collect(Collectors.toList()), true);
     }
 
@@ -200,8 +231,18 @@ class OutputContractTest {
 
     /** {@code perfpin run} of CountedChild, its main thread recorded and written as {@code format}. */
     private void run(Path recording, String format, Path output, String... options) {
-        List<String> args = new ArrayList<>(List.of("run", "--threads", "main", "--record", recording.toString(),
-                "--interval", "100ms", "--format", format, "--output", output.toString()));
+        List<String> args = new ArrayList<>(List.of(
+                "run",
+                "--threads",
+                "main",
+                "--record",
+                recording.toString(),
+                "--interval",
+                "100ms",
+                "--format",
+                format,
+                "--output",
+                output.toString()));
         args.addAll(List.of(options));
         args.addAll(List.of("--", JAVA, "-cp", CLASS_PATH, CountedChild.class.getName(), "200"));
         CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
@@ -209,8 +250,8 @@ class OutputContractTest {
     }
 
     private static CliRun stat(String pid, String format, List<String> interval) {
-        List<String> args = new ArrayList<>(List.of("stat", "--pid", pid, "--threads", "worker-.*", "--duration",
-                "1s", "--format", format));
+        List<String> args = new ArrayList<>(
+                List.of("stat", "--pid", pid, "--threads", "worker-.*", "--duration", "1s", "--format", format));
         args.addAll(interval);
         CliRun stat = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
         assertEquals(ExitCode.OK, stat.code, stat.err);
@@ -279,8 +320,9 @@ class OutputContractTest {
             List<String> row = fields(line);
             assertEquals(header.size(), row.size(), "a field per column: " + line);
             for (int i = 0; i < row.size(); i++) {
-                assertTrue(holds(kinds.get(i), row.get(i), required(thread, header.get(i))), header.get(i)
-                        + " cannot be '" + row.get(i) + "' (" + kinds.get(i) + "): " + line);
+                assertTrue(
+                        holds(kinds.get(i), row.get(i), required(thread, header.get(i))),
+                        header.get(i) + " cannot be '" + row.get(i) + "' (" + kinds.get(i) + "): " + line);
             }
             rows.add(row);
         }
@@ -302,8 +344,11 @@ class OutputContractTest {
             List<String> row = fields(line);
             assertEquals(header.size(), row.size(), "a field per column: " + line);
             int calls = header.indexOf("calls");
-            assertTrue(WHOLE.matcher(row.get(calls)).matches() && WHOLE.matcher(row.get(calls + 2)).matches()
-                    && DECIMAL.matcher(row.get(calls + 3)).matches(), line);
+            assertTrue(
+                    WHOLE.matcher(row.get(calls)).matches()
+                            && WHOLE.matcher(row.get(calls + 2)).matches()
+                            && DECIMAL.matcher(row.get(calls + 3)).matches(),
+                    line);
         }
     }
 
@@ -344,7 +389,9 @@ class OutputContractTest {
             return WHOLE.matcher(value).matches();
         }
         JsonNode values = property.get("additionalProperties");
-        if (values != null && values.get("type").isString() && values.get("type").asString().equals("integer")) {
+        if (values != null
+                && values.get("type").isString()
+                && values.get("type").asString().equals("integer")) {
             return value.isEmpty() || WHOLE.matcher(value).matches();
         }
         if (values != null && values.get("type").isArray()) {

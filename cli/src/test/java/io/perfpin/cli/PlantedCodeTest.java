@@ -1,13 +1,12 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.files.ContentName;
 import io.perfpin.report.Recording;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
-import javax.tools.JavaCompiler;
-import javax.tools.ToolProvider;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -28,11 +27,11 @@ import java.util.jar.JarOutputStream;
 import java.util.jar.Manifest;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import javax.tools.JavaCompiler;
+import javax.tools.ToolProvider;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Root runs perfpin where another user has planted code for it: a library and an agent jar of exactly the size
@@ -45,6 +44,7 @@ class PlantedCodeTest {
     private Adversary adversary;
     /** Root's: the markers, root's home for the test, the planted code before the adversary copies it. */
     private Path work;
+
     private Path theirs;
     private Path marker;
 
@@ -70,13 +70,21 @@ class PlantedCodeTest {
         byte[] library = resource(LIBRARY);
         Path planted = plantedLibrary(library.length);
         String name = "libperfpin-" + ContentName.of(library) + ".so";
-        adversary.sh("mkdir -m 755 " + theirs + "/lib && cp " + planted + " " + theirs + "/lib/" + name
-                + " && ln -s " + theirs + "/lib " + theirs + "/perfpin-root");
+        adversary.sh("mkdir -m 755 " + theirs + "/lib && cp " + planted + " " + theirs + "/lib/" + name + " && ln -s "
+                + theirs + "/lib " + theirs + "/perfpin-root");
         byte[] before = Files.readAllBytes(theirs.resolve("lib").resolve(name));
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "60")) {
             service.await(Pattern.compile("ready"));
-            Run stat = perfpin(List.of("-Djava.io.tmpdir=" + theirs, "-Duser.home=" + work.resolve("home")), Map.of(),
-                    "stat", "--pid", String.valueOf(service.pid()), "--threads", "worker-.*", "--duration", "200ms");
+            Run stat = perfpin(
+                    List.of("-Djava.io.tmpdir=" + theirs, "-Duser.home=" + work.resolve("home")),
+                    Map.of(),
+                    "stat",
+                    "--pid",
+                    String.valueOf(service.pid()),
+                    "--threads",
+                    "worker-.*",
+                    "--duration",
+                    "200ms");
             assertEquals(0, stat.code, stat.toString());
             assertTrue(stat.out.contains("worker-0"), stat.toString());
         }
@@ -97,13 +105,26 @@ class PlantedCodeTest {
         Path named = theirs.resolve("r/precious.csv");
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "60")) {
             service.await(Pattern.compile("ready"));
-            Run stat = perfpin(List.of("-Duser.home=" + work.resolve("home")), Map.of(), "stat", "--pid",
-                    String.valueOf(service.pid()), "--duration", "200ms", "--format", "csv", "--output",
+            Run stat = perfpin(
+                    List.of("-Duser.home=" + work.resolve("home")),
+                    Map.of(),
+                    "stat",
+                    "--pid",
+                    String.valueOf(service.pid()),
+                    "--duration",
+                    "200ms",
+                    "--format",
+                    "csv",
+                    "--output",
                     named.toString());
             assertEquals(ExitCode.FAILURE, stat.code, stat.toString());
-            assertEquals("perfpin stat: --output: cannot open " + named + ": r is a symbolic link of uid "
-                    + adversary.uid + " in a directory of uid " + adversary.uid + "; perfpin follows links only where"
-                    + " root or you (uid 0) own both\n", stat.err, stat.toString());
+            assertEquals(
+                    "perfpin stat: --output: cannot open " + named + ": r is a symbolic link of uid "
+                            + adversary.uid + " in a directory of uid " + adversary.uid
+                            + "; perfpin follows links only where"
+                            + " root or you (uid 0) own both\n",
+                    stat.err,
+                    stat.toString());
         }
         assertEquals("root's\n", Files.readString(precious));
         assertEquals(inode, Files.getAttribute(precious, "unix:ino"), "the same file, not a new one");
@@ -119,13 +140,22 @@ class PlantedCodeTest {
         byte[] library = resource(LIBRARY);
         Path planted = plantedLibrary(library.length);
         String name = "libperfpin-" + ContentName.of(library) + ".so";
-        adversary.sh("mkdir -m 755 " + theirs + "/lib && cp " + planted + " " + theirs + "/lib/" + name
-                + " && ln -s " + theirs + "/lib " + theirs + "/perfpin-root");
+        adversary.sh("mkdir -m 755 " + theirs + "/lib && cp " + planted + " " + theirs + "/lib/" + name + " && ln -s "
+                + theirs + "/lib " + theirs + "/perfpin-root");
         Path recording = work.resolve("run.jsonl");
-        Run app = java(List.of("-Djava.io.tmpdir=" + theirs, "-Duser.home=" + work.resolve("home"),
-                "-javaagent:" + agentJar() + "=stats=off;events=task-clock;out=" + recording,
-                "-cp", ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
-                "io.perfpin.apps.ThreadChurner", "--threads", "4", "--pages", "1"), Map.of());
+        Run app = java(
+                List.of(
+                        "-Djava.io.tmpdir=" + theirs,
+                        "-Duser.home=" + work.resolve("home"),
+                        "-javaagent:" + agentJar() + "=stats=off;events=task-clock;out=" + recording,
+                        "-cp",
+                        ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                        "io.perfpin.apps.ThreadChurner",
+                        "--threads",
+                        "4",
+                        "--pages",
+                        "1"),
+                Map.of());
         assertEquals(0, app.code, app.toString());
         assertTrue(app.out.contains("result churn"), app.toString());
         assertFalse(app.out.contains("[perfpin]"), "the agent fell back without a word: " + app);
@@ -146,12 +176,24 @@ class PlantedCodeTest {
         adversary.sh("mkdir -p -m 755 " + theirs + "/agent/" + ContentName.of(agent) + " && cp " + planted + " "
                 + theirs + "/agent/" + ContentName.of(agent) + "/perfpin-agent.jar && ln -s " + theirs + " " + sticky
                 + "/perfpin-root");
-        Run run = perfpin(List.of(), Map.of("XDG_RUNTIME_DIR", sticky.toString()), "run", "--",
-                javaCommand(), "-cp", ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
-                "io.perfpin.apps.ThreadChurner", "--threads", "2", "--pages", "1");
+        Run run = perfpin(
+                List.of(),
+                Map.of("XDG_RUNTIME_DIR", sticky.toString()),
+                "run",
+                "--",
+                javaCommand(),
+                "-cp",
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                "io.perfpin.apps.ThreadChurner",
+                "--threads",
+                "2",
+                "--pages",
+                "1");
         assertEquals(ExitCode.FAILURE, run.code, run.toString());
-        assertEquals("perfpin run: " + sticky.resolve("perfpin-root") + " is a symbolic link, not a directory that"
-                + " perfpin made: remove it, or point perfpin at another directory", run.err.strip());
+        assertEquals(
+                "perfpin run: " + sticky.resolve("perfpin-root") + " is a symbolic link, not a directory that"
+                        + " perfpin made: remove it, or point perfpin at another directory",
+                run.err.strip());
         assertFalse(Files.exists(marker), "the planted agent ran as root");
 
         // the same tree as XDG_RUNTIME_DIR itself: a directory of another user's is no place for perfpin's
@@ -159,20 +201,33 @@ class PlantedCodeTest {
                 + "/perfpin-root && mv " + theirs + "/perfpin-agent-tree " + theirs + "/perfpin-root/agent");
         run = perfpin(List.of(), Map.of("XDG_RUNTIME_DIR", theirs.toString()), "run", "--", javaCommand(), "-version");
         assertEquals(ExitCode.FAILURE, run.code, run.toString());
-        assertEquals("perfpin run: " + theirs + " belongs to uid " + adversary.uid + ", who could replace what perfpin"
-                + " keeps below it", run.err.strip());
+        assertEquals(
+                "perfpin run: " + theirs + " belongs to uid " + adversary.uid + ", who could replace what perfpin"
+                        + " keeps below it",
+                run.err.strip());
         assertFalse(Files.exists(marker), "the planted agent ran as root");
     }
 
     /** A library of exactly {@code length} bytes whose constructor creates the marker. */
     private Path plantedLibrary(int length) throws Exception {
-        Path source = Files.writeString(work.resolve("planted.c"), "#include <fcntl.h>\n#include <unistd.h>\n"
-                + "__attribute__((constructor)) static void planted(void) {\n"
-                + "    int fd = open(\"" + marker + "\", O_CREAT | O_WRONLY, 0644);\n"
-                + "    if (fd >= 0) close(fd);\n}\n");
+        Path source = Files.writeString(
+                work.resolve("planted.c"),
+                "#include <fcntl.h>\n#include <unistd.h>\n"
+                        + "__attribute__((constructor)) static void planted(void) {\n"
+                        + "    int fd = open(\"" + marker + "\", O_CREAT | O_WRONLY, 0644);\n"
+                        + "    if (fd >= 0) close(fd);\n}\n");
         Path library = work.resolve("planted.so");
-        Run cc = run(List.of("cc", "-shared", "-fPIC", "-s", "-Wl,-z,noseparate-code", "-o", library.toString(),
-                source.toString()), Map.of());
+        Run cc = run(
+                List.of(
+                        "cc",
+                        "-shared",
+                        "-fPIC",
+                        "-s",
+                        "-Wl,-z,noseparate-code",
+                        "-o",
+                        library.toString(),
+                        source.toString()),
+                Map.of());
         assertEquals(0, cc.code, cc.toString());
         assertTrue(Files.size(library) <= length, "the planted library fits in " + length + " bytes");
         try (var out = java.nio.channels.FileChannel.open(library, java.nio.file.StandardOpenOption.WRITE)) {
@@ -187,11 +242,13 @@ class PlantedCodeTest {
     /** An agent jar of exactly {@code length} bytes whose premain and agentmain create the marker. */
     private Path plantedAgentJar(int length) throws Exception {
         Path classes = Files.createDirectory(work.resolve("planted-classes"));
-        Path source = Files.writeString(classes.resolve("Planted.java"), "public class Planted {\n"
-                + "  public static void premain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
-                + "    java.nio.file.Files.createFile(java.nio.file.Paths.get(\"" + marker + "\"));\n  }\n"
-                + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
-                + "    premain(a, i);\n  }\n}\n");
+        Path source = Files.writeString(
+                classes.resolve("Planted.java"),
+                "public class Planted {\n"
+                        + "  public static void premain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
+                        + "    java.nio.file.Files.createFile(java.nio.file.Paths.get(\"" + marker + "\"));\n  }\n"
+                        + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
+                        + "    premain(a, i);\n  }\n}\n");
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), source.toString()));
         Manifest manifest = new Manifest();
@@ -215,7 +272,10 @@ class PlantedCodeTest {
     }
 
     private static Path agentJar() throws URISyntaxException {
-        return Paths.get(PlantedCodeTest.class.getClassLoader().getResource("perfpin-agent.jar").toURI());
+        return Paths.get(PlantedCodeTest.class
+                .getClassLoader()
+                .getResource("perfpin-agent.jar")
+                .toURI());
     }
 
     private static byte[] resource(String name) throws IOException {

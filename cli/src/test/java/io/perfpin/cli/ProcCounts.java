@@ -10,17 +10,18 @@ import java.nio.file.Paths;
  * a CPU), context switches, page faults, in that order. The oracle for values perfpin took from /proc itself.
  */
 final class ProcCounts {
-    private ProcCounts() {
-    }
+    private ProcCounts() {}
 
     static long[] of(long pid, int tid) {
         Path task = Paths.get("/proc/" + pid + "/task/" + tid);
         try {
-            long onCpu = Long.parseLong(Files.readAllLines(task.resolve("schedstat")).get(0).split(" ")[0]);
+            long onCpu = Long.parseLong(
+                    Files.readAllLines(task.resolve("schedstat")).get(0).split(" ")[0]);
             long switches = 0;
             for (String line : Files.readAllLines(task.resolve("status"))) {
                 if (line.startsWith("voluntary_ctxt_switches:") || line.startsWith("nonvoluntary_ctxt_switches:")) {
-                    switches += Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                    switches +=
+                            Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
                 }
             }
             String stat = Files.readAllLines(task.resolve("stat")).get(0);
@@ -42,6 +43,8 @@ final class ProcCounts {
     }
 
     static int paranoid() throws IOException {
-        return Integer.parseInt(Files.readAllLines(Paths.get("/proc/sys/kernel/perf_event_paranoid")).get(0).strip());
+        return Integer.parseInt(Files.readAllLines(Paths.get("/proc/sys/kernel/perf_event_paranoid"))
+                .get(0)
+                .strip());
     }
 }

@@ -14,8 +14,7 @@ import java.util.TreeMap;
 
 /** What /proc says about another process and its threads, read as a test checks the outcome. */
 final class ProcFiles {
-    private ProcFiles() {
-    }
+    private ProcFiles() {}
 
     /** The thread's {@code Cpus_allowed_list}, such as {@code 0-1}. */
     static String cpusAllowed(long pid, int tid) {
@@ -40,7 +39,10 @@ final class ProcFiles {
     static boolean ignores(long pid, int signal) {
         for (String line : lines(Paths.get("/proc/" + pid + "/status"))) {
             if (line.startsWith("SigIgn:")) {
-                return (Long.parseUnsignedLong(line.substring("SigIgn:".length()).strip(), 16) & 1L << (signal - 1)) != 0;
+                return (Long.parseUnsignedLong(
+                                        line.substring("SigIgn:".length()).strip(), 16)
+                                & 1L << (signal - 1))
+                        != 0;
             }
         }
         throw new AssertionError("no SigIgn in /proc/" + pid + "/status");

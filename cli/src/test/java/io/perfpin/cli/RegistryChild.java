@@ -8,7 +8,6 @@ import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.ThreadRegistry;
-
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
@@ -26,38 +25,41 @@ import java.util.concurrent.CountDownLatch;
  * {@code closed}; the end of its input ends the JVM, closed or not.
  */
 public final class RegistryChild {
-    private RegistryChild() {
-    }
+    private RegistryChild() {}
 
     public static void main(String[] args) throws Exception {
-        Path stats = args[0].equals("default") ? PerfpinDirectory.statsFile(ProcessHandle.current().pid())
+        Path stats = args[0].equals("default")
+                ? PerfpinDirectory.statsFile(ProcessHandle.current().pid())
                 : Path.of(args[0]);
         RegistryConfig config = RegistryConfig.of(EventList.parse("sched", new EventParser()))
-                .withInterval(50_000_000L).withStatsFile(stats);
+                .withInterval(50_000_000L)
+                .withStatsFile(stats);
         if (!args[1].equals("-")) {
             config = config.withJsonLines(Path.of(args[1]));
         }
         long bytes = Long.parseLong(args[2]) << 20;
-        ThreadRegistry registry = ThreadRegistry.start(Backends.syscalls(), config,
-                notice -> System.out.println("warning: " + notice.text()));
+        ThreadRegistry registry = ThreadRegistry.start(
+                Backends.syscalls(), config, notice -> System.out.println("warning: " + notice.text()));
         CountDownLatch end = new CountDownLatch(1);
-        Thread toucher = new Thread(() -> {
-            // Loads what printing and touching pages need before counting starts: the counts are the pages.
-            int tid = ThreadAffinity.system().currentTid();
-            PageToucher.touch(PageToucher.PAGE_SIZE);
-            System.out.println("warming up " + tid);
-            registry.enrolCurrentThread(null, null);
-            System.out.println("thread page-toucher tid " + tid + " javaId "
-                    + Thread.currentThread().getId());
-            System.out.println("touched " + PageToucher.touch(bytes));
-            try {
-                end.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                registry.threadEnded(Thread.currentThread());
-            }
-        }, "page-toucher");
+        Thread toucher = new Thread(
+                () -> {
+                    // Loads what printing and touching pages need before counting starts: the counts are the pages.
+                    int tid = ThreadAffinity.system().currentTid();
+                    PageToucher.touch(PageToucher.PAGE_SIZE);
+                    System.out.println("warming up " + tid);
+                    registry.enrolCurrentThread(null, null);
+                    System.out.println("thread page-toucher tid " + tid + " javaId "
+                            + Thread.currentThread().getId());
+                    System.out.println("touched " + PageToucher.touch(bytes));
+                    try {
+                        end.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        registry.threadEnded(Thread.currentThread());
+                    }
+                },
+                "page-toucher");
         toucher.start();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line = in.readLine(); line != null; line = in.readLine()) {

@@ -1,14 +1,16 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.report.EndRecord;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
-import io.perfpin.report.ThreadState;
 import io.perfpin.report.ThreadReport;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
+import io.perfpin.report.ThreadState;
 import java.io.BufferedWriter;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -24,11 +26,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ReportCommandTest {
     static final Pattern THREAD = Pattern.compile("thread page-toucher tid (\\d+) javaId (\\d+)");
@@ -42,8 +41,8 @@ class ReportCommandTest {
         Path recording = dir.resolve("run.jsonl");
         Matcher thread;
         long pages;
-        try (ChildJvm child = ChildJvm.start(RegistryChild.class.getName(), dir.resolve("run.stats").toString(),
-                recording.toString(), "32")) {
+        try (ChildJvm child = ChildJvm.start(
+                RegistryChild.class.getName(), dir.resolve("run.stats").toString(), recording.toString(), "32")) {
             thread = child.await(THREAD);
             pages = Long.parseLong(child.await(TOUCHED).group(1));
             child.send("end");
@@ -72,14 +71,16 @@ class ReportCommandTest {
         assertTrue(!table.out.contains("No final record"), table.out);
 
         Path csv = dir.resolve("reports/run.csv");
-        CliRun toFile = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "csv",
-                "--output", csv.toString()));
+        CliRun toFile = CliRun.capture(
+                () -> Perfpin.run("report", recording.toString(), "--format", "csv", "--output", csv.toString()));
         assertEquals(ExitCode.OK, toFile.code, toFile.err);
         List<String> rows = Files.readAllLines(csv);
-        assertTrue(rows.get(0).startsWith("name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,context-switches,"),
+        assertTrue(
+                rows.get(0).startsWith("name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,context-switches,"),
                 rows.get(0));
         assertTrue(rows.get(0).endsWith(",unsupported,source,type,time,wallNanos,state,pmu"), rows.get(0));
-        assertTrue(rows.get(1).startsWith("page-toucher," + thread.group(1) + "," + thread.group(2) + ","), rows.get(1));
+        assertTrue(
+                rows.get(1).startsWith("page-toucher," + thread.group(1) + "," + thread.group(2) + ","), rows.get(1));
         assertTrue(rows.get(1).matches(".*,thread,\\d+,\\d+,ended,"), rows.get(1));
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(csv)));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(csv.getParent())));
@@ -89,15 +90,15 @@ class ReportCommandTest {
     void aThreadOfAJvmThatDiedIsShownFromItsLastSampleAndACutLastLineOnlyWarns() throws Exception {
         Path recording = dir.resolve("crash.jsonl");
         String tid;
-        try (ChildJvm child = ChildJvm.start(RegistryChild.class.getName(), dir.resolve("crash.stats").toString(),
-                recording.toString(), "4")) {
+        try (ChildJvm child = ChildJvm.start(
+                RegistryChild.class.getName(), dir.resolve("crash.stats").toString(), recording.toString(), "4")) {
             tid = child.await(THREAD).group(1);
             child.await(TOUCHED);
             awaitSampleOf(recording, tid);
             child.kill();
         }
-        Files.writeString(recording, "{\"type\":\"sample\",\"time\":17954", StandardCharsets.UTF_8,
-                StandardOpenOption.APPEND);
+        Files.writeString(
+                recording, "{\"type\":\"sample\",\"time\":17954", StandardCharsets.UTF_8, StandardOpenOption.APPEND);
 
         CliRun table = CliRun.capture(() -> Perfpin.run("report", recording.toString()));
         assertEquals(ExitCode.OK, table.code, table.err);
@@ -106,8 +107,10 @@ class ReportCommandTest {
         assertTrue(table.err.contains("skipped it, as a last line cut short by a crash"), table.err);
         assertTrue(table.out.contains("\npage-toucher  " + tid + "  "), table.out);
         // Under the line that says it, the names, in 120 columns.
-        assertTrue(table.out.contains("No final record, shown from the last live sample (the thread still ran when"
-                + " the recording ended):\n  page-toucher (tid " + tid + ")"), table.out);
+        assertTrue(
+                table.out.contains("No final record, shown from the last live sample (the thread still ran when"
+                        + " the recording ended):\n  page-toucher (tid " + tid + ")"),
+                table.out);
 
         CliRun json = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "json"));
         assertTrue(json.out.startsWith("{\"type\":\"sample\""), json.out);
@@ -115,9 +118,11 @@ class ReportCommandTest {
 
     @Test
     void aFileThatCannotBeReadIsOneLineWithExitCode1AndABadCommandLineExitCode2() throws Exception {
-        CliRun missing = CliRun.capture(() -> Perfpin.run("report", dir.resolve("none.jsonl").toString()));
+        CliRun missing = CliRun.capture(
+                () -> Perfpin.run("report", dir.resolve("none.jsonl").toString()));
         assertEquals(ExitCode.FAILURE, missing.code);
-        assertEquals("perfpin report: cannot open " + dir.resolve("none.jsonl") + ": no such file or directory\n",
+        assertEquals(
+                "perfpin report: cannot open " + dir.resolve("none.jsonl") + ": no such file or directory\n",
                 missing.err);
 
         CliRun directory = CliRun.capture(() -> Perfpin.run("report", dir.toString()));
@@ -128,8 +133,8 @@ class ReportCommandTest {
         Files.writeString(notOurs, "{\"a\":1}\n{\"b\":2}\n");
         CliRun other = CliRun.capture(() -> Perfpin.run("report", notOurs.toString()));
         assertEquals(ExitCode.FAILURE, other.code);
-        assertEquals("perfpin report: " + notOurs + " line 1 is not a perfpin record: no string field 'type'\n",
-                other.err);
+        assertEquals(
+                "perfpin report: " + notOurs + " line 1 is not a perfpin record: no string field 'type'\n", other.err);
 
         CliRun noFile = CliRun.capture(() -> Perfpin.run("report"));
         assertEquals(ExitCode.USAGE, noFile.code);
@@ -140,15 +145,17 @@ class ReportCommandTest {
     void aNameWithControlCharactersIsEscapedOnOneRowOfTheTableAndWholeInCsvAndJson() throws Exception {
         String name = "tab\there\nnew \u001b[31mred\u202eevil";
         Path recording = dir.resolve("names.jsonl");
-        Files.writeString(recording, record(ThreadRecords.THREAD, name, 7, 42) + "\n" + record(ThreadRecords.THREAD,
-                "plain", 8, 1) + "\n");
+        Files.writeString(
+                recording,
+                record(ThreadRecords.THREAD, name, 7, 42) + "\n" + record(ThreadRecords.THREAD, "plain", 8, 1) + "\n");
 
         CliRun table = CliRun.capture(() -> Perfpin.run("report", recording.toString()));
         assertEquals(ExitCode.OK, table.code, table.err);
         List<String> rows = List.of(table.out.split("\n"));
         assertEquals(3, rows.size(), "a header and a row per thread: " + table.out);
-        assertTrue(rows.get(1).matches(Pattern.quote("tab\\there\\nnew \\x1b[31mred\\u202eevil")
-                + " +7 +0-1 +42"), table.out);
+        assertTrue(
+                rows.get(1).matches(Pattern.quote("tab\\there\\nnew \\x1b[31mred\\u202eevil") + " +7 +0-1 +42"),
+                table.out);
         assertTrue(rows.get(2).startsWith("plain  "), table.out);
         assertTrue(table.out.chars().noneMatch(c -> c == 0x1b || c == 0x202e || c == '\t'), table.out);
 
@@ -160,7 +167,11 @@ class ReportCommandTest {
         assertEquals(ExitCode.OK, json.code, json.err);
         String first = json.out.split("\n")[0];
         assertTrue(first.chars().noneMatch(c -> c < 0x20), "RFC 8259 escapes controls: " + first);
-        assertEquals(name, ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(first)).report().name());
+        assertEquals(
+                name,
+                ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(first))
+                        .report()
+                        .name());
     }
 
     /**
@@ -190,8 +201,8 @@ class ReportCommandTest {
             out.write('\n');
         }
         Path report = dir.resolve("report.json");
-        ChildRun run = ChildRun.of(dir, "-Xmx48m", "report", recording.toString(), "--format", "json", "--output",
-                report.toString());
+        ChildRun run = ChildRun.of(
+                dir, "-Xmx48m", "report", recording.toString(), "--format", "json", "--output", report.toString());
         assertEquals(ExitCode.OK, run.code, run.err);
         List<String> records = Files.readAllLines(report);
         assertEquals(4, records.size(), records.toString());
@@ -211,26 +222,29 @@ class ReportCommandTest {
         }
         ChildRun huge = ChildRun.of(dir, "-Xmx48m", "report", recording.toString());
         assertEquals(ExitCode.FAILURE, huge.code, huge.err);
-        assertEquals("perfpin report: " + recording + " line 1 is not a perfpin record: a line longer than 1048576"
-                + " bytes (1 MiB), which no record is\n", huge.err);
+        assertEquals(
+                "perfpin report: " + recording + " line 1 is not a perfpin record: a line longer than 1048576"
+                        + " bytes (1 MiB), which no record is\n",
+                huge.err);
     }
 
     @Test
     void aDeviceOrAFifoIsRefusedBeforeItIsOpenedInOneLine() throws Exception {
         // a FIFO with no writer would hold open(2) forever; /dev/zero is one endless line
-        CliRun zero = assertTimeoutPreemptively(Duration.ofSeconds(60),
-                () -> CliRun.capture(() -> Perfpin.run("report", "/dev/zero")));
+        CliRun zero = assertTimeoutPreemptively(
+                Duration.ofSeconds(60), () -> CliRun.capture(() -> Perfpin.run("report", "/dev/zero")));
         assertEquals(ExitCode.FAILURE, zero.code);
         assertEquals("perfpin report: /dev/zero is a character device, not a regular file\n", zero.err);
 
         Path fifo = dir.resolve("fifo.jsonl");
         Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
         assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
-        CliRun pipe = assertTimeoutPreemptively(Duration.ofSeconds(60),
-                () -> CliRun.capture(() -> Perfpin.run("report", fifo.toString())));
+        CliRun pipe = assertTimeoutPreemptively(
+                Duration.ofSeconds(60), () -> CliRun.capture(() -> Perfpin.run("report", fifo.toString())));
         assertEquals(ExitCode.FAILURE, pipe.code);
         assertEquals("perfpin report: " + fifo + " is a FIFO, not a regular file\n", pipe.err);
-        CliRun page = assertTimeoutPreemptively(Duration.ofSeconds(60),
+        CliRun page = assertTimeoutPreemptively(
+                Duration.ofSeconds(60),
                 () -> CliRun.capture(() -> Perfpin.run("report", "--format", "html", fifo.toString())));
         assertEquals(ExitCode.FAILURE, page.code);
         assertEquals("perfpin report: " + fifo + " is a FIFO, not a regular file\n", page.err);
@@ -245,14 +259,21 @@ class ReportCommandTest {
         Path stopped = dir.resolve("stopped.jsonl");
         Path complete = dir.resolve("complete.jsonl");
         String thread = record(ThreadRecords.THREAD, "order-matcher", 4242, 17);
-        Files.write(stopped, List.of(thread, EndRecord.incomplete(1_700_000_000_500L,
-                "writing it failed: No space left on device").toJson()));
-        Files.write(complete, List.of(thread, EndRecord.complete(1_700_000_000_500L).toJson()));
+        Files.write(
+                stopped,
+                List.of(
+                        thread,
+                        EndRecord.incomplete(1_700_000_000_500L, "writing it failed: No space left on device")
+                                .toJson()));
+        Files.write(
+                complete, List.of(thread, EndRecord.complete(1_700_000_000_500L).toJson()));
 
         CliRun table = CliRun.capture(() -> Perfpin.run("report", stopped.toString()));
         assertEquals(ExitCode.OK, table.code, table.err);
-        assertEquals("perfpin report: " + stopped + ": the recording is incomplete: it stopped early, writing it"
-                + " failed: No space left on device\n", table.err);
+        assertEquals(
+                "perfpin report: " + stopped + ": the recording is incomplete: it stopped early, writing it"
+                        + " failed: No space left on device\n",
+                table.err);
         assertTrue(table.out.contains("order-matcher"), table.out);
         CliRun json = CliRun.capture(() -> Perfpin.run("report", stopped.toString(), "--format", "json"));
         assertTrue(json.out.startsWith("{\"type\":\"thread\""), "stdout stays records only: " + json.out);
@@ -272,23 +293,36 @@ class ReportCommandTest {
     void severalRecordingsAreJoinedWithTheirFileAndEachThreadsComeBusiestFirstWithTheirState() throws Exception {
         Path before = dir.resolve("before.jsonl");
         Path after = dir.resolve("after.jsonl");
-        Files.write(before, List.of(timed("idle", 11, 1_000_000L, ThreadState.ENDED),
-                timed("busy", 12, 9_000_000L, ThreadState.RUNNING), timed("middle", 13, 5_000_000L,
-                        ThreadState.RUNNING)));
+        Files.write(
+                before,
+                List.of(
+                        timed("idle", 11, 1_000_000L, ThreadState.ENDED),
+                        timed("busy", 12, 9_000_000L, ThreadState.RUNNING),
+                        timed("middle", 13, 5_000_000L, ThreadState.RUNNING)));
         Files.write(after, List.of(timed("busy", 21, 3_000_000L, ThreadState.ENDED)));
 
-        CliRun json = CliRun.capture(() -> Perfpin.run("report", before.toString(), after.toString(), "--format",
-                "json"));
+        CliRun json =
+                CliRun.capture(() -> Perfpin.run("report", before.toString(), after.toString(), "--format", "json"));
         assertEquals(ExitCode.OK, json.code, json.err);
-        List<Map<?, ?>> records = json.out.lines().<Map<?, ?>>map(l -> (Map<?, ?>) JsonReader.parse(l)).toList();
-        assertEquals(List.of("idle", "busy", "middle", "busy"), records.stream().map(r -> r.get("name")).toList(),
+        List<Map<?, ?>> records = json.out
+                .lines()
+                .<Map<?, ?>>map(l -> (Map<?, ?>) JsonReader.parse(l))
+                .toList();
+        assertEquals(
+                List.of("idle", "busy", "middle", "busy"),
+                records.stream().map(r -> r.get("name")).toList(),
                 json.out);
-        assertEquals(List.of(before.toString(), before.toString(), before.toString(), after.toString()),
-                records.stream().map(r -> r.get("recording")).toList(), json.out);
-        assertEquals(List.of(11L, 12L, 13L, 21L), records.stream().map(r -> r.get("tid")).toList(), json.out);
+        assertEquals(
+                List.of(before.toString(), before.toString(), before.toString(), after.toString()),
+                records.stream().map(r -> r.get("recording")).toList(),
+                json.out);
+        assertEquals(
+                List.of(11L, 12L, 13L, 21L),
+                records.stream().map(r -> r.get("tid")).toList(),
+                json.out);
 
-        CliRun csv = CliRun.capture(() -> Perfpin.run("report", before.toString(), after.toString(), "--format",
-                "csv"));
+        CliRun csv =
+                CliRun.capture(() -> Perfpin.run("report", before.toString(), after.toString(), "--format", "csv"));
         assertEquals(ExitCode.OK, csv.code, csv.err);
         List<String> rows = csv.out.lines().toList();
         assertEquals(5, rows.size(), "one header, a row per thread: " + csv.out);
@@ -322,14 +356,16 @@ class ReportCommandTest {
     @Test
     void halfACharacterInANameAndAnInfiniteMetricAreWrittenInEveryFormat() throws Exception {
         Path recording = dir.resolve("odd.jsonl");
-        Files.writeString(recording, "{\"type\":\"thread\",\"time\":1700000000000,\"name\":\"half\\ud800name\","
-                + "\"tid\":7,\"javaId\":7,\"cpus\":\"0-1\",\"pin\":\"none\",\"wallNanos\":50000000,"
-                + "\"counters\":{\"task-clock\":5000000},\"coverage\":{\"task-clock\":1.0},"
-                + "\"metrics\":{\"cpu-utilisation\":1e309,\"ipc\":-1e309},\"unsupported\":{}}\n");
+        Files.writeString(
+                recording,
+                "{\"type\":\"thread\",\"time\":1700000000000,\"name\":\"half\\ud800name\","
+                        + "\"tid\":7,\"javaId\":7,\"cpus\":\"0-1\",\"pin\":\"none\",\"wallNanos\":50000000,"
+                        + "\"counters\":{\"task-clock\":5000000},\"coverage\":{\"task-clock\":1.0},"
+                        + "\"metrics\":{\"cpu-utilisation\":1e309,\"ipc\":-1e309},\"unsupported\":{}}\n");
 
         Path page = dir.resolve("odd.html");
-        CliRun html = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "html",
-                "--output", page.toString()));
+        CliRun html = CliRun.capture(
+                () -> Perfpin.run("report", recording.toString(), "--format", "html", "--output", page.toString()));
         assertEquals(ExitCode.OK, html.code, html.err);
         String text = Files.readString(page, StandardCharsets.UTF_8);
         assertTrue(text.strip().endsWith("</html>"), "a whole page");
@@ -338,8 +374,11 @@ class ReportCommandTest {
         CliRun csv = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "csv"));
         assertEquals(ExitCode.OK, csv.code, csv.err);
         List<String> rows = csv.out.lines().toList();
-        assertTrue(rows.get(0).startsWith("name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,cpu-utilisation,"
-                + "ipc,"), csv.out);
+        assertTrue(
+                rows.get(0)
+                        .startsWith(
+                                "name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,cpu-utilisation," + "ipc,"),
+                csv.out);
         assertTrue(rows.get(1).startsWith("half\ufffdname,7,7,0-1,none,5000000,1,inf,-inf,"), csv.out);
 
         CliRun table = CliRun.capture(() -> Perfpin.run("report", recording.toString()));
@@ -351,7 +390,8 @@ class ReportCommandTest {
         Map<?, ?> record = (Map<?, ?>) JsonReader.parse(json.out.strip());
         assertEquals("half\ud800name", record.get("name"), "JSON keeps it whole, escaped");
         Map<?, ?> metrics = (Map<?, ?>) record.get("metrics");
-        assertTrue(metrics.containsKey("cpu-utilisation") && metrics.get("cpu-utilisation") == null,
+        assertTrue(
+                metrics.containsKey("cpu-utilisation") && metrics.get("cpu-utilisation") == null,
                 "JSON has no infinity: null, as a value not computed: " + json.out);
     }
 
@@ -361,8 +401,16 @@ class ReportCommandTest {
         List<String> lines = new ArrayList<>();
         lines.add(timed("main", 12, 3_000_000, ThreadState.ENDED));
         for (int i = 0; i < 1000; i++) {
-            ThreadReport report = ThreadReport.fromValues("request-" + i, ThreadRecords.VIRTUAL_TID, 100 + i, "", -1,
-                    Map.of("task-clock", (i + 1) * 1_000L), Map.of("task-clock", 1.0), Map.of(), Map.of());
+            ThreadReport report = ThreadReport.fromValues(
+                    "request-" + i,
+                    ThreadRecords.VIRTUAL_TID,
+                    100 + i,
+                    "",
+                    -1,
+                    Map.of("task-clock", (i + 1) * 1_000L),
+                    Map.of("task-clock", 1.0),
+                    Map.of(),
+                    Map.of());
             lines.add(ThreadRecords.virtualToJson(1_700_000_000_000L, report, 2, new int[] {41}));
         }
         Path recording = dir.resolve("virtual.jsonl");
@@ -377,8 +425,11 @@ class ReportCommandTest {
 
         CliRun busiest = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "2"));
         assertEquals(ExitCode.OK, busiest.code, busiest.err);
-        assertTrue(busiest.out.contains("\nrequest-999  ") && busiest.out.contains("\nrequest-998  ")
-                && !busiest.out.contains("\nrequest-997  "), "the two busiest on request: " + busiest.out);
+        assertTrue(
+                busiest.out.contains("\nrequest-999  ")
+                        && busiest.out.contains("\nrequest-998  ")
+                        && !busiest.out.contains("\nrequest-997  "),
+                "the two busiest on request: " + busiest.out);
         CliRun bad = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "0"));
         assertEquals(ExitCode.USAGE, bad.code, bad.err);
         assertTrue(bad.err.contains("bad count '0'"), bad.err);
@@ -386,21 +437,46 @@ class ReportCommandTest {
 
     /** A final record of a thread with {@code taskClock} ns of task-clock, as the agent writes one. */
     private static String timed(String name, int tid, long taskClock, ThreadState state) {
-        return ThreadRecords.toJson(ThreadRecords.THREAD, 1_700_000_000_000L, ThreadReport.fromValues(name, tid, tid,
-                "0-1", 50_000_000L, Map.of("task-clock", taskClock), Map.of("task-clock", 1.0), Map.of(), Map.of())
-                .withState(state));
+        return ThreadRecords.toJson(
+                ThreadRecords.THREAD,
+                1_700_000_000_000L,
+                ThreadReport.fromValues(
+                                name,
+                                tid,
+                                tid,
+                                "0-1",
+                                50_000_000L,
+                                Map.of("task-clock", taskClock),
+                                Map.of("task-clock", 1.0),
+                                Map.of(),
+                                Map.of())
+                        .withState(state));
     }
 
     /** Replaced in a record's text by each line's own count. */
     private static final long PLACEHOLDER = 987_654_321_123L;
 
     private static String record(String type, String name, int tid, long pageFaults) {
-        return ThreadRecords.toJson(type, 1_700_000_000_000L, ThreadReport.fromValues(name, tid, tid, "0-1",
-                50_000_000L, Map.of("page-faults", pageFaults), Map.of("page-faults", 1.0), Map.of(), Map.of()));
+        return ThreadRecords.toJson(
+                type,
+                1_700_000_000_000L,
+                ThreadReport.fromValues(
+                        name,
+                        tid,
+                        tid,
+                        "0-1",
+                        50_000_000L,
+                        Map.of("page-faults", pageFaults),
+                        Map.of("page-faults", 1.0),
+                        Map.of(),
+                        Map.of()));
     }
 
     private static long counter(String record, String event) {
-        return ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(record)).report().counters().get(event);
+        return ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(record))
+                .report()
+                .counters()
+                .get(event);
     }
 
     /** perfpin in a JVM of its own, with JVM options; its output in files, killed past a deadline. */
@@ -409,12 +485,18 @@ class ReportCommandTest {
         String err;
 
         static ChildRun of(Path dir, String jvmOption, String... args) throws Exception {
-            List<String> command = new ArrayList<>(List.of(Paths.get(System.getProperty("java.home"), "bin", "java")
-                    .toString(), jvmOption, "-cp", System.getProperty("java.class.path"), Perfpin.class.getName()));
+            List<String> command = new ArrayList<>(List.of(
+                    Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+                    jvmOption,
+                    "-cp",
+                    System.getProperty("java.class.path"),
+                    Perfpin.class.getName()));
             command.addAll(List.of(args));
             Path err = dir.resolve("child.err");
-            Process process = new ProcessBuilder(command).redirectOutput(dir.resolve("child.out").toFile())
-                    .redirectError(err.toFile()).start();
+            Process process = new ProcessBuilder(command)
+                    .redirectOutput(dir.resolve("child.out").toFile())
+                    .redirectError(err.toFile())
+                    .start();
             try {
                 if (!process.waitFor(300, TimeUnit.SECONDS)) {
                     throw new AssertionError("perfpin " + String.join(" ", args) + " did not end in 300 s");
@@ -433,7 +515,9 @@ class ReportCommandTest {
     private static void awaitSampleOf(Path recording, String tid) throws Exception {
         Pattern sample = Pattern.compile("\\{\"type\":\"sample\".*\"tid\":" + tid + ",.*");
         for (int attempt = 0; attempt < 200; attempt++) {
-            if (Files.exists(recording) && Files.readAllLines(recording).stream().anyMatch(l -> sample.matcher(l).matches())) {
+            if (Files.exists(recording)
+                    && Files.readAllLines(recording).stream()
+                            .anyMatch(l -> sample.matcher(l).matches())) {
                 return;
             }
             Thread.sleep(25);

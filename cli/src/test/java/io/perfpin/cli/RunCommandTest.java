@@ -1,28 +1,27 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.apps.PageToucher;
 import io.perfpin.apps.Programs;
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
-import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * run with java behind the programs that launch it: the agent lands right after java, the wrapper's effect
@@ -30,7 +29,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * no java can be found are one line and exit 2, and nothing is started.
  */
 class RunCommandTest {
-    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final Duration DEADLINE = Duration.ofSeconds(30);
     private static final String CLASS_PATH = ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"));
 
@@ -39,7 +39,11 @@ class RunCommandTest {
 
     @Test
     void javaBehindTasksetRunsOnlyOnTheCpusTasksetGaveIt() {
-        String apps = PageToucher.class.getProtectionDomain().getCodeSource().getLocation().getPath();
+        String apps = PageToucher.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .getPath();
         CliRun run = run("taskset", "-c", "0", JAVA, "-cp", apps, "io.perfpin.apps.PageToucher", "16");
         assertEquals(0, run.code, run.err);
         ThreadReport main = mainRecord(run);
@@ -60,8 +64,8 @@ class RunCommandTest {
     @Test
     void javaBehindNiceRunsAtTheNicenessItGave() throws Exception {
         Path seen = dir.resolve("seen");
-        CliRun run = run("nice", "-n", "5", JAVA, "-cp", CLASS_PATH, WrappedChild.class.getName(), seen.toString(),
-                "0");
+        CliRun run =
+                run("nice", "-n", "5", JAVA, "-cp", CLASS_PATH, WrappedChild.class.getName(), seen.toString(), "0");
         assertEquals(0, run.code, run.err);
         mainRecord(run);
         int expected = Math.min(19, WrappedChild.niceness(Files.readString(Path.of("/proc/self/stat"))) + 5);
@@ -78,9 +82,17 @@ class RunCommandTest {
         assumeTrue(time.isPresent(), "GNU time is on the PATH (.ci/run installs it)");
         Path seen = dir.resolve("seen");
         Path release = dir.resolve("release");
-        CliRun.Running running = CliRun.background(() -> Perfpin.run(arguments(time.get().toString(), "-o",
-                dir.resolve("time.txt").toString(), JAVA, "-cp", CLASS_PATH, WrappedChild.class.getName(),
-                seen.toString(), "4", release.toString())));
+        CliRun.Running running = CliRun.background(() -> Perfpin.run(arguments(
+                time.get().toString(),
+                "-o",
+                dir.resolve("time.txt").toString(),
+                JAVA,
+                "-cp",
+                CLASS_PATH,
+                WrappedChild.class.getName(),
+                seen.toString(),
+                "4",
+                release.toString())));
         String pid;
         try {
             pid = awaitSeen(seen).replaceAll("^pid=(\\d+) .*$", "$1");
@@ -90,7 +102,8 @@ class RunCommandTest {
         }
         CliRun run = running.join();
         assertEquals(4, run.code, run.err);
-        assertTrue(run.out.contains(" pid " + pid + " "), "the live view watched the JVM, pid " + pid + ":\n" + run.out);
+        assertTrue(
+                run.out.contains(" pid " + pid + " "), "the live view watched the JVM, pid " + pid + ":\n" + run.out);
         mainRecord(run);
     }
 
@@ -102,17 +115,35 @@ class RunCommandTest {
     @Test
     void formatJsonOutputFileHoldsTheSamplesTheTotalsAndTheCountedMethods() throws Exception {
         Path report = dir.resolve("report.jsonl");
-        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--threads", "main", "--record",
-                dir.resolve("run.jsonl").toString(), "--format", "json", "--output", report.toString(), "--", JAVA,
-                "-cp", CLASS_PATH, CountedChild.class.getName(), "200"));
+        CliRun run = CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--threads",
+                "main",
+                "--record",
+                dir.resolve("run.jsonl").toString(),
+                "--format",
+                "json",
+                "--output",
+                report.toString(),
+                "--",
+                JAVA,
+                "-cp",
+                CLASS_PATH,
+                CountedChild.class.getName(),
+                "200"));
         assertEquals(0, run.code, run.err);
         // JSON lines only: each line one object, read by perfpin's own reader.
         List<Map<?, ?>> records = Files.readAllLines(report).stream()
-                .<Map<?, ?>>map(l -> (Map<?, ?>) JsonReader.parse(l)).toList();
-        assertTrue(records.stream().anyMatch(r -> "thread".equals(r.get("type")) && "main".equals(r.get("name"))),
+                .<Map<?, ?>>map(l -> (Map<?, ?>) JsonReader.parse(l))
+                .toList();
+        assertTrue(
+                records.stream().anyMatch(r -> "thread".equals(r.get("type")) && "main".equals(r.get("name"))),
                 "main's final record:\n" + records);
-        assertTrue(records.stream().anyMatch(r -> "method".equals(r.get("type"))
-                && String.valueOf(r.get("method")).contains("touch") && Long.valueOf(200).equals(r.get("calls"))),
+        assertTrue(
+                records.stream()
+                        .anyMatch(r -> "method".equals(r.get("type"))
+                                && String.valueOf(r.get("method")).contains("touch")
+                                && Long.valueOf(200).equals(r.get("calls"))),
                 "the counted method, called 200 times:\n" + records);
         assertFalse(run.out.contains("{\""), "no JSON on the terminal:\n" + run.out);
         assertTrue(run.out.contains("Recorded in " + dir.resolve("run.jsonl")), run.out);
@@ -133,14 +164,17 @@ class RunCommandTest {
     @Test
     void aCommandWithNoJavaToFindIsOneLineWithExit2AndStartsNothing() throws Exception {
         Path record = dir.resolve("run.jsonl");
-        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--record", record.toString(), "--", "sh", "-c",
-                "java -jar app.jar"));
+        CliRun run = CliRun.capture(
+                () -> Perfpin.run("run", "--record", record.toString(), "--", "sh", "-c", "java -jar app.jar"));
         assertEquals(ExitCode.USAGE, run.code, run.err);
-        assertEquals("perfpin run: no java command in 'sh -c \"java -jar app.jar\"': 'sh' is neither java nor a"
-                + " program that perfpin looks through; put java first, or after taskset, numactl, env, nice, chrt,"
-                + " ionice, setpriv, sudo, stdbuf, time or nohup and their options; or load the agent yourself:"
-                + " JAVA_TOOL_OPTIONS='-javaagent:" + AgentJar.forThisUser() + "=events=sched;out=" + record + ";quiet"
-                + "', and perfpin top PID (see perfpin run --help)\n", run.err);
+        assertEquals(
+                "perfpin run: no java command in 'sh -c \"java -jar app.jar\"': 'sh' is neither java nor a"
+                        + " program that perfpin looks through; put java first, or after taskset, numactl, env, nice, chrt,"
+                        + " ionice, setpriv, sudo, stdbuf, time or nohup and their options; or load the agent yourself:"
+                        + " JAVA_TOOL_OPTIONS='-javaagent:" + AgentJar.forThisUser() + "=events=sched;out=" + record
+                        + ";quiet"
+                        + "', and perfpin top PID (see perfpin run --help)\n",
+                run.err);
         assertFalse(Files.exists(record), "nothing started, nothing recorded");
     }
 
@@ -149,9 +183,11 @@ class RunCommandTest {
     void javaRunAsAnotherUserIsRefusedWithExit2() {
         CliRun run = CliRun.capture(() -> Perfpin.run("run", "--", "sudo", "-u", "perfpin-nobody", JAVA, "-version"));
         assertEquals(ExitCode.USAGE, run.code, run.err);
-        assertEquals("perfpin run: 'sudo -u perfpin-nobody " + JAVA + " -version' runs java as perfpin-nobody, whose"
-                + " JVM can neither read this user's agent jar nor write its recording: run perfpin itself as"
-                + " perfpin-nobody\n", run.err);
+        assertEquals(
+                "perfpin run: 'sudo -u perfpin-nobody " + JAVA + " -version' runs java as perfpin-nobody, whose"
+                        + " JVM can neither read this user's agent jar nor write its recording: run perfpin itself as"
+                        + " perfpin-nobody\n",
+                run.err);
     }
 
     private CliRun run(String... command) {
@@ -161,8 +197,8 @@ class RunCommandTest {
 
     /** perfpin run, selecting main and recording in this test's directory, of {@code command}. */
     private String[] arguments(String... command) {
-        List<String> args = new ArrayList<>(List.of("run", "--threads", "main", "--record",
-                dir.resolve("run.jsonl").toString(), "--"));
+        List<String> args = new ArrayList<>(List.of(
+                "run", "--threads", "main", "--record", dir.resolve("run.jsonl").toString(), "--"));
         args.addAll(List.of(command));
         return args.toArray(new String[0]);
     }
@@ -170,12 +206,15 @@ class RunCommandTest {
     /** The main thread's final record in the run's recording, read by perfpin report. */
     private ThreadReport mainRecord(CliRun run) {
         assertTrue(run.out.contains("Recorded in " + dir.resolve("run.jsonl")), run.out);
-        CliRun report = CliRun.capture(() -> Perfpin.run("report", dir.resolve("run.jsonl").toString(), "--format",
-                "json"));
+        CliRun report = CliRun.capture(
+                () -> Perfpin.run("report", dir.resolve("run.jsonl").toString(), "--format", "json"));
         assertEquals(0, report.code, report.err);
-        return report.out.lines().map(l -> (Map<?, ?>) JsonReader.parse(l))
+        return report.out
+                .lines()
+                .map(l -> (Map<?, ?>) JsonReader.parse(l))
                 .filter(r -> "thread".equals(r.get("type")) && "main".equals(r.get("name")))
-                .map(r -> ThreadRecord.fromJson(r).report()).findFirst()
+                .map(r -> ThreadRecord.fromJson(r).report())
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no final record of main:\n" + report.out));
     }
 }

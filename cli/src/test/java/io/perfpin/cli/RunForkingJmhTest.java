@@ -1,11 +1,11 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -18,9 +18,8 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * perfpin run over real JMH (1.37) and its published samples, which forks a JVM per benchmark run and passes it the
@@ -29,12 +28,17 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * with JMH's exit code.
  */
 class RunForkingJmhTest {
-    static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     /** JMH, its two dependencies and its samples, from this test's class path: HtmlReportTest runs JMH too. */
-    static final String JMH_CLASS_PATH = Arrays.stream(System.getProperty("java.class.path").split(":"))
-            .filter(e -> e.contains("jmh-core") || e.contains("jmh-samples") || e.contains("jopt-simple")
+    static final String JMH_CLASS_PATH = Arrays.stream(
+                    System.getProperty("java.class.path").split(":"))
+            .filter(e -> e.contains("jmh-core")
+                    || e.contains("jmh-samples")
+                    || e.contains("jopt-simple")
                     || e.contains("commons-math3"))
             .collect(Collectors.joining(":"));
+
     private static final Pattern FRAME = Pattern.compile("--- [0-9:.]+  perfpin run  pid (\\d+)[^\\n]*  live threads");
 
     @TempDir
@@ -44,9 +48,32 @@ class RunForkingJmhTest {
     void everyForkRecordsToItsOwnFileReportReadsThemAllAndRunExitsWithJmhsCode() throws Exception {
         Path record = dir.resolve("jmh.jsonl");
         // Only the workers, which run in the forks: the host JVM's recording holds no thread.
-        CliRun run = CliRun.capture(() -> Perfpin.run("run", "--interval", "100ms", "--threads", ".*jmh-worker.*",
-                "--record", record.toString(), "--", JAVA, "-cp", JMH_CLASS_PATH, "org.openjdk.jmh.Main", "JMHSample_22_FalseSharing.baseline",
-                "-f", "2", "-wi", "1", "-w", "300ms", "-i", "1", "-r", "500ms", "-foe", "true"));
+        CliRun run = CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--interval",
+                "100ms",
+                "--threads",
+                ".*jmh-worker.*",
+                "--record",
+                record.toString(),
+                "--",
+                JAVA,
+                "-cp",
+                JMH_CLASS_PATH,
+                "org.openjdk.jmh.Main",
+                "JMHSample_22_FalseSharing.baseline",
+                "-f",
+                "2",
+                "-wi",
+                "1",
+                "-w",
+                "300ms",
+                "-i",
+                "1",
+                "-r",
+                "500ms",
+                "-foe",
+                "true"));
         assertEquals(0, run.code, "JMH's own exit code:\n" + run.out + run.err);
 
         List<Path> family = RecordingFile.family(record);
@@ -69,22 +96,35 @@ class RunForkingJmhTest {
 
         CliRun report = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "json"));
         assertEquals(ExitCode.OK, report.code, report.err);
-        List<Map<?, ?>> records = report.out.lines().map(l -> (Map<?, ?>) JsonReader.parse(l))
-                .collect(Collectors.toList());
-        assertEquals(forks, records.stream().filter(r -> "jvm".equals(r.get("type"))).map(r -> (Long) r.get("pid"))
-                .collect(Collectors.toList()), "report names each fork before its records:\n" + report.out);
-        long workers = records.stream().filter(r -> "thread".equals(r.get("type"))
-                && String.valueOf(r.get("name")).matches(".*JMHSample_22_FalseSharing\\.baseline-jmh-worker-[12]"))
+        List<Map<?, ?>> records =
+                report.out.lines().map(l -> (Map<?, ?>) JsonReader.parse(l)).collect(Collectors.toList());
+        assertEquals(
+                forks,
+                records.stream()
+                        .filter(r -> "jvm".equals(r.get("type")))
+                        .map(r -> (Long) r.get("pid"))
+                        .collect(Collectors.toList()),
+                "report names each fork before its records:\n" + report.out);
+        long workers = records.stream()
+                .filter(r -> "thread".equals(r.get("type"))
+                        && String.valueOf(r.get("name"))
+                                .matches(".*JMHSample_22_FalseSharing\\.baseline-jmh-worker-[12]"))
                 .count();
         assertEquals(4, workers, "two workers in each fork, each with its final record:\n" + report.out);
-        assertEquals(4, records.stream().filter(r -> "thread".equals(r.get("type"))
-                && family.subList(1, 3).contains(Path.of((String) r.get("recording")))).count(),
+        assertEquals(
+                4,
+                records.stream()
+                        .filter(r -> "thread".equals(r.get("type"))
+                                && family.subList(1, 3).contains(Path.of((String) r.get("recording"))))
+                        .count(),
                 "each says the fork's file it was read from:\n" + report.out);
 
         CliRun table = CliRun.capture(() -> Perfpin.run("report", record.toString()));
         assertEquals(ExitCode.OK, table.code, table.err);
-        assertTrue(table.out.startsWith("JVM " + pids.get(0) + ", recorded in " + record + ":\n(it holds no thread"
-                + " records)\n"), "the host JVM under its heading, with nothing to show:\n" + table.out);
+        assertTrue(
+                table.out.startsWith(
+                        "JVM " + pids.get(0) + ", recorded in " + record + ":\n(it holds no thread" + " records)\n"),
+                "the host JVM under its heading, with nothing to show:\n" + table.out);
         for (int i = 1; i < 3; i++) {
             String heading = "JVM " + pids.get(i) + ", started with the same agent options; recorded in "
                     + family.get(i) + ":\n";
@@ -92,7 +132,11 @@ class RunForkingJmhTest {
             assertTrue(at > 0, "fork " + pids.get(i) + " under its heading:\n" + table.out);
             String block = table.out.substring(at + heading.length()).split("\nJVM ")[0];
             // In 120 columns: by the start and the end of their names.
-            assertEquals(2, block.lines().filter(l -> l.matches("org\\.openjdk.*-jmh-worker-[12] .*")).count(),
+            assertEquals(
+                    2,
+                    block.lines()
+                            .filter(l -> l.matches("org\\.openjdk.*-jmh-worker-[12] .*"))
+                            .count(),
                     "its two workers:\n" + table.out);
         }
         TableWidthTest.assertFits("run", run.out);
@@ -102,15 +146,22 @@ class RunForkingJmhTest {
         assertEquals(ExitCode.OK, csv.code, csv.err);
         List<String> rows = csv.out.lines().collect(Collectors.toList());
         assertTrue(rows.get(0).startsWith("recording,name,tid,"), csv.out);
-        assertEquals(4, rows.stream().filter(r -> r.contains("baseline-jmh-worker-")
-                && (r.startsWith(family.get(1) + ",") || r.startsWith(family.get(2) + ","))).count(), csv.out);
+        assertEquals(
+                4,
+                rows.stream()
+                        .filter(r -> r.contains("baseline-jmh-worker-")
+                                && (r.startsWith(family.get(1) + ",") || r.startsWith(family.get(2) + ",")))
+                        .count(),
+                csv.out);
     }
 
     @Test
     void runExitsWithJmhsCodeWhenJmhFails() throws Exception {
         List<String> jmh = List.of(JAVA, "-cp", JMH_CLASS_PATH, "org.openjdk.jmh.Main", "NoSuchBenchmark");
-        Process alone = new ProcessBuilder(jmh).redirectErrorStream(true).redirectOutput(
-                ProcessBuilder.Redirect.DISCARD).start();
+        Process alone = new ProcessBuilder(jmh)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .start();
         assertTrue(alone.waitFor(60, TimeUnit.SECONDS), "JMH alone ended");
         assertTrue(alone.exitValue() != 0, "JMH refuses a regex that matches no benchmark");
         Path record = dir.resolve("none.jsonl");

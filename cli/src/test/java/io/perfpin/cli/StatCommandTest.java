@@ -1,13 +1,13 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.time.Duration;
 import java.time.LocalTime;
 import java.util.ArrayList;
@@ -17,10 +17,9 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 class StatCommandTest {
     private static final Pattern WORKER = Pattern.compile("thread (worker-\\d+) tid (\\d+)");
@@ -58,15 +57,17 @@ class StatCommandTest {
     /** As perf stat's "seconds time elapsed": the line after the table says what its counts cover, on one clock. */
     @Test
     void theTableIsFollowedByTheWindowItsCountsCover() {
-        CliRun run = CliRun.capture(() -> Perfpin.run("stat", Long.toString(service.pid()), "--threads", "worker-.*",
-                "--duration", "300ms"));
+        CliRun run = CliRun.capture(() ->
+                Perfpin.run("stat", Long.toString(service.pid()), "--threads", "worker-.*", "--duration", "300ms"));
         assertEquals(ExitCode.OK, run.code, run.err);
         List<String> lines = run.out.lines().collect(Collectors.toList());
         assertTrue(lines.get(0).startsWith("thread "), run.out);
         Matcher window = Pattern.compile("counts over (\\d+\\.\\d{3}) s \\(from (\\d\\d:\\d\\d:\\d\\d\\.\\d{3}) to"
-                + " (\\d\\d:\\d\\d:\\d\\d\\.\\d{3})\\)").matcher(lines.get(3));
+                        + " (\\d\\d:\\d\\d:\\d\\d\\.\\d{3})\\)")
+                .matcher(lines.get(3));
         assertTrue(window.matches(), "right after the header and the 2 workers' rows:\n" + run.out);
-        long millis = Duration.between(LocalTime.parse(window.group(2)), LocalTime.parse(window.group(3))).toMillis();
+        long millis = Duration.between(LocalTime.parse(window.group(2)), LocalTime.parse(window.group(3)))
+                .toMillis();
         long said = Math.round(Double.parseDouble(window.group(1)) * 1000);
         assertTrue(Math.abs(millis - said) <= 1, "from and to are the length apart: " + lines.get(3));
     }
@@ -84,11 +85,16 @@ class StatCommandTest {
         assertEquals("1", reports.get(0).cpus(), "the pinned CPUs are shown");
         // Pinned before counting: stat waits a while for the thread to run on its new CPU, and a thread that did
         // not run meanwhile (a loaded machine) moves at its next wake-up, which the kernel counts once.
-        assertTrue(reports.get(0).counters().get("cpu-migrations") <= 1, "pinned before counting: "
-                + reports.get(0).counters());
+        assertTrue(
+                reports.get(0).counters().get("cpu-migrations") <= 1,
+                "pinned before counting: " + reports.get(0).counters());
         assertEquals(before, affinity.get(tid).toString(), "its CPUs given back");
-        assertEquals(List.of(), ProcessHandle.current().children()
-                .filter(child -> "perfpin-pins".equals(ProcFiles.command(child.pid()))).toList(),
+        assertEquals(
+                List.of(),
+                ProcessHandle.current()
+                        .children()
+                        .filter(child -> "perfpin-pins".equals(ProcFiles.command(child.pid())))
+                        .toList(),
                 "the watchdog that would have restored them exited, and was reaped");
     }
 
@@ -96,8 +102,9 @@ class StatCommandTest {
     void aBadPinRuleOrEventIsOneLineNamingItWithExitCode2() {
         CliRun pin = CliRun.capture(() -> Perfpin.run("stat", "--pid", "1", "--pin", "worker@cores"));
         assertEquals(ExitCode.USAGE, pin.code);
-        assertEquals("perfpin stat: --pin: bad pin rule 'worker@cores': bad placement 'cores': expected a CPU list"
-                + " like 2-3 or 0,4, or one of isolated, core, any; did you mean 'core'? (see perfpin stat --help)\n",
+        assertEquals(
+                "perfpin stat: --pin: bad pin rule 'worker@cores': bad placement 'cores': expected a CPU list"
+                        + " like 2-3 or 0,4, or one of isolated, core, any; did you mean 'core'? (see perfpin stat --help)\n",
                 pin.err);
         CliRun event = CliRun.capture(() -> Perfpin.run("stat", "--pid", "1", "--events", "sched,cotnext-switches"));
         assertEquals(ExitCode.USAGE, event.code);
@@ -105,8 +112,10 @@ class StatCommandTest {
         assertTrue(event.err.contains("'cotnext-switches'") && event.err.contains("context-switches"), event.err);
         CliRun fds = CliRun.capture(() -> Perfpin.run("stat", "--pid", "1", "--fds", "0%"));
         assertEquals(ExitCode.USAGE, fds.code);
-        assertEquals("perfpin stat: --fds: bad share '0%': expected a share of the free file descriptors from 1% to"
-                + " 100% (e.g. 25%), or a number of them (e.g. 4000) (see perfpin stat --help)\n", fds.err);
+        assertEquals(
+                "perfpin stat: --fds: bad share '0%': expected a share of the free file descriptors from 1% to"
+                        + " 100% (e.g. 25%), or a number of them (e.g. 4000) (see perfpin stat --help)\n",
+                fds.err);
     }
 
     @Test

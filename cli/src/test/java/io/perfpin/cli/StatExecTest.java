@@ -1,10 +1,10 @@
 package io.perfpin.cli;
 
-import io.perfpin.apps.Programs;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.apps.Programs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,10 +19,9 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /**
  * Root runs {@code stat --pin} on another user's JVM, which then execs a setuid-root program: the exec keeps the
@@ -66,6 +65,7 @@ class StatExecTest {
     private Adversary adversary;
     /** Root's, readable by all: the launcher, and a setuid-root copy of sleep. */
     private Path work;
+
     private Path setuidSleep;
     private Path launcher;
 
@@ -81,8 +81,16 @@ class StatExecTest {
         launcher = work.resolve("launcher");
         Path javaHome = Paths.get(System.getProperty("java.home"));
         Path server = javaHome.resolve("lib/server");
-        run("cc", "-o", launcher.toString(), source.toString(), "-I" + javaHome.resolve("include"),
-                "-I" + javaHome.resolve("include/linux"), "-L" + server, "-ljvm", "-Wl,-rpath," + server);
+        run(
+                "cc",
+                "-o",
+                launcher.toString(),
+                source.toString(),
+                "-I" + javaHome.resolve("include"),
+                "-I" + javaHome.resolve("include/linux"),
+                "-L" + server,
+                "-ljvm",
+                "-Wl,-rpath," + server);
     }
 
     @AfterEach
@@ -105,12 +113,18 @@ class StatExecTest {
                 List<String> said = new ArrayList<>(stat.lines());
                 said.addAll(stat.rest());
                 assertEquals(ExitCode.PROCESS_CHANGED, code, String.join("\n", said));
-                String changed = Pattern.quote("process " + pid + " (launcher) runs another program now ("
-                        + setuidSleep + "): it exec'd since perfpin checked it");
-                assertTrue(said.stream().anyMatch(l -> l.matches("perfpin stat: " + changed + "; its counts end at"
-                        + " the last read before, and perfpin leaves it alone")), String.join("\n", said));
-                assertTrue(said.stream().anyMatch(l -> l.matches("perfpin: left thread 'main' \\(tid " + pid
-                        + "\\) alone: " + changed)), String.join("\n", said));
+                String changed = Pattern.quote("process " + pid + " (launcher) runs another program now (" + setuidSleep
+                        + "): it exec'd since perfpin checked it");
+                assertTrue(
+                        said.stream()
+                                .anyMatch(l -> l.matches("perfpin stat: " + changed + "; its counts end at"
+                                        + " the last read before, and perfpin leaves it alone")),
+                        String.join("\n", said));
+                assertTrue(
+                        said.stream()
+                                .anyMatch(l -> l.matches(
+                                        "perfpin: left thread 'main' \\(tid " + pid + "\\) alone: " + changed)),
+                        String.join("\n", said));
                 assertEquals(after, ProcFiles.cpusAllowed(pid, (int) pid), "what it had after the exec");
             }
         }
@@ -134,8 +148,10 @@ class StatExecTest {
                 awaitThat(() -> exited(watchdog), () -> "the watchdog (pid " + watchdog + ") still runs");
                 // The watchdog kept stat's standard error, and has closed it by exiting.
                 List<String> rest = stat.rest();
-                assertEquals(List.of("perfpin: left thread (tid " + pid + ") of process " + pid + " alone: the"
-                        + " process exec'd another program since perfpin pinned it"), rest);
+                assertEquals(
+                        List.of("perfpin: left thread (tid " + pid + ") of process " + pid + " alone: the"
+                                + " process exec'd another program since perfpin pinned it"),
+                        rest);
                 assertEquals(after, ProcFiles.cpusAllowed(pid, (int) pid), "what it had after the exec");
             }
         }
@@ -156,8 +172,8 @@ class StatExecTest {
     }
 
     private static ChildJvm stat(long pid, String... more) throws IOException {
-        List<String> args = new ArrayList<>(List.of("stat", Long.toString(pid), "--threads", "main", "--pin",
-                "main@0"));
+        List<String> args =
+                new ArrayList<>(List.of("stat", Long.toString(pid), "--threads", "main", "--pin", "main@0"));
         args.addAll(List.of(more));
         return ChildJvm.startWith(List.of(), "io.perfpin.cli.Perfpin", args.toArray(new String[0]));
     }
@@ -172,7 +188,8 @@ class StatExecTest {
         long pid = jvm.pid();
         jvm.send("exec");
         awaitThat(() -> setuidSleep.toString().equals(exe(pid)), () -> "process " + pid + " runs " + exe(pid));
-        assumeTrue(ProcFiles.statusField(pid, "Uid").matches(adversary.uid + "\\s+0\\s+0\\s+0"),
+        assumeTrue(
+                ProcFiles.statusField(pid, "Uid").matches(adversary.uid + "\\s+0\\s+0\\s+0"),
                 "setuid programs run as their owner here: " + ProcFiles.statusField(pid, "Uid"));
         assertEquals("0", ProcFiles.cpusAllowed(pid, (int) pid), "an exec keeps the mask");
     }

@@ -1,12 +1,11 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -15,9 +14,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@code perfpin stat} over time: with {@code --interval} each interval's counts as they come, then the totals;
@@ -52,7 +51,11 @@ class StatIntervalTest {
         assertTrue(lines.get(totals + 1).startsWith("thread "), run.out);
         assertTrue(lines.subList(totals + 2, totals + 4).stream().allMatch(l -> l.startsWith("worker-")), run.out);
         long blocks = lines.stream().filter(l -> HEADING.matcher(l).matches()).count();
-        assertEquals(blocks, lines.subList(0, totals).stream().filter(l -> l.startsWith("thread ")).count(),
+        assertEquals(
+                blocks,
+                lines.subList(0, totals).stream()
+                        .filter(l -> l.startsWith("thread "))
+                        .count(),
                 "a table under each heading");
     }
 
@@ -89,8 +92,19 @@ class StatIntervalTest {
     @Test
     void followsTheChosenThreadsThatStartAndEndWhileItCounts() throws Exception {
         try (ChildJvm followed = ChildJvm.start("io.perfpin.apps.Service", "2", "120");
-             ChildJvm stat = ChildJvm.start("io.perfpin.cli.Perfpin", "stat", "--pid", Long.toString(followed.pid()),
-                     "--threads", "worker-.*", "--interval", "100ms", "--duration", "120s", "--format", "json")) {
+                ChildJvm stat = ChildJvm.start(
+                        "io.perfpin.cli.Perfpin",
+                        "stat",
+                        "--pid",
+                        Long.toString(followed.pid()),
+                        "--threads",
+                        "worker-.*",
+                        "--interval",
+                        "100ms",
+                        "--duration",
+                        "120s",
+                        "--format",
+                        "json")) {
             Map<String, Integer> tids = new HashMap<>();
             for (int i = 0; i < 2; i++) {
                 Matcher worker = followed.await(WORKER);
@@ -111,27 +125,34 @@ class StatIntervalTest {
             // Once a block lacks it, stat has seen it gone and finalised it.
             samples.awaitBlockWithout("worker-1");
             stat.signal("TERM");
-            // A JVM that a signal ends exits with 128 + its number, once its shutdown hooks have run: stat's wrote it all.
+            // A JVM that a signal ends exits with 128 + its number, once its shutdown hooks have run: stat's wrote it
+            // all.
             assertEquals(128 + 15, stat.awaitExit(), String.join("\n", stat.lines()));
 
             Map<String, ThreadReport> totals = new LinkedHashMap<>();
             for (String line : stat.lines()) {
                 if (line.startsWith("{\"type\":\"thread\"")) {
-                    ThreadReport r = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line)).report();
+                    ThreadReport r = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line))
+                            .report();
                     totals.put(r.name(), r);
                 }
             }
-            assertEquals(List.of("worker-0", "worker-1", "worker-late"), List.copyOf(totals.keySet()),
+            assertEquals(
+                    List.of("worker-0", "worker-1", "worker-late"),
+                    List.copyOf(totals.keySet()),
                     "in the order stat began counting them");
             for (ThreadReport total : totals.values()) {
                 assertEquals(tids.get(total.name()), total.tid(), total.name());
                 assertTrue(total.counters().get("task-clock") > 0, total.name());
                 for (String event : total.counters().keySet()) {
-                    assertEquals(total.counters().get(event), samples.sum(total.name(), event),
+                    assertEquals(
+                            total.counters().get(event),
+                            samples.sum(total.name(), event),
                             total.name() + "'s samples of " + event + " add up to its total");
                 }
             }
-            assertTrue(totals.get("worker-1").wallNanos() < totals.get("worker-0").wallNanos(),
+            assertTrue(
+                    totals.get("worker-1").wallNanos() < totals.get("worker-0").wallNanos(),
                     "worker-1's counts end when it ended, worker-0's when stat did");
         }
     }
@@ -180,14 +201,19 @@ class StatIntervalTest {
         }
 
         private ThreadRecord read() throws IOException {
-            return ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(stat.await(SAMPLE).group()));
+            return ThreadRecord.fromJson(
+                    (Map<?, ?>) JsonReader.parse(stat.await(SAMPLE).group()));
         }
 
         /** The sum of {@code event} over every sample of {@code name} stat printed (once it has ended). */
         long sum(String name, String event) {
-            return stat.lines().stream().filter(l -> SAMPLE.matcher(l).matches())
-                    .map(l -> ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(l)).report())
-                    .filter(r -> r.name().equals(name)).mapToLong(r -> r.counters().getOrDefault(event, 0L)).sum();
+            return stat.lines().stream()
+                    .filter(l -> SAMPLE.matcher(l).matches())
+                    .map(l -> ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(l))
+                            .report())
+                    .filter(r -> r.name().equals(name))
+                    .mapToLong(r -> r.counters().getOrDefault(event, 0L))
+                    .sum();
         }
     }
 }

@@ -1,9 +1,12 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.ThreadAffinity;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -14,11 +17,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@code perfpin stat --pin} as its own process, pinning threads of a service JVM: however stat ends (its
@@ -29,7 +28,8 @@ class StatPinRestoreTest {
     private static final int SIGINT = 2;
     private static final String WATCHDOG = "perfpin-pins";
     private static final Pattern WORKER = Pattern.compile("thread (worker-\\d+) tid (\\d+)");
-    private static final Pattern PINNED = Pattern.compile("perfpin stat: pinned '(\\S+)' \\(tid (\\d+)\\) to CPUs 0 .*");
+    private static final Pattern PINNED =
+            Pattern.compile("perfpin stat: pinned '(\\S+)' \\(tid (\\d+)\\) to CPUs 0 .*");
 
     @Test
     void aSigkilledStatStillGivesThePinnedThreadItsCpusBack() throws Exception {
@@ -61,7 +61,8 @@ class StatPinRestoreTest {
                 long watchdog = watchdogOf(stat);
                 service.send("end worker-1");
                 service.await(Pattern.compile("ended worker-1"));
-                awaitThat(() -> !ProcFiles.cpusAllowedOfEachThread(service.pid()).containsKey(ending),
+                awaitThat(
+                        () -> !ProcFiles.cpusAllowedOfEachThread(service.pid()).containsKey(ending),
                         () -> "worker-1 still runs");
                 stat.kill();
 
@@ -80,12 +81,14 @@ class StatPinRestoreTest {
             try (ChildJvm stat = stat(List.of(), service, "worker-0@0")) {
                 awaitPinned(stat, Map.of("worker-0", tid));
                 long watchdog = watchdogOf(stat);
-                assumeFalse(ProcFiles.ignores(stat.pid(), SIGINT),
+                assumeFalse(
+                        ProcFiles.ignores(stat.pid(), SIGINT),
                         "SIGINT is ignored in this process tree, as in a job a script started in the background");
                 signal(stat, "-INT");
 
                 stat.awaitExit();
-                assertTrue(stat.lines().stream().anyMatch(l -> l.matches("worker-0 +" + tid + " +0 .*")),
+                assertTrue(
+                        stat.lines().stream().anyMatch(l -> l.matches("worker-0 +" + tid + " +0 .*")),
                         "the counts, worker-0 shown on CPU 0:\n" + String.join("\n", stat.lines()));
                 assertTrue(asBefore(before, service), () -> notAsBefore(before, service));
                 awaitExited(watchdog);
@@ -106,8 +109,10 @@ class StatPinRestoreTest {
                 signal(stat, "-TERM");
 
                 stat.awaitExit();
-                assertTrue(stat.lines().contains("perfpin: left thread 'worker-0' (tid " + tid + ") on CPUs 1: its"
-                        + " affinity was changed while perfpin had it on CPUs 0 (before: 0-1)"),
+                assertTrue(
+                        stat.lines()
+                                .contains("perfpin: left thread 'worker-0' (tid " + tid + ") on CPUs 1: its"
+                                        + " affinity was changed while perfpin had it on CPUs 0 (before: 0-1)"),
                         String.join("\n", stat.lines()));
                 assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid));
             }
@@ -122,11 +127,15 @@ class StatPinRestoreTest {
 
             try (ChildJvm stat = stat(List.of("-Dperfpin.backend=jna"), service, "worker-.*@0", "--duration", "1s")) {
                 assertEquals(0, stat.awaitExit(), String.join("\n", stat.lines()));
-                List<String> said = stat.lines().stream().filter(l -> l.contains("SIGKILL")).toList();
-                assertEquals(List.of("perfpin: pins will not survive a SIGKILL of perfpin: the jna backend cannot"
-                        + " start the watchdog that would restore them (only perfpin's JNI library can fork a JVM"
-                        + " safely); they are still undone when perfpin ends, Ctrl-C included"), said);
-                assertTrue(stat.lines().stream().anyMatch(l -> l.matches("worker-0 +" + tid + " +0 .*")),
+                List<String> said =
+                        stat.lines().stream().filter(l -> l.contains("SIGKILL")).toList();
+                assertEquals(
+                        List.of("perfpin: pins will not survive a SIGKILL of perfpin: the jna backend cannot"
+                                + " start the watchdog that would restore them (only perfpin's JNI library can fork a JVM"
+                                + " safely); they are still undone when perfpin ends, Ctrl-C included"),
+                        said);
+                assertTrue(
+                        stat.lines().stream().anyMatch(l -> l.matches("worker-0 +" + tid + " +0 .*")),
                         "worker-0 counted on CPU 0:\n" + String.join("\n", stat.lines()));
                 assertTrue(asBefore(before, service), () -> notAsBefore(before, service));
             }
@@ -141,8 +150,8 @@ class StatPinRestoreTest {
     /** perfpin stat as its own JVM, from this test's class path. */
     private static ChildJvm stat(List<String> jvmOptions, ChildJvm service, String pin, String... more)
             throws IOException {
-        List<String> args = new ArrayList<>(List.of("stat", "--pid", Long.toString(service.pid()),
-                "--threads", "worker-.*", "--pin", pin));
+        List<String> args = new ArrayList<>(
+                List.of("stat", "--pid", Long.toString(service.pid()), "--threads", "worker-.*", "--pin", pin));
         args.addAll(more.length > 0 ? List.of(more) : List.of("--duration", "60s"));
         return ChildJvm.startWith(jvmOptions, "io.perfpin.cli.Perfpin", args.toArray(new String[0]));
     }
@@ -174,8 +183,9 @@ class StatPinRestoreTest {
      */
     private static boolean asBefore(Map<Integer, String> before, ChildJvm service) {
         Map<Integer, String> now = ProcFiles.cpusAllowedOfEachThread(service.pid());
-        return now.entrySet().stream().allMatch(t -> !before.containsKey(t.getKey())
-                || before.get(t.getKey()).equals(t.getValue()));
+        return now.entrySet().stream()
+                .allMatch(t -> !before.containsKey(t.getKey())
+                        || before.get(t.getKey()).equals(t.getValue()));
     }
 
     /** Each thread's CPUs before stat pins worker-0 to CPU 0, which must leave it others to come back to. */
@@ -193,12 +203,17 @@ class StatPinRestoreTest {
     /** stat's child that the watchdog names itself as, once it has. */
     static long watchdogOf(ChildJvm stat) throws InterruptedException {
         long[] found = new long[1];
-        awaitThat(() -> {
-            found[0] = ProcessHandle.of(stat.pid()).stream().flatMap(ProcessHandle::children)
-                    .mapToLong(ProcessHandle::pid).filter(pid -> WATCHDOG.equals(ProcFiles.command(pid)))
-                    .findFirst().orElse(-1);
-            return found[0] > 0;
-        }, () -> "no child of perfpin stat (pid " + stat.pid() + ") is named " + WATCHDOG);
+        awaitThat(
+                () -> {
+                    found[0] = ProcessHandle.of(stat.pid()).stream()
+                            .flatMap(ProcessHandle::children)
+                            .mapToLong(ProcessHandle::pid)
+                            .filter(pid -> WATCHDOG.equals(ProcFiles.command(pid)))
+                            .findFirst()
+                            .orElse(-1);
+                    return found[0] > 0;
+                },
+                () -> "no child of perfpin stat (pid " + stat.pid() + ") is named " + WATCHDOG);
         return found[0];
     }
 
@@ -207,14 +222,15 @@ class StatPinRestoreTest {
      * init's, and some inits reap late). A process that took its pid since has another name.
      */
     private static void awaitExited(long watchdog) throws InterruptedException {
-        awaitThat(() -> {
-            List<String> stat = ProcFiles.statFields(watchdog);
-            return stat.isEmpty() || stat.get(0).equals("Z") || !WATCHDOG.equals(ProcFiles.command(watchdog));
-        }, () -> "the watchdog (pid " + watchdog + ") still runs: " + ProcFiles.statFields(watchdog));
+        awaitThat(
+                () -> {
+                    List<String> stat = ProcFiles.statFields(watchdog);
+                    return stat.isEmpty() || stat.get(0).equals("Z") || !WATCHDOG.equals(ProcFiles.command(watchdog));
+                },
+                () -> "the watchdog (pid " + watchdog + ") still runs: " + ProcFiles.statFields(watchdog));
     }
 
-    private static void awaitThat(BooleanSupplier condition, Supplier<String> failure)
-            throws InterruptedException {
+    private static void awaitThat(BooleanSupplier condition, Supplier<String> failure) throws InterruptedException {
         long deadline = System.nanoTime() + WAIT_NANOS;
         while (!condition.getAsBoolean()) {
             assertTrue(System.nanoTime() < deadline, failure);

@@ -1,11 +1,12 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
-import org.junit.jupiter.api.Test;
-
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -13,9 +14,7 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@code perfpin stat} on a JVM of 10,000 threads: it holds at most its share of its own free descriptors, one
@@ -35,16 +34,27 @@ class StatScaleTest {
             service.send("park " + THREADS + " parked");
             service.await(Pattern.compile("parked " + THREADS));
 
-            CliRun run = CliRun.capture(() -> Perfpin.run("stat", Long.toString(service.pid()), "--threads",
-                    "parked-.*", "--duration", "1s", "--format", "json"));
+            CliRun run = CliRun.capture(() -> Perfpin.run(
+                    "stat",
+                    Long.toString(service.pid()),
+                    "--threads",
+                    "parked-.*",
+                    "--duration",
+                    "1s",
+                    "--format",
+                    "json"));
 
             assertEquals(ExitCode.OK, run.code, run.err);
-            List<ThreadReport> reports = run.out.lines()
-                    .map(line -> ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line)).report())
+            List<ThreadReport> reports = run.out
+                    .lines()
+                    .map(line -> ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line))
+                            .report())
                     .collect(Collectors.toList());
             assertEquals(THREADS, reports.size());
-            assertEquals(THREADS, reports.stream().map(ThreadReport::tid).distinct().count(), "each thread once");
-            List<ThreadReport> counted = reports.stream().filter(r -> !r.counters().isEmpty()).toList();
+            assertEquals(
+                    THREADS, reports.stream().map(ThreadReport::tid).distinct().count(), "each thread once");
+            List<ThreadReport> counted =
+                    reports.stream().filter(r -> !r.counters().isEmpty()).toList();
             Set<String> reasons = new HashSet<>();
             for (ThreadReport r : reports) {
                 if (r.counters().isEmpty()) {
@@ -54,17 +64,19 @@ class StatScaleTest {
                 }
             }
             // A parked thread's events are all counted by the kernel, or all from /proc when it permits none.
-            int descriptorsEach = counted.get(0).counters().size() - counted.get(0).sources().size();
+            int descriptorsEach =
+                    counted.get(0).counters().size() - counted.get(0).sources().size();
             if (counted.size() == THREADS) {
                 assertEquals("", run.err, "no thread left out, nothing to say");
                 return;
             }
             Matcher summary = SUMMARY.matcher(run.err.strip());
-            assertTrue(summary.matches(), "one line that says how many threads were not counted, and why: "
-                    + run.err);
+            assertTrue(summary.matches(), "one line that says how many threads were not counted, and why: " + run.err);
             long budget = Long.parseLong(summary.group(3));
             assertEquals(THREADS - counted.size(), Integer.parseInt(summary.group(1)));
-            assertEquals(Set.of(DescriptorBudget.THREAD_NOT_COUNTED + summary.group(2)), reasons,
+            assertEquals(
+                    Set.of(DescriptorBudget.THREAD_NOT_COUNTED + summary.group(2)),
+                    reasons,
                     "each thread not counted says why, for each of its events");
             assertTrue(descriptorsEach > 0, "only descriptors leave threads out");
             assertEquals(budget / descriptorsEach, counted.size(), "as many counted as the budget holds");

@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
@@ -18,8 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class StatSimulatedPmuTest {
     private static final Pattern WORKER = Pattern.compile("thread (worker-0) tid (\\d+)");
-    private static final List<String> SIMULATED = List.of("-Dperfpin.simulated-pmu=skylake",
-            "-Dperfpin.simulated-pmu.ipc=1.5");
+    private static final List<String> SIMULATED =
+            List.of("-Dperfpin.simulated-pmu=skylake", "-Dperfpin.simulated-pmu.ipc=1.5");
 
     @Test
     void countsCyclesAndInstructionsOfAnotherJvmAndSaysTheyAreSimulated() throws Exception {
@@ -29,7 +28,8 @@ class StatSimulatedPmuTest {
             String pid = Long.toString(service.pid());
 
             List<String> json = stat(pid, "json");
-            assertTrue(json.get(0).startsWith("perfpin stat: simulated PMU skylake (-Dperfpin.simulated-pmu): "),
+            assertTrue(
+                    json.get(0).startsWith("perfpin stat: simulated PMU skylake (-Dperfpin.simulated-pmu): "),
                     "said first: " + json);
             Map<?, ?> record = (Map<?, ?>) JsonReader.parse(json.get(1));
             assertEquals("simulated skylake", record.get("pmu"));
@@ -41,12 +41,13 @@ class StatSimulatedPmuTest {
             assertEquals(1.5, ((Number) ((Map<?, ?>) record.get("metrics")).get("ipc")).doubleValue(), 0.02);
 
             List<String> table = stat(pid, "table");
-            assertTrue(table.stream().anyMatch(l -> l.startsWith("hardware counts from a simulated skylake PMU")),
+            assertTrue(
+                    table.stream().anyMatch(l -> l.startsWith("hardware counts from a simulated skylake PMU")),
                     "the table says so: " + table);
 
             // Windows of a multiplexed event add up to its total: 11 general-purpose events rotate on 4 counters.
-            List<String> windows = stat(SIMULATED, pid, "json", "ipc,cache,tlb,branch", "--interval", "100ms",
-                    "--duration", "600ms");
+            List<String> windows =
+                    stat(SIMULATED, pid, "json", "ipc,cache,tlb,branch", "--interval", "100ms", "--duration", "600ms");
             double summed = 0;
             Map<?, ?> total = null;
             for (String line : windows.subList(1, windows.size())) {
@@ -66,8 +67,14 @@ class StatSimulatedPmuTest {
             assertEquals(whole, summed, whole * 0.02, "the windows' cache-misses add up to the total: " + windows);
 
             // A thread of low IPC that misses the cache often: the hint that reads both fires, and only then.
-            List<String> memoryBound = stat(List.of("-Dperfpin.simulated-pmu=skylake",
-                    "-Dperfpin.simulated-pmu.ipc=0.3", "-Dperfpin.simulated-pmu.mpki=8"), pid, "table", "ipc,cache");
+            List<String> memoryBound = stat(
+                    List.of(
+                            "-Dperfpin.simulated-pmu=skylake",
+                            "-Dperfpin.simulated-pmu.ipc=0.3",
+                            "-Dperfpin.simulated-pmu.mpki=8"),
+                    pid,
+                    "table",
+                    "ipc,cache");
             assertTrue(memoryBound.stream().anyMatch(l -> l.contains("memory bound: 0.3")), "hint: " + memoryBound);
             assertTrue(table.stream().noneMatch(l -> l.contains("memory bound")), "not at 1.5: " + table);
         }
@@ -77,10 +84,10 @@ class StatSimulatedPmuTest {
         return stat(SIMULATED, pid, format, "ipc,task-clock");
     }
 
-    private static List<String> stat(List<String> simulated, String pid, String format, String events,
-                                     String... more) throws Exception {
-        List<String> args = new ArrayList<>(List.of("stat", pid, "--threads", "worker-0", "--events", events,
-                "--format", format));
+    private static List<String> stat(List<String> simulated, String pid, String format, String events, String... more)
+            throws Exception {
+        List<String> args =
+                new ArrayList<>(List.of("stat", pid, "--threads", "worker-0", "--events", events, "--format", format));
         args.addAll(more.length > 0 ? List.of(more) : List.of("--duration", "300ms"));
         try (ChildJvm cli = ChildJvm.startWith(simulated, Perfpin.class.getName(), args.toArray(new String[0]))) {
             assertEquals(0, cli.exitWithin(Duration.ofSeconds(60)), () -> "stat: " + cli.lines());

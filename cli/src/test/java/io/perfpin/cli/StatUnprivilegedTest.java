@@ -1,13 +1,12 @@
 package io.perfpin.cli;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
+import org.junit.jupiter.api.Test;
 
 /**
  * {@code perfpin stat} as a user without privilege, at {@code perf_event_paranoid} 2, where the kernel refuses
@@ -21,8 +20,18 @@ class StatUnprivilegedTest {
     void theSchedEventsTheKernelRefusesComeFromProcMarkedSoAndWithinWhatProcCounted() throws Exception {
         try (UnprivilegedService jvm = UnprivilegedService.start(2)) {
             Map<String, long[]> around = jvm.procCounts();
-            try (ChildJvm stat = jvm.startPerfpin("stat", "--pid", jvm.pid(), "--threads", "worker-.*", "--interval", "100ms",
-                    "--duration", "120s", "--format", "json")) {
+            try (ChildJvm stat = jvm.startPerfpin(
+                    "stat",
+                    "--pid",
+                    jvm.pid(),
+                    "--threads",
+                    "worker-.*",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "120s",
+                    "--format",
+                    "json")) {
                 // Once a sample is out, stat counts; what /proc counts from here until the next sample, it counted.
                 stat.await(SAMPLE);
                 Map<String, long[]> inside = jvm.procCounts();
@@ -34,7 +43,8 @@ class StatUnprivilegedTest {
                 around = jvm.procCountsSince(around);
 
                 List<String> said = stat.lines();
-                assertFalse(said.stream().anyMatch(l -> l.startsWith("\tat ") || l.contains("Exception")),
+                assertFalse(
+                        said.stream().anyMatch(l -> l.startsWith("\tat ") || l.contains("Exception")),
                         String.join("\n", said));
                 assertEquals(2, UnprivilegedService.checkRecords(said, inside, around), String.join("\n", said));
             }

@@ -3,7 +3,6 @@ package io.perfpin.cli;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.stats.PublishedThread;
 import io.perfpin.stats.StatsFile;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -16,8 +15,7 @@ final class StatsFiles {
     /** Event capacity 4, 3 live slots, 2 finished ones: the file's layout offsets follow from these. */
     static final int CAPACITY = 4;
 
-    private StatsFiles() {
-    }
+    private StatsFiles() {}
 
     /** A closed file of {@code pid} with one thread, {@code worker}, that counts task-clock. */
     static void writeValid(Path file, long pid) throws IOException {
@@ -71,11 +69,19 @@ final class StatsFiles {
     }
 
     static void putInt(Path file, long offset, int value) throws IOException {
-        put(file, offset, ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(0, value));
+        put(
+                file,
+                offset,
+                ByteBuffer.allocate(Integer.BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .putInt(0, value));
     }
 
     static void putLong(Path file, long offset, long value) throws IOException {
-        put(file, offset, ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value));
+        put(
+                file,
+                offset,
+                ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value));
     }
 
     private static void put(Path file, long offset, ByteBuffer bytes) throws IOException {

@@ -1,11 +1,11 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.TerminalText;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,9 +13,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Every command that prints a table, on a JVM whose busy threads have JMH's names (71 characters, two that differ only
@@ -32,8 +31,8 @@ class TableWidthTest {
     void everyTableFits120ColumnsByDefaultAndWideShowsWholeNames(@TempDir Path dir) throws Exception {
         Path recording = dir.resolve("service.jsonl");
         // No events=: the agent's default ones, as a user who names none gets.
-        try (ChildJvm service = ChildJvm.withAgent("threads=(?s).*;interval=100ms;out=" + recording,
-                "io.perfpin.apps.Service", "0", "120")) {
+        try (ChildJvm service = ChildJvm.withAgent(
+                "threads=(?s).*;interval=100ms;out=" + recording, "io.perfpin.apps.Service", "0", "120")) {
             service.await(Pattern.compile("ready"));
             for (String name : NAMES) {
                 service.send("spin " + name);
@@ -62,12 +61,22 @@ class TableWidthTest {
     void theMethodTableCutsLongMethodNamesToFit() {
         String method = "org.openjdk.jmh.samples.JMHSample_22_FalseSharing.baseline_jmhTest.baseline_thrpt_jmhStub("
                 + "org.openjdk.jmh.runner.InfraControl, org.openjdk.jmh.results.RawResults)";
-        MethodRecord record = new MethodRecord(MethodRecord.FINAL, 2, method, 20, Map.of("page-faults", 5134L),
-                Map.of("page-faults", 256.7), Map.of("page-faults", 256L), Map.of("page-faults", 264L),
+        MethodRecord record = new MethodRecord(
+                MethodRecord.FINAL,
+                2,
+                method,
+                20,
+                Map.of("page-faults", 5134L),
+                Map.of("page-faults", 256.7),
+                Map.of("page-faults", 256L),
+                Map.of("page-faults", 264L),
                 Map.of("cycles", "no hardware PMU counts this here: " + "the reason is long ".repeat(10)));
         List<String> lines = MethodTable.render(List.of(record), WIDTH);
         lines.forEach(line -> assertTrue(TerminalText.width(line) <= WIDTH, "fits " + WIDTH + ": '" + line + "'"));
-        String row = lines.stream().filter(l -> l.contains("page-faults")).findFirst().orElseThrow();
+        String row = lines.stream()
+                .filter(l -> l.contains("page-faults"))
+                .findFirst()
+                .orElseThrow();
         assertTrue(row.startsWith("org.openjdk.jmh") && row.contains("RawResults)"), "its start and end: " + row);
         assertTrue(String.join("\n", MethodTable.render(List.of(record), 0)).contains(method), "whole when not cut");
     }
@@ -80,14 +89,16 @@ class TableWidthTest {
         for (String name : NAMES) {
             // Cut in the middle: its start and its end, which tells the twins apart.
             String end = name.substring(name.length() - 3);
-            assertTrue(run.out.lines().anyMatch(l -> l.startsWith(name.substring(0, 8)) && l.contains(end + " ")),
+            assertTrue(
+                    run.out.lines().anyMatch(l -> l.startsWith(name.substring(0, 8)) && l.contains(end + " ")),
                     String.join(" ", args) + ": a row for " + name + ":\n" + run.out);
         }
     }
 
     /** Each line of {@code out}, what {@code command} printed, fits {@link #WIDTH} terminal columns. */
     static void assertFits(String command, String out) {
-        List<String> over = out.lines().filter(l -> TerminalText.width(l) > WIDTH).collect(Collectors.toList());
+        List<String> over =
+                out.lines().filter(l -> TerminalText.width(l) > WIDTH).collect(Collectors.toList());
         assertTrue(over.isEmpty(), command + ": lines over " + WIDTH + " columns: " + over + "\n" + out);
     }
 

@@ -1,9 +1,9 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.PerfpinDirectory;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,9 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code top} in a real terminal, tmux's, 120 columns wide, driven by its keys as a person would: the frame fits the
@@ -31,23 +30,27 @@ class TerminalViewTest {
     @Test
     void keysQuitSortAndPauseAndTheFrameFits120Columns() throws Exception {
         String socket = "perfpin-test-" + ProcessHandle.current().pid();
-        try (ChildJvm service = ChildJvm.withAgent("threads=worker-.*|spin-.*;events=sched;interval=200ms",
-                "io.perfpin.apps.Service", "2", "120")) {
+        try (ChildJvm service = ChildJvm.withAgent(
+                "threads=worker-.*|spin-.*;events=sched;interval=200ms", "io.perfpin.apps.Service", "2", "120")) {
             service.await(Pattern.compile("ready"));
             service.send("spin spin-with-a-name-long-enough-to-be-cut-in-the-middle-so-that-the-row-fits-the-screen-1");
             service.await(Pattern.compile("thread spin-.* tid \\d+"));
             Path script = dir.resolve("top.sh");
-            String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-            Files.writeString(script, "'" + java + "' -cp '" + System.getProperty("java.class.path") + "' "
-                    + Perfpin.class.getName() + " top " + service.pid() + " --interval 200ms\necho EXITED $?\n"
-                    + "sleep 60\n");
+            String java =
+                    Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+            Files.writeString(
+                    script,
+                    "'" + java + "' -cp '" + System.getProperty("java.class.path") + "' "
+                            + Perfpin.class.getName() + " top " + service.pid() + " --interval 200ms\necho EXITED $?\n"
+                            + "sleep 60\n");
             try {
                 tmux(socket, "new-session", "-d", "-s", "view", "-x", "120", "-y", "40", "sh " + script);
                 String frame = await(socket, "q quits, s sorts by the next column (now task-clock), p pauses");
                 for (String line : frame.split("\n")) {
                     assertTrue(line.length() <= 120, "fits 120 columns: '" + line + "'\n" + frame);
                 }
-                assertTrue(frame.matches("(?s).*\nspin-with-a-name\\S*\u2026\\S*screen-1 .*"),
+                assertTrue(
+                        frame.matches("(?s).*\nspin-with-a-name\\S*\u2026\\S*screen-1 .*"),
                         "the long name cut in its middle:\n" + frame);
                 tmux(socket, "send-keys", "-t", "view", "s");
                 await(socket, "(now cpu-utilisation)");

@@ -1,10 +1,13 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.stats.StatsLayout;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,12 +17,8 @@ import java.util.List;
 import java.util.Random;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class TopCommandTest {
     @TempDir
@@ -42,21 +41,27 @@ class TopCommandTest {
             assertTrue(block.matcher(timed.out).matches(), timed.out);
             assertTrue(row.matcher(timed.out).matches(), timed.out);
             assertFalse(timed.out.contains("\033["), "plain lines when not on a terminal");
-            assertTrue(timed.out.contains("perfpin top: --duration passed. Totals per thread since it was enrolled:"),
+            assertTrue(
+                    timed.out.contains("perfpin top: --duration passed. Totals per thread since it was enrolled:"),
                     timed.out);
 
-            CliRun.Running untilClosed = CliRun.background(() -> Perfpin.run("top", pid, "--interval", "100ms",
-                    "--duration", "60s"));
+            CliRun.Running untilClosed =
+                    CliRun.background(() -> Perfpin.run("top", pid, "--interval", "100ms", "--duration", "60s"));
             untilClosed.awaitOut(row);
             child.send("end");
             child.await(Pattern.compile("closed"));
             CliRun closed = untilClosed.join();
             assertEquals(ExitCode.OK, closed.code, closed.err);
             String summary = closed.out.substring(closed.out.indexOf("perfpin top: "));
-            assertTrue(summary.startsWith("perfpin top: the agent detached. Totals per thread since it was"
-                    + " enrolled:\n"), summary);
+            assertTrue(
+                    summary.startsWith(
+                            "perfpin top: the agent detached. Totals per thread since it was" + " enrolled:\n"),
+                    summary);
             assertTrue(row.matcher(summary).matches(), "the finished thread's totals: " + summary);
-            assertTrue(Pattern.compile("(?s).*\n\\(1 finished thread\\) +- +[0-9.]+ ms .*").matcher(summary).matches(),
+            assertTrue(
+                    Pattern.compile("(?s).*\n\\(1 finished thread\\) +- +[0-9.]+ ms .*")
+                            .matcher(summary)
+                            .matches(),
                     "and the sum of all finished threads: " + summary);
         } finally {
             child.close();
@@ -67,12 +72,12 @@ class TopCommandTest {
     /** Before the application starts the threads asked for, a view waits for them: they have not ended. */
     @Test
     void framesBeforeAnyThreadMatchesSayTheViewWaitsForThem() throws Exception {
-        try (ChildJvm service = ChildJvm.withAgent("threads=.*;interval=100ms", "io.perfpin.apps.Service", "0", "60",
-                "0")) {
+        try (ChildJvm service =
+                ChildJvm.withAgent("threads=.*;interval=100ms", "io.perfpin.apps.Service", "0", "60", "0")) {
             service.await(Pattern.compile("ready"));
             try {
-                CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(service.pid()), "--threads",
-                        "not-started-.*", "--duration", "500ms"));
+                CliRun top = CliRun.capture(() -> Perfpin.run(
+                        "top", Long.toString(service.pid()), "--threads", "not-started-.*", "--duration", "500ms"));
                 assertEquals(ExitCode.OK, top.code, top.err);
                 assertTrue(top.out.contains("\n(waiting for threads matching --threads 'not-started-.*')\n"), top.out);
                 assertFalse(top.out.contains("no live thread matches"), top.out);
@@ -84,19 +89,19 @@ class TopCommandTest {
 
     @Test
     void anEventNotCountedIsSaidOnceHoweverManyFramesShowIt() throws Exception {
-        try (ChildJvm service = ChildJvm.withAgent("threads=spin-.*;events=ipc,sched;interval=100ms",
-                "io.perfpin.apps.Service", "0", "60", "0")) {
+        try (ChildJvm service = ChildJvm.withAgent(
+                "threads=spin-.*;events=ipc,sched;interval=100ms", "io.perfpin.apps.Service", "0", "60", "0")) {
             service.await(Pattern.compile("ready"));
             service.send("spin spin-1");
             service.await(Pattern.compile("thread spin-1 tid \\d+"));
             try {
-                CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(service.pid()), "--duration",
-                        "1s"));
+                CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(service.pid()), "--duration", "1s"));
                 assertEquals(ExitCode.OK, top.code, top.err);
                 List<String> lines = List.of(top.out.split("\n"));
                 assertTrue(lines.stream().filter(l -> l.startsWith("--- ")).count() >= 3, "frames: " + top.out);
-                List<String> said = lines.stream().filter(l -> l.startsWith("not counted: ")).collect(
-                        Collectors.toList());
+                List<String> said = lines.stream()
+                        .filter(l -> l.startsWith("not counted: "))
+                        .collect(Collectors.toList());
                 assumeFalse(said.isEmpty(), "a PMU counts cycles and instructions here: nothing to say once");
                 assertEquals(said.stream().distinct().count(), said.size(), "each once: " + top.out);
                 assertTrue(said.stream().allMatch(l -> l.matches("not counted: (cycles|instructions): .+")), top.out);
@@ -127,8 +132,10 @@ class TopCommandTest {
         Files.write(file, bytes);
         CliRun run = top(file);
         assertEquals(ExitCode.FAILURE, run.code, run.err);
-        assertTrue(run.err.matches("perfpin top: cannot read the stats file: " + Pattern.quote(file.toString())
-                + " is damaged: live slot 0 has state -?[0-9]+ \\(free or running allowed there\\)\n"), run.err);
+        assertTrue(
+                run.err.matches("perfpin top: cannot read the stats file: " + Pattern.quote(file.toString())
+                        + " is damaged: live slot 0 has state -?[0-9]+ \\(free or running allowed there\\)\n"),
+                run.err);
         assertEquals("", run.out);
     }
 
@@ -139,8 +146,8 @@ class TopCommandTest {
             String tid = child.await(ReportCommandTest.THREAD).group(1);
             child.await(ReportCommandTest.TOUCHED);
             long size = Files.size(file);
-            CliRun.Running watching = CliRun.background(() -> Perfpin.run("top", "--stats", file.toString(),
-                    "--interval", "100ms"));
+            CliRun.Running watching =
+                    CliRun.background(() -> Perfpin.run("top", "--stats", file.toString(), "--interval", "100ms"));
             Pattern row = Pattern.compile("(?s).*\npage-toucher +" + tid + " .*");
             watching.awaitOut(row);
             try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
@@ -148,11 +155,13 @@ class TopCommandTest {
             }
             CliRun run = watching.join();
             assertEquals(ExitCode.FAILURE, run.code, run.err);
-            assertEquals("perfpin top: cannot read the stats file: " + file + " is truncated to 0 bytes (" + size
-                    + " expected)\n", run.err);
+            assertEquals(
+                    "perfpin top: cannot read the stats file: " + file + " is truncated to 0 bytes (" + size
+                            + " expected)\n",
+                    run.err);
             assertTrue(row.matcher(run.out).matches(), "it showed the thread before: " + run.out);
-            child.await(Pattern.compile("warning: stopped publishing to the stats file " + Pattern.quote(file.toString())
-                    + ": it was truncated to 0 bytes .*"));
+            child.await(Pattern.compile("warning: stopped publishing to the stats file "
+                    + Pattern.quote(file.toString()) + ": it was truncated to 0 bytes .*"));
         }
     }
 
@@ -162,23 +171,26 @@ class TopCommandTest {
      */
     @Test
     void aJvmKilledWhileTopWatchesItEndsTheViewSayingSo() throws Exception {
-        try (ChildJvm service = ChildJvm.withAgent("threads=spin-.*;interval=100ms", "io.perfpin.apps.Service", "0",
-                "60", "0")) {
+        try (ChildJvm service =
+                ChildJvm.withAgent("threads=spin-.*;interval=100ms", "io.perfpin.apps.Service", "0", "60", "0")) {
             service.await(Pattern.compile("ready"));
             service.send("spin spin-1");
-            String tid = service.await(Pattern.compile("thread spin-1 tid (\\d+)")).group(1);
+            String tid =
+                    service.await(Pattern.compile("thread spin-1 tid (\\d+)")).group(1);
             long pid = service.pid();
             try {
-                CliRun.Running watching = CliRun.background(() -> Perfpin.run("top", Long.toString(pid), "--interval",
-                        "100ms"));
+                CliRun.Running watching =
+                        CliRun.background(() -> Perfpin.run("top", Long.toString(pid), "--interval", "100ms"));
                 Pattern row = Pattern.compile("(?s).*\nspin-1 +" + tid + " .*");
                 watching.awaitOut(row);
                 service.kill();
                 CliRun run = watching.join();
                 assertEquals(ExitCode.OK, run.code, run.err);
                 String summary = run.out.substring(run.out.indexOf("perfpin top: "));
-                assertTrue(summary.startsWith("perfpin top: process " + pid + " is gone and never closed its stats"
-                        + " file (killed?). Totals per thread since it was enrolled:\n"), summary);
+                assertTrue(
+                        summary.startsWith("perfpin top: process " + pid + " is gone and never closed its stats"
+                                + " file (killed?). Totals per thread since it was enrolled:\n"),
+                        summary);
                 assertTrue(row.matcher(summary).matches(), "its thread's totals: " + summary);
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(pid));
@@ -194,8 +206,8 @@ class TopCommandTest {
                 String tid = app.await(ReportCommandTest.THREAD).group(1);
                 app.await(ReportCommandTest.TOUCHED);
                 for (String signal : List.of("TERM", "INT")) {
-                    try (ChildJvm top = ChildJvm.start(Perfpin.class.getName(), "top", Long.toString(app.pid()),
-                            "--interval", "100ms")) {
+                    try (ChildJvm top = ChildJvm.start(
+                            Perfpin.class.getName(), "top", Long.toString(app.pid()), "--interval", "100ms")) {
                         top.await(Pattern.compile("page-toucher +" + tid + " .*"));
                         top.signal(signal);
                         int code = top.exitWithin(Duration.ofSeconds(5));
@@ -213,8 +225,8 @@ class TopCommandTest {
     }
 
     private static CliRun top(Path file) {
-        return assertTimeoutPreemptively(Duration.ofSeconds(30),
-                () -> CliRun.capture(() -> Perfpin.run("top", "--stats", file.toString())));
+        return assertTimeoutPreemptively(
+                Duration.ofSeconds(30), () -> CliRun.capture(() -> Perfpin.run("top", "--stats", file.toString())));
     }
 
     private static void assertOneLine(Path file, String damage) {
@@ -229,9 +241,12 @@ class TopCommandTest {
         long self = ProcessHandle.current().pid();
         CliRun noAgent = CliRun.capture(() -> Perfpin.run("top", Long.toString(self)));
         assertEquals(ExitCode.NO_AGENT, noAgent.code, noAgent.err);
-        assertEquals("perfpin top: process " + self + " runs no perfpin agent (no stats file at "
-                + PerfpinDirectory.statsFile(self) + "): start it with -javaagent:<path to perfpin-agent.jar>, or"
-                + " perfpin attach " + self + "\n", noAgent.err);
+        assertEquals(
+                "perfpin top: process " + self + " runs no perfpin agent (no stats file at "
+                        + PerfpinDirectory.statsFile(self)
+                        + "): start it with -javaagent:<path to perfpin-agent.jar>, or"
+                        + " perfpin attach " + self + "\n",
+                noAgent.err);
 
         CliRun missing = CliRun.capture(() -> Perfpin.run("top", "99999999"));
         assertEquals(ExitCode.NO_SUCH_PROCESS, missing.code, missing.err);
@@ -241,8 +256,10 @@ class TopCommandTest {
         try {
             CliRun notJvm = CliRun.capture(() -> Perfpin.run("top", Long.toString(sleep.pid())));
             assertEquals(ExitCode.NOT_A_JVM, notJvm.code, notJvm.err);
-            assertEquals("perfpin top: process " + sleep.pid() + " (sleep) is not a HotSpot JVM: it has no libjvm.so"
-                    + " loaded\n", notJvm.err);
+            assertEquals(
+                    "perfpin top: process " + sleep.pid() + " (sleep) is not a HotSpot JVM: it has no libjvm.so"
+                            + " loaded\n",
+                    notJvm.err);
         } finally {
             sleep.destroy();
         }

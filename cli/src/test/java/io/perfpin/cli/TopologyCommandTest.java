@@ -1,10 +1,10 @@
 package io.perfpin.cli;
 
-import io.perfpin.cpu.CpuTopology;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.cpu.CpuTopology;
+import org.junit.jupiter.api.Test;
 
 class TopologyCommandTest {
 

@@ -1,10 +1,13 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,10 +19,6 @@ import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 /**
  * The test app {@code Service} run by a second user without privilege, at {@code perf_event_paranoid} 2, where
  * the kernel refuses that user the {@code sched} events (they count kernel side); and perfpin run by the same
@@ -29,6 +28,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 final class UnprivilegedService implements AutoCloseable {
     /** The events whose values then come from /proc, in the order of {@link ProcCounts#of}. */
     static final List<String> FROM_PROC = List.of("task-clock", "context-switches", "page-faults");
+
     private static final Pattern WORKER = Pattern.compile("thread (worker-\\d+) tid (\\d+)");
 
     final ChildJvm service;
@@ -36,6 +36,7 @@ final class UnprivilegedService implements AutoCloseable {
     final Map<String, Integer> tids = new LinkedHashMap<>();
     /** A directory of the user's, for what perfpin writes. */
     final Path dir;
+
     private final Adversary user;
     private final Path copy;
     private final String classPath;
@@ -54,12 +55,12 @@ final class UnprivilegedService implements AutoCloseable {
         Adversary user = Adversary.create();
         Path copy = Files.createTempDirectory("perfpin-classpath");
         Path dir = user.newDirectory();
-        String appClassPath = Adversary.readableCopy(
-                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")), copy);
-        String classPath = Adversary.readableCopy(System.getProperty("java.class.path"),
-                Files.createDirectories(copy.resolve("cli")));
-        ChildJvm service = ChildJvm.startUnder(user.launcher(), appClassPath, List.of(), "io.perfpin.apps.Service",
-                Integer.toString(workers), "120");
+        String appClassPath =
+                Adversary.readableCopy(ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")), copy);
+        String classPath = Adversary.readableCopy(
+                System.getProperty("java.class.path"), Files.createDirectories(copy.resolve("cli")));
+        ChildJvm service = ChildJvm.startUnder(
+                user.launcher(), appClassPath, List.of(), "io.perfpin.apps.Service", Integer.toString(workers), "120");
         UnprivilegedService started = new UnprivilegedService(user, copy, dir, service, classPath);
         try {
             for (int i = 0; i < workers; i++) {
@@ -118,19 +119,24 @@ final class UnprivilegedService implements AutoCloseable {
             if (!line.startsWith("{\"type\":\"thread\"")) {
                 continue;
             }
-            ThreadReport r = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line)).report();
+            ThreadReport r =
+                    ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line)).report();
             for (int e = 0; e < FROM_PROC.size(); e++) {
                 String event = FROM_PROC.get(e);
                 assertEquals(ThreadCounters.PROC, r.sources().get(event), line);
                 long value = r.counters().get(event);
                 long least = inside.get(r.name())[e];
                 long most = around.get(r.name())[e];
-                assertTrue(least <= value && value <= most, event + " of " + r.name() + ": " + value
-                        + " is not between " + least + " and " + most);
+                assertTrue(
+                        least <= value && value <= most,
+                        event + " of " + r.name() + ": " + value + " is not between " + least + " and " + most);
             }
             assertTrue(inside.get(r.name())[1] > 0, "the worker naps each millisecond, so it is switched out");
-            assertTrue(r.unsupported().isEmpty() || r.unsupported().keySet().equals(Set.of("cpu-migrations"))
-                    && r.unsupported().get("cpu-migrations").contains("se.nr_migrations"), line);
+            assertTrue(
+                    r.unsupported().isEmpty()
+                            || r.unsupported().keySet().equals(Set.of("cpu-migrations"))
+                                    && r.unsupported().get("cpu-migrations").contains("se.nr_migrations"),
+                    line);
             checked++;
         }
         return checked;

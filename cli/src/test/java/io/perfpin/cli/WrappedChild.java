@@ -13,8 +13,7 @@ import java.nio.file.StandardCopyOption;
  * <p>Usage: {@code WrappedChild FILE CODE [RELEASE]}.
  */
 public final class WrappedChild {
-    private WrappedChild() {
-    }
+    private WrappedChild() {}
 
     private static final long RELEASE_DEADLINE_NANOS = 60_000_000_000L;
 
@@ -23,8 +22,9 @@ public final class WrappedChild {
         // Written whole under another name and renamed, so that a test reading it meanwhile never sees half of it.
         Path seen = Path.of(args[0]);
         Path writing = Path.of(args[0] + ".writing");
-        Files.writeString(writing, "pid=" + ProcessHandle.current().pid() + " FOO=" + System.getenv("FOO") + " nice="
-                + niceness(stat));
+        Files.writeString(
+                writing,
+                "pid=" + ProcessHandle.current().pid() + " FOO=" + System.getenv("FOO") + " nice=" + niceness(stat));
         Files.move(writing, seen, StandardCopyOption.ATOMIC_MOVE);
         long deadline = System.nanoTime() + RELEASE_DEADLINE_NANOS;
         while (args.length > 2 && !Files.exists(Path.of(args[2])) && System.nanoTime() < deadline) {

@@ -6,7 +6,6 @@ import io.perfpin.nativeio.NativeEnrolment;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.PerfIoctl;
 import io.perfpin.nativeio.Syscalls;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -33,8 +32,13 @@ public final class CounterGroup implements AutoCloseable {
     private final DescriptorBudget budget;
     private final String notCounted;
 
-    private CounterGroup(int tid, List<EventSpec> events, List<EventFailure> unsupported,
-                         List<KernelGroup> groups, DescriptorBudget budget, String notCounted) {
+    private CounterGroup(
+            int tid,
+            List<EventSpec> events,
+            List<EventFailure> unsupported,
+            List<KernelGroup> groups,
+            DescriptorBudget budget,
+            String notCounted) {
         this.tid = tid;
         this.events = events;
         this.unsupported = Collections.unmodifiableList(unsupported);
@@ -57,8 +61,8 @@ public final class CounterGroup implements AutoCloseable {
      * the budget has too few left for them, or the kernel says the process or the system is out of
      * descriptors, the thread holds none, and every event it asked for is not counted ({@link #notCounted()}).
      */
-    public static CounterGroup open(Syscalls syscalls, int tid, List<EventSpec> events, RefusedEvents refused,
-                                    DescriptorBudget budget) {
+    public static CounterGroup open(
+            Syscalls syscalls, int tid, List<EventSpec> events, RefusedEvents refused, DescriptorBudget budget) {
         List<EventSpec> requested = List.copyOf(events);
         int n = requested.size();
         EventFailure[] known = new EventFailure[n];
@@ -68,15 +72,15 @@ public final class CounterGroup implements AutoCloseable {
             wanted += known[i] == null ? 1 : 0;
         }
         if (!budget.take(wanted)) {
-            List<EventFailure> refusedAnyway = Arrays.stream(known).filter(Objects::nonNull)
-                    .collect(Collectors.toList());
+            List<EventFailure> refusedAnyway =
+                    Arrays.stream(known).filter(Objects::nonNull).collect(Collectors.toList());
             return notCounted(tid, requested, refusedAnyway, Errno.EMFILE, budget.reason(), budget);
         }
         List<EventFailure> unsupported = new ArrayList<>();
         List<KernelGroup> groups = new ArrayList<>(1);
         try {
-            CounterGroup notCounted = openEach(syscalls, tid, requested, known, refused, budget, wanted, unsupported,
-                    groups);
+            CounterGroup notCounted =
+                    openEach(syscalls, tid, requested, known, refused, budget, wanted, unsupported, groups);
             if (notCounted != null) {
                 return notCounted;
             }
@@ -98,9 +102,16 @@ public final class CounterGroup implements AutoCloseable {
      *
      * @return the thread not counted, its descriptors closed and given back, when they ran short; else null
      */
-    private static CounterGroup openEach(Syscalls syscalls, int tid, List<EventSpec> requested, EventFailure[] known,
-                                         RefusedEvents refused, DescriptorBudget budget, int wanted,
-                                         List<EventFailure> unsupported, List<KernelGroup> groups) {
+    private static CounterGroup openEach(
+            Syscalls syscalls,
+            int tid,
+            List<EventSpec> requested,
+            EventFailure[] known,
+            RefusedEvents refused,
+            DescriptorBudget budget,
+            int wanted,
+            List<EventFailure> unsupported,
+            List<KernelGroup> groups) {
         int n = requested.size();
         for (int i = 0; i < n; i++) {
             if (known[i] != null) {
@@ -110,12 +121,18 @@ public final class CounterGroup implements AutoCloseable {
             EventSpec event = requested.get(i);
             int pmu = pmuOf(event);
             KernelGroup group = lastGroupOf(groups, pmu);
-            int fd = group == null ? -Errno.ENOENT : syscalls.perfEventOpen(EncodedAttrs.member(syscalls, event), tid,
-                    -1, group.leaderFd(), PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+            int fd = group == null
+                    ? -Errno.ENOENT
+                    : syscalls.perfEventOpen(
+                            EncodedAttrs.member(syscalls, event),
+                            tid,
+                            -1,
+                            group.leaderFd(),
+                            PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
             if (group == null || (fd < 0 && isGroupFull(event, fd))) {
                 // A leader of its own: the first of its PMU, or a split off a full group (multiplexed).
-                fd = syscalls.perfEventOpen(EncodedAttrs.leader(syscalls, event), tid, -1, -1,
-                        PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+                fd = syscalls.perfEventOpen(
+                        EncodedAttrs.leader(syscalls, event), tid, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
                 if (fd >= 0) {
                     group = new KernelGroup(syscalls, pmu, n - i);
                     groups.add(group);
@@ -152,15 +169,16 @@ public final class CounterGroup implements AutoCloseable {
             if (pmuOf(events.get(i)) != pmuOf(events.get(0))) {
                 return null;
             }
-            attrs[i] = i == 0 ? EncodedAttrs.leader(syscalls, events.get(i))
+            attrs[i] = i == 0
+                    ? EncodedAttrs.leader(syscalls, events.get(i))
                     : EncodedAttrs.member(syscalls, events.get(i));
         }
         return attrs;
     }
 
     /** The group the C library opened in {@code slot} with {@link #slotAttrs} of {@code events}, all counted. */
-    public static CounterGroup inSlot(Syscalls syscalls, int tid, List<EventSpec> events, int slot,
-                                      DescriptorBudget budget) {
+    public static CounterGroup inSlot(
+            Syscalls syscalls, int tid, List<EventSpec> events, int slot, DescriptorBudget budget) {
         List<EventSpec> requested = List.copyOf(events);
         List<KernelGroup> groups = new ArrayList<>(1);
         groups.add(KernelGroup.inSlot(syscalls, pmuOf(requested.get(0)), requested.size(), slot));
@@ -171,17 +189,28 @@ public final class CounterGroup implements AutoCloseable {
      * A thread the C library could not count for want of descriptors: {@code errno} 0 when perfpin's budget was
      * spent, else the kernel's (EMFILE, ENFILE) for {@code events}' event {@code index}.
      */
-    public static CounterGroup notCountedInSlot(int tid, List<EventSpec> events, int errno, int index,
-                                                DescriptorBudget budget) {
+    public static CounterGroup notCountedInSlot(
+            int tid, List<EventSpec> events, int errno, int index, DescriptorBudget budget) {
         List<EventSpec> requested = List.copyOf(events);
-        return errno == 0 ? notCounted(tid, requested, List.of(), Errno.EMFILE, budget.reason(), budget)
-                : notCounted(tid, requested, List.of(), errno, PerfOpenErrors.explain(requested.get(index), tid, errno),
-                budget);
+        return errno == 0
+                ? notCounted(tid, requested, List.of(), Errno.EMFILE, budget.reason(), budget)
+                : notCounted(
+                        tid,
+                        requested,
+                        List.of(),
+                        errno,
+                        PerfOpenErrors.explain(requested.get(index), tid, errno),
+                        budget);
     }
 
     /** A thread without a descriptor: its events are not counted, for {@code why} unless refused anyway. */
-    private static CounterGroup notCounted(int tid, List<EventSpec> requested, List<EventFailure> refusedAnyway,
-                                           int errno, String why, DescriptorBudget budget) {
+    private static CounterGroup notCounted(
+            int tid,
+            List<EventSpec> requested,
+            List<EventFailure> refusedAnyway,
+            int errno,
+            String why,
+            DescriptorBudget budget) {
         List<EventFailure> failures = DescriptorBudget.shortage(requested, refusedAnyway, errno, why);
         return new CounterGroup(tid, requested, failures, new ArrayList<>(), budget, why);
     }

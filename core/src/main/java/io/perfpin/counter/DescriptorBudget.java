@@ -3,7 +3,6 @@ package io.perfpin.counter;
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.options.DescriptorShare;
-
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -30,6 +29,7 @@ public final class DescriptorBudget {
      * the event's, and a report says it once for all its events.
      */
     public static final String THREAD_NOT_COUNTED = "thread not counted: ";
+
     private static final Path LIMITS = Paths.get("/proc/self/limits");
     private static final Path OPEN = Paths.get("/proc/self/fd");
 
@@ -37,8 +37,9 @@ public final class DescriptorBudget {
     private final String reason;
     /** A long, atomically changed by Java through {@link #HELD} and by C alike. */
     private static final VarHandle HELD = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.nativeOrder());
-    private final ByteBuffer held = ByteBuffer.allocateDirect(2 * Long.BYTES).alignedSlice(Long.BYTES)
-            .order(ByteOrder.nativeOrder());
+
+    private final ByteBuffer held =
+            ByteBuffer.allocateDirect(2 * Long.BYTES).alignedSlice(Long.BYTES).order(ByteOrder.nativeOrder());
 
     private DescriptorBudget(long budget, String reason) {
         this.budget = budget;
@@ -70,9 +71,12 @@ public final class DescriptorBudget {
             throws IOException {
         long free = openFileLimit() - openDescriptors();
         long budget = share.of(free);
-        return new DescriptorBudget(budget, "perfpin's share of this process's file descriptors (" + budget
-                + ", " + option + share + " of the " + Math.max(free, 0) + " free when it started) is in use, one per"
-                + " event per counted thread; " + setBy + " sets the share");
+        return new DescriptorBudget(
+                budget,
+                "perfpin's share of this process's file descriptors (" + budget
+                        + ", " + option + share + " of the " + Math.max(free, 0)
+                        + " free when it started) is in use, one per"
+                        + " event per counted thread; " + setBy + " sets the share");
     }
 
     /** The soft limit: the one open() meets. */
@@ -150,16 +154,18 @@ public final class DescriptorBudget {
      * {@code errno} and {@code why}, as {@link #THREAD_NOT_COUNTED} says, but those the kernel refused anyway,
      * which keep their own reason.
      */
-    static List<EventFailure> shortage(List<EventSpec> events, List<EventFailure> refusedAnyway, int errno,
-                                       String why) {
+    static List<EventFailure> shortage(
+            List<EventSpec> events, List<EventFailure> refusedAnyway, int errno, String why) {
         EventFailure[] byIndex = new EventFailure[events.size()];
         for (EventFailure failure : refusedAnyway) {
             byIndex[failure.index()] = failure;
         }
         List<EventFailure> failures = new ArrayList<>();
         for (int i = 0; i < byIndex.length; i++) {
-            failures.add(byIndex[i] != null ? byIndex[i]
-                    : new EventFailure(events.get(i), i, errno, THREAD_NOT_COUNTED + why));
+            failures.add(
+                    byIndex[i] != null
+                            ? byIndex[i]
+                            : new EventFailure(events.get(i), i, errno, THREAD_NOT_COUNTED + why));
         }
         return failures;
     }

@@ -4,7 +4,6 @@ import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Map;
@@ -20,8 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class EncodedAttrs {
     private static final Map<EventSpec, NativeBuffer> ENCODED = new ConcurrentHashMap<>();
 
-    private EncodedAttrs() {
-    }
+    private EncodedAttrs() {}
 
     /** The address of {@code event}'s attribute as the leader of a new kernel group. */
     static long leader(Syscalls syscalls, EventSpec event) {

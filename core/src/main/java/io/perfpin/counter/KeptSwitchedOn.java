@@ -3,7 +3,6 @@ package io.perfpin.counter;
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -34,8 +33,8 @@ public final class KeptSwitchedOn implements AutoCloseable {
         for (EventSpec event : events) {
             if (event.isSoftware() && budget.take(1)) {
                 // a leader's attribute is disabled: it counts nothing, and its encoding is the one threads will use
-                int fd = syscalls.perfEventOpen(EncodedAttrs.leader(syscalls, event), 0, -1, -1,
-                        PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+                int fd = syscalls.perfEventOpen(
+                        EncodedAttrs.leader(syscalls, event), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
                 if (fd >= 0) {
                     fds.add(fd);
                 } else {

@@ -42,6 +42,7 @@ final class KernelGroup {
     private final Syscalls syscalls;
     /** Which PMU's events may join: {@link PerfEventAttr#TYPE_SOFTWARE}, the core PMU's type, or another PMU's. */
     final int pmu;
+
     private final int[] fds;
     private final int[] eventIndex;
     private int size;
@@ -99,7 +100,8 @@ final class KernelGroup {
     int readInto(CounterSnapshot into) {
         int bytes = VALUES_OFFSET + Long.BYTES * size;
         NativeBuffer buffer = readBuffer(bytes);
-        long n = slot >= 0 ? NativeEnrolment.read(slot, buffer.address(), bytes)
+        long n = slot >= 0
+                ? NativeEnrolment.read(slot, buffer.address(), bytes)
                 : syscalls.read(leaderFd(), buffer.address(), bytes);
         if (n < 0) {
             return (int) n;

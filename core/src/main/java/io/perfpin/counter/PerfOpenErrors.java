@@ -3,7 +3,6 @@ package io.perfpin.counter;
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.PerfEventAttr;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -16,8 +15,7 @@ import java.nio.file.Paths;
 public final class PerfOpenErrors {
     private static final Path PARANOID = Paths.get("/proc/sys/kernel/perf_event_paranoid");
 
-    private PerfOpenErrors() {
-    }
+    private PerfOpenErrors() {}
 
     /** The failure of the event at {@code index} of a request, opened for {@code tid}. */
     public static EventFailure failure(EventSpec event, int index, int tid, int errno) {

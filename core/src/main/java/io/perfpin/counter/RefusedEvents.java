@@ -2,7 +2,6 @@ package io.perfpin.counter;
 
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Errno;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 

@@ -4,7 +4,6 @@ import io.perfpin.event.EventSpec;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.jvm.TaskStat;
 import io.perfpin.nativeio.PerfEventAttr;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -105,7 +104,8 @@ enum SchedulerCounts {
                         OptionalLong voluntary = field(text, "voluntary_ctxt_switches");
                         OptionalLong involuntary = field(text, "nonvoluntary_ctxt_switches");
                         return voluntary.isPresent() && involuntary.isPresent()
-                                ? OptionalLong.of(voluntary.getAsLong() + involuntary.getAsLong()) : OptionalLong.empty();
+                                ? OptionalLong.of(voluntary.getAsLong() + involuntary.getAsLong())
+                                : OptionalLong.empty();
                     case CPU_MIGRATIONS:
                         return field(text, "se.nr_migrations");
                     case PAGE_FAULTS:

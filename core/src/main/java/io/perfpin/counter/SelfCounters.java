@@ -5,7 +5,6 @@ import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -21,8 +20,8 @@ import java.util.List;
  * hold this thread's events only while this thread runs.
  */
 public final class SelfCounters implements AutoCloseable {
-    private static final long READ_FORMAT = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED
-            | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
+    private static final long READ_FORMAT =
+            PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
     private static final int VALUE_OFFSET = 0;
     private static final int ENABLED_OFFSET = 8;
     private static final int RUNNING_OFFSET = 16;
@@ -37,8 +36,13 @@ public final class SelfCounters implements AutoCloseable {
     private final NativeBuffer out;
     private int lastRdpmcReads;
 
-    private SelfCounters(Syscalls syscalls, List<EventSpec> events, List<EventFailure> unsupported, int[] fds,
-                         long[] pages, DescriptorBudget budget) {
+    private SelfCounters(
+            Syscalls syscalls,
+            List<EventSpec> events,
+            List<EventFailure> unsupported,
+            int[] fds,
+            long[] pages,
+            DescriptorBudget budget) {
         this.syscalls = syscalls;
         this.owner = Thread.currentThread();
         this.events = events;
@@ -66,8 +70,13 @@ public final class SelfCounters implements AutoCloseable {
         long[] pages = new long[requested.size()];
         Arrays.fill(fds, -1);
         if (!budget.take(requested.size())) {
-            return new SelfCounters(syscalls, requested, DescriptorBudget.shortage(requested, List.of(), Errno.EMFILE,
-                    budget.reason()), fds, pages, budget);
+            return new SelfCounters(
+                    syscalls,
+                    requested,
+                    DescriptorBudget.shortage(requested, List.of(), Errno.EMFILE, budget.reason()),
+                    fds,
+                    pages,
+                    budget);
         }
         NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
         int tid = syscalls.gettid();
@@ -77,8 +86,13 @@ public final class SelfCounters implements AutoCloseable {
             event.toAttr().readFormat(READ_FORMAT).writeTo(attrBuffer.buffer());
             int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
             if (DescriptorBudget.isShortage(-fd)) {
-                SelfCounters none = new SelfCounters(syscalls, requested, DescriptorBudget.shortage(requested,
-                        unsupported, -fd, PerfOpenErrors.explain(event, tid, -fd)), fds, pages, budget);
+                SelfCounters none = new SelfCounters(
+                        syscalls,
+                        requested,
+                        DescriptorBudget.shortage(requested, unsupported, -fd, PerfOpenErrors.explain(event, tid, -fd)),
+                        fds,
+                        pages,
+                        budget);
                 none.close(); // gives back what it opened
                 budget.giveBack(requested.size() - opened);
                 return none;

@@ -3,7 +3,6 @@ package io.perfpin.counter;
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.Syscalls;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -34,6 +33,7 @@ public final class ThreadCounters implements AutoCloseable {
     private final List<EventFailure> unsupported;
     /** By event index: the count read instead, or null for an event counted by the group (or not at all). */
     private final SchedulerCounts[] fromProc;
+
     private final long pid;
     private final long[] first;
     private final long[] last;
@@ -43,8 +43,13 @@ public final class ThreadCounters implements AutoCloseable {
     /** Set by {@link #disable}: the /proc values stay as last read, as a disabled counter's do. */
     private boolean frozen;
 
-    private ThreadCounters(CounterGroup group, List<EventFailure> unsupported, SchedulerCounts[] fromProc, long pid,
-                           long[] first, Map<String, String> sources) {
+    private ThreadCounters(
+            CounterGroup group,
+            List<EventFailure> unsupported,
+            SchedulerCounts[] fromProc,
+            long pid,
+            long[] first,
+            Map<String, String> sources) {
         this.group = group;
         this.unsupported = Collections.unmodifiableList(unsupported);
         this.fromProc = fromProc;
@@ -60,8 +65,13 @@ public final class ThreadCounters implements AutoCloseable {
      * {@link CounterGroup#open(Syscalls, int, List, RefusedEvents, DescriptorBudget)} does, and reads /proc for
      * those it may not count. A thread not counted for want of descriptors has no value from /proc either.
      */
-    public static ThreadCounters open(Syscalls syscalls, long pid, int tid, List<EventSpec> events,
-                                      RefusedEvents refused, DescriptorBudget budget) {
+    public static ThreadCounters open(
+            Syscalls syscalls,
+            long pid,
+            int tid,
+            List<EventSpec> events,
+            RefusedEvents refused,
+            DescriptorBudget budget) {
         CounterGroup group = CounterGroup.open(syscalls, tid, events, refused, budget);
         try {
             return withProc(group, pid, tid, events);
@@ -84,7 +94,8 @@ public final class ThreadCounters implements AutoCloseable {
         SchedulerCounts.Reading now = null;
         for (EventFailure failure : group.unsupported()) {
             Optional<SchedulerCounts> count = group.notCounted() == null && notPermitted(failure)
-                    ? SchedulerCounts.of(failure.event()) : Optional.empty();
+                    ? SchedulerCounts.of(failure.event())
+                    : Optional.empty();
             if (count.isPresent() && now == null) {
                 now = new SchedulerCounts.Reading(pid, tid);
             }
@@ -94,10 +105,16 @@ public final class ThreadCounters implements AutoCloseable {
                 first[failure.index()] = value.getAsLong();
                 sources.put(failure.event().name(), PROC);
             } else if (count.isPresent()) {
-                unsupported.add(new EventFailure(failure.event(), failure.index(), failure.errno(), failure.reason()
-                        + "; and /proc/<pid>/task/<tid>/" + count.get().fileName() + " has no such count to read instead"
-                        + (count.get() == SchedulerCounts.CPU_MIGRATIONS
-                        ? " (se.nr_migrations is there only in a kernel built with CONFIG_SCHED_DEBUG)" : "")));
+                unsupported.add(new EventFailure(
+                        failure.event(),
+                        failure.index(),
+                        failure.errno(),
+                        failure.reason()
+                                + "; and /proc/<pid>/task/<tid>/" + count.get().fileName()
+                                + " has no such count to read instead"
+                                + (count.get() == SchedulerCounts.CPU_MIGRATIONS
+                                        ? " (se.nr_migrations is there only in a kernel built with CONFIG_SCHED_DEBUG)"
+                                        : "")));
             } else {
                 unsupported.add(failure);
             }

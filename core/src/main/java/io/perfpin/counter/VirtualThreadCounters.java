@@ -5,7 +5,6 @@ import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.VirtualThreadCounting;
-
 import java.nio.ByteOrder;
 import java.util.List;
 
@@ -15,8 +14,7 @@ import java.util.List;
  * end become {@link Counts} here, scaled as every other thread's are.
  */
 public final class VirtualThreadCounters {
-    private VirtualThreadCounters() {
-    }
+    private VirtualThreadCounters() {}
 
     /**
      * The events' attributes one after the other, {@link PerfEventAttr#SIZE} bytes each, enabled from the open: a
@@ -26,7 +24,8 @@ public final class VirtualThreadCounters {
         NativeBuffer buffer = NativeBuffer.allocate(syscalls, events.size() * PerfEventAttr.SIZE);
         for (int i = 0; i < events.size(); i++) {
             PerfEventAttr attr = events.get(i).toAttr().readFormat(KernelGroup.READ_FORMAT);
-            attr.writeTo(buffer.buffer().slice(i * PerfEventAttr.SIZE, PerfEventAttr.SIZE)
+            attr.writeTo(buffer.buffer()
+                    .slice(i * PerfEventAttr.SIZE, PerfEventAttr.SIZE)
                     .order(ByteOrder.nativeOrder()));
         }
         return buffer;
@@ -37,7 +36,9 @@ public final class VirtualThreadCounters {
         CounterSnapshot counts = new CounterSnapshot(events);
         for (int i = 0; i < events; i++) {
             if (VirtualThreadCounting.counted(totals, events, i)) {
-                counts.set(i, totals[VirtualThreadCounting.at(i, VirtualThreadCounting.RAW)],
+                counts.set(
+                        i,
+                        totals[VirtualThreadCounting.at(i, VirtualThreadCounting.RAW)],
                         totals[VirtualThreadCounting.at(i, VirtualThreadCounting.ENABLED)],
                         totals[VirtualThreadCounting.at(i, VirtualThreadCounting.RUNNING)]);
             } else {

@@ -22,10 +22,13 @@ final class CgroupCpuset {
     private static final List<String> CPU_FILES =
             Arrays.asList("cpuset.cpus.effective", "cpuset.effective_cpus", "cpuset.cpus", "cpus");
 
-    private enum Hierarchy { V2, V1, LEGACY }
-
-    private CgroupCpuset() {
+    private enum Hierarchy {
+        V2,
+        V1,
+        LEGACY
     }
+
+    private CgroupCpuset() {}
 
     /**
      * The effective CPUs of the cpuset cgroup of {@code process} ({@code self}, or a pid) under {@code root},
@@ -48,11 +51,14 @@ final class CgroupCpuset {
         String type = mount[2];
         switch (hierarchy) {
             case V2:
-                return type.equals("cgroup2") && SysfsText.read(mountDir.resolve("cgroup.controllers"))
-                        .map(controllers -> Arrays.asList(controllers.split("\\s+")).contains("cpuset"))
-                        .orElse(false);
+                return type.equals("cgroup2")
+                        && SysfsText.read(mountDir.resolve("cgroup.controllers"))
+                                .map(controllers ->
+                                        Arrays.asList(controllers.split("\\s+")).contains("cpuset"))
+                                .orElse(false);
             case V1:
-                return type.equals("cgroup") && Arrays.asList(mount[3].split(",")).contains("cpuset");
+                return type.equals("cgroup")
+                        && Arrays.asList(mount[3].split(",")).contains("cpuset");
             default:
                 return type.equals("cpuset");
         }
@@ -80,9 +86,10 @@ final class CgroupCpuset {
         if (hierarchy != Hierarchy.LEGACY) {
             for (String line : SysfsText.read(proc.resolve("cgroup")).orElse("").split("\n")) {
                 String[] fields = line.split(":", 3);
-                if (fields.length == 3 && (hierarchy == Hierarchy.V2
-                        ? fields[0].equals("0") && fields[1].isEmpty()
-                        : Arrays.asList(fields[1].split(",")).contains("cpuset"))) {
+                if (fields.length == 3
+                        && (hierarchy == Hierarchy.V2
+                                ? fields[0].equals("0") && fields[1].isEmpty()
+                                : Arrays.asList(fields[1].split(",")).contains("cpuset"))) {
                     return fields[2];
                 }
             }
@@ -93,7 +100,9 @@ final class CgroupCpuset {
     private static List<String[]> mounts(Path root) {
         Optional<String> table = SysfsText.read(root.resolve("proc/self/mounts"));
         List<String[]> mounts = new ArrayList<>();
-        for (String line : table.or(() -> SysfsText.read(root.resolve("proc/mounts"))).orElse("").split("\n")) {
+        for (String line : table.or(() -> SysfsText.read(root.resolve("proc/mounts")))
+                .orElse("")
+                .split("\n")) {
             String[] fields = line.trim().split("\\s+");
             if (fields.length >= 4) {
                 mounts.add(fields);
@@ -112,7 +121,9 @@ final class CgroupCpuset {
         StringBuilder text = new StringBuilder(field.length());
         for (int i = 0; i < field.length(); i++) {
             char c = field.charAt(i);
-            if (c == '\\' && i + 3 < field.length() && field.substring(i + 1, i + 4).matches("[0-7]{3}")) {
+            if (c == '\\'
+                    && i + 3 < field.length()
+                    && field.substring(i + 1, i + 4).matches("[0-7]{3}")) {
                 text.append((char) Integer.parseInt(field.substring(i + 1, i + 4), 8));
                 i += 3;
             } else {

@@ -7,7 +7,6 @@ import io.perfpin.files.PathWalk;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -46,11 +45,15 @@ import java.util.regex.Pattern;
  */
 public final class CpuReservations {
     private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d+)\\.lock");
-    private static final Set<StandardOpenOption> READ_WRITE = Set.of(StandardOpenOption.READ,
-            StandardOpenOption.WRITE);
+    private static final Set<StandardOpenOption> READ_WRITE = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
     private static final int LOOK = FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC;
-    private static final int CREATE = FileCalls.O_RDWR | FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_NOFOLLOW
-            | FileCalls.O_NONBLOCK | FileCalls.O_NOCTTY | FileCalls.O_CLOEXEC;
+    private static final int CREATE = FileCalls.O_RDWR
+            | FileCalls.O_CREAT
+            | FileCalls.O_EXCL
+            | FileCalls.O_NOFOLLOW
+            | FileCalls.O_NONBLOCK
+            | FileCalls.O_NOCTTY
+            | FileCalls.O_CLOEXEC;
     private static final int PRIVATE_FILE = 0600;
     /** A held file's one line is a pid, a tid and a thread name: far shorter. */
     private static final int MAX_LINE_BYTES = 4096;
@@ -90,8 +93,7 @@ public final class CpuReservations {
 
     /** Reservations kept in {@code directory}, an {@link OwnedDirectory} (private, created if missing). */
     public static CpuReservations open(Path directory) throws IOException {
-        return new CpuReservations(OwnedDirectory.open(directory),
-                FileCalls.ofProcess());
+        return new CpuReservations(OwnedDirectory.open(directory), FileCalls.ofProcess());
     }
 
     /** This user's reservations, in {@link PerfpinDirectory#CPUS}, opened as every part of that directory is. */
@@ -112,7 +114,8 @@ public final class CpuReservations {
             throw new IllegalArgumentException("cannot reserve an empty set of CPUs");
         }
         String name = threadName.replaceAll("\\p{Cntrl}", "?");
-        byte[] record = (ProcessHandle.current().pid() + " " + tid + " " + name + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] record =
+                (ProcessHandle.current().pid() + " " + tid + " " + name + "\n").getBytes(StandardCharsets.UTF_8);
         synchronized (HELD) {
             List<CpuReservation.LockedFile> locked = new ArrayList<>();
             int dir = directory.descriptor(calls);
@@ -151,7 +154,8 @@ public final class CpuReservations {
                 for (String file : directory.names(LOCK_FILE.asMatchPredicate())) {
                     Matcher name = LOCK_FILE.matcher(file);
                     if (name.matches()) {
-                        holder(Integer.parseInt(name.group(1)), dir, file, locks).ifPresent(holders::add);
+                        holder(Integer.parseInt(name.group(1)), dir, file, locks)
+                                .ifPresent(holders::add);
                     }
                 }
             } finally {
@@ -244,8 +248,8 @@ public final class CpuReservations {
     /** A lock file is a regular file of this user's: anything else in its place is never locked, written or read. */
     private FileStat checked(String file, FileStat status) throws IOException {
         if (!status.isRegularFile()) {
-            throw new IOException(shown(file) + " is " + status.kind() + ", not a lock file that perfpin made:"
-                    + " remove it");
+            throw new IOException(
+                    shown(file) + " is " + status.kind() + ", not a lock file that perfpin made:" + " remove it");
         }
         if (status.uid() != EffectiveUser.uid()) {
             throw new IOException(shown(file) + " belongs to uid " + status.uid() + ", not to this user (uid "
@@ -286,9 +290,10 @@ public final class CpuReservations {
         String[] fields = content.split(" ", 3);
         boolean written = fields.length == 3 && fields[0].equals(Long.toString(owner)) && fields[1].matches("\\d+");
         // a holder that has locked but not yet written its line is still the holder
-        return Optional.of(written
-                ? new Holder(cpu, owner, Integer.parseInt(fields[1]), fields[2])
-                : new Holder(cpu, owner, -1, ""));
+        return Optional.of(
+                written
+                        ? new Holder(cpu, owner, Integer.parseInt(fields[1]), fields[2])
+                        : new Holder(cpu, owner, -1, ""));
     }
 
     /** What another process wrote in the lock file {@code located} names (not one of ours: no lock to drop). */

@@ -22,7 +22,8 @@ public final class CpuSet {
     public static final CpuSet EMPTY = new CpuSet(new long[0]);
 
     private static final String LIST_SYNTAX = "CPU numbers and ranges separated by commas, like 0-3,8,10-11";
-    private static final String MASK_SYNTAX = "hex groups of up to 8 digits separated by commas, like ffffffff,0000000f";
+    private static final String MASK_SYNTAX =
+            "hex groups of up to 8 digits separated by commas, like ffffffff,0000000f";
 
     private final long[] words;
 
@@ -141,7 +142,9 @@ public final class CpuSet {
 
     /** The highest CPU, or -1 when empty. */
     public int last() {
-        return words.length == 0 ? -1 : (words.length - 1) * 64 + 63 - Long.numberOfLeadingZeros(words[words.length - 1]);
+        return words.length == 0
+                ? -1
+                : (words.length - 1) * 64 + 63 - Long.numberOfLeadingZeros(words[words.length - 1]);
     }
 
     /** The lowest CPU at or above {@code from}, or -1: {@code for (int c = s.first(); c >= 0; c = s.next(c + 1))}. */
@@ -274,8 +277,8 @@ public final class CpuSet {
     }
 
     private static IllegalArgumentException badToken(String what, String token, String text, String allowed) {
-        return new IllegalArgumentException("bad " + what + " token '" + token + "' in \"" + text.strip()
-                + "\": expected " + allowed);
+        return new IllegalArgumentException(
+                "bad " + what + " token '" + token + "' in \"" + text.strip() + "\": expected " + allowed);
     }
 
     private static void checkCpu(int cpu) {

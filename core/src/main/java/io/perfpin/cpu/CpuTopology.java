@@ -60,7 +60,8 @@ public final class CpuTopology {
         for (int cpu = online.first(); cpu >= 0; cpu = online.next(cpu + 1)) {
             Path topology = cpuDir.resolve("cpu" + cpu).resolve("topology");
             coreIds[cpu] = SysfsText.readLong(topology.resolve("core_id")).orElse(-1L);
-            packageIds[cpu] = SysfsText.readLong(topology.resolve("physical_package_id")).orElse(-1L);
+            packageIds[cpu] =
+                    SysfsText.readLong(topology.resolve("physical_package_id")).orElse(-1L);
             siblings[cpu] = onlineGroup(cpu, topology, "core_cpus", "thread_siblings");
             packageCpus[cpu] = onlineGroup(cpu, topology, "package_cpus", "core_siblings");
         }
@@ -70,7 +71,9 @@ public final class CpuTopology {
         coreTypes = readCoreTypes(root, cpuDir);
         isolated = SysfsText.readList(cpuDir.resolve("isolated")).orElse(CpuSet.EMPTY);
         nohzFull = SysfsText.readList(cpuDir.resolve("nohz_full")).orElse(CpuSet.EMPTY);
-        affinity = givenAffinity != null ? givenAffinity : readAffinity(root, process).orElse(online);
+        affinity = givenAffinity != null
+                ? givenAffinity
+                : readAffinity(root, process).orElse(online);
         cgroupCpus = CgroupCpuset.read(root, process).orElse(online);
         allowed = online.intersect(affinity).intersect(cgroupCpus);
     }
@@ -218,7 +221,9 @@ public final class CpuTopology {
     private static CpuSet onlineFromCpuDirs(Path cpuDir) {
         List<Integer> cpus = new ArrayList<>();
         for (Integer cpu : numberedEntries(cpuDir, CPU_DIR)) {
-            if (!SysfsText.read(cpuDir.resolve("cpu" + cpu).resolve("online")).orElse("1").equals("0")) {
+            if (!SysfsText.read(cpuDir.resolve("cpu" + cpu).resolve("online"))
+                    .orElse("1")
+                    .equals("0")) {
                 cpus.add(cpu);
             }
         }
@@ -235,7 +240,8 @@ public final class CpuTopology {
         if (Files.isDirectory(nodeDir)) {
             for (Integer node : numberedEntries(nodeDir, NODE_DIR)) {
                 Path dir = nodeDir.resolve("node" + node);
-                CpuSet cpus = SysfsText.readCpus(dir.resolve("cpulist"), dir.resolve("cpumap")).orElse(CpuSet.EMPTY);
+                CpuSet cpus = SysfsText.readCpus(dir.resolve("cpulist"), dir.resolve("cpumap"))
+                        .orElse(CpuSet.EMPTY);
                 byNode.put(node, cpus.intersect(online));
             }
         } else {
@@ -276,14 +282,15 @@ public final class CpuTopology {
             distinct.add(khz.get());
         }
         if (distinct.size() == 2) {
-            online.forEach(cpu -> types[cpu] = baseFrequency[cpu] == distinct.last()
-                    ? CoreType.PERFORMANCE : CoreType.EFFICIENCY);
+            online.forEach(cpu ->
+                    types[cpu] = baseFrequency[cpu] == distinct.last() ? CoreType.PERFORMANCE : CoreType.EFFICIENCY);
         }
         return types;
     }
 
     private static Optional<CpuSet> readAffinity(Path root, String process) {
-        for (String line : SysfsText.read(root.resolve("proc").resolve(process).resolve("status")).orElse("")
+        for (String line : SysfsText.read(root.resolve("proc").resolve(process).resolve("status"))
+                .orElse("")
                 .split("\n")) {
             if (line.startsWith("Cpus_allowed_list:")) {
                 return Optional.of(CpuSet.parseList(line.substring("Cpus_allowed_list:".length())));

@@ -1,7 +1,6 @@
 package io.perfpin.cpu;
 
 import io.perfpin.nativeio.FileStat;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,8 +22,7 @@ final class KernelFileLocks {
 
     private final Map<String, Long> ownerByFile = new HashMap<>();
 
-    private KernelFileLocks() {
-    }
+    private KernelFileLocks() {}
 
     static KernelFileLocks read() throws IOException {
         KernelFileLocks locks = new KernelFileLocks();
@@ -40,8 +38,8 @@ final class KernelFileLocks {
     /** The pid holding a POSIX lock on the file {@code status} describes, or -1. */
     long owner(FileStat status) {
         // statx's device: major in the high 32 bits, minor in the low
-        String key = String.format("%02x:%02x:%d", status.device() >>> 32, status.device() & 0xFFFF_FFFFL,
-                status.inode());
+        String key =
+                String.format("%02x:%02x:%d", status.device() >>> 32, status.device() & 0xFFFF_FFFFL, status.inode());
         return ownerByFile.getOrDefault(key, -1L);
     }
 }

@@ -20,7 +20,12 @@ import java.util.stream.Collectors;
  * {@link #assign} resolves a placement on a machine; exclusive placements take the lowest free CPU or core.
  */
 public final class Placement {
-    public enum Kind { CPUS, ISOLATED, CORE, ANY }
+    public enum Kind {
+        CPUS,
+        ISOLATED,
+        CORE,
+        ANY
+    }
 
     public static final Placement ISOLATED = new Placement(Kind.ISOLATED, CpuSet.EMPTY);
     public static final Placement CORE = new Placement(Kind.CORE, CpuSet.EMPTY);
@@ -126,12 +131,13 @@ public final class Placement {
     }
 
     /** isolcpus= and nohz_full= both isolate: the second keeps the tick off, and is often given alone. */
-    private CpuAssignment assignIsolated(CpuTopology topology, CpuReservations reservations, int tid,
-                                         String threadName) throws IOException {
+    private CpuAssignment assignIsolated(CpuTopology topology, CpuReservations reservations, int tid, String threadName)
+            throws IOException {
         CpuSet isolated = topology.isolated().union(topology.nohzFull()).intersect(topology.online());
         if (isolated.isEmpty()) {
-            throw new IllegalStateException("placement isolated: this machine has no isolated CPUs; isolate some"
-                    + " with the kernel parameters isolcpus=<cpus> nohz_full=<cpus> and reboot, or use core or a CPU list");
+            throw new IllegalStateException(
+                    "placement isolated: this machine has no isolated CPUs; isolate some"
+                            + " with the kernel parameters isolcpus=<cpus> nohz_full=<cpus> and reboot, or use core or a CPU list");
         }
         CpuSet candidates = isolated.intersect(topology.allowed());
         if (candidates.isEmpty()) {
@@ -141,26 +147,29 @@ public final class Placement {
         }
         List<CpuSet> singles = new ArrayList<>();
         candidates.forEach(cpu -> singles.add(CpuSet.of(cpu)));
-        return reserveFirst(singles, reservations, tid, threadName).orElseThrow(() -> new IllegalStateException(
-                "placement isolated: every isolated CPU this process may use (" + candidates + ") is reserved: "
-                        + holders(reservations, candidates)));
+        return reserveFirst(singles, reservations, tid, threadName)
+                .orElseThrow(
+                        () -> new IllegalStateException("placement isolated: every isolated CPU this process may use ("
+                                + candidates + ") is reserved: " + holders(reservations, candidates)));
     }
 
-    private CpuAssignment assignCore(CpuTopology topology, CpuReservations reservations, int tid,
-                                     String threadName) throws IOException {
+    private CpuAssignment assignCore(CpuTopology topology, CpuReservations reservations, int tid, String threadName)
+            throws IOException {
         CpuSet allowed = topology.allowed();
-        List<CpuSet> wholeCores = topology.cores().stream().filter(allowed::containsAll).collect(Collectors.toList());
+        List<CpuSet> wholeCores =
+                topology.cores().stream().filter(allowed::containsAll).collect(Collectors.toList());
         if (wholeCores.isEmpty()) {
             throw new IllegalStateException("placement core: no whole core lies within the CPUs this process may use, "
                     + allowedWithSources(topology));
         }
-        return reserveFirst(wholeCores, reservations, tid, threadName).orElseThrow(() -> new IllegalStateException(
-                "placement core: every core within the CPUs this process may use (" + allowed
-                        + ") has a reserved CPU: " + holders(reservations, allowed)));
+        return reserveFirst(wholeCores, reservations, tid, threadName)
+                .orElseThrow(() ->
+                        new IllegalStateException("placement core: every core within the CPUs this process may use ("
+                                + allowed + ") has a reserved CPU: " + holders(reservations, allowed)));
     }
 
-    private Optional<CpuAssignment> reserveFirst(List<CpuSet> choices, CpuReservations reservations, int tid,
-                                                 String threadName) throws IOException {
+    private Optional<CpuAssignment> reserveFirst(
+            List<CpuSet> choices, CpuReservations reservations, int tid, String threadName) throws IOException {
         for (CpuSet choice : choices) {
             Optional<CpuReservation> reservation = reservations.tryReserve(choice, tid, threadName);
             if (reservation.isPresent()) {
@@ -172,15 +181,18 @@ public final class Placement {
 
     private static String holders(CpuReservations reservations, CpuSet cpus) {
         try {
-            return reservations.list().stream().filter(h -> cpus.contains(h.cpu()))
-                    .map(CpuReservations.Holder::toString).collect(Collectors.joining("; "));
+            return reservations.list().stream()
+                    .filter(h -> cpus.contains(h.cpu()))
+                    .map(CpuReservations.Holder::toString)
+                    .collect(Collectors.joining("; "));
         } catch (IOException e) {
             return "(cannot list them: " + e.getMessage() + ")";
         }
     }
 
     private static String allowedWithSources(CpuTopology topology) {
-        return topology.allowed() + " (affinity " + topology.affinity() + ", cgroup cpuset " + topology.cgroupCpus() + ")";
+        return topology.allowed() + " (affinity " + topology.affinity() + ", cgroup cpuset " + topology.cgroupCpus()
+                + ")";
     }
 
     private static String cpuWord(CpuSet cpus) {

@@ -10,8 +10,7 @@ import java.util.Optional;
 
 /** Reads the small text files of sysfs and procfs, where an absent file means "not on this kernel". */
 final class SysfsText {
-    private SysfsText() {
-    }
+    private SysfsText() {}
 
     /**
      * The file's text without surrounding whitespace and NUL bytes (some kernels print an empty

@@ -12,6 +12,7 @@ import io.perfpin.nativeio.Syscalls;
 public final class ThreadAffinity {
     /** glibc's {@code cpu_set_t} size (1024 CPUs): enough for most kernels' cpumask on the first try. */
     private static final int FIRST_MASK_WORDS = 16;
+
     private static final int MAX_MASK_WORDS = (CpuSet.MAX_CPU + 1) / 64;
 
     private final Syscalls syscalls;

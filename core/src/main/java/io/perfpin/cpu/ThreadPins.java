@@ -10,7 +10,6 @@ import io.perfpin.nativeio.NativeException;
 import io.perfpin.nativeio.PinWatchdog;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.TerminalText;
-
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;
@@ -51,6 +50,7 @@ public final class ThreadPins implements AutoCloseable {
     private final ProcessIdentity process;
     /** What the watchdog checks of the process before it restores; null where no watchdog is wanted. */
     private final PinWatchdog.Program program;
+
     private final Consumer<String> say;
     private final Map<Integer, Pin> pins = new ConcurrentHashMap<>();
     /** Every mask perfpin pinned a thread to: a new thread found with one of them inherited it. */
@@ -59,6 +59,7 @@ public final class ThreadPins implements AutoCloseable {
     private final CpuSet processCpus;
     /** Its text, worked out once: most threads run with it. */
     private final String processCpusText;
+
     private volatile CpuTopology topology;
     private CpuReservations reservations;
     private PinWatchdog watchdog;
@@ -73,8 +74,8 @@ public final class ThreadPins implements AutoCloseable {
      * @param before    its affinity before the pin, given back when perfpin lets go
      * @param cpus      the affinity perfpin gave it, as the kernel reported it back (within its cgroup's cpuset)
      */
-    public record Pin(int tid, String name, Thread thread, long startTime, CpuSet before, CpuSet cpus,
-                      CpuAssignment assignment) {
+    public record Pin(
+            int tid, String name, Thread thread, long startTime, CpuSet before, CpuSet cpus, CpuAssignment assignment) {
         /** The CPUs its placement chose, as placed, whatever the kernel kept of them. */
         public CpuSet placed() {
             return assignment.cpus();
@@ -87,7 +88,8 @@ public final class ThreadPins implements AutoCloseable {
         this.pid = pid;
         this.process = process;
         this.program = watched
-                ? new PinWatchdog.Program(process.exeDevice(), process.exeInode(), process.credentials()) : null;
+                ? new PinWatchdog.Program(process.exeDevice(), process.exeInode(), process.credentials())
+                : null;
         this.say = say;
         this.processCpus = process == null ? affinity.get(0) : null;
         this.processCpusText = processCpus == null ? null : processCpus.toString();
@@ -207,7 +209,8 @@ public final class ThreadPins implements AutoCloseable {
 
     /** Whether the thread of {@code pin} is still the one pinned (an ended one is not). */
     private boolean isStill(Pin pin) {
-        return pin.thread() != null ? pin.thread().isAlive()
+        return pin.thread() != null
+                ? pin.thread().isAlive()
                 : ThreadStartTime.of(pid, pin.tid()).equals(OptionalLong.of(pin.startTime()));
     }
 
@@ -246,13 +249,18 @@ public final class ThreadPins implements AutoCloseable {
      * @param how the placement as the user asked it, such as {@code pin=core}
      */
     public static String placed(String how, List<Pin> placed) {
-        List<Pin> chosen = placed.stream().filter(p -> p.assignment().reservation().isPresent())
+        List<Pin> chosen = placed.stream()
+                .filter(p -> p.assignment().reservation().isPresent())
                 .collect(Collectors.toList());
         if (chosen.isEmpty()) {
             return "";
         }
-        return how + " placed " + chosen.stream().map(p -> TerminalText.fit(p.name(), NAME_COLUMNS)
-                + (p.placed().size() == 1 ? " on CPU " : " on CPUs ") + p.placed()).collect(Collectors.joining(", "));
+        return how + " placed "
+                + chosen.stream()
+                        .map(p -> TerminalText.fit(p.name(), NAME_COLUMNS)
+                                + (p.placed().size() == 1 ? " on CPU " : " on CPUs ")
+                                + p.placed())
+                        .collect(Collectors.joining(", "));
     }
 
     /**
@@ -401,8 +409,8 @@ public final class ThreadPins implements AutoCloseable {
             return;
         }
         try {
-            started.pinning(pid, tid, startTime, program, before.toMask(before.maskWords()),
-                    pinned.toMask(pinned.maskWords()));
+            started.pinning(
+                    pid, tid, startTime, program, before.toMask(before.maskWords()), pinned.toMask(pinned.maskWords()));
         } catch (NativeException e) {
             unwatched(started, e);
         }
@@ -439,8 +447,8 @@ public final class ThreadPins implements AutoCloseable {
     }
 
     private void unwatched(PinWatchdog failed, NativeException e) {
-        unwatched("telling the watchdog that restores them (pid " + failed.pid() + ") failed: "
-                + Errno.name(e.errno()));
+        unwatched(
+                "telling the watchdog that restores them (pid " + failed.pid() + ") failed: " + Errno.name(e.errno()));
     }
 
     private synchronized void unwatched(String why) {

@@ -47,8 +47,8 @@ public final class DerivedMetric {
     }
 
     /** {@code scale * numerator / denominator}; NaN when the denominator is zero, nothing having been measured. */
-    public static DerivedMetric ratio(String name, String description, String numerator, String denominator,
-                                      double scale) {
+    public static DerivedMetric ratio(
+            String name, String description, String numerator, String denominator, double scale) {
         return ratio(name, description, numerator, denominator, scale, Unit.NUMBER);
     }
 
@@ -57,10 +57,14 @@ public final class DerivedMetric {
         return ratio(name, description, numerator, denominator, 1, Unit.SHARE);
     }
 
-    private static DerivedMetric ratio(String name, String description, String numerator, String denominator,
-                                       double scale, Unit unit) {
-        return new DerivedMetric(name, description, List.of(numerator, denominator),
-                x -> x[1] == 0 ? Double.NaN : scale * x[0] / x[1], unit);
+    private static DerivedMetric ratio(
+            String name, String description, String numerator, String denominator, double scale, Unit unit) {
+        return new DerivedMetric(
+                name,
+                description,
+                List.of(numerator, denominator),
+                x -> x[1] == 0 ? Double.NaN : scale * x[0] / x[1],
+                unit);
     }
 
     /** Events per 1000 instructions (MPKI for misses). */
@@ -96,8 +100,8 @@ public final class DerivedMetric {
      */
     public double compute(double... values) {
         if (values.length != inputs.size()) {
-            throw new IllegalArgumentException(name + " takes " + inputs.size() + " inputs " + inputs + ", got "
-                    + values.length);
+            throw new IllegalArgumentException(
+                    name + " takes " + inputs.size() + " inputs " + inputs + ", got " + values.length);
         }
         for (double value : values) {
             if (Double.isNaN(value)) {

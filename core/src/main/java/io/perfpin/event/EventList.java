@@ -1,7 +1,6 @@
 package io.perfpin.event;
 
 import io.perfpin.options.OptionLimits;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
@@ -27,8 +26,7 @@ public final class EventList {
     private final List<UnsupportedEvent> unsupported = new ArrayList<>();
     private final Set<String> expandedPresets = new LinkedHashSet<>();
 
-    private EventList() {
-    }
+    private EventList() {}
 
     /**
      * @throws UnknownEventException for a token that is neither a preset nor an event, with the nearest names
@@ -82,8 +80,8 @@ public final class EventList {
                 insidePmu = !insidePmu;
             } else if (c == ',' && (!insidePmu || i == list.length())) {
                 if (insidePmu) {
-                    throw new InvalidEventException("unclosed '/' in event list '" + list
-                            + "': expected pmu/term=value,.../");
+                    throw new InvalidEventException(
+                            "unclosed '/' in event list '" + list + "': expected pmu/term=value,.../");
                 }
                 String token = list.substring(start, i).trim();
                 if (token.isEmpty()) {
@@ -99,7 +97,8 @@ public final class EventList {
 
     private void add(String token, EventParser parser) {
         int colon = token.lastIndexOf(':');
-        boolean modified = colon > 0 && MODIFIERS.matcher(token.substring(colon)).matches();
+        boolean modified =
+                colon > 0 && MODIFIERS.matcher(token.substring(colon)).matches();
         String modifiers = modified ? token.substring(colon) : "";
         Optional<Preset> preset = Presets.find(modified ? token.substring(0, colon) : token);
         if (preset.isPresent()) {
@@ -123,9 +122,10 @@ public final class EventList {
                 if (!preset.isIntelOnly(event)) {
                     throw e;
                 }
-                String reason = "Intel only; " + (e instanceof UnknownEventException
-                        && ((UnknownEventException) e).reason() != null
-                        ? ((UnknownEventException) e).reason() : "not in this CPU's event tables");
+                String reason = "Intel only; "
+                        + (e instanceof UnknownEventException && ((UnknownEventException) e).reason() != null
+                                ? ((UnknownEventException) e).reason()
+                                : "not in this CPU's event tables");
                 missing.put(event, reason);
                 unsupported.add(new UnsupportedEvent(event + modifiers, preset.name(), reason));
             }

@@ -1,7 +1,6 @@
 package io.perfpin.event;
 
 import io.perfpin.nativeio.libpfm.LibpfmException;
-
 import java.util.List;
 
 /**

@@ -1,7 +1,6 @@
 package io.perfpin.event;
 
 import io.perfpin.nativeio.PerfEventAttr;
-
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,15 +61,17 @@ public final class EventParser {
     public EventSpec parse(String event) {
         String token = event.trim();
         if (token.isEmpty()) {
-            throw new InvalidEventException("empty event name: expected a perf event name, rNNN, pmu/terms/ or a"
-                    + " CPU event name");
+            throw new InvalidEventException(
+                    "empty event name: expected a perf event name, rNNN, pmu/terms/ or a" + " CPU event name");
         }
         if (token.indexOf('/') >= 0) {
             return parsePmuEvent(token);
         }
         int colon = token.lastIndexOf(':');
-        String modifiers = colon >= 0 && MODIFIERS.matcher(token.substring(colon + 1)).matches()
-                ? token.substring(colon + 1) : null;
+        String modifiers =
+                colon >= 0 && MODIFIERS.matcher(token.substring(colon + 1)).matches()
+                        ? token.substring(colon + 1)
+                        : null;
         String base = modifiers == null ? token : token.substring(0, colon);
 
         Optional<EventSpec> generic = GenericEvents.lookup(base);
@@ -79,13 +80,15 @@ public final class EventParser {
             return modifiers == null ? spec : withModifiers(spec.named(spec.name() + ":" + modifiers), modifiers);
         }
         if (RAW.matcher(base).matches()) {
-            EventSpec spec = EventSpec.userOnly(token, PerfEventAttr.TYPE_RAW,
-                    Long.parseUnsignedLong(base.substring(1), 16), 0, 0);
+            EventSpec spec = EventSpec.userOnly(
+                    token, PerfEventAttr.TYPE_RAW, Long.parseUnsignedLong(base.substring(1), 16), 0, 0);
             return modifiers == null ? spec : withModifiers(spec, modifiers);
         }
-        if (colon >= 0 && modifiers == null && GenericEvents.lookup(token.substring(0, colon)).isPresent()) {
-            throw new InvalidEventException("unknown modifier '" + token.substring(colon + 1) + "' in '" + token
-                    + "': " + ALLOWED_MODIFIERS);
+        if (colon >= 0
+                && modifiers == null
+                && GenericEvents.lookup(token.substring(0, colon)).isPresent()) {
+            throw new InvalidEventException(
+                    "unknown modifier '" + token.substring(colon + 1) + "' in '" + token + "': " + ALLOWED_MODIFIERS);
         }
         try {
             EventSpec spec = lookup.encode(base).named(token);
@@ -120,7 +123,8 @@ public final class EventParser {
         }
         SysfsPmu pmu = SysfsPmu.load(root, pmuName).orElseThrow(() -> unknownPmu(pmuName, token));
         long[] words = pmu.encode(token.substring(open + 1, close), token);
-        EventSpec spec = EventSpec.withDefaultLevels(token, pmu.type(), words[0], words[1], words[2], isCpuPmu(pmuName));
+        EventSpec spec =
+                EventSpec.withDefaultLevels(token, pmu.type(), words[0], words[1], words[2], isCpuPmu(pmuName));
         return modifiers.isEmpty() ? spec : withModifiers(spec, modifiers);
     }
 
@@ -135,10 +139,11 @@ public final class EventParser {
     private UnknownEventException unknownPmu(String pmuName, String token) {
         List<String> pmus = SysfsPmu.names(root);
         // Servers have dozens of uncore PMUs: past a screenful, the nearest names say more than the list.
-        String here = pmus.size() <= MAX_LISTED_PMUS ? "PMUs here: " + String.join(", ", pmus)
+        String here = pmus.size() <= MAX_LISTED_PMUS
+                ? "PMUs here: " + String.join(", ", pmus)
                 : pmus.size() + " PMUs under " + root.resolve(SysfsPmu.DEVICES);
-        return new UnknownEventException("PMU", pmuName, "in '" + token + "'; " + here,
-                NearestNames.nearest(pmuName, pmus));
+        return new UnknownEventException(
+                "PMU", pmuName, "in '" + token + "'; " + here, NearestNames.nearest(pmuName, pmus));
     }
 
     /** perf's rule: once any level is named, only the named levels count. */
@@ -157,7 +162,9 @@ public final class EventParser {
 
     private void addSysfsEvents(List<String> names) {
         for (String pmuName : SysfsPmu.names(root)) {
-            SysfsPmu.load(root, pmuName).map(SysfsPmu::events).map(Map::keySet)
+            SysfsPmu.load(root, pmuName)
+                    .map(SysfsPmu::events)
+                    .map(Map::keySet)
                     .ifPresent(events -> events.forEach(event -> names.add(pmuName + "/" + event + "/")));
         }
     }

@@ -1,7 +1,6 @@
 package io.perfpin.event;
 
 import io.perfpin.nativeio.PerfEventAttr;
-
 import java.util.Objects;
 
 /**
@@ -22,8 +21,15 @@ public final class EventSpec {
     private final boolean excludeKernel;
     private final boolean excludeHv;
 
-    public EventSpec(String name, int type, long config, long config1, long config2,
-                     boolean excludeUser, boolean excludeKernel, boolean excludeHv) {
+    public EventSpec(
+            String name,
+            int type,
+            long config,
+            long config1,
+            long config2,
+            boolean excludeUser,
+            boolean excludeKernel,
+            boolean excludeHv) {
         this.name = Objects.requireNonNull(name, "name");
         this.type = type;
         this.config = config;
@@ -43,8 +49,8 @@ public final class EventSpec {
      * An event with the privilege levels it counts by default, as said above: user space only on the CPU's
      * own PMU ({@code cpuPmu}), every level for software events and for PMUs that cannot tell them apart.
      */
-    public static EventSpec withDefaultLevels(String name, int type, long config, long config1, long config2,
-                                              boolean cpuPmu) {
+    public static EventSpec withDefaultLevels(
+            String name, int type, long config, long config1, long config2, boolean cpuPmu) {
         return type == PerfEventAttr.TYPE_SOFTWARE || !cpuPmu
                 ? new EventSpec(name, type, config, config1, config2, false, false, false)
                 : userOnly(name, type, config, config1, config2);
@@ -97,7 +103,8 @@ public final class EventSpec {
      * events are counted in the kernel's code paths and are never multiplexed.
      */
     public boolean canBeMultiplexed() {
-        return type != PerfEventAttr.TYPE_SOFTWARE && type != PerfEventAttr.TYPE_TRACEPOINT
+        return type != PerfEventAttr.TYPE_SOFTWARE
+                && type != PerfEventAttr.TYPE_TRACEPOINT
                 && type != PerfEventAttr.TYPE_BREAKPOINT;
     }
 
@@ -113,8 +120,13 @@ public final class EventSpec {
 
     /** Whether both count the same thing the same way, whatever their names ({@code cs}, {@code context-switches}). */
     public boolean sameEncoding(EventSpec e) {
-        return type == e.type && config == e.config && config1 == e.config1 && config2 == e.config2
-                && excludeUser == e.excludeUser && excludeKernel == e.excludeKernel && excludeHv == e.excludeHv;
+        return type == e.type
+                && config == e.config
+                && config1 == e.config1
+                && config2 == e.config2
+                && excludeUser == e.excludeUser
+                && excludeKernel == e.excludeKernel
+                && excludeHv == e.excludeHv;
     }
 
     /** The attribute fields of this event; the caller adds read format and group flags. */
@@ -122,12 +134,18 @@ public final class EventSpec {
         long flags = (excludeUser ? PerfEventAttr.FLAG_EXCLUDE_USER : 0)
                 | (excludeKernel ? PerfEventAttr.FLAG_EXCLUDE_KERNEL : 0)
                 | (excludeHv ? PerfEventAttr.FLAG_EXCLUDE_HV : 0);
-        return new PerfEventAttr().type(type).config(config).config1(config1).config2(config2).flags(flags);
+        return new PerfEventAttr()
+                .type(type)
+                .config(config)
+                .config1(config1)
+                .config2(config2)
+                .flags(flags);
     }
 
     /** perf's spelling of the encoding: {@code type=4 config=0x1c2}, with config1/config2 when set. */
     public String encoding() {
-        StringBuilder s = new StringBuilder("type=").append(type).append(" config=0x").append(Long.toHexString(config));
+        StringBuilder s =
+                new StringBuilder("type=").append(type).append(" config=0x").append(Long.toHexString(config));
         if (config1 != 0) {
             s.append(" config1=0x").append(Long.toHexString(config1));
         }

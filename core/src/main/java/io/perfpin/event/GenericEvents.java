@@ -1,7 +1,6 @@
 package io.perfpin.event;
 
 import io.perfpin.nativeio.PerfEventAttr;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -89,8 +88,7 @@ public final class GenericEvents {
         software("emulation-faults", SW_EMULATION_FAULTS);
     }
 
-    private GenericEvents() {
-    }
+    private GenericEvents() {}
 
     /** The event a perf name stands for, named by its canonical spelling ({@code cpu-cycles} gives {@code cycles}). */
     public static Optional<EventSpec> lookup(String name) {

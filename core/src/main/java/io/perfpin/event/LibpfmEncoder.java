@@ -3,7 +3,6 @@ package io.perfpin.event;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.libpfm.LibpfmException;
 import io.perfpin.nativeio.libpfm.LibpfmLibrary;
-
 import java.util.List;
 import java.util.function.Function;
 
@@ -42,8 +41,7 @@ public final class LibpfmEncoder {
         UNAVAILABLE_REASON = reason;
     }
 
-    private LibpfmEncoder() {
-    }
+    private LibpfmEncoder() {}
 
     /** Whether libpfm.so.4 could be loaded and initialised. */
     public static boolean available() {
@@ -70,7 +68,12 @@ public final class LibpfmEncoder {
      */
     public static EventSpec encode(String eventString, String forcedPmu) {
         PerfEventAttr attr = withLibrary(library -> library.encode(eventString, forcedPmu));
-        return new EventSpec(eventString, attr.type(), attr.config(), attr.config1(), attr.config2(),
+        return new EventSpec(
+                eventString,
+                attr.type(),
+                attr.config(),
+                attr.config1(),
+                attr.config2(),
                 (attr.flags() & PerfEventAttr.FLAG_EXCLUDE_USER) != 0,
                 (attr.flags() & PerfEventAttr.FLAG_EXCLUDE_KERNEL) != 0,
                 (attr.flags() & PerfEventAttr.FLAG_EXCLUDE_HV) != 0);

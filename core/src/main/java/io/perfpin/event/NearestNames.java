@@ -11,8 +11,7 @@ import java.util.Locale;
 public final class NearestNames {
     static final int LIMIT = 3;
 
-    private NearestNames() {
-    }
+    private NearestNames() {}
 
     /**
      * Up to {@link #LIMIT} candidates nearest to the token, best first, ties in candidate order. Names more than a
@@ -69,6 +68,5 @@ public final class NearestNames {
         return d[s.length()][t.length()];
     }
 
-    private record Scored(String name, int distance) {
-    }
+    private record Scored(String name, int distance) {}
 }

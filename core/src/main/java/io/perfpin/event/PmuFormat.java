@@ -47,8 +47,8 @@ final class PmuFormat {
                 lows[i] = low;
                 widths[i] = high - low + 1;
             } catch (NumberFormatException e) {
-                throw new InvalidEventException("term '" + term + "' of " + where + " has unreadable format '"
-                        + spec + "': bit range '" + range + "'");
+                throw new InvalidEventException("term '" + term + "' of " + where + " has unreadable format '" + spec
+                        + "': bit range '" + range + "'");
             }
         }
         return new PmuFormat(term, word, lows, widths);

@@ -22,8 +22,8 @@ public final class Preset {
      * @param intelOnly those of the events only Intel CPUs have
      * @param metrics   metrics whose inputs are all among the events (or {@link DerivedMetric#WALL_NANOS})
      */
-    public Preset(String name, String description, List<String> events, Set<String> intelOnly,
-                  List<DerivedMetric> metrics) {
+    public Preset(
+            String name, String description, List<String> events, Set<String> intelOnly, List<DerivedMetric> metrics) {
         this.name = Objects.requireNonNull(name, "name");
         this.description = Objects.requireNonNull(description, "description");
         this.events = List.copyOf(events);

@@ -121,8 +121,11 @@ final class SysfsPmu {
                 List<String> known = new ArrayList<>(terms);
                 known.addAll(events.keySet());
                 String named = events.isEmpty() ? "" : " or one of its " + events.size() + " named events";
-                throw new UnknownEventException("term", key, "in '" + token + "'; " + name + " takes "
-                        + String.join(", ", terms) + named, NearestNames.nearest(key, known));
+                throw new UnknownEventException(
+                        "term",
+                        key,
+                        "in '" + token + "'; " + name + " takes " + String.join(", ", terms) + named,
+                        NearestNames.nearest(key, known));
             }
         }
     }
@@ -143,7 +146,8 @@ final class SysfsPmu {
         Map<String, String> entries = new TreeMap<>();
         if (Files.isDirectory(dir)) {
             try (Stream<Path> list = Files.list(dir)) {
-                list.filter(Files::isRegularFile).forEach(p -> entries.put(p.getFileName().toString(), read(p)));
+                list.filter(Files::isRegularFile)
+                        .forEach(p -> entries.put(p.getFileName().toString(), read(p)));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }

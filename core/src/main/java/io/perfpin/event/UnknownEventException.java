@@ -51,7 +51,11 @@ public class UnknownEventException extends InvalidEventException {
     }
 
     private static String message(String kind, String token, String reason, List<String> nearest) {
-        StringBuilder s = new StringBuilder("unknown ").append(kind).append(" '").append(token).append('\'');
+        StringBuilder s = new StringBuilder("unknown ")
+                .append(kind)
+                .append(" '")
+                .append(token)
+                .append('\'');
         if (reason != null && !reason.isEmpty()) {
             s.append(" (").append(reason).append(')');
         }

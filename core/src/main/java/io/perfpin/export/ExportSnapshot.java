@@ -19,8 +19,15 @@ public final class ExportSnapshot {
     private final long seriesDropped;
     private final double samplerSeconds;
 
-    ExportSnapshot(long epochMillis, List<ExportedEvent> events, List<Series> series, int threadsEnrolled,
-                   int threadsNotCounted, long threadsFinished, long seriesDropped, double samplerSeconds) {
+    ExportSnapshot(
+            long epochMillis,
+            List<ExportedEvent> events,
+            List<Series> series,
+            int threadsEnrolled,
+            int threadsNotCounted,
+            long threadsFinished,
+            long seriesDropped,
+            double samplerSeconds) {
         this.epochMillis = epochMillis;
         this.events = List.copyOf(events);
         this.series = List.copyOf(series);

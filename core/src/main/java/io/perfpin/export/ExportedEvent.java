@@ -1,7 +1,6 @@
 package io.perfpin.export;
 
 import io.perfpin.event.EventSpec;
-
 import java.util.Locale;
 
 /**
@@ -33,10 +32,14 @@ public final class ExportedEvent {
 
     /** @param event the event's name as perfpin counts it ({@code task-clock}, {@code cycles:u}) */
     static ExportedEvent of(String event, boolean multiplexed) {
-        String base = event.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_").replaceAll("^_+|_+$", "");
+        String base =
+                event.toLowerCase(Locale.ROOT).replaceAll("[^a-z0-9]+", "_").replaceAll("^_+|_+$", "");
         String clock = event.contains(":") ? event.substring(0, event.indexOf(':')) : event;
-        return new ExportedEvent(event, base.isEmpty() ? "event" : base,
-                clock.equals("task-clock") || clock.equals("cpu-clock"), multiplexed);
+        return new ExportedEvent(
+                event,
+                base.isEmpty() ? "event" : base,
+                clock.equals("task-clock") || clock.equals("cpu-clock"),
+                multiplexed);
     }
 
     /** The event's name as perfpin counts it. */

@@ -3,7 +3,6 @@ package io.perfpin.export;
 import io.perfpin.event.EventSpec;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.registry.SampledThread;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
@@ -49,23 +48,25 @@ public final class ExportedThreads {
     private final Map<String, String> eventByBaseName = new HashMap<>();
     private final Map<SeriesKey, SeriesTotals> series = new LinkedHashMap<>();
     private final Map<SampledThread, Member> members = new IdentityHashMap<>();
-    private final SeriesBound threadSeries = new SeriesBound(MAX_THREAD_SERIES, "exporting threads beyond "
-            + MAX_THREAD_SERIES + " with series of their own (pinned, or named by export-threads) in their groups'"
-            + " series instead");
-    private final SeriesBound groupSeries = new SeriesBound(MAX_GROUP_SERIES, "exporting thread groups beyond "
-            + MAX_GROUP_SERIES + " in the group '" + OTHER_GROUP + "'");
+    private final SeriesBound threadSeries = new SeriesBound(
+            MAX_THREAD_SERIES,
+            "exporting threads beyond "
+                    + MAX_THREAD_SERIES
+                    + " with series of their own (pinned, or named by export-threads) in their groups'"
+                    + " series instead");
+    private final SeriesBound groupSeries = new SeriesBound(
+            MAX_GROUP_SERIES,
+            "exporting thread groups beyond " + MAX_GROUP_SERIES + " in the group '" + OTHER_GROUP + "'");
     private int threadsEnrolled;
     private int threadsNotCounted;
     private long threadsFinished;
     private long seriesDropped;
     private volatile ExportSnapshot latest = ExportSnapshot.EMPTY;
 
-    private record SeriesKey(String group, String thread, String cpus) {
-    }
+    private record SeriesKey(String group, String thread, String cpus) {}
 
     /** A live thread's place in the export, worked out once. */
-    private record Member(SeriesTotals series, int[] eventIndex) {
-    }
+    private record Member(SeriesTotals series, int[] eventIndex) {}
 
     /** As below, with ended threads' series folded after {@link #FOLD_AFTER_NANOS}. */
     public ExportedThreads(ThreadPattern ownSeries, Consumer<String> notices) {
@@ -175,8 +176,15 @@ public final class ExportedThreads {
                 published.add(one);
             }
         }
-        latest = new ExportSnapshot(epochMillis, events, published, threadsEnrolled, threadsNotCounted,
-                threadsFinished, seriesDropped, samplerSeconds);
+        latest = new ExportSnapshot(
+                epochMillis,
+                events,
+                published,
+                threadsEnrolled,
+                threadsNotCounted,
+                threadsFinished,
+                seriesDropped,
+                samplerSeconds);
     }
 
     /** The last published snapshot; any thread may read it. */
@@ -203,8 +211,8 @@ public final class ExportedThreads {
         ExportedEvent event = ExportedEvent.of(spec);
         String taken = eventByBaseName.putIfAbsent(event.baseName(), name);
         if (taken != null) {
-            notices.accept("not exporting " + name + ": its metric name (" + event.baseName() + ") is that of "
-                    + taken + ", exported already");
+            notices.accept("not exporting " + name + ": its metric name (" + event.baseName() + ") is that of " + taken
+                    + ", exported already");
             eventIndex.put(name, -1);
             return -1;
         }
@@ -219,8 +227,8 @@ public final class ExportedThreads {
     private SeriesTotals seriesOf(SampledThread thread) {
         String group = ThreadGroupName.of(thread.name());
         if (thread.pinned() || ownSeries != null && ownSeries.matches(thread.name())) {
-            SeriesTotals own = threadSeries.within(new SeriesKey(group, ThreadGroupName.bounded(thread.name()),
-                    thread.cpus()));
+            SeriesTotals own =
+                    threadSeries.within(new SeriesKey(group, ThreadGroupName.bounded(thread.name()), thread.cpus()));
             if (own != null) {
                 return own;
             }
@@ -231,8 +239,9 @@ public final class ExportedThreads {
     /** The group's series, or {@value #OTHER_GROUP}'s past the bound on groups. */
     private SeriesTotals groupOf(String group) {
         SeriesTotals grouped = groupSeries.within(new SeriesKey(group, null, null));
-        return grouped != null ? grouped : series.computeIfAbsent(new SeriesKey(OTHER_GROUP, null, null),
-                this::newSeries);
+        return grouped != null
+                ? grouped
+                : series.computeIfAbsent(new SeriesKey(OTHER_GROUP, null, null), this::newSeries);
     }
 
     /**

@@ -7,7 +7,6 @@ import io.perfpin.counter.ThreadCounters;
 import io.perfpin.event.EventSpec;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.nativeio.Syscalls;
-
 import java.util.List;
 
 /**
@@ -16,7 +15,8 @@ import java.util.List;
  * with the threads it samples.
  */
 public final class OwnTaskClock implements AutoCloseable {
-    private static final EventSpec TASK_CLOCK_EVENT = GenericEvents.lookup("task-clock").orElseThrow();
+    private static final EventSpec TASK_CLOCK_EVENT =
+            GenericEvents.lookup("task-clock").orElseThrow();
     private static final ExportedEvent TASK_CLOCK = ExportedEvent.of(TASK_CLOCK_EVENT);
 
     private final ThreadCounters counters;
@@ -29,8 +29,13 @@ public final class OwnTaskClock implements AutoCloseable {
 
     /** Counts the calling thread from now on, with one descriptor out of {@code budget}. */
     public static OwnTaskClock ofCurrentThread(Syscalls syscalls, DescriptorBudget budget) {
-        return new OwnTaskClock(ThreadCounters.open(syscalls, ProcessHandle.current().pid(), syscalls.gettid(),
-                List.of(TASK_CLOCK_EVENT), new RefusedEvents(), budget));
+        return new OwnTaskClock(ThreadCounters.open(
+                syscalls,
+                ProcessHandle.current().pid(),
+                syscalls.gettid(),
+                List.of(TASK_CLOCK_EVENT),
+                new RefusedEvents(),
+                budget));
     }
 
     /** Seconds on a CPU since it was opened; NaN when it could not be counted. */

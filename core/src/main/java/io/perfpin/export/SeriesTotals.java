@@ -1,7 +1,6 @@
 package io.perfpin.export;
 
 import io.perfpin.counter.CounterSnapshot;
-
 import java.util.Arrays;
 import java.util.List;
 

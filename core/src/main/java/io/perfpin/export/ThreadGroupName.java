@@ -11,10 +11,10 @@ public final class ThreadGroupName {
     public static final String NUMBERED = "(numbered)";
     /** The longest name or group a label carries: thread names have no bound of their own. */
     public static final int MAX_CHARS = 256;
+
     private static final String SEPARATORS = "-_.#: ";
 
-    private ThreadGroupName() {
-    }
+    private ThreadGroupName() {}
 
     public static String of(String threadName) {
         int end = threadName.length();

@@ -3,7 +3,6 @@ package io.perfpin.jvm;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.ContentName;
 import io.perfpin.files.OwnedDirectory;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -24,8 +23,7 @@ public final class AgentJar {
     public static final String PROPERTY = "perfpin.agent.jar";
     private static final String RESOURCE = "perfpin-agent.jar";
 
-    private AgentJar() {
-    }
+    private AgentJar() {}
 
     /** The agent jar for a JVM of this user's. */
     public static Path forThisUser() throws IOException {
@@ -46,7 +44,8 @@ public final class AgentJar {
             content = in.readAllBytes();
         }
         OwnedDirectory version = PerfpinDirectory.open(PerfpinDirectory.AGENT).directory(ContentName.of(content));
-        return version.install(RESOURCE, content).orElseThrow(() -> new IOException(version.resolve(RESOURCE)
-                + " holds other bytes than this perfpin's agent: remove it, and perfpin writes it again"));
+        return version.install(RESOURCE, content)
+                .orElseThrow(() -> new IOException(version.resolve(RESOURCE)
+                        + " holds other bytes than this perfpin's agent: remove it, and perfpin writes it again"));
     }
 }

@@ -9,8 +9,7 @@ import java.time.Duration;
  * process is signalled only when it is a JVM that handles the signal.
  */
 public final class AgentLoader {
-    private AgentLoader() {
-    }
+    private AgentLoader() {}
 
     /**
      * @param options the text after {@code =}, as on {@code -javaagent:}; null for none

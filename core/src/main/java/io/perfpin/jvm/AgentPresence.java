@@ -22,8 +22,7 @@ public final class AgentPresence {
     /** The library of {@code java.lang.instrument}: no Java agent ever ran in a JVM without it. */
     private static final String INSTRUMENT_LIBRARY = "libinstrument.so";
 
-    private AgentPresence() {
-    }
+    private AgentPresence() {}
 
     /**
      * What the agent in JVM {@code pid} says of itself: {@value #RUNNING}, why its last detach failed, or nothing
@@ -44,8 +43,10 @@ public final class AgentPresence {
         try {
             read.load(new StringReader(properties));
         } catch (IOException | IllegalArgumentException e) {
-            throw new AttachException(AttachException.Category.NOT_A_JVM, process + " answered VM.system_properties"
-                    + " with what is not a properties list: " + e.getMessage());
+            throw new AttachException(
+                    AttachException.Category.NOT_A_JVM,
+                    process + " answered VM.system_properties" + " with what is not a properties list: "
+                            + e.getMessage());
         }
         return Optional.ofNullable(read.getProperty(PROPERTY));
     }

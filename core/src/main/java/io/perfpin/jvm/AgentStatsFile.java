@@ -3,7 +3,6 @@ package io.perfpin.jvm;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.stats.StatsFileReader;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
@@ -31,8 +30,7 @@ public final class AgentStatsFile {
     /** The directories of the JVM's uid looked into at most, each a step as that user. */
     private static final int MAX_CANDIDATES = 16;
 
-    private AgentStatsFile() {
-    }
+    private AgentStatsFile() {}
 
     /** The stats file of JVM {@code pid}, as shown to the user: below {@code /proc/<pid>/root} for a container's. */
     public static Path of(long pid) {
@@ -90,13 +88,16 @@ public final class AgentStatsFile {
     private static String inTarget(long pid, TargetFiles files) throws IOException {
         JvmOptions jvm = JvmOptions.of(pid);
         String file = PerfpinDirectory.JVMS + "/" + files.target().namespacePid() + ".stats";
-        Optional<String> configured = jvm.systemProperty(PerfpinDirectory.PROPERTY).filter(dir -> !dir.isEmpty());
+        Optional<String> configured =
+                jvm.systemProperty(PerfpinDirectory.PROPERTY).filter(dir -> !dir.isEmpty());
         if (configured.isPresent()) {
             // A relative one is below the JVM's working directory, as the kernel names it (a name, never followed).
             return (configured.get().startsWith("/") ? "" : files.workingDirectory() + "/") + configured.get() + "/"
                     + file;
         }
-        String parent = jvm.environment("XDG_RUNTIME_DIR").filter(dir -> dir.startsWith("/")).orElse("/tmp");
+        String parent = jvm.environment("XDG_RUNTIME_DIR")
+                .filter(dir -> dir.startsWith("/"))
+                .orElse("/tmp");
         Optional<String> user = jvm.systemProperty("user.name");
         if (user.isPresent()) {
             return parent + "/" + PREFIX + user.get() + "/" + file;
@@ -118,7 +119,9 @@ public final class AgentStatsFile {
             } catch (IOException notTheirs) {
                 continue; // another user's perfpin directory, which the JVM's user cannot enter either
             }
-            if (stats.isPresent() && stats.get().isRegularFile() && stats.get().uid() == files.target().effectiveUid()
+            if (stats.isPresent()
+                    && stats.get().isRegularFile()
+                    && stats.get().uid() == files.target().effectiveUid()
                     && (found == null || name.equals(PREFIX + known))) {
                 found = name;
             }
@@ -126,8 +129,8 @@ public final class AgentStatsFile {
         if (found != null) {
             return parent + "/" + found + "/" + file;
         }
-        return parent + "/" + PREFIX + (known != null ? known : Integer.toString(files.target().effectiveUid()))
-                + "/" + file;
+        return parent + "/" + PREFIX
+                + (known != null ? known : Integer.toString(files.target().effectiveUid())) + "/" + file;
     }
 
     private static Path shown(long pid, TargetFiles files, String inTarget) {

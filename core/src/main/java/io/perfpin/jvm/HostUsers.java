@@ -3,7 +3,6 @@ package io.perfpin.jvm;
 import io.perfpin.files.PathWalk;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +19,7 @@ final class HostUsers {
     /** Far more than any local user database; what is past it is not read. */
     private static final int MAX_BYTES = 8 << 20;
 
-    private HostUsers() {
-    }
+    private HostUsers() {}
 
     static Optional<String> name(FileCalls calls, int uid) {
         try {

@@ -1,9 +1,14 @@
 package io.perfpin.jvm;
 
+import static io.perfpin.jvm.AttachException.Category.AGENT_LOAD_FAILED;
+import static io.perfpin.jvm.AttachException.Category.ATTACH_REFUSED;
+import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
+import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
+import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
+
 import io.perfpin.files.ContentName;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.PinWatchdog;
-
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -21,12 +26,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-
-import static io.perfpin.jvm.AttachException.Category.AGENT_LOAD_FAILED;
-import static io.perfpin.jvm.AttachException.Category.ATTACH_REFUSED;
-import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
-import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
-import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
 
 /**
  * HotSpot's dynamic attach protocol on Linux, spoken directly: no {@code jdk.attach} module (absent from
@@ -61,14 +60,14 @@ final class HotSpotAttach {
     private static final String PROTOCOL_VERSION = "1";
     /** A JVM starts its listener within milliseconds of the signal; this long, after one SIGQUIT, is a no. */
     static final Duration LISTENER_START = Duration.ofSeconds(2);
+
     private static final String DISABLED = "DisableAttachMechanism";
     private static final long FIRST_NAP_MILLIS = 10;
     private static final long LONGEST_NAP_MILLIS = 200;
     /** A dump of 100,000 threads is about 50 MB; a reply past this is a process that only pretends to be a JVM. */
     static final int MAX_REPLY_BYTES = 256 << 20;
 
-    private HotSpotAttach() {
-    }
+    private HotSpotAttach() {}
 
     /**
      * Runs diagnostic command {@code command} (as {@code jcmd <pid> <command>} would) in JVM {@code pid}
@@ -102,18 +101,32 @@ final class HotSpotAttach {
      */
     static void loadAgent(long pid, Path jar, String options, Duration timeout) throws AttachException {
         String[] handed = new String[1];
-        String reply = execute(pid, "load", files -> {
-            handed[0] = handedJar(files, jar);
-            return List.of("instrument", "false", options == null || options.isEmpty() ? handed[0]
-                    : handed[0] + "=" + options);
-        }, "load of agent " + jar, timeout, true).strip();
+        String reply = execute(
+                        pid,
+                        "load",
+                        files -> {
+                            handed[0] = handedJar(files, jar);
+                            return List.of(
+                                    "instrument",
+                                    "false",
+                                    options == null || options.isEmpty() ? handed[0] : handed[0] + "=" + options);
+                        },
+                        "load of agent " + jar,
+                        timeout,
+                        true)
+                .strip();
         // JDK 9 to 20 answer "return code: N", older and newer ones "N"; 0 is success.
         String code = reply.startsWith("return code: ") ? reply.substring("return code: ".length()) : reply;
         if (!code.equals("0")) {
-            throw new AttachException(AGENT_LOAD_FAILED, "process " + pid + " did not load the agent " + handed[0]
-                    + ": " + (reply.isEmpty() ? "no answer" : reply.lines().findFirst().orElse(reply))
-                    + "; the JVM's stderr says why (a JVM started with -XX:+DisableAttachMechanism or "
-                    + "-XX:-EnableDynamicAgentLoading refuses agents)");
+            throw new AttachException(
+                    AGENT_LOAD_FAILED,
+                    "process " + pid + " did not load the agent " + handed[0]
+                            + ": "
+                            + (reply.isEmpty()
+                                    ? "no answer"
+                                    : reply.lines().findFirst().orElse(reply))
+                            + "; the JVM's stderr says why (a JVM started with -XX:+DisableAttachMechanism or "
+                            + "-XX:-EnableDynamicAgentLoading refuses agents)");
         }
     }
 
@@ -126,17 +139,20 @@ final class HotSpotAttach {
 
     private static String handedJar(TargetFiles files, Path jar) throws AttachException {
         ProcStatus self = ProcStatus.ofSelf();
-        if (files.sharesMountNamespace() && self.effectiveUid() == files.target().effectiveUid()
+        if (files.sharesMountNamespace()
+                && self.effectiveUid() == files.target().effectiveUid()
                 && self.effectiveGid() == files.target().effectiveGid()) {
             return jar.toString();
         }
         try {
             byte[] content = Files.readAllBytes(jar);
-            return files.install(agentDirectory(files.target().effectiveUid()), "perfpin-agent-"
-                    + ContentName.of(content) + ".jar", content);
+            return files.install(
+                    agentDirectory(files.target().effectiveUid()),
+                    "perfpin-agent-" + ContentName.of(content) + ".jar",
+                    content);
         } catch (IOException e) {
-            throw new AttachException(AGENT_LOAD_FAILED, "cannot hand the agent jar to " + files.process() + ": "
-                    + e.getMessage());
+            throw new AttachException(
+                    AGENT_LOAD_FAILED, "cannot hand the agent jar to " + files.process() + ": " + e.getMessage());
         }
     }
 
@@ -146,8 +162,9 @@ final class HotSpotAttach {
     }
 
     /** One request of the attach protocol: a command and exactly three arguments. */
-    private static String execute(long pid, String command, Arguments arguments, String what, Duration timeout,
-                                  boolean mayStartListener) throws AttachException {
+    private static String execute(
+            long pid, String command, Arguments arguments, String what, Duration timeout, boolean mayStartListener)
+            throws AttachException {
         long deadline = System.nanoTime() + timeout.toNanos();
         ProcStatus target = status(pid);
         String process = "process " + pid + " (" + target.command() + ")";
@@ -166,12 +183,14 @@ final class HotSpotAttach {
                 startListener(pid, process, files, socket, deadline, timeout);
                 channel = connectIfListening(process, files, socket);
                 if (channel == null) {
-                    throw new AttachException(NOT_A_JVM, process + " started its attach listener but refuses "
-                            + "connections to " + files.shown(socket));
+                    throw new AttachException(
+                            NOT_A_JVM,
+                            process + " started its attach listener but refuses " + "connections to "
+                                    + files.shown(socket));
                 }
             }
-            byte[] reply = exchange(process, files.shown(socket), channel, request(command, request), deadline,
-                    timeout);
+            byte[] reply =
+                    exchange(process, files.shown(socket), channel, request(command, request), deadline, timeout);
             return output(process, what, reply);
         }
     }
@@ -203,17 +222,21 @@ final class HotSpotAttach {
         boolean allowed = self.effectiveUid() == 0
                 || self.effectiveUid() == target.effectiveUid() && self.effectiveGid() == target.effectiveGid();
         if (!allowed) {
-            throw new AttachException(PERMISSION_DENIED, process + " runs as uid " + target.effectiveUid() + " gid "
-                    + target.effectiveGid() + ", perfpin as uid " + self.effectiveUid() + " gid "
-                    + self.effectiveGid() + ": a JVM lets only its own user and group, or root, attach");
+            throw new AttachException(
+                    PERMISSION_DENIED,
+                    process + " runs as uid " + target.effectiveUid() + " gid "
+                            + target.effectiveGid() + ", perfpin as uid " + self.effectiveUid() + " gid "
+                            + self.effectiveGid() + ": a JVM lets only its own user and group, or root, attach");
         }
     }
 
     static void checkHotSpot(long pid, String process, ProcStatus status) throws AttachException {
         if (status.command().equals(PinWatchdog.PROCESS_NAME)) {
             // A fork of perfpin's own JVM that never called exec: it maps libjvm.so, but runs no Java.
-            throw new AttachException(NOT_A_JVM, process + " is not a HotSpot JVM: it is the watchdog of a perfpin"
-                    + " that pins threads, and runs no Java");
+            throw new AttachException(
+                    NOT_A_JVM,
+                    process + " is not a HotSpot JVM: it is the watchdog of a perfpin"
+                            + " that pins threads, and runs no Java");
         }
         if (!mapsLibrary(pid, process, "libjvm.so")) {
             throw new AttachException(NOT_A_JVM, process + " is not a HotSpot JVM: it has no libjvm.so loaded");
@@ -224,8 +247,8 @@ final class HotSpotAttach {
     static boolean mapsLibrary(long pid, String process, String library) throws AttachException {
         Path maps = Path.of("/proc/" + pid + "/maps");
         // ISO-8859-1: mapped file names are bytes, and need not be UTF-8.
-        try (BufferedReader lines = new BufferedReader(new InputStreamReader(Files.newInputStream(maps),
-                StandardCharsets.ISO_8859_1))) {
+        try (BufferedReader lines =
+                new BufferedReader(new InputStreamReader(Files.newInputStream(maps), StandardCharsets.ISO_8859_1))) {
             String line;
             while ((line = lines.readLine()) != null) {
                 if (line.contains("/" + library)) {
@@ -240,13 +263,16 @@ final class HotSpotAttach {
         }
     }
 
-    private static void startListener(long pid, String process, TargetFiles files, String socket, long deadline,
-                                      Duration timeout) throws AttachException {
+    private static void startListener(
+            long pid, String process, TargetFiles files, String socket, long deadline, Duration timeout)
+            throws AttachException {
         refuseIfAttachDisabled(pid, process, files);
         if (!files.target().catchesQuit()) {
             // With -Xrs a JVM handles no SIGQUIT, but starts its listener at startup unless attach is disabled.
-            throw new AttachException(NOT_A_JVM, process + " does not handle SIGQUIT, so its attach listener cannot "
-                    + "be started (a JVM still starting, or one run with -Xrs and -XX:+DisableAttachMechanism)");
+            throw new AttachException(
+                    NOT_A_JVM,
+                    process + " does not handle SIGQUIT, so its attach listener cannot "
+                            + "be started (a JVM still starting, or one run with -Xrs and -XX:+DisableAttachMechanism)");
         }
         String socketName = socket.substring("/tmp/".length());
         try {
@@ -256,8 +282,8 @@ final class HotSpotAttach {
                 files.remove(false, "/tmp", socketName, stale.get());
             }
         } catch (IOException e) {
-            throw new AttachException(NOT_A_JVM, "cannot remove the stale attach socket " + files.shown(socket)
-                    + ": " + e.getMessage());
+            throw new AttachException(
+                    NOT_A_JVM, "cannot remove the stale attach socket " + files.shown(socket) + ": " + e.getMessage());
         }
         Trigger trigger = createTrigger(process, files);
         try {
@@ -268,9 +294,12 @@ final class HotSpotAttach {
                 long left = listening - System.nanoTime();
                 if (left <= 0) {
                     // Never a second signal: a JVM that did not take the first as a trigger printed a thread dump.
-                    throw new AttachException(ATTACH_REFUSED, process + " did not start its attach listener within "
-                            + Math.min(LISTENER_START.toMillis(), timeout.toMillis()) + " ms of one SIGQUIT: its"
-                            + " attach mechanism is off, or it does not answer (stopped, or at a long safepoint)");
+                    throw new AttachException(
+                            ATTACH_REFUSED,
+                            process + " did not start its attach listener within "
+                                    + Math.min(LISTENER_START.toMillis(), timeout.toMillis())
+                                    + " ms of one SIGQUIT: its"
+                                    + " attach mechanism is off, or it does not answer (stopped, or at a long safepoint)");
                 }
                 if (exited(pid)) {
                     throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
@@ -294,14 +323,13 @@ final class HotSpotAttach {
         try {
             return files.status(path).isPresent();
         } catch (IOException e) {
-            throw new AttachException(NOT_A_JVM, "cannot look for the attach socket of " + process + ": "
-                    + e.getMessage());
+            throw new AttachException(
+                    NOT_A_JVM, "cannot look for the attach socket of " + process + ": " + e.getMessage());
         }
     }
 
     /** The trigger perfpin created, to remove afterwards: where, and which file, so that no other is removed. */
-    private record Trigger(boolean inWorkingDirectory, String name, FileStat status) {
-    }
+    private record Trigger(boolean inWorkingDirectory, String name, FileStat status) {}
 
     /**
      * Makes sure the JVM finds a trigger it accepts, as HotSpot looks for one: {@code .attach_pid<nspid>} in its
@@ -331,22 +359,30 @@ final class HotSpotAttach {
                 if (owner == files.target().effectiveUid() || owner == files.namespaceRoot()) {
                     return null;
                 }
-                throw new AttachException(ATTACH_REFUSED, name + " in " + where + " belongs to uid " + owner
-                        + ", so " + process + " would ignore it and print a thread dump: no signal sent. Its owner"
-                        + " (or root) must remove it");
+                throw new AttachException(
+                        ATTACH_REFUSED,
+                        name + " in " + where + " belongs to uid " + owner
+                                + ", so " + process
+                                + " would ignore it and print a thread dump: no signal sent. Its owner"
+                                + " (or root) must remove it");
             }
             try {
                 if (files.create(inWorkingDirectory, "/tmp", name)) {
-                    return new Trigger(inWorkingDirectory, name, files.status(inWorkingDirectory, "/tmp", name)
-                            .orElseThrow(() -> new IOException(name + " vanished as it was created")));
+                    return new Trigger(
+                            inWorkingDirectory,
+                            name,
+                            files.status(inWorkingDirectory, "/tmp", name)
+                                    .orElseThrow(() -> new IOException(name + " vanished as it was created")));
                 }
                 return null; // another client's, created a moment ago
             } catch (IOException e) {
                 failure = e;
             }
         }
-        throw new AttachException(PERMISSION_DENIED, "cannot create the attach trigger " + name + " of " + process
-                + " in its working directory nor in its /tmp: " + failure.getMessage());
+        throw new AttachException(
+                PERMISSION_DENIED,
+                "cannot create the attach trigger " + name + " of " + process
+                        + " in its working directory nor in its /tmp: " + failure.getMessage());
     }
 
     /**
@@ -356,17 +392,22 @@ final class HotSpotAttach {
      */
     private static void refuseIfAttachDisabled(long pid, String process, TargetFiles files) throws AttachException {
         Optional<Boolean> supported = PerfData.of(files).flatMap(PerfData::attachSupported);
-        boolean disabled = supported.isPresent() ? !supported.get() : JvmOptions.of(pid).lastFlag(DISABLED)
-                .orElse(false);
+        boolean disabled = supported.isPresent()
+                ? !supported.get()
+                : JvmOptions.of(pid).lastFlag(DISABLED).orElse(false);
         if (disabled) {
-            throw new AttachException(ATTACH_REFUSED, process + " runs with -XX:+" + DISABLED + ": it accepts no"
-                    + " attach (no agent, no thread dump). Start it with -javaagent: instead, or without that flag");
+            throw new AttachException(
+                    ATTACH_REFUSED,
+                    process + " runs with -XX:+" + DISABLED + ": it accepts no"
+                            + " attach (no agent, no thread dump). Start it with -javaagent: instead, or without that flag");
         }
     }
 
     private static void sendQuit(long pid, String process) throws AttachException {
         try {
-            Process kill = new ProcessBuilder("kill", "-QUIT", Long.toString(pid)).redirectErrorStream(true).start();
+            Process kill = new ProcessBuilder("kill", "-QUIT", Long.toString(pid))
+                    .redirectErrorStream(true)
+                    .start();
             String said = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
             if (kill.waitFor() == 0) {
                 return;
@@ -408,10 +449,12 @@ final class HotSpotAttach {
         return request.toByteArray();
     }
 
-    private static byte[] exchange(String process, String socket, SocketChannel channel, byte[] request, long deadline,
-                                   Duration timeout) throws AttachException {
+    private static byte[] exchange(
+            String process, String socket, SocketChannel channel, byte[] request, long deadline, Duration timeout)
+            throws AttachException {
         ByteArrayOutputStream reply = new ByteArrayOutputStream();
-        try (channel; Selector selector = Selector.open()) {
+        try (channel;
+                Selector selector = Selector.open()) {
             ByteBuffer out = ByteBuffer.wrap(request);
             while (out.hasRemaining()) {
                 channel.write(out); // a few dozen bytes: the socket buffer takes them at once
@@ -422,8 +465,10 @@ final class HotSpotAttach {
             while (true) {
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw new AttachException(NOT_A_JVM, process + " accepted the attach connection but did not "
-                            + "answer within " + timeout.toMillis() + " ms");
+                    throw new AttachException(
+                            NOT_A_JVM,
+                            process + " accepted the attach connection but did not " + "answer within "
+                                    + timeout.toMillis() + " ms");
                 }
                 selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                 selector.selectedKeys().clear();
@@ -432,14 +477,16 @@ final class HotSpotAttach {
                     return reply.toByteArray();
                 }
                 if (reply.size() + read > MAX_REPLY_BYTES) {
-                    throw new AttachException(NOT_A_JVM, process + " answered more than " + MAX_REPLY_BYTES
-                            + " bytes: no thread dump or agent load says that much");
+                    throw new AttachException(
+                            NOT_A_JVM,
+                            process + " answered more than " + MAX_REPLY_BYTES
+                                    + " bytes: no thread dump or agent load says that much");
                 }
                 reply.write(in.array(), 0, read);
             }
         } catch (IOException e) {
-            throw new AttachException(NOT_A_JVM, "cannot talk to " + process + " through " + socket + ": "
-                    + e.getMessage());
+            throw new AttachException(
+                    NOT_A_JVM, "cannot talk to " + process + " through " + socket + ": " + e.getMessage());
         }
     }
 
@@ -454,8 +501,9 @@ final class HotSpotAttach {
         String output = ModifiedUtf8.decode(reply, start, reply.length - start);
         if (!status.equals("0")) {
             String detail = output.strip().lines().findFirst().orElse("no detail");
-            throw new AttachException(what.startsWith("load") ? AGENT_LOAD_FAILED : NOT_A_JVM, process + " refused "
-                    + what + " (status " + status + "): " + detail);
+            throw new AttachException(
+                    what.startsWith("load") ? AGENT_LOAD_FAILED : NOT_A_JVM,
+                    process + " refused " + what + " (status " + status + "): " + detail);
         }
         return output;
     }

@@ -18,9 +18,21 @@ import java.util.Set;
  */
 public final class JavaProcess {
     /** Launcher options whose value is the next argument ({@code java --help}, JDK 17 to 25). */
-    private static final Set<String> OPTIONS_WITH_VALUE = Set.of("-cp", "-classpath", "--class-path", "-p",
-            "--module-path", "--upgrade-module-path", "--add-modules", "--limit-modules", "--add-reads",
-            "--add-exports", "--add-opens", "--patch-module", "--enable-native-access", "--source");
+    private static final Set<String> OPTIONS_WITH_VALUE = Set.of(
+            "-cp",
+            "-classpath",
+            "--class-path",
+            "-p",
+            "--module-path",
+            "--upgrade-module-path",
+            "--add-modules",
+            "--limit-modules",
+            "--add-reads",
+            "--add-exports",
+            "--add-opens",
+            "--patch-module",
+            "--enable-native-access",
+            "--source");
 
     private final long pid;
     private final int effectiveUid;

@@ -9,5 +9,4 @@ package io.perfpin.jvm;
  * @param daemon  whether it is a daemon thread
  * @param state   its {@code java.lang.Thread.State} line, or null where the dump shows none
  */
-public record JavaThreadInfo(String name, long javaId, int tid, boolean daemon, Thread.State state) {
-}
+public record JavaThreadInfo(String name, long javaId, int tid, boolean daemon, Thread.State state) {}

@@ -1,9 +1,10 @@
 package io.perfpin.jvm;
 
+import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
+
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.JavaThreadIds;
 import io.perfpin.nativeio.Syscalls;
-
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
@@ -11,8 +12,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-
-import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
 
 /**
  * Which Linux thread each {@code java.lang.Thread} of this JVM runs on, for threads that already run when
@@ -30,8 +29,7 @@ public final class JavaThreads {
     /** Long enough for a loaded JVM to print thousands of threads, after the listener finished its request. */
     private static final Duration TIMEOUT = Duration.ofSeconds(60);
 
-    private JavaThreads() {
-    }
+    private JavaThreads() {}
 
     /** Every live platform thread of this JVM, with its TID. */
     public static Map<Thread, Integer> live(Syscalls syscalls) throws AttachException {
@@ -70,8 +68,10 @@ public final class JavaThreads {
 
     private static Map<Thread, Integer> fromOwnDump(Collection<Thread> threads) throws AttachException {
         if (Runtime.version().feature() >= STREAMING_ATTACH) {
-            throw new AttachException(NOT_A_JVM, "on JDK " + STREAMING_ATTACH + " and later, perfpin needs its C "
-                    + "library (the JNI backend) to find the TIDs of threads that already run");
+            throw new AttachException(
+                    NOT_A_JVM,
+                    "on JDK " + STREAMING_ATTACH + " and later, perfpin needs its C "
+                            + "library (the JNI backend) to find the TIDs of threads that already run");
         }
         Map<Long, Integer> tidById = new HashMap<>();
         ThreadDump.ofThisJvm(TIMEOUT).javaThreads().forEach(t -> tidById.put(t.javaId(), t.tid()));

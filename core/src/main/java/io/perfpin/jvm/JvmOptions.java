@@ -48,7 +48,9 @@ final class JvmOptions {
 
     /** An environment variable of the process; empty when unset, or when its environment cannot be read. */
     Optional<String> environment(String variable) {
-        return environment.stream().filter(e -> e.startsWith(variable + "=")).findFirst()
+        return environment.stream()
+                .filter(e -> e.startsWith(variable + "="))
+                .findFirst()
                 .map(e -> e.substring(variable.length() + 1));
     }
 

@@ -10,8 +10,7 @@ import java.util.OptionalInt;
 public final class LastCpu {
     private static final int PROCESSOR = 39;
 
-    private LastCpu() {
-    }
+    private LastCpu() {}
 
     /** Empty when the thread is gone or its stat file cannot be read. */
     public static OptionalInt of(long pid, int tid) {

@@ -8,8 +8,7 @@ package io.perfpin.jvm;
 final class ModifiedUtf8 {
     private static final char REPLACEMENT = '\uFFFD';
 
-    private ModifiedUtf8() {
-    }
+    private ModifiedUtf8() {}
 
     /** Decodes {@code length} bytes from {@code offset}; a malformed byte becomes U+FFFD and decoding goes on. */
     static String decode(byte[] bytes, int offset, int length) {

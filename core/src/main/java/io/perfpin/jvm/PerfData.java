@@ -1,7 +1,6 @@
 package io.perfpin.jvm;
 
 import io.perfpin.nativeio.FileStat;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -70,7 +69,9 @@ final class PerfData {
                 }
                 String file = "/tmp/" + dir + "/" + target.namespacePid();
                 Optional<FileStat> status = files.status(file);
-                if (status.isPresent() && status.get().uid() == target.effectiveUid() && status.get().isRegularFile()
+                if (status.isPresent()
+                        && status.get().uid() == target.effectiveUid()
+                        && status.get().isRegularFile()
                         && status.get().size() <= MAX_SIZE) {
                     return Optional.of(parse(files.read(file, MAX_SIZE)));
                 }
@@ -83,7 +84,8 @@ final class PerfData {
 
     /** @throws IOException when the bytes are not an hsperfdata file */
     static PerfData parse(byte[] bytes) throws IOException {
-        if (bytes.length < PROLOGUE || ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN).getInt(0) != MAGIC) {
+        if (bytes.length < PROLOGUE
+                || ByteBuffer.wrap(bytes).order(ByteOrder.BIG_ENDIAN).getInt(0) != MAGIC) {
             throw new IOException("not an hsperfdata file");
         }
         ByteBuffer b = ByteBuffer.wrap(bytes).order(bytes[4] == 1 ? ByteOrder.LITTLE_ENDIAN : ByteOrder.BIG_ENDIAN);

@@ -25,8 +25,15 @@ import java.util.List;
  * @param groups         {@code Groups:}, the supplementary groups, which a helper acting with the process's rights
  *                       takes too
  */
-record ProcStatus(String command, boolean zombie, List<Integer> uids, List<Integer> gids, long namespacePid,
-                  boolean nestedPidSpace, boolean catchesQuit, List<Integer> groups) {
+record ProcStatus(
+        String command,
+        boolean zombie,
+        List<Integer> uids,
+        List<Integer> gids,
+        long namespacePid,
+        boolean nestedPidSpace,
+        boolean catchesQuit,
+        List<Integer> groups) {
     /** SIGQUIT is signal 3: bit 2 of the signal masks, whose bit n-1 stands for signal n. */
     private static final long SIGQUIT_BIT = 1L << 2;
     /** Of the fields of {@code Uid:} and {@code Gid:}, the effective id is the second. */
@@ -68,7 +75,11 @@ record ProcStatus(String command, boolean zombie, List<Integer> uids, List<Integ
         // reads from the start in whole buffers. Lenient UTF-8: a thread name cut at 15 bytes may end inside
         // a character.
         try (InputStream in = Files.newInputStream(file)) {
-            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList(), id);
+            return parse(
+                    new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                            .lines()
+                            .toList(),
+                    id);
         }
     }
 
@@ -97,8 +108,7 @@ record ProcStatus(String command, boolean zombie, List<Integer> uids, List<Integ
                 case "SigCgt" -> caught = Long.parseUnsignedLong(value, 16);
                 case "SigIgn" -> ignored = Long.parseUnsignedLong(value, 16);
                 case "Groups" -> groups = value.isEmpty() ? List.of() : ids(value);
-                default -> {
-                }
+                default -> {}
             }
         }
         // Kernels before 4.1 have no NSpid: there the id we know is the only one.

@@ -16,8 +16,7 @@ import java.util.Set;
  * container and perfpin outside it.
  */
 final class ProcTasks {
-    private ProcTasks() {
-    }
+    private ProcTasks() {}
 
     /** The TIDs of the live threads of {@code pid}, as this process's /proc numbers them. */
     static Set<Integer> of(long pid) throws IOException {

@@ -26,11 +26,10 @@ import java.util.stream.Stream;
  * @param exe       device and inode of the program {@code /proc/<pid>/exe} leads to; null when perfpin may not
  *                  follow that link (another user's process, perfpin not being root)
  */
-public record ProcessIdentity(long pid, String command, long startTime, List<Integer> uids, List<Integer> gids,
-                              Program exe) {
+public record ProcessIdentity(
+        long pid, String command, long startTime, List<Integer> uids, List<Integer> gids, Program exe) {
     /** A program file: an exec replaces it, and a copy of the same program is another file. */
-    public record Program(long device, long inode) {
-    }
+    public record Program(long device, long inode) {}
 
     public ProcessIdentity {
         uids = List.copyOf(uids);
@@ -55,8 +54,8 @@ public record ProcessIdentity(long pid, String command, long startTime, List<Int
         if (status.zombie() || started.isEmpty()) {
             throw new ProcessChangedException(true, "no process with pid " + pid); // as the attach says it
         }
-        return new ProcessIdentity(pid, status.command(), started.getAsLong(), status.uids(), status.gids(),
-                program(pid));
+        return new ProcessIdentity(
+                pid, status.command(), started.getAsLong(), status.uids(), status.gids(), program(pid));
     }
 
     /**
@@ -73,21 +72,23 @@ public record ProcessIdentity(long pid, String command, long startTime, List<Int
         } catch (ProcessChangedException e) {
             throw exited(process);
         } catch (IOException e) {
-            throw new ProcessChangedException(false, "cannot tell whether pid " + pid + " still names " + process
-                    + ": " + e.getMessage());
+            throw new ProcessChangedException(
+                    false, "cannot tell whether pid " + pid + " still names " + process + ": " + e.getMessage());
         }
         if (now.startTime != startTime) {
-            throw new ProcessChangedException(false, process + " exited, and pid " + pid + " names another"
-                    + " process now (" + now.command + ")");
+            throw new ProcessChangedException(
+                    false,
+                    process + " exited, and pid " + pid + " names another" + " process now (" + now.command + ")");
         }
         // The program first: an exec of a setuid program changes both, and the exec is what happened.
         if (exe != null && !exe.equals(now.exe)) {
-            throw new ProcessChangedException(false, process + " runs another program now (" + exePath(pid)
-                    + "): it exec'd since perfpin checked it");
+            throw new ProcessChangedException(
+                    false,
+                    process + " runs another program now (" + exePath(pid) + "): it exec'd since perfpin checked it");
         }
         if (!now.uids.equals(uids) || !now.gids.equals(gids)) {
-            throw new ProcessChangedException(false, process + " runs as other users now (" + ids(now)
-                    + "; when checked: " + ids(this) + ")");
+            throw new ProcessChangedException(
+                    false, process + " runs as other users now (" + ids(now) + "; when checked: " + ids(this) + ")");
         }
     }
 
@@ -102,7 +103,9 @@ public record ProcessIdentity(long pid, String command, long startTime, List<Int
 
     /** Its four uids, then its four gids. */
     public int[] credentials() {
-        return Stream.concat(uids.stream(), gids.stream()).mapToInt(Integer::intValue).toArray();
+        return Stream.concat(uids.stream(), gids.stream())
+                .mapToInt(Integer::intValue)
+                .toArray();
     }
 
     private static ProcessChangedException exited(String process) {

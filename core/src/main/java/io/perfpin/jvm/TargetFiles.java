@@ -6,7 +6,6 @@ import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.NativeException;
 import io.perfpin.nativeio.ThreadCredentials;
-
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.StandardProtocolFamily;
@@ -118,8 +117,8 @@ final class TargetFiles implements AutoCloseable {
      */
     int namespaceRoot() {
         try (java.io.InputStream in = Files.newInputStream(Path.of("/proc/" + pid + "/uid_map"))) {
-            for (String line : new String(in.readNBytes(1 << 16), java.nio.charset.StandardCharsets.US_ASCII)
-                    .split("\n")) {
+            for (String line :
+                    new String(in.readNBytes(1 << 16), java.nio.charset.StandardCharsets.US_ASCII).split("\n")) {
                 String[] fields = line.strip().split("\\s+");
                 if (fields.length == 3 && fields[0].equals("0")) {
                     return Integer.parseUnsignedInt(fields[1]);
@@ -281,8 +280,16 @@ final class TargetFiles implements AutoCloseable {
         return asTarget(() -> {
             int parent = directory(inWorkingDirectory, dir);
             try {
-                int fd = calls.openat(parent, name, FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_WRONLY
-                        | FileCalls.O_NOFOLLOW | FileCalls.O_NONBLOCK | FileCalls.O_CLOEXEC, 0600);
+                int fd = calls.openat(
+                        parent,
+                        name,
+                        FileCalls.O_CREAT
+                                | FileCalls.O_EXCL
+                                | FileCalls.O_WRONLY
+                                | FileCalls.O_NOFOLLOW
+                                | FileCalls.O_NONBLOCK
+                                | FileCalls.O_CLOEXEC,
+                        0600);
                 if (fd == -Errno.EEXIST) {
                     return false;
                 }
@@ -359,8 +366,9 @@ final class TargetFiles implements AutoCloseable {
             try {
                 for (String trusted : new String[] {"/", "/tmp"}) {
                     FileStat status = calls.fstat(trusted.equals("/") ? rootFd : tmp);
-                    if (!status.isDirectory() || status.uid() != 0 && status.uid() != root
-                            && status.uid() != target.effectiveUid() || status.othersMayReplaceEntries()) {
+                    if (!status.isDirectory()
+                            || status.uid() != 0 && status.uid() != root && status.uid() != target.effectiveUid()
+                            || status.othersMayReplaceEntries()) {
                         throw new IOException(shown(trusted) + " is " + status.kind() + " of uid " + status.uid()
                                 + ", mode " + String.format("%04o", status.permissions()) + ": another user could"
                                 + " replace what perfpin puts below it");
@@ -370,8 +378,11 @@ final class TargetFiles implements AutoCloseable {
                 if (made < 0 && made != -Errno.EEXIST) {
                     throw new IOException("cannot create " + shown("/tmp/" + dir) + ": " + Errno.words(made));
                 }
-                int own = calls.openat(tmp, dir, FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW
-                        | FileCalls.O_CLOEXEC, 0);
+                int own = calls.openat(
+                        tmp,
+                        dir,
+                        FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
+                        0);
                 if (own < 0) {
                     throw new IOException("cannot open " + shown("/tmp/" + dir) + ": " + Errno.words(own)
                             + " (not a directory of the process's user's: remove it)");
@@ -398,10 +409,14 @@ final class TargetFiles implements AutoCloseable {
         if (holds(dir, name, content, path)) {
             return path;
         }
-        String temporary = "." + name + "." + Long.toHexString(java.util.concurrent.ThreadLocalRandom.current()
-                .nextLong() | Long.MIN_VALUE) + ".tmp";
-        int fd = calls.openat(dir, temporary, FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_WRONLY
-                | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0600);
+        String temporary = "." + name + "."
+                + Long.toHexString(
+                        java.util.concurrent.ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE) + ".tmp";
+        int fd = calls.openat(
+                dir,
+                temporary,
+                FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_WRONLY | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
+                0600);
         if (fd < 0) {
             throw new IOException("cannot create a file in " + shown(path) + "'s directory: " + Errno.words(fd));
         }
@@ -462,8 +477,13 @@ final class TargetFiles implements AutoCloseable {
     /** Runs {@code step} with the target's rights. */
     <T> T asTarget(Callable<T> step) throws IOException {
         try {
-            return ThreadCredentials.callAs(calls.syscalls(), target.effectiveUid(), target.effectiveGid(),
-                    target.groups(), STEP_DEADLINE, step);
+            return ThreadCredentials.callAs(
+                    calls.syscalls(),
+                    target.effectiveUid(),
+                    target.effectiveGid(),
+                    target.groups(),
+                    STEP_DEADLINE,
+                    step);
         } catch (IOException e) {
             throw e;
         } catch (NativeException e) {
@@ -493,8 +513,8 @@ final class TargetFiles implements AutoCloseable {
     private int locate(String path) throws IOException {
         PathWalk.Entry entry = walk().parent(path);
         try {
-            int fd = calls.openat(entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW
-                    | FileCalls.O_CLOEXEC, 0);
+            int fd = calls.openat(
+                    entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
             if (fd == -Errno.ENOENT) {
                 throw new java.nio.file.NoSuchFileException(shown(path));
             }

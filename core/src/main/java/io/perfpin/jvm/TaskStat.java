@@ -11,14 +11,16 @@ public final class TaskStat {
     /** Fields after the command's closing parenthesis start with field 3 (state). */
     private static final int FIRST_AFTER_COMMAND = 3;
 
-    private TaskStat() {
-    }
+    private TaskStat() {}
 
     /** Empty when the thread is gone or its stat file cannot be read. */
     static Optional<String> field(long pid, int tid, int number) {
         try {
-            return field(new String(Files.readAllBytes(Paths.get("/proc/" + pid + "/task/" + tid + "/stat")),
-                    StandardCharsets.UTF_8), number);
+            return field(
+                    new String(
+                            Files.readAllBytes(Paths.get("/proc/" + pid + "/task/" + tid + "/stat")),
+                            StandardCharsets.UTF_8),
+                    number);
         } catch (IOException e) {
             return Optional.empty();
         }

@@ -12,8 +12,7 @@ import java.nio.file.Path;
 public final class ThisProcess {
     private static final long PID = read();
 
-    private ThisProcess() {
-    }
+    private ThisProcess() {}
 
     public static long pid() {
         return PID;

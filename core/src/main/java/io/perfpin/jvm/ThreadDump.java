@@ -1,5 +1,8 @@
 package io.perfpin.jvm;
 
+import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
+import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
+
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
@@ -9,9 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
-import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
 
 /**
  * A HotSpot thread dump ({@code jcmd <pid> Thread.print}) read for what perfpin needs: each thread's name,
@@ -37,8 +37,9 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
 public final class ThreadDump {
     /** Long enough for a loaded JVM to reach a safepoint and print thousands of threads. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
-    private static final Pattern HEADER = Pattern.compile(
-            "\"(?<name>(?s:.*))\" (?:#(?<id>\\d+) (?:\\[(?<tid>\\d+)] )?(?<daemon>daemon )?prio=\\d+ )?"
+
+    private static final Pattern HEADER =
+            Pattern.compile("\"(?<name>(?s:.*))\" (?:#(?<id>\\d+) (?:\\[(?<tid>\\d+)] )?(?<daemon>daemon )?prio=\\d+ )?"
                     + "os_prio=-?\\d+ (?:\\S+ )*?tid=0x\\p{XDigit}+(?: nid=(?<nid>0x\\p{XDigit}+|\\d+))?(?: .*)?");
     private static final String STATE_PREFIX = "   java.lang.Thread.State: ";
 
@@ -100,8 +101,8 @@ public final class ThreadDump {
         } catch (NoSuchFileException e) {
             throw new AttachException(NO_SUCH_PROCESS, "process " + pid + " exited while perfpin attached");
         } catch (IOException e) {
-            throw new AttachException(PERMISSION_DENIED, "cannot list the threads of process " + pid + ": "
-                    + e.getMessage());
+            throw new AttachException(
+                    PERMISSION_DENIED, "cannot list the threads of process " + pid + ": " + e.getMessage());
         }
     }
 
@@ -137,13 +138,18 @@ public final class ThreadDump {
                 i = last + 1; // no TID to map it by
                 continue;
             }
-            int tid = matcher.group("tid") != null ? Integer.parseInt(matcher.group("tid"))
+            int tid = matcher.group("tid") != null
+                    ? Integer.parseInt(matcher.group("tid"))
                     : nid.startsWith("0x") ? Integer.parseInt(nid.substring(2), 16) : Integer.parseInt(nid);
             if (matcher.group("id") == null) {
                 vm.add(new VmThreadInfo(name, tid));
             } else {
-                java.add(new JavaThreadInfo(name, Long.parseLong(matcher.group("id")), tid,
-                        matcher.group("daemon") != null, state(lines, last + 1)));
+                java.add(new JavaThreadInfo(
+                        name,
+                        Long.parseLong(matcher.group("id")),
+                        tid,
+                        matcher.group("daemon") != null,
+                        state(lines, last + 1)));
             }
             i = last + 1;
         }
@@ -151,7 +157,9 @@ public final class ThreadDump {
     }
 
     private static boolean endsHeader(String[] lines, int next) {
-        return next == lines.length || lines[next].isEmpty() || lines[next].charAt(0) == ' '
+        return next == lines.length
+                || lines[next].isEmpty()
+                || lines[next].charAt(0) == ' '
                 || lines[next].charAt(0) == '\t';
     }
 

@@ -11,8 +11,7 @@ import java.util.OptionalLong;
 public final class ThreadStartTime {
     private static final int START_TIME = 22;
 
-    private ThreadStartTime() {
-    }
+    private ThreadStartTime() {}
 
     /** Empty when the thread is gone or its stat file cannot be read. */
     public static OptionalLong of(long pid, int tid) {

@@ -26,6 +26,7 @@ public final class ThreadWatch {
     private Set<Integer> unnamed = new HashSet<>();
     /** What the last look listed, to tell which threads ended. */
     private Set<Integer> listed;
+
     private final List<JavaThreadInfo> initial;
 
     private ThreadWatch(long pid, Set<Integer> listed, List<JavaThreadInfo> initial) {
@@ -74,8 +75,9 @@ public final class ThreadWatch {
         } catch (NoSuchFileException gone) {
             now = Set.of();
         } catch (IOException e) {
-            throw new AttachException(AttachException.Category.PERMISSION_DENIED, "cannot list the threads of"
-                    + " process " + pid + ": " + e.getMessage());
+            throw new AttachException(
+                    AttachException.Category.PERMISSION_DENIED,
+                    "cannot list the threads of" + " process " + pid + ": " + e.getMessage());
         }
         Set<Integer> ended = new HashSet<>(listed);
         ended.removeAll(now);
@@ -117,6 +119,5 @@ public final class ThreadWatch {
      * @param ended   the TIDs that ended since the last look
      * @param gone    whether the process has no thread left: it exited
      */
-    public record Changes(List<JavaThreadInfo> started, Set<Integer> ended, boolean gone) {
-    }
+    public record Changes(List<JavaThreadInfo> started, Set<Integer> ended, boolean gone) {}
 }

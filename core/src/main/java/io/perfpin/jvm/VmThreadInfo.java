@@ -7,5 +7,4 @@ package io.perfpin.jvm;
  * @param name its name
  * @param tid  its Linux thread id, in the pid namespace of whoever captured the dump
  */
-public record VmThreadInfo(String name, int tid) {
-}
+public record VmThreadInfo(String name, int tid) {}

@@ -20,6 +20,7 @@ public final class AgentOptionText {
     public static final String DEFAULT_EVENTS = "sched";
     /** How often the agent samples when nothing else is asked. */
     public static final Duration DEFAULT_INTERVAL = Duration.ofMillis(500);
+
     private static final Map<String, String> ALIASES = Map.of("count", "threads");
 
     /** Options, in the order given, as one text the agent reads back as exactly these. */
@@ -70,11 +71,9 @@ public final class AgentOptionText {
     }
 
     /** One option: what the user wrote, its key and its value (empty for a flag). */
-    public record Token(String text, String key, String value) {
-    }
+    public record Token(String text, String key, String value) {}
 
-    private AgentOptionText() {
-    }
+    private AgentOptionText() {}
 
     /**
      * The tokens of option text {@code text}, empty ones skipped.
@@ -103,11 +102,12 @@ public final class AgentOptionText {
         }
         int eq = token.indexOf('=');
         if (eq <= 0) {
-            throw new IllegalArgumentException("bad option '" + token + "': expected KEY=VALUE, KEY one of "
-                    + allowedKeys);
+            throw new IllegalArgumentException(
+                    "bad option '" + token + "': expected KEY=VALUE, KEY one of " + allowedKeys);
         }
         String key = token.substring(0, eq).strip().toLowerCase(Locale.ROOT);
-        return new Token(token, ALIASES.getOrDefault(key, key), token.substring(eq + 1).strip());
+        return new Token(
+                token, ALIASES.getOrDefault(key, key), token.substring(eq + 1).strip());
     }
 
     /** Each key's values, in order, for a text known to be an agent's (tokens it could not read are left out). */
@@ -117,7 +117,8 @@ public final class AgentOptionText {
             try {
                 Token token = token(part, "");
                 if (token != null) {
-                    settings.computeIfAbsent(token.key(), k -> new ArrayList<>()).add(token.value());
+                    settings.computeIfAbsent(token.key(), k -> new ArrayList<>())
+                            .add(token.value());
                 }
             } catch (IllegalArgumentException notAnOption) {
                 // the agent refused it when it started: it sets nothing

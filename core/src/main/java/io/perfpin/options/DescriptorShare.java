@@ -10,8 +10,8 @@ import java.util.regex.Pattern;
  * ({@code 4000}), never more than were free.
  */
 public final class DescriptorShare {
-    public static final String ALLOWED = "a share of the free file descriptors from 1% to 100% (e.g. 25%), or a"
-            + " number of them (e.g. 4000)";
+    public static final String ALLOWED =
+            "a share of the free file descriptors from 1% to 100% (e.g. 25%), or a" + " number of them (e.g. 4000)";
     /**
      * A quarter: the application keeps three quarters of the headroom it had, so its own files never meet
      * perfpin's counters, while a JVM of many threads still has most of them counted at common limits. The
@@ -25,10 +25,12 @@ public final class DescriptorShare {
      * report it writes, /proc, a thread dump's socket), which is a few dozen descriptors.
      */
     public static final DescriptorShare OWN_PROCESS = new DescriptorShare(90, 0);
+
     private static final Pattern SHARE = Pattern.compile("(\\d{1,3})%|(\\d{1,9})");
 
     /** 1 to 100, or 0 when {@link #count} is the number of descriptors. */
     private final int percent;
+
     private final long count;
 
     private DescriptorShare(int percent, long count) {
@@ -41,8 +43,8 @@ public final class DescriptorShare {
      * @throws IllegalArgumentException one line naming the token and what is allowed
      */
     public static DescriptorShare parse(String token, String value) {
-        return matching(value).orElseThrow(() -> new IllegalArgumentException("bad option '" + token + "': expected "
-                + ALLOWED));
+        return matching(value)
+                .orElseThrow(() -> new IllegalArgumentException("bad option '" + token + "': expected " + ALLOWED));
     }
 
     /**
@@ -51,14 +53,15 @@ public final class DescriptorShare {
      * @throws IllegalArgumentException one line naming the value and what is allowed
      */
     public static DescriptorShare parse(String value) {
-        return matching(value).orElseThrow(() -> new IllegalArgumentException("bad share '" + value + "': expected "
-                + ALLOWED));
+        return matching(value)
+                .orElseThrow(() -> new IllegalArgumentException("bad share '" + value + "': expected " + ALLOWED));
     }
 
     private static Optional<DescriptorShare> matching(String value) {
         Matcher m = SHARE.matcher(value);
         if (m.matches()) {
-            DescriptorShare share = m.group(1) != null ? new DescriptorShare(Integer.parseInt(m.group(1)), 0)
+            DescriptorShare share = m.group(1) != null
+                    ? new DescriptorShare(Integer.parseInt(m.group(1)), 0)
                     : new DescriptorShare(0, Long.parseLong(m.group(2)));
             if (share.percent > 0 && share.percent <= 100 || share.count > 0) {
                 return Optional.of(share);

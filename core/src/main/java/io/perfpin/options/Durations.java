@@ -14,14 +14,23 @@ public final class Durations {
      * (292 years) or a deadline on {@link System#nanoTime()} would overflow.
      */
     public static final Duration MAX = Duration.ofDays(365);
+
     private static final Pattern DURATION = Pattern.compile("(\\d+)(ns|us|ms|s|m)");
-    private static final Map<String, ChronoUnit> UNITS = Map.of("ns", ChronoUnit.NANOS, "us", ChronoUnit.MICROS,
-            "ms", ChronoUnit.MILLIS, "s", ChronoUnit.SECONDS, "m", ChronoUnit.MINUTES);
+    private static final Map<String, ChronoUnit> UNITS = Map.of(
+            "ns",
+            ChronoUnit.NANOS,
+            "us",
+            ChronoUnit.MICROS,
+            "ms",
+            ChronoUnit.MILLIS,
+            "s",
+            ChronoUnit.SECONDS,
+            "m",
+            ChronoUnit.MINUTES);
     /** More digits than {@link #MAX} has in nanoseconds: too large in any unit, and never parsed. */
     private static final int MAX_DIGITS = 17;
 
-    private Durations() {
-    }
+    private Durations() {}
 
     /** @throws IllegalArgumentException naming the token and what is allowed, or the largest duration */
     public static Duration parse(String token) {

@@ -50,12 +50,12 @@ public final class ListenAddress {
         String host = colon < 0 ? LOOPBACK : value.substring(0, colon);
         String port = value.substring(colon + 1);
         if (!PORT.matcher(port).matches() || Integer.parseInt(port) < 1 || Integer.parseInt(port) > 65535) {
-            throw new IllegalArgumentException(bad + ": the port must be a number from 1 to 65535; expected "
-                    + ALLOWED);
+            throw new IllegalArgumentException(
+                    bad + ": the port must be a number from 1 to 65535; expected " + ALLOWED);
         }
         if (!validHost(host)) {
-            throw new IllegalArgumentException(bad + ": '" + host + "' is neither an IP address nor a host name;"
-                    + " expected " + ALLOWED);
+            throw new IllegalArgumentException(
+                    bad + ": '" + host + "' is neither an IP address nor a host name;" + " expected " + ALLOWED);
         }
         return new ListenAddress(host, Integer.parseInt(port));
     }
@@ -73,7 +73,9 @@ public final class ListenAddress {
                 return false;
             }
         }
-        return IPV4_LIKE.matcher(host).matches() ? IPV4.matcher(host).matches() : HOST_NAME.matcher(host).matches();
+        return IPV4_LIKE.matcher(host).matches()
+                ? IPV4.matcher(host).matches()
+                : HOST_NAME.matcher(host).matches();
     }
 
     /**
@@ -86,8 +88,11 @@ public final class ListenAddress {
      */
     public ServerSocket bind(int backlog) throws IOException {
         InetSocketAddress at = new InetSocketAddress(InetAddress.getByName(hostName()), port);
-        ServerSocket listener = ServerSocketChannel.open(at.getAddress() instanceof Inet4Address
-                ? StandardProtocolFamily.INET : StandardProtocolFamily.INET6).socket();
+        ServerSocket listener = ServerSocketChannel.open(
+                        at.getAddress() instanceof Inet4Address
+                                ? StandardProtocolFamily.INET
+                                : StandardProtocolFamily.INET6)
+                .socket();
         try {
             listener.setReuseAddress(true);
             listener.bind(at, backlog);

@@ -14,8 +14,7 @@ public final class OptionLimits {
     /** How much of an overlong value a message shows. */
     private static final int SHOWN_CHARS = 40;
 
-    private OptionLimits() {
-    }
+    private OptionLimits() {}
 
     /**
      * @param what  what the user was writing, for the message ("pin rule", "--events")
@@ -32,8 +31,8 @@ public final class OptionLimits {
     /** @throws IllegalArgumentException when there are more than {@link #MAX_PIN_RULES} rules */
     public static void checkPinRules(String what, int rules) {
         if (rules > MAX_PIN_RULES) {
-            throw new IllegalArgumentException("too many " + what + " rules (" + rules + "; at most "
-                    + MAX_PIN_RULES + ")");
+            throw new IllegalArgumentException(
+                    "too many " + what + " rules (" + rules + "; at most " + MAX_PIN_RULES + ")");
         }
     }
 
@@ -41,7 +40,8 @@ public final class OptionLimits {
     public static String shown(String token) {
         // masked before it is cut: a cut before the '@' would leave the credentials unmarked
         String masked = UrlText.masked(token);
-        return masked.length() <= SHOWN_CHARS ? masked : masked.substring(0, SHOWN_CHARS) + "... (" + token.length()
-                + " characters)";
+        return masked.length() <= SHOWN_CHARS
+                ? masked
+                : masked.substring(0, SHOWN_CHARS) + "... (" + token.length() + " characters)";
     }
 }

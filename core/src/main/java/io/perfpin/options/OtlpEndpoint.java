@@ -41,14 +41,17 @@ public final class OtlpEndpoint {
             throw new IllegalArgumentException(bad + ": expected " + ALLOWED);
         }
         if (uri.getRawUserInfo() != null) {
-            throw new IllegalArgumentException(bad + ": credentials in the URL would show in the agent's options;"
-                    + " expected " + ALLOWED);
+            throw new IllegalArgumentException(
+                    bad + ": credentials in the URL would show in the agent's options;" + " expected " + ALLOWED);
         }
         if (uri.getRawFragment() != null) {
             throw new IllegalArgumentException(bad + ": a URL to send to has no fragment (#...); expected " + ALLOWED);
         }
-        String path = uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawPath().equals("/")
-                ? METRICS_PATH : uri.getRawPath();
+        String path = uri.getRawPath() == null
+                        || uri.getRawPath().isEmpty()
+                        || uri.getRawPath().equals("/")
+                ? METRICS_PATH
+                : uri.getRawPath();
         try {
             return new OtlpEndpoint(new URI(scheme + "://" + uri.getRawAuthority() + path
                     + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())));

@@ -18,8 +18,7 @@ final class RegexSize {
     /** Saturation: far above any limit, far below overflow. */
     private static final long CAP = 1L << 40;
 
-    private RegexSize() {
-    }
+    private RegexSize() {}
 
     static long of(String regex) {
         Deque<long[]> groups = new ArrayDeque<>(); // each {sum of finished parts, size of the last part}
@@ -128,7 +127,9 @@ final class RegexSize {
     /** Past {@code \x}, {@code \pL}, {@code \p{Greek}} or {@code \x{1F600}}. */
     private static int escapeEnd(String regex, int backslash) {
         int i = backslash + 2;
-        if (i <= regex.length() && "pPx".indexOf(regex.charAt(i - 1)) >= 0 && i < regex.length()
+        if (i <= regex.length()
+                && "pPx".indexOf(regex.charAt(i - 1)) >= 0
+                && i < regex.length()
                 && regex.charAt(i) == '{') {
             int close = regex.indexOf('}', i);
             return close < 0 ? regex.length() : close + 1;

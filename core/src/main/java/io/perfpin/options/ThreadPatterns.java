@@ -2,7 +2,6 @@ package io.perfpin.options;
 
 import com.google.re2j.Pattern;
 import com.google.re2j.PatternSyntaxException;
-
 import java.util.List;
 import java.util.Set;
 
@@ -11,9 +10,19 @@ import java.util.Set;
  * backreferences, lookaround and possessive quantifiers), matched against the whole name.
  */
 public final class ThreadPatterns {
-    private static final Set<String> SERVICE_THREADS = Set.of("Reference Handler", "Finalizer", "Signal Dispatcher",
-            "Service Thread", "Monitor Deflation Thread", "Sweeper thread", "Common-Cleaner", "Notification Thread",
-            "Attach Listener", "DestroyJavaVM", "process reaper", "perfpin-sampler");
+    private static final Set<String> SERVICE_THREADS = Set.of(
+            "Reference Handler",
+            "Finalizer",
+            "Signal Dispatcher",
+            "Service Thread",
+            "Monitor Deflation Thread",
+            "Sweeper thread",
+            "Common-Cleaner",
+            "Notification Thread",
+            "Attach Listener",
+            "DestroyJavaVM",
+            "process reaper",
+            "perfpin-sampler");
     private static final List<String> COMPILER_THREADS = List.of("C1 CompilerThread", "C2 CompilerThread");
 
     /**
@@ -23,11 +32,13 @@ public final class ThreadPatterns {
     public static final long MAX_SIZE = 10_000;
 
     /** RE2's words for what Java's regexes have and RE2's do not: said, so the user knows why. */
-    private static final Set<String> NOT_IN_RE2 = Set.of("invalid escape sequence",
-            "invalid or unsupported Perl syntax", "invalid named capture", "invalid nested repetition operator");
+    private static final Set<String> NOT_IN_RE2 = Set.of(
+            "invalid escape sequence",
+            "invalid or unsupported Perl syntax",
+            "invalid named capture",
+            "invalid nested repetition operator");
 
-    private ThreadPatterns() {
-    }
+    private ThreadPatterns() {}
 
     /**
      * Whether a thread is one of the JVM's own service threads or perfpin's sampler: not the application's, so
@@ -40,7 +51,8 @@ public final class ThreadPatterns {
             return true;
         }
         for (String compiler : COMPILER_THREADS) {
-            if (name.length() > compiler.length() && name.startsWith(compiler)
+            if (name.length() > compiler.length()
+                    && name.startsWith(compiler)
                     && name.chars().skip(compiler.length()).allMatch(c -> c >= '0' && c <= '9')) {
                 return true;
             }
@@ -63,10 +75,15 @@ public final class ThreadPatterns {
         try {
             return new ThreadPattern(Pattern.compile(regex));
         } catch (PatternSyntaxException e) {
-            throw new IllegalArgumentException("bad " + what + " '" + token + "': not a regular expression ("
-                    + e.getDescription() + ": `" + e.getPattern() + "`"
-                    + (NOT_IN_RE2.contains(e.getDescription()) ? "; perfpin's regexes are RE2's, without"
-                    + " backreferences, lookaround or possessive quantifiers" : "") + ")", e);
+            throw new IllegalArgumentException(
+                    "bad " + what + " '" + token + "': not a regular expression ("
+                            + e.getDescription() + ": `" + e.getPattern() + "`"
+                            + (NOT_IN_RE2.contains(e.getDescription())
+                                    ? "; perfpin's regexes are RE2's, without"
+                                            + " backreferences, lookaround or possessive quantifiers"
+                                    : "")
+                            + ")",
+                    e);
         }
     }
 }

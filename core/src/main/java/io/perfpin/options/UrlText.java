@@ -14,8 +14,7 @@ public final class UrlText {
     public static final String MASK = "***";
     private static final String SCHEME_END = "://";
 
-    private UrlText() {
-    }
+    private UrlText() {}
 
     /**
      * {@code text} with the user-info of every URL in it ({@code SCHEME://...}) masked. A URL in a message ends at
@@ -31,7 +30,9 @@ public final class UrlText {
         for (; scheme >= 0; scheme = text.indexOf(SCHEME_END, done)) {
             int start = scheme + SCHEME_END.length();
             int end = start;
-            while (end < text.length() && !Character.isWhitespace(text.charAt(end)) && text.charAt(end) != '\''
+            while (end < text.length()
+                    && !Character.isWhitespace(text.charAt(end))
+                    && text.charAt(end) != '\''
                     && text.charAt(end) != '"') {
                 end++;
             }
@@ -49,7 +50,8 @@ public final class UrlText {
     public static String maskedUrl(String url) {
         int scheme = url.indexOf(SCHEME_END);
         int start = scheme < 0 ? 0 : scheme + SCHEME_END.length();
-        return mask(url, start, url.length(), new StringBuilder(url.length()).append(url, 0, start)).toString();
+        return mask(url, start, url.length(), new StringBuilder(url.length()).append(url, 0, start))
+                .toString();
     }
 
     /** Appends {@code text[start, end)}, what comes before its last {@code @} replaced by {@link #MASK}. */

@@ -15,7 +15,6 @@ import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeEnrolment;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
-
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -42,6 +41,7 @@ final class EnrolledThreads {
     private static final int WAKE_AFTER_ENDED = 64;
     /** How long closing waits for enrolments in flight: each takes microseconds, a pin milliseconds. */
     private static final long ENROLMENTS_IN_FLIGHT_NANOS = TimeUnit.SECONDS.toNanos(10);
+
     private static final int EXPLAINED = 256;
     private static final Object NOT_COUNTED = new Object();
     /**
@@ -60,11 +60,13 @@ final class EnrolledThreads {
     private final Notices notices;
     /** What the kernel refuses every thread, so that enrolling one tries it no more. */
     private final RefusedEvents refused = new RefusedEvents();
+
     private final ConcurrentLinkedQueue<TrackedThread> admitted = new ConcurrentLinkedQueue<>();
     private final Map<Thread, TrackedThread> enrolled = new ConcurrentHashMap<>();
     private final AtomicInteger endedPending = new AtomicInteger();
     /** Enrolments under way: closing waits for them, so that none leaves descriptors open after it. */
     private final AtomicInteger enrolling = new AtomicInteger();
+
     private volatile boolean closed;
     /** Whether C enrols threads: the sampler then adopts them. */
     private volatile boolean inC;
@@ -80,12 +82,17 @@ final class EnrolledThreads {
     private volatile String cpusInC = "";
     /** On the sampler only: the threads C enrolled, and their slot, TID, state and error. */
     private final Thread[] adoptedThreads = new Thread[ADOPTED_AT_ONCE];
+
     private final int[] adoptedInfo = new int[ADOPTED_AT_ONCE * NativeEnrolment.INFO];
     /** On the sampler only: what {@link #explain} said, by event (or {@link #NOT_COUNTED}) to the reasons. */
     private final Map<Object, Set<Object>> explained = new HashMap<>();
 
-    EnrolledThreads(Syscalls syscalls, EventList defaultEvents, DescriptorBudget descriptors, ThreadPins pins,
-                    Notices notices) {
+    EnrolledThreads(
+            Syscalls syscalls,
+            EventList defaultEvents,
+            DescriptorBudget descriptors,
+            ThreadPins pins,
+            Notices notices) {
         this.syscalls = syscalls;
         this.defaultEvents = defaultEvents;
         this.descriptors = descriptors;
@@ -162,8 +169,8 @@ final class EnrolledThreads {
             }
         }
         cpusInC = pins.cpusOf(syscalls.gettid());
-        inC = NativeEnrolment.start(syscalls, hooks, attrs, descriptors.sharedCount(), descriptors.budget(),
-                SLOTS) == 0;
+        inC = NativeEnrolment.start(syscalls, hooks, attrs, descriptors.sharedCount(), descriptors.budget(), SLOTS)
+                == 0;
         return inC;
     }
 
@@ -179,15 +186,23 @@ final class EnrolledThreads {
                 Thread thread = adoptedThreads[k];
                 adoptedThreads[k] = null;
                 int at = k * NativeEnrolment.INFO;
-                Isolated.run(notices, "counting a thread", () -> adopt(thread, adoptedInfo[at], adoptedInfo[at + 1],
-                        adoptedInfo[at + 2], adoptedInfo[at + 3],
-                        (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL), live));
+                Isolated.run(
+                        notices,
+                        "counting a thread",
+                        () -> adopt(
+                                thread,
+                                adoptedInfo[at],
+                                adoptedInfo[at + 1],
+                                adoptedInfo[at + 2],
+                                adoptedInfo[at + 3],
+                                (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL),
+                                live));
             }
         } while (n == ADOPTED_AT_ONCE);
     }
 
-    private void adopt(Thread thread, int slot, int tid, int state, int error, long openedNanos,
-                       List<TrackedThread> live) {
+    private void adopt(
+            Thread thread, int slot, int tid, int state, int error, long openedNanos, List<TrackedThread> live) {
         List<EventSpec> events = defaultEvents.events();
         if (state == NativeEnrolment.FAILED) {
             // The kernel refused this thread an event it gave the thread that started C's enrolment: Java opens what
@@ -197,7 +212,8 @@ final class EnrolledThreads {
             return;
         }
         boolean counted = state != NativeEnrolment.NOT_COUNTED;
-        CounterGroup group = counted ? CounterGroup.inSlot(syscalls, tid, events, slot, descriptors)
+        CounterGroup group = counted
+                ? CounterGroup.inSlot(syscalls, tid, events, slot, descriptors)
                 : CounterGroup.notCountedInSlot(tid, events, error >>> 8, error & 0xff, descriptors);
         if (!counted) {
             NativeEnrolment.release(slot);
@@ -270,8 +286,8 @@ final class EnrolledThreads {
             }
             return pin;
         } catch (IOException | RuntimeException e) {
-            notices.sayOnce(AgentNotice.refused("cannot pin thread '" + name + "' (" + placement + "): "
-                    + e.getMessage()));
+            notices.sayOnce(
+                    AgentNotice.refused("cannot pin thread '" + name + "' (" + placement + "): " + e.getMessage()));
             return null;
         }
     }
@@ -341,8 +357,8 @@ final class EnrolledThreads {
     private void explain(ThreadCounters counters) {
         if (counters.notCounted() != null) {
             if (firstTime(NOT_COUNTED, counters.notCounted())) {
-                notices.sayOnce(AgentNotice.refused("not counting threads while no file descriptor is left for them: "
-                        + counters.notCounted()));
+                notices.sayOnce(AgentNotice.refused(
+                        "not counting threads while no file descriptor is left for them: " + counters.notCounted()));
             }
             return;
         }
@@ -351,10 +367,12 @@ final class EnrolledThreads {
                 notices.sayOnce(AgentNotice.notCounted(failure.event().name(), failure.reason()));
             }
         }
-        if (!counters.sources().isEmpty() && firstTime(ThreadCounters.PROC, counters.sources().keySet())) {
-            notices.sayOnce(AgentNotice.info("counting " + String.join(", ", counters.sources().keySet())
-                    + " from /proc/<pid>/task/<tid>, the scheduler's own counts (exact): the kernel does not permit"
-                    + " these events to perfpin here (perf_event_paranoid)"));
+        if (!counters.sources().isEmpty()
+                && firstTime(ThreadCounters.PROC, counters.sources().keySet())) {
+            notices.sayOnce(AgentNotice.info(
+                    "counting " + String.join(", ", counters.sources().keySet())
+                            + " from /proc/<pid>/task/<tid>, the scheduler's own counts (exact): the kernel does not permit"
+                            + " these events to perfpin here (perf_event_paranoid)"));
         }
     }
 
@@ -390,8 +408,8 @@ final class EnrolledThreads {
             // C's enrolments in flight are done when it returns; the last tick adopts every thread they enrolled
             int rc = NativeEnrolment.stop(syscalls);
             if (rc < 0) {
-                notices.sayOnce(AgentNotice.refused("closing: threads starting still being enrolled ("
-                        + Errno.name(-rc) + ")"));
+                notices.sayOnce(AgentNotice.refused(
+                        "closing: threads starting still being enrolled (" + Errno.name(-rc) + ")"));
             }
         }
         long deadline = System.nanoTime() + ENROLMENTS_IN_FLIGHT_NANOS;

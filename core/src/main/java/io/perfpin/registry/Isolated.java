@@ -1,7 +1,6 @@
 package io.perfpin.registry;
 
 import io.perfpin.stats.AgentNotice;
-
 import java.io.IOException;
 
 /**
@@ -16,8 +15,7 @@ final class Isolated {
         void run() throws IOException;
     }
 
-    private Isolated() {
-    }
+    private Isolated() {}
 
     /**
      * Runs {@code work}.

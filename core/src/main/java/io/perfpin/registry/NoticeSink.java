@@ -12,13 +12,11 @@ public interface NoticeSink {
      * A failure like one said before, with its own cause: not for the user's terminal again, but for a log that
      * keeps every failure's stack trace.
      */
-    default void again(AgentNotice notice) {
-    }
+    default void again(AgentNotice notice) {}
 
     /**
      * A notice that no viewer will read in the stats file: the file holds as many as it can, or is no longer
      * published. The last chance to show it, where it was kept back for the file.
      */
-    default void unpublished(AgentNotice notice) {
-    }
+    default void unpublished(AgentNotice notice) {}
 }

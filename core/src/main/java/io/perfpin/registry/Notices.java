@@ -2,7 +2,6 @@ package io.perfpin.registry;
 
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.SaidOnce;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,6 +18,7 @@ final class Notices {
     private volatile StatsPublisher stats;
     /** A stats file is on its way: {@link #early} holds what viewers will read in it. */
     private volatile boolean expected;
+
     private final List<AgentNotice> early = new ArrayList<>();
 
     Notices(NoticeSink sink) {

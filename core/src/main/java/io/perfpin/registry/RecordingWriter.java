@@ -1,8 +1,8 @@
 package io.perfpin.registry;
 
-import io.perfpin.nativeio.Backends;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.jvm.ThisProcess;
+import io.perfpin.nativeio.Backends;
 import io.perfpin.report.EndRecord;
 import io.perfpin.report.JsonLinesFile;
 import io.perfpin.report.RecordingFile;
@@ -10,7 +10,6 @@ import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
 import io.perfpin.stats.AgentNotice;
-
 import java.io.IOException;
 import java.nio.file.Path;
 
@@ -33,6 +32,7 @@ final class RecordingWriter {
 
     /** Null when nothing is recorded. */
     private final JsonLinesFile file;
+
     private final DescriptorBudget descriptors;
     private final Notices notices;
     /** Set once a write failed: nothing more is written. */
@@ -58,8 +58,8 @@ final class RecordingWriter {
             throw new IOException("no file descriptor is left for it: " + descriptors.reason());
         }
         try {
-            return new RecordingWriter(opener.open(path, ThisProcess.pid(), System.currentTimeMillis()),
-                    descriptors, notices);
+            return new RecordingWriter(
+                    opener.open(path, ThisProcess.pid(), System.currentTimeMillis()), descriptors, notices);
         } catch (IOException | RuntimeException e) {
             descriptors.giveBack(1);
             throw e;
@@ -114,8 +114,12 @@ final class RecordingWriter {
     private void failed(IOException e) {
         ended = true;
         String why = "writing it failed: " + e.getMessage();
-        notices.sayOnce(new AgentNotice(AgentNotice.Kind.FAILURE, "the recording " + file.path(), "the recording "
-                + file.path() + " stopped: " + why + "; it ends there, marked incomplete; counting goes on", e));
+        notices.sayOnce(new AgentNotice(
+                AgentNotice.Kind.FAILURE,
+                "the recording " + file.path(),
+                "the recording " + file.path() + " stopped: " + why
+                        + "; it ends there, marked incomplete; counting goes on",
+                e));
         try {
             file.endWith(EndRecord.incomplete(System.currentTimeMillis(), why).toJson());
         } catch (IOException noRoom) {
@@ -141,9 +145,20 @@ final class RecordingWriter {
             descriptors.giveBack(1);
         }
     }
+
     private static ThreadReport report(TrackedThread t) {
-        return ThreadReport.of(t.name, t.tid, t.javaId, t.cpus, t.events, t.counts, t.counters.unsupported(),
-                t.readToNanos() - t.enrolledNanos).withPin(t.pinSource()).withSources(t.counters.sources())
-                .withState(t.hasEnded() ? ThreadState.ENDED : ThreadState.RUNNING).withPmu(Backends.simulatedPmu());
+        return ThreadReport.of(
+                        t.name,
+                        t.tid,
+                        t.javaId,
+                        t.cpus,
+                        t.events,
+                        t.counts,
+                        t.counters.unsupported(),
+                        t.readToNanos() - t.enrolledNanos)
+                .withPin(t.pinSource())
+                .withSources(t.counters.sources())
+                .withState(t.hasEnded() ? ThreadState.ENDED : ThreadState.RUNNING)
+                .withPmu(Backends.simulatedPmu());
     }
 }

@@ -4,7 +4,6 @@ import io.perfpin.event.EventList;
 import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.DescriptorShare;
 import io.perfpin.stats.StatsLayout;
-
 import java.nio.file.Path;
 import java.util.Objects;
 import java.util.function.Supplier;

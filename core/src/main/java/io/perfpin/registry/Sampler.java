@@ -2,7 +2,6 @@ package io.perfpin.registry;
 
 import io.perfpin.cpu.ThreadPins;
 import io.perfpin.stats.AgentNotice;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -25,20 +24,29 @@ final class Sampler {
     private final RecordingWriter recording;
     /** Null while no stats file is published; set at most once, before the first tick. */
     private volatile StatsPublisher stats;
+
     private final Notices notices;
     private final ThreadPins pins;
     private final long intervalNanos;
     /** What the registry's start left to this thread, run before its first tick. */
     private final Runnable beforeFirstTick;
+
     private final List<TrackedThread> live = new ArrayList<>();
     /** The threads the current tick finalised, to publish after everything else it does. */
     private final List<TrackedThread> finishedThisTick = new ArrayList<>();
+
     private final Thread thread;
     private volatile boolean stopping;
     private final List<ThreadRegistry.TickListener> listeners = new CopyOnWriteArrayList<>();
 
-    Sampler(EnrolledThreads threads, RecordingWriter recording, StatsPublisher stats, Notices notices, ThreadPins pins,
-            long intervalNanos, Runnable beforeFirstTick) {
+    Sampler(
+            EnrolledThreads threads,
+            RecordingWriter recording,
+            StatsPublisher stats,
+            Notices notices,
+            ThreadPins pins,
+            long intervalNanos,
+            Runnable beforeFirstTick) {
         this.threads = threads;
         this.recording = recording;
         this.stats = stats;

@@ -2,11 +2,10 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.EventFailure;
 import io.perfpin.event.EventSpec;
-import io.perfpin.stats.AgentNotice;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.MappedFaults;
 import io.perfpin.stats.StatsFile;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -29,6 +28,7 @@ final class StatsPublisher {
     private final NoticeSink sink;
     /** Notices said on any thread, written on the sampler's: the file has one writer. */
     private final Queue<AgentNotice> pending = new ConcurrentLinkedQueue<>();
+
     private volatile boolean stopped;
     private volatile boolean noticesFull;
 
@@ -36,8 +36,7 @@ final class StatsPublisher {
      * @param notices what the publisher itself has to say (the registry's notices, posted here too)
      * @param sink    where a notice the file cannot take goes
      */
-    StatsPublisher(StatsFile file, int liveSlots, Syscalls syscalls, Consumer<AgentNotice> notices,
-                   NoticeSink sink) {
+    StatsPublisher(StatsFile file, int liveSlots, Syscalls syscalls, Consumer<AgentNotice> notices, NoticeSink sink) {
         this.file = file;
         this.liveSlots = liveSlots;
         this.syscalls = syscalls;

@@ -1,6 +1,5 @@
 package io.perfpin.registry;
 
-import io.perfpin.nativeio.Backends;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.KeptSwitchedOn;
 import io.perfpin.counter.ThreadCounters;
@@ -9,11 +8,11 @@ import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.ThisProcess;
+import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -46,9 +45,11 @@ public final class ThreadRegistry implements AutoCloseable {
     private final RecordingWriter recording;
     /** Keeps the kernel's code for the default software events switched on: enrolment stays cheap. */
     private final KeptSwitchedOn switchedOn;
+
     private final Sampler sampler;
     /** Held while closing: a second caller (detach and the shutdown hook at once) waits until the first is done. */
     private final Object closeLock = new Object();
+
     private boolean closed;
 
     /** Work that shares the sampler's tick: it runs after the threads are published, before the flush. */
@@ -57,8 +58,7 @@ public final class ThreadRegistry implements AutoCloseable {
          * The threads this tick read, before {@link #afterTick}: those that go on, and those it finalised (their
          * counts final, their descriptors closed). An export reads them here, so it makes no system call of its own.
          */
-        default void threadsRead(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
-        }
+        default void threadsRead(List<? extends SampledThread> live, List<? extends SampledThread> finished) {}
 
         /**
          * @param record     writes one JSON line to the recording (nothing when there is none)
@@ -67,8 +67,13 @@ public final class ThreadRegistry implements AutoCloseable {
         void afterTick(long epochMillis, boolean finalPass, Consumer<String> record);
     }
 
-    private ThreadRegistry(Syscalls syscalls, RegistryConfig config, DescriptorBudget descriptors, StatsFile stats,
-                           RecordingWriter recording, Notices notices) {
+    private ThreadRegistry(
+            Syscalls syscalls,
+            RegistryConfig config,
+            DescriptorBudget descriptors,
+            StatsFile stats,
+            RecordingWriter recording,
+            Notices notices) {
         this.syscalls = syscalls;
         this.descriptors = descriptors;
         this.notices = notices;
@@ -81,9 +86,9 @@ public final class ThreadRegistry implements AutoCloseable {
         this.pins = ThreadPins.ofThisProcess(syscalls, text -> notices.sayOnce(AgentNotice.refused(text)));
         this.threads = new EnrolledThreads(syscalls, config.defaultEvents(), descriptors, pins, notices);
         this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
-        Runnable beforeFirstTick = config.statsFileLater() == null ? () -> { } : () -> publishLater(config);
-        this.sampler = new Sampler(threads, recording, publisher, notices, pins, config.intervalNanos(),
-                beforeFirstTick);
+        Runnable beforeFirstTick = config.statsFileLater() == null ? () -> {} : () -> publishLater(config);
+        this.sampler =
+                new Sampler(threads, recording, publisher, notices, pins, config.intervalNanos(), beforeFirstTick);
     }
 
     /**
@@ -97,8 +102,9 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     /** As {@link #start(Syscalls, RegistryConfig, NoticeSink)}, its recording opened by {@code recordings}. */
-    static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink,
-                                RecordingWriter.Opener recordings) throws IOException {
+    static ThreadRegistry start(
+            Syscalls syscalls, RegistryConfig config, NoticeSink sink, RecordingWriter.Opener recordings)
+            throws IOException {
         // Counted before perfpin opens anything: what the application had free is what it shares.
         DescriptorBudget descriptors = DescriptorBudget.forThisProcess(config.descriptors());
         Notices notices = new Notices(sink);
@@ -140,8 +146,14 @@ public final class ThreadRegistry implements AutoCloseable {
 
     private static StatsFile createStatsFile(Path path, RegistryConfig config, DescriptorBudget descriptors)
             throws IOException {
-        StatsFile stats = StatsFile.create(path, ThisProcess.pid(), System.currentTimeMillis(),
-                config.intervalNanos(), config.eventCapacity(), config.liveSlots(), config.finishedSlots(),
+        StatsFile stats = StatsFile.create(
+                path,
+                ThisProcess.pid(),
+                System.currentTimeMillis(),
+                config.intervalNanos(),
+                config.eventCapacity(),
+                config.liveSlots(),
+                config.finishedSlots(),
                 config.agentOptions());
         stats.descriptorBudget(descriptors.budget());
         // Every selected event is a column from the start, in --events order: a viewer writes its CSV header from
@@ -171,8 +183,10 @@ public final class ThreadRegistry implements AutoCloseable {
         } catch (IOException | RuntimeException | InternalError e) {
             // a failure, with its cause: a log= file keeps why the file could not be made (a full disk, say); an
             // InternalError is a fault of its mapping, which must not end the sampler that counts
-            notices.sayOnce(AgentNotice.failure("no live view (perfpin top, attach and run show nothing): cannot"
-                    + " write the stats file " + path, e, "counting and recording go on"));
+            notices.sayOnce(AgentNotice.failure(
+                    "no live view (perfpin top, attach and run show nothing): cannot" + " write the stats file " + path,
+                    e,
+                    "counting and recording go on"));
         }
         notices.noStatsFile();
     }
@@ -253,8 +267,8 @@ public final class ThreadRegistry implements AutoCloseable {
             return pins.threadStarting(inheritPin);
         } catch (RuntimeException e) {
             // on the application's thread as it starts: said, and it runs on with the pin it inherited
-            notices.sayOnce(AgentNotice.info("cannot reset the inherited pin of '" + Thread.currentThread().getName()
-                    + "': " + e.getMessage()));
+            notices.sayOnce(AgentNotice.info("cannot reset the inherited pin of '"
+                    + Thread.currentThread().getName() + "': " + e.getMessage()));
             return false;
         }
     }

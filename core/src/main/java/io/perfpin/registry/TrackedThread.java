@@ -1,7 +1,7 @@
 package io.perfpin.registry;
 
-import io.perfpin.counter.ThreadCounters;
 import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.report.PinSource;
@@ -28,17 +28,25 @@ final class TrackedThread implements PublishedThread, SampledThread {
     final boolean inheritedPin;
     /** Before its counters opened, so that its counts start after it. */
     final long enrolledNanos;
+
     private long readFromNanos;
     private long readToNanos;
     /** Whether perfpin ever pinned it while counted: its records say so after the pin is undone. */
     private volatile boolean pinnedByPerfpin;
+
     volatile boolean ended;
     int slot = -1;
     int[] columns;
     volatile String cpus = "";
 
-    TrackedThread(Thread thread, int tid, EventList events, ThreadCounters counters, ThreadPins.Pin pinning,
-                  boolean inheritedPin, long enrolledNanos) {
+    TrackedThread(
+            Thread thread,
+            int tid,
+            EventList events,
+            ThreadCounters counters,
+            ThreadPins.Pin pinning,
+            boolean inheritedPin,
+            long enrolledNanos) {
         this.thread = thread;
         this.name = thread.getName();
         this.javaId = thread.getId();
@@ -101,7 +109,8 @@ final class TrackedThread implements PublishedThread, SampledThread {
     @Override
     public int pin() {
         PinSource source = pinSource();
-        return source == PinSource.PERFPIN ? StatsLayout.PIN_PERFPIN
+        return source == PinSource.PERFPIN
+                ? StatsLayout.PIN_PERFPIN
                 : source == PinSource.INHERITED ? StatsLayout.PIN_INHERITED : StatsLayout.PIN_NONE;
     }
 

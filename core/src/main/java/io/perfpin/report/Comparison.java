@@ -1,7 +1,6 @@
 package io.perfpin.report;
 
 import io.perfpin.event.GenericEvents;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -32,13 +31,13 @@ public final class Comparison {
             }
             Long before = first.report().counters().get(event);
             Long after = last.report().counters().get(event);
-            return before == null || after == null || before == 0 ? OptionalDouble.empty()
+            return before == null || after == null || before == 0
+                    ? OptionalDouble.empty()
                     : OptionalDouble.of((double) after / before);
         }
     }
 
-    private Comparison() {
-    }
+    private Comparison() {}
 
     /** @param runs each recording's thread records, as shown */
     public static List<Row> byName(List<List<ThreadRecord>> runs) {
@@ -64,9 +63,14 @@ public final class Comparison {
         for (ThreadRecord record : row.runs()) {
             if (record != null) {
                 Map<String, Long> counters = record.report().counters();
-                double value = counters.entrySet().stream().filter(e -> GenericEvents.countsNanoseconds(e.getKey()))
-                        .mapToDouble(Map.Entry::getValue).findFirst()
-                        .orElse(counters.isEmpty() ? 0 : counters.values().iterator().next());
+                double value = counters.entrySet().stream()
+                        .filter(e -> GenericEvents.countsNanoseconds(e.getKey()))
+                        .mapToDouble(Map.Entry::getValue)
+                        .findFirst()
+                        .orElse(
+                                counters.isEmpty()
+                                        ? 0
+                                        : counters.values().iterator().next());
                 most = Math.max(most, value);
             }
         }

@@ -34,17 +34,21 @@ public record EndRecord(long epochMillis, boolean complete, String reason) {
     static EndRecord fromJson(Map<?, ?> object) {
         Object complete = object.get("complete");
         if (!(complete instanceof Boolean)) {
-            throw new IllegalArgumentException(complete == null ? "no field 'complete'" : "field 'complete' is not"
-                    + " true or false");
+            throw new IllegalArgumentException(
+                    complete == null ? "no field 'complete'" : "field 'complete' is not" + " true or false");
         }
         Object reason = object.get("reason");
-        return new EndRecord(JsonFields.field(object, "time", Long.class), (Boolean) complete,
+        return new EndRecord(
+                JsonFields.field(object, "time", Long.class),
+                (Boolean) complete,
                 reason == null ? null : JsonFields.field(object, "reason", String.class));
     }
 
     /** One line for a reader of the recording: null when it is complete. */
     public String incompleteLine() {
-        return complete ? null : "the recording is incomplete: it stopped early, "
-                + (reason == null ? "for a reason it does not give" : reason);
+        return complete
+                ? null
+                : "the recording is incomplete: it stopped early, "
+                        + (reason == null ? "for a reason it does not give" : reason);
     }
 }

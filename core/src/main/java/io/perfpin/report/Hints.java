@@ -1,7 +1,6 @@
 package io.perfpin.report;
 
 import io.perfpin.cpu.CpuSet;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -35,8 +34,7 @@ public final class Hints {
     /** A thread on a CPU 90% of the wall time that was switched out was mostly preempted, not blocking. */
     public static final double BUSY_UTILISATION = 0.9;
 
-    private Hints() {
-    }
+    private Hints() {}
 
     /**
      * @param pinnedByRule          whether a pin rule placed the thread (a one-CPU affinity counts as pinned
@@ -49,7 +47,9 @@ public final class Hints {
         String name = report.name();
         Double walks = report.metrics().get("walk-cycles-share");
         if (walks != null && walks > WALK_CYCLES_SHARE) {
-            hints.add(new Hint(name, "page walks take " + percent(walks) + " of cycles",
+            hints.add(new Hint(
+                    name,
+                    "page walks take " + percent(walks) + " of cycles",
                     "walk-cycles-share " + decimal(walks) + " > " + decimal(WALK_CYCLES_SHARE),
                     "try -XX:+UseLargePages (or -XX:+UseTransparentHugePages)"));
         }
@@ -62,18 +62,20 @@ public final class Hints {
         String missMetric = worse(report, "LLC-mpki", "cache-mpki");
         if (ipc != null && ipc < LOW_IPC && missMetric != null) {
             double mpki = report.metrics().get(missMetric);
-            hints.add(new Hint(name, "memory bound: " + decimal(ipc) + " instructions per cycle with "
-                    + decimal(mpki) + " cache misses per 1000 instructions",
-                    "ipc " + decimal(ipc) + " < " + decimal(LOW_IPC) + ", " + missMetric + " " + decimal(mpki)
-                            + " > " + decimal(HIGH_MPKI),
+            hints.add(new Hint(
+                    name,
+                    "memory bound: " + decimal(ipc) + " instructions per cycle with " + decimal(mpki)
+                            + " cache misses per 1000 instructions",
+                    "ipc " + decimal(ipc) + " < " + decimal(LOW_IPC) + ", " + missMetric + " " + decimal(mpki) + " > "
+                            + decimal(HIGH_MPKI),
                     "it waits on memory: make its data smaller or contiguous (fewer pointers to chase), and keep it"
                             + " on the NUMA node that holds its memory"));
         }
         return hints;
     }
 
-    private static void pinnedHints(ThreadReport report, CpuSet cpus, boolean oneCpu, OptionalLong involuntary,
-                                    List<Hint> hints) {
+    private static void pinnedHints(
+            ThreadReport report, CpuSet cpus, boolean oneCpu, OptionalLong involuntary, List<Hint> hints) {
         String name = report.name();
         String where = oneCpu ? "CPU " + cpus : "CPUs " + report.cpus();
         Long migrations = report.counters().get("cpu-migrations");
@@ -91,26 +93,35 @@ public final class Hints {
                 advice = "its affinity changed while counted: another tool (taskset, a pool pinning its own threads)"
                         + " or a cgroup cpuset change moved it; pin it in one place";
             }
-            hints.add(new Hint(name, "migrated " + times(migrations) + " while pinned to " + where,
-                    "cpu-migrations " + migrations + " > " + ownMove, advice));
+            hints.add(new Hint(
+                    name,
+                    "migrated " + times(migrations) + " while pinned to " + where,
+                    "cpu-migrations " + migrations + " > " + ownMove,
+                    advice));
         }
         String isolate = "the CPU is not isolated: boot with isolcpus=" + cpusOrList(cpus) + " nohz_full="
                 + cpusOrList(cpus) + " and pin the thread there (placement isolated)";
         if (involuntary.isPresent()) {
             long switches = involuntary.getAsLong();
             if (switches > 0) {
-                hints.add(new Hint(name, "preempted " + times(switches) + " on " + where,
-                        "nonvoluntary_ctxt_switches " + switches + " > 0", isolate));
+                hints.add(new Hint(
+                        name,
+                        "preempted " + times(switches) + " on " + where,
+                        "nonvoluntary_ctxt_switches " + switches + " > 0",
+                        isolate));
             }
             return;
         }
         Long switches = report.counters().get("context-switches");
         Double utilisation = report.metrics().get("cpu-utilisation");
         if (switches != null && switches > 0 && utilisation != null && utilisation >= BUSY_UTILISATION) {
-            hints.add(new Hint(name, "switched out " + times(switches) + " on " + where + " while it ran "
-                    + percent(utilisation) + " of the time, so mostly preempted",
+            hints.add(new Hint(
+                    name,
+                    "switched out " + times(switches) + " on " + where + " while it ran " + percent(utilisation)
+                            + " of the time, so mostly preempted",
                     "context-switches " + switches + " > 0 at cpu-utilisation " + decimal(utilisation) + " >= "
-                            + decimal(BUSY_UTILISATION), isolate));
+                            + decimal(BUSY_UTILISATION),
+                    isolate));
         }
     }
 

@@ -8,8 +8,7 @@ public final class Json {
     private final StringBuilder out = new StringBuilder(256);
     private boolean first = true;
 
-    private Json() {
-    }
+    private Json() {}
 
     public static Json object() {
         Json json = new Json();

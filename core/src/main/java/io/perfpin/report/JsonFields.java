@@ -10,14 +10,15 @@ import java.util.function.Function;
 final class JsonFields {
     static final String NUMBERS = "numbers";
 
-    private JsonFields() {
-    }
+    private JsonFields() {}
 
     static <T> T field(Map<?, ?> object, String key, Class<T> kind) {
         Object value = object.get(key);
         if (!kind.isInstance(value)) {
-            throw new IllegalArgumentException(value == null && !object.containsKey(key) ? "no field '" + key + "'"
-                    : "field '" + key + "' is not " + (kind == String.class ? "a string" : "a whole number"));
+            throw new IllegalArgumentException(
+                    value == null && !object.containsKey(key)
+                            ? "no field '" + key + "'"
+                            : "field '" + key + "' is not " + (kind == String.class ? "a string" : "a whole number"));
         }
         return kind.cast(value);
     }
@@ -26,8 +27,8 @@ final class JsonFields {
     static <V> Map<String, V> map(Map<?, ?> object, String key, Function<Object, V> convert, String kind) {
         Object value = object.get(key);
         if (!(value instanceof Map)) {
-            throw new IllegalArgumentException(value == null ? "no field '" + key + "'"
-                    : "field '" + key + "' is not an object");
+            throw new IllegalArgumentException(
+                    value == null ? "no field '" + key + "'" : "field '" + key + "' is not an object");
         }
         Map<String, V> result = new LinkedHashMap<>();
         for (Map.Entry<?, ?> e : ((Map<?, ?>) value).entrySet()) {
@@ -36,8 +37,8 @@ final class JsonFields {
             }
             V converted = convert.apply(e.getValue());
             if (converted == null) {
-                throw new IllegalArgumentException("field '" + key + "' holds '" + e.getKey() + "': " + e.getValue()
-                        + ", expected " + kind);
+                throw new IllegalArgumentException(
+                        "field '" + key + "' holds '" + e.getKey() + "': " + e.getValue() + ", expected " + kind);
             }
             result.put((String) e.getKey(), converted);
         }
@@ -48,8 +49,8 @@ final class JsonFields {
     static List<String> strings(Map<?, ?> object, String key) {
         Object value = object.get(key);
         if (!(value instanceof List)) {
-            throw new IllegalArgumentException(value == null ? "no field '" + key + "'"
-                    : "field '" + key + "' is not an array");
+            throw new IllegalArgumentException(
+                    value == null ? "no field '" + key + "'" : "field '" + key + "' is not an array");
         }
         List<String> result = new ArrayList<>();
         for (Object item : (List<?>) value) {

@@ -1,7 +1,6 @@
 package io.perfpin.report;
 
 import io.perfpin.files.OutputFile;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -29,9 +28,11 @@ public final class JsonLinesFile implements AutoCloseable {
     private long whole;
     /** Where the last whole lines begin, a ring of {@link #GIVE_UP_AT_MOST}, for {@link #endWith}. */
     private final long[] lineStarts = new long[GIVE_UP_AT_MOST];
+
     private int lines;
     /** The starts of the lines in {@link #buffer}, which become whole once flushed. */
     private long[] bufferedStarts = new long[256];
+
     private int buffered;
     private boolean ended;
 
@@ -129,7 +130,8 @@ public final class JsonLinesFile implements AutoCloseable {
             } catch (IOException e) {
                 cutBackTo(at, e);
                 long previous = given < Math.min(lines, GIVE_UP_AT_MOST)
-                        ? lineStarts[(lines - 1 - given) % GIVE_UP_AT_MOST] : 0;
+                        ? lineStarts[(lines - 1 - given) % GIVE_UP_AT_MOST]
+                        : 0;
                 if (previous == 0) {
                     // the file's first line stays: it says what the file is (a recording's JVM record)
                     whole = at;

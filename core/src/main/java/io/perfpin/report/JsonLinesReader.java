@@ -1,7 +1,6 @@
 package io.perfpin.report;
 
 import io.perfpin.files.NamedFile;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.channels.Channels;
@@ -58,8 +57,8 @@ final class JsonLinesReader implements AutoCloseable {
             }
             int chunk = position - start;
             if (length + chunk > MAX_LINE_BYTES) {
-                throw new IllegalArgumentException("a line longer than " + MAX_LINE_BYTES + " bytes (1 MiB), which no"
-                        + " record is");
+                throw new IllegalArgumentException(
+                        "a line longer than " + MAX_LINE_BYTES + " bytes (1 MiB), which no" + " record is");
             }
             if (length + chunk > line.length) {
                 line = Arrays.copyOf(line, Math.min(MAX_LINE_BYTES, Math.max(length + chunk, line.length * 2)));

@@ -18,7 +18,10 @@ public record JvmRecord(long pid, long epochMillis, Path named, String pmu) {
     }
 
     public String toJson() {
-        Json json = Json.object().field("type", TYPE).field("time", epochMillis).field("pid", pid)
+        Json json = Json.object()
+                .field("type", TYPE)
+                .field("time", epochMillis)
+                .field("pid", pid)
                 .field("recording", named.toString());
         if (pmu != null) {
             json.field("pmu", pmu);
@@ -28,7 +31,9 @@ public record JvmRecord(long pid, long epochMillis, Path named, String pmu) {
 
     /** @throws IllegalArgumentException naming the field that is missing or of the wrong kind */
     static JvmRecord fromJson(Map<?, ?> object) {
-        return new JvmRecord(JsonFields.field(object, "pid", Long.class), JsonFields.field(object, "time", Long.class),
+        return new JvmRecord(
+                JsonFields.field(object, "pid", Long.class),
+                JsonFields.field(object, "time", Long.class),
                 Path.of(JsonFields.field(object, "recording", String.class)),
                 object.get("pmu") == null ? null : JsonFields.field(object, "pmu", String.class));
     }

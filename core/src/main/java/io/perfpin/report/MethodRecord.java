@@ -10,9 +10,16 @@ import java.util.Map;
  * that could not be counted with their reasons. A report that joins several recordings adds {@code recording}, the
  * file the record was read from, after {@code type}.
  */
-public record MethodRecord(String type, long epochMillis, String method, long calls, Map<String, Long> totals,
-                           Map<String, Double> means, Map<String, Long> p50, Map<String, Long> p99,
-                           Map<String, String> unsupported) {
+public record MethodRecord(
+        String type,
+        long epochMillis,
+        String method,
+        long calls,
+        Map<String, Long> totals,
+        Map<String, Double> means,
+        Map<String, Long> p50,
+        Map<String, Long> p99,
+        Map<String, String> unsupported) {
     public static final String FINAL = "method";
     public static final String SAMPLE = "method-sample";
 
@@ -34,15 +41,23 @@ public record MethodRecord(String type, long epochMillis, String method, long ca
         if (recording != null) {
             json.field("recording", recording.toString());
         }
-        return json.field("time", epochMillis).field("method", method)
-                .field("calls", calls).field("counters", totals).field("mean", means).field("p50", p50)
-                .field("p99", p99).field("unsupported", unsupported).end();
+        return json.field("time", epochMillis)
+                .field("method", method)
+                .field("calls", calls)
+                .field("counters", totals)
+                .field("mean", means)
+                .field("p50", p50)
+                .field("p99", p99)
+                .field("unsupported", unsupported)
+                .end();
     }
 
     /** @throws IllegalArgumentException naming the field that is missing or of the wrong kind */
     public static MethodRecord fromJson(Map<?, ?> object) {
-        return new MethodRecord(JsonFields.field(object, "type", String.class),
-                JsonFields.field(object, "time", Long.class), JsonFields.field(object, "method", String.class),
+        return new MethodRecord(
+                JsonFields.field(object, "type", String.class),
+                JsonFields.field(object, "time", Long.class),
+                JsonFields.field(object, "method", String.class),
                 JsonFields.field(object, "calls", Long.class),
                 JsonFields.map(object, "counters", JsonFields::wholeNumber, "whole numbers"),
                 JsonFields.map(object, "mean", JsonFields::number, JsonFields.NUMBERS),

@@ -16,8 +16,7 @@ import java.util.OptionalLong;
 public final class Preemptions {
     private static final String FIELD = "nonvoluntary_ctxt_switches:";
 
-    private Preemptions() {
-    }
+    private Preemptions() {}
 
     /** Empty when the thread has ended or its status cannot be read (another user's, without privilege). */
     public static OptionalLong of(long pid, int tid) {
@@ -25,7 +24,8 @@ public final class Preemptions {
         try (InputStream in = Files.newInputStream(Path.of("/proc/" + pid + "/task/" + tid + "/status"))) {
             for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
                 if (line.startsWith(FIELD)) {
-                    return OptionalLong.of(Long.parseLong(line.substring(FIELD.length()).strip()));
+                    return OptionalLong.of(
+                            Long.parseLong(line.substring(FIELD.length()).strip()));
                 }
             }
         } catch (IOException | NumberFormatException e) {

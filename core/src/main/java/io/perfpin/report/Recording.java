@@ -32,8 +32,13 @@ public final class Recording {
     private final EndRecord end;
     private final String warning;
 
-    private Recording(List<ThreadRecord> threads, List<MethodRecord> methods, RunRecord run, JvmRecord jvm,
-                      EndRecord end, String warning) {
+    private Recording(
+            List<ThreadRecord> threads,
+            List<MethodRecord> methods,
+            RunRecord run,
+            JvmRecord jvm,
+            EndRecord end,
+            String warning) {
         this.threads = List.copyOf(threads);
         this.methods = List.copyOf(methods);
         this.run = run;
@@ -47,7 +52,7 @@ public final class Recording {
      * @throws IllegalArgumentException when a line other than the last is not a record: no perfpin recording
      */
     public static Recording read(Path file) throws IOException {
-        return read(file, record -> { });
+        return read(file, record -> {});
     }
 
     /**
@@ -90,7 +95,12 @@ public final class Recording {
                 }
             }
         }
-        return new Recording(new ArrayList<>(latest.values()), new ArrayList<>(methods.values()), run, jvm, end,
+        return new Recording(
+                new ArrayList<>(latest.values()),
+                new ArrayList<>(methods.values()),
+                run,
+                jvm,
+                end,
                 badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
     }
 
@@ -99,8 +109,8 @@ public final class Recording {
         try {
             return lines.next();
         } catch (IllegalArgumentException tooLong) {
-            throw new IllegalArgumentException(file + " line " + number + " is not a perfpin record: "
-                    + tooLong.getMessage(), tooLong);
+            throw new IllegalArgumentException(
+                    file + " line " + number + " is not a perfpin record: " + tooLong.getMessage(), tooLong);
         }
     }
 

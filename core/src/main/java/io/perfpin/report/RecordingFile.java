@@ -1,8 +1,7 @@
 package io.perfpin.report;
 
-import io.perfpin.nativeio.Backends;
 import io.perfpin.files.OutputFile;
-
+import io.perfpin.nativeio.Backends;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
@@ -31,8 +30,7 @@ import java.util.regex.Pattern;
  * asked for: {@link #family} finds them again.
  */
 public final class RecordingFile {
-    private RecordingFile() {
-    }
+    private RecordingFile() {}
 
     /**
      * Creates the recording of this JVM ({@code pid}) for {@code out=named}, as {@link OutputFile} creates files
@@ -100,8 +98,7 @@ public final class RecordingFile {
         String[] parts = stemAndExtension(asked.getFileName().toString());
         Pattern child = Pattern.compile(Pattern.quote(parts[0]) + "\\.\\d+" + Pattern.quote(parts[1]));
         Object owner = Files.getOwner(asked);
-        record Child(JvmRecord jvm, Path file) {
-        }
+        record Child(JvmRecord jvm, Path file) {}
         List<Child> children = new ArrayList<>();
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(asked.getParent())) {
             for (Path entry : entries) {
@@ -110,19 +107,22 @@ public final class RecordingFile {
                     continue;
                 }
                 Optional<JvmRecord> jvm = jvmRecord(entry);
-                if (jvm.isPresent() && jvm.get().named().equals(asked)
+                if (jvm.isPresent()
+                        && jvm.get().named().equals(asked)
                         && jvm.get().epochMillis() >= root.get().epochMillis()) {
                     children.add(new Child(jvm.get(), entry));
                 }
             }
         }
-        children.sort(Comparator.comparingLong((Child c) -> c.jvm().epochMillis()).thenComparingLong(c -> c.jvm().pid()));
+        children.sort(Comparator.comparingLong((Child c) -> c.jvm().epochMillis())
+                .thenComparingLong(c -> c.jvm().pid()));
         children.forEach(c -> family.add(c.file()));
         return family;
     }
 
     private static boolean isRegularFileOf(Path file, Object owner) throws IOException {
-        PosixFileAttributes attributes = Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        PosixFileAttributes attributes =
+                Files.readAttributes(file, PosixFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
         return attributes.isRegularFile() && attributes.owner().equals(owner);
     }
 

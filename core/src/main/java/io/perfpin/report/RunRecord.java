@@ -1,7 +1,6 @@
 package io.perfpin.report;
 
 import io.perfpin.jvm.ThisProcess;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -22,8 +21,8 @@ import java.util.Map;
  *                    any thread counted them: a report's CSV has a column for each, as the live views' CSV has
  *                    from its header on. Empty in a recording made before the record said them
  */
-public record RunRecord(long epochMillis, long pid, Map<String, String> machine, Map<String, String> run,
-                        List<String> events) {
+public record RunRecord(
+        long epochMillis, long pid, Map<String, String> machine, Map<String, String> run, List<String> events) {
     public static final String TYPE = "run";
     private static final String EVENTS = "events";
 
@@ -51,13 +50,21 @@ public record RunRecord(long epochMillis, long pid, Map<String, String> machine,
     }
 
     public String toJson() {
-        return Json.object().field("type", TYPE).field("time", epochMillis).field("pid", pid).field("machine", machine)
-                .field("run", run).field(EVENTS, events).end();
+        return Json.object()
+                .field("type", TYPE)
+                .field("time", epochMillis)
+                .field("pid", pid)
+                .field("machine", machine)
+                .field("run", run)
+                .field(EVENTS, events)
+                .end();
     }
 
     /** @throws IllegalArgumentException naming the field that is missing or of the wrong kind */
     public static RunRecord fromJson(Map<?, ?> object) {
-        return new RunRecord(JsonFields.field(object, "time", Long.class), JsonFields.field(object, "pid", Long.class),
+        return new RunRecord(
+                JsonFields.field(object, "time", Long.class),
+                JsonFields.field(object, "pid", Long.class),
                 JsonFields.map(object, "machine", JsonFields::string, "strings"),
                 JsonFields.map(object, "run", JsonFields::string, "strings"),
                 object.containsKey(EVENTS) ? JsonFields.strings(object, EVENTS) : List.of());

@@ -5,7 +5,6 @@ import io.perfpin.jvm.LastCpu;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
-
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -36,6 +35,7 @@ public final class StatsWindows {
     private final Map<Key, ThreadSample> shown = new HashMap<>();
     /** The finished threads whose last window was shown; forgotten once they leave the file's ring. */
     private final Set<Key> done = new HashSet<>();
+
     private long samplesShown = -1;
     private long sampleNanosShown;
 
@@ -54,8 +54,7 @@ public final class StatsWindows {
      *                  window starts at its thread's enrolment
      * @param first     whether it is the first frame, whose windows start at each thread's enrolment
      */
-    public record Frame(List<ThreadReport> threads, long samples, long spanNanos, boolean first) {
-    }
+    public record Frame(List<ThreadReport> threads, long samples, long spanNanos, boolean first) {}
 
     /** @param pid the JVM whose stats file this is: a live thread's last CPU is read from its /proc */
     public StatsWindows(long pid) {
@@ -146,8 +145,16 @@ public final class StatsWindows {
         if (running > 0) {
             parts.add(running + (ended > 0 ? "" : running == 1 ? " thread" : " threads") + " " + runningLabel);
         }
-        return ThreadReport.of("(" + String.join(", ", parts) + ")", 0, -1, "", snapshot.eventNames(), sum,
-                e -> refusal(snapshot, sum, e), -1).withSources(sources(snapshot, sum));
+        return ThreadReport.of(
+                        "(" + String.join(", ", parts) + ")",
+                        0,
+                        -1,
+                        "",
+                        snapshot.eventNames(),
+                        sum,
+                        e -> refusal(snapshot, sum, e),
+                        -1)
+                .withSources(sources(snapshot, sum));
     }
 
     /** The counts of {@code now} since {@code before} (since its enrolment when null), over the agent's time. */
@@ -155,9 +162,17 @@ public final class StatsWindows {
         Counts counts = before == null ? now : new Difference(now, before);
         long from = before == null ? now.enrolledNanos() : before.readFromNanos();
         boolean running = now.state() == StatsLayout.STATE_RUNNING;
-        ThreadReport report = ThreadReport.of(now.name(), now.tid(), now.javaId(), now.cpus(), snapshot.eventNames(),
-                        counts, e -> refusal(snapshot, now, e), now.readToNanos() - from)
-                .withSources(sources(snapshot, now)).withPin(pin(now))
+        ThreadReport report = ThreadReport.of(
+                        now.name(),
+                        now.tid(),
+                        now.javaId(),
+                        now.cpus(),
+                        snapshot.eventNames(),
+                        counts,
+                        e -> refusal(snapshot, now, e),
+                        now.readToNanos() - from)
+                .withSources(sources(snapshot, now))
+                .withPin(pin(now))
                 .withState(running || now.stillRunning() ? ThreadState.RUNNING : ThreadState.ENDED);
         OptionalInt lastCpu = running ? LastCpu.of(pid, now.tid()) : OptionalInt.empty();
         return report.withLastCpu(lastCpu);

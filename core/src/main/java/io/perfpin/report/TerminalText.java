@@ -15,8 +15,7 @@ public final class TerminalText {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
     private static final char ELLIPSIS = (char) 0x2026;
 
-    private TerminalText() {
-    }
+    private TerminalText() {}
 
     public static String escape(String text) {
         int first = 0;
@@ -40,7 +39,10 @@ public final class TerminalText {
             } else if (c <= 0xff) {
                 safe.append("\\x").append(HEX[c >> 4]).append(HEX[c & 0xf]);
             } else {
-                safe.append("\\u").append(HEX[c >> 12]).append(HEX[(c >> 8) & 0xf]).append(HEX[(c >> 4) & 0xf])
+                safe.append("\\u")
+                        .append(HEX[c >> 12])
+                        .append(HEX[(c >> 8) & 0xf])
+                        .append(HEX[(c >> 4) & 0xf])
                         .append(HEX[c & 0xf]);
             }
         }
@@ -72,7 +74,8 @@ public final class TerminalText {
         }
         int keep = columns - 1;
         String head = prefix(text, keep - keep / 2);
-        String tail = new StringBuilder(prefix(new StringBuilder(text).reverse().toString(), keep / 2)).reverse()
+        String tail = new StringBuilder(prefix(new StringBuilder(text).reverse().toString(), keep / 2))
+                .reverse()
                 .toString();
         return head + ELLIPSIS + tail;
     }
@@ -97,10 +100,18 @@ public final class TerminalText {
         if (type == Character.NON_SPACING_MARK || type == Character.ENCLOSING_MARK || type == Character.FORMAT) {
             return 0;
         }
-        return c >= 0x1100 && c <= 0x115f || c >= 0x2e80 && c <= 0xa4cf && c != 0x303f || c >= 0xac00 && c <= 0xd7a3
-                || c >= 0xf900 && c <= 0xfaff || c >= 0xfe30 && c <= 0xfe4f || c >= 0xff00 && c <= 0xff60
-                || c >= 0xffe0 && c <= 0xffe6 || c >= 0x1f300 && c <= 0x1f64f || c >= 0x1f900 && c <= 0x1f9ff
-                || c >= 0x20000 && c <= 0x3fffd ? 2 : 1;
+        return c >= 0x1100 && c <= 0x115f
+                        || c >= 0x2e80 && c <= 0xa4cf && c != 0x303f
+                        || c >= 0xac00 && c <= 0xd7a3
+                        || c >= 0xf900 && c <= 0xfaff
+                        || c >= 0xfe30 && c <= 0xfe4f
+                        || c >= 0xff00 && c <= 0xff60
+                        || c >= 0xffe0 && c <= 0xffe6
+                        || c >= 0x1f300 && c <= 0x1f64f
+                        || c >= 0x1f900 && c <= 0x1f9ff
+                        || c >= 0x20000 && c <= 0x3fffd
+                ? 2
+                : 1;
     }
 
     /** Half a character (a lone surrogate), which a terminal cannot show, is unsafe too. */
@@ -109,9 +120,11 @@ public final class TerminalText {
     }
 
     private static boolean unsafe(char c) {
-        return c < 0x20 || c >= 0x7f && c <= 0x9f
+        return c < 0x20
+                || c >= 0x7f && c <= 0x9f
                 || c == 0x061c // Arabic letter mark
-                || c == 0x200e || c == 0x200f // left-to-right and right-to-left marks
+                || c == 0x200e
+                || c == 0x200f // left-to-right and right-to-left marks
                 || c >= 0x202a && c <= 0x202e // embeddings and overrides
                 || c >= 0x2066 && c <= 0x2069; // isolates
     }

@@ -32,16 +32,19 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
     public static ThreadRecord fromJson(Map<?, ?> object) {
         String type = JsonFields.field(object, "type", String.class);
         if (!type.equals(ThreadRecords.SAMPLE) && !type.equals(ThreadRecords.THREAD)) {
-            throw new IllegalArgumentException("field 'type' is '" + type + "', expected "
-                    + ThreadRecords.SAMPLE + " or " + ThreadRecords.THREAD);
+            throw new IllegalArgumentException(
+                    "field 'type' is '" + type + "', expected " + ThreadRecords.SAMPLE + " or " + ThreadRecords.THREAD);
         }
         long tid = JsonFields.field(object, "tid", Long.class);
         boolean virtual = Boolean.TRUE.equals(object.get("virtual"));
         if ((tid < 0 && !(virtual && tid == ThreadRecords.VIRTUAL_TID)) || tid > Integer.MAX_VALUE) {
             throw new IllegalArgumentException("field 'tid' is " + tid + ", not a thread id");
         }
-        ThreadReport report = ThreadReport.fromValues(JsonFields.field(object, "name", String.class), (int) tid,
-                JsonFields.field(object, "javaId", Long.class), JsonFields.field(object, "cpus", String.class),
+        ThreadReport report = ThreadReport.fromValues(
+                JsonFields.field(object, "name", String.class),
+                (int) tid,
+                JsonFields.field(object, "javaId", Long.class),
+                JsonFields.field(object, "cpus", String.class),
                 JsonFields.field(object, "wallNanos", Long.class),
                 JsonFields.map(object, "counters", JsonFields::wholeNumber, "whole numbers"),
                 JsonFields.map(object, "coverage", JsonFields::number, JsonFields.NUMBERS),

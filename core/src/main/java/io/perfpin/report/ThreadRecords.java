@@ -21,8 +21,7 @@ public final class ThreadRecords {
     /** The {@code tid} of a virtual thread's record. */
     public static final int VIRTUAL_TID = -1;
 
-    private ThreadRecords() {
-    }
+    private ThreadRecords() {}
 
     public static String toJson(String type, long epochMillis, ThreadReport report) {
         return toJson(type, null, epochMillis, report);
@@ -35,8 +34,11 @@ public final class ThreadRecords {
 
     /** A virtual thread's final record: its counts over the time it was mounted. */
     public static String virtualToJson(long epochMillis, ThreadReport report, int mounts, int[] carriers) {
-        return fields(THREAD, null, epochMillis, report).field("virtual", true).field("mounts", mounts)
-                .field("carriers", carriers).end();
+        return fields(THREAD, null, epochMillis, report)
+                .field("virtual", true)
+                .field("mounts", mounts)
+                .field("carriers", carriers)
+                .end();
     }
 
     private static Json fields(String type, Path recording, long epochMillis, ThreadReport report) {

@@ -6,7 +6,6 @@ import io.perfpin.event.DerivedMetric;
 import io.perfpin.event.EventList;
 import io.perfpin.event.Presets;
 import io.perfpin.event.UnsupportedEvent;
-
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -43,9 +42,21 @@ public final class ThreadReport {
     private final ThreadState state;
     private final String pmu;
 
-    private ThreadReport(String name, int tid, long javaId, String cpus, long wallNanos, Map<String, Long> counters,
-                         Map<String, Double> coverage, Map<String, Double> metrics, Map<String, String> unsupported,
-                         Map<String, String> sources, PinSource pin, int lastCpu, ThreadState state, String pmu) {
+    private ThreadReport(
+            String name,
+            int tid,
+            long javaId,
+            String cpus,
+            long wallNanos,
+            Map<String, Long> counters,
+            Map<String, Double> coverage,
+            Map<String, Double> metrics,
+            Map<String, String> unsupported,
+            Map<String, String> sources,
+            PinSource pin,
+            int lastCpu,
+            ThreadState state,
+            String pmu) {
         this.name = name;
         this.tid = tid;
         this.javaId = javaId;
@@ -67,8 +78,15 @@ public final class ThreadReport {
      * @param failures the events the kernel refused for this thread
      * @param wallNanos the wall time the counts cover (for per-second metrics), or -1 when unknown
      */
-    public static ThreadReport of(String name, int tid, long javaId, String cpus, EventList events,
-                                  Counts counts, List<EventFailure> failures, long wallNanos) {
+    public static ThreadReport of(
+            String name,
+            int tid,
+            long javaId,
+            String cpus,
+            EventList events,
+            Counts counts,
+            List<EventFailure> failures,
+            long wallNanos) {
         Map<Integer, String> refused = new HashMap<>();
         for (EventFailure f : failures) {
             refused.put(f.index(), f.reason());
@@ -84,8 +102,21 @@ public final class ThreadReport {
             unsupported.put(u.event(), u.reason());
         }
         unsupported.putAll(report.unsupported);
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, report.counters, report.coverage, report.metrics,
-                unsupported, Map.of(), PinSource.NONE, -1, null, report.pmu);
+        return new ThreadReport(
+                name,
+                tid,
+                javaId,
+                cpus,
+                wallNanos,
+                report.counters,
+                report.coverage,
+                report.metrics,
+                unsupported,
+                Map.of(),
+                PinSource.NONE,
+                -1,
+                null,
+                report.pmu);
     }
 
     /**
@@ -97,8 +128,15 @@ public final class ThreadReport {
      * @param refusal   why the kernel refused event {@code i} to this thread, or null when it did not
      * @param wallNanos the wall time the counts cover (for per-second metrics), or -1 when unknown
      */
-    public static ThreadReport of(String name, int tid, long javaId, String cpus, List<String> events, Counts counts,
-                                  IntFunction<String> refusal, long wallNanos) {
+    public static ThreadReport of(
+            String name,
+            int tid,
+            long javaId,
+            String cpus,
+            List<String> events,
+            Counts counts,
+            IntFunction<String> refusal,
+            long wallNanos) {
         Map<String, Long> counters = new LinkedHashMap<>();
         Map<String, Double> coverage = new LinkedHashMap<>();
         Map<String, String> unsupported = new LinkedHashMap<>();
@@ -110,12 +148,30 @@ public final class ThreadReport {
                 coverage.put(event, counts.coverage(i));
             } else {
                 // Enabled but never on a counter: the PMU had no room for it all the while.
-                unsupported.putIfAbsent(event, refused != null ? refused : counts.isOpened(i)
-                        ? "never scheduled on a counter (multiplexed out): count fewer events" : "not counted");
+                unsupported.putIfAbsent(
+                        event,
+                        refused != null
+                                ? refused
+                                : counts.isOpened(i)
+                                        ? "never scheduled on a counter (multiplexed out): count fewer events"
+                                        : "not counted");
             }
         }
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics(counters, wallNanos),
-                unsupported, Map.of(), PinSource.NONE, -1, null, null);
+        return new ThreadReport(
+                name,
+                tid,
+                javaId,
+                cpus,
+                wallNanos,
+                counters,
+                coverage,
+                metrics(counters, wallNanos),
+                unsupported,
+                Map.of(),
+                PinSource.NONE,
+                -1,
+                null,
+                null);
     }
 
     /**
@@ -170,12 +226,31 @@ public final class ThreadReport {
      * A report whose values were measured elsewhere: read back from a JSON-lines record, or derived from a
      * stats file. The maps are copied, in their order.
      */
-    public static ThreadReport fromValues(String name, int tid, long javaId, String cpus, long wallNanos,
-                                          Map<String, Long> counters, Map<String, Double> coverage,
-                                          Map<String, Double> metrics, Map<String, String> unsupported) {
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, new LinkedHashMap<>(counters),
-                new LinkedHashMap<>(coverage), new LinkedHashMap<>(metrics), new LinkedHashMap<>(unsupported),
-                Map.of(), PinSource.NONE, -1, null, null);
+    public static ThreadReport fromValues(
+            String name,
+            int tid,
+            long javaId,
+            String cpus,
+            long wallNanos,
+            Map<String, Long> counters,
+            Map<String, Double> coverage,
+            Map<String, Double> metrics,
+            Map<String, String> unsupported) {
+        return new ThreadReport(
+                name,
+                tid,
+                javaId,
+                cpus,
+                wallNanos,
+                new LinkedHashMap<>(counters),
+                new LinkedHashMap<>(coverage),
+                new LinkedHashMap<>(metrics),
+                new LinkedHashMap<>(unsupported),
+                Map.of(),
+                PinSource.NONE,
+                -1,
+                null,
+                null);
     }
 
     /**
@@ -183,34 +258,99 @@ public final class ThreadReport {
      * ({@link io.perfpin.counter.ThreadCounters#sources()}): event name to source. The map is copied.
      */
     public ThreadReport withSources(Map<String, String> eventSources) {
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
-                new LinkedHashMap<>(eventSources), pin, lastCpu, state, pmu);
+        return new ThreadReport(
+                name,
+                tid,
+                javaId,
+                cpus,
+                wallNanos,
+                counters,
+                coverage,
+                metrics,
+                unsupported,
+                new LinkedHashMap<>(eventSources),
+                pin,
+                lastCpu,
+                state,
+                pmu);
     }
 
     /** This report, saying who set the thread's CPUs. */
     public ThreadReport withPin(PinSource source) {
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
-                source, lastCpu, state, pmu);
+        return new ThreadReport(
+                name,
+                tid,
+                javaId,
+                cpus,
+                wallNanos,
+                counters,
+                coverage,
+                metrics,
+                unsupported,
+                sources,
+                source,
+                lastCpu,
+                state,
+                pmu);
     }
 
     /** This report, with the CPU the thread last ran on as a viewer read it; itself when that is unknown. */
     public ThreadReport withLastCpu(OptionalInt cpu) {
-        return cpu.isEmpty() ? this
-                : new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported,
+        return cpu.isEmpty()
+                ? this
+                : new ThreadReport(
+                        name,
+                        tid,
+                        javaId,
+                        cpus,
+                        wallNanos,
+                        counters,
+                        coverage,
+                        metrics,
+                        unsupported,
                         sources,
-                pin, cpu.getAsInt(), state, pmu);
+                        pin,
+                        cpu.getAsInt(),
+                        state,
+                        pmu);
     }
 
     /** This report, saying whether the thread ran on at its end, or had ended. */
     public ThreadReport withState(ThreadState threadState) {
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
-                pin, lastCpu, threadState, pmu);
+        return new ThreadReport(
+                name,
+                tid,
+                javaId,
+                cpus,
+                wallNanos,
+                counters,
+                coverage,
+                metrics,
+                unsupported,
+                sources,
+                pin,
+                lastCpu,
+                threadState,
+                pmu);
     }
 
     /** This report, saying which simulated PMU counted its hardware events (as a recording read back says). */
     public ThreadReport withPmu(String simulatedPmu) {
-        return new ThreadReport(name, tid, javaId, cpus, wallNanos, counters, coverage, metrics, unsupported, sources,
-                pin, lastCpu, state, simulatedPmu);
+        return new ThreadReport(
+                name,
+                tid,
+                javaId,
+                cpus,
+                wallNanos,
+                counters,
+                coverage,
+                metrics,
+                unsupported,
+                sources,
+                pin,
+                lastCpu,
+                state,
+                simulatedPmu);
     }
 
     /**

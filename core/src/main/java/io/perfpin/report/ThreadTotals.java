@@ -15,9 +15,11 @@ import java.util.Map;
 final class ThreadTotals {
     /** The counts and wall time after the last record added; only that record's events. */
     private Map<String, Double> last = Map.of();
+
     private double lastWall;
     /** Where the current run of counts starts: the counts and wall time before it. */
     private Map<String, Double> base = Map.of();
+
     private double baseWall;
     private ThreadRecord previous;
     private Boolean windows;

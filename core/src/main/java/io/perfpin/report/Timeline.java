@@ -3,7 +3,6 @@ package io.perfpin.report;
 import io.perfpin.event.DerivedMetric;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.event.Presets;
-
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -29,8 +28,7 @@ public final class Timeline {
     public static final int MAX_POINTS = 256;
 
     /** One series: a value per window, NaN where the window has none. */
-    public record Series(String name, DerivedMetric.Unit unit, double[] values) {
-    }
+    public record Series(String name, DerivedMetric.Unit unit, double[] values) {}
 
     private final Map<String, double[]> cumulative = new LinkedHashMap<>();
     private final Set<String> metricNames = new LinkedHashSet<>();

@@ -1,7 +1,6 @@
 package io.perfpin.report;
 
 import io.perfpin.export.ThreadGroupName;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -50,6 +49,7 @@ public record Timelines(Map<String, Timeline> threads, Map<String, Timeline> gro
         private final Map<String, ThreadTotals> threads = new HashMap<>();
         /** Each thread's counts as last summed, by thread key: what a record of it replaces in the sum. */
         private final Map<String, Map<String, Double>> summed = new HashMap<>();
+
         private final Map<String, Double> sum = new LinkedHashMap<>();
         private long pointMillis = Long.MIN_VALUE;
         private long firstMillis;

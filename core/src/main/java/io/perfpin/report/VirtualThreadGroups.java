@@ -1,7 +1,6 @@
 package io.perfpin.report;
 
 import io.perfpin.export.ThreadGroupName;
-
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -18,8 +17,7 @@ public final class VirtualThreadGroups {
     /** What makes a member busy, where it was counted. */
     private static final String BUSIEST_BY = "task-clock";
 
-    private VirtualThreadGroups() {
-    }
+    private VirtualThreadGroups() {}
 
     /**
      * @param records a recording's threads, in its order
@@ -39,7 +37,8 @@ public final class VirtualThreadGroups {
         Map<String, List<ThreadRecord>> groups = new LinkedHashMap<>();
         for (ThreadRecord r : records) {
             if (r.isVirtual()) {
-                groups.computeIfAbsent(ThreadGroupName.of(r.report().name()), k -> new ArrayList<>()).add(r);
+                groups.computeIfAbsent(ThreadGroupName.of(r.report().name()), k -> new ArrayList<>())
+                        .add(r);
             } else {
                 rows.add(r);
             }
@@ -62,27 +61,34 @@ public final class VirtualThreadGroups {
         if (count <= 0 || total.report().counters().isEmpty()) {
             return List.of();
         }
-        String event = total.report().counters().containsKey(BUSIEST_BY) ? BUSIEST_BY
+        String event = total.report().counters().containsKey(BUSIEST_BY)
+                ? BUSIEST_BY
                 : total.report().counters().keySet().iterator().next();
         return members.stream()
-                .sorted(Comparator.comparingLong((ThreadRecord m) -> m.report().counters().getOrDefault(event, 0L))
+                .sorted(Comparator.comparingLong(
+                                (ThreadRecord m) -> m.report().counters().getOrDefault(event, 0L))
                         .reversed())
-                .limit(count).toList();
+                .limit(count)
+                .toList();
     }
 
     /** Per event, the member's total at {@code percent} (nearest rank); metrics of those values. */
     static ThreadRecord percentile(String name, List<ThreadRecord> members, int percent, ThreadRecord total) {
         Map<String, Long> counters = new LinkedHashMap<>();
         for (String event : total.report().counters().keySet()) {
-            long[] values = members.stream().map(m -> m.report().counters().get(event))
-                    .filter(v -> v != null).mapToLong(Long::longValue).sorted().toArray();
+            long[] values = members.stream()
+                    .map(m -> m.report().counters().get(event))
+                    .filter(v -> v != null)
+                    .mapToLong(Long::longValue)
+                    .sorted()
+                    .toArray();
             if (values.length > 0) {
                 int rank = (int) Math.ceil(percent / 100.0 * values.length);
                 counters.put(event, values[Math.max(0, rank - 1)]);
             }
         }
-        ThreadReport report = ThreadReport.fromValues(name, 0, 0, "", -1, counters, Map.of(),
-                ThreadReport.metrics(counters, -1), Map.of());
+        ThreadReport report = ThreadReport.fromValues(
+                name, 0, 0, "", -1, counters, Map.of(), ThreadReport.metrics(counters, -1), Map.of());
         return new ThreadRecord(total.type(), total.epochMillis(), report);
     }
 }

@@ -1,7 +1,6 @@
 package io.perfpin.stats;
 
 import io.perfpin.options.UrlText;
-
 import java.util.Objects;
 
 /**

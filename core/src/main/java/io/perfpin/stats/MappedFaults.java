@@ -12,12 +12,13 @@ package io.perfpin.stats;
 public final class MappedFaults {
     /** Not constants, so that no compiler allocates the array inline: the VM's runtime does. */
     private static int outer = 1;
+
     private static int inner = 0;
+
     @SuppressWarnings("unused")
     private static volatile Object sink;
 
-    private MappedFaults() {
-    }
+    private MappedFaults() {}
 
     /**
      * Throws the {@link InternalError} of a fault this thread took in a mapped access and has not been thrown

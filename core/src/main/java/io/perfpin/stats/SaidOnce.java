@@ -11,8 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * Safe on any thread.
  */
 public final class SaidOnce {
-    private record Key(AgentNotice.Kind kind, String subject) {
-    }
+    private record Key(AgentNotice.Kind kind, String subject) {}
 
     private final Set<Key> said = ConcurrentHashMap.newKeySet();
 

@@ -1,11 +1,12 @@
 package io.perfpin.stats;
 
+import static io.perfpin.stats.StatsLayout.*;
+
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.files.OutputFile;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.nativeio.FileMappings;
 import io.perfpin.nativeio.Syscalls;
-
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -24,8 +25,6 @@ import java.util.Arrays;
 import java.util.Deque;
 import java.util.List;
 import java.util.Objects;
-
-import static io.perfpin.stats.StatsLayout.*;
 
 /**
  * The writer of a per-JVM stats file ({@link StatsLayout}). Single writer: every method is called from
@@ -51,10 +50,12 @@ public final class StatsFile implements AutoCloseable {
     private final MappedByteBuffer fixed;
     /** The live slots, mapped anew each time they grow; the mappings they outgrew, released at the end. */
     private MappedByteBuffer live;
+
     private final List<MappedByteBuffer> outgrown = new ArrayList<>();
     private final int capacity;
     /** The events named so far, as written to the header: a column is found without decoding the file. */
     private final List<String> eventNames = new ArrayList<>();
+
     private final boolean[] refusalWritten;
     private final boolean[] sourceWritten;
     private final int liveCapacity;
@@ -67,6 +68,7 @@ public final class StatsFile implements AutoCloseable {
     private final Deque<Integer> freeLive = new ArrayDeque<>();
     /** Each slot's seqlock sequence: live slots, then the ring, then the aggregate. */
     private long[] liveSequences;
+
     private final long[] ringSequences;
     /** The aggregate slot's sequence, alone in its array: the slot is written as every other is. */
     private final long[] aggregateSequence = new long[1];
@@ -74,6 +76,7 @@ public final class StatsFile implements AutoCloseable {
     private final FinalCounts[] ring;
     /** The aggregate's sums: per column, value, time enabled and time running. */
     private final long[] aggregate;
+
     private int aggregateThreads;
     private long finishedTotal;
     private long threadsNotCounted;
@@ -83,11 +86,18 @@ public final class StatsFile implements AutoCloseable {
     private final byte[] countedBits = new byte[COUNTERS_OFFSET - COUNTED_OFFSET];
 
     /** A finished thread's counts, by column. */
-    private record FinalCounts(int[] columns, long[] values, long[] enabled, long[] running) {
-    }
+    private record FinalCounts(int[] columns, long[] values, long[] enabled, long[] running) {}
 
-    private StatsFile(Path path, FileChannel channel, Object fileKey, MappedByteBuffer fixed, MappedByteBuffer live,
-                      int capacity, int liveSlots, int liveCapacity, int finishedSlots) {
+    private StatsFile(
+            Path path,
+            FileChannel channel,
+            Object fileKey,
+            MappedByteBuffer fixed,
+            MappedByteBuffer live,
+            int capacity,
+            int liveSlots,
+            int liveCapacity,
+            int finishedSlots) {
         this.path = path;
         this.channel = channel;
         this.fileKey = fileKey;
@@ -120,22 +130,36 @@ public final class StatsFile implements AutoCloseable {
      *                     {@link StatsLayout#initialLiveSlots} of them
      * @throws IllegalArgumentException when a value is outside what {@link StatsLayout} allows a reader to accept
      */
-    public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
-                                   int eventCapacity, int liveCapacity, int finishedSlots) throws IOException {
+    public static StatsFile create(
+            Path file,
+            long pid,
+            long startEpochMillis,
+            long intervalNanos,
+            int eventCapacity,
+            int liveCapacity,
+            int finishedSlots)
+            throws IOException {
         return create(file, pid, startEpochMillis, intervalNanos, eventCapacity, liveCapacity, finishedSlots, "");
     }
 
     /** As the other {@code create}, recording the options text the agent was started with. */
-    public static StatsFile create(Path file, long pid, long startEpochMillis, long intervalNanos,
-                                   int eventCapacity, int liveCapacity, int finishedSlots, String options)
+    public static StatsFile create(
+            Path file,
+            long pid,
+            long startEpochMillis,
+            long intervalNanos,
+            int eventCapacity,
+            int liveCapacity,
+            int finishedSlots,
+            String options)
             throws IOException {
         requireWithin("event capacity", eventCapacity, 1, MAX_EVENT_CAPACITY);
         requireWithin("live slot capacity", liveCapacity, 1, MAX_LIVE_SLOTS);
         requireWithin("finished slot count", finishedSlots, 1, MAX_FINISHED_SLOTS);
         requireWithin("pid", pid, 1, MAX_PID);
         if (intervalNanos < MIN_INTERVAL_NANOS || intervalNanos > MAX_INTERVAL_NANOS) {
-            throw new IllegalArgumentException("a stats file allows an interval from 1ms to 1h, not " + intervalNanos
-                    + " ns");
+            throw new IllegalArgumentException(
+                    "a stats file allows an interval from 1ms to 1h, not " + intervalNanos + " ns");
         }
         int liveSlots = initialLiveSlots(liveCapacity);
         long liveStart = liveOffset(eventCapacity, finishedSlots);
@@ -145,9 +169,10 @@ public final class StatsFile implements AutoCloseable {
             MappedByteBuffer fixed = channel.map(FileChannel.MapMode.READ_WRITE, 0, liveStart);
             fixed.order(ByteOrder.LITTLE_ENDIAN);
             MappedByteBuffer live = mapLive(channel, liveStart, (long) slotSize(eventCapacity) * liveSlots);
-            Object key = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
-            StatsFile stats = new StatsFile(file, channel, key, fixed, live, eventCapacity, liveSlots, liveCapacity,
-                    finishedSlots);
+            Object key = Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .fileKey();
+            StatsFile stats = new StatsFile(
+                    file, channel, key, fixed, live, eventCapacity, liveSlots, liveCapacity, finishedSlots);
             stats.writeHeader(pid, startEpochMillis, intervalNanos, options);
             return stats;
         } catch (IOException | RuntimeException | InternalError e) {
@@ -180,8 +205,8 @@ public final class StatsFile implements AutoCloseable {
 
     private static void requireWithin(String what, long value, long min, long max) {
         if (value < min || value > max) {
-            throw new IllegalArgumentException("stats file " + what + " " + value + " is outside " + min + " to "
-                    + max);
+            throw new IllegalArgumentException(
+                    "stats file " + what + " " + value + " is outside " + min + " to " + max);
         }
     }
 
@@ -225,7 +250,8 @@ public final class StatsFile implements AutoCloseable {
             if (now < size) {
                 return "it was truncated to " + now + " bytes (" + size + " expected)";
             }
-            Object key = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).fileKey();
+            Object key = Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
+                    .fileKey();
             return Objects.equals(key, fileKey) ? null : "another file took its place";
         } catch (NoSuchFileException e) {
             return "it was removed";
@@ -294,8 +320,8 @@ public final class StatsFile implements AutoCloseable {
     /** Says why the kernel refused the event of a column, unless a reason is there already. */
     public void eventRefused(int column, String reason) {
         if (column >= 0 && !refusalWritten[column]) {
-            StatsStrings.put(fixed, eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE, EVENT_REASON_SIZE,
-                    reason);
+            StatsStrings.put(
+                    fixed, eventReasonsOffset(capacity) + column * EVENT_REASON_SIZE, EVENT_REASON_SIZE, reason);
             refusalWritten[column] = true;
         }
     }
@@ -303,8 +329,8 @@ public final class StatsFile implements AutoCloseable {
     /** Says where the values of a column come from when not from perf_event_open (as {@code proc}), once. */
     public void eventSource(int column, String source) {
         if (column >= 0 && !sourceWritten[column]) {
-            StatsStrings.put(fixed, eventSourcesOffset(capacity) + column * EVENT_SOURCE_SIZE, EVENT_SOURCE_SIZE,
-                    source);
+            StatsStrings.put(
+                    fixed, eventSourcesOffset(capacity) + column * EVENT_SOURCE_SIZE, EVENT_SOURCE_SIZE, source);
             sourceWritten[column] = true;
         }
     }
@@ -405,7 +431,8 @@ public final class StatsFile implements AutoCloseable {
     }
 
     private static int flags(PublishedThread thread, boolean stillRunning) {
-        return (thread.pin() & PIN_MASK) | (stillRunning ? FLAG_STILL_RUNNING : 0)
+        return (thread.pin() & PIN_MASK)
+                | (stillRunning ? FLAG_STILL_RUNNING : 0)
                 | (StatsStrings.fits(thread.name(), NAME_SIZE) ? 0 : FLAG_NAME_CUT);
     }
 
@@ -534,8 +561,8 @@ public final class StatsFile implements AutoCloseable {
         buffer.put(offset + COUNTED_OFFSET, countedBits);
     }
 
-    private static void writeCounter(ByteBuffer buffer, int slotOffset, int event, long value, long enabled,
-                                     long running) {
+    private static void writeCounter(
+            ByteBuffer buffer, int slotOffset, int event, long value, long enabled, long running) {
         int offset = slotOffset + COUNTERS_OFFSET + event * COUNTER_SIZE;
         buffer.putLong(offset, value);
         buffer.putLong(offset + 8, enabled);

@@ -1,7 +1,8 @@
 package io.perfpin.stats;
 
-import io.perfpin.files.NamedFile;
+import static io.perfpin.stats.StatsLayout.*;
 
+import io.perfpin.files.NamedFile;
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -17,8 +18,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.locks.LockSupport;
-
-import static io.perfpin.stats.StatsLayout.*;
 
 /**
  * A read-only observer of a stats file: maps it read-only and copies slots out under their seqlocks, so
@@ -39,29 +38,40 @@ public final class StatsFileReader implements AutoCloseable {
     public static final long SETTLE_NANOS = 1_000_000_000L;
     /** Spins on a slot mid-update before parking between looks: the writer is usually done by then. */
     private static final int SPINS = 100;
+
     private static final long PAUSE_NANOS = 50_000L;
 
     private final Path file;
     private final FileChannel channel;
     /** Header, trailer, aggregate and ring: mapped once. */
     private final ByteBuffer fixed;
+
     private final Header header;
     private final long settleNanos;
     /** The live slots as far as this reader has mapped them: anew when the file says it has more. */
     private ByteBuffer live;
+
     private int liveMapped;
     /** Where a slot is copied under its seqlock, to be decoded once the copy is known to be consistent. */
     private final byte[] slotCopy;
     /** What earlier reads saw of the counts that never fall. */
     private int eventsSeen;
+
     private long finishedSeen;
     private int noticesSeen;
     private long samplesSeen;
 
     /** The fields the writer sets once, before the version: checked when the file is opened. */
-    private record Header(int magic, int version, long pid, long startEpochMillis, long intervalNanos,
-                          int capacity, int liveCapacity, int finishedSlots, int slotSize) {
-    }
+    private record Header(
+            int magic,
+            int version,
+            long pid,
+            long startEpochMillis,
+            long intervalNanos,
+            int capacity,
+            int liveCapacity,
+            int finishedSlots,
+            int slotSize) {}
 
     /** A read of the mapping that may find the file damaged. */
     private interface MappedRead<T> {
@@ -138,8 +148,9 @@ public final class StatsFileReader implements AutoCloseable {
             if (actual > largest) {
                 throw damaged(file, actual + " bytes long, but its header allows at most " + largest);
             }
-            ByteBuffer fixed = channel.map(FileChannel.MapMode.READ_ONLY, 0,
-                    liveOffset(header.capacity, header.finishedSlots)).order(ByteOrder.LITTLE_ENDIAN);
+            ByteBuffer fixed = channel.map(
+                            FileChannel.MapMode.READ_ONLY, 0, liveOffset(header.capacity, header.finishedSlots))
+                    .order(ByteOrder.LITTLE_ENDIAN);
             StatsFileReader reader = new StatsFileReader(file, channel, fixed, header, settleNanos);
             reader.mapLive(liveSlots);
             return reader;
@@ -155,10 +166,16 @@ public final class StatsFileReader implements AutoCloseable {
 
     private static Header readHeader(ByteBuffer fixed) {
         int version = (int) INTS.getAcquire(fixed, VERSION_OFFSET); // written last: the fields below are complete
-        return new Header(fixed.getInt(MAGIC_OFFSET), version, fixed.getLong(PID_OFFSET),
-                fixed.getLong(START_TIME_OFFSET), fixed.getLong(INTERVAL_OFFSET), fixed.getInt(EVENT_CAPACITY_OFFSET),
-                fixed.getInt(LIVE_CAPACITY_OFFSET), fixed.getInt(FINISHED_SLOTS_OFFSET),
-                        fixed.getInt(SLOT_SIZE_OFFSET));
+        return new Header(
+                fixed.getInt(MAGIC_OFFSET),
+                version,
+                fixed.getLong(PID_OFFSET),
+                fixed.getLong(START_TIME_OFFSET),
+                fixed.getLong(INTERVAL_OFFSET),
+                fixed.getInt(EVENT_CAPACITY_OFFSET),
+                fixed.getInt(LIVE_CAPACITY_OFFSET),
+                fixed.getInt(FINISHED_SLOTS_OFFSET),
+                fixed.getInt(SLOT_SIZE_OFFSET));
     }
 
     /** Every field the writer set once is within bounds. */
@@ -179,8 +196,10 @@ public final class StatsFileReader implements AutoCloseable {
         within(file, "live slot capacity", h.liveCapacity, 1, MAX_LIVE_SLOTS);
         within(file, "finished slot count", h.finishedSlots, 1, MAX_FINISHED_SLOTS);
         if (h.slotSize != slotSize(h.capacity)) {
-            throw damaged(file, "slot size " + h.slotSize + " (" + slotSize(h.capacity) + " for event capacity "
-                    + h.capacity + ")");
+            throw damaged(
+                    file,
+                    "slot size " + h.slotSize + " (" + slotSize(h.capacity) + " for event capacity " + h.capacity
+                            + ")");
         }
         within(file, "pid", h.pid, 1, MAX_PID);
         within(file, "start time", h.startEpochMillis, 0, Long.MAX_VALUE);
@@ -254,10 +273,10 @@ public final class StatsFileReader implements AutoCloseable {
                 throw damaged(file, "event " + e + (name.isEmpty() ? " has no name" : " has the name of another"));
             }
             names.add(name);
-            refusals.add(StatsStrings.read(fixed, eventReasonsOffset(header.capacity) + e * EVENT_REASON_SIZE,
-                    EVENT_REASON_SIZE));
-            sources.add(StatsStrings.read(fixed, eventSourcesOffset(header.capacity) + e * EVENT_SOURCE_SIZE,
-                    EVENT_SOURCE_SIZE));
+            refusals.add(StatsStrings.read(
+                    fixed, eventReasonsOffset(header.capacity) + e * EVENT_REASON_SIZE, EVENT_REASON_SIZE));
+            sources.add(StatsStrings.read(
+                    fixed, eventSourcesOffset(header.capacity) + e * EVENT_SOURCE_SIZE, EVENT_SOURCE_SIZE));
         }
         // The sample count before the slots: every slot of that tick is written by then, perhaps of later ones too.
         long samples = (long) LONGS.getAcquire(fixed, SAMPLES_OFFSET);
@@ -274,26 +293,54 @@ public final class StatsFileReader implements AutoCloseable {
             add(threads, readSlot(live, slot * header.slotSize, "live slot " + slot, STATE_RUNNING, events, deadline));
         }
         for (int slot = 0; slot < header.finishedSlots; slot++) {
-            add(threads, readSlot(fixed, (int) finishedOffset(header.capacity, slot), "finished slot " + slot,
-                    STATE_FINISHED, events, deadline));
+            add(
+                    threads,
+                    readSlot(
+                            fixed,
+                            (int) finishedOffset(header.capacity, slot),
+                            "finished slot " + slot,
+                            STATE_FINISHED,
+                            events,
+                            deadline));
         }
-        add(threads, readSlot(fixed, aggregateOffset(header.capacity), "the aggregate slot", STATE_AGGREGATE, events,
-                deadline));
+        add(
+                threads,
+                readSlot(
+                        fixed,
+                        aggregateOffset(header.capacity),
+                        "the aggregate slot",
+                        STATE_AGGREGATE,
+                        events,
+                        deadline));
         boolean closed = closed();
         long heartbeat = heartbeat();
         long notCounted = (long) LONGS.getAcquire(fixed, THREADS_NOT_COUNTED_OFFSET);
         long budget = fixed.getLong(DESCRIPTOR_BUDGET_OFFSET); // ordered by the acquire above
         if (notCounted < 0 || budget < 0) {
-            throw damaged(file, "threads not counted " + notCounted + ", descriptor budget " + budget
-                    + " (neither may be negative)");
+            throw damaged(
+                    file,
+                    "threads not counted " + notCounted + ", descriptor budget " + budget
+                            + " (neither may be negative)");
         }
         List<AgentNotice> notices = notices();
         eventsSeen = events;
         finishedSeen = finished;
         noticesSeen = notices.size();
         samplesSeen = samples;
-        return new StatsSnapshot(names, refusals, sources, finished, closed, heartbeat, notCounted, budget, threads,
-                notices, samples, sampleNanos, liveMapped);
+        return new StatsSnapshot(
+                names,
+                refusals,
+                sources,
+                finished,
+                closed,
+                heartbeat,
+                notCounted,
+                budget,
+                threads,
+                notices,
+                samples,
+                sampleNanos,
+                liveMapped);
     }
 
     private static void add(List<ThreadSample> threads, ThreadSample sample) {
@@ -313,8 +360,11 @@ public final class StatsFileReader implements AutoCloseable {
     }
 
     private void mapLive(int slots) throws IOException {
-        live = channel.map(FileChannel.MapMode.READ_ONLY, liveOffset(header.capacity, header.finishedSlots),
-                (long) slots * header.slotSize).order(ByteOrder.LITTLE_ENDIAN);
+        live = channel.map(
+                        FileChannel.MapMode.READ_ONLY,
+                        liveOffset(header.capacity, header.finishedSlots),
+                        (long) slots * header.slotSize)
+                .order(ByteOrder.LITTLE_ENDIAN);
         liveMapped = slots;
     }
 
@@ -322,8 +372,8 @@ public final class StatsFileReader implements AutoCloseable {
     private List<AgentNotice> notices() throws IOException {
         long posted = (long) LONGS.getAcquire(fixed, NOTICES_POSTED_OFFSET);
         if (posted < noticesSeen || posted > NOTICE_CAPACITY) {
-            throw damaged(file, "notices posted " + posted + " (" + noticesSeen + " to " + NOTICE_CAPACITY
-                    + " allowed)");
+            throw damaged(
+                    file, "notices posted " + posted + " (" + noticesSeen + " to " + NOTICE_CAPACITY + " allowed)");
         }
         int first = trailerOffset(header.capacity) + OPTIONS_TEXT_SIZE;
         List<AgentNotice> notices = new ArrayList<>((int) posted);
@@ -332,19 +382,23 @@ public final class StatsFileReader implements AutoCloseable {
             int code = fixed.getInt(offset + NOTICE_KIND_OFFSET);
             AgentNotice.Kind kind = AgentNotice.Kind.ofCode(code);
             if (kind == null) {
-                throw damaged(file, "notice " + n + " of kind " + code + " (" + NOTICE_INFO + " to " + NOTICE_FAILURE
-                        + " allowed)");
+                throw damaged(
+                        file,
+                        "notice " + n + " of kind " + code + " (" + NOTICE_INFO + " to " + NOTICE_FAILURE
+                                + " allowed)");
             }
-            notices.add(new AgentNotice(kind, StatsStrings.read(fixed, offset + NOTICE_TEXT_OFFSET,
-                    NOTICE_SIZE - NOTICE_TEXT_OFFSET)));
+            notices.add(new AgentNotice(
+                    kind, StatsStrings.read(fixed, offset + NOTICE_TEXT_OFFSET, NOTICE_SIZE - NOTICE_TEXT_OFFSET)));
         }
         return notices;
     }
 
     /** The options text the agent was started with: written with the header, it never changes. */
     public OptionsText options() throws IOException {
-        return guarded(() -> new OptionsText(StatsStrings.read(fixed, trailerOffset(header.capacity),
-                OPTIONS_TEXT_SIZE), fixed.getInt(OPTIONS_LENGTH_OFFSET), fixed.getInt(OPTIONS_CRC_OFFSET)));
+        return guarded(() -> new OptionsText(
+                StatsStrings.read(fixed, trailerOffset(header.capacity), OPTIONS_TEXT_SIZE),
+                fixed.getInt(OPTIONS_LENGTH_OFFSET),
+                fixed.getInt(OPTIONS_CRC_OFFSET)));
     }
 
     private boolean closed() throws IOException {
@@ -379,8 +433,13 @@ public final class StatsFileReader implements AutoCloseable {
             long before = (long) LONGS.getAcquire(buffer, offset + SEQUENCE_OFFSET);
             int state = buffer.getInt(offset + STATE_OFFSET);
             if (state != inUse && (state != STATE_FREE || aggregate)) {
-                throw damaged(file, slot + " has state " + state + " (" + (aggregate ? "aggregate" : inUse
-                        == STATE_RUNNING ? "free or running" : "free or finished") + " allowed there)");
+                throw damaged(
+                        file,
+                        slot + " has state " + state + " ("
+                                + (aggregate
+                                        ? "aggregate"
+                                        : inUse == STATE_RUNNING ? "free or running" : "free or finished")
+                                + " allowed there)");
             }
             if ((before & 1) == 0) {
                 if (state != STATE_FREE) {
@@ -392,8 +451,10 @@ public final class StatsFileReader implements AutoCloseable {
                 }
             }
             if (System.nanoTime() - deadline > 0) {
-                throw damaged(file, slot + " stayed mid-update for " + settleNanos / 1_000_000 + " ms"
-                        + " (its writer died while writing it, or it holds no sequence)");
+                throw damaged(
+                        file,
+                        slot + " stayed mid-update for " + settleNanos / 1_000_000 + " ms"
+                                + " (its writer died while writing it, or it holds no sequence)");
             }
             if ((before & 1) == 0) {
                 continue; // updated meanwhile: the writer is alive, look again at once
@@ -418,11 +479,22 @@ public final class StatsFileReader implements AutoCloseable {
             enabled[e] = slot.getLong(counter + 8);
             running[e] = slot.getLong(counter + 16);
         }
-        return new ThreadSample(state, slot.getInt(TID_OFFSET), slot.getLong(JAVA_ID_OFFSET),
-                slot.getInt(LAST_CPU_OFFSET), slot.getInt(THREADS_OFFSET), slot.getLong(ENROLLED_OFFSET),
-                slot.getLong(READ_FROM_OFFSET), slot.getLong(READ_TO_OFFSET), slot.getInt(FLAGS_OFFSET),
-                StatsStrings.read(slot, NAME_OFFSET, NAME_SIZE), StatsStrings.read(slot, CPUS_OFFSET, CPUS_SIZE),
-                Arrays.copyOfRange(slotCopy, COUNTED_OFFSET, COUNTERS_OFFSET), values, enabled, running);
+        return new ThreadSample(
+                state,
+                slot.getInt(TID_OFFSET),
+                slot.getLong(JAVA_ID_OFFSET),
+                slot.getInt(LAST_CPU_OFFSET),
+                slot.getInt(THREADS_OFFSET),
+                slot.getLong(ENROLLED_OFFSET),
+                slot.getLong(READ_FROM_OFFSET),
+                slot.getLong(READ_TO_OFFSET),
+                slot.getInt(FLAGS_OFFSET),
+                StatsStrings.read(slot, NAME_OFFSET, NAME_SIZE),
+                StatsStrings.read(slot, CPUS_OFFSET, CPUS_SIZE),
+                Arrays.copyOfRange(slotCopy, COUNTED_OFFSET, COUNTERS_OFFSET),
+                values,
+                enabled,
+                running);
     }
 
     private ThreadSample checked(String slot, ThreadSample s) throws IOException {
@@ -435,8 +507,9 @@ public final class StatsFileReader implements AutoCloseable {
             within(file, slot + ": enrolled", s.enrolledNanos(), 0, s.readFromNanos());
             within(file, slot + ": read from", s.readFromNanos(), s.enrolledNanos(), s.readToNanos());
             if ((s.flags() & ~KNOWN_FLAGS) != 0 || (s.flags() & PIN_MASK) > PIN_INHERITED) {
-                throw damaged(file, slot + ": flags " + Integer.toHexString(s.flags()) + " (bits 0 to 3 allowed,"
-                        + " pin 0 to 2)");
+                throw damaged(
+                        file,
+                        slot + ": flags " + Integer.toHexString(s.flags()) + " (bits 0 to 3 allowed," + " pin 0 to 2)");
             }
         }
         within(file, slot + ": last cpu", s.lastCpu(), -1, Integer.MAX_VALUE);

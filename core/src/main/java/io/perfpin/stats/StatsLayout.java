@@ -189,6 +189,7 @@ public final class StatsLayout {
      * workers, 70 characters; a 200-character name in the tests), so no two names are cut to one.
      */
     public static final int NAME_SIZE = 1024;
+
     public static final int COUNTED_OFFSET = NAME_OFFSET + NAME_SIZE;
     public static final int COUNTERS_OFFSET = COUNTED_OFFSET + 32;
     public static final int COUNTER_SIZE = 24;
@@ -203,6 +204,7 @@ public final class StatsLayout {
 
     /** Enough columns for every preset at once, with room for annotations' own events; a bit each in a slot. */
     public static final int MAX_EVENT_CAPACITY = 256;
+
     public static final int MAX_LIVE_SLOTS = 65_536;
     public static final int MAX_FINISHED_SLOTS = 65_536;
     /** A new file's live slots: a few pages, whatever the JVM runs; it doubles them when a thread needs one. */
@@ -211,6 +213,7 @@ public final class StatsLayout {
     public static final long MAX_PID = 4_194_304;
     /** perf stat -I has the same floor: a shorter interval costs more than it shows. */
     public static final long MIN_INTERVAL_NANOS = 1_000_000L;
+
     public static final long MAX_INTERVAL_NANOS = 3_600_000_000_000L;
 
     /**
@@ -218,6 +221,7 @@ public final class StatsLayout {
      * notices after it stay 8-byte aligned.
      */
     public static final int OPTIONS_TEXT_SIZE = 64 * 1024 + 8;
+
     public static final int NOTICE_CAPACITY = 64;
     public static final int NOTICE_SIZE = 256;
     public static final int NOTICE_KIND_OFFSET = 0;
@@ -235,10 +239,10 @@ public final class StatsLayout {
 
     /** Ordered access to u64 fields of a mapped buffer: acquire loads and release stores. */
     static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+
     static final VarHandle INTS = MethodHandles.byteBufferViewVarHandle(int[].class, ByteOrder.LITTLE_ENDIAN);
 
-    private StatsLayout() {
-    }
+    private StatsLayout() {}
 
     public static int eventReasonsOffset(int eventCapacity) {
         return EVENT_NAMES_OFFSET + eventCapacity * EVENT_NAME_SIZE;

@@ -21,11 +21,20 @@ public final class StatsSnapshot {
     private final long sampleNanos;
     private final int liveSlots;
 
-    StatsSnapshot(List<String> eventNames, List<String> refusals, List<String> sources, long finishedTotal,
-                  boolean closed,
-                  long heartbeatEpochMillis, long threadsNotCounted, long descriptorBudget,
-                  List<ThreadSample> threads, List<AgentNotice> notices, long samples, long sampleNanos,
-                  int liveSlots) {
+    StatsSnapshot(
+            List<String> eventNames,
+            List<String> refusals,
+            List<String> sources,
+            long finishedTotal,
+            boolean closed,
+            long heartbeatEpochMillis,
+            long threadsNotCounted,
+            long descriptorBudget,
+            List<ThreadSample> threads,
+            List<AgentNotice> notices,
+            long samples,
+            long sampleNanos,
+            int liveSlots) {
         this.eventNames = List.copyOf(eventNames);
         this.refusals = List.copyOf(refusals);
         this.sources = List.copyOf(sources);

@@ -5,8 +5,7 @@ import java.nio.charset.StandardCharsets;
 
 /** Fixed-size, zero-padded UTF-8 fields of the stats file. */
 final class StatsStrings {
-    private StatsStrings() {
-    }
+    private StatsStrings() {}
 
     /** At most {@code size - 1} bytes (a zero always ends the field), never cutting a character in half. */
     static byte[] truncatedUtf8(String value, int size) {

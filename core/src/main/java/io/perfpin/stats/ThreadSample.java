@@ -23,9 +23,22 @@ public final class ThreadSample implements Counts {
     private final long[] runningNanos;
     private final byte[] counted;
 
-    ThreadSample(int state, int tid, long javaId, int lastCpu, int threads, long enrolledNanos, long readFromNanos,
-                 long readToNanos, int flags, String name, String cpus, byte[] counted, long[] values,
-                 long[] enabledNanos, long[] runningNanos) {
+    ThreadSample(
+            int state,
+            int tid,
+            long javaId,
+            int lastCpu,
+            int threads,
+            long enrolledNanos,
+            long readFromNanos,
+            long readToNanos,
+            int flags,
+            String name,
+            String cpus,
+            byte[] counted,
+            long[] values,
+            long[] enabledNanos,
+            long[] runningNanos) {
         this.state = state;
         this.tid = tid;
         this.javaId = javaId;

@@ -1,5 +1,10 @@
 package io.perfpin.counter;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.apps.PageToucher;
 import io.perfpin.apps.Sleeper;
 import io.perfpin.apps.Spinner;
@@ -8,19 +13,12 @@ import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.Syscalls;
-import org.junit.jupiter.api.Test;
-
-import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
 
 /** Counter groups opened on real threads, counting what the real kernel saw. */
 class CounterGroupKernelTest {
@@ -39,7 +37,8 @@ class CounterGroupKernelTest {
     void pageFaultsMatchThePagesAThreadTouched() throws Exception {
         long[] touched = new long[1];
         try (TracedThread toucher = new TracedThread("toucher", () -> touched[0] = PageToucher.touch(64 << 20));
-             CounterGroup counters = CounterGroup.open(syscalls, toucher.tid(), List.of(PAGE_FAULTS, MINOR_FAULTS))) {
+                CounterGroup counters =
+                        CounterGroup.open(syscalls, toucher.tid(), List.of(PAGE_FAULTS, MINOR_FAULTS))) {
             toucher.runWork();
             CounterSnapshot snapshot = counters.newSnapshot();
             assertEquals(0, counters.read(snapshot));
@@ -53,7 +52,7 @@ class CounterGroupKernelTest {
     @Test
     void everySleepIsAtLeastOneContextSwitch() throws Exception {
         try (TracedThread sleeper = new TracedThread("sleeper", () -> Sleeper.sleep(50, 1));
-             CounterGroup counters = CounterGroup.open(syscalls, sleeper.tid(), List.of(CONTEXT_SWITCHES))) {
+                CounterGroup counters = CounterGroup.open(syscalls, sleeper.tid(), List.of(CONTEXT_SWITCHES))) {
             sleeper.runWork();
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
@@ -68,11 +67,12 @@ class CounterGroupKernelTest {
         java.util.concurrent.atomic.AtomicInteger runningOn = new java.util.concurrent.atomic.AtomicInteger(-1);
         java.util.concurrent.atomic.AtomicBoolean stop = new java.util.concurrent.atomic.AtomicBoolean();
         try (TracedThread spinner = new TracedThread("bounced", () -> {
-            while (!stop.get()) {
-                Spinner.spin(100_000L);
-                runningOn.set((int) syscalls.getcpu());
-            }
-        }); CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(CPU_MIGRATIONS))) {
+                    while (!stop.get()) {
+                        Spinner.spin(100_000L);
+                        runningOn.set((int) syscalls.getcpu());
+                    }
+                });
+                CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(CPU_MIGRATIONS))) {
             Thread runner = new Thread(() -> {
                 try {
                     spinner.runWork();
@@ -94,16 +94,17 @@ class CounterGroupKernelTest {
             runner.join();
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
-            assertTrue(snapshot.value(0) >= flips - 1, "migrations " + snapshot.value(0) + " after " + flips + " flips");
+            assertTrue(
+                    snapshot.value(0) >= flips - 1, "migrations " + snapshot.value(0) + " after " + flips + " flips");
         }
         // A thread pins itself, as perfpin's agent does, then counting starts.
-        try (TracedThread pinned = new TracedThread("pinned",
-                () -> assertEquals(0, syscalls.setAffinity(0, new long[] {1L})),
-                () -> {
-                    Spinner.spin(300_000_000L);
-                    Sleeper.sleep(20, 1);
-                });
-             CounterGroup counters = CounterGroup.open(syscalls, pinned.tid(), List.of(CPU_MIGRATIONS, CONTEXT_SWITCHES))) {
+        try (TracedThread pinned = new TracedThread(
+                        "pinned", () -> assertEquals(0, syscalls.setAffinity(0, new long[] {1L})), () -> {
+                            Spinner.spin(300_000_000L);
+                            Sleeper.sleep(20, 1);
+                        });
+                CounterGroup counters =
+                        CounterGroup.open(syscalls, pinned.tid(), List.of(CPU_MIGRATIONS, CONTEXT_SWITCHES))) {
             pinned.runWork();
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
@@ -118,25 +119,27 @@ class CounterGroupKernelTest {
         long[] cpuNanos = new long[1];
         long stolenBefore = StolenTime.nanos();
         try (TracedThread spinner = new TracedThread("spinner", () -> {
-            long start = threads.getCurrentThreadCpuTime();
-            Spinner.spin(400_000_000L);
-            cpuNanos[0] = threads.getCurrentThreadCpuTime() - start;
-        }); CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(TASK_CLOCK, PAGE_FAULTS))) {
+                    long start = threads.getCurrentThreadCpuTime();
+                    Spinner.spin(400_000_000L);
+                    cpuNanos[0] = threads.getCurrentThreadCpuTime() - start;
+                });
+                CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(TASK_CLOCK, PAGE_FAULTS))) {
             spinner.runWork();
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
             long stolen = StolenTime.boundSince(stolenBefore);
-            assertTrue(snapshot.value(0) >= cpuNanos[0] * 0.95 && snapshot.value(0) <= cpuNanos[0] * 1.05 + stolen,
-                    "task-clock " + snapshot.value(0) + " against ThreadMXBean CPU time " + cpuNanos[0]
-                            + " (+ at most " + stolen + " ns stolen by the hypervisor)");
+            assertTrue(
+                    snapshot.value(0) >= cpuNanos[0] * 0.95 && snapshot.value(0) <= cpuNanos[0] * 1.05 + stolen,
+                    "task-clock " + snapshot.value(0) + " against ThreadMXBean CPU time " + cpuNanos[0] + " (+ at most "
+                            + stolen + " ns stolen by the hypervisor)");
         }
     }
 
     @Test
     void hardwareEventsWithoutAPmuAreUnsupportedWithAReasonWhileSoftwareEventsCount() throws Exception {
         try (TracedThread spinner = new TracedThread("mixed", () -> Spinner.spin(50_000_000L));
-             CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(),
-                     List.of(CYCLES, TASK_CLOCK, INSTRUCTIONS, PAGE_FAULTS))) {
+                CounterGroup counters = CounterGroup.open(
+                        syscalls, spinner.tid(), List.of(CYCLES, TASK_CLOCK, INSTRUCTIONS, PAGE_FAULTS))) {
             spinner.runWork();
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
@@ -147,8 +150,11 @@ class CounterGroupKernelTest {
                 assertTrue(snapshot.value(0) > 0 && snapshot.value(2) > 0, "cycles and instructions count");
                 return;
             }
-            assertEquals(List.of("cycles", "instructions"),
-                    counters.unsupported().stream().map(f -> f.event().name()).collect(java.util.stream.Collectors.toList()));
+            assertEquals(
+                    List.of("cycles", "instructions"),
+                    counters.unsupported().stream()
+                            .map(f -> f.event().name())
+                            .collect(java.util.stream.Collectors.toList()));
             for (EventFailure failure : counters.unsupported()) {
                 assertEquals(Errno.ENOENT, failure.errno(), failure.toString());
                 assertTrue(failure.reason().contains("no hardware PMU"), failure.reason());
@@ -163,10 +169,10 @@ class CounterGroupKernelTest {
         RefusedEvents refused = new RefusedEvents();
         DescriptorBudget budget = DescriptorBudget.unbounded();
         List<EventSpec> events = List.of(PAGE_FAULTS, CYCLES, TASK_CLOCK, INSTRUCTIONS);
-        try (TracedThread first = new TracedThread("first", () -> { });
-             TracedThread second = new TracedThread("second", () -> PageToucher.touch(64 * PageToucher.PAGE_SIZE));
-             CounterGroup one = CounterGroup.open(syscalls, first.tid(), events, refused, budget);
-             CounterGroup two = CounterGroup.open(syscalls, second.tid(), events, refused, budget)) {
+        try (TracedThread first = new TracedThread("first", () -> {});
+                TracedThread second = new TracedThread("second", () -> PageToucher.touch(64 * PageToucher.PAGE_SIZE));
+                CounterGroup one = CounterGroup.open(syscalls, first.tid(), events, refused, budget);
+                CounterGroup two = CounterGroup.open(syscalls, second.tid(), events, refused, budget)) {
             assertEquals(one.unsupported().toString(), two.unsupported().toString(), "the same events, same reasons");
             second.runWork();
             CounterSnapshot snapshot = two.newSnapshot();
@@ -180,8 +186,8 @@ class CounterGroupKernelTest {
 
     @Test
     void aThreadThatDidNotRunWhileCountedHasZeroCountsAndRefusedEventsNone() throws Exception {
-        try (TracedThread idle = new TracedThread("idle", () -> { });
-             CounterGroup counters = CounterGroup.open(syscalls, idle.tid(), List.of(CYCLES, CONTEXT_SWITCHES))) {
+        try (TracedThread idle = new TracedThread("idle", () -> {});
+                CounterGroup counters = CounterGroup.open(syscalls, idle.tid(), List.of(CYCLES, CONTEXT_SWITCHES))) {
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot); // the thread waits on a latch all along
             assertTrue(snapshot.isCounted(1));
@@ -194,7 +200,8 @@ class CounterGroupKernelTest {
     void countsOfAThreadThatEndedStayReadableAndCloseReleasesEveryDescriptor() throws Exception {
         long before = PerfEventDescriptors.ofThisProcess();
         TracedThread toucher = new TracedThread("short-lived", () -> PageToucher.touch(4 << 20));
-        CounterGroup counters = CounterGroup.open(syscalls, toucher.tid(), List.of(PAGE_FAULTS, TASK_CLOCK, CONTEXT_SWITCHES));
+        CounterGroup counters =
+                CounterGroup.open(syscalls, toucher.tid(), List.of(PAGE_FAULTS, TASK_CLOCK, CONTEXT_SWITCHES));
         toucher.runWork();
         toucher.close();
         CounterSnapshot snapshot = counters.newSnapshot();
@@ -206,7 +213,7 @@ class CounterGroupKernelTest {
 
     @Test
     void aThreadThatNoLongerExistsIsReportedAsExited() throws Exception {
-        TracedThread ended = new TracedThread("ended", () -> { });
+        TracedThread ended = new TracedThread("ended", () -> {});
         int tid = ended.tid();
         ended.close();
         ended.awaitKernelExit();
@@ -222,7 +229,7 @@ class CounterGroupKernelTest {
         assumeTrue(Files.isDirectory(Paths.get("/sys/bus/event_source/devices/msr/events")), "no msr PMU here");
         EventSpec tsc = EVENTS.parse("msr/tsc/");
         try (TracedThread spinner = new TracedThread("tsc", () -> Spinner.spin(20_000_000L));
-             CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(tsc))) {
+                CounterGroup counters = CounterGroup.open(syscalls, spinner.tid(), List.of(tsc))) {
             spinner.runWork();
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
@@ -232,7 +239,8 @@ class CounterGroupKernelTest {
     }
 
     private static void assertWithin(double expected, double actual, double fraction, String what) {
-        assertTrue(Math.abs(actual - expected) <= expected * fraction,
+        assertTrue(
+                Math.abs(actual - expected) <= expected * fraction,
                 what + ": " + actual + " is not within " + (fraction * 100) + "% of " + expected);
     }
 
@@ -240,5 +248,4 @@ class CounterGroupKernelTest {
         long[] mask = new long[64];
         return syscalls.getAffinity(0, mask) > 0 && (mask[cpu / 64] & (1L << (cpu % 64))) != 0;
     }
-
 }

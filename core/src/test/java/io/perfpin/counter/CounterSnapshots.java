@@ -2,8 +2,7 @@ package io.perfpin.counter;
 
 /** Builds snapshots with given counts, for tests of what consumes them (the arithmetic is the real one). */
 public final class CounterSnapshots {
-    private CounterSnapshots() {
-    }
+    private CounterSnapshots() {}
 
     public static CounterSnapshot of(long[] raw, long enabledNanos, long runningNanos) {
         CounterSnapshot snapshot = new CounterSnapshot(raw.length);

@@ -1,14 +1,13 @@
 package io.perfpin.counter;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class KeptSwitchedOnTest {
     @Test
@@ -22,5 +21,4 @@ class KeptSwitchedOnTest {
         }
         assertEquals(before, PerfEventDescriptors.ofThisProcess());
     }
-
 }

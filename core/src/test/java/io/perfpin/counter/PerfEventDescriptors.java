@@ -11,8 +11,7 @@ import java.nio.file.Paths;
  * /proc/self/fd differ by one now and then.
  */
 public final class PerfEventDescriptors {
-    private PerfEventDescriptors() {
-    }
+    private PerfEventDescriptors() {}
 
     public static long ofThisProcess() throws IOException {
         return of("self");

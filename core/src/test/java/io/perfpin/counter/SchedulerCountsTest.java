@@ -1,11 +1,12 @@
 package io.perfpin.counter;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Backends;
-import org.junit.jupiter.api.Test;
-
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -13,9 +14,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
 import java.util.OptionalLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** The scheduler's counts of this thread, read from /proc, move as the thread runs, sleeps and touches pages. */
 class SchedulerCountsTest {
@@ -61,12 +60,16 @@ class SchedulerCountsTest {
 
         long[] now = counts(new SchedulerCounts.Reading(PID, tid));
         assertTrue(now[SchedulerCounts.TASK_CLOCK.ordinal()] > then[SchedulerCounts.TASK_CLOCK.ordinal()]);
-        assertTrue(now[SchedulerCounts.CONTEXT_SWITCHES.ordinal()] - then[SchedulerCounts.CONTEXT_SWITCHES.ordinal()]
-                >= 20, "each sleep blocks once at least");
-        assertTrue(now[SchedulerCounts.PAGE_FAULTS.ordinal()] - then[SchedulerCounts.PAGE_FAULTS.ordinal()] >= PAGES,
+        assertTrue(
+                now[SchedulerCounts.CONTEXT_SWITCHES.ordinal()] - then[SchedulerCounts.CONTEXT_SWITCHES.ordinal()]
+                        >= 20,
+                "each sleep blocks once at least");
+        assertTrue(
+                now[SchedulerCounts.PAGE_FAULTS.ordinal()] - then[SchedulerCounts.PAGE_FAULTS.ordinal()] >= PAGES,
                 "each fresh page faults once at least");
-        assertEquals(now[SchedulerCounts.PAGE_FAULTS.ordinal()], now[SchedulerCounts.MINOR_FAULTS.ordinal()]
-                + now[SchedulerCounts.MAJOR_FAULTS.ordinal()]);
+        assertEquals(
+                now[SchedulerCounts.PAGE_FAULTS.ordinal()],
+                now[SchedulerCounts.MINOR_FAULTS.ordinal()] + now[SchedulerCounts.MAJOR_FAULTS.ordinal()]);
     }
 
     @Test

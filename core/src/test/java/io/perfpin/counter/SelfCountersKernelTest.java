@@ -1,17 +1,5 @@
 package io.perfpin.counter;
 
-import io.perfpin.apps.PageToucher;
-import io.perfpin.apps.Spinner;
-import io.perfpin.nativeio.Backends;
-import io.perfpin.nativeio.Syscalls;
-import io.perfpin.options.DescriptorShare;
-import org.junit.jupiter.api.Test;
-
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
-import java.util.List;
-import java.util.stream.Collectors;
-
 import static io.perfpin.counter.CounterGroupKernelTest.CYCLES;
 import static io.perfpin.counter.CounterGroupKernelTest.PAGE_FAULTS;
 import static io.perfpin.counter.CounterGroupKernelTest.TASK_CLOCK;
@@ -19,6 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.apps.PageToucher;
+import io.perfpin.apps.Spinner;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Syscalls;
+import io.perfpin.options.DescriptorShare;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
+import java.util.List;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.Test;
 
 class SelfCountersKernelTest {
     private final Syscalls syscalls = Backends.syscalls();
@@ -43,7 +42,8 @@ class SelfCountersKernelTest {
             CounterSnapshot.delta(after, before, delta);
 
             long stolen = StolenTime.boundSince(stolenBefore);
-            assertTrue(delta.value(0) >= cpu * 0.95 && delta.value(0) <= cpu * 1.05 + stolen,
+            assertTrue(
+                    delta.value(0) >= cpu * 0.95 && delta.value(0) <= cpu * 1.05 + stolen,
                     "task-clock " + delta.value(0) + " vs cpu " + cpu + " (+ at most " + stolen + " ns stolen)");
             assertTrue(Math.abs(delta.value(1) - pages) <= pages * 0.03, "faults " + delta.value(1) + " vs " + pages);
             // Software events have no hardware counter index: they are always read through read(2).
@@ -59,8 +59,11 @@ class SelfCountersKernelTest {
         try (SelfCounters first = SelfCounters.open(syscalls, List.of(TASK_CLOCK, PAGE_FAULTS), budget)) {
             try (SelfCounters beyond = SelfCounters.open(syscalls, List.of(TASK_CLOCK), budget)) {
                 assertEquals(before + 2, PerfEventDescriptors.ofThisProcess(), "the second opened nothing");
-                assertEquals(List.of("task-clock: thread not counted: " + budget.reason() + " (EMFILE)"),
-                        beyond.unsupported().stream().map(EventFailure::toString).collect(Collectors.toList()));
+                assertEquals(
+                        List.of("task-clock: thread not counted: " + budget.reason() + " (EMFILE)"),
+                        beyond.unsupported().stream()
+                                .map(EventFailure::toString)
+                                .collect(Collectors.toList()));
                 CounterSnapshot snapshot = beyond.newSnapshot();
                 assertEquals(0, beyond.read(snapshot));
                 assertFalse(snapshot.isCounted(0));
@@ -79,8 +82,8 @@ class SelfCountersKernelTest {
     void onlyTheOwningThreadMayRead() throws Exception {
         try (SelfCounters self = SelfCounters.open(syscalls, List.of(TASK_CLOCK))) {
             Throwable[] thrown = new Throwable[1];
-            Thread other = new Thread(() -> thrown[0] = assertThrows(IllegalStateException.class,
-                    () -> self.read(self.newSnapshot())));
+            Thread other = new Thread(
+                    () -> thrown[0] = assertThrows(IllegalStateException.class, () -> self.read(self.newSnapshot())));
             other.start();
             other.join();
             assertTrue(thrown[0].getMessage().contains("read from"));

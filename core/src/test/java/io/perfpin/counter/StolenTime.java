@@ -14,11 +14,11 @@ final class StolenTime {
     /** USER_HZ, the unit of /proc/stat, is 100 on every Linux architecture perfpin builds for. */
     private static final long NANOS_PER_TICK = 10_000_000L;
 
-    private StolenTime() {
-    }
+    private StolenTime() {}
 
     static long nanos() throws IOException {
-        String[] fields = Files.readAllLines(Paths.get("/proc/stat")).get(0).trim().split("\\s+");
+        String[] fields =
+                Files.readAllLines(Paths.get("/proc/stat")).get(0).trim().split("\\s+");
         // cpu user nice system idle iowait irq softirq steal ...
         return fields.length > 8 ? Long.parseLong(fields[8]) * NANOS_PER_TICK : 0;
     }

@@ -1,7 +1,6 @@
 package io.perfpin.counter;
 
 import io.perfpin.nativeio.Backends;
-
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -23,33 +22,35 @@ final class TracedThread implements AutoCloseable {
     private volatile Throwable failure;
 
     TracedThread(String name, Work work) {
-        this(name, () -> { }, work);
+        this(name, () -> {}, work);
     }
 
     /** {@code setup} runs on the thread before it publishes its TID, so before any counter is opened. */
     TracedThread(String name, Work setup, Work work) {
-        thread = new Thread(() -> {
-            tid = Backends.syscalls().gettid();
-            try {
-                setup.run();
-            } catch (Throwable t) {
-                failure = t;
-            }
-            started.countDown();
-            try {
-                go.await();
-                work.run();
-            } catch (Throwable t) {
-                failure = t;
-            } finally {
-                done.countDown();
-            }
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, name);
+        thread = new Thread(
+                () -> {
+                    tid = Backends.syscalls().gettid();
+                    try {
+                        setup.run();
+                    } catch (Throwable t) {
+                        failure = t;
+                    }
+                    started.countDown();
+                    try {
+                        go.await();
+                        work.run();
+                    } catch (Throwable t) {
+                        failure = t;
+                    } finally {
+                        done.countDown();
+                    }
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                name);
         thread.setDaemon(true);
         thread.start();
     }

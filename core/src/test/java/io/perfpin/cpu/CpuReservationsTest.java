@@ -1,11 +1,14 @@
 package io.perfpin.cpu;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
-import java.nio.file.attribute.PosixFilePermissions;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -13,18 +16,14 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class CpuReservationsTest {
     private static final long PID = ProcessHandle.current().pid();
@@ -37,9 +36,11 @@ class CpuReservationsTest {
     @Test
     void reservesAllOrNothingAndListsTheHolder() throws Exception {
         CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
-        assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(reservations.directory()));
+        assertEquals(
+                PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(reservations.directory()));
 
-        CpuReservation one = reservations.tryReserve(CpuSet.of(1), 101, "worker-1").orElseThrow();
+        CpuReservation one =
+                reservations.tryReserve(CpuSet.of(1), 101, "worker-1").orElseThrow();
         assertEquals(List.of(new CpuReservations.Holder(1, PID, 101, "worker-1")), reservations.list());
         Path file = reservations.directory().resolve("cpu-1.lock");
         assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(file));
@@ -48,7 +49,8 @@ class CpuReservationsTest {
         assertEquals(Optional.empty(), reservations.tryReserve(CpuSet.of(0, 1), 102, "worker-2"));
         assertEquals(CpuSet.of(1), reservations.reserved(), "the refused pair left CPU 0 free");
 
-        try (CpuReservation zero = reservations.tryReserve(CpuSet.of(0), 102, "worker-2").orElseThrow()) {
+        try (CpuReservation zero =
+                reservations.tryReserve(CpuSet.of(0), 102, "worker-2").orElseThrow()) {
             assertEquals(CpuSet.of(0, 1), reservations.reserved());
             assertEquals(CpuSet.of(0), zero.cpus());
         }
@@ -64,7 +66,8 @@ class CpuReservationsTest {
         Path stale = reservations.directory().resolve("cpu-7.lock");
         Files.writeString(stale, "999999 1000000 ghost\n");
         assertTrue(reservations.list().isEmpty());
-        try (CpuReservation taken = reservations.tryReserve(CpuSet.of(7), 5, "new").orElseThrow()) {
+        try (CpuReservation taken =
+                reservations.tryReserve(CpuSet.of(7), 5, "new").orElseThrow()) {
             assertEquals(PID + " 5 new\n", Files.readString(stale));
         }
     }
@@ -73,8 +76,8 @@ class CpuReservationsTest {
     void twoSpellingsOfOneDirectoryShareTheReservations() throws Exception {
         CpuReservations first = CpuReservations.open(temp.resolve("real"));
         // perfpin's directory itself is never a link, but a link above it is resolved
-        CpuReservations second = CpuReservations.open(Files.createSymbolicLink(temp.resolve("alias"), temp)
-                .resolve("real"));
+        CpuReservations second = CpuReservations.open(
+                Files.createSymbolicLink(temp.resolve("alias"), temp).resolve("real"));
         try (CpuReservation held = first.tryReserve(CpuSet.of(3), 1, "a").orElseThrow()) {
             assertEquals(Optional.empty(), second.tryReserve(CpuSet.of(3), 2, "b"));
             assertEquals(1, second.list().size());
@@ -93,8 +96,10 @@ class CpuReservationsTest {
         Files.setAttribute(link, "unix:uid", OTHER_UID, LinkOption.NOFOLLOW_LINKS);
 
         IOException below = assertThrows(IOException.class, () -> CpuReservations.open(link.resolve("cpus")));
-        assertEquals(link + " is a symbolic link of uid " + OTHER_UID + " in a directory of uid 0; perfpin follows"
-                + " links only where root or you (uid 0) own both", below.getMessage());
+        assertEquals(
+                link + " is a symbolic link of uid " + OTHER_UID + " in a directory of uid 0; perfpin follows"
+                        + " links only where root or you (uid 0) own both",
+                below.getMessage());
         String before = System.getProperty(PerfpinDirectory.PROPERTY);
         System.setProperty(PerfpinDirectory.PROPERTY, link.toString());
         try {
@@ -124,27 +129,35 @@ class CpuReservationsTest {
         Path fifo = reservations.directory().resolve("cpu-5.lock");
         Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
         assertTrue(mkfifo.waitFor(30, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
-        IOException fifoRefused = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(
-                IOException.class, () -> reservations.tryReserve(CpuSet.of(5), 1, "a")));
+        IOException fifoRefused = assertTimeoutPreemptively(
+                Duration.ofSeconds(60),
+                () -> assertThrows(IOException.class, () -> reservations.tryReserve(CpuSet.of(5), 1, "a")));
         assertEquals(fifo + " is a FIFO, not a lock file that perfpin made: remove it", fifoRefused.getMessage());
-        IOException listed = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(
-                IOException.class, reservations::list));
+        IOException listed = assertTimeoutPreemptively(
+                Duration.ofSeconds(60), () -> assertThrows(IOException.class, reservations::list));
         assertTrue(listed.getMessage().contains("not a lock file that perfpin made"), listed.getMessage());
     }
 
     @Test
     void anotherProcessHoldsACpuUntilItDies() throws Exception {
         CpuReservations reservations = CpuReservations.open(temp);
-        Process holder = new ProcessBuilder(ProcessHandle.current().info().command().orElseThrow(),
-                "-cp", System.getProperty("java.class.path"), ReserveCpuMain.class.getName(),
-                reservations.directory().toString(), "2")
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process holder = new ProcessBuilder(
+                        ProcessHandle.current().info().command().orElseThrow(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        ReserveCpuMain.class.getName(),
+                        reservations.directory().toString(),
+                        "2")
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
             String[] said = out.readLine().split(" ");
             assertEquals("reserved", said[0]);
             assertEquals(holder.pid(), Long.parseLong(said[1]));
-            assertEquals(List.of(new CpuReservations.Holder(2, holder.pid(), Integer.parseInt(said[2]), "holder of 2")),
+            assertEquals(
+                    List.of(new CpuReservations.Holder(2, holder.pid(), Integer.parseInt(said[2]), "holder of 2")),
                     reservations.list());
             assertEquals(Optional.empty(), reservations.tryReserve(CpuSet.of(2), 1, "here"));
             assertEquals(Optional.empty(), reservations.tryReserve(CpuSet.range(1, 3), 1, "here"));
@@ -154,7 +167,8 @@ class CpuReservationsTest {
         }
         // killed with SIGKILL: no code of its ran, the kernel dropped its lock
         assertTrue(reservations.list().isEmpty());
-        try (CpuReservation mine = reservations.tryReserve(CpuSet.of(2), 1, "here").orElseThrow()) {
+        try (CpuReservation mine =
+                reservations.tryReserve(CpuSet.of(2), 1, "here").orElseThrow()) {
             assertEquals(List.of(new CpuReservations.Holder(2, PID, 1, "here")), reservations.list());
         }
     }
@@ -163,9 +177,13 @@ class CpuReservationsTest {
     void defaultDirectoryIsPerUser() {
         Path dir = CpuReservations.defaultDirectory();
         assertEquals("cpus", dir.getFileName().toString());
-        assertEquals("perfpin-" + System.getProperty("user.name"), dir.getParent().getFileName().toString());
+        assertEquals(
+                "perfpin-" + System.getProperty("user.name"),
+                dir.getParent().getFileName().toString());
         String runtime = System.getenv("XDG_RUNTIME_DIR");
-        assertEquals(runtime == null || runtime.isEmpty() ? Path.of("/tmp") : Path.of(runtime), dir.getParent().getParent());
+        assertEquals(
+                runtime == null || runtime.isEmpty() ? Path.of("/tmp") : Path.of(runtime),
+                dir.getParent().getParent());
         assertFalse(dir.toString().contains("null"));
     }
 }

@@ -1,9 +1,5 @@
 package io.perfpin.cpu;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -11,11 +7,15 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
 class CpuSetTest {
     @Test
     void parsesAndPrintsListSyntax() {
         CpuSet set = CpuSet.parseList("0-3,8,10-11\n");
-        assertArrayEquals(new int[]{0, 1, 2, 3, 8, 10, 11}, set.toArray());
+        assertArrayEquals(new int[] {0, 1, 2, 3, 8, 10, 11}, set.toArray());
         assertEquals("0-3,8,10-11", set.toString());
         assertEquals(7, set.size());
         assertEquals(0, set.first());
@@ -37,15 +37,21 @@ class CpuSetTest {
     @Test
     void badListTokenNamesTokenAndSyntax() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuSet.parseList("0-3,x,5"));
-        assertEquals("bad CPU list token 'x' in \"0-3,x,5\": expected CPU numbers and ranges separated by commas,"
-                + " like 0-3,8,10-11", e.getMessage());
-        for (String bad : new String[]{"1,,2", "-1", "3-1", "1-2-3", "0x3", "1,", "99999999999"}) {
+        assertEquals(
+                "bad CPU list token 'x' in \"0-3,x,5\": expected CPU numbers and ranges separated by commas,"
+                        + " like 0-3,8,10-11",
+                e.getMessage());
+        for (String bad : new String[] {"1,,2", "-1", "3-1", "1-2-3", "0x3", "1,", "99999999999"}) {
             assertThrows(IllegalArgumentException.class, () -> CpuSet.parseList(bad), bad);
         }
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> CpuSet.parseList("0-99999999999999999999"))
-                .getMessage().endsWith("expected CPUs up to " + CpuSet.MAX_CPU), "no overflow: the number is too large");
+        assertTrue(
+                assertThrows(IllegalArgumentException.class, () -> CpuSet.parseList("0-99999999999999999999"))
+                        .getMessage()
+                        .endsWith("expected CPUs up to " + CpuSet.MAX_CPU),
+                "no overflow: the number is too large");
         assertTrue(assertThrows(IllegalArgumentException.class, () -> CpuSet.parseList("0-2000000"))
-                .getMessage().contains("CPUs up to " + CpuSet.MAX_CPU));
+                .getMessage()
+                .contains("CPUs up to " + CpuSet.MAX_CPU));
     }
 
     @Test
@@ -53,13 +59,16 @@ class CpuSetTest {
         assertEquals(CpuSet.range(0, 15), CpuSet.parseMask("00000000,0000ffff\n"));
         assertEquals(CpuSet.of(0, 1), CpuSet.parseMask("3"), "Cpus_allowed of a 2-CPU machine");
         assertEquals(CpuSet.range(32, 63), CpuSet.parseMask("ffffffff,00000000"));
-        assertEquals(CpuSet.parseList("5,7,9,11,13,15,17,19"),
+        assertEquals(
+                CpuSet.parseList("5,7,9,11,13,15,17,19"),
                 CpuSet.parseMask("00000000,00000000,00000000,00000000,00000000,000aaaa0"));
         assertEquals(CpuSet.of(95), CpuSet.parseMask("80000000,00000000,00000000"));
         assertTrue(CpuSet.parseMask("00000000,00000000").isEmpty());
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> CpuSet.parseMask("ff,1g"));
-        assertEquals("bad CPU mask token '1g' in \"ff,1g\": expected hex groups of up to 8 digits separated by"
-                + " commas, like ffffffff,0000000f", e.getMessage());
+        assertEquals(
+                "bad CPU mask token '1g' in \"ff,1g\": expected hex groups of up to 8 digits separated by"
+                        + " commas, like ffffffff,0000000f",
+                e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> CpuSet.parseMask("123456789"));
     }
 
@@ -77,7 +86,8 @@ class CpuSetTest {
         assertFalse(low.containsAll(high));
         assertEquals(1, low.minus(CpuSet.range(1, 70)).size());
         assertEquals(CpuSet.EMPTY, CpuSet.of(130).minus(CpuSet.of(130)), "trailing zero words do not count");
-        assertEquals(CpuSet.EMPTY.hashCode(), CpuSet.of(130).minus(CpuSet.of(130)).hashCode());
+        assertEquals(
+                CpuSet.EMPTY.hashCode(), CpuSet.of(130).minus(CpuSet.of(130)).hashCode());
         assertNotEquals(CpuSet.of(1), CpuSet.of(2));
     }
 
@@ -100,7 +110,7 @@ class CpuSetTest {
     void kernelMaskRoundTrip() {
         CpuSet set = CpuSet.of(0, 63, 64, 129);
         long[] mask = set.toMask(4);
-        assertArrayEquals(new long[]{1L | 1L << 63, 1L, 2L, 0L}, mask);
+        assertArrayEquals(new long[] {1L | 1L << 63, 1L, 2L, 0L}, mask);
         assertEquals(3, set.maskWords());
         assertEquals(set, CpuSet.fromMask(mask));
         assertThrows(IllegalArgumentException.class, () -> set.toMask(2));

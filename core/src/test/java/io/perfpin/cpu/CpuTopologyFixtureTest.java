@@ -1,9 +1,9 @@
 package io.perfpin.cpu;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,11 +14,10 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** The topology read from real machines' sysfs dumps agrees with what hwloc found in the same dumps. */
 class CpuTopologyFixtureTest {
@@ -26,10 +25,12 @@ class CpuTopologyFixtureTest {
     static Path scratch;
 
     @ParameterizedTest
-    @ValueSource(strings = {
-            "16em64t-4s2c2t", "16em64t-4s2c2t-offlines", "20em64t-hybrid-1p6c2t+2ca4co1t", "256ppc-8n8s4t",
-            "offline-cpu0-node0", "32amd64-4s2n4c-cgroup2", "16amd64-8n2c-cpusets", "128arm-2pa2n8cluster4co",
-            "32intel64-2p8co2t+8ve", "8em64t-2s2ca2c", "96em64t-4no4pa3ca2co"})
+    @ValueSource(
+            strings = {
+                "16em64t-4s2c2t", "16em64t-4s2c2t-offlines", "20em64t-hybrid-1p6c2t+2ca4co1t", "256ppc-8n8s4t",
+                "offline-cpu0-node0", "32amd64-4s2n4c-cgroup2", "16amd64-8n2c-cpusets", "128arm-2pa2n8cluster4co",
+                "32intel64-2p8co2t+8ve", "8em64t-2s2ca2c", "96em64t-4no4pa3ca2co"
+            })
     void agreesWithHwloc(String fixture) throws Exception {
         CpuTopology topology = read(fixture);
         HwlocOracle oracle = HwlocOracle.load(fixture);
@@ -38,7 +39,8 @@ class CpuTopologyFixtureTest {
         assertEquals(oracle.pus(), allowed, fixture + ": PUs hwloc shows are the allowed CPUs");
         assertSameGroups(oracle.groups("Core"), topology.cores(), allowed, fixture + ": cores");
         assertSameGroups(oracle.groups("Package"), topology.packages(), allowed, fixture + ": packages");
-        Set<Integer> oracleNodes = oracle.all("NUMANode").stream().map(n -> n.osIndex).collect(Collectors.toSet());
+        Set<Integer> oracleNodes =
+                oracle.all("NUMANode").stream().map(n -> n.osIndex).collect(Collectors.toSet());
         allowed.forEach(pu -> {
             Optional<Integer> expected = oracle.numaNode(pu);
             int node = topology.numaNode(pu);
@@ -53,7 +55,8 @@ class CpuTopologyFixtureTest {
             assertEquals(2, oracle.cpuKinds.size(), fixture + ": CPU kinds");
             allowed.forEach(pu -> assertEquals(
                     oracle.cpuKinds.lastEntry().getValue().contains(pu) ? CoreType.PERFORMANCE : CoreType.EFFICIENCY,
-                    topology.coreType(pu), fixture + ": core type of CPU " + pu));
+                    topology.coreType(pu),
+                    fixture + ": core type of CPU " + pu));
         } else {
             assertFalse(topology.isHybrid(), fixture + " has one kind of core");
         }
@@ -89,7 +92,8 @@ class CpuTopologyFixtureTest {
         CpuTopology topology = read("offline-cpu0-node0");
         assertEquals(CpuSet.range(4, 20), topology.online());
         assertEquals(Set.of(1), topology.numaNodes().keySet());
-        assertEquals(CpuSet.parseList("5,7,9,11,13,15,17,19"), topology.numaNodes().get(1));
+        assertEquals(
+                CpuSet.parseList("5,7,9,11,13,15,17,19"), topology.numaNodes().get(1));
         assertEquals(-1, topology.numaNode(4), "cpu4/node0 links to a node that is offline");
         // isolated is a bare newline, nohz_full a NUL and a newline: both mean none
         assertTrue(topology.isolated().isEmpty());
@@ -110,8 +114,10 @@ class CpuTopologyFixtureTest {
             assertEquals(complete, topology.packageCpus(complete.first()), "package " + pkg.osIndex);
         }
         for (HwlocOracle.HwlocObject node : oracle.all("NUMANode")) {
-            assertEquals(HwlocOracle.hwlocBitmap(node.attributes.get("complete_cpuset")),
-                    topology.numaNodes().get(node.osIndex), "node " + node.osIndex);
+            assertEquals(
+                    HwlocOracle.hwlocBitmap(node.attributes.get("complete_cpuset")),
+                    topology.numaNodes().get(node.osIndex),
+                    "node " + node.osIndex);
         }
         assertEquals(8, topology.numaNodes().size(), "hwloc shows 6: two are outside the cgroup's memory nodes");
     }
@@ -126,7 +132,9 @@ class CpuTopologyFixtureTest {
     @Test
     void givenAffinityNarrowsTheAllowedSet() throws Exception {
         Path root = Fixtures.root("32amd64-4s2n4c-cgroup2", scratch);
-        assertEquals(CpuSet.of(1, 3), CpuTopology.read(root, CpuSet.parseList("1,3,8-9")).allowed());
+        assertEquals(
+                CpuSet.of(1, 3),
+                CpuTopology.read(root, CpuSet.parseList("1,3,8-9")).allowed());
     }
 
     @Test

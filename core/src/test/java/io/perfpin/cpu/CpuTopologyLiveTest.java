@@ -1,14 +1,13 @@
 package io.perfpin.cpu;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
 
 /** The topology of the machine the tests run on agrees with what other tools say about it. */
 class CpuTopologyLiveTest {
@@ -17,7 +16,8 @@ class CpuTopologyLiveTest {
         CpuTopology topology = CpuTopology.live();
         int[] processors = Files.readAllLines(Paths.get("/proc/cpuinfo")).stream()
                 .filter(line -> line.startsWith("processor"))
-                .mapToInt(line -> Integer.parseInt(line.substring(line.indexOf(':') + 1).strip()))
+                .mapToInt(line ->
+                        Integer.parseInt(line.substring(line.indexOf(':') + 1).strip()))
                 .toArray();
         assertEquals(CpuSet.of(processors), topology.online());
     }
@@ -38,7 +38,8 @@ class CpuTopologyLiveTest {
     void everyOnlineCpuHasACoreAndAPackage() {
         CpuTopology topology = CpuTopology.live();
         List<CpuSet> cores = topology.cores();
-        assertEquals(topology.online().size(), cores.stream().mapToInt(CpuSet::size).sum(), "cores partition the CPUs");
+        assertEquals(
+                topology.online().size(), cores.stream().mapToInt(CpuSet::size).sum(), "cores partition the CPUs");
         topology.online().forEach(cpu -> {
             assertTrue(topology.siblings(cpu).contains(cpu));
             assertTrue(topology.packageCpus(cpu).containsAll(topology.siblings(cpu)));

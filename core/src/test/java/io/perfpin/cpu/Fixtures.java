@@ -1,9 +1,5 @@
 package io.perfpin.cpu;
 
-import org.junit.jupiter.api.extension.AnnotatedElementContext;
-import org.junit.jupiter.api.extension.ExtensionContext;
-import org.junit.jupiter.api.io.TempDirFactory;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,13 +7,15 @@ import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.extension.AnnotatedElementContext;
+import org.junit.jupiter.api.extension.ExtensionContext;
+import org.junit.jupiter.api.io.TempDirFactory;
 
 /** hwloc's Linux sysfs/procfs dumps beside the checkout ({@code -Dperfpin.fixtures}), unpacked on demand. */
 final class Fixtures {
     private static final Map<String, Path> UNPACKED = new HashMap<>();
 
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     /**
      * Scratch space in memory where there is some: a dump is thousands of small files, which take
@@ -25,7 +23,8 @@ final class Fixtures {
      */
     static final class InMemory implements TempDirFactory {
         @Override
-        public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext extension) throws IOException {
+        public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext extension)
+                throws IOException {
             Path shm = Paths.get("/dev/shm");
             return Files.isDirectory(shm) && Files.isWritable(shm)
                     ? Files.createTempDirectory(shm, "perfpin-fixtures")
@@ -36,7 +35,8 @@ final class Fixtures {
     static Path hwlocDir() {
         String dir = System.getProperty("perfpin.fixtures");
         if (dir == null) {
-            throw new IllegalStateException("-Dperfpin.fixtures is not set: run through Maven, or point it at shared/fixtures");
+            throw new IllegalStateException(
+                    "-Dperfpin.fixtures is not set: run through Maven, or point it at shared/fixtures");
         }
         Path hwloc = Paths.get(dir, "hwloc-linux");
         if (!Files.isDirectory(hwloc)) {
@@ -62,15 +62,26 @@ final class Fixtures {
     static Path unpack(String name, Path target) throws IOException, InterruptedException {
         Files.createDirectories(target);
         // Caches, PCI devices and device trees are most of the files and none of the topology.
-        Process tar = new ProcessBuilder("tar", "xjf", hwlocDir().resolve(name + ".tar.bz2").toString(),
-                "-C", target.toString(), "--exclude=cache", "--exclude=device-tree", "--exclude=pci*",
-                "--exclude=bus", "--exclude=class").redirectErrorStream(true).start();
+        Process tar = new ProcessBuilder(
+                        "tar",
+                        "xjf",
+                        hwlocDir().resolve(name + ".tar.bz2").toString(),
+                        "-C",
+                        target.toString(),
+                        "--exclude=cache",
+                        "--exclude=device-tree",
+                        "--exclude=pci*",
+                        "--exclude=bus",
+                        "--exclude=class")
+                .redirectErrorStream(true)
+                .start();
         String output = new String(tar.getInputStream().readAllBytes());
         if (tar.waitFor() != 0) {
             throw new IOException("tar xjf " + name + ".tar.bz2 failed: " + output);
         }
         try (Stream<Path> dirs = Files.walk(target, 2)) {
-            return dirs.filter(dir -> Files.isDirectory(dir.resolve("sys/devices/system/cpu"))).findFirst()
+            return dirs.filter(dir -> Files.isDirectory(dir.resolve("sys/devices/system/cpu")))
+                    .findFirst()
                     .orElseThrow(() -> new IOException(name + ".tar.bz2 has no sys/devices/system/cpu"));
         }
     }

@@ -1,9 +1,5 @@
 package io.perfpin.cpu;
 
-import org.w3c.dom.Element;
-import org.w3c.dom.Node;
-
-import javax.xml.parsers.DocumentBuilderFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,6 +10,9 @@ import java.util.Optional;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.w3c.dom.Element;
+import org.w3c.dom.Node;
 
 /**
  * What hwloc itself reported for a dump: its {@code lstopo} console text or its XML, read into the objects
@@ -24,9 +23,11 @@ final class HwlocOracle {
     /** An object line: indent, type (such as {@code Group(Cluster)} or {@code OSDev[Network]}), attributes, I/O name. */
     private static final Pattern CONSOLE_OBJECT =
             Pattern.compile("^( *)(\\S+?)(?: L#\\d+)?(?: \\((.*)\\))?(?: \"[^\"]*\")?$");
+
     private static final Pattern OS_INDEX = Pattern.compile("(?:^| )P#(\\d+)");
     /** The summary under the tree, {@code depth 6:     16 PU (type #4)}: checks that the tree was read whole. */
     private static final Pattern DEPTH_COUNT = Pattern.compile("depth \\d+:\\s+(\\d+) (Package|Core|PU) \\(type");
+
     private static final Pattern CPU_KIND = Pattern.compile("^CPU kind #\\d+ efficiency (\\d+) cpuset (\\S+)");
 
     /** One hwloc object; memory objects (NUMA nodes) hang off their parent in {@link #memory}. */
@@ -140,8 +141,8 @@ final class HwlocOracle {
             }
             Matcher count = DEPTH_COUNT.matcher(line);
             if (count.find() && oracle.all(count.group(2)).size() != Integer.parseInt(count.group(1))) {
-                throw new IllegalStateException(file + ": read " + oracle.all(count.group(2)).size() + " objects for '"
-                        + line.strip() + "'");
+                throw new IllegalStateException(
+                        file + ": read " + oracle.all(count.group(2)).size() + " objects for '" + line.strip() + "'");
             }
             if (line.strip().startsWith("depth ")) {
                 // the object tree is over; the summary below it names types, not objects
@@ -165,7 +166,8 @@ final class HwlocOracle {
             String attributes = object.group(3) == null ? "" : object.group(3);
             Matcher os = OS_INDEX.matcher(attributes);
             HwlocObject parent = stack.isEmpty() ? null : stack.get(stack.size() - 1);
-            HwlocObject created = new HwlocObject(object.group(2), os.find() ? Integer.parseInt(os.group(1)) : -1, parent);
+            HwlocObject created =
+                    new HwlocObject(object.group(2), os.find() ? Integer.parseInt(os.group(1)) : -1, parent);
             if (parent == null) {
                 oracle = new HwlocOracle(fixture, created);
             }
@@ -184,10 +186,12 @@ final class HwlocOracle {
         for (Node child = top.getFirstChild(); child != null; child = child.getNextSibling()) {
             if (child instanceof Element && ((Element) child).getTagName().equals("object")) {
                 oracle = new HwlocOracle(fixture, xmlObject((Element) child, null));
-            } else if (child instanceof Element && ((Element) child).getTagName().equals("cpukind")) {
+            } else if (child instanceof Element
+                    && ((Element) child).getTagName().equals("cpukind")) {
                 Element kind = (Element) child;
                 String efficiency = kind.getAttribute("efficiency");
-                oracle.cpuKinds.put(efficiency.isEmpty() ? 0 : Integer.parseInt(efficiency),
+                oracle.cpuKinds.put(
+                        efficiency.isEmpty() ? 0 : Integer.parseInt(efficiency),
                         hwlocBitmap(kind.getAttribute("cpuset")));
             }
         }
@@ -196,8 +200,8 @@ final class HwlocOracle {
 
     private static HwlocObject xmlObject(Element element, HwlocObject parent) {
         String osIndex = element.getAttribute("os_index");
-        HwlocObject object = new HwlocObject(element.getAttribute("type"),
-                osIndex.isEmpty() ? -1 : Integer.parseInt(osIndex), parent);
+        HwlocObject object = new HwlocObject(
+                element.getAttribute("type"), osIndex.isEmpty() ? -1 : Integer.parseInt(osIndex), parent);
         for (int i = 0; i < element.getAttributes().getLength(); i++) {
             Node attribute = element.getAttributes().item(i);
             object.attributes.put(attribute.getNodeName(), attribute.getNodeValue());

@@ -1,17 +1,16 @@
 package io.perfpin.cpu;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class PlacementTest {
     private static final long PID = ProcessHandle.current().pid();
@@ -29,23 +28,30 @@ class PlacementTest {
         assertEquals(Placement.ISOLATED, Placement.parse("isolated"));
         assertEquals(Placement.CORE, Placement.parse("Core"));
         assertEquals(Placement.ANY, Placement.parse("any\n"));
-        for (String text : new String[]{"2-3,8", "isolated", "core", "any"}) {
+        for (String text : new String[] {"2-3,8", "isolated", "core", "any"}) {
             assertEquals(text, Placement.parse(text).toString());
         }
     }
 
     @Test
     void badPlacementNamesTokenFormsAndNearestKeyword() {
-        assertEquals("bad placement 'cores': expected a CPU list like 2-3 or 0,4, or one of isolated, core, any;"
-                + " did you mean 'core'?", parseError("cores"));
-        assertEquals("bad placement 'isolate': expected a CPU list like 2-3 or 0,4, or one of isolated, core, any;"
-                + " did you mean 'isolated'?", parseError("isolate"));
-        assertEquals("bad placement 'elsewhere': expected a CPU list like 2-3 or 0,4, or one of isolated, core,"
-                + " any", parseError("elsewhere"));
-        assertEquals("bad placement '': expected a CPU list like 2-3 or 0,4, or one of isolated, core, any",
-                parseError(""));
-        assertEquals("bad placement '2-x': bad CPU list token '2-x' in \"2-x\": expected CPU numbers and ranges"
-                + " separated by commas, like 0-3,8,10-11", parseError("2-x"));
+        assertEquals(
+                "bad placement 'cores': expected a CPU list like 2-3 or 0,4, or one of isolated, core, any;"
+                        + " did you mean 'core'?",
+                parseError("cores"));
+        assertEquals(
+                "bad placement 'isolate': expected a CPU list like 2-3 or 0,4, or one of isolated, core, any;"
+                        + " did you mean 'isolated'?",
+                parseError("isolate"));
+        assertEquals(
+                "bad placement 'elsewhere': expected a CPU list like 2-3 or 0,4, or one of isolated, core," + " any",
+                parseError("elsewhere"));
+        assertEquals(
+                "bad placement '': expected a CPU list like 2-3 or 0,4, or one of isolated, core, any", parseError(""));
+        assertEquals(
+                "bad placement '2-x': bad CPU list token '2-x' in \"2-x\": expected CPU numbers and ranges"
+                        + " separated by commas, like 0-3,8,10-11",
+                parseError("2-x"));
     }
 
     @Test
@@ -55,9 +61,12 @@ class PlacementTest {
         CpuAssignment assignment = Placement.parse("2-3").assign(topology, reservations, 1, "t");
         assertEquals(CpuSet.range(2, 3), assignment.cpus());
         assertFalse(assignment.reservation().isPresent(), "a CPU list is shared, not reserved");
-        assertEquals("placement 6-7: CPUs 6-7 are outside the CPUs this process may use, 0-5 (affinity 0-31,"
-                + " cgroup cpuset 0-5)", assignError(IllegalArgumentException.class, "6-7", topology, reservations));
-        assertEquals("placement 5,40: CPU 40 is not online (online CPUs: 0-31)",
+        assertEquals(
+                "placement 6-7: CPUs 6-7 are outside the CPUs this process may use, 0-5 (affinity 0-31,"
+                        + " cgroup cpuset 0-5)",
+                assignError(IllegalArgumentException.class, "6-7", topology, reservations));
+        assertEquals(
+                "placement 5,40: CPU 40 is not online (online CPUs: 0-31)",
                 assignError(IllegalArgumentException.class, "5,40", topology, reservations));
     }
 
@@ -81,11 +90,15 @@ class PlacementTest {
         assertEquals(CpuSet.of(1, 9), assignments.get(1).cpus());
         assertEquals(CpuSet.range(0, 15), reservations.reserved());
         String full = assignError(IllegalStateException.class, "core", topology, reservations);
-        assertTrue(full.startsWith("placement core: every core within the CPUs this process may use (0-15) has a"
-                + " reserved CPU: CPU 0 held by pid " + PID + " thread 100 \"worker-0\"; "), full);
+        assertTrue(
+                full.startsWith("placement core: every core within the CPUs this process may use (0-15) has a"
+                        + " reserved CPU: CPU 0 held by pid " + PID + " thread 100 \"worker-0\"; "),
+                full);
 
         assignments.get(1).close();
-        assertEquals(CpuSet.of(1, 9), Placement.CORE.assign(topology, reservations, 200, "again").cpus());
+        assertEquals(
+                CpuSet.of(1, 9),
+                Placement.CORE.assign(topology, reservations, 200, "again").cpus());
         assignments.forEach(CpuAssignment::close);
     }
 
@@ -93,8 +106,9 @@ class PlacementTest {
     void coreSkipsCoresWithAReservedSibling() throws Exception {
         CpuTopology topology = fixture("16em64t-4s2c2t");
         CpuReservations reservations = CpuReservations.open(reservationDir);
-        try (CpuReservation sibling = reservations.tryReserve(CpuSet.of(8), 1, "on-8").orElseThrow();
-             CpuAssignment core = Placement.CORE.assign(topology, reservations, 2, "core")) {
+        try (CpuReservation sibling =
+                        reservations.tryReserve(CpuSet.of(8), 1, "on-8").orElseThrow();
+                CpuAssignment core = Placement.CORE.assign(topology, reservations, 2, "core")) {
             assertEquals(CpuSet.of(1, 9), core.cpus(), "CPU 0 is free but its sibling 8 is not");
         }
     }
@@ -102,16 +116,21 @@ class PlacementTest {
     @Test
     void coreNeedsAWholeCoreInTheAllowedSet() throws Exception {
         CpuTopology topology = CpuTopology.read(Fixtures.root("16em64t-4s2c2t", scratch), CpuSet.range(0, 7));
-        assertEquals("placement core: no whole core lies within the CPUs this process may use, 0-7 (affinity 0-7,"
+        assertEquals(
+                "placement core: no whole core lies within the CPUs this process may use, 0-7 (affinity 0-7,"
                         + " cgroup cpuset 0-15)",
                 assignError(IllegalStateException.class, "core", topology, CpuReservations.open(reservationDir)));
     }
 
     @Test
     void isolatedWithoutIsolatedCpusSaysHowToIsolate() throws Exception {
-        assertEquals("placement isolated: this machine has no isolated CPUs; isolate some with the kernel"
+        assertEquals(
+                "placement isolated: this machine has no isolated CPUs; isolate some with the kernel"
                         + " parameters isolcpus=<cpus> nohz_full=<cpus> and reboot, or use core or a CPU list",
-                assignError(IllegalStateException.class, "isolated", fixture("offline-cpu0-node0"),
+                assignError(
+                        IllegalStateException.class,
+                        "isolated",
+                        fixture("offline-cpu0-node0"),
                         CpuReservations.open(reservationDir)));
     }
 
@@ -124,21 +143,25 @@ class PlacementTest {
         CpuTopology topology = CpuTopology.read(root);
         CpuReservations reservations = CpuReservations.open(reservationDir.resolve("cpus"));
         List<CpuAssignment> taken = new ArrayList<>();
-        for (int expected : new int[]{2, 3, 10, 11}) {
+        for (int expected : new int[] {2, 3, 10, 11}) {
             CpuAssignment assignment = Placement.ISOLATED.assign(topology, reservations, expected, "iso-" + expected);
             assertEquals(CpuSet.of(expected), assignment.cpus());
-            assertEquals(CpuSet.of(expected), assignment.reservation().orElseThrow().cpus());
+            assertEquals(
+                    CpuSet.of(expected), assignment.reservation().orElseThrow().cpus());
             taken.add(assignment);
         }
-        assertEquals("placement isolated: every isolated CPU this process may use (2-3,10-11) is reserved:"
-                        + " CPU 2 held by pid " + PID + " thread 2 \"iso-2\"; CPU 3 held by pid " + PID + " thread 3 \"iso-3\";"
+        assertEquals(
+                "placement isolated: every isolated CPU this process may use (2-3,10-11) is reserved:"
+                        + " CPU 2 held by pid " + PID + " thread 2 \"iso-2\"; CPU 3 held by pid " + PID
+                        + " thread 3 \"iso-3\";"
                         + " CPU 10 held by pid " + PID + " thread 10 \"iso-10\"; CPU 11 held by pid " + PID
                         + " thread 11 \"iso-11\"",
                 assignError(IllegalStateException.class, "isolated", topology, reservations));
         taken.forEach(CpuAssignment::close);
 
         CpuTopology narrowed = CpuTopology.read(root, CpuSet.of(0, 1));
-        assertEquals("placement isolated: the isolated CPUs 2-3,10-11 are outside the CPUs this process may use,"
+        assertEquals(
+                "placement isolated: the isolated CPUs 2-3,10-11 are outside the CPUs this process may use,"
                         + " 0-1 (affinity 0-1, cgroup cpuset 0-15); start it with taskset -c covering them, or widen"
                         + " its cgroup's cpuset",
                 assignError(IllegalStateException.class, "isolated", narrowed, reservations));
@@ -149,8 +172,11 @@ class PlacementTest {
         ThreadAffinity affinity = ThreadAffinity.system();
         int tid = affinity.currentTid();
         CpuSet original = affinity.get(tid);
-        try (CpuAssignment core = Placement.CORE.assign(CpuTopology.live(), CpuReservations.open(reservationDir),
-                tid, Thread.currentThread().getName())) {
+        try (CpuAssignment core = Placement.CORE.assign(
+                CpuTopology.live(),
+                CpuReservations.open(reservationDir),
+                tid,
+                Thread.currentThread().getName())) {
             affinity.set(tid, core.cpus());
             assertEquals(core.cpus(), affinity.get(tid));
             assertTrue(core.cpus().contains(affinity.currentCpu()));
@@ -164,11 +190,16 @@ class PlacementTest {
     }
 
     private static String parseError(String text) {
-        return assertThrows(IllegalArgumentException.class, () -> Placement.parse(text)).getMessage();
+        return assertThrows(IllegalArgumentException.class, () -> Placement.parse(text))
+                .getMessage();
     }
 
-    private static String assignError(Class<? extends RuntimeException> type, String placement, CpuTopology topology,
-                                      CpuReservations reservations) {
-        return assertThrows(type, () -> Placement.parse(placement).assign(topology, reservations, 9, "t")).getMessage();
+    private static String assignError(
+            Class<? extends RuntimeException> type,
+            String placement,
+            CpuTopology topology,
+            CpuReservations reservations) {
+        return assertThrows(type, () -> Placement.parse(placement).assign(topology, reservations, 9, "t"))
+                .getMessage();
     }
 }

@@ -1,17 +1,16 @@
 package io.perfpin.cpu;
 
-import io.perfpin.nativeio.Errno;
-import io.perfpin.nativeio.NativeException;
-import org.junit.jupiter.api.Test;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Paths;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.NativeException;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import org.junit.jupiter.api.Test;
 
 /** Pins the test's own thread on the real kernel and checks what the kernel then reports. */
 class ThreadAffinityTest {

@@ -1,16 +1,17 @@
 package io.perfpin.cpu;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.jvm.ProcessChangedException;
 import io.perfpin.jvm.ProcessIdentity;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.jvm.ThreadStartTime;
 import io.perfpin.nativeio.Backends;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -19,12 +20,10 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * ThreadPins on threads of this JVM, as the kernel shows them in /proc/self/task/TID/status: a pin and its undoing,
@@ -37,6 +36,7 @@ class ThreadPinsTest {
     /** Where the CPU reservations go: no other test's pins share them. */
     @TempDir
     Path dir;
+
     private String configuredDir;
     private final List<String> said = new ArrayList<>();
     private final List<Parked> threads = new ArrayList<>();
@@ -86,14 +86,16 @@ class ThreadPinsTest {
         int second = parked(longName);
         String before = cpusAllowed(first);
         try (ThreadPins pins = ThreadPins.ofThisProcess(Backends.syscalls(), said::add)) {
-            List<ThreadPins.Pin> placed = List.of(pins.pin(first, "worker-1", Placement.CORE),
-                    pins.pin(second, longName, Placement.CORE));
+            List<ThreadPins.Pin> placed =
+                    List.of(pins.pin(first, "worker-1", Placement.CORE), pins.pin(second, longName, Placement.CORE));
             String firstCpus = cpusAllowed(first);
             String secondCpus = cpusAllowed(second);
             assertFalse(firstCpus.equals(secondCpus), "a core each: " + firstCpus + ", " + secondCpus);
             // The long name keeps its start and end.
-            assertEquals("pin=core placed worker-1 on " + cpuWord(firstCpus) + ", a-pool-with-a-lo\u2026thread-worker-2"
-                    + " on " + cpuWord(secondCpus), ThreadPins.placed("pin=core", placed));
+            assertEquals(
+                    "pin=core placed worker-1 on " + cpuWord(firstCpus) + ", a-pool-with-a-lo\u2026thread-worker-2"
+                            + " on " + cpuWord(secondCpus),
+                    ThreadPins.placed("pin=core", placed));
         }
         assertEquals(before, cpusAllowed(first));
         assertEquals(before, cpusAllowed(second));
@@ -104,18 +106,22 @@ class ThreadPinsTest {
         int tid = parked("worker-0");
         String before = cpusBefore(tid);
         long startTime = ThreadStartTime.of(ThisProcess.pid(), tid).orElseThrow();
-        try (ThreadPins pins = ThreadPins.ofProcess(Backends.syscalls(), ProcessIdentity.of(ThisProcess.pid()),
-                said::add)) {
-            IOException e = assertThrows(IOException.class,
-                    () -> pins.pin(tid, startTime - 1, "worker-0", Placement.parse("0")));
-            assertEquals("thread 'worker-0' (tid " + tid + ") ended as perfpin pinned it, and its tid may"
-                    + " be another thread's now", e.getMessage());
+        try (ThreadPins pins =
+                ThreadPins.ofProcess(Backends.syscalls(), ProcessIdentity.of(ThisProcess.pid()), said::add)) {
+            IOException e = assertThrows(
+                    IOException.class, () -> pins.pin(tid, startTime - 1, "worker-0", Placement.parse("0")));
+            assertEquals(
+                    "thread 'worker-0' (tid " + tid + ") ended as perfpin pinned it, and its tid may"
+                            + " be another thread's now",
+                    e.getMessage());
             assertFalse(pins.isPinned(tid));
         }
         // Last: a backend that cannot start the watchdog says so before.
-        assertEquals("undid the pin of tid " + tid + " at once, back to CPUs " + before + ": thread 'worker-0' (tid "
-                + tid + ") ended as perfpin pinned it, and its tid may be another thread's now",
-                said.get(said.size() - 1), said.toString());
+        assertEquals(
+                "undid the pin of tid " + tid + " at once, back to CPUs " + before + ": thread 'worker-0' (tid " + tid
+                        + ") ended as perfpin pinned it, and its tid may be another thread's now",
+                said.get(said.size() - 1),
+                said.toString());
         assertEquals(before, cpusAllowed(tid));
     }
 
@@ -125,13 +131,15 @@ class ThreadPinsTest {
         int tid = parked("worker-0");
         String before = cpusBefore(tid);
         ProcessIdentity now = ProcessIdentity.of(ThisProcess.pid());
-        ProcessIdentity checked = new ProcessIdentity(now.pid(), now.command(), now.startTime() - 1, now.uids(),
-                now.gids(), now.exe());
+        ProcessIdentity checked =
+                new ProcessIdentity(now.pid(), now.command(), now.startTime() - 1, now.uids(), now.gids(), now.exe());
         try (ThreadPins pins = ThreadPins.ofProcess(Backends.syscalls(), checked, said::add)) {
-            ProcessChangedException e = assertThrows(ProcessChangedException.class,
-                    () -> pins.pin(tid, "worker-0", Placement.parse("0")));
-            assertEquals("process " + now.pid() + " (" + now.command() + ") exited, and pid " + now.pid() + " names"
-                    + " another process now (" + now.command() + ")", e.getMessage());
+            ProcessChangedException e =
+                    assertThrows(ProcessChangedException.class, () -> pins.pin(tid, "worker-0", Placement.parse("0")));
+            assertEquals(
+                    "process " + now.pid() + " (" + now.command() + ") exited, and pid " + now.pid() + " names"
+                            + " another process now (" + now.command() + ")",
+                    e.getMessage());
             assertFalse(pins.isPinned(tid));
             assertEquals(before, cpusAllowed(tid));
         }
@@ -171,15 +179,17 @@ class ThreadPinsTest {
         private volatile int tid;
 
         Parked(String name) {
-            thread = new Thread(() -> {
-                tid = Backends.syscalls().gettid();
-                started.countDown();
-                try {
-                    release.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, name);
+            thread = new Thread(
+                    () -> {
+                        tid = Backends.syscalls().gettid();
+                        started.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    name);
             thread.setDaemon(true);
             thread.start();
         }

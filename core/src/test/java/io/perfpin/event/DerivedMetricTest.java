@@ -1,17 +1,17 @@
 package io.perfpin.event;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
 class DerivedMetricTest {
     @Test
     void ipcAndCpi() {
-        assertEquals(List.of("instructions", "cycles"), metric(Presets.IPC, "ipc").inputs());
+        assertEquals(
+                List.of("instructions", "cycles"), metric(Presets.IPC, "ipc").inputs());
         assertEquals(2.0, metric(Presets.IPC, "ipc").compute(2e9, 1e9));
         assertEquals(0.5, metric(Presets.IPC, "cpi").compute(1e9, 2e9));
     }
@@ -32,7 +32,8 @@ class DerivedMetricTest {
     void wallTimeMetrics() {
         assertEquals(0.5, metric(Presets.SCHED, "cpu-utilisation").compute(5e8, 1e9));
         assertEquals(100.0, metric(Presets.SCHED, "cs-per-sec").compute(200, 2e9));
-        assertEquals(List.of("context-switches", DerivedMetric.WALL_NANOS),
+        assertEquals(
+                List.of("context-switches", DerivedMetric.WALL_NANOS),
                 metric(Presets.SCHED, "cs-per-sec").inputs());
     }
 
@@ -54,12 +55,20 @@ class DerivedMetricTest {
 
     @Test
     void presetsOnlyReferToTheirOwnEvents() {
-        assertThrows(IllegalArgumentException.class, () -> new Preset("bad", "metric on an unlisted event",
-                List.of("cycles"), java.util.Set.of(),
-                List.of(DerivedMetric.ratio("ipc", "", "instructions", "cycles", 1))));
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new Preset(
+                        "bad",
+                        "metric on an unlisted event",
+                        List.of("cycles"),
+                        java.util.Set.of(),
+                        List.of(DerivedMetric.ratio("ipc", "", "instructions", "cycles", 1))));
     }
 
     static DerivedMetric metric(Preset preset, String name) {
-        return preset.metrics().stream().filter(m -> m.name().equals(name)).findFirst().orElseThrow();
+        return preset.metrics().stream()
+                .filter(m -> m.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 }

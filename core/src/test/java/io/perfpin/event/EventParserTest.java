@@ -1,18 +1,17 @@
 package io.perfpin.event;
 
-import io.perfpin.nativeio.PerfEventAttr;
-import org.junit.jupiter.api.Test;
-
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.perfpin.nativeio.PerfEventAttr;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class EventParserTest {
     private static final int RAW = PerfEventAttr.TYPE_RAW;
@@ -25,7 +24,8 @@ class EventParserTest {
         EventSpec cycles = skylake.parse(" cpu-cycles ");
         assertEquals(EventSpec.userOnly("cycles", PerfEventAttr.TYPE_HARDWARE, 0, 0, 0), cycles);
         assertEquals(EventSpec.software("context-switches", 3), skylake.parse("cs"));
-        assertEquals(EventSpec.userOnly("dTLB-load-misses", PerfEventAttr.TYPE_HW_CACHE, 0x10003, 0, 0),
+        assertEquals(
+                EventSpec.userOnly("dTLB-load-misses", PerfEventAttr.TYPE_HW_CACHE, 0x10003, 0, 0),
                 skylake.parse("dTLB-load-misses"));
     }
 
@@ -43,8 +43,10 @@ class EventParserTest {
     @Test
     void unknownModifierOnAKnownNameNamesTheAllowedOnes() {
         InvalidEventException e = assertThrows(InvalidEventException.class, () -> skylake.parse("cycles:x"));
-        assertEquals("unknown modifier 'x' in 'cycles:x': allowed are u (user), k (kernel), h (hypervisor) and their"
-                + " combinations", e.getMessage());
+        assertEquals(
+                "unknown modifier 'x' in 'cycles:x': allowed are u (user), k (kernel), h (hypervisor) and their"
+                        + " combinations",
+                e.getMessage());
     }
 
     @Test
@@ -60,8 +62,10 @@ class EventParserTest {
         EventSpec walk = skylake.parse("cpu/event=0x08,umask=0x0e,cmask=1/");
         assertEquals(EventSpec.userOnly("cpu/event=0x08,umask=0x0e,cmask=1/", RAW, 0x1000e08, 0, 0), walk);
         // libpfm4 4.13 with LIBPFM_FORCE_PMU=skl encodes DTLB_LOAD_MISSES.WALK_ACTIVE as type 4 config 0x1001008.
-        assertEquals(0x1001008L, skylake.parse("cpu/event=0x08,umask=0x10,cmask=1/").config());
-        assertEquals(0x3_0000_003cL, skylake.parse("cpu/event=0x3c,in_tx,in_tx_cp/").config());
+        assertEquals(
+                0x1001008L, skylake.parse("cpu/event=0x08,umask=0x10,cmask=1/").config());
+        assertEquals(
+                0x3_0000_003cL, skylake.parse("cpu/event=0x3c,in_tx,in_tx_cp/").config());
         assertEquals(0x84_00c4L, skylake.parse("cpu/event=0xc4,edge,inv/").config());
         assertEquals(0x20_003cL, skylake.parse("cpu/event=60,any=1/").config());
         EventSpec frontend = skylake.parse("cpu/event=0xc6,umask=0x01,frontend=0x400406/");
@@ -79,7 +83,8 @@ class EventParserTest {
         assertEquals(3L, memLoads.config1());
         assertEquals(30L, skylake.parse("cpu/mem-loads,ldlat=30/").config1());
         assertEquals(0x3_0000_003cL, skylake.parse("cpu/cycles-ct/").config());
-        assertEquals(0x120_003cL, skylake.parse("cpu/topdown-total-slots,cmask=1/").config() & 0xffff_ffffL);
+        assertEquals(
+                0x120_003cL, skylake.parse("cpu/topdown-total-slots,cmask=1/").config() & 0xffff_ffffL);
     }
 
     @Test
@@ -122,7 +127,8 @@ class EventParserTest {
         EventSpec tsc = kvm.parse("msr/tsc/");
         assertEquals(9, tsc.type());
         assertEquals(0L, tsc.config());
-        assertEquals(0x2_0000_0001L, kvm.parse("uprobe/retprobe,ref_ctr_offset=2/").config());
+        assertEquals(
+                0x2_0000_0001L, kvm.parse("uprobe/retprobe,ref_ctr_offset=2/").config());
         EventSpec cs = kvm.parse("software/config=3/");
         assertTrue(cs.sameEncoding(EventSpec.software("cs", 3)));
     }
@@ -133,13 +139,19 @@ class EventParserTest {
         assumeTrue(Files.isDirectory(devices.resolve("software")), "no sysfs PMUs here");
         EventParser live = new EventParser();
         EventSpec cs = live.parse("software/config=3/");
-        assertEquals(Integer.parseInt(Files.readString(devices.resolve("software/type")).trim()), cs.type());
+        assertEquals(
+                Integer.parseInt(
+                        Files.readString(devices.resolve("software/type")).trim()),
+                cs.type());
         assertTrue(cs.isSoftware());
         for (String name : live.knownNames()) {
             if (name.indexOf('/') >= 0) {
                 String pmu = name.substring(0, name.indexOf('/'));
-                assertEquals(Integer.parseInt(Files.readString(devices.resolve(pmu + "/type")).trim()),
-                        live.parse(name).type(), name);
+                assertEquals(
+                        Integer.parseInt(
+                                Files.readString(devices.resolve(pmu + "/type")).trim()),
+                        live.parse(name).type(),
+                        name);
             }
         }
     }
@@ -149,26 +161,42 @@ class EventParserTest {
         UnknownEventException e = assertThrows(UnknownEventException.class, () -> skylake.parse("instrucions"));
         assertEquals("instrucions", e.token());
         assertEquals("instructions", e.nearest().get(0));
-        assertEquals("unknown event 'instrucions' (libpfm4 lookup not wired); did you mean instructions,"
-                + " cpu/instructions/?",
+        assertEquals(
+                "unknown event 'instrucions' (libpfm4 lookup not wired); did you mean instructions,"
+                        + " cpu/instructions/?",
                 e.getMessage());
-        assertEquals("L1-dcache-load-misses", assertThrows(UnknownEventException.class,
-                () -> skylake.parse("L1-dcache-load-miss:u")).nearest().get(0));
-        assertEquals("mem-loads", assertThrows(UnknownEventException.class,
-                () -> skylake.parse("cpu/mem-load/")).nearest().get(0));
-        assertEquals("cpu/mem-loads/", assertThrows(UnknownEventException.class,
-                () -> skylake.parse("mem-loads")).nearest().get(0));
-        assertTrue(assertThrows(UnknownEventException.class, () -> skylake.parse("ipcc")).nearest().contains("ipc"));
+        assertEquals(
+                "L1-dcache-load-misses",
+                assertThrows(UnknownEventException.class, () -> skylake.parse("L1-dcache-load-miss:u"))
+                        .nearest()
+                        .get(0));
+        assertEquals(
+                "mem-loads",
+                assertThrows(UnknownEventException.class, () -> skylake.parse("cpu/mem-load/"))
+                        .nearest()
+                        .get(0));
+        assertEquals(
+                "cpu/mem-loads/",
+                assertThrows(UnknownEventException.class, () -> skylake.parse("mem-loads"))
+                        .nearest()
+                        .get(0));
+        assertTrue(assertThrows(UnknownEventException.class, () -> skylake.parse("ipcc"))
+                .nearest()
+                .contains("ipc"));
     }
 
     @Test
     void unknownPmuAndTermNameWhatIsThere() {
         UnknownEventException pmu = assertThrows(UnknownEventException.class, () -> skylake.parse("cpux/event=1/"));
-        assertEquals("unknown PMU 'cpux' (in 'cpux/event=1/'; PMUs here: breakpoint, cpu, software, tracepoint);"
-                + " did you mean cpu?", pmu.getMessage());
+        assertEquals(
+                "unknown PMU 'cpux' (in 'cpux/event=1/'; PMUs here: breakpoint, cpu, software, tracepoint);"
+                        + " did you mean cpu?",
+                pmu.getMessage());
         UnknownEventException term = assertThrows(UnknownEventException.class, () -> zen.parse("cpu/umsk=1/"));
-        assertEquals("unknown term 'umsk' (in 'cpu/umsk=1/'; cpu takes config, config1, config2, cmask, edge, event,"
-                + " inv, umask or one of its 4 named events); did you mean umask, cmask?", term.getMessage());
+        assertEquals(
+                "unknown term 'umsk' (in 'cpu/umsk=1/'; cpu takes config, config1, config2, cmask, edge, event,"
+                        + " inv, umask or one of its 4 named events); did you mean umask, cmask?",
+                term.getMessage());
     }
 
     @Test
@@ -185,10 +213,11 @@ class EventParserTest {
         EventParser noLibpfm = new EventParser(Fixtures.sysfs("skylake"), name -> {
             throw new UnknownEventException(name, "libpfm4 not installed (apt install libpfm4)");
         });
-        UnknownEventException e = assertThrows(UnknownEventException.class,
-                () -> noLibpfm.parse("DTLB_LOAD_MISSES.WALK_COMPLETED:u"));
-        assertEquals("unknown event 'DTLB_LOAD_MISSES.WALK_COMPLETED:u' (libpfm4 not installed (apt install"
-                + " libpfm4))", e.getMessage());
+        UnknownEventException e =
+                assertThrows(UnknownEventException.class, () -> noLibpfm.parse("DTLB_LOAD_MISSES.WALK_COMPLETED:u"));
+        assertEquals(
+                "unknown event 'DTLB_LOAD_MISSES.WALK_COMPLETED:u' (libpfm4 not installed (apt install" + " libpfm4))",
+                e.getMessage());
 
         // The encoding libpfm4 4.13 gives this name with LIBPFM_FORCE_PMU=skl.
         EventParser skl = new EventParser(Fixtures.sysfs("skylake"), name -> {

@@ -5,8 +5,7 @@ import java.nio.file.Path;
 
 /** The sysfs trees under src/test/resources/sysfs (see the README there). */
 final class Fixtures {
-    private Fixtures() {
-    }
+    private Fixtures() {}
 
     static Path sysfs(String machine) {
         try {

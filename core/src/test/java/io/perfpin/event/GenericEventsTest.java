@@ -1,8 +1,11 @@
 package io.perfpin.event;
 
-import io.perfpin.nativeio.PerfEventAttr;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.nativeio.PerfEventAttr;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,11 +13,7 @@ import java.util.HashMap;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
 
 class GenericEventsTest {
     private static final Path HEADER = Path.of("/usr/include/linux/perf_event.h");
@@ -74,9 +73,12 @@ class GenericEventsTest {
 
     @Test
     void namesIgnoreCaseAndKeepTheirCanonicalSpelling() {
-        assertEquals("LLC-load-misses", GenericEvents.lookup("llc-LOAD-misses").orElseThrow().name());
+        assertEquals(
+                "LLC-load-misses",
+                GenericEvents.lookup("llc-LOAD-misses").orElseThrow().name());
         assertEquals("cycles", GenericEvents.lookup("CPU-Cycles").orElseThrow().name());
-        assertEquals("context-switches", GenericEvents.lookup("cs").orElseThrow().name());
+        assertEquals(
+                "context-switches", GenericEvents.lookup("cs").orElseThrow().name());
         assertFalse(GenericEvents.lookup("cycle").isPresent());
     }
 
@@ -116,7 +118,8 @@ class GenericEventsTest {
         String[] caches = {"L1D", "L1I", "LL", "DTLB", "ITLB", "BPU", "NODE"};
         String[] names = {"L1-dcache", "L1-icache", "LLC", "dTLB", "iTLB", "branch", "node"};
         String[][] ops = {
-            {"READ", "load", "loads"}, {"WRITE", "store", "stores"}, {"PREFETCH", "prefetch", "prefetches"}};
+            {"READ", "load", "loads"}, {"WRITE", "store", "stores"}, {"PREFETCH", "prefetch", "prefetches"}
+        };
         long access = header.get("PERF_COUNT_HW_CACHE_RESULT_ACCESS");
         long miss = header.get("PERF_COUNT_HW_CACHE_RESULT_MISS");
         for (int c = 0; c < caches.length; c++) {

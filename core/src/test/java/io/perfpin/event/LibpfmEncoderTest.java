@@ -1,20 +1,19 @@
 package io.perfpin.event;
 
-import io.perfpin.nativeio.PerfEventAttr;
-import io.perfpin.nativeio.libpfm.LibpfmException;
-import io.perfpin.nativeio.libpfm.LibpfmLibrary;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
-import java.util.ArrayList;
-import java.util.List;
-
 import static io.perfpin.event.LibpfmIntelEncodingTest.raw;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.perfpin.nativeio.PerfEventAttr;
+import io.perfpin.nativeio.libpfm.LibpfmException;
+import io.perfpin.nativeio.libpfm.LibpfmLibrary;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 class LibpfmEncoderTest {
 
@@ -49,7 +48,8 @@ class LibpfmEncoderTest {
 
     @Test
     void libpfmsColonSpellingEncodesLikeIntelsDottedOne() {
-        assertEquals(LibpfmEncoder.encode("MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", "icl").config(),
+        assertEquals(
+                LibpfmEncoder.encode("MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", "icl").config(),
                 LibpfmEncoder.encode("MEM_LOAD_L3_HIT_RETIRED:XSNP_HITM", "icl").config());
     }
 
@@ -66,15 +66,21 @@ class LibpfmEncoderTest {
     void modelsInterleaveWithoutStateLeftBehind() {
         // The same name has different unit masks on the two models (SKL 0x01, ICL 0x11); asking for one model
         // must not leave the other active.
-        assertEquals(raw(0xC4, 0x01), LibpfmEncoder.encode("BR_INST_RETIRED.COND", "skl").config());
-        assertEquals(raw(0xC4, 0x11), LibpfmEncoder.encode("BR_INST_RETIRED.COND", "icl").config());
-        assertEquals(raw(0xC4, 0x01), LibpfmEncoder.encode("BR_INST_RETIRED.COND", "skl").config());
+        assertEquals(
+                raw(0xC4, 0x01),
+                LibpfmEncoder.encode("BR_INST_RETIRED.COND", "skl").config());
+        assertEquals(
+                raw(0xC4, 0x11),
+                LibpfmEncoder.encode("BR_INST_RETIRED.COND", "icl").config());
+        assertEquals(
+                raw(0xC4, 0x01),
+                LibpfmEncoder.encode("BR_INST_RETIRED.COND", "skl").config());
     }
 
     @Test
     void unknownEventNamesTheTokenAndLibpfmsReason() {
-        LibpfmException e = assertThrows(LibpfmException.class,
-                () -> LibpfmEncoder.encode("DTLB_LOAD_MISES.WALK_ACTIVE", "skl"));
+        LibpfmException e =
+                assertThrows(LibpfmException.class, () -> LibpfmEncoder.encode("DTLB_LOAD_MISES.WALK_ACTIVE", "skl"));
 
         assertEquals("DTLB_LOAD_MISES.WALK_ACTIVE", e.token());
         assertTrue(e.eventNotFound());
@@ -84,8 +90,8 @@ class LibpfmEncoderTest {
 
     @Test
     void unknownUnitMaskIsNotAnUnknownEvent() {
-        LibpfmException e = assertThrows(LibpfmException.class,
-                () -> LibpfmEncoder.encode("DTLB_LOAD_MISSES.WALK_ACTIVEX", "skl"));
+        LibpfmException e =
+                assertThrows(LibpfmException.class, () -> LibpfmEncoder.encode("DTLB_LOAD_MISSES.WALK_ACTIVEX", "skl"));
 
         assertFalse(e.eventNotFound());
         assertTrue(e.getMessage().contains("'DTLB_LOAD_MISSES.WALK_ACTIVEX'"), e.getMessage());
@@ -112,10 +118,12 @@ class LibpfmEncoderTest {
 
     @Test
     void prefixMustAgreeWithTheForcedModel() {
-        assertEquals(raw(0xC0, 0x00), LibpfmEncoder.encode("skl::INST_RETIRED.ANY_P", "skl").config());
+        assertEquals(
+                raw(0xC0, 0x00),
+                LibpfmEncoder.encode("skl::INST_RETIRED.ANY_P", "skl").config());
 
-        LibpfmException e = assertThrows(LibpfmException.class,
-                () -> LibpfmEncoder.encode("skl::INST_RETIRED.ANY_P", "icl"));
+        LibpfmException e =
+                assertThrows(LibpfmException.class, () -> LibpfmEncoder.encode("skl::INST_RETIRED.ANY_P", "icl"));
         assertTrue(e.getMessage().contains("icl"), e.getMessage());
     }
 
@@ -136,11 +144,13 @@ class LibpfmEncoderTest {
     void thisMachineRejectsAPrefixOfAModelItDoesNotHave() {
         String absent = LibpfmEncoder.withLibrary(library -> library.pmus().stream()
                 .filter(p -> !p.present() && p.core())
-                .map(LibpfmLibrary.Pmu::name).filter(name -> name.equals("skl") || name.equals("icl"))
-                .findFirst().orElseThrow());
+                .map(LibpfmLibrary.Pmu::name)
+                .filter(name -> name.equals("skl") || name.equals("icl"))
+                .findFirst()
+                .orElseThrow());
 
-        LibpfmException e = assertThrows(LibpfmException.class,
-                () -> LibpfmEncoder.encode(absent + "::INST_RETIRED.ANY_P"));
+        LibpfmException e =
+                assertThrows(LibpfmException.class, () -> LibpfmEncoder.encode(absent + "::INST_RETIRED.ANY_P"));
         assertTrue(e.getMessage().contains("not active on this machine"), e.getMessage());
     }
 
@@ -148,8 +158,11 @@ class LibpfmEncoderTest {
     void eventNamesAreBareAndDottedWithoutPmuPrefix() {
         List<String> names = LibpfmEncoder.eventNames("skl");
 
-        assertTrue(names.containsAll(List.of("DTLB_LOAD_MISSES", "DTLB_LOAD_MISSES.WALK_ACTIVE",
-                "INST_RETIRED.ANY_P", "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM")));
+        assertTrue(names.containsAll(List.of(
+                "DTLB_LOAD_MISSES",
+                "DTLB_LOAD_MISSES.WALK_ACTIVE",
+                "INST_RETIRED.ANY_P",
+                "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM")));
         assertFalse(names.contains("DTLB_LOAD_MISSES.C"), "modifiers are no unit masks");
         assertTrue(names.stream().noneMatch(n -> n.contains("::")));
         List<String> sorted = new ArrayList<>(names);

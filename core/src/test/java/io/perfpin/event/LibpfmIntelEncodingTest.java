@@ -1,19 +1,18 @@
 package io.perfpin.event;
 
-import io.perfpin.nativeio.PerfEventAttr;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
-import java.util.stream.Stream;
-
 import static org.junit.jupiter.api.Assertions.assertAll;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
+
+import io.perfpin.nativeio.PerfEventAttr;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * libpfm's encodings under forced Intel models against Intel's published event codes. Expected values come
@@ -39,57 +38,59 @@ class LibpfmIntelEncodingTest {
     static Stream<Arguments> publishedCodes() {
         return Stream.of(
                 // Skylake client.
-                arguments("skl", "INST_RETIRED.ANY_P", raw(0xC0, 0x00)),                  // SDM
-                arguments("skl", "CPU_CLK_UNHALTED.THREAD_P", raw(0x3C, 0x00)),           // SKL, SDM
+                arguments("skl", "INST_RETIRED.ANY_P", raw(0xC0, 0x00)), // SDM
+                arguments("skl", "CPU_CLK_UNHALTED.THREAD_P", raw(0x3C, 0x00)), // SKL, SDM
                 arguments("skl", "CPU_CLK_UNHALTED.RING0_TRANS", raw(0x3C, 0x00, 1, true, false)), // SKL
-                arguments("skl", "LD_BLOCKS.STORE_FORWARD", raw(0x03, 0x02)),              // SKL
-                arguments("skl", "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS", raw(0x07, 0x01)),      // SKL
-                arguments("skl", "DTLB_LOAD_MISSES.WALK_COMPLETED", raw(0x08, 0x0E)),      // SKL
+                arguments("skl", "LD_BLOCKS.STORE_FORWARD", raw(0x03, 0x02)), // SKL
+                arguments("skl", "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS", raw(0x07, 0x01)), // SKL
+                arguments("skl", "DTLB_LOAD_MISSES.WALK_COMPLETED", raw(0x08, 0x0E)), // SKL
                 arguments("skl", "DTLB_LOAD_MISSES.WALK_ACTIVE", raw(0x08, 0x10, 1, false, false)), // SKL
-                arguments("skl", "DTLB_LOAD_MISSES.STLB_HIT", raw(0x08, 0x20)),            // SKL
-                arguments("skl", "LONGEST_LAT_CACHE.MISS", raw(0x2E, 0x41)),               // SKL, SDM
-                arguments("skl", "LONGEST_LAT_CACHE.REFERENCE", raw(0x2E, 0x4F)),          // SKL, SDM
+                arguments("skl", "DTLB_LOAD_MISSES.STLB_HIT", raw(0x08, 0x20)), // SKL
+                arguments("skl", "LONGEST_LAT_CACHE.MISS", raw(0x2E, 0x41)), // SKL, SDM
+                arguments("skl", "LONGEST_LAT_CACHE.REFERENCE", raw(0x2E, 0x4F)), // SKL, SDM
                 arguments("skl", "L1D_PEND_MISS.PENDING_CYCLES", raw(0x48, 0x01, 1, false, false)), // SKL
-                arguments("skl", "DTLB_STORE_MISSES.WALK_COMPLETED", raw(0x49, 0x0E)),     // SKL
-                arguments("skl", "L1D.REPLACEMENT", raw(0x51, 0x01)),                      // SKL
-                arguments("skl", "OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_L3_MISS_DEMAND_DATA_RD",
-                        raw(0x60, 0x10, 1, false, false)),                                 // SKL
-                arguments("skl", "IDQ.MS_SWITCHES", raw(0x79, 0x30, 1, true, false)),      // SKL
+                arguments("skl", "DTLB_STORE_MISSES.WALK_COMPLETED", raw(0x49, 0x0E)), // SKL
+                arguments("skl", "L1D.REPLACEMENT", raw(0x51, 0x01)), // SKL
+                arguments(
+                        "skl",
+                        "OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_L3_MISS_DEMAND_DATA_RD",
+                        raw(0x60, 0x10, 1, false, false)), // SKL
+                arguments("skl", "IDQ.MS_SWITCHES", raw(0x79, 0x30, 1, true, false)), // SKL
                 arguments("skl", "MACHINE_CLEARS.COUNT", raw(0xC3, 0x01, 1, true, false)), // SKL
-                arguments("skl", "MACHINE_CLEARS.MEMORY_ORDERING", raw(0xC3, 0x02)),       // SKL
-                arguments("skl", "BR_INST_RETIRED.ALL_BRANCHES", raw(0xC4, 0x00)),         // SKL, SDM
-                arguments("skl", "BR_INST_RETIRED.CONDITIONAL", raw(0xC4, 0x01)),          // SKL
-                arguments("skl", "BR_MISP_RETIRED.ALL_BRANCHES", raw(0xC5, 0x00)),         // SKL, SDM
-                arguments("skl", "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", raw(0xD2, 0x04)),    // SKL
+                arguments("skl", "MACHINE_CLEARS.MEMORY_ORDERING", raw(0xC3, 0x02)), // SKL
+                arguments("skl", "BR_INST_RETIRED.ALL_BRANCHES", raw(0xC4, 0x00)), // SKL, SDM
+                arguments("skl", "BR_INST_RETIRED.CONDITIONAL", raw(0xC4, 0x01)), // SKL
+                arguments("skl", "BR_MISP_RETIRED.ALL_BRANCHES", raw(0xC5, 0x00)), // SKL, SDM
+                arguments("skl", "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", raw(0xD2, 0x04)), // SKL
 
                 // Ice Lake client.
-                arguments("icl", "INST_RETIRED.ANY_P", raw(0xC0, 0x00)),                  // SDM
-                arguments("icl", "CPU_CLK_UNHALTED.THREAD_P", raw(0x3C, 0x00)),           // SDM
-                arguments("icl", "LONGEST_LAT_CACHE.MISS", raw(0x2E, 0x41)),               // SDM
-                arguments("icl", "DTLB_LOAD_MISSES.WALK_COMPLETED_4K", raw(0x08, 0x02)),   // ICL
-                arguments("icl", "DTLB_LOAD_MISSES.WALK_PENDING", raw(0x08, 0x10)),        // ICL
-                arguments("icl", "DTLB_LOAD_MISSES.STLB_HIT", raw(0x08, 0x20)),            // ICL
-                arguments("icl", "DTLB_STORE_MISSES.STLB_HIT", raw(0x49, 0x20)),           // ICL
-                arguments("icl", "L1D.REPLACEMENT", raw(0x51, 0x01)),                      // ICL
-                arguments("icl", "ITLB_MISSES.STLB_HIT", raw(0x85, 0x20)),                 // ICL
+                arguments("icl", "INST_RETIRED.ANY_P", raw(0xC0, 0x00)), // SDM
+                arguments("icl", "CPU_CLK_UNHALTED.THREAD_P", raw(0x3C, 0x00)), // SDM
+                arguments("icl", "LONGEST_LAT_CACHE.MISS", raw(0x2E, 0x41)), // SDM
+                arguments("icl", "DTLB_LOAD_MISSES.WALK_COMPLETED_4K", raw(0x08, 0x02)), // ICL
+                arguments("icl", "DTLB_LOAD_MISSES.WALK_PENDING", raw(0x08, 0x10)), // ICL
+                arguments("icl", "DTLB_LOAD_MISSES.STLB_HIT", raw(0x08, 0x20)), // ICL
+                arguments("icl", "DTLB_STORE_MISSES.STLB_HIT", raw(0x49, 0x20)), // ICL
+                arguments("icl", "L1D.REPLACEMENT", raw(0x51, 0x01)), // ICL
+                arguments("icl", "ITLB_MISSES.STLB_HIT", raw(0x85, 0x20)), // ICL
                 arguments("icl", "EXE_ACTIVITY.BOUND_ON_STORES", raw(0xA6, 0x40, 2, false, false)), // ICL
-                arguments("icl", "UOPS_EXECUTED.THREAD", raw(0xB1, 0x01)),                 // ICL
-                arguments("icl", "MACHINE_CLEARS.MEMORY_ORDERING", raw(0xC3, 0x02)),       // ICL
-                arguments("icl", "BR_INST_RETIRED.ALL_BRANCHES", raw(0xC4, 0x00)),         // ICL, SDM
-                arguments("icl", "BR_INST_RETIRED.COND", raw(0xC4, 0x11)),                 // ICL
-                arguments("icl", "BR_MISP_RETIRED.ALL_BRANCHES", raw(0xC5, 0x00)),         // ICL, SDM
-                arguments("icl", "BR_MISP_RETIRED.COND", raw(0xC5, 0x11)),                 // ICL
+                arguments("icl", "UOPS_EXECUTED.THREAD", raw(0xB1, 0x01)), // ICL
+                arguments("icl", "MACHINE_CLEARS.MEMORY_ORDERING", raw(0xC3, 0x02)), // ICL
+                arguments("icl", "BR_INST_RETIRED.ALL_BRANCHES", raw(0xC4, 0x00)), // ICL, SDM
+                arguments("icl", "BR_INST_RETIRED.COND", raw(0xC4, 0x11)), // ICL
+                arguments("icl", "BR_MISP_RETIRED.ALL_BRANCHES", raw(0xC5, 0x00)), // ICL, SDM
+                arguments("icl", "BR_MISP_RETIRED.COND", raw(0xC5, 0x11)), // ICL
                 arguments("icl", "FP_ARITH_INST_RETIRED.512B_PACKED_SINGLE", raw(0xC7, 0x80)), // ICL
-                arguments("icl", "MEM_LOAD_RETIRED.L3_MISS", raw(0xD1, 0x20)),             // ICL
-                arguments("icl", "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", raw(0xD2, 0x04)),    // ICL
+                arguments("icl", "MEM_LOAD_RETIRED.L3_MISS", raw(0xD1, 0x20)), // ICL
+                arguments("icl", "MEM_LOAD_L3_HIT_RETIRED.XSNP_HITM", raw(0xD2, 0x04)), // ICL
 
                 // Sapphire Rapids: the architectural events.
-                arguments("spr", "INST_RETIRED.ANY_P", raw(0xC0, 0x00)),                  // SDM
-                arguments("spr", "CPU_CLK_UNHALTED.THREAD_P", raw(0x3C, 0x00)),           // SDM
-                arguments("spr", "LONGEST_LAT_CACHE.MISS", raw(0x2E, 0x41)),               // SDM
-                arguments("spr", "LONGEST_LAT_CACHE.REFERENCE", raw(0x2E, 0x4F)),          // SDM
-                arguments("spr", "BR_INST_RETIRED.ALL_BRANCHES", raw(0xC4, 0x00)),         // SDM
-                arguments("spr", "BR_MISP_RETIRED.ALL_BRANCHES", raw(0xC5, 0x00)));        // SDM
+                arguments("spr", "INST_RETIRED.ANY_P", raw(0xC0, 0x00)), // SDM
+                arguments("spr", "CPU_CLK_UNHALTED.THREAD_P", raw(0x3C, 0x00)), // SDM
+                arguments("spr", "LONGEST_LAT_CACHE.MISS", raw(0x2E, 0x41)), // SDM
+                arguments("spr", "LONGEST_LAT_CACHE.REFERENCE", raw(0x2E, 0x4F)), // SDM
+                arguments("spr", "BR_INST_RETIRED.ALL_BRANCHES", raw(0xC4, 0x00)), // SDM
+                arguments("spr", "BR_MISP_RETIRED.ALL_BRANCHES", raw(0xC5, 0x00))); // SDM
     }
 
     @ParameterizedTest(name = "{0} {1}")
@@ -100,8 +101,11 @@ class LibpfmIntelEncodingTest {
         assertAll(
                 () -> assertEquals(event, spec.name()),
                 () -> assertEquals(PerfEventAttr.TYPE_RAW, spec.type(), "core events are PERF_TYPE_RAW"),
-                () -> assertEquals(expectedConfig, spec.config(),
-                        () -> "config 0x" + Long.toHexString(spec.config()) + ", Intel: 0x" + Long.toHexString(expectedConfig)),
+                () -> assertEquals(
+                        expectedConfig,
+                        spec.config(),
+                        () -> "config 0x" + Long.toHexString(spec.config()) + ", Intel: 0x"
+                                + Long.toHexString(expectedConfig)),
                 () -> assertEquals(0, spec.config1()),
                 () -> assertEquals(0, spec.config2()),
                 () -> assertFalse(spec.excludeUser(), "user space counts by default"),
@@ -116,7 +120,10 @@ class LibpfmIntelEncodingTest {
 
     /** IA32_PERFEVTSELx as perf's raw config, without USR/OS/INT/EN. */
     static long raw(int eventSelect, int unitMask, int counterMask, boolean edge, boolean invert) {
-        return eventSelect | (long) unitMask << 8 | (edge ? 1L << 18 : 0) | (invert ? 1L << 23 : 0)
+        return eventSelect
+                | (long) unitMask << 8
+                | (edge ? 1L << 18 : 0)
+                | (invert ? 1L << 23 : 0)
                 | (long) counterMask << 24;
     }
 }

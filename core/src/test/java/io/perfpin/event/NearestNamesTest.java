@@ -1,10 +1,9 @@
 package io.perfpin.event;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class NearestNamesTest {
     @Test
@@ -21,7 +20,9 @@ class NearestNamesTest {
     void nearestAreBestFirstAtMostThreeAndCloseEnough() {
         List<String> names = GenericEvents.spellings();
         assertEquals("cycles", NearestNames.nearest("cyclse", names).get(0));
-        assertEquals("L1-dcache-load-misses", NearestNames.nearest("L1-dcache-load-miss", names).get(0));
+        assertEquals(
+                "L1-dcache-load-misses",
+                NearestNames.nearest("L1-dcache-load-miss", names).get(0));
         assertEquals(List.of("ab", "aa", "ac"), NearestNames.nearest("ab", List.of("aa", "ab", "ac", "ad", "zzz")));
         assertEquals(List.of("cpu/mem-loads/"), NearestNames.nearest("mem-load", List.of("cpu/mem-loads/", "cpu/")));
         assertEquals(List.of(), NearestNames.nearest("DTLB_LOAD_MISSES.WALK_COMPLETED", names));

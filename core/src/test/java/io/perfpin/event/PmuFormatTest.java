@@ -1,6 +1,9 @@
 package io.perfpin.event;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -8,11 +11,7 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class PmuFormatTest {
     @Test
@@ -24,7 +23,8 @@ class PmuFormatTest {
         }
         assertFalse(files.isEmpty());
         for (Path file : files) {
-            PmuFormat format = PmuFormat.parse(file.toString(), file.getFileName().toString(), Files.readString(file));
+            PmuFormat format =
+                    PmuFormat.parse(file.toString(), file.getFileName().toString(), Files.readString(file));
             assertTrue(format.bits() >= 1 && format.bits() <= 64, file.toString());
         }
     }
@@ -66,8 +66,8 @@ class PmuFormatTest {
     @Test
     void valueWiderThanTheFieldIsRefused() {
         PmuFormat cmask = PmuFormat.parse("cpu", "cmask", "config:24-31");
-        InvalidEventException e = assertThrows(InvalidEventException.class,
-                () -> cmask.write(0x100, new long[3], "cpu/cmask=0x100/"));
+        InvalidEventException e =
+                assertThrows(InvalidEventException.class, () -> cmask.write(0x100, new long[3], "cpu/cmask=0x100/"));
         assertEquals("value 0x100 of term 'cmask' in 'cpu/cmask=0x100/' does not fit its 8 bits", e.getMessage());
     }
 

@@ -1,5 +1,9 @@
 package io.perfpin.export;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.apps.PageToucher;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
@@ -10,9 +14,6 @@ import io.perfpin.options.ThreadPatterns;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,10 +25,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.function.Consumer;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The export's series from a real registry counting real threads: what each series shows is exactly what its
@@ -47,9 +46,12 @@ class ExportedThreadsTest {
     private final List<String> notices = new CopyOnWriteArrayList<>();
 
     private ThreadRegistry start(Path recording, ExportedThreads export) throws IOException {
-        ThreadRegistry registry = ThreadRegistry.start(Backends.syscalls(),
-                RegistryConfig.of(EventList.parse("page-faults", new EventParser())).withInterval(20_000_000L)
-                        .withJsonLines(recording), notice -> { });
+        ThreadRegistry registry = ThreadRegistry.start(
+                Backends.syscalls(),
+                RegistryConfig.of(EventList.parse("page-faults", new EventParser()))
+                        .withInterval(20_000_000L)
+                        .withJsonLines(recording),
+                notice -> {});
         registry.onTick(new ThreadRegistry.TickListener() {
             @Override
             public void threadsRead(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
@@ -68,8 +70,8 @@ class ExportedThreadsTest {
     void aGroupSumsItsThreadsAndPinnedOrNamedThreadsHaveSeriesOfTheirOwn() throws Exception {
         assumeTrue(ThreadAffinity.system().get(0).contains(1), "needs CPU 1");
         Path recording = dir.resolve("run.jsonl");
-        ExportedThreads export = new ExportedThreads(ThreadPatterns.compile("test", "feed-.*", "feed-.*"),
-                notices::add);
+        ExportedThreads export =
+                new ExportedThreads(ThreadPatterns.compile("test", "feed-.*", "feed-.*"), notices::add);
         ThreadRegistry registry = start(recording, export);
         CountDownLatch end = new CountDownLatch(1);
         Thread feed = counted(registry, "feed-1", null, 2048, end);
@@ -94,7 +96,9 @@ class ExportedThreadsTest {
         }
         ExportSnapshot last = export.snapshot();
         assertEquals(3, last.series().size(), "the pool's group, and two threads of their own");
-        assertEquals(recorded(recording, "pool-7-thread-\\d+"), series(last, "pool-7-thread", null).total(0),
+        assertEquals(
+                recorded(recording, "pool-7-thread-\\d+"),
+                series(last, "pool-7-thread", null).total(0),
                 "the pool's series is the sum of its threads' final records");
         ExportSnapshot.Series ownFeed = series(last, "feed", "feed-1");
         assertEquals(recorded(recording, "feed-1"), ownFeed.total(0), "feed-1's series is its final record");
@@ -111,8 +115,8 @@ class ExportedThreadsTest {
     void endedThreadsSeriesFoldIntoTheirGroupsAndTheGroupHoldsTheirFinalRecords() throws Exception {
         Path recording = dir.resolve("churn.jsonl");
         // no grace: each ended thread's series shows its final counts at one tick, and folds at the next
-        ExportedThreads export = new ExportedThreads(ThreadPatterns.compile("test", "churn-.*", "churn-.*"), 0,
-                notices::add);
+        ExportedThreads export =
+                new ExportedThreads(ThreadPatterns.compile("test", "churn-.*", "churn-.*"), 0, notices::add);
         ThreadRegistry registry = start(recording, export);
         CountDownLatch end = new CountDownLatch(1);
         Thread live = null;
@@ -126,7 +130,9 @@ class ExportedThreadsTest {
                 Thread.sleep(10);
             }
             ExportSnapshot churned = export.snapshot();
-            assertEquals(List.of("churn-" + CHURNED), ownSeries(churned),
+            assertEquals(
+                    List.of("churn-" + CHURNED),
+                    ownSeries(churned),
                     "of " + (CHURNED + 1) + " threads with series of their own, only the live one keeps its own");
             assertEquals(2, churned.series().size(), "the group's series and the live thread's");
         } finally {
@@ -137,9 +143,13 @@ class ExportedThreadsTest {
             registry.close();
         }
         ExportSnapshot last = export.snapshot();
-        assertEquals(recorded(recording, "churn-\\d+", "churn-" + CHURNED), series(last, "churn", null).total(0),
+        assertEquals(
+                recorded(recording, "churn-\\d+", "churn-" + CHURNED),
+                series(last, "churn", null).total(0),
                 "the group's series is the sum of the ended threads' final records");
-        assertEquals(recorded(recording, "churn-" + CHURNED), series(last, "churn", "churn-" + CHURNED).total(0),
+        assertEquals(
+                recorded(recording, "churn-" + CHURNED),
+                series(last, "churn", "churn-" + CHURNED).total(0),
                 "the thread that ended last shows its final record in its own series, at the tick it ended");
         assertEquals(0, last.seriesDropped(), "no bound was reached: ended threads gave their series up");
         assertEquals(List.of(), notices);
@@ -149,15 +159,17 @@ class ExportedThreadsTest {
     void pastTheBoundsThreadsFoldIntoGroupsAndGroupsIntoOtherAndNoCountIsLost() throws Exception {
         Path recording = dir.resolve("many.jsonl");
         // no thread's series folds, whatever the test's pace: the bound on series at once is reached
-        ExportedThreads export = new ExportedThreads(ThreadPatterns.compile("test", "own.*", "own.*"),
-                Long.MAX_VALUE, notices::add);
+        ExportedThreads export =
+                new ExportedThreads(ThreadPatterns.compile("test", "own.*", "own.*"), Long.MAX_VALUE, notices::add);
         ThreadRegistry registry = start(recording, export);
         try {
             for (int i = 0; i < ExportedThreads.MAX_GROUP_SERIES + 60; i++) {
-                counted(registry, "grp" + letters(i), null, 1, new CountDownLatch(0)).join();
+                counted(registry, "grp" + letters(i), null, 1, new CountDownLatch(0))
+                        .join();
             }
             for (int i = 0; i < ExportedThreads.MAX_THREAD_SERIES + 40; i++) {
-                counted(registry, "own" + letters(i), null, 1, new CountDownLatch(0)).join();
+                counted(registry, "own" + letters(i), null, 1, new CountDownLatch(0))
+                        .join();
             }
         } finally {
             registry.close();
@@ -170,26 +182,32 @@ class ExportedThreadsTest {
         double sum = last.series().stream().mapToDouble(s -> s.total(0)).sum();
         assertEquals(recorded(recording, ".*"), sum, "every thread's final count is in one series");
         assertEquals(2, notices.size(), notices.toString());
-        assertEquals(60 + 40 + 40, last.seriesDropped(), "60 groups in " + ExportedThreads.OTHER_GROUP
-                + ", 40 threads in their groups, and those 40 groups in " + ExportedThreads.OTHER_GROUP);
+        assertEquals(
+                60 + 40 + 40,
+                last.seriesDropped(),
+                "60 groups in " + ExportedThreads.OTHER_GROUP + ", 40 threads in their groups, and those 40 groups in "
+                        + ExportedThreads.OTHER_GROUP);
     }
 
     /** A thread enrolled with page-faults that touches {@code pages} pages, then waits for {@code end}. */
-    private static Thread counted(ThreadRegistry registry, String name, Placement placement, int pages,
-                                  CountDownLatch end) throws InterruptedException {
+    private static Thread counted(
+            ThreadRegistry registry, String name, Placement placement, int pages, CountDownLatch end)
+            throws InterruptedException {
         CountDownLatch touched = new CountDownLatch(1);
-        Thread thread = new Thread(() -> {
-            registry.enrolCurrentThread(null, placement);
-            try {
-                PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
-                touched.countDown();
-                end.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } finally {
-                registry.threadEnded(Thread.currentThread());
-            }
-        }, name);
+        Thread thread = new Thread(
+                () -> {
+                    registry.enrolCurrentThread(null, placement);
+                    try {
+                        PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
+                        touched.countDown();
+                        end.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    } finally {
+                        registry.threadEnded(Thread.currentThread());
+                    }
+                },
+                name);
         thread.start();
         touched.await();
         return thread;
@@ -212,12 +230,16 @@ class ExportedThreadsTest {
     private static ExportSnapshot.Series series(ExportSnapshot snapshot, String group, String thread) {
         return snapshot.series().stream()
                 .filter(s -> s.group().equals(group) && Objects.equals(s.thread(), thread))
-                .findFirst().orElseThrow(() -> new AssertionError("no series " + group + "/" + thread));
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no series " + group + "/" + thread));
     }
 
     /** The names of the threads with series of their own. */
     private static List<String> ownSeries(ExportSnapshot snapshot) {
-        return snapshot.series().stream().map(ExportSnapshot.Series::thread).filter(Objects::nonNull).toList();
+        return snapshot.series().stream()
+                .map(ExportSnapshot.Series::thread)
+                .filter(Objects::nonNull)
+                .toList();
     }
 
     /** The sum of the page faults of the final records of the threads whose names match, but for {@code except}. */
@@ -250,7 +272,8 @@ class ExportedThreadsTest {
     }
 
     private static void assertWithin(double expected, double actual, double fraction, String what) {
-        assertTrue(Math.abs(actual - expected) <= expected * fraction,
+        assertTrue(
+                Math.abs(actual - expected) <= expected * fraction,
                 what + ": " + actual + " is not within " + (fraction * 100) + "% of " + expected);
     }
 }

@@ -1,23 +1,22 @@
 package io.perfpin.jvm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.EnumSource;
-
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** This test JVM dumped through its own attach listener, checked against /proc/thread-self. */
 class InProcessThreadsTest {
@@ -30,20 +29,34 @@ class InProcessThreadsTest {
     /** Without a listener, a JVM asking itself gets a clear refusal, and no signal: nothing is printed. */
     @Test
     void aJvmWithoutAListenerIsRefusedAndNotSignalled() throws Exception {
-        Process probe = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
-                System.getProperty("java.class.path"), OwnDumpProbe.class.getName()).redirectErrorStream(true).start();
+        Process probe = new ProcessBuilder(
+                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        OwnDumpProbe.class.getName())
+                .redirectErrorStream(true)
+                .start();
         String out = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertTrue(probe.waitFor(60, TimeUnit.SECONDS));
-        assertEquals("refused: process " + probe.pid() + " (java) runs no attach listener (no one attached to it yet)\n",
+        assertEquals(
+                "refused: process " + probe.pid() + " (java) runs no attach listener (no one attached to it yet)\n",
                 out);
     }
+
     @Test
     void theCurrentThreadHasTheTidTheKernelGivesIt() throws Exception {
         Thread me = Thread.currentThread();
         ThreadDump dump = ThreadDump.ofThisJvm(ThreadDump.DEFAULT_TIMEOUT);
 
-        assertTrue(dump.javaThreads().contains(new JavaThreadInfo(me.getName(), me.getId(), NastyThreads.currentTid(),
-                me.isDaemon(), Thread.State.RUNNABLE)), dump.javaThreads().toString());
+        assertTrue(
+                dump.javaThreads()
+                        .contains(new JavaThreadInfo(
+                                me.getName(),
+                                me.getId(),
+                                NastyThreads.currentTid(),
+                                me.isDaemon(),
+                                Thread.State.RUNNABLE)),
+                dump.javaThreads().toString());
     }
 
     @Test
@@ -53,8 +66,8 @@ class InProcessThreadsTest {
 
             for (int i = 0; i < parked.threads.length; i++) {
                 Thread thread = parked.threads[i];
-                JavaThreadInfo expected = new JavaThreadInfo(thread.getName(), thread.getId(), parked.tids[i], false,
-                        Thread.State.WAITING);
+                JavaThreadInfo expected = new JavaThreadInfo(
+                        thread.getName(), thread.getId(), parked.tids[i], false, Thread.State.WAITING);
                 assertTrue(dump.javaThreads().contains(expected), NastyThreads.escape(thread.getName()));
             }
         }
@@ -62,11 +75,13 @@ class InProcessThreadsTest {
 
     /** Through the C library (JNI), or this JVM's own dump (JNA): the same TIDs, live threads only. */
     @ParameterizedTest
-    @EnumSource(value = Backend.class, names = {"JNI", "JNA"})
+    @EnumSource(
+            value = Backend.class,
+            names = {"JNI", "JNA"})
     void javaThreadsMapsLiveThreadsOnly(Backend backend) throws Exception {
         Syscalls syscalls = Backends.load(backend);
-        Thread unstarted = new Thread(() -> { }, "never started");
-        Thread ended = new Thread(() -> { }, "ended");
+        Thread unstarted = new Thread(() -> {}, "never started");
+        Thread ended = new Thread(() -> {}, "ended");
         ended.start();
         ended.join();
         try (Parked parked = new Parked(List.of(NastyThreads.NAMES))) {
@@ -75,7 +90,8 @@ class InProcessThreadsTest {
             assertEquals(Map.of(parked.threads[0], parked.tids[0]), tids);
             Map<Thread, Integer> live = JavaThreads.live(syscalls);
             for (int i = 0; i < parked.threads.length; i++) {
-                assertEquals(parked.tids[i], live.get(parked.threads[i]), NastyThreads.escape(parked.threads[i].getName()));
+                assertEquals(
+                        parked.tids[i], live.get(parked.threads[i]), NastyThreads.escape(parked.threads[i].getName()));
             }
             assertEquals(NastyThreads.currentTid(), live.get(Thread.currentThread()));
             assertFalse(live.containsKey(ended));
@@ -95,15 +111,17 @@ class InProcessThreadsTest {
             started = new CountDownLatch(names.size());
             for (int i = 0; i < threads.length; i++) {
                 int index = i;
-                threads[i] = new Thread(() -> {
-                    try {
-                        tids[index] = NastyThreads.currentTid();
-                        started.countDown();
-                        release.await();
-                    } catch (Exception e) {
-                        throw new IllegalStateException(e);
-                    }
-                }, names.get(i));
+                threads[i] = new Thread(
+                        () -> {
+                            try {
+                                tids[index] = NastyThreads.currentTid();
+                                started.countDown();
+                                release.await();
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        names.get(i));
                 threads[i].start();
             }
             started.await();

@@ -1,14 +1,13 @@
 package io.perfpin.jvm;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.OptionalInt;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class LastCpuTest {
     /** A line of this machine's kernel, for a thread named ") x (y" to try the parser on parentheses. */
@@ -27,10 +26,15 @@ class LastCpuTest {
     @Test
     void thisThreadRanOnACpuItMayUse() throws IOException {
         long pid = ProcessHandle.current().pid();
-        int tid = Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString());
+        int tid = Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self"))
+                .getFileName()
+                .toString());
         OptionalInt cpu = LastCpu.of(pid, tid);
-        assertTrue(cpu.isPresent() && cpu.getAsInt() >= 0
-                && cpu.getAsInt() < Runtime.getRuntime().availableProcessors() + 64, cpu.toString());
+        assertTrue(
+                cpu.isPresent()
+                        && cpu.getAsInt() >= 0
+                        && cpu.getAsInt() < Runtime.getRuntime().availableProcessors() + 64,
+                cpu.toString());
         assertEquals(OptionalInt.empty(), LastCpu.of(pid, Integer.MAX_VALUE));
     }
 }

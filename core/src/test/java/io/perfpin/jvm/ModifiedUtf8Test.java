@@ -1,10 +1,9 @@
 package io.perfpin.jvm;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.nio.charset.StandardCharsets;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class ModifiedUtf8Test {
     @Test
@@ -22,13 +21,13 @@ class ModifiedUtf8Test {
 
     @Test
     void readsTheTwoByteNul() {
-        assertEquals("a\0b", decode(new byte[]{'a', (byte) 0xc0, (byte) 0x80, 'b'}));
+        assertEquals("a\0b", decode(new byte[] {'a', (byte) 0xc0, (byte) 0x80, 'b'}));
     }
 
     @Test
     void replacesMalformedBytesOneByOne() {
-        assertEquals("a\uFFFDb\uFFFD", decode(new byte[]{'a', (byte) 0x80, 'b', (byte) 0xe7}));
-        assertEquals("\uFFFD\uFFFDc", decode(new byte[]{(byte) 0xe7, (byte) 0xba, 'c'}));
+        assertEquals("a\uFFFDb\uFFFD", decode(new byte[] {'a', (byte) 0x80, 'b', (byte) 0xe7}));
+        assertEquals("\uFFFD\uFFFDc", decode(new byte[] {(byte) 0xe7, (byte) 0xba, 'c'}));
     }
 
     private static String decode(byte[] bytes) {

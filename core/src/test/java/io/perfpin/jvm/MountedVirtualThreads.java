@@ -15,8 +15,7 @@ import java.util.concurrent.CountDownLatch;
 public final class MountedVirtualThreads {
     static volatile long sink;
 
-    private MountedVirtualThreads() {
-    }
+    private MountedVirtualThreads() {}
 
     public static void main(String[] args) throws Exception {
         // Built for Java 17: the virtual-thread API is reached by reflection.
@@ -44,15 +43,17 @@ public final class MountedVirtualThreads {
         });
         CountDownLatch tid = new CountDownLatch(1);
         int[] platformTid = new int[1];
-        Thread platform = new Thread(() -> {
-            platformTid[0] = currentTid();
-            tid.countDown();
-            try {
-                Thread.sleep(Long.MAX_VALUE);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "platform-sleeper");
+        Thread platform = new Thread(
+                () -> {
+                    platformTid[0] = currentTid();
+                    tid.countDown();
+                    try {
+                        Thread.sleep(Long.MAX_VALUE);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "platform-sleeper");
         platform.setDaemon(true);
         platform.start();
         mounted.await();
@@ -74,7 +75,9 @@ public final class MountedVirtualThreads {
 
     private static int currentTid() {
         try {
-            return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString());
+            return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self"))
+                    .getFileName()
+                    .toString());
         } catch (java.io.IOException e) {
             throw new java.io.UncheckedIOException(e);
         }

@@ -25,31 +25,30 @@ import java.util.concurrent.CountDownLatch;
  */
 public final class NastyThreads {
     static final String[] NAMES = {
-            "plain-worker",
-            "with \"quotes\" inside",
-            "ends with quote\"",
-            "\"starts with quote",
-            "\" #7 ",
-            "hash #42 inside",
-            "fake\" #999 daemon prio=5 os_prio=0 cpu=0.00ms elapsed=0.00s tid=0x0000000000000001 nid=0x1 runnable  ",
-            "VM Thread\" os_prio=0 cpu=1.00ms elapsed=1.00s tid=0x0000000000000001 nid=0x1 runnable  ",
-            "[brackets] [4242]",
-            "\u00fcn\u00efc\u00f6d\u00e9 \u7ebf\u7a0b \uD83D\uDE80",
-            "  spaces  around  ",
-            "",
-            "tab\there",
-            "carriage\rreturn",
-            "line\nbreak",
-            "two\n\nbreaks",
-            "trailing newline\n",
-            "\n\"leading newline",
-            "head\" #777 prio=5 os_prio=0 cpu=0.00ms elapsed=0.00s tid=0x0000000000000001 nid=0x1 runnable\ntail",
-            "back\\slash \\\" x",
-            "long-" + "x".repeat(300),
+        "plain-worker",
+        "with \"quotes\" inside",
+        "ends with quote\"",
+        "\"starts with quote",
+        "\" #7 ",
+        "hash #42 inside",
+        "fake\" #999 daemon prio=5 os_prio=0 cpu=0.00ms elapsed=0.00s tid=0x0000000000000001 nid=0x1 runnable  ",
+        "VM Thread\" os_prio=0 cpu=1.00ms elapsed=1.00s tid=0x0000000000000001 nid=0x1 runnable  ",
+        "[brackets] [4242]",
+        "\u00fcn\u00efc\u00f6d\u00e9 \u7ebf\u7a0b \uD83D\uDE80",
+        "  spaces  around  ",
+        "",
+        "tab\there",
+        "carriage\rreturn",
+        "line\nbreak",
+        "two\n\nbreaks",
+        "trailing newline\n",
+        "\n\"leading newline",
+        "head\" #777 prio=5 os_prio=0 cpu=0.00ms elapsed=0.00s tid=0x0000000000000001 nid=0x1 runnable\ntail",
+        "back\\slash \\\" x",
+        "long-" + "x".repeat(300),
     };
 
-    private NastyThreads() {
-    }
+    private NastyThreads() {}
 
     public static void main(String[] args) throws Exception {
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
@@ -69,19 +68,21 @@ public final class NastyThreads {
         Thread[] threads = new Thread[names.size()];
         for (int i = 0; i < names.size(); i++) {
             int index = i;
-            threads[i] = new Thread(() -> {
-                try {
-                    tids[index] = currentTid();
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-                started.countDown();
-                try {
-                    exit.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, names.get(i));
+            threads[i] = new Thread(
+                    () -> {
+                        try {
+                            tids[index] = currentTid();
+                        } catch (IOException e) {
+                            throw new IllegalStateException(e);
+                        }
+                        started.countDown();
+                        try {
+                            exit.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    names.get(i));
             threads[i].setDaemon(i % 2 == 1);
             threads[i].start();
         }
@@ -115,7 +116,10 @@ public final class NastyThreads {
 
     /** Backslash escapes for backslash, line feed, carriage return and tab: one thread per line. */
     static String escape(String name) {
-        return name.replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t");
+        return name.replace("\\", "\\\\")
+                .replace("\n", "\\n")
+                .replace("\r", "\\r")
+                .replace("\t", "\\t");
     }
 
     static String unescape(String escaped) {
@@ -142,6 +146,8 @@ public final class NastyThreads {
     }
 
     static int currentTid() throws IOException {
-        return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString());
+        return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self"))
+                .getFileName()
+                .toString());
     }
 }

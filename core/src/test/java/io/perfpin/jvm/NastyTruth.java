@@ -1,5 +1,10 @@
 package io.perfpin.jvm;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -7,11 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.IntUnaryOperator;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** What {@link NastyThreads} knew about its own threads, and the check of a dump against it. */
 record NastyTruth(JavaThreadInfo main, List<JavaThreadInfo> threads, List<JavaThreadInfo> forgers) {
@@ -30,8 +30,11 @@ record NastyTruth(JavaThreadInfo main, List<JavaThreadInfo> threads, List<JavaTh
             boolean forger = fields[0].equals("forger");
             int at = forger ? 1 : 0;
             // The named threads wait on a latch: parked, so WAITING.
-            JavaThreadInfo thread = new JavaThreadInfo(NastyThreads.unescape(fields[at + 3]),
-                    Long.parseLong(fields[at]), Integer.parseInt(fields[at + 1]), Boolean.parseBoolean(fields[at + 2]),
+            JavaThreadInfo thread = new JavaThreadInfo(
+                    NastyThreads.unescape(fields[at + 3]),
+                    Long.parseLong(fields[at]),
+                    Integer.parseInt(fields[at + 1]),
+                    Boolean.parseBoolean(fields[at + 2]),
                     Thread.State.WAITING);
             if (main == null) {
                 main = thread;
@@ -53,8 +56,14 @@ record NastyTruth(JavaThreadInfo main, List<JavaThreadInfo> threads, List<JavaTh
         for (JavaThreadInfo expected : threads) {
             JavaThreadInfo actual = byId.get(expected.javaId());
             assertNotNull(actual, "missing " + NastyThreads.escape(expected.name()));
-            assertEquals(expected, new JavaThreadInfo(actual.name(), actual.javaId(), innerTid.applyAsInt(actual.tid()),
-                    actual.daemon(), actual.state()));
+            assertEquals(
+                    expected,
+                    new JavaThreadInfo(
+                            actual.name(),
+                            actual.javaId(),
+                            innerTid.applyAsInt(actual.tid()),
+                            actual.daemon(),
+                            actual.state()));
         }
         assertFalse(byId.containsKey(main.javaId()), "main's id is claimed by a forgery too: its entry must go");
         forgers.forEach(f -> assertFalse(byId.containsKey(f.javaId()), NastyThreads.escape(f.name())));

@@ -1,16 +1,19 @@
 package io.perfpin.jvm;
 
+import static io.perfpin.jvm.AttachException.Category.ATTACH_REFUSED;
+import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
+import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
+import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.apps.Programs;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.testkit.ClassPath;
 import io.perfpin.testkit.TestJvm;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.MethodSource;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -22,16 +25,12 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
-
-import static io.perfpin.jvm.AttachException.Category.ATTACH_REFUSED;
-import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
-import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
-import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Child processes dumped through the attach protocol, checked against what they know of themselves. */
 @Timeout(120)
@@ -43,6 +42,7 @@ class OtherJvmThreadsTest {
      * with SIGQUIT ignored, and children inherit that, so a test run from one would prove nothing.
      */
     private static final String DEFAULT_QUIT = "env";
+
     private static final String DEFAULT_QUIT_OPTION = "--default-signal=QUIT";
 
     /** The test's own JDK, and JDK 25 where the build was given it (JDK25_HOME); the same JDK once. */
@@ -79,9 +79,13 @@ class OtherJvmThreadsTest {
             for (String line : truth) {
                 String[] fields = line.split("\t");
                 int tid = Integer.parseInt(fields[fields[0].equals("carrier") ? 1 : 2]);
-                String name = dump.javaThreads().stream().filter(t -> t.tid() == tid).map(JavaThreadInfo::name)
-                        .findFirst().orElseThrow(() -> new AssertionError(line + " not in " + dump.javaThreads()));
-                assertTrue(fields[0].equals("carrier") ? name.startsWith("ForkJoinPool-") : name.equals(fields[3]),
+                String name = dump.javaThreads().stream()
+                        .filter(t -> t.tid() == tid)
+                        .map(JavaThreadInfo::name)
+                        .findFirst()
+                        .orElseThrow(() -> new AssertionError(line + " not in " + dump.javaThreads()));
+                assertTrue(
+                        fields[0].equals("carrier") ? name.startsWith("ForkJoinPool-") : name.equals(fields[3]),
                         line + ": " + name);
             }
             assertTrue(dump.javaThreads().stream().noneMatch(t -> t.name().contains("\n")), dump.toString());
@@ -93,12 +97,15 @@ class OtherJvmThreadsTest {
     void aRefusedCommandFailsWithTheJvmsReason(String java) throws Exception {
         try (TestJvm child = nastyThreads(java).start()) {
             truth(child);
-            AttachException e = assertThrows(AttachException.class,
+            AttachException e = assertThrows(
+                    AttachException.class,
                     () -> HotSpotAttach.jcmd(child.pid(), "No.Such.Command", ThreadDump.DEFAULT_TIMEOUT));
 
             assertEquals(NOT_A_JVM, e.category());
-            assertEquals("process " + child.pid() + " (java) refused jcmd No.Such.Command (status -1): "
-                    + "java.lang.IllegalArgumentException: Unknown diagnostic command", e.getMessage());
+            assertEquals(
+                    "process " + child.pid() + " (java) refused jcmd No.Such.Command (status -1): "
+                            + "java.lang.IllegalArgumentException: Unknown diagnostic command",
+                    e.getMessage());
         }
     }
 
@@ -109,13 +116,17 @@ class OtherJvmThreadsTest {
     @ParameterizedTest
     @ValueSource(strings = {"-XX:+UsePerfData", "-XX:-UsePerfData"})
     void aJvmWithAttachDisabledIsRefusedWithoutASignal(String perfData) throws Exception {
-        try (TestJvm child = nastyThreads(javas().get(0)).jvmOptions("-XX:+DisableAttachMechanism", perfData).start()) {
+        try (TestJvm child = nastyThreads(javas().get(0))
+                .jvmOptions("-XX:+DisableAttachMechanism", perfData)
+                .start()) {
             truth(child);
             AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
 
             assertEquals(ATTACH_REFUSED, e.category());
-            assertEquals("process " + child.pid() + " (java) runs with -XX:+DisableAttachMechanism: it accepts no attach"
-                    + " (no agent, no thread dump). Start it with -javaagent: instead, or without that flag", e.getMessage());
+            assertEquals(
+                    "process " + child.pid() + " (java) runs with -XX:+DisableAttachMechanism: it accepts no attach"
+                            + " (no agent, no thread dump). Start it with -javaagent: instead, or without that flag",
+                    e.getMessage());
             assertEquals(0, child.end());
             assertEquals(List.of(), child.rest(), "no SIGQUIT, so no thread dump");
         }
@@ -128,16 +139,22 @@ class OtherJvmThreadsTest {
     @Test
     void aHiddenDisabledFlagCostsOneSignalAtMost(@TempDir Path dir) throws Exception {
         Path flags = Files.writeString(dir.resolve("flags"), "-XX:+DisableAttachMechanism -XX:-UsePerfData\n");
-        try (TestJvm child = nastyThreads(javas().get(0)).jvmOptions("@" + flags).start()) {
+        try (TestJvm child =
+                nastyThreads(javas().get(0)).jvmOptions("@" + flags).start()) {
             truth(child);
             AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
 
             assertEquals(ATTACH_REFUSED, e.category());
-            assertTrue(e.getMessage().contains("did not start its attach listener within 2000 ms of one SIGQUIT"),
+            assertTrue(
+                    e.getMessage().contains("did not start its attach listener within 2000 ms of one SIGQUIT"),
                     e.getMessage());
             assertNoTriggerLeft(child.pid());
             assertEquals(0, child.end(), "alive until told to end");
-            assertEquals(1, child.rest().stream().filter(l -> l.startsWith("Full thread dump")).count());
+            assertEquals(
+                    1,
+                    child.rest().stream()
+                            .filter(l -> l.startsWith("Full thread dump"))
+                            .count());
         }
     }
 
@@ -153,8 +170,11 @@ class OtherJvmThreadsTest {
             AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
 
             assertEquals(ATTACH_REFUSED, e.category());
-            assertTrue(e.getMessage().contains("belongs to uid " + NOBODY + ", so process " + child.pid()
-                    + " (java) would ignore it and print a thread dump: no signal sent"), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .contains("belongs to uid " + NOBODY + ", so process " + child.pid()
+                                    + " (java) would ignore it and print a thread dump: no signal sent"),
+                    e.getMessage());
             assertEquals(NOBODY, (int) Files.getAttribute(planted, "unix:uid"), "the planted file is left alone");
             assertEquals(0, child.end());
             assertEquals(List.of(), child.rest(), "no SIGQUIT, so no thread dump");
@@ -176,19 +196,30 @@ class OtherJvmThreadsTest {
 
     @Test
     void translatesTheTidsOfAJvmInItsOwnPidNamespace() throws Exception {
-        assumeTrue(new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", "true").start().waitFor() == 0,
+        assumeTrue(
+                new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", "true")
+                                .start()
+                                .waitFor()
+                        == 0,
                 "cannot make pid namespaces here");
-        try (TestJvm child = nastyThreads(javas().get(0)).launcher("unshare", "--pid", "--fork", "--mount-proc")
+        try (TestJvm child = nastyThreads(javas().get(0))
+                .launcher("unshare", "--pid", "--fork", "--mount-proc")
                 .start()) {
             NastyTruth truth = truth(child);
-            long pid = child.process().toHandle().children().findFirst().orElseThrow().pid();
+            long pid = child.process()
+                    .toHandle()
+                    .children()
+                    .findFirst()
+                    .orElseThrow()
+                    .pid();
 
             ThreadDump dump = ThreadDump.of(pid);
 
             truth.check(dump, true, tid -> innermostTid(pid, tid));
-            assertTrue(dump.javaThreads().stream().allMatch(t -> Files.exists(Path.of("/proc/" + pid + "/task/"
-                    + t.tid()))));
-            assertTrue(dump.javaThreads().stream().anyMatch(t -> innermostTid(pid, t.tid()) != t.tid()),
+            assertTrue(dump.javaThreads().stream()
+                    .allMatch(t -> Files.exists(Path.of("/proc/" + pid + "/task/" + t.tid()))));
+            assertTrue(
+                    dump.javaThreads().stream().anyMatch(t -> innermostTid(pid, t.tid()) != t.tid()),
                     "a JVM in its own pid namespace numbers its threads differently");
         }
     }
@@ -206,12 +237,17 @@ class OtherJvmThreadsTest {
         assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "needs root to run a probe as nobody");
         try (TestJvm target = nastyThreads(javas().get(0)).start()) {
             truth(target);
-            List<String> said = jvm(AttachProbe.class, javas().get(0)).launcher(asNobody())
+            List<String> said = jvm(AttachProbe.class, javas().get(0))
+                    .launcher(asNobody())
                     .classPath(ClassPath.of(AttachProbe.class, ThreadDump.class, OwnedDirectory.class))
-                    .args(Long.toString(target.pid())).mergeStderr().run();
+                    .args(Long.toString(target.pid()))
+                    .mergeStderr()
+                    .run();
 
-            assertEquals(PERMISSION_DENIED + "\tprocess " + target.pid() + " (java) runs as uid 0 gid 0, perfpin as "
-                    + "uid " + NOBODY + " gid " + NOBODY + ": a JVM lets only its own user and group, or root, attach",
+            assertEquals(
+                    PERMISSION_DENIED + "\tprocess " + target.pid() + " (java) runs as uid 0 gid 0, perfpin as "
+                            + "uid " + NOBODY + " gid " + NOBODY
+                            + ": a JVM lets only its own user and group, or root, attach",
                     String.join("\n", said));
             assertTrue(target.process().isAlive());
         }
@@ -220,8 +256,9 @@ class OtherJvmThreadsTest {
     @Test
     void noSuchProcess() throws IOException {
         // Files.readString would read one byte: it reads sysctl files at an offset, where they end.
-        long pidMax = Long.parseLong(Files.readAllLines(Path.of("/proc/sys/kernel/pid_max")).get(0));
-        for (long pid : new long[]{pidMax + 1, 0, -1}) {
+        long pidMax = Long.parseLong(
+                Files.readAllLines(Path.of("/proc/sys/kernel/pid_max")).get(0));
+        for (long pid : new long[] {pidMax + 1, 0, -1}) {
             AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(pid));
             assertEquals(NO_SUCH_PROCESS, e.category(), e.getMessage());
             assertEquals("no process with pid " + pid, e.getMessage());
@@ -230,13 +267,15 @@ class OtherJvmThreadsTest {
 
     @Test
     void sleepIsNotAJvmAndSurvives() throws Exception {
-        try (TestJvm sleep = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "sleep", "60").start()) {
+        try (TestJvm sleep = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "sleep", "60")
+                .start()) {
             awaitCommand(sleep.pid(), "sleep");
 
             AttachException e = refused(sleep.pid(), 3);
 
             assertEquals(NOT_A_JVM, e.category());
-            assertEquals("process " + sleep.pid() + " (sleep) is not a HotSpot JVM: it has no libjvm.so loaded",
+            assertEquals(
+                    "process " + sleep.pid() + " (sleep) is not a HotSpot JVM: it has no libjvm.so loaded",
                     e.getMessage());
             assertNoTriggerLeft(sleep.pid());
             assertDiesOfSigquitOnlyNow(sleep);
@@ -245,8 +284,13 @@ class OtherJvmThreadsTest {
 
     @Test
     void aProcessCatchingSigquitIsStillNotSignalledUnlessItIsAJvm() throws Exception {
-        try (TestJvm shell = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "bash", "-c",
-                "trap 'exit 7' QUIT; while :; do sleep 0.1; done").start()) {
+        try (TestJvm shell = TestJvm.program(
+                        DEFAULT_QUIT,
+                        DEFAULT_QUIT_OPTION,
+                        "bash",
+                        "-c",
+                        "trap 'exit 7' QUIT; while :; do sleep 0.1; done")
+                .start()) {
             await(() -> ProcStatus.ofProcess(shell.pid()).catchesQuit(), "the shell's trap set");
 
             AttachException e = refused(shell.pid(), 3);
@@ -254,7 +298,8 @@ class OtherJvmThreadsTest {
             assertEquals(NOT_A_JVM, e.category());
             // A SIGQUIT would run the trap once the sleep that runs now ends: the shell's next sleep proves it ended.
             long sleeping = sleepOf(shell);
-            await(() -> !shell.process().isAlive() || sleepOf(shell) != 0 && sleepOf(shell) != sleeping,
+            await(
+                    () -> !shell.process().isAlive() || sleepOf(shell) != 0 && sleepOf(shell) != sleeping,
                     "the shell's next sleep");
             assertTrue(shell.process().isAlive());
             shell.signal("QUIT");
@@ -265,9 +310,19 @@ class OtherJvmThreadsTest {
     @Test
     void aProcessDyingOfTheSignalKeepsNoTrigger() throws Exception {
         // Looks like a JVM that handles SIGQUIT, but SIGQUIT ends it.
-        String libjvm = Path.of(javas().get(0)).getParent().getParent().resolve("lib/server/libjvm.so").toString();
-        try (TestJvm shell = TestJvm.program(DEFAULT_QUIT, DEFAULT_QUIT_OPTION, "LD_PRELOAD=" + libjvm, "bash", "-c",
-                "trap 'exit 3' QUIT; while :; do sleep 0.1; done").start()) {
+        String libjvm = Path.of(javas().get(0))
+                .getParent()
+                .getParent()
+                .resolve("lib/server/libjvm.so")
+                .toString();
+        try (TestJvm shell = TestJvm.program(
+                        DEFAULT_QUIT,
+                        DEFAULT_QUIT_OPTION,
+                        "LD_PRELOAD=" + libjvm,
+                        "bash",
+                        "-c",
+                        "trap 'exit 3' QUIT; while :; do sleep 0.1; done")
+                .start()) {
             await(() -> ProcStatus.ofProcess(shell.pid()).catchesQuit(), "the shell's trap set");
 
             AttachException e = refused(shell.pid(), 30);
@@ -281,8 +336,10 @@ class OtherJvmThreadsTest {
 
     @Test
     void aJvmRunWithXrsListensFromTheStartAndNeedsNoSignal() throws Exception {
-        try (TestJvm child = nastyThreads(javas().get(0)).launcher(DEFAULT_QUIT, DEFAULT_QUIT_OPTION)
-                .jvmOptions("-Xrs").start()) {
+        try (TestJvm child = nastyThreads(javas().get(0))
+                .launcher(DEFAULT_QUIT, DEFAULT_QUIT_OPTION)
+                .jvmOptions("-Xrs")
+                .start()) {
             truth(child).check(ThreadDump.of(child.pid()), true, tid -> tid);
 
             assertDiesOfSigquitOnlyNow(child);
@@ -291,14 +348,19 @@ class OtherJvmThreadsTest {
 
     @Test
     void aJvmWithoutSigquitHandlerIsNotSignalled() throws Exception {
-        try (TestJvm child = nastyThreads(javas().get(0)).launcher(DEFAULT_QUIT, DEFAULT_QUIT_OPTION)
-                .jvmOptions("-Xrs", "-XX:+DisableAttachMechanism").start()) {
+        try (TestJvm child = nastyThreads(javas().get(0))
+                .launcher(DEFAULT_QUIT, DEFAULT_QUIT_OPTION)
+                .jvmOptions("-Xrs", "-XX:+DisableAttachMechanism")
+                .start()) {
             truth(child);
             AttachException e = refused(child.pid(), 3);
 
             assertEquals(ATTACH_REFUSED, e.category());
-            assertTrue(e.getMessage().endsWith("runs with -XX:+DisableAttachMechanism: it accepts no attach (no agent, no"
-                    + " thread dump). Start it with -javaagent: instead, or without that flag"), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .endsWith("runs with -XX:+DisableAttachMechanism: it accepts no attach (no agent, no"
+                                    + " thread dump). Start it with -javaagent: instead, or without that flag"),
+                    e.getMessage());
             assertNoTriggerLeft(child.pid());
             assertDiesOfSigquitOnlyNow(child);
         }
@@ -341,8 +403,11 @@ class OtherJvmThreadsTest {
     }
 
     private static void awaitCommand(long pid, String command) throws Exception {
-        await(() -> Files.readString(Path.of("/proc/" + pid + "/comm")).strip().equals(command), "pid " + pid
-                + " runs " + command);
+        await(
+                () -> Files.readString(Path.of("/proc/" + pid + "/comm"))
+                        .strip()
+                        .equals(command),
+                "pid " + pid + " runs " + command);
     }
 
     /** The pid of the sleep the shell runs now; 0 between two. */
@@ -364,7 +429,9 @@ class OtherJvmThreadsTest {
     private static int innermostTid(long pid, int tid) {
         try {
             String nsTids = Files.readAllLines(Path.of("/proc/" + pid + "/task/" + tid + "/status")).stream()
-                    .filter(l -> l.startsWith("NSpid:")).findFirst().orElseThrow();
+                    .filter(l -> l.startsWith("NSpid:"))
+                    .findFirst()
+                    .orElseThrow();
             String[] fields = nsTids.split("\\s+");
             return Integer.parseInt(fields[fields.length - 1]);
         } catch (IOException e) {

@@ -2,8 +2,7 @@ package io.perfpin.jvm;
 
 /** Asks its own JVM, which no one attached to, for its threads; prints the refusal. */
 public final class OwnDumpProbe {
-    private OwnDumpProbe() {
-    }
+    private OwnDumpProbe() {}
 
     public static void main(String[] args) {
         try {

@@ -1,11 +1,10 @@
 package io.perfpin.jvm;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import java.io.IOException;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 /** Status files of real processes, copied from /proc. */
 class ProcStatusTest {
@@ -13,25 +12,29 @@ class ProcStatusTest {
 
     @Test
     void aJvmCatchesSigquit() throws IOException {
-        assertEquals(new ProcStatus("java", false, ROOT, ROOT, 26631, false, true, List.of()),
+        assertEquals(
+                new ProcStatus("java", false, ROOT, ROOT, 26631, false, true, List.of()),
                 parse("status-jvm17.txt", 26631));
     }
 
     @Test
     void sleepDoesNotAndWouldDieOfIt() throws IOException {
-        assertEquals(new ProcStatus("sleep", false, ROOT, ROOT, 26988, false, false, List.of()),
+        assertEquals(
+                new ProcStatus("sleep", false, ROOT, ROOT, 26988, false, false, List.of()),
                 parse("status-sleep.txt", 26988));
     }
 
     @Test
     void aShellTrapCatchesSigquitToo() throws IOException {
-        assertEquals(new ProcStatus("bash", false, ROOT, ROOT, 26989, false, true, List.of()),
+        assertEquals(
+                new ProcStatus("bash", false, ROOT, ROOT, 26989, false, true, List.of()),
                 parse("status-bash-trap-quit.txt", 26989));
     }
 
     @Test
     void aJvmInItsOwnPidNamespaceSeesItselfAsPid1AndWithXrsHandlesNoSigquit() throws IOException {
-        assertEquals(new ProcStatus("java", false, ROOT, ROOT, 1, true, false, List.of()),
+        assertEquals(
+                new ProcStatus("java", false, ROOT, ROOT, 1, true, false, List.of()),
                 parse("status-jvm25-xrs-pid-namespace.txt", 26639));
     }
 

@@ -1,6 +1,10 @@
 package io.perfpin.jvm;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -9,12 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertDoesNotThrow;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 /** Real processes, as the kernel shows them: a shell that execs another program, and one that exits. */
 class ProcessIdentityTest {
@@ -32,8 +31,10 @@ class ProcessIdentityTest {
 
             ProcessChangedException e = assertThrows(ProcessChangedException.class, checked::check);
             assertFalse(e.exited());
-            assertEquals("process " + shell.pid() + " (sh) runs another program now (" + exeOf(shell.pid())
-                    + "): it exec'd since perfpin checked it", e.getMessage());
+            assertEquals(
+                    "process " + shell.pid() + " (sh) runs another program now (" + exeOf(shell.pid())
+                            + "): it exec'd since perfpin checked it",
+                    e.getMessage());
             assertEquals(checked.startTime(), ProcessIdentity.of(shell.pid()).startTime(), "an exec keeps it");
         } finally {
             shell.destroyForcibly().waitFor();
@@ -46,12 +47,14 @@ class ProcessIdentityTest {
         Process shell = new ProcessBuilder("sh", "-c", "read line").start();
         try {
             ProcessIdentity now = ProcessIdentity.of(shell.pid());
-            ProcessIdentity earlier = new ProcessIdentity(now.pid(), "java", now.startTime() - 1, now.uids(),
-                    now.gids(), now.exe());
+            ProcessIdentity earlier =
+                    new ProcessIdentity(now.pid(), "java", now.startTime() - 1, now.uids(), now.gids(), now.exe());
             ProcessChangedException e = assertThrows(ProcessChangedException.class, earlier::check);
             assertFalse(e.exited());
-            assertEquals("process " + shell.pid() + " (java) exited, and pid " + shell.pid() + " names another"
-                    + " process now (sh)", e.getMessage());
+            assertEquals(
+                    "process " + shell.pid() + " (java) exited, and pid " + shell.pid() + " names another"
+                            + " process now (sh)",
+                    e.getMessage());
         } finally {
             shell.destroyForcibly().waitFor();
         }
@@ -61,13 +64,19 @@ class ProcessIdentityTest {
     @Test
     void otherCredentialsAreAnotherProcess() throws Exception {
         ProcessIdentity self = ProcessIdentity.of(ProcessHandle.current().pid());
-        List<Integer> uids = List.of(self.uids().get(0), self.uids().get(1) + 1, self.uids().get(2),
+        List<Integer> uids = List.of(
+                self.uids().get(0),
+                self.uids().get(1) + 1,
+                self.uids().get(2),
                 self.uids().get(3));
-        ProcessIdentity earlier = new ProcessIdentity(self.pid(), self.command(), self.startTime(), uids,
-                self.gids(), self.exe());
+        ProcessIdentity earlier =
+                new ProcessIdentity(self.pid(), self.command(), self.startTime(), uids, self.gids(), self.exe());
         ProcessChangedException e = assertThrows(ProcessChangedException.class, earlier::check);
-        assertTrue(e.getMessage().startsWith("process " + self.pid() + " (" + self.command() + ") runs as other"
-                + " users now (uids " + self.uids().get(0) + " "), e.getMessage());
+        assertTrue(
+                e.getMessage()
+                        .startsWith("process " + self.pid() + " (" + self.command() + ") runs as other"
+                                + " users now (uids " + self.uids().get(0) + " "),
+                e.getMessage());
     }
 
     @Test
@@ -84,8 +93,10 @@ class ProcessIdentityTest {
         ProcessChangedException e = assertThrows(ProcessChangedException.class, gone::check);
         // Reaped, its pid is free; only a process that took it since would make it another's.
         assertTrue(e.exited() || e.getMessage().contains("names another process"), e.getMessage());
-        assertEquals(ProcessChangedException.class, assertThrows(ProcessChangedException.class,
-                () -> ProcessIdentity.of(Integer.MAX_VALUE)).getClass());
+        assertEquals(
+                ProcessChangedException.class,
+                assertThrows(ProcessChangedException.class, () -> ProcessIdentity.of(Integer.MAX_VALUE))
+                        .getClass());
     }
 
     private static void send(Process process, String line) throws IOException {

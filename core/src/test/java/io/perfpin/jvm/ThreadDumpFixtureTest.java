@@ -1,8 +1,8 @@
 package io.perfpin.jvm;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,10 +10,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Real dumps of {@link NastyThreads}, taken through the JDK's own attach API from JDK 17 (hex nids) and
@@ -25,7 +24,8 @@ class ThreadDumpFixtureTest {
     @ValueSource(strings = {"jdk17", "jdk25"})
     void readsEveryNastyNameWithItsIdAndTid(String jdk) throws IOException {
         ThreadDump dump = ThreadDump.parse(dump(jdk));
-        NastyTruth truth = NastyTruth.parse(resource(jdk + "-nasty-threads.tsv").lines().toList());
+        NastyTruth truth =
+                NastyTruth.parse(resource(jdk + "-nasty-threads.tsv").lines().toList());
 
         truth.check(dump, false, tid -> tid);
     }
@@ -34,11 +34,23 @@ class ThreadDumpFixtureTest {
     void jdk17SystemThreadsAreJavaThreadsButGcThreadsAreNot() throws IOException {
         ThreadDump dump = ThreadDump.parse(dump("jdk17"));
 
-        assertTrue(dump.javaThreads().contains(new JavaThreadInfo("Signal Dispatcher", 4, 0x7917, true,
-                Thread.State.RUNNABLE)), dump.javaThreads().toString());
-        assertTrue(dump.vmThreads().contains(new VmThreadInfo("GC Thread#0", 0x790f)), dump.vmThreads().toString());
-        assertEquals(List.of("VM Periodic Task Thread", "VM Thread", "G1 Service", "G1 Refine#0", "G1 Conc#0",
-                "G1 Main Marker", "GC Thread#0"), dump.vmThreads().stream().map(VmThreadInfo::name).toList());
+        assertTrue(
+                dump.javaThreads()
+                        .contains(new JavaThreadInfo("Signal Dispatcher", 4, 0x7917, true, Thread.State.RUNNABLE)),
+                dump.javaThreads().toString());
+        assertTrue(
+                dump.vmThreads().contains(new VmThreadInfo("GC Thread#0", 0x790f)),
+                dump.vmThreads().toString());
+        assertEquals(
+                List.of(
+                        "VM Periodic Task Thread",
+                        "VM Thread",
+                        "G1 Service",
+                        "G1 Refine#0",
+                        "G1 Conc#0",
+                        "G1 Main Marker",
+                        "GC Thread#0"),
+                dump.vmThreads().stream().map(VmThreadInfo::name).toList());
     }
 
     @Test
@@ -48,8 +60,8 @@ class ThreadDumpFixtureTest {
 
         for (JavaThreadInfo t : dump.javaThreads()) {
             if (t.javaId() != NastyTruth.FOREIGN_FORGERY.javaId()) {
-                assertTrue(text.contains(" [" + t.tid() + "] ") && text.contains(" nid=" + t.tid() + " "),
-                        t.toString());
+                assertTrue(
+                        text.contains(" [" + t.tid() + "] ") && text.contains(" nid=" + t.tid() + " "), t.toString());
             }
         }
     }
@@ -73,12 +85,19 @@ class ThreadDumpFixtureTest {
                 carriers++;
                 assertTrue(t != null && t.name().startsWith("ForkJoinPool-1-worker-"), line + ": " + t);
             } else {
-                assertEquals(new JavaThreadInfo(fields[3], Long.parseLong(fields[1]), Integer.parseInt(fields[2]), true,
-                        Thread.State.TIMED_WAITING), t);
+                assertEquals(
+                        new JavaThreadInfo(
+                                fields[3],
+                                Long.parseLong(fields[1]),
+                                Integer.parseInt(fields[2]),
+                                true,
+                                Thread.State.TIMED_WAITING),
+                        t);
             }
         }
         assertEquals(2, carriers);
-        long headers = text.lines().filter(l -> l.startsWith("\"") && l.contains(" #")).count();
+        long headers =
+                text.lines().filter(l -> l.startsWith("\"") && l.contains(" #")).count();
         assertEquals(headers, dump.javaThreads().size(), "every Java thread of the dump, no more");
         for (JavaThreadInfo t : dump.javaThreads()) {
             assertFalse(t.name().contains("\n") || t.name().contains("\tat "), t.toString());

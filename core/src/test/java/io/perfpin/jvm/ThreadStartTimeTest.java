@@ -1,15 +1,14 @@
 package io.perfpin.jvm;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.OptionalLong;
 import java.util.concurrent.atomic.AtomicLong;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class ThreadStartTimeTest {
     /** A line of this machine's kernel, for a thread named ") x (y"; field 22 is 287273. */
@@ -33,7 +32,8 @@ class ThreadStartTimeTest {
         assertEquals(mine, ThreadStartTime.of(pid, self));
 
         AtomicLong laterStart = new AtomicLong(-1);
-        Thread later = new Thread(() -> laterStart.set(ThreadStartTime.of(pid, ownTid()).orElse(-1)), "later");
+        Thread later = new Thread(
+                () -> laterStart.set(ThreadStartTime.of(pid, ownTid()).orElse(-1)), "later");
         later.start();
         later.join(30_000);
         assertTrue(laterStart.get() >= mine.getAsLong(), laterStart + " < " + mine);
@@ -42,7 +42,9 @@ class ThreadStartTimeTest {
 
     private static int ownTid() {
         try {
-            return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString());
+            return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self"))
+                    .getFileName()
+                    .toString());
         } catch (IOException e) {
             throw new AssertionError(e);
         }

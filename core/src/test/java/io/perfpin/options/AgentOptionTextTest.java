@@ -1,14 +1,13 @@
 package io.perfpin.options;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Test;
 
 /** The one codec of the agent's options: what the CLI builds, the agent reads back as exactly those options. */
 class AgentOptionTextTest {
@@ -37,24 +36,34 @@ class AgentOptionTextTest {
         assertEquals(expected, AgentOptionText.settings(text));
 
         Map<String, List<String>> tokens = new LinkedHashMap<>();
-        AgentOptionText.tokens(text, KEYS).forEach(t -> tokens.computeIfAbsent(t.key(),
-                k -> new java.util.ArrayList<>())
-                .add(t.value()));
+        AgentOptionText.tokens(text, KEYS)
+                .forEach(t -> tokens.computeIfAbsent(t.key(), k -> new java.util.ArrayList<>())
+                        .add(t.value()));
         assertEquals(expected, tokens, "the agent's reading");
-        assertEquals(Duration.ofMillis(250), Durations.parse(expected.get("interval").get(0)));
+        assertEquals(
+                Duration.ofMillis(250), Durations.parse(expected.get("interval").get(0)));
     }
 
     @Test
     void aValueTheTextCannotCarryIsRefusedInOneLine() {
-        IllegalArgumentException semicolon = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException semicolon = assertThrows(
+                IllegalArgumentException.class,
                 () -> new AgentOptionText.Builder().option("threads", "a;b", "--threads"));
-        assertEquals("--threads 'a;b': ';' separates the agent's options; use a character class such as [;] in a"
-                + " config file given with -javaagent:...=config=FILE", semicolon.getMessage());
-        IllegalArgumentException blank = assertThrows(IllegalArgumentException.class,
+        assertEquals(
+                "--threads 'a;b': ';' separates the agent's options; use a character class such as [;] in a"
+                        + " config file given with -javaagent:...=config=FILE",
+                semicolon.getMessage());
+        IllegalArgumentException blank = assertThrows(
+                IllegalArgumentException.class,
                 () -> new AgentOptionText.Builder().option("threads", " worker", "--threads"));
-        assertEquals("--threads ' worker': the agent's options cannot carry a value that is empty or starts or ends"
-                + " with a blank", blank.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> new AgentOptionText.Builder()
-                .option("threads", "x".repeat(OptionLimits.MAX_AGENT_OPTIONS_CHARS), "--threads").text());
+        assertEquals(
+                "--threads ' worker': the agent's options cannot carry a value that is empty or starts or ends"
+                        + " with a blank",
+                blank.getMessage());
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> new AgentOptionText.Builder()
+                        .option("threads", "x".repeat(OptionLimits.MAX_AGENT_OPTIONS_CHARS), "--threads")
+                        .text());
     }
 }

@@ -1,9 +1,9 @@
 package io.perfpin.options;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import org.junit.jupiter.api.Test;
 
 class DescriptorShareTest {
     @Test
@@ -18,8 +18,8 @@ class DescriptorShareTest {
     @Test
     void aBadValueIsOneLineNamingTheOptionAndWhatIsAllowed() {
         for (String value : new String[] {"", "0", "0%", "101%", "-5", "25 %", "1.5%", "lots", "9999999999"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> DescriptorShare.parse("fds=" + value, value), value);
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class, () -> DescriptorShare.parse("fds=" + value, value), value);
             assertEquals("bad option 'fds=" + value + "': expected " + DescriptorShare.ALLOWED, e.getMessage());
         }
     }

@@ -1,12 +1,11 @@
 package io.perfpin.options;
 
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
 
 class DurationsTest {
     @Test
@@ -22,7 +21,8 @@ class DurationsTest {
     void aBadDurationNamesTheTokenAndWhatIsAllowed() {
         for (String bad : new String[] {"5parsecs", "0ms", "-1s", "1.5s", "ms", ""}) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse(bad));
-            assertTrue(e.getMessage().contains("'" + bad + "'") && e.getMessage().contains("ns, us, ms, s or m"),
+            assertTrue(
+                    e.getMessage().contains("'" + bad + "'") && e.getMessage().contains("ns, us, ms, s or m"),
                     e.getMessage());
         }
     }
@@ -31,8 +31,9 @@ class DurationsTest {
     void aDurationPastAYearIsTooLargeInEveryUnitNeverAnOverflow() {
         assertEquals(Durations.MAX, Durations.parse("525600m"));
         assertEquals(Durations.MAX, Durations.parse("31536000000000000ns"));
-        for (String big : new String[] {"525601m", "999999999999m", "31536000001s", "9223372036854775807ns",
-                "99999999999999999999999999999999us"}) {
+        for (String big : new String[] {
+            "525601m", "999999999999m", "31536000001s", "9223372036854775807ns", "99999999999999999999999999999999us"
+        }) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Durations.parse(big));
             assertEquals("bad duration '" + big + "': too large (at most 525600m, a year)", e.getMessage());
         }

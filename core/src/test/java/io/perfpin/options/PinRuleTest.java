@@ -1,13 +1,13 @@
 package io.perfpin.options;
 
-import io.perfpin.cpu.CpuSet;
-import io.perfpin.cpu.Placement;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.cpu.CpuSet;
+import io.perfpin.cpu.Placement;
+import org.junit.jupiter.api.Test;
 
 class PinRuleTest {
     @Test
@@ -27,12 +27,15 @@ class PinRuleTest {
             assertTrue(e.getMessage().startsWith("bad pin rule '" + bad + "': "), e.getMessage());
             assertFalse(e.getMessage().contains("\n"), e.getMessage());
         }
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse("w@cores")).getMessage()
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse("w@cores"))
+                .getMessage()
                 .contains("did you mean 'core'"));
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse("w@99999999999")).getMessage()
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse("w@99999999999"))
+                .getMessage()
                 .contains("expected CPUs up to 1048575"));
         String overlong = "w".repeat(OptionLimits.MAX_VALUE_CHARS) + "@0";
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse(overlong)).getMessage()
+        assertTrue(assertThrows(IllegalArgumentException.class, () -> PinRule.parse(overlong))
+                .getMessage()
                 .endsWith("': too long (4098 characters; at most 4096)"));
     }
 }

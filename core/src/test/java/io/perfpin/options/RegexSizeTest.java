@@ -1,13 +1,12 @@
 package io.perfpin.options;
 
-import com.google.re2j.Pattern;
-import com.google.re2j.PatternSyntaxException;
-import org.junit.jupiter.api.Test;
-
-import java.util.Random;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
 
 class RegexSizeTest {
     @Test
@@ -45,8 +44,9 @@ class RegexSizeTest {
                 continue;
             }
             compiled++;
-            assertTrue(pattern.programSize() <= 4 * estimate + 16, regex + ": estimate " + estimate + ", program "
-                    + pattern.programSize());
+            assertTrue(
+                    pattern.programSize() <= 4 * estimate + 16,
+                    regex + ": estimate " + estimate + ", program " + pattern.programSize());
         }
         assertTrue(compiled > 500, compiled + " of 2000 compiled");
     }
@@ -78,7 +78,10 @@ class RegexSizeTest {
                     regex.append('(').append(regex(random, depth + 1)).append(')');
                     break;
                 case 7:
-                    regex.append("(?:").append(regex(random, depth + 1)).append('|').append(regex(random, depth + 1))
+                    regex.append("(?:")
+                            .append(regex(random, depth + 1))
+                            .append('|')
+                            .append(regex(random, depth + 1))
                             .append(')');
                     break;
                 default:
@@ -89,7 +92,11 @@ class RegexSizeTest {
                     regex.append('{').append(random.nextInt(30)).append('}');
                     break;
                 case 1:
-                    regex.append('{').append(random.nextInt(10)).append(',').append(10 + random.nextInt(30)).append('}');
+                    regex.append('{')
+                            .append(random.nextInt(10))
+                            .append(',')
+                            .append(10 + random.nextInt(30))
+                            .append('}');
                     break;
                 case 2:
                     regex.append('{').append(random.nextInt(20)).append(",}");

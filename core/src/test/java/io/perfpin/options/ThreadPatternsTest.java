@@ -1,15 +1,14 @@
 package io.perfpin.options;
 
-import org.junit.jupiter.api.Test;
-
-import java.time.Duration;
-import java.util.List;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
 
 class ThreadPatternsTest {
     /** A hang guard only: java.util.regex took 41 s over this on this machine. */
@@ -22,7 +21,8 @@ class ThreadPatternsTest {
         assertFalse(rule.matches("io-12x"), "the whole name must match");
         assertFalse(rule.matches("my-io-12"));
         assertEquals("io-\\d+", rule.toString());
-        assertTrue(ThreadPatterns.compile("thread regex", "w", "(?i)worker-[0-9]{1,3}|\\p{L}+").matches("WORKER-7"));
+        assertTrue(ThreadPatterns.compile("thread regex", "w", "(?i)worker-[0-9]{1,3}|\\p{L}+")
+                .matches("WORKER-7"));
     }
 
     @Test
@@ -50,8 +50,8 @@ class ThreadPatternsTest {
         assertEquals(31, name.length());
         assertFalse(assertTimeoutPreemptively(HANG, () -> bomb.matches(name)));
         assertTrue(bomb.matches("a".repeat(20)));
-        assertFalse(assertTimeoutPreemptively(HANG, () -> ThreadPatterns.compile("r", "(a|aa)*c", "(a|aa)*c")
-                .matches("a".repeat(5000))));
+        assertFalse(assertTimeoutPreemptively(
+                HANG, () -> ThreadPatterns.compile("r", "(a|aa)*c", "(a|aa)*c").matches("a".repeat(5000))));
     }
 
     @Test
@@ -69,38 +69,48 @@ class ThreadPatternsTest {
     @Test
     void javaSyntaxThatRe2LacksIsSaidSo() {
         for (String regex : new String[] {"(a)\\1", "(?=a)a", "(?<!x)a", "a*+"}) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                    () -> ThreadPatterns.compile("thread regex", regex, regex));
-            assertTrue(e.getMessage().startsWith("bad thread regex '" + regex + "': not a regular expression ("),
+            IllegalArgumentException e = assertThrows(
+                    IllegalArgumentException.class, () -> ThreadPatterns.compile("thread regex", regex, regex));
+            assertTrue(
+                    e.getMessage().startsWith("bad thread regex '" + regex + "': not a regular expression ("),
                     e.getMessage());
-            assertTrue(e.getMessage().contains("without backreferences, lookaround or possessive quantifiers"),
+            assertTrue(
+                    e.getMessage().contains("without backreferences, lookaround or possessive quantifiers"),
                     e.getMessage());
         }
-        IllegalArgumentException unclosed = assertThrows(IllegalArgumentException.class,
-                () -> ThreadPatterns.compile("thread regex", "io-(", "io-("));
-        assertEquals("bad thread regex 'io-(': not a regular expression (missing closing ): `io-(`)",
-                unclosed.getMessage());
+        IllegalArgumentException unclosed = assertThrows(
+                IllegalArgumentException.class, () -> ThreadPatterns.compile("thread regex", "io-(", "io-("));
+        assertEquals(
+                "bad thread regex 'io-(': not a regular expression (missing closing ): `io-(`)", unclosed.getMessage());
     }
 
     @Test
     void nestedCountsThatWouldFillTheHeapAreRefusedBeforeCompiling() {
         for (String regex : new String[] {"((a{1000}){1000}){1000}", "(x{100}){101}", "([ab]{999}|c){999}"}) {
-            IllegalArgumentException e = assertTimeoutPreemptively(HANG, () -> assertThrows(
-                    IllegalArgumentException.class, () -> ThreadPatterns.compile("pin rule", regex, regex)));
-            assertTrue(e.getMessage().startsWith("bad pin rule '" + regex + "': too large once its counted"
-                    + " repetitions are written out ("), e.getMessage());
+            IllegalArgumentException e = assertTimeoutPreemptively(
+                    HANG,
+                    () -> assertThrows(
+                            IllegalArgumentException.class, () -> ThreadPatterns.compile("pin rule", regex, regex)));
+            assertTrue(
+                    e.getMessage()
+                            .startsWith("bad pin rule '" + regex + "': too large once its counted"
+                                    + " repetitions are written out ("),
+                    e.getMessage());
             assertTrue(e.getMessage().endsWith("; at most 10000)"), e.getMessage());
         }
-        assertTrue(ThreadPatterns.compile("r", "r", "x{1000}[0-9]{1000}(ab){2,}").matches("x".repeat(1000)
-                + "7".repeat(1000) + "abab"));
+        assertTrue(ThreadPatterns.compile("r", "r", "x{1000}[0-9]{1000}(ab){2,}")
+                .matches("x".repeat(1000) + "7".repeat(1000) + "abab"));
     }
 
     @Test
     void anOverlongRegexIsRefusedNamingItsStart() {
         String regex = "a".repeat(OptionLimits.MAX_VALUE_CHARS + 1);
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> ThreadPatterns.compile("threads option", "threads=" + regex, regex));
-        assertEquals("bad threads option 'threads=" + "a".repeat(32) + "... (4105 characters)': too long (4097"
-                + " characters; at most 4096)", e.getMessage());
+        assertEquals(
+                "bad threads option 'threads=" + "a".repeat(32) + "... (4105 characters)': too long (4097"
+                        + " characters; at most 4096)",
+                e.getMessage());
     }
 }

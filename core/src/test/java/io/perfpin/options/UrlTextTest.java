@@ -1,21 +1,24 @@
 package io.perfpin.options;
 
-import io.perfpin.stats.AgentNotice;
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.stats.AgentNotice;
+import org.junit.jupiter.api.Test;
+
 class UrlTextTest {
     @Test
     void theUserInfoOfEveryUrlInATextIsMaskedAndTheRestKept() {
-        assertEquals("bad option 'otlp=http://***@host:4318/v1/metrics': credentials; also http://***@other",
+        assertEquals(
+                "bad option 'otlp=http://***@host:4318/v1/metrics': credentials; also http://***@other",
                 UrlText.masked("bad option 'otlp=http://user:secret@host:4318/v1/metrics': credentials; also"
                         + " http://u:p@other"));
-        assertEquals("http://127.0.0.1:4318/v1/metrics pin=io@0", UrlText.masked("http://127.0.0.1:4318/v1/metrics"
-                + " pin=io@0"), "no user-info, and an @ outside a URL: kept");
+        assertEquals(
+                "http://127.0.0.1:4318/v1/metrics pin=io@0",
+                UrlText.masked("http://127.0.0.1:4318/v1/metrics" + " pin=io@0"),
+                "no user-info, and an @ outside a URL: kept");
         assertEquals("http://***@host", UrlText.masked(UrlText.masked("http://user:secret@host")), "masked once");
     }
 
@@ -35,7 +38,8 @@ class UrlTextTest {
     @Test
     void theRefusalOfAUrlWithCredentialsNeverShowsThem() {
         String url = "http://user:s3cret@collector:4318";
-        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
                 () -> OtlpEndpoint.parse(url, "bad URL '" + UrlText.maskedUrl(url) + "'"));
         assertTrue(e.getMessage().startsWith("bad URL 'http://***@collector:4318': credentials"), e.getMessage());
         String longUrl = "http://user:s3cret@collector:4318/" + "x".repeat(OptionLimits.MAX_VALUE_CHARS);
@@ -46,8 +50,10 @@ class UrlTextTest {
 
     @Test
     void aNoticeShowsAUrlMasked() {
-        assertEquals("cannot export metrics to the OTLP receiver at http://***@host/v1/metrics: refused",
+        assertEquals(
+                "cannot export metrics to the OTLP receiver at http://***@host/v1/metrics: refused",
                 AgentNotice.refused("cannot export metrics to the OTLP receiver at http://u:p@host/v1/metrics:"
-                        + " refused").text());
+                                + " refused")
+                        .text());
     }
 }

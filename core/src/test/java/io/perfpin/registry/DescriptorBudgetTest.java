@@ -1,5 +1,8 @@
 package io.perfpin.registry;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
@@ -11,9 +14,6 @@ import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -23,14 +23,14 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A registry keeps to its share of the file descriptors: threads beyond it are enrolled not counted. */
 class DescriptorBudgetTest {
     /** Two events a thread: budget for the recording, the two held switched on, and three threads. */
     private static final String EVENTS = "page-faults,task-clock";
+
     private static final int BUDGET = 1 + 2 + 3 * 2;
     private static final long DEADLINE_NANOS = 20_000_000_000L;
 
@@ -45,9 +45,12 @@ class DescriptorBudgetTest {
         long before = PerfEventDescriptors.ofThisProcess();
         Path statsFile = dir.resolve("budget.stats");
         Path recording = dir.resolve("budget.jsonl");
-        ThreadRegistry registry = ThreadRegistry.start(Backends.syscalls(),
-                RegistryConfig.of(EventList.parse(EVENTS, new EventParser())).withInterval(20_000_000L)
-                        .withStatsFile(statsFile).withJsonLines(recording)
+        ThreadRegistry registry = ThreadRegistry.start(
+                Backends.syscalls(),
+                RegistryConfig.of(EventList.parse(EVENTS, new EventParser()))
+                        .withInterval(20_000_000L)
+                        .withStatsFile(statsFile)
+                        .withJsonLines(recording)
                         .withDescriptors(DescriptorShare.parse("fds=" + BUDGET, Integer.toString(BUDGET))),
                 notice -> warnings.add(notice.text()));
         try {
@@ -56,7 +59,9 @@ class DescriptorBudgetTest {
             for (int i = 0; i < 5; i++) {
                 parked.add(Parked.enrolled(registry, "budgeted-" + i)); // one after the other: the first three fit
             }
-            assertEquals(before + ownHeld + 3 * 2, PerfEventDescriptors.ofThisProcess(),
+            assertEquals(
+                    before + ownHeld + 3 * 2,
+                    PerfEventDescriptors.ofThisProcess(),
                     "three threads counted, two threads beyond the budget hold nothing");
             assertEquals(BUDGET, registry.descriptors().held(), "the recording, the two held and three threads'");
 
@@ -83,22 +88,33 @@ class DescriptorBudgetTest {
             boolean counted = i != 3 && i != 4;
             assertEquals(counted, report.counters().containsKey("page-faults"), report.toString());
             String notCounted = report.unsupported().getOrDefault("page-faults", "");
-            assertEquals(!counted, notCounted.startsWith("thread not counted: perfpin's share of this process's file"
-                    + " descriptors (" + BUDGET + ", fds=" + BUDGET + " of the "), notCounted);
+            assertEquals(
+                    !counted,
+                    notCounted.startsWith("thread not counted: perfpin's share of this process's file"
+                            + " descriptors (" + BUDGET + ", fds=" + BUDGET + " of the "),
+                    notCounted);
         }
         assertEquals(2, StatsFileReader.open(statsFile).snapshot().threadsNotCounted());
         assertEquals(1, warnings.size(), "said once: " + warnings);
-        assertTrue(warnings.get(0).startsWith("not counting threads while no file descriptor is left for them:"
-                + " perfpin's share"), warnings.get(0));
+        assertTrue(
+                warnings.get(0)
+                        .startsWith(
+                                "not counting threads while no file descriptor is left for them:" + " perfpin's share"),
+                warnings.get(0));
     }
 
     private static ThreadReport finalRecord(List<ThreadRecord> records, String name) {
-        return records.stream().filter(r -> r.isFinal() && r.report().name().equals(name)).findFirst()
-                .orElseThrow(() -> new AssertionError("no final record of " + name)).report();
+        return records.stream()
+                .filter(r -> r.isFinal() && r.report().name().equals(name))
+                .findFirst()
+                .orElseThrow(() -> new AssertionError("no final record of " + name))
+                .report();
     }
 
     private static int liveSlots(StatsFileReader reader) throws IOException {
-        return (int) reader.snapshot().threads().stream().filter(t -> t.state() == StatsLayout.STATE_RUNNING).count();
+        return (int) reader.snapshot().threads().stream()
+                .filter(t -> t.state() == StatsLayout.STATE_RUNNING)
+                .count();
     }
 
     private static StatsSnapshot snapshot(StatsFileReader reader) {
@@ -125,17 +141,19 @@ class DescriptorBudgetTest {
         private final CountDownLatch end = new CountDownLatch(1);
 
         private Parked(ThreadRegistry registry, String name, CountDownLatch enrolled) {
-            thread = new Thread(() -> {
-                try {
-                    registry.enrolCurrentThread(null, null);
-                    enrolled.countDown();
-                    end.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    registry.threadEnded(Thread.currentThread());
-                }
-            }, name);
+            thread = new Thread(
+                    () -> {
+                        try {
+                            registry.enrolCurrentThread(null, null);
+                            enrolled.countDown();
+                            end.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        } finally {
+                            registry.threadEnded(Thread.currentThread());
+                        }
+                    },
+                    name);
         }
 
         static Parked enrolled(ThreadRegistry registry, String name) throws InterruptedException {

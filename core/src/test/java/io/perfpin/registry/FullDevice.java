@@ -31,8 +31,10 @@ final class FullDevice extends FileChannel {
 
     /** Creates {@code path}, new, on a device that fills at write {@code failing}. */
     static FullDevice create(Path path, int failing) throws IOException {
-        return new FullDevice(FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
-                StandardOpenOption.READ), failing);
+        return new FullDevice(
+                FileChannel.open(
+                        path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, StandardOpenOption.READ),
+                failing);
     }
 
     /** How many writes were asked of it, those that failed included. */

@@ -1,14 +1,13 @@
 package io.perfpin.registry;
 
-import io.perfpin.stats.AgentNotice;
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 
+import io.perfpin.stats.AgentNotice;
 import java.io.IOException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertSame;
+import org.junit.jupiter.api.Test;
 
 /** The registry's notices: each said once; a failure that comes again goes to the sink's log, with its cause. */
 class NoticesTest {
@@ -43,7 +42,9 @@ class NoticesTest {
         notices.failed("sampling failed", second);
         notices.failed("sampling failed", second);
         assertEquals(1, said.size(), said.toString());
-        assertEquals("sampling failed: java.io.IOException: File too large", said.get(0).text());
+        assertEquals(
+                "sampling failed: java.io.IOException: File too large",
+                said.get(0).text());
         assertEquals(AgentNotice.Kind.FAILURE, said.get(0).kind());
         assertSame(first, said.get(0).cause());
         assertEquals(2, again.size(), again.toString());

@@ -1,5 +1,10 @@
 package io.perfpin.registry;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.Placement;
@@ -12,11 +17,6 @@ import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFileReader;
-import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.Arguments;
-import org.junit.jupiter.params.provider.MethodSource;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,11 +28,10 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import java.util.stream.Stream;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A recording whose device fills up at one write or another ({@link FullDevice}), with real threads counted and
@@ -45,6 +44,7 @@ class RecordingFaultTest {
     private static final int THREADS = 6;
     /** An interval no test waits for: the only ticks are the last one, at close. */
     private static final long NO_TICKS = TimeUnit.HOURS.toNanos(1);
+
     private static final long TICKS = TimeUnit.MILLISECONDS.toNanos(10);
 
     @TempDir
@@ -57,7 +57,8 @@ class RecordingFaultTest {
      * record), 2 the end record, 3 none. With a tick every 10 ms, writes 1 on are flushes of live samples.
      */
     static Stream<Arguments> failingWrites() {
-        return Stream.concat(IntStream.rangeClosed(0, 3).mapToObj(n -> Arguments.of(n, NO_TICKS)),
+        return Stream.concat(
+                IntStream.rangeClosed(0, 3).mapToObj(n -> Arguments.of(n, NO_TICKS)),
                 IntStream.rangeClosed(1, 4).mapToObj(n -> Arguments.of(n, TICKS)));
     }
 
@@ -73,9 +74,13 @@ class RecordingFaultTest {
         FullDevice[] device = new FullDevice[1];
         ThreadRegistry registry;
         try {
-            registry = ThreadRegistry.start(Backends.syscalls(), RegistryConfig.of(EventList.parse(
-                            "task-clock,page-faults,context-switches", new EventParser())).withInterval(interval)
-                            .withStatsFile(stats).withJsonLines(recording), notices::add,
+            registry = ThreadRegistry.start(
+                    Backends.syscalls(),
+                    RegistryConfig.of(EventList.parse("task-clock,page-faults,context-switches", new EventParser()))
+                            .withInterval(interval)
+                            .withStatsFile(stats)
+                            .withJsonLines(recording),
+                    notices::add,
                     (named, pid, epochMillis) -> {
                         device[0] = FullDevice.create(named, failing);
                         return RecordingFile.begin(device[0], named, named, pid, epochMillis);
@@ -95,17 +100,19 @@ class RecordingFaultTest {
         try {
             for (int i = 0; i < THREADS; i++) {
                 int index = i;
-                Thread worker = new Thread(() -> {
-                    tids[index] = affinity.currentTid();
-                    before[index] = affinity.get(tids[index]);
-                    registry.enrolCurrentThread(null, Placement.parse("1"));
-                    enrolled.countDown();
-                    if (index % 2 == 0) {
-                        registry.threadEnded(Thread.currentThread());
-                        return;
-                    }
-                    await(release);
-                }, "worker-" + i);
+                Thread worker = new Thread(
+                        () -> {
+                            tids[index] = affinity.currentTid();
+                            before[index] = affinity.get(tids[index]);
+                            registry.enrolCurrentThread(null, Placement.parse("1"));
+                            enrolled.countDown();
+                            if (index % 2 == 0) {
+                                registry.threadEnded(Thread.currentThread());
+                                return;
+                            }
+                            await(release);
+                        },
+                        "worker-" + i);
                 worker.start();
                 workers.add(worker);
             }
@@ -131,14 +138,21 @@ class RecordingFaultTest {
         }
 
         boolean full = device[0].full();
-        assertEquals(failing < 3 || interval == TICKS, full, "the device filled at write " + failing + " of "
-                + device[0].writes());
-        List<String> said = notices.stream().map(AgentNotice::text).filter(t -> t.startsWith("the recording "))
+        assertEquals(
+                failing < 3 || interval == TICKS,
+                full,
+                "the device filled at write " + failing + " of " + device[0].writes());
+        List<String> said = notices.stream()
+                .map(AgentNotice::text)
+                .filter(t -> t.startsWith("the recording "))
                 .collect(Collectors.toList());
         assertEquals(full ? 1 : 0, said.size(), "the failure is said once: " + said);
         if (full) {
-            assertTrue(said.get(0).contains("stopped: writing it failed: No space left on device; it ends there,"
-                    + " marked incomplete; counting goes on"), said.get(0));
+            assertTrue(
+                    said.get(0)
+                            .contains("stopped: writing it failed: No space left on device; it ends there,"
+                                    + " marked incomplete; counting goes on"),
+                    said.get(0));
         }
 
         Recording read = Recording.read(recording);
@@ -161,8 +175,9 @@ class RecordingFaultTest {
     private static void awaitFull(FullDevice device) throws InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DEADLINE_SECONDS);
         while (!device.full()) {
-            assertTrue(System.nanoTime() < deadline, "the device filled within the deadline, after "
-                    + device.writes() + " writes");
+            assertTrue(
+                    System.nanoTime() < deadline,
+                    "the device filled within the deadline, after " + device.writes() + " writes");
             Thread.sleep(5);
         }
     }

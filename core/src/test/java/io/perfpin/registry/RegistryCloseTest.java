@@ -1,14 +1,14 @@
 package io.perfpin.registry;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.report.Recording;
 import io.perfpin.stats.StatsFileReader;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -22,9 +22,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Closing a registry happens once, whoever asks: the agent's shutdown hook and a detach can both call it at the
@@ -39,9 +38,13 @@ class RegistryCloseTest {
     private final List<String> warnings = new CopyOnWriteArrayList<>();
 
     private ThreadRegistry start(Path recording) throws IOException {
-        return ThreadRegistry.start(Backends.syscalls(), RegistryConfig.of(EventList.parse("page-faults,task-clock",
-                        new EventParser())).withInterval(10_000_000L).withStatsFile(dir.resolve("close.stats"))
-                        .withJsonLines(recording), notice -> warnings.add(notice.text()));
+        return ThreadRegistry.start(
+                Backends.syscalls(),
+                RegistryConfig.of(EventList.parse("page-faults,task-clock", new EventParser()))
+                        .withInterval(10_000_000L)
+                        .withStatsFile(dir.resolve("close.stats"))
+                        .withJsonLines(recording),
+                notice -> warnings.add(notice.text()));
     }
 
     /**
@@ -58,15 +61,17 @@ class RegistryCloseTest {
         CountDownLatch release = new CountDownLatch(1);
         List<Thread> workers = new ArrayList<>();
         for (String name : List.of("parked", "ended")) {
-            Thread worker = new Thread(() -> {
-                registry.enrolCurrentThread(null, null);
-                enrolled.countDown();
-                if (name.equals("ended")) {
-                    registry.threadEnded(Thread.currentThread());
-                    return;
-                }
-                await(release);
-            }, name);
+            Thread worker = new Thread(
+                    () -> {
+                        registry.enrolCurrentThread(null, null);
+                        enrolled.countDown();
+                        if (name.equals("ended")) {
+                            registry.threadEnded(Thread.currentThread());
+                            return;
+                        }
+                        await(release);
+                    },
+                    name);
             worker.start();
             workers.add(worker);
         }
@@ -77,15 +82,17 @@ class RegistryCloseTest {
         try {
             assertTrue(enrolled.await(DEADLINE_SECONDS, TimeUnit.SECONDS));
             for (String name : List.of("shutdown-hook", "detach")) {
-                Thread closer = new Thread(() -> {
-                    try {
-                        await(go);
-                        registry.close();
-                        finalRecordsSeen.add(finalRecords(recording));
-                    } catch (Throwable e) {
-                        failures.add(e);
-                    }
-                }, name);
+                Thread closer = new Thread(
+                        () -> {
+                            try {
+                                await(go);
+                                registry.close();
+                                finalRecordsSeen.add(finalRecords(recording));
+                            } catch (Throwable e) {
+                                failures.add(e);
+                            }
+                        },
+                        name);
                 closer.start();
                 closers.add(closer);
             }
@@ -135,22 +142,26 @@ class RegistryCloseTest {
         AtomicInteger started = new AtomicInteger();
         List<Thread> spawners = new ArrayList<>();
         for (int s = 0; s < 2; s++) {
-            Thread spawner = new Thread(() -> {
-                while (!stop.get()) {
-                    Thread t = new Thread(() -> {
-                        if (registry.enrolCurrentThread(null, null)) {
-                            counted.incrementAndGet();
-                            registry.threadEnded(Thread.currentThread());
+            Thread spawner = new Thread(
+                    () -> {
+                        while (!stop.get()) {
+                            Thread t = new Thread(
+                                    () -> {
+                                        if (registry.enrolCurrentThread(null, null)) {
+                                            counted.incrementAndGet();
+                                            registry.threadEnded(Thread.currentThread());
+                                        }
+                                    },
+                                    "racer-" + started.incrementAndGet());
+                            t.start();
+                            try {
+                                t.join();
+                            } catch (InterruptedException e) {
+                                return;
+                            }
                         }
-                    }, "racer-" + started.incrementAndGet());
-                    t.start();
-                    try {
-                        t.join();
-                    } catch (InterruptedException e) {
-                        return;
-                    }
-                }
-            }, "spawner-" + s);
+                    },
+                    "spawner-" + s);
             spawner.start();
             spawners.add(spawner);
         }

@@ -1,14 +1,15 @@
 package io.perfpin.registry;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsSnapshot;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -17,10 +18,8 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A stats file asked for later is made on the sampler thread before its first tick, while the thread that started
@@ -44,8 +43,12 @@ class StatsFileLaterTest {
             await(answer);
             return statsFile;
         };
-        return ThreadRegistry.start(Backends.syscalls(), RegistryConfig.of(EventList.parse("task-clock",
-                new EventParser())).withInterval(10_000_000L).withStatsFileLater(held), new NoticeSink() {
+        return ThreadRegistry.start(
+                Backends.syscalls(),
+                RegistryConfig.of(EventList.parse("task-clock", new EventParser()))
+                        .withInterval(10_000_000L)
+                        .withStatsFileLater(held),
+                new NoticeSink() {
                     @Override
                     public void said(AgentNotice notice) {
                         said.add(notice);

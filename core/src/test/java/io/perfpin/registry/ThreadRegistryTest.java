@@ -1,5 +1,9 @@
 package io.perfpin.registry;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.apps.PageToucher;
 import io.perfpin.counter.PerfEventDescriptors;
@@ -21,9 +25,6 @@ import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -37,12 +38,8 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ThreadRegistryTest {
     @TempDir
@@ -71,10 +68,18 @@ class ThreadRegistryTest {
         try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
             List<String> names = new ArrayList<>();
             selected.events().forEach(event -> names.add(event.name()));
-            assertEquals(List.of("page-faults", "task-clock", "context-switches", "cpu-migrations", "minor-faults",
-                    "major-faults"), names);
+            assertEquals(
+                    List.of(
+                            "page-faults",
+                            "task-clock",
+                            "context-switches",
+                            "cpu-migrations",
+                            "minor-faults",
+                            "major-faults"),
+                    names);
             assertEquals(names, reader.snapshot().eventNames());
-            assertTrue(reader.snapshot().threads().stream().noneMatch(t -> t.state() == StatsLayout.STATE_RUNNING),
+            assertTrue(
+                    reader.snapshot().threads().stream().noneMatch(t -> t.state() == StatsLayout.STATE_RUNNING),
                     "no thread enrolled");
         } finally {
             registry.close();
@@ -86,24 +91,28 @@ class ThreadRegistryTest {
         assumeTrue(affinity.get(0).contains(1), "needs CPU 1");
         Path statsFile = dir.resolve("stats/1.stats");
         Path recording = dir.resolve("run.jsonl");
-        ThreadRegistry registry = start(RegistryConfig.of(events("sched")).withInterval(20_000_000L)
-                .withStatsFile(statsFile).withJsonLines(recording));
+        ThreadRegistry registry = start(RegistryConfig.of(events("sched"))
+                .withInterval(20_000_000L)
+                .withStatsFile(statsFile)
+                .withJsonLines(recording));
         CountDownLatch pinned = new CountDownLatch(1);
         CountDownLatch touch = new CountDownLatch(1);
         int[] tid = new int[1];
-        Thread worker = new Thread(() -> {
-            registry.enrolCurrentThread(null, Placement.parse("1"));
-            tid[0] = affinity.currentTid();
-            pinned.countDown();
-            try {
-                touch.await();
-                PageToucher.touch(16 << 20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            } finally {
-                registry.threadEnded(Thread.currentThread());
-            }
-        }, "order-matcher");
+        Thread worker = new Thread(
+                () -> {
+                    registry.enrolCurrentThread(null, Placement.parse("1"));
+                    tid[0] = affinity.currentTid();
+                    pinned.countDown();
+                    try {
+                        touch.await();
+                        PageToucher.touch(16 << 20);
+                    } catch (InterruptedException e) {
+                        throw new AssertionError(e);
+                    } finally {
+                        registry.threadEnded(Thread.currentThread());
+                    }
+                },
+                "order-matcher");
         worker.start();
         pinned.await();
 
@@ -125,13 +134,18 @@ class ThreadRegistryTest {
             assertTrue(reader.isClosed());
         }
         List<ThreadRecord> records = threadRecords(recording);
-        ThreadReport last = records.stream().filter(ThreadRecord::isFinal).findFirst().orElseThrow().report();
+        ThreadReport last = records.stream()
+                .filter(ThreadRecord::isFinal)
+                .findFirst()
+                .orElseThrow()
+                .report();
         assertEquals("order-matcher", last.name());
         assertEquals("1", last.cpus());
         assertWithin(4096, last.counters().get("page-faults"), 0.03, "page faults in the recording");
         assertTrue(records.stream().anyMatch(r -> !r.isFinal()), "live samples were recorded");
-        assertEquals("rw-------", java.nio.file.attribute.PosixFilePermissions.toString(
-                Files.getPosixFilePermissions(recording)));
+        assertEquals(
+                "rw-------",
+                java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(recording)));
     }
 
     /**
@@ -144,23 +158,27 @@ class ThreadRegistryTest {
             warnings.clear();
             Path statsFile = dir.resolve(damage + ".stats");
             Path recording = dir.resolve(damage + ".jsonl");
-            ThreadRegistry registry = start(RegistryConfig.of(events("sched")).withInterval(10_000_000L)
-                    .withStatsFile(statsFile).withJsonLines(recording));
+            ThreadRegistry registry = start(RegistryConfig.of(events("sched"))
+                    .withInterval(10_000_000L)
+                    .withStatsFile(statsFile)
+                    .withJsonLines(recording));
             CountDownLatch damaged = new CountDownLatch(1);
             int[] tid = new int[1];
-            Thread worker = new Thread(() -> {
-                tid[0] = affinity.currentTid();
-                registry.enrolCurrentThread(null, null);
-                try {
-                    PageToucher.touch(4 << 20);
-                    damaged.await();
-                    PageToucher.touch(4 << 20);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                } finally {
-                    registry.threadEnded(Thread.currentThread());
-                }
-            }, "survivor");
+            Thread worker = new Thread(
+                    () -> {
+                        tid[0] = affinity.currentTid();
+                        registry.enrolCurrentThread(null, null);
+                        try {
+                            PageToucher.touch(4 << 20);
+                            damaged.await();
+                            PageToucher.touch(4 << 20);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        } finally {
+                            registry.threadEnded(Thread.currentThread());
+                        }
+                    },
+                    "survivor");
             byte[] replacement = "not the registry's file".getBytes(StandardCharsets.UTF_8);
             try {
                 worker.start();
@@ -189,17 +207,26 @@ class ThreadRegistryTest {
             String expected = "stopped publishing to the stats file " + statsFile + ": "
                     + (damage.equals("truncated") ? "it was truncated to 0 bytes (" : "another file took its place;");
             assertEquals(1, warnings.size(), damage + ": " + warnings);
-            assertTrue(warnings.get(0).startsWith(expected) && warnings.get(0).endsWith("; counting and recording go on"),
+            assertTrue(
+                    warnings.get(0).startsWith(expected) && warnings.get(0).endsWith("; counting and recording go on"),
                     warnings.get(0));
-            ThreadReport last = threadRecords(recording).stream().filter(ThreadRecord::isFinal).findFirst()
-                    .orElseThrow(() -> new AssertionError(damage + ": no final record")).report();
-            assertWithin(2048, last.counters().get("page-faults"), 0.03,
+            ThreadReport last = threadRecords(recording).stream()
+                    .filter(ThreadRecord::isFinal)
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError(damage + ": no final record"))
+                    .report();
+            assertWithin(
+                    2048,
+                    last.counters().get("page-faults"),
+                    0.03,
                     damage + ": page faults before and after, in the final record");
             if (damage.equals("truncated")) {
                 assertEquals(0, Files.size(statsFile), "never written again, not even marked closed");
             } else {
-                assertEquals(new String(replacement, StandardCharsets.UTF_8),
-                        Files.readString(statsFile), "the file that took its place is left alone");
+                assertEquals(
+                        new String(replacement, StandardCharsets.UTF_8),
+                        Files.readString(statsFile),
+                        "the file that took its place is left alone");
             }
         }
     }
@@ -217,20 +244,24 @@ class ThreadRegistryTest {
         long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
         Path statsFile = dir.resolve("churn.stats");
         ThreadRegistry registry = start(RegistryConfig.of(events("page-faults,task-clock"))
-                .withInterval(10_000_000L).withStatsFile(statsFile).withSlots(16, 8));
+                .withInterval(10_000_000L)
+                .withStatsFile(statsFile)
+                .withSlots(16, 8));
         int threads = 400;
         long bytes = 1 << 20;
         for (int batch = 0; batch < threads; batch += 8) {
             List<Thread> running = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                Thread t = new Thread(() -> {
-                    registry.enrolCurrentThread(null, null);
-                    try {
-                        PageToucher.touch(bytes);
-                    } finally {
-                        registry.threadEnded(Thread.currentThread());
-                    }
-                }, "churn-" + (batch + i));
+                Thread t = new Thread(
+                        () -> {
+                            registry.enrolCurrentThread(null, null);
+                            try {
+                                PageToucher.touch(bytes);
+                            } finally {
+                                registry.threadEnded(Thread.currentThread());
+                            }
+                        },
+                        "churn-" + (batch + i));
                 t.start();
                 running.add(t);
             }
@@ -255,7 +286,8 @@ class ThreadRegistryTest {
         }
         assertEquals(threads, counted, "every finished thread is in the ring or the aggregate");
         assertWithin(threads * (bytes / PageToucher.PAGE_SIZE), total, 0.03, "page faults of all finished threads");
-        assertEquals(descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
+        assertEquals(
+                descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
         assertEquals(List.of(), warnings);
     }
 
@@ -267,17 +299,19 @@ class ThreadRegistryTest {
         CountDownLatch release = new CountDownLatch(1);
         int[] tid = new int[1];
         CpuSet[] before = new CpuSet[1];
-        Thread worker = new Thread(() -> {
-            tid[0] = affinity.currentTid();
-            before[0] = affinity.get(tid[0]);
-            registry.enrolCurrentThread(null, Placement.parse("0"));
-            pinned.countDown();
-            try {
-                release.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "detached");
+        Thread worker = new Thread(
+                () -> {
+                    tid[0] = affinity.currentTid();
+                    before[0] = affinity.get(tid[0]);
+                    registry.enrolCurrentThread(null, Placement.parse("0"));
+                    pinned.countDown();
+                    try {
+                        release.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "detached");
         worker.start();
         pinned.await();
         assertEquals(CpuSet.of(0), affinity.get(tid[0]));
@@ -291,21 +325,24 @@ class ThreadRegistryTest {
     /** A placement that chooses the CPUs says which it chose for the thread, once, as a notice. */
     @Test
     void theCoreAPlacementChoseIsSaid() throws Exception {
-        assumeTrue(CpuTopology.live().cores().stream().anyMatch(CpuTopology.live().allowed()::containsAll),
+        assumeTrue(
+                CpuTopology.live().cores().stream().anyMatch(CpuTopology.live().allowed()::containsAll),
                 "needs a whole core");
         String configuredDir = System.getProperty(PerfpinDirectory.PROPERTY);
         // Reservations of its own: no other test's pins take the cores.
         System.setProperty(PerfpinDirectory.PROPERTY, dir.resolve("perfpin").toString());
         try (ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
             CpuSet[] pinned = new CpuSet[1];
-            Thread worker = new Thread(() -> {
-                try {
-                    registry.enrolCurrentThread(null, Placement.CORE);
-                    pinned[0] = affinity.get(affinity.currentTid());
-                } finally {
-                    registry.threadEnded(Thread.currentThread());
-                }
-            }, "worker-1");
+            Thread worker = new Thread(
+                    () -> {
+                        try {
+                            registry.enrolCurrentThread(null, Placement.CORE);
+                            pinned[0] = affinity.get(affinity.currentTid());
+                        } finally {
+                            registry.threadEnded(Thread.currentThread());
+                        }
+                    },
+                    "worker-1");
             worker.start();
             worker.join(TimeUnit.SECONDS.toMillis(30));
             String cpus = (pinned[0].size() == 1 ? "CPU " : "CPUs ") + pinned[0];
@@ -326,24 +363,26 @@ class ThreadRegistryTest {
         try (ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
             CpuSet[] child = new CpuSet[2];
             boolean[] inherited = new boolean[2];
-            Thread parent = new Thread(() -> {
-                registry.enrolCurrentThread(null, Placement.parse("1"));
-                for (int i = 0; i < 2; i++) {
-                    boolean inherit = i == 1;
-                    int index = i;
-                    Thread c = new Thread(() -> {
-                        inherited[index] = registry.threadStarting(inherit);
-                        child[index] = affinity.get(0);
-                    });
-                    c.start();
-                    try {
-                        c.join();
-                    } catch (InterruptedException e) {
-                        throw new AssertionError(e);
-                    }
-                }
-                registry.threadEnded(Thread.currentThread());
-            }, "pinned-parent");
+            Thread parent = new Thread(
+                    () -> {
+                        registry.enrolCurrentThread(null, Placement.parse("1"));
+                        for (int i = 0; i < 2; i++) {
+                            boolean inherit = i == 1;
+                            int index = i;
+                            Thread c = new Thread(() -> {
+                                inherited[index] = registry.threadStarting(inherit);
+                                child[index] = affinity.get(0);
+                            });
+                            c.start();
+                            try {
+                                c.join();
+                            } catch (InterruptedException e) {
+                                throw new AssertionError(e);
+                            }
+                        }
+                        registry.threadEnded(Thread.currentThread());
+                    },
+                    "pinned-parent");
             parent.start();
             parent.join();
             assertEquals(process, child[0], "no rule: the child runs where the process runs");
@@ -366,13 +405,15 @@ class ThreadRegistryTest {
         Path recording = dir.resolve("in-c.jsonl");
         int threads = 200;
         int pages = 64;
-        ThreadRegistry registry = start(RegistryConfig.of(events("page-faults,task-clock")).withInterval(10_000_000L)
+        ThreadRegistry registry = start(RegistryConfig.of(events("page-faults,task-clock"))
+                .withInterval(10_000_000L)
                 .withJsonLines(recording));
         try {
             assertEquals(0, ThreadLifecycleEvents.enable(syscalls, RulesInC.class));
             assertTrue(registry.enrolInC(RulesInC.class), "the default events are one group: C enrols");
             for (int i = 0; i < threads; i++) {
-                Thread t = new Thread(() -> PageToucher.touch((long) pages * PageToucher.PAGE_SIZE),
+                Thread t = new Thread(
+                        () -> PageToucher.touch((long) pages * PageToucher.PAGE_SIZE),
                         (i % 2 == 0 ? "in-c-counted-" : "in-c-left-") + i);
                 t.start();
                 t.join(TimeUnit.SECONDS.toMillis(20));
@@ -382,19 +423,23 @@ class ThreadRegistryTest {
             ThreadLifecycleEvents.disable(syscalls);
             registry.close();
         }
-        assertEquals(List.of("in-c-counted-0", "in-c-left-1"), RulesInC.ASKED,
-                "asked once per name without its number");
+        assertEquals(
+                List.of("in-c-counted-0", "in-c-left-1"), RulesInC.ASKED, "asked once per name without its number");
         assertEquals(List.of(), RulesInC.STARTED, "no Java on the threads that C dealt with");
-        List<ThreadReport> finals = threadRecords(recording).stream().filter(ThreadRecord::isFinal)
-                .map(ThreadRecord::report).filter(r -> r.name().startsWith("in-c-")).toList();
+        List<ThreadReport> finals = threadRecords(recording).stream()
+                .filter(ThreadRecord::isFinal)
+                .map(ThreadRecord::report)
+                .filter(r -> r.name().startsWith("in-c-"))
+                .toList();
         assertEquals(threads / 2, finals.size(), "a final record for each selected thread: " + finals);
         for (ThreadReport record : finals) {
             assertTrue(record.name().startsWith("in-c-counted-"), record.name());
-            assertTrue(record.counters().get("page-faults") >= pages, "counted from its start, to its end: "
-                    + record.counters());
+            assertTrue(
+                    record.counters().get("page-faults") >= pages,
+                    "counted from its start, to its end: " + record.counters());
         }
-        assertEquals(descriptorsBefore, PerfEventDescriptors.ofThisProcess(),
-                "perf_event descriptors back to the baseline");
+        assertEquals(
+                descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
         assertEquals(List.of(), warnings);
     }
 
@@ -420,8 +465,7 @@ class ThreadRegistryTest {
             return false;
         }
 
-        public static void runEnded(Thread thread) {
-        }
+        public static void runEnded(Thread thread) {}
     }
 
     private static ThreadSample awaitSlot(StatsFileReader reader, int tid, int state)
@@ -439,8 +483,10 @@ class ThreadRegistryTest {
 
     private static String statusField(int tid, String field) throws IOException {
         return Files.readAllLines(Paths.get("/proc/self/task/" + tid + "/status")).stream()
-                .filter(l -> l.startsWith(field + ":")).map(l -> l.substring(field.length() + 1).trim())
-                .findFirst().orElseThrow();
+                .filter(l -> l.startsWith(field + ":"))
+                .map(l -> l.substring(field.length() + 1).trim())
+                .findFirst()
+                .orElseThrow();
     }
 
     /** Every thread record of a recording, samples included, in its order, as perfpin's report reads them. */
@@ -451,8 +497,8 @@ class ThreadRegistryTest {
     }
 
     private static void assertWithin(double expected, double actual, double fraction, String what) {
-        assertTrue(Math.abs(actual - expected) <= expected * fraction,
+        assertTrue(
+                Math.abs(actual - expected) <= expected * fraction,
                 what + ": " + actual + " is not within " + (fraction * 100) + "% of " + expected);
     }
-
 }

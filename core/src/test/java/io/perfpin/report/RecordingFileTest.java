@@ -1,7 +1,7 @@
 package io.perfpin.report;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -12,16 +12,16 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * One recording per JVM for one {@code out=}: the file named while no other process writes it, else the pid's file
  * beside it; and the family of files {@code report} reads for it.
  */
 class RecordingFileTest {
-    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
 
     @TempDir
     Path dir;
@@ -31,19 +31,29 @@ class RecordingFileTest {
     void aFileAnotherProcessWritesIsLeftToItAndThisJvmWritesItsOwnBesideIt() throws Exception {
         Path named = dir.resolve("run.jsonl");
         long pid = ProcessHandle.current().pid();
-        Process holder = new ProcessBuilder(JAVA, "-cp", System.getProperty("java.class.path"),
-                RecordingHolder.class.getName(), named.toString(), "1000").redirectErrorStream(true).start();
+        Process holder = new ProcessBuilder(
+                        JAVA,
+                        "-cp",
+                        System.getProperty("java.class.path"),
+                        RecordingHolder.class.getName(),
+                        named.toString(),
+                        "1000")
+                .redirectErrorStream(true)
+                .start();
         try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(holder.getInputStream(),
-                    StandardCharsets.UTF_8));
+            BufferedReader out =
+                    new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
             assertEquals("recording to " + named, out.readLine());
             try (JsonLinesFile mine = RecordingFile.create(named, pid, 2000)) {
                 assertEquals(dir.resolve("run." + pid + ".jsonl"), mine.path());
                 mine.write("{\"type\":\"mine\"}");
             }
-            assertEquals(List.of(new JvmRecord(holder.pid(), 1000, named).toJson(), "{\"type\":\"holder\"}"),
-                    Files.readAllLines(named), "the holder's file is whole and its own");
-            assertEquals(List.of(new JvmRecord(pid, 2000, named).toJson(), "{\"type\":\"mine\"}"),
+            assertEquals(
+                    List.of(new JvmRecord(holder.pid(), 1000, named).toJson(), "{\"type\":\"holder\"}"),
+                    Files.readAllLines(named),
+                    "the holder's file is whole and its own");
+            assertEquals(
+                    List.of(new JvmRecord(pid, 2000, named).toJson(), "{\"type\":\"mine\"}"),
                     Files.readAllLines(dir.resolve("run." + pid + ".jsonl")));
             assertEquals("rw-------", mode(dir.resolve("run." + pid + ".jsonl")));
         } finally {

@@ -7,12 +7,11 @@ import java.nio.file.Path;
  * so on its output, writes a line, and keeps the file open until its input closes.
  */
 public final class RecordingHolder {
-    private RecordingHolder() {
-    }
+    private RecordingHolder() {}
 
     public static void main(String[] args) throws Exception {
-        try (JsonLinesFile recording = RecordingFile.create(Path.of(args[0]), ProcessHandle.current().pid(),
-                Long.parseLong(args[1]))) {
+        try (JsonLinesFile recording =
+                RecordingFile.create(Path.of(args[0]), ProcessHandle.current().pid(), Long.parseLong(args[1]))) {
             recording.write("{\"type\":\"holder\"}");
             recording.flush();
             System.out.println("recording to " + recording.path());

@@ -1,13 +1,16 @@
 package io.perfpin.report;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.CounterSnapshots;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventLookup;
 import io.perfpin.event.EventParser;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -16,16 +19,12 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class RecordingTest {
-    private final EventList events = EventList.parse("page-faults,task-clock",
-            new EventParser(Paths.get("/"), EventLookup.NOT_WIRED));
+    private final EventList events =
+            EventList.parse("page-faults,task-clock", new EventParser(Paths.get("/"), EventLookup.NOT_WIRED));
 
     @TempDir
     Path dir;
@@ -46,13 +45,16 @@ class RecordingTest {
         Recording recording = Recording.read(file);
 
         List<ThreadRecord> threads = recording.threads();
-        assertEquals(List.of("io-1", "sampler-less", "io-2"), threads.stream().map(t -> t.report().name()).toList());
+        assertEquals(
+                List.of("io-1", "sampler-less", "io-2"),
+                threads.stream().map(t -> t.report().name()).toList());
         assertTrue(threads.get(0).isFinal());
         assertEquals(200L, threads.get(0).report().counters().get("page-faults"), "the final record, not the cut one");
         assertFalse(threads.get(1).isFinal());
         assertEquals(70L, threads.get(1).report().counters().get("page-faults"), "its last sample");
         assertEquals(3, threads.get(1).epochMillis());
-        assertTrue(recording.warning().orElseThrow().startsWith(file + " line 7 is not a perfpin record: expected"),
+        assertTrue(
+                recording.warning().orElseThrow().startsWith(file + " line 7 is not a perfpin record: expected"),
                 recording.warning().orElseThrow());
     }
 
@@ -67,7 +69,10 @@ class RecordingTest {
         assertEquals(selected, Recording.read(write(run.toJson())).events());
         String older = run.toJson().replaceAll(",\"events\":\\[.*]", "");
         assertFalse(older.contains("events"), older);
-        assertEquals(List.of(), Recording.read(write(older, line(ThreadRecords.THREAD, 1, "a", 1, 1))).events());
+        assertEquals(
+                List.of(),
+                Recording.read(write(older, line(ThreadRecords.THREAD, 1, "a", 1, 1)))
+                        .events());
         Path bad = write(run.toJson().replace("\"cycles\"", "7"), line(ThreadRecords.THREAD, 1, "a", 1, 1));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Recording.read(bad));
         assertTrue(e.getMessage().contains("field 'events' holds 7, expected strings"), e.getMessage());
@@ -75,12 +80,13 @@ class RecordingTest {
 
     @Test
     void aBadLineBeforeTheLastMakesTheFileNoRecording() throws IOException {
-        Path file = write(line(ThreadRecords.THREAD, 1, "a", 1, 1), "not json", line(ThreadRecords.THREAD, 1, "b", 2, 1));
+        Path file =
+                write(line(ThreadRecords.THREAD, 1, "a", 1, 1), "not json", line(ThreadRecords.THREAD, 1, "b", 2, 1));
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Recording.read(file));
         assertTrue(e.getMessage().startsWith(file + " line 2 is not a perfpin record"), e.getMessage());
         IOException missing = assertThrows(IOException.class, () -> Recording.read(dir.resolve("missing.jsonl")));
-        assertEquals("cannot open " + dir.resolve("missing.jsonl") + ": no such file or directory",
-                missing.getMessage());
+        assertEquals(
+                "cannot open " + dir.resolve("missing.jsonl") + ": no such file or directory", missing.getMessage());
     }
 
     @Test
@@ -93,19 +99,24 @@ class RecordingTest {
     @Test
     void aLineLongerThanAnyRecordMakesTheFileNoRecordingWhereverItIs() throws IOException {
         String huge = "{\"type\":\"" + "x".repeat(JsonLinesReader.MAX_LINE_BYTES) + "\"}";
-        for (Path file : List.of(write(line(ThreadRecords.THREAD, 1, "a", 1, 1), huge),
+        for (Path file : List.of(
+                write(line(ThreadRecords.THREAD, 1, "a", 1, 1), huge),
                 write(huge, line(ThreadRecords.THREAD, 1, "a", 1, 1)))) {
             IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Recording.read(file));
-            assertTrue(e.getMessage().matches(".* line [12] is not a perfpin record: a line longer than 1048576 bytes"
-                    + " \\(1 MiB\\), which no record is"), e.getMessage());
+            assertTrue(
+                    e.getMessage()
+                            .matches(".* line [12] is not a perfpin record: a line longer than 1048576 bytes"
+                                    + " \\(1 MiB\\), which no record is"),
+                    e.getMessage());
         }
     }
 
     @Test
     void aDeviceIsRefusedBeforeItIsOpened() {
         // /dev/zero would be one endless line: it is not even opened
-        IOException e = assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThrows(
-                IOException.class, () -> Recording.read(Paths.get("/dev/zero"))));
+        IOException e = assertTimeoutPreemptively(
+                Duration.ofSeconds(60),
+                () -> assertThrows(IOException.class, () -> Recording.read(Paths.get("/dev/zero"))));
         assertEquals("/dev/zero is a character device, not a regular file", e.getMessage());
     }
 
@@ -120,8 +131,8 @@ class RecordingTest {
 
     private String line(String type, long time, String name, int tid, long faults) {
         CounterSnapshot counts = CounterSnapshots.of(new long[] {faults, 1_000_000}, 10, 10);
-        return ThreadRecords.toJson(type, time, ThreadReport.of(name, tid, tid, "0-1", events, counts, List.of(),
-                2_000_000));
+        return ThreadRecords.toJson(
+                type, time, ThreadReport.of(name, tid, tid, "0-1", events, counts, List.of(), 2_000_000));
     }
 
     private Path write(String... lines) throws IOException {

@@ -1,18 +1,17 @@
 package io.perfpin.report;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.CounterSnapshots;
 import io.perfpin.counter.EventFailure;
 import io.perfpin.event.EventList;
-import io.perfpin.event.EventParser;
 import io.perfpin.event.EventLookup;
-import org.junit.jupiter.api.Test;
-
+import io.perfpin.event.EventParser;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
+import org.junit.jupiter.api.Test;
 
 class ThreadReportTest {
     private final EventParser parser = new EventParser(Paths.get("/"), EventLookup.NOT_WIRED);
@@ -20,7 +19,8 @@ class ThreadReportTest {
     @Test
     void countedEventsCarryValueAndCoverageAndMetricsAreDerivedFromThem() {
         EventList events = EventList.parse("ipc,task-clock", parser);
-        assertEquals(List.of("cycles", "instructions", "task-clock"),
+        assertEquals(
+                List.of("cycles", "instructions", "task-clock"),
                 events.events().stream().map(e -> e.name()).collect(java.util.stream.Collectors.toList()));
         CounterSnapshot counts = CounterSnapshots.of(new long[] {1_000, 1_500, 2_000_000}, 100, 100);
         ThreadReport report = ThreadReport.of("worker", 42, 7, "0-1", events, counts, List.of(), 4_000_000);
@@ -45,7 +45,8 @@ class ThreadReportTest {
         EventList events = EventList.parse("ipc,page-faults", parser);
         CounterSnapshot faults = new CounterSnapshot(3);
         CounterSnapshots.set(faults, 2, 9, 10, 10);
-        List<EventFailure> refused = List.of(new EventFailure(events.events().get(0), 0, 2, "no PMU"),
+        List<EventFailure> refused = List.of(
+                new EventFailure(events.events().get(0), 0, 2, "no PMU"),
                 new EventFailure(events.events().get(1), 1, 2, "no PMU"));
         ThreadReport report = ThreadReport.of("t \"q\"\n", 1, -1, "0", events, faults, refused, -1);
 

@@ -1,9 +1,9 @@
 package io.perfpin.report;
 
-import io.perfpin.event.DerivedMetric;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.event.DerivedMetric;
 import java.io.IOException;
 import java.net.URISyntaxException;
 import java.nio.file.Files;
@@ -12,9 +12,8 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Set;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Timelines of real recordings (README beside the fixtures): the agent's cumulative samples and stat's windows, and
@@ -34,12 +33,15 @@ class TimelineTest {
         assertEquals(last.report().wallNanos(), sum(timeline.windowNanos()), 1, "the windows cover its time");
         ThreadRecord second = ping.get(1);
         double expected = (double) (second.report().counters().get("task-clock")
-                - ping.get(0).report().counters().get("task-clock"))
+                        - ping.get(0).report().counters().get("task-clock"))
                 / (second.report().wallNanos() - ping.get(0).report().wallNanos());
         assertEquals(expected, series(timeline, "task-clock").values()[1], 1e-12, "the share of the second window");
         assertEquals(DerivedMetric.Unit.SHARE, series(timeline, "task-clock").unit());
-        assertEquals(DerivedMetric.Unit.PER_SECOND, series(timeline, "context-switches").unit());
-        assertTrue(timeline.series().stream().noneMatch(s -> s.name().equals("cs-per-sec")),
+        assertEquals(
+                DerivedMetric.Unit.PER_SECOND,
+                series(timeline, "context-switches").unit());
+        assertTrue(
+                timeline.series().stream().noneMatch(s -> s.name().equals("cs-per-sec")),
                 "a rate metric is the event's rate, not given twice");
     }
 
@@ -50,8 +52,11 @@ class TimelineTest {
         ThreadRecord total = busy.get(busy.size() - 1);
         for (int i = 0; i < busy.size() - 1; i++) {
             ThreadReport window = busy.get(i).report();
-            assertEquals((double) window.counters().get("task-clock") / window.wallNanos(),
-                    series(timeline, "task-clock").values()[i], 1e-12, "window " + i + " as stat counted it");
+            assertEquals(
+                    (double) window.counters().get("task-clock") / window.wallNanos(),
+                    series(timeline, "task-clock").values()[i],
+                    1e-12,
+                    "window " + i + " as stat counted it");
         }
         assertEquals(total.report().counters().get("task-clock"), total(timeline, "task-clock"), 0.5);
         assertEquals(busy.size() - 1, timeline.endMillis().length, "the totals add no window");
@@ -71,9 +76,13 @@ class TimelineTest {
             }
         }
         assertTrue(timeline.endMillis().length <= Timeline.MAX_POINTS, "at most " + Timeline.MAX_POINTS);
-        assertEquals(fed.get(fed.size() - 1).epochMillis(), timeline.endMillis()[timeline.endMillis().length - 1],
+        assertEquals(
+                fed.get(fed.size() - 1).epochMillis(),
+                timeline.endMillis()[timeline.endMillis().length - 1],
                 "the latest kept");
-        long expected = fed.stream().mapToLong(r -> r.report().counters().get("task-clock")).sum();
+        long expected = fed.stream()
+                .mapToLong(r -> r.report().counters().get("task-clock"))
+                .sum();
         assertEquals(expected, total(timeline, "task-clock"), expected * 1e-12);
     }
 
@@ -84,9 +93,11 @@ class TimelineTest {
     @Test
     void aGroupsWindowsAddUpToItsThreadsFinalRecords(@TempDir Path dir) throws Exception {
         Path pool = dir.resolve("pool.jsonl");
-        Files.writeString(pool, Files.readString(fixture("agent-pingpong.jsonl"))
-                .replace("\"name\":\"ping\"", "\"name\":\"worker-1\"")
-                .replace("\"name\":\"pong\"", "\"name\":\"worker-2\""));
+        Files.writeString(
+                pool,
+                Files.readString(fixture("agent-pingpong.jsonl"))
+                        .replace("\"name\":\"ping\"", "\"name\":\"worker-1\"")
+                        .replace("\"name\":\"pong\"", "\"name\":\"worker-2\""));
         List<ThreadRecord> finals = new ArrayList<>();
         Recording.read(pool, r -> {
             if (r.isFinal()) {
@@ -101,13 +112,18 @@ class TimelineTest {
         assertEquals(1, groups.size(), "one group");
         assertEquals(2, groups.get(0).threads());
         for (String event : finals.get(0).report().counters().keySet()) {
-            long sum = finals.stream().mapToLong(r -> r.report().counters().get(event)).sum();
+            long sum = finals.stream()
+                    .mapToLong(r -> r.report().counters().get(event))
+                    .sum();
             assertEquals(sum, groups.get(0).total().report().counters().get(event), event);
             assertEquals(sum, total(group, event), 0.5, event);
         }
         long[] ends = group.endMillis();
         assertEquals(ends.length, Arrays.stream(ends).distinct().count(), "a window per time written");
-        assertEquals(sum(group.windowNanos()), group.windowNanos()[0] + (ends[ends.length - 1] - ends[0]) * 1e6, 1,
+        assertEquals(
+                sum(group.windowNanos()),
+                group.windowNanos()[0] + (ends[ends.length - 1] - ends[0]) * 1e6,
+                1,
                 "after the first window, the time that passed");
     }
 
@@ -123,7 +139,10 @@ class TimelineTest {
     }
 
     private static Timeline.Series series(Timeline timeline, String name) {
-        return timeline.series().stream().filter(s -> s.name().equals(name)).findFirst().orElseThrow();
+        return timeline.series().stream()
+                .filter(s -> s.name().equals(name))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static Path fixture(String name) throws URISyntaxException {
@@ -153,8 +172,10 @@ class TimelineTest {
             }
         });
         assertTrue(recording.run().isPresent() == fixture.startsWith("agent"), "the agent's recordings say the run");
-        assertEquals(Set.of(records.get(0).threadKey()), Set.copyOf(records.stream().map(ThreadRecord::threadKey)
-                .toList()), "one thread");
+        assertEquals(
+                Set.of(records.get(0).threadKey()),
+                Set.copyOf(records.stream().map(ThreadRecord::threadKey).toList()),
+                "one thread");
         return records;
     }
 }

@@ -1,16 +1,15 @@
 package io.perfpin.stats;
 
+import static io.perfpin.stats.StatsFileTest.MILLISECOND;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.CounterSnapshots;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-
-import static io.perfpin.stats.StatsFileTest.MILLISECOND;
-import static org.junit.jupiter.api.Assertions.assertThrows;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class MappedFaultsTest {
     @TempDir

@@ -3,8 +3,18 @@ package io.perfpin.stats;
 import io.perfpin.counter.CounterSnapshot;
 
 /** A thread as a test publishes it, its times those given (0 unless said). */
-record Published(int tid, long javaId, String name, String cpus, int pin, long enrolledNanos, long readFromNanos,
-                 long readToNanos, CounterSnapshot counts, int[] columns) implements PublishedThread {
+record Published(
+        int tid,
+        long javaId,
+        String name,
+        String cpus,
+        int pin,
+        long enrolledNanos,
+        long readFromNanos,
+        long readToNanos,
+        CounterSnapshot counts,
+        int[] columns)
+        implements PublishedThread {
     /** A new thread, with no counts yet. */
     static Published of(int tid, long javaId, String name, String cpus) {
         return of(tid, javaId, name, cpus, new CounterSnapshot(0), new int[0]);

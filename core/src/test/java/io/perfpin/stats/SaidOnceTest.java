@@ -1,11 +1,10 @@
 package io.perfpin.stats;
 
-import org.junit.jupiter.api.Test;
-
-import java.io.IOException;
-
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import org.junit.jupiter.api.Test;
 
 /** The one rule for what is said once: the same kind about the same subject. */
 class SaidOnceTest {

@@ -1,7 +1,9 @@
 package io.perfpin.stats;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -16,11 +18,8 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Seeded damage to a valid stats file: header fields set to edge and random values, random bytes in slots and
@@ -34,26 +33,51 @@ class StatsFileFuzzTest {
     private static final Duration HANG_GUARD = Duration.ofSeconds(20);
     /** Slots left mid-update wait this long here instead of a second, so that hundreds of cases stay quick. */
     private static final long SETTLE_NANOS = 20_000_000L;
+
     private static final int[][] HEADER_FIELDS = {
-            {StatsLayout.MAGIC_OFFSET, 4}, {StatsLayout.VERSION_OFFSET, 4}, {StatsLayout.PID_OFFSET, 8},
-            {StatsLayout.START_TIME_OFFSET, 8}, {StatsLayout.HEARTBEAT_OFFSET, 8}, {StatsLayout.INTERVAL_OFFSET, 8},
-            {StatsLayout.EVENT_COUNT_OFFSET, 4}, {StatsLayout.LIVE_SLOTS_OFFSET, 4},
-            {StatsLayout.FINISHED_SLOTS_OFFSET, 4}, {StatsLayout.SLOT_SIZE_OFFSET, 4},
-            {StatsLayout.FINISHED_TOTAL_OFFSET, 8}, {StatsLayout.CLOSED_OFFSET, 8},
-            {StatsLayout.EVENT_CAPACITY_OFFSET, 4}, {StatsLayout.LIVE_CAPACITY_OFFSET, 4},
-            {StatsLayout.SAMPLES_OFFSET, 8}};
-    private static final long[] EDGES = {0, 1, -1, 2, 3, 4, 5, 7, Integer.MAX_VALUE, Integer.MIN_VALUE, Long.MAX_VALUE,
-            Long.MIN_VALUE, StatsLayout.MAX_EVENT_CAPACITY + 1, StatsLayout.MAX_PID + 1, 999_999};
+        {StatsLayout.MAGIC_OFFSET, 4},
+        {StatsLayout.VERSION_OFFSET, 4},
+        {StatsLayout.PID_OFFSET, 8},
+        {StatsLayout.START_TIME_OFFSET, 8},
+        {StatsLayout.HEARTBEAT_OFFSET, 8},
+        {StatsLayout.INTERVAL_OFFSET, 8},
+        {StatsLayout.EVENT_COUNT_OFFSET, 4},
+        {StatsLayout.LIVE_SLOTS_OFFSET, 4},
+        {StatsLayout.FINISHED_SLOTS_OFFSET, 4},
+        {StatsLayout.SLOT_SIZE_OFFSET, 4},
+        {StatsLayout.FINISHED_TOTAL_OFFSET, 8},
+        {StatsLayout.CLOSED_OFFSET, 8},
+        {StatsLayout.EVENT_CAPACITY_OFFSET, 4},
+        {StatsLayout.LIVE_CAPACITY_OFFSET, 4},
+        {StatsLayout.SAMPLES_OFFSET, 8}
+    };
+    private static final long[] EDGES = {
+        0,
+        1,
+        -1,
+        2,
+        3,
+        4,
+        5,
+        7,
+        Integer.MAX_VALUE,
+        Integer.MIN_VALUE,
+        Long.MAX_VALUE,
+        Long.MIN_VALUE,
+        StatsLayout.MAX_EVENT_CAPACITY + 1,
+        StatsLayout.MAX_PID + 1,
+        999_999
+    };
     /** The valid file's shape: capacity 4, 3 live slots, 2 finished ones, the aggregate: one run of slots. */
     private static final int CAPACITY = 4;
+
     private static final int SLOTS = 3 + 2 + 1;
 
     @TempDir
     Path dir;
 
     /** One damaged file: its bytes, and a length to cut it to once the reader has opened it, or -1. */
-    private record Damage(byte[] bytes, long cutAfterOpen) {
-    }
+    private record Damage(byte[] bytes, long cutAfterOpen) {}
 
     @Test
     void everyDamagedFileReadsWithinBoundsOrFailsInOneLine() throws Exception {
@@ -71,8 +95,11 @@ class StatsFileFuzzTest {
             }
             outcomes.merge(outcome, 1, Integer::sum);
         }
-        assertTrue(outcomes.getOrDefault("read", 0) > 0 && outcomes.getOrDefault("is damaged", 0) > 0
-                && outcomes.getOrDefault("is truncated", 0) > 0, "the cases reach every outcome: " + outcomes);
+        assertTrue(
+                outcomes.getOrDefault("read", 0) > 0
+                        && outcomes.getOrDefault("is damaged", 0) > 0
+                        && outcomes.getOrDefault("is truncated", 0) > 0,
+                "the cases reach every outcome: " + outcomes);
     }
 
     /** "read", or the kind of damage reported: "is damaged", "is truncated", "is not a perfpin stats file", ... */
@@ -94,8 +121,11 @@ class StatsFileFuzzTest {
             assertTrue(message.startsWith(file + " "), message);
             assertFalse(message.contains("\n"), message);
             String what = message.substring(file.toString().length() + 1);
-            return what.startsWith("is damaged") ? "is damaged" : what.startsWith("is truncated") ? "is truncated"
-                    : what.replaceAll("[^a-z ].*", "").strip();
+            return what.startsWith("is damaged")
+                    ? "is damaged"
+                    : what.startsWith("is truncated")
+                            ? "is truncated"
+                            : what.replaceAll("[^a-z ].*", "").strip();
         }
     }
 
@@ -112,11 +142,20 @@ class StatsFileFuzzTest {
             assertTrue(snapshot.eventRefusal(e).length() < StatsLayout.EVENT_REASON_SIZE);
         }
         assertTrue(snapshot.finishedTotal() >= 0);
-        assertTrue(snapshot.threads().size() <= SLOTS, "slots " + snapshot.threads().size());
-        assertEquals(1, snapshot.threads().stream().filter(s -> s.state() == StatsLayout.STATE_AGGREGATE).count());
+        assertTrue(
+                snapshot.threads().size() <= SLOTS,
+                "slots " + snapshot.threads().size());
+        assertEquals(
+                1,
+                snapshot.threads().stream()
+                        .filter(s -> s.state() == StatsLayout.STATE_AGGREGATE)
+                        .count());
         for (ThreadSample s : snapshot.threads()) {
-            assertTrue(s.state() == StatsLayout.STATE_RUNNING || s.state() == StatsLayout.STATE_FINISHED
-                    || s.state() == StatsLayout.STATE_AGGREGATE, "state " + s.state());
+            assertTrue(
+                    s.state() == StatsLayout.STATE_RUNNING
+                            || s.state() == StatsLayout.STATE_FINISHED
+                            || s.state() == StatsLayout.STATE_AGGREGATE,
+                    "state " + s.state());
             assertEquals(events, s.events());
             boolean thread = s.state() != StatsLayout.STATE_AGGREGATE;
             assertTrue(thread ? s.threads() == 1 : s.threads() >= 0, "threads " + s.threads());
@@ -141,15 +180,19 @@ class StatsFileFuzzTest {
                 return new Damage(bytes, -1);
             case 1: // slot bytes
                 for (int n = 1 + random.nextInt(4); n > 0; n--) {
-                    int slot = StatsLayout.aggregateOffset(CAPACITY) + random.nextInt(SLOTS)
-                            * StatsLayout.slotSize(CAPACITY);
+                    int slot = StatsLayout.aggregateOffset(CAPACITY)
+                            + random.nextInt(SLOTS) * StatsLayout.slotSize(CAPACITY);
                     int from = slot + random.nextInt(StatsLayout.slotSize(CAPACITY));
                     scribble(bytes, from, 1 + random.nextInt(32), random);
                 }
                 return new Damage(bytes, -1);
             case 2: // event names and reasons
-                scribble(bytes, StatsLayout.EVENT_NAMES_OFFSET + random.nextInt(StatsLayout.headerSize(CAPACITY)
-                        - StatsLayout.EVENT_NAMES_OFFSET), 1 + random.nextInt(64), random);
+                scribble(
+                        bytes,
+                        StatsLayout.EVENT_NAMES_OFFSET
+                                + random.nextInt(StatsLayout.headerSize(CAPACITY) - StatsLayout.EVENT_NAMES_OFFSET),
+                        1 + random.nextInt(64),
+                        random);
                 return new Damage(bytes, -1);
             case 3: // bytes flipped anywhere
                 for (int n = 1 + random.nextInt(8); n > 0; n--) {

@@ -1,9 +1,12 @@
 package io.perfpin.stats;
 
-import io.perfpin.counter.CounterSnapshots;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.perfpin.stats.StatsFileTest.MILLISECOND;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.counter.CounterSnapshots;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -13,12 +16,8 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-
-import static io.perfpin.stats.StatsFileTest.MILLISECOND;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Files damaged in the ways a user's directory allows: each is one line that names the file and the damage. */
 class StatsFileReaderTest {
@@ -34,11 +33,20 @@ class StatsFileReaderTest {
             stats.eventRefused(stats.eventIndex("cycles"), "no hardware PMU counts this here");
             for (int t = 1; t <= 5; t++) {
                 int slot = stats.claimSlot(Published.of(1000 + t, t, "worker-" + t, "0-1"));
-                stats.publish(slot, Published.counts("0-1", CounterSnapshots.of(new long[] {10L * t, 100L * t}, t,
-                        t), columns));
+                stats.publish(
+                        slot,
+                        Published.counts("0-1", CounterSnapshots.of(new long[] {10L * t, 100L * t}, t, t), columns));
                 if (t <= 3) {
-                    stats.finish(slot, Published.of(1000 + t, t, "worker-" + t, "0-1",
-                            CounterSnapshots.of(new long[] {10L * t, 100L * t}, t, t), columns), false);
+                    stats.finish(
+                            slot,
+                            Published.of(
+                                    1000 + t,
+                                    t,
+                                    "worker-" + t,
+                                    "0-1",
+                                    CounterSnapshots.of(new long[] {10L * t, 100L * t}, t, t),
+                                    columns),
+                            false);
                 }
             }
             stats.heartbeat(1_700_000_000_050L);
@@ -71,8 +79,10 @@ class StatsFileReaderTest {
 
         putInt(validFile(file), StatsLayout.LIVE_CAPACITY_OFFSET, 4);
         putInt(file, StatsLayout.LIVE_SLOTS_OFFSET, 4);
-        assertDamaged(file, file + " is truncated to " + StatsLayout.fileSize(4, 3, 2) + " bytes ("
-                + StatsLayout.fileSize(4, 4, 2) + " expected)");
+        assertDamaged(
+                file,
+                file + " is truncated to " + StatsLayout.fileSize(4, 3, 2) + " bytes (" + StatsLayout.fileSize(4, 4, 2)
+                        + " expected)");
 
         putInt(validFile(file), StatsLayout.SLOT_SIZE_OFFSET, 8);
         assertDamaged(file, file + " is damaged: slot size 8 (" + StatsLayout.slotSize(4) + " for event capacity 4)");
@@ -80,8 +90,10 @@ class StatsFileReaderTest {
         try (FileChannel channel = FileChannel.open(validFile(file), StandardOpenOption.WRITE)) {
             channel.write(ByteBuffer.allocate(1), channel.size());
         }
-        assertDamaged(file, file + " is damaged: " + (StatsLayout.fileSize(4, 3, 2) + 1) + " bytes long, but its"
-                + " header allows at most " + StatsLayout.fileSize(4, 3, 2));
+        assertDamaged(
+                file,
+                file + " is damaged: " + (StatsLayout.fileSize(4, 3, 2) + 1) + " bytes long, but its"
+                        + " header allows at most " + StatsLayout.fileSize(4, 3, 2));
     }
 
     @Test
@@ -99,7 +111,9 @@ class StatsFileReaderTest {
             putInt(file, StatsLayout.EVENT_COUNT_OFFSET, 5);
             assertEquals(file + " is damaged: event count 5 (3 to 4 allowed)", message(reader::snapshot));
             putInt(file, StatsLayout.EVENT_COUNT_OFFSET, 2);
-            assertEquals(file + " is damaged: event count 2 (3 to 4 allowed)", message(reader::snapshot),
+            assertEquals(
+                    file + " is damaged: event count 2 (3 to 4 allowed)",
+                    message(reader::snapshot),
                     "the count never falls");
             putInt(file, StatsLayout.EVENT_COUNT_OFFSET, 3);
             putLong(file, StatsLayout.CLOSED_OFFSET, 2);
@@ -117,7 +131,8 @@ class StatsFileReaderTest {
         putInt(file, ring + StatsLayout.STATE_OFFSET, StatsLayout.STATE_RUNNING);
         putLong(file, ring + StatsLayout.SEQUENCE_OFFSET, 1);
         try (StatsFileReader reader = StatsFileReader.open(file)) {
-            assertEquals(file + " is damaged: finished slot 0 has state 1 (free or finished allowed there)",
+            assertEquals(
+                    file + " is damaged: finished slot 0 has state 1 (free or finished allowed there)",
                     message(reader::snapshot));
         }
     }
@@ -128,8 +143,10 @@ class StatsFileReaderTest {
         putLong(file, slotOffset(0) + StatsLayout.SEQUENCE_OFFSET, 3);
         try (StatsFileReader reader = StatsFileReader.open(file)) {
             String message = assertTimeoutPreemptively(HANG_GUARD, () -> message(reader::snapshot));
-            assertEquals(file + " is damaged: live slot 0 stayed mid-update for 1000 ms (its writer died while writing"
-                    + " it, or it holds no sequence)", message);
+            assertEquals(
+                    file + " is damaged: live slot 0 stayed mid-update for 1000 ms (its writer died while writing"
+                            + " it, or it holds no sequence)",
+                    message);
         }
     }
 
@@ -168,13 +185,15 @@ class StatsFileReaderTest {
         Path fifo = dir.resolve("fifo.stats");
         Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
         assertTrue(mkfifo.waitFor(10, TimeUnit.SECONDS) && mkfifo.exitValue() == 0, "mkfifo");
-        assertEquals(fifo + " is not a perfpin stats file (not a regular file)",
+        assertEquals(
+                fifo + " is not a perfpin stats file (not a regular file)",
                 assertTimeoutPreemptively(HANG_GUARD, () -> message(() -> StatsFileReader.open(fifo))));
     }
 
     /** Slots 0 to 2 are live, 3 and 4 the finished ring's, 5 the aggregate. */
     private static long slotOffset(int slot) {
-        return slot < 3 ? StatsLayout.liveOffset(4, 2) + (long) slot * StatsLayout.slotSize(4)
+        return slot < 3
+                ? StatsLayout.liveOffset(4, 2) + (long) slot * StatsLayout.slotSize(4)
                 : slot < 5 ? StatsLayout.finishedOffset(4, slot - 3) : StatsLayout.aggregateOffset(4);
     }
 
@@ -197,11 +216,19 @@ class StatsFileReaderTest {
     }
 
     static void putInt(Path file, long offset, int value) throws IOException {
-        put(file, offset, ByteBuffer.allocate(Integer.BYTES).order(ByteOrder.LITTLE_ENDIAN).putInt(0, value));
+        put(
+                file,
+                offset,
+                ByteBuffer.allocate(Integer.BYTES)
+                        .order(ByteOrder.LITTLE_ENDIAN)
+                        .putInt(0, value));
     }
 
     static void putLong(Path file, long offset, long value) throws IOException {
-        put(file, offset, ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value));
+        put(
+                file,
+                offset,
+                ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value));
     }
 
     private static void put(Path file, long offset, ByteBuffer bytes) throws IOException {

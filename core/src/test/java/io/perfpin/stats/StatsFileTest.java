@@ -1,11 +1,14 @@
 package io.perfpin.stats;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.CounterSnapshots;
 import io.perfpin.files.OwnedDirectory;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -20,15 +23,12 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class StatsFileTest {
     static final long MILLISECOND = 1_000_000L;
+
     @TempDir
     Path dir;
 
@@ -38,8 +38,9 @@ class StatsFileTest {
         try (StatsFile stats = StatsFile.create(file, 4242, 1_700_000_000_000L, 500_000_000L, 8, 4, 2)) {
             int[] columns = {stats.eventIndex("task-clock"), stats.eventIndex("page-faults")};
             int slot = stats.claimSlot(Published.of(777, 12, "disruptor-1", "2-3"));
-            stats.publish(slot, Published.counts("2-3", CounterSnapshots.of(new long[] {5_000, 16_384}, 10_000,
-                    10_000), columns));
+            stats.publish(
+                    slot,
+                    Published.counts("2-3", CounterSnapshots.of(new long[] {5_000, 16_384}, 10_000, 10_000), columns));
             stats.heartbeat(1_700_000_000_500L);
 
             try (StatsFileReader reader = StatsFileReader.open(file)) {
@@ -61,8 +62,8 @@ class StatsFileTest {
                 // A thread that counts its own events adds columns; the reader sees them appear.
                 int tlb = stats.eventIndex("dTLB-load-misses");
                 int annotated = stats.claimSlot(Published.of(778, 13, "annotated", "0"));
-                stats.publish(annotated, Published.counts("0", CounterSnapshots.of(new long[] {99}, 1, 1),
-                        new int[] {tlb}));
+                stats.publish(
+                        annotated, Published.counts("0", CounterSnapshots.of(new long[] {99}, 1, 1), new int[] {tlb}));
                 snapshot = reader.snapshot();
                 assertEquals(List.of("task-clock", "page-faults", "dTLB-load-misses"), snapshot.eventNames());
                 sample = thread(snapshot, 778);
@@ -101,7 +102,7 @@ class StatsFileTest {
         Path file = dir.resolve("notices.stats");
         String options = "threads=worker-.*;pin=worker-0@7;" + "x".repeat(2000) + ";quiet";
         try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 1, 1, options);
-             StatsFileReader reader = StatsFileReader.open(file)) {
+                StatsFileReader reader = StatsFileReader.open(file)) {
             assertEquals(List.of(), reader.snapshot().notices());
             List<AgentNotice> said = List.of(
                     AgentNotice.refused("cannot pin thread 'worker-0' (7): CPU 7 is outside 0-1"),
@@ -110,16 +111,20 @@ class StatsFileTest {
                     AgentNotice.failure("recording failed", new IOException("File too large")));
             said.forEach(notice -> assertTrue(stats.notice(notice)));
             // read back by kind, each with its text: the subject and cause stay with the agent
-            assertEquals(said.stream().map(n -> new AgentNotice(n.kind(), n.text())).collect(Collectors.toList()),
+            assertEquals(
+                    said.stream().map(n -> new AgentNotice(n.kind(), n.text())).collect(Collectors.toList()),
                     reader.snapshot().notices());
-            assertEquals("not counting cycles: no hardware PMU counts this here", reader.snapshot().notices().get(1)
-                    .text());
-            assertEquals("recording failed: java.io.IOException: File too large", reader.snapshot().notices().get(3)
-                    .text());
+            assertEquals(
+                    "not counting cycles: no hardware PMU counts this here",
+                    reader.snapshot().notices().get(1).text());
+            assertEquals(
+                    "recording failed: java.io.IOException: File too large",
+                    reader.snapshot().notices().get(3).text());
             for (int n = said.size(); n < StatsLayout.NOTICE_CAPACITY; n++) {
                 assertTrue(stats.notice(AgentNotice.info("notice " + n + " " + "\u00e9".repeat(200))));
             }
-            assertFalse(stats.notice(AgentNotice.refused("one too many")), "the file holds " + StatsLayout.NOTICE_CAPACITY);
+            assertFalse(
+                    stats.notice(AgentNotice.refused("one too many")), "the file holds " + StatsLayout.NOTICE_CAPACITY);
             List<AgentNotice> all = reader.snapshot().notices();
             assertEquals(StatsLayout.NOTICE_CAPACITY, all.size());
             String cut = all.get(StatsLayout.NOTICE_CAPACITY - 1).text();
@@ -133,7 +138,7 @@ class StatsFileTest {
         // A text longer than the file keeps (what only multi-byte characters make) is cut, and compared whole.
         String long2 = "threads=" + "\u00e9".repeat(40_000);
         try (StatsFile stats = StatsFile.create(dir.resolve("long.stats"), 1, 0, MILLISECOND, 1, 1, 1, long2);
-             StatsFileReader reader = StatsFileReader.open(dir.resolve("long.stats"))) {
+                StatsFileReader reader = StatsFileReader.open(dir.resolve("long.stats"))) {
             OptionsText kept = reader.options();
             assertFalse(kept.whole());
             assertTrue(long2.startsWith(kept.shown()) && kept.sameAs(long2));
@@ -166,16 +171,29 @@ class StatsFileTest {
             for (int t = 1; t <= 7; t++) {
                 // Odd threads ended before they got a live slot: their totals must be kept too.
                 int slot = t % 2 == 0 ? stats.claimSlot(Published.of(1000 + t, t, "worker-" + t, "0")) : -1;
-                stats.finish(slot, Published.of(1000 + t, t, "worker-" + t, "0",
-                        CounterSnapshots.of(new long[] {100L * t}, t, t), columns), false);
+                stats.finish(
+                        slot,
+                        Published.of(
+                                1000 + t,
+                                t,
+                                "worker-" + t,
+                                "0",
+                                CounterSnapshots.of(new long[] {100L * t}, t, t),
+                                columns),
+                        false);
                 total += 100L * t;
             }
             try (StatsFileReader reader = StatsFileReader.open(file)) {
                 StatsSnapshot snapshot = reader.snapshot();
                 assertEquals(7, snapshot.finishedTotal());
                 assertEquals(total, finishedSum(snapshot), "no finished thread's total is lost");
-                assertEquals(7, snapshot.threads().stream().mapToInt(ThreadSample::threads).sum());
-                assertTrue(snapshot.threads().stream().noneMatch(s -> s.state() == StatsLayout.STATE_RUNNING),
+                assertEquals(
+                        7,
+                        snapshot.threads().stream()
+                                .mapToInt(ThreadSample::threads)
+                                .sum());
+                assertTrue(
+                        snapshot.threads().stream().noneMatch(s -> s.state() == StatsLayout.STATE_RUNNING),
                         "live slots were freed");
             }
         }
@@ -244,16 +262,21 @@ class StatsFileTest {
             }
             int second = stats.claimSlot(Published.of(102, 2, "second", "0"));
             assertEquals(1, second, "the slot the file calls taken is free for the writer");
-            stats.finish(first, Published.of(101, 1, "first", "0", CounterSnapshots.of(new long[] {100}, 1, 1),
-                    columns), false);
-            stats.finish(second, Published.of(102, 2, "second", "0", CounterSnapshots.of(new long[] {20}, 1, 1),
-                    columns), false);
+            stats.finish(
+                    first,
+                    Published.of(101, 1, "first", "0", CounterSnapshots.of(new long[] {100}, 1, 1), columns),
+                    false);
+            stats.finish(
+                    second,
+                    Published.of(102, 2, "second", "0", CounterSnapshots.of(new long[] {20}, 1, 1), columns),
+                    false);
 
             try (StatsFileReader reader = StatsFileReader.open(file)) {
                 StatsSnapshot snapshot = reader.snapshot();
                 assertEquals(2, snapshot.finishedTotal());
                 assertEquals(120, finishedSum(snapshot), "the aggregate holds the writer's sums, not the file's");
-                assertEquals(List.of("second", "(older finished threads)"),
+                assertEquals(
+                        List.of("second", "(older finished threads)"),
                         snapshot.threads().stream().map(ThreadSample::name).collect(Collectors.toList()));
             }
         }
@@ -289,29 +312,41 @@ class StatsFileTest {
     @Test
     void theWriterRefusesAFileNoReaderWouldAccept() {
         Path file = dir.resolve("refused.stats");
-        for (long[] bad : new long[][] {{0, 1, 1, MILLISECOND, 1}, {StatsLayout.MAX_EVENT_CAPACITY + 1, 1, 1,
-                MILLISECOND, 1}, {1, 0, 1, MILLISECOND, 1}, {1, 1, StatsLayout.MAX_FINISHED_SLOTS + 1, MILLISECOND, 1},
-                {1, 1, 1, MILLISECOND - 1, 1}, {1, 1, 1, StatsLayout.MAX_INTERVAL_NANOS + 1, 1}, {1, 1, 1,
-                        MILLISECOND, 0}}) {
-            assertThrows(IllegalArgumentException.class, () -> StatsFile.create(file, bad[4], 0, bad[3], (int) bad[0],
-                    (int) bad[1], (int) bad[2]), Arrays.toString(bad));
+        for (long[] bad : new long[][] {
+            {0, 1, 1, MILLISECOND, 1},
+            {StatsLayout.MAX_EVENT_CAPACITY + 1, 1, 1, MILLISECOND, 1},
+            {1, 0, 1, MILLISECOND, 1},
+            {1, 1, StatsLayout.MAX_FINISHED_SLOTS + 1, MILLISECOND, 1},
+            {1, 1, 1, MILLISECOND - 1, 1},
+            {1, 1, 1, StatsLayout.MAX_INTERVAL_NANOS + 1, 1},
+            {1, 1, 1, MILLISECOND, 0}
+        }) {
+            assertThrows(
+                    IllegalArgumentException.class,
+                    () -> StatsFile.create(file, bad[4], 0, bad[3], (int) bad[0], (int) bad[1], (int) bad[2]),
+                    Arrays.toString(bad));
         }
         assertTrue(Files.notExists(file));
     }
 
     private static void put(FileChannel channel, long offset, long value) throws IOException {
-        ByteBuffer bytes = ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value);
+        ByteBuffer bytes =
+                ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(0, value);
         channel.write(bytes, offset);
     }
 
     static ThreadSample thread(StatsSnapshot snapshot, int tid) {
-        return snapshot.threads().stream().filter(s -> s.tid() == tid).findFirst()
+        return snapshot.threads().stream()
+                .filter(s -> s.tid() == tid)
+                .findFirst()
                 .orElseThrow(() -> new AssertionError("no thread " + tid + " in the stats file"));
     }
 
     /** The final totals of every finished thread, those of the ring and the aggregate's. */
     static long finishedSum(StatsSnapshot snapshot) {
-        return snapshot.threads().stream().filter(s -> s.state() != StatsLayout.STATE_RUNNING)
-                .mapToLong(s -> s.raw(0)).sum();
+        return snapshot.threads().stream()
+                .filter(s -> s.state() != StatsLayout.STATE_RUNNING)
+                .mapToLong(s -> s.raw(0))
+                .sum();
     }
 }

@@ -1,20 +1,19 @@
 package io.perfpin.stats;
 
+import static io.perfpin.stats.StatsFileTest.MILLISECOND;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.counter.CounterSnapshots;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.StatsWindows;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Path;
 import java.util.List;
-
-import static io.perfpin.stats.StatsFileTest.MILLISECOND;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The windows a viewer shows ({@link io.perfpin.report.StatsWindows}, here beside the file it reads): two threads
@@ -31,10 +30,19 @@ class StatsWindowsTest {
     void eachFrameShowsTheCountsSinceTheLastOverTheAgentsTimeAndTheyAddUpToTheTotals() throws Exception {
         Path file = dir.resolve("windows.stats");
         try (StatsFile stats = StatsFile.create(file, 1, 0, 500 * MILLISECOND, 4, 3, 2);
-             StatsFileReader reader = StatsFileReader.open(file)) {
+                StatsFileReader reader = StatsFileReader.open(file)) {
             int[] both = {stats.eventIndex("task-clock"), stats.eventIndex("context-switches")};
-            Published a = new Published(101, 1, "a", "0", StatsLayout.PIN_PERFPIN, 1_000_000, 0, 0,
-                    CounterSnapshots.of(new long[] {400_000, 4}, 1, 1), both);
+            Published a = new Published(
+                    101,
+                    1,
+                    "a",
+                    "0",
+                    StatsLayout.PIN_PERFPIN,
+                    1_000_000,
+                    0,
+                    0,
+                    CounterSnapshots.of(new long[] {400_000, 4}, 1, 1),
+                    both);
             int slotA = stats.claimSlot(a.readBetween(1_500_000, 1_500_100));
             stats.sampled(1_500_000, 1);
             StatsWindows windows = new StatsWindows(NO_PID);
@@ -50,8 +58,17 @@ class StatsWindowsTest {
 
             CounterSnapshots.fill(a.counts(), new long[] {900_000, 9}, 2, 2);
             stats.publish(slotA, a.readBetween(2_000_000, 2_000_100));
-            Published b = new Published(102, 2, "b", "0", StatsLayout.PIN_NONE, 1_800_000, 0, 0,
-                    CounterSnapshots.of(new long[] {100_000}, 1, 1), new int[] {both[0]});
+            Published b = new Published(
+                    102,
+                    2,
+                    "b",
+                    "0",
+                    StatsLayout.PIN_NONE,
+                    1_800_000,
+                    0,
+                    0,
+                    CounterSnapshots.of(new long[] {100_000}, 1, 1),
+                    new int[] {both[0]});
             stats.claimSlot(b.readBetween(2_000_200, 2_000_300));
             stats.sampled(2_000_000, 2);
             frame = windows.next(reader.snapshot());
@@ -71,7 +88,9 @@ class StatsWindowsTest {
             stats.finish(slotA, a.readBetween(2_100_000, 2_100_050), true);
             stats.sampled(2_100_000, 3);
             frame = windows.next(reader.snapshot());
-            assertEquals(List.of("a"), frame.threads().stream().map(ThreadReport::name).toList(),
+            assertEquals(
+                    List.of("a"),
+                    frame.threads().stream().map(ThreadReport::name).toList(),
                     "b was not sampled again: not shown");
             ThreadReport last = frame.threads().get(0);
             assertEquals(100_000L, last.counters().get("task-clock"));
@@ -83,14 +102,21 @@ class StatsWindowsTest {
             List<ThreadReport> totals = windows.totals(reader.snapshot());
             assertEquals(1_000_000L, only(totals, "a").counters().get("task-clock"), "400k + 500k + 100k");
             assertEquals(100_000L, only(totals, "b").counters().get("task-clock"));
-            assertEquals("(1 thread running at exit)", StatsWindows.finishedSum(reader.snapshot(), "running at exit").name(),
+            assertEquals(
+                    "(1 thread running at exit)",
+                    StatsWindows.finishedSum(reader.snapshot(), "running at exit")
+                            .name(),
                     "its row says it still ran: the sum says so too");
         }
     }
 
     private static ThreadReport only(List<ThreadReport> reports, String name) {
-        List<ThreadReport> named = reports.stream().filter(r -> r.name().equals(name)).toList();
-        assertEquals(1, named.size(), name + " in " + reports.stream().map(ThreadReport::name).toList());
+        List<ThreadReport> named =
+                reports.stream().filter(r -> r.name().equals(name)).toList();
+        assertEquals(
+                1,
+                named.size(),
+                name + " in " + reports.stream().map(ThreadReport::name).toList());
         return named.get(0);
     }
 }

@@ -7,7 +7,6 @@ import io.perfpin.counter.ThreadCounters;
 import io.perfpin.event.EventList;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.options.DescriptorShare;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -61,8 +60,8 @@ final class CountedThreads implements AutoCloseable {
     void open(Map<Integer, String> selected) {
         selected.forEach((tid, name) -> {
             if (!threads.containsKey(tid)) {
-                ThreadCounters counters = ThreadCounters.open(syscalls, pid, tid, events.events(), refused,
-                        descriptors);
+                ThreadCounters counters =
+                        ThreadCounters.open(syscalls, pid, tid, events.events(), refused, descriptors);
                 if (sayWhatIsCounted) {
                     Notes.sayWhatIsCounted(events, counters);
                 }
@@ -86,8 +85,8 @@ final class CountedThreads implements AutoCloseable {
             if (thread.counting) {
                 thread.counters.read(thread.now);
                 CounterSnapshot.delta(thread.now, thread.start, thread.iteration);
-                counts.add(new ThreadCount(thread.name, thread.iteration, thread.counters.unsupported(),
-                        thread.counters.notCounted()));
+                counts.add(new ThreadCount(
+                        thread.name, thread.iteration, thread.counters.unsupported(), thread.counters.notCounted()));
                 thread.counting = false;
             }
         }

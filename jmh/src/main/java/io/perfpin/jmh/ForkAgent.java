@@ -1,7 +1,6 @@
 package io.perfpin.jmh;
 
 import io.perfpin.jvm.AgentJar;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,16 +23,17 @@ import java.util.stream.Stream;
 final class ForkAgent {
     private static final String PERFPIN_PREMAIN = "io.perfpin.agent.PerfpinAgent";
 
-    private ForkAgent() {
-    }
+    private ForkAgent() {}
 
     /** The fork's options to add: the agent's, or none. */
     static List<String> options(ProfilerOptions options, Collection<String> forkJvmArguments) {
-        if (!options.agent() || Stream.concat(forkJvmArguments.stream(), inheritedOptions()).anyMatch(ForkAgent::isPerfpin)) {
+        if (!options.agent()
+                || Stream.concat(forkJvmArguments.stream(), inheritedOptions()).anyMatch(ForkAgent::isPerfpin)) {
             return List.of();
         }
         try {
-            String threads = options.threads() == null ? ".*" : options.threads().toString();
+            String threads =
+                    options.threads() == null ? ".*" : options.threads().toString();
             return List.of("-javaagent:" + AgentJar.forThisUser() + "=threads=" + threads + ";events=sched;quiet");
         } catch (IOException | RuntimeException e) {
             Notes.say("the forked JVM runs without the agent, so no live view shows it: " + e.getMessage());
@@ -59,9 +59,11 @@ final class ForkAgent {
         }
         String jar = option.substring("-javaagent:".length());
         int options = jar.indexOf('=');
-        try (JarFile file = new JarFile(Path.of(options < 0 ? jar : jar.substring(0, options)).toFile())) {
+        try (JarFile file = new JarFile(
+                Path.of(options < 0 ? jar : jar.substring(0, options)).toFile())) {
             Manifest manifest = file.getManifest();
-            return manifest != null && PERFPIN_PREMAIN.equals(manifest.getMainAttributes().getValue("Premain-Class"));
+            return manifest != null
+                    && PERFPIN_PREMAIN.equals(manifest.getMainAttributes().getValue("Premain-Class"));
         } catch (IOException | RuntimeException notAJar) {
             return false;
         }

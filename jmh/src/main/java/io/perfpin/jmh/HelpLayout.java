@@ -1,11 +1,10 @@
 package io.perfpin.jmh;
 
+import java.util.List;
+import java.util.Map;
 import joptsimple.HelpFormatter;
 import joptsimple.OptionDescriptor;
 import org.openjdk.jmh.util.Utils;
-
-import java.util.List;
-import java.util.Map;
 
 /**
  * {@code -prof perfpin:help} laid out as JMH lays out its own profilers' options: a usage line, then each option as
@@ -26,7 +25,11 @@ final class HelpLayout implements HelpFormatter {
     @Override
     public String format(Map<String, ? extends OptionDescriptor> options) {
         StringBuilder help = new StringBuilder("Usage: -prof <profiler-name>:opt1=value1,value2;opt2=value3")
-                .append(NEWLINE).append(NEWLINE).append("Options accepted by ").append(profiler).append(":")
+                .append(NEWLINE)
+                .append(NEWLINE)
+                .append("Options accepted by ")
+                .append(profiler)
+                .append(":")
                 .append(NEWLINE);
         for (OptionDescriptor option : options.values()) {
             if (!option.representsNonOptions()) {

@@ -6,7 +6,6 @@ import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
-
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -18,14 +17,15 @@ import java.util.Map;
  * last warm-up puts the workers' move to their CPUs, and the cost of opening counters, outside the measurement.
  */
 final class Measurement implements AutoCloseable {
-    private static final ThreadPattern WORKERS = ThreadPatterns.compile("threads option", "threads",
-            ProfilerOptions.WORKERS);
+    private static final ThreadPattern WORKERS =
+            ThreadPatterns.compile("threads option", "threads", ProfilerOptions.WORKERS);
 
     private final ProfilerOptions options;
     private final Syscalls syscalls;
     private final CountedThreads counted;
     /** Null when the workers are not pinned. */
     private final ThreadPins pins;
+
     private int iteration;
 
     private Measurement(ProfilerOptions options, Syscalls syscalls, CountedThreads counted, ThreadPins pins) {
@@ -42,7 +42,10 @@ final class Measurement implements AutoCloseable {
         if (simulated != null) {
             Notes.say(simulated);
         }
-        return new Measurement(options, syscalls, new CountedThreads(syscalls, options.events(), sayWhatIsCounted),
+        return new Measurement(
+                options,
+                syscalls,
+                new CountedThreads(syscalls, options.events(), sayWhatIsCounted),
                 options.pin() == null ? null : ThreadPins.ofThisProcess(syscalls, Notes::say));
     }
 

@@ -7,7 +7,6 @@ import io.perfpin.event.UnsupportedEvent;
 import io.perfpin.report.TerminalText;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.SaidOnce;
-
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -24,8 +23,7 @@ final class Notes {
     /** Set once a note was said mid-line, and so is the line JMH's output goes on. */
     private static boolean saidMidLine;
 
-    private Notes() {
-    }
+    private Notes() {}
 
     static void say(String text) {
         say(AgentNotice.info(text));

@@ -1,13 +1,12 @@
 package io.perfpin.jmh;
 
+import java.util.Collection;
 import org.openjdk.jmh.results.AggregationPolicy;
 import org.openjdk.jmh.results.Aggregator;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.results.ResultRole;
 import org.openjdk.jmh.util.ListStatistics;
 import org.openjdk.jmh.util.Statistics;
-
-import java.util.Collection;
 
 /**
  * One of perfpin's secondary results, averaged over iterations and forks as perfnorm's are. Unlike JMH's

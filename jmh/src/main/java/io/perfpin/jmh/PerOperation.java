@@ -3,7 +3,6 @@ package io.perfpin.jmh;
 import io.perfpin.event.BoundMetric;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
-
 import java.util.ArrayList;
 import java.util.List;
 
@@ -16,16 +15,15 @@ import java.util.List;
  * counts would pass for all of them.
  */
 final class PerOperation {
-    private PerOperation() {
-    }
+    private PerOperation() {}
 
     /**
      * @param operations   every operation the workers made in the iteration, JMH's synchronising ones included:
      *                     the counts cover all of them (IterationResultMetaData.getAllOps)
      * @param workerPrefix the start of the workers' names ({@code <benchmark>-jmh-}), left out of their labels
      */
-    static List<PerOpResult> of(EventList events, List<ThreadCount> threads, long operations, String workerPrefix,
-                                boolean perThread) {
+    static List<PerOpResult> of(
+            EventList events, List<ThreadCount> threads, long operations, String workerPrefix, boolean perThread) {
         List<PerOpResult> results = new ArrayList<>();
         if (threads.isEmpty() || operations <= 0) {
             return results;
@@ -48,11 +46,14 @@ final class PerOperation {
         if (perThread) {
             for (ThreadCount thread : threads) {
                 String label = thread.name().startsWith(workerPrefix)
-                        ? thread.name().substring(workerPrefix.length()) : thread.name();
+                        ? thread.name().substring(workerPrefix.length())
+                        : thread.name();
                 for (int i = 0; i < specs.size(); i++) {
                     if (!Double.isNaN(sums[i])) {
-                        results.add(new PerOpResult("·" + specs.get(i).name() + ":" + label,
-                                (double) thread.counts().value(i) / operations, unit(specs.get(i))));
+                        results.add(new PerOpResult(
+                                "·" + specs.get(i).name() + ":" + label,
+                                (double) thread.counts().value(i) / operations,
+                                unit(specs.get(i))));
                     }
                 }
             }

@@ -5,6 +5,11 @@ import io.perfpin.counter.RefusedEvents;
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import java.io.File;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.ExternalProfiler;
@@ -14,12 +19,6 @@ import org.openjdk.jmh.results.BenchmarkResult;
 import org.openjdk.jmh.results.IterationResult;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.runner.IterationType;
-
-import java.io.File;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * {@code -prof perfpin}: counts JMH's worker threads, each by perf_event_open as perfpin counts a Java thread, over
@@ -38,6 +37,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
     /** JMH's forked JVMs run this class; a JVM that runs it was forked by one that said what it had to say. */
     private static final String FORKED_MAIN = "org.openjdk.jmh.runner.ForkedMain";
+
     private static final AtomicBoolean PROBED = new AtomicBoolean();
 
     private final ProfilerOptions options;
@@ -81,8 +81,13 @@ public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
         Notes.midLine(true, () -> {
             try {
                 Syscalls syscalls = Backends.syscalls();
-                try (ThreadCounters probe = ThreadCounters.open(syscalls, ProcessHandle.current().pid(),
-                        syscalls.gettid(), options.events().events(), new RefusedEvents(), DescriptorBudget.unbounded())) {
+                try (ThreadCounters probe = ThreadCounters.open(
+                        syscalls,
+                        ProcessHandle.current().pid(),
+                        syscalls.gettid(),
+                        options.events().events(),
+                        new RefusedEvents(),
+                        DescriptorBudget.unbounded())) {
                     Notes.sayWhatIsCounted(options.events(), probe);
                 }
             } catch (RuntimeException | LinkageError e) {
@@ -133,8 +138,8 @@ public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
 
     /** As {@link #beforeIteration}, on the iteration's line, which JMH ends with the result after this. */
     @Override
-    public Collection<? extends Result> afterIteration(BenchmarkParams benchmark, IterationParams iteration,
-                                                       IterationResult result) {
+    public Collection<? extends Result> afterIteration(
+            BenchmarkParams benchmark, IterationParams iteration, IterationResult result) {
         List<PerOpResult> results = new ArrayList<>();
         Notes.midLine(false, () -> results.addAll(results(benchmark, iteration, result)));
         return results;

@@ -6,16 +6,15 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
 import joptsimple.OptionException;
 import joptsimple.OptionParser;
 import joptsimple.OptionSet;
 import joptsimple.OptionSpec;
 import org.openjdk.jmh.profile.ProfilerException;
-
-import java.io.IOException;
-import java.io.StringWriter;
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * What {@code -prof perfpin:KEY=VALUE;KEY=VALUE} asks, parsed as JMH parses its own profilers' options (jopt-simple,
@@ -27,6 +26,7 @@ final class ProfilerOptions {
     static final String NAME = "perfpin";
     /** JMH names its worker threads {@code <benchmark>-jmh-worker-<n>}. */
     static final String WORKERS = ".*-jmh-worker-\\d+";
+
     static final String ALL = "all";
     private static final List<String> KEYS = List.of("events", "threads", "pin", "perThread", "agent", "help");
     private static final String DEFAULT_EVENTS = "ipc,sched";
@@ -36,11 +36,11 @@ final class ProfilerOptions {
     private final ThreadPattern threads;
     /** Null when the workers are not pinned. */
     private final Placement pin;
+
     private final boolean perThread;
     private final boolean agent;
 
-    private ProfilerOptions(EventList events, ThreadPattern threads, Placement pin, boolean perThread,
-                            boolean agent) {
+    private ProfilerOptions(EventList events, ThreadPattern threads, Placement pin, boolean perThread, boolean agent) {
         this.events = events;
         this.threads = threads;
         this.pin = pin;
@@ -55,28 +55,52 @@ final class ProfilerOptions {
     static ProfilerOptions parse(String initLine) throws ProfilerException {
         OptionParser parser = new OptionParser();
         parser.formatHelpWith(new HelpLayout(NAME));
-        OptionSpec<String> events = parser.accepts("events", "Events and presets to count, comma-separated, as"
-                + " perfpin names them (perfpin events lists them): perf's names (cycles, instructions,"
-                + " cache-misses, ...), software events (task-clock, context-switches, page-faults, ...), presets"
-                + " (ipc, cache, tlb, branch, sched), raw and PMU events. Each is reported per operation;"
-                + " a preset's ratios (ipc, cpi, miss ratios) too.")
-                .withRequiredArg().ofType(String.class).describedAs("list").defaultsTo(DEFAULT_EVENTS);
-        OptionSpec<String> threads = parser.accepts("threads", "Threads to count, by the regex their whole Java"
-                + " name matches (RE2 syntax), or all for every thread of the benchmark's JVM (JIT, GC and JMH's"
-                + " own threads too, as perfnorm counts). Default: JMH's worker threads, " + WORKERS + ".")
-                .withRequiredArg().ofType(String.class).describedAs("regex|all");
-        OptionSpec<String> pin = parser.accepts("pin", "Pin each worker thread, from the last warm-up iteration to"
-                + " the end of the measurement: core (a whole physical core of its own), isolated (an isolated CPU"
-                + " of its own), or a CPU list (2-3) that all workers share. Each gets its CPUs back after the"
-                + " last measurement iteration. Default: not pinned.")
-                .withRequiredArg().ofType(String.class).describedAs("core|isolated|cpus");
-        OptionSpec<String> perThread = parser.accepts("perThread", "Also report each counted thread's share of"
-                + " every count per operation, labelled by thread (·page-faults:worker-1).")
-                .withRequiredArg().ofType(String.class).describedAs("bool").defaultsTo("false");
-        OptionSpec<String> agent = parser.accepts("agent", "Add the perfpin agent to the forked JVM, so that"
-                + " perfpin top and perfpin list show its threads live (the agent counts software events only,"
-                + " leaving the PMU to the profiler). Not added when the fork gets one already (under perfpin run).")
-                .withRequiredArg().ofType(String.class).describedAs("bool").defaultsTo("true");
+        OptionSpec<String> events = parser.accepts(
+                        "events",
+                        "Events and presets to count, comma-separated, as"
+                                + " perfpin names them (perfpin events lists them): perf's names (cycles, instructions,"
+                                + " cache-misses, ...), software events (task-clock, context-switches, page-faults, ...), presets"
+                                + " (ipc, cache, tlb, branch, sched), raw and PMU events. Each is reported per operation;"
+                                + " a preset's ratios (ipc, cpi, miss ratios) too.")
+                .withRequiredArg()
+                .ofType(String.class)
+                .describedAs("list")
+                .defaultsTo(DEFAULT_EVENTS);
+        OptionSpec<String> threads = parser.accepts(
+                        "threads",
+                        "Threads to count, by the regex their whole Java"
+                                + " name matches (RE2 syntax), or all for every thread of the benchmark's JVM (JIT, GC and JMH's"
+                                + " own threads too, as perfnorm counts). Default: JMH's worker threads, " + WORKERS
+                                + ".")
+                .withRequiredArg()
+                .ofType(String.class)
+                .describedAs("regex|all");
+        OptionSpec<String> pin = parser.accepts(
+                        "pin",
+                        "Pin each worker thread, from the last warm-up iteration to"
+                                + " the end of the measurement: core (a whole physical core of its own), isolated (an isolated CPU"
+                                + " of its own), or a CPU list (2-3) that all workers share. Each gets its CPUs back after the"
+                                + " last measurement iteration. Default: not pinned.")
+                .withRequiredArg()
+                .ofType(String.class)
+                .describedAs("core|isolated|cpus");
+        OptionSpec<String> perThread = parser.accepts(
+                        "perThread",
+                        "Also report each counted thread's share of"
+                                + " every count per operation, labelled by thread (·page-faults:worker-1).")
+                .withRequiredArg()
+                .ofType(String.class)
+                .describedAs("bool")
+                .defaultsTo("false");
+        OptionSpec<String> agent = parser.accepts(
+                        "agent",
+                        "Add the perfpin agent to the forked JVM, so that"
+                                + " perfpin top and perfpin list show its threads live (the agent counts software events only,"
+                                + " leaving the PMU to the profiler). Not added when the fork gets one already (under perfpin run).")
+                .withRequiredArg()
+                .ofType(String.class)
+                .describedAs("bool")
+                .defaultsTo("true");
         parser.accepts("help", "Display help.");
         OptionSpec<String> rest = parser.nonOptions();
 
@@ -114,8 +138,8 @@ final class ProfilerOptions {
             return new ProfilerOptions(eventList, selected, placement, each, bool(set.valueOf(agent)));
         } catch (IllegalArgumentException | IOException e) {
             String message = e.getMessage();
-            throw failure(parser, message.contains("'" + token + "'") ? message
-                    : "bad option '" + token + "': " + message);
+            throw failure(
+                    parser, message.contains("'" + token + "'") ? message : "bad option '" + token + "': " + message);
         }
     }
 
@@ -140,8 +164,9 @@ final class ProfilerOptions {
             }
             String key = option.contains("=") ? option.substring(0, option.indexOf('=')) : option;
             if (!KEYS.contains(key)) {
-                throw failure(parser, "bad option '" + option + "': unknown key '" + key + "'; allowed: "
-                        + String.join(", ", KEYS));
+                throw failure(
+                        parser,
+                        "bad option '" + option + "': unknown key '" + key + "'; allowed: " + String.join(", ", KEYS));
             }
             tokens.add("--" + option);
         }

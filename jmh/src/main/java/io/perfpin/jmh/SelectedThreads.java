@@ -4,7 +4,6 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreads;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.options.ThreadPattern;
-
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -20,8 +19,7 @@ import java.util.Map;
  * JVM's own (GC workers, which are no Java threads) by the kernel's name for them.
  */
 final class SelectedThreads {
-    private SelectedThreads() {
-    }
+    private SelectedThreads() {}
 
     /** @param pattern null for every thread */
     static Map<Integer, String> of(Syscalls syscalls, ThreadPattern pattern) throws AttachException, IOException {
@@ -37,7 +35,11 @@ final class SelectedThreads {
                 int tid = Integer.parseInt(task.getFileName().toString());
                 String name = javaNames.get(tid);
                 try {
-                    all.put(tid, name != null ? name : Files.readString(task.resolve("comm")).strip());
+                    all.put(
+                            tid,
+                            name != null
+                                    ? name
+                                    : Files.readString(task.resolve("comm")).strip());
                 } catch (NoSuchFileException ended) {
                     // ended since the listing: nothing to count
                 }

@@ -2,7 +2,6 @@ package io.perfpin.jmh;
 
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.EventFailure;
-
 import java.util.List;
 
 /**
@@ -15,7 +14,8 @@ import java.util.List;
 record ThreadCount(String name, CounterSnapshot counts, List<EventFailure> unsupported, String notCounted) {
     /** Whether event {@code index} was counted for this thread over the iteration. */
     boolean counted(int index) {
-        return notCounted == null && counts.isCounted(index)
+        return notCounted == null
+                && counts.isCounted(index)
                 && unsupported.stream().noneMatch(failure -> failure.index() == index);
     }
 }

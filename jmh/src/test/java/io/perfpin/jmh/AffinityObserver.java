@@ -2,13 +2,6 @@ package io.perfpin.jmh;
 
 import io.perfpin.jvm.JavaThreads;
 import io.perfpin.nativeio.Backends;
-import org.openjdk.jmh.infra.BenchmarkParams;
-import org.openjdk.jmh.infra.IterationParams;
-import org.openjdk.jmh.profile.InternalProfiler;
-import org.openjdk.jmh.results.IterationResult;
-import org.openjdk.jmh.results.Result;
-import org.openjdk.jmh.runner.IterationType;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -16,6 +9,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import org.openjdk.jmh.infra.BenchmarkParams;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.profile.InternalProfiler;
+import org.openjdk.jmh.results.IterationResult;
+import org.openjdk.jmh.results.Result;
+import org.openjdk.jmh.runner.IterationType;
 
 /**
  * A test's profiler that reads, from /proc, the CPUs each JMH worker may run on, around every iteration, and prints
@@ -34,31 +33,33 @@ public final class AffinityObserver implements InternalProfiler {
 
     @Override
     public void beforeIteration(BenchmarkParams benchmark, IterationParams iteration) {
-        print(benchmark, iteration, iteration.getType() == IterationType.WARMUP ? ++warmups
-                : ++measurements, "start");
+        print(benchmark, iteration, iteration.getType() == IterationType.WARMUP ? ++warmups : ++measurements, "start");
     }
 
     @Override
-    public Collection<? extends Result> afterIteration(BenchmarkParams benchmark, IterationParams iteration,
-                                                       IterationResult result) {
-        print(benchmark, iteration, iteration.getType() == IterationType.WARMUP ? warmups
-                : measurements, "end");
+    public Collection<? extends Result> afterIteration(
+            BenchmarkParams benchmark, IterationParams iteration, IterationResult result) {
+        print(benchmark, iteration, iteration.getType() == IterationType.WARMUP ? warmups : measurements, "end");
         return List.of();
     }
 
     private static void print(BenchmarkParams benchmark, IterationParams iteration, int number, String when) {
         String prefix = benchmark.getBenchmark() + "-jmh-";
         List<Thread> workers = new ArrayList<>();
-        Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).forEach(workers::add);
+        Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith(prefix))
+                .forEach(workers::add);
         try {
             Map<String, String> cpus = new TreeMap<>();
-            for (Map.Entry<Thread, Integer> worker : JavaThreads.tids(Backends.syscalls(), workers).entrySet()) {
+            for (Map.Entry<Thread, Integer> worker :
+                    JavaThreads.tids(Backends.syscalls(), workers).entrySet()) {
                 String status = Files.readString(Path.of("/proc/self/task/" + worker.getValue() + "/status"));
-                cpus.put(worker.getKey().getName().substring(prefix.length()),
+                cpus.put(
+                        worker.getKey().getName().substring(prefix.length()),
                         status.replaceAll("(?s).*\nCpus_allowed_list:\\s*(\\S+)\n.*", "$1"));
             }
-            cpus.forEach((name, list) -> System.out.println("affinity " + iteration.getType() + " " + number + " "
-                    + when + " " + name + " " + list));
+            cpus.forEach((name, list) -> System.out.println(
+                    "affinity " + iteration.getType() + " " + number + " " + when + " " + name + " " + list));
         } catch (Exception e) {
             System.out.println("affinity unreadable: " + e);
         }

@@ -17,7 +17,8 @@ import java.util.stream.Collectors;
  * and this module's test benchmarks on the class path. Its output and exit code, within a deadline.
  */
 final class JmhRun {
-    private static final String JAVA = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+    private static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final long DEADLINE_SECONDS = 120;
 
     final int code;
@@ -36,12 +37,16 @@ final class JmhRun {
         command.addAll(Arrays.asList(args));
         Path output = Files.createTempFile("jmh-run", ".txt");
         try {
-            Process jmh = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output.toFile()).start();
+            Process jmh = new ProcessBuilder(command)
+                    .redirectErrorStream(true)
+                    .redirectOutput(output.toFile())
+                    .start();
             if (!jmh.waitFor(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
                 jmh.descendants().forEach(ProcessHandle::destroyForcibly);
                 jmh.destroyForcibly();
                 jmh.waitFor();
-                throw new AssertionError("JMH still ran after " + DEADLINE_SECONDS + " s:\n" + Files.readString(output));
+                throw new AssertionError(
+                        "JMH still ran after " + DEADLINE_SECONDS + " s:\n" + Files.readString(output));
             }
             return new JmhRun(jmh.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
         } finally {
@@ -60,8 +65,11 @@ final class JmhRun {
         }
         List<String> entries = new ArrayList<>(List.of(jar));
         entries.addAll(Arrays.stream(System.getProperty("java.class.path").split(":"))
-                .filter(e -> e.contains("jmh-core") || e.contains("jmh-samples") || e.contains("jopt-simple")
-                        || e.contains("commons-math3") || e.endsWith("jmh/target/test-classes")
+                .filter(e -> e.contains("jmh-core")
+                        || e.contains("jmh-samples")
+                        || e.contains("jopt-simple")
+                        || e.contains("commons-math3")
+                        || e.endsWith("jmh/target/test-classes")
                         || e.contains("test-apps"))
                 .collect(Collectors.toList()));
         return String.join(":", entries);

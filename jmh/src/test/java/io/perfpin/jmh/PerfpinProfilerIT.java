@@ -1,12 +1,13 @@
 package io.perfpin.jmh;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -14,10 +15,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * -prof perfpin in real JMH 1.37, on its published samples and on a benchmark of known page faults, each run as
@@ -27,6 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class PerfpinProfilerIT {
     /** JMHSample_22's baseline group: a reader and a writer, two worker threads. */
     private static final String TWO_WORKERS = "JMHSample_22_FalseSharing.baseline";
+
     private static final String SHORT = "-wi 1 -w 200ms -i 2 -r 200ms";
     private static final int PAGES = 256;
 
@@ -36,12 +36,18 @@ class PerfpinProfilerIT {
     @Test
     void lprofListsItAndHelpDescribesItsOptions() throws Exception {
         JmhRun list = JmhRun.of("-lprof");
-        assertTrue(list.out.matches("(?s).*\n +perfpin: Counts of the benchmark's own worker threads .*\\(discovered\\).*"),
+        assertTrue(
+                list.out.matches(
+                        "(?s).*\n +perfpin: Counts of the benchmark's own worker threads .*\\(discovered\\).*"),
                 list.out);
         JmhRun help = JmhRun.of("-prof", "perfpin:help");
         assertTrue(help.out.contains("Options accepted by perfpin:"), help.out);
-        for (String option : List.of("events=<list>", "threads=<regex|all>", "pin=<core|isolated|cpus>",
-                "perThread=<bool>", "agent=<bool>")) {
+        for (String option : List.of(
+                "events=<list>",
+                "threads=<regex|all>",
+                "pin=<core|isolated|cpus>",
+                "perThread=<bool>",
+                "agent=<bool>")) {
             assertTrue(help.out.contains("\n  " + option + " "), option + " in:\n" + help.out);
         }
     }
@@ -53,13 +59,25 @@ class PerfpinProfilerIT {
     @Test
     void aTwoWorkerSampleHasItsCountsPerOperationInTextAndJson() throws Exception {
         Path json = dir.resolve("result.json");
-        JmhRun run = JmhRun.of(args(TWO_WORKERS, "-f 1 " + SHORT, "-prof", "perfpin:perThread=true", "-rf", "json",
-                "-rff", json.toString()));
+        JmhRun run = JmhRun.of(args(
+                TWO_WORKERS,
+                "-f 1 " + SHORT,
+                "-prof",
+                "perfpin:perThread=true",
+                "-rf",
+                "json",
+                "-rff",
+                json.toString()));
         assertEquals(0, run.code, run.out);
-        for (String result : List.of("·task-clock +thrpt +2 +[^ ].* ns/op", "·context-switches +thrpt +2 +[^ ].* #/op",
+        for (String result : List.of(
+                "·task-clock +thrpt +2 +[^ ].* ns/op",
+                "·context-switches +thrpt +2 +[^ ].* #/op",
                 "·page-faults +thrpt +2 +[^ ].* #/op")) {
-            assertTrue(Pattern.compile("\nJMHSample_22_FalseSharing\\.baseline:" + result + "\n").matcher(run.out)
-                    .find(), result + " in the summary table:\n" + run.out);
+            assertTrue(
+                    Pattern.compile("\nJMHSample_22_FalseSharing\\.baseline:" + result + "\n")
+                            .matcher(run.out)
+                            .find(),
+                    result + " in the summary table:\n" + run.out);
         }
         Map<?, ?> metrics = secondaryMetrics(json);
         for (String event : List.of("task-clock", "context-switches", "page-faults")) {
@@ -71,12 +89,16 @@ class PerfpinProfilerIT {
             List<Double> first = rawData((Map<?, ?>) metrics.get("·" + event + ":worker-1"));
             List<Double> second = rawData((Map<?, ?>) metrics.get("·" + event + ":worker-2"));
             for (int i = 0; i < 2; i++) {
-                assertEquals(iterations.get(i), first.get(i) + second.get(i), 1e-9 * Math.max(1, iterations.get(i)),
+                assertEquals(
+                        iterations.get(i),
+                        first.get(i) + second.get(i),
+                        1e-9 * Math.max(1, iterations.get(i)),
                         event + ": each worker's share adds up to the total, iteration " + (i + 1));
             }
         }
         assertTrue(rawData((Map<?, ?>) metrics.get("·task-clock")).stream().allMatch(v -> v > 0), metrics.toString());
-        Matcher notCounted = Pattern.compile("# perfpin: not counting ([^:]+): ").matcher(run.out);
+        Matcher notCounted =
+                Pattern.compile("# perfpin: not counting ([^:]+): ").matcher(run.out);
         while (notCounted.find()) {
             for (String event : notCounted.group(1).split(", ")) {
                 assertFalse(metrics.containsKey("·" + event), event + " is not counted here, and has no result");
@@ -93,18 +115,38 @@ class PerfpinProfilerIT {
     @Test
     void aBenchmarkOfKnownPageFaultsPerOperationReportsThemInAForkAndWithoutOne() throws Exception {
         Path forked = dir.resolve("forked.json");
-        JmhRun run = JmhRun.of(args("PagesPerOperation", "-f 1 -v EXTRA " + SHORT, "-jvmArgsAppend",
-                "-Dperfpin.test.pages=" + PAGES, "-prof", "perfpin", "-rf", "json", "-rff", forked.toString()));
+        JmhRun run = JmhRun.of(args(
+                "PagesPerOperation",
+                "-f 1 -v EXTRA " + SHORT,
+                "-jvmArgsAppend",
+                "-Dperfpin.test.pages=" + PAGES,
+                "-prof",
+                "perfpin",
+                "-rf",
+                "json",
+                "-rff",
+                forked.toString()));
         assertEquals(0, run.code, run.out);
         assertFaultsPerOperation(forked, run);
         String fork = forkCommand(run);
-        assertTrue(fork.matches(".*, -javaagent:[^,]*/perfpin-agent\\.jar=threads=\\.\\*-jmh-worker-\\\\d\\+;events=sched;"
-                + "quiet, .*") && fork.contains(", -Dperfpin.test.pages=" + PAGES + ", "), "the agent beside"
-                + " -jvmArgsAppend: " + fork);
+        assertTrue(
+                fork.matches(".*, -javaagent:[^,]*/perfpin-agent\\.jar=threads=\\.\\*-jmh-worker-\\\\d\\+;events=sched;"
+                                + "quiet, .*")
+                        && fork.contains(", -Dperfpin.test.pages=" + PAGES + ", "),
+                "the agent beside" + " -jvmArgsAppend: " + fork);
 
         Path inProcess = dir.resolve("in-process.json");
-        JmhRun embedded = JmhRun.of(List.of("-Dperfpin.test.pages=" + PAGES), args("PagesPerOperation",
-                "-f 0 " + SHORT, "-prof", "perfpin", "-rf", "json", "-rff", inProcess.toString()));
+        JmhRun embedded = JmhRun.of(
+                List.of("-Dperfpin.test.pages=" + PAGES),
+                args(
+                        "PagesPerOperation",
+                        "-f 0 " + SHORT,
+                        "-prof",
+                        "perfpin",
+                        "-rf",
+                        "json",
+                        "-rff",
+                        inProcess.toString()));
         assertEquals(0, embedded.code, embedded.out);
         assertFaultsPerOperation(inProcess, embedded);
     }
@@ -117,19 +159,32 @@ class PerfpinProfilerIT {
     @Test
     void hardwareEventsPerOperationOnASimulatedPmu() throws Exception {
         Path json = dir.resolve("simulated.json");
-        JmhRun run = JmhRun.of(args("PagesPerOperation", "-f 1 " + SHORT, "-jvmArgsAppend",
+        JmhRun run = JmhRun.of(args(
+                "PagesPerOperation",
+                "-f 1 " + SHORT,
+                "-jvmArgsAppend",
                 "-Dperfpin.test.pages=" + PAGES + " -Dperfpin.simulated-pmu=skylake -Dperfpin.simulated-pmu.ipc=2.5",
-                "-prof", "perfpin:events=ipc,task-clock", "-rf", "json", "-rff", json.toString()));
+                "-prof",
+                "perfpin:events=ipc,task-clock",
+                "-rf",
+                "json",
+                "-rff",
+                json.toString()));
         assertEquals(0, run.code, run.out);
-        assertEquals(1, run.out.split("\n# perfpin: simulated PMU skylake ", -1).length - 1, "the fork says so once:\n"
-                + run.out);
+        assertEquals(
+                1,
+                run.out.split("\n# perfpin: simulated PMU skylake ", -1).length - 1,
+                "the fork says so once:\n" + run.out);
         Map<?, ?> metrics = secondaryMetrics(json);
         List<Double> cycles = rawData((Map<?, ?>) metrics.get("·cycles"));
         List<Double> instructions = rawData((Map<?, ?>) metrics.get("·instructions"));
         List<Double> taskClock = rawData((Map<?, ?>) metrics.get("·task-clock"));
         List<Double> ipc = rawData((Map<?, ?>) metrics.get("·ipc"));
         for (int i = 0; i < cycles.size(); i++) {
-            assertEquals(3.0 * taskClock.get(i), cycles.get(i), 3.0 * taskClock.get(i) * 0.05,
+            assertEquals(
+                    3.0 * taskClock.get(i),
+                    cycles.get(i),
+                    3.0 * taskClock.get(i) * 0.05,
                     "cycles per operation, iteration " + (i + 1) + ": " + metrics.keySet());
             assertEquals(2.5 * cycles.get(i), instructions.get(i), 2.5 * cycles.get(i) * 0.01);
             assertEquals(2.5, ipc.get(i), 0.03);
@@ -144,23 +199,24 @@ class PerfpinProfilerIT {
     @Test
     void aNoteSaidWhileAnIterationsLineIsOpenIsOnALineOfItsOwn() throws Exception {
         for (String forks : List.of("-f 0", "-f 1")) {
-            JmhRun run = JmhRun.of(args("JMHSample_01_HelloWorld", forks + " -wi 0 -i 2 -r 200ms", "-prof",
-                    "perfpin"));
+            JmhRun run = JmhRun.of(args("JMHSample_01_HelloWorld", forks + " -wi 0 -i 2 -r 200ms", "-prof", "perfpin"));
             assertEquals(0, run.code, run.out);
             List<String> lines = run.out.lines().toList();
             int note = -1;
             for (int i = 0; i < lines.size(); i++) {
                 String line = lines.get(i);
-                assertFalse(line.indexOf("# perfpin:") > 0 || line.indexOf("[perfpin]") > 0, forks + ": text before"
-                        + " a note on its line " + i + ":\n" + run.out);
+                assertFalse(
+                        line.indexOf("# perfpin:") > 0 || line.indexOf("[perfpin]") > 0,
+                        forks + ": text before" + " a note on its line " + i + ":\n" + run.out);
                 if (line.startsWith("# perfpin: measurement iteration 1 is not counted")) {
                     note = i;
                 }
             }
             assertTrue(note > 0, forks + ": the first iteration said not counted:\n" + run.out);
             assertEquals("Iteration   1:", lines.get(note - 1).strip(), forks + ":\n" + run.out);
-            assertTrue(lines.get(note + 1).matches("[0-9.,]+ ops/s"), forks + ": its result on the next line:\n"
-                    + run.out);
+            assertTrue(
+                    lines.get(note + 1).matches("[0-9.,]+ ops/s"),
+                    forks + ": its result on the next line:\n" + run.out);
         }
     }
 
@@ -171,8 +227,9 @@ class PerfpinProfilerIT {
     @Test
     void aForkThatGetsItsJvmsAgentGetsNoSecondAndRecordsBesideIt() throws Exception {
         Path record = dir.resolve("run.jsonl");
-        JmhRun run = JmhRun.of(List.of("-javaagent:" + AgentJar.forThisUser() + "=events=sched;out=" + record
-                + ";quiet"), args(TWO_WORKERS, "-f 1 -v EXTRA " + SHORT, "-prof", "perfpin"));
+        JmhRun run = JmhRun.of(
+                List.of("-javaagent:" + AgentJar.forThisUser() + "=events=sched;out=" + record + ";quiet"),
+                args(TWO_WORKERS, "-f 1 -v EXTRA " + SHORT, "-prof", "perfpin"));
         assertEquals(0, run.code, run.out);
         assertEquals(1, forkCommand(run).split("-javaagent:", -1).length - 1, forkCommand(run));
         assertFalse(run.out.contains("[perfpin]"), "nothing refused, nothing said on stderr:\n" + run.out);
@@ -185,15 +242,17 @@ class PerfpinProfilerIT {
     }
 
     private static String forkCommand(JmhRun run) {
-        Matcher command = Pattern.compile("(?m)^Forking using command: \\[(.*)\\]$").matcher(run.out);
+        Matcher command =
+                Pattern.compile("(?m)^Forking using command: \\[(.*)\\]$").matcher(run.out);
         assertTrue(command.find(), "-v EXTRA prints the fork's command:\n" + run.out);
         return command.group(1);
     }
 
     private void assertFaultsPerOperation(Path json, JmhRun run) throws Exception {
         for (double faults : rawData((Map<?, ?>) secondaryMetrics(json).get("·page-faults"))) {
-            assertTrue(Math.abs(faults - PAGES) <= PAGES * 0.03, faults + " page faults per operation of " + PAGES
-                    + " pages:\n" + run.out);
+            assertTrue(
+                    Math.abs(faults - PAGES) <= PAGES * 0.03,
+                    faults + " page faults per operation of " + PAGES + " pages:\n" + run.out);
         }
     }
 
@@ -204,17 +263,25 @@ class PerfpinProfilerIT {
      */
     @Test
     void pinCoreGivesEachWorkerItsOwnCoreForTheMeasurementAndItsCpusBackAfter() throws Exception {
-        // A perfpin directory of its own, whose CPU reservations no other test's pins share (JMH copies it to the fork).
-        JmhRun run = JmhRun.of(List.of("-Dperfpin.dir=" + dir.resolve("perfpin")), args(TWO_WORKERS,
-                "-f 1 -wi 2 -w 200ms -i 2 -r 200ms", "-prof", AffinityObserver.class.getName(), "-prof",
-                "perfpin:pin=core"));
+        // A perfpin directory of its own, whose CPU reservations no other test's pins share (JMH copies it to the
+        // fork).
+        JmhRun run = JmhRun.of(
+                List.of("-Dperfpin.dir=" + dir.resolve("perfpin")),
+                args(
+                        TWO_WORKERS,
+                        "-f 1 -wi 2 -w 200ms -i 2 -r 200ms",
+                        "-prof",
+                        AffinityObserver.class.getName(),
+                        "-prof",
+                        "perfpin:pin=core"));
         assertEquals(0, run.code, run.out);
         String allowed = affinity(run, "WARMUP 2 start worker-1");
         assertEquals(allowed, affinity(run, "WARMUP 2 start worker-2"), "not pinned before");
         for (String moment : List.of("MEASUREMENT 1 start", "MEASUREMENT 1 end", "MEASUREMENT 2 start")) {
             String first = affinity(run, moment + " worker-1");
             String second = affinity(run, moment + " worker-2");
-            assertTrue(first.matches("\\d+") && second.matches("\\d+") && !first.equals(second),
+            assertTrue(
+                    first.matches("\\d+") && second.matches("\\d+") && !first.equals(second),
                     moment + ": a CPU each, not the same: " + first + ", " + second + "\n" + run.out);
         }
         assertEquals(allowed, affinity(run, "MEASUREMENT 2 end worker-1"), "its CPUs back after the last iteration");
@@ -223,8 +290,8 @@ class PerfpinProfilerIT {
         Matcher placed = Pattern.compile("(?m)^# perfpin: pin=core placed \\S+ on CPU (\\d+), \\S+ on CPU (\\d+)$")
                 .matcher(run.out);
         assertTrue(placed.find(), "the cores chosen, said:\n" + run.out);
-        Set<String> measured = Set.of(affinity(run, "MEASUREMENT 1 start worker-1"),
-                affinity(run, "MEASUREMENT 1 start worker-2"));
+        Set<String> measured =
+                Set.of(affinity(run, "MEASUREMENT 1 start worker-1"), affinity(run, "MEASUREMENT 1 start worker-2"));
         assertEquals(measured, Set.of(placed.group(1), placed.group(2)), run.out);
         assertFalse(placed.find(), "said once:\n" + run.out);
     }
@@ -236,9 +303,19 @@ class PerfpinProfilerIT {
     @Test
     void pinToACpuListAndThreadsAll() throws Exception {
         Path json = dir.resolve("all.json");
-        JmhRun run = JmhRun.of(List.of("-Dperfpin.dir=" + dir.resolve("perfpin")), args(TWO_WORKERS,
-                "-f 1 -wi 2 -w 200ms -i 2 -r 200ms", "-prof", AffinityObserver.class.getName(), "-prof",
-                "perfpin:pin=1;threads=all;perThread=true", "-rf", "json", "-rff", json.toString()));
+        JmhRun run = JmhRun.of(
+                List.of("-Dperfpin.dir=" + dir.resolve("perfpin")),
+                args(
+                        TWO_WORKERS,
+                        "-f 1 -wi 2 -w 200ms -i 2 -r 200ms",
+                        "-prof",
+                        AffinityObserver.class.getName(),
+                        "-prof",
+                        "perfpin:pin=1;threads=all;perThread=true",
+                        "-rf",
+                        "json",
+                        "-rff",
+                        json.toString()));
         assertEquals(0, run.code, run.out);
         for (String worker : List.of("worker-1", "worker-2")) {
             String allowed = affinity(run, "WARMUP 2 start " + worker);
@@ -247,7 +324,8 @@ class PerfpinProfilerIT {
             }
             assertEquals(allowed, affinity(run, "MEASUREMENT 2 end " + worker), "its CPUs back after");
         }
-        long threads = secondaryMetrics(json).keySet().stream().filter(k -> k.toString().startsWith("·task-clock:"))
+        long threads = secondaryMetrics(json).keySet().stream()
+                .filter(k -> k.toString().startsWith("·task-clock:"))
                 .count();
         assertTrue(threads > 2, "every thread of the fork, not only the workers: " + threads + " shares\n" + run.out);
     }
@@ -275,7 +353,7 @@ class PerfpinProfilerIT {
     /** One value per measurement iteration, of the one fork. */
     private static List<Double> rawData(Map<?, ?> metric) {
         List<?> forks = (List<?>) metric.get("rawData");
-        return ((List<?>) forks.get(0)).stream().map(v -> ((Number) v).doubleValue())
-                .collect(java.util.stream.Collectors.toList());
+        return ((List<?>) forks.get(0))
+                .stream().map(v -> ((Number) v).doubleValue()).collect(java.util.stream.Collectors.toList());
     }
 }

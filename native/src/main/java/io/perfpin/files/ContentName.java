@@ -9,12 +9,12 @@ import java.util.zip.CRC32C;
  * hash, which would load the JDK's security providers into every application the agent starts in.
  */
 public final class ContentName {
-    private ContentName() {
-    }
+    private ContentName() {}
 
     public static String of(byte[] bytes) {
         CRC32C crc = new CRC32C();
         crc.update(bytes);
-        return Long.toHexString(bytes.length) + "-" + Long.toHexString(crc.getValue() | 0x1_0000_0000L).substring(1);
+        return Long.toHexString(bytes.length) + "-"
+                + Long.toHexString(crc.getValue() | 0x1_0000_0000L).substring(1);
     }
 }

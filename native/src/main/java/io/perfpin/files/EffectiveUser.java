@@ -15,8 +15,7 @@ import java.util.Arrays;
 public final class EffectiveUser {
     private static volatile int uid = -1;
 
-    private EffectiveUser() {
-    }
+    private EffectiveUser() {}
 
     /**
      * Whether perfpin trusts a directory or link of {@code uid} on the way to its files: root's, this user's, and,

@@ -11,22 +11,21 @@ import java.nio.file.Path;
  * toString a class name. For the CLI's messages and the agent's alike.
  */
 public final class FileErrors {
-    private FileErrors() {
-    }
+    private FileErrors() {}
 
     /**
      * A stats file that cannot be read, in one line: the reader's own messages name the file and what is wrong
      * with it; the file system's name only the path.
      */
     public static IllegalStateException unreadableStatsFile(Path file, IOException e) {
-        return new IllegalStateException("cannot read the stats file: " + (e instanceof FileSystemException
-                ? file + ": " + reason(e) : e.getMessage()));
+        return new IllegalStateException("cannot read the stats file: "
+                + (e instanceof FileSystemException ? file + ": " + reason(e) : e.getMessage()));
     }
 
     /** A file a user named that cannot be read, in one line; a refused one's message already names it. */
     public static IllegalStateException unreadable(Path file, IOException e) {
-        return new IllegalStateException(e instanceof NamedFile.Refused ? e.getMessage()
-                : "cannot read " + file + ": " + reason(e));
+        return new IllegalStateException(
+                e instanceof NamedFile.Refused ? e.getMessage() : "cannot read " + file + ": " + reason(e));
     }
 
     /** "no such file", "permission denied", or what the file system said. */
@@ -38,6 +37,7 @@ public final class FileErrors {
             return "permission denied";
         }
         return e instanceof FileSystemException && ((FileSystemException) e).getReason() != null
-                ? ((FileSystemException) e).getReason() : e.getMessage();
+                ? ((FileSystemException) e).getReason()
+                : e.getMessage();
     }
 }

@@ -1,7 +1,6 @@
 package io.perfpin.files;
 
 import io.perfpin.nativeio.FileStat;
-
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -20,6 +19,7 @@ final class FileStatus {
     final Object fileKey;
     /** glibc's dev_t: major in bits 8-19 and 44-63, minor in bits 0-7 and 20-43. */
     final long dev;
+
     final long inode;
 
     private FileStatus(int uid, int mode, Object fileKey, long dev, long inode) {
@@ -33,8 +33,9 @@ final class FileStatus {
     /** @throws NoSuchFileException when nothing is there */
     static FileStatus of(Path path) throws IOException {
         Map<String, Object> a = Files.readAttributes(path, "unix:uid,mode,fileKey,dev,ino", LinkOption.NOFOLLOW_LINKS);
-        return new FileStatus((Integer) a.get("uid"), (Integer) a.get("mode"), a.get("fileKey"), (Long) a.get("dev"),
-                (Long) a.get("ino"));
+        return new FileStatus(
+                (Integer) a.get("uid"), (Integer) a.get("mode"), a.get("fileKey"), (Long) a.get("dev"), (Long)
+                        a.get("ino"));
     }
 
     boolean isSymbolicLink() {

@@ -12,12 +12,26 @@ import java.util.Set;
  * ({@code /proc/self/mem} writes the process's memory), and no file can be made beside one. perfpin writes none.
  */
 final class KernelFileSystems {
-    static final Set<String> TYPES = Set.of("proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2", "debugfs",
-            "tracefs", "securityfs", "configfs", "bpf", "pstore", "efivarfs", "binfmt_misc", "fusectl", "mqueue");
+    static final Set<String> TYPES = Set.of(
+            "proc",
+            "sysfs",
+            "devtmpfs",
+            "devpts",
+            "cgroup",
+            "cgroup2",
+            "debugfs",
+            "tracefs",
+            "securityfs",
+            "configfs",
+            "bpf",
+            "pstore",
+            "efivarfs",
+            "binfmt_misc",
+            "fusectl",
+            "mqueue");
     private static final Path MOUNT_INFO = Path.of("/proc/self/mountinfo");
 
-    private KernelFileSystems() {
-    }
+    private KernelFileSystems() {}
 
     /**
      * Refuses {@code file} when its directory, or the nearest of its directories that exists, is on one of the

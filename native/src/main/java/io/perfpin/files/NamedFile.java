@@ -1,7 +1,6 @@
 package io.perfpin.files;
 
 import io.perfpin.nativeio.FileCalls;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
@@ -19,8 +18,7 @@ import java.util.Set;
 public final class NamedFile {
     private static final Set<StandardOpenOption> READ = Set.of(StandardOpenOption.READ);
 
-    private NamedFile() {
-    }
+    private NamedFile() {}
 
     /**
      * @return the file, open for reading

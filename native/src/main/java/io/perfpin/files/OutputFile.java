@@ -3,7 +3,6 @@ package io.perfpin.files;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
@@ -31,16 +30,19 @@ import java.util.concurrent.ThreadLocalRandom;
  * {@code unlinkat}) is relative to that directory's descriptor, so a link swapped in meanwhile is never followed.
  */
 public final class OutputFile {
-    private static final Set<StandardOpenOption> READ_WRITE = Set.of(StandardOpenOption.READ,
-            StandardOpenOption.WRITE);
+    private static final Set<StandardOpenOption> READ_WRITE = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
     private static final int PRIVATE_FILE = 0600;
     private static final int LOOK = FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC;
     /** No link, no device's open routine, no waiting: only a file this call creates is opened for writing. */
-    private static final int CREATE = FileCalls.O_RDWR | FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_NOFOLLOW
-            | FileCalls.O_NONBLOCK | FileCalls.O_NOCTTY | FileCalls.O_CLOEXEC;
+    private static final int CREATE = FileCalls.O_RDWR
+            | FileCalls.O_CREAT
+            | FileCalls.O_EXCL
+            | FileCalls.O_NOFOLLOW
+            | FileCalls.O_NONBLOCK
+            | FileCalls.O_NOCTTY
+            | FileCalls.O_CLOEXEC;
 
-    private OutputFile() {
-    }
+    private OutputFile() {}
 
     /**
      * @return the new, empty file, open for reading and writing
@@ -135,8 +137,8 @@ public final class OutputFile {
         /** A new file beside the old, renamed over it: the name never holds a partly written file. */
         private FileChannel replace() throws IOException {
             for (int attempt = 0; ; attempt++) {
-                String temporary = "." + name + ".perfpin-" + Long.toHexString(
-                        ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+                String temporary = "." + name + ".perfpin-"
+                        + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
                 FileChannel channel = createNew(temporary);
                 if (channel == null) {
                     if (attempt == 100) {

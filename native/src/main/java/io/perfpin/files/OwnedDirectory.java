@@ -1,7 +1,6 @@
 package io.perfpin.files;
 
 import io.perfpin.nativeio.FileCalls;
-
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -41,10 +40,14 @@ import java.util.function.Predicate;
 public final class OwnedDirectory {
     /** Only its user may use it, and what is in it. */
     private static final Set<PosixFilePermission> DIRECTORY = PosixFilePermissions.fromString("rwx------");
+
     private static final Set<PosixFilePermission> FILE = PosixFilePermissions.fromString("rw-------");
 
-    private static final Set<OpenOption> NEW_FILE = Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-            StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS);
+    private static final Set<OpenOption> NEW_FILE = Set.of(
+            StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.READ,
+            StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS);
     private static final Set<OpenOption> READ_NO_LINK = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
     private final Path path;
@@ -67,7 +70,10 @@ public final class OwnedDirectory {
         Path absolute = dir.toAbsolutePath();
         Path parent = absolute.getParent();
         Path name = absolute.getFileName();
-        if (parent == null || name == null || name.toString().equals(".") || name.toString().equals("..")) {
+        if (parent == null
+                || name == null
+                || name.toString().equals(".")
+                || name.toString().equals("..")) {
             throw new UntrustedPathException(dir + " cannot be perfpin's directory: name a directory below /");
         }
         Path trustedParent = Files.exists(parent) ? TrustedPath.verify(parent) : open(parent).path;
@@ -96,9 +102,11 @@ public final class OwnedDirectory {
                     + " remove it, or point perfpin at another directory");
         }
         try (SecureDirectoryStream<Path> parentStream = stream(parent);
-             SecureDirectoryStream<Path> opened = parentStream.newDirectoryStream(Path.of(name),
-                     LinkOption.NOFOLLOW_LINKS)) {
-            Object key = opened.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey();
+                SecureDirectoryStream<Path> opened =
+                        parentStream.newDirectoryStream(Path.of(name), LinkOption.NOFOLLOW_LINKS)) {
+            Object key = opened.getFileAttributeView(BasicFileAttributeView.class)
+                    .readAttributes()
+                    .fileKey();
             if (!key.equals(status.fileKey)) {
                 throw new UntrustedPathException(path + " was replaced while perfpin opened it");
             }
@@ -133,8 +141,11 @@ public final class OwnedDirectory {
      * {@code O_NOFOLLOW}), checked to be the directory verified when it was opened; the caller closes it.
      */
     public int descriptor(FileCalls calls) throws IOException {
-        int fd = calls.openat(FileCalls.AT_FDCWD, path.toString(), FileCalls.O_PATH | FileCalls.O_DIRECTORY
-                | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
+        int fd = calls.openat(
+                FileCalls.AT_FDCWD,
+                path.toString(),
+                FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
+                0);
         if (fd < 0) {
             throw PathWalk.failure(path.toString(), fd);
         }
@@ -240,7 +251,8 @@ public final class OwnedDirectory {
             while (compared < content.length) {
                 chunk.clear();
                 int read = in.read(chunk);
-                if (read <= 0 || compared + read > content.length
+                if (read <= 0
+                        || compared + read > content.length
                         || !Arrays.equals(chunk.array(), 0, read, content, compared, compared + read)) {
                     return false;
                 }
@@ -269,8 +281,8 @@ public final class OwnedDirectory {
     }
 
     private FileChannel create(SecureDirectoryStream<Path> dir, String name) throws IOException {
-        FileChannel channel = (FileChannel) dir.newByteChannel(Path.of(name), NEW_FILE,
-                PosixFilePermissions.asFileAttribute(FILE));
+        FileChannel channel =
+                (FileChannel) dir.newByteChannel(Path.of(name), NEW_FILE, PosixFilePermissions.asFileAttribute(FILE));
         try {
             // the umask may have taken bits; this file is ours since O_EXCL made it
             dir.getFileAttributeView(Path.of(name), PosixFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
@@ -286,7 +298,9 @@ public final class OwnedDirectory {
     private SecureDirectoryStream<Path> stream() throws IOException {
         SecureDirectoryStream<Path> dir = stream(path);
         try {
-            if (!dir.getFileAttributeView(BasicFileAttributeView.class).readAttributes().fileKey()
+            if (!dir.getFileAttributeView(BasicFileAttributeView.class)
+                    .readAttributes()
+                    .fileKey()
                     .equals(status.fileKey)) {
                 throw new UntrustedPathException(path + " was replaced after perfpin checked it");
             }
@@ -301,13 +315,18 @@ public final class OwnedDirectory {
         DirectoryStream<Path> stream = Files.newDirectoryStream(dir);
         if (!(stream instanceof SecureDirectoryStream)) {
             stream.close();
-            throw new IOException("this JDK cannot open directories relative to a descriptor (no SecureDirectoryStream)");
+            throw new IOException(
+                    "this JDK cannot open directories relative to a descriptor (no SecureDirectoryStream)");
         }
         return (SecureDirectoryStream<Path>) stream;
     }
 
     private static String checkedName(String name) {
-        if (name.isEmpty() || name.equals(".") || name.equals("..") || name.indexOf('/') >= 0 || name.indexOf('\0') >= 0) {
+        if (name.isEmpty()
+                || name.equals(".")
+                || name.equals("..")
+                || name.indexOf('/') >= 0
+                || name.indexOf('\0') >= 0) {
             throw new IllegalArgumentException("not a file name: '" + name + "'");
         }
         return name;

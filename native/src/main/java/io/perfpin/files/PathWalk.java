@@ -4,15 +4,14 @@ import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.NativeException;
-
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.OpenOption;
 import java.nio.file.Path;
-import java.util.Set;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.Set;
 
 /**
  * Opens a path the way perfpin opens every path: component by component from a trusted directory descriptor, each
@@ -39,8 +38,9 @@ import java.util.Deque;
 public final class PathWalk {
     /** As the kernel's own limit on links in one lookup. */
     private static final int MAX_LINKS = 40;
-    private static final int DIR_FLAGS = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW
-            | FileCalls.O_CLOEXEC;
+
+    private static final int DIR_FLAGS =
+            FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC;
     private static final int PRIVATE_DIRECTORY = 0700;
 
     private final FileCalls calls;
@@ -66,8 +66,7 @@ public final class PathWalk {
     }
 
     /** A directory descriptor and a name in it: where a file is, or is to be created. */
-    public record Entry(int dirFd, String name, String shownAs) {
-    }
+    public record Entry(int dirFd, String name, String shownAs) {}
 
     /**
      * An {@code O_PATH} descriptor of what {@code path} names; the caller closes it.
@@ -115,8 +114,8 @@ public final class PathWalk {
             // On the host the last component may itself be a link to follow: resolved until it is not.
             while (!jailed && !writing) {
                 checkFileName(path, last);
-                int fd = calls.openat(walk.current(), last, FileCalls.O_PATH | FileCalls.O_NOFOLLOW
-                        | FileCalls.O_CLOEXEC, 0);
+                int fd = calls.openat(
+                        walk.current(), last, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
                 if (fd < 0) {
                     break; // absent (to be created), or not ours to see: the caller's open says which
                 }
@@ -151,8 +150,8 @@ public final class PathWalk {
 
     /** An {@code O_PATH} descriptor of {@code entry}'s file, which must not be a link. */
     private int locateIn(Entry entry) throws IOException {
-        int fd = calls.openat(entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW
-                | FileCalls.O_CLOEXEC, 0);
+        int fd = calls.openat(
+                entry.dirFd(), entry.name(), FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
         if (fd == -Errno.ENOENT) {
             throw missing("cannot open " + entry.shownAs());
         }
@@ -172,8 +171,11 @@ public final class PathWalk {
         if (!status.isRegularFile()) {
             throw new IOException(shownAs + " is " + status.kind() + ", not a regular file");
         }
-        int opened = calls.openat(FileCalls.AT_FDCWD, "/proc/self/fd/" + fd, flags | FileCalls.O_NONBLOCK
-                | FileCalls.O_NOCTTY | FileCalls.O_CLOEXEC, 0);
+        int opened = calls.openat(
+                FileCalls.AT_FDCWD,
+                "/proc/self/fd/" + fd,
+                flags | FileCalls.O_NONBLOCK | FileCalls.O_NOCTTY | FileCalls.O_CLOEXEC,
+                0);
         if (opened < 0) {
             throw failure(shownAs, opened);
         }
@@ -265,16 +267,16 @@ public final class PathWalk {
                     }
                     continue;
                 }
-                int fd = calls.openat(current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
-                        0);
+                int fd =
+                        calls.openat(current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
                 if (fd == -Errno.ENOENT && creating) {
                     // 0700 at most, whatever the umask; EEXIST: made meanwhile, and looked at below like any other
                     int made = calls.mkdirat(current(), part, PRIVATE_DIRECTORY);
                     if (made < 0 && made != -Errno.EEXIST) {
                         throw new IOException("cannot create " + path + ": " + part + ": " + Errno.words(made));
                     }
-                    fd = calls.openat(current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
-                            0);
+                    fd = calls.openat(
+                            current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
                 }
                 if (fd == -Errno.ENOENT) {
                     throw missing("cannot open " + path + ": " + part);
@@ -295,8 +297,8 @@ public final class PathWalk {
                 }
                 calls.close(fd);
                 if (!status.isSymbolicLink()) {
-                    throw new IOException("cannot open " + path + ": " + part + " is " + status.kind()
-                            + ", not a directory");
+                    throw new IOException(
+                            "cannot open " + path + ": " + part + " is " + status.kind() + ", not a directory");
                 }
                 Deque<String> target = followed(part);
                 target.addAll(parts);
@@ -317,8 +319,8 @@ public final class PathWalk {
                 throw new IOException("cannot open " + path + ": too many levels of symbolic links");
             }
             // The link itself, opened once: what is checked is what is read, whatever is renamed meanwhile.
-            int linkFd = calls.openat(current(), name, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
-                    0);
+            int linkFd =
+                    calls.openat(current(), name, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
             if (linkFd < 0) {
                 throw failure(path, linkFd);
             }
@@ -327,7 +329,8 @@ public final class PathWalk {
                 FileStat link = calls.fstat(linkFd);
                 FileStat directory = calls.fstat(current());
                 if (!link.isSymbolicLink()) {
-                    throw new IOException("cannot open " + path + ": " + name + " was replaced while perfpin opened it");
+                    throw new IOException(
+                            "cannot open " + path + ": " + name + " was replaced while perfpin opened it");
                 }
                 if (!trusted(link.uid()) || !trusted(directory.uid())) {
                     throw new IOException("cannot open " + path + ": " + name + " is a symbolic link of uid "

@@ -25,8 +25,7 @@ public final class TrustedPath {
     /** As the kernel's own limit on links in one lookup. */
     private static final int MAX_LINKS = 40;
 
-    private TrustedPath() {
-    }
+    private TrustedPath() {}
 
     /**
      * The real path of {@code dir} (links resolved, as the system's own locations may be links), after checking
@@ -87,8 +86,8 @@ public final class TrustedPath {
             throw new UntrustedPathException(dir + " is " + status.kind() + ", not a directory");
         }
         if (!EffectiveUser.trusts(status.uid)) {
-            throw new UntrustedPathException(dir + " belongs to uid " + status.uid
-                    + ", who could replace what perfpin keeps below it");
+            throw new UntrustedPathException(
+                    dir + " belongs to uid " + status.uid + ", who could replace what perfpin keeps below it");
         }
         if (status.othersMayReplaceEntries()) {
             throw new UntrustedPathException(dir + " is writable by other users (mode "

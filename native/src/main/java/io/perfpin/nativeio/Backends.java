@@ -14,14 +14,16 @@ public final class Backends {
     private static Syscalls chosen;
     private static final List<String> FAILURES = new ArrayList<>();
 
-    private Backends() {
-    }
+    private Backends() {}
 
     /** The process-wide backend, chosen on first use. */
     public static synchronized Syscalls syscalls() {
         if (chosen == null) {
-            chosen = simulatedIfAsked(choose(), System.getProperty(SimulatedPmu.PROPERTY),
-                    System.getProperty(SimulatedPmu.IPC_PROPERTY), System.getProperty(SimulatedPmu.MPKI_PROPERTY));
+            chosen = simulatedIfAsked(
+                    choose(),
+                    System.getProperty(SimulatedPmu.PROPERTY),
+                    System.getProperty(SimulatedPmu.IPC_PROPERTY),
+                    System.getProperty(SimulatedPmu.MPKI_PROPERTY));
         }
         return chosen;
     }
@@ -46,8 +48,10 @@ public final class Backends {
      */
     public static String simulatedPmuNotice(Syscalls syscalls) {
         String pmu = syscalls.simulatedPmu();
-        return pmu == null ? null : pmu.replace("simulated ", "simulated PMU ") + " (-D" + SimulatedPmu.PROPERTY
-                + "): hardware events are counted from each thread's task-clock, for tests; none is a measurement";
+        return pmu == null
+                ? null
+                : pmu.replace("simulated ", "simulated PMU ") + " (-D" + SimulatedPmu.PROPERTY
+                        + "): hardware events are counted from each thread's task-clock, for tests; none is a measurement";
     }
 
     /** Why backends tried before the chosen one (or all of them) failed to load. */
@@ -60,8 +64,8 @@ public final class Backends {
         if (forced != null) {
             Backend backend = Backend.parse(forced);
             if (backend == null) {
-                throw new BackendUnavailableException("-D" + BACKEND_PROPERTY + "=" + forced
-                        + " names no backend; allowed: jni, jffi, jna");
+                throw new BackendUnavailableException(
+                        "-D" + BACKEND_PROPERTY + "=" + forced + " names no backend; allowed: jni, jffi, jna");
             }
             return load(backend);
         }
@@ -145,8 +149,8 @@ public final class Backends {
                     + requiredLibrary(backend);
         }
         int newline = message.indexOf('\n');
-        return (newline < 0 ? message : message.substring(0, newline)).trim() + " (it needs "
-                + requiredLibrary(backend) + " for this platform)";
+        return (newline < 0 ? message : message.substring(0, newline)).trim() + " (it needs " + requiredLibrary(backend)
+                + " for this platform)";
     }
 
     private static String requiredLibrary(Backend backend) {

@@ -6,8 +6,7 @@ package io.perfpin.nativeio;
  * leaves the search path, class-data sharing and the JVM's output as they were. Only the JNI backend has it.
  */
 public final class BootClasses {
-    private BootClasses() {
-    }
+    private BootClasses() {}
 
     /**
      * Defines {@code name} (binary name, {@code a.b.C}) from {@code classFile} in the bootstrap class loader, which
@@ -17,7 +16,8 @@ public final class BootClasses {
      *         file, another name, or already defined there)
      */
     public static int define(Syscalls syscalls, String name, byte[] classFile) {
-        return syscalls.backend() == Backend.JNI ? JniSyscalls.defineBootClass0(name.replace('.', '/'), classFile)
+        return syscalls.backend() == Backend.JNI
+                ? JniSyscalls.defineBootClass0(name.replace('.', '/'), classFile)
                 : -Errno.ENOSYS;
     }
 

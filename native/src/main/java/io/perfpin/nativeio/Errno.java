@@ -62,8 +62,7 @@ public final class Errno {
         NAMES[EOPNOTSUPP] = "EOPNOTSUPP";
     }
 
-    private Errno() {
-    }
+    private Errno() {}
 
     /** The symbolic name of an errno, positive or negated: {@code name(-2)} is "ENOENT". */
     public static String name(long errno) {

@@ -23,10 +23,10 @@ public final class FileCalls {
     public static final int O_NONBLOCK = 04000;
     /** arm64 numbers these two (and O_DIRECT) differently from x86-64. */
     public static final int O_DIRECTORY = ARM64 ? 040000 : 0200000;
+
     public static final int O_NOFOLLOW = ARM64 ? 0100000 : 0400000;
     public static final int O_CLOEXEC = 02000000;
     public static final int O_PATH = 010000000;
-
 
     public static final int AT_SYMLINK_NOFOLLOW = 0x100;
     public static final int AT_REMOVEDIR = 0x200;
@@ -36,6 +36,7 @@ public final class FileCalls {
 
     /** struct statx is 256 bytes on every architecture. */
     private static final int STATX_BYTES = 256;
+
     private static final int STATX_BASIC_STATS = 0x7ff;
     private static final int PATH_MAX = 4096;
 
@@ -77,8 +78,14 @@ public final class FileCalls {
             throw new NativeException("statx", (int) -rc);
         }
         ByteBuffer b = out.buffer();
-        return new FileStat(b.getShort(28) & 0xFFFF, b.getInt(20), b.getInt(24), b.getLong(40), b.getInt(16),
-                b.getLong(32), (long) b.getInt(136) << 32 | b.getInt(140) & 0xFFFF_FFFFL);
+        return new FileStat(
+                b.getShort(28) & 0xFFFF,
+                b.getInt(20),
+                b.getInt(24),
+                b.getLong(40),
+                b.getInt(16),
+                b.getLong(32),
+                (long) b.getInt(136) << 32 | b.getInt(140) & 0xFFFF_FFFFL);
     }
 
     /** What the open descriptor {@code fd} refers to ({@code fstat}). */
@@ -99,8 +106,8 @@ public final class FileCalls {
     public int renameat2(int fromDir, String from, int toDir, String to, int flags) {
         NativeBuffer fromName = cString(from);
         NativeBuffer toName = cString(to);
-        return (int) call(numbers.renameat2, fromDir, fromName.address(), toDir, toName.address(), flags, fromName,
-                toName);
+        return (int)
+                call(numbers.renameat2, fromDir, fromName.address(), toDir, toName.address(), flags, fromName, toName);
     }
 
     /** {@code mkdirat(dirfd, name, mode)}. */

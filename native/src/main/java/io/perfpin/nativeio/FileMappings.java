@@ -9,8 +9,7 @@ import java.nio.MappedByteBuffer;
  * valid (it reads zeros, and writes go nowhere) until the GC unmaps it. Only the JNI backend has it.
  */
 public final class FileMappings {
-    private FileMappings() {
-    }
+    private FileMappings() {}
 
     /**
      * @param mapped a buffer that {@code FileChannel.map} returned, not a slice of one

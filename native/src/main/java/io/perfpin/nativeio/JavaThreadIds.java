@@ -6,8 +6,7 @@ package io.perfpin.nativeio;
  * java.base. Only the JNI backend on HotSpot has it.
  */
 public final class JavaThreadIds {
-    private JavaThreadIds() {
-    }
+    private JavaThreadIds() {}
 
     /**
      * Fills {@code tids[i]} with the TID of {@code threads[i]}, or -1 for a thread that is not running (not

@@ -23,16 +23,15 @@ public final class JffiSyscalls extends LibcSyscalls {
     private final LastError lastError = LastError.getInstance();
     private final MemoryIO memory = MemoryIO.getInstance();
 
-    private final LibcFunction syscall = LibcFunction.variadic("syscall", Type.SLONG, 1,
-            Type.SLONG, Type.SLONG, Type.SLONG, Type.SLONG, Type.SLONG, Type.SLONG);
+    private final LibcFunction syscall = LibcFunction.variadic(
+            "syscall", Type.SLONG, 1, Type.SLONG, Type.SLONG, Type.SLONG, Type.SLONG, Type.SLONG, Type.SLONG);
     private final LibcFunction read = LibcFunction.fixed("read", Type.SLONG, Type.SINT, Type.POINTER, Type.ULONG);
     private final LibcFunction ioctl = LibcFunction.variadic("ioctl", Type.SINT, 2, Type.SINT, Type.ULONG, Type.ULONG);
     private final LibcFunction close = LibcFunction.fixed("close", Type.SINT, Type.SINT);
-    private final LibcFunction schedSetaffinity = LibcFunction.fixed("sched_setaffinity", Type.SINT,
-            Type.SINT, Type.ULONG, Type.POINTER);
+    private final LibcFunction schedSetaffinity =
+            LibcFunction.fixed("sched_setaffinity", Type.SINT, Type.SINT, Type.ULONG, Type.POINTER);
 
-    private JffiSyscalls() {
-    }
+    private JffiSyscalls() {}
 
     /** Binds libc; throws a {@link LinkageError} when jffi or its native part cannot load here. */
     public static Syscalls load() {
@@ -90,14 +89,17 @@ public final class JffiSyscalls extends LibcSyscalls {
         }
 
         static LibcFunction fixed(String name, Type result, Type... parameters) {
-            return new LibcFunction(symbol(name),
+            return new LibcFunction(
+                    symbol(name),
                     CallContext.getCallContext(result, parameters, CallingConvention.DEFAULT, SAVE_ERRNO));
         }
 
         /** A variadic function: libffi must know how many parameters are fixed to pass the rest right. */
         static LibcFunction variadic(String name, Type result, int fixedParameters, Type... parameters) {
-            return new LibcFunction(symbol(name), CallContext.getCallContext(result, fixedParameters, parameters,
-                    CallingConvention.DEFAULT, SAVE_ERRNO));
+            return new LibcFunction(
+                    symbol(name),
+                    CallContext.getCallContext(
+                            result, fixedParameters, parameters, CallingConvention.DEFAULT, SAVE_ERRNO));
         }
 
         /** libc is always loaded into a JVM, so the process's default namespace has every symbol. */

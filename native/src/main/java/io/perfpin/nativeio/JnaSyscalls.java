@@ -14,8 +14,7 @@ import java.nio.ByteBuffer;
 public final class JnaSyscalls extends LibcSyscalls {
     private static boolean registered;
 
-    private JnaSyscalls() {
-    }
+    private JnaSyscalls() {}
 
     /** Binds libc; throws a {@link LinkageError} when JNA or its native part cannot load here. */
     public static synchronized Syscalls load() {

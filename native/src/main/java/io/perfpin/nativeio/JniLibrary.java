@@ -2,7 +2,6 @@ package io.perfpin.nativeio;
 
 import io.perfpin.files.ContentName;
 import io.perfpin.files.OwnedDirectory;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -33,8 +32,7 @@ public final class JniLibrary {
 
     private static boolean loaded;
 
-    private JniLibrary() {
-    }
+    private JniLibrary() {}
 
     /** The jar folder of this machine's build, such as {@code linux-x86_64}. */
     public static String platform() {
@@ -60,8 +58,8 @@ public final class JniLibrary {
                 return;
             }
             // An explicit path that fails is a configuration error: do not silently load another copy.
-            throw new UnsatisfiedLinkError("perfpin: could not load -D" + LIBRARY_PROPERTY + "=" + explicit
-                    + ": " + attempts.get(0));
+            throw new UnsatisfiedLinkError(
+                    "perfpin: could not load -D" + LIBRARY_PROPERTY + "=" + explicit + ": " + attempts.get(0));
         }
         byte[] packaged = readPackaged();
         if (packaged == null) {

@@ -7,8 +7,7 @@ public final class JniSyscalls implements Syscalls {
     /** Read by the C library's JNI_OnLoad to find this class, whatever package shading moved it to. */
     static final String BINDING_CLASS_PROPERTY = "io.perfpin.jni.bindingClass";
 
-    private JniSyscalls() {
-    }
+    private JniSyscalls() {}
 
     /** Loads the C library ({@link JniLibrary} says where from) and binds it. */
     public static Syscalls load() {
@@ -123,8 +122,16 @@ public final class JniSyscalls implements Syscalls {
 
     static native int watchdogStart0(int[] pidAndFd);
 
-    static native int watchdogPinning0(int fd, int pid, int tid, long startTime, long exeDevice, long exeInode,
-                                       int[] credentials, long[] before, long[] pinned);
+    static native int watchdogPinning0(
+            int fd,
+            int pid,
+            int tid,
+            long startTime,
+            long exeDevice,
+            long exeInode,
+            int[] credentials,
+            long[] before,
+            long[] pinned);
 
     static native int watchdogReleased0(int fd, int pid, int tid);
 
@@ -134,8 +141,7 @@ public final class JniSyscalls implements Syscalls {
 
     static native int releaseMapping0(ByteBuffer mapped);
 
-    static native int enrolStart0(Class<?> hooks, long[] attrAddresses, ByteBuffer budgetHeld, long budget,
-                                  int slots);
+    static native int enrolStart0(Class<?> hooks, long[] attrAddresses, ByteBuffer budgetHeld, long budget, int slots);
 
     static native int enrolStop0();
 

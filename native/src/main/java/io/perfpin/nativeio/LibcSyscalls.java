@@ -70,7 +70,8 @@ abstract class LibcSyscalls implements Syscalls {
         Scratch block = scratchFor(mask.length);
         // Copied in first so that words beyond the kernel's count keep the caller's values, as with JNI.
         block.put(mask);
-        long rc = resultOf(libcSyscall(numbers.schedGetaffinity, tid, (long) mask.length * Long.BYTES, block.address, 0, 0));
+        long rc = resultOf(
+                libcSyscall(numbers.schedGetaffinity, tid, (long) mask.length * Long.BYTES, block.address, 0, 0));
         block.get(mask);
         return (int) rc;
     }

@@ -24,6 +24,7 @@ public final class NativeEnrolment {
 
     /** A slot's state as {@link #adopt} gives it: counted (its group open, or closed as its thread ended). */
     public static final int LIVE = 2;
+
     public static final int READING = 3;
     public static final int ENDING = 4;
     public static final int ENDED = 5;
@@ -42,8 +43,7 @@ public final class NativeEnrolment {
     /** The most events C opens for a thread, one group. */
     public static final int MAX_EVENTS = 16;
 
-    private NativeEnrolment() {
-    }
+    private NativeEnrolment() {}
 
     /**
      * Starts counting in C the threads that {@code hooks.decide} says to.
@@ -57,9 +57,9 @@ public final class NativeEnrolment {
      *               of a JVM sets it)
      * @return 0, or -errno: -ENOSYS without the JNI backend or the hooks' decide method
      */
-    public static int start(Syscalls syscalls, Class<?> hooks, long[] attrs, ByteBuffer held, long budget,
-                            int slots) {
-        return syscalls.backend() == Backend.JNI ? JniSyscalls.enrolStart0(hooks, attrs, held, budget, slots)
+    public static int start(Syscalls syscalls, Class<?> hooks, long[] attrs, ByteBuffer held, long budget, int slots) {
+        return syscalls.backend() == Backend.JNI
+                ? JniSyscalls.enrolStart0(hooks, attrs, held, budget, slots)
                 : -Errno.ENOSYS;
     }
 

@@ -10,6 +10,5 @@ public final class PerfIoctl {
     /** Argument that applies ENABLE, DISABLE or RESET to the whole group of the leader fd. */
     public static final long FLAG_GROUP = 1;
 
-    private PerfIoctl() {
-    }
+    private PerfIoctl() {}
 }

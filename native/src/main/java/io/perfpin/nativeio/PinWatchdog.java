@@ -92,8 +92,18 @@ public final class PinWatchdog implements AutoCloseable {
      * @throws NativeException when the watchdog is gone (EPIPE), or a mask has more than 8192 CPUs (E2BIG)
      */
     public void pinning(int pid, int tid, long startTime, Program program, long[] before, long[] pinned) {
-        Errno.check(JniSyscalls.watchdogPinning0(fd, pid, tid, startTime, program.exeDevice(), program.exeInode(),
-                program.credentials(), before, pinned), "write to the pin watchdog");
+        Errno.check(
+                JniSyscalls.watchdogPinning0(
+                        fd,
+                        pid,
+                        tid,
+                        startTime,
+                        program.exeDevice(),
+                        program.exeInode(),
+                        program.credentials(),
+                        before,
+                        pinned),
+                "write to the pin watchdog");
     }
 
     /**

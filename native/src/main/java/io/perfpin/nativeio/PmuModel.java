@@ -14,6 +14,7 @@ import java.util.Locale;
 public final class PmuModel {
     /** PERF_COUNT_HW_* of linux/perf_event.h. */
     static final long CPU_CYCLES = 0;
+
     static final long INSTRUCTIONS = 1;
     static final long CACHE_REFERENCES = 2;
     static final long CACHE_MISSES = 3;
@@ -27,6 +28,7 @@ public final class PmuModel {
 
     /** PERF_COUNT_HW_CACHE_* ids, ops and results: config = id | op << 8 | result << 16. */
     static final int L1D = 0;
+
     static final int L1I = 1;
     static final int LL = 2;
     static final int DTLB = 3;

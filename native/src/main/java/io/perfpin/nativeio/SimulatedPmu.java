@@ -51,8 +51,8 @@ final class SimulatedPmu implements Syscalls {
 
     /** PERF_COUNT_SW_TASK_CLOCK. */
     private static final long TASK_CLOCK = 1;
-    private static final long TIMES = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED
-            | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
+
+    private static final long TIMES = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
     private static final long FORMAT_LOST = 1L << 4;
     /** Enough for a group of 64 members with every read_format field. */
     private static final int SCRATCH_BYTES = 8 * (3 + 3 * 64);
@@ -126,7 +126,8 @@ final class SimulatedPmu implements Syscalls {
         int type = Memory.getInt(attrAddress + PerfEventAttr.TYPE_OFFSET);
         long config = Memory.getLong(attrAddress + PerfEventAttr.CONFIG_OFFSET);
         long readFormat = Memory.getLong(attrAddress + PerfEventAttr.READ_FORMAT_OFFSET);
-        boolean hardware = type == PerfEventAttr.TYPE_HARDWARE || type == PerfEventAttr.TYPE_HW_CACHE
+        boolean hardware = type == PerfEventAttr.TYPE_HARDWARE
+                || type == PerfEventAttr.TYPE_HW_CACHE
                 || type == PerfEventAttr.TYPE_RAW;
         if (size < PerfEventAttr.READ_FORMAT_OFFSET + 16 || size > PerfEventAttr.SIZE) {
             return kernel.perfEventOpen(attrAddress, pid, cpu, groupFd, flags); // the kernel says what is wrong
@@ -160,8 +161,8 @@ final class SimulatedPmu implements Syscalls {
         double rate = 0;
         if (hardware) {
             String thread = threadName(pid, cpu);
-            rate = model.ratePerNanosecond(type, config, thread, ipc != null ? ipc : model.instructionsPerCycle(thread),
-                    mpki);
+            rate = model.ratePerNanosecond(
+                    type, config, thread, ipc != null ? ipc : model.instructionsPerCycle(thread), mpki);
         }
         Event event = new Event(fd, group, hardware, type, config, readFormat, rate);
         settle(group.context);
@@ -407,14 +408,17 @@ final class SimulatedPmu implements Syscalls {
         final long readFormat;
         /** Counts per nanosecond of task-clock: hardware events only. */
         final double rate;
+
         long id;
         long lost;
         /** What the caller reads: the simulated count, time enabled (the kernel's), time running. */
         long value;
+
         long enabled;
         long running;
         /** The kernel's count and time enabled at the last look. */
         long lastCount;
+
         long lastEnabled;
 
         Event(int fd, Group group, boolean hardware, int type, long config, long readFormat, double rate) {
@@ -538,17 +542,20 @@ final class SimulatedPmu implements Syscalls {
                         .bindTo(UNSAFE);
                 GET_LONG = lookup.findVirtual(type, "getLong", MethodType.methodType(long.class, long.class))
                         .bindTo(UNSAFE);
-                PUT_LONG = lookup.findVirtual(type, "putLong",
-                        MethodType.methodType(void.class, long.class, long.class)).bindTo(UNSAFE);
-                COPY = lookup.findVirtual(type, "copyMemory",
-                        MethodType.methodType(void.class, long.class, long.class, long.class)).bindTo(UNSAFE);
+                PUT_LONG = lookup.findVirtual(
+                                type, "putLong", MethodType.methodType(void.class, long.class, long.class))
+                        .bindTo(UNSAFE);
+                COPY = lookup.findVirtual(
+                                type,
+                                "copyMemory",
+                                MethodType.methodType(void.class, long.class, long.class, long.class))
+                        .bindTo(UNSAFE);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
         }
 
-        private Memory() {
-        }
+        private Memory() {}
 
         static int getInt(long address) {
             try {

@@ -59,14 +59,14 @@ final class SyscallNumbers {
             case "x86_64":
                 // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat
                 // setresuid setresgid setgroups write renameat2 capset
-                return new SyscallNumbers(new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116,
-                        1, 316, 126});
+                return new SyscallNumbers(
+                        new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126});
             case "aarch64":
-                return new SyscallNumbers(new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159,
-                        64, 276, 91});
+                return new SyscallNumbers(
+                        new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91});
             default:
-                throw new BackendUnavailableException("no system call numbers for os.arch=" + arch
-                        + "; supported: amd64, aarch64");
+                throw new BackendUnavailableException(
+                        "no system call numbers for os.arch=" + arch + "; supported: amd64, aarch64");
         }
     }
 }

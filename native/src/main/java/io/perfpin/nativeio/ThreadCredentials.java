@@ -26,8 +26,7 @@ import java.util.concurrent.TimeoutException;
  * {@code /proc/PID} files root's): perfpin, root already, loses nothing it uses by that.
  */
 public final class ThreadCredentials {
-    private ThreadCredentials() {
-    }
+    private ThreadCredentials() {}
 
     /**
      * Runs {@code action} as {@code uid}/{@code gid} with supplementary {@code groups}, waiting at most
@@ -36,18 +35,21 @@ public final class ThreadCredentials {
      * @throws NativeException the ids could not be taken (EPERM: not root), before the action ran
      * @throws TimeoutException the action did not end in time: it goes on alone, with those rights only
      */
-    public static <T> T callAs(Syscalls syscalls, int uid, int gid, List<Integer> groups, Duration deadline,
-                               Callable<T> action) throws Exception {
+    public static <T> T callAs(
+            Syscalls syscalls, int uid, int gid, List<Integer> groups, Duration deadline, Callable<T> action)
+            throws Exception {
         SyscallNumbers numbers = SyscallNumbers.forThisMachine();
         CompletableFuture<T> result = new CompletableFuture<>();
-        Thread helper = new Thread(() -> {
-            try {
-                become(syscalls, numbers, uid, gid, groups);
-                result.complete(action.call());
-            } catch (Throwable e) {
-                result.completeExceptionally(e);
-            }
-        }, "perfpin-as-uid-" + uid);
+        Thread helper = new Thread(
+                () -> {
+                    try {
+                        become(syscalls, numbers, uid, gid, groups);
+                        result.complete(action.call());
+                    } catch (Throwable e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "perfpin-as-uid-" + uid);
         helper.setDaemon(true);
         helper.start();
         try {

@@ -6,8 +6,7 @@ package io.perfpin.nativeio;
  * the end after {@code run()} returns or throws. No bytecode is woven for it. Only the JNI backend has it.
  */
 public final class ThreadLifecycleEvents {
-    private ThreadLifecycleEvents() {
-    }
+    private ThreadLifecycleEvents() {}
 
     /**
      * From now on the JVM calls {@code hooks.runStarting(Thread)} (returning boolean) and

@@ -16,10 +16,10 @@ public final class VirtualThreadCounting {
     public static final int RUNNING = 2;
     /** The events of one group, as the C library keeps them. */
     public static final int MAX_EVENTS = 16;
+
     public static final int MAX_CARRIERS = 16;
 
-    private VirtualThreadCounting() {
-    }
+    private VirtualThreadCounting() {}
 
     /**
      * Starts counting. Nothing is counted for a virtual thread already mounted until it next mounts.
@@ -36,7 +36,8 @@ public final class VirtualThreadCounting {
         if (hooks == null) {
             throw new IllegalArgumentException("no hooks");
         }
-        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(hooks, attrs, count, groups)
+        return syscalls.backend() == Backend.JNI
+                ? JniSyscalls.virtualThreads0(hooks, attrs, count, groups)
                 : -Errno.ENOSYS;
     }
 

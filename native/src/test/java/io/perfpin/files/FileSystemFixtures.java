@@ -1,5 +1,9 @@
 package io.perfpin.files;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -8,17 +12,12 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
-
 /** What the tests plant: files of another owner, device nodes, FIFOs; and how they read back modes. */
 final class FileSystemFixtures {
     /** An owner that is not this process's: root may give a file to any uid, whether a user has it or not. */
     static final int OTHER_UID = 4242;
 
-    private FileSystemFixtures() {
-    }
+    private FileSystemFixtures() {}
 
     static void assumeRoot() {
         assumeTrue(EffectiveUser.uid() == 0, "only root can give a file to another user here");

@@ -1,19 +1,18 @@
 package io.perfpin.files;
 
-import io.perfpin.nativeio.FileCalls;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.nativeio.FileCalls;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A name that a loop swaps between a regular file and a FIFO ({@code renameat2(RENAME_EXCHANGE)}), as another user
@@ -35,12 +34,18 @@ class NamedFileSwapTest {
         FileSystemFixtures.run("mkfifo", fifo.toString());
         FileCalls calls = FileCalls.ofProcess();
         AtomicBoolean swapping = new AtomicBoolean(true);
-        Thread swapper = new Thread(() -> {
-            while (swapping.get()) {
-                calls.renameat2(FileCalls.AT_FDCWD, file.toString(), FileCalls.AT_FDCWD, fifo.toString(),
-                        RENAME_EXCHANGE);
-            }
-        }, "swapper");
+        Thread swapper = new Thread(
+                () -> {
+                    while (swapping.get()) {
+                        calls.renameat2(
+                                FileCalls.AT_FDCWD,
+                                file.toString(),
+                                FileCalls.AT_FDCWD,
+                                fifo.toString(),
+                                RENAME_EXCHANGE);
+                    }
+                },
+                "swapper");
         swapper.setDaemon(true);
         swapper.start();
         int read = 0;
@@ -74,7 +79,8 @@ class NamedFileSwapTest {
         FileSystemFixtures.giveTo(toNothing, FileSystemFixtures.OTHER_UID);
         String shadow = refusal(toShadow);
         String nothing = refusal(toNothing);
-        assertEquals(shadow.replace(toShadow.toString(), "LINK").replace(": a ", ": L "),
+        assertEquals(
+                shadow.replace(toShadow.toString(), "LINK").replace(": a ", ": L "),
                 nothing.replace(toNothing.toString(), "LINK").replace(": b ", ": L "));
         assertTrue(shadow.contains("is a symbolic link of uid " + FileSystemFixtures.OTHER_UID), shadow);
     }

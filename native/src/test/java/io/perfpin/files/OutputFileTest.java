@@ -1,7 +1,10 @@
 package io.perfpin.files;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.perfpin.files.FileSystemFixtures.giveTo;
+import static io.perfpin.files.FileSystemFixtures.mode;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,12 +14,8 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
-
-import static io.perfpin.files.FileSystemFixtures.giveTo;
-import static io.perfpin.files.FileSystemFixtures.mode;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The one rule for files a user names perfpin to write, against what may already be there. */
 class OutputFileTest {
@@ -49,8 +48,10 @@ class OutputFileTest {
         Path victim = Files.writeString(tmp.resolve("victim"), "precious");
         Path link = Files.createSymbolicLink(tmp.resolve("out.jsonl"), victim);
         IOException refused = assertThrows(IOException.class, () -> write(link, "overwritten"));
-        assertEquals(link + " is a symbolic link, not a regular file: perfpin writes only a new file, or replaces"
-                + " one of yours", refused.getMessage());
+        assertEquals(
+                link + " is a symbolic link, not a regular file: perfpin writes only a new file, or replaces"
+                        + " one of yours",
+                refused.getMessage());
         assertEquals("precious", Files.readString(victim));
         assertTrue(Files.isSymbolicLink(link));
     }
@@ -65,11 +66,18 @@ class OutputFileTest {
         Path fifo = dev.resolve("fifo");
         FileSystemFixtures.run("mkfifo", fifo.toString());
 
-        assertEquals(nullDevice + " is a character device, not a regular file: perfpin writes only a new file, or"
-                + " replaces one of yours", assertThrows(IOException.class, () -> write(nullDevice, "x")).getMessage());
-        assertTrue(assertThrows(IOException.class, () -> write(fifo, "x")).getMessage().contains("is a FIFO"));
-        assertTrue(assertThrows(IOException.class, () -> write(dev, "x")).getMessage().contains("is a directory"));
-        assertTrue(assertThrows(IOException.class, () -> write(Path.of("/"), "x")).getMessage()
+        assertEquals(
+                nullDevice + " is a character device, not a regular file: perfpin writes only a new file, or"
+                        + " replaces one of yours",
+                assertThrows(IOException.class, () -> write(nullDevice, "x")).getMessage());
+        assertTrue(assertThrows(IOException.class, () -> write(fifo, "x"))
+                .getMessage()
+                .contains("is a FIFO"));
+        assertTrue(assertThrows(IOException.class, () -> write(dev, "x"))
+                .getMessage()
+                .contains("is a directory"));
+        assertTrue(assertThrows(IOException.class, () -> write(Path.of("/"), "x"))
+                .getMessage()
                 .contains("is a directory"));
         assertEquals("character device", kind(nullDevice), "the device is still there");
         assertEquals("rwxr-xr-x", mode(dev), "the directory's mode is never changed");
@@ -81,9 +89,10 @@ class OutputFileTest {
         for (String file : new String[] {"/proc/self/mem", "/proc/self/no/such/dir/run.jsonl", "/sys/kernel/x"}) {
             Path path = Path.of(file);
             String type = file.startsWith("/proc") ? "proc" : "sysfs";
-            assertEquals(file + " is on " + type + ", a file system of the kernel's: perfpin writes only to regular"
-                    + " file systems (a disk's, tmpfs)", assertThrows(IOException.class, () -> write(path, "x"))
-                    .getMessage());
+            assertEquals(
+                    file + " is on " + type + ", a file system of the kernel's: perfpin writes only to regular"
+                            + " file systems (a disk's, tmpfs)",
+                    assertThrows(IOException.class, () -> write(path, "x")).getMessage());
         }
         assertTrue(Files.notExists(Path.of("/proc/self/no")));
     }
@@ -95,7 +104,9 @@ class OutputFileTest {
         Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rw-rw-rw-"));
         giveTo(theirs, FileSystemFixtures.OTHER_UID);
         IOException refused = assertThrows(IOException.class, () -> write(theirs, "ours"));
-        assertTrue(refused.getMessage().contains("belongs to") && refused.getMessage().contains("files of yours"),
+        assertTrue(
+                refused.getMessage().contains("belongs to")
+                        && refused.getMessage().contains("files of yours"),
                 refused.getMessage());
         assertEquals("theirs", Files.readString(theirs));
         assertEquals(FileSystemFixtures.OTHER_UID, FileSystemFixtures.owner(theirs));
@@ -115,9 +126,12 @@ class OutputFileTest {
         giveTo(link, FileSystemFixtures.OTHER_UID);
 
         IOException refused = assertThrows(IOException.class, () -> write(link.resolve("precious.csv"), "x"));
-        assertEquals("cannot open " + link.resolve("precious.csv") + ": r is a symbolic link of uid "
-                + FileSystemFixtures.OTHER_UID + " in a directory of uid 0; perfpin follows links only where root or"
-                + " you (uid 0) own both", refused.getMessage());
+        assertEquals(
+                "cannot open " + link.resolve("precious.csv") + ": r is a symbolic link of uid "
+                        + FileSystemFixtures.OTHER_UID
+                        + " in a directory of uid 0; perfpin follows links only where root or"
+                        + " you (uid 0) own both",
+                refused.getMessage());
         assertEquals("root's", Files.readString(precious));
         assertEquals(inode, Files.getAttribute(precious, "unix:ino"));
         assertEquals("rw-r--r--", mode(precious));
@@ -153,7 +167,11 @@ class OutputFileTest {
     }
 
     private static String kind(Path path) throws IOException {
-        return Files.readAttributes(path, "unix:mode", LinkOption.NOFOLLOW_LINKS).get("mode") instanceof Integer m
-                && (m & 0170000) == 0020000 ? "character device" : "other";
+        return Files.readAttributes(path, "unix:mode", LinkOption.NOFOLLOW_LINKS)
+                                        .get("mode")
+                                instanceof Integer m
+                        && (m & 0170000) == 0020000
+                ? "character device"
+                : "other";
     }
 }

@@ -1,7 +1,12 @@
 package io.perfpin.files;
 
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static io.perfpin.files.FileSystemFixtures.giveTo;
+import static io.perfpin.files.FileSystemFixtures.mode;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,14 +17,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Optional;
-
-import static io.perfpin.files.FileSystemFixtures.giveTo;
-import static io.perfpin.files.FileSystemFixtures.mode;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** perfpin's own directories on the real filesystem, with what another user could have left in their place. */
 class OwnedDirectoryTest {
@@ -37,7 +36,9 @@ class OwnedDirectoryTest {
             file.write(ByteBuffer.wrap(CODE));
         }
         assertEquals("rw-------", mode(dir.resolve("f")));
-        assertThrows(java.nio.file.FileAlreadyExistsException.class, () -> dir.createFile("f").close());
+        assertThrows(
+                java.nio.file.FileAlreadyExistsException.class,
+                () -> dir.createFile("f").close());
         assertEquals(dir.path(), OwnedDirectory.open(tmp.resolve("a/b")).path());
     }
 
@@ -45,16 +46,15 @@ class OwnedDirectoryTest {
     void aLinkInPlaceOfTheDirectoryIsRefusedAndNothingIsWrittenWhereItPoints() throws Exception {
         Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));
         Files.createSymbolicLink(tmp.resolve("perfpin-x"), elsewhere);
-        IOException refused = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(tmp.resolve("perfpin-x")));
+        IOException refused =
+                assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(tmp.resolve("perfpin-x")));
         assertTrue(refused.getMessage().contains("is a symbolic link"), refused.getMessage());
         assertTrue(refused.getMessage().startsWith(tmp.resolve("perfpin-x").toString()), refused.getMessage());
         assertEquals(0, FileSystemFixtures.entries(elsewhere));
         if (EffectiveUser.uid() == 0) {
             // a link above perfpin's directory is resolved, and where it leads must be trusted like any parent
             giveTo(elsewhere, FileSystemFixtures.OTHER_UID);
-            assertThrows(UntrustedPathException.class,
-                    () -> OwnedDirectory.open(tmp.resolve("perfpin-x/sub")));
+            assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(tmp.resolve("perfpin-x/sub")));
             assertEquals(0, FileSystemFixtures.entries(elsewhere));
         }
     }
@@ -64,31 +64,35 @@ class OwnedDirectoryTest {
         FileSystemFixtures.assumeRoot();
         Path sticky = Files.createDirectory(tmp.resolve("sticky"));
         Files.setAttribute(sticky, "unix:mode", 01777);
-        Path roots = Files.createDirectory(tmp.resolve("roots"), PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString("rwx------")));
+        Path roots = Files.createDirectory(
+                tmp.resolve("roots"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path link = Files.createSymbolicLink(sticky.resolve("perfpin-root"), roots);
         giveTo(link, FileSystemFixtures.OTHER_UID);
-        IOException refused = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(link.resolve("cpus")));
-        assertEquals(link + " is a symbolic link of uid " + FileSystemFixtures.OTHER_UID + " in a directory of uid 0;"
-                + " perfpin follows links only where root or you (uid 0) own both", refused.getMessage());
+        IOException refused =
+                assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(link.resolve("cpus")));
+        assertEquals(
+                link + " is a symbolic link of uid " + FileSystemFixtures.OTHER_UID + " in a directory of uid 0;"
+                        + " perfpin follows links only where root or you (uid 0) own both",
+                refused.getMessage());
         assertEquals(0, FileSystemFixtures.entries(roots), "nothing was created where it points");
 
         // root's own link there is followed
         Path own = Files.createSymbolicLink(tmp.resolve("own"), roots);
-        assertEquals(roots.resolve("cpus"), OwnedDirectory.open(own.resolve("cpus"))
-                .path());
+        assertEquals(
+                roots.resolve("cpus"), OwnedDirectory.open(own.resolve("cpus")).path());
     }
 
     @Test
     void anotherUsersDirectoryIsRefusedAndLeftAsItWas() throws Exception {
         FileSystemFixtures.assumeRoot();
-        Path theirs = Files.createDirectory(tmp.resolve("theirs"), PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString("rwx------")));
+        Path theirs = Files.createDirectory(
+                tmp.resolve("theirs"),
+                PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         giveTo(theirs, FileSystemFixtures.OTHER_UID);
-        IOException refused = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(theirs));
-        assertTrue(refused.getMessage().contains("belongs to uid " + FileSystemFixtures.OTHER_UID), refused.getMessage());
+        IOException refused = assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(theirs));
+        assertTrue(
+                refused.getMessage().contains("belongs to uid " + FileSystemFixtures.OTHER_UID), refused.getMessage());
         assertEquals("rwx------", mode(theirs));
         assertEquals(FileSystemFixtures.OTHER_UID, FileSystemFixtures.owner(theirs));
     }
@@ -97,9 +101,10 @@ class OwnedDirectoryTest {
     void anOpenDirectoryOfOursIsRefusedAndItsModeNeverChanged() throws Exception {
         Path open = Files.createDirectory(tmp.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
-        IOException refused = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(open));
-        assertTrue(refused.getMessage().contains("has mode 0755") && refused.getMessage().contains("chmod 700"),
+        IOException refused = assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(open));
+        assertTrue(
+                refused.getMessage().contains("has mode 0755")
+                        && refused.getMessage().contains("chmod 700"),
                 refused.getMessage());
         assertEquals("rwxr-xr-x", mode(open));
     }
@@ -110,14 +115,14 @@ class OwnedDirectoryTest {
         Path theirs = Files.createDirectory(tmp.resolve("x"));
         Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rwxr-xr-x"));
         giveTo(theirs, FileSystemFixtures.OTHER_UID);
-        IOException owned = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(theirs.resolve("perfpin-root")));
+        IOException owned =
+                assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(theirs.resolve("perfpin-root")));
         assertTrue(owned.getMessage().startsWith(theirs + " belongs to uid"), owned.getMessage());
 
         Path writable = Files.createDirectory(tmp.resolve("w"));
         Files.setPosixFilePermissions(writable, PosixFilePermissions.fromString("rwxrwxrwx"));
-        IOException open = assertThrows(UntrustedPathException.class,
-                () -> OwnedDirectory.open(writable.resolve("perfpin-root")));
+        IOException open =
+                assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(writable.resolve("perfpin-root")));
         assertTrue(open.getMessage().contains("writable by other users (mode 0777, not sticky)"), open.getMessage());
         assertFalse(Files.exists(theirs.resolve("perfpin-root")));
         assertFalse(Files.exists(writable.resolve("perfpin-root")));
@@ -137,7 +142,10 @@ class OwnedDirectoryTest {
         Path first = dir.install("libx.so", CODE).orElseThrow();
         assertArrayEquals(CODE, Files.readAllBytes(first));
         Object inode = Files.readAttributes(first, "unix:ino").get("ino");
-        assertEquals(inode, Files.readAttributes(dir.install("libx.so", CODE).orElseThrow(), "unix:ino").get("ino"),
+        assertEquals(
+                inode,
+                Files.readAttributes(dir.install("libx.so", CODE).orElseThrow(), "unix:ino")
+                        .get("ino"),
                 "a matching copy is reused");
         assertEquals(1, FileSystemFixtures.entries(dir.path()), "no temporary file is left");
 
@@ -169,8 +177,8 @@ class OwnedDirectoryTest {
     void aDirectoryReplacedAfterItWasCheckedIsNoLongerUsed() throws Exception {
         OwnedDirectory dir = OwnedDirectory.open(tmp.resolve("d"));
         Files.move(dir.path(), tmp.resolve("moved"));
-        Files.createDirectory(tmp.resolve("d"), PosixFilePermissions.asFileAttribute(
-                PosixFilePermissions.fromString("rwx------")));
+        Files.createDirectory(
+                tmp.resolve("d"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         IOException refused = assertThrows(UntrustedPathException.class, () -> dir.createFile("f"));
         assertTrue(refused.getMessage().contains("was replaced"), refused.getMessage());
         assertFalse(Files.exists(tmp.resolve("d/f"), LinkOption.NOFOLLOW_LINKS));

@@ -1,12 +1,16 @@
 package io.perfpin.files;
 
+import static io.perfpin.files.FileSystemFixtures.OTHER_UID;
+import static io.perfpin.files.FileSystemFixtures.assumeRoot;
+import static io.perfpin.files.FileSystemFixtures.giveTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.ThreadCredentials;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,13 +18,8 @@ import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
-
-import static io.perfpin.files.FileSystemFixtures.OTHER_UID;
-import static io.perfpin.files.FileSystemFixtures.assumeRoot;
-import static io.perfpin.files.FileSystemFixtures.giveTo;
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Walks over the real file system, with links, FIFOs and files of another user planted on the way. */
 class PathWalkTest {
@@ -31,11 +30,15 @@ class PathWalkTest {
 
     @Test
     void followsLinksOfThisUserAndOpensTheFileTheyName() throws Exception {
-        Path file = Files.writeString(Files.createDirectories(tmp.resolve("real/dir")).resolve("f"), "content");
+        Path file = Files.writeString(
+                Files.createDirectories(tmp.resolve("real/dir")).resolve("f"), "content");
         Files.createSymbolicLink(tmp.resolve("via"), tmp.resolve("real"));
         Files.createSymbolicLink(tmp.resolve("real/dir/g"), Path.of("f"));
-        assertEquals("content", read(PathWalk.onHost(CALLS), tmp.resolve("via/dir/g").toString()));
-        assertEquals("content", read(PathWalk.onHost(CALLS), tmp.resolve("via/dir/../dir/./f").toString()));
+        assertEquals(
+                "content", read(PathWalk.onHost(CALLS), tmp.resolve("via/dir/g").toString()));
+        assertEquals(
+                "content",
+                read(PathWalk.onHost(CALLS), tmp.resolve("via/dir/../dir/./f").toString()));
         assertEquals("content", read(PathWalk.onHost(CALLS), file.toString()));
     }
 
@@ -48,8 +51,10 @@ class PathWalkTest {
         Files.writeString(mine.resolve("precious"), "root's");
         Path parentLink = Files.createSymbolicLink(theirs.resolve("r"), mine);
         giveTo(parentLink, OTHER_UID);
-        IOException refused = assertThrows(IOException.class,
-                () -> PathWalk.onHost(CALLS).parent(parentLink.resolve("precious").toString()));
+        IOException refused = assertThrows(
+                IOException.class,
+                () -> PathWalk.onHost(CALLS)
+                        .parent(parentLink.resolve("precious").toString()));
         assertTrue(refused.getMessage().contains("r is a symbolic link of uid " + OTHER_UID), refused.getMessage());
 
         Path fileLink = Files.createSymbolicLink(theirs.resolve("f"), mine.resolve("precious"));
@@ -61,7 +66,9 @@ class PathWalkTest {
         Path dirOfTheirs = Files.createDirectory(tmp.resolve("theirs"));
         giveTo(dirOfTheirs, OTHER_UID);
         Files.createSymbolicLink(dirOfTheirs.resolve("l"), mine.resolve("precious"));
-        assertThrows(IOException.class, () -> PathWalk.onHost(CALLS).locate(dirOfTheirs.resolve("l").toString()));
+        assertThrows(
+                IOException.class,
+                () -> PathWalk.onHost(CALLS).locate(dirOfTheirs.resolve("l").toString()));
     }
 
     @Test
@@ -71,8 +78,8 @@ class PathWalkTest {
         PathWalk walk = PathWalk.onHost(CALLS);
         int fd = walk.locate(fifo.toString());
         try {
-            IOException refused = assertThrows(IOException.class, () -> PathWalk.reopen(CALLS, fd,
-                    FileCalls.O_RDONLY, fifo.toString()));
+            IOException refused = assertThrows(
+                    IOException.class, () -> PathWalk.reopen(CALLS, fd, FileCalls.O_RDONLY, fifo.toString()));
             assertEquals(fifo + " is a FIFO, not a regular file", refused.getMessage());
         } finally {
             CALLS.close(fd);
@@ -85,8 +92,11 @@ class PathWalkTest {
         Files.writeString(tmp.resolve("outside"), "outside");
         Files.writeString(root.resolve("inside"), "inside");
         Files.createSymbolicLink(root.resolve("link"), Path.of("inside"));
-        int rootFd = CALLS.openat(FileCalls.AT_FDCWD, tmp.resolve("root").toString(),
-                FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC, 0);
+        int rootFd = CALLS.openat(
+                FileCalls.AT_FDCWD,
+                tmp.resolve("root").toString(),
+                FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC,
+                0);
         assertTrue(rootFd >= 0);
         try {
             PathWalk walk = PathWalk.inRoot(CALLS, rootFd);
@@ -107,19 +117,24 @@ class PathWalkTest {
         Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-------"));
         Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString("rwxrwxrwx"));
         String[] capabilities = new String[1];
-        int[] results = ThreadCredentials.callAs(Backends.syscalls(), OTHER_UID, OTHER_UID, List.of(), Duration
-                .ofSeconds(10), () -> {
+        int[] results = ThreadCredentials.callAs(
+                Backends.syscalls(), OTHER_UID, OTHER_UID, List.of(), Duration.ofSeconds(10), () -> {
                     int read = CALLS.openat(FileCalls.AT_FDCWD, secret.toString(), FileCalls.O_RDONLY, 0);
-                    int created = CALLS.openat(FileCalls.AT_FDCWD, tmp.resolve("theirs").toString(),
-                            FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_WRONLY, 0600);
+                    int created = CALLS.openat(
+                            FileCalls.AT_FDCWD,
+                            tmp.resolve("theirs").toString(),
+                            FileCalls.O_CREAT | FileCalls.O_EXCL | FileCalls.O_WRONLY,
+                            0600);
                     capabilities[0] = Files.readAllLines(Path.of("/proc/thread-self/status")).stream()
                             .filter(l -> l.startsWith("Cap") || l.startsWith("Uid") || l.startsWith("Gid"))
                             .reduce("", (a, b) -> a + b.replaceAll("\\s+", " ").strip() + "\n");
                     return new int[] {read, created};
                 });
         // the helper kept no capability to take root's rights back with, and its real and saved ids are root's
-        assertTrue(capabilities[0].contains("CapInh: 0000000000000000\nCapPrm: 0000000000000000\n"
-                + "CapEff: 0000000000000000\n"), capabilities[0]);
+        assertTrue(
+                capabilities[0].contains(
+                        "CapInh: 0000000000000000\nCapPrm: 0000000000000000\n" + "CapEff: 0000000000000000\n"),
+                capabilities[0]);
         assertTrue(capabilities[0].contains("Uid: 0 " + OTHER_UID + " 0 " + OTHER_UID + "\n"), capabilities[0]);
         assertEquals(-13, results[0]); // EACCES: root's capabilities are not the helper thread's
         assertTrue(results[1] >= 0);

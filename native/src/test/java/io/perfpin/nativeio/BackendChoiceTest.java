@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.testkit.ClassPath;
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Files;
@@ -17,10 +19,6 @@ import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
-
-import io.perfpin.testkit.ClassPath;
-import io.perfpin.testkit.TestJvm;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -54,24 +52,32 @@ class BackendChoiceTest {
     @EnumSource(Backend.class)
     void loadsTheForcedBackend(Backend backend) throws Exception {
         assumeTrue(backend != Backend.JNI || JNI_BUILT, NOT_BUILT);
-        List<String> lines = everything().property(Backends.BACKEND_PROPERTY, backend.name().toLowerCase()).run();
+        List<String> lines = everything()
+                .property(Backends.BACKEND_PROPERTY, backend.name().toLowerCase())
+                .run();
         assertEquals("chosen=" + backend, lines.get(0), lines::toString);
     }
 
     @Test
     void refusesAnUnknownBackendName() throws Exception {
-        String error = only("error=", everything().property(Backends.BACKEND_PROPERTY, "jnii").run());
+        String error = only(
+                "error=",
+                everything().property(Backends.BACKEND_PROPERTY, "jnii").run());
         assertEquals("-Dperfpin.backend=jnii names no backend; allowed: jni, jffi, jna", error);
     }
 
     @Test
     void namesAnExplicitLibraryThatCannotLoad() throws Exception {
-        String error = only("error=", everything()
-                .property(Backends.BACKEND_PROPERTY, "jni")
-                .property(JniLibrary.LIBRARY_PROPERTY, "/nonexistent/libperfpin.so")
-                .run());
-        assertTrue(error.startsWith("JNI: perfpin: could not load -Dperfpin.library=/nonexistent/libperfpin.so: "
-                + "/nonexistent/libperfpin.so: "), error);
+        String error = only(
+                "error=",
+                everything()
+                        .property(Backends.BACKEND_PROPERTY, "jni")
+                        .property(JniLibrary.LIBRARY_PROPERTY, "/nonexistent/libperfpin.so")
+                        .run());
+        assertTrue(
+                error.startsWith("JNI: perfpin: could not load -Dperfpin.library=/nonexistent/libperfpin.so: "
+                        + "/nonexistent/libperfpin.so: "),
+                error);
     }
 
     /** A directory under a regular file cannot be created: JNI fails, jffi serves, and the reason says what to do. */
@@ -81,23 +87,34 @@ class BackendChoiceTest {
         Path file = Files.writeString(temporary.resolve("a-file"), "");
         Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
         Path extractDir = file.resolve("perfpin");
-        List<String> lines = everything().property(JniLibrary.EXTRACT_DIR_PROPERTY, extractDir.toString()).run();
+        List<String> lines = everything()
+                .property(JniLibrary.EXTRACT_DIR_PROPERTY, extractDir.toString())
+                .run();
         assertEquals("chosen=JFFI", lines.get(0));
         String failure = only("failure=", lines);
-        assertTrue(failure.startsWith("JNI: perfpin: could not load libperfpin.so; tried: extracting to " + extractDir
-                + ": " + file + " is a regular file, not a directory"), failure);
-        assertTrue(failure.contains(". Fix: set -Dperfpin.extract.dir=<a private directory on a filesystem mounted"
-                + " without noexec>, or -Dperfpin.library=<path to libperfpin.so>"), failure);
+        assertTrue(
+                failure.startsWith("JNI: perfpin: could not load libperfpin.so; tried: extracting to " + extractDir
+                        + ": " + file + " is a regular file, not a directory"),
+                failure);
+        assertTrue(
+                failure.contains(". Fix: set -Dperfpin.extract.dir=<a private directory on a filesystem mounted"
+                        + " without noexec>, or -Dperfpin.library=<path to libperfpin.so>"),
+                failure);
         assertEquals(permissions, Files.getPosixFilePermissions(file), "the file in the way is left as it was");
     }
 
     @Test
     void saysWhenTheLibraryWasBuiltWithoutACCompiler() throws Exception {
         Path jar = jar(temporary.resolve("perfpin-native-without-library.jar"), name -> !name.startsWith("native/"));
-        String error = only("error=", probe(jar, TEST_CLASSES)
-                .property(Backends.BACKEND_PROPERTY, "jni").run());
-        assertTrue(error.startsWith("JNI: perfpin: could not load libperfpin.so; tried: no " + JniLibrary.resourceName()
-                + " in the jar (built without a C compiler? install gcc and make, then rebuild)"), error);
+        String error = only(
+                "error=",
+                probe(jar, TEST_CLASSES)
+                        .property(Backends.BACKEND_PROPERTY, "jni")
+                        .run());
+        assertTrue(
+                error.startsWith("JNI: perfpin: could not load libperfpin.so; tried: no " + JniLibrary.resourceName()
+                        + " in the jar (built without a C compiler? install gcc and make, then rebuild)"),
+                error);
     }
 
     @Test
@@ -106,43 +123,59 @@ class BackendChoiceTest {
         Path jar = jar(temporary.resolve("perfpin-native.jar"), name -> true);
         Path extractDir = temporary.resolve("extracted");
         List<String> lines = probe(jar, TEST_CLASSES)
-                .property(JniLibrary.EXTRACT_DIR_PROPERTY, extractDir.toString()).run();
+                .property(JniLibrary.EXTRACT_DIR_PROPERTY, extractDir.toString())
+                .run();
         assertEquals("chosen=JNI", lines.get(0), lines::toString);
         assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(extractDir));
         try (Stream<Path> files = Files.list(extractDir)) {
             List<Path> libraries = files.collect(Collectors.toList());
             assertEquals(1, libraries.size(), libraries::toString);
-            assertTrue(libraries.get(0).getFileName().toString().matches("libperfpin-[0-9a-f]+-[0-9a-f]{8}\\.so"), libraries::toString);
+            assertTrue(
+                    libraries.get(0).getFileName().toString().matches("libperfpin-[0-9a-f]+-[0-9a-f]{8}\\.so"),
+                    libraries::toString);
             assertEquals(PosixFilePermissions.fromString("rw-------"), Files.getPosixFilePermissions(libraries.get(0)));
         }
     }
 
     @Test
     void namesJnaWhenItIsNotOnTheClassPath() throws Exception {
-        String error = only("error=", probe(CLASSES, TEST_CLASSES, JFFI, JFFI_NATIVE)
-                .property(Backends.BACKEND_PROPERTY, "jna").run());
-        assertTrue(error.matches("JNA: not on the class path \\(no class com\\.sun\\.jna\\.\\w+\\):"
-                + " add net\\.java\\.dev\\.jna:jna"), error);
+        String error = only(
+                "error=",
+                probe(CLASSES, TEST_CLASSES, JFFI, JFFI_NATIVE)
+                        .property(Backends.BACKEND_PROPERTY, "jna")
+                        .run());
+        assertTrue(
+                error.matches("JNA: not on the class path \\(no class com\\.sun\\.jna\\.\\w+\\):"
+                        + " add net\\.java\\.dev\\.jna:jna"),
+                error);
     }
 
     @Test
     void namesJffiWhenItIsNotOnTheClassPath() throws Exception {
-        String error = only("error=", probe(CLASSES, TEST_CLASSES, JNA)
-                .property(Backends.BACKEND_PROPERTY, "jffi").run());
-        assertTrue(error.matches("JFFI: not on the class path \\(no class com\\.kenai\\.jffi\\.\\w+\\):"
-                + " add com\\.github\\.jnr:jffi and com\\.github\\.jnr:jffi:native"), error);
+        String error = only(
+                "error=",
+                probe(CLASSES, TEST_CLASSES, JNA)
+                        .property(Backends.BACKEND_PROPERTY, "jffi")
+                        .run());
+        assertTrue(
+                error.matches("JFFI: not on the class path \\(no class com\\.kenai\\.jffi\\.\\w+\\):"
+                        + " add com\\.github\\.jnr:jffi and com\\.github\\.jnr:jffi:native"),
+                error);
     }
 
     /** jffi's message (a whole stack trace) is cut to its first line; the artifacts it needs are named. */
     @Test
     void reportsJffiWithoutItsNativeLibraryInOneLine() throws Exception {
         List<String> lines = probe(CLASSES, TEST_CLASSES, JFFI)
-                .property(Backends.BACKEND_PROPERTY, "jffi").run();
+                .property(Backends.BACKEND_PROPERTY, "jffi")
+                .run();
         assertEquals(1, lines.size(), lines::toString);
         String error = only("error=", lines);
-        assertTrue(error.startsWith("JFFI: java.lang.UnsatisfiedLinkError: could not locate stub library in jar file."),
+        assertTrue(
+                error.startsWith("JFFI: java.lang.UnsatisfiedLinkError: could not locate stub library in jar file."),
                 error);
-        assertTrue(error.endsWith(" (it needs com.github.jnr:jffi and com.github.jnr:jffi:native for this platform)"),
+        assertTrue(
+                error.endsWith(" (it needs com.github.jnr:jffi and com.github.jnr:jffi:native for this platform)"),
                 error);
     }
 
@@ -157,7 +190,9 @@ class BackendChoiceTest {
     }
 
     private static List<String> lines(String prefix, List<String> lines) {
-        return lines.stream().filter(line -> line.startsWith(prefix)).map(line -> line.substring(prefix.length()))
+        return lines.stream()
+                .filter(line -> line.startsWith(prefix))
+                .map(line -> line.substring(prefix.length()))
                 .collect(Collectors.toList());
     }
 

@@ -5,8 +5,7 @@ package io.perfpin.nativeio;
  * what happened, one {@code key=value} a line.
  */
 public final class BackendProbe {
-    private BackendProbe() {
-    }
+    private BackendProbe() {}
 
     public static void main(String[] args) {
         try {

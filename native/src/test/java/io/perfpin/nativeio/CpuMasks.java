@@ -5,8 +5,7 @@ final class CpuMasks {
     /** 2048 CPUs: more than any machine these tests run on. */
     static final int WORDS = 32;
 
-    private CpuMasks() {
-    }
+    private CpuMasks() {}
 
     static long[] of(int cpu) {
         long[] mask = new long[WORDS];

@@ -1,8 +1,10 @@
 package io.perfpin.nativeio;
 
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -16,12 +18,9 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotSame;
-import static org.junit.jupiter.api.Assertions.assertNull;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class JniContractTest extends SyscallsContract {
     @Override
@@ -35,7 +34,9 @@ class JniContractTest extends SyscallsContract {
         String name = BootProbe.class.getName();
         byte[] classFile = classFile(BootProbe.class);
         assertFalse(BootClasses.has(name), "not on the bootstrap path");
-        assertEquals(-Errno.EINVAL, BootClasses.define(jni, "io.perfpin.nativeio.NotBootProbe", classFile),
+        assertEquals(
+                -Errno.EINVAL,
+                BootClasses.define(jni, "io.perfpin.nativeio.NotBootProbe", classFile),
                 "a class file under another name is refused");
         assertEquals(-Errno.EINVAL, BootClasses.define(jni, name, new byte[] {1, 2, 3}), "no class file");
 
@@ -45,7 +46,9 @@ class JniContractTest extends SyscallsContract {
         assertNull(defined.getClassLoader(), "the bootstrap class loader's");
         assertNotSame(BootProbe.class, defined, "the class path's copy is another class");
         assertEquals(-Errno.EINVAL, BootClasses.define(jni, name, classFile), "defined once");
-        assertEquals(-Errno.ENOSYS, BootClasses.define(Backends.load(Backend.JNA), name, classFile),
+        assertEquals(
+                -Errno.ENOSYS,
+                BootClasses.define(Backends.load(Backend.JNA), name, classFile),
                 "only the C library defines classes");
     }
 
@@ -54,8 +57,8 @@ class JniContractTest extends SyscallsContract {
         Syscalls jni = jni();
         Path file = dir.resolve("mapped");
         MappedByteBuffer mapped;
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
+        try (FileChannel channel = FileChannel.open(
+                file, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
             mapped = channel.map(FileChannel.MapMode.READ_WRITE, 0, 3 * 4096 + 100);
         }
         mapped.put(0, (byte) 42);
@@ -102,12 +105,13 @@ class JniContractTest extends SyscallsContract {
 
     /** Whether the hooks saw a thread named {@code name} start and then end, once each, by the time it was joined. */
     private static boolean ranThrough(String name) throws InterruptedException {
-        Thread thread = new Thread(() -> { }, name);
+        Thread thread = new Thread(() -> {}, name);
         thread.start();
         thread.join(TimeUnit.SECONDS.toMillis(20));
         assertFalse(thread.isAlive(), "ended within the deadline");
         // The JVM reports a thread's end before it lets a join return.
-        List<String> seen = ThreadHooks.SEEN.stream().filter(e -> e.endsWith(" " + name)).collect(Collectors.toList());
+        List<String> seen =
+                ThreadHooks.SEEN.stream().filter(e -> e.endsWith(" " + name)).collect(Collectors.toList());
         if (seen.isEmpty()) {
             return false;
         }
@@ -150,6 +154,5 @@ class JniContractTest extends SyscallsContract {
     }
 
     /** Defined in the bootstrap loader by the test: nothing else there may know it. */
-    static final class BootProbe {
-    }
+    static final class BootProbe {}
 }

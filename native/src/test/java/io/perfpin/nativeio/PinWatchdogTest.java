@@ -105,8 +105,13 @@ class PinWatchdogTest {
     void leavesAThreadOfAProcessThatRunsAnotherProgramSinceAlone() throws IOException {
         PinWatchdog.Program now = program();
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, tid, startTime(tid), new PinWatchdog.Program(now.exeDevice(), now.exeInode() + 1,
-                    now.credentials()), before, CpuMasks.of(0));
+            watchdog.pinning(
+                    PID,
+                    tid,
+                    startTime(tid),
+                    new PinWatchdog.Program(now.exeDevice(), now.exeInode() + 1, now.credentials()),
+                    before,
+                    CpuMasks.of(0));
             assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
         }
         assertArrayEquals(CpuMasks.of(0), affinity(tid));
@@ -119,8 +124,13 @@ class PinWatchdogTest {
         int[] credentials = now.credentials();
         credentials[1]++; // the effective uid
         try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
-            watchdog.pinning(PID, tid, startTime(tid), new PinWatchdog.Program(now.exeDevice(), now.exeInode(),
-                    credentials), before, CpuMasks.of(0));
+            watchdog.pinning(
+                    PID,
+                    tid,
+                    startTime(tid),
+                    new PinWatchdog.Program(now.exeDevice(), now.exeInode(), credentials),
+                    before,
+                    CpuMasks.of(0));
             assertEquals(0, syscalls.setAffinity(tid, CpuMasks.of(0)));
         }
         assertArrayEquals(CpuMasks.of(0), affinity(tid));
@@ -159,12 +169,16 @@ class PinWatchdogTest {
             TreeMap<Integer, String> fds = new TreeMap<>();
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(proc.resolve("fd"))) {
                 for (Path fd : entries) {
-                    fds.put(Integer.parseInt(fd.getFileName().toString()), Files.readSymbolicLink(fd).toString());
+                    fds.put(
+                            Integer.parseInt(fd.getFileName().toString()),
+                            Files.readSymbolicLink(fd).toString());
                 }
             }
             assertEquals(List.of(0, 1, 2), new ArrayList<>(fds.headMap(3).keySet()), fds.toString());
             assertTrue(fds.headMap(2).values().stream().allMatch("/dev/null"::equals), fds.toString());
-            assertEquals(Files.readSymbolicLink(Paths.get("/proc/self/fd/2")).toString(), fds.get(2),
+            assertEquals(
+                    Files.readSymbolicLink(Paths.get("/proc/self/fd/2")).toString(),
+                    fds.get(2),
                     "this process's standard error, where it says what it leaves alone");
             assertEquals(1, fds.tailMap(3).size(), fds.toString());
             assertTrue(fds.lastEntry().getValue().startsWith("pipe:"), fds.toString());
@@ -201,8 +215,8 @@ class PinWatchdogTest {
                 }
             }
         }
-        return new PinWatchdog.Program((Long) Files.getAttribute(exe, "unix:dev"), (Long) Files.getAttribute(exe,
-                "unix:ino"), credentials);
+        return new PinWatchdog.Program(
+                (Long) Files.getAttribute(exe, "unix:dev"), (Long) Files.getAttribute(exe, "unix:ino"), credentials);
     }
 
     /** Line by line: Files.readString on a procfs file, whose size reads as 0, returns only its first byte. */
@@ -218,8 +232,6 @@ class PinWatchdogTest {
         }
     }
 
-
-
     /** A thread that waits until ended, and its TID. */
     private final class Parked {
         final int tid;
@@ -229,15 +241,17 @@ class PinWatchdogTest {
         Parked() throws InterruptedException {
             AtomicInteger own = new AtomicInteger();
             CountDownLatch started = new CountDownLatch(1);
-            thread = new Thread(() -> {
-                own.set(syscalls.gettid());
-                started.countDown();
-                try {
-                    end.await(WAIT_NANOS, TimeUnit.NANOSECONDS);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }, "parked");
+            thread = new Thread(
+                    () -> {
+                        own.set(syscalls.gettid());
+                        started.countDown();
+                        try {
+                            end.await(WAIT_NANOS, TimeUnit.NANOSECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    "parked");
             thread.setDaemon(true);
             thread.start();
             assertTrue(started.await(WAIT_NANOS, TimeUnit.NANOSECONDS));

@@ -26,8 +26,7 @@ import org.junit.jupiter.api.Test;
 class SimulatedPmuTest {
     private static final long TASK_CLOCK = 1;
     private static final long PAGE_FAULTS = 2;
-    private static final long TIMES = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED
-            | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
+    private static final long TIMES = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
     private static final long GROUP = PerfEventAttr.FORMAT_GROUP | PerfEventAttr.FORMAT_ID | TIMES;
     private static final double IPC = 2.0;
 
@@ -82,8 +81,8 @@ class SimulatedPmuTest {
     void readsEveryReadFormatOfASingleEvent() {
         int bare = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CPU_CYCLES, 0, -1);
         int timed = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CPU_CYCLES, TIMES, -1);
-        int all = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CPU_CYCLES, TIMES | PerfEventAttr.FORMAT_ID | (1L << 4),
-                -1);
+        int all =
+                open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CPU_CYCLES, TIMES | PerfEventAttr.FORMAT_ID | (1L << 4), -1);
         burnCpu();
 
         assertEquals(8, pmu.read(bare, out.address(), 8));
@@ -102,8 +101,12 @@ class SimulatedPmuTest {
     void refusesWhatASkylakeCoreRefuses() {
         assertEquals(-Errno.ENOENT, tryOpen(PerfEventAttr.TYPE_HARDWARE, PmuModel.STALLED_CYCLES_FRONTEND, -1));
         assertEquals(-Errno.EINVAL, tryOpen(PerfEventAttr.TYPE_HARDWARE, PmuModel.HW_MAX, -1));
-        assertEquals(-Errno.ENOENT, tryOpen(PerfEventAttr.TYPE_HW_CACHE,
-                PmuModel.L1D | PmuModel.OP_PREFETCH << 8 | PmuModel.RESULT_MISS << 16, -1));
+        assertEquals(
+                -Errno.ENOENT,
+                tryOpen(
+                        PerfEventAttr.TYPE_HW_CACHE,
+                        PmuModel.L1D | PmuModel.OP_PREFETCH << 8 | PmuModel.RESULT_MISS << 16,
+                        -1));
         assertEquals(-Errno.EINVAL, tryOpen(PerfEventAttr.TYPE_HW_CACHE, PmuModel.L1I | PmuModel.OP_WRITE << 8, -1));
         assertEquals(-Errno.EINVAL, tryOpen(PerfEventAttr.TYPE_HW_CACHE, PmuModel.CACHE_IDS, -1));
 
@@ -111,10 +114,14 @@ class SimulatedPmuTest {
         for (int i = 0; i < 3; i++) {
             open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CACHE_MISSES, GROUP, leader);
         }
-        assertEquals(-Errno.EINVAL, tryOpen(PerfEventAttr.TYPE_RAW, 0x1d3, leader),
+        assertEquals(
+                -Errno.EINVAL,
+                tryOpen(PerfEventAttr.TYPE_RAW, 0x1d3, leader),
                 "a fifth general-purpose event in one group never fits four counters");
         open(PerfEventAttr.TYPE_HARDWARE, PmuModel.REF_CPU_CYCLES, GROUP, leader);
-        assertEquals(-Errno.EINVAL, tryOpen(PerfEventAttr.TYPE_HARDWARE, PmuModel.REF_CPU_CYCLES, leader),
+        assertEquals(
+                -Errno.EINVAL,
+                tryOpen(PerfEventAttr.TYPE_HARDWARE, PmuModel.REF_CPU_CYCLES, leader),
                 "ref-cycles has one fixed counter and no other");
         open(PerfEventAttr.TYPE_SOFTWARE, PAGE_FAULTS, GROUP, leader);
     }
@@ -126,8 +133,8 @@ class SimulatedPmuTest {
         int[] members = new int[3];
         for (int g = 0; g < leaders.length; g++) {
             leaders[g] = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CACHE_MISSES, GROUP, -1);
-            members[g] = open(PerfEventAttr.TYPE_HW_CACHE, PmuModel.DTLB | PmuModel.RESULT_MISS << 16, GROUP,
-                    leaders[g]);
+            members[g] =
+                    open(PerfEventAttr.TYPE_HW_CACHE, PmuModel.DTLB | PmuModel.RESULT_MISS << 16, GROUP, leaders[g]);
         }
         long[][] start = new long[leaders.length][];
         for (int g = 0; g < leaders.length; g++) {
@@ -148,11 +155,15 @@ class SimulatedPmuTest {
         }
         assertEquals(24, pmu.read(reference, out.address(), 24));
         long ran = out.getLong(0) - before;
-        double rate = pmu.model().ratePerNanosecond(PerfEventAttr.TYPE_HARDWARE, PmuModel.CACHE_MISSES,
-                threadComm(), IPC, null);
+        double rate = pmu.model()
+                .ratePerNanosecond(PerfEventAttr.TYPE_HARDWARE, PmuModel.CACHE_MISSES, threadComm(), IPC, null);
         for (int g = 0; g < leaders.length; g++) {
-            assertEquals(rate * ran, scaled[g], rate * ran * 0.01, "scaled cache-misses of group " + g + " at "
-                    + rate + " a nanosecond of " + ran + " ns of task-clock");
+            assertEquals(
+                    rate * ran,
+                    scaled[g],
+                    rate * ran * 0.01,
+                    "scaled cache-misses of group " + g + " at " + rate + " a nanosecond of " + ran
+                            + " ns of task-clock");
         }
 
         // The kernel makes a closed leader's members groups of their own: one event still competes.
@@ -174,7 +185,10 @@ class SimulatedPmuTest {
         long runningThen = out.getLong(16);
         burnCpu();
         pmu.read(leaders[0], out.address(), 1024);
-        assertEquals(out.getLong(8) - enabledThen, out.getLong(16) - runningThen, 1_000,
+        assertEquals(
+                out.getLong(8) - enabledThen,
+                out.getLong(16) - runningThen,
+                1_000,
                 "with a group closed, the two left fit together and run whenever they are enabled");
     }
 
@@ -183,17 +197,19 @@ class SimulatedPmuTest {
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch go = new CountDownLatch(1);
         int[] tid = new int[1];
-        Thread worker = new Thread(() -> {
-            tid[0] = kernel.gettid();
-            started.countDown();
-            try {
-                if (go.await(30, TimeUnit.SECONDS)) {
-                    burnCpu();
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        }, "sim-worker");
+        Thread worker = new Thread(
+                () -> {
+                    tid[0] = kernel.gettid();
+                    started.countDown();
+                    try {
+                        if (go.await(30, TimeUnit.SECONDS)) {
+                            burnCpu();
+                        }
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "sim-worker");
         worker.start();
         try {
             assertTrue(started.await(30, TimeUnit.SECONDS));
@@ -231,14 +247,18 @@ class SimulatedPmuTest {
         Syscalls real = Backends.syscalls();
         assertSame(real, Backends.simulatedIfAsked(real, null, null, null));
         assertNull(real.simulatedPmu());
-        assertEquals("simulated skylake", Backends.simulatedIfAsked(real, "skylake", "1.5", "8").simulatedPmu());
-        BackendUnavailableException model = assertThrows(BackendUnavailableException.class,
-                () -> Backends.simulatedIfAsked(real, "zen4", null, null));
+        assertEquals(
+                "simulated skylake",
+                Backends.simulatedIfAsked(real, "skylake", "1.5", "8").simulatedPmu());
+        BackendUnavailableException model = assertThrows(
+                BackendUnavailableException.class, () -> Backends.simulatedIfAsked(real, "zen4", null, null));
         assertEquals("-Dperfpin.simulated-pmu=zen4 names no simulated PMU; allowed: skylake", model.getMessage());
-        BackendUnavailableException ipc = assertThrows(BackendUnavailableException.class,
-                () -> Backends.simulatedIfAsked(real, "skylake", "fast", null));
-        assertEquals("-Dperfpin.simulated-pmu.ipc=fast is not an instructions-per-cycle figure; allowed: a number"
-                + " above 0 and below 100", ipc.getMessage());
+        BackendUnavailableException ipc = assertThrows(
+                BackendUnavailableException.class, () -> Backends.simulatedIfAsked(real, "skylake", "fast", null));
+        assertEquals(
+                "-Dperfpin.simulated-pmu.ipc=fast is not an instructions-per-cycle figure; allowed: a number"
+                        + " above 0 and below 100",
+                ipc.getMessage());
         assertThrows(BackendUnavailableException.class, () -> Backends.simulatedIfAsked(real, "skylake", null, "-1"));
     }
 

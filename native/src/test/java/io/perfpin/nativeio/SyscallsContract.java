@@ -37,6 +37,7 @@ abstract class SyscallsContract {
 
     /** PERF_COUNT_SW_* of linux/perf_event.h. */
     private static final long TASK_CLOCK = 1;
+
     private static final long PAGE_FAULTS = 2;
     private static final long CONTEXT_SWITCHES = 3;
 
@@ -44,6 +45,7 @@ abstract class SyscallsContract {
 
     /** read(2) of a single event with {@link #TIMES}: value, time_enabled, time_running. */
     private static final int SINGLE_BYTES = 3 * Long.BYTES;
+
     private static final int SINGLE_VALUE = 0;
     private static final int SINGLE_ENABLED = 8;
 
@@ -58,6 +60,7 @@ abstract class SyscallsContract {
      * </pre>
      */
     private static final int GROUP_NR = 0;
+
     private static final int GROUP_ENABLED = 8;
     private static final int GROUP_MEMBERS = 24;
     private static final int GROUP_MEMBER_BYTES = 16;
@@ -146,8 +149,11 @@ abstract class SyscallsContract {
         long[] mask = new long[CpuMasks.WORDS];
         int bytes = syscalls.getAffinity(tid, mask);
         int possibleCpus = possibleCpus();
-        assertTrue(bytes >= wordsFor(possibleCpus) * Long.BYTES && bytes <= CpuMasks.WORDS * Long.BYTES
-                && bytes % Long.BYTES == 0, "byte count " + bytes);
+        assertTrue(
+                bytes >= wordsFor(possibleCpus) * Long.BYTES
+                        && bytes <= CpuMasks.WORDS * Long.BYTES
+                        && bytes % Long.BYTES == 0,
+                "byte count " + bytes);
         assertArrayEquals(parseCpuList(cpusAllowedList(tid)), mask);
 
         assertEquals(-Errno.EINVAL, syscalls.getAffinity(tid, new long[0]));
@@ -219,14 +225,16 @@ abstract class SyscallsContract {
         CountDownLatch opened = new CountDownLatch(1);
         CountDownLatch burned = new CountDownLatch(1);
         CountDownLatch read = new CountDownLatch(1);
-        Thread worker = new Thread(() -> {
-            workerTid.set(syscalls.gettid());
-            started.countDown();
-            awaitQuietly(opened);
-            burnCpu();
-            burned.countDown();
-            awaitQuietly(read);
-        }, "perfpin-contract-worker");
+        Thread worker = new Thread(
+                () -> {
+                    workerTid.set(syscalls.gettid());
+                    started.countDown();
+                    awaitQuietly(opened);
+                    burnCpu();
+                    burned.countDown();
+                    awaitQuietly(read);
+                },
+                "perfpin-contract-worker");
         worker.start();
         int fd = -1;
         try {
@@ -251,7 +259,11 @@ abstract class SyscallsContract {
     @Test
     void refusesATidThatDoesNotExist() throws IOException {
         int pidMax = Integer.parseInt(firstLine("/proc/sys/kernel/pid_max"));
-        new PerfEventAttr().type(PerfEventAttr.TYPE_SOFTWARE).config(TASK_CLOCK).readFormat(TIMES).writeTo(attr.buffer());
+        new PerfEventAttr()
+                .type(PerfEventAttr.TYPE_SOFTWARE)
+                .config(TASK_CLOCK)
+                .readFormat(TIMES)
+                .writeTo(attr.buffer());
         assertEquals(-Errno.ESRCH, syscalls.perfEventOpen(attr.address(), pidMax, -1, -1, 0), "pid " + pidMax);
     }
 
@@ -294,8 +306,10 @@ abstract class SyscallsContract {
             int rounds = 0;
             long lastAllocated = 0;
             for (int clean = 0; clean < 3; rounds++) {
-                assertTrue(rounds < 50, "reading still allocates after " + rounds + " rounds of 10000 reads of"
-                        + " read, selfRead, ioctl, getcpu, gettid: " + lastAllocated + " bytes in the last");
+                assertTrue(
+                        rounds < 50,
+                        "reading still allocates after " + rounds + " rounds of 10000 reads of"
+                                + " read, selfRead, ioctl, getcpu, gettid: " + lastAllocated + " bytes in the last");
                 lastAllocated = allocatedByReads(threads, fd, page);
                 clean = lastAllocated == 0 ? clean + 1 : 0;
             }
@@ -329,7 +343,11 @@ abstract class SyscallsContract {
     }
 
     private int open(long config, long readFormat, long flags, int pid, int groupFd) {
-        new PerfEventAttr().type(PerfEventAttr.TYPE_SOFTWARE).config(config).readFormat(readFormat).flags(flags)
+        new PerfEventAttr()
+                .type(PerfEventAttr.TYPE_SOFTWARE)
+                .config(config)
+                .readFormat(readFormat)
+                .flags(flags)
                 .writeTo(attr.buffer());
         int fd = syscalls.perfEventOpen(attr.address(), pid, -1, groupFd, 0);
         assertTrue(fd >= 0, () -> "perf_event_open(software " + config + ", pid " + pid + "): " + Errno.name(fd));
@@ -393,8 +411,6 @@ abstract class SyscallsContract {
             Thread.currentThread().interrupt();
         }
     }
-
-
 
     private static int wordsFor(int cpus) {
         return (cpus + Long.SIZE - 1) / Long.SIZE;

@@ -16,13 +16,14 @@ import java.util.Map;
 public final class Args {
     /** Given options in command-line order; a key given without a value maps to null. */
     private final Map<String, String> given = new LinkedHashMap<>();
+
     private final List<String> strayTokens = new ArrayList<>();
     /** Read options in reading order, each with its synopsis, e.g. {@code --passes N}. */
     private final Map<String, String> read = new LinkedHashMap<>();
+
     private final List<String> help = new ArrayList<>();
 
-    private Args() {
-    }
+    private Args() {}
 
     /** Splits the command line into options; only a key given twice is refused here. */
     public static Args parse(String... args) {
@@ -35,7 +36,8 @@ public final class Args {
             }
             int equals = token.indexOf('=');
             String key = token.substring(2, equals < 0 ? token.length() : equals);
-            String value = equals >= 0 ? token.substring(equals + 1)
+            String value = equals >= 0
+                    ? token.substring(equals + 1)
                     : i + 1 < args.length && !args[i + 1].startsWith("--") ? args[++i] : null;
             if (parsed.given.containsKey(key)) {
                 throw new UsageException("--" + key + " is given twice: give each option once");
@@ -57,8 +59,8 @@ public final class Args {
 
     /** As {@link #intValue(String, int, int, int)}, and a multiple of {@code multipleOf}. */
     public int intValue(String key, int defaultValue, int min, int max, int multipleOf) {
-        String expected = "an integer from " + min + " to " + max
-                + (multipleOf > 1 ? ", a multiple of " + multipleOf : "");
+        String expected =
+                "an integer from " + min + " to " + max + (multipleOf > 1 ? ", a multiple of " + multipleOf : "");
         declare(key, "--" + key + " N", expected + " (default " + defaultValue + ")");
         if (!given.containsKey(key)) {
             return defaultValue;
@@ -94,7 +96,8 @@ public final class Args {
 
     /** Refuses an option that was given but never read, and a token that is no option. */
     public void rejectUnread() {
-        String allowed = String.join(", ", read.keySet().stream().map(k -> "--" + k).toArray(String[]::new));
+        String allowed =
+                String.join(", ", read.keySet().stream().map(k -> "--" + k).toArray(String[]::new));
         for (String key : given.keySet()) {
             if (!read.containsKey(key)) {
                 throw new UsageException("unknown option '--" + key + "': expected one of " + allowed);

@@ -1,7 +1,6 @@
 package io.perfpin.apps;
 
 import io.perfpin.annotations.Counted;
-
 import java.util.concurrent.BrokenBarrierException;
 import java.util.concurrent.CyclicBarrier;
 
@@ -24,12 +23,12 @@ import java.util.concurrent.CyclicBarrier;
  * padded-over-adjacent=X.XXX}, increments per writer, and increments per second by both writers together.
  */
 public final class FalseSharing {
-    private FalseSharing() {
-    }
+    private FalseSharing() {}
 
     public record Options(int increments, boolean annotated) {
         public static Options from(Args args) {
-            return new Options(args.intValue("increments", 20_000_000, 1, 1_000_000_000),
+            return new Options(
+                    args.intValue("increments", 20_000_000, 1, 1_000_000_000),
                     args.flag("annotated", "run the @Counted({\"sharing\",\"sched\"}) writers"));
         }
     }
@@ -49,16 +48,18 @@ public final class FalseSharing {
 
         @Override
         public String line() {
-            return new ResultLine("falsesharing").add("increments", increments)
+            return new ResultLine("falsesharing")
+                    .add("increments", increments)
                     .add("adjacent-ops-per-s", Math.round(adjacent.opsPerSecond()))
                     .add("padded-ops-per-s", Math.round(padded.opsPerSecond()))
-                    .add("padded-over-adjacent", paddedOverAdjacent()).toString();
+                    .add("padded-over-adjacent", paddedOverAdjacent())
+                    .toString();
         }
     }
 
     public static Result run(Options options) throws InterruptedException {
-        return new Result(options.increments(), run("adjacent", Counters.NEXT, options),
-                run("padded", Counters.FAR, options));
+        return new Result(
+                options.increments(), run("adjacent", Counters.NEXT, options), run("padded", Counters.FAR, options));
     }
 
     public static void main(String[] args) {
@@ -73,7 +74,8 @@ public final class FalseSharing {
         Writer[] writers = new Writer[slots.length];
         Crew crew = new Crew();
         for (int i = 0; i < writers.length; i++) {
-            writers[i] = options.annotated() ? new CountedWriter(counters, slots[i], options.increments(), start)
+            writers[i] = options.annotated()
+                    ? new CountedWriter(counters, slots[i], options.increments(), start)
                     : new Writer(counters, slots[i], options.increments(), start);
             crew.start(layout + "-writer-" + i, writers[i]);
         }

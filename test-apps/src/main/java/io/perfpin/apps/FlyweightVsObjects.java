@@ -1,7 +1,6 @@
 package io.perfpin.apps;
 
 import io.perfpin.annotations.Counted;
-
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
@@ -24,27 +23,31 @@ public final class FlyweightVsObjects {
     static final byte BUY = 'B';
     static final byte SELL = 'S';
 
-    private FlyweightVsObjects() {
-    }
+    private FlyweightVsObjects() {}
 
     public record Options(int elements, int passes, boolean annotated) {
         public static Options from(Args args) {
-            return new Options(args.intValue("elements", 4_000_000, 1, 100_000_000),
+            return new Options(
+                    args.intValue("elements", 4_000_000, 1, 100_000_000),
                     args.intValue("passes", 10, 1, 10_000),
                     args.flag("annotated", "run the @Counted(\"cache\") summers"));
         }
     }
 
     /** One pass's sum of buy prices, and the time per element over all passes. */
-    public record Sum(long buys, double nanosPerElement) {
-    }
+    public record Sum(long buys, double nanosPerElement) {}
 
     public record Result(int elements, int passes, Sum flyweight, Sum objects) implements WorkloadResult {
         @Override
         public String line() {
-            return new ResultLine("flyweight").add("elements", elements).add("passes", passes)
-                    .add("flyweight-ns", flyweight.nanosPerElement()).add("object-ns", objects.nanosPerElement())
-                    .add("flyweight-sum", flyweight.buys()).add("object-sum", objects.buys()).toString();
+            return new ResultLine("flyweight")
+                    .add("elements", elements)
+                    .add("passes", passes)
+                    .add("flyweight-ns", flyweight.nanosPerElement())
+                    .add("object-ns", objects.nanosPerElement())
+                    .add("flyweight-sum", flyweight.buys())
+                    .add("object-sum", objects.buys())
+                    .toString();
         }
     }
 
@@ -57,7 +60,10 @@ public final class FlyweightVsObjects {
     public static Result run(Options options) throws InterruptedException {
         Trades flyweight = new OffHeapTrades(options.elements());
         Trades objects = new ObjectTrades(options.elements());
-        return new Result(options.elements(), options.passes(), sum("flyweight-sum", flyweight, options),
+        return new Result(
+                options.elements(),
+                options.passes(),
+                sum("flyweight-sum", flyweight, options),
                 sum("object-sum", objects, options));
     }
 
@@ -68,7 +74,8 @@ public final class FlyweightVsObjects {
     private static Sum sum(String thread, Trades trades, Options options) throws InterruptedException {
         // One pass here first, so that the timed passes run compiled code.
         trades.buyTotal();
-        Summer summer = options.annotated() ? new CountedSummer(trades, options.passes())
+        Summer summer = options.annotated()
+                ? new CountedSummer(trades, options.passes())
                 : new Summer(trades, options.passes());
         Crew.run(thread, summer);
         return new Sum(summer.buys, (double) summer.nanos / ((long) options.elements() * options.passes()));
@@ -81,8 +88,7 @@ public final class FlyweightVsObjects {
     }
 
     /** A trade on the heap. */
-    record Trade(long price, byte side) {
-    }
+    record Trade(long price, byte side) {}
 
     static final class ObjectTrades implements Trades {
         private final Trade[] trades;

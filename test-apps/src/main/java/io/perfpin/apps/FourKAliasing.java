@@ -1,7 +1,6 @@
 package io.perfpin.apps;
 
 import io.perfpin.annotations.Counted;
-
 import java.util.Arrays;
 import java.util.Map;
 import java.util.TreeMap;
@@ -28,12 +27,12 @@ import java.util.TreeMap;
 public final class FourKAliasing {
     private static final int ALIAS_PERIOD = 4096;
 
-    private FourKAliasing() {
-    }
+    private FourKAliasing() {}
 
     public record Options(int elements, int maxOffset, int step, int passes, boolean annotated) {
         public static Options from(Args args) {
-            return new Options(args.intValue("elements", 256, 1, 1 << 20),
+            return new Options(
+                    args.intValue("elements", 256, 1, 1 << 20),
                     args.intValue("max-offset", 8192, 0, 1 << 20, Long.BYTES),
                     args.intValue("step", 64, Long.BYTES, 1 << 20, Long.BYTES),
                     args.intValue("passes", 20_000, 1, 10_000_000),
@@ -51,12 +50,17 @@ public final class FourKAliasing {
     /** Nanoseconds per element added, by offset in bytes, in offset order. */
     public record Result(int elements, int passes, Map<Integer, Double> nanosPerElement) implements WorkloadResult {
         public int slowestOffset() {
-            return nanosPerElement.entrySet().stream().max(Map.Entry.comparingByValue()).orElseThrow().getKey();
+            return nanosPerElement.entrySet().stream()
+                    .max(Map.Entry.comparingByValue())
+                    .orElseThrow()
+                    .getKey();
         }
 
         @Override
         public String line() {
-            ResultLine line = new ResultLine("aliasing").add("elements", elements).add("passes", passes)
+            ResultLine line = new ResultLine("aliasing")
+                    .add("elements", elements)
+                    .add("passes", passes)
                     .add("slowest-offset", slowestOffset());
             nanosPerElement.forEach((offset, nanos) -> line.add("ns-" + offset, nanos));
             return line.toString();
@@ -75,7 +79,8 @@ public final class FourKAliasing {
         Map<Integer, Double> nanosPerElement = new TreeMap<>();
         for (int offset : options.offsets()) {
             int target = baseWords + offset / Long.BYTES;
-            Adder adder = options.annotated() ? new CountedAdder(memory, target, elements, options.passes())
+            Adder adder = options.annotated()
+                    ? new CountedAdder(memory, target, elements, options.passes())
                     : new Adder(memory, target, elements, options.passes());
             Crew.run("alias-" + offset, adder);
             nanosPerElement.put(offset, (double) adder.nanos / ((long) elements * options.passes()));

@@ -18,8 +18,7 @@ public final class Launcher {
         WorkloadResult run(O options) throws InterruptedException;
     }
 
-    private Launcher() {
-    }
+    private Launcher() {}
 
     /** The whole of a workload's {@code main}: exits with a non-zero code when it failed. */
     public static <O> void main(Class<?> workload, String[] args, Function<Args, O> options, Workload<O> run) {
@@ -30,8 +29,13 @@ public final class Launcher {
     }
 
     /** As {@link #main}, writing to the given streams and returning the exit code. */
-    static <O> int launch(Class<?> workload, String[] args, Function<Args, O> options, Workload<O> run,
-                          PrintStream out, PrintStream err) {
+    static <O> int launch(
+            Class<?> workload,
+            String[] args,
+            Function<Args, O> options,
+            Workload<O> run,
+            PrintStream out,
+            PrintStream err) {
         O chosen;
         try {
             Args parsed = Args.parse(args);

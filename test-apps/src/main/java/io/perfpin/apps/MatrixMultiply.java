@@ -1,7 +1,6 @@
 package io.perfpin.apps;
 
 import io.perfpin.annotations.Counted;
-
 import java.util.Arrays;
 
 /**
@@ -19,12 +18,12 @@ import java.util.Arrays;
  * <p>Result: {@code result matrix n=N ijk-ms=X.XXX ijk-gflops=X.XXX ikj-ms=X.XXX ikj-gflops=X.XXX equal=B}.
  */
 public final class MatrixMultiply {
-    private MatrixMultiply() {
-    }
+    private MatrixMultiply() {}
 
     public record Options(int n, boolean annotated) {
         public static Options from(Args args) {
-            return new Options(args.intValue("n", 512, 1, 4096),
+            return new Options(
+                    args.intValue("n", 512, 1, 4096),
                     args.flag("annotated", "multiply with the @Counted(\"cache\") methods"));
         }
     }
@@ -38,10 +37,14 @@ public final class MatrixMultiply {
 
         @Override
         public String line() {
-            return new ResultLine("matrix").add("n", n)
-                    .add("ijk-ms", ijkNanos / 1e6).add("ijk-gflops", gflops(ijkNanos))
-                    .add("ikj-ms", ikjNanos / 1e6).add("ikj-gflops", gflops(ikjNanos))
-                    .add("equal", equal).toString();
+            return new ResultLine("matrix")
+                    .add("n", n)
+                    .add("ijk-ms", ijkNanos / 1e6)
+                    .add("ijk-gflops", gflops(ijkNanos))
+                    .add("ikj-ms", ikjNanos / 1e6)
+                    .add("ikj-gflops", gflops(ikjNanos))
+                    .add("equal", equal)
+                    .toString();
         }
     }
 

@@ -1,7 +1,6 @@
 package io.perfpin.apps;
 
 import io.perfpin.annotations.Counted;
-
 import java.util.EnumMap;
 import java.util.Locale;
 import java.util.Map;
@@ -30,11 +29,12 @@ public final class MemoryPatterns {
     /** Enough words to compile the walk before any of it is timed. */
     private static final int WARM_UP_WORDS = 1 << 17;
 
-    private MemoryPatterns() {
-    }
+    private MemoryPatterns() {}
 
     public enum Pattern {
-        LINEAR, PAGE, HEAP;
+        LINEAR,
+        PAGE,
+        HEAP;
 
         public String label() {
             return name().toLowerCase(Locale.ROOT);
@@ -52,7 +52,9 @@ public final class MemoryPatterns {
 
     public record Options(int mib, int passes, boolean annotated) {
         public static Options from(Args args) {
-            return new Options(args.intValue("mib", 256, 1, 1024), args.intValue("passes", 1, 1, 1000),
+            return new Options(
+                    args.intValue("mib", 256, 1, 1024),
+                    args.intValue("passes", 1, 1, 1000),
                     args.flag("annotated", "run the @Counted({\"cache\",\"tlb\"}) walkers"));
         }
 
@@ -71,7 +73,8 @@ public final class MemoryPatterns {
     public record Result(int mib, Map<Pattern, Walk> walks) implements WorkloadResult {
         @Override
         public String line() {
-            ResultLine line = new ResultLine("memorypatterns").add("mib", mib)
+            ResultLine line = new ResultLine("memorypatterns")
+                    .add("mib", mib)
                     .add("accesses", walks.get(Pattern.LINEAR).accesses());
             walks.forEach((pattern, walk) -> line.add(pattern.label() + "-ns", walk.nanosPerAccess()));
             return line.toString();
@@ -88,7 +91,8 @@ public final class MemoryPatterns {
         }
         Map<Pattern, Walk> walks = new EnumMap<>(Pattern.class);
         for (Pattern pattern : Pattern.values()) {
-            Walker walker = options.annotated() ? new CountedWalker(memory, pattern, options.passes())
+            Walker walker = options.annotated()
+                    ? new CountedWalker(memory, pattern, options.passes())
                     : new Walker(memory, pattern, options.passes());
             Crew.run(pattern.label() + "-walk", walker);
             walks.put(pattern, new Walk((long) memory.length * options.passes(), walker.sum, walker.nanos));

@@ -21,8 +21,7 @@ public final class PageToucher {
     public static final int PAGE_SIZE = 4096;
     private static final int MAX_CHUNK = 1 << 30;
 
-    private PageToucher() {
-    }
+    private PageToucher() {}
 
     /** Maps {@code bytes} of fresh memory and writes one byte per page; returns the pages touched. */
     public static long touch(long bytes) {

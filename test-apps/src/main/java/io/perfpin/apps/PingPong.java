@@ -2,7 +2,6 @@ package io.perfpin.apps;
 
 import io.perfpin.annotations.Counted;
 import io.perfpin.annotations.Pinned;
-
 import java.util.Arrays;
 
 /**
@@ -19,12 +18,12 @@ import java.util.Arrays;
  * <p>Result: {@code result pingpong round-trips=N median-ns=N p99-ns=N max-ns=N}.
  */
 public final class PingPong {
-    private PingPong() {
-    }
+    private PingPong() {}
 
     public record Options(int roundTrips, int warmup, boolean annotated) {
         public static Options from(Args args) {
-            return new Options(args.intValue("round-trips", 1_000_000, 1, 100_000_000),
+            return new Options(
+                    args.intValue("round-trips", 1_000_000, 1, 100_000_000),
                     args.intValue("warmup", 50_000, 0, 100_000_000),
                     args.flag("annotated", "run the @Pinned(\"core\") @Counted({\"ipc\",\"sched\"}) threads"));
         }
@@ -34,8 +33,12 @@ public final class PingPong {
     public record Result(int roundTrips, long medianNanos, long p99Nanos, long maxNanos) implements WorkloadResult {
         @Override
         public String line() {
-            return new ResultLine("pingpong").add("round-trips", roundTrips).add("median-ns", medianNanos)
-                    .add("p99-ns", p99Nanos).add("max-ns", maxNanos).toString();
+            return new ResultLine("pingpong")
+                    .add("round-trips", roundTrips)
+                    .add("median-ns", medianNanos)
+                    .add("p99-ns", p99Nanos)
+                    .add("max-ns", maxNanos)
+                    .toString();
         }
     }
 
@@ -43,7 +46,8 @@ public final class PingPong {
         Mailbox mailbox = new Mailbox();
         long[] samples = new long[options.roundTrips()];
         int total = options.warmup() + options.roundTrips();
-        Ping ping = options.annotated() ? new PinnedPing(mailbox, options.warmup(), samples)
+        Ping ping = options.annotated()
+                ? new PinnedPing(mailbox, options.warmup(), samples)
                 : new Ping(mailbox, options.warmup(), samples);
         Pong pong = options.annotated() ? new PinnedPong(mailbox, total) : new Pong(mailbox, total);
         Crew crew = new Crew();

@@ -14,8 +14,7 @@ public final class Programs {
     /** Set by the build to the second JDK's {@code java} when {@code JDK25_HOME} names one; empty otherwise. */
     public static final String SECOND_JAVA_PROPERTY = "perfpin.jdk25.java";
 
-    private Programs() {
-    }
+    private Programs() {}
 
     /**
      * The first executable file {@code name} in a directory of {@code PATH}, as the shell finds it. An empty entry

@@ -32,13 +32,13 @@ import java.util.concurrent.CountDownLatch;
 public final class Service {
     /** Enough for a thread that only waits: thousands of them need not reserve a default stack each. */
     private static final long PARKED_STACK_BYTES = 256 << 10;
+
     private static final Object PRINT_LOCK = new Object();
     private static final Map<String, Thread> WORKERS = new ConcurrentHashMap<>();
     /** Parked threads wait on it for good: the JVM exits around them. */
     private static final CountDownLatch NEVER = new CountDownLatch(1);
 
-    private Service() {
-    }
+    private Service() {}
 
     public static void main(String[] args) throws Exception {
         int workers = args.length > 0 ? Integer.parseInt(args[0]) : 2;
@@ -48,18 +48,20 @@ public final class Service {
             startWorker("worker-" + i);
         }
         park(parked, "parked");
-        Thread stdin = new Thread(() -> {
-            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-            try {
-                // The parent keeps it open while it wants the service running.
-                for (String line = in.readLine(); line != null; line = in.readLine()) {
-                    obey(line.split(" "));
-                }
-            } catch (IOException e) {
-                // closed either way
-            }
-            System.exit(0);
-        }, "stdin-watcher");
+        Thread stdin = new Thread(
+                () -> {
+                    BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+                    try {
+                        // The parent keeps it open while it wants the service running.
+                        for (String line = in.readLine(); line != null; line = in.readLine()) {
+                            obey(line.split(" "));
+                        }
+                    } catch (IOException e) {
+                        // closed either way
+                    }
+                    System.exit(0);
+                },
+                "stdin-watcher");
         stdin.setDaemon(true);
         stdin.start();
         Thread.sleep(100);
@@ -93,32 +95,39 @@ public final class Service {
     }
 
     private static void startWorker(String name) {
-        Thread worker = new Thread(() -> {
-            say("thread " + Thread.currentThread().getName() + " tid " + ownTid());
-            while (true) {
-                Spinner.spin(1_000_000L);
-                try {
-                    Sleeper.sleep(1, 1);
-                } catch (InterruptedException e) {
-                    say("ended " + Thread.currentThread().getName());
-                    return;
-                }
-            }
-        }, name);
+        Thread worker = new Thread(
+                () -> {
+                    say("thread " + Thread.currentThread().getName() + " tid " + ownTid());
+                    while (true) {
+                        Spinner.spin(1_000_000L);
+                        try {
+                            Sleeper.sleep(1, 1);
+                        } catch (InterruptedException e) {
+                            say("ended " + Thread.currentThread().getName());
+                            return;
+                        }
+                    }
+                },
+                name);
         worker.setDaemon(true);
         WORKERS.put(name, worker);
         worker.start();
     }
 
     private static void startSpinner(String name) {
-        Thread spinner = new Thread(() -> {
-            say("thread " + Thread.currentThread().getName().replace("\n", "\\n").replace("\t", "\\t") + " tid "
-                    + ownTid());
-            while (!Thread.currentThread().isInterrupted()) {
-                Spinner.spin(1_000_000L);
-            }
-            say("ended " + Thread.currentThread().getName());
-        }, name);
+        Thread spinner = new Thread(
+                () -> {
+                    say("thread "
+                            + Thread.currentThread()
+                                    .getName()
+                                    .replace("\n", "\\n")
+                                    .replace("\t", "\\t") + " tid " + ownTid());
+                    while (!Thread.currentThread().isInterrupted()) {
+                        Spinner.spin(1_000_000L);
+                    }
+                    say("ended " + Thread.currentThread().getName());
+                },
+                name);
         spinner.setDaemon(true);
         WORKERS.put(name, spinner);
         spinner.start();
@@ -142,7 +151,9 @@ public final class Service {
     /** The kernel's id of the calling thread, from /proc/thread-self (a link to /proc/<pid>/task/<tid>). */
     static int ownTid() {
         try {
-            return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString());
+            return Integer.parseInt(Files.readSymbolicLink(Paths.get("/proc/thread-self"))
+                    .getFileName()
+                    .toString());
         } catch (IOException e) {
             return -1;
         }

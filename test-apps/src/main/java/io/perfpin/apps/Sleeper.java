@@ -6,8 +6,7 @@ package io.perfpin.apps;
  * <p>Usage: {@code java io.perfpin.apps.Sleeper [naps] [millis]}.
  */
 public final class Sleeper {
-    private Sleeper() {
-    }
+    private Sleeper() {}
 
     /** Sleeps {@code naps} times for {@code millis} each; returns the naps taken. */
     public static int sleep(int naps, long millis) throws InterruptedException {

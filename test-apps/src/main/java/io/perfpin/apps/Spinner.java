@@ -4,8 +4,7 @@ package io.perfpin.apps;
 public final class Spinner {
     private static volatile long sink;
 
-    private Spinner() {
-    }
+    private Spinner() {}
 
     /** Spins until {@code nanos} of wall time have passed; returns a value that keeps the work alive. */
     public static long spin(long nanos) {

@@ -1,7 +1,6 @@
 package io.perfpin.apps;
 
 import io.perfpin.annotations.Counted;
-
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -18,13 +17,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * that did their work, pages touched in all, and the most that were working at the same moment.
  */
 public final class ThreadChurner {
-    private ThreadChurner() {
-    }
+    private ThreadChurner() {}
 
     public record Options(int threads, int atOnce, int pages, boolean annotated) {
         public static Options from(Args args) {
-            return new Options(args.intValue("threads", 2_000, 1, 10_000_000),
-                    args.intValue("at-once", 4, 1, 10_000), args.intValue("pages", 4, 0, 1 << 20),
+            return new Options(
+                    args.intValue("threads", 2_000, 1, 10_000_000),
+                    args.intValue("at-once", 4, 1, 10_000),
+                    args.intValue("pages", 4, 0, 1 << 20),
                     args.flag("annotated", "run the @Counted(\"sched\") churn threads"));
         }
     }
@@ -32,14 +32,20 @@ public final class ThreadChurner {
     public record Result(int threads, int ran, long pages, int maxAtOnce, long nanos) implements WorkloadResult {
         @Override
         public String line() {
-            return new ResultLine("churn").add("threads", threads).add("ran", ran).add("pages", pages)
-                    .add("max-at-once", maxAtOnce).add("ms", nanos / 1e6).toString();
+            return new ResultLine("churn")
+                    .add("threads", threads)
+                    .add("ran", ran)
+                    .add("pages", pages)
+                    .add("max-at-once", maxAtOnce)
+                    .add("ms", nanos / 1e6)
+                    .toString();
         }
     }
 
     public static Result run(Options options) throws InterruptedException {
         try (PageToucher.FreshMemory memory = PageToucher.FreshMemory.open()) {
-            Churn churn = options.annotated() ? CountedChurn.create(memory, options.pages())
+            Churn churn = options.annotated()
+                    ? CountedChurn.create(memory, options.pages())
                     : new Churn(memory, options.pages());
             long start = System.nanoTime();
             Crew crew = new Crew();
@@ -50,7 +56,11 @@ public final class ThreadChurner {
                 crew.start("churn-" + i, churn);
             }
             crew.joinAll();
-            return new Result(options.threads(), churn.ran.get(), churn.pages.get(), churn.maxWorking.get(),
+            return new Result(
+                    options.threads(),
+                    churn.ran.get(),
+                    churn.pages.get(),
+                    churn.maxWorking.get(),
                     System.nanoTime() - start);
         }
     }

@@ -15,20 +15,22 @@ import java.util.List;
  * the first start to the last join.
  */
 public final class VirtualMounts {
-    private VirtualMounts() {
-    }
+    private VirtualMounts() {}
 
     public record Options(int threads, int yields) {
         public static Options from(Args args) {
-            return new Options(args.intValue("threads", 100, 1, 1_000_000), args.intValue("yields", 10_000, 1,
-                    100_000_000));
+            return new Options(
+                    args.intValue("threads", 100, 1, 1_000_000), args.intValue("yields", 10_000, 1, 100_000_000));
         }
     }
 
     public record Result(int threads, long yields, long nanos) implements WorkloadResult {
         @Override
         public String line() {
-            return new ResultLine("vmounts").add("threads", threads).add("yields", yields).add("ms", nanos / 1e6)
+            return new ResultLine("vmounts")
+                    .add("threads", threads)
+                    .add("yields", yields)
+                    .add("ms", nanos / 1e6)
                     .toString();
         }
     }
@@ -53,12 +55,15 @@ public final class VirtualMounts {
     private static Thread startVirtual(String name, Runnable work) {
         try {
             Class<?> builderType = Class.forName("java.lang.Thread$Builder");
-            Object builder = builderType.getMethod("name", String.class)
+            Object builder = builderType
+                    .getMethod("name", String.class)
                     .invoke(Thread.class.getMethod("ofVirtual").invoke(null), name);
             return (Thread) builderType.getMethod("start", Runnable.class).invoke(builder, work);
         } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException("virtual threads need JDK 21 or later; this is "
-                    + Runtime.version().feature(), e);
+            throw new IllegalStateException(
+                    "virtual threads need JDK 21 or later; this is "
+                            + Runtime.version().feature(),
+                    e);
         }
     }
 

@@ -1,11 +1,11 @@
 package io.perfpin.apps;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 class ArgsTest {
     @Test
@@ -23,19 +23,24 @@ class ArgsTest {
     void flagTakesExplicitTrueOrFalse() {
         assertFalse(Args.parse("--annotated=false").flag("annotated", "annotated"));
         assertTrue(Args.parse("--annotated=true").flag("annotated", "annotated"));
-        assertEquals("bad --annotated 'maybe': expected nothing, true or false",
+        assertEquals(
+                "bad --annotated 'maybe': expected nothing, true or false",
                 rejected(() -> Args.parse("--annotated", "maybe").flag("annotated", "annotated")));
     }
 
     @Test
     void badValueNamesTheTokenAndTheRange() {
-        assertEquals("bad --passes 'lots': expected an integer from 1 to 10",
+        assertEquals(
+                "bad --passes 'lots': expected an integer from 1 to 10",
                 rejected(() -> Args.parse("--passes=lots").intValue("passes", 1, 1, 10)));
-        assertEquals("bad --passes '11': expected an integer from 1 to 10",
+        assertEquals(
+                "bad --passes '11': expected an integer from 1 to 10",
                 rejected(() -> Args.parse("--passes", "11").intValue("passes", 1, 1, 10)));
-        assertEquals("bad --step '12': expected an integer from 8 to 64, a multiple of 8",
+        assertEquals(
+                "bad --step '12': expected an integer from 8 to 64, a multiple of 8",
                 rejected(() -> Args.parse("--step=12").intValue("step", 8, 8, 64, 8)));
-        assertEquals("--passes needs a value: an integer from 1 to 10",
+        assertEquals(
+                "--passes needs a value: an integer from 1 to 10",
                 rejected(() -> Args.parse("--passes").intValue("passes", 1, 1, 10)));
     }
 
@@ -51,9 +56,11 @@ class ArgsTest {
     void strayTokenAndRepeatedOptionAreRefused() {
         Args args = Args.parse("3");
         args.intValue("passes", 1, 1, 10);
-        assertEquals("unexpected '3': expected options --key=value or --key value, one of --passes",
+        assertEquals(
+                "unexpected '3': expected options --key=value or --key value, one of --passes",
                 rejected(args::rejectUnread));
-        assertEquals("--passes is given twice: give each option once",
+        assertEquals(
+                "--passes is given twice: give each option once",
                 rejected(() -> Args.parse("--passes=1", "--passes=2")));
     }
 

@@ -1,9 +1,9 @@
 package io.perfpin.apps;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class FalseSharingTest {
     @ParameterizedTest(name = "annotated={0}")

@@ -1,10 +1,10 @@
 package io.perfpin.apps;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class FlyweightVsObjectsTest {
     @ParameterizedTest(name = "annotated={0}")

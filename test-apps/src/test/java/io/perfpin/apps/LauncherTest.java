@@ -1,14 +1,13 @@
 package io.perfpin.apps;
 
-import org.junit.jupiter.api.Test;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
 
 class LauncherTest {
     private final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -24,8 +23,10 @@ class LauncherTest {
     @Test
     void unknownOptionIsRefusedBeforeAnythingRuns() {
         assertEquals(Launcher.USAGE, launch("--round-trips=1", "--rounds=5"));
-        assertEquals("PingPong: unknown option '--rounds': expected one of --help, --round-trips, --warmup, "
-                + "--annotated\n", text(err));
+        assertEquals(
+                "PingPong: unknown option '--rounds': expected one of --help, --round-trips, --warmup, "
+                        + "--annotated\n",
+                text(err));
         assertEquals("", text(out));
     }
 
@@ -33,8 +34,10 @@ class LauncherTest {
     void helpListsTheOptions() {
         assertEquals(0, launch("--help"));
         String help = text(out);
-        assertTrue(help.startsWith("usage: java io.perfpin.apps.PingPong [--help] [--round-trips N] [--warmup N] "
-                + "[--annotated]\n"), help);
+        assertTrue(
+                help.startsWith("usage: java io.perfpin.apps.PingPong [--help] [--round-trips N] [--warmup N] "
+                        + "[--annotated]\n"),
+                help);
         assertTrue(help.contains("--round-trips N"), help);
     }
 
@@ -49,8 +52,13 @@ class LauncherTest {
     }
 
     private int launch(String... args) {
-        return Launcher.launch(PingPong.class, args, PingPong.Options::from, PingPong::run,
-                new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+        return Launcher.launch(
+                PingPong.class,
+                args,
+                PingPong.Options::from,
+                PingPong::run,
+                new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
     }
 
     private static String text(ByteArrayOutputStream stream) {

@@ -1,10 +1,10 @@
 package io.perfpin.apps;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.params.provider.ValueSource;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
 
 class MemoryPatternsTest {
     private static final int WORDS_IN_ONE_MIB = 131_072;

@@ -1,19 +1,22 @@
 package io.perfpin.apps;
 
-import org.junit.jupiter.api.Test;
-
-import java.util.Map;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+
+import java.util.Map;
+import org.junit.jupiter.api.Test;
 
 class ResultLineTest {
     @Test
     void formatsAndParsesBack() {
-        String line = new ResultLine("matrix").add("n", 64).add("ijk-ms", 1.23456).add("equal", true).toString();
+        String line = new ResultLine("matrix")
+                .add("n", 64)
+                .add("ijk-ms", 1.23456)
+                .add("equal", true)
+                .toString();
         assertEquals("result matrix n=64 ijk-ms=1.235 equal=true", line);
-        assertEquals(Map.of("workload", "matrix", "n", "64", "ijk-ms", "1.235", "equal", "true"),
-                ResultLine.parse(line));
+        assertEquals(
+                Map.of("workload", "matrix", "n", "64", "ijk-ms", "1.235", "equal", "true"), ResultLine.parse(line));
     }
 
     @Test

@@ -1,10 +1,10 @@
 package io.perfpin.apps;
 
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 class ThreadChurnerTest {
     @ParameterizedTest(name = "annotated={0}")
@@ -14,7 +14,9 @@ class ThreadChurnerTest {
         assertEquals(300, result.ran());
         assertEquals(600, result.pages());
         assertTrue(result.maxAtOnce() >= 1 && result.maxAtOnce() <= 3, result.line());
-        assertTrue(Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.getName().startsWith("churn-")),
+        assertTrue(
+                Thread.getAllStackTraces().keySet().stream()
+                        .noneMatch(t -> t.getName().startsWith("churn-")),
                 "a churn thread is still alive");
     }
 }

@@ -10,8 +10,7 @@ import java.util.stream.Collectors;
 
 /** Class paths for child JVMs, made of the jars and directories that this JVM loaded classes from. */
 public final class ClassPath {
-    private ClassPath() {
-    }
+    private ClassPath() {}
 
     /** The jar or directory that a class or resource was loaded from. */
     public static Path locationOf(String resource) {
@@ -40,7 +39,10 @@ public final class ClassPath {
 
     /** A class path of the places that these classes were loaded from, in this order. */
     public static String of(Class<?>... types) {
-        return Arrays.stream(types).map(ClassPath::locationOf).map(Path::toString).distinct()
+        return Arrays.stream(types)
+                .map(ClassPath::locationOf)
+                .map(Path::toString)
+                .distinct()
                 .collect(Collectors.joining(File.pathSeparator));
     }
 }

@@ -37,6 +37,7 @@ public class TestJvm implements AutoCloseable {
     private final Output stdout;
     /** Null when its error stream is read as part of its output. */
     private final Output stderr;
+
     private final Duration closeGrace;
 
     /** Starts what {@code builder} describes; for helpers that add their own protocol to a child. */
@@ -189,7 +190,9 @@ public class TestJvm implements AutoCloseable {
 
     /** Sends it a signal as kill(1) does, by name: TERM, INT, QUIT. */
     public void signal(String name) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid())).redirectErrorStream(true).start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(pid()))
+                .redirectErrorStream(true)
+                .start();
         if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
             kill.destroyForcibly();
             throw new AssertionError("kill -" + name + " " + pid() + " failed");

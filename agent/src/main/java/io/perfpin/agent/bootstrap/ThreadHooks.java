@@ -9,10 +9,10 @@ package io.perfpin.agent.bootstrap;
 public final class ThreadHooks {
     /** NativeEnrolment.JAVA: the thread goes to {@link #runStarting}, and its end to {@link #runEnded}. */
     private static final int JAVA = 2;
+
     private static volatile ThreadEvents events;
 
-    private ThreadHooks() {
-    }
+    private ThreadHooks() {}
 
     public static void install(ThreadEvents handler) {
         events = handler;

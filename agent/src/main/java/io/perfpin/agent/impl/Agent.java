@@ -1,8 +1,8 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.PerfpinDirectory;
-import io.perfpin.agent.metrics.MetricsExport;
 import io.perfpin.agent.bootstrap.ThreadHooks;
+import io.perfpin.agent.metrics.MetricsExport;
 import io.perfpin.event.EventParser;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.jvm.ThisProcess;
@@ -12,11 +12,10 @@ import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
-import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
-
 import java.io.IOException;
-import java.nio.file.Path;
 import java.lang.instrument.Instrumentation;
+import java.nio.file.Path;
+import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 
 /**
  * One running agent: the registry that counts and publishes, the hooks that feed it, the thread events and
@@ -33,10 +32,16 @@ final class Agent implements AutoCloseable {
     private final Runnable unweave;
     /** Null without a virtual= option, or where virtual threads cannot be counted. */
     private final VirtualThreads virtualThreads;
+
     private final Thread shutdownHook;
 
-    private Agent(ThreadRegistry registry, Enrolment enrolment, MethodCounting methods, MetricsExport exports,
-                  Runnable unweave, VirtualThreads virtualThreads) {
+    private Agent(
+            ThreadRegistry registry,
+            Enrolment enrolment,
+            MethodCounting methods,
+            MetricsExport exports,
+            Runnable unweave,
+            VirtualThreads virtualThreads) {
         this.registry = registry;
         this.enrolment = enrolment;
         this.methods = methods;
@@ -46,8 +51,13 @@ final class Agent implements AutoCloseable {
         this.shutdownHook = new Thread(() -> closeCounting(registry, exports, virtualThreads), "perfpin-shutdown");
     }
 
-    static Agent start(AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation,
-                       boolean attached) throws IOException {
+    static Agent start(
+            AgentOptions options,
+            EventParser parser,
+            Syscalls syscalls,
+            Instrumentation instrumentation,
+            boolean attached)
+            throws IOException {
         if (options.log() != null) {
             AgentLog.logTo(options.log()); // first: what the start says is in it
         }
@@ -61,10 +71,18 @@ final class Agent implements AutoCloseable {
         }
     }
 
-    private static Agent startCounting(AgentOptions options, EventParser parser, Syscalls syscalls,
-                                       Instrumentation instrumentation, boolean attached) throws IOException {
-        RegistryConfig config = RegistryConfig.of(options.events()).withInterval(options.intervalNanos())
-                .withJsonLines(options.out()).withDescriptors(options.descriptors()).withAgentOptions(options.text());
+    private static Agent startCounting(
+            AgentOptions options,
+            EventParser parser,
+            Syscalls syscalls,
+            Instrumentation instrumentation,
+            boolean attached)
+            throws IOException {
+        RegistryConfig config = RegistryConfig.of(options.events())
+                .withInterval(options.intervalNanos())
+                .withJsonLines(options.out())
+                .withDescriptors(options.descriptors())
+                .withAgentOptions(options.text());
         if (options.stats() != null) {
             config = config.withStatsFile(options.stats()); // a file the user named: one that fails is a bad option
         } else if (!options.statsOff()) {
@@ -95,12 +113,12 @@ final class Agent implements AutoCloseable {
         Runnable unweave;
         try {
             methods = new MethodCounting(syscalls, options.events(), registry.descriptors());
-            registry.onTick(new AgentTick(methods, options.events(), System.currentTimeMillis(), options.text(),
-                    options.out() != null));
+            registry.onTick(new AgentTick(
+                    methods, options.events(), System.currentTimeMillis(), options.text(), options.out() != null));
             if (options.virtual() != null) {
                 // before the export's listener: the tick that writes a virtual thread's record exports it too
-                virtualThreads = VirtualThreads.start(syscalls, options.virtual(), options.events(),
-                        registry.descriptors());
+                virtualThreads =
+                        VirtualThreads.start(syscalls, options.virtual(), options.events(), registry.descriptors());
                 if (virtualThreads != null) {
                     registry.onTick(virtualThreads);
                 }
@@ -160,8 +178,13 @@ final class Agent implements AutoCloseable {
      * byte-buddy loading when the first one appears (in the background, after an attach, for the classes already
      * loaded). Without it, Thread.run() is woven too, and byte-buddy loads now.
      */
-    private static Runnable weave(Instrumentation instrumentation, Syscalls syscalls, AnnotationValues values,
-                                  MethodCounting methods, boolean attached, ThreadRegistry registry) {
+    private static Runnable weave(
+            Instrumentation instrumentation,
+            Syscalls syscalls,
+            AnnotationValues values,
+            MethodCounting methods,
+            boolean attached,
+            ThreadRegistry registry) {
         if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) == 0) {
             // and with the library's enrolment a thread's start runs no Java at all, but when the rules say to
             registry.enrolInC(ThreadHooks.class);

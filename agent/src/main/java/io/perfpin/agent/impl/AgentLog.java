@@ -6,7 +6,6 @@ import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.TerminalText;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.SaidOnce;
-
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
@@ -55,8 +54,7 @@ final class AgentLog {
         }
     };
 
-    private AgentLog() {
-    }
+    private AgentLog() {}
 
     static void info(String message) {
         say(AgentNotice.info(message));
@@ -128,8 +126,10 @@ final class AgentLog {
         String line = "[perfpin] " + TerminalText.escape(notice.text());
         if (notice.cause() != null && !TOLD_OF_LOG.getAndSet(true)) {
             AgentLogFile file = log;
-            line += file != null ? " (the stack traces of failures: " + TerminalText.escape(file.path().toString())
-                    + ")" : " (the agent option log=FILE keeps the stack traces of failures)";
+            line += file != null
+                    ? " (the stack traces of failures: "
+                            + TerminalText.escape(file.path().toString()) + ")"
+                    : " (the agent option log=FILE keeps the stack traces of failures)";
         }
         System.err.println(line);
     }

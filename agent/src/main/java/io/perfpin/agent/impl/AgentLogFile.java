@@ -4,7 +4,6 @@ import io.perfpin.files.OutputFile;
 import io.perfpin.options.UrlText;
 import io.perfpin.report.TerminalText;
 import io.perfpin.stats.AgentNotice;
-
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -32,6 +31,7 @@ final class AgentLogFile implements AutoCloseable {
     static final long MAX_BYTES = 8L * 1024 * 1024;
     /** ISO-8601, to the millisecond always, with the offset: lines of two machines or zones compare. */
     static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSXXX");
+
     private static final int LAST_LINE_ROOM = 256;
 
     private final Path path;
@@ -75,19 +75,26 @@ final class AgentLogFile implements AutoCloseable {
             return;
         }
         StringBuilder entry = new StringBuilder();
-        entry.append(TIME.format(when)).append(' ').append(notice.kind()).append(' ')
-                .append(TerminalText.escape(notice.text())).append('\n');
+        entry.append(TIME.format(when))
+                .append(' ')
+                .append(notice.kind())
+                .append(' ')
+                .append(TerminalText.escape(notice.text()))
+                .append('\n');
         if (notice.cause() != null) {
             StringWriter trace = new StringWriter();
             notice.cause().printStackTrace(new PrintWriter(trace));
             // a frame's leading tab as spaces: escaped, it would read \t; any other control is someone's text
-            trace.toString().lines().forEach(line -> entry.append(TerminalText.escape(UrlText.masked(
-                    line.replace("\t", "    ")))).append('\n'));
+            trace.toString()
+                    .lines()
+                    .forEach(line -> entry.append(TerminalText.escape(UrlText.masked(line.replace("\t", "    "))))
+                            .append('\n'));
         }
         byte[] bytes = entry.toString().getBytes(StandardCharsets.UTF_8);
         if (written + bytes.length > maxBytes - LAST_LINE_ROOM) {
             bytes = (TIME.format(when) + " info the log stopped here, at its bound of " + maxBytes + " bytes: later"
-                    + " notices are said on stderr and in the stats file only\n").getBytes(StandardCharsets.UTF_8);
+                            + " notices are said on stderr and in the stats file only\n")
+                    .getBytes(StandardCharsets.UTF_8);
             stopped = true;
         }
         try {

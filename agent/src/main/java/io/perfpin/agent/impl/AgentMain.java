@@ -4,7 +4,6 @@ import io.perfpin.event.EventParser;
 import io.perfpin.jvm.AgentPresence;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-
 import java.lang.instrument.Instrumentation;
 
 /**
@@ -16,8 +15,7 @@ import java.lang.instrument.Instrumentation;
 public final class AgentMain {
     private static Agent running;
 
-    private AgentMain() {
-    }
+    private AgentMain() {}
 
     public static synchronized void start(String text, Instrumentation instrumentation, boolean attached) {
         AgentLog.newRequest();

@@ -14,7 +14,6 @@ import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
 import io.perfpin.report.TerminalText;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
@@ -102,8 +101,7 @@ final class AgentOptions {
     /** The text as given, for the stats file: a viewer compares its own options with it. */
     private String text = "";
 
-    private AgentOptions() {
-    }
+    private AgentOptions() {}
 
     /**
      * @param text the text after {@code =} in {@code -javaagent:}; null or empty for the defaults
@@ -190,8 +188,8 @@ final class AgentOptions {
                 break;
             default:
                 if (!metrics.apply(option)) {
-                    throw new IllegalArgumentException("bad option '" + token + "': unknown key '" + key
-                            + "'; allowed: " + KEYS);
+                    throw new IllegalArgumentException(
+                            "bad option '" + token + "': unknown key '" + key + "'; allowed: " + KEYS);
                 }
         }
     }
@@ -200,19 +198,22 @@ final class AgentOptions {
         String text;
         boolean shown;
         try {
-            text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(configBytes(token, file))).toString();
+            text = StandardCharsets.UTF_8
+                    .newDecoder()
+                    .decode(ByteBuffer.wrap(configBytes(token, file)))
+                    .toString();
             shown = showsItsLines(file);
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException("bad option '" + token + "': " + file + " is not UTF-8 text");
         } catch (IOException e) {
-            throw new IllegalArgumentException("bad option '" + token + "': cannot read " + file + ": "
-                    + FileErrors.reason(e));
+            throw new IllegalArgumentException(
+                    "bad option '" + token + "': cannot read " + file + ": " + FileErrors.reason(e));
         }
         String[] lines = text.split("\n");
         for (int i = 0; i < lines.length; i++) {
             try {
-                AgentOptionText.Token option = lines[i].strip().startsWith("#") ? null
-                        : AgentOptionText.token(lines[i], KEYS);
+                AgentOptionText.Token option =
+                        lines[i].strip().startsWith("#") ? null : AgentOptionText.token(lines[i], KEYS);
                 if (option != null) {
                     apply(option, false);
                 }
@@ -252,8 +253,8 @@ final class AgentOptions {
         try (InputStream in = Channels.newInputStream(channel)) {
             byte[] bytes = in.readNBytes(MAX_CONFIG_BYTES + 1);
             if (bytes.length > MAX_CONFIG_BYTES) {
-                throw new IllegalArgumentException("bad option '" + token + "': " + file + " is larger than "
-                        + MAX_CONFIG_BYTES + " bytes");
+                throw new IllegalArgumentException(
+                        "bad option '" + token + "': " + file + " is larger than " + MAX_CONFIG_BYTES + " bytes");
             }
             return bytes;
         }

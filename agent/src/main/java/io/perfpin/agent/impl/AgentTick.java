@@ -6,7 +6,6 @@ import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.RunRecord;
 import io.perfpin.stats.AgentNotice;
-
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -25,6 +24,7 @@ final class AgentTick implements ThreadRegistry.TickListener {
     private final List<String> events;
     /** Null where the runtime has no JFR, or once it failed. */
     private FlightRecorderExport flightRecorder;
+
     private boolean runRecorded;
     /** Whether a JFR recording wants this tick's events: asked once a tick, as the threads are read. */
     private boolean toFlightRecorder;

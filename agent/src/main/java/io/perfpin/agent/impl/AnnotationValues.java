@@ -3,7 +3,6 @@ package io.perfpin.agent.impl;
 import io.perfpin.cpu.Placement;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
-
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -37,8 +36,8 @@ final class AnnotationValues {
             try {
                 return parse.apply(t);
             } catch (RuntimeException e) {
-                return new IllegalArgumentException(annotation + "(\"" + t + "\"): " + e.getMessage()
-                        + "; the agent's default is used instead", e);
+                return new IllegalArgumentException(
+                        annotation + "(\"" + t + "\"): " + e.getMessage() + "; the agent's default is used instead", e);
             }
         });
         if (value instanceof IllegalArgumentException) {

@@ -3,7 +3,6 @@ package io.perfpin.agent.impl;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.report.MethodRecord;
-
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

@@ -1,20 +1,17 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.agent.bootstrap.ThreadHooks;
-import net.bytebuddy.asm.Advice;
-
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
+import net.bytebuddy.asm.Advice;
 
 /** Woven into each {@code @Counted} method: the thread's own counters are read on entry and exit. */
 final class CountedMethodAdvice {
     /** Binds the id {@link MethodCounting#register} gave the method. */
     @Retention(RetentionPolicy.RUNTIME)
-    @interface MethodId {
-    }
+    @interface MethodId {}
 
-    private CountedMethodAdvice() {
-    }
+    private CountedMethodAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static Object enter(@MethodId int method) {

@@ -27,8 +27,12 @@ final class Enrolment implements ThreadEvents {
     /** Set once a thread measured a {@code @Counted} method: from then on C reports every thread's end. */
     private volatile boolean everyEndReported;
 
-    Enrolment(ThreadRegistry registry, ThreadRules rules, AnnotationValues annotations, MethodCounting methods,
-              Syscalls syscalls) {
+    Enrolment(
+            ThreadRegistry registry,
+            ThreadRules rules,
+            AnnotationValues annotations,
+            MethodCounting methods,
+            Syscalls syscalls) {
         this.registry = registry;
         this.rules = rules;
         this.annotations = annotations;
@@ -47,7 +51,8 @@ final class Enrolment implements ThreadEvents {
     @Override
     public int decide(Thread thread) {
         String name = thread.getName();
-        int decision = rules.placementFor(name) != null ? NativeEnrolment.JAVA
+        int decision = rules.placementFor(name) != null
+                ? NativeEnrolment.JAVA
                 : rules.enrols(name, thread.getClass()) ? NativeEnrolment.COUNT : NativeEnrolment.SKIP;
         return rules.blindToDigitSuffix() ? decision | NativeEnrolment.CACHEABLE : decision;
     }
@@ -84,7 +89,8 @@ final class Enrolment implements ThreadEvents {
             return null;
         }
         return registry.enrolCurrentThread(annotations.events(events), annotations.placement(placement))
-                ? thread : null;
+                ? thread
+                : null;
     }
 
     @Override

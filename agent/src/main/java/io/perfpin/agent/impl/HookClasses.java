@@ -7,7 +7,6 @@ import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.BootClasses;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.Syscalls;
-
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,8 +33,7 @@ final class HookClasses {
     static final String JAR = "perfpin-hooks.jar";
     private static final String PROBE = "io.perfpin.agent.bootstrap.ThreadHooks";
 
-    private HookClasses() {
-    }
+    private HookClasses() {}
 
     static void install(Syscalls syscalls, Instrumentation instrumentation) throws IOException {
         if (BootClasses.has(PROBE)) {
@@ -71,11 +69,12 @@ final class HookClasses {
                 if (!file.endsWith(".class")) {
                     continue;
                 }
-                String name = file.substring(0, file.length() - ".class".length()).replace('/', '.');
+                String name =
+                        file.substring(0, file.length() - ".class".length()).replace('/', '.');
                 int rc = BootClasses.has(name) ? 0 : BootClasses.define(syscalls, name, in.readAllBytes());
                 if (rc != 0 && !BootClasses.has(name)) {
-                    throw new IllegalStateException("cannot define " + name + " in the bootstrap class loader: "
-                            + Errno.name(rc));
+                    throw new IllegalStateException(
+                            "cannot define " + name + " in the bootstrap class loader: " + Errno.name(rc));
                 }
             }
         }
@@ -84,7 +83,8 @@ final class HookClasses {
     /** A copy of the jar in this user's perfpin directory, under a directory named by its content. */
     private static Path installed(byte[] jar) throws IOException {
         OwnedDirectory version = PerfpinDirectory.open(PerfpinDirectory.AGENT).directory(ContentName.of(jar));
-        return version.install(JAR, jar).orElseThrow(() -> new IOException(version.resolve(JAR)
-                + " holds other bytes than this perfpin's hooks: remove it, and perfpin writes it again"));
+        return version.install(JAR, jar)
+                .orElseThrow(() -> new IOException(version.resolve(JAR)
+                        + " holds other bytes than this perfpin's hooks: remove it, and perfpin writes it again"));
     }
 }

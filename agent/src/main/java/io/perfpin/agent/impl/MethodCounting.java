@@ -9,7 +9,6 @@ import io.perfpin.counter.VirtualThreadCounters;
 import io.perfpin.event.EventList;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.MethodRecord;
-
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -37,11 +36,13 @@ final class MethodCounting {
     private final Syscalls syscalls;
     /** The registry's: a thread's method counters take from the same descriptors as its thread counters. */
     private final DescriptorBudget descriptors;
+
     private final Set<ThreadMethods> threads = ConcurrentHashMap.newKeySet();
     /** Per method, the recorder its calls on virtual threads share. */
     private final Map<CountedMethod, CountedMethod.Recorder> virtualRecorders = new ConcurrentHashMap<>();
     /** Set on a thread's first counted call only: a thread that never makes one costs nothing here. */
     private final ThreadLocal<ThreadMethods> current = new ThreadLocal<>();
+
     private final EventList defaultEvents;
     private volatile CountedMethod[] methods = new CountedMethod[0];
 
@@ -110,8 +111,8 @@ final class MethodCounting {
      */
     void publish(long epochMillis, boolean finalPass, BiConsumer<EventList, MethodRecord> summaries) {
         for (CountedMethod method : methods) {
-            MethodRecord summary = method.summary(finalPass ? MethodRecord.FINAL : MethodRecord.SAMPLE, epochMillis,
-                    !finalPass);
+            MethodRecord summary =
+                    method.summary(finalPass ? MethodRecord.FINAL : MethodRecord.SAMPLE, epochMillis, !finalPass);
             if (summary != null) {
                 summaries.accept(method.events, summary);
             }

@@ -5,11 +5,10 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreads;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.registry.ThreadRegistry;
+import java.util.Map;
 import net.bytebuddy.description.annotation.AnnotationList;
 import net.bytebuddy.dynamic.ClassFileLocator;
 import net.bytebuddy.pool.TypePool;
-
-import java.util.Map;
 
 /**
  * Enrols the threads that already run when the agent arrives by dynamic attach: the woven {@code run()}
@@ -19,23 +18,24 @@ import java.util.Map;
  * JVM offers no public way to see a thread's Runnable.)
  */
 final class RunningThreads {
-    private RunningThreads() {
-    }
+    private RunningThreads() {}
 
     /**
      * Enrols them on a thread of its own, so that agentmain returns at once: the thread dump that maps them
      * without the C library comes through the attach listener, which is busy calling agentmain meanwhile.
      */
-    static void enrolInBackground(Syscalls syscalls, ThreadRegistry registry, ThreadRules rules,
-                                  AnnotationValues values) {
-        Thread enrolling = new Thread(() -> {
-            try {
-                enrol(syscalls, registry, rules, values);
-            } catch (AttachException | RuntimeException e) {
-                AgentLog.refused("cannot enrol the threads already running (" + e.getMessage() + "); threads that start"
-                        + " from now on are enrolled");
-            }
-        }, "perfpin-attach");
+    static void enrolInBackground(
+            Syscalls syscalls, ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
+        Thread enrolling = new Thread(
+                () -> {
+                    try {
+                        enrol(syscalls, registry, rules, values);
+                    } catch (AttachException | RuntimeException e) {
+                        AgentLog.refused("cannot enrol the threads already running (" + e.getMessage()
+                                + "); threads that start" + " from now on are enrolled");
+                    }
+                },
+                "perfpin-attach");
         enrolling.setDaemon(true);
         enrolling.start();
     }
@@ -56,8 +56,11 @@ final class RunningThreads {
                 AnnotationList annotations = annotationsOf(thread.getClass());
                 Placement placement = values.placement(TaskAnnotations.placement(annotations));
                 ok = TaskAnnotations.present(annotations)
-                        && registry.enrol(thread, entry.getValue(), values.events(TaskAnnotations.events(annotations)),
-                        placement);
+                        && registry.enrol(
+                                thread,
+                                entry.getValue(),
+                                values.events(TaskAnnotations.events(annotations)),
+                                placement);
             }
             enrolled += ok ? 1 : 0;
         }

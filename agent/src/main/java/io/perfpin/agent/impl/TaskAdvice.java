@@ -1,10 +1,9 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.agent.bootstrap.ThreadHooks;
-import net.bytebuddy.asm.Advice;
-
 import java.lang.annotation.Retention;
 import java.lang.annotation.RetentionPolicy;
+import net.bytebuddy.asm.Advice;
 
 /**
  * Woven into {@code run()}/{@code call()} of a {@code @Pinned}/{@code @Counted} task: its thread is pinned
@@ -14,16 +13,13 @@ import java.lang.annotation.RetentionPolicy;
 final class TaskAdvice {
     /** Binds the {@code @Pinned} value. */
     @Retention(RetentionPolicy.RUNTIME)
-    @interface Placement {
-    }
+    @interface Placement {}
 
     /** Binds the {@code @Counted} values, joined by commas. */
     @Retention(RetentionPolicy.RUNTIME)
-    @interface Events {
-    }
+    @interface Events {}
 
-    private TaskAdvice() {
-    }
+    private TaskAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static Object enter(@Placement String placement, @Events String events) {

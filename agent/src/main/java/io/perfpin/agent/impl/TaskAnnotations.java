@@ -1,9 +1,9 @@
 package io.perfpin.agent.impl;
 
-import net.bytebuddy.description.annotation.AnnotationList;
-
 import static net.bytebuddy.matcher.ElementMatchers.annotationType;
 import static net.bytebuddy.matcher.ElementMatchers.named;
+
+import net.bytebuddy.description.annotation.AnnotationList;
 
 /**
  * {@code @Pinned} and {@code @Counted} as the class file declares them, matched by name: reading them through
@@ -13,8 +13,7 @@ final class TaskAnnotations {
     static final String PINNED = "io.perfpin.annotations.Pinned";
     static final String COUNTED = "io.perfpin.annotations.Counted";
 
-    private TaskAnnotations() {
-    }
+    private TaskAnnotations() {}
 
     /** The {@code @Pinned} value; empty when absent. */
     static String placement(AnnotationList annotations) {
@@ -25,11 +24,14 @@ final class TaskAnnotations {
     /** The {@code @Counted} values joined by commas; empty when absent or empty (the agent's events). */
     static String events(AnnotationList annotations) {
         AnnotationList counted = only(annotations, COUNTED);
-        return counted.isEmpty() ? "" : String.join(",", counted.getOnly().getValue("value").resolve(String[].class));
+        return counted.isEmpty()
+                ? ""
+                : String.join(",", counted.getOnly().getValue("value").resolve(String[].class));
     }
 
     static boolean present(AnnotationList annotations) {
-        return !only(annotations, PINNED).isEmpty() || !only(annotations, COUNTED).isEmpty();
+        return !only(annotations, PINNED).isEmpty()
+                || !only(annotations, COUNTED).isEmpty();
     }
 
     private static AnnotationList only(AnnotationList annotations, String name) {

@@ -4,7 +4,6 @@ import io.perfpin.cpu.Placement;
 import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
-
 import java.util.List;
 
 /**
@@ -27,7 +26,8 @@ final class ThreadRules {
         this.classes = classes;
         this.pins = List.copyOf(pins);
         this.inherit = inherit;
-        this.blindToDigitSuffix = classes == null && (threads == null || threads.blindToDigitSuffix())
+        this.blindToDigitSuffix = classes == null
+                && (threads == null || threads.blindToDigitSuffix())
                 && this.pins.stream().allMatch(PinRule::blindToDigitSuffix);
     }
 
@@ -54,8 +54,7 @@ final class ThreadRules {
         if (threads == null && classes == null) {
             return !ThreadPatterns.isServiceThread(name);
         }
-        return threads != null && threads.matches(name)
-                || classes != null && classes.matches(type.getName());
+        return threads != null && threads.matches(name) || classes != null && classes.matches(type.getName());
     }
 
     /** The placement of the first pin rule the name matches; null when none does. */

@@ -5,8 +5,7 @@ import net.bytebuddy.asm.Advice;
 
 /** Woven into {@code Thread.run()} and every override of it: a thread's start and end. */
 final class ThreadRunAdvice {
-    private ThreadRunAdvice() {
-    }
+    private ThreadRunAdvice() {}
 
     @Advice.OnMethodEnter(suppress = Throwable.class)
     static boolean enter(@Advice.This Thread thread) {

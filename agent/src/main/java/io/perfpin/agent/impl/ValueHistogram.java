@@ -11,6 +11,7 @@ final class ValueHistogram {
     private static final int SUB_BUCKETS = 1 << SUB_BITS;
     /** Values below 2 * SUB_BUCKETS are their own bucket. */
     private static final int EXACT = 2 * SUB_BUCKETS;
+
     private static final int BUCKETS = EXACT + (63 - SUB_BITS) * SUB_BUCKETS;
 
     private final long[] counts = new long[BUCKETS];

@@ -14,7 +14,6 @@ import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -113,8 +112,8 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         }
     }
 
-    private VirtualThreads(Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget,
-                           int reserved) {
+    private VirtualThreads(
+            Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget, int reserved) {
         this.syscalls = syscalls;
         this.names = names;
         this.events = events;
@@ -219,8 +218,8 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         List<Ended> tick = new ArrayList<>();
         for (Ended e; (e = ended.poll()) != null; ) {
             tick.add(e);
-            ThreadReport report = ThreadReport.of(e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts,
-                    i -> null, -1);
+            ThreadReport report =
+                    ThreadReport.of(e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts, i -> null, -1);
             record.accept(ThreadRecords.virtualToJson(epochMillis, report, e.mounts, e.carriers));
         }
         MetricsExport export = exports;

@@ -1,6 +1,23 @@
 package io.perfpin.agent.impl;
 
+import static net.bytebuddy.matcher.ElementMatchers.any;
+import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
+import static net.bytebuddy.matcher.ElementMatchers.is;
+import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
+import static net.bytebuddy.matcher.ElementMatchers.isAnnotatedWith;
+import static net.bytebuddy.matcher.ElementMatchers.isSubTypeOf;
+import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
+import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
+import static net.bytebuddy.matcher.ElementMatchers.named;
+import static net.bytebuddy.matcher.ElementMatchers.not;
+import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
+
 import io.perfpin.stats.AgentNotice;
+import java.lang.instrument.ClassFileTransformer;
+import java.lang.instrument.Instrumentation;
+import java.security.ProtectionDomain;
+import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import net.bytebuddy.agent.builder.AgentBuilder;
 import net.bytebuddy.agent.builder.QuietAgentBuilder;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
@@ -9,24 +26,6 @@ import net.bytebuddy.description.method.MethodDescription;
 import net.bytebuddy.description.type.TypeDescription;
 import net.bytebuddy.dynamic.DynamicType;
 import net.bytebuddy.utility.JavaModule;
-
-import java.lang.instrument.ClassFileTransformer;
-import java.lang.instrument.Instrumentation;
-import java.security.ProtectionDomain;
-import java.util.concurrent.Callable;
-import java.util.stream.Collectors;
-
-import static net.bytebuddy.matcher.ElementMatchers.any;
-import static net.bytebuddy.matcher.ElementMatchers.declaresMethod;
-import static net.bytebuddy.matcher.ElementMatchers.is;
-import static net.bytebuddy.matcher.ElementMatchers.isAbstract;
-import static net.bytebuddy.matcher.ElementMatchers.isAnnotatedWith;
-import static net.bytebuddy.matcher.ElementMatchers.isSubTypeOf;
-import static net.bytebuddy.matcher.ElementMatchers.isSynthetic;
-import static net.bytebuddy.matcher.ElementMatchers.named;
-import static net.bytebuddy.matcher.ElementMatchers.nameStartsWith;
-import static net.bytebuddy.matcher.ElementMatchers.not;
-import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 
 /**
  * What the agent weaves, with byte-buddy advice only (no new fields or methods, so classes already loaded
@@ -41,15 +40,14 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
  * The agent's own classes, and byte-buddy's, are never woven.
  */
 final class Weaving {
-    private Weaving() {
-    }
+    private Weaving() {}
 
     /**
      * Weaves {@code Thread.run()} and the annotations, as classes load and in those already loaded: where the JVM
      * cannot report thread starts itself ({@code ThreadLifecycleEvents} needs the JNI backend).
      */
-    static ResettableClassFileTransformer install(Instrumentation instrumentation, AnnotationValues values,
-                                                  MethodCounting methods) {
+    static ResettableClassFileTransformer install(
+            Instrumentation instrumentation, AnnotationValues values, MethodCounting methods) {
         return builder(values, methods, true).installOn(instrumentation);
     }
 
@@ -67,12 +65,15 @@ final class Weaving {
                 .or(any(), is(Weaving.class.getClassLoader()));
         if (threadRun) {
             Advice advice = Advice.to(ThreadRunAdvice.class);
-            builder = builder.type(is(Thread.class).or(declaresMethod(runOrCall("run")).and(isSubTypeOf(Thread.class))))
+            builder = builder.type(
+                            is(Thread.class).or(declaresMethod(runOrCall("run")).and(isSubTypeOf(Thread.class))))
                     .transform((b, type, loader, module, domain) -> b.visit(advice.on(runOrCall("run"))));
         }
-        return builder
-                .type(isAnnotatedWith(named(TaskAnnotations.PINNED)).or(isAnnotatedWith(named(TaskAnnotations.COUNTED)))
-                        .and(isSubTypeOf(Runnable.class).or(isSubTypeOf(Callable.class)).or(isSubTypeOf(Thread.class))))
+        return builder.type(isAnnotatedWith(named(TaskAnnotations.PINNED))
+                        .or(isAnnotatedWith(named(TaskAnnotations.COUNTED)))
+                        .and(isSubTypeOf(Runnable.class)
+                                .or(isSubTypeOf(Callable.class))
+                                .or(isSubTypeOf(Thread.class))))
                 .transform(Weaving::task)
                 .type(declaresMethod(isAnnotatedWith(named(TaskAnnotations.COUNTED))))
                 .transform((b, type, loader, module, domain) -> countedMethods(b, type, values, methods));
@@ -84,8 +85,11 @@ final class Weaving {
      * Matching the JDK's thousands of classes was most of the agent's start-up.
      */
     private static net.bytebuddy.matcher.ElementMatcher.Junction<TypeDescription> jdkExceptThreads() {
-        return nameStartsWith("java.").or(nameStartsWith("javax.")).or(nameStartsWith("jdk."))
-                .or(nameStartsWith("sun.")).or(nameStartsWith("com.sun."))
+        return nameStartsWith("java.")
+                .or(nameStartsWith("javax."))
+                .or(nameStartsWith("jdk."))
+                .or(nameStartsWith("sun."))
+                .or(nameStartsWith("com.sun."))
                 .and(not(named("java.lang.Thread").or(named("java.util.concurrent.ForkJoinWorkerThread"))));
     }
 
@@ -98,8 +102,12 @@ final class Weaving {
         return named(name).and(takesArguments(0)).and(not(isAbstract()));
     }
 
-    private static DynamicType.Builder<?> task(DynamicType.Builder<?> builder, TypeDescription type,
-                                               ClassLoader loader, JavaModule module, ProtectionDomain domain) {
+    private static DynamicType.Builder<?> task(
+            DynamicType.Builder<?> builder,
+            TypeDescription type,
+            ClassLoader loader,
+            JavaModule module,
+            ProtectionDomain domain) {
         Advice advice = Advice.withCustomMapping()
                 .bind(TaskAdvice.Placement.class, TaskAnnotations.placement(type.getDeclaredAnnotations()))
                 .bind(TaskAdvice.Events.class, TaskAnnotations.events(type.getDeclaredAnnotations()))
@@ -107,13 +115,14 @@ final class Weaving {
         return builder.visit(advice.on(runOrCall("run").or(runOrCall("call"))));
     }
 
-    private static DynamicType.Builder<?> countedMethods(DynamicType.Builder<?> builder, TypeDescription type,
-                                                         AnnotationValues values, MethodCounting methods) {
+    private static DynamicType.Builder<?> countedMethods(
+            DynamicType.Builder<?> builder, TypeDescription type, AnnotationValues values, MethodCounting methods) {
         for (MethodDescription.InDefinedShape method : type.getDeclaredMethods()
                 .filter(isAnnotatedWith(named(TaskAnnotations.COUNTED)).and(not(isAbstract())))) {
-            int id = methods.register(displayName(type, method),
-                    values.events(TaskAnnotations.events(method.getDeclaredAnnotations())));
-            Advice advice = Advice.withCustomMapping().bind(CountedMethodAdvice.MethodId.class, id)
+            int id = methods.register(
+                    displayName(type, method), values.events(TaskAnnotations.events(method.getDeclaredAnnotations())));
+            Advice advice = Advice.withCustomMapping()
+                    .bind(CountedMethodAdvice.MethodId.class, id)
                     .to(CountedMethodAdvice.class);
             builder = builder.visit(advice.on(is(method)));
         }
@@ -122,15 +131,17 @@ final class Weaving {
 
     /** {@code com.example.Matrix.multiply(double[][], double[][])}: what a user recognises in a report. */
     static String displayName(TypeDescription type, MethodDescription method) {
-        return type.getName() + "." + method.getName() + method.getParameters().asTypeList().asErasures().stream()
-                .map(TypeDescription::getSimpleName).collect(Collectors.joining(", ", "(", ")"));
+        return type.getName() + "." + method.getName()
+                + method.getParameters().asTypeList().asErasures().stream()
+                        .map(TypeDescription::getSimpleName)
+                        .collect(Collectors.joining(", ", "(", ")"));
     }
 
     /** A class that cannot be woven is reported once; it runs unchanged. */
     private static final class FailureReport extends AgentBuilder.Listener.Adapter {
         @Override
-        public void onError(String typeName, ClassLoader classLoader, JavaModule module, boolean loaded,
-                            Throwable throwable) {
+        public void onError(
+                String typeName, ClassLoader classLoader, JavaModule module, boolean loaded, Throwable throwable) {
             AgentLog.say(AgentNotice.failure("cannot weave " + typeName + ", it runs unchanged", throwable));
         }
     }

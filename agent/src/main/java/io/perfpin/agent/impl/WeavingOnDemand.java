@@ -1,7 +1,6 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.stats.AgentNotice;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.ClassFileTransformer;
@@ -30,6 +29,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
     private final ClassLoader own = WeavingOnDemand.class.getClassLoader();
     /** The classes woven, by loader, to take back at detach. */
     private final Map<ClassLoader, Set<String>> woven = new WeakHashMap<>();
+
     private final Set<String> wovenByBootLoader = ConcurrentHashMap.newKeySet();
     private volatile ClassFileTransformer weaver;
     private volatile boolean broken;
@@ -46,8 +46,14 @@ final class WeavingOnDemand implements ClassFileTransformer {
     }
 
     @Override
-    public byte[] transform(Module module, ClassLoader loader, String className, Class<?> redefined,
-                            ProtectionDomain domain, byte[] bytes) throws IllegalClassFormatException {
+    public byte[] transform(
+            Module module,
+            ClassLoader loader,
+            String className,
+            Class<?> redefined,
+            ProtectionDomain domain,
+            byte[] bytes)
+            throws IllegalClassFormatException {
         if (className == null || loader == own || broken || !contains(bytes, MARKER)) {
             return null;
         }
@@ -68,8 +74,12 @@ final class WeavingOnDemand implements ClassFileTransformer {
         List<Class<?>> candidates = new ArrayList<>();
         for (Class<?> type : instrumentation.getAllLoadedClasses()) {
             ClassLoader loader = type.getClassLoader();
-            if (loader != null && loader != own && !type.isArray() && hasClassFile(type)
-                    && instrumentation.isModifiableClass(type) && classFileNamesAnnotations(loader, type.getName())) {
+            if (loader != null
+                    && loader != own
+                    && !type.isArray()
+                    && hasClassFile(type)
+                    && instrumentation.isModifiableClass(type)
+                    && classFileNamesAnnotations(loader, type.getName())) {
                 candidates.add(type);
             }
         }

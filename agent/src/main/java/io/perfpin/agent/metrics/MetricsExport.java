@@ -6,7 +6,6 @@ import io.perfpin.nativeio.Syscalls;
 import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.stats.AgentNotice;
-
 import java.util.List;
 import java.util.function.Consumer;
 
@@ -25,19 +24,27 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
     private final OtlpExport otlp;
     /** The sampler's own CPU time, opened on its first tick, on its thread. */
     private OwnTaskClock samplerClock;
+
     private boolean failed;
 
-    private MetricsExport(MetricsOptions options, ThreadRegistry registry, Syscalls syscalls,
-                          Consumer<AgentNotice> notices) {
+    private MetricsExport(
+            MetricsOptions options, ThreadRegistry registry, Syscalls syscalls, Consumer<AgentNotice> notices) {
         this.registry = registry;
         this.syscalls = syscalls;
         this.notices = notices;
-        this.threads = new ExportedThreads(options.exportThreads(), foldAfterNanos(options),
-                text -> notices.accept(AgentNotice.info(text)));
-        this.prometheus = options.prometheus() == null ? null : PrometheusEndpoint.start(options.prometheus(),
-                threads::snapshot, registry.descriptors(), notices);
-        this.otlp = options.otlp() == null ? null : OtlpExport.start(options.otlp(), options.otlpIntervalNanos(),
-                threads::snapshot, registry.descriptors(), notices);
+        this.threads = new ExportedThreads(
+                options.exportThreads(), foldAfterNanos(options), text -> notices.accept(AgentNotice.info(text)));
+        this.prometheus = options.prometheus() == null
+                ? null
+                : PrometheusEndpoint.start(options.prometheus(), threads::snapshot, registry.descriptors(), notices);
+        this.otlp = options.otlp() == null
+                ? null
+                : OtlpExport.start(
+                        options.otlp(),
+                        options.otlpIntervalNanos(),
+                        threads::snapshot,
+                        registry.descriptors(),
+                        notices);
     }
 
     /**
@@ -54,8 +61,8 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
      *
      * @return null when none was asked for
      */
-    public static MetricsExport start(MetricsOptions options, ThreadRegistry registry, Syscalls syscalls,
-                                      Consumer<AgentNotice> notices) {
+    public static MetricsExport start(
+            MetricsOptions options, ThreadRegistry registry, Syscalls syscalls, Consumer<AgentNotice> notices) {
         if (!options.any()) {
             return null;
         }

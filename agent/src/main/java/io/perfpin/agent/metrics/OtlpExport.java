@@ -4,7 +4,6 @@ import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.export.ExportSnapshot;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.stats.AgentNotice;
-
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
@@ -23,6 +22,7 @@ import java.util.function.Supplier;
 final class OtlpExport implements AutoCloseable {
     /** How long exit or detach waits for the final totals to be taken, an export in flight included. */
     static final long CLOSE_MILLIS = 1000;
+
     private final OtlpEndpoint endpoint;
     private final long intervalNanos;
     private final Supplier<ExportSnapshot> snapshots;
@@ -31,10 +31,15 @@ final class OtlpExport implements AutoCloseable {
     private final ScheduledExecutorService thread;
     /** Set on {@link #thread} once built; null before, or if that failed. */
     private OtlpInstruments instruments;
+
     private volatile int eventsSeen;
 
-    private OtlpExport(OtlpEndpoint endpoint, long intervalNanos, Supplier<ExportSnapshot> snapshots,
-                       DescriptorBudget budget, Consumer<AgentNotice> notices) {
+    private OtlpExport(
+            OtlpEndpoint endpoint,
+            long intervalNanos,
+            Supplier<ExportSnapshot> snapshots,
+            DescriptorBudget budget,
+            Consumer<AgentNotice> notices) {
         this.endpoint = endpoint;
         this.intervalNanos = intervalNanos;
         this.snapshots = snapshots;
@@ -49,8 +54,12 @@ final class OtlpExport implements AutoCloseable {
         this.thread = executor;
     }
 
-    static OtlpExport start(OtlpEndpoint endpoint, long intervalNanos, Supplier<ExportSnapshot> snapshots,
-                            DescriptorBudget budget, Consumer<AgentNotice> notices) {
+    static OtlpExport start(
+            OtlpEndpoint endpoint,
+            long intervalNanos,
+            Supplier<ExportSnapshot> snapshots,
+            DescriptorBudget budget,
+            Consumer<AgentNotice> notices) {
         OtlpExport export = new OtlpExport(endpoint, intervalNanos, snapshots, budget, notices);
         export.thread.execute(export::build);
         return export;
@@ -61,8 +70,8 @@ final class OtlpExport implements AutoCloseable {
             instruments = new OtlpInstruments(endpoint, snapshots, budget, notices);
             thread.scheduleWithFixedDelay(this::export, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException | LinkageError e) {
-            notices.accept(AgentNotice.failure("cannot export metrics to the OTLP receiver at " + endpoint, e,
-                    "counting goes on"));
+            notices.accept(AgentNotice.failure(
+                    "cannot export metrics to the OTLP receiver at " + endpoint, e, "counting goes on"));
         }
     }
 

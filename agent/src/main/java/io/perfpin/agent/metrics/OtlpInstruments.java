@@ -1,6 +1,5 @@
 package io.perfpin.agent.metrics;
 
-import io.perfpin.nativeio.Backends;
 import io.opentelemetry.api.OpenTelemetry;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.common.Attributes;
@@ -13,9 +12,9 @@ import io.opentelemetry.sdk.resources.Resource;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.export.ExportSnapshot;
 import io.perfpin.export.ExportedEvent;
+import io.perfpin.nativeio.Backends;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.stats.AgentNotice;
-
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -50,16 +49,28 @@ final class OtlpInstruments {
     /** How long one export, or the last one at exit, may take: connecting, sending and the answer. */
     static final long TIMEOUT_SECONDS = 5;
     /** Units of the events that have a natural one, in OpenTelemetry's annotation style. */
-    private static final Map<String, String> UNITS = Map.of("context-switches", "{context_switch}",
-            "cpu-migrations", "{migration}", "page-faults", "{fault}", "minor-faults", "{fault}",
-            "major-faults", "{fault}", "cycles", "{cycle}", "instructions", "{instruction}");
+    private static final Map<String, String> UNITS = Map.of(
+            "context-switches",
+            "{context_switch}",
+            "cpu-migrations",
+            "{migration}",
+            "page-faults",
+            "{fault}",
+            "minor-faults",
+            "{fault}",
+            "major-faults",
+            "{fault}",
+            "cycles",
+            "{cycle}",
+            "instructions",
+            "{instruction}");
     /**
      * The SDK's loggers (renamed with it when the agent is packaged), kept from saying anything on the
      * application's stderr: failures are the agent's to say, once. Held here, as java.util.logging keeps loggers
      * only weakly.
      */
-    private static final Logger SDK_LOGGER = Logger.getLogger(OpenTelemetry.class.getPackageName()
-            .replaceFirst("\\.api$", ""));
+    private static final Logger SDK_LOGGER =
+            Logger.getLogger(OpenTelemetry.class.getPackageName().replaceFirst("\\.api$", ""));
 
     private final Supplier<ExportSnapshot> snapshots;
     private final SdkMeterProvider provider;
@@ -69,18 +80,24 @@ final class OtlpInstruments {
     private int instrumented;
 
     /** Builds the SDK and the instruments of the events published so far. */
-    OtlpInstruments(OtlpEndpoint endpoint, Supplier<ExportSnapshot> snapshots, DescriptorBudget budget,
-                    Consumer<AgentNotice> notices) {
+    OtlpInstruments(
+            OtlpEndpoint endpoint,
+            Supplier<ExportSnapshot> snapshots,
+            DescriptorBudget budget,
+            Consumer<AgentNotice> notices) {
         this.snapshots = snapshots;
         SDK_LOGGER.setLevel(Level.OFF);
-        OtlpHttpMetricExporter exporter = OtlpHttpMetricExporter.builder().setEndpoint(endpoint.toString())
+        OtlpHttpMetricExporter exporter = OtlpHttpMetricExporter.builder()
+                .setEndpoint(endpoint.toString())
                 .setComponentLoader(OtlpSender.loader(endpoint, budget, notices))
                 .setTimeout(Duration.ofSeconds(TIMEOUT_SECONDS))
-                .setMeterProvider(MeterProvider::noop).build();
+                .setMeterProvider(MeterProvider::noop)
+                .build();
         reader = new CollectionOnOwnThread(exporter, TIMEOUT_SECONDS);
         provider = SdkMeterProvider.builder()
                 .setResource(Resource.getDefault().merge(Resource.create(resource())))
-                .registerMetricReader(reader).build();
+                .registerMetricReader(reader)
+                .build();
         meter = provider.get("perfpin");
         instrumentHealth();
         instrumentEvents();
@@ -106,19 +123,24 @@ final class OtlpInstruments {
             String description = "The kernel's count of " + event.event() + " for the threads of the series, since"
                     + " each was enrolled";
             if (event.seconds()) {
-                meter.counterBuilder(name).ofDoubles().setUnit("s").setDescription(description)
+                meter.counterBuilder(name)
+                        .ofDoubles()
+                        .setUnit("s")
+                        .setDescription(description)
                         .buildWithCallback(m -> eachSeries(index, (total, attributes) -> m.record(total, attributes)));
             } else {
-                meter.counterBuilder(name).setUnit(UNITS.getOrDefault(event.event(), "{event}"))
+                meter.counterBuilder(name)
+                        .setUnit(UNITS.getOrDefault(event.event(), "{event}"))
                         .setDescription(description)
-                        .buildWithCallback(m -> eachSeries(index, (total, attributes) -> m.record((long) total,
-                                attributes)));
+                        .buildWithCallback(
+                                m -> eachSeries(index, (total, attributes) -> m.record((long) total, attributes)));
             }
         }
     }
 
     private void instrumentHealth() {
-        meter.gaugeBuilder("perfpin.thread.coverage").setUnit("1")
+        meter.gaugeBuilder("perfpin.thread.coverage")
+                .setUnit("1")
                 .setDescription("Time each event was counted over the time it was enabled, where below 1: the"
                         + " kernel multiplexed it, and its total was extrapolated")
                 .buildWithCallback(m -> {
@@ -127,25 +149,33 @@ final class OtlpInstruments {
                         String event = snapshot.events().get(e).event();
                         for (ExportSnapshot.Series series : snapshot.series()) {
                             if (!Double.isNaN(series.coverage(e))) {
-                                m.record(series.coverage(e), attributes(series).put(EVENT, event).build());
+                                m.record(
+                                        series.coverage(e),
+                                        attributes(series).put(EVENT, event).build());
                             }
                         }
                     }
                 });
-        meter.upDownCounterBuilder("perfpin.threads.enrolled").setUnit("{thread}")
+        meter.upDownCounterBuilder("perfpin.threads.enrolled")
+                .setUnit("{thread}")
                 .setDescription("Threads perfpin counts now, counted or not")
                 .buildWithCallback(m -> m.record(snapshots.get().threadsEnrolled()));
-        meter.upDownCounterBuilder("perfpin.threads.not_counted").setUnit("{thread}")
+        meter.upDownCounterBuilder("perfpin.threads.not_counted")
+                .setUnit("{thread}")
                 .setDescription("Threads perfpin enrolled that hold no counter, for want of file descriptors")
                 .buildWithCallback(m -> m.record(snapshots.get().threadsNotCounted()));
-        meter.counterBuilder("perfpin.threads.finished").setUnit("{thread}")
+        meter.counterBuilder("perfpin.threads.finished")
+                .setUnit("{thread}")
                 .setDescription("Threads that ended or left since the export started")
                 .buildWithCallback(m -> m.record(snapshots.get().threadsFinished()));
-        meter.counterBuilder("perfpin.series.dropped").setUnit("{series}")
+        meter.counterBuilder("perfpin.series.dropped")
+                .setUnit("{series}")
                 .setDescription("Series the bounds left out: a thread counted in its group's series instead of its"
                         + " own, or in the group '(other)' instead of its group's")
                 .buildWithCallback(m -> m.record(snapshots.get().seriesDropped()));
-        meter.counterBuilder("perfpin.sampler.task_clock").ofDoubles().setUnit("s")
+        meter.counterBuilder("perfpin.sampler.task_clock")
+                .ofDoubles()
+                .setUnit("s")
                 .setDescription("CPU time of perfpin's sampler thread, which reads every counted thread at each tick")
                 .buildWithCallback(m -> {
                     double seconds = snapshots.get().samplerSeconds();
@@ -170,8 +200,10 @@ final class OtlpInstruments {
 
     /** What every series shares: this JVM, and the simulated PMU where one counts (tests only). */
     private static Attributes resource() {
-        AttributesBuilder resource = Attributes.builder().put(AttributeKey.longKey("process.pid"),
-                ProcessHandle.current().pid());
+        AttributesBuilder resource = Attributes.builder()
+                .put(
+                        AttributeKey.longKey("process.pid"),
+                        ProcessHandle.current().pid());
         String simulated = Backends.simulatedPmu();
         if (simulated != null) {
             resource.put(AttributeKey.stringKey("perfpin.pmu"), simulated);
@@ -181,7 +213,8 @@ final class OtlpInstruments {
 
     private static AttributesBuilder attributes(ExportSnapshot.Series series) {
         AttributesBuilder attributes = Attributes.builder().put(THREAD_GROUP, series.group());
-        return series.thread() == null ? attributes
+        return series.thread() == null
+                ? attributes
                 : attributes.put(THREAD_NAME, series.thread()).put(THREAD_CPUS, series.cpus());
     }
 }

@@ -10,7 +10,6 @@ import io.opentelemetry.sdk.common.export.MessageWriter;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.stats.AgentNotice;
-
 import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -47,8 +46,8 @@ final class OtlpSender implements HttpSender {
     private final Consumer<AgentNotice> notices;
     private volatile boolean failedOnce;
 
-    private OtlpSender(OtlpEndpoint endpoint, HttpSenderConfig config, DescriptorBudget budget,
-                       Consumer<AgentNotice> notices) {
+    private OtlpSender(
+            OtlpEndpoint endpoint, HttpSenderConfig config, DescriptorBudget budget, Consumer<AgentNotice> notices) {
         this.endpoint = endpoint;
         this.config = config;
         this.budget = budget;
@@ -100,15 +99,24 @@ final class OtlpSender implements HttpSender {
         }
         try (Socket socket = SocketChannel.open().socket()) {
             socket.connect(new InetSocketAddress(endpoint.uri().getHost(), endpoint.port()), CONNECT_MILLIS);
-            socket.setSoTimeout((int) Math.max(1, Math.min(Integer.MAX_VALUE, config.getTimeout().toMillis())));
+            socket.setSoTimeout((int)
+                    Math.max(1, Math.min(Integer.MAX_VALUE, config.getTimeout().toMillis())));
             OutputStream out = new BufferedOutputStream(socket.getOutputStream());
-            StringBuilder head = new StringBuilder("POST ").append(endpoint.uri().getRawPath())
-                    .append(endpoint.uri().getRawQuery() == null ? "" : "?" + endpoint.uri().getRawQuery())
-                    .append(" HTTP/1.1\r\nHost: ").append(endpoint.uri().getRawAuthority())
-                    .append("\r\nContent-Type: ").append(config.getContentType())
-                    .append("\r\nContent-Length: ").append(message.getContentLength())
+            StringBuilder head = new StringBuilder("POST ")
+                    .append(endpoint.uri().getRawPath())
+                    .append(
+                            endpoint.uri().getRawQuery() == null
+                                    ? ""
+                                    : "?" + endpoint.uri().getRawQuery())
+                    .append(" HTTP/1.1\r\nHost: ")
+                    .append(endpoint.uri().getRawAuthority())
+                    .append("\r\nContent-Type: ")
+                    .append(config.getContentType())
+                    .append("\r\nContent-Length: ")
+                    .append(message.getContentLength())
                     .append("\r\nConnection: close\r\n");
-            for (Map.Entry<String, List<String>> header : config.getHeadersSupplier().get().entrySet()) {
+            for (Map.Entry<String, List<String>> header :
+                    config.getHeadersSupplier().get().entrySet()) {
                 for (String value : header.getValue()) {
                     head.append(header.getKey()).append(": ").append(value).append("\r\n");
                 }
@@ -143,11 +151,14 @@ final class OtlpSender implements HttpSender {
             byte[] bytes = readBounded(in);
             String text = new String(bytes, StandardCharsets.ISO_8859_1);
             int headEnd = text.indexOf("\r\n\r\n");
-            String[] statusLine = text.substring(0, Math.max(text.indexOf("\r\n"), 0)).split(" ", 3);
-            if (headEnd < 0 || statusLine.length < 2 || !statusLine[0].startsWith("HTTP/1.")
+            String[] statusLine =
+                    text.substring(0, Math.max(text.indexOf("\r\n"), 0)).split(" ", 3);
+            if (headEnd < 0
+                    || statusLine.length < 2
+                    || !statusLine[0].startsWith("HTTP/1.")
                     || !statusLine[1].matches("[0-9]{3}")) {
-                throw new IOException("not an HTTP/1 answer: '" + text.substring(0, Math.min(text.length(), 40))
-                        .replaceAll("[^ -~]", "?") + "'");
+                throw new IOException("not an HTTP/1 answer: '"
+                        + text.substring(0, Math.min(text.length(), 40)).replaceAll("[^ -~]", "?") + "'");
             }
             byte[] body = Arrays.copyOfRange(bytes, headEnd + 4, bytes.length);
             if (text.substring(0, headEnd).toLowerCase(Locale.ROOT).contains("\r\ntransfer-encoding: chunked")) {

@@ -5,7 +5,6 @@ import io.perfpin.export.ExportSnapshot;
 import io.perfpin.options.ListenAddress;
 import io.perfpin.stats.AgentNotice;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
-
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,7 +16,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashSet;
-import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -44,11 +42,13 @@ final class PrometheusEndpoint implements AutoCloseable {
     private static final int ANSWER_MILLIS = 10_000;
     /** What is read and dropped of a request after its answer, so that closing does not reset the answer away. */
     private static final int DRAIN_BYTES = 64 * 1024;
+
     private static final int DRAIN_MILLIS = 1000;
     /** The listener, the selector's epoll and wake-up descriptors, and the connection being accepted. */
     private static final int BASE_DESCRIPTORS = 4;
     /** How long accepting pauses when accept itself fails (no descriptor left in the process): no busy loop. */
     private static final long ACCEPT_PAUSE_NANOS = 100_000_000L;
+
     private static final int BACKLOG = 64;
     private static final long CLOSE_MILLIS = 1000;
 
@@ -59,15 +59,20 @@ final class PrometheusEndpoint implements AutoCloseable {
     private final Thread thread;
     /** In the order they were accepted, the oldest first; only the endpoint's thread touches it. */
     private final Set<Connection> connections = new LinkedHashSet<>();
+
     private final ByteBuffer drained = ByteBuffer.allocate(4096);
     /** The snapshot {@link #answers} were written from, and its answer in each format asked for so far. */
     private ExportSnapshot answered;
+
     private final Map<ExpositionFormatWriter, byte[]> answers = new HashMap<>();
     private volatile Selector selector;
     private volatile boolean closing;
 
-    private PrometheusEndpoint(ListenAddress address, Supplier<ExportSnapshot> snapshots, DescriptorBudget budget,
-                               Consumer<AgentNotice> notices) {
+    private PrometheusEndpoint(
+            ListenAddress address,
+            Supplier<ExportSnapshot> snapshots,
+            DescriptorBudget budget,
+            Consumer<AgentNotice> notices) {
         this.address = address;
         this.snapshots = snapshots;
         this.budget = budget;
@@ -76,15 +81,22 @@ final class PrometheusEndpoint implements AutoCloseable {
         this.thread.setDaemon(true);
     }
 
-    static PrometheusEndpoint start(ListenAddress address, Supplier<ExportSnapshot> snapshots, DescriptorBudget budget,
-                                    Consumer<AgentNotice> notices) {
+    static PrometheusEndpoint start(
+            ListenAddress address,
+            Supplier<ExportSnapshot> snapshots,
+            DescriptorBudget budget,
+            Consumer<AgentNotice> notices) {
         PrometheusEndpoint endpoint = new PrometheusEndpoint(address, snapshots, budget, notices);
         endpoint.thread.start();
         return endpoint;
     }
 
     /** Where a connection is: reading its request head, writing its answer, reading what follows it. */
-    private enum Stage { HEAD, ANSWER, DRAIN }
+    private enum Stage {
+        HEAD,
+        ANSWER,
+        DRAIN
+    }
 
     private static final class Connection {
         final SocketChannel channel;
@@ -202,7 +214,9 @@ final class PrometheusEndpoint implements AutoCloseable {
             Connection connection = null;
             try {
                 channel.configureBlocking(false);
-                connection = new Connection(channel, channel.register(selector, SelectionKey.OP_READ),
+                connection = new Connection(
+                        channel,
+                        channel.register(selector, SelectionKey.OP_READ),
                         System.nanoTime() + HEAD_MILLIS * 1_000_000L);
                 connection.key.attach(connection);
                 connections.add(connection);
@@ -269,8 +283,9 @@ final class PrometheusEndpoint implements AutoCloseable {
         if (end >= 0) {
             answer(connection, answer(new String(head.array(), 0, end + 2, StandardCharsets.ISO_8859_1)));
         } else if (!head.hasRemaining()) {
-            answer(connection, response("431 Request Header Fields Too Large", "text/plain",
-                    "request head too large\n"));
+            answer(
+                    connection,
+                    response("431 Request Header Fields Too Large", "text/plain", "request head too large\n"));
         }
     }
 
@@ -322,13 +337,14 @@ final class PrometheusEndpoint implements AutoCloseable {
 
     private void refused(String why) {
         if (!closing) {
-            notices.accept(AgentNotice.refused("cannot serve Prometheus metrics at " + address + ": " + why
-                    + "; counting goes on"));
+            notices.accept(AgentNotice.refused(
+                    "cannot serve Prometheus metrics at " + address + ": " + why + "; counting goes on"));
         }
     }
 
     private byte[] answer(String head) throws IOException {
-        String[] requestLine = head.substring(0, Math.max(head.indexOf("\r\n"), 0)).split(" ", -1);
+        String[] requestLine =
+                head.substring(0, Math.max(head.indexOf("\r\n"), 0)).split(" ", -1);
         if (requestLine.length != 3 || !requestLine[2].startsWith("HTTP/1.")) {
             return response("400 Bad Request", "text/plain", "not an HTTP/1 request\n");
         } else if (!path(requestLine[1]).equals("/metrics")) {
@@ -374,7 +390,8 @@ final class PrometheusEndpoint implements AutoCloseable {
     private static String header(String head, String name) {
         for (String line : head.split("\r\n")) {
             int colon = line.indexOf(':');
-            if (colon > 0 && line.substring(0, colon).strip().toLowerCase(Locale.ROOT).equals(name)) {
+            if (colon > 0
+                    && line.substring(0, colon).strip().toLowerCase(Locale.ROOT).equals(name)) {
                 return line.substring(colon + 1).strip();
             }
         }
@@ -387,7 +404,8 @@ final class PrometheusEndpoint implements AutoCloseable {
 
     private static byte[] response(String status, String contentType, byte[] body) {
         byte[] head = ("HTTP/1.1 " + status + "\r\nContent-Type: " + contentType + "\r\nContent-Length: " + body.length
-                + "\r\nConnection: close\r\n\r\n").getBytes(StandardCharsets.ISO_8859_1);
+                        + "\r\nConnection: close\r\n\r\n")
+                .getBytes(StandardCharsets.ISO_8859_1);
         byte[] response = new byte[head.length + body.length];
         System.arraycopy(head, 0, response, 0, head.length);
         System.arraycopy(body, 0, response, head.length, body.length);

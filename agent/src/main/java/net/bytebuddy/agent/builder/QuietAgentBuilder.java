@@ -1,11 +1,10 @@
 package net.bytebuddy.agent.builder;
 
-import net.bytebuddy.ByteBuddy;
-import net.bytebuddy.dynamic.ClassFileLocator;
+import static net.bytebuddy.matcher.ElementMatchers.none;
 
 import java.util.Collections;
-
-import static net.bytebuddy.matcher.ElementMatchers.none;
+import net.bytebuddy.ByteBuddy;
+import net.bytebuddy.dynamic.ClassFileLocator;
 
 /**
  * byte-buddy's default agent builder, less the side effects of its public constructors on the host: those
@@ -19,7 +18,8 @@ import static net.bytebuddy.matcher.ElementMatchers.none;
  */
 public final class QuietAgentBuilder extends AgentBuilder.Default {
     public QuietAgentBuilder() {
-        super(new ByteBuddy(),
+        super(
+                new ByteBuddy(),
                 Listener.NoOp.INSTANCE,
                 new CircularityLock.Default(),
                 PoolStrategy.Default.FAST,

@@ -1,7 +1,6 @@
 package io.perfpin.agent.apps;
 
 import io.perfpin.apps.PageToucher;
-
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -48,8 +47,7 @@ public final class AgentTestApp {
     /** Enough for a thread that only waits: 3,300 of them need not reserve a default stack each. */
     private static final long PARKED_STACK_BYTES = 256 << 10;
 
-    private AgentTestApp() {
-    }
+    private AgentTestApp() {}
 
     public static void main(String[] args) throws Exception {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
@@ -82,21 +80,24 @@ public final class AgentTestApp {
                     long perMilli = iterationsPerCpuMilli();
                     int millis = Integer.parseInt(word[1]);
                     int sleep = Integer.parseInt(word[2]);
-                    startVirtual(() -> CountedWork.computeAroundSleep(perMilli * millis, sleep), "vm").join();
+                    startVirtual(() -> CountedWork.computeAroundSleep(perMilli * millis, sleep), "vm")
+                            .join();
                     say("vmethod done");
                     break;
                 case "vcompute":
                     virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
                     break;
                 case "spawn":
-                    start(() -> {
-                        Thread child = new Thread(new Toucher(0), word[2]);
-                        synchronized (THREADS) {
-                            THREADS.add(child);
-                        }
-                        child.start();
-                        new Toucher(0).run();
-                    }, word[1]);
+                    start(
+                            () -> {
+                                Thread child = new Thread(new Toucher(0), word[2]);
+                                synchronized (THREADS) {
+                                    THREADS.add(child);
+                                }
+                                child.start();
+                                new Toucher(0).run();
+                            },
+                            word[1]);
                     break;
                 case "method":
                     int calls = Integer.parseInt(word[1]);
@@ -154,7 +155,8 @@ public final class AgentTestApp {
         Class<?> builderType = Class.forName("java.lang.Thread$Builder");
         Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
         builder = builderType.getMethod("name", String.class).invoke(builder, name);
-        Thread thread = (Thread) builderType.getMethod("unstarted", Runnable.class).invoke(builder, work);
+        Thread thread =
+                (Thread) builderType.getMethod("unstarted", Runnable.class).invoke(builder, work);
         synchronized (THREADS) {
             THREADS.add(thread);
         }
@@ -220,13 +222,16 @@ public final class AgentTestApp {
         Semaphore running = new Semaphore(2);
         for (int i = 0; i < threads; i++) {
             running.acquire();
-            new Thread(() -> {
-                try {
-                    PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
-                } finally {
-                    running.release();
-                }
-            }, prefix[i % prefix.length] + "-" + i).start();
+            new Thread(
+                            () -> {
+                                try {
+                                    PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
+                                } finally {
+                                    running.release();
+                                }
+                            },
+                            prefix[i % prefix.length] + "-" + i)
+                    .start();
         }
         running.acquire(2);
         say("churned " + threads);
@@ -234,17 +239,20 @@ public final class AgentTestApp {
 
     /** A thread that lives across several of the agent's intervals and ends on its own. */
     private static void paced(String name, int pages, int rounds) {
-        new Thread(() -> {
-            try {
-                for (int i = 0; i < rounds; i++) {
-                    PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
-                    Thread.sleep(30);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            say("paced " + name + " " + tid());
-        }, name).start();
+        new Thread(
+                        () -> {
+                            try {
+                                for (int i = 0; i < rounds; i++) {
+                                    PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
+                                    Thread.sleep(30);
+                                }
+                            } catch (InterruptedException e) {
+                                Thread.currentThread().interrupt();
+                            }
+                            say("paced " + name + " " + tid());
+                        },
+                        name)
+                .start();
     }
 
     private static void park(int threads, String prefix) {
@@ -296,7 +304,9 @@ public final class AgentTestApp {
 
     static String tid() {
         try {
-            return Files.readSymbolicLink(Paths.get("/proc/thread-self")).getFileName().toString();
+            return Files.readSymbolicLink(Paths.get("/proc/thread-self"))
+                    .getFileName()
+                    .toString();
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }

@@ -5,8 +5,7 @@ import io.perfpin.apps.PageToucher;
 
 /** A method measured on each call by the agent. */
 final class CountedWork {
-    private CountedWork() {
-    }
+    private CountedWork() {}
 
     @Counted({"page-faults", "task-clock"})
     static long touch(int pages) {

@@ -1,9 +1,9 @@
 package io.perfpin.agent.impl;
 
-import io.perfpin.stats.AgentNotice;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.stats.AgentNotice;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,9 +11,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** The log= file: its entries, and its bound. */
 class AgentLogFileTest {
@@ -33,12 +32,15 @@ class AgentLogFileTest {
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(path)));
         List<String> lines = Files.readAllLines(path);
         assertEquals("2025-03-04T05:06:07.080Z refused cannot pin thread 'w\\n1' (7)", lines.get(0));
-        assertTrue(lines.get(1).startsWith("2025-03-04T05:06:07.081Z failure recording failed: java.io.IOException:"
-                + " File too large: http://"), lines.get(1));
+        assertTrue(
+                lines.get(1)
+                        .startsWith("2025-03-04T05:06:07.081Z failure recording failed: java.io.IOException:"
+                                + " File too large: http://"),
+                lines.get(1));
         assertTrue(lines.get(2).startsWith("java.io.IOException: File too large: http://"), lines.get(2));
         // the trace too masks credentials and escapes what a terminal would obey
-        assertTrue(lines.stream().noneMatch(line -> line.contains("secret") || line.contains("\u001b")),
-                lines.toString());
+        assertTrue(
+                lines.stream().noneMatch(line -> line.contains("secret") || line.contains("\u001b")), lines.toString());
         assertTrue(lines.get(3).startsWith("    at io.perfpin.agent.impl.AgentLogFileTest."), lines.get(3));
     }
 
@@ -53,8 +55,10 @@ class AgentLogFileTest {
         }
         assertTrue(Files.size(path) <= 65536, Files.size(path) + " bytes");
         List<String> lines = Files.readAllLines(path);
-        assertEquals("2025-03-04T05:06:07.080Z info the log stopped here, at its bound of 65536 bytes: later notices"
-                + " are said on stderr and in the stats file only", lines.get(lines.size() - 1));
+        assertEquals(
+                "2025-03-04T05:06:07.080Z info the log stopped here, at its bound of 65536 bytes: later notices"
+                        + " are said on stderr and in the stats file only",
+                lines.get(lines.size() - 1));
         assertTrue(lines.get(0).endsWith("failure sampling failed: java.io.IOException: failure 0"), lines.get(0));
     }
 }

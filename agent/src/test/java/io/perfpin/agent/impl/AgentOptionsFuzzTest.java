@@ -1,10 +1,12 @@
 package io.perfpin.agent.impl;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
 import io.perfpin.event.EventParser;
 import io.perfpin.report.TerminalText;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
-
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -13,11 +15,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assertions.fail;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent's option text, generated: tokens of its grammar with good and bad values, random characters
@@ -30,21 +29,102 @@ class AgentOptionsFuzzTest {
     private static final EventParser PARSER = new EventParser();
     /** A hang guard only, per case: parsing and matching take milliseconds. */
     private static final Duration HANG = Duration.ofSeconds(30);
+
     private static final int CASES = 600;
 
-    private static final String[] KEYS = {"threads", "count", "class", "pin", "inherit", "events", "interval", "out",
-            "stats", "config", "detach", "THREADS", "bogus", "", " pin ", "pin\u0000", "interval\u001b"};
-    private static final String[] REGEXES = {".*", "io-\\d+", "(.*a){20}", "((a{1000}){1000}){1000}", "(a|aa)*b",
-            "(a)\\1", "(?=x)x", "a*+", "(", "[z-a]", "\\p{L}+", "x{1001}", "(x{100}){100}", "[[:alpha:]]", "\\Q(\\E",
-            "(?i)Worker-[0-9]{1,3}", "\u202eevil", "\t", "a{,3}", "((((((((((a))))))))))", "[^]]", "\\x{1F600}"};
-    private static final String[] PLACEMENTS = {"0", "1", "0-1", "isolated", "core", "any", "cores", "-1", "1-0",
-            "99999999999", "0-99999999999999999999", "0,,1", "2-3", "١", ""};
-    private static final String[] EVENTS = {"sched", "ipc", "ipc:uk", "cycels", "task-clock,cs", "r1234",
-            "rffffffffffffffffff", "cpu/event=0x3c/", "cpu/event=0xffffffffffffffffffffffff/", "cpu/", "../x/", ",",
-            "software/", "sched,,ipc", "page-faults:zz", "\u0000/x/"};
+    private static final String[] KEYS = {
+        "threads",
+        "count",
+        "class",
+        "pin",
+        "inherit",
+        "events",
+        "interval",
+        "out",
+        "stats",
+        "config",
+        "detach",
+        "THREADS",
+        "bogus",
+        "",
+        " pin ",
+        "pin\u0000",
+        "interval\u001b"
+    };
+    private static final String[] REGEXES = {
+        ".*",
+        "io-\\d+",
+        "(.*a){20}",
+        "((a{1000}){1000}){1000}",
+        "(a|aa)*b",
+        "(a)\\1",
+        "(?=x)x",
+        "a*+",
+        "(",
+        "[z-a]",
+        "\\p{L}+",
+        "x{1001}",
+        "(x{100}){100}",
+        "[[:alpha:]]",
+        "\\Q(\\E",
+        "(?i)Worker-[0-9]{1,3}",
+        "\u202eevil",
+        "\t",
+        "a{,3}",
+        "((((((((((a))))))))))",
+        "[^]]",
+        "\\x{1F600}"
+    };
+    private static final String[] PLACEMENTS = {
+        "0",
+        "1",
+        "0-1",
+        "isolated",
+        "core",
+        "any",
+        "cores",
+        "-1",
+        "1-0",
+        "99999999999",
+        "0-99999999999999999999",
+        "0,,1",
+        "2-3",
+        "١",
+        ""
+    };
+    private static final String[] EVENTS = {
+        "sched",
+        "ipc",
+        "ipc:uk",
+        "cycels",
+        "task-clock,cs",
+        "r1234",
+        "rffffffffffffffffff",
+        "cpu/event=0x3c/",
+        "cpu/event=0xffffffffffffffffffffffff/",
+        "cpu/",
+        "../x/",
+        ",",
+        "software/",
+        "sched,,ipc",
+        "page-faults:zz",
+        "\u0000/x/"
+    };
     private static final String GRAMMAR = "=;@,/{}()[]*+?.\\aZ09-";
-    private static final String[] DURATIONS = {"500ms", "1s", "0ms", "999999999999m", "525601m", "1.5s", "-1s",
-            "9".repeat(40) + "ns", "5parsecs", "", "10us", "1m"};
+    private static final String[] DURATIONS = {
+        "500ms",
+        "1s",
+        "0ms",
+        "999999999999m",
+        "525601m",
+        "1.5s",
+        "-1s",
+        "9".repeat(40) + "ns",
+        "5parsecs",
+        "",
+        "10us",
+        "1m"
+    };
 
     @TempDir
     Path dir;
@@ -57,7 +137,8 @@ class AgentOptionsFuzzTest {
         for (int i = 0; i < CASES; i++) {
             String text = optionText(random, files);
             String name = randomText(random, random.nextInt(40));
-            if (assertTimeoutPreemptively(HANG, () -> parses(text, name), () -> "hang on " + TerminalText.escape(text))) {
+            if (assertTimeoutPreemptively(
+                    HANG, () -> parses(text, name), () -> "hang on " + TerminalText.escape(text))) {
                 parsed++;
             }
         }
@@ -72,7 +153,9 @@ class AgentOptionsFuzzTest {
             options = AgentOptions.parse(text, PARSER);
         } catch (IllegalArgumentException e) {
             String message = e.getMessage();
-            assertEquals(TerminalText.escape(message), message,
+            assertEquals(
+                    TerminalText.escape(message),
+                    message,
                     () -> "raw control characters in the message for " + TerminalText.escape(text));
             return false;
         } catch (RuntimeException | Error e) {
@@ -87,10 +170,20 @@ class AgentOptionsFuzzTest {
 
     /** Config files for config=: good, bad, empty, binary, and a regex bomb. */
     private List<String> files() throws IOException {
-        List<String> files = new ArrayList<>(List.of("/dev/zero", "/dev/null", "/proc/self/status", dir.toString(),
+        List<String> files = new ArrayList<>(List.of(
+                "/dev/zero",
+                "/dev/null",
+                "/proc/self/status",
+                dir.toString(),
                 dir.resolve("missing").toString()));
-        String[] contents = {"threads=a;b\n# c\npin=x@0\n", "", "config=other\n", "threads=(.*a){20}\npin=(.*a){20}@1\n",
-                "\u0000\u00ff\u001b[2J\n", "interval=999999999999m\n"};
+        String[] contents = {
+            "threads=a;b\n# c\npin=x@0\n",
+            "",
+            "config=other\n",
+            "threads=(.*a){20}\npin=(.*a){20}@1\n",
+            "\u0000\u00ff\u001b[2J\n",
+            "interval=999999999999m\n"
+        };
         for (int i = 0; i < contents.length; i++) {
             Path file = dir.resolve(i + ".conf");
             Files.write(file, contents[i].getBytes(i == 4 ? StandardCharsets.ISO_8859_1 : StandardCharsets.UTF_8));
@@ -107,7 +200,8 @@ class AgentOptionsFuzzTest {
                 // Past the bounds: the whole text, or one value.
                 return random.nextBoolean() ? "threads=" + "a".repeat(70_000) : "pin=" + "b".repeat(5000) + "@0";
             case 2:
-                return "interval=" + digits(random, 1 + random.nextInt(60)) + pick(random, new String[] {"ns", "m", "s"});
+                return "interval=" + digits(random, 1 + random.nextInt(60))
+                        + pick(random, new String[] {"ns", "m", "s"});
             case 3:
                 return null;
             default:

@@ -1,14 +1,14 @@
 package io.perfpin.agent.metrics;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.export.ExportedThreads;
 import io.perfpin.options.ListenAddress;
 import io.perfpin.stats.AgentNotice;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -21,16 +21,15 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-
-import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
 
 /** The endpoint on a loopback port, asked by a raw socket what a scraper and what an attacker would ask. */
 class PrometheusEndpointTest {
     private final List<AgentNotice> notices = new CopyOnWriteArrayList<>();
-    private final ExportedThreads threads = new ExportedThreads(null, text -> { });
+    private final ExportedThreads threads = new ExportedThreads(null, text -> {});
     private PrometheusEndpoint endpoint;
     private int port;
 
@@ -38,8 +37,11 @@ class PrometheusEndpointTest {
     void start() throws Exception {
         port = freePort();
         threads.publish(System.currentTimeMillis(), Double.NaN);
-        endpoint = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port), "bad address"), threads::snapshot,
-                DescriptorBudget.unbounded(), notices::add);
+        endpoint = PrometheusEndpoint.start(
+                ListenAddress.parse(String.valueOf(port), "bad address"),
+                threads::snapshot,
+                DescriptorBudget.unbounded(),
+                notices::add);
         awaitAnswer(InetAddress.getLoopbackAddress(), port);
     }
 
@@ -56,8 +58,7 @@ class PrometheusEndpointTest {
         assertTrue(text.contains("\nperfpin_threads_enrolled 0.0\n"), text);
         String open = exchange("GET /metrics?x=1 HTTP/1.0\r\naccept: application/openmetrics-text;version=1.0.0,"
                 + "text/plain;q=0.5\r\n\r\n");
-        assertTrue(open.contains("Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"),
-                open);
+        assertTrue(open.contains("Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"), open);
         assertTrue(open.endsWith("# EOF\n"), open);
         assertEquals(List.of(), notices);
     }
@@ -67,8 +68,13 @@ class PrometheusEndpointTest {
         String post = exchange("POST /metrics HTTP/1.1\r\nContent-Length: 3\r\n\r\nabc");
         assertTrue(post.startsWith("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET\r\n"), post);
         assertTrue(exchange("HEAD /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 405 "));
-        for (String path : List.of("/", "/metrics/", "/../../../../etc/passwd", "/metrics/../../etc/passwd",
-                "/-/healthy", "/%2e%2e/etc/passwd")) {
+        for (String path : List.of(
+                "/",
+                "/metrics/",
+                "/../../../../etc/passwd",
+                "/metrics/../../etc/passwd",
+                "/-/healthy",
+                "/%2e%2e/etc/passwd")) {
             String answer = exchange("GET " + path + " HTTP/1.1\r\n\r\n");
             assertTrue(answer.startsWith("HTTP/1.1 404 Not Found\r\n"), path + ": " + answer);
             assertFalse(answer.contains("root:"), answer);
@@ -79,8 +85,8 @@ class PrometheusEndpointTest {
 
     @Test
     void aRequestHeadBeyondTheBoundIsRefusedAndTheNextOneAnswered() throws Exception {
-        String big = "GET /metrics HTTP/1.1\r\nX-Padding: " + "a".repeat(PrometheusEndpoint.MAX_HEAD_BYTES)
-                + "\r\n\r\n";
+        String big =
+                "GET /metrics HTTP/1.1\r\nX-Padding: " + "a".repeat(PrometheusEndpoint.MAX_HEAD_BYTES) + "\r\n\r\n";
         assertTrue(exchange(big).startsWith("HTTP/1.1 431 Request Header Fields Too Large\r\n"));
         assertTrue(exchange("GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"));
     }
@@ -88,8 +94,11 @@ class PrometheusEndpointTest {
     @Test
     void aPortInUseIsSaidOnceAndTheEndpointEnds() throws Exception {
         List<AgentNotice> second = new CopyOnWriteArrayList<>();
-        PrometheusEndpoint taken = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(port), "bad address"),
-                threads::snapshot, DescriptorBudget.unbounded(), second::add);
+        PrometheusEndpoint taken = PrometheusEndpoint.start(
+                ListenAddress.parse(String.valueOf(port), "bad address"),
+                threads::snapshot,
+                DescriptorBudget.unbounded(),
+                second::add);
         long deadline = System.nanoTime() + 10_000_000_000L;
         while (second.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(10);
@@ -97,9 +106,12 @@ class PrometheusEndpointTest {
         taken.close();
         assertEquals(1, second.size(), second.toString());
         assertTrue(second.get(0).refused());
-        assertTrue(second.get(0).text().startsWith("cannot serve Prometheus metrics at 127.0.0.1:" + port + ": "),
+        assertTrue(
+                second.get(0).text().startsWith("cannot serve Prometheus metrics at 127.0.0.1:" + port + ": "),
                 second.get(0).text());
-        assertTrue(second.get(0).text().endsWith("; counting goes on"), second.get(0).text());
+        assertTrue(
+                second.get(0).text().endsWith("; counting goes on"),
+                second.get(0).text());
         assertTrue(exchange("GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"), "the first serves");
     }
 
@@ -121,8 +133,8 @@ class PrometheusEndpointTest {
         DescriptorBudget budget = DescriptorBudget.unbounded();
         int own = freePort();
         List<Socket> idle = new ArrayList<>();
-        try (PrometheusEndpoint counted = PrometheusEndpoint.start(ListenAddress.parse(String.valueOf(own),
-                "bad address"), threads::snapshot, budget, notices::add)) {
+        try (PrometheusEndpoint counted = PrometheusEndpoint.start(
+                ListenAddress.parse(String.valueOf(own), "bad address"), threads::snapshot, budget, notices::add)) {
             awaitAnswer(InetAddress.getLoopbackAddress(), own);
             int extra = 8;
             try {
@@ -172,7 +184,8 @@ class PrometheusEndpointTest {
         try (PrometheusEndpoint listening = start("[::]:" + any6)) {
             awaitAnswer(ipv6, any6);
             for (InetAddress host : List.of(ipv6, ipv4)) {
-                assertTrue(exchange(host, any6, "GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"),
+                assertTrue(
+                        exchange(host, any6, "GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"),
                         host.toString());
             }
         }
@@ -180,8 +193,11 @@ class PrometheusEndpointTest {
     }
 
     private PrometheusEndpoint start(String address) {
-        return PrometheusEndpoint.start(ListenAddress.parse(address, "bad address"), threads::snapshot,
-                DescriptorBudget.unbounded(), notices::add);
+        return PrometheusEndpoint.start(
+                ListenAddress.parse(address, "bad address"),
+                threads::snapshot,
+                DescriptorBudget.unbounded(),
+                notices::add);
     }
 
     private String exchange(String request) throws IOException {

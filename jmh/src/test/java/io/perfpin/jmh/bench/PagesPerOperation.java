@@ -1,6 +1,7 @@
 package io.perfpin.jmh.bench;
 
 import io.perfpin.apps.PageToucher;
+import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Level;
@@ -11,8 +12,6 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Threads;
-
-import java.util.concurrent.TimeUnit;
 
 /**
  * Each operation takes exactly {@code -Dperfpin.test.pages} page faults: it maps that many fresh pages, writes one

@@ -1,7 +1,6 @@
 package io.perfpin.nativeio.libpfm;
 
 import com.sun.jna.Memory;
-
 import java.nio.ByteOrder;
 
 /**
@@ -57,8 +56,7 @@ final class LibpfmAbi {
         static final int FIRST_EVENT = 36;
         static final int FLAGS = 52;
 
-        private PmuInfo() {
-        }
+        private PmuInfo() {}
     }
 
     /**
@@ -86,8 +84,7 @@ final class LibpfmAbi {
         static final int IDX = 48;
         static final int NATTRS = 52;
 
-        private EventInfo() {
-        }
+        private EventInfo() {}
     }
 
     /**
@@ -112,8 +109,7 @@ final class LibpfmAbi {
         static final int SIZE_FIELD = 24;
         static final int TYPE = 40;
 
-        private AttrInfo() {
-        }
+        private AttrInfo() {}
     }
 
     /**
@@ -136,19 +132,16 @@ final class LibpfmAbi {
         static final int ATTR = 0;
         static final int SIZE_FIELD = 16;
 
-        private EncodeArg() {
-        }
+        private EncodeArg() {}
     }
 
     /**
      * The {@code is_present} bit of pfm_pmu_info_t's flags: the first bit-field sits in the low bit on
      * little-endian ABIs and in the high bit on big-endian ones.
      */
-    static final int PMU_PRESENT_BIT =
-            ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 1 << 31;
+    static final int PMU_PRESENT_BIT = ByteOrder.nativeOrder() == ByteOrder.LITTLE_ENDIAN ? 1 : 1 << 31;
 
-    private LibpfmAbi() {
-    }
+    private LibpfmAbi() {}
 
     /** Zeroes a struct and writes its ABI0 size where libpfm looks for it. */
     static Memory reset(Memory struct, int sizeFieldOffset) {

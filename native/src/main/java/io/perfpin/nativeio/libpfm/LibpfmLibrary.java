@@ -4,7 +4,6 @@ import com.sun.jna.Memory;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import io.perfpin.nativeio.PerfEventAttr;
-
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -80,8 +79,10 @@ public final class LibpfmLibrary {
      */
     public static String unavailableReason(String soname, Throwable cause) {
         String message = cause.getMessage() == null ? cause.toString() : cause.getMessage();
-        List<String> lines = message.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
-        String detail = lines.isEmpty() ? cause.toString()
+        List<String> lines =
+                message.lines().map(String::strip).filter(l -> !l.isEmpty()).toList();
+        String detail = lines.isEmpty()
+                ? cause.toString()
                 : lines.size() > 1 && lines.get(0).endsWith(":") ? lines.get(1) : lines.get(0);
         return "libpfm4 is not available (" + (detail.contains(soname) ? detail : soname + ": " + detail)
                 + "); install it with 'apt-get install libpfm4' or 'dnf install libpfm'";
@@ -103,10 +104,13 @@ public final class LibpfmLibrary {
         arg.setPointer(LibpfmAbi.EncodeArg.ATTR, attr);
         int rc = pfm.pfm_get_os_event_encoding(qualified, LibpfmAbi.PFM_PLM3, LibpfmAbi.PFM_OS_PERF_EVENT, arg);
         if (rc != LibpfmAbi.PFM_SUCCESS) {
-            throw new LibpfmException(eventString, rc,
+            throw new LibpfmException(
+                    eventString,
+                    rc,
                     "libpfm4 (" + describe(model) + ") rejects '" + eventString + "': " + pfm.pfm_strerror(rc));
         }
-        return new PerfEventAttr().type(attr.getInt(PerfEventAttr.TYPE_OFFSET))
+        return new PerfEventAttr()
+                .type(attr.getInt(PerfEventAttr.TYPE_OFFSET))
                 .config(attr.getLong(PerfEventAttr.CONFIG_OFFSET))
                 .config1(attr.getLong(PerfEventAttr.CONFIG1_OFFSET))
                 .config2(attr.getLong(PerfEventAttr.CONFIG2_OFFSET))
@@ -127,12 +131,18 @@ public final class LibpfmLibrary {
                 return name + PMU_DELIMITER + eventString;
             }
             if (!prefix.equalsIgnoreCase(name)) {
-                throw new LibpfmException(eventString, 0,
+                throw new LibpfmException(
+                        eventString,
+                        0,
                         "'" + eventString + "' names PMU " + prefix + " but PMU model " + name + " is forced");
             }
-        } else if (prefix != null && pmus.stream().noneMatch(p -> p.present() && p.name().equalsIgnoreCase(prefix))) {
-            throw new LibpfmException(eventString, 0, "'" + eventString + "' names PMU " + prefix
-                    + ", which is not active on this machine; active: " + String.join(", ", presentNames()));
+        } else if (prefix != null
+                && pmus.stream().noneMatch(p -> p.present() && p.name().equalsIgnoreCase(prefix))) {
+            throw new LibpfmException(
+                    eventString,
+                    0,
+                    "'" + eventString + "' names PMU " + prefix + ", which is not active on this machine; active: "
+                            + String.join(", ", presentNames()));
         }
         return eventString;
     }
@@ -177,8 +187,7 @@ public final class LibpfmLibrary {
     }
 
     /** One event of a PMU, from pfm_event_info_t. */
-    public record Event(int idx, String name, int pmu, int attributeCount) {
-    }
+    public record Event(int idx, String name, int pmu, int attributeCount) {}
 
     /** Every PMU libpfm supports, as read once after initialisation. */
     public List<Pmu> pmus() {
@@ -187,9 +196,10 @@ public final class LibpfmLibrary {
 
     /** The PMU named {@code model} (case as libpfm compares it: ignored). */
     public Pmu pmu(String model) {
-        Optional<Pmu> pmu = pmus.stream().filter(p -> p.name().equalsIgnoreCase(model)).findFirst();
-        return pmu.orElseThrow(() -> new LibpfmException(model, 0,
-                "unknown PMU model '" + model + "'; libpfm4 knows: " + String.join(", ", coreModels())));
+        Optional<Pmu> pmu =
+                pmus.stream().filter(p -> p.name().equalsIgnoreCase(model)).findFirst();
+        return pmu.orElseThrow(() -> new LibpfmException(
+                model, 0, "unknown PMU model '" + model + "'; libpfm4 knows: " + String.join(", ", coreModels())));
     }
 
     private List<String> presentNames() {
@@ -208,7 +218,8 @@ public final class LibpfmLibrary {
                 return List.copyOf(found);
             }
             if (rc == LibpfmAbi.PFM_SUCCESS) {
-                found.add(new Pmu(info.getInt(LibpfmAbi.PmuInfo.PMU),
+                found.add(new Pmu(
+                        info.getInt(LibpfmAbi.PmuInfo.PMU),
                         string(info, LibpfmAbi.PmuInfo.NAME),
                         info.getInt(LibpfmAbi.PmuInfo.TYPE),
                         info.getInt(LibpfmAbi.PmuInfo.NEVENTS),
@@ -223,10 +234,11 @@ public final class LibpfmLibrary {
         List<Event> events = new ArrayList<>();
         Memory info = new Memory(LibpfmAbi.EventInfo.SIZE);
         for (int idx = pmu.firstEvent(); idx != -1; idx = pfm.pfm_get_event_next(idx)) {
-            int rc = pfm.pfm_get_event_info(idx, LibpfmAbi.PFM_OS_NONE,
-                    LibpfmAbi.reset(info, LibpfmAbi.EventInfo.SIZE_FIELD));
+            int rc = pfm.pfm_get_event_info(
+                    idx, LibpfmAbi.PFM_OS_NONE, LibpfmAbi.reset(info, LibpfmAbi.EventInfo.SIZE_FIELD));
             if (rc == LibpfmAbi.PFM_SUCCESS) {
-                events.add(new Event(info.getInt(LibpfmAbi.EventInfo.IDX),
+                events.add(new Event(
+                        info.getInt(LibpfmAbi.EventInfo.IDX),
                         string(info, LibpfmAbi.EventInfo.NAME),
                         info.getInt(LibpfmAbi.EventInfo.PMU),
                         info.getInt(LibpfmAbi.EventInfo.NATTRS)));
@@ -240,8 +252,8 @@ public final class LibpfmLibrary {
         List<String> unitMasks = new ArrayList<>();
         Memory info = new Memory(LibpfmAbi.AttrInfo.SIZE);
         for (int a = 0; a < event.attributeCount(); a++) {
-            int rc = pfm.pfm_get_event_attr_info(event.idx(), a, LibpfmAbi.PFM_OS_NONE,
-                    LibpfmAbi.reset(info, LibpfmAbi.AttrInfo.SIZE_FIELD));
+            int rc = pfm.pfm_get_event_attr_info(
+                    event.idx(), a, LibpfmAbi.PFM_OS_NONE, LibpfmAbi.reset(info, LibpfmAbi.AttrInfo.SIZE_FIELD));
             if (rc == LibpfmAbi.PFM_SUCCESS && info.getInt(LibpfmAbi.AttrInfo.TYPE) == LibpfmAbi.PFM_ATTR_UMASK) {
                 unitMasks.add(string(info, LibpfmAbi.AttrInfo.NAME));
             }

@@ -1,17 +1,16 @@
 package io.perfpin.nativeio.libpfm;
 
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-
-import java.util.HashSet;
-import java.util.List;
-import java.util.Set;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 /**
  * The struct layouts of {@link LibpfmAbi} read against libpfm itself: fields that must agree with each other
@@ -20,11 +19,13 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 class LibpfmLibraryTest {
     /** pfm_pmu_t values from perfmon/pfmlib.h; the enum is append-only, so they hold for every release. */
     private static final int PFM_PMU_INTEL_SKL = 200;
+
     private static final int PFM_PMU_INTEL_ICL = 447;
     private static final int PFM_PMU_INTEL_SPR = 512;
 
     /** Loaded once: libpfm keeps its state process-wide, and nothing else in this JVM loads it. */
     private static LibpfmLibrary library;
+
     private static String unavailable;
 
     @BeforeAll
@@ -40,7 +41,9 @@ class LibpfmLibraryTest {
     void pmuInfoCarriesThePmuIdentifiersOfPfmlibH() {
         assumeTrue(library != null, unavailable);
 
-        for (var expected : List.of(List.of("skl", PFM_PMU_INTEL_SKL), List.of("icl", PFM_PMU_INTEL_ICL),
+        for (var expected : List.of(
+                List.of("skl", PFM_PMU_INTEL_SKL),
+                List.of("icl", PFM_PMU_INTEL_ICL),
                 List.of("spr", PFM_PMU_INTEL_SPR))) {
             LibpfmLibrary.Pmu pmu = library.pmu((String) expected.get(0));
             assertEquals(expected.get(1), pmu.id(), pmu::toString);
@@ -63,8 +66,10 @@ class LibpfmLibraryTest {
             assertEquals(PFM_PMU_INTEL_SKL, event.pmu(), event::toString);
             assertTrue(indexes.add(event.idx()), event::toString);
         }
-        LibpfmLibrary.Event instRetired = events.stream().filter(e -> e.name().equals("INST_RETIRED"))
-                .findFirst().orElseThrow();
+        LibpfmLibrary.Event instRetired = events.stream()
+                .filter(e -> e.name().equals("INST_RETIRED"))
+                .findFirst()
+                .orElseThrow();
         assertTrue(library.unitMasks(instRetired).contains("ANY_P"));
     }
 
@@ -75,7 +80,8 @@ class LibpfmLibraryTest {
         List<LibpfmLibrary.Pmu> pmus = library.pmus();
 
         assertTrue(pmus.stream().anyMatch(p -> p.name().equals("perf") && p.present()));
-        assertFalse(pmus.stream().allMatch(LibpfmLibrary.Pmu::present),
+        assertFalse(
+                pmus.stream().allMatch(LibpfmLibrary.Pmu::present),
                 "libpfm supports far more PMUs than one machine has");
     }
 

@@ -1,8 +1,10 @@
 package io.perfpin.agent.impl.jfr;
 
-import io.perfpin.nativeio.Backends;
 import io.perfpin.event.DerivedMetric;
 import io.perfpin.event.GenericEvents;
+import io.perfpin.nativeio.Backends;
+import java.util.ArrayList;
+import java.util.List;
 import jdk.jfr.AnnotationElement;
 import jdk.jfr.Category;
 import jdk.jfr.Description;
@@ -14,9 +16,6 @@ import jdk.jfr.StackTrace;
 import jdk.jfr.Timespan;
 import jdk.jfr.ValueDescriptor;
 
-import java.util.ArrayList;
-import java.util.List;
-
 /**
  * The annotations perfpin's JFR event types and fields carry, in one place: the category JMC files them under,
  * labels that are perfpin's own names, and units where a value has one.
@@ -24,8 +23,7 @@ import java.util.List;
 final class EventTypes {
     static final String CATEGORY = "perfpin";
 
-    private EventTypes() {
-    }
+    private EventTypes() {}
 
     /**
      * A type's annotations: its name, label, description (both naming the simulated PMU where one counts), perfpin's
@@ -35,18 +33,22 @@ final class EventTypes {
         // In tests on a simulated PMU the type itself says so: every viewer shows its label and description.
         String simulated = Backends.simulatedPmu();
         String shown = simulated == null ? label : label + " (" + simulated + " PMU)";
-        String described = simulated == null ? description : description + ". Its hardware counts come from a "
-                + simulated + " PMU, made from the thread's task-clock for tests: not a measurement";
-        return List.of(new AnnotationElement(Name.class, name), new AnnotationElement(Label.class, shown),
+        String described = simulated == null
+                ? description
+                : description + ". Its hardware counts come from a " + simulated
+                        + " PMU, made from the thread's task-clock for tests: not a measurement";
+        return List.of(
+                new AnnotationElement(Name.class, name),
+                new AnnotationElement(Label.class, shown),
                 new AnnotationElement(Description.class, described),
                 new AnnotationElement(Category.class, new String[] {CATEGORY}),
                 new AnnotationElement(StackTrace.class, false));
     }
 
-    static ValueDescriptor field(Class<?> type, String id, String label, String description,
-                                 AnnotationElement... more) {
-        List<AnnotationElement> annotations = new ArrayList<>(List.of(new AnnotationElement(Label.class, label),
-                new AnnotationElement(Description.class, description)));
+    static ValueDescriptor field(
+            Class<?> type, String id, String label, String description, AnnotationElement... more) {
+        List<AnnotationElement> annotations = new ArrayList<>(List.of(
+                new AnnotationElement(Label.class, label), new AnnotationElement(Description.class, description)));
         annotations.addAll(List.of(more));
         return new ValueDescriptor(type, id, annotations);
     }
@@ -62,11 +64,11 @@ final class EventTypes {
     static ValueDescriptor metric(String id, DerivedMetric metric) {
         switch (metric.unit()) {
             case SHARE:
-                return field(double.class, id, metric.name(), metric.description(),
-                        new AnnotationElement(Percentage.class));
+                return field(
+                        double.class, id, metric.name(), metric.description(), new AnnotationElement(Percentage.class));
             case PER_SECOND:
-                return field(double.class, id, metric.name(), metric.description(),
-                        new AnnotationElement(Frequency.class));
+                return field(
+                        double.class, id, metric.name(), metric.description(), new AnnotationElement(Frequency.class));
             default:
                 return field(double.class, id, metric.name(), metric.description());
         }

@@ -33,7 +33,8 @@ final class FieldNames {
             }
             String w = word.equals(word.toUpperCase(Locale.ROOT)) ? word.toLowerCase(Locale.ROOT) : word;
             if (id.length() == 0) {
-                id.append(Character.isDigit(w.charAt(0)) ? "e" + w : Character.toLowerCase(w.charAt(0)) + w.substring(1));
+                id.append(
+                        Character.isDigit(w.charAt(0)) ? "e" + w : Character.toLowerCase(w.charAt(0)) + w.substring(1));
             } else {
                 id.append(Character.toUpperCase(w.charAt(0))).append(w, 1, w.length());
             }

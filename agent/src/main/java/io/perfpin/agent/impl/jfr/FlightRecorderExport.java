@@ -6,13 +6,12 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.registry.SampledThread;
 import io.perfpin.report.MethodRecord;
-import jdk.jfr.FlightRecorder;
-
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import jdk.jfr.FlightRecorder;
 
 /**
  * perfpin's counts as JFR events, while a recording wants them: on each sampler tick, a
@@ -35,6 +34,7 @@ public final class FlightRecorderExport {
     private final Map<SampledThread, Followed> followed = new IdentityHashMap<>();
     /** When the previous tick ran, or the export began. */
     private long previousTickNanos = System.nanoTime();
+
     private boolean recording;
 
     public FlightRecorderExport(EventList defaultEvents) {

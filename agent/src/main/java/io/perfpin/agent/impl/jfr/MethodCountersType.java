@@ -4,12 +4,11 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.report.MethodRecord;
+import java.util.ArrayList;
+import java.util.List;
 import jdk.jfr.Event;
 import jdk.jfr.EventFactory;
 import jdk.jfr.ValueDescriptor;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The {@code perfpin.MethodCounters} event type for the methods that count one list of events: a {@code @Counted}
@@ -32,23 +31,35 @@ final class MethodCountersType {
         FieldNames names = new FieldNames();
         List<ValueDescriptor> fields = new ArrayList<>(List.of(
                 EventTypes.field(String.class, names.fixed("method"), "Method", "The @Counted method"),
-                EventTypes.field(long.class, names.fixed("calls"), "Calls", "Calls that returned, since the agent"
-                        + " started")));
+                EventTypes.field(
+                        long.class,
+                        names.fixed("calls"),
+                        "Calls",
+                        "Calls that returned, since the agent" + " started")));
         List<String> events = new ArrayList<>();
         for (EventSpec spec : list.events()) {
             String event = spec.name();
             events.add(event);
             fields.add(EventTypes.count(names.of(event, "Total"), event + " total", event + " over all calls"));
-            fields.add(GenericEvents.countsNanoseconds(event)
-                    ? EventTypes.count(names.of(event, "Mean"), event + " mean", event + " per call, on average")
-                    : EventTypes.field(double.class, names.of(event, "Mean"), event + " mean",
-                    event + " per call, on average"));
+            fields.add(
+                    GenericEvents.countsNanoseconds(event)
+                            ? EventTypes.count(
+                                    names.of(event, "Mean"), event + " mean", event + " per call, on average")
+                            : EventTypes.field(
+                                    double.class,
+                                    names.of(event, "Mean"),
+                                    event + " mean",
+                                    event + " per call, on average"));
             fields.add(EventTypes.count(names.of(event, "P50"), event + " p50", event + " per call: the median"));
-            fields.add(EventTypes.count(names.of(event, "P99"), event + " p99", event + " per call: the 99th"
-                    + " percentile"));
+            fields.add(EventTypes.count(
+                    names.of(event, "P99"), event + " p99", event + " per call: the 99th" + " percentile"));
         }
-        EventFactory factory = EventFactory.create(EventTypes.type(NAME, "Method Counters",
-                "What perfpin counted in the calls of one @Counted method, since the agent started"), fields);
+        EventFactory factory = EventFactory.create(
+                EventTypes.type(
+                        NAME,
+                        "Method Counters",
+                        "What perfpin counted in the calls of one @Counted method, since the agent started"),
+                fields);
         return new MethodCountersType(factory, events);
     }
 

@@ -5,12 +5,11 @@ import io.perfpin.event.BoundMetric;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.registry.SampledThread;
+import java.util.ArrayList;
+import java.util.List;
 import jdk.jfr.Event;
 import jdk.jfr.EventFactory;
 import jdk.jfr.ValueDescriptor;
-
-import java.util.ArrayList;
-import java.util.List;
 
 /**
  * The {@code perfpin.ThreadCounters} event type for one list of events: per thread and sampler tick, each event's
@@ -42,21 +41,33 @@ final class ThreadCountersType {
         FieldNames names = new FieldNames();
         List<ValueDescriptor> fields = new ArrayList<>(List.of(
                 EventTypes.field(Thread.class, names.fixed("thread"), "Thread", "The thread counted"),
-                EventTypes.field(String.class, names.fixed("threadName"), "Thread Name",
-                        "Its name when perfpin enrolled it"),
+                EventTypes.field(
+                        String.class, names.fixed("threadName"), "Thread Name", "Its name when perfpin enrolled it"),
                 EventTypes.field(int.class, names.fixed("tid"), "TID", "Its Linux thread id"),
-                EventTypes.field(long.class, names.fixed("window"), "Window",
+                EventTypes.field(
+                        long.class,
+                        names.fixed("window"),
+                        "Window",
                         "The wall time the counts cover: since the thread's previous event, or since it was enrolled",
                         EventTypes.nanoseconds()),
-                EventTypes.field(boolean.class, names.fixed("last"), "Last",
+                EventTypes.field(
+                        boolean.class,
+                        names.fixed("last"),
+                        "Last",
                         "The thread's last event: it ended, its task returned, or perfpin stopped counting")));
         for (EventSpec event : list.events()) {
             String name = event.name();
-            fields.add(EventTypes.count(names.of(name, ""), name, name + " over the window (scaled when multiplexed;"
-                    + " 0 with coverage 0 when not counted)"));
-            fields.add(EventTypes.field(double.class, names.of(name, "Coverage"), name + " coverage",
+            fields.add(EventTypes.count(
+                    names.of(name, ""),
+                    name,
+                    name + " over the window (scaled when multiplexed;" + " 0 with coverage 0 when not counted)"));
+            fields.add(EventTypes.field(
+                    double.class,
+                    names.of(name, "Coverage"),
+                    name + " coverage",
                     "The share of the window " + name + " was on a counter: below 100% when multiplexed, 0 when not"
-                            + " counted", EventTypes.percentage()));
+                            + " counted",
+                    EventTypes.percentage()));
         }
         List<BoundMetric> metrics = new ArrayList<>();
         for (BoundMetric metric : list.metrics()) {
@@ -65,8 +76,10 @@ final class ThreadCountersType {
                 fields.add(EventTypes.metric(names.of(metric.name(), ""), metric.metric()));
             }
         }
-        EventFactory factory = EventFactory.create(EventTypes.type(NAME, "Thread Counters",
-                "What perfpin counted for one thread over one sampler interval"), fields);
+        EventFactory factory = EventFactory.create(
+                EventTypes.type(
+                        NAME, "Thread Counters", "What perfpin counted for one thread over one sampler interval"),
+                fields);
         return new ThreadCountersType(factory, list.events().size(), metrics);
     }
 

@@ -1,9 +1,9 @@
 package io.perfpin.agent.impl.jfr;
 
-import org.junit.jupiter.api.Test;
-
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import org.junit.jupiter.api.Test;
 
 /** perfpin's event and metric names, as presets, perf, sysfs and libpfm4 spell them, as JFR field names. */
 class FieldNamesTest {
