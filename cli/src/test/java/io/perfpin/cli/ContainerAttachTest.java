@@ -126,8 +126,10 @@ class ContainerAttachTest {
                     "worker-0@1",
                     "--interval",
                     "100ms",
+                    // Long enough for the agent to take in the running worker on a loaded machine: its row is the
+                    // check, and the view shows it from the agent's first sample on.
                     "--duration",
-                    "1500ms",
+                    "5s",
                     "--detach-on-exit"));
             assertEquals(0, attach.code, attach.out + attach.err);
             assertTrue(attach.out.matches("(?s).*\nworker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + attach.out);
@@ -180,8 +182,10 @@ class ContainerAttachTest {
                     "worker-0@1",
                     "--interval",
                     "100ms",
+                    // Long enough for the agent to take in the running worker on a loaded machine: its row is the
+                    // check, and the view shows it from the agent's first sample on.
                     "--duration",
-                    "1500ms",
+                    "5s",
                     "--detach-on-exit"));
             assertEquals(0, attach.code, attach.out + attach.err);
             assertTrue(attach.out.matches("(?s).*\nworker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + attach.out);

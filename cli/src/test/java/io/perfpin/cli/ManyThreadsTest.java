@@ -101,9 +101,12 @@ class ManyThreadsTest {
                         "2m")) {
                     long shownOrSaid = 0;
                     while (shownOrSaid < 5003) {
-                        Matcher heading = attach.await(HEADING);
-                        Matcher notCounted = NOT_COUNTED.matcher(
-                                attach.await(Pattern.compile(".*")).group());
+                        // Bounded by the attach's own --duration: a frame of 5,000 threads can take long on a loaded
+                        // machine, and the view ends by itself.
+                        Matcher heading = attach.await(HEADING, Duration.ofMinutes(2));
+                        Matcher notCounted =
+                                NOT_COUNTED.matcher(attach.await(Pattern.compile(".*"), Duration.ofMinutes(2))
+                                        .group());
                         shownOrSaid = Long.parseLong(heading.group(1))
                                 + (notCounted.matches() ? Long.parseLong(notCounted.group(1)) : 0);
                     }
