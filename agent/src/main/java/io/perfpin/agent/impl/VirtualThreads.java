@@ -35,6 +35,8 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     private final EventList events;
     private final Queue<Ended> ended = new ConcurrentLinkedQueue<>();
     private final DescriptorBudget budget;
+    /** Whose stats file shows the ended ones by group. */
+    private final ThreadRegistry registry;
     /** The descriptors taken from the budget for the carriers' groups, given back at close. */
     private final int reserved;
 
@@ -113,11 +115,12 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     }
 
     private VirtualThreads(
-            Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget, int reserved) {
+            Syscalls syscalls, ThreadPattern names, EventList events, ThreadRegistry registry, int reserved) {
         this.syscalls = syscalls;
         this.names = names;
         this.events = events;
-        this.budget = budget;
+        this.registry = registry;
+        this.budget = registry.descriptors();
         this.reserved = reserved;
     }
 
@@ -134,7 +137,8 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
      * Starts counting the virtual threads that {@code names} matches; said once and null when this JVM cannot
      * (the agent counts its platform threads all the same).
      */
-    static VirtualThreads start(Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget) {
+    static VirtualThreads start(Syscalls syscalls, ThreadPattern names, EventList events, ThreadRegistry registry) {
+        DescriptorBudget budget = registry.descriptors();
         int count = events.events().size();
         if (count > VirtualThreadCounting.MAX_EVENTS) {
             AgentLog.refused("virtual threads are not counted: " + count + " events, at most "
@@ -148,7 +152,7 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             return null;
         }
         NativeBuffer attrs = VirtualThreadCounters.encode(syscalls, events.events()); // copied by the C library
-        VirtualThreads counting = new VirtualThreads(syscalls, names, events, budget, groups * count);
+        VirtualThreads counting = new VirtualThreads(syscalls, names, events, registry, groups * count);
         running = counting;
         int rc = VirtualThreadCounting.start(syscalls, VirtualThreads.class, attrs.address(), count, groups);
         if (rc != 0) {
@@ -221,6 +225,7 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             ThreadReport report =
                     ThreadReport.of(e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts, i -> null, -1);
             record.accept(ThreadRecords.virtualToJson(epochMillis, report, e.mounts, e.carriers));
+            registry.virtualEnded(e.name, events, e.counts);
         }
         MetricsExport export = exports;
         if (export != null && !tick.isEmpty()) {
