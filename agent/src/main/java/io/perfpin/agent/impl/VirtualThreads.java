@@ -14,6 +14,7 @@ import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.report.ThreadState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -52,8 +53,10 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         final CounterSnapshot counts;
         final int mounts;
         final int[] carriers;
+        /** It still ran when counting stopped (detach, the JVM's exit): its record says running, as a platform one's. */
+        final boolean stillRunning;
 
-        Ended(Thread thread, EventList events, long[] totals, int mounts, int[] carriers) {
+        Ended(Thread thread, EventList events, long[] totals, int mounts, int[] carriers, boolean stillRunning) {
             this.thread = thread;
             this.name = thread.getName();
             this.javaId = javaId(thread);
@@ -61,6 +64,7 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             this.counts = VirtualThreadCounters.counts(totals, events.events().size());
             this.mounts = mounts;
             this.carriers = carriers;
+            this.stillRunning = stillRunning;
         }
 
         @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19's, and this is compiled for 17
@@ -204,11 +208,14 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         }
     }
 
-    /** Called by the C library at a counted virtual thread's end, on it: its totals, queued for the next tick. */
-    static void virtualEnded(Thread thread, long[] totals, int mounts, int[] carriers) {
+    /**
+     * Called by the C library at a counted virtual thread's end, on it, or at {@link #close}, on the closing thread,
+     * for one still running: its totals, queued for the next tick (the registry's final one, at close).
+     */
+    static void virtualEnded(Thread thread, long[] totals, int mounts, int[] carriers, boolean stillRunning) {
         VirtualThreads counting = running;
         if (counting != null) {
-            counting.ended.add(new Ended(thread, counting.events, totals, mounts, carriers));
+            counting.ended.add(new Ended(thread, counting.events, totals, mounts, carriers, stillRunning));
         }
     }
 
@@ -222,8 +229,9 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         List<Ended> tick = new ArrayList<>();
         for (Ended e; (e = ended.poll()) != null; ) {
             tick.add(e);
-            ThreadReport report =
-                    ThreadReport.of(e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts, i -> null, -1);
+            ThreadReport report = ThreadReport.of(
+                            e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts, i -> null, -1)
+                    .withState(e.stillRunning ? ThreadState.RUNNING : ThreadState.ENDED);
             record.accept(ThreadRecords.virtualToJson(epochMillis, report, e.mounts, e.carriers));
             registry.virtualEnded(e.name, events, e.counts);
         }
@@ -233,10 +241,17 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         }
     }
 
-    /** Stops the events and gives every carrier's descriptors back; the virtual threads still running get no record. */
+    /**
+     * Stops the events and gives every carrier's descriptors back; the virtual threads still running are queued with
+     * their totals so far, for the registry's final tick, which comes after: their records say they still ran.
+     */
     void close() {
-        running = null;
-        int refused = VirtualThreadCounting.stop(syscalls);
+        int refused;
+        try {
+            refused = VirtualThreadCounting.stop(syscalls); // calls virtualEnded, which needs running, for those left
+        } finally {
+            running = null;
+        }
         budget.giveBack(reserved);
         if (refused > 0) {
             AgentLog.refused((refused == 1 ? "1 carrier thread" : refused + " carrier threads") + " found no room for"
