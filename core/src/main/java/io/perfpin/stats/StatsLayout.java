@@ -292,7 +292,7 @@ public final class StatsLayout {
         return trailerOffset(eventCapacity) + TRAILER_SIZE;
     }
 
-    /** Of slot {@code kind} (0 totals, 1 p50, 2 p99) of virtual group {@code group}, 0 to {@link #VIRTUAL_GROUPS} - 1. */
+    /** Of slot {@code kind} (0 totals, 1 p50, 2 p99) of virtual group {@code group}, 0 to VIRTUAL_GROUPS - 1. */
     public static long virtualGroupOffset(int eventCapacity, int group, int kind) {
         return aggregateOffset(eventCapacity)
                 + (long) slotSize(eventCapacity) * (1 + VIRTUAL_GROUP_SLOTS * group + kind);

@@ -25,7 +25,8 @@ import java.util.function.Consumer;
  * The {@code virtual=REGEX} option: each virtual thread whose name matches is counted over the time it is mounted
  * ({@link VirtualThreadCounting}), and its final record is written at its end. The C library calls the two static
  * hooks here; a virtual thread's end only queues its totals, which the sampler's next tick turns into its record,
- * as it writes every other (the recording is written by the sampler only).
+ * as it writes every other (the recording is written by the sampler only), and hands to the registry, whose stats
+ * file shows it in its group. Those still running at {@link #close} are queued there, for the registry's final tick.
  */
 final class VirtualThreads implements ThreadRegistry.TickListener {
     /** The one running; null before start and after close: the hooks then select nothing and drop what ends. */
@@ -53,7 +54,7 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         final CounterSnapshot counts;
         final int mounts;
         final int[] carriers;
-        /** It still ran when counting stopped (detach, the JVM's exit): its record says running, as a platform one's. */
+        /** It still ran when counting stopped (detach, the JVM's exit): its record says so, as a platform one's. */
         final boolean stillRunning;
 
         Ended(Thread thread, EventList events, long[] totals, int mounts, int[] carriers, boolean stillRunning) {
