@@ -213,6 +213,27 @@ class VirtualThreadsIT {
     }
 
     /**
+     * A virtual thread still running when the JVM exits (SIGTERM: the shutdown hooks run) gets its final record at
+     * the exit, saying it still ran, with its pages' faults.
+     */
+    @Test
+    void aVirtualThreadStillRunningAtTheJvmsExitGetsItsFinalRecord(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=waiting-.*;threads=none;events=page-faults;out=" + out, dir)) {
+            app.await("ready");
+            app.send("vstart waiting-0 " + PAGES);
+            app.touched("waiting-0");
+            app.signal("TERM");
+            assertEquals(128 + 15, app.awaitExit(), "ended by SIGTERM");
+        }
+        List<String> records = Observed.records(out, "thread", "waiting-0");
+        assertEquals(1, records.size(), records.toString());
+        assertEquals("running", Observed.string(records.get(0), "state"), records.get(0));
+        assertWithin(PAGES, (long) Observed.number(records.get(0), "page-faults"), 0.05, "page faults");
+    }
+
+    /**
      * Virtual threads that already ran when the agent was attached are counted from their next mount: the first
      * mount the agent sees decides, then, whether one is counted.
      */
