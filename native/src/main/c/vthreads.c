@@ -58,6 +58,7 @@ struct vthread {
     uint64_t totals[3 * MAX_EVENTS]; /* per event: raw, enabled, running */
     uint32_t opened;            /* the events some carrier counted for it */
     int recorded;               /* selected by name: its totals go to Java at its end */
+    jweak thread;               /* when recorded: its Thread, for the record of one still running at stop */
     jint mounts;
     jint carrier_count;
     jint carriers[MAX_CARRIERS];
@@ -203,7 +204,10 @@ static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread t
     }
     struct vthread *v = counted ? new_state() : NULL;
     if (v != NULL) {
-        v->recorded = 1;
+        /* weak: a virtual thread that ends unseen (its end posted after stop) is still collected */
+        v->thread = (*env)->NewWeakGlobalRef(env, thread);
+        v->recorded = v->thread != NULL;
+        clear_exception(env);
     }
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, v != NULL ? (void *) v : (void *) &unselected);
     return v;
@@ -295,7 +299,40 @@ static void unlink_thread(struct vthread *v) {
     pthread_mutex_unlock(&lock);
 }
 
-/* The last unmount: the totals go to hooks.virtualEnded(Thread, long[] totals, int mounts, int[] carriers). */
+/*
+ * v's totals to hooks.virtualEnded(Thread, long[] totals, int mounts, int[] carriers, boolean stillRunning): at its
+ * end, or at stop for one still running then.
+ */
+static void report_totals(JNIEnv *env, jobject thread, const struct vthread *v, jboolean still_running) {
+    jlongArray totals = (*env)->NewLongArray(env, 3 * event_count + 1);
+    jintArray tids = (*env)->NewIntArray(env, v->carrier_count);
+    if (totals != NULL && tids != NULL) {
+        jlong values[3 * MAX_EVENTS + 1];
+        for (int i = 0; i < 3 * event_count; i++) {
+            values[i] = (jlong) v->totals[i];
+        }
+        values[3 * event_count] = (jlong) v->opened;
+        (*env)->SetLongArrayRegion(env, totals, 0, 3 * event_count + 1, values);
+        (*env)->SetIntArrayRegion(env, tids, 0, v->carrier_count, v->carriers);
+        (*env)->CallStaticVoidMethod(env, hooks_class, ended_method, thread, totals, v->mounts, tids, still_running);
+    }
+    clear_exception(env);
+    if (totals != NULL) {
+        (*env)->DeleteLocalRef(env, totals);
+    }
+    if (tids != NULL) {
+        (*env)->DeleteLocalRef(env, tids);
+    }
+}
+
+static void free_state(JNIEnv *env, struct vthread *v) {
+    if (v->thread != NULL) {
+        (*env)->DeleteWeakGlobalRef(env, v->thread);
+    }
+    free(v);
+}
+
+/* The last unmount: the totals go to Java, as report_totals says. */
 static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     struct carrier *c = take_carrier();
     if (c == NULL) {
@@ -311,24 +348,10 @@ static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, NULL);
     unlink_thread(v);
     give_carrier(c);
-    if (!v->recorded) {
-        free(v); /* followed for its @Counted methods only */
-        return;
+    if (v->recorded) { /* else followed for its @Counted methods only */
+        report_totals(env, thread, v, JNI_FALSE);
     }
-    jlongArray totals = (*env)->NewLongArray(env, 3 * event_count + 1);
-    jintArray tids = (*env)->NewIntArray(env, v->carrier_count);
-    if (totals != NULL && tids != NULL) {
-        jlong values[3 * MAX_EVENTS + 1];
-        for (int i = 0; i < 3 * event_count; i++) {
-            values[i] = (jlong) v->totals[i];
-        }
-        values[3 * event_count] = (jlong) v->opened;
-        (*env)->SetLongArrayRegion(env, totals, 0, 3 * event_count + 1, values);
-        (*env)->SetIntArrayRegion(env, tids, 0, v->carrier_count, v->carriers);
-        (*env)->CallStaticVoidMethod(env, hooks_class, ended_method, thread, totals, v->mounts, tids);
-    }
-    clear_exception(env);
-    free(v);
+    free_state(env, v);
 }
 
 /* The index of the extension event named id, or -1 when this JVM has none. */
@@ -412,8 +435,23 @@ static jint start_events(JNIEnv *env) {
     return 0;
 }
 
-/* Stops the events, waits for each carrier's callback to finish, then closes and frees everything. */
-static jint stop_events(void) {
+/* What the carrier counted for the virtual thread mounted on it now, if any, added to its totals: c is held. */
+static void fold_mounted(struct carrier *c) {
+    pthread_mutex_lock(&lock);
+    for (struct vthread *v = vthreads; v != NULL; v = v->next) {
+        if (v->mounted_on == c) {
+            unmounted(v, c);
+        }
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+/*
+ * Stops the events, waits for each carrier's callback to finish, then closes and frees everything. The virtual
+ * threads still running then get their record as those that end do, marked still running: once every carrier is
+ * closed, no callback changes their totals any more.
+ */
+static jint stop_events(JNIEnv *env) {
     __atomic_store_n(&running, 0, __ATOMIC_SEQ_CST);
     jvmtiEnv *env_jvmti = jvmti;
     if (env_jvmti != NULL) {
@@ -430,6 +468,7 @@ static jint stop_events(void) {
         for (;;) {
             int idle = CARRIER_IDLE;
             if (__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+                fold_mounted(c);
                 for (int i = 0; i < c->opened; i++) {
                     close(c->fds[i]);
                 }
@@ -447,12 +486,27 @@ static jint stop_events(void) {
         }
     }
     pthread_mutex_lock(&lock);
-    while (vthreads != NULL) {
-        struct vthread *v = vthreads;
-        vthreads = v->next;
-        free(v);
-    }
+    struct vthread *left = vthreads;
+    vthreads = NULL;
     pthread_mutex_unlock(&lock);
+    /* Java is called without the lock: a hook that started a virtual thread would take it. Only the living get a
+     * record: a state can outlive its thread (its end came while stopping, or the JVM lost the thread-local
+     * storage that pointed at it and a second state was made), and its thread's record is then not this one. */
+    while (left != NULL) {
+        struct vthread *v = left;
+        left = v->next;
+        jobject thread = v->recorded ? (*env)->NewLocalRef(env, v->thread) : NULL;
+        jint state = 0;
+        if (thread != NULL && env_jvmti != NULL
+                && (*env_jvmti)->GetThreadState(env_jvmti, thread, &state) == JVMTI_ERROR_NONE
+                && (state & JVMTI_THREAD_STATE_ALIVE) != 0) {
+            report_totals(env, thread, v, JNI_TRUE);
+        }
+        if (thread != NULL) {
+            (*env)->DeleteLocalRef(env, thread);
+        }
+        free_state(env, v);
+    }
     if (env_jvmti != NULL) {
         jvmti = NULL;
         (*env_jvmti)->DisposeEnvironment(env_jvmti);
@@ -517,7 +571,7 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
                                      jint groups) {
     (void) cls;
     if (hooks == NULL) {
-        return stop_events();
+        return stop_events(env);
     }
     if (jvmti != NULL) {
         return -EBUSY;
@@ -528,7 +582,7 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     if (hooks_class == NULL) {
         /* kept for good once given, as threadevents.c does: a callback in flight while stopping still finds it */
         jmethodID selected = (*env)->GetStaticMethodID(env, hooks, "virtualSelected", "(Ljava/lang/Thread;)Z");
-        jmethodID ended = (*env)->GetStaticMethodID(env, hooks, "virtualEnded", "(Ljava/lang/Thread;[JI[I)V");
+        jmethodID ended = (*env)->GetStaticMethodID(env, hooks, "virtualEnded", "(Ljava/lang/Thread;[JI[IZ)V");
         if (selected == NULL || ended == NULL) {
             (*env)->ExceptionClear(env);
             return -EINVAL;

@@ -6,9 +6,11 @@
 /*
  * Counts the virtual threads that hooks.virtualSelected(Thread) selects over their mounted time, with the count
  * events at attr_address (PerfEventAttr.SIZE bytes each, read_format PERF_FORMAT_GROUP with both times) in at most
- * groups carriers' groups, and reports each one's totals at its end to hooks.virtualEnded(Thread, long[], int, int[]).
- * Returns 0 or -errno: -EOPNOTSUPP where the JVM has no virtual threads to follow (JDK 17), -ENOSYS without
- * HotSpot's mount events. hooks null stops it all and returns how many carriers found no room for a group.
+ * groups carriers' groups, and reports each one's totals at its end to
+ * hooks.virtualEnded(Thread, long[], int, int[], boolean stillRunning). Returns 0 or -errno: -EOPNOTSUPP where the
+ * JVM has no virtual threads to follow (JDK 17), -ENOSYS without HotSpot's mount events. hooks null stops it all,
+ * reports the totals of those still running (stillRunning true, on the calling thread), and returns how many
+ * carriers found no room for a group.
  */
 jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count,
                                      jint groups);

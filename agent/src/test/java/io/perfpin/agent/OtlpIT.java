@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
 import io.opentelemetry.proto.metrics.v1.AggregationTemporality;
 import io.opentelemetry.proto.metrics.v1.Metric;
+import io.opentelemetry.proto.metrics.v1.NumberDataPoint;
+import io.perfpin.apps.Programs;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -15,6 +17,7 @@ import java.nio.file.Paths;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -108,6 +111,48 @@ class OtlpIT {
             assertTrue(
                     receiver.contentTypes().stream().allMatch("application/x-protobuf"::equals),
                     receiver.contentTypes().toString());
+        }
+    }
+
+    /**
+     * OTLP has virtual threads by group only, as Prometheus has (on the second JDK): the request sent at exit holds,
+     * in the vt group's one series, the sum of their final records, and no request has a series of one of them, for
+     * all that export-threads= asks a series of every thread.
+     */
+    @Test
+    void virtualThreadsAreSentByGroupOnly(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(
+                Programs.secondJava().isPresent(), "virtual threads need JDK 21 or later: set JDK25_HOME");
+        Path out = dir.resolve("run.jsonl");
+        try (OtlpReceiver receiver = OtlpReceiver.start()) {
+            try (AppJvm app = AppJvm.start(
+                    Programs.secondJava().get(),
+                    "virtual=vt-.*;threads=none;events=page-faults;interval=100ms;export-threads=.*;out=" + out
+                            + ";otlp=" + receiver.url() + ";otlp-interval=200ms",
+                    dir)) {
+                app.await("ready");
+                app.send("vcompute 100 vt 1");
+                app.await("vcomputed 100");
+                receiver.await(
+                        r -> OtlpReceiver.value(r, FAULTS, Map.of("perfpin.thread.group", "vt")) > 0,
+                        "the vt group's page faults, live");
+                assertEquals(0, app.finish());
+            }
+            List<String> records = Observed.records(out, "thread", "vt-[0-9]+");
+            assertEquals(100, records.size(), "a final record each");
+            List<ExportMetricsServiceRequest> requests = receiver.requests();
+            assertEquals(
+                    records.stream()
+                            .mapToDouble(r -> Observed.number(r, "page-faults"))
+                            .sum(),
+                    OtlpReceiver.value(requests.get(requests.size() - 1), FAULTS, Map.of("perfpin.thread.group", "vt")),
+                    "the request sent at exit has the sum of their final records, in one series");
+            for (ExportMetricsServiceRequest request : requests) {
+                for (NumberDataPoint point : OtlpReceiver.points(OtlpReceiver.metric(request, FAULTS), Map.of())) {
+                    String name = OtlpReceiver.attribute(point.getAttributesList(), "thread.name");
+                    assertTrue(name == null || !name.startsWith("vt-"), "a series of a virtual thread: " + point);
+                }
+            }
         }
     }
 

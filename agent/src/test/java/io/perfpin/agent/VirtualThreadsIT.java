@@ -179,6 +179,61 @@ class VirtualThreadsIT {
     }
 
     /**
+     * Virtual threads still running at a detach get their final record there, as platform threads do, saying they
+     * still ran, with what they counted so far (their pages' faults); and the carriers' counters are given back.
+     */
+    @Test
+    void virtualThreadsStillRunningAtADetachGetTheirFinalRecord(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("attach.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            AgentLoader.load(
+                    app.pid(),
+                    AppJvm.AGENT_JAR,
+                    "virtual=waiting-.*;threads=none;events=page-faults;out=" + out,
+                    TIMEOUT);
+            for (int i = 0; i < 3; i++) {
+                app.send("vstart waiting-" + i + " " + PAGES);
+                app.touched("waiting-" + i);
+            }
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
+            List<String> records = Observed.records(out, "thread", "waiting-[0-9]");
+            assertEquals(3, records.size(), "a final record each: " + records);
+            for (String record : records) {
+                assertEquals("running", Observed.string(record, "state"), record);
+                assertWithin(PAGES, (long) Observed.number(record, "page-faults"), 0.05, "page faults");
+            }
+            assertEquals(0, app.finish());
+            assertTrue(
+                    app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
+                    app.stderr().toString());
+        }
+    }
+
+    /**
+     * A virtual thread still running when the JVM exits (SIGTERM: the shutdown hooks run) gets its final record at
+     * the exit, saying it still ran, with its pages' faults.
+     */
+    @Test
+    void aVirtualThreadStillRunningAtTheJvmsExitGetsItsFinalRecord(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(java, "virtual=waiting-.*;threads=none;events=page-faults;out=" + out, dir)) {
+            app.await("ready");
+            app.send("vstart waiting-0 " + PAGES);
+            app.touched("waiting-0");
+            app.signal("TERM");
+            assertEquals(128 + 15, app.awaitExit(), "ended by SIGTERM");
+        }
+        List<String> records = Observed.records(out, "thread", "waiting-0");
+        assertEquals(1, records.size(), records.toString());
+        assertEquals("running", Observed.string(records.get(0), "state"), records.get(0));
+        assertWithin(PAGES, (long) Observed.number(records.get(0), "page-faults"), 0.05, "page faults");
+    }
+
+    /**
      * Virtual threads that already ran when the agent was attached are counted from their next mount: the first
      * mount the agent sees decides, then, whether one is counted.
      */

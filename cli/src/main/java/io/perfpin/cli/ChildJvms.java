@@ -72,16 +72,14 @@ final class ChildJvms implements AutoCloseable {
                 if (child.windows.hasNew(snapshot)) {
                     child.frame = child.windows.next(snapshot);
                 }
-                List<ThreadReport> rows = child.frame.threads().stream()
-                        .filter(r -> threads.selects(r.name()))
-                        .collect(Collectors.toList());
+                List<ThreadReport> rows = LiveFrames.rows(child.frame, threads);
                 lines.addAll(ReportTable.fold(
                         LiveFrames.heading(
                                 "run",
                                 "pid " + pid + " (started by pid " + watched + ")",
                                 snapshot,
                                 child.frame,
-                                rows.size()),
+                                rows.size() - child.frame.virtualGroups().size()),
                         layout.width()));
                 child.matched |= !rows.isEmpty();
                 lines.addAll(

@@ -98,7 +98,7 @@ final class LiveFrames {
             out.interval(
                     "",
                     List.of(),
-                    selected(frame.threads()).stream()
+                    rows(frame).stream()
                             .map(r -> new ThreadRecord(ThreadRecords.SAMPLE, now, r))
                             .collect(Collectors.toList()),
                     snapshot.eventNames(),
@@ -138,7 +138,8 @@ final class LiveFrames {
     }
 
     private void show(StatsSnapshot snapshot, StatsWindows.Frame frame) throws IOException {
-        List<ThreadReport> rows = selected(frame.threads());
+        List<ThreadReport> rows = rows(frame);
+        int threadRows = rows.size() - frame.virtualGroups().size();
         matched |= !rows.isEmpty();
         List<String> notes = new ArrayList<>();
         if (snapshot.threadsNotCounted() > 0) {
@@ -146,7 +147,7 @@ final class LiveFrames {
         }
         notes.addAll(notCountedLines(rows, redraw));
         List<String> heading =
-                ReportTable.fold(heading(command, "pid " + pid, snapshot, frame, rows.size()), layout.width());
+                ReportTable.fold(heading(command, "pid " + pid, snapshot, frame, threadRows), layout.width());
         if (redraw) {
             List<String> lines = new ArrayList<>(heading);
             lines.addAll(rows.isEmpty() ? List.of(noLiveThread()) : ReportTable.render(rows, layout));
@@ -214,6 +215,7 @@ final class LiveFrames {
         List<Hint> hints = new ArrayList<>();
         // Over the same window as the counts they cite: each thread's totals since it was enrolled.
         totals.forEach(r -> hints.addAll(Hints.of(r, false, OptionalLong.empty())));
+        totals.addAll(StatsWindows.virtualGroups(last)); // selected by the agent (virtual=), not --threads
         List<ThreadReport> rows = new ArrayList<>(totals);
         // Only where counting stopped while threads ran; live threads need no word.
         String running = ending.runningLabel();
@@ -334,6 +336,18 @@ final class LiveFrames {
     private static String notCounted(StatsSnapshot snapshot) {
         return snapshot.threadsNotCounted() + ", out of file descriptors (perfpin may hold "
                 + snapshot.descriptorBudget() + ": agent option fds=)";
+    }
+
+    /** A frame's rows: the threads selected, then the groups of virtual threads, which the agent selected. */
+    static List<ThreadReport> rows(StatsWindows.Frame frame, ThreadsOption threads) {
+        List<ThreadReport> rows = new ArrayList<>();
+        frame.threads().stream().filter(r -> threads.selects(r.name())).forEach(rows::add);
+        rows.addAll(frame.virtualGroups());
+        return rows;
+    }
+
+    private List<ThreadReport> rows(StatsWindows.Frame frame) {
+        return rows(frame, threads);
     }
 
     private List<ThreadReport> selected(List<ThreadReport> reports) {

@@ -3,6 +3,8 @@ package io.perfpin.cli;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.TerminalText;
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.VirtualThreadGroups;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.List;
@@ -38,7 +40,11 @@ final class RunRecordings {
             out.people()
                     .println("perfpin run: the JVM ended before a live view began. Totals per thread, from its"
                             + " recording:");
-            out.records(threads.selected(recording.threads()), recording.events(), table);
+            // virtual threads by group, as the live view shows them: the agent selected them (virtual=)
+            List<ThreadRecord> rows = recording.threads().stream()
+                    .filter(r -> r.isVirtual() || threads.selects(r.report().name()))
+                    .collect(Collectors.toList());
+            out.records(VirtualThreadGroups.folded(rows), recording.events(), table);
         }
         out.methods(recording.methods(), table);
         StartedJvms.write("run", record, threads, out, table);

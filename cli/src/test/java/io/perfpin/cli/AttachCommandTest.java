@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.apps.Programs;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.jvm.AgentJar;
@@ -24,6 +25,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -61,6 +63,40 @@ class AttachCommandTest {
             CliRun again = CliRun.capture(() -> Perfpin.run("detach", Long.toString(service.pid())));
             assertEquals(ExitCode.NO_AGENT, again.code, again.err);
             Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+        }
+    }
+
+    /**
+     * 200 virtual threads that start and end while attach --virtual watches, on the second JDK: its live view and
+     * its totals at the JVM's exit show them as their group, with how many it has and the p50 and p99 of one's
+     * totals, and never a row of one of them.
+     */
+    @Test
+    void attachShowsVirtualThreadsByGroup() throws Exception {
+        Optional<String> java = Programs.secondJava();
+        assumeTrue(java.isPresent(), "virtual threads need JDK 21 or later: set JDK25_HOME");
+        try (ChildJvm app = ChildJvm.startOn(java.get(), VirtualChild.class.getName(), "200")) {
+            app.await(Pattern.compile("ready"));
+            CliRun.Running attach = CliRun.background(() -> Perfpin.run(
+                    "attach",
+                    Long.toString(app.pid()),
+                    "--threads",
+                    "main",
+                    "--virtual",
+                    "vm-.*",
+                    "--interval",
+                    "100ms"));
+            attach.awaitOut(Pattern.compile("(?s).*perfpin attach  pid " + app.pid() + " .*"));
+            app.send("go");
+            app.await(Pattern.compile("done 200"));
+            attach.awaitOut(Pattern.compile("(?s).*\\nvm \\(200 virtual threads\\) .*"));
+            app.closeInput();
+            CliRun run = attach.join();
+            assertEquals(0, run.code, run.err);
+            String totals = run.out.substring(run.out.indexOf("Totals per thread"));
+            assertTrue(totals.contains("\nvm (200 virtual threads) "), run.out);
+            assertTrue(totals.contains("\nvm p50 of one ") && totals.contains("\nvm p99 of one "), run.out);
+            assertFalse(Pattern.compile("(?m)^vm-[0-9]+ ").matcher(run.out).find(), "a row per thread:\n" + run.out);
         }
     }
 

@@ -53,6 +53,14 @@ final class ChildJvm extends TestJvm {
                 .args(args));
     }
 
+    /** As {@link #start}, on the JVM of {@code java} (the second JDK's, for virtual threads). */
+    static ChildJvm startOn(String java, String mainClass, String... args) throws IOException {
+        return new ChildJvm(TestJvm.main(mainClass)
+                .java(java)
+                .classPath(ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")))
+                .args(args));
+    }
+
     /** A program that embeds a JVM (or none), talked to in the same way. */
     static ChildJvm startCommand(List<String> command) throws IOException {
         return new ChildJvm(TestJvm.program(command));

@@ -190,6 +190,44 @@ class RunCommandTest {
                 run.err);
     }
 
+    /**
+     * 200 virtual threads under run --virtual, on the second JDK: run's totals show them as their group, with how
+     * many it has and the p50 and p99 of one's totals, and never a row of one of them.
+     */
+    @Test
+    void virtualThreadsAreShownByGroupInRunsTotals() {
+        Optional<String> java = Programs.secondJava();
+        assumeTrue(java.isPresent(), "virtual threads need JDK 21 or later: set JDK25_HOME");
+        String apps = PageToucher.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .getPath();
+        CliRun run = CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--threads",
+                "main",
+                "--virtual",
+                "vm-.*",
+                "--record",
+                dir.resolve("run.jsonl").toString(),
+                "--",
+                java.get(),
+                "-cp",
+                apps,
+                "io.perfpin.apps.VirtualMounts",
+                "--threads",
+                "200",
+                "--yields",
+                "100"));
+        assertEquals(0, run.code, run.err);
+        assertTrue(run.out.contains("vm (200 virtual threads)"), run.out);
+        assertTrue(run.out.contains("vm p50 of one") && run.out.contains("vm p99 of one"), run.out);
+        assertFalse(
+                Pattern.compile("(?m)^\\s*vm-[0-9]+ ").matcher(run.out).find(),
+                "no row per virtual thread:\n" + run.out);
+    }
+
     private CliRun run(String... command) {
         String[] args = arguments(command);
         return CliRun.capture(() -> Perfpin.run(args));

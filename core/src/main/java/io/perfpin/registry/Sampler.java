@@ -1,6 +1,8 @@
 package io.perfpin.registry;
 
+import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.cpu.ThreadPins;
+import io.perfpin.event.EventList;
 import io.perfpin.stats.AgentNotice;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,6 +66,14 @@ final class Sampler {
 
     void onTick(ThreadRegistry.TickListener tickListener) {
         listeners.add(tickListener);
+    }
+
+    /** An ended virtual thread for the stats file's groups; dropped while no stats file is published. */
+    void virtualEnded(String name, EventList events, CounterSnapshot counts) {
+        StatsPublisher publisher = stats;
+        if (publisher != null) {
+            publisher.virtualEnded(name, events, counts);
+        }
     }
 
     /** Publishes to {@code publisher} from the next tick on; only before the first. */

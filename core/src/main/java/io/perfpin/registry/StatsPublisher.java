@@ -1,11 +1,15 @@
 package io.perfpin.registry;
 
+import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.EventFailure;
+import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
+import io.perfpin.export.ThreadGroupName;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.MappedFaults;
 import io.perfpin.stats.StatsFile;
+import io.perfpin.stats.StatsLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
@@ -29,6 +33,14 @@ final class StatsPublisher {
     /** Notices said on any thread, written on the sampler's: the file has one writer. */
     private final Queue<AgentNotice> pending = new ConcurrentLinkedQueue<>();
 
+    /** Virtual threads that ended since the last tick, added to their groups by the next. */
+    private final Queue<EndedVirtual> virtualEnded = new ConcurrentLinkedQueue<>();
+
+    private record EndedVirtual(String name, EventList events, CounterSnapshot counts) {}
+
+    /** Whether a virtual thread was left out of the file for want of a group slot: said once. */
+    private boolean virtualGroupsFull;
+
     private volatile boolean stopped;
     private volatile boolean noticesFull;
 
@@ -50,6 +62,13 @@ final class StatsPublisher {
             sink.unpublished(notice);
         } else {
             pending.add(notice);
+        }
+    }
+
+    /** A virtual thread that ended, with its final counts: the next tick adds it to its group. */
+    void virtualEnded(String name, EventList events, CounterSnapshot counts) {
+        if (!stopped) {
+            virtualEnded.add(new EndedVirtual(name, events, counts));
         }
     }
 
@@ -87,6 +106,10 @@ final class StatsPublisher {
                     file.publish(t.slot, t);
                 }
             }
+            for (EndedVirtual v = virtualEnded.poll(); v != null; v = virtualEnded.poll()) {
+                addVirtual(v);
+            }
+            file.publishVirtualGroups(startNanos);
             file.sampled(startNanos, epochMillis);
         });
     }
@@ -139,6 +162,20 @@ final class StatsPublisher {
             faulted(fault);
         } catch (RuntimeException e) {
             stop("writing it failed: " + e);
+        }
+    }
+
+    /** An ended virtual thread into its group, by its name with the numeric suffix stripped ({@code vt-17}: vt). */
+    private void addVirtual(EndedVirtual v) {
+        List<EventSpec> events = v.events().events();
+        int[] columns = new int[events.size()];
+        for (int e = 0; e < events.size(); e++) {
+            columns[e] = file.eventIndex(events.get(e).name());
+        }
+        if (!file.virtualEnded(ThreadGroupName.of(v.name()), v.counts(), columns) && !virtualGroupsFull) {
+            virtualGroupsFull = true;
+            notices.accept(AgentNotice.info("the stats file shows " + StatsLayout.VIRTUAL_GROUPS + " groups of"
+                    + " virtual threads: those of other groups are recorded but not shown live"));
         }
     }
 

@@ -1,5 +1,6 @@
 package io.perfpin.registry;
 
+import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.KeptSwitchedOn;
 import io.perfpin.counter.ThreadCounters;
@@ -202,6 +203,14 @@ public final class ThreadRegistry implements AutoCloseable {
      */
     public Path recordingFile() {
         return recording.path();
+    }
+
+    /**
+     * A virtual thread that ended, with its final counts: the stats file's next tick adds it to its group (virtual
+     * threads have no slot of their own). Called by a tick listener, on the sampler's thread.
+     */
+    public void virtualEnded(String name, EventList events, CounterSnapshot counts) {
+        sampler.virtualEnded(name, events, counts);
     }
 
     /** Adds a listener that runs on every tick of the sampler, after those added before it. */

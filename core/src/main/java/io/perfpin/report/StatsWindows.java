@@ -26,6 +26,10 @@ import java.util.Set;
  * it was enrolled, so its windows add up to its totals. A thread that ended, or whose counting stopped while it
  * still ran (the agent detached, the JVM exited), shows its last window once, with its {@link ThreadState}. A
  * viewer slower than the agent shows several of the agent's samples in one window; a faster one each sample once.
+ *
+ * <p>Virtual threads are shown by group, as the stats file keeps them: a frame shows each group that a member joined
+ * since the frame before, as three rows ({@link VirtualThreadGroups}): the counts its members that ended in the
+ * window added, under a name that says how many it has in all, then the p50 and p99 of a member's totals.
  */
 public final class StatsWindows {
     private static final String NOT_ITS_EVENT = "this thread does not count it";
@@ -33,6 +37,8 @@ public final class StatsWindows {
     private final long pid;
     /** The last sample shown of each thread still live then. */
     private final Map<Key, ThreadSample> shown = new HashMap<>();
+    /** The totals slot of each virtual group as last shown, by name. */
+    private final Map<String, ThreadSample> groupsShown = new HashMap<>();
     /** The finished threads whose last window was shown; forgotten once they leave the file's ring. */
     private final Set<Key> done = new HashSet<>();
 
@@ -49,12 +55,20 @@ public final class StatsWindows {
     /**
      * One frame: each thread's window since the frame before (since it was enrolled, in the first).
      *
+     * @param virtualGroups the rows of each group of virtual threads that a member joined since the frame before
+     *                      (all of them in the first), whatever the threads a viewer selects: the agent selected
+     *                      them (its option {@code virtual=})
      * @param samples   how many of the agent's samples the frame spans (since the frame before)
      * @param spanNanos the agent's time from the sample of the frame before to this frame's last; -1 when every
      *                  window starts at its thread's enrolment
      * @param first     whether it is the first frame, whose windows start at each thread's enrolment
      */
-    public record Frame(List<ThreadReport> threads, long samples, long spanNanos, boolean first) {}
+    public record Frame(
+            List<ThreadReport> threads,
+            List<ThreadReport> virtualGroups,
+            long samples,
+            long spanNanos,
+            boolean first) {}
 
     /** @param pid the JVM whose stats file this is: a live thread's last CPU is read from its /proc */
     public StatsWindows(long pid) {
@@ -73,7 +87,23 @@ public final class StatsWindows {
         List<ThreadReport> threads = new ArrayList<>();
         Map<Key, ThreadSample> live = new HashMap<>();
         Set<Key> inRing = new HashSet<>();
+        List<ThreadReport> groups = new ArrayList<>();
+        boolean groupShown = false; // a group's p50 and p99 follow its totals in the file, and with them here
         for (ThreadSample now : snapshot.threads()) {
+            if (now.state() == StatsLayout.STATE_VIRTUAL_GROUP) {
+                ThreadSample before = groupsShown.put(now.name(), now);
+                groupShown = before == null || before.readToNanos() != now.readToNanos();
+                if (groupShown) {
+                    groups.add(groupRow(snapshot, before, now));
+                }
+                continue;
+            }
+            if (now.isVirtualGroup()) {
+                if (groupShown) {
+                    groups.add(percentileRow(snapshot, now));
+                }
+                continue;
+            }
             if (now.state() == StatsLayout.STATE_AGGREGATE) {
                 continue;
             }
@@ -101,18 +131,62 @@ public final class StatsWindows {
         long span = first || samplesShown == 0 ? -1 : snapshot.sampleNanos() - sampleNanosShown;
         samplesShown = snapshot.samples();
         sampleNanosShown = snapshot.sampleNanos();
-        return new Frame(threads, samples, span, first);
+        return new Frame(threads, groups, samples, span, first);
     }
 
     /** Each thread's totals since it was enrolled: the live ones, then those that finished and are in the ring. */
     public List<ThreadReport> totals(StatsSnapshot snapshot) {
         List<ThreadReport> totals = new ArrayList<>();
         for (ThreadSample s : snapshot.threads()) {
-            if (s.state() != StatsLayout.STATE_AGGREGATE) {
+            if (s.state() == StatsLayout.STATE_RUNNING || s.state() == StatsLayout.STATE_FINISHED) {
                 totals.add(window(snapshot, null, s));
             }
         }
         return totals;
+    }
+
+    /**
+     * Each group of virtual threads, as three rows ({@link VirtualThreadGroups}): its members' totals since they
+     * were counted, under a name that says how many it has, then the p50 and p99 of a member's totals.
+     */
+    public static List<ThreadReport> virtualGroups(StatsSnapshot snapshot) {
+        List<ThreadReport> rows = new ArrayList<>();
+        for (ThreadSample s : snapshot.threads()) {
+            if (s.state() == StatsLayout.STATE_VIRTUAL_GROUP) {
+                rows.add(groupRow(snapshot, null, s));
+            } else if (s.isVirtualGroup()) {
+                rows.add(percentileRow(snapshot, s));
+            }
+        }
+        return rows;
+    }
+
+    /** A group's counts since {@code before} (all of them when null), over a time not known: mounted time only. */
+    private static ThreadReport groupRow(StatsSnapshot snapshot, ThreadSample before, ThreadSample now) {
+        Counts counts = before == null ? now : new Difference(now, before);
+        return ThreadReport.of(
+                        VirtualThreadGroups.totalName(now.name(), now.threads()),
+                        0,
+                        0,
+                        "",
+                        snapshot.eventNames(),
+                        counts,
+                        e -> refusal(snapshot, now, e),
+                        -1)
+                .withSources(sources(snapshot, now))
+                .withState(ThreadState.ENDED);
+    }
+
+    /** A group's p50 or p99 slot: per event its value, as the agent's histogram has it. */
+    private static ThreadReport percentileRow(StatsSnapshot snapshot, ThreadSample s) {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        for (int e = 0; e < s.events(); e++) {
+            if (s.isOpened(e)) {
+                counters.put(snapshot.eventNames().get(e), s.raw(e));
+            }
+        }
+        int percent = s.state() == StatsLayout.STATE_VIRTUAL_P50 ? 50 : 99;
+        return VirtualThreadGroups.percentileRow(VirtualThreadGroups.percentileName(s.name(), percent), counters);
     }
 
     /**
@@ -126,7 +200,8 @@ public final class StatsWindows {
         long ended = 0;
         long running = 0;
         for (ThreadSample s : snapshot.threads()) {
-            if (s.state() != StatsLayout.STATE_RUNNING && s.threads() > 0) {
+            boolean finished = s.state() == StatsLayout.STATE_FINISHED || s.state() == StatsLayout.STATE_AGGREGATE;
+            if (finished && s.threads() > 0) {
                 if (s.stillRunning()) {
                     running += s.threads();
                 } else {

@@ -48,13 +48,37 @@ public final class VirtualThreadGroups {
                 rows.add(members.get(0)); // a group of one is shown as its thread
                 return;
             }
-            ThreadRecord total = ThreadGroups.total(name + " (" + members.size() + " virtual threads)", members);
+            ThreadRecord total = ThreadGroups.total(totalName(name, members.size()), members);
             rows.add(total);
-            rows.add(percentile(name + " p50 of one", members, 50, total));
-            rows.add(percentile(name + " p99 of one", members, 99, total));
+            rows.add(percentile(percentileName(name, 50), members, 50, total));
+            rows.add(percentile(percentileName(name, 99), members, 99, total));
             rows.addAll(busiest(members, total, busiest));
         });
         return rows;
+    }
+
+    /** The row of a group's totals: its name and how many members they sum. */
+    public static String totalName(String group, long members) {
+        return group + " (" + members + " virtual thread" + (members == 1 ? ")" : "s)");
+    }
+
+    /** The row of a member's total at {@code percent} (50, 99), per event. */
+    public static String percentileName(String group, int percent) {
+        return group + " p" + percent + " of one";
+    }
+
+    /** A row of a member's total at a percentile, per event ({@code counters}), as virtual threads' rows are. */
+    public static ThreadReport percentileRow(String name, Map<String, Long> counters) {
+        return ThreadReport.fromValues(
+                name,
+                ThreadRecords.VIRTUAL_TID,
+                0,
+                "",
+                -1,
+                counters,
+                Map.of(),
+                ThreadReport.metrics(counters, -1),
+                Map.of());
     }
 
     private static List<ThreadRecord> busiest(List<ThreadRecord> members, ThreadRecord total, int count) {
@@ -87,8 +111,6 @@ public final class VirtualThreadGroups {
                 counters.put(event, values[Math.max(0, rank - 1)]);
             }
         }
-        ThreadReport report = ThreadReport.fromValues(
-                name, 0, 0, "", -1, counters, Map.of(), ThreadReport.metrics(counters, -1), Map.of());
-        return new ThreadRecord(total.type(), total.epochMillis(), report);
+        return new ThreadRecord(total.type(), total.epochMillis(), percentileRow(name, counters));
     }
 }

@@ -3,6 +3,7 @@ package io.perfpin.stats;
 import static io.perfpin.stats.StatsLayout.*;
 
 import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.ValueHistogram;
 import io.perfpin.files.OutputFile;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.nativeio.FileMappings;
@@ -23,7 +24,9 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Deque;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -87,6 +90,34 @@ public final class StatsFile implements AutoCloseable {
 
     /** A finished thread's counts, by column. */
     private record FinalCounts(int[] columns, long[] values, long[] enabled, long[] running) {}
+
+    /** The groups of virtual threads, by name, in the order their first member ended: the group's index. */
+    private final Map<String, VirtualGroup> virtualGroups = new LinkedHashMap<>();
+    /** The virtual groups' slots' sequences: per group its totals, p50 and p99. */
+    private final long[] virtualSequences = new long[VIRTUAL_GROUPS * VIRTUAL_GROUP_SLOTS];
+
+    /**
+     * A group of virtual threads as {@link StatsLayout} shows it: its members' sums by column (value, time enabled,
+     * time running), the columns any of them counted, and per column a histogram of a member's total for the
+     * percentiles, so that it takes the same memory for 100 members as for 100,000.
+     */
+    private static final class VirtualGroup {
+        final int index;
+        final String name;
+        final long[] sums;
+        final boolean[] counted;
+        final ValueHistogram[] members;
+        int threads;
+        boolean changed;
+
+        VirtualGroup(int index, String name, int capacity) {
+            this.index = index;
+            this.name = name;
+            this.sums = new long[3 * capacity];
+            this.counted = new boolean[capacity];
+            this.members = new ValueHistogram[capacity]; // made for the columns its members count: 15 KiB each
+        }
+    }
 
     private StatsFile(
             Path path,
@@ -464,6 +495,80 @@ public final class StatsFile implements AutoCloseable {
             writeCounter(fixed, offset, e, aggregate[3 * e], aggregate[3 * e + 1], aggregate[3 * e + 2]);
         }
         endWrite(fixed, offset, aggregateSequence, 0);
+    }
+
+    /**
+     * Adds an ended virtual thread's final counts to its group (its name, numeric suffix stripped), written by the
+     * next {@link #publishVirtualGroups}; false when the file shows {@link StatsLayout#VIRTUAL_GROUPS} groups
+     * already, none of them this one.
+     *
+     * @param columns for each of its events, the file's column ({@link #eventIndex}); negative skips the event
+     */
+    public boolean virtualEnded(String group, CounterSnapshot counts, int[] columns) {
+        VirtualGroup g = virtualGroups.get(group);
+        if (g == null) {
+            if (virtualGroups.size() == VIRTUAL_GROUPS) {
+                return false;
+            }
+            g = new VirtualGroup(virtualGroups.size(), group, capacity);
+            virtualGroups.put(group, g);
+        }
+        g.threads++;
+        g.changed = true;
+        for (int i = 0; i < columns.length; i++) {
+            int column = columns[i];
+            if (column < 0 || !counts.isOpened(i)) {
+                continue;
+            }
+            g.sums[3 * column] += counts.raw(i);
+            g.sums[3 * column + 1] += counts.enabledNanos(i);
+            g.sums[3 * column + 2] += counts.runningNanos(i);
+            g.counted[column] = true;
+            if (g.members[column] == null) {
+                g.members[column] = new ValueHistogram();
+            }
+            g.members[column].record(counts.value(i));
+        }
+        return true;
+    }
+
+    /**
+     * Writes the three slots of each virtual group that a member joined since the last call: its sums, read to
+     * {@code readNanos}, and the p50 and p99 of a member's totals.
+     */
+    public void publishVirtualGroups(long readNanos) {
+        for (VirtualGroup g : virtualGroups.values()) {
+            if (!g.changed) {
+                continue;
+            }
+            g.changed = false;
+            int[] states = {STATE_VIRTUAL_GROUP, STATE_VIRTUAL_P50, STATE_VIRTUAL_P99};
+            for (int kind = 0; kind < VIRTUAL_GROUP_SLOTS; kind++) {
+                int offset = (int) virtualGroupOffset(capacity, g.index, kind);
+                int sequence = VIRTUAL_GROUP_SLOTS * g.index + kind;
+                beginWrite(fixed, offset, virtualSequences, sequence);
+                fixed.putInt(offset + STATE_OFFSET, states[kind]);
+                fixed.putInt(offset + LAST_CPU_OFFSET, -1);
+                fixed.putInt(offset + THREADS_OFFSET, g.threads);
+                fixed.putLong(offset + READ_FROM_OFFSET, readNanos);
+                fixed.putLong(offset + READ_TO_OFFSET, readNanos);
+                StatsStrings.put(fixed, offset + NAME_OFFSET, NAME_SIZE, g.name);
+                Arrays.fill(countedBits, (byte) 0);
+                for (int e = 0; e < capacity; e++) {
+                    if (g.counted[e]) {
+                        countedBits[e >> 3] |= (byte) (1 << (e & 7));
+                    }
+                    if (kind == 0) {
+                        writeCounter(fixed, offset, e, g.sums[3 * e], g.sums[3 * e + 1], g.sums[3 * e + 2]);
+                    } else {
+                        long value = g.members[e] == null ? 0 : g.members[e].valueAt(kind == 1 ? 0.50 : 0.99);
+                        writeCounter(fixed, offset, e, value, 0, 0);
+                    }
+                }
+                fixed.put(offset + COUNTED_OFFSET, countedBits);
+                endWrite(fixed, offset, virtualSequences, sequence);
+            }
+        }
     }
 
     /** How many file descriptors the agent may hold: said once, before any thread is not counted. */

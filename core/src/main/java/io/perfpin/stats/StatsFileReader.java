@@ -312,6 +312,20 @@ public final class StatsFileReader implements AutoCloseable {
                         STATE_AGGREGATE,
                         events,
                         deadline));
+        int[] groupStates = {STATE_VIRTUAL_GROUP, STATE_VIRTUAL_P50, STATE_VIRTUAL_P99};
+        for (int group = 0; group < VIRTUAL_GROUPS; group++) {
+            for (int kind = 0; kind < VIRTUAL_GROUP_SLOTS; kind++) {
+                add(
+                        threads,
+                        readSlot(
+                                fixed,
+                                (int) virtualGroupOffset(header.capacity, group, kind),
+                                "virtual group slot " + (VIRTUAL_GROUP_SLOTS * group + kind),
+                                groupStates[kind],
+                                events,
+                                deadline));
+            }
+        }
         boolean closed = closed();
         long heartbeat = heartbeat();
         long notCounted = (long) LONGS.getAcquire(fixed, THREADS_NOT_COUNTED_OFFSET);
@@ -438,7 +452,9 @@ public final class StatsFileReader implements AutoCloseable {
                         slot + " has state " + state + " ("
                                 + (aggregate
                                         ? "aggregate"
-                                        : inUse == STATE_RUNNING ? "free or running" : "free or finished")
+                                        : inUse == STATE_RUNNING
+                                                ? "free or running"
+                                                : inUse == STATE_FINISHED ? "free or finished" : "free or " + inUse)
                                 + " allowed there)");
             }
             if ((before & 1) == 0) {
@@ -500,6 +516,13 @@ public final class StatsFileReader implements AutoCloseable {
     private ThreadSample checked(String slot, ThreadSample s) throws IOException {
         if (s.state() == STATE_AGGREGATE) {
             within(file, slot + ": thread count", s.threads(), 0, Integer.MAX_VALUE);
+        } else if (s.isVirtualGroup()) {
+            within(file, slot + ": thread count", s.threads(), 1, Integer.MAX_VALUE);
+            within(file, slot + ": tid", s.tid(), 0, 0);
+            within(file, slot + ": Java thread id", s.javaId(), 0, 0);
+            within(file, slot + ": enrolled", s.enrolledNanos(), 0, 0);
+            within(file, slot + ": read from", s.readFromNanos(), 0, s.readToNanos());
+            within(file, slot + ": flags", s.flags(), 0, 0);
         } else {
             within(file, slot + ": thread count", s.threads(), 1, 1);
             within(file, slot + ": tid", s.tid(), 1, MAX_PID);

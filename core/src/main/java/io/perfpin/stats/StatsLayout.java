@@ -64,11 +64,18 @@ import java.nio.ByteOrder;
  *                                  going on without it (since version 6; before, refused)
  *         4  ...  text             UTF-8, zero-padded, cut at a character boundary
  *
- * Then the aggregate slot, R finished slots, and last the L live slots, each {@link #slotSize(int)} bytes (the
- * live slots come last so that the file grows at its end):
+ * Then the aggregate slot, {@link #VIRTUAL_GROUPS} x 3 virtual-group slots (since version 7), R finished slots,
+ * and last the L live slots, each {@link #slotSize(int)} bytes (the live slots come last so that the file grows at
+ * its end). Virtual threads have no slot of their own (there may be 100,000 of them): each one that ended is added to
+ * its group, its name with the numeric suffix stripped ({@code vt-17} is in {@code vt}), whose three slots, free
+ * until its first member ends, are {@link #STATE_VIRTUAL_GROUP} (the members' totals summed, threads N the members
+ * so far, read to the tick that last added one), then {@link #STATE_VIRTUAL_P50} and {@link #STATE_VIRTUAL_P99}
+ * (per event, in its value, the member's total at that percentile, within 1/32; both times 0); tid, Java thread
+ * id and enrolled are 0. A group beyond the first {@link #VIRTUAL_GROUPS} is not in the file (its members are in
+ * the recording):
  *   0   u64  sequence              odd while the writer updates the slot (seqlock)
  *   8   u32  state                 {@link #STATE_FREE}, {@link #STATE_RUNNING}, {@link #STATE_FINISHED},
- *                                  {@link #STATE_AGGREGATE}
+ *                                  {@link #STATE_AGGREGATE}, or a virtual group's three
  *  12   u32  tid
  *  16   u64  java thread id
  *  24   i32  last cpu              -1 when unknown; the agent leaves it so, since a viewer reads it from
@@ -142,8 +149,11 @@ import java.nio.ByteOrder;
  */
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
-    /** 6: notices of kinds not-counted and failure, which version 5 readers would call damaged. */
-    public static final int VERSION = 6;
+    /**
+     * 7: the virtual-group slots, between the aggregate and the ring, which move the ring and the live slots. 6:
+     * notices of kinds not-counted and failure, which version 5 readers would call damaged.
+     */
+    public static final int VERSION = 7;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -236,6 +246,20 @@ public final class StatsLayout {
     public static final int STATE_RUNNING = 1;
     public static final int STATE_FINISHED = 2;
     public static final int STATE_AGGREGATE = 3;
+    /** A group of virtual threads: its members' totals. */
+    public static final int STATE_VIRTUAL_GROUP = 4;
+    /** A group of virtual threads: per event, the median of a member's totals. */
+    public static final int STATE_VIRTUAL_P50 = 5;
+    /** A group of virtual threads: per event, the 99th percentile of a member's totals. */
+    public static final int STATE_VIRTUAL_P99 = 6;
+
+    /**
+     * The groups of virtual threads a file shows: enough for the few kinds of task an application names its
+     * virtual threads by, few enough that the slots cost about 1 MiB at the largest event capacity.
+     */
+    public static final int VIRTUAL_GROUPS = 16;
+    /** The slots of each group, in this order: its totals, p50 and p99. */
+    public static final int VIRTUAL_GROUP_SLOTS = 3;
 
     /** Ordered access to u64 fields of a mapped buffer: acquire loads and release stores. */
     static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -268,9 +292,15 @@ public final class StatsLayout {
         return trailerOffset(eventCapacity) + TRAILER_SIZE;
     }
 
+    /** Of slot {@code kind} (0 totals, 1 p50, 2 p99) of virtual group {@code group}, 0 to VIRTUAL_GROUPS - 1. */
+    public static long virtualGroupOffset(int eventCapacity, int group, int kind) {
+        return aggregateOffset(eventCapacity)
+                + (long) slotSize(eventCapacity) * (1 + VIRTUAL_GROUP_SLOTS * group + kind);
+    }
+
     /** Of finished slot {@code slot}, 0 to R - 1. */
     public static long finishedOffset(int eventCapacity, int slot) {
-        return aggregateOffset(eventCapacity) + (long) slotSize(eventCapacity) * (1 + slot);
+        return virtualGroupOffset(eventCapacity, VIRTUAL_GROUPS, 0) + (long) slotSize(eventCapacity) * slot;
     }
 
     /** Where the live slots start: everything before is mapped once, the live slots anew as they grow. */

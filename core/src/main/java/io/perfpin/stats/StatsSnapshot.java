@@ -112,7 +112,7 @@ public final class StatsSnapshot {
         return descriptorBudget;
     }
 
-    /** Every slot in use: running threads, then finished ones, then the aggregate slot. */
+    /** Every slot in use: running threads, then finished ones, then the aggregate slot, then the virtual groups. */
     public List<ThreadSample> threads() {
         return threads;
     }

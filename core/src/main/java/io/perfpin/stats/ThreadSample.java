@@ -56,9 +56,19 @@ public final class ThreadSample implements Counts {
         this.counted = counted;
     }
 
-    /** {@link StatsLayout#STATE_RUNNING}, {@code STATE_FINISHED} or {@code STATE_AGGREGATE}. */
+    /**
+     * {@link StatsLayout#STATE_RUNNING}, {@code STATE_FINISHED}, {@code STATE_AGGREGATE}, or one of a virtual
+     * group's: {@code STATE_VIRTUAL_GROUP}, {@code STATE_VIRTUAL_P50}, {@code STATE_VIRTUAL_P99}.
+     */
     public int state() {
         return state;
+    }
+
+    /** One of a virtual group's three slots: its name is the group's, its threads the members so far. */
+    public boolean isVirtualGroup() {
+        return state == StatsLayout.STATE_VIRTUAL_GROUP
+                || state == StatsLayout.STATE_VIRTUAL_P50
+                || state == StatsLayout.STATE_VIRTUAL_P99;
     }
 
     public int tid() {
@@ -74,7 +84,7 @@ public final class ThreadSample implements Counts {
         return lastCpu;
     }
 
-    /** 1 for a thread; for the aggregate slot, how many finished threads it sums. */
+    /** 1 for a thread; for the aggregate slot, how many finished threads it sums; for a virtual group, its members. */
     public int threads() {
         return threads;
     }

@@ -9,6 +9,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.CounterSnapshots;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.report.StatsWindows;
+import io.perfpin.report.ThreadReport;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -327,6 +329,70 @@ class StatsFileTest {
                     Arrays.toString(bad));
         }
         assertTrue(Files.notExists(file));
+    }
+
+    /**
+     * Virtual threads reach the file by group only: 200 of them are three slots (totals, p50, p99) that a viewer
+     * shows as three rows, and a frame shows a group again only when a member joined it, with what that one added.
+     */
+    @Test
+    void virtualThreadsAreShownByGroupWithTheirCountAndPercentiles() throws Exception {
+        Path file = dir.resolve("virtual.stats");
+        try (StatsFile stats = StatsFile.create(file, 4242, 0, MILLISECOND, 2, 4, 4);
+                StatsFileReader reader = StatsFileReader.open(file)) {
+            int[] columns = {stats.eventIndex("task-clock")};
+            for (int i = 1; i <= 200; i++) {
+                assertTrue(stats.virtualEnded("vt", CounterSnapshots.of(new long[] {i * 1_000L}, 7, 7), columns));
+            }
+            stats.publishVirtualGroups(5 * MILLISECOND);
+            stats.sampled(5 * MILLISECOND, 1);
+            StatsSnapshot snapshot = reader.snapshot();
+            List<ThreadSample> group = snapshot.threads().stream()
+                    .filter(ThreadSample::isVirtualGroup)
+                    .collect(Collectors.toList());
+            assertEquals(
+                    List.of(
+                            StatsLayout.STATE_VIRTUAL_GROUP,
+                            StatsLayout.STATE_VIRTUAL_P50,
+                            StatsLayout.STATE_VIRTUAL_P99),
+                    group.stream().map(ThreadSample::state).collect(Collectors.toList()));
+            assertEquals(200, group.get(0).threads());
+            assertEquals("vt", group.get(0).name());
+            assertEquals(1_000L * 200 * 201 / 2, group.get(0).raw(0), "the members' totals summed");
+            assertEquals(200 * 7, group.get(0).enabledNanos(0));
+            long p50 = group.get(1).raw(0);
+            long p99 = group.get(2).raw(0);
+            assertTrue(p50 <= 100_000 && 100_000 - p50 <= 100_000 / 32, "p50 " + p50);
+            assertTrue(p99 <= 198_000 && 198_000 - p99 <= 198_000 / 32, "p99 " + p99);
+            assertNull(StatsWindows.finishedSum(snapshot, "running"), "virtual threads are not finished threads");
+
+            StatsWindows windows = new StatsWindows(4242);
+            assertEquals(
+                    List.of("vt (200 virtual threads)", "vt p50 of one", "vt p99 of one"),
+                    windows.next(snapshot).virtualGroups().stream()
+                            .map(ThreadReport::name)
+                            .collect(Collectors.toList()));
+            stats.sampled(6 * MILLISECOND, 2);
+            assertEquals(List.of(), windows.next(reader.snapshot()).virtualGroups(), "no member joined since");
+            stats.virtualEnded("vt", CounterSnapshots.of(new long[] {3_000}, 7, 7), columns);
+            stats.publishVirtualGroups(7 * MILLISECOND);
+            stats.sampled(7 * MILLISECOND, 3);
+            ThreadReport added = windows.next(reader.snapshot()).virtualGroups().get(0);
+            assertEquals("vt (201 virtual threads)", added.name());
+            assertEquals(3_000L, added.counters().get("task-clock"), "what the one that joined added");
+
+            for (int g = 1; g < StatsLayout.VIRTUAL_GROUPS; g++) {
+                assertTrue(stats.virtualEnded("group" + g, CounterSnapshots.of(new long[] {1}, 1, 1), columns));
+            }
+            assertFalse(
+                    stats.virtualEnded("one-too-many", CounterSnapshots.of(new long[] {1}, 1, 1), columns),
+                    "the file shows " + StatsLayout.VIRTUAL_GROUPS + " groups");
+            stats.publishVirtualGroups(8 * MILLISECOND);
+            assertEquals(
+                    3 * StatsLayout.VIRTUAL_GROUPS,
+                    StatsWindows.virtualGroups(reader.snapshot()).size(),
+                    "three rows per group");
+        }
     }
 
     private static void put(FileChannel channel, long offset, long value) throws IOException {

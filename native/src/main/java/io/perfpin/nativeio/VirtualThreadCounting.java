@@ -5,7 +5,8 @@ package io.perfpin.nativeio;
  * events: each carrier thread gets a counter group of its own at its first mount, read when a selected virtual thread
  * mounts and unmounts, the difference added to the virtual thread's totals. Java runs twice per virtual thread: at
  * its first mount {@code hooks.virtualSelected(Thread)} (returning boolean) says whether it is counted, which is
- * kept; at its end {@code hooks.virtualEnded(Thread, long[] totals, int mounts, int[] carriers)} gets its totals:
+ * kept; at its end {@code hooks.virtualEnded(Thread, long[] totals, int mounts, int[] carriers, boolean
+ * stillRunning)} gets its totals (at {@link #stop}, on the stopping thread, for one still running then):
  * per event {@code raw, enabledNanos, runningNanos} ({@link #RAW}, {@link #ENABLED}, {@link #RUNNING}), then a
  * mask of the events some carrier counted; {@code carriers} are the TIDs of the first {@value #MAX_CARRIERS}
  * carriers it ran on. Only the JNI backend has it.
@@ -42,8 +43,9 @@ public final class VirtualThreadCounting {
     }
 
     /**
-     * Stops the events, waits for the callbacks under way, closes every carrier's descriptors and forgets the
-     * virtual threads still running: they have no final record.
+     * Stops the events, waits for the callbacks under way, closes every carrier's descriptors, and hands each
+     * selected virtual thread still running its totals so far, as at its end ({@code stillRunning} true), on this
+     * thread, before it returns.
      *
      * @return how many carriers found no room for their group (virtual threads were not counted on them), or -errno
      */

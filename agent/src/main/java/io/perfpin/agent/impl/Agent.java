@@ -117,8 +117,7 @@ final class Agent implements AutoCloseable {
                     methods, options.events(), System.currentTimeMillis(), options.text(), options.out() != null));
             if (options.virtual() != null) {
                 // before the export's listener: the tick that writes a virtual thread's record exports it too
-                virtualThreads =
-                        VirtualThreads.start(syscalls, options.virtual(), options.events(), registry.descriptors());
+                virtualThreads = VirtualThreads.start(syscalls, options.virtual(), options.events(), registry);
                 if (virtualThreads != null) {
                     registry.onTick(virtualThreads);
                 }

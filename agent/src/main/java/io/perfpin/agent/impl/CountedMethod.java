@@ -1,5 +1,6 @@
 package io.perfpin.agent.impl;
 
+import io.perfpin.counter.ValueHistogram;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.report.MethodRecord;

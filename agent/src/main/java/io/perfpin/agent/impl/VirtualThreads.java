@@ -14,6 +14,7 @@ import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.report.ThreadState;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Queue;
@@ -24,7 +25,8 @@ import java.util.function.Consumer;
  * The {@code virtual=REGEX} option: each virtual thread whose name matches is counted over the time it is mounted
  * ({@link VirtualThreadCounting}), and its final record is written at its end. The C library calls the two static
  * hooks here; a virtual thread's end only queues its totals, which the sampler's next tick turns into its record,
- * as it writes every other (the recording is written by the sampler only).
+ * as it writes every other (the recording is written by the sampler only), and hands to the registry, whose stats
+ * file shows it in its group. Those still running at {@link #close} are queued there, for the registry's final tick.
  */
 final class VirtualThreads implements ThreadRegistry.TickListener {
     /** The one running; null before start and after close: the hooks then select nothing and drop what ends. */
@@ -35,6 +37,8 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     private final EventList events;
     private final Queue<Ended> ended = new ConcurrentLinkedQueue<>();
     private final DescriptorBudget budget;
+    /** Whose stats file shows the ended ones by group. */
+    private final ThreadRegistry registry;
     /** The descriptors taken from the budget for the carriers' groups, given back at close. */
     private final int reserved;
 
@@ -50,8 +54,10 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         final CounterSnapshot counts;
         final int mounts;
         final int[] carriers;
+        /** It still ran when counting stopped (detach, the JVM's exit): its record says so, as a platform one's. */
+        final boolean stillRunning;
 
-        Ended(Thread thread, EventList events, long[] totals, int mounts, int[] carriers) {
+        Ended(Thread thread, EventList events, long[] totals, int mounts, int[] carriers, boolean stillRunning) {
             this.thread = thread;
             this.name = thread.getName();
             this.javaId = javaId(thread);
@@ -59,6 +65,7 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             this.counts = VirtualThreadCounters.counts(totals, events.events().size());
             this.mounts = mounts;
             this.carriers = carriers;
+            this.stillRunning = stillRunning;
         }
 
         @SuppressWarnings("deprecation") // Thread.getId(): threadId() is JDK 19's, and this is compiled for 17
@@ -113,11 +120,12 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     }
 
     private VirtualThreads(
-            Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget, int reserved) {
+            Syscalls syscalls, ThreadPattern names, EventList events, ThreadRegistry registry, int reserved) {
         this.syscalls = syscalls;
         this.names = names;
         this.events = events;
-        this.budget = budget;
+        this.registry = registry;
+        this.budget = registry.descriptors();
         this.reserved = reserved;
     }
 
@@ -134,7 +142,8 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
      * Starts counting the virtual threads that {@code names} matches; said once and null when this JVM cannot
      * (the agent counts its platform threads all the same).
      */
-    static VirtualThreads start(Syscalls syscalls, ThreadPattern names, EventList events, DescriptorBudget budget) {
+    static VirtualThreads start(Syscalls syscalls, ThreadPattern names, EventList events, ThreadRegistry registry) {
+        DescriptorBudget budget = registry.descriptors();
         int count = events.events().size();
         if (count > VirtualThreadCounting.MAX_EVENTS) {
             AgentLog.refused("virtual threads are not counted: " + count + " events, at most "
@@ -148,7 +157,7 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             return null;
         }
         NativeBuffer attrs = VirtualThreadCounters.encode(syscalls, events.events()); // copied by the C library
-        VirtualThreads counting = new VirtualThreads(syscalls, names, events, budget, groups * count);
+        VirtualThreads counting = new VirtualThreads(syscalls, names, events, registry, groups * count);
         running = counting;
         int rc = VirtualThreadCounting.start(syscalls, VirtualThreads.class, attrs.address(), count, groups);
         if (rc != 0) {
@@ -200,11 +209,14 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         }
     }
 
-    /** Called by the C library at a counted virtual thread's end, on it: its totals, queued for the next tick. */
-    static void virtualEnded(Thread thread, long[] totals, int mounts, int[] carriers) {
+    /**
+     * Called by the C library at a counted virtual thread's end, on it, or at {@link #close}, on the closing thread,
+     * for one still running: its totals, queued for the next tick (the registry's final one, at close).
+     */
+    static void virtualEnded(Thread thread, long[] totals, int mounts, int[] carriers, boolean stillRunning) {
         VirtualThreads counting = running;
         if (counting != null) {
-            counting.ended.add(new Ended(thread, counting.events, totals, mounts, carriers));
+            counting.ended.add(new Ended(thread, counting.events, totals, mounts, carriers, stillRunning));
         }
     }
 
@@ -218,9 +230,11 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         List<Ended> tick = new ArrayList<>();
         for (Ended e; (e = ended.poll()) != null; ) {
             tick.add(e);
-            ThreadReport report =
-                    ThreadReport.of(e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts, i -> null, -1);
+            ThreadReport report = ThreadReport.of(
+                            e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts, i -> null, -1)
+                    .withState(e.stillRunning ? ThreadState.RUNNING : ThreadState.ENDED);
             record.accept(ThreadRecords.virtualToJson(epochMillis, report, e.mounts, e.carriers));
+            registry.virtualEnded(e.name, events, e.counts);
         }
         MetricsExport export = exports;
         if (export != null && !tick.isEmpty()) {
@@ -228,10 +242,17 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         }
     }
 
-    /** Stops the events and gives every carrier's descriptors back; the virtual threads still running get no record. */
+    /**
+     * Stops the events and gives every carrier's descriptors back; the virtual threads still running are queued with
+     * their totals so far, for the registry's final tick, which comes after: their records say they still ran.
+     */
     void close() {
-        running = null;
-        int refused = VirtualThreadCounting.stop(syscalls);
+        int refused;
+        try {
+            refused = VirtualThreadCounting.stop(syscalls); // calls virtualEnded, which needs running, for those left
+        } finally {
+            running = null;
+        }
         budget.giveBack(reserved);
         if (refused > 0) {
             AgentLog.refused((refused == 1 ? "1 carrier thread" : refused + " carrier threads") + " found no room for"

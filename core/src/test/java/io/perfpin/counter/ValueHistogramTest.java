@@ -1,4 +1,4 @@
-package io.perfpin.agent.impl;
+package io.perfpin.counter;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;

@@ -1,12 +1,13 @@
-package io.perfpin.agent.impl;
+package io.perfpin.counter;
 
 /**
  * Counts of non-negative values in log-linear buckets, as HdrHistogram does it with fewer digits: values
  * below 64 are exact, larger ones fall into one of 32 buckets per power of two, so a percentile is within
  * 1/32 (about 3%) of the recorded value. Recording is a few shifts and one array increment, without
- * allocation; one thread records, another may merge.
+ * allocation; one thread records, another may merge. Used by the agent for a method's calls and by the stats
+ * file for a virtual-thread group's members.
  */
-final class ValueHistogram {
+public final class ValueHistogram {
     private static final int SUB_BITS = 5;
     private static final int SUB_BUCKETS = 1 << SUB_BITS;
     /** Values below 2 * SUB_BUCKETS are their own bucket. */
@@ -17,19 +18,19 @@ final class ValueHistogram {
     private final long[] counts = new long[BUCKETS];
     private long total;
 
-    void record(long value) {
+    public void record(long value) {
         counts[bucket(Math.max(0, value))]++;
         total++;
     }
 
-    void addTo(ValueHistogram sum) {
+    public void addTo(ValueHistogram sum) {
         for (int i = 0; i < BUCKETS; i++) {
             sum.counts[i] += counts[i];
         }
         sum.total += total;
     }
 
-    long total() {
+    public long total() {
         return total;
     }
 
@@ -37,7 +38,7 @@ final class ValueHistogram {
      * The value at {@code quantile} (0.5 for the median): the smallest bucket's lower bound below which at
      * least that fraction of the values lies; 0 when nothing was recorded.
      */
-    long valueAt(double quantile) {
+    public long valueAt(double quantile) {
         if (total == 0) {
             return 0;
         }
