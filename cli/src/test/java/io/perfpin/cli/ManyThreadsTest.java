@@ -103,11 +103,14 @@ class ManyThreadsTest {
                     while (shownOrSaid < 5003) {
                         // Bounded by the attach's own --duration: a frame of 5,000 threads can take long on a loaded
                         // machine, and the view ends by itself.
-                        Matcher heading = attach.await(HEADING, Duration.ofMinutes(2));
-                        Matcher notCounted =
-                                NOT_COUNTED.matcher(attach.await(Pattern.compile(".*"), Duration.ofMinutes(2))
-                                        .group());
-                        shownOrSaid = Long.parseLong(heading.group(1))
+                        String heading =
+                                attach.await(HEADING, Duration.ofMinutes(2)).group();
+                        Matcher shown = HEADING.matcher(heading);
+                        shown.matches();
+                        // The frame's line on threads not counted, if any, follows its heading (which its time
+                        // makes unique): read in order, not awaited, since awaiting takes the first line not taken.
+                        Matcher notCounted = NOT_COUNTED.matcher(lineAfter(attach, heading));
+                        shownOrSaid = Long.parseLong(shown.group(1))
                                 + (notCounted.matches() ? Long.parseLong(notCounted.group(1)) : 0);
                     }
                     attach.signal("TERM");
@@ -127,6 +130,22 @@ class ManyThreadsTest {
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
             }
+        }
+    }
+
+    /** The line {@code attach} printed after {@code line}, once it has printed it. */
+    private static String lineAfter(ChildJvm attach, String line) throws InterruptedException {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (true) {
+            List<String> lines = attach.lines();
+            int at = lines.lastIndexOf(line);
+            if (at >= 0 && at + 1 < lines.size()) {
+                return lines.get(at + 1);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("no line after '" + line + "' within a minute");
+            }
+            Thread.sleep(10);
         }
     }
 }
