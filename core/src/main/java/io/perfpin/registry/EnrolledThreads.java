@@ -371,8 +371,8 @@ final class EnrolledThreads {
                 && firstTime(ThreadCounters.PROC, counters.sources().keySet())) {
             notices.sayOnce(AgentNotice.info(
                     "counting " + String.join(", ", counters.sources().keySet())
-                            + " from /proc/<pid>/task/<tid>, the scheduler's own counts (exact): the kernel does not permit"
-                            + " these events to perfpin here (perf_event_paranoid)"));
+                            + " from /proc/<pid>/task/<tid>, the scheduler's own counts (exact): the kernel does not"
+                            + " permit these events to perfpin here (perf_event_paranoid)"));
         }
     }
 
