@@ -56,16 +56,21 @@ struct carrier {
     int event_of[MAX_EVENTS];   /* the event index of each member, in the group's read order */
 };
 
+/*
+ * Sized for the events counted, not for MAX_EVENTS: one is kept for every counted virtual thread alive, and there may
+ * be a hundred thousand of them (with task-clock alone under 200 bytes each, not 640).
+ */
 struct vthread {
     struct vthread *prev, *next;
     struct carrier *mounted_on; /* null while unmounted */
-    uint64_t at_mount[3 + MAX_EVENTS];
-    uint64_t totals[3 * MAX_EVENTS]; /* per event: raw, enabled, running */
+    uint64_t *totals;           /* per event: raw, enabled, running; 3 * events, after at_mount */
     uint32_t opened;            /* the events some carrier counted for it */
     int recorded;               /* selected by name: its totals go to Java at its end */
+    int events;                 /* event_count when it was made */
     jint mounts;
     jint carrier_count;
     jint carriers[MAX_CARRIERS];
+    uint64_t at_mount[];        /* 3 + events: nr, time_enabled, time_running, values; then totals */
 };
 
 /* The storage of a virtual thread that is not counted: never freed, never written. */
@@ -237,8 +242,10 @@ static struct vthread *state_of(jvmtiEnv *env_jvmti, jthread thread) {
 
 /* A state linked in the list that stop frees; null without memory. */
 static struct vthread *new_state(void) {
-    struct vthread *v = calloc(1, sizeof(*v));
+    struct vthread *v = calloc(1, sizeof(*v) + (size_t) (3 + 4 * event_count) * sizeof(uint64_t));
     if (v != NULL) {
+        v->events = event_count;
+        v->totals = v->at_mount + 3 + event_count;
         pthread_mutex_lock(&lock);
         v->next = vthreads;
         if (vthreads != NULL) {
@@ -367,8 +374,8 @@ static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, NULL);
     unlink_thread(v);
     give_carrier(c);
-    if (!v->recorded) {
-        free(v); /* followed for its @Counted methods only */
+    if (!v->recorded || v->events != event_count) {
+        free(v); /* followed for its @Counted methods only, or made before a stop and a start with other events */
         return;
     }
     jlongArray totals = (*env)->NewLongArray(env, 3 * event_count + 1);
@@ -553,9 +560,9 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
         }
         mounted(v, c);
     }
-    uint64_t totals[3 * MAX_EVENTS];
+    uint64_t totals[3 * MAX_EVENTS] = {0};
     uint32_t opened = v->opened;
-    memcpy(totals, v->totals, sizeof(totals));
+    memcpy(totals, v->totals, (size_t) (3 * v->events) * sizeof(uint64_t));
     uint64_t now[3 + MAX_EVENTS];
     if (v->mounted_on == c && read_group(c, now) == 0) {
         add_since_mount(v, c, now, totals, &opened);
