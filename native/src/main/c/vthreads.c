@@ -15,6 +15,11 @@
  * Stopping: each carrier is BUSY while a callback uses it or the state of the virtual thread on it; stop waits
  * for each carrier to be idle, closes its descriptors and frees every virtual thread's state, then gives the
  * JVMTI environment back, which drops the thread-local storage that pointed at them.
+ *
+ * A carrier thread that exits (the scheduler lets an idle one go after its keep-alive) closes its group as it goes,
+ * through a pthread key's destructor: a group of a thread that no longer runs counts nothing, and kept open it
+ * would hold its descriptors and its place among the groups the budget allows until stop, so that the carriers
+ * started after it went uncounted. Its struct is EXITED then, and the next new carrier takes it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -40,7 +45,7 @@
 #define MAX_CARRIERS 16
 #define ATTR_STRIDE 128 /* PerfEventAttr.SIZE */
 
-enum carrier_state { CARRIER_CLOSED, CARRIER_IDLE, CARRIER_BUSY };
+enum carrier_state { CARRIER_CLOSED, CARRIER_IDLE, CARRIER_BUSY, CARRIER_EXITED };
 
 struct carrier {
     struct carrier *next;
@@ -51,17 +56,22 @@ struct carrier {
     int event_of[MAX_EVENTS];   /* the event index of each member, in the group's read order */
 };
 
+/*
+ * Sized for the events counted, not for MAX_EVENTS: one is kept for every counted virtual thread alive, and there may
+ * be a hundred thousand of them (with task-clock alone under 200 bytes each, not 640).
+ */
 struct vthread {
     struct vthread *prev, *next;
     struct carrier *mounted_on; /* null while unmounted */
-    uint64_t at_mount[3 + MAX_EVENTS];
-    uint64_t totals[3 * MAX_EVENTS]; /* per event: raw, enabled, running */
+    uint64_t *totals;           /* per event: raw, enabled, running; 3 * events, after at_mount */
     uint32_t opened;            /* the events some carrier counted for it */
     int recorded;               /* selected by name: its totals go to Java at its end */
     jweak thread;               /* when recorded: its Thread, for the record of one still running at stop */
+    int events;                 /* event_count when it was made */
     jint mounts;
     jint carrier_count;
     jint carriers[MAX_CARRIERS];
+    uint64_t at_mount[];        /* 3 + events: nr, time_enabled, time_running, values; then totals */
 };
 
 /* The storage of a virtual thread that is not counted: never freed, never written. */
@@ -71,6 +81,10 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* the two lists, start
 static struct carrier *carriers;
 static struct vthread *vthreads;
 static __thread struct carrier *this_carrier;
+/* Holds each carrier thread's struct, so that its exit closes the carrier's group (carrier_exited). */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int exit_key_made;
 
 static jvmtiEnv *volatile jvmti;
 static _Atomic int running;
@@ -124,20 +138,67 @@ static void open_group(struct carrier *c) {
     }
 }
 
+/* On a carrier thread as it exits: its group closes, and its struct waits, EXITED, for the next new carrier. */
+static void carrier_exited(void *data) {
+    struct carrier *c = data;
+    for (;;) {
+        int state = __atomic_load_n(&c->state, __ATOMIC_SEQ_CST);
+        if (state != CARRIER_BUSY
+                && __atomic_compare_exchange_n(&c->state, &state, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST,
+                                               __ATOMIC_SEQ_CST)) {
+            break;
+        }
+        sched_yield(); /* stop closes it: a few close(2) */
+    }
+    for (int i = 0; i < c->opened; i++) {
+        close(c->fds[i]);
+    }
+    if (c->opened > 0) {
+        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
+    }
+    c->opened = 0;
+    __atomic_store_n(&c->state, CARRIER_EXITED, __ATOMIC_RELEASE);
+}
+
+static void make_exit_key(void) {
+    exit_key_made = pthread_key_create(&exit_key, carrier_exited) == 0;
+}
+
+/* The struct of a carrier thread that exited, CLOSED now, for the calling thread; null when none is free. */
+static struct carrier *exited_carrier(void) {
+    pthread_mutex_lock(&lock);
+    struct carrier *c = carriers;
+    for (; c != NULL; c = c->next) {
+        int exited = CARRIER_EXITED;
+        if (__atomic_compare_exchange_n(&c->state, &exited, CARRIER_CLOSED, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return c;
+}
+
 /* The calling carrier, BUSY, with its group open; null when stopped or when it cannot be had. */
 static struct carrier *take_carrier(void) {
     struct carrier *c = this_carrier;
     if (c == NULL) {
-        c = calloc(1, sizeof(*c));
+        pthread_once(&exit_key_once, make_exit_key);
+        c = exited_carrier();
         if (c == NULL) {
-            return NULL;
+            c = calloc(1, sizeof(*c));
+            if (c == NULL) {
+                return NULL;
+            }
+            pthread_mutex_lock(&lock);
+            c->next = carriers;
+            carriers = c;
+            pthread_mutex_unlock(&lock);
         }
         c->tid = (pid_t) syscall(SYS_gettid);
-        pthread_mutex_lock(&lock);
-        c->next = carriers;
-        carriers = c;
-        pthread_mutex_unlock(&lock);
         this_carrier = c;
+        if (exit_key_made) {
+            pthread_setspecific(exit_key, c);
+        }
     }
     /* Sequentially consistent, as stop's store of running and its loads of each state: either stop sees this
      * carrier BUSY and waits, or this sees running off, never both miss (a group opened and left open). */
@@ -182,8 +243,10 @@ static struct vthread *state_of(jvmtiEnv *env_jvmti, jthread thread) {
 
 /* A state linked in the list that stop frees; null without memory. */
 static struct vthread *new_state(void) {
-    struct vthread *v = calloc(1, sizeof(*v));
+    struct vthread *v = calloc(1, sizeof(*v) + (size_t) (3 + 4 * event_count) * sizeof(uint64_t));
     if (v != NULL) {
+        v->events = event_count;
+        v->totals = v->at_mount + 3 + event_count;
         pthread_mutex_lock(&lock);
         v->next = vthreads;
         if (vthreads != NULL) {
@@ -348,7 +411,8 @@ static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, NULL);
     unlink_thread(v);
     give_carrier(c);
-    if (v->recorded) { /* else followed for its @Counted methods only */
+    /* Not recorded: followed for its @Counted methods only; other events: made before a stop and a start. */
+    if (v->recorded && v->events == event_count) {
         report_totals(env, thread, v, JNI_FALSE);
     }
     free_state(env, v);
@@ -479,7 +543,8 @@ static jint stop_events(JNIEnv *env) {
                 __atomic_store_n(&c->state, CARRIER_CLOSED, __ATOMIC_RELEASE);
                 break;
             }
-            if (__atomic_load_n(&c->state, __ATOMIC_SEQ_CST) == CARRIER_CLOSED) {
+            int state = __atomic_load_n(&c->state, __ATOMIC_SEQ_CST);
+            if (state == CARRIER_CLOSED || state == CARRIER_EXITED) {
                 break;
             }
             sched_yield(); /* a callback reads its group: a few microseconds */
@@ -550,9 +615,9 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
         }
         mounted(v, c);
     }
-    uint64_t totals[3 * MAX_EVENTS];
+    uint64_t totals[3 * MAX_EVENTS] = {0};
     uint32_t opened = v->opened;
-    memcpy(totals, v->totals, sizeof(totals));
+    memcpy(totals, v->totals, (size_t) (3 * v->events) * sizeof(uint64_t));
     uint64_t now[3 + MAX_EVENTS];
     if (v->mounted_on == c && read_group(c, now) == 0) {
         add_since_mount(v, c, now, totals, &opened);

@@ -47,8 +47,10 @@ class AttachCyclesIT {
     private static final long BOUND_FROM_CYCLE_10_KIB = 8 * 1024;
     /** What JDK 21 and newer print for every dynamically loaded agent unless -XX:+EnableDynamicAgentLoading. */
     private static final Set<String> DYNAMIC_AGENT_WARNING = Set.of(
-            "WARNING: If a serviceability tool is in use, please run with -XX:+EnableDynamicAgentLoading to hide this warning",
-            "WARNING: If a serviceability tool is not in use, please run with -Djdk.instrument.traceUsage for more information",
+            "WARNING: If a serviceability tool is in use, please run with -XX:+EnableDynamicAgentLoading to hide"
+                    + " this warning",
+            "WARNING: If a serviceability tool is not in use, please run with -Djdk.instrument.traceUsage for more"
+                    + " information",
             "WARNING: Dynamic loading of agents will be disallowed by default in a future release");
 
     static Stream<String> javas() {

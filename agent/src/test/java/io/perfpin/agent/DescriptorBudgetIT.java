@@ -28,7 +28,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 class DescriptorBudgetIT {
     private static final int OPEN_FILES = 20_000;
     private static final int PARKED = 3_300;
-    /** The sched preset's six software events: cycles and instructions of ipc are refused on a machine without a PMU. */
+    /**
+     * The sched preset's six software events: cycles and instructions of ipc are refused on a machine without a PMU.
+     */
     private static final int SCHED_EVENTS = 6;
 
     private static final Duration TIMEOUT = Duration.ofSeconds(60);

@@ -313,8 +313,8 @@ class JavaagentIT {
             assertEquals(plain, drive(app));
             assertEquals(
                     List.of("[perfpin] bad option 'config=" + theirs + "': line 2 of " + theirs + " is not a"
-                            + " valid option (not shown: the file is not this user's own); the agent is off, the application"
-                            + " runs without it"),
+                            + " valid option (not shown: the file is not this user's own); the agent is off, the"
+                            + " application runs without it"),
                     app.stderr());
         }
         Path shadow = Path.of("/etc/shadow");

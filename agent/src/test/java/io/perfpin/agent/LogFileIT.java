@@ -29,8 +29,9 @@ class LogFileIT {
     /** Far below the stats file (its options text alone is 64 KiB), far above the log's few entries. */
     private static final long FILE_SIZE_LIMIT = 56 * 1024;
     /** A line of the log that starts an entry: its time, ISO-8601 to the millisecond with its offset, then its kind. */
-    private static final Pattern ENTRY = Pattern.compile(
-            "\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d) (info|refused|not-counted|failure) .*");
+    private static final Pattern ENTRY =
+            Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}(Z|[+-]\\d\\d:\\d\\d)"
+                    + " (info|refused|not-counted|failure) .*");
 
     private static final String JAVA = AppJvm.javas().findFirst().orElseThrow();
     private static final String FAILED =

@@ -103,8 +103,8 @@ class OutputFilesIT {
         assertTrue(run.stdout.contains("result churn"), run.toString());
         assertEquals(
                 List.of("[perfpin] cannot write the stats file: /proc/self/mem is on proc, a file system of the"
-                        + " kernel's: perfpin writes only to regular file systems (a disk's, tmpfs); the agent is off, the"
-                        + " application runs without it"),
+                        + " kernel's: perfpin writes only to regular file systems (a disk's, tmpfs); the agent is"
+                        + " off, the application runs without it"),
                 run.perfpinLines(),
                 run.toString());
     }

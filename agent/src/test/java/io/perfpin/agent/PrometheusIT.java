@@ -176,8 +176,8 @@ class PrometheusIT {
             assertEquals(
                     dropped > 0
                             ? List.of("[perfpin] exporting threads beyond " + ExportedThreads.MAX_THREAD_SERIES
-                                    + " with series of their own (pinned, or named by export-threads) in their groups' series"
-                                    + " instead")
+                                    + " with series of their own (pinned, or named by export-threads) in their"
+                                    + " groups' series instead")
                             : List.of(),
                     app.stderr(),
                     "the bound said once, if reached");

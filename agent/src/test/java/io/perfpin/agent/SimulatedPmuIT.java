@@ -27,8 +27,9 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * The hardware path end to end, on the simulated PMU: the agent counts cycles, instructions, cache, TLB and
  * branch events for a thread that works, twelve general-purpose events on four counters, so its groups are
- * rotated; every record, the Prometheus and OTLP exports and the JFR event type say which simulated PMU made the counts. The simulation stands on the thread's real
- * task-clock, which the agent counts beside it: cycles are 3 GHz of it, and instructions twice the cycles.
+ * rotated; every record, the Prometheus and OTLP exports and the JFR event type say which simulated PMU made the
+ * counts. The simulation stands on the thread's real task-clock, which the agent counts beside it: cycles are 3 GHz
+ * of it, and instructions twice the cycles.
  */
 class SimulatedPmuIT {
     private static final double IPC = 2.0;

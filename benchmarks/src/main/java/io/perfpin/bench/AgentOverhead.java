@@ -6,8 +6,8 @@ import java.util.List;
 
 /**
  * Benchmark 2: each workload's own throughput figure without and with {@code -javaagent} at its defaults
- * (the application's threads counted for the default events, {@code sched}, sampled every 500 ms, the stats file published),
- * in alternating child JVMs.
+ * (the application's threads counted for the default events, {@code sched}, sampled every 500 ms, the stats file
+ * published), in alternating child JVMs.
  */
 final class AgentOverhead {
     /** At most 1% of the throughput lost to perfpin. */
@@ -58,10 +58,11 @@ final class AgentOverhead {
                                 + " child JVMs without and "
                                 + workspace.runs()
                                 + " with the agent, alternating, after one untimed pair. The share lost"
-                                + " is one less the ratio of the medians' throughputs; its spread runs from the least to the"
-                                + " greatest any two runs give.",
-                        "Each workload times itself for well under a second, soon after its JVM starts. With the agent that"
-                                + " time overlaps the end of the agent's own start (benchmark 3), on the same two CPUs; this"
-                                + " benchmark does not separate the two from the overhead of counting in steady state."));
+                                + " is one less the ratio of the medians' throughputs; its spread runs from the"
+                                + " least to the greatest any two runs give.",
+                        "Each workload times itself for well under a second, soon after its JVM starts. With the"
+                                + " agent that time overlaps the end of the agent's own start (benchmark 3), on the"
+                                + " same two CPUs; this benchmark does not separate the two from the overhead of"
+                                + " counting in steady state."));
     }
 }

@@ -88,8 +88,9 @@ final class AttachLatency {
         List<Attach> most = attaches.get(MOST);
         Summary sample = summary(fewest, Attach::firstSample);
         Summary sampleMost = summary(most, Attach::firstSample);
-        MarkdownTable growth = new MarkdownTable(
-                "from " + FEWEST + " to " + Summary.number(MOST, 0) + " parked threads", "added, ms: median (min–max)");
+        String fewerThreads = Summary.number(MOST, 0) + " parked threads − " + FEWEST;
+        String threads = "from " + FEWEST + " to " + Summary.number(MOST, 0) + " parked threads";
+        MarkdownTable growth = new MarkdownTable(threads, "added, ms: median (min–max)");
         growth.row(
                 "`AgentLoader.load` returning",
                 Summary.difference(summary(most, Attach::loaded), summary(fewest, Attach::loaded))
@@ -112,7 +113,7 @@ final class AttachLatency {
                                         + " while the attach handshake alone (a thread dump over the same socket)"
                                         + " takes " + handshake.format(1) + " ms")),
                 Headline.alone(
-                        "attach → first published sample: " + Summary.number(MOST, 0) + " parked threads − " + FEWEST,
+                        "attach → first published sample: " + fewerThreads,
                         sample.format(1) + " ms (" + FEWEST + " threads)",
                         Summary.difference(sampleMost, sample).format(1) + " ms",
                         "",

@@ -100,8 +100,8 @@ final class CounterReadCost {
                         ? "rdpmc self-reads work here; the hardware row reads " + HARDWARE_EVENTS + "."
                         : "rdpmc self-reads are not possible on this machine (" + pmu.detail()
                                 + "), so only `SelfCounters`'"
-                                + " read(2) fallback is measured: one read(2) per event, since self counters are opened one event"
-                                + " each.");
+                                + " read(2) fallback is measured: one read(2) per event, since self counters are"
+                                + " opened one event each.");
         Summary jni = nanos.get(CounterReadBenchmark.GROUP + Backend.JNI.name());
         return new Section("1. Counter read cost", List.of(headline(jni, rawC, rawCMissing)), List.of(table), notes);
     }

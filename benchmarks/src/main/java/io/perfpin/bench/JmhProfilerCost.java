@@ -57,12 +57,12 @@ final class JmhProfilerCost {
                                 + " by JMH's own `org.openjdk.jmh.Main " + ITERATIONS + "` in " + workspace.runs()
                                 + " JVMs without and " + workspace.runs()
                                 + " with `-prof perfpin`, alternating, after one"
-                                + " untimed pair; `jmh/target/perfpin-jmh.jar` is on the class path of both. The score is"
-                                + " JMH's, over the measured iterations of the fork.",
-                        "With the profiler the fork carries the agent (counting the worker's `sched` events, its sampler"
-                                + " every 500 ms), and the profiler opens the worker's counters at the last warm-up iteration"
-                                + " and reads them as each measured iteration starts and ends: the worker itself runs no"
-                                + " perfpin code."));
+                                + " untimed pair; `jmh/target/perfpin-jmh.jar` is on the class path of both. The"
+                                + " score is JMH's, over the measured iterations of the fork.",
+                        "With the profiler the fork carries the agent (counting the worker's `sched` events, its"
+                                + " sampler every 500 ms), and the profiler opens the worker's counters at the last"
+                                + " warm-up iteration and reads them as each measured iteration starts and ends: the"
+                                + " worker itself runs no perfpin code."));
     }
 
     private static JavaCommand jmh(Workspace workspace, int run, boolean profiled) {

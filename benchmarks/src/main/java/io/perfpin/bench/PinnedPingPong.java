@@ -56,8 +56,8 @@ final class PinnedPingPong {
         Summary pinnedMedian = Summary.of(pinned.medians());
         Summary freeP99 = Summary.of(free.p99s());
         Summary pinnedP99 = Summary.of(pinned.p99s());
-        MarkdownTable table = new MarkdownTable(
-                        "", "unpinned: median (min–max)", "pinned " + pingCpu + " / " + pongCpu, "pinned − unpinned")
+        String pinnedColumn = "pinned " + pingCpu + " / " + pongCpu;
+        MarkdownTable table = new MarkdownTable("", "unpinned: median (min–max)", pinnedColumn, "pinned − unpinned")
                 .row(
                         "round trip, median of the run, ns",
                         freeMedian.format(0),

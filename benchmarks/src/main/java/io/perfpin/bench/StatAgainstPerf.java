@@ -189,8 +189,9 @@ final class StatAgainstPerf {
                 Summary.of(perfpin.stream().map(ToolRun::firstCountMillis).toList());
         Summary perfCpu = Summary.of(perf.stream().map(ToolRun::cpuMillis).toList());
         Summary perfpinCpu = Summary.of(perfpin.stream().map(ToolRun::cpuMillis).toList());
-        MarkdownTable table = new MarkdownTable(
-                        "ms: median (min–max)", perfVersion + " stat --per-thread -t", "perfpin stat", "perfpin − perf")
+        String perfpinLess = "perfpin − perf";
+        String perfColumn = perfVersion + " stat --per-thread -t";
+        MarkdownTable table = new MarkdownTable("ms: median (min–max)", perfColumn, "perfpin stat", perfpinLess)
                 .row(
                         "launch to first count",
                         perfFirst.format(1),
@@ -273,12 +274,12 @@ final class StatAgainstPerf {
                 List.of(
                         "One look: `perfpin stat PID --duration " + WINDOW_MILLIS
                                 + "ms` through the `./perfpin` launcher,"
-                                + " `jcmd PID Thread.print` (the JDK's; prints every thread's stack) and `perf stat -t TIDs"
-                                + " --timeout " + WINDOW_MILLIS + "`, " + workspace.runs()
+                                + " `jcmd PID Thread.print` (the JDK's; prints every thread's stack) and `perf stat"
+                                + " -t TIDs --timeout " + WINDOW_MILLIS + "`, " + workspace.runs()
                                 + " runs of each, alternating"
-                                + " (ABC CBA ...) after one untimed round. The window itself costs nothing: a tool's cost is"
-                                + " its time from launch to exit beyond it, and its CPU time. jcmd has no window: all its"
-                                + " time is cost.",
+                                + " (ABC CBA ...) after one untimed round. The window itself costs nothing: a tool's"
+                                + " cost is its time from launch to exit beyond it, and its CPU time. jcmd has no"
+                                + " window: all its time is cost.",
                         "One `Service " + WORKERS + " 600 " + PARKED + "` JVM (" + WORKERS
                                 + " workers spinning and napping, "
                                 + PARKED + " parked threads); both tools count its " + threads
@@ -286,12 +287,13 @@ final class StatAgainstPerf {
                                 + " for the events " + EVENTS + ", every " + INTERVAL_MILLIS + " ms, " + INTERVALS
                                 + " intervals, printing CSV; " + workspace.runs()
                                 + " runs of each, alternating. perf is given"
-                                + " the TIDs (read from /proc/PID/task/*/comm), perfpin the regex `worker-.*|parked-.*`; both"
-                                + " looks count the same threads for the same events.",
-                        "First count: the first line of counts on the tool's output, from the moment it was launched. CPU: user"
-                                + " plus system time of the tool's process as wait4 reports it (runtimed.c); the counted JVM's"
-                                + " from /proc/PID/stat before and after, which includes its own workers' spinning: the"
-                                + " difference between the two columns is what the tool made the JVM do (perfpin stat takes"
+                                + " the TIDs (read from /proc/PID/task/*/comm), perfpin the regex"
+                                + " `worker-.*|parked-.*`; both looks count the same threads for the same events.",
+                        "First count: the first line of counts on the tool's output, from the moment it was"
+                                + " launched. CPU: user plus system time of the tool's process as wait4 reports it"
+                                + " (runtimed.c); the counted JVM's from /proc/PID/stat before and after, which"
+                                + " includes its own workers' spinning: the difference between the two columns is what"
+                                + " the tool made the JVM do (perfpin stat takes"
                                 + " one thread dump of it to name its threads)."));
     }
 

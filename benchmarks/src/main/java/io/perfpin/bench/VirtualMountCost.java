@@ -94,12 +94,12 @@ final class VirtualMountCost {
                 "`VirtualMounts --threads " + THREADS + " --yields " + YIELDS + "` on " + java
                         + ", " + workspace.runs()
                         + " runs of each configuration, alternating, after one untimed round; its"
-                        + " `ms` figure spans starting and joining every virtual thread, divided by the yields. Each run is"
-                        + " a fresh JVM: the figures include the agent's start, spread over " + (THREADS * YIELDS)
-                        + " yields.",
+                        + " `ms` figure spans starting and joining every virtual thread, divided by the yields. Each"
+                        + " run is a fresh JVM: the figures include the agent's start, spread over "
+                        + (THREADS * YIELDS) + " yields.",
                 "With virtual=, JVMTI's mount and unmount events are on, which HotSpot posts from"
-                        + " the transition itself: their cost is in both virtual= rows, the read(2) of the carrier's group"
-                        + " twice a pair only in the last.");
+                        + " the transition itself: their cost is in both virtual= rows, the read(2) of the carrier's"
+                        + " group twice a pair only in the last.");
         return new Section(title, headlines, List.of(table), notes);
     }
 

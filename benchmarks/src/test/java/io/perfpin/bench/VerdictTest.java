@@ -40,8 +40,11 @@ class VerdictTest {
     @Test
     void aRatioOfAdditionsWhoseSpreadIsUnboundedCannotBeToldFromNoise() {
         Summary ratio = Summary.additionRatio(Summary.of(10, 20, 30), Summary.of(-1, 5, 6));
+        String unbounded = "(at best −∞x)";
+        String expected =
+                "missed by 3.00x, but the spread reaches the target " + unbounded + ": not told apart from noise here";
         assertEquals(
-                "missed by 3.00x, but the spread reaches the target (at best −∞x): not told apart from noise" + " here",
+                expected,
                 Verdict.atMost(ratio, 1.0, v -> Summary.number(v, 2) + "x", "").text());
     }
 

@@ -19,9 +19,9 @@ import java.util.stream.Collectors;
  * The JVMs that the application {@code run} launched starts in turn with the agent's options (JMH's forks, the
  * children of any launcher that passes its JVM's arguments on), shown live below the watched JVM's own block. At
  * each frame the launched process's descendants are looked through for JVMs whose agent publishes a stats file;
- * each is then rendered in its own agent's windows, as the live view renders a JVM, until its agent closes the file or the JVM is gone. What
- * they counted stays in their recordings ({@link io.perfpin.report.RecordingFile}), which {@code run} summarises
- * at the end.
+ * each is then rendered in its own agent's windows, as the live view renders a JVM, until its agent closes the file or
+ * the JVM is gone. What they counted stays in their recordings ({@link io.perfpin.report.RecordingFile}), which
+ * {@code run} summarises at the end.
  */
 final class ChildJvms implements AutoCloseable {
     private final ProcessHandle launched;

@@ -61,6 +61,11 @@ final class EventsCommand implements Callable<Integer> {
         }
         EventParser parser = new EventParser();
         Syscalls syscalls = Backends.syscalls();
+        String simulated = Backends.simulatedPmuNotice(syscalls);
+        if (simulated != null) {
+            // "supported" is then the simulation's answer for hardware events, not this machine's
+            System.err.println("perfpin events: " + simulated);
+        }
         if (!names.isEmpty()) {
             for (String name : names) {
                 EventSpec spec = parser.parse(name);

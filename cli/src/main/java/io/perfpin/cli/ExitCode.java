@@ -40,7 +40,8 @@ public final class ExitCode {
                             + " a placement that cannot be had); `attach`: the agent refused something its options"
                             + " asked (a pin, threads it could not count or enrol; the agent attach loaded is then"
                             + " detached), or it already runs with other options and `--restart` was not given;"
-                            + " `detach`: the agent took the request but says it still runs, or that its detach failed"),
+                            + " `detach`: the agent took the request but says it still runs, or that its detach"
+                            + " failed"),
             new Entry(
                     USAGE,
                     "usage error: a bad option, event name or value",

@@ -31,8 +31,8 @@ import picocli.CommandLine.Parameters;
         mixinStandardHelpOptions = true,
         description = {
             "Summarise a recorded JSON-lines file: each thread's final record (or its last live sample"
-                    + " when the recording ended first; in a table busiest first), then hints; then those of each JVM it started"
-                    + " that recorded beside it (JMH's forks), each under its own heading.",
+                    + " when the recording ended first; in a table busiest first), then hints; then those of each"
+                    + " JVM it started that recorded beside it (JMH's forks), each under its own heading.",
             "Several FILEs follow one another; in CSV and JSON each row says the file it came from (recording).",
             "With --format html: one self-contained page with each thread's plots over time; several FILEs are"
                     + " compared side by side (before, after); each JVM they started follows under its own"

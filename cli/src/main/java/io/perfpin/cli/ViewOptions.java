@@ -63,7 +63,9 @@ final class ViewOptions {
                 shown, sort, top != null ? top : rows, wide ? 0 : DEFAULT_WIDTH, null, false, !wide && columns == null);
     }
 
-    /** The layout of a table printed once (totals, stat, report): every row but --top's, the events not counted below. */
+    /**
+     * The layout of a table printed once (totals, stat, report): every row but --top's, the events not counted below.
+     */
     TableLayout table() {
         return layout(0).withNotCounted();
     }

@@ -20,8 +20,8 @@ final class WrapperTables {
                     "a all l localalloc b balancing t strict d dump D dump-nodes u huge T touch"
                             + " V verify cpu-compress",
                     "i interleave w weighted-interleave p preferred P preferred-many"
-                            + " c cpubind N cpunodebind C physcpubind m membind S shm f file o offset L length M shmmode"
-                            + " I shmid",
+                            + " c cpubind N cpunodebind C physcpubind m membind S shm f file o offset L length M"
+                            + " shmmode I shmid",
                     "s show H hardware"),
             GetoptTable.of(
                             "env",
@@ -43,8 +43,9 @@ final class WrapperTables {
                             "setpriv",
                             "nnp no-new-privs clear-groups keep-groups init-groups reset-env",
                             "ruid euid"
-                                    + " rgid egid reuid regid groups inh-caps ambient-caps bounding-set securebits pdeathsig"
-                                    + " selinux-label apparmor-profile landlock-access landlock-rule seccomp-filter ptracer",
+                                    + " rgid egid reuid regid groups inh-caps ambient-caps bounding-set securebits"
+                                    + " pdeathsig selinux-label apparmor-profile landlock-access landlock-rule"
+                                    + " seccomp-filter ptracer",
                             "d dump h V")
                     .withUser(null, "euid reuid"),
             GetoptTable.of(
@@ -52,8 +53,8 @@ final class WrapperTables {
                             "A askpass B bell E preserve-env H set-home i login k reset-timestamp"
                                     + " N no-update n non-interactive P preserve-groups S stdin s shell",
                             "a auth-type C close-from"
-                                    + " c login-class D chdir g group host p prompt R chroot r role T command-timeout t type"
-                                    + " U other-user u user",
+                                    + " c login-class D chdir g group host p prompt R chroot r role T"
+                                    + " command-timeout t type U other-user u user",
                             "b background e edit K remove-timestamp l list v validate h V")
                     .withAssignments()
                     .withUser("root", "u user"),

@@ -220,10 +220,9 @@ class AttachCommandTest {
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
             assertTrue(
                     Files.readAllLines(log).stream()
-                            .anyMatch(
-                                    line -> line.matches(
-                                            "\\d{4}-\\d\\d-\\d\\dT"
-                                                    + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* refused cannot pin thread 'worker-0' \\(isolated\\): .*")),
+                            .anyMatch(line -> line.matches("\\d{4}-\\d\\d-\\d\\dT"
+                                    + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* refused cannot pin thread"
+                                    + " 'worker-0' \\(isolated\\): .*")),
                     Files.readString(log));
             assertEquals(
                     "perfpin attach: the agent could not do 1 thing these options ask: see 'agent refused' above;"
@@ -345,7 +344,9 @@ class AttachCommandTest {
         }
     }
 
-    /** No perf_event descriptor, every thread on the CPUs it had, and only [perfpin] lines on the application's output. */
+    /**
+     * No perf_event descriptor, every thread on the CPUs it had, and only [perfpin] lines on the application's output.
+     */
     private static void assertLeftAsFound(ChildJvm service, String cpus) throws Exception {
         DetachCommandTest.assertNothingOfPerfpinsIn(service.pid(), cpus);
         DetachCommandTest.assertOnlyPerfpinLines(service.endAndReadRest());
@@ -455,7 +456,9 @@ class AttachCommandTest {
         }
     }
 
-    /** A service of this user's with another XDG_RUNTIME_DIR than the viewer's shell: top finds its file all the same. */
+    /**
+     * A service of this user's with another XDG_RUNTIME_DIR than the viewer's shell: top finds its file all the same.
+     */
     @Test
     void topFindsTheStatsFileWhereTheJvmsOwnEnvironmentPutsIt(@TempDir Path runtime) throws Exception {
         String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();

@@ -84,7 +84,8 @@ class CommandLineTest {
                 "99999999999999999999999ns");
         assertUsage(
                 "perfpin stat: --pin: bad pin rule 'io@0-99999999999': bad placement '0-99999999999': bad CPU list"
-                        + " token '0-99999999999' in \"0-99999999999\": expected CPUs up to 1048575 (see perfpin stat --help)",
+                        + " token '0-99999999999' in \"0-99999999999\": expected CPUs up to 1048575 (see perfpin"
+                        + " stat --help)",
                 "stat",
                 "--pid",
                 "1",
@@ -92,8 +93,8 @@ class CommandLineTest {
                 "io@0-99999999999");
         assertUsage(
                 "perfpin stat: --threads: bad thread regex '(a)\\1': not a regular expression (invalid escape"
-                        + " sequence: `\\1`; perfpin's regexes are RE2's, without backreferences, lookaround or possessive"
-                        + " quantifiers) (see perfpin stat --help)",
+                        + " sequence: `\\1`; perfpin's regexes are RE2's, without backreferences, lookaround or"
+                        + " possessive quantifiers) (see perfpin stat --help)",
                 "stat",
                 "--pid",
                 "1",

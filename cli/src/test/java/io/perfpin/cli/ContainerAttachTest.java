@@ -369,7 +369,8 @@ class ContainerAttachTest {
         Path source = Files.writeString(
                 classes.resolve("Planted.java"),
                 "public class Planted {\n"
-                        + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
+                        + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i)"
+                        + " throws Exception {\n"
                         + "    java.nio.file.Files.createFile(java.nio.file.Paths.get(\"" + marker + "\"));\n  }\n}\n");
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), source.toString()));

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.event.LibpfmEncoder;
+import java.time.Duration;
 import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,6 +49,24 @@ class EventsCommandTest {
             } else {
                 assertFalse(line.contains("unsupported:"), "no reason beside an event: " + line);
             }
+        }
+    }
+
+    /**
+     * In a CLI started with the simulated PMU's property (tests only), what the probe says of hardware events is the
+     * simulation's: that is said first, as stat says it.
+     */
+    @Test
+    void onTheSimulatedPmuTheProbeSaysItIsSimulated() throws Exception {
+        try (ChildJvm cli = ChildJvm.startWith(
+                List.of("-Dperfpin.simulated-pmu=skylake"), Perfpin.class.getName(), "events", "cycles")) {
+            assertEquals(0, cli.exitWithin(Duration.ofSeconds(60)), () -> "events: " + cli.lines());
+            List<String> lines = cli.rest();
+            assertEquals(2, lines.size(), lines.toString());
+            assertTrue(
+                    lines.get(0).startsWith("perfpin events: simulated PMU skylake (-Dperfpin.simulated-pmu): "),
+                    "said first: " + lines);
+            assertTrue(lines.get(1).startsWith("cycles  ") && lines.get(1).endsWith("  supported"), lines.toString());
         }
     }
 

@@ -137,8 +137,8 @@ class ExitCodeTest {
                 assertEquals(ExitCode.NO_AGENT, top.code, top.out + top.err);
                 assertEquals(
                         "perfpin top: process " + pid + " runs no perfpin agent (its stats file " + stats
-                                + " is closed: the agent detached): start it with -javaagent:<path to perfpin-agent.jar>, or"
-                                + " perfpin attach " + pid + "\n",
+                                + " is closed: the agent detached): start it with -javaagent:<path to"
+                                + " perfpin-agent.jar>, or perfpin attach " + pid + "\n",
                         top.err);
                 assertEquals("", top.out, "no old totals");
                 assertEquals(0, ProcFiles.perfEventDescriptors(service.pid()), "detached");

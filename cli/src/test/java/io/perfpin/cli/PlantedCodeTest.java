@@ -245,10 +245,11 @@ class PlantedCodeTest {
         Path source = Files.writeString(
                 classes.resolve("Planted.java"),
                 "public class Planted {\n"
-                        + "  public static void premain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
+                        + "  public static void premain(String a, java.lang.instrument.Instrumentation i)"
+                        + " throws Exception {\n"
                         + "    java.nio.file.Files.createFile(java.nio.file.Paths.get(\"" + marker + "\"));\n  }\n"
-                        + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i) throws Exception {\n"
-                        + "    premain(a, i);\n  }\n}\n");
+                        + "  public static void agentmain(String a, java.lang.instrument.Instrumentation i)"
+                        + " throws Exception {\n    premain(a, i);\n  }\n}\n");
         JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         assertEquals(0, javac.run(null, null, null, "-d", classes.toString(), source.toString()));
         Manifest manifest = new Manifest();

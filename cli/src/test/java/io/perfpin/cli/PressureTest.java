@@ -21,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The issue's operator's case: perfpin attaches to a JVM whose writes fail, pins and counts its 60 parked threads,
- * records them and exports them to Prometheus, and however the attach ends, the JVM is left as perfpin found it: no perf_event descriptor,
- * every thread on its CPUs, nothing on its output but [perfpin] lines; a detach that follows is answered.
+ * records them and exports them to Prometheus, and however the attach ends, the JVM is left as perfpin found it: no
+ * perf_event descriptor, every thread on its CPUs, nothing on its output but [perfpin] lines; a detach that follows is
+ * answered.
  */
 @Timeout(value = 180, unit = TimeUnit.SECONDS)
 class PressureTest {

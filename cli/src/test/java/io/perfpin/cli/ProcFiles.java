@@ -82,7 +82,10 @@ final class ProcFiles {
         throw new AssertionError("no thread named " + name + " in process " + pid);
     }
 
-    /** Each live thread's kernel name ({@code comm}, cut at 15 bytes); a thread that ends while they are read is left out. */
+    /**
+     * Each live thread's kernel name ({@code comm}, cut at 15 bytes); a thread that ends while they are read is left
+     * out.
+     */
     static List<String> threadNames(long pid) {
         List<String> names = new ArrayList<>();
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Paths.get("/proc/" + pid + "/task"))) {

@@ -37,10 +37,10 @@ class ReportFormatTest {
                 List.of(
                         "name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,page-faults,page-faults:coverage,"
                                 + "cpu-utilisation,faults-per-sec,unsupported,source,type,time,wallNanos,state,pmu",
-                        "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,,360000.25,cycles: no hardware PMU counts this"
-                                + " here,,thread,5,1000000000,,",
-                        "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,,cycles: no PMU; instructions: no PMU,,sample,5,"
-                                + "1000000000,,"),
+                        "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,,360000.25,cycles: no hardware PMU counts"
+                                + " this here,,thread,5,1000000000,,",
+                        "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,,cycles: no PMU; instructions: no"
+                                + " PMU,,sample,5,1000000000,,"),
                 ReportFormat.CSV.render(List.of(TOUCHER, ODD)));
     }
 
@@ -62,8 +62,8 @@ class ReportFormatTest {
                 table.get(0));
         assertTrue(
                 table.contains("(proc): the kernel does not permit this event to perfpin here (perf_event_paranoid),"
-                        + " so its value is the scheduler's own count in /proc/<pid>/task/<tid>: exact, at no cost to the"
-                        + " thread"),
+                        + " so its value is the scheduler's own count in /proc/<pid>/task/<tid>: exact, at no cost"
+                        + " to the thread"),
                 String.join("\n", table));
 
         String json = ReportFormat.JSON.render(List.of(fromProc)).get(0);

@@ -169,8 +169,9 @@ class RunCommandTest {
         assertEquals(ExitCode.USAGE, run.code, run.err);
         assertEquals(
                 "perfpin run: no java command in 'sh -c \"java -jar app.jar\"': 'sh' is neither java nor a"
-                        + " program that perfpin looks through; put java first, or after taskset, numactl, env, nice, chrt,"
-                        + " ionice, setpriv, sudo, stdbuf, time or nohup and their options; or load the agent yourself:"
+                        + " program that perfpin looks through; put java first, or after taskset, numactl, env,"
+                        + " nice, chrt, ionice, setpriv, sudo, stdbuf, time or nohup and their options; or load the"
+                        + " agent yourself:"
                         + " JAVA_TOOL_OPTIONS='-javaagent:" + AgentJar.forThisUser() + "=events=sched;out=" + record
                         + ";quiet"
                         + "', and perfpin top PID (see perfpin run --help)\n",

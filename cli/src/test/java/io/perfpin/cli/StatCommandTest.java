@@ -104,7 +104,8 @@ class StatCommandTest {
         assertEquals(ExitCode.USAGE, pin.code);
         assertEquals(
                 "perfpin stat: --pin: bad pin rule 'worker@cores': bad placement 'cores': expected a CPU list"
-                        + " like 2-3 or 0,4, or one of isolated, core, any; did you mean 'core'? (see perfpin stat --help)\n",
+                        + " like 2-3 or 0,4, or one of isolated, core, any; did you mean 'core'? (see perfpin stat"
+                        + " --help)\n",
                 pin.err);
         CliRun event = CliRun.capture(() -> Perfpin.run("stat", "--pid", "1", "--events", "sched,cotnext-switches"));
         assertEquals(ExitCode.USAGE, event.code);

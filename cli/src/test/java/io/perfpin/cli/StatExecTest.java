@@ -41,7 +41,9 @@ class StatExecTest {
             #include <stdio.h>
             #include <unistd.h>
 
-            /* A JVM in this first thread, whose TID is the pid; at a line on stdin, execs argv[1] with its arguments. */
+            /*
+             * A JVM in this first thread, whose TID is the pid; at a line on stdin, execs argv[1] with its arguments.
+             */
             int main(int argc, char **argv) {
                 JavaVMInitArgs args = {.version = JNI_VERSION_10, .nOptions = 0, .options = NULL,
                                        .ignoreUnrecognized = JNI_FALSE};

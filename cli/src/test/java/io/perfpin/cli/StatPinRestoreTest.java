@@ -131,8 +131,8 @@ class StatPinRestoreTest {
                         stat.lines().stream().filter(l -> l.contains("SIGKILL")).toList();
                 assertEquals(
                         List.of("perfpin: pins will not survive a SIGKILL of perfpin: the jna backend cannot"
-                                + " start the watchdog that would restore them (only perfpin's JNI library can fork a JVM"
-                                + " safely); they are still undone when perfpin ends, Ctrl-C included"),
+                                + " start the watchdog that would restore them (only perfpin's JNI library can fork"
+                                + " a JVM safely); they are still undone when perfpin ends, Ctrl-C included"),
                         said);
                 assertTrue(
                         stat.lines().stream().anyMatch(l -> l.matches("worker-0 +" + tid + " +0 .*")),

@@ -12,9 +12,9 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Counts one thread, of another process as {@code perfpin stat} does or of its own as the agent does: its events through
- * perf_event_open ({@link CounterGroup}), and, for each software event of the {@code sched} kinds that the kernel
- * does not permit (EACCES or EPERM: at {@code perf_event_paranoid} 2 an unprivileged user may not count kernel
+ * Counts one thread, of another process as {@code perfpin stat} does or of its own as the agent does: its events
+ * through perf_event_open ({@link CounterGroup}), and, for each software event of the {@code sched} kinds that the
+ * kernel does not permit (EACCES or EPERM: at {@code perf_event_paranoid} 2 an unprivileged user may not count kernel
  * side, which these events do), the scheduler's own count of the same thing in {@code /proc}
  * ({@link SchedulerCounts}), from when this opened. Such an event is counted, exactly, with coverage 1, and
  * {@link #sources()} says where its value came from; one that /proc cannot give either stays unsupported, with

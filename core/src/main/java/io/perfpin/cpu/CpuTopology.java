@@ -217,7 +217,10 @@ public final class CpuTopology {
         return group.orElse(CpuSet.EMPTY).intersect(online).union(CpuSet.of(cpu));
     }
 
-    /** Without an {@code online} file (old kernels) every {@code cpuN} directory is a CPU, offline when its {@code online} says 0. */
+    /**
+     * Without an {@code online} file (old kernels) every {@code cpuN} directory is a CPU, offline when its
+     * {@code online} says 0.
+     */
     private static CpuSet onlineFromCpuDirs(Path cpuDir) {
         List<Integer> cpus = new ArrayList<>();
         for (Integer cpu : numberedEntries(cpuDir, CPU_DIR)) {

@@ -135,9 +135,9 @@ public final class Placement {
             throws IOException {
         CpuSet isolated = topology.isolated().union(topology.nohzFull()).intersect(topology.online());
         if (isolated.isEmpty()) {
-            throw new IllegalStateException(
-                    "placement isolated: this machine has no isolated CPUs; isolate some"
-                            + " with the kernel parameters isolcpus=<cpus> nohz_full=<cpus> and reboot, or use core or a CPU list");
+            throw new IllegalStateException("placement isolated: this machine has no isolated CPUs; isolate some"
+                    + " with the kernel parameters isolcpus=<cpus> nohz_full=<cpus> and reboot, or use core"
+                    + " or a CPU list");
         }
         CpuSet candidates = isolated.intersect(topology.allowed());
         if (candidates.isEmpty()) {

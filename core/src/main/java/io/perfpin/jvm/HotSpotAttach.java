@@ -272,7 +272,8 @@ final class HotSpotAttach {
             throw new AttachException(
                     NOT_A_JVM,
                     process + " does not handle SIGQUIT, so its attach listener cannot "
-                            + "be started (a JVM still starting, or one run with -Xrs and -XX:+DisableAttachMechanism)");
+                            + "be started (a JVM still starting, or one run with -Xrs and"
+                            + " -XX:+DisableAttachMechanism)");
         }
         String socketName = socket.substring("/tmp/".length());
         try {
@@ -299,7 +300,8 @@ final class HotSpotAttach {
                             process + " did not start its attach listener within "
                                     + Math.min(LISTENER_START.toMillis(), timeout.toMillis())
                                     + " ms of one SIGQUIT: its"
-                                    + " attach mechanism is off, or it does not answer (stopped, or at a long safepoint)");
+                                    + " attach mechanism is off, or it does not answer (stopped, or at a long"
+                                    + " safepoint)");
                 }
                 if (exited(pid)) {
                     throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
@@ -399,7 +401,8 @@ final class HotSpotAttach {
             throw new AttachException(
                     ATTACH_REFUSED,
                     process + " runs with -XX:+" + DISABLED + ": it accepts no"
-                            + " attach (no agent, no thread dump). Start it with -javaagent: instead, or without that flag");
+                            + " attach (no agent, no thread dump). Start it with -javaagent: instead, or without"
+                            + " that flag");
         }
     }
 

@@ -92,7 +92,9 @@ public record ProcessIdentity(
         }
     }
 
-    /** What the watchdog checks of it ({@code PinWatchdog.Program}): its program (inode 0 when not known), then its ids. */
+    /**
+     * What the watchdog checks of it ({@code PinWatchdog.Program}): its program (inode 0 when not known), then its ids.
+     */
     public long exeDevice() {
         return exe == null ? 0 : exe.device();
     }

@@ -22,8 +22,8 @@ import java.util.regex.Pattern;
  * tid=0x... nid=... state}: the {@code [tid]} only from JDK 19, the nid in hex before JDK 19 and in
  * decimal after, {@code #id}, {@code daemon} and {@code prio} only for Java threads. A carrier thread with a
  * virtual thread mounted (JDK 21 and later) has no {@code nid=} nor state, only its {@code [tid]}; its next
- * line says {@code Carrying virtual thread #N}, and the mounted thread's own stack may follow its own. The name is printed
- * raw, so it is read from the first quote to the last quote that a well-formed suffix follows: the text
+ * line says {@code Carrying virtual thread #N}, and the mounted thread's own stack may follow its own. The name is
+ * printed raw, so it is read from the first quote to the last quote that a well-formed suffix follows: the text
  * the VM writes after the name has no quote. A name with line breaks spans lines: a header ends at the
  * first line that completes it and is followed by what follows a header (a blank line, an indented line,
  * or the end).

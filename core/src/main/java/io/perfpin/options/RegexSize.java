@@ -92,7 +92,10 @@ final class RegexSize {
         group[1] = size;
     }
 
-    /** The index of the {@code '}'} closing a count {@code {n}}, {@code {n,}} or {@code {n,m}} at {@code open}; -1 if none. */
+    /**
+     * The index of the {@code '}'} closing a count {@code {n}}, {@code {n,}} or {@code {n,m}} at {@code open}; -1 if
+     * none.
+     */
     private static int countEnd(String regex, int open) {
         int i = open + 1;
         int digits = 0;

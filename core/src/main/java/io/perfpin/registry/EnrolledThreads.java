@@ -209,6 +209,7 @@ final class EnrolledThreads {
             // it can, with the reasons, counted from now.
             NativeEnrolment.release(slot);
             enrol(thread, tid, null, null, false);
+            handPinOrRestore(thread);
             return;
         }
         boolean counted = state != NativeEnrolment.NOT_COUNTED;
@@ -223,11 +224,26 @@ final class EnrolledThreads {
         tracked.cpus = cpusInC;
         if (enrolled.putIfAbsent(thread, tracked) != null) {
             counters.close(); // enrolled the Java way before this tick, as a running thread is after an attach
+            handPinOrRestore(thread);
             return;
         }
         handPin(tracked);
         live.add(tracked);
         explain(counters);
+    }
+
+    /**
+     * Gives the pin {@code thread} was given before the sampler took it in, if any, to the thread as enrolled now; or
+     * undoes it where the thread is not enrolled: a pin left in {@link #pinnedBeforeAdoption} would keep its CPUs
+     * reserved, and the thread on them, until the registry closes.
+     */
+    private void handPinOrRestore(Thread thread) {
+        TrackedThread tracked = enrolled.get(thread);
+        if (tracked != null) {
+            handPin(tracked);
+        } else {
+            pins.restore(pinnedBeforeAdoption.remove(thread));
+        }
     }
 
     /** Gives {@code tracked} the pin it was given before the sampler took it in, if any. */
@@ -371,8 +387,8 @@ final class EnrolledThreads {
                 && firstTime(ThreadCounters.PROC, counters.sources().keySet())) {
             notices.sayOnce(AgentNotice.info(
                     "counting " + String.join(", ", counters.sources().keySet())
-                            + " from /proc/<pid>/task/<tid>, the scheduler's own counts (exact): the kernel does not permit"
-                            + " these events to perfpin here (perf_event_paranoid)"));
+                            + " from /proc/<pid>/task/<tid>, the scheduler's own counts (exact): the kernel does not"
+                            + " permit these events to perfpin here (perf_event_paranoid)"));
         }
     }
 

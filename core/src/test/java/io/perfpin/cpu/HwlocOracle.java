@@ -20,7 +20,9 @@ import org.w3c.dom.Node;
  * absent from both forms, so everything here is restricted to the CPUs the dump's process was allowed.
  */
 final class HwlocOracle {
-    /** An object line: indent, type (such as {@code Group(Cluster)} or {@code OSDev[Network]}), attributes, I/O name. */
+    /**
+     * An object line: indent, type (such as {@code Group(Cluster)} or {@code OSDev[Network]}), attributes, I/O name.
+     */
     private static final Pattern CONSOLE_OBJECT =
             Pattern.compile("^( *)(\\S+?)(?: L#\\d+)?(?: \\((.*)\\))?(?: \"[^\"]*\")?$");
 

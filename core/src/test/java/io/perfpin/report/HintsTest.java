@@ -86,8 +86,8 @@ class HintsTest {
         List<String> hints = texts(moved, false, NOT_READ);
         assertEquals(
                 List.of("thread 'order-matcher': migrated 3 times while pinned to CPU 3 (cpu-migrations 3 > 1):"
-                        + " perfpin's pin moves a running thread once, onto CPU 3; the other moves mean its affinity also"
-                        + " changed while counted (taskset, a cgroup cpuset change)"),
+                        + " perfpin's pin moves a running thread once, onto CPU 3; the other moves mean its affinity"
+                        + " also changed while counted (taskset, a cgroup cpuset change)"),
                 hints);
         assertTrue(hints.stream().noneMatch(h -> h.contains("another tool")), hints.toString());
     }

@@ -32,8 +32,10 @@ class ThreadReportTest {
         // gives sched's cpu-utilisation.
         assertEquals(0.5, report.metrics().get("cpu-utilisation"), 1e-12);
         assertEquals(
-                "{\"type\":\"thread\",\"time\":5,\"name\":\"worker\",\"tid\":42,\"javaId\":7,\"cpus\":\"0-1\",\"pin\":\"none\","
-                        + "\"wallNanos\":4000000,\"counters\":{\"cycles\":1000,\"instructions\":1500,\"task-clock\":2000000},"
+                "{\"type\":\"thread\",\"time\":5,\"name\":\"worker\",\"tid\":42,\"javaId\":7,"
+                        + "\"cpus\":\"0-1\",\"pin\":\"none\","
+                        + "\"wallNanos\":4000000,\"counters\":{\"cycles\":1000,\"instructions\":1500,"
+                        + "\"task-clock\":2000000},"
                         + "\"coverage\":{\"cycles\":1,\"instructions\":1,\"task-clock\":1},"
                         + "\"metrics\":{\"ipc\":1.5,\"cpi\":0.6666666666666666,\"cpu-utilisation\":0.5},"
                         + "\"unsupported\":{}}",

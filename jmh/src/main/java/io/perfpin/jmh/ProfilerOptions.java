@@ -59,9 +59,9 @@ final class ProfilerOptions {
                         "events",
                         "Events and presets to count, comma-separated, as"
                                 + " perfpin names them (perfpin events lists them): perf's names (cycles, instructions,"
-                                + " cache-misses, ...), software events (task-clock, context-switches, page-faults, ...), presets"
-                                + " (ipc, cache, tlb, branch, sched), raw and PMU events. Each is reported per operation;"
-                                + " a preset's ratios (ipc, cpi, miss ratios) too.")
+                                + " cache-misses, ...), software events (task-clock, context-switches, page-faults,"
+                                + " ...), presets (ipc, cache, tlb, branch, sched), raw and PMU events. Each is"
+                                + " reported per operation; a preset's ratios (ipc, cpi, miss ratios) too.")
                 .withRequiredArg()
                 .ofType(String.class)
                 .describedAs("list")
@@ -69,18 +69,18 @@ final class ProfilerOptions {
         OptionSpec<String> threads = parser.accepts(
                         "threads",
                         "Threads to count, by the regex their whole Java"
-                                + " name matches (RE2 syntax), or all for every thread of the benchmark's JVM (JIT, GC and JMH's"
-                                + " own threads too, as perfnorm counts). Default: JMH's worker threads, " + WORKERS
-                                + ".")
+                                + " name matches (RE2 syntax), or all for every thread of the benchmark's JVM (JIT,"
+                                + " GC and JMH's own threads too, as perfnorm counts). Default: JMH's worker threads, "
+                                + WORKERS + ".")
                 .withRequiredArg()
                 .ofType(String.class)
                 .describedAs("regex|all");
         OptionSpec<String> pin = parser.accepts(
                         "pin",
                         "Pin each worker thread, from the last warm-up iteration to"
-                                + " the end of the measurement: core (a whole physical core of its own), isolated (an isolated CPU"
-                                + " of its own), or a CPU list (2-3) that all workers share. Each gets its CPUs back after the"
-                                + " last measurement iteration. Default: not pinned.")
+                                + " the end of the measurement: core (a whole physical core of its own), isolated"
+                                + " (an isolated CPU of its own), or a CPU list (2-3) that all workers share. Each"
+                                + " gets its CPUs back after the last measurement iteration. Default: not pinned.")
                 .withRequiredArg()
                 .ofType(String.class)
                 .describedAs("core|isolated|cpus");
@@ -95,8 +95,9 @@ final class ProfilerOptions {
         OptionSpec<String> agent = parser.accepts(
                         "agent",
                         "Add the perfpin agent to the forked JVM, so that"
-                                + " perfpin top and perfpin list show its threads live (the agent counts software events only,"
-                                + " leaving the PMU to the profiler). Not added when the fork gets one already (under perfpin run).")
+                                + " perfpin top and perfpin list show its threads live (the agent counts software"
+                                + " events only, leaving the PMU to the profiler). Not added when the fork gets one"
+                                + " already (under perfpin run).")
                 .withRequiredArg()
                 .ofType(String.class)
                 .describedAs("bool")

@@ -51,7 +51,8 @@ public final class Backends {
         return pmu == null
                 ? null
                 : pmu.replace("simulated ", "simulated PMU ") + " (-D" + SimulatedPmu.PROPERTY
-                        + "): hardware events are counted from each thread's task-clock, for tests; none is a measurement";
+                        + "): hardware events are counted from each thread's task-clock, for tests; none is a"
+                        + " measurement";
     }
 
     /** Why backends tried before the chosen one (or all of them) failed to load. */
@@ -136,7 +137,8 @@ public final class Backends {
 
     /**
      * One line. JNI's loader and perfpin's own checks already say what is wrong and what to do. A missing
-     * class means the optional library is not on the class path, so name the artifacts to add. ("Could not initialize class" is not that case: the library is there but failed to load.)
+     * class means the optional library is not on the class path, so name the artifacts to add. ("Could not initialize
+     * class" is not that case: the library is there but failed to load.)
      * jffi puts a whole stack trace into its messages; only their first line is kept.
      */
     private static String reason(Backend backend, Throwable e) {

@@ -12,8 +12,8 @@ import java.util.concurrent.TimeUnit;
  * not released its CPUs back, and exits. It does so only while the thread is still the one pinned (the
  * same start time: TIDs are reused), its process still runs the same program as the same users (no exec since,
  * of a setuid program say), and its affinity is still the one pinned (whoever pinned it since wins), so a
- * record it holds in vain is harmless. It keeps this process's standard error, to say which it left alone. It holds masks of up to 8192 CPUs, the most an x86-64
- * kernel has.
+ * record it holds in vain is harmless. It keeps this process's standard error, to say which it left alone. It holds
+ * masks of up to 8192 CPUs, the most an x86-64 kernel has.
  *
  * <p>Only the JNI backend starts one: after a JVM forks, only code that makes nothing but system calls may
  * run in the child, which Java code through jffi or JNA is not.

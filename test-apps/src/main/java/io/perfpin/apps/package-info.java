@@ -2,7 +2,8 @@
  * Workloads from the performance literature, and small helpers, for perfpin's tests, demo and benchmarks.
  *
  * <p>Each workload is a class with a {@code main}, a static {@code run(Options)} for callers in the same
- * JVM ({@code Options.from(Args.none())} gives the defaults), and a result whose {@link io.perfpin.apps.WorkloadResult#line() line} it prints last:
+ * JVM ({@code Options.from(Args.none())} gives the defaults), and a result whose
+ * {@link io.perfpin.apps.WorkloadResult#line() line} it prints last:
  * {@code result <workload> key=value ...} (see {@link io.perfpin.apps.ResultLine}). Options are
  * {@code --key=value} or {@code --key value} ({@link io.perfpin.apps.Args}); a mistake is one line and
  * exit code 2. Sizes are counts, not durations, so that a test can check exactly what ran; the defaults

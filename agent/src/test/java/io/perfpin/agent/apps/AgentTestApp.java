@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The application the agent tests run, with or without the agent: threads with known work that wait for the
@@ -24,6 +25,7 @@ import java.util.concurrent.Semaphore;
  *   vstart NAME PAGES      as start, in a virtual thread (JDK 21+)    -> "touched NAME TID-OF-CARRIER"
  *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
  *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
+ *   vpark N PREFIX         N virtual threads PREFIX-I (JDK 21+) that only wait, each mounted once -> "vparked N"
  *   vmethod MS SLEEP       a virtual thread calls a @Counted method that computes MS ms of CPU time, sleeps SLEEP ms,
  *                          and computes MS ms again                  -> "vmethod done"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
@@ -72,6 +74,9 @@ public final class AgentTestApp {
                     break;
                 case "virtual":
                     startVirtual(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
+                    break;
+                case "vpark":
+                    virtualPark(Integer.parseInt(word[1]), word[2]);
                     break;
                 case "vstart":
                     startVirtual(new Toucher(Integer.parseInt(word[2])), word[1]);
@@ -253,6 +258,20 @@ public final class AgentTestApp {
                         },
                         name)
                 .start();
+    }
+
+    private static void virtualPark(int threads, String prefix) throws Exception {
+        CountDownLatch mounted = new CountDownLatch(threads);
+        for (int i = 0; i < threads; i++) {
+            startVirtual(
+                    () -> {
+                        mounted.countDown();
+                        awaitFinish();
+                    },
+                    prefix + "-" + i);
+        }
+        mounted.await(60, TimeUnit.SECONDS); // the test's own wait fails on fewer
+        say("vparked " + (threads - mounted.getCount()));
     }
 
     private static void park(int threads, String prefix) {
