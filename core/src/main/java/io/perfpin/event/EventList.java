@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * What a user asked to count: a comma-separated mix of events and presets such as {@code ipc,tlb,task-clock},
@@ -18,7 +17,6 @@ import java.util.regex.Pattern;
  * <p>Commas inside a PMU event's slashes belong to it: {@code cpu/event=0x08,umask=0x0e/,cycles} is two events.
  */
 public final class EventList {
-    private static final Pattern MODIFIERS = Pattern.compile(":[ukh]+");
 
     private final List<EventSpec> events = new ArrayList<>();
     private final List<Preset> presets = new ArrayList<>();
@@ -102,8 +100,7 @@ public final class EventList {
 
     private void add(String token, EventParser parser) {
         int colon = token.lastIndexOf(':');
-        boolean modified =
-                colon > 0 && MODIFIERS.matcher(token.substring(colon)).matches();
+        boolean modified = colon > 0 && EventParser.isModifiers(token.substring(colon + 1));
         String modifiers = modified ? token.substring(colon) : "";
         Optional<Preset> preset = Presets.find(modified ? token.substring(0, colon) : token);
         if (preset.isPresent()) {
