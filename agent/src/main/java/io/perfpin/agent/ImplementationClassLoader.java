@@ -50,7 +50,8 @@ final class ImplementationClassLoader extends ClassLoader {
         }
         byte[] bytes;
         try (InputStream in = jar.getInputStream(entry)) {
-            bytes = in.readAllBytes();
+            // the entry's size is known: read into one array of it, not readAllBytes' buffers and copies
+            bytes = entry.getSize() >= 0 ? in.readNBytes((int) entry.getSize()) : in.readAllBytes();
         } catch (IOException e) {
             throw new ClassNotFoundException(name + ": " + e.getMessage(), e);
         }

@@ -83,7 +83,13 @@ public final class DescriptorBudget {
     private static long openFileLimit() throws IOException {
         for (String line : Files.readAllLines(LIMITS)) {
             if (line.startsWith("Max open files")) {
-                String soft = line.substring("Max open files".length()).trim().split("\\s+")[0];
+                // the first word after the name, found by hand: a split's pattern loaded the regex engine in premain
+                String rest = line.substring("Max open files".length()).trim();
+                int end = 0;
+                while (end < rest.length() && !Character.isWhitespace(rest.charAt(end))) {
+                    end++;
+                }
+                String soft = rest.substring(0, end);
                 return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
             }
         }

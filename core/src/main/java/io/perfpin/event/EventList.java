@@ -8,7 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
-import java.util.regex.Pattern;
 
 /**
  * What a user asked to count: a comma-separated mix of events and presets such as {@code ipc,tlb,task-clock},
@@ -18,7 +17,6 @@ import java.util.regex.Pattern;
  * <p>Commas inside a PMU event's slashes belong to it: {@code cpu/event=0x08,umask=0x0e/,cycles} is two events.
  */
 public final class EventList {
-    private static final Pattern MODIFIERS = Pattern.compile(":[ukh]+");
 
     private final List<EventSpec> events = new ArrayList<>();
     private final List<Preset> presets = new ArrayList<>();
@@ -51,7 +49,12 @@ public final class EventList {
      * recording's run record, CSV's columns).
      */
     public List<String> names() {
-        return events.stream().map(EventSpec::name).toList();
+        // a loop, not a stream: the agent asks in premain, where the first stream pipeline loaded some sixty classes
+        List<String> names = new ArrayList<>(events.size());
+        for (EventSpec event : events) {
+            names.add(event.name());
+        }
+        return List.copyOf(names);
     }
 
     /** The presets asked for, in order. */
@@ -97,8 +100,7 @@ public final class EventList {
 
     private void add(String token, EventParser parser) {
         int colon = token.lastIndexOf(':');
-        boolean modified =
-                colon > 0 && MODIFIERS.matcher(token.substring(colon)).matches();
+        boolean modified = colon > 0 && EventParser.isModifiers(token.substring(colon + 1));
         String modifiers = modified ? token.substring(colon) : "";
         Optional<Preset> preset = Presets.find(modified ? token.substring(0, colon) : token);
         if (preset.isPresent()) {

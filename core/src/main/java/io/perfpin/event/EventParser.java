@@ -7,7 +7,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.regex.Pattern;
 
 /**
  * Turns one event, as a user writes it, into an {@link EventSpec}. Accepted, in the order tried:
@@ -24,8 +23,6 @@ import java.util.regex.Pattern;
  * count user and kernel side, every other type user space only (see {@link EventSpec}).
  */
 public final class EventParser {
-    private static final Pattern RAW = Pattern.compile("r[0-9a-fA-F]{1,16}");
-    private static final Pattern MODIFIERS = Pattern.compile("[ukh]+");
     private static final String ALLOWED_MODIFIERS =
             "allowed are u (user), k (kernel), h (hypervisor) and their combinations";
     private static final int MAX_LISTED_PMUS = 12;
@@ -68,10 +65,7 @@ public final class EventParser {
             return parsePmuEvent(token);
         }
         int colon = token.lastIndexOf(':');
-        String modifiers =
-                colon >= 0 && MODIFIERS.matcher(token.substring(colon + 1)).matches()
-                        ? token.substring(colon + 1)
-                        : null;
+        String modifiers = colon >= 0 && isModifiers(token.substring(colon + 1)) ? token.substring(colon + 1) : null;
         String base = modifiers == null ? token : token.substring(0, colon);
 
         Optional<EventSpec> generic = GenericEvents.lookup(base);
@@ -79,7 +73,7 @@ public final class EventParser {
             EventSpec spec = generic.get();
             return modifiers == null ? spec : withModifiers(spec.named(spec.name() + ":" + modifiers), modifiers);
         }
-        if (RAW.matcher(base).matches()) {
+        if (isRawCode(base)) {
             EventSpec spec = EventSpec.userOnly(
                     token, PerfEventAttr.TYPE_RAW, Long.parseUnsignedLong(base.substring(1), 16), 0, 0);
             return modifiers == null ? spec : withModifiers(spec, modifiers);
@@ -96,6 +90,37 @@ public final class EventParser {
         } catch (UnknownEventException e) {
             throw new UnknownEventException("event", token, e.reason(), NearestNames.nearest(base, knownSpellings()));
         }
+    }
+
+    /**
+     * Whether {@code text} is one or more of the modifiers u, k and h. Checked by hand here and in {@link #isRawCode}:
+     * the agent parses its events in premain, where compiling a pattern loaded the regex engine before main().
+     */
+    static boolean isModifiers(String text) {
+        if (text.isEmpty()) {
+            return false;
+        }
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c != 'u' && c != 'k' && c != 'h') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** {@code r} and 1 to 16 hex digits: a raw event code. */
+    private static boolean isRawCode(String text) {
+        if (text.length() < 2 || text.length() > 17 || text.charAt(0) != 'r') {
+            return false;
+        }
+        for (int i = 1; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F')) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
@@ -117,7 +142,7 @@ public final class EventParser {
         String pmuName = token.substring(0, open);
         String tail = token.substring(close + 1);
         String modifiers = tail.startsWith(":") ? tail.substring(1) : tail;
-        if (!tail.isEmpty() && !MODIFIERS.matcher(modifiers).matches()) {
+        if (!tail.isEmpty() && !isModifiers(modifiers)) {
             throw new InvalidEventException("unknown modifier '" + tail + "' after '" + token.substring(0, close + 1)
                     + "': " + ALLOWED_MODIFIERS);
         }

@@ -145,9 +145,14 @@ public final class Presets {
 
     private Presets() {}
 
+    /** Loops, here and in {@link #find}: the agent's premain runs them, where each lambda's class is made first. */
     private static List<DerivedMetric> distinctMetrics() {
         Map<String, DerivedMetric> byName = new LinkedHashMap<>();
-        ALL.forEach(preset -> preset.metrics().forEach(metric -> byName.putIfAbsent(metric.name(), metric)));
+        for (Preset preset : ALL) {
+            for (DerivedMetric metric : preset.metrics()) {
+                byName.putIfAbsent(metric.name(), metric);
+            }
+        }
         return List.copyOf(byName.values());
     }
 
@@ -158,7 +163,12 @@ public final class Presets {
     /** The preset of that name, ignoring case. */
     public static Optional<Preset> find(String name) {
         String key = name.toLowerCase(Locale.ROOT);
-        return ALL.stream().filter(p -> p.name().equals(key)).findFirst();
+        for (Preset preset : ALL) {
+            if (preset.name().equals(key)) {
+                return Optional.of(preset);
+            }
+        }
+        return Optional.empty();
     }
 
     /** The metric of that name in any preset. */

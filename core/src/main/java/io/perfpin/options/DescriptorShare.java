@@ -26,7 +26,10 @@ public final class DescriptorShare {
      */
     public static final DescriptorShare OWN_PROCESS = new DescriptorShare(90, 0);
 
-    private static final Pattern SHARE = Pattern.compile("(\\d{1,3})%|(\\d{1,9})");
+    /** Compiled when an fds= is first parsed, not with the default share that every agent's start makes. */
+    private static final class Syntax {
+        static final Pattern SHARE = Pattern.compile("(\\d{1,3})%|(\\d{1,9})");
+    }
 
     /** 1 to 100, or 0 when {@link #count} is the number of descriptors. */
     private final int percent;
@@ -58,7 +61,7 @@ public final class DescriptorShare {
     }
 
     private static Optional<DescriptorShare> matching(String value) {
-        Matcher m = SHARE.matcher(value);
+        Matcher m = Syntax.SHARE.matcher(value);
         if (m.matches()) {
             DescriptorShare share = m.group(1) != null
                     ? new DescriptorShare(Integer.parseInt(m.group(1)), 0)

