@@ -1,10 +1,15 @@
 #!/bin/sh
 # Makes the CLI's class-data sharing archive, cli/target/perfpin.jsa, beside the jar it was made from: the
-# classes a `perfpin stat` loads, parsed and verified once here instead of at every start (JDK 17's dynamic
-# archive, -XX:ArchiveClassesAtExit). It runs the launcher users run, so that the archive is made with the
-# launcher's JVM options and its path to the jar, against a Service JVM of this jar's own (8 parked threads),
-# counting it for 100 ms. The JVM checks the archive against the jar (path, size, time) and the JDK at every
-# start and ignores one that does not match, so a stale archive costs nothing but the time it would save.
+# classes a `perfpin stat` loads, parsed and verified once here instead of at every start. It is a static archive
+# (-Xshare:dump from class lists), not JDK 17's dynamic one (-XX:ArchiveClassesAtExit): a dynamic archive leaves out
+# every class older than Java 6, which all of picocli's are (built for Java 5), and with them every class that
+# implements one of its interfaces (the options' converters), so that a third of what stat loads came from the jar
+# and went through the old verifier at every start. The class lists come from training runs of the launcher users
+# run, against a Service JVM of this jar's own (8 parked threads), each counting it for 100 ms: stat as typed at a
+# terminal (a table), and as a script runs it (a regex, events, CSV or JSON, intervals), so that either finds its
+# classes archived. The archive is dumped with the launcher's JVM options and its path to the jar. The JVM checks
+# it against the jar (path, size, time) and the JDK at every start and ignores one that does not match, so a stale
+# archive costs nothing but the time it would save.
 # Never fails the build: without an archive the launcher starts the CLI as before, and says why here.
 # Usage: cds-archive.sh LAUNCHER JAR ARCHIVE
 launcher=$1
@@ -13,13 +18,16 @@ jsa=$3
 dir=$(dirname "$jsa")
 fifo="$dir/cds-training.in"
 out="$dir/cds-training.out"
+lists="$dir/cds-training"
 rm -f "$jsa" "$fifo"
+rm -rf "$lists"
 no_archive() {
   echo "[perfpin] no class-data sharing archive for the CLI ($1): it starts without one" >&2
   rm -f "$jsa"
   exit 0
 }
 [ "$(uname -s)" = Linux ] || no_archive "perfpin counts on Linux only"
+mkdir -p "$lists" || no_archive "cannot make $lists"
 mkfifo "$fifo" || no_archive "cannot make $fifo"
 # The Service ends when its standard input closes (fd 3 below), and after 60 s whatever happens here.
 java -cp "$jar" io.perfpin.apps.Service 0 60 8 <"$fifo" >"$out" 2>&1 &
@@ -35,11 +43,28 @@ until grep -qx ready "$out" 2>/dev/null; do
   sleep 0.1
   waited=$((waited + 1))
 done
-# The archive is written as this JVM exits, whatever stat's exit code: a refusal of the kernel's still loads most
-# of the classes a count does.
-PERFPIN_JAVA_OPTS="-XX:ArchiveClassesAtExit=$jsa -Xlog:cds=off -Xlog:cds+dynamic=off" \
-  timeout 120 "$launcher" stat "$service" --duration 100ms >/dev/null 2>"$out.stat" || true
+# Each run lists the classes it loads whatever stat's exit code: a refusal of the kernel's still loads most of the
+# classes a count does.
+train() {
+  name=$1
+  shift
+  PERFPIN_JAVA_OPTS="-XX:DumpLoadedClassList=$lists/$name.classlist" \
+    timeout 120 "$launcher" stat "$service" --duration 100ms "$@" >/dev/null 2>"$lists/$name.err" || true
+}
+train table
+train csv --threads 'parked-.*' --events task-clock,context-switches --format csv --interval 50ms
+train json --format json
 exec 3>&-
 wait "$service" 2>/dev/null
-[ -s "$jsa" ] || no_archive "the training run wrote none: $(head -c 300 "$out.stat")"
-rm -f "$out" "$out.stat"
+# One list of them all, each line once: a class, or a lambda, listed twice makes the JDK 17 dump crash.
+cat "$lists"/*.classlist 2>/dev/null | awk '!seen[$0]++' >"$lists/all.classlist"
+grep -q '^io/perfpin/cli/StatCommand$' "$lists/all.classlist" \
+  || no_archive "the training runs listed no class of stat's: $(head -c 300 "$lists/table.err")"
+# The jar as the launcher names it (its directory, then cli/target), since the JVM checks the class path by name.
+named=$(cd "$(dirname "$launcher")" && pwd)/cli/target/perfpin.jar
+[ "$named" -ef "$jar" ] || named=$jar
+# The launcher's own options, which the JVM checks against the archive's; a crash report stays in target/.
+(cd "$dir" && java -Xshare:dump "-XX:SharedClassListFile=$lists/all.classlist" "-XX:SharedArchiveFile=$jsa" \
+  -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$named" >"$lists/dump.out" 2>&1)
+[ -s "$jsa" ] || no_archive "the dump wrote none: $(tail -c 300 "$lists/dump.out")"
+rm -rf "$lists" "$out"

@@ -34,7 +34,11 @@ public final class Perfpin {
     }
 
     static int run(String... args) {
-        return commandLine(args.length > 0 ? args[0] : null)
+        String first = args.length > 0 ? args[0] : null;
+        if ("stat".equals(first)) {
+            StatCommand.prepare();
+        }
+        return commandLine(first)
                 .setParameterExceptionHandler(Perfpin::usage)
                 .setExecutionExceptionHandler(Perfpin::report)
                 .execute(args);

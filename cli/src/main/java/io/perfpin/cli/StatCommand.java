@@ -7,6 +7,7 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.ProcessChangedException;
 import io.perfpin.jvm.ProcessIdentity;
+import io.perfpin.jvm.ThreadDump;
 import io.perfpin.jvm.ThreadWatch;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
@@ -16,6 +17,8 @@ import io.perfpin.report.Hint;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.util.ArrayList;
@@ -98,6 +101,29 @@ final class StatCommand implements Callable<Integer> {
     private ProcessIdentity process;
     /** How the pid stopped naming {@link #process} while counting; null while it names it. */
     private ProcessChangedException changed;
+
+    /**
+     * Starts, on a daemon thread, what stat needs first after its options and that depends on none of them: the
+     * backend (the JNI library extracted and loaded), the JDK's Unix domain sockets (whose first use seeds a
+     * SecureRandom) and the thread dump's parser. picocli reading the options is most of stat's start; these now
+     * take their time beside it, not after it. Nothing here touches the JVM to count, and nothing is said: what
+     * fails here fails again where stat meets it, and is said there.
+     */
+    static void prepare() {
+        Thread prepare = new Thread(
+                () -> {
+                    try {
+                        Backends.syscalls();
+                        SocketChannel.open(StandardProtocolFamily.UNIX).close();
+                        ThreadDump.parse("");
+                    } catch (IOException | RuntimeException | LinkageError e) {
+                        // met again, and said, where stat needs it
+                    }
+                },
+                "perfpin-prepare");
+        prepare.setDaemon(true);
+        prepare.start();
+    }
 
     @Override
     public Integer call() throws Exception {

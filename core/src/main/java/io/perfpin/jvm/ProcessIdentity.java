@@ -29,7 +29,19 @@ import java.util.stream.Stream;
 public record ProcessIdentity(
         long pid, String command, long startTime, List<Integer> uids, List<Integer> gids, Program exe) {
     /** A program file: an exec replaces it, and a copy of the same program is another file. */
-    public record Program(long device, long inode) {}
+    public record Program(long device, long inode) {
+        // Written out: a record's own equals and hashCode are made at their first call (ObjectMethods' bootstrap),
+        // which cost perfpin stat a few ms of CPU at its first check, for two longs.
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof Program program && program.device == device && program.inode == inode;
+        }
+
+        @Override
+        public int hashCode() {
+            return Long.hashCode(device) * 31 + Long.hashCode(inode);
+        }
+    }
 
     public ProcessIdentity {
         uids = List.copyOf(uids);

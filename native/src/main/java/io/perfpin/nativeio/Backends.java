@@ -70,6 +70,8 @@ public final class Backends {
             }
             return load(backend);
         }
+        // Each choice's own: a choice that failed before (stat's early load, then its own) says its reasons once.
+        FAILURES.clear();
         for (Backend backend : Backend.values()) {
             try {
                 return load(backend);
