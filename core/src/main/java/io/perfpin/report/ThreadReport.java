@@ -36,11 +36,15 @@ public final class ThreadReport {
     private final Map<String, Double> coverage;
     private final Map<String, Double> metrics;
     private final Map<String, String> unsupported;
-    private final Map<String, String> sources;
-    private final PinSource pin;
-    private final int lastCpu;
-    private final ThreadState state;
-    private final String pmu;
+    private final Labels labels;
+
+    /**
+     * What a report says beside its counts, each set by its own {@code with} method: where some values came from,
+     * who set the thread's CPUs, the CPU it last ran on, whether it still ran, and the simulated PMU.
+     */
+    private record Labels(Map<String, String> sources, PinSource pin, int lastCpu, ThreadState state, String pmu) {
+        static final Labels NONE = new Labels(Map.of(), PinSource.NONE, -1, null, null);
+    }
 
     private ThreadReport(
             String name,
@@ -52,11 +56,7 @@ public final class ThreadReport {
             Map<String, Double> coverage,
             Map<String, Double> metrics,
             Map<String, String> unsupported,
-            Map<String, String> sources,
-            PinSource pin,
-            int lastCpu,
-            ThreadState state,
-            String pmu) {
+            Labels labels) {
         this.name = name;
         this.tid = tid;
         this.javaId = javaId;
@@ -66,11 +66,22 @@ public final class ThreadReport {
         this.coverage = Collections.unmodifiableMap(coverage);
         this.metrics = Collections.unmodifiableMap(metrics);
         this.unsupported = Collections.unmodifiableMap(unsupported);
-        this.sources = Collections.unmodifiableMap(sources);
-        this.pin = pin;
-        this.lastCpu = lastCpu;
-        this.state = state;
-        this.pmu = pmu;
+        this.labels = labels;
+    }
+
+    /** This report's counts with other labels. */
+    private ThreadReport(ThreadReport counts, Labels labels) {
+        this(
+                counts.name,
+                counts.tid,
+                counts.javaId,
+                counts.cpus,
+                counts.wallNanos,
+                counts.counters,
+                counts.coverage,
+                counts.metrics,
+                counts.unsupported,
+                labels);
     }
 
     /**
@@ -112,11 +123,7 @@ public final class ThreadReport {
                 report.coverage,
                 report.metrics,
                 unsupported,
-                Map.of(),
-                PinSource.NONE,
-                -1,
-                null,
-                report.pmu);
+                report.labels);
     }
 
     /**
@@ -167,11 +174,7 @@ public final class ThreadReport {
                 coverage,
                 metrics(counters, wallNanos),
                 unsupported,
-                Map.of(),
-                PinSource.NONE,
-                -1,
-                null,
-                null);
+                Labels.NONE);
     }
 
     /**
@@ -246,11 +249,7 @@ public final class ThreadReport {
                 new LinkedHashMap<>(coverage),
                 new LinkedHashMap<>(metrics),
                 new LinkedHashMap<>(unsupported),
-                Map.of(),
-                PinSource.NONE,
-                -1,
-                null,
-                null);
+                Labels.NONE);
     }
 
     /**
@@ -258,99 +257,41 @@ public final class ThreadReport {
      * ({@link io.perfpin.counter.ThreadCounters#sources()}): event name to source. The map is copied.
      */
     public ThreadReport withSources(Map<String, String> eventSources) {
+        Labels l = labels;
         return new ThreadReport(
-                name,
-                tid,
-                javaId,
-                cpus,
-                wallNanos,
-                counters,
-                coverage,
-                metrics,
-                unsupported,
-                new LinkedHashMap<>(eventSources),
-                pin,
-                lastCpu,
-                state,
-                pmu);
+                this,
+                new Labels(
+                        Collections.unmodifiableMap(new LinkedHashMap<>(eventSources)),
+                        l.pin,
+                        l.lastCpu,
+                        l.state,
+                        l.pmu));
     }
 
     /** This report, saying who set the thread's CPUs. */
     public ThreadReport withPin(PinSource source) {
-        return new ThreadReport(
-                name,
-                tid,
-                javaId,
-                cpus,
-                wallNanos,
-                counters,
-                coverage,
-                metrics,
-                unsupported,
-                sources,
-                source,
-                lastCpu,
-                state,
-                pmu);
+        Labels l = labels;
+        return new ThreadReport(this, new Labels(l.sources, source, l.lastCpu, l.state, l.pmu));
     }
 
     /** This report, with the CPU the thread last ran on as a viewer read it; itself when that is unknown. */
     public ThreadReport withLastCpu(OptionalInt cpu) {
+        Labels l = labels;
         return cpu.isEmpty()
                 ? this
-                : new ThreadReport(
-                        name,
-                        tid,
-                        javaId,
-                        cpus,
-                        wallNanos,
-                        counters,
-                        coverage,
-                        metrics,
-                        unsupported,
-                        sources,
-                        pin,
-                        cpu.getAsInt(),
-                        state,
-                        pmu);
+                : new ThreadReport(this, new Labels(l.sources, l.pin, cpu.getAsInt(), l.state, l.pmu));
     }
 
     /** This report, saying whether the thread ran on at its end, or had ended. */
     public ThreadReport withState(ThreadState threadState) {
-        return new ThreadReport(
-                name,
-                tid,
-                javaId,
-                cpus,
-                wallNanos,
-                counters,
-                coverage,
-                metrics,
-                unsupported,
-                sources,
-                pin,
-                lastCpu,
-                threadState,
-                pmu);
+        Labels l = labels;
+        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, threadState, l.pmu));
     }
 
     /** This report, saying which simulated PMU counted its hardware events (as a recording read back says). */
     public ThreadReport withPmu(String simulatedPmu) {
-        return new ThreadReport(
-                name,
-                tid,
-                javaId,
-                cpus,
-                wallNanos,
-                counters,
-                coverage,
-                metrics,
-                unsupported,
-                sources,
-                pin,
-                lastCpu,
-                state,
-                simulatedPmu);
+        Labels l = labels;
+        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, simulatedPmu));
     }
 
     /**
@@ -359,21 +300,21 @@ public final class ThreadReport {
      * says so), and said in every output made with it.
      */
     public String pmu() {
-        return pmu;
+        return labels.pmu;
     }
 
     /** Whether the thread still ran at the end of the counts, or had ended; null when not known (a recording). */
     public ThreadState state() {
-        return state;
+        return labels.state;
     }
 
     /** The CPU it last ran on, -1 when unknown (a recording, or a thread that ended). */
     public int lastCpu() {
-        return lastCpu;
+        return labels.lastCpu;
     }
 
     public PinSource pin() {
-        return pin;
+        return labels.pin;
     }
 
     public String name() {
@@ -423,6 +364,6 @@ public final class ThreadReport {
      * ({@code proc}: the scheduler's count in /proc); empty when every value did.
      */
     public Map<String, String> sources() {
-        return sources;
+        return labels.sources;
     }
 }
