@@ -34,6 +34,9 @@ class ReportSimulatedPmuTest {
                 "main",
                 "--events",
                 "ipc,task-clock",
+                // Samples every 50 ms: the page plots a series from two samples on, and the run lasts a second.
+                "--interval",
+                "50ms",
                 "--record",
                 record.toString(),
                 "--",
