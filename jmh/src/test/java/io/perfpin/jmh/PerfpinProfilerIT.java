@@ -152,7 +152,8 @@ class PerfpinProfilerIT {
     }
 
     /**
-     * Hardware events per operation, on the simulated PMU the fork gets through -jvmArgsAppend: ·cycles is 3 GHz of
+     * Hardware events per operation, on the simulated PMU the fork gets through -jvmArgsAppend, eleven
+     * general-purpose events on four counters, so multiplexed and scaled: ·cycles is 3 GHz of
      * the workers' task-clock, ·ipc the figure asked for, ·instructions the product, and the fork says on its
      * output, which JMH shows, that its PMU is simulated.
      */
@@ -165,7 +166,7 @@ class PerfpinProfilerIT {
                 "-jvmArgsAppend",
                 "-Dperfpin.test.pages=" + PAGES + " -Dperfpin.simulated-pmu=skylake -Dperfpin.simulated-pmu.ipc=2.5",
                 "-prof",
-                "perfpin:events=ipc,task-clock",
+                "perfpin:events=ipc,cache,tlb,branch,task-clock",
                 "-rf",
                 "json",
                 "-rff",
