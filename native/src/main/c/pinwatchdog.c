@@ -26,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -56,6 +57,9 @@
 #define PATH_SIZE 64
 
 enum record_kind { PINNING = 1, RELEASED = 2 };
+
+/* How long starting a watchdog waits for it to take its name. */
+#define NAMED_WAIT_MS 5000
 
 /* What perfpin writes into the pipe; at most PIPE_BUF bytes, so that each record is written whole. */
 struct record {
@@ -405,9 +409,10 @@ jint JNICALL perfpin_watchdog_start(JNIEnv *env, jclass cls, jintArray pid_and_f
         close(fds[1]);
         return -saved;
     }
-    /* Returns once the watchdog has its name: a byte, or end of file where it died first (the pipe then says so). */
-    char byte;
-    while (read(named[0], &byte, 1) < 0 && errno == EINTR) {
+    /* Returns once the watchdog has its name: a byte, or end of file where it died first (the pipe then says so).
+     * At most NAMED_WAIT_MS: a child that was stopped still watches once it runs, and perfpin must not hang on it. */
+    struct pollfd named_in = {.fd = named[0], .events = POLLIN};
+    while (poll(&named_in, 1, NAMED_WAIT_MS) < 0 && errno == EINTR) {
     }
     close(named[0]);
     jint out[2] = {(jint) child, (jint) fds[1]};
