@@ -257,32 +257,7 @@ class HtmlReportTest {
     @Test
     void eachJvmOfARunsFamilyHasItsThreadsUnderItsOwnHeading() throws Exception {
         Path record = dir.resolve("jmh.jsonl");
-        CliRun run = CliRun.capture(() -> Perfpin.run(
-                "run",
-                "--interval",
-                "100ms",
-                "--threads",
-                ".*jmh-worker.*",
-                "--record",
-                record.toString(),
-                "--",
-                RunForkingJmhTest.JAVA,
-                "-cp",
-                RunForkingJmhTest.JMH_CLASS_PATH,
-                "org.openjdk.jmh.Main",
-                "JMHSample_22_FalseSharing.baseline",
-                "-f",
-                "2",
-                "-wi",
-                "1",
-                "-w",
-                "300ms",
-                "-i",
-                "1",
-                "-r",
-                "500ms",
-                "-foe",
-                "true"));
+        CliRun run = RunForkingJmhTest.runForkingJmh(record);
         assertEquals(0, run.code, "JMH's exit code:\n" + run.out + run.err);
         List<Path> family = RecordingFile.family(record);
         assertEquals(3, family.size(), "JMH's JVM's recording and one per fork: " + family);

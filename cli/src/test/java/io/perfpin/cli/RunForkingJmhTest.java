@@ -28,10 +28,10 @@ import org.junit.jupiter.api.io.TempDir;
  * with JMH's exit code.
  */
 class RunForkingJmhTest {
-    static final String JAVA =
+    private static final String JAVA =
             Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     /** JMH, its two dependencies and its samples, from this test's class path: HtmlReportTest runs JMH too. */
-    static final String JMH_CLASS_PATH = Arrays.stream(
+    private static final String JMH_CLASS_PATH = Arrays.stream(
                     System.getProperty("java.class.path").split(":"))
             .filter(e -> e.contains("jmh-core")
                     || e.contains("jmh-samples")
@@ -47,33 +47,7 @@ class RunForkingJmhTest {
     @Test
     void everyForkRecordsToItsOwnFileReportReadsThemAllAndRunExitsWithJmhsCode() throws Exception {
         Path record = dir.resolve("jmh.jsonl");
-        // Only the workers, which run in the forks: the host JVM's recording holds no thread.
-        CliRun run = CliRun.capture(() -> Perfpin.run(
-                "run",
-                "--interval",
-                "100ms",
-                "--threads",
-                ".*jmh-worker.*",
-                "--record",
-                record.toString(),
-                "--",
-                JAVA,
-                "-cp",
-                JMH_CLASS_PATH,
-                "org.openjdk.jmh.Main",
-                "JMHSample_22_FalseSharing.baseline",
-                "-f",
-                "2",
-                "-wi",
-                "1",
-                "-w",
-                "300ms",
-                "-i",
-                "1",
-                "-r",
-                "500ms",
-                "-foe",
-                "true"));
+        CliRun run = runForkingJmh(record);
         assertEquals(0, run.code, "JMH's own exit code:\n" + run.out + run.err);
 
         List<Path> family = RecordingFile.family(record);
@@ -178,5 +152,38 @@ class RunForkingJmhTest {
             pids.add(Long.parseLong(frame.group(1)));
         }
         return pids;
+    }
+
+    /**
+     * {@code perfpin run} over JMH's JMHSample_22 in two forks, counting the workers only (which run in the forks,
+     * so the host JVM's recording holds no thread), recorded to {@code record} and beside it.
+     */
+    static CliRun runForkingJmh(Path record) {
+        return CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--interval",
+                "100ms",
+                "--threads",
+                ".*jmh-worker.*",
+                "--record",
+                record.toString(),
+                "--",
+                JAVA,
+                "-cp",
+                JMH_CLASS_PATH,
+                "org.openjdk.jmh.Main",
+                "JMHSample_22_FalseSharing.baseline",
+                "-f",
+                "2",
+                "-wi",
+                "1",
+                "-w",
+                "300ms",
+                "-i",
+                "1",
+                "-r",
+                "500ms",
+                "-foe",
+                "true"));
     }
 }
