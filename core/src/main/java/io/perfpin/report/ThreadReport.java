@@ -13,6 +13,7 @@ import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.IntFunction;
@@ -291,6 +292,9 @@ public final class ThreadReport {
     /** This report, saying which simulated PMU counted its hardware events (as a recording read back says). */
     public ThreadReport withPmu(String simulatedPmu) {
         Labels l = labels;
+        if (Objects.equals(simulatedPmu, l.pmu)) {
+            return this; // the common case, none: every record written passes here
+        }
         return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, simulatedPmu));
     }
 

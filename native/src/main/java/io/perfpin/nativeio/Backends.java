@@ -11,7 +11,9 @@ import java.util.List;
 public final class Backends {
     public static final String BACKEND_PROPERTY = "perfpin.backend";
 
-    private static Syscalls chosen;
+    /** Set once, under the class's lock; read without it by {@link #simulatedPmu()}, on every record written. */
+    private static volatile Syscalls chosen;
+
     private static final List<String> FAILURES = new ArrayList<>();
 
     private Backends() {}
@@ -33,9 +35,10 @@ public final class Backends {
      * or null: the kernel's. Never chooses a backend itself: before one is chosen, the property says which it
      * will be (a recording's first record is written before its first count).
      */
-    public static synchronized String simulatedPmu() {
-        if (chosen != null) {
-            return chosen.simulatedPmu();
+    public static String simulatedPmu() {
+        Syscalls syscalls = chosen;
+        if (syscalls != null) {
+            return syscalls.simulatedPmu();
         }
         String asked = System.getProperty(SimulatedPmu.PROPERTY);
         PmuModel model = asked == null ? null : PmuModel.named(asked);
