@@ -6,6 +6,11 @@ package io.perfpin.counter;
  * 1/32 (about 3%) of the recorded value. Recording is a few shifts and one array increment, without
  * allocation; one thread records, another may merge. Used by the agent for a method's calls and by the stats
  * file for a virtual-thread group's members.
+ *
+ * <p>There is no separate count of values: a reader racing the recording thread may see some buckets' new
+ * counts and not others, and a total kept beside them could then exceed what the buckets hold, so a
+ * percentile would run past the last bucket. Every total is the buckets' own sum, and a walk that still
+ * falls short ends at the highest bucket it saw filled.
  */
 public final class ValueHistogram {
     private static final int SUB_BITS = 5;
@@ -16,21 +21,22 @@ public final class ValueHistogram {
     private static final int BUCKETS = EXACT + (63 - SUB_BITS) * SUB_BUCKETS;
 
     private final long[] counts = new long[BUCKETS];
-    private long total;
 
     public void record(long value) {
         counts[bucket(Math.max(0, value))]++;
-        total++;
     }
 
     public void addTo(ValueHistogram sum) {
         for (int i = 0; i < BUCKETS; i++) {
             sum.counts[i] += counts[i];
         }
-        sum.total += total;
     }
 
     public long total() {
+        long total = 0;
+        for (long c : counts) {
+            total += c;
+        }
         return total;
     }
 
@@ -39,18 +45,23 @@ public final class ValueHistogram {
      * least that fraction of the values lies; 0 when nothing was recorded.
      */
     public long valueAt(double quantile) {
+        long total = total();
         if (total == 0) {
             return 0;
         }
         long rank = Math.max(1, (long) Math.ceil(quantile * total));
         long seen = 0;
+        int last = 0;
         for (int i = 0; i < BUCKETS; i++) {
-            seen += counts[i];
-            if (seen >= rank) {
-                return lowerBound(i);
+            if (counts[i] != 0) {
+                seen += counts[i];
+                last = i;
+                if (seen >= rank) {
+                    return lowerBound(i);
+                }
             }
         }
-        return lowerBound(BUCKETS - 1);
+        return lowerBound(last); // the recording thread moved a count between the two passes
     }
 
     static int bucket(long value) {

@@ -47,4 +47,31 @@ class ValueHistogramTest {
         assertEquals(992, sum.valueAt(0.99)); // 1000's bucket starts at 992
         assertEquals(10, sum.valueAt(0.3));
     }
+
+    @Test
+    void aReaderRacingTheRecorderOnlyEverSeesRecordedValues() throws InterruptedException {
+        ValueHistogram h = new ValueHistogram();
+        int values = 2_000_000;
+        Thread recorder = new Thread(() -> {
+            for (int i = 0; i < values; i++) {
+                h.record(10 + (i % 1000));
+            }
+        });
+        recorder.start();
+        try {
+            while (recorder.isAlive()) {
+                ValueHistogram merged = new ValueHistogram();
+                h.addTo(merged);
+                for (double q : new double[] {0.5, 0.99, 1.0}) {
+                    long v = merged.valueAt(q);
+                    assertTrue(v == 0 || (v >= 10 && v <= 1009), q + " read " + v);
+                    long direct = h.valueAt(q);
+                    assertTrue(direct == 0 || (direct >= 10 && direct <= 1009), q + " read " + direct);
+                }
+            }
+        } finally {
+            recorder.join(60_000);
+        }
+        assertEquals(values, h.total());
+    }
 }
