@@ -28,7 +28,7 @@ final class MethodTable {
                         Long.toString(m.calls()),
                         event,
                         Long.toString(total.getValue()),
-                        String.format(Locale.ROOT, "%.3f", m.means().getOrDefault(event, 0.0)),
+                        CountText.threeDecimals(m.means().getOrDefault(event, 0.0)),
                         Long.toString(m.p50().getOrDefault(event, 0L)),
                         Long.toString(m.p99().getOrDefault(event, 0L))));
             }
@@ -48,7 +48,7 @@ final class MethodTable {
                 String event = total.getKey();
                 table.add(new ArrayList<>(List.of(
                         TerminalText.escape(m.method()),
-                        String.format(Locale.ROOT, "%,d", m.calls()),
+                        CountText.grouped(m.calls()),
                         event,
                         ReportTable.formatCount(event, total.getValue(), null),
                         perCall(event, m.means().getOrDefault(event, 0.0)),

@@ -145,7 +145,7 @@ final class ReportTable {
             return formatCount(column, r.counters().get(column), r.coverage().get(column));
         }
         Double value = r.metrics().get(column);
-        return value == null ? "-" : String.format(Locale.ROOT, "%.3f", value);
+        return value == null ? "-" : CountText.threeDecimals(value);
     }
 
     /**
@@ -219,9 +219,7 @@ final class ReportTable {
 
     /** Times in milliseconds, counts with thousands separators; coverage in brackets when below 100%. */
     static String formatCount(String event, long value, Double coverage) {
-        String text = GenericEvents.countsNanoseconds(event)
-                ? String.format(Locale.ROOT, "%.3f ms", value / 1e6)
-                : String.format(Locale.ROOT, "%,d", value);
+        String text = GenericEvents.countsNanoseconds(event) ? CountText.millis(value) : CountText.grouped(value);
         if (coverage != null && coverage < 1.0) {
             text += String.format(Locale.ROOT, " (%.1f%%)", coverage * 100);
         }
