@@ -21,17 +21,27 @@ final class CountText {
 
     /** Nanoseconds as milliseconds with three decimals, rounded half up, and " ms". */
     static String millis(long nanos) {
+        return thousandths(nanos, 1_000L) + " ms";
+    }
+
+    /** Nanoseconds as seconds with three decimals, rounded half up, and " s". */
+    static String seconds(long nanos) {
+        return thousandths(nanos, 1_000_000L) + " s";
+    }
+
+    /** {@code value / (1000 * step)} with three decimals, rounded half up, as {@code "%.3f"} writes it. */
+    private static String thousandths(long value, long step) {
+        long rounded = Math.abs(value / step) + (Math.abs(value % step) >= step / 2 ? 1 : 0);
         StringBuilder text = new StringBuilder(24);
-        long micros = Math.abs(nanos / 1000) + (Math.abs(nanos % 1000) >= 500 ? 1 : 0);
-        if (nanos < 0) {
+        if (value < 0) {
             text.append('-');
         }
-        text.append(micros / 1000).append('.');
-        long fraction = micros % 1000;
+        text.append(rounded / 1000).append('.');
+        long fraction = rounded % 1000;
         if (fraction < 100) {
             text.append(fraction < 10 ? "00" : "0");
         }
-        return text.append(fraction).append(" ms").toString();
+        return text.append(fraction).toString();
     }
 
     /**

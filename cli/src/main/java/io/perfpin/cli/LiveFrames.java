@@ -17,7 +17,6 @@ import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.OptionalLong;
 import java.util.stream.Collectors;
@@ -84,7 +83,8 @@ final class LiveFrames {
     void agentSamplesEvery(Duration agent, Duration interval) {
         out.people()
                 .println(TerminalText.escape("perfpin " + command + ": the agent samples every "
-                        + seconds(agent.toNanos()) + ": --interval " + seconds(interval.toNanos()) + " shows each of"
+                        + CountText.seconds(agent.toNanos()) + ": --interval " + CountText.seconds(interval.toNanos())
+                        + " shows each of"
                         + " its samples once, as it comes"));
     }
 
@@ -283,14 +283,10 @@ final class LiveFrames {
                 .count();
         String window = frame.spanNanos() < 0
                 ? "counts since each thread was enrolled"
-                : "counts over the last " + seconds(frame.spanNanos()) + " (" + frame.samples() + " agent sample"
-                        + (frame.samples() == 1 ? "" : "s") + ")";
+                : "counts over the last " + CountText.seconds(frame.spanNanos()) + " (" + frame.samples()
+                        + " agent sample" + (frame.samples() == 1 ? "" : "s") + ")";
         return "--- " + LocalTime.now().format(CLOCK) + "  perfpin " + command + "  " + who + "  live threads: " + live
                 + (shown < live ? " (" + shown + " shown)" : "") + ", " + window + " ---";
-    }
-
-    static String seconds(long nanos) {
-        return String.format(Locale.ROOT, "%.3f s", nanos / 1e9);
     }
 
     private static List<String> events(List<ThreadReport> reports) {

@@ -36,7 +36,7 @@ public final class Perfpin {
     static int run(String... args) {
         String first = args.length > 0 ? args[0] : null;
         if ("stat".equals(first)) {
-            StatCommand.prepare();
+            StatCommand.prepare(args);
         }
         return commandLine(first)
                 .setParameterExceptionHandler(Perfpin::usage)

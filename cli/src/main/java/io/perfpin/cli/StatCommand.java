@@ -106,12 +106,14 @@ final class StatCommand implements Callable<Integer> {
      * Starts, on a daemon thread, what stat needs first after its options and that depends on none of them: the
      * backend (the JNI library extracted and loaded), the JDK's Unix domain sockets (whose first use seeds a
      * SecureRandom) and the thread dump's parser. picocli reading the options is most of stat's start; these now
-     * take their time beside it, not after it. Nothing here touches the JVM to count, and nothing is said: what
-     * fails here fails again where stat meets it, and is said there.
+     * take their time beside it, not after it. The JVM to count is only looked at ({@link EarlyLook}), and nothing
+     * is said: what fails here fails again where stat meets it, and is said there.
      */
-    static void prepare() {
+    static void prepare(String[] args) {
+        Runnable look = EarlyLook.plan(args);
         Thread prepare = new Thread(
                 () -> {
+                    look.run();
                     try {
                         Backends.syscalls();
                         SocketChannel.open(StandardProtocolFamily.UNIX).close();
@@ -133,8 +135,9 @@ final class StatCommand implements Callable<Integer> {
         DescriptorBudget budget = DescriptorBudget.forThisProcess(fds, "--fds=", "--fds");
         // Taken before the attach checks the process (its user, its libjvm.so, its socket's owner), so that what
         // they checked is this process; the thread dump then comes whenever the process chooses to answer.
-        process = ProcessIdentity.of(pid);
-        ThreadWatch watch = ThreadWatch.start(pid);
+        EarlyLook.Look early = EarlyLook.take(pid);
+        process = early != null ? early.process() : ProcessIdentity.of(pid);
+        ThreadWatch watch = early != null ? early.watch() : ThreadWatch.start(pid);
         checkedAtStart(process::check);
         List<JavaThreadInfo> chosen = selected(watch.initial());
         if (chosen.isEmpty()) {
@@ -177,7 +180,7 @@ final class StatCommand implements Callable<Integer> {
             if (out.format() == ReportFormat.TABLE) {
                 // As perf stat's "seconds time elapsed": what the totals cover, on the clock the intervals' blocks
                 // use. CSV and JSON carry each thread's own window (wallNanos), and their stderr stays for problems.
-                out.say(List.of("counts over " + LiveFrames.seconds(to - from) + " (from "
+                out.say(List.of("counts over " + CountText.seconds(to - from) + " (from "
                         + fromClock.format(LiveFrames.CLOCK) + " to "
                         + fromClock.plusNanos(to - from).format(LiveFrames.CLOCK) + ")"));
                 if (Backends.simulatedPmu() != null) {

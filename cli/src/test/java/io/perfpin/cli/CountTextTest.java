@@ -33,6 +33,7 @@ class CountTextTest {
         for (long v : values()) {
             if (Math.abs((double) v) < 1L << 53) { // beyond, the double the format gets is no longer v
                 assertEquals(String.format(Locale.ROOT, "%.3f ms", v / 1e6), CountText.millis(v), Long.toString(v));
+                assertEquals(String.format(Locale.ROOT, "%.3f s", v / 1e9), CountText.seconds(v), Long.toString(v));
             }
         }
     }

@@ -74,12 +74,7 @@ public final class ThreadDump {
      */
     public static ThreadDump ofThisJvm(Duration timeout) throws AttachException {
         long pid = ProcessHandle.current().pid();
-        String text = HotSpotAttach.jcmdIfListening(pid, "Thread.print", timeout);
-        try {
-            return parse(text).ownedBy(pid);
-        } catch (IOException e) {
-            throw new AttachException(PERMISSION_DENIED, "cannot list /proc/" + pid + "/task: " + e.getMessage());
-        }
+        return named(pid, HotSpotAttach.jcmdIfListening(pid, "Thread.print", timeout));
     }
 
     /** {@link #of(long, Duration)} with {@link #DEFAULT_TIMEOUT}. */
@@ -95,7 +90,20 @@ public final class ThreadDump {
      * @throws AttachException with the category the CLI maps to an exit code
      */
     public static ThreadDump of(long pid, Duration timeout) throws AttachException {
-        String text = HotSpotAttach.jcmd(pid, "Thread.print", timeout);
+        return named(pid, HotSpotAttach.jcmd(pid, "Thread.print", timeout));
+    }
+
+    /**
+     * As {@link #of(long)}, through an attach listener that already runs: no trigger file, no signal, so nothing in
+     * the JVM changes; what a tool may ask before it knows it will count the JVM at all.
+     *
+     * @throws AttachException {@code NOT_A_JVM} when no listener runs
+     */
+    public static ThreadDump ofIfListening(long pid) throws AttachException {
+        return named(pid, HotSpotAttach.jcmdIfListening(pid, "Thread.print", DEFAULT_TIMEOUT));
+    }
+
+    private static ThreadDump named(long pid, String text) throws AttachException {
         try {
             return parse(text).ownedBy(pid);
         } catch (NoSuchFileException e) {

@@ -42,6 +42,23 @@ public final class ThreadWatch {
      * @throws AttachException with the category the CLI maps to an exit code (no such process, not a JVM, ...)
      */
     public static ThreadWatch start(long pid) throws AttachException {
+        return start(pid, ThreadDump::of);
+    }
+
+    /**
+     * As {@link #start}, named through an attach listener that already runs ({@link ThreadDump#ofIfListening}).
+     *
+     * @throws AttachException {@code NOT_A_JVM} when no listener runs
+     */
+    public static ThreadWatch startIfListening(long pid) throws AttachException {
+        return start(pid, ThreadDump::ofIfListening);
+    }
+
+    private interface Dump {
+        ThreadDump of(long pid) throws AttachException;
+    }
+
+    private static ThreadWatch start(long pid, Dump dumper) throws AttachException {
         // Listed before the dump: a thread started between the two is named by the dump, and so not missed.
         Set<Integer> before;
         try {
@@ -49,7 +66,7 @@ public final class ThreadWatch {
         } catch (IOException e) {
             before = new HashSet<>(); // no such process, or not ours: the dump says which
         }
-        ThreadDump dump = ThreadDump.of(pid);
+        ThreadDump dump = dumper.of(pid);
         Set<Integer> listed = new HashSet<>(before);
         dump.javaThreads().forEach(t -> listed.add(t.tid()));
         dump.vmThreads().forEach(t -> listed.add(t.tid()));
