@@ -26,6 +26,8 @@ final class WeavingOnDemand implements ClassFileTransformer {
 
     private final AnnotationValues values;
     private final MethodCounting methods;
+    private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
+
     private final ClassLoader own = WeavingOnDemand.class.getClassLoader();
     /** The classes woven, by loader, to take back at detach. */
     private final Map<ClassLoader, Set<String>> woven = new WeakHashMap<>();
@@ -54,7 +56,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
             ProtectionDomain domain,
             byte[] bytes)
             throws IllegalClassFormatException {
-        if (className == null || loader == own || broken || !contains(bytes, MARKER)) {
+        if (className == null || loader == own || broken || isJdks(loader, className) || !contains(bytes, MARKER)) {
             return null;
         }
         byte[] result = weaver().transform(module, loader, className, redefined, domain, bytes);
@@ -62,6 +64,20 @@ final class WeavingOnDemand implements ClassFileTransformer {
             remember(loader, className);
         }
         return result;
+    }
+
+    /**
+     * Whether the class is the JDK's own, which cannot carry perfpin's annotations: most classes loaded while an
+     * application starts are, and searching each one's bytes (interpreted, then compiled because it is hot) was a
+     * good part of what the agent added to a short JVM's CPU time. A class on {@code -Xbootclasspath/a} is the
+     * boot loader's too, but not in the JDK's packages, so it is still searched.
+     */
+    private static boolean isJdks(ClassLoader loader, String className) {
+        return (loader == null || loader == PLATFORM)
+                && (className.startsWith("java/")
+                        || className.startsWith("jdk/")
+                        || className.startsWith("sun/")
+                        || className.startsWith("com/sun/"));
     }
 
     /**
