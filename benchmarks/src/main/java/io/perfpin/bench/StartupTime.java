@@ -13,8 +13,10 @@ import java.util.stream.Collectors;
 /**
  * Benchmark 3: how much later a trivial program ends when the agent starts with it: {@link Sleeper} with no
  * naps, from process start to exit, without an agent, with {@code -javaagent} and with async-profiler
- * ({@code event=cpu}), alternating; and the CPU time each used. One more run of each of the first two with
- * {@code -verbose:class} counts the classes loaded, per package, to show what the agent brings in.
+ * ({@code event=cpu}), alternating; and the CPU time each used. Beside them, an agent that does nothing
+ * ({@link EmptyAgent}): what {@code -javaagent} itself costs, which no agent written in Java goes below. One more run
+ * of the first two with {@code -verbose:class} counts the classes loaded, per package, to show what the agent
+ * brings in.
  */
 final class StartupTime {
     private static final double TARGET_MILLIS = 60;
@@ -31,8 +33,9 @@ final class StartupTime {
     static Section run(Workspace workspace) throws IOException, InterruptedException {
         JavaCommand plain = workspace.app(Sleeper.class, "0");
         JavaCommand agent = plain.withJvmOption(workspace.agentOption(null));
+        JavaCommand empty = plain.withJvmOption("-javaagent:" + EmptyAgent.jar(workspace));
         AsyncProfiler peer = workspace.asyncProfiler();
-        List<IntFunction<JavaCommand>> configurations = new ArrayList<>(List.of(i -> plain, i -> agent));
+        List<IntFunction<JavaCommand>> configurations = new ArrayList<>(List.of(i -> plain, i -> agent, i -> empty));
         if (peer.missing() == null) {
             configurations.add(
                     i -> plain.withJvmOption(peer.agentOption(workspace.scratch("startup-" + i + ".collapsed"))));
@@ -42,19 +45,25 @@ final class StartupTime {
                 Summary.of(runs.get(0).stream().map(ChildRun::wallMillis).toList());
         Summary with = Summary.of(runs.get(1).stream().map(ChildRun::wallMillis).toList());
         Summary profiler = peer.missing() == null
-                ? Summary.of(runs.get(2).stream().map(ChildRun::wallMillis).toList())
+                ? Summary.of(runs.get(3).stream().map(ChildRun::wallMillis).toList())
                 : null;
+        Summary floor =
+                Summary.of(runs.get(2).stream().map(ChildRun::wallMillis).toList());
+        Summary floorAdds = Summary.difference(floor, without);
         boolean cpuKnown = workspace.cpuUnknown() == null;
         Summary slower = Summary.difference(with, without);
         Map<String, Long> classesWithout = classesLoaded(plain);
         Map<String, Long> classesWith = classesLoaded(agent);
         long totalWithout = total(classesWithout);
         long totalWith = total(classesWith);
-        String cause = "with the agent the JVM loads " + totalWith + " classes before it exits, against " + totalWithout
+        String cause = "an agent that does nothing adds " + floorAdds.format(1) + " ms (the JDK's part of -javaagent);"
+                + " with perfpin's the JVM loads " + totalWith + " classes before it exits, against " + totalWithout
                 + " without it; most added: " + mostAdded(classesWith, classesWithout);
         MarkdownTable table = new MarkdownTable(
                         "",
                         "without agent",
+                        "empty -javaagent (the JDK's floor)",
+                        "empty − without",
                         "perfpin agent",
                         "perfpin − without",
                         profiler != null ? peer.name() + ", " + AsyncProfiler.optionsText() : "async-profiler",
@@ -62,6 +71,8 @@ final class StartupTime {
                 .row(
                         "start to exit, ms: median (min–max)",
                         without.format(1),
+                        floor.format(1),
+                        floorAdds.format(1),
                         with.format(1),
                         slower.format(1),
                         profiler != null ? profiler.format(1) : "not measured: " + peer.missing(),
@@ -72,11 +83,15 @@ final class StartupTime {
             Summary cpuWith =
                     Summary.of(runs.get(1).stream().map(ChildRun::cpuMillis).toList());
             Summary cpuProfiler = profiler != null
-                    ? Summary.of(runs.get(2).stream().map(ChildRun::cpuMillis).toList())
+                    ? Summary.of(runs.get(3).stream().map(ChildRun::cpuMillis).toList())
                     : null;
+            Summary cpuFloor =
+                    Summary.of(runs.get(2).stream().map(ChildRun::cpuMillis).toList());
             table.row(
                     "CPU time, ms (every thread of the JVM)",
                     cpuWithout.format(1),
+                    cpuFloor.format(1),
+                    Summary.difference(cpuFloor, cpuWithout).format(1),
                     cpuWith.format(1),
                     Summary.difference(cpuWith, cpuWithout).format(1),
                     cpuProfiler != null ? cpuProfiler.format(1) : "",
@@ -87,6 +102,8 @@ final class StartupTime {
         table.row(
                 "classes loaded (-verbose:class, one run)",
                 Long.toString(totalWithout),
+                "",
+                "",
                 Long.toString(totalWith),
                 Long.toString(totalWith - totalWithout),
                 "",
@@ -109,7 +126,8 @@ final class StartupTime {
         List<String> notes = new ArrayList<>();
         notes.add("`java -cp test-apps io.perfpin.apps.Sleeper 0` (prints one line and exits), " + runs(workspace)
                 + " runs of each, alternating, after one untimed round; wall time from process start to exit as this"
-                + " JVM sees it. The agent runs with its defaults (events " + AgentOptionText.DEFAULT_EVENTS
+                + " JVM sees it. The empty agent's premain returns at once (a jar of one class). The agent runs with its"
+                + " defaults (events " + AgentOptionText.DEFAULT_EVENTS
                 + ", a stats file); async-profiler"
                 + " starts profiling CPU at once and writes its collapsed stacks at exit.");
         if (!cpuKnown) {
