@@ -404,18 +404,19 @@ void JNICALL perfpin_enrol_end_calls(JNIEnv *env, jclass cls) {
 }
 
 /*
- * Hands the new slots to the sampler: threads[k] the Thread (its global reference let go of), info[4k..4k+3] the
- * slot, TID, state, error (errno << 8 | the failed event's index), and when its group opened (System.nanoTime), high
- * and low 32 bits. Those that do not fit go back for the next call.
+ * Hands the new slots to the sampler: threads[k] the Thread (its global reference let go of), info[8k..8k+7] the
+ * slot, TID, state, error (errno << 8 | the failed event's index), when its group opened (System.nanoTime), high
+ * and low 32 bits, and the slot's generation, high and low 32 bits, which read and release take back. Those that
+ * do not fit go back for the next call.
  */
 jint JNICALL perfpin_enrol_adopt(JNIEnv *env, jclass cls, jobjectArray threads, jintArray info) {
     (void) cls;
     jsize room = (*env)->GetArrayLength(env, threads);
-    if (slots == NULL || (*env)->GetArrayLength(env, info) < 6 * room) {
+    if (slots == NULL || (*env)->GetArrayLength(env, info) < 8 * room) {
         return slots == NULL ? 0 : -EINVAL;
     }
     int taken = atomic_exchange(&new_head, -1);
-    jint row[6];
+    jint row[8];
     int k = 0;
     while (taken >= 0) {
         struct slot *s = &slots[taken];
@@ -423,14 +424,18 @@ jint JNICALL perfpin_enrol_adopt(JNIEnv *env, jclass cls, jobjectArray threads, 
         if (k == room) {
             push_new(taken);
         } else {
+            uint64_t word = atomic_load(&s->word);
+            uint64_t generation = word >> 8;
             row[0] = taken;
             row[1] = s->tid;
-            row[2] = state_of(atomic_load(&s->word));
+            row[2] = state_of(word);
             row[3] = (s->error << 8) | (s->failed & 0xff);
             row[4] = (jint) (s->opened >> 32);
             row[5] = (jint) (uint32_t) s->opened;
+            row[6] = (jint) (generation >> 32);
+            row[7] = (jint) (uint32_t) generation;
             (*env)->SetObjectArrayElement(env, threads, k, s->thread);
-            (*env)->SetIntArrayRegion(env, info, 6 * k, 6, row);
+            (*env)->SetIntArrayRegion(env, info, 8 * k, 8, row);
             (*env)->DeleteGlobalRef(env, s->thread);
             s->thread = NULL;
             k++;
@@ -440,14 +445,20 @@ jint JNICALL perfpin_enrol_adopt(JNIEnv *env, jclass cls, jobjectArray threads, 
     return k;
 }
 
-/* Reads a slot's group into out: live from the kernel, or as its thread left it. Bytes read, or -errno. */
-jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong out, jint bytes) {
+/*
+ * Reads a slot's group into out: live from the kernel, or as its thread left it. Bytes read, or -errno: -EBADF for a
+ * slot that is no longer of this generation, whose group is another thread's or none.
+ */
+jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong generation, jlong out, jint bytes) {
     (void) env; (void) cls;
     struct slot *s = &slots[slot];
     size_t length = (size_t) bytes < sizeof(s->final) ? (size_t) bytes : sizeof(s->final);
     for (;;) {
         uint64_t word = atomic_load(&s->word);
         int state = state_of(word);
+        if ((word >> 8) != (uint64_t) generation) {
+            return -EBADF;
+        }
         if (state == LIVE) {
             if (!atomic_compare_exchange_strong(&s->word, &word, word_of(word >> 8, READING))) {
                 continue;
@@ -468,20 +479,27 @@ jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong out, 
     }
 }
 
-/* The sampler lets go of a slot: its group closes if its thread still runs, and the slot is free again. */
-void JNICALL perfpin_enrol_release(JNIEnv *env, jclass cls, jint slot) {
+/*
+ * The sampler lets go of the slot it adopted as generation: its group closes if its thread still runs, and the slot
+ * is free again. A slot of another generation is left alone: let go of already, it may be another thread's now,
+ * whose group is not this caller's to close.
+ */
+void JNICALL perfpin_enrol_release(JNIEnv *env, jclass cls, jint slot, jlong generation) {
     (void) env; (void) cls;
     struct slot *s = &slots[slot];
     for (;;) {
         uint64_t word = atomic_load(&s->word);
         int state = state_of(word);
+        if ((word >> 8) != (uint64_t) generation || state == FREE) {
+            return;
+        }
         if (state == LIVE) {
             if (!atomic_compare_exchange_strong(&s->word, &word, word_of(word >> 8, ENDING))) {
                 continue;
             }
             close_group(s);
-        } else if (state == ENDING) {
-            sched_yield();
+        } else if (state == ENDING || state == READING) {
+            sched_yield(); /* its thread closes it, or another read(2) of it ends */
             continue;
         }
         atomic_store(&s->word, word_of((word >> 8) + 1, FREE));

@@ -80,7 +80,7 @@ final class EnrolledThreads {
      * hands a thread that starts with others to Java.
      */
     private volatile String cpusInC = "";
-    /** On the sampler only: the threads C enrolled, and their slot, TID, state and error. */
+    /** On the sampler only: the threads C enrolled, and their slot, TID, state, error and the slot's generation. */
     private final Thread[] adoptedThreads = new Thread[ADOPTED_AT_ONCE];
 
     private final int[] adoptedInfo = new int[ADOPTED_AT_ONCE * NativeEnrolment.INFO];
@@ -196,28 +196,36 @@ final class EnrolledThreads {
                                 adoptedInfo[at + 2],
                                 adoptedInfo[at + 3],
                                 (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL),
+                                (long) adoptedInfo[at + 6] << 32 | (adoptedInfo[at + 7] & 0xffffffffL),
                                 live));
             }
         } while (n == ADOPTED_AT_ONCE);
     }
 
     private void adopt(
-            Thread thread, int slot, int tid, int state, int error, long openedNanos, List<TrackedThread> live) {
+            Thread thread,
+            int slot,
+            int tid,
+            int state,
+            int error,
+            long openedNanos,
+            long generation,
+            List<TrackedThread> live) {
         List<EventSpec> events = defaultEvents.events();
         if (state == NativeEnrolment.FAILED) {
             // The kernel refused this thread an event it gave the thread that started C's enrolment: Java opens what
             // it can, with the reasons, counted from now.
-            NativeEnrolment.release(slot);
+            NativeEnrolment.release(slot, generation);
             enrol(thread, tid, null, null, false);
             handPinOrRestore(thread);
             return;
         }
         boolean counted = state != NativeEnrolment.NOT_COUNTED;
         CounterGroup group = counted
-                ? CounterGroup.inSlot(syscalls, tid, events, slot, descriptors)
+                ? CounterGroup.inSlot(syscalls, tid, events, slot, generation, descriptors)
                 : CounterGroup.notCountedInSlot(tid, events, error >>> 8, error & 0xff, descriptors);
         if (!counted) {
-            NativeEnrolment.release(slot);
+            NativeEnrolment.release(slot, generation);
         }
         ThreadCounters counters = ThreadCounters.of(group, pid);
         TrackedThread tracked = new TrackedThread(thread, tid, defaultEvents, counters, null, false, openedNanos);

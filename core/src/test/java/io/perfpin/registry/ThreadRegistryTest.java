@@ -15,7 +15,6 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.Backends;
-import io.perfpin.nativeio.NativeEnrolment;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.report.Recording;
@@ -402,6 +401,8 @@ class ThreadRegistryTest {
         Syscalls syscalls = Backends.syscalls();
         assumeTrue(syscalls.backend() == Backend.JNI, "the C library's enrolment needs the JNI backend");
         long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
+        RulesInC.ASKED.clear(); // of this test's threads alone, whichever test of C's enrolment ran before it
+        RulesInC.STARTED.clear();
         Path recording = dir.resolve("in-c.jsonl");
         int threads = 200;
         int pages = 64;
@@ -441,31 +442,6 @@ class ThreadRegistryTest {
         assertEquals(
                 descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
         assertEquals(List.of(), warnings);
-    }
-
-    /** Rules as the agent's hooks answer them for C: counted when the name says so, the answer good for its number. */
-    public static final class RulesInC {
-        static final List<String> ASKED = new CopyOnWriteArrayList<>();
-        static final List<String> STARTED = new CopyOnWriteArrayList<>();
-
-        public static int decide(Thread thread) {
-            String name = thread.getName();
-            if (!name.startsWith("in-c-")) {
-                return NativeEnrolment.SKIP; // the JVM's and the test runner's own, uncached
-            }
-            ASKED.add(name);
-            return (name.startsWith("in-c-counted-") ? NativeEnrolment.COUNT : NativeEnrolment.SKIP)
-                    | NativeEnrolment.CACHEABLE;
-        }
-
-        public static boolean runStarting(Thread thread) {
-            if (thread.getName().startsWith("in-c-")) {
-                STARTED.add(thread.getName());
-            }
-            return false;
-        }
-
-        public static void runEnded(Thread thread) {}
     }
 
     private static ThreadSample awaitSlot(StatsFileReader reader, int tid, int state)

@@ -36,10 +36,11 @@ public final class NativeEnrolment {
     /** The kernel refused an event: its error is errno << 8 | the event's index. */
     public static final int FAILED = 7;
     /**
-     * Ints of {@link #adopt}'s {@code info} per thread: slot, TID, state, error, and the System.nanoTime before its
-     * group opened, high and low 32 bits.
+     * Ints of {@link #adopt}'s {@code info} per thread: slot, TID, state, error, the System.nanoTime before its group
+     * opened, high and low 32 bits, and the slot's generation, high and low 32 bits, for {@link #read} and
+     * {@link #release}.
      */
-    public static final int INFO = 6;
+    public static final int INFO = 8;
     /** The most events C opens for a thread, one group. */
     public static final int MAX_EVENTS = 16;
 
@@ -93,14 +94,18 @@ public final class NativeEnrolment {
 
     /**
      * Reads a slot's group (read_format group, time enabled and running) into {@code bytes} at {@code address}: from
-     * the kernel while its thread runs, as its thread left it once it ended. Bytes read, or -errno.
+     * the kernel while its thread runs, as its thread left it once it ended. Bytes read, or -errno: -EBADF once the
+     * slot is no longer of {@code generation}, as {@link #adopt} gave it.
      */
-    public static long read(int slot, long address, int bytes) {
-        return JniSyscalls.enrolRead0(slot, address, bytes);
+    public static long read(int slot, long generation, long address, int bytes) {
+        return JniSyscalls.enrolRead0(slot, generation, address, bytes);
     }
 
-    /** Closes the slot's group if its thread still runs, and frees the slot. */
-    public static void release(int slot) {
-        JniSyscalls.enrolRelease0(slot);
+    /**
+     * Closes the slot's group if its thread still runs, and frees the slot; nothing when the slot is no longer of
+     * {@code generation}, as {@link #adopt} gave it: it was let go of already, and may hold another thread's group.
+     */
+    public static void release(int slot, long generation) {
+        JniSyscalls.enrolRelease0(slot, generation);
     }
 }
