@@ -186,18 +186,21 @@ final class EnrolledThreads {
                 Thread thread = adoptedThreads[k];
                 adoptedThreads[k] = null;
                 int at = k * NativeEnrolment.INFO;
-                Isolated.run(
-                        notices,
-                        "counting a thread",
-                        () -> adopt(
-                                thread,
-                                adoptedInfo[at],
-                                adoptedInfo[at + 1],
-                                adoptedInfo[at + 2],
-                                adoptedInfo[at + 3],
-                                (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL),
-                                (long) adoptedInfo[at + 6] << 32 | (adoptedInfo[at + 7] & 0xffffffffL),
-                                live));
+                Throwable failure = Isolated.run(() -> adopt(
+                        thread,
+                        adoptedInfo[at],
+                        adoptedInfo[at + 1],
+                        adoptedInfo[at + 2],
+                        adoptedInfo[at + 3],
+                        (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL),
+                        (long) adoptedInfo[at + 6] << 32 | (adoptedInfo[at + 7] & 0xffffffffL),
+                        live));
+                if (failure != null) {
+                    notices.sayOnce(AgentNotice.failure(
+                            "taking in a thread counted from its start failed",
+                            failure,
+                            "its counters are closed, and it runs on uncounted; the other threads are counted"));
+                }
             }
         } while (n == ADOPTED_AT_ONCE);
     }
@@ -210,7 +213,40 @@ final class EnrolledThreads {
             int error,
             long openedNanos,
             long generation,
-            List<TrackedThread> live) {
+            List<TrackedThread> lives) {
+        // The slot is this call's until the thread is live on the sampler: whatever fails before that lets the slot
+        // go, or its group would stay open, and the slot taken, for as long as the thread runs. A slot let go of
+        // already (its generation moved on) is left alone.
+        TrackedThread tracked = null;
+        boolean live = false;
+        try {
+            tracked = enrolAdopted(thread, slot, tid, state, error, openedNanos, generation);
+            if (tracked != null) {
+                lives.add(tracked);
+                live = true;
+            }
+        } finally {
+            if (!live) {
+                NativeEnrolment.release(slot, generation);
+                if (tracked != null) {
+                    enrolled.remove(thread, tracked);
+                }
+            }
+        }
+        if (live) {
+            // counted from here on, whatever these say
+            TrackedThread counted = tracked;
+            Isolated.run(notices, "giving a thread the pin its task asked for", () -> handPin(counted));
+            Isolated.run(notices, "saying what a thread cannot count", () -> explain(counted.counters));
+        }
+    }
+
+    /**
+     * The thread C enrolled, in the registry from now on; null when it is not the sampler's to read: its slot let go
+     * of, and the thread enrolled the Java way, or already.
+     */
+    private TrackedThread enrolAdopted(
+            Thread thread, int slot, int tid, int state, int error, long openedNanos, long generation) {
         List<EventSpec> events = defaultEvents.events();
         if (state == NativeEnrolment.FAILED) {
             // The kernel refused this thread an event it gave the thread that started C's enrolment: Java opens what
@@ -218,7 +254,7 @@ final class EnrolledThreads {
             NativeEnrolment.release(slot, generation);
             enrol(thread, tid, null, null, false);
             handPinOrRestore(thread);
-            return;
+            return null;
         }
         boolean counted = state != NativeEnrolment.NOT_COUNTED;
         CounterGroup group = counted
@@ -233,11 +269,9 @@ final class EnrolledThreads {
         if (enrolled.putIfAbsent(thread, tracked) != null) {
             counters.close(); // enrolled the Java way before this tick, as a running thread is after an attach
             handPinOrRestore(thread);
-            return;
+            return null;
         }
-        handPin(tracked);
-        live.add(tracked);
-        explain(counters);
+        return tracked;
     }
 
     /**

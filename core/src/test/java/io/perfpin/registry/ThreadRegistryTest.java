@@ -444,6 +444,97 @@ class ThreadRegistryTest {
         assertEquals(List.of(), warnings);
     }
 
+    /**
+     * A thread C enrolled that the sampler cannot take in (here an application's Thread whose hashCode fails where the
+     * registry keys its threads, on the sampler) has its counters closed at once, while it runs on: its slot is let
+     * go of, the failure said once however many threads meet it, and a thread beside them is counted to its end.
+     */
+    @Test
+    void aThreadTheSamplerCannotTakeInHasItsCountersClosedAndTheOthersAreCounted() throws Exception {
+        Syscalls syscalls = Backends.syscalls();
+        assumeTrue(syscalls.backend() == Backend.JNI, "the C library's enrolment needs the JNI backend");
+        long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
+        Path recording = dir.resolve("refused.jsonl");
+        String failed = "taking in a thread counted from its start failed";
+        ThreadRegistry registry = start(RegistryConfig.of(events("page-faults"))
+                .withInterval(10_000_000L)
+                .withJsonLines(recording));
+        CountDownLatch end = new CountDownLatch(1);
+        List<Thread> started = new ArrayList<>();
+        try {
+            assertEquals(0, ThreadLifecycleEvents.enable(syscalls, RulesInC.class));
+            assertTrue(registry.enrolInC(RulesInC.class), "the default events are one group: C enrols");
+            long registrysOwn = PerfEventDescriptors.ofThisProcess();
+            for (int i = 0; i < 2; i++) {
+                Thread refused = new UnhashableOnTheSampler(() -> awaitEnd(end), "in-c-counted-refused-" + i);
+                started.add(refused);
+                refused.start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (refused.getState() != Thread.State.TIMED_WAITING || !said(failed)) {
+                    assertTrue(System.nanoTime() < deadline, "the sampler met the thread within the deadline");
+                    Thread.sleep(10);
+                }
+                assertEquals(
+                        registrysOwn,
+                        PerfEventDescriptors.ofThisProcess(),
+                        "the thread's counter closed as the sampler failed to take it in, while it runs on");
+            }
+            Thread counted = new Thread(() -> PageToucher.touch(64L * PageToucher.PAGE_SIZE), "in-c-counted-beside-0");
+            started.add(counted);
+            counted.start();
+            counted.join(TimeUnit.SECONDS.toMillis(30));
+        } finally {
+            end.countDown();
+            for (Thread t : started) {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+            }
+            ThreadLifecycleEvents.disable(syscalls);
+            registry.close();
+        }
+        assertTrue(started.stream().noneMatch(Thread::isAlive), "ended within the deadline");
+        assertEquals(1, warnings.stream().filter(w -> w.startsWith(failed)).count(), "said once: " + warnings);
+        List<String> recorded = threadRecords(recording).stream()
+                .filter(ThreadRecord::isFinal)
+                .map(r -> r.report().name())
+                .filter(name -> name.startsWith("in-c-"))
+                .toList();
+        assertEquals(List.of("in-c-counted-beside-0"), recorded, "the thread beside them counted to its end");
+        assertEquals(
+                descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
+    }
+
+    private boolean said(String prefix) {
+        return warnings.stream().anyMatch(w -> w.startsWith(prefix));
+    }
+
+    private static void awaitEnd(CountDownLatch end) {
+        try {
+            end.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** An application's thread whose hashCode fails when perfpin's sampler asks for it. */
+    private static final class UnhashableOnTheSampler extends Thread {
+        UnhashableOnTheSampler(Runnable task, String name) {
+            super(task, name);
+        }
+
+        @Override
+        public int hashCode() {
+            if (Thread.currentThread().getName().equals("perfpin-sampler")) {
+                throw new IllegalStateException("no hash code for perfpin's sampler");
+            }
+            return super.hashCode();
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return super.equals(other);
+        }
+    }
+
     private static ThreadSample awaitSlot(StatsFileReader reader, int tid, int state)
             throws IOException, InterruptedException {
         for (int attempt = 0; attempt < 10_000; attempt++) {
