@@ -463,9 +463,14 @@ final class EnrolledThreads {
     void close() {
         closed = true;
         if (inC) {
-            // C's enrolments in flight are done when it returns; the last tick adopts every thread they enrolled
+            // C's enrolments in flight are done when it returns, or past its deadline each closes what it opens
+            // itself: the last tick adopts every thread they enrolled before it, and none after
             int rc = NativeEnrolment.stop(syscalls);
-            if (rc < 0) {
+            if (rc > 0) {
+                notices.sayOnce(AgentNotice.info("closing: " + rc + (rc == 1 ? " thread" : " threads")
+                        + " starting still being enrolled after 10 s; each closes the counters it opens itself"
+                        + " once its start goes on"));
+            } else if (rc < 0) {
                 notices.sayOnce(AgentNotice.refused(
                         "closing: threads starting still being enrolled (" + Errno.name(-rc) + ")"));
             }

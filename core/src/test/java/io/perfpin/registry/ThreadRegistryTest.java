@@ -503,6 +503,55 @@ class ThreadRegistryTest {
                 descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
     }
 
+    /**
+     * A thread whose start is still being enrolled in C when the registry closes, past the 10 s its stop waits: the
+     * close says so once and returns, and the thread closes the counter it opens itself as its start goes on, after
+     * the sampler took in its last threads, so that no perf descriptor is left while it runs.
+     */
+    @Test
+    void aThreadStillStartingPastTheStopsDeadlineClosesItsOwnCounters() throws Exception {
+        Syscalls syscalls = Backends.syscalls();
+        assumeTrue(syscalls.backend() == Backend.JNI, "the C library's enrolment needs the JNI backend");
+        long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
+        ThreadRegistry registry = start(RegistryConfig.of(events("page-faults")).withInterval(10_000_000L));
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch end = new CountDownLatch(1);
+        Thread held = new Thread(
+                () -> {
+                    running.countDown();
+                    awaitEnd(end);
+                },
+                "in-c-held-0");
+        RulesInC.hold();
+        try {
+            assertEquals(0, ThreadLifecycleEvents.enable(syscalls, RulesInC.class));
+            assertTrue(registry.enrolInC(RulesInC.class), "the default events are one group: C enrols");
+            held.start();
+            assertTrue(RulesInC.awaitHeld(), "its start asks the rules, in flight in C");
+            ThreadLifecycleEvents.disable(syscalls); // as a detach does, before the registry closes
+            registry.close();
+            assertTrue(
+                    said("closing: 1 thread starting still being enrolled after 10 s; each closes the counters it"
+                            + " opens itself"),
+                    "the close says what it left: " + warnings);
+
+            RulesInC.letGo();
+
+            assertTrue(running.await(30, TimeUnit.SECONDS), "the thread runs, its start done");
+            assertEquals(
+                    descriptorsBefore,
+                    PerfEventDescriptors.ofThisProcess(),
+                    "its counter closed by itself: no perf_event descriptor left");
+        } finally {
+            RulesInC.letGo();
+            end.countDown();
+            held.join(TimeUnit.SECONDS.toMillis(30));
+            ThreadLifecycleEvents.disable(syscalls);
+            registry.close();
+        }
+        assertTrue(!held.isAlive(), "ended within the deadline");
+    }
+
     private boolean said(String prefix) {
         return warnings.stream().anyMatch(w -> w.startsWith(prefix));
     }

@@ -64,7 +64,11 @@ public final class NativeEnrolment {
                 : -Errno.ENOSYS;
     }
 
-    /** Enrols no more threads in C, once ThreadStart callbacks in flight are done (0), or -ETIMEDOUT. */
+    /**
+     * Enrols no more threads in C: 0 once the ThreadStart callbacks in flight are done; else, after 10 s, how many
+     * are still in flight, each of which closes the counters it opens itself once the sampler's {@link #adopt} calls
+     * from now on took in the last threads enrolled; -ENOSYS without the JNI backend.
+     */
     public static int stop(Syscalls syscalls) {
         return syscalls.backend() == Backend.JNI ? JniSyscalls.enrolStop0() : -Errno.ENOSYS;
     }
