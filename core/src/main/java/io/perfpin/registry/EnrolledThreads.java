@@ -231,6 +231,8 @@ final class EnrolledThreads {
                 if (tracked != null) {
                     enrolled.remove(thread, tracked);
                 }
+                // a pin its task set before, which no tracked thread will undo: undone now, not at close
+                pins.restore(pinnedBeforeAdoption.remove(thread));
             }
         }
         if (live) {

@@ -37,6 +37,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -445,14 +446,16 @@ class ThreadRegistryTest {
     }
 
     /**
-     * A thread C enrolled that the sampler cannot take in (here an application's Thread whose hashCode fails where the
-     * registry keys its threads, on the sampler) has its counters closed at once, while it runs on: its slot is let
-     * go of, the failure said once however many threads meet it, and a thread beside them is counted to its end.
+     * A thread C enrolled that the sampler cannot take in (here an application's Thread whose hashCode fails the first
+     * time the sampler asks, where the registry keys its threads) has its counters closed at once, while it runs on:
+     * its slot is let go of, a pin its task set before is undone, the failure said once however many threads meet it,
+     * and a thread beside them is counted to its end.
      */
     @Test
     void aThreadTheSamplerCannotTakeInHasItsCountersClosedAndTheOthersAreCounted() throws Exception {
         Syscalls syscalls = Backends.syscalls();
         assumeTrue(syscalls.backend() == Backend.JNI, "the C library's enrolment needs the JNI backend");
+        assumeTrue(affinity.get(0).contains(0) && affinity.get(0).contains(1), "needs CPUs 0 and 1");
         long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
         Path recording = dir.resolve("refused.jsonl");
         String failed = "taking in a thread counted from its start failed";
@@ -466,7 +469,17 @@ class ThreadRegistryTest {
             assertTrue(registry.enrolInC(RulesInC.class), "the default events are one group: C enrols");
             long registrysOwn = PerfEventDescriptors.ofThisProcess();
             for (int i = 0; i < 2; i++) {
-                Thread refused = new UnhashableOnTheSampler(() -> awaitEnd(end), "in-c-counted-refused-" + i);
+                int[] tid = new int[1];
+                CpuSet[] before = new CpuSet[1];
+                Thread refused = new FailsOnceOnTheSampler(
+                        () -> {
+                            tid[0] = affinity.currentTid();
+                            before[0] = affinity.get(tid[0]);
+                            // as an @Pinned task does, most likely before the sampler's next tick takes it in
+                            registry.pin(Thread.currentThread(), Placement.parse("0"));
+                            awaitEnd(end);
+                        },
+                        "in-c-counted-refused-" + i);
                 started.add(refused);
                 refused.start();
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
@@ -478,6 +491,7 @@ class ThreadRegistryTest {
                         registrysOwn,
                         PerfEventDescriptors.ofThisProcess(),
                         "the thread's counter closed as the sampler failed to take it in, while it runs on");
+                assertEquals(before[0], affinity.get(tid[0]), "its CPUs as they were before its task's pin");
             }
             Thread counted = new Thread(() -> PageToucher.touch(64L * PageToucher.PAGE_SIZE), "in-c-counted-beside-0");
             started.add(counted);
@@ -564,15 +578,17 @@ class ThreadRegistryTest {
         }
     }
 
-    /** An application's thread whose hashCode fails when perfpin's sampler asks for it. */
-    private static final class UnhashableOnTheSampler extends Thread {
-        UnhashableOnTheSampler(Runnable task, String name) {
+    /** An application's thread whose hashCode fails the first time perfpin's sampler asks for it. */
+    private static final class FailsOnceOnTheSampler extends Thread {
+        private final AtomicBoolean failed = new AtomicBoolean();
+
+        FailsOnceOnTheSampler(Runnable task, String name) {
             super(task, name);
         }
 
         @Override
         public int hashCode() {
-            if (Thread.currentThread().getName().equals("perfpin-sampler")) {
+            if (Thread.currentThread().getName().equals("perfpin-sampler") && failed.compareAndSet(false, true)) {
                 throw new IllegalStateException("no hash code for perfpin's sampler");
             }
             return super.hashCode();
