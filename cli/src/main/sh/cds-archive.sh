@@ -11,6 +11,10 @@
 # it against the jar (path, size, time) and the JDK at every start and ignores one that does not match, so a stale
 # archive costs nothing but the time it would save.
 # Never fails the build: without an archive the launcher starts the CLI as before, and says why here.
+# The launcher, which runs as root, maps only an archive that the invoking user or root wrote and nobody else may
+# write: this one is its owner's alone (umask 077: read-only for its owner, as the JVM makes it), dumped in a directory
+# of this run's own and linked into place only where nothing is, so that it never replaces a file it did not make.
+# An archive this user made before is replaced; anything else at its path is left as it is, and no archive made.
 # Usage: cds-archive.sh LAUNCHER JAR ARCHIVE
 launcher=$1
 jar=$2
@@ -19,15 +23,21 @@ dir=$(dirname "$jsa")
 fifo="$dir/cds-training.in"
 out="$dir/cds-training.out"
 lists="$dir/cds-training"
-rm -f "$jsa" "$fifo"
-rm -rf "$lists"
+dumped="$lists/perfpin.jsa"
+umask 077
 no_archive() {
   echo "[perfpin] no class-data sharing archive for the CLI ($1): it starts without one" >&2
-  rm -f "$jsa"
   exit 0
 }
+if [ -e "$jsa" ] || [ -L "$jsa" ]; then
+  [ -n "$(find "$jsa" -maxdepth 0 -type f -user "$(id -u)" 2>/dev/null)" ] \
+    || no_archive "$jsa is not a file of this user's: left as it is"
+  rm -f "$jsa"
+fi
+rm -f "$fifo"
+rm -rf "$lists"
 [ "$(uname -s)" = Linux ] || no_archive "perfpin counts on Linux only"
-mkdir -p "$lists" || no_archive "cannot make $lists"
+mkdir "$lists" || no_archive "cannot make $lists"
 mkfifo "$fifo" || no_archive "cannot make $fifo"
 # The Service ends when its standard input closes (fd 3 below), and after 60 s whatever happens here.
 java -cp "$jar" io.perfpin.apps.Service 0 60 8 <"$fifo" >"$out" 2>&1 &
@@ -64,7 +74,9 @@ grep -q '^io/perfpin/cli/StatCommand$' "$lists/all.classlist" \
 named=$(cd "$(dirname "$launcher")" && pwd)/cli/target/perfpin.jar
 [ "$named" -ef "$jar" ] || named=$jar
 # The launcher's own options, which the JVM checks against the archive's; a crash report stays in target/.
-(cd "$dir" && java -Xshare:dump "-XX:SharedClassListFile=$lists/all.classlist" "-XX:SharedArchiveFile=$jsa" \
+(cd "$dir" && java -Xshare:dump "-XX:SharedClassListFile=$lists/all.classlist" "-XX:SharedArchiveFile=$dumped" \
   -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$named" >"$lists/dump.out" 2>&1)
-[ -s "$jsa" ] || no_archive "the dump wrote none: $(tail -c 300 "$lists/dump.out")"
+[ -s "$dumped" ] || no_archive "the dump wrote none: $(tail -c 300 "$lists/dump.out")"
+# ln, not mv: it never replaces what another user may have put there meanwhile
+ln "$dumped" "$jsa" 2>/dev/null || no_archive "$jsa appeared while the archive was made: left as it is"
 rm -rf "$lists" "$out"

@@ -9,6 +9,11 @@
  *
  * A slot's state and generation share one atomic word: a thread that ends after the sampler let go of its slot
  * (a detach) finds another generation there and leaves the slot alone, whoever holds it now.
+ *
+ * A stop waits for the starts in flight, but not for ever: one that is still opening its group past the deadline
+ * would hand it to a sampler that took in its last threads already. Once enrolment is stopped, the sampler's
+ * adoption closes the list of new slots behind it (CLOSED), and a start that then finds it closed lets its own slot
+ * go, its group closed, as if it had come after the stop: a detach gives back every descriptor in the end.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +38,8 @@
 #define PROBES 8
 /* How long a stop waits for ThreadStart callbacks in flight: each takes microseconds. */
 #define IN_FLIGHT_NANOS 10000000000LL
+/* The list of new slots once a stopped enrolment's sampler took in its last: no slot joins it any more. */
+#define CLOSED -2
 
 /* The Java rules' answers: as io.perfpin.nativeio.NativeEnrolment names them. */
 enum { DECIDE_SKIP = 0, DECIDE_NATIVE = 1, DECIDE_JAVA = 2, DECIDE_CACHEABLE = 4 };
@@ -47,6 +54,7 @@ struct slot {
     int next_new;  /* the next slot in the list of new slots, -1 at its end */
     int64_t opened; /* CLOCK_MONOTONIC (System.nanoTime) before the group opened */
     jobject thread;
+    int members;   /* LIVE: how many events its group opened, closed by whoever closes it */
     int fds[MAX_EVENTS];
     uint64_t final[3 + MAX_EVENTS];
 };
@@ -73,6 +81,8 @@ static struct slot *slots;
 static int slot_count;
 static _Atomic unsigned cursor;
 static _Atomic int new_head = -1;
+/* The rest of a list that adopt took and had no room for, taken first by its next call: the sampler's alone. */
+static int left_over = -1;
 static struct decision decisions[DECISIONS];
 
 /* The calling thread's slot while its group is open here; the slot it was enrolled in, whatever its state. */
@@ -106,17 +116,22 @@ static void budget_give_back(int n) {
 }
 
 static void close_group(struct slot *s) {
-    for (int i = events - 1; i >= 0; i--) {
+    for (int i = s->members - 1; i >= 0; i--) {
         close(s->fds[i]);
     }
-    budget_give_back(events);
+    budget_give_back(s->members);
 }
 
-static void push_new(int index) {
+/* Adds a slot to the list of new slots for the sampler to adopt; 0 when the list is CLOSED: nobody adopts it. */
+static int push_new(int index) {
     int head = atomic_load(&new_head);
     do {
+        if (head == CLOSED) {
+            return 0;
+        }
         slots[index].next_new = head;
     } while (!atomic_compare_exchange_weak(&new_head, &head, index));
+    return 1;
 }
 
 /* A free slot, now OPENING, with its generation; -1 when all are taken. */
@@ -155,6 +170,7 @@ static int open_group(struct slot *s) {
         }
         s->fds[i] = (int) fd;
     }
+    s->members = events;
     ioctl(s->fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
     return LIVE;
 }
@@ -279,14 +295,23 @@ int perfpin_enrol_starting(JNIEnv *env, jclass hooks, jobject thread) {
                     s->tid = (int) syscall(SYS_gettid);
                     int state = open_group(s);
                     atomic_store(&s->word, word_of(generation, state));
-                    my_enrolment = i;
-                    my_generation = generation;
-                    push_new(i);
-                    if (state == LIVE) {
-                        my_slot = i;
+                    if (push_new(i)) {
+                        my_enrolment = i;
+                        my_generation = generation;
+                        if (state == LIVE) {
+                            my_slot = i;
+                        }
+                        my_start_in_c = 1;
+                        handled = 1;
+                    } else {
+                        /* enrolment stopped, and its last adoption is over: nobody reads or releases this slot */
+                        if (state == LIVE) {
+                            close_group(s);
+                        }
+                        (*env)->DeleteGlobalRef(env, s->thread);
+                        s->thread = NULL;
+                        atomic_store(&s->word, word_of(generation + 1, FREE));
                     }
-                    my_start_in_c = 1;
-                    handled = 1;
                 }
             }
         }
@@ -379,19 +404,27 @@ jint JNICALL perfpin_enrol_start(JNIEnv *env, jclass cls, jclass hooks, jlongArr
     decide_method = method;
     name_field = field;
     atomic_store(&end_calls, 0);
+    /* the list a stopped enrolment's last adoption closed opens again */
+    int closed = CLOSED;
+    atomic_compare_exchange_strong(&new_head, &closed, -1);
     atomic_store(&enabled, 1);
     return 0;
 }
 
+/*
+ * 0 once the ThreadStart callbacks in flight are done; else, at the deadline, how many are still in flight: each lets
+ * go of what it opens itself, since the sampler's adoptions from now on close the list of new slots behind them.
+ */
 jint JNICALL perfpin_enrol_stop(JNIEnv *env, jclass cls) {
     (void) env; (void) cls;
     atomic_store(&enabled, 0);
     struct timespec start, now, pause = {0, 100000};
     clock_gettime(CLOCK_MONOTONIC, &start);
-    while (atomic_load(&in_flight) > 0) {
+    int left;
+    while ((left = atomic_load(&in_flight)) > 0) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec) > IN_FLIGHT_NANOS) {
-            return -ETIMEDOUT;
+            return left;
         }
         nanosleep(&pause, NULL);
     }
@@ -404,50 +437,71 @@ void JNICALL perfpin_enrol_end_calls(JNIEnv *env, jclass cls) {
 }
 
 /*
- * Hands the new slots to the sampler: threads[k] the Thread (its global reference let go of), info[4k..4k+3] the
- * slot, TID, state, error (errno << 8 | the failed event's index), and when its group opened (System.nanoTime), high
- * and low 32 bits. Those that do not fit go back for the next call.
+ * Hands the new slots to the sampler: threads[k] the Thread (its global reference let go of), info[8k..8k+7] the
+ * slot, TID, state, error (errno << 8 | the failed event's index), when its group opened (System.nanoTime), high
+ * and low 32 bits, and the slot's generation, high and low 32 bits, which read and release take back. Those that
+ * do not fit wait for the next call. Once enrolment is stopped, the list is closed as it is taken.
  */
 jint JNICALL perfpin_enrol_adopt(JNIEnv *env, jclass cls, jobjectArray threads, jintArray info) {
     (void) cls;
     jsize room = (*env)->GetArrayLength(env, threads);
-    if (slots == NULL || (*env)->GetArrayLength(env, info) < 6 * room) {
+    if (slots == NULL || (*env)->GetArrayLength(env, info) < 8 * room) {
         return slots == NULL ? 0 : -EINVAL;
     }
-    int taken = atomic_exchange(&new_head, -1);
-    jint row[6];
+    int taken = left_over;
+    int took_list = 0;
+    left_over = -1;
+    jint row[8];
     int k = 0;
-    while (taken >= 0) {
+    for (;;) {
+        if (taken < 0) {
+            if (took_list) {
+                break;
+            }
+            taken = atomic_exchange(&new_head, atomic_load(&enabled) ? -1 : CLOSED);
+            took_list = 1;
+            continue;
+        }
         struct slot *s = &slots[taken];
         int next = s->next_new;
         if (k == room) {
-            push_new(taken);
-        } else {
-            row[0] = taken;
-            row[1] = s->tid;
-            row[2] = state_of(atomic_load(&s->word));
-            row[3] = (s->error << 8) | (s->failed & 0xff);
-            row[4] = (jint) (s->opened >> 32);
-            row[5] = (jint) (uint32_t) s->opened;
-            (*env)->SetObjectArrayElement(env, threads, k, s->thread);
-            (*env)->SetIntArrayRegion(env, info, 6 * k, 6, row);
-            (*env)->DeleteGlobalRef(env, s->thread);
-            s->thread = NULL;
-            k++;
+            left_over = taken;
+            break;
         }
+        uint64_t word = atomic_load(&s->word);
+        uint64_t generation = word >> 8;
+        row[0] = taken;
+        row[1] = s->tid;
+        row[2] = state_of(word);
+        row[3] = (s->error << 8) | (s->failed & 0xff);
+        row[4] = (jint) (s->opened >> 32);
+        row[5] = (jint) (uint32_t) s->opened;
+        row[6] = (jint) (generation >> 32);
+        row[7] = (jint) (uint32_t) generation;
+        (*env)->SetObjectArrayElement(env, threads, k, s->thread);
+        (*env)->SetIntArrayRegion(env, info, 8 * k, 8, row);
+        (*env)->DeleteGlobalRef(env, s->thread);
+        s->thread = NULL;
+        k++;
         taken = next;
     }
     return k;
 }
 
-/* Reads a slot's group into out: live from the kernel, or as its thread left it. Bytes read, or -errno. */
-jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong out, jint bytes) {
+/*
+ * Reads a slot's group into out: live from the kernel, or as its thread left it. Bytes read, or -errno: -EBADF for a
+ * slot that is no longer of this generation, whose group is another thread's or none.
+ */
+jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong generation, jlong out, jint bytes) {
     (void) env; (void) cls;
     struct slot *s = &slots[slot];
     size_t length = (size_t) bytes < sizeof(s->final) ? (size_t) bytes : sizeof(s->final);
     for (;;) {
         uint64_t word = atomic_load(&s->word);
         int state = state_of(word);
+        if ((word >> 8) != (uint64_t) generation) {
+            return -EBADF;
+        }
         if (state == LIVE) {
             if (!atomic_compare_exchange_strong(&s->word, &word, word_of(word >> 8, READING))) {
                 continue;
@@ -468,20 +522,27 @@ jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong out, 
     }
 }
 
-/* The sampler lets go of a slot: its group closes if its thread still runs, and the slot is free again. */
-void JNICALL perfpin_enrol_release(JNIEnv *env, jclass cls, jint slot) {
+/*
+ * The sampler lets go of the slot it adopted as generation: its group closes if its thread still runs, and the slot
+ * is free again. A slot of another generation is left alone: let go of already, it may be another thread's now,
+ * whose group is not this caller's to close.
+ */
+void JNICALL perfpin_enrol_release(JNIEnv *env, jclass cls, jint slot, jlong generation) {
     (void) env; (void) cls;
     struct slot *s = &slots[slot];
     for (;;) {
         uint64_t word = atomic_load(&s->word);
         int state = state_of(word);
+        if ((word >> 8) != (uint64_t) generation || state == FREE) {
+            return;
+        }
         if (state == LIVE) {
             if (!atomic_compare_exchange_strong(&s->word, &word, word_of(word >> 8, ENDING))) {
                 continue;
             }
             close_group(s);
-        } else if (state == ENDING) {
-            sched_yield();
+        } else if (state == ENDING || state == READING) {
+            sched_yield(); /* its thread closes it, or another read(2) of it ends */
             continue;
         }
         atomic_store(&s->word, word_of((word >> 8) + 1, FREE));

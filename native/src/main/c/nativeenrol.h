@@ -14,7 +14,7 @@ jboolean JNICALL perfpin_enrol_enrolled(JNIEnv *env, jclass cls);
 jint JNICALL perfpin_enrol_stop(JNIEnv *env, jclass cls);
 void JNICALL perfpin_enrol_end_calls(JNIEnv *env, jclass cls);
 jint JNICALL perfpin_enrol_adopt(JNIEnv *env, jclass cls, jobjectArray threads, jintArray info);
-jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong out, jint bytes);
-void JNICALL perfpin_enrol_release(JNIEnv *env, jclass cls, jint slot);
+jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong generation, jlong out, jint bytes);
+void JNICALL perfpin_enrol_release(JNIEnv *env, jclass cls, jint slot, jlong generation);
 
 #endif

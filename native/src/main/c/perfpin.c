@@ -153,8 +153,8 @@ static const JNINativeMethod METHODS[] = {
     {"enrolEnrolled0", "()Z", (void *) perfpin_enrol_enrolled},
     {"enrolEndCalls0", "()V", (void *) perfpin_enrol_end_calls},
     {"enrolAdopt0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_enrol_adopt},
-    {"enrolRead0", "(IJI)J", (void *) perfpin_enrol_read},
-    {"enrolRelease0", "(I)V", (void *) perfpin_enrol_release},
+    {"enrolRead0", "(IJJI)J", (void *) perfpin_enrol_read},
+    {"enrolRelease0", "(IJ)V", (void *) perfpin_enrol_release},
     {"virtualThreads0", "(Ljava/lang/Class;JII)I", (void *) perfpin_virtual_threads},
     {"virtualRead0", "([J)I", (void *) perfpin_virtual_read},
 };

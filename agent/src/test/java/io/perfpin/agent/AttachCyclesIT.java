@@ -23,7 +23,8 @@ import org.junit.jupiter.params.provider.MethodSource;
 /**
  * Fifty attach/detach cycles on one JVM leave it as they found it: its threads, its descriptors but the agent
  * jar's, and its memory within a bound that does not grow with the cycles; and nothing on its output but the
- * JVM's own warning about dynamically loaded agents (JDK 21 and newer).
+ * JVM's own warning about dynamically loaded agents (JDK 21 and newer). Cycles while threads start and end all the
+ * while leave no counter open either.
  *
  * <p>The JVM runs with a fixed, pre-touched heap and the serial collector, and without dynamic compiler threads,
  * so that neither its heap's first use nor the JVM's own on-demand threads pass for the agent's. Its resident
@@ -53,8 +54,38 @@ class AttachCyclesIT {
                     + " information",
             "WARNING: Dynamic loading of agents will be disallowed by default in a future release");
 
+    /** Cycles while threads start and end all the while, each of them counted from its start. */
+    private static final int CHURN_CYCLES = 20;
+
+    private static final String CHURN_OPTIONS = "threads=churn-.*;events=page-faults;interval=20ms;out=";
+
     static Stream<String> javas() {
         return AppJvm.javas();
+    }
+
+    /**
+     * Attach and detach while threads start and end all the while, each enrolled as it starts (in C, with perfpin's
+     * library), some of them still starting as a detach stops enrolling them: after each detach, within a deadline,
+     * no perf_event descriptor is left, those a thread whose start was still in flight opened included; and the
+     * threads were counted meanwhile, to their final records.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void attachDetachCyclesDuringThreadChurnLeaveNoCounterOpen(String java, @TempDir Path dir) throws Exception {
+        Path out = dir.resolve("churn.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            app.send("churning churn");
+            app.await("churning");
+            for (int cycle = 1; cycle <= CHURN_CYCLES; cycle++) {
+                AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, CHURN_OPTIONS + out, TIMEOUT);
+                AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+                assertEquals(
+                        0, awaitNoCounters(app.pid()), "cycle " + cycle + ": no counter left open after the detach");
+            }
+            assertEquals(0, app.finish());
+        }
+        assertTrue(!Observed.records(out, "thread", "churn-\\d+").isEmpty(), "churned threads counted while attached");
     }
 
     @ParameterizedTest
@@ -132,6 +163,17 @@ class AttachCyclesIT {
                     .collect(Collectors.toList());
             assertEquals(List.of(), other, "nothing on stderr but the JVM's warning about dynamic agents");
         }
+    }
+
+    /** The perf_event descriptors the process holds once none is left, or after 30 s: what it holds then. */
+    private static long awaitNoCounters(long pid) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        long open = Observed.perfEventDescriptors(pid);
+        while (open > 0 && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            open = Observed.perfEventDescriptors(pid);
+        }
+        return open;
     }
 
     /** The threads once the ones perfpin started have ended, which they do on their own after a detach. */

@@ -176,12 +176,15 @@ public final class CounterGroup implements AutoCloseable {
         return attrs;
     }
 
-    /** The group the C library opened in {@code slot} with {@link #slotAttrs} of {@code events}, all counted. */
+    /**
+     * The group the C library opened in {@code slot}, of {@code generation} as it was adopted, with {@link #slotAttrs}
+     * of {@code events}, all counted.
+     */
     public static CounterGroup inSlot(
-            Syscalls syscalls, int tid, List<EventSpec> events, int slot, DescriptorBudget budget) {
+            Syscalls syscalls, int tid, List<EventSpec> events, int slot, long generation, DescriptorBudget budget) {
         List<EventSpec> requested = List.copyOf(events);
         List<KernelGroup> groups = new ArrayList<>(1);
-        groups.add(KernelGroup.inSlot(syscalls, pmuOf(requested.get(0)), requested.size(), slot));
+        groups.add(KernelGroup.inSlot(syscalls, pmuOf(requested.get(0)), requested.size(), slot, generation));
         return new CounterGroup(tid, requested, new ArrayList<>(), groups, budget, null);
     }
 

@@ -51,6 +51,8 @@ final class KernelGroup {
      * when its thread ends, so its descriptors are never this object's to use. -1 for a group opened here.
      */
     private int slot = -1;
+    /** The slot's generation as the sampler adopted it: a slot let go of and taken again is another's. */
+    private long generation;
 
     /** A group of at most {@code capacity} members, the first of which is its leader. */
     KernelGroup(Syscalls syscalls, int pmu, int capacity) {
@@ -64,12 +66,13 @@ final class KernelGroup {
      * The group the C library opened in {@code slot} for events 0 to {@code members - 1}, in that order. Its
      * descriptors are counted in the budget by C, not by {@link #size()}.
      */
-    static KernelGroup inSlot(Syscalls syscalls, int pmu, int members, int slot) {
+    static KernelGroup inSlot(Syscalls syscalls, int pmu, int members, int slot, long generation) {
         KernelGroup group = new KernelGroup(syscalls, pmu, members);
         for (int i = 0; i < members; i++) {
             group.add(-1, i);
         }
         group.slot = slot;
+        group.generation = generation;
         return group;
     }
 
@@ -101,7 +104,7 @@ final class KernelGroup {
         int bytes = VALUES_OFFSET + Long.BYTES * size;
         NativeBuffer buffer = readBuffer(bytes);
         long n = slot >= 0
-                ? NativeEnrolment.read(slot, buffer.address(), bytes)
+                ? NativeEnrolment.read(slot, generation, buffer.address(), bytes)
                 : syscalls.read(leaderFd(), buffer.address(), bytes);
         if (n < 0) {
             return (int) n;
@@ -127,7 +130,7 @@ final class KernelGroup {
     void close() {
         if (slot >= 0) {
             if (size > 0) {
-                NativeEnrolment.release(slot);
+                NativeEnrolment.release(slot, generation);
             }
             size = 0;
             return;

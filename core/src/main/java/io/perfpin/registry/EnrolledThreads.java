@@ -80,7 +80,7 @@ final class EnrolledThreads {
      * hands a thread that starts with others to Java.
      */
     private volatile String cpusInC = "";
-    /** On the sampler only: the threads C enrolled, and their slot, TID, state and error. */
+    /** On the sampler only: the threads C enrolled, and their slot, TID, state, error and the slot's generation. */
     private final Thread[] adoptedThreads = new Thread[ADOPTED_AT_ONCE];
 
     private final int[] adoptedInfo = new int[ADOPTED_AT_ONCE * NativeEnrolment.INFO];
@@ -186,38 +186,84 @@ final class EnrolledThreads {
                 Thread thread = adoptedThreads[k];
                 adoptedThreads[k] = null;
                 int at = k * NativeEnrolment.INFO;
-                Isolated.run(
-                        notices,
-                        "counting a thread",
-                        () -> adopt(
-                                thread,
-                                adoptedInfo[at],
-                                adoptedInfo[at + 1],
-                                adoptedInfo[at + 2],
-                                adoptedInfo[at + 3],
-                                (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL),
-                                live));
+                Throwable failure = Isolated.run(() -> adopt(
+                        thread,
+                        adoptedInfo[at],
+                        adoptedInfo[at + 1],
+                        adoptedInfo[at + 2],
+                        adoptedInfo[at + 3],
+                        (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL),
+                        (long) adoptedInfo[at + 6] << 32 | (adoptedInfo[at + 7] & 0xffffffffL),
+                        live));
+                if (failure != null) {
+                    notices.sayOnce(AgentNotice.failure(
+                            "taking in a thread counted from its start failed",
+                            failure,
+                            "its counters are closed, and it runs on uncounted; the other threads are counted"));
+                }
             }
         } while (n == ADOPTED_AT_ONCE);
     }
 
     private void adopt(
-            Thread thread, int slot, int tid, int state, int error, long openedNanos, List<TrackedThread> live) {
+            Thread thread,
+            int slot,
+            int tid,
+            int state,
+            int error,
+            long openedNanos,
+            long generation,
+            List<TrackedThread> lives) {
+        // The slot is this call's until the thread is live on the sampler: whatever fails before that lets the slot
+        // go, or its group would stay open, and the slot taken, for as long as the thread runs. A slot let go of
+        // already (its generation moved on) is left alone.
+        TrackedThread tracked = null;
+        boolean live = false;
+        try {
+            tracked = enrolAdopted(thread, slot, tid, state, error, openedNanos, generation);
+            if (tracked != null) {
+                lives.add(tracked);
+                live = true;
+            }
+        } finally {
+            if (!live) {
+                NativeEnrolment.release(slot, generation);
+                if (tracked != null) {
+                    enrolled.remove(thread, tracked);
+                }
+                // a pin its task set before, which no tracked thread will undo: undone now, not at close
+                pins.restore(pinnedBeforeAdoption.remove(thread));
+            }
+        }
+        if (live) {
+            // counted from here on, whatever these say
+            TrackedThread counted = tracked;
+            Isolated.run(notices, "giving a thread the pin its task asked for", () -> handPin(counted));
+            Isolated.run(notices, "saying what a thread cannot count", () -> explain(counted.counters));
+        }
+    }
+
+    /**
+     * The thread C enrolled, in the registry from now on; null when it is not the sampler's to read: its slot let go
+     * of, and the thread enrolled the Java way, or already.
+     */
+    private TrackedThread enrolAdopted(
+            Thread thread, int slot, int tid, int state, int error, long openedNanos, long generation) {
         List<EventSpec> events = defaultEvents.events();
         if (state == NativeEnrolment.FAILED) {
             // The kernel refused this thread an event it gave the thread that started C's enrolment: Java opens what
             // it can, with the reasons, counted from now.
-            NativeEnrolment.release(slot);
+            NativeEnrolment.release(slot, generation);
             enrol(thread, tid, null, null, false);
             handPinOrRestore(thread);
-            return;
+            return null;
         }
         boolean counted = state != NativeEnrolment.NOT_COUNTED;
         CounterGroup group = counted
-                ? CounterGroup.inSlot(syscalls, tid, events, slot, descriptors)
+                ? CounterGroup.inSlot(syscalls, tid, events, slot, generation, descriptors)
                 : CounterGroup.notCountedInSlot(tid, events, error >>> 8, error & 0xff, descriptors);
         if (!counted) {
-            NativeEnrolment.release(slot);
+            NativeEnrolment.release(slot, generation);
         }
         ThreadCounters counters = ThreadCounters.of(group, pid);
         TrackedThread tracked = new TrackedThread(thread, tid, defaultEvents, counters, null, false, openedNanos);
@@ -225,11 +271,9 @@ final class EnrolledThreads {
         if (enrolled.putIfAbsent(thread, tracked) != null) {
             counters.close(); // enrolled the Java way before this tick, as a running thread is after an attach
             handPinOrRestore(thread);
-            return;
+            return null;
         }
-        handPin(tracked);
-        live.add(tracked);
-        explain(counters);
+        return tracked;
     }
 
     /**
@@ -421,9 +465,14 @@ final class EnrolledThreads {
     void close() {
         closed = true;
         if (inC) {
-            // C's enrolments in flight are done when it returns; the last tick adopts every thread they enrolled
+            // C's enrolments in flight are done when it returns, or past its deadline each closes what it opens
+            // itself: the last tick adopts every thread they enrolled before it, and none after
             int rc = NativeEnrolment.stop(syscalls);
-            if (rc < 0) {
+            if (rc > 0) {
+                notices.sayOnce(AgentNotice.info("closing: " + rc + (rc == 1 ? " thread" : " threads")
+                        + " starting still being enrolled after 10 s; each closes the counters it opens itself"
+                        + " once its start goes on"));
+            } else if (rc < 0) {
                 notices.sayOnce(AgentNotice.refused(
                         "closing: threads starting still being enrolled (" + Errno.name(-rc) + ")"));
             }

@@ -15,7 +15,6 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.Backends;
-import io.perfpin.nativeio.NativeEnrolment;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.report.Recording;
@@ -38,6 +37,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -402,6 +402,8 @@ class ThreadRegistryTest {
         Syscalls syscalls = Backends.syscalls();
         assumeTrue(syscalls.backend() == Backend.JNI, "the C library's enrolment needs the JNI backend");
         long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
+        RulesInC.ASKED.clear(); // of this test's threads alone, whichever test of C's enrolment ran before it
+        RulesInC.STARTED.clear();
         Path recording = dir.resolve("in-c.jsonl");
         int threads = 200;
         int pages = 64;
@@ -443,29 +445,159 @@ class ThreadRegistryTest {
         assertEquals(List.of(), warnings);
     }
 
-    /** Rules as the agent's hooks answer them for C: counted when the name says so, the answer good for its number. */
-    public static final class RulesInC {
-        static final List<String> ASKED = new CopyOnWriteArrayList<>();
-        static final List<String> STARTED = new CopyOnWriteArrayList<>();
-
-        public static int decide(Thread thread) {
-            String name = thread.getName();
-            if (!name.startsWith("in-c-")) {
-                return NativeEnrolment.SKIP; // the JVM's and the test runner's own, uncached
+    /**
+     * A thread C enrolled that the sampler cannot take in (here an application's Thread whose hashCode fails the first
+     * time the sampler asks, where the registry keys its threads) has its counters closed at once, while it runs on:
+     * its slot is let go of, a pin its task set before is undone, the failure said once however many threads meet it,
+     * and a thread beside them is counted to its end.
+     */
+    @Test
+    void aThreadTheSamplerCannotTakeInHasItsCountersClosedAndTheOthersAreCounted() throws Exception {
+        Syscalls syscalls = Backends.syscalls();
+        assumeTrue(syscalls.backend() == Backend.JNI, "the C library's enrolment needs the JNI backend");
+        assumeTrue(affinity.get(0).contains(0) && affinity.get(0).contains(1), "needs CPUs 0 and 1");
+        long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
+        Path recording = dir.resolve("refused.jsonl");
+        String failed = "taking in a thread counted from its start failed";
+        ThreadRegistry registry = start(RegistryConfig.of(events("page-faults"))
+                .withInterval(10_000_000L)
+                .withJsonLines(recording));
+        CountDownLatch end = new CountDownLatch(1);
+        List<Thread> started = new ArrayList<>();
+        try {
+            assertEquals(0, ThreadLifecycleEvents.enable(syscalls, RulesInC.class));
+            assertTrue(registry.enrolInC(RulesInC.class), "the default events are one group: C enrols");
+            long registrysOwn = PerfEventDescriptors.ofThisProcess();
+            for (int i = 0; i < 2; i++) {
+                int[] tid = new int[1];
+                CpuSet[] before = new CpuSet[1];
+                Thread refused = new FailsOnceOnTheSampler(
+                        () -> {
+                            tid[0] = affinity.currentTid();
+                            before[0] = affinity.get(tid[0]);
+                            // as an @Pinned task does, most likely before the sampler's next tick takes it in
+                            registry.pin(Thread.currentThread(), Placement.parse("0"));
+                            awaitEnd(end);
+                        },
+                        "in-c-counted-refused-" + i);
+                started.add(refused);
+                refused.start();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (refused.getState() != Thread.State.TIMED_WAITING || !said(failed)) {
+                    assertTrue(System.nanoTime() < deadline, "the sampler met the thread within the deadline");
+                    Thread.sleep(10);
+                }
+                assertEquals(
+                        registrysOwn,
+                        PerfEventDescriptors.ofThisProcess(),
+                        "the thread's counter closed as the sampler failed to take it in, while it runs on");
+                assertEquals(before[0], affinity.get(tid[0]), "its CPUs as they were before its task's pin");
             }
-            ASKED.add(name);
-            return (name.startsWith("in-c-counted-") ? NativeEnrolment.COUNT : NativeEnrolment.SKIP)
-                    | NativeEnrolment.CACHEABLE;
+            Thread counted = new Thread(() -> PageToucher.touch(64L * PageToucher.PAGE_SIZE), "in-c-counted-beside-0");
+            started.add(counted);
+            counted.start();
+            counted.join(TimeUnit.SECONDS.toMillis(30));
+        } finally {
+            end.countDown();
+            for (Thread t : started) {
+                t.join(TimeUnit.SECONDS.toMillis(30));
+            }
+            ThreadLifecycleEvents.disable(syscalls);
+            registry.close();
+        }
+        assertTrue(started.stream().noneMatch(Thread::isAlive), "ended within the deadline");
+        assertEquals(1, warnings.stream().filter(w -> w.startsWith(failed)).count(), "said once: " + warnings);
+        List<String> recorded = threadRecords(recording).stream()
+                .filter(ThreadRecord::isFinal)
+                .map(r -> r.report().name())
+                .filter(name -> name.startsWith("in-c-"))
+                .toList();
+        assertEquals(List.of("in-c-counted-beside-0"), recorded, "the thread beside them counted to its end");
+        assertEquals(
+                descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
+    }
+
+    /**
+     * A thread whose start is still being enrolled in C when the registry closes, past the 10 s its stop waits: the
+     * close says so once and returns, and the thread closes the counter it opens itself as its start goes on, after
+     * the sampler took in its last threads, so that no perf descriptor is left while it runs.
+     */
+    @Test
+    void aThreadStillStartingPastTheStopsDeadlineClosesItsOwnCounters() throws Exception {
+        Syscalls syscalls = Backends.syscalls();
+        assumeTrue(syscalls.backend() == Backend.JNI, "the C library's enrolment needs the JNI backend");
+        long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
+        ThreadRegistry registry = start(RegistryConfig.of(events("page-faults")).withInterval(10_000_000L));
+        CountDownLatch running = new CountDownLatch(1);
+        CountDownLatch end = new CountDownLatch(1);
+        Thread held = new Thread(
+                () -> {
+                    running.countDown();
+                    awaitEnd(end);
+                },
+                "in-c-held-0");
+        RulesInC.hold();
+        try {
+            assertEquals(0, ThreadLifecycleEvents.enable(syscalls, RulesInC.class));
+            assertTrue(registry.enrolInC(RulesInC.class), "the default events are one group: C enrols");
+            held.start();
+            assertTrue(RulesInC.awaitHeld(), "its start asks the rules, in flight in C");
+            ThreadLifecycleEvents.disable(syscalls); // as a detach does, before the registry closes
+            registry.close();
+            assertTrue(
+                    said("closing: 1 thread starting still being enrolled after 10 s; each closes the counters it"
+                            + " opens itself"),
+                    "the close says what it left: " + warnings);
+
+            RulesInC.letGo();
+
+            assertTrue(running.await(30, TimeUnit.SECONDS), "the thread runs, its start done");
+            assertEquals(
+                    descriptorsBefore,
+                    PerfEventDescriptors.ofThisProcess(),
+                    "its counter closed by itself: no perf_event descriptor left");
+        } finally {
+            RulesInC.letGo();
+            end.countDown();
+            held.join(TimeUnit.SECONDS.toMillis(30));
+            ThreadLifecycleEvents.disable(syscalls);
+            registry.close();
+        }
+        assertTrue(!held.isAlive(), "ended within the deadline");
+    }
+
+    private boolean said(String prefix) {
+        return warnings.stream().anyMatch(w -> w.startsWith(prefix));
+    }
+
+    private static void awaitEnd(CountDownLatch end) {
+        try {
+            end.await(60, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** An application's thread whose hashCode fails the first time perfpin's sampler asks for it. */
+    private static final class FailsOnceOnTheSampler extends Thread {
+        private final AtomicBoolean failed = new AtomicBoolean();
+
+        FailsOnceOnTheSampler(Runnable task, String name) {
+            super(task, name);
         }
 
-        public static boolean runStarting(Thread thread) {
-            if (thread.getName().startsWith("in-c-")) {
-                STARTED.add(thread.getName());
+        @Override
+        public int hashCode() {
+            if (Thread.currentThread().getName().equals("perfpin-sampler") && failed.compareAndSet(false, true)) {
+                throw new IllegalStateException("no hash code for perfpin's sampler");
             }
-            return false;
+            return super.hashCode();
         }
 
-        public static void runEnded(Thread thread) {}
+        @Override
+        public boolean equals(Object other) {
+            return super.equals(other);
+        }
     }
 
     private static ThreadSample awaitSlot(StatsFileReader reader, int tid, int state)

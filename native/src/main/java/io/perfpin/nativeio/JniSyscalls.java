@@ -151,7 +151,7 @@ public final class JniSyscalls implements Syscalls {
 
     static native int enrolAdopt0(Thread[] threads, int[] info);
 
-    static native long enrolRead0(int slot, long address, int bytes);
+    static native long enrolRead0(int slot, long generation, long address, int bytes);
 
-    static native void enrolRelease0(int slot);
+    static native void enrolRelease0(int slot, long generation);
 }

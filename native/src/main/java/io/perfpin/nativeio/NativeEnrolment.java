@@ -36,10 +36,11 @@ public final class NativeEnrolment {
     /** The kernel refused an event: its error is errno << 8 | the event's index. */
     public static final int FAILED = 7;
     /**
-     * Ints of {@link #adopt}'s {@code info} per thread: slot, TID, state, error, and the System.nanoTime before its
-     * group opened, high and low 32 bits.
+     * Ints of {@link #adopt}'s {@code info} per thread: slot, TID, state, error, the System.nanoTime before its group
+     * opened, high and low 32 bits, and the slot's generation, high and low 32 bits, for {@link #read} and
+     * {@link #release}.
      */
-    public static final int INFO = 6;
+    public static final int INFO = 8;
     /** The most events C opens for a thread, one group. */
     public static final int MAX_EVENTS = 16;
 
@@ -63,7 +64,11 @@ public final class NativeEnrolment {
                 : -Errno.ENOSYS;
     }
 
-    /** Enrols no more threads in C, once ThreadStart callbacks in flight are done (0), or -ETIMEDOUT. */
+    /**
+     * Enrols no more threads in C: 0 once the ThreadStart callbacks in flight are done; else, after 10 s, how many
+     * are still in flight, each of which closes the counters it opens itself once the sampler's {@link #adopt} calls
+     * from now on took in the last threads enrolled; -ENOSYS without the JNI backend.
+     */
     public static int stop(Syscalls syscalls) {
         return syscalls.backend() == Backend.JNI ? JniSyscalls.enrolStop0() : -Errno.ENOSYS;
     }
@@ -93,14 +98,18 @@ public final class NativeEnrolment {
 
     /**
      * Reads a slot's group (read_format group, time enabled and running) into {@code bytes} at {@code address}: from
-     * the kernel while its thread runs, as its thread left it once it ended. Bytes read, or -errno.
+     * the kernel while its thread runs, as its thread left it once it ended. Bytes read, or -errno: -EBADF once the
+     * slot is no longer of {@code generation}, as {@link #adopt} gave it.
      */
-    public static long read(int slot, long address, int bytes) {
-        return JniSyscalls.enrolRead0(slot, address, bytes);
+    public static long read(int slot, long generation, long address, int bytes) {
+        return JniSyscalls.enrolRead0(slot, generation, address, bytes);
     }
 
-    /** Closes the slot's group if its thread still runs, and frees the slot. */
-    public static void release(int slot) {
-        JniSyscalls.enrolRelease0(slot);
+    /**
+     * Closes the slot's group if its thread still runs, and frees the slot; nothing when the slot is no longer of
+     * {@code generation}, as {@link #adopt} gave it: it was let go of already, and may hold another thread's group.
+     */
+    public static void release(int slot, long generation) {
+        JniSyscalls.enrolRelease0(slot, generation);
     }
 }

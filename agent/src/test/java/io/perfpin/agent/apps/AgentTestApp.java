@@ -32,6 +32,8 @@ import java.util.concurrent.TimeUnit;
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
  *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"; PREFIX
  *                          may list several, A,B: thread I is then named after the (I mod 2)th, A-0, B-1, A-2 ...
+ *   churning PREFIX        threads PREFIX-I, two at a time, each touching a page, from a thread named churner,
+ *                          until finish                             -> "churning"
  *   paced NAME PAGES N     a thread NAME touches PAGES pages N times, 30 ms apart, and ends -> "paced NAME TID"
  *   park N PREFIX          N threads PREFIX-I that only wait              -> "parked N"
  *   open N                 opens /dev/null N times and keeps the files open, up to the first failure
@@ -113,6 +115,9 @@ public final class AgentTestApp {
                     break;
                 case "churn":
                     churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]), word[3]);
+                    break;
+                case "churning":
+                    churning(word[1]);
                     break;
                 case "paced":
                     paced(word[1], Integer.parseInt(word[2]), Integer.parseInt(word[3]));
@@ -240,6 +245,34 @@ public final class AgentTestApp {
         }
         running.acquire(2);
         say("churned " + threads);
+    }
+
+    /** A churn that lasts as long as the test needs it: threads start and end until finish. */
+    private static void churning(String prefix) {
+        start(
+                () -> {
+                    Semaphore running = new Semaphore(2);
+                    try {
+                        for (int i = 0; FINISH.getCount() > 0; i++) {
+                            running.acquire();
+                            new Thread(
+                                            () -> {
+                                                try {
+                                                    PageToucher.touch(PageToucher.PAGE_SIZE);
+                                                } finally {
+                                                    running.release();
+                                                }
+                                            },
+                                            prefix + "-" + i)
+                                    .start();
+                        }
+                        running.acquire(2);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                },
+                "churner");
+        say("churning");
     }
 
     /** A thread that lives across several of the agent's intervals and ends on its own. */
