@@ -47,11 +47,10 @@ final class StatAgainstPerf {
 
     static Section run(Workspace workspace) throws IOException, InterruptedException {
         String perf = perfCommand();
-        if (perf == null) {
-            return notMeasured(
-                    "perf is not installed (./bench installs Debian's linux-perf with apt-get when it runs as"
-                            + " root; otherwise: sudo apt-get install linux-perf)");
-        }
+        String noPerf = perf == null
+                ? "perf is not installed (./bench installs Debian's linux-perf with apt-get when it runs as root;"
+                        + " otherwise: sudo apt-get install linux-perf)"
+                : null;
         Path cli = workspace.repository().resolve("cli/target/perfpin.jar");
         if (!Files.exists(cli)) {
             return notMeasured(cli + " is missing: build first with ./mvnw -B -q -DskipTests package");
@@ -72,19 +71,13 @@ final class StatAgainstPerf {
             AttachLatency.awaitReady(target);
             long pid = target.pid();
             List<Integer> tids = countedTids(pid);
-            List<String> perfCommand = List.of(
-                    perf,
-                    "stat",
-                    "-e",
-                    EVENTS,
-                    "--per-thread",
-                    "-t",
-                    tids.stream().map(String::valueOf).collect(Collectors.joining(",")),
-                    "-I",
-                    Integer.toString(INTERVAL_MILLIS),
-                    "--interval-count",
-                    Integer.toString(INTERVALS),
-                    "-x,");
+            if (perf != null) {
+                String refused = perfRefusal(runtimed, workspace, perfIntervals(perf, tids), pid);
+                if (refused != null) {
+                    perf = null;
+                    noPerf = "perf cannot count here: " + refused;
+                }
+            }
             List<String> perfpinCommand = perfpin(
                     workspace,
                     pid,
@@ -92,23 +85,21 @@ final class StatAgainstPerf {
                     INTERVAL_MILLIS + "ms",
                     "--duration",
                     INTERVAL_MILLIS * INTERVALS + "ms");
-            String perfFailed = perfRefusal(runtimed, workspace, perfCommand, pid);
-            if (perfFailed != null) {
-                return notMeasured("perf cannot count here: " + perfFailed);
-            }
+            // Without perf, the one look beside jcmd is still measured: it is the figure with a target.
             List<ToolRun> perfRuns = new ArrayList<>();
             List<ToolRun> perfpinRuns = new ArrayList<>();
-            for (int i = 0; i < workspace.runs(); i++) {
+            for (int i = 0; perf != null && i < workspace.runs(); i++) {
                 if (i % 2 == 0) {
-                    perfRuns.add(timed(runtimed, workspace, perfCommand, ",task-clock,", pid));
+                    perfRuns.add(timed(runtimed, workspace, perfIntervals(perf, tids), ",task-clock,", pid));
                     perfpinRuns.add(timed(runtimed, workspace, perfpinCommand, ",sample,", pid));
                 } else {
                     perfpinRuns.add(timed(runtimed, workspace, perfpinCommand, ",sample,", pid));
-                    perfRuns.add(timed(runtimed, workspace, perfCommand, ",task-clock,", pid));
+                    perfRuns.add(timed(runtimed, workspace, perfIntervals(perf, tids), ",task-clock,", pid));
                 }
             }
             List<List<ToolRun>> looks = looks(runtimed, workspace, perf, pid, tids);
-            return section(workspace, tids.size(), perfRuns, perfpinRuns, looks, version(perf));
+            return section(
+                    workspace, tids.size(), perfRuns, perfpinRuns, looks, perf != null ? version(perf) : null, noPerf);
         } finally {
             target.getOutputStream().close(); // Service exits when its standard input closes
             if (!target.waitFor(30, TimeUnit.SECONDS)) {
@@ -116,6 +107,23 @@ final class StatAgainstPerf {
             }
             Files.deleteIfExists(stderr);
         }
+    }
+
+    /** perf counting the TIDs every {@value #INTERVAL_MILLIS} ms, {@value #INTERVALS} times, as CSV. */
+    private static List<String> perfIntervals(String perf, List<Integer> tids) {
+        return List.of(
+                perf,
+                "stat",
+                "-e",
+                EVENTS,
+                "--per-thread",
+                "-t",
+                tids.stream().map(String::valueOf).collect(Collectors.joining(",")),
+                "-I",
+                Integer.toString(INTERVAL_MILLIS),
+                "--interval-count",
+                Integer.toString(INTERVALS),
+                "-x,");
     }
 
     /**
@@ -139,29 +147,32 @@ final class StatAgainstPerf {
 
     /**
      * The one short look, {@code perfpin stat} for {@value #WINDOW_MILLIS} ms, {@code jcmd Thread.print} and
-     * {@code perf stat} for the same window, alternating (ABC CBA ...): their runs, in that order.
+     * {@code perf stat} for the same window, alternating (ABC CBA ...): their runs, in that order; without perf
+     * (null), the first two.
      */
     private static List<List<ToolRun>> looks(
             Path runtimed, Workspace workspace, String perf, long pid, List<Integer> tids)
             throws IOException, InterruptedException {
-        List<List<String>> tools = List.of(
+        List<List<String>> tools = new ArrayList<>(List.of(
                 perfpin(workspace, pid, "--duration", WINDOW_MILLIS + "ms"),
                 List.of(
                         Paths.get(System.getProperty("java.home"), "bin", "jcmd")
                                 .toString(),
                         Long.toString(pid),
-                        "Thread.print"),
-                List.of(
-                        perf,
-                        "stat",
-                        "-e",
-                        EVENTS,
-                        "--per-thread",
-                        "-t",
-                        tids.stream().map(String::valueOf).collect(Collectors.joining(",")),
-                        "--timeout",
-                        Integer.toString(WINDOW_MILLIS),
-                        "-x,"));
+                        "Thread.print")));
+        if (perf != null) {
+            tools.add(List.of(
+                    perf,
+                    "stat",
+                    "-e",
+                    EVENTS,
+                    "--per-thread",
+                    "-t",
+                    tids.stream().map(String::valueOf).collect(Collectors.joining(",")),
+                    "--timeout",
+                    Integer.toString(WINDOW_MILLIS),
+                    "-x,"));
+        }
         List<List<ToolRun>> runs = new ArrayList<>();
         for (List<String> tool : tools) {
             timed(runtimed, workspace, tool, null, pid); // untimed: the page cache, as Alternation does
@@ -182,7 +193,102 @@ final class StatAgainstPerf {
             List<ToolRun> perf,
             List<ToolRun> perfpin,
             List<List<ToolRun>> looks,
-            String perfVersion) {
+            String perfVersion,
+            String noPerf) {
+        List<MarkdownTable> tables = new ArrayList<>();
+        if (perfVersion != null) {
+            tables.add(intervals(perf, perfpin, perfVersion));
+        }
+        // The short look: a window is no cost, so what each tool takes beyond it is; jcmd has no window.
+        Summary lookBeyond = beyondWindow(looks.get(0));
+        Summary jcmdWall =
+                Summary.of(looks.get(1).stream().map(ToolRun::wallMillis).toList());
+        Summary lookCpu =
+                Summary.of(looks.get(0).stream().map(ToolRun::cpuMillis).toList());
+        Summary jcmdCpu =
+                Summary.of(looks.get(1).stream().map(ToolRun::cpuMillis).toList());
+        boolean withPerf = perfVersion != null;
+        String perfBeyond = withPerf ? beyondWindow(looks.get(2)).format(1) : "not measured";
+        String perfLookCpu = withPerf
+                ? Summary.of(looks.get(2).stream().map(ToolRun::cpuMillis).toList())
+                        .format(1)
+                : "not measured";
+        tables.add(
+                0,
+                new MarkdownTable(
+                                "one look, ms: median (min–max)",
+                                "`perfpin stat PID` for " + WINDOW_MILLIS + " ms",
+                                "`jcmd PID Thread.print`",
+                                (withPerf ? perfVersion : "perf") + " stat -t for " + WINDOW_MILLIS + " ms")
+                        .row(
+                                "wall time beyond the window (jcmd: all of it)",
+                                lookBeyond.format(1),
+                                jcmdWall.format(1),
+                                perfBeyond)
+                        .row("CPU time of the tool", lookCpu.format(1), jcmdCpu.format(1), perfLookCpu)
+                        .row(
+                                "CPU time of the counted JVM meanwhile",
+                                targetCpu(looks.get(0)).format(1),
+                                targetCpu(looks.get(1)).format(1),
+                                withPerf ? targetCpu(looks.get(2)).format(1) : "not measured"));
+        String what = "`perfpin stat PID` for " + WINDOW_MILLIS + " ms, " + threads + " threads, beside `jcmd PID"
+                + " Thread.print`: ";
+        Cost wall = new Cost(null, lookBeyond, jcmdWall);
+        Cost cpu = new Cost(null, lookCpu, jcmdCpu);
+        String jcmd = "jcmd Thread.print";
+        List<Headline> headlines = List.of(
+                Headline.of(
+                        what + "wall time beyond its window",
+                        wall,
+                        jcmd,
+                        StatAgainstPerf::millis,
+                        "perf stat -t: " + (withPerf ? perfBeyond + " ms" : "not measured"),
+                        "≤ " + TARGET_JCMD_RATIO + "x jcmd's",
+                        Verdict.atMost(wall.ratio(), TARGET_JCMD_RATIO, v -> Summary.number(v, 2) + "x", "")),
+                Headline.of(
+                        what + "CPU time",
+                        cpu,
+                        jcmd,
+                        StatAgainstPerf::millis,
+                        "perf stat -t: " + (withPerf ? perfLookCpu + " ms" : "not measured"),
+                        "≤ " + (int) TARGET_CPU_MILLIS + " ms",
+                        Verdict.atMost(lookCpu, TARGET_CPU_MILLIS, v -> Summary.number(v, 1) + " ms", "")));
+        return new Section(TITLE, headlines, tables, notes(workspace, threads, noPerf));
+    }
+
+    private static List<String> notes(Workspace workspace, int threads, String noPerf) {
+        List<String> notes = new ArrayList<>(List.of(
+                "One look: `perfpin stat PID --duration " + WINDOW_MILLIS
+                        + "ms` through the `./perfpin` launcher,"
+                        + " `jcmd PID Thread.print` (the JDK's; prints every thread's stack) and `perf stat"
+                        + " -t TIDs --timeout " + WINDOW_MILLIS + "`, " + workspace.runs()
+                        + " runs of each, alternating"
+                        + " (ABC CBA ...) after one untimed round. The window itself costs nothing: a tool's"
+                        + " cost is its time from launch to exit beyond it, and its CPU time. jcmd has no"
+                        + " window: all its time is cost.",
+                "One `Service " + WORKERS + " 600 " + PARKED + "` JVM (" + WORKERS
+                        + " workers spinning and napping, "
+                        + PARKED + " parked threads); both tools count its " + threads
+                        + " worker and parked threads"
+                        + " for the events " + EVENTS + ", every " + INTERVAL_MILLIS + " ms, " + INTERVALS
+                        + " intervals, printing CSV; " + workspace.runs()
+                        + " runs of each, alternating. perf is given"
+                        + " the TIDs (read from /proc/PID/task/*/comm), perfpin the regex"
+                        + " `worker-.*|parked-.*`; both looks count the same threads for the same events.",
+                "First count: the first line of counts on the tool's output, from the moment it was"
+                        + " launched. CPU: user plus system time of the tool's process as wait4 reports it"
+                        + " (runtimed.c); the counted JVM's from /proc/PID/stat before and after, which"
+                        + " includes its own workers' spinning: the difference between the two columns is what"
+                        + " the tool made the JVM do (perfpin stat takes"
+                        + " one thread dump of it to name its threads)."));
+        if (noPerf != null) {
+            notes.add("perf's columns and the table of intervals are not measured: " + noPerf + ".");
+        }
+        return notes;
+    }
+
+    /** perf and perfpin counting the same threads every interval: first count, exit, CPU, the JVM's CPU. */
+    private static MarkdownTable intervals(List<ToolRun> perf, List<ToolRun> perfpin, String perfVersion) {
         Summary perfFirst =
                 Summary.of(perf.stream().map(ToolRun::firstCountMillis).toList());
         Summary perfpinFirst =
@@ -191,7 +297,7 @@ final class StatAgainstPerf {
         Summary perfpinCpu = Summary.of(perfpin.stream().map(ToolRun::cpuMillis).toList());
         String perfpinLess = "perfpin − perf";
         String perfColumn = perfVersion + " stat --per-thread -t";
-        MarkdownTable table = new MarkdownTable("ms: median (min–max)", perfColumn, "perfpin stat", perfpinLess)
+        return new MarkdownTable("ms: median (min–max)", perfColumn, "perfpin stat", perfpinLess)
                 .row(
                         "launch to first count",
                         perfFirst.format(1),
@@ -218,83 +324,6 @@ final class StatAgainstPerf {
                                         .toList())
                                 .format(1),
                         "");
-        // The short look: a window is no cost, so what each tool takes beyond it is; jcmd has no window.
-        Summary lookBeyond = beyondWindow(looks.get(0));
-        Summary jcmdWall =
-                Summary.of(looks.get(1).stream().map(ToolRun::wallMillis).toList());
-        Summary perfBeyond = beyondWindow(looks.get(2));
-        Summary lookCpu =
-                Summary.of(looks.get(0).stream().map(ToolRun::cpuMillis).toList());
-        Summary jcmdCpu =
-                Summary.of(looks.get(1).stream().map(ToolRun::cpuMillis).toList());
-        Summary perfLookCpu =
-                Summary.of(looks.get(2).stream().map(ToolRun::cpuMillis).toList());
-        MarkdownTable look = new MarkdownTable(
-                        "one look, ms: median (min–max)",
-                        "`perfpin stat PID` for " + WINDOW_MILLIS + " ms",
-                        "`jcmd PID Thread.print`",
-                        perfVersion + " stat -t for " + WINDOW_MILLIS + " ms")
-                .row(
-                        "wall time beyond the window (jcmd: all of it)",
-                        lookBeyond.format(1),
-                        jcmdWall.format(1),
-                        perfBeyond.format(1))
-                .row("CPU time of the tool", lookCpu.format(1), jcmdCpu.format(1), perfLookCpu.format(1))
-                .row(
-                        "CPU time of the counted JVM meanwhile",
-                        targetCpu(looks.get(0)).format(1),
-                        targetCpu(looks.get(1)).format(1),
-                        targetCpu(looks.get(2)).format(1));
-        String what = "`perfpin stat PID` for " + WINDOW_MILLIS + " ms, " + threads + " threads, beside `jcmd PID"
-                + " Thread.print`: ";
-        Cost wall = new Cost(null, lookBeyond, jcmdWall);
-        Cost cpu = new Cost(null, lookCpu, jcmdCpu);
-        String jcmd = "jcmd Thread.print";
-        List<Headline> headlines = List.of(
-                Headline.of(
-                        what + "wall time beyond its window",
-                        wall,
-                        jcmd,
-                        StatAgainstPerf::millis,
-                        "perf stat -t: " + millis(perfBeyond),
-                        "≤ " + TARGET_JCMD_RATIO + "x jcmd's",
-                        Verdict.atMost(wall.ratio(), TARGET_JCMD_RATIO, v -> Summary.number(v, 2) + "x", "")),
-                Headline.of(
-                        what + "CPU time",
-                        cpu,
-                        jcmd,
-                        StatAgainstPerf::millis,
-                        "perf stat -t: " + millis(perfLookCpu),
-                        "≤ " + (int) TARGET_CPU_MILLIS + " ms",
-                        Verdict.atMost(lookCpu, TARGET_CPU_MILLIS, v -> Summary.number(v, 1) + " ms", "")));
-        return new Section(
-                TITLE,
-                headlines,
-                List.of(look, table),
-                List.of(
-                        "One look: `perfpin stat PID --duration " + WINDOW_MILLIS
-                                + "ms` through the `./perfpin` launcher,"
-                                + " `jcmd PID Thread.print` (the JDK's; prints every thread's stack) and `perf stat"
-                                + " -t TIDs --timeout " + WINDOW_MILLIS + "`, " + workspace.runs()
-                                + " runs of each, alternating"
-                                + " (ABC CBA ...) after one untimed round. The window itself costs nothing: a tool's"
-                                + " cost is its time from launch to exit beyond it, and its CPU time. jcmd has no"
-                                + " window: all its time is cost.",
-                        "One `Service " + WORKERS + " 600 " + PARKED + "` JVM (" + WORKERS
-                                + " workers spinning and napping, "
-                                + PARKED + " parked threads); both tools count its " + threads
-                                + " worker and parked threads"
-                                + " for the events " + EVENTS + ", every " + INTERVAL_MILLIS + " ms, " + INTERVALS
-                                + " intervals, printing CSV; " + workspace.runs()
-                                + " runs of each, alternating. perf is given"
-                                + " the TIDs (read from /proc/PID/task/*/comm), perfpin the regex"
-                                + " `worker-.*|parked-.*`; both looks count the same threads for the same events.",
-                        "First count: the first line of counts on the tool's output, from the moment it was"
-                                + " launched. CPU: user plus system time of the tool's process as wait4 reports it"
-                                + " (runtimed.c); the counted JVM's from /proc/PID/stat before and after, which"
-                                + " includes its own workers' spinning: the difference between the two columns is what"
-                                + " the tool made the JVM do (perfpin stat takes"
-                                + " one thread dump of it to name its threads)."));
     }
 
     private static Summary beyondWindow(List<ToolRun> runs) {
