@@ -18,8 +18,9 @@
 # Usage: cds-archive.sh LAUNCHER JAR ARCHIVE
 launcher=$1
 jar=$2
-jsa=$3
-dir=$(dirname "$jsa")
+# Absolute, since the dump runs in the archive's directory: the build passes absolute paths, a user may not.
+dir=$(cd "$(dirname "$3")" && pwd) || exit 0
+jsa="$dir/$(basename "$3")"
 fifo="$dir/cds-training.in"
 out="$dir/cds-training.out"
 lists="$dir/cds-training"
