@@ -8,6 +8,7 @@ import io.perfpin.files.OutputFile;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.nativeio.FileMappings;
 import io.perfpin.nativeio.Syscalls;
+import java.io.File;
 import java.io.IOException;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
@@ -252,7 +253,9 @@ public final class StatsFile implements AutoCloseable {
             for (String name : dir.names(n -> n.endsWith(".stats"))) {
                 try {
                     long pid = Long.parseLong(name.substring(0, name.length() - ".stats".length()));
-                    if (ProcessHandle.of(pid).isEmpty() && dir.delete(name)) {
+                    // Not ProcessHandle.of: its first use starts the JDK's process reaper machinery (an executor and
+                    // a dozen classes) in the application's JVM, where a look at /proc does the same.
+                    if (!new File("/proc/" + pid).exists() && dir.delete(name)) {
                         removed++;
                     }
                 } catch (NumberFormatException | IOException e) {
