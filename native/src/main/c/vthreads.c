@@ -14,7 +14,9 @@
  *
  * Stopping: each carrier is BUSY while a callback uses it or the state of the virtual thread on it; stop waits
  * for each carrier to be idle, closes its descriptors and frees every virtual thread's state, then gives the
- * JVMTI environment back, which drops the thread-local storage that pointed at them.
+ * JVMTI environment back, which drops the thread-local storage that pointed at them. A virtual thread that ends
+ * while stop runs finds no carrier to take: its state is marked ended instead (end_without_carrier), and stop makes
+ * its record, so that it has one, as every counted virtual thread that ends, once.
  *
  * A carrier thread that exits (the scheduler lets an idle one go after its keep-alive) closes its group as it goes,
  * through a pthread key's destructor: a group of a thread that no longer runs counts nothing, and kept open it
@@ -67,6 +69,8 @@ struct vthread {
     uint32_t opened;            /* the events some carrier counted for it */
     int recorded;               /* selected by name: its totals go to Java at its end */
     jweak thread;               /* when recorded: its Thread, for the record of one still running at stop */
+    jobject ended;              /* under the lock: its Thread (a global reference) once it ended while stopping */
+    int listed;                 /* under the lock: in the list, where stop takes it; else its end or stop has it */
     int events;                 /* event_count when it was made */
     jint mounts;
     jint carrier_count;
@@ -97,6 +101,9 @@ static int event_count;
 static int max_groups;
 static _Atomic int groups_open;
 static _Atomic int carriers_refused;
+/* The ends under way without a carrier (end_without_carrier), and whether stop frees the states: see stop_events */
+static _Atomic int enders;
+static _Atomic int freeing;
 
 static void clear_exception(JNIEnv *env) {
     if ((*env)->ExceptionCheck(env)) {
@@ -248,6 +255,7 @@ static struct vthread *new_state(void) {
         v->events = event_count;
         v->totals = v->at_mount + 3 + event_count;
         pthread_mutex_lock(&lock);
+        v->listed = 1;
         v->next = vthreads;
         if (vthreads != NULL) {
             vthreads->prev = v;
@@ -349,17 +357,40 @@ static void JNICALL on_unmount(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread)
     give_carrier(c);
 }
 
-static void unlink_thread(struct vthread *v) {
+/* Takes v out of the list, the caller's then to free; false when stop took it first, whose it is then. */
+static int unlink_thread(struct vthread *v) {
     pthread_mutex_lock(&lock);
-    if (v->prev != NULL) {
-        v->prev->next = v->next;
-    } else {
-        vthreads = v->next;
-    }
-    if (v->next != NULL) {
-        v->next->prev = v->prev;
+    int listed = v->listed;
+    if (listed) {
+        if (v->prev != NULL) {
+            v->prev->next = v->next;
+        } else {
+            vthreads = v->next;
+        }
+        if (v->next != NULL) {
+            v->next->prev = v->prev;
+        }
+        v->prev = v->next = NULL;
+        v->listed = 0;
     }
     pthread_mutex_unlock(&lock);
+    return listed;
+}
+
+/* The first state of the list, taken out of it (stop's then); null when it is empty. */
+static struct vthread *take_first(void) {
+    pthread_mutex_lock(&lock);
+    struct vthread *v = vthreads;
+    if (v != NULL) {
+        vthreads = v->next;
+        if (vthreads != NULL) {
+            vthreads->prev = NULL;
+        }
+        v->prev = v->next = NULL;
+        v->listed = 0;
+    }
+    pthread_mutex_unlock(&lock);
+    return v;
 }
 
 /*
@@ -392,13 +423,48 @@ static void free_state(JNIEnv *env, struct vthread *v) {
     if (v->thread != NULL) {
         (*env)->DeleteWeakGlobalRef(env, v->thread);
     }
+    if (v->ended != NULL) {
+        (*env)->DeleteGlobalRef(env, v->ended);
+    }
     free(v);
 }
 
-/* The last unmount: the totals go to Java, as report_totals says. */
+/*
+ * The end of a virtual thread whose carrier cannot be had: stop has it or closed it. Its state is marked ended, with
+ * a strong reference to its Thread (the weak one may be cleared before stop comes to it), and stop makes its record,
+ * as an ended one's. Stop frees the states only once no such end is under way (enders), and one that comes after
+ * that (freeing) leaves them alone: whether stop took the state already or not, its memory is still there.
+ */
+static void end_without_carrier(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    __atomic_add_fetch(&enders, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&freeing, __ATOMIC_SEQ_CST)) {
+        void *data = state_of(env_jvmti, thread);
+        struct vthread *v = data == &unselected ? NULL : data;
+        jobject strong = v != NULL && v->recorded ? (*env)->NewGlobalRef(env, thread) : NULL;
+        clear_exception(env);
+        if (strong != NULL) {
+            pthread_mutex_lock(&lock);
+            if (v->ended == NULL) {
+                v->ended = strong;
+                strong = NULL;
+            }
+            pthread_mutex_unlock(&lock);
+        }
+        if (strong != NULL) {
+            (*env)->DeleteGlobalRef(env, strong);
+        }
+    }
+    __atomic_sub_fetch(&enders, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The last unmount: the totals go to Java, as report_totals says, while the carrier is held, so that stop, which
+ * waits for it, returns only once the record is made: after that, the hooks drop what comes.
+ */
 static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     struct carrier *c = take_carrier();
     if (c == NULL) {
+        end_without_carrier(env_jvmti, env, thread);
         return;
     }
     void *data = state_of(env_jvmti, thread);
@@ -409,13 +475,14 @@ static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     struct vthread *v = data;
     unmounted(v, c);
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, NULL);
-    unlink_thread(v);
-    give_carrier(c);
-    /* Not recorded: followed for its @Counted methods only; other events: made before a stop and a start. */
-    if (v->recorded && v->events == event_count) {
-        report_totals(env, thread, v, JNI_FALSE);
+    if (unlink_thread(v)) {
+        /* Not recorded: followed for its @Counted methods only; other events: made before a stop and a start. */
+        if (v->recorded && v->events == event_count) {
+            report_totals(env, thread, v, JNI_FALSE);
+        }
+        free_state(env, v);
     }
-    free_state(env, v);
+    give_carrier(c);
 }
 
 /* The index of the extension event named id, or -1 when this JVM has none. */
@@ -550,26 +617,42 @@ static jint stop_events(JNIEnv *env) {
             sched_yield(); /* a callback reads its group: a few microseconds */
         }
     }
-    pthread_mutex_lock(&lock);
-    struct vthread *left = vthreads;
-    vthreads = NULL;
-    pthread_mutex_unlock(&lock);
-    /* Java is called without the lock: a hook that started a virtual thread would take it. Only the living get a
-     * record: a state can outlive its thread (its end came while stopping, or the JVM lost the thread-local
-     * storage that pointed at it and a second state was made), and its thread's record is then not this one. */
-    while (left != NULL) {
-        struct vthread *v = left;
-        left = v->next;
+    /*
+     * Java is called without the lock: a hook that started a virtual thread would take it. A state gets a record
+     * when its thread ended while stopping (marked ended), or when it is still alive; none when it outlived its
+     * thread otherwise (the JVM lost the thread-local storage that pointed at it and a second state was made, whose
+     * record its thread's is). Each is taken out of the list before its thread's state is asked, and asked whether
+     * it ended after: a thread that ends after it was taken ends alive at the ask (its end comes before it is
+     * terminated, and marks it), so that it gets one record either way, never two, and none is lost.
+     */
+    struct vthread *taken = NULL;
+    for (struct vthread *v = take_first(); v != NULL; v = take_first()) {
         jobject thread = v->recorded ? (*env)->NewLocalRef(env, v->thread) : NULL;
         jint state = 0;
-        if (thread != NULL && env_jvmti != NULL
+        int alive = thread != NULL && env_jvmti != NULL
                 && (*env_jvmti)->GetThreadState(env_jvmti, thread, &state) == JVMTI_ERROR_NONE
-                && (state & JVMTI_THREAD_STATE_ALIVE) != 0) {
+                && (state & JVMTI_THREAD_STATE_ALIVE) != 0;
+        pthread_mutex_lock(&lock);
+        jobject ended = v->ended;
+        pthread_mutex_unlock(&lock);
+        if (ended != NULL) {
+            report_totals(env, ended, v, JNI_FALSE);
+        } else if (alive) {
             report_totals(env, thread, v, JNI_TRUE);
         }
         if (thread != NULL) {
             (*env)->DeleteLocalRef(env, thread);
         }
+        v->next = taken;
+        taken = v;
+    }
+    __atomic_store_n(&freeing, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&enders, __ATOMIC_SEQ_CST) != 0) {
+        sched_yield(); /* an end that began before: a thread-local storage lookup and a global reference */
+    }
+    while (taken != NULL) {
+        struct vthread *v = taken;
+        taken = v->next;
         free_state(env, v);
     }
     if (env_jvmti != NULL) {
@@ -668,6 +751,7 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     event_count = count;
     max_groups = groups;
     __atomic_store_n(&carriers_refused, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&freeing, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     jint rc = start_events(env);
     if (rc != 0) {

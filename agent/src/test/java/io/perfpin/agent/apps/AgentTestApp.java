@@ -26,6 +26,11 @@ import java.util.concurrent.TimeUnit;
  *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
  *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
  *   vpark N PREFIX         N virtual threads PREFIX-I (JDK 21+) that only wait, each mounted once -> "vparked N"
+ *   vchurn S PREFIX MS     S streams, each running virtual threads PREFIX-S-I one after another, I from 0, each
+ *                          computing as vcompute's do, until vchurned -> "vchurning S"
+ *   vchurned NANOS         stops the streams; per stream, how many of its virtual threads started before
+ *                          System.nanoTime() NANOS and how many started in all -> "vchurned S BEFORE ALL" each,
+ *                          then "vchurned"
  *   vmethod MS SLEEP       a virtual thread calls a @Counted method that computes MS ms of CPU time, sleeps SLEEP ms,
  *                          and computes MS ms again                  -> "vmethod done"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
@@ -91,6 +96,12 @@ public final class AgentTestApp {
                     break;
                 case "vcompute":
                     virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                    break;
+                case "vchurn":
+                    virtualChurn(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                    break;
+                case "vchurned":
+                    virtualChurned(Long.parseLong(word[1]));
                     break;
                 case "spawn":
                     start(
@@ -173,22 +184,75 @@ public final class AgentTestApp {
         long perMilli = iterationsPerCpuMilli();
         List<Thread> started = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            Runnable work = () -> {
-                try {
-                    for (int slice = 0; slice < millis; slice++) {
-                        compute(perMilli);
-                        Thread.sleep(1);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            };
-            started.add(startVirtual(work, prefix + "-" + i));
+            started.add(startVirtual(() -> computeInSlices(perMilli, millis), prefix + "-" + i));
         }
         for (Thread t : started) {
             t.join();
         }
         say("vcomputed " + threads);
+    }
+
+    /** MS ms of CPU time in 1 ms slices separated by 1 ms sleeps, so that the thread unmounts and changes carriers. */
+    private static void computeInSlices(long perMilli, int millis) {
+        try {
+            for (int slice = 0; slice < millis; slice++) {
+                compute(perMilli);
+                Thread.sleep(1);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The streams of vchurn, and per stream when each of its virtual threads started (System.nanoTime()). */
+    private static final List<Thread> CHURNERS = new ArrayList<>();
+
+    private static final List<List<Long>> CHURN_STARTS = new ArrayList<>();
+    private static volatile boolean churning;
+
+    private static void virtualChurn(int streams, String prefix, int millis) {
+        long perMilli = iterationsPerCpuMilli();
+        churning = true;
+        for (int s = 0; s < streams; s++) {
+            List<Long> starts = new ArrayList<>();
+            CHURN_STARTS.add(starts);
+            String name = prefix + "-" + s + "-";
+            Thread churner = new Thread(
+                    () -> {
+                        try {
+                            for (int i = 0; churning; i++) {
+                                synchronized (starts) {
+                                    starts.add(System.nanoTime());
+                                }
+                                startVirtual(() -> computeInSlices(perMilli, millis), name + i)
+                                        .join();
+                            }
+                        } catch (InterruptedException | ReflectiveOperationException e) {
+                            say("vchurn failed: " + e);
+                        }
+                    },
+                    "churner-" + s);
+            CHURNERS.add(churner);
+            churner.start();
+        }
+        say("vchurning " + streams);
+    }
+
+    private static void virtualChurned(long before) throws InterruptedException {
+        churning = false;
+        for (Thread churner : CHURNERS) {
+            churner.join();
+        }
+        for (int s = 0; s < CHURN_STARTS.size(); s++) {
+            List<Long> starts = CHURN_STARTS.get(s);
+            synchronized (starts) {
+                long early = starts.stream().filter(t -> t < before).count();
+                say("vchurned " + s + " " + early + " " + starts.size());
+            }
+        }
+        CHURNERS.clear();
+        CHURN_STARTS.clear();
+        say("vchurned");
     }
 
     /**
