@@ -14,7 +14,12 @@
  *
  * Stopping: each carrier is BUSY while a callback uses it or the state of the virtual thread on it; stop waits
  * for each carrier to be idle, closes its descriptors and frees every virtual thread's state, then gives the
- * JVMTI environment back, which drops the thread-local storage that pointed at them. A virtual thread that ends
+ * JVMTI environment back, which drops the thread-local storage that pointed at them. It waits STOP_WAIT_NANOS in
+ * all: a callback may run for long (the hook matches the name with the user's regular expression, which can take
+ * seconds), and a detach must not hang on it. A carrier still BUSY then is left: its callback closes its group as it
+ * gives it back (give_carrier), and since that callback may still use a virtual thread's state and the JVMTI
+ * environment, stop frees no state and keeps the environment (its events off) rather than give them back under
+ * it: a small leak, where the alternative is a crash. A virtual thread that ends
  * while stop runs finds no carrier to take: its state is marked ended instead (end_without_carrier), and stop makes
  * its record, so that it has one, as every counted virtual thread that ends, once.
  *
@@ -34,6 +39,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vthreads.h"
@@ -46,12 +52,15 @@
 #define MAX_EVENTS 16
 #define MAX_CARRIERS 16
 #define ATTR_STRIDE 128 /* PerfEventAttr.SIZE */
+#define STOP_WAIT_NANOS 2000000000LL
+#define MAX_LEFT 16 /* the TIDs of the carriers stop left that it tells */
 
 enum carrier_state { CARRIER_CLOSED, CARRIER_IDLE, CARRIER_BUSY, CARRIER_EXITED };
 
 struct carrier {
     struct carrier *next;
     _Atomic int state;
+    _Atomic int left;           /* stop gave up waiting for its callback, which closes the group as it returns */
     pid_t tid;
     int fds[MAX_EVENTS];
     int opened;                 /* how many of fds are open; fds[0] is the leader */
@@ -145,6 +154,38 @@ static void open_group(struct carrier *c) {
     }
 }
 
+/* Closes c's group, which its holder has BUSY; the group's place among those max_groups allows is free again. */
+static void close_group(struct carrier *c) {
+    for (int i = 0; i < c->opened; i++) {
+        close(c->fds[i]);
+    }
+    if (c->opened > 0) {
+        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
+    }
+    c->opened = 0;
+}
+
+static void fold_mounted(struct carrier *c);
+
+/*
+ * IDLE again; or, once counting stopped, CLOSED: then it closes its group itself, since stop may have gone by it
+ * while it was BUSY (left it after its wait), and a carrier stop left closes it even when a new start came since.
+ * Sequentially consistent with stop's store of running, as take_carrier is: either stop finds it IDLE and closes it,
+ * or this sees running off and does.
+ */
+static void give_carrier(struct carrier *c) {
+    if (__atomic_load_n(&running, __ATOMIC_SEQ_CST) && !__atomic_load_n(&c->left, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&c->state, CARRIER_IDLE, __ATOMIC_SEQ_CST);
+        return;
+    }
+    if (c->opened > 0) {
+        fold_mounted(c);
+    }
+    close_group(c);
+    __atomic_store_n(&c->left, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&c->state, CARRIER_CLOSED, __ATOMIC_SEQ_CST);
+}
+
 /* On a carrier thread as it exits: its group closes, and its struct waits, EXITED, for the next new carrier. */
 static void carrier_exited(void *data) {
     struct carrier *c = data;
@@ -157,13 +198,8 @@ static void carrier_exited(void *data) {
         }
         sched_yield(); /* stop closes it: a few close(2) */
     }
-    for (int i = 0; i < c->opened; i++) {
-        close(c->fds[i]);
-    }
-    if (c->opened > 0) {
-        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
-    }
-    c->opened = 0;
+    close_group(c);
+    __atomic_store_n(&c->left, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&c->state, CARRIER_EXITED, __ATOMIC_RELEASE);
 }
 
@@ -221,14 +257,10 @@ static struct carrier *take_carrier(void) {
         }
     }
     if (!__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
-        __atomic_store_n(&c->state, c->opened > 0 ? CARRIER_IDLE : CARRIER_CLOSED, __ATOMIC_RELEASE);
+        give_carrier(c);
         return NULL;
     }
     return c;
-}
-
-static void give_carrier(struct carrier *c) {
-    __atomic_store_n(&c->state, CARRIER_IDLE, __ATOMIC_RELEASE);
 }
 
 /* out = {nr, time_enabled, time_running, values...}; 0, or -1 when the group cannot be read. */
@@ -248,13 +280,21 @@ static struct vthread *state_of(jvmtiEnv *env_jvmti, jthread thread) {
     return data;
 }
 
-/* A state linked in the list that stop frees; null without memory. */
+/*
+ * A state linked in the list that stop frees; null without memory, or once stopped: a callback that stop left (see
+ * stop_events) would link one into a list that stop took already, or into the next start's.
+ */
 static struct vthread *new_state(void) {
     struct vthread *v = calloc(1, sizeof(*v) + (size_t) (3 + 4 * event_count) * sizeof(uint64_t));
     if (v != NULL) {
         v->events = event_count;
         v->totals = v->at_mount + 3 + event_count;
         pthread_mutex_lock(&lock);
+        if (!__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
+            pthread_mutex_unlock(&lock);
+            free(v);
+            return NULL;
+        }
         v->listed = 1;
         v->next = vthreads;
         if (vthreads != NULL) {
@@ -273,7 +313,8 @@ static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread t
         (*env)->ExceptionClear(env);
         counted = JNI_FALSE;
     }
-    struct vthread *v = counted ? new_state() : NULL;
+    /* the environment checked too: a callback that a stop left, still running after the next start, is its own */
+    struct vthread *v = counted && env_jvmti == jvmti ? new_state() : NULL;
     if (v != NULL) {
         /* weak: a virtual thread that ends unseen (its end posted after stop) is still collected */
         v->thread = (*env)->NewWeakGlobalRef(env, thread);
@@ -577,12 +618,21 @@ static void fold_mounted(struct carrier *c) {
     pthread_mutex_unlock(&lock);
 }
 
+static int64_t now_nanos(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t) t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 /*
- * Stops the events, waits for each carrier's callback to finish, then closes and frees everything. The virtual
- * threads still running then get their record as those that end do, marked still running: once every carrier is
- * closed, no callback changes their totals any more.
+ * Stops the events, waits for each carrier's callback to finish (STOP_WAIT_NANOS in all), then closes and frees
+ * everything. The virtual threads still running then get their record as those that end do, marked still running:
+ * once every carrier is closed, no callback changes their totals any more. left gets the TIDs of the carriers whose
+ * callback was still under way at the deadline (as many as it holds); *left_count how many there were.
  */
-static jint stop_events(JNIEnv *env) {
+static jint stop_events(JNIEnv *env, jint *left, jint left_size, jint *left_count) {
+    int64_t deadline = now_nanos() + STOP_WAIT_NANOS;
+    *left_count = 0;
     __atomic_store_n(&running, 0, __ATOMIC_SEQ_CST);
     jvmtiEnv *env_jvmti = jvmti;
     if (env_jvmti != NULL) {
@@ -600,18 +650,26 @@ static jint stop_events(JNIEnv *env) {
             int idle = CARRIER_IDLE;
             if (__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
                 fold_mounted(c);
-                for (int i = 0; i < c->opened; i++) {
-                    close(c->fds[i]);
-                }
-                if (c->opened > 0) {
-                    __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
-                }
-                c->opened = 0;
+                close_group(c);
                 __atomic_store_n(&c->state, CARRIER_CLOSED, __ATOMIC_RELEASE);
                 break;
             }
             int state = __atomic_load_n(&c->state, __ATOMIC_SEQ_CST);
             if (state == CARRIER_CLOSED || state == CARRIER_EXITED) {
+                break;
+            }
+            if (now_nanos() > deadline) {
+                /* BUSY still: its callback closes the group as it returns, running off or left set (give_carrier).
+                 * Set while it is BUSY, so that the callback's give_carrier sees it, even after a new start. */
+                __atomic_store_n(&c->left, 1, __ATOMIC_SEQ_CST);
+                if (__atomic_load_n(&c->state, __ATOMIC_SEQ_CST) != CARRIER_BUSY) {
+                    __atomic_store_n(&c->left, 0, __ATOMIC_SEQ_CST);
+                    continue; /* given back meanwhile: closed by its callback (running is off) */
+                }
+                if (*left_count < left_size) {
+                    left[*left_count] = c->tid;
+                }
+                (*left_count)++;
                 break;
             }
             sched_yield(); /* a callback reads its group: a few microseconds */
@@ -647,8 +705,14 @@ static jint stop_events(JNIEnv *env) {
         taken = v;
     }
     __atomic_store_n(&freeing, 1, __ATOMIC_SEQ_CST);
-    while (__atomic_load_n(&enders, __ATOMIC_SEQ_CST) != 0) {
+    int ends_done = 0;
+    while (!(ends_done = __atomic_load_n(&enders, __ATOMIC_SEQ_CST) == 0) && now_nanos() <= deadline) {
         sched_yield(); /* an end that began before: a thread-local storage lookup and a global reference */
+    }
+    jvmti = NULL; /* a start may follow: the environment of a callback still under way is not its */
+    if (*left_count > 0 || !ends_done) {
+        /* A callback still under way may use any state, and the environment: both are kept (see the top). */
+        return __atomic_exchange_n(&carriers_refused, 0, __ATOMIC_ACQ_REL);
     }
     while (taken != NULL) {
         struct vthread *v = taken;
@@ -656,7 +720,6 @@ static jint stop_events(JNIEnv *env) {
         free_state(env, v);
     }
     if (env_jvmti != NULL) {
-        jvmti = NULL;
         (*env_jvmti)->DisposeEnvironment(env_jvmti);
     }
     return __atomic_exchange_n(&carriers_refused, 0, __ATOMIC_ACQ_REL);
@@ -715,11 +778,25 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
     return 0;
 }
 
+jint JNICALL perfpin_virtual_stop(JNIEnv *env, jclass cls, jintArray left) {
+    (void) cls;
+    jint tids[MAX_LEFT];
+    jint size = left == NULL ? 0 : (*env)->GetArrayLength(env, left) - 1;
+    size = size < 0 ? 0 : size > MAX_LEFT ? MAX_LEFT : size;
+    jint count = 0;
+    jint rc = stop_events(env, tids, size, &count);
+    if (left != NULL && (*env)->GetArrayLength(env, left) > 0) {
+        (*env)->SetIntArrayRegion(env, left, 0, 1, &count);
+        (*env)->SetIntArrayRegion(env, left, 1, count < size ? count : size, tids);
+    }
+    return rc;
+}
+
 jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count,
                                      jint groups) {
     (void) cls;
     if (hooks == NULL) {
-        return stop_events(env);
+        return -EINVAL;
     }
     if (jvmti != NULL) {
         return -EBUSY;

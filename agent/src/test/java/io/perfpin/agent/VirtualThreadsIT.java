@@ -187,6 +187,49 @@ class VirtualThreadsIT {
     }
 
     /**
+     * A carrier still in a callback when a detach stops counting does not hold the detach up. Here the callback that
+     * selects a virtual thread matches its name, 5 million characters, with a pattern of some 100 states: matching
+     * costs the one times the other (RE2/J), seconds of CPU time, seen under way as the carriers' CPU time grows by
+     * one second (nothing else runs on them). The detach returns, has closed every other carrier's counters, says once
+     * which carrier it left, and that carrier closes its own as the callback returns: in the end, no perf_event
+     * descriptor is left.
+     */
+    @Test
+    void aCarrierStillInACallbackAtADetachClosesItsCountersWhenTheCallbackReturns(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            AgentLoader.load(
+                    app.pid(),
+                    AppJvm.AGENT_JAR,
+                    "virtual=slow(?:x|xx|xxx|xxxx|xxxxx)*(?:x?){100}=|vt-.*;threads=none;events=task-clock",
+                    TIMEOUT);
+            app.send("vcompute 20 vt 2");
+            app.await("vcomputed 20");
+            assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "the carriers' counters while attached");
+            long idle = Observed.cpuTicks(app.pid(), CARRIER);
+            app.send("vlong 5000000");
+            await(TIMEOUT, () -> Observed.cpuTicks(app.pid(), CARRIER) - idle >= 100, "a carrier in the callback");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertTrue(
+                    Observed.perfEventDescriptors(app.pid()) <= 1,
+                    "every carrier's counters closed but the one in the callback (task-clock: one descriptor)");
+            await(CARRIER_EXIT, () -> Observed.perfEventDescriptors(app.pid()) == 0, "the carrier left closed its own");
+            app.await("vlong running");
+            List<String> said =
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            assertEquals(1, said.size(), said.toString());
+            assertTrue(
+                    said.get(0)
+                                    .contains("1 carrier thread was still in a virtual-thread callback 2000 ms after"
+                                            + " counting stopped")
+                            && said.get(0).contains("closes its counters when that callback returns"),
+                    said.get(0));
+            assertEquals(0, app.finish());
+        }
+    }
+
+    /**
      * Virtual threads still running at a detach get their final record there, as platform threads do, saying they
      * still ran, with what they counted so far (their pages' faults); and the carriers' counters are given back.
      */

@@ -19,6 +19,8 @@ public final class VirtualThreadCounting {
     public static final int MAX_EVENTS = 16;
 
     public static final int MAX_CARRIERS = 16;
+    /** How long {@link #stop} waits for the callbacks under way, in all. */
+    public static final int STOP_WAIT_MILLIS = 2000;
 
     private VirtualThreadCounting() {}
 
@@ -43,14 +45,17 @@ public final class VirtualThreadCounting {
     }
 
     /**
-     * Stops the events, waits for the callbacks under way, closes every carrier's descriptors, and hands each
-     * selected virtual thread still running its totals so far, as at its end ({@code stillRunning} true), on this
-     * thread, before it returns.
+     * Stops the events, waits for the callbacks under way ({@value #STOP_WAIT_MILLIS} ms in all), closes every
+     * carrier's descriptors, and hands each selected virtual thread still running its totals so far, as at its end
+     * ({@code stillRunning} true), on this thread, before it returns. A carrier whose callback is still under way at
+     * the deadline (the hook that selects a virtual thread matches its name with the user's pattern, which may take
+     * long) is left: it closes its descriptors as that callback returns.
      *
+     * @param left gets how many carriers were left so ({@code left[0]}), then their TIDs, as many as it holds
      * @return how many carriers found no room for their group (virtual threads were not counted on them), or -errno
      */
-    public static int stop(Syscalls syscalls) {
-        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualThreads0(null, 0, 0, 0) : -Errno.ENOSYS;
+    public static int stop(Syscalls syscalls, int[] left) {
+        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualStop0(left) : -Errno.ENOSYS;
     }
 
     /**

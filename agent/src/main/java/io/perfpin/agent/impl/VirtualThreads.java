@@ -16,10 +16,12 @@ import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * The {@code virtual=REGEX} option: each virtual thread whose name matches is counted over the time it is mounted
@@ -248,12 +250,23 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
      */
     void close() {
         int refused;
+        int[] left = new int[1 + 8];
         try {
-            refused = VirtualThreadCounting.stop(syscalls); // calls virtualEnded, which needs running, for those left
+            // calls virtualEnded, which needs running, for those still running
+            refused = VirtualThreadCounting.stop(syscalls, left);
         } finally {
             running = null;
         }
         budget.giveBack(reserved);
+        if (left[0] > 0) {
+            String tids = Arrays.stream(left, 1, 1 + Math.min(left[0], left.length - 1))
+                    .mapToObj(Integer::toString)
+                    .collect(Collectors.joining(", "));
+            AgentLog.info((left[0] == 1 ? "1 carrier thread was" : left[0] + " carrier threads were")
+                    + " still in a virtual-thread callback " + VirtualThreadCounting.STOP_WAIT_MILLIS + " ms after"
+                    + " counting stopped (TID " + tids + (left[0] > left.length - 1 ? ", ..." : "") + "): each"
+                    + " closes its counters when that callback returns");
+        }
         if (refused > 0) {
             AgentLog.refused((refused == 1 ? "1 carrier thread" : refused + " carrier threads") + " found no room for"
                     + " their counters (the file descriptors fds= allows): virtual threads were not counted while"

@@ -23,6 +23,8 @@ import java.util.concurrent.TimeUnit;
  *   annotated NAME PAGES   the same through a @Pinned("1") @Counted("sched") Runnable
  *   virtual NAME PAGES     the annotated Runnable in a virtual thread (JDK 21+) -> "touched NAME TID-OF-CARRIER"
  *   vstart NAME PAGES      as start, in a virtual thread (JDK 21+)    -> "touched NAME TID-OF-CARRIER"
+ *   vlong N                a virtual thread (JDK 21+) named slow, N x and y=, which says so once it runs, and waits
+ *                          for finish: a name too long for a command line -> "vlong running"
  *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
  *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
  *   vpark N PREFIX         N virtual threads PREFIX-I (JDK 21+) that only wait, each mounted once -> "vparked N"
@@ -93,6 +95,14 @@ public final class AgentTestApp {
                     startVirtual(() -> CountedWork.computeAroundSleep(perMilli * millis, sleep), "vm")
                             .join();
                     say("vmethod done");
+                    break;
+                case "vlong":
+                    startVirtual(
+                            () -> {
+                                say("vlong running");
+                                awaitFinish();
+                            },
+                            "slow" + "x".repeat(Integer.parseInt(word[1])) + "y=");
                     break;
                 case "vcompute":
                     virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
