@@ -7,10 +7,12 @@
  * first mount is VirtualThreadStart and the last unmount VirtualThreadEnd; all need can_support_virtual_threads,
  * which HotSpot lets a JVMTI environment add in the live phase, so a dynamically attached agent has it too.
  *
- * Java runs only once per virtual thread at its first mount (hooks.virtualSelected(Thread): is it counted?) and
- * once at its end (hooks.virtualEnded(...): its final record); the answer is kept in the virtual thread's JVMTI
- * thread-local storage, so an unselected one costs one lookup per mount. The headers of JDK 17, against which
- * the library may be built, know none of this: the event numbers and the capability's bit are written here.
+ * Java runs only once per virtual thread at its first mount (hooks.virtualSelected(Thread): is it counted, and in
+ * which group?) and once at its end (hooks.virtualEnded(...): its final record); the answer is kept in the virtual
+ * thread's JVMTI thread-local storage, so an unselected one costs one lookup per mount. While they run, the sampler
+ * sums the totals of those of each group (perfpin_virtual_running), as of their last unmount. The headers of JDK 17,
+ * against which the library may be built, know none of this: the event numbers and the capability's bit are written
+ * here.
  *
  * Stopping: each carrier is BUSY while a callback uses it or the state of the virtual thread on it; stop waits
  * for each carrier to be idle, closes its descriptors and frees every virtual thread's state, then gives the
@@ -54,6 +56,7 @@
 #define ATTR_STRIDE 128 /* PerfEventAttr.SIZE */
 #define STOP_WAIT_NANOS 2000000000LL
 #define MAX_LEFT 16 /* the TIDs of the carriers stop left that it tells */
+#define MAX_RUNNING_GROUPS 16 /* the groups whose running members the walk sums: the stats file's */
 
 enum carrier_state { CARRIER_CLOSED, CARRIER_IDLE, CARRIER_BUSY, CARRIER_EXITED };
 
@@ -77,6 +80,7 @@ struct vthread {
     uint64_t *totals;           /* per event: raw, enabled, running; 3 * events, after at_mount */
     uint32_t opened;            /* the events some carrier counted for it */
     int recorded;               /* selected by name: its totals go to Java at its end */
+    int group;                  /* when recorded: the group whose running members it is summed in (see the walk) */
     jweak thread;               /* when recorded: its Thread, for the record of one still running at stop */
     jobject ended;              /* under the lock: its Thread (a global reference) once it ended while stopping */
     int listed;                 /* under the lock: in the list, where stop takes it; else its end or stop has it */
@@ -306,19 +310,21 @@ static struct vthread *new_state(void) {
     return v;
 }
 
-/* Decides once whether the virtual thread is counted, with the Java hook; null when it is not. */
+/* Decides once whether the virtual thread is counted, and in which group, with the Java hook; null when it is not. */
 static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
-    jboolean counted = (*env)->CallStaticBooleanMethod(env, hooks_class, selected_method, thread);
+    jint group = (*env)->CallStaticIntMethod(env, hooks_class, selected_method, thread);
     if ((*env)->ExceptionCheck(env)) {
         (*env)->ExceptionClear(env);
-        counted = JNI_FALSE;
+        group = -1;
     }
+    int counted = group >= 0;
     /* the environment checked too: a callback that a stop left, still running after the next start, is its own */
     struct vthread *v = counted && env_jvmti == jvmti ? new_state() : NULL;
     if (v != NULL) {
         /* weak: a virtual thread that ends unseen (its end posted after stop) is still collected */
         v->thread = (*env)->NewWeakGlobalRef(env, thread);
         v->recorded = v->thread != NULL;
+        v->group = group;
         clear_exception(env);
     }
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, v != NULL ? (void *) v : (void *) &unselected);
@@ -341,15 +347,20 @@ static void mounted(struct vthread *v, struct carrier *c) {
     }
 }
 
+/* Adds d to *total; relaxed atomics: the sampler's walk reads a running thread's totals while its callbacks write. */
+static void add_total(uint64_t *total, uint64_t d) {
+    __atomic_store_n(total, __atomic_load_n(total, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+}
+
 /* Adds what c counted since v was mounted on it (now read from its group) to totals. */
 static void add_since_mount(const struct vthread *v, const struct carrier *c, const uint64_t *now, uint64_t *totals,
                             uint32_t *opened) {
     for (int i = 0; i < c->opened; i++) {
         int event = c->event_of[i];
-        *opened |= 1u << event;
-        totals[3 * event] += now[3 + i] - v->at_mount[3 + i];
-        totals[3 * event + 1] += now[1] - v->at_mount[1];
-        totals[3 * event + 2] += now[2] - v->at_mount[2];
+        __atomic_store_n(opened, *opened | 1u << event, __ATOMIC_RELAXED);
+        add_total(&totals[3 * event], now[3 + i] - v->at_mount[3 + i]);
+        add_total(&totals[3 * event + 1], now[1] - v->at_mount[1]);
+        add_total(&totals[3 * event + 2], now[2] - v->at_mount[2]);
     }
 }
 
@@ -778,6 +789,37 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
     return 0;
 }
 
+/*
+ * Per group, the running members (selected, not ended) and their totals summed, as of their last unmount: a walk of
+ * the list under the lock, O(states), which holds it only as long as the sums take; no allocation.
+ */
+jint JNICALL perfpin_virtual_running(JNIEnv *env, jclass cls, jlongArray out) {
+    (void) cls;
+    if (jvmti == NULL) {
+        return -ENOSYS;
+    }
+    jint stride = 3 * event_count + 2;
+    jint groups = (*env)->GetArrayLength(env, out) / stride;
+    groups = groups > MAX_RUNNING_GROUPS ? MAX_RUNNING_GROUPS : groups;
+    jlong sums[MAX_RUNNING_GROUPS * (3 * MAX_EVENTS + 2)];
+    memset(sums, 0, sizeof(sums));
+    pthread_mutex_lock(&lock);
+    for (struct vthread *v = vthreads; v != NULL; v = v->next) {
+        if (!v->recorded || v->ended != NULL || v->group < 0 || v->group >= groups || v->events != event_count) {
+            continue;
+        }
+        jlong *sum = sums + v->group * stride;
+        sum[0]++;
+        for (int i = 0; i < 3 * event_count; i++) {
+            sum[1 + i] += (jlong) __atomic_load_n(&v->totals[i], __ATOMIC_RELAXED);
+        }
+        sum[stride - 1] |= (jlong) __atomic_load_n(&v->opened, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&lock);
+    (*env)->SetLongArrayRegion(env, out, 0, groups * stride, sums);
+    return groups;
+}
+
 jint JNICALL perfpin_virtual_stop(JNIEnv *env, jclass cls, jintArray left) {
     (void) cls;
     jint tids[MAX_LEFT];
@@ -806,7 +848,7 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     }
     if (hooks_class == NULL) {
         /* kept for good once given, as threadevents.c does: a callback in flight while stopping still finds it */
-        jmethodID selected = (*env)->GetStaticMethodID(env, hooks, "virtualSelected", "(Ljava/lang/Thread;)Z");
+        jmethodID selected = (*env)->GetStaticMethodID(env, hooks, "virtualSelected", "(Ljava/lang/Thread;)I");
         jmethodID ended = (*env)->GetStaticMethodID(env, hooks, "virtualEnded", "(Ljava/lang/Thread;[JI[IZ)V");
         if (selected == NULL || ended == NULL) {
             (*env)->ExceptionClear(env);

@@ -4,7 +4,8 @@
 #include <jni.h>
 
 /*
- * Counts the virtual threads that hooks.virtualSelected(Thread) selects over their mounted time, with the count
+ * Counts the virtual threads that hooks.virtualSelected(Thread) selects (it returns their group, or -1 for not
+ * counted) over their mounted time, with the count
  * events at attr_address (PerfEventAttr.SIZE bytes each, read_format PERF_FORMAT_GROUP with both times) in at most
  * groups carriers' groups, and reports each one's totals at its end to
  * hooks.virtualEnded(Thread, long[], int, int[], boolean stillRunning). Returns 0 or -errno: -EOPNOTSUPP where the
@@ -26,5 +27,12 @@ jint JNICALL perfpin_virtual_stop(JNIEnv *env, jclass cls, jintArray left);
  * virtualEnded gets them. Returns 0 or -errno: -ENOSYS when not started, -EINVAL for too short an array.
  */
 jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out);
+
+/*
+ * Per group, the running members and their totals so far (as of their last unmount), into out: per group 3 * events +
+ * 2 long, the count, the totals (3 per event), the mask of events counted; as many groups as out holds, 16 at most.
+ * Returns how many groups it wrote, or -ENOSYS when not started.
+ */
+jint JNICALL perfpin_virtual_running(JNIEnv *env, jclass cls, jlongArray out);
 
 #endif

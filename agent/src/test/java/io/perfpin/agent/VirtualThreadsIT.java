@@ -7,6 +7,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.apps.Programs;
 import io.perfpin.jvm.AgentLoader;
+import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.StatsLayout;
+import io.perfpin.stats.StatsSnapshot;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -474,6 +477,56 @@ class VirtualThreadsIT {
 
     private interface IoCondition {
         boolean holds() throws Exception;
+    }
+
+    /**
+     * Virtual threads that compute and then stay alive (a connection's handler) show in the stats file while they
+     * run, before any ends: their group's running slot counts all 8, with their task-clock so far, and none ended.
+     * Released, they end: the group's ended slot counts the 8 and none runs.
+     */
+    @Test
+    void runningVirtualThreadsShowInTheStatsFileBeforeTheyEnd(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        try (AppJvm app = AppJvm.start(java, "virtual=vh-.*;threads=none;events=task-clock;interval=100ms", dir)) {
+            app.await("ready");
+            Path stats = Observed.statsFile(dir, app.pid());
+            try {
+                app.send("vhold 8 vh 5");
+                app.await("vholding 8");
+                await(
+                        TIMEOUT,
+                        () -> groupSlot(stats, "vh", StatsLayout.STATE_VIRTUAL_RUNNING, 8) > 0,
+                        "8 running, with task-clock, in the running slot");
+                assertEquals(0, groupSlot(stats, "vh", StatsLayout.STATE_VIRTUAL_GROUP, 0), "none ended yet");
+            } finally {
+                app.send("vrelease");
+            }
+            app.await("vreleased 8");
+            await(
+                    TIMEOUT,
+                    () -> groupSlot(stats, "vh", StatsLayout.STATE_VIRTUAL_GROUP, 8) > 0
+                            && groupSlot(stats, "vh", StatsLayout.STATE_VIRTUAL_RUNNING, 0) >= 0,
+                    "8 ended, with task-clock, and none running");
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "nothing said: " + app.stderr());
+        }
+    }
+
+    /**
+     * The task-clock of group {@code group}'s slot of {@code state} in the stats file, when that slot counts
+     * {@code threads}; -1 otherwise (or when there is no such slot yet).
+     */
+    private static long groupSlot(Path stats, String group, int state, int threads) throws Exception {
+        StatsSnapshot snapshot;
+        try (StatsFileReader reader = Observed.openStats(stats)) {
+            snapshot = reader.snapshot();
+        }
+        int column = snapshot.eventNames().indexOf("task-clock");
+        return snapshot.threads().stream()
+                .filter(s -> s.state() == state && s.name().equals(group) && s.threads() == threads && column >= 0)
+                .mapToLong(s -> s.raw(column))
+                .findFirst()
+                .orElse(-1);
     }
 
     /**

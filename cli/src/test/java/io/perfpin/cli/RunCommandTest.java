@@ -222,7 +222,7 @@ class RunCommandTest {
                 "--yields",
                 "100"));
         assertEquals(0, run.code, run.err);
-        assertTrue(run.out.contains("vm (200 virtual threads)"), run.out);
+        assertTrue(run.out.contains("vm (members: 200 ended, 0 running)"), run.out);
         assertTrue(run.out.contains("vm p50 of one") && run.out.contains("vm p99 of one"), run.out);
         assertFalse(
                 Pattern.compile("(?m)^\\s*vm-[0-9]+ ").matcher(run.out).find(),

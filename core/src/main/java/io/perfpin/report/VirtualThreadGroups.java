@@ -62,6 +62,14 @@ public final class VirtualThreadGroups {
         return group + " (" + members + " virtual thread" + (members == 1 ? ")" : "s)");
     }
 
+    /**
+     * The row of a group's totals in a live view, where its members that run count too (their totals so far): how
+     * many ended, how many run now.
+     */
+    public static String liveName(String group, long ended, long running) {
+        return group + " (members: " + ended + " ended, " + running + " running)";
+    }
+
     /** The row of a member's total at {@code percent} (50, 99), per event. */
     public static String percentileName(String group, int percent) {
         return group + " p" + percent + " of one";

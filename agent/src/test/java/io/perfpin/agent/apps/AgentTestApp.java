@@ -28,6 +28,9 @@ import java.util.concurrent.TimeUnit;
  *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
  *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
  *   vpark N PREFIX         N virtual threads PREFIX-I (JDK 21+) that only wait, each mounted once -> "vparked N"
+ *   vhold N PREFIX MS      N virtual threads PREFIX-I (JDK 21+), each computing as vcompute's do, then waiting for
+ *                          vrelease                                  -> "vholding N" once all computed
+ *   vrelease               those of vhold end                        -> "vreleased N" once all ended
  *   vchurn S PREFIX MS     S streams, each running virtual threads PREFIX-S-I one after another, I from 0, each
  *                          computing as vcompute's do, until vchurned -> "vchurning S"
  *   vchurned NANOS         stops the streams; per stream, how many of its virtual threads started before
@@ -106,6 +109,16 @@ public final class AgentTestApp {
                     break;
                 case "vcompute":
                     virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                    break;
+                case "vhold":
+                    virtualHold(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                    break;
+                case "vrelease":
+                    RELEASE.countDown();
+                    for (Thread t : HELD) {
+                        t.join();
+                    }
+                    say("vreleased " + HELD.size());
                     break;
                 case "vchurn":
                     virtualChurn(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
@@ -212,6 +225,31 @@ public final class AgentTestApp {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /** The virtual threads of vhold, and what they wait for. */
+    private static final List<Thread> HELD = new ArrayList<>();
+
+    private static final CountDownLatch RELEASE = new CountDownLatch(1);
+
+    private static void virtualHold(int threads, String prefix, int millis) throws Exception {
+        long perMilli = iterationsPerCpuMilli();
+        CountDownLatch computed = new CountDownLatch(threads);
+        for (int i = 0; i < threads; i++) {
+            HELD.add(startVirtual(
+                    () -> {
+                        computeInSlices(perMilli, millis);
+                        computed.countDown();
+                        try {
+                            RELEASE.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    prefix + "-" + i));
+        }
+        computed.await(60, TimeUnit.SECONDS); // the test's own wait fails on fewer
+        say("vholding " + (threads - computed.getCount()));
     }
 
     /** The streams of vchurn, and per stream when each of its virtual threads started (System.nanoTime()). */
