@@ -75,18 +75,22 @@ public final class VirtualThreadGroups {
         return group + " p" + percent + " of one";
     }
 
-    /** A row of a member's total at a percentile, per event ({@code counters}), as virtual threads' rows are. */
+    /**
+     * A row of a member's total at a percentile, per event ({@code counters}), as virtual threads' rows are; it
+     * follows its group's totals row ({@link ThreadReport#withFollows}): a sorted table keeps it under that row.
+     */
     public static ThreadReport percentileRow(String name, Map<String, Long> counters) {
         return ThreadReport.fromValues(
-                name,
-                ThreadRecords.VIRTUAL_TID,
-                0,
-                "",
-                -1,
-                counters,
-                Map.of(),
-                ThreadReport.metrics(counters, -1),
-                Map.of());
+                        name,
+                        ThreadRecords.VIRTUAL_TID,
+                        0,
+                        "",
+                        -1,
+                        counters,
+                        Map.of(),
+                        ThreadReport.metrics(counters, -1),
+                        Map.of())
+                .withFollows();
     }
 
     private static List<ThreadRecord> busiest(List<ThreadRecord> members, ThreadRecord total, int count) {
@@ -101,6 +105,7 @@ public final class VirtualThreadGroups {
                                 (ThreadRecord m) -> m.report().counters().getOrDefault(event, 0L))
                         .reversed())
                 .limit(count)
+                .map(m -> new ThreadRecord(m.type(), m.epochMillis(), m.report().withFollows())) // under the group
                 .toList();
     }
 
