@@ -21,9 +21,9 @@
  * seconds), and a detach must not hang on it. A carrier still BUSY then is left: its callback closes its group as it
  * gives it back (give_carrier), and since that callback may still use a virtual thread's state and the JVMTI
  * environment, stop frees no state and keeps the environment (its events off) rather than give them back under
- * it: a small leak, where the alternative is a crash. A virtual thread that ends
- * while stop runs finds no carrier to take: its state is marked ended instead (end_without_carrier), and stop makes
- * its record, so that it has one, as every counted virtual thread that ends, once.
+ * it: a small leak, where the alternative is a crash. A virtual thread that ends while stop runs finds no carrier
+ * to take: its state is marked ended instead (end_without_carrier), and stop makes its record, so that it has one, as
+ * every counted virtual thread that ends, once.
  *
  * A carrier thread that exits (the scheduler lets an idle one go after its keep-alive) closes its group as it goes,
  * through a pthread key's destructor: a group of a thread that no longer runs counts nothing, and kept open it
