@@ -513,6 +513,37 @@ class VirtualThreadsIT {
     }
 
     /**
+     * The sampler sums the running members 1,024 at a time, letting the lock go between two chunks, while others start
+     * and end around its place in the list: 5,000 parked virtual threads show as exactly 5,000 running at every look,
+     * while four streams of short ones start and end all along, and the sampler ticks every millisecond.
+     */
+    @Test
+    void parkedVirtualThreadsAreCountedExactlyWhileOthersStartAndEnd(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        try (AppJvm app = AppJvm.start(java, "virtual=vp-.*|vc-.*;threads=none;events=task-clock;interval=1ms", dir)) {
+            app.await("ready");
+            Path stats = Observed.statsFile(dir, app.pid());
+            app.send("vpark 5000 vp");
+            app.await("vparked 5000");
+            await(TIMEOUT, () -> groupSlot(stats, "vp", StatsLayout.STATE_VIRTUAL_RUNNING, 5000) >= 0, "5000 running");
+            app.send("vchurn 4 vc 1");
+            app.await("vchurning 4");
+            try {
+                for (int look = 0; look < 100; look++) {
+                    assertTrue(
+                            groupSlot(stats, "vp", StatsLayout.STATE_VIRTUAL_RUNNING, 5000) >= 0,
+                            "5000 running at look " + look);
+                }
+            } finally {
+                app.send("vchurned " + System.nanoTime());
+            }
+            app.await(Pattern.compile("vchurned"));
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "nothing said: " + app.stderr());
+        }
+    }
+
+    /**
      * The task-clock of group {@code group}'s slot of {@code state} in the stats file, when that slot counts
      * {@code threads}; -1 otherwise (or when there is no such slot yet).
      */
