@@ -650,9 +650,10 @@ static jint stop_events(JNIEnv *env, jint *left, jint left_size, jint *left_coun
     *left_count = 0;
     __atomic_store_n(&running, 0, __ATOMIC_SEQ_CST);
     jvmtiEnv *env_jvmti = jvmti;
+    /* VirtualThreadEnd stays on until every state is taken: a counted virtual thread that ends before is seen ending
+     * (end_without_carrier), where unseen it would be neither alive nor marked, and without a record. */
     if (env_jvmti != NULL) {
         (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_START, NULL);
-        (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_END, NULL);
         set_extensions(env_jvmti, JNI_FALSE);
     }
     /* Waited for without the lock, which a callback on a BUSY carrier may be taking. Carriers are only ever added
@@ -721,6 +722,9 @@ static jint stop_events(JNIEnv *env, jint *left, jint left_size, jint *left_coun
         }
         v->next = taken;
         taken = v;
+    }
+    if (env_jvmti != NULL) {
+        (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_END, NULL);
     }
     __atomic_store_n(&freeing, 1, __ATOMIC_SEQ_CST);
     int ends_done = 0;

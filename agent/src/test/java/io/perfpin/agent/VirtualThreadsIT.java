@@ -36,6 +36,11 @@ class VirtualThreadsIT {
     private static final Duration CARRIER_EXIT = Duration.ofSeconds(120);
     /** The kernel name of the default scheduler's threads, ForkJoinPool-1-worker-N, as /proc cuts it. */
     private static final String CARRIER = "ForkJoinPool-1-";
+    /**
+     * A pattern of some 100 states, which takes seconds of CPU time to match vlong's name (5 million characters):
+     * matching costs the one times the other (RE2/J), on the carrier that selects that virtual thread.
+     */
+    private static final String SLOW_TO_MATCH = "slow(?:x|xx|xxx|xxxx|xxxxx)*(?:x?){100}=";
 
     private static String jdk() {
         Assumptions.assumeTrue(Programs.secondJava().isPresent(), "virtual threads need JDK 21+: set JDK25_HOME");
@@ -191,11 +196,10 @@ class VirtualThreadsIT {
 
     /**
      * A carrier still in a callback when a detach stops counting does not hold the detach up. Here the callback that
-     * selects a virtual thread matches its name, 5 million characters, with a pattern of some 100 states: matching
-     * costs the one times the other (RE2/J), seconds of CPU time, seen under way as the carriers' CPU time grows by
-     * one second (nothing else runs on them). The detach returns, has closed every other carrier's counters, says once
-     * which carrier it left, and that carrier closes its own as the callback returns: in the end, no perf_event
-     * descriptor is left.
+     * selects a virtual thread matches its name ({@link #SLOW_TO_MATCH}): seconds of CPU time, seen under way as the
+     * carriers' CPU time grows by one second (nothing else runs on them). The detach returns, has closed every other
+     * carrier's counters, says once which carrier it left, and that carrier closes its own as the callback returns:
+     * in the end, no perf_event descriptor is left.
      */
     @Test
     void aCarrierStillInACallbackAtADetachClosesItsCountersWhenTheCallbackReturns(@TempDir Path dir) throws Exception {
@@ -205,7 +209,7 @@ class VirtualThreadsIT {
             AgentLoader.load(
                     app.pid(),
                     AppJvm.AGENT_JAR,
-                    "virtual=slow(?:x|xx|xxx|xxxx|xxxxx)*(?:x?){100}=|vt-.*;threads=none;events=task-clock",
+                    "virtual=" + SLOW_TO_MATCH + "|vt-.*;threads=none;events=task-clock",
                     TIMEOUT);
             app.send("vcompute 20 vt 2");
             app.await("vcomputed 20");
@@ -268,7 +272,7 @@ class VirtualThreadsIT {
 
     /**
      * Virtual threads that end one after another while a detach stops the counting (four streams of them, each
-     * computing 3 ms in slices): none has two final records, and each that started before the detach began has one,
+     * computing 3 ms in slices): none has two final records, and each that ran before the detach began has one,
      * whether it ended before the stop, while it ran, or after. The ones that end inside the stop itself, which once
      * lost their record, are hit by chance only: that window is the stop's own, a few milliseconds at most.
      */
@@ -287,26 +291,71 @@ class VirtualThreadsIT {
             long beforeDetach = System.nanoTime();
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
-            app.send("vchurned " + beforeDetach);
-            Map<String, Long> recorded = Observed.records(out, "thread", "vc-[0-9]+-[0-9]+").stream()
-                    .collect(Collectors.groupingBy(r -> Observed.string(r, "name"), Collectors.counting()));
-            recorded.forEach((name, records) -> assertEquals(1L, records, "one final record: " + name));
-            Pattern churned = Pattern.compile("vchurned ([0-9]+) ([0-9]+) ([0-9]+)");
-            for (int stream = 0; stream < 4; stream++) {
-                Matcher m = app.await(churned);
-                int early = Integer.parseInt(m.group(2));
-                assertTrue(early > 0, m.group());
-                for (int i = 0; i < early; i++) {
-                    String name = "vc-" + m.group(1) + "-" + i;
-                    assertTrue(recorded.containsKey(name), name + " started before the detach: " + recorded.keySet());
-                }
-            }
-            app.await(Pattern.compile("vchurned"));
+            assertOneRecordEach(app, out, beforeDetach);
             assertEquals(0, app.finish());
             assertTrue(
                     app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
                     app.stderr().toString());
         }
+    }
+
+    /**
+     * Virtual threads that end while a detach waits for a carrier still in a callback (2 s: see
+     * {@link #aCarrierStillInACallbackAtADetachClosesItsCountersWhenTheCallbackReturns}) end while the agent stops:
+     * each that ran before the detach began has one final record all the same, none two. Four streams of them
+     * compute 300 ms each, on the one carrier left (two CPUs), so that those under way as counting stops mostly end
+     * within that wait: their end was once not seen at all (the event was off), and they had no record.
+     */
+    @Test
+    void virtualThreadsEndingWhileADetachWaitsForACarrierHaveOneRecordEach(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("attach.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            AgentLoader.load(
+                    app.pid(),
+                    AppJvm.AGENT_JAR,
+                    "virtual=" + SLOW_TO_MATCH + "|vc-.*;threads=none;events=task-clock;out=" + out,
+                    TIMEOUT);
+            long idle = Observed.cpuTicks(app.pid(), CARRIER);
+            app.send("vlong 5000000");
+            await(TIMEOUT, () -> Observed.cpuTicks(app.pid(), CARRIER) - idle >= 100, "a carrier in the callback");
+            app.send("vchurn 4 vc 300");
+            app.await("vchurning 4");
+            await(TIMEOUT, () -> Observed.records(out, "thread", "vc-.*").size() >= 4, "virtual threads ended");
+            long beforeDetach = System.nanoTime();
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertOneRecordEach(app, out, beforeDetach);
+            app.await("vlong running");
+            assertEquals(0, app.finish());
+            List<String> said =
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            assertEquals(1, said.size(), said.toString());
+            assertTrue(said.get(0).contains("still in a virtual-thread callback"), said.get(0));
+        }
+    }
+
+    /**
+     * Stops vchurn's four streams and checks their records: no virtual thread has two, and each that ran before
+     * {@code beforeDetach} (System.nanoTime(), CLOCK_MONOTONIC, the same in the test and the application), and so was
+     * mounted and selected while counting, has one.
+     */
+    private static void assertOneRecordEach(AppJvm app, Path out, long beforeDetach) throws Exception {
+        app.send("vchurned " + beforeDetach);
+        Map<String, Long> recorded = Observed.records(out, "thread", "vc-[0-9]+-[0-9]+").stream()
+                .collect(Collectors.groupingBy(r -> Observed.string(r, "name"), Collectors.counting()));
+        recorded.forEach((name, records) -> assertEquals(1L, records, "one final record: " + name));
+        Pattern churned = Pattern.compile("vchurned ([0-9]+) ([0-9]+) ([0-9]+)");
+        for (int stream = 0; stream < 4; stream++) {
+            Matcher m = app.await(churned);
+            int early = Integer.parseInt(m.group(2));
+            assertTrue(early > 0, m.group());
+            for (int i = 0; i < early; i++) {
+                String name = "vc-" + m.group(1) + "-" + i;
+                assertTrue(recorded.containsKey(name), name + " ran before the detach: " + recorded.keySet());
+            }
+        }
+        app.await(Pattern.compile("vchurned"));
     }
 
     /**

@@ -33,9 +33,9 @@ import java.util.concurrent.TimeUnit;
  *   vrelease               those of vhold end                        -> "vreleased N" once all ended
  *   vchurn S PREFIX MS     S streams, each running virtual threads PREFIX-S-I one after another, I from 0, each
  *                          computing as vcompute's do, until vchurned -> "vchurning S"
- *   vchurned NANOS         stops the streams; per stream, how many of its virtual threads started before
- *                          System.nanoTime() NANOS and how many started in all -> "vchurned S BEFORE ALL" each,
- *                          then "vchurned"
+ *   vchurned NANOS         stops the streams; per stream, how many of its virtual threads ran their first
+ *                          instruction before System.nanoTime() NANOS (after their first mount, then) and how many
+ *                          were started in all -> "vchurned S BEFORE ALL" each, then "vchurned"
  *   vmethod MS SLEEP       a virtual thread calls a @Counted method that computes MS ms of CPU time, sleeps SLEEP ms,
  *                          and computes MS ms again                  -> "vmethod done"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
@@ -252,7 +252,10 @@ public final class AgentTestApp {
         say("vholding " + (threads - computed.getCount()));
     }
 
-    /** The streams of vchurn, and per stream when each of its virtual threads started (System.nanoTime()). */
+    /**
+     * The streams of vchurn, and per stream when each of its virtual threads ran its first instruction
+     * (System.nanoTime()): after its first mount, where an agent decides whether it is counted.
+     */
     private static final List<Thread> CHURNERS = new ArrayList<>();
 
     private static final List<List<Long>> CHURN_STARTS = new ArrayList<>();
@@ -269,11 +272,17 @@ public final class AgentTestApp {
                     () -> {
                         try {
                             for (int i = 0; churning; i++) {
+                                int index = i;
                                 synchronized (starts) {
-                                    starts.add(System.nanoTime());
+                                    starts.add(Long.MAX_VALUE); // until it runs
                                 }
-                                startVirtual(() -> computeInSlices(perMilli, millis), name + i)
-                                        .join();
+                                Runnable work = () -> {
+                                    synchronized (starts) {
+                                        starts.set(index, System.nanoTime());
+                                    }
+                                    computeInSlices(perMilli, millis);
+                                };
+                                startVirtual(work, name + i).join();
                             }
                         } catch (InterruptedException | ReflectiveOperationException e) {
                             say("vchurn failed: " + e);
