@@ -157,6 +157,8 @@ static const JNINativeMethod METHODS[] = {
     {"enrolRelease0", "(IJ)V", (void *) perfpin_enrol_release},
     {"virtualThreads0", "(Ljava/lang/Class;JII)I", (void *) perfpin_virtual_threads},
     {"virtualRead0", "([J)I", (void *) perfpin_virtual_read},
+    {"virtualStop0", "([I)I", (void *) perfpin_virtual_stop},
+    {"virtualRunning0", "([J)I", (void *) perfpin_virtual_running},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

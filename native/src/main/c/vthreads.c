@@ -7,14 +7,23 @@
  * first mount is VirtualThreadStart and the last unmount VirtualThreadEnd; all need can_support_virtual_threads,
  * which HotSpot lets a JVMTI environment add in the live phase, so a dynamically attached agent has it too.
  *
- * Java runs only once per virtual thread at its first mount (hooks.virtualSelected(Thread): is it counted?) and
- * once at its end (hooks.virtualEnded(...): its final record); the answer is kept in the virtual thread's JVMTI
- * thread-local storage, so an unselected one costs one lookup per mount. The headers of JDK 17, against which
- * the library may be built, know none of this: the event numbers and the capability's bit are written here.
+ * Java runs only once per virtual thread at its first mount (hooks.virtualSelected(Thread): is it counted, and in
+ * which group?) and once at its end (hooks.virtualEnded(...): its final record); the answer is kept in the virtual
+ * thread's JVMTI thread-local storage, so an unselected one costs one lookup per mount. While they run, the sampler
+ * sums the totals of those of each group (perfpin_virtual_running), as of their last unmount. The headers of JDK 17,
+ * against which the library may be built, know none of this: the event numbers and the capability's bit are written
+ * here.
  *
  * Stopping: each carrier is BUSY while a callback uses it or the state of the virtual thread on it; stop waits
  * for each carrier to be idle, closes its descriptors and frees every virtual thread's state, then gives the
- * JVMTI environment back, which drops the thread-local storage that pointed at them.
+ * JVMTI environment back, which drops the thread-local storage that pointed at them. It waits STOP_WAIT_NANOS in
+ * all: a callback may run for long (the hook matches the name with the user's regular expression, which can take
+ * seconds), and a detach must not hang on it. A carrier still BUSY then is left: its callback closes its group as it
+ * gives it back (give_carrier), and since that callback may still use a virtual thread's state and the JVMTI
+ * environment, stop frees no state and keeps the environment (its events off) rather than give them back under
+ * it: a small leak, where the alternative is a crash. A virtual thread that ends while stop runs finds no carrier
+ * to take: its state is marked ended instead (end_without_carrier), and stop makes its record, so that it has one, as
+ * every counted virtual thread that ends, once.
  *
  * A carrier thread that exits (the scheduler lets an idle one go after its keep-alive) closes its group as it goes,
  * through a pthread key's destructor: a group of a thread that no longer runs counts nothing, and kept open it
@@ -32,6 +41,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vthreads.h"
@@ -44,12 +54,17 @@
 #define MAX_EVENTS 16
 #define MAX_CARRIERS 16
 #define ATTR_STRIDE 128 /* PerfEventAttr.SIZE */
+#define STOP_WAIT_NANOS 2000000000LL
+#define MAX_LEFT 16 /* the TIDs of the carriers stop left that it tells */
+#define MAX_RUNNING_GROUPS 16 /* the groups whose running members the walk sums: the stats file's */
+#define WALK_CHUNK 1024       /* the states the walk sums under the lock at a time: some 30 us */
 
 enum carrier_state { CARRIER_CLOSED, CARRIER_IDLE, CARRIER_BUSY, CARRIER_EXITED };
 
 struct carrier {
     struct carrier *next;
     _Atomic int state;
+    _Atomic int left;           /* stop gave up waiting for its callback, which closes the group as it returns */
     pid_t tid;
     int fds[MAX_EVENTS];
     int opened;                 /* how many of fds are open; fds[0] is the leader */
@@ -66,7 +81,10 @@ struct vthread {
     uint64_t *totals;           /* per event: raw, enabled, running; 3 * events, after at_mount */
     uint32_t opened;            /* the events some carrier counted for it */
     int recorded;               /* selected by name: its totals go to Java at its end */
+    int group;                  /* when recorded: the group whose running members it is summed in (see the walk) */
     jweak thread;               /* when recorded: its Thread, for the record of one still running at stop */
+    jobject ended;              /* under the lock: its Thread (a global reference) once it ended while stopping */
+    int listed;                 /* under the lock: in the list, where stop takes it; else its end or stop has it */
     int events;                 /* event_count when it was made */
     jint mounts;
     jint carrier_count;
@@ -76,6 +94,9 @@ struct vthread {
 
 /* The storage of a virtual thread that is not counted: never freed, never written. */
 static char unselected;
+/* Where the walk of the running ones goes on after letting the lock go (perfpin_virtual_running); never recorded. */
+static struct vthread walk_marker;
+static _Atomic int walking;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER; /* the two lists, start and stop */
 static struct carrier *carriers;
@@ -97,6 +118,9 @@ static int event_count;
 static int max_groups;
 static _Atomic int groups_open;
 static _Atomic int carriers_refused;
+/* The ends under way without a carrier (end_without_carrier), and whether stop frees the states: see stop_events */
+static _Atomic int enders;
+static _Atomic int freeing;
 
 static void clear_exception(JNIEnv *env) {
     if ((*env)->ExceptionCheck(env)) {
@@ -138,6 +162,38 @@ static void open_group(struct carrier *c) {
     }
 }
 
+/* Closes c's group, which its holder has BUSY; the group's place among those max_groups allows is free again. */
+static void close_group(struct carrier *c) {
+    for (int i = 0; i < c->opened; i++) {
+        close(c->fds[i]);
+    }
+    if (c->opened > 0) {
+        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
+    }
+    c->opened = 0;
+}
+
+static void fold_mounted(struct carrier *c);
+
+/*
+ * IDLE again; or, once counting stopped, CLOSED: then it closes its group itself, since stop may have gone by it
+ * while it was BUSY (left it after its wait), and a carrier stop left closes it even when a new start came since.
+ * Sequentially consistent with stop's store of running, as take_carrier is: either stop finds it IDLE and closes it,
+ * or this sees running off and does.
+ */
+static void give_carrier(struct carrier *c) {
+    if (__atomic_load_n(&running, __ATOMIC_SEQ_CST) && !__atomic_load_n(&c->left, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&c->state, CARRIER_IDLE, __ATOMIC_SEQ_CST);
+        return;
+    }
+    if (c->opened > 0) {
+        fold_mounted(c);
+    }
+    close_group(c);
+    __atomic_store_n(&c->left, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&c->state, CARRIER_CLOSED, __ATOMIC_SEQ_CST);
+}
+
 /* On a carrier thread as it exits: its group closes, and its struct waits, EXITED, for the next new carrier. */
 static void carrier_exited(void *data) {
     struct carrier *c = data;
@@ -150,13 +206,8 @@ static void carrier_exited(void *data) {
         }
         sched_yield(); /* stop closes it: a few close(2) */
     }
-    for (int i = 0; i < c->opened; i++) {
-        close(c->fds[i]);
-    }
-    if (c->opened > 0) {
-        __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
-    }
-    c->opened = 0;
+    close_group(c);
+    __atomic_store_n(&c->left, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&c->state, CARRIER_EXITED, __ATOMIC_RELEASE);
 }
 
@@ -214,14 +265,10 @@ static struct carrier *take_carrier(void) {
         }
     }
     if (!__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
-        __atomic_store_n(&c->state, c->opened > 0 ? CARRIER_IDLE : CARRIER_CLOSED, __ATOMIC_RELEASE);
+        give_carrier(c);
         return NULL;
     }
     return c;
-}
-
-static void give_carrier(struct carrier *c) {
-    __atomic_store_n(&c->state, CARRIER_IDLE, __ATOMIC_RELEASE);
 }
 
 /* out = {nr, time_enabled, time_running, values...}; 0, or -1 when the group cannot be read. */
@@ -241,13 +288,22 @@ static struct vthread *state_of(jvmtiEnv *env_jvmti, jthread thread) {
     return data;
 }
 
-/* A state linked in the list that stop frees; null without memory. */
+/*
+ * A state linked in the list that stop frees; null without memory, or once stopped: a callback that stop left (see
+ * stop_events) would link one into a list that stop took already, or into the next start's.
+ */
 static struct vthread *new_state(void) {
     struct vthread *v = calloc(1, sizeof(*v) + (size_t) (3 + 4 * event_count) * sizeof(uint64_t));
     if (v != NULL) {
         v->events = event_count;
         v->totals = v->at_mount + 3 + event_count;
         pthread_mutex_lock(&lock);
+        if (!__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
+            pthread_mutex_unlock(&lock);
+            free(v);
+            return NULL;
+        }
+        v->listed = 1;
         v->next = vthreads;
         if (vthreads != NULL) {
             vthreads->prev = v;
@@ -258,18 +314,21 @@ static struct vthread *new_state(void) {
     return v;
 }
 
-/* Decides once whether the virtual thread is counted, with the Java hook; null when it is not. */
+/* Decides once whether the virtual thread is counted, and in which group, with the Java hook; null when it is not. */
 static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
-    jboolean counted = (*env)->CallStaticBooleanMethod(env, hooks_class, selected_method, thread);
+    jint group = (*env)->CallStaticIntMethod(env, hooks_class, selected_method, thread);
     if ((*env)->ExceptionCheck(env)) {
         (*env)->ExceptionClear(env);
-        counted = JNI_FALSE;
+        group = -1;
     }
-    struct vthread *v = counted ? new_state() : NULL;
+    int counted = group >= 0;
+    /* the environment checked too: a callback that a stop left, still running after the next start, is its own */
+    struct vthread *v = counted && env_jvmti == jvmti ? new_state() : NULL;
     if (v != NULL) {
         /* weak: a virtual thread that ends unseen (its end posted after stop) is still collected */
         v->thread = (*env)->NewWeakGlobalRef(env, thread);
         v->recorded = v->thread != NULL;
+        v->group = group;
         clear_exception(env);
     }
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, v != NULL ? (void *) v : (void *) &unselected);
@@ -292,15 +351,20 @@ static void mounted(struct vthread *v, struct carrier *c) {
     }
 }
 
+/* Adds d to *total; relaxed atomics: the sampler's walk reads a running thread's totals while its callbacks write. */
+static void add_total(uint64_t *total, uint64_t d) {
+    __atomic_store_n(total, __atomic_load_n(total, __ATOMIC_RELAXED) + d, __ATOMIC_RELAXED);
+}
+
 /* Adds what c counted since v was mounted on it (now read from its group) to totals. */
 static void add_since_mount(const struct vthread *v, const struct carrier *c, const uint64_t *now, uint64_t *totals,
                             uint32_t *opened) {
     for (int i = 0; i < c->opened; i++) {
         int event = c->event_of[i];
-        *opened |= 1u << event;
-        totals[3 * event] += now[3 + i] - v->at_mount[3 + i];
-        totals[3 * event + 1] += now[1] - v->at_mount[1];
-        totals[3 * event + 2] += now[2] - v->at_mount[2];
+        __atomic_store_n(opened, *opened | 1u << event, __ATOMIC_RELAXED);
+        add_total(&totals[3 * event], now[3 + i] - v->at_mount[3 + i]);
+        add_total(&totals[3 * event + 1], now[1] - v->at_mount[1]);
+        add_total(&totals[3 * event + 2], now[2] - v->at_mount[2]);
     }
 }
 
@@ -349,17 +413,40 @@ static void JNICALL on_unmount(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread)
     give_carrier(c);
 }
 
-static void unlink_thread(struct vthread *v) {
+/* Takes v out of the list, the caller's then to free; false when stop took it first, whose it is then. */
+static int unlink_thread(struct vthread *v) {
     pthread_mutex_lock(&lock);
-    if (v->prev != NULL) {
-        v->prev->next = v->next;
-    } else {
-        vthreads = v->next;
-    }
-    if (v->next != NULL) {
-        v->next->prev = v->prev;
+    int listed = v->listed;
+    if (listed) {
+        if (v->prev != NULL) {
+            v->prev->next = v->next;
+        } else {
+            vthreads = v->next;
+        }
+        if (v->next != NULL) {
+            v->next->prev = v->prev;
+        }
+        v->prev = v->next = NULL;
+        v->listed = 0;
     }
     pthread_mutex_unlock(&lock);
+    return listed;
+}
+
+/* The first state of the list, taken out of it (stop's then); null when it is empty. */
+static struct vthread *take_first(void) {
+    pthread_mutex_lock(&lock);
+    struct vthread *v = vthreads;
+    if (v != NULL) {
+        vthreads = v->next;
+        if (vthreads != NULL) {
+            vthreads->prev = NULL;
+        }
+        v->prev = v->next = NULL;
+        v->listed = 0;
+    }
+    pthread_mutex_unlock(&lock);
+    return v;
 }
 
 /*
@@ -392,13 +479,48 @@ static void free_state(JNIEnv *env, struct vthread *v) {
     if (v->thread != NULL) {
         (*env)->DeleteWeakGlobalRef(env, v->thread);
     }
+    if (v->ended != NULL) {
+        (*env)->DeleteGlobalRef(env, v->ended);
+    }
     free(v);
 }
 
-/* The last unmount: the totals go to Java, as report_totals says. */
+/*
+ * The end of a virtual thread whose carrier cannot be had: stop has it or closed it. Its state is marked ended, with
+ * a strong reference to its Thread (the weak one may be cleared before stop comes to it), and stop makes its record,
+ * as an ended one's. Stop frees the states only once no such end is under way (enders), and one that comes after
+ * that (freeing) leaves them alone: whether stop took the state already or not, its memory is still there.
+ */
+static void end_without_carrier(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
+    __atomic_add_fetch(&enders, 1, __ATOMIC_SEQ_CST);
+    if (!__atomic_load_n(&freeing, __ATOMIC_SEQ_CST)) {
+        void *data = state_of(env_jvmti, thread);
+        struct vthread *v = data == &unselected ? NULL : data;
+        jobject strong = v != NULL && v->recorded ? (*env)->NewGlobalRef(env, thread) : NULL;
+        clear_exception(env);
+        if (strong != NULL) {
+            pthread_mutex_lock(&lock);
+            if (v->ended == NULL) {
+                v->ended = strong;
+                strong = NULL;
+            }
+            pthread_mutex_unlock(&lock);
+        }
+        if (strong != NULL) {
+            (*env)->DeleteGlobalRef(env, strong);
+        }
+    }
+    __atomic_sub_fetch(&enders, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * The last unmount: the totals go to Java, as report_totals says, while the carrier is held, so that stop, which
+ * waits for it, returns only once the record is made: after that, the hooks drop what comes.
+ */
 static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     struct carrier *c = take_carrier();
     if (c == NULL) {
+        end_without_carrier(env_jvmti, env, thread);
         return;
     }
     void *data = state_of(env_jvmti, thread);
@@ -409,13 +531,14 @@ static void JNICALL on_end(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
     struct vthread *v = data;
     unmounted(v, c);
     (*env_jvmti)->SetThreadLocalStorage(env_jvmti, thread, NULL);
-    unlink_thread(v);
-    give_carrier(c);
-    /* Not recorded: followed for its @Counted methods only; other events: made before a stop and a start. */
-    if (v->recorded && v->events == event_count) {
-        report_totals(env, thread, v, JNI_FALSE);
+    if (unlink_thread(v)) {
+        /* Not recorded: followed for its @Counted methods only; other events: made before a stop and a start. */
+        if (v->recorded && v->events == event_count) {
+            report_totals(env, thread, v, JNI_FALSE);
+        }
+        free_state(env, v);
     }
-    free_state(env, v);
+    give_carrier(c);
 }
 
 /* The index of the extension event named id, or -1 when this JVM has none. */
@@ -510,17 +633,27 @@ static void fold_mounted(struct carrier *c) {
     pthread_mutex_unlock(&lock);
 }
 
+static int64_t now_nanos(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t) t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 /*
- * Stops the events, waits for each carrier's callback to finish, then closes and frees everything. The virtual
- * threads still running then get their record as those that end do, marked still running: once every carrier is
- * closed, no callback changes their totals any more.
+ * Stops the events, waits for each carrier's callback to finish (STOP_WAIT_NANOS in all), then closes and frees
+ * everything. The virtual threads still running then get their record as those that end do, marked still running:
+ * once every carrier is closed, no callback changes their totals any more. left gets the TIDs of the carriers whose
+ * callback was still under way at the deadline (as many as it holds); *left_count how many there were.
  */
-static jint stop_events(JNIEnv *env) {
+static jint stop_events(JNIEnv *env, jint *left, jint left_size, jint *left_count) {
+    int64_t deadline = now_nanos() + STOP_WAIT_NANOS;
+    *left_count = 0;
     __atomic_store_n(&running, 0, __ATOMIC_SEQ_CST);
     jvmtiEnv *env_jvmti = jvmti;
+    /* VirtualThreadEnd stays on until every state is taken: a counted virtual thread that ends before is seen ending
+     * (end_without_carrier), where unseen it would be neither alive nor marked, and without a record. */
     if (env_jvmti != NULL) {
         (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_START, NULL);
-        (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_END, NULL);
         set_extensions(env_jvmti, JNI_FALSE);
     }
     /* Waited for without the lock, which a callback on a BUSY carrier may be taking. Carriers are only ever added
@@ -533,13 +666,7 @@ static jint stop_events(JNIEnv *env) {
             int idle = CARRIER_IDLE;
             if (__atomic_compare_exchange_n(&c->state, &idle, CARRIER_BUSY, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
                 fold_mounted(c);
-                for (int i = 0; i < c->opened; i++) {
-                    close(c->fds[i]);
-                }
-                if (c->opened > 0) {
-                    __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
-                }
-                c->opened = 0;
+                close_group(c);
                 __atomic_store_n(&c->state, CARRIER_CLOSED, __ATOMIC_RELEASE);
                 break;
             }
@@ -547,33 +674,74 @@ static jint stop_events(JNIEnv *env) {
             if (state == CARRIER_CLOSED || state == CARRIER_EXITED) {
                 break;
             }
+            if (now_nanos() > deadline) {
+                /* BUSY still: its callback closes the group as it returns, running off or left set (give_carrier).
+                 * Set while it is BUSY, so that the callback's give_carrier sees it, even after a new start. */
+                __atomic_store_n(&c->left, 1, __ATOMIC_SEQ_CST);
+                if (__atomic_load_n(&c->state, __ATOMIC_SEQ_CST) != CARRIER_BUSY) {
+                    __atomic_store_n(&c->left, 0, __ATOMIC_SEQ_CST);
+                    continue; /* given back meanwhile: closed by its callback (running is off) */
+                }
+                if (*left_count < left_size) {
+                    left[*left_count] = c->tid;
+                }
+                (*left_count)++;
+                break;
+            }
             sched_yield(); /* a callback reads its group: a few microseconds */
         }
     }
-    pthread_mutex_lock(&lock);
-    struct vthread *left = vthreads;
-    vthreads = NULL;
-    pthread_mutex_unlock(&lock);
-    /* Java is called without the lock: a hook that started a virtual thread would take it. Only the living get a
-     * record: a state can outlive its thread (its end came while stopping, or the JVM lost the thread-local
-     * storage that pointed at it and a second state was made), and its thread's record is then not this one. */
-    while (left != NULL) {
-        struct vthread *v = left;
-        left = v->next;
+    /*
+     * Java is called without the lock: a hook that started a virtual thread would take it. A state gets a record
+     * when its thread ended while stopping (marked ended), or when it is still alive; none when it outlived its
+     * thread otherwise (the JVM lost the thread-local storage that pointed at it and a second state was made, whose
+     * record its thread's is). Each is taken out of the list before its thread's state is asked, and asked whether
+     * it ended after: a thread that ends after it was taken ends alive at the ask (its end comes before it is
+     * terminated, and marks it), so that it gets one record either way, never two, and none is lost.
+     */
+    struct vthread *taken = NULL;
+    for (struct vthread *v = take_first(); v != NULL; v = take_first()) {
+        if (v == &walk_marker) {
+            continue; /* the walk's, not a state: taken out, which the walk sees */
+        }
         jobject thread = v->recorded ? (*env)->NewLocalRef(env, v->thread) : NULL;
         jint state = 0;
-        if (thread != NULL && env_jvmti != NULL
+        int alive = thread != NULL && env_jvmti != NULL
                 && (*env_jvmti)->GetThreadState(env_jvmti, thread, &state) == JVMTI_ERROR_NONE
-                && (state & JVMTI_THREAD_STATE_ALIVE) != 0) {
+                && (state & JVMTI_THREAD_STATE_ALIVE) != 0;
+        pthread_mutex_lock(&lock);
+        jobject ended = v->ended;
+        pthread_mutex_unlock(&lock);
+        if (ended != NULL) {
+            report_totals(env, ended, v, JNI_FALSE);
+        } else if (alive) {
             report_totals(env, thread, v, JNI_TRUE);
         }
         if (thread != NULL) {
             (*env)->DeleteLocalRef(env, thread);
         }
+        v->next = taken;
+        taken = v;
+    }
+    if (env_jvmti != NULL) {
+        (*env_jvmti)->SetEventNotificationMode(env_jvmti, JVMTI_DISABLE, EVENT_VIRTUAL_THREAD_END, NULL);
+    }
+    __atomic_store_n(&freeing, 1, __ATOMIC_SEQ_CST);
+    int ends_done = 0;
+    while (!(ends_done = __atomic_load_n(&enders, __ATOMIC_SEQ_CST) == 0) && now_nanos() <= deadline) {
+        sched_yield(); /* an end that began before: a thread-local storage lookup and a global reference */
+    }
+    jvmti = NULL; /* a start may follow: the environment of a callback still under way is not its */
+    if (*left_count > 0 || !ends_done) {
+        /* A callback still under way may use any state, and the environment: both are kept (see the top). */
+        return __atomic_exchange_n(&carriers_refused, 0, __ATOMIC_ACQ_REL);
+    }
+    while (taken != NULL) {
+        struct vthread *v = taken;
+        taken = v->next;
         free_state(env, v);
     }
     if (env_jvmti != NULL) {
-        jvmti = NULL;
         (*env_jvmti)->DisposeEnvironment(env_jvmti);
     }
     return __atomic_exchange_n(&carriers_refused, 0, __ATOMIC_ACQ_REL);
@@ -632,11 +800,96 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
     return 0;
 }
 
+/*
+ * Per group, the running members (selected, not ended) and their totals summed, as of their last unmount: a walk of
+ * the list, O(states), that allocates nothing. It holds the lock for WALK_CHUNK states at a time (100,000 states took
+ * 3 ms in all, each a cache miss or two, which every start and end of a counted virtual thread would wait for), and
+ * between two chunks leaves walk_marker in the list where it goes on: a state unlinked meanwhile is not summed, one
+ * made meanwhile (at the head) only from the next walk.
+ */
+jint JNICALL perfpin_virtual_running(JNIEnv *env, jclass cls, jlongArray out) {
+    (void) cls;
+    if (jvmti == NULL) {
+        return -ENOSYS;
+    }
+    int idle = 0;
+    if (!__atomic_compare_exchange_n(&walking, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+        return -EBUSY; /* one walker: the sampler; the marker is its */
+    }
+    jint stride = 3 * event_count + 2;
+    jint groups = (*env)->GetArrayLength(env, out) / stride;
+    groups = groups > MAX_RUNNING_GROUPS ? MAX_RUNNING_GROUPS : groups;
+    jlong sums[MAX_RUNNING_GROUPS * (3 * MAX_EVENTS + 2)];
+    memset(sums, 0, sizeof(sums));
+    pthread_mutex_lock(&lock);
+    struct vthread *v = vthreads;
+    for (;;) {
+        for (int n = 0; v != NULL && n < WALK_CHUNK; v = v->next, n++) {
+            if (!v->recorded || v->ended != NULL || v->group < 0 || v->group >= groups || v->events != event_count) {
+                continue; /* walk_marker, which is never recorded, too */
+            }
+            jlong *sum = sums + v->group * stride;
+            sum[0]++;
+            for (int i = 0; i < 3 * event_count; i++) {
+                sum[1 + i] += (jlong) __atomic_load_n(&v->totals[i], __ATOMIC_RELAXED);
+            }
+            sum[stride - 1] |= (jlong) __atomic_load_n(&v->opened, __ATOMIC_RELAXED);
+        }
+        if (v == NULL) {
+            break;
+        }
+        /* the marker before v, the next to sum; others unlink their neighbours of it as of any state */
+        walk_marker.next = v;
+        walk_marker.prev = v->prev;
+        if (v->prev != NULL) {
+            v->prev->next = &walk_marker;
+        } else {
+            vthreads = &walk_marker;
+        }
+        v->prev = &walk_marker;
+        walk_marker.listed = 1;
+        pthread_mutex_unlock(&lock);
+        pthread_mutex_lock(&lock);
+        if (!walk_marker.listed) {
+            break; /* stop took it, with the rest of the list */
+        }
+        v = walk_marker.next;
+        if (walk_marker.prev != NULL) {
+            walk_marker.prev->next = v;
+        } else {
+            vthreads = v;
+        }
+        if (v != NULL) {
+            v->prev = walk_marker.prev;
+        }
+        walk_marker.prev = walk_marker.next = NULL;
+        walk_marker.listed = 0;
+    }
+    pthread_mutex_unlock(&lock);
+    __atomic_store_n(&walking, 0, __ATOMIC_RELEASE);
+    (*env)->SetLongArrayRegion(env, out, 0, groups * stride, sums);
+    return groups;
+}
+
+jint JNICALL perfpin_virtual_stop(JNIEnv *env, jclass cls, jintArray left) {
+    (void) cls;
+    jint tids[MAX_LEFT];
+    jint size = left == NULL ? 0 : (*env)->GetArrayLength(env, left) - 1;
+    size = size < 0 ? 0 : size > MAX_LEFT ? MAX_LEFT : size;
+    jint count = 0;
+    jint rc = stop_events(env, tids, size, &count);
+    if (left != NULL && (*env)->GetArrayLength(env, left) > 0) {
+        (*env)->SetIntArrayRegion(env, left, 0, 1, &count);
+        (*env)->SetIntArrayRegion(env, left, 1, count < size ? count : size, tids);
+    }
+    return rc;
+}
+
 jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count,
                                      jint groups) {
     (void) cls;
     if (hooks == NULL) {
-        return stop_events(env);
+        return -EINVAL;
     }
     if (jvmti != NULL) {
         return -EBUSY;
@@ -646,7 +899,7 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     }
     if (hooks_class == NULL) {
         /* kept for good once given, as threadevents.c does: a callback in flight while stopping still finds it */
-        jmethodID selected = (*env)->GetStaticMethodID(env, hooks, "virtualSelected", "(Ljava/lang/Thread;)Z");
+        jmethodID selected = (*env)->GetStaticMethodID(env, hooks, "virtualSelected", "(Ljava/lang/Thread;)I");
         jmethodID ended = (*env)->GetStaticMethodID(env, hooks, "virtualEnded", "(Ljava/lang/Thread;[JI[IZ)V");
         if (selected == NULL || ended == NULL) {
             (*env)->ExceptionClear(env);
@@ -668,6 +921,7 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     event_count = count;
     max_groups = groups;
     __atomic_store_n(&carriers_refused, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&freeing, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     jint rc = start_events(env);
     if (rc != 0) {

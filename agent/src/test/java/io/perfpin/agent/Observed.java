@@ -1,5 +1,6 @@
 package io.perfpin.agent;
 
+import io.perfpin.jvm.TaskStat;
 import io.perfpin.report.JsonReader;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
@@ -107,6 +108,24 @@ final class Observed {
             }
         }
         return tids;
+    }
+
+    /**
+     * The CPU time (utime + stime, in clock ticks: USER_HZ, 100 a second) that the process's threads whose kernel name
+     * starts with {@code prefix} took so far; a thread that ends while they are read is left out.
+     */
+    static long cpuTicks(long pid, String prefix) throws IOException {
+        long ticks = 0;
+        for (int tid : tidsNamed(pid, prefix)) {
+            try {
+                String stat = Files.readString(Paths.get("/proc/" + pid + "/task/" + tid + "/stat"));
+                ticks += Long.parseLong(TaskStat.field(stat, 14).orElse("0"))
+                        + Long.parseLong(TaskStat.field(stat, 15).orElse("0"));
+            } catch (IOException e) {
+                // ended while we looked
+            }
+        }
+        return ticks;
     }
 
     /** The process's resident memory (VmRSS), in KiB. */

@@ -7,13 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.apps.Programs;
 import io.perfpin.jvm.AgentLoader;
+import io.perfpin.stats.StatsFileReader;
+import io.perfpin.stats.StatsLayout;
+import io.perfpin.stats.StatsSnapshot;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +36,11 @@ class VirtualThreadsIT {
     private static final Duration CARRIER_EXIT = Duration.ofSeconds(120);
     /** The kernel name of the default scheduler's threads, ForkJoinPool-1-worker-N, as /proc cuts it. */
     private static final String CARRIER = "ForkJoinPool-1-";
+    /**
+     * A pattern of some 100 states, which takes seconds of CPU time to match vlong's name (5 million characters):
+     * matching costs the one times the other (RE2/J), on the carrier that selects that virtual thread.
+     */
+    private static final String SLOW_TO_MATCH = "slow(?:x|xx|xxx|xxxx|xxxxx)*(?:x?){100}=";
 
     private static String jdk() {
         Assumptions.assumeTrue(Programs.secondJava().isPresent(), "virtual threads need JDK 21+: set JDK25_HOME");
@@ -185,6 +195,48 @@ class VirtualThreadsIT {
     }
 
     /**
+     * A carrier still in a callback when a detach stops counting does not hold the detach up. Here the callback that
+     * selects a virtual thread matches its name ({@link #SLOW_TO_MATCH}): seconds of CPU time, seen under way as the
+     * carriers' CPU time grows by one second (nothing else runs on them). The detach returns, has closed every other
+     * carrier's counters, says once which carrier it left, and that carrier closes its own as the callback returns:
+     * in the end, no perf_event descriptor is left.
+     */
+    @Test
+    void aCarrierStillInACallbackAtADetachClosesItsCountersWhenTheCallbackReturns(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            AgentLoader.load(
+                    app.pid(),
+                    AppJvm.AGENT_JAR,
+                    "virtual=" + SLOW_TO_MATCH + "|vt-.*;threads=none;events=task-clock",
+                    TIMEOUT);
+            app.send("vcompute 20 vt 2");
+            app.await("vcomputed 20");
+            assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "the carriers' counters while attached");
+            long idle = Observed.cpuTicks(app.pid(), CARRIER);
+            app.send("vlong 5000000");
+            await(TIMEOUT, () -> Observed.cpuTicks(app.pid(), CARRIER) - idle >= 100, "a carrier in the callback");
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertTrue(
+                    Observed.perfEventDescriptors(app.pid()) <= 1,
+                    "every carrier's counters closed but the one in the callback (task-clock: one descriptor)");
+            await(CARRIER_EXIT, () -> Observed.perfEventDescriptors(app.pid()) == 0, "the carrier left closed its own");
+            app.await("vlong running");
+            List<String> said =
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            assertEquals(1, said.size(), said.toString());
+            assertTrue(
+                    said.get(0)
+                                    .contains("1 carrier thread was still in a virtual-thread callback 2000 ms after"
+                                            + " counting stopped")
+                            && said.get(0).contains("closes its counters when that callback returns"),
+                    said.get(0));
+            assertEquals(0, app.finish());
+        }
+    }
+
+    /**
      * Virtual threads still running at a detach get their final record there, as platform threads do, saying they
      * still ran, with what they counted so far (their pages' faults); and the carriers' counters are given back.
      */
@@ -216,6 +268,94 @@ class VirtualThreadsIT {
                     app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
                     app.stderr().toString());
         }
+    }
+
+    /**
+     * Virtual threads that end one after another while a detach stops the counting (four streams of them, each
+     * computing 3 ms in slices): none has two final records, and each that ran before the detach began has one,
+     * whether it ended before the stop, while it ran, or after. The ones that end inside the stop itself, which once
+     * lost their record, are hit by chance only: that window is the stop's own, a few milliseconds at most.
+     */
+    @Test
+    void virtualThreadsEndingWhileADetachStopsHaveOneRecordEach(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("attach.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            AgentLoader.load(
+                    app.pid(), AppJvm.AGENT_JAR, "virtual=vc-.*;threads=none;events=task-clock;out=" + out, TIMEOUT);
+            app.send("vchurn 4 vc 3");
+            app.await("vchurning 4");
+            await(TIMEOUT, () -> Observed.records(out, "thread", "vc-.*").size() >= 4, "virtual threads ended");
+            // System.nanoTime() is CLOCK_MONOTONIC, the same in the test and in the application
+            long beforeDetach = System.nanoTime();
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
+            assertOneRecordEach(app, out, beforeDetach);
+            assertEquals(0, app.finish());
+            assertTrue(
+                    app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
+                    app.stderr().toString());
+        }
+    }
+
+    /**
+     * Virtual threads that end while a detach waits for a carrier still in a callback (2 s: see
+     * {@link #aCarrierStillInACallbackAtADetachClosesItsCountersWhenTheCallbackReturns}) end while the agent stops:
+     * each that ran before the detach began has one final record all the same, none two. Four streams of them
+     * compute 300 ms each, on the one carrier left (two CPUs), so that those under way as counting stops mostly end
+     * within that wait: their end was once not seen at all (the event was off), and they had no record.
+     */
+    @Test
+    void virtualThreadsEndingWhileADetachWaitsForACarrierHaveOneRecordEach(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("attach.jsonl");
+        try (AppJvm app = AppJvm.start(java, null, dir)) {
+            app.await("ready");
+            AgentLoader.load(
+                    app.pid(),
+                    AppJvm.AGENT_JAR,
+                    "virtual=" + SLOW_TO_MATCH + "|vc-.*;threads=none;events=task-clock;out=" + out,
+                    TIMEOUT);
+            long idle = Observed.cpuTicks(app.pid(), CARRIER);
+            app.send("vlong 5000000");
+            await(TIMEOUT, () -> Observed.cpuTicks(app.pid(), CARRIER) - idle >= 100, "a carrier in the callback");
+            app.send("vchurn 4 vc 300");
+            app.await("vchurning 4");
+            await(TIMEOUT, () -> Observed.records(out, "thread", "vc-.*").size() >= 4, "virtual threads ended");
+            long beforeDetach = System.nanoTime();
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+            assertOneRecordEach(app, out, beforeDetach);
+            app.await("vlong running");
+            assertEquals(0, app.finish());
+            List<String> said =
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            assertEquals(1, said.size(), said.toString());
+            assertTrue(said.get(0).contains("still in a virtual-thread callback"), said.get(0));
+        }
+    }
+
+    /**
+     * Stops vchurn's four streams and checks their records: no virtual thread has two, and each that ran before
+     * {@code beforeDetach} (System.nanoTime(), CLOCK_MONOTONIC, the same in the test and the application), and so was
+     * mounted and selected while counting, has one.
+     */
+    private static void assertOneRecordEach(AppJvm app, Path out, long beforeDetach) throws Exception {
+        app.send("vchurned " + beforeDetach);
+        Map<String, Long> recorded = Observed.records(out, "thread", "vc-[0-9]+-[0-9]+").stream()
+                .collect(Collectors.groupingBy(r -> Observed.string(r, "name"), Collectors.counting()));
+        recorded.forEach((name, records) -> assertEquals(1L, records, "one final record: " + name));
+        Pattern churned = Pattern.compile("vchurned ([0-9]+) ([0-9]+) ([0-9]+)");
+        for (int stream = 0; stream < 4; stream++) {
+            Matcher m = app.await(churned);
+            int early = Integer.parseInt(m.group(2));
+            assertTrue(early > 0, m.group());
+            for (int i = 0; i < early; i++) {
+                String name = "vc-" + m.group(1) + "-" + i;
+                assertTrue(recorded.containsKey(name), name + " ran before the detach: " + recorded.keySet());
+            }
+        }
+        app.await(Pattern.compile("vchurned"));
     }
 
     /**
@@ -386,6 +526,87 @@ class VirtualThreadsIT {
 
     private interface IoCondition {
         boolean holds() throws Exception;
+    }
+
+    /**
+     * Virtual threads that compute and then stay alive (a connection's handler) show in the stats file while they
+     * run, before any ends: their group's running slot counts all 8, with their task-clock so far, and none ended.
+     * Released, they end: the group's ended slot counts the 8 and none runs.
+     */
+    @Test
+    void runningVirtualThreadsShowInTheStatsFileBeforeTheyEnd(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        try (AppJvm app = AppJvm.start(java, "virtual=vh-.*;threads=none;events=task-clock;interval=100ms", dir)) {
+            app.await("ready");
+            Path stats = Observed.statsFile(dir, app.pid());
+            try {
+                app.send("vhold 8 vh 5");
+                app.await("vholding 8");
+                await(
+                        TIMEOUT,
+                        () -> groupSlot(stats, "vh", StatsLayout.STATE_VIRTUAL_RUNNING, 8) > 0,
+                        "8 running, with task-clock, in the running slot");
+                assertEquals(0, groupSlot(stats, "vh", StatsLayout.STATE_VIRTUAL_GROUP, 0), "none ended yet");
+            } finally {
+                app.send("vrelease");
+            }
+            app.await("vreleased 8");
+            await(
+                    TIMEOUT,
+                    () -> groupSlot(stats, "vh", StatsLayout.STATE_VIRTUAL_GROUP, 8) > 0
+                            && groupSlot(stats, "vh", StatsLayout.STATE_VIRTUAL_RUNNING, 0) >= 0,
+                    "8 ended, with task-clock, and none running");
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "nothing said: " + app.stderr());
+        }
+    }
+
+    /**
+     * The sampler sums the running members 1,024 at a time, letting the lock go between two chunks, while others start
+     * and end around its place in the list: 5,000 parked virtual threads show as exactly 5,000 running at every look,
+     * while four streams of short ones start and end all along, and the sampler ticks every millisecond.
+     */
+    @Test
+    void parkedVirtualThreadsAreCountedExactlyWhileOthersStartAndEnd(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        try (AppJvm app = AppJvm.start(java, "virtual=vp-.*|vc-.*;threads=none;events=task-clock;interval=1ms", dir)) {
+            app.await("ready");
+            Path stats = Observed.statsFile(dir, app.pid());
+            app.send("vpark 5000 vp");
+            app.await("vparked 5000");
+            await(TIMEOUT, () -> groupSlot(stats, "vp", StatsLayout.STATE_VIRTUAL_RUNNING, 5000) >= 0, "5000 running");
+            app.send("vchurn 4 vc 1");
+            app.await("vchurning 4");
+            try {
+                for (int look = 0; look < 100; look++) {
+                    assertTrue(
+                            groupSlot(stats, "vp", StatsLayout.STATE_VIRTUAL_RUNNING, 5000) >= 0,
+                            "5000 running at look " + look);
+                }
+            } finally {
+                app.send("vchurned " + System.nanoTime());
+            }
+            app.await(Pattern.compile("vchurned"));
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "nothing said: " + app.stderr());
+        }
+    }
+
+    /**
+     * The task-clock of group {@code group}'s slot of {@code state} in the stats file, when that slot counts
+     * {@code threads}; -1 otherwise (or when there is no such slot yet).
+     */
+    private static long groupSlot(Path stats, String group, int state, int threads) throws Exception {
+        StatsSnapshot snapshot;
+        try (StatsFileReader reader = Observed.openStats(stats)) {
+            snapshot = reader.snapshot();
+        }
+        int column = snapshot.eventNames().indexOf("task-clock");
+        return snapshot.threads().stream()
+                .filter(s -> s.state() == state && s.name().equals(group) && s.threads() == threads && column >= 0)
+                .mapToLong(s -> s.raw(column))
+                .findFirst()
+                .orElse(-1);
     }
 
     /**

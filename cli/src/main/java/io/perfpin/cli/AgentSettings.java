@@ -48,7 +48,8 @@ final class AgentSettings {
             converter = ThreadsOption.Regex.class,
             description = "Count the virtual threads whose name matches REGEX over the time they are mounted (the"
                     + " agent's virtual=; JDK 21 and later): a final record each in the recording, which perfpin"
-                    + " report shows by group; not in the live view.")
+                    + " report shows by group; the live view shows them by group too, those that ended and those"
+                    + " running (their counts so far).")
     ThreadPattern virtual;
 
     @Option(

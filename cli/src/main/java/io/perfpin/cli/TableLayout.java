@@ -52,12 +52,27 @@ record TableLayout(
         return state == ThreadState.RUNNING ? runningLabel : null;
     }
 
-    /** The reports in this layout's order, no more than {@link #top}. */
+    /**
+     * The reports in this layout's order, no more than {@link #top}. A row that follows the one before it
+     * ({@link ThreadReport#follows}: a virtual group's p50 and p99) moves with it, right under it, whatever its values.
+     */
     List<ThreadReport> sorted(List<ThreadReport> reports) {
         List<ThreadReport> rows = new ArrayList<>(reports);
         if (sort != null) {
+            List<List<ThreadReport>> blocks = new ArrayList<>();
+            for (ThreadReport r : reports) {
+                if (r.follows() && !blocks.isEmpty()) {
+                    blocks.get(blocks.size() - 1).add(r);
+                } else {
+                    blocks.add(new ArrayList<>(List.of(r)));
+                }
+            }
             // a row that sums threads (tid 0) stays below the threads
-            rows.sort(Comparator.comparing((ThreadReport r) -> r.tid() == 0).thenComparing(order(sort)));
+            Comparator<ThreadReport> order =
+                    Comparator.comparing((ThreadReport r) -> r.tid() == 0).thenComparing(order(sort));
+            blocks.sort(Comparator.comparing(block -> block.get(0), order));
+            rows.clear();
+            blocks.forEach(rows::addAll);
         }
         return top > 0 && rows.size() > top ? rows.subList(0, top) : rows;
     }

@@ -89,12 +89,12 @@ class AttachCommandTest {
             attach.awaitOut(Pattern.compile("(?s).*perfpin attach  pid " + app.pid() + " .*"));
             app.send("go");
             app.await(Pattern.compile("done 200"));
-            attach.awaitOut(Pattern.compile("(?s).*\\nvm \\(200 virtual threads\\) .*"));
+            attach.awaitOut(Pattern.compile("(?s).*\\nvm \\(members: 200 ended, 0 running\\) .*"));
             app.closeInput();
             CliRun run = attach.join();
             assertEquals(0, run.code, run.err);
             String totals = run.out.substring(run.out.indexOf("Totals per thread"));
-            assertTrue(totals.contains("\nvm (200 virtual threads) "), run.out);
+            assertTrue(totals.contains("\nvm (members: 200 ended, 0 running) "), run.out);
             assertTrue(totals.contains("\nvm p50 of one ") && totals.contains("\nvm p99 of one "), run.out);
             assertFalse(Pattern.compile("(?m)^vm-[0-9]+ ").matcher(run.out).find(), "a row per thread:\n" + run.out);
         }

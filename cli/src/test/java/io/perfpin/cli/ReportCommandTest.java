@@ -395,7 +395,11 @@ class ReportCommandTest {
                 "JSON has no infinity: null, as a value not computed: " + json.out);
     }
 
-    /** 1,000 virtual threads read as three rows: their group's totals, and the p50 and p99 of one of them. */
+    /**
+     * 1,000 virtual threads read as three rows: their group's totals, and the p50 and p99 of one of them, right under
+     * the totals whatever the table is sorted by (the busiest members, when asked, after them), though the group's
+     * totals row sorts below the threads' and each of its own rows has values of its own.
+     */
     @Test
     void virtualThreadsAreShownByGroupWithTheirTotalsAndTheDistributionOfOne() throws Exception {
         List<String> lines = new ArrayList<>();
@@ -422,17 +426,40 @@ class ReportCommandTest {
         assertTrue(table.out.contains("\nrequest p50 of one  ") && table.out.contains("0.500 ms"), table.out);
         assertTrue(table.out.contains("\nrequest p99 of one  ") && table.out.contains("0.990 ms"), table.out);
         assertFalse(table.out.contains("request-1"), "no member shown: " + table.out);
+        assertEquals(
+                List.of("main", "request (1000 virtual threads)", "request p50 of one", "request p99 of one"),
+                rowNames(table.out),
+                "sorted by task-clock, the default");
+        CliRun byName = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--sort", "thread"));
+        assertEquals(ExitCode.OK, byName.code, byName.err);
+        assertEquals(
+                List.of("main", "request (1000 virtual threads)", "request p50 of one", "request p99 of one"),
+                rowNames(byName.out),
+                "sorted by name");
 
         CliRun busiest = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "2"));
         assertEquals(ExitCode.OK, busiest.code, busiest.err);
-        assertTrue(
-                busiest.out.contains("\nrequest-999  ")
-                        && busiest.out.contains("\nrequest-998  ")
-                        && !busiest.out.contains("\nrequest-997  "),
-                "the two busiest on request: " + busiest.out);
+        assertEquals(
+                List.of(
+                        "main",
+                        "request (1000 virtual threads)",
+                        "request p50 of one",
+                        "request p99 of one",
+                        "request-999",
+                        "request-998"),
+                rowNames(busiest.out),
+                "the two busiest on request, under its rows: " + busiest.out);
         CliRun bad = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "0"));
         assertEquals(ExitCode.USAGE, bad.code, bad.err);
         assertTrue(bad.err.contains("bad count '0'"), bad.err);
+    }
+
+    /** The names of a table's rows, in its order: the first column, up to two spaces, of each line after the header. */
+    private static List<String> rowNames(String table) {
+        List<String> lines = List.of(table.strip().split("\n"));
+        return lines.subList(1, lines.size()).stream()
+                .map(line -> line.split(" {2,}")[0].strip())
+                .toList();
     }
 
     /** A final record of a thread with {@code taskClock} ns of task-clock, as the agent writes one. */

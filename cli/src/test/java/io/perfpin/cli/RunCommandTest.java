@@ -222,8 +222,12 @@ class RunCommandTest {
                 "--yields",
                 "100"));
         assertEquals(0, run.code, run.err);
-        assertTrue(run.out.contains("vm (200 virtual threads)"), run.out);
-        assertTrue(run.out.contains("vm p50 of one") && run.out.contains("vm p99 of one"), run.out);
+        assertTrue(run.out.contains("vm (members: 200 ended, 0 running)"), run.out);
+        assertTrue(
+                Pattern.compile("(?m)^vm \\(members: 200 ended, 0 running\\) .*\nvm p50 of one .*\nvm p99 of one ")
+                        .matcher(run.out)
+                        .find(),
+                "the p50 and p99 right under their group, the table sorted by task-clock:\n" + run.out);
         assertFalse(
                 Pattern.compile("(?m)^\\s*vm-[0-9]+ ").matcher(run.out).find(),
                 "no row per virtual thread:\n" + run.out);

@@ -2,6 +2,7 @@ package io.perfpin.export;
 
 import io.perfpin.event.EventSpec;
 import io.perfpin.options.ThreadPattern;
+import io.perfpin.registry.RunningVirtualGroup;
 import io.perfpin.registry.SampledThread;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -48,6 +49,9 @@ public final class ExportedThreads {
     private final Map<String, String> eventByBaseName = new HashMap<>();
     private final Map<SeriesKey, SeriesTotals> series = new LinkedHashMap<>();
     private final Map<SampledThread, Member> members = new IdentityHashMap<>();
+    /** The group series that hold running virtual threads' totals now. */
+    private final List<SeriesTotals> virtualLive = new ArrayList<>();
+
     private final SeriesBound threadSeries = new SeriesBound(
             MAX_THREAD_SERIES,
             "exporting threads beyond "
@@ -145,6 +149,29 @@ public final class ExportedThreads {
         }
         groupOf(ThreadGroupName.of(thread.name())).fold(thread.counts(), index);
         threadsFinished++;
+    }
+
+    /**
+     * The running members of groups of virtual threads, their totals so far, into their groups' series, in place of
+     * those the last call gave (a group not given has none running now); on the tick's thread, between
+     * {@link #update} and {@link #publish}. A member's counts move to {@link #addEndedVirtual} at its end: the group's
+     * series counts it all along, and never goes down.
+     */
+    public void runningVirtual(List<RunningVirtualGroup> groups) {
+        for (SeriesTotals g : virtualLive) {
+            g.clearVirtualLive();
+        }
+        virtualLive.clear();
+        for (RunningVirtualGroup group : groups) {
+            List<EventSpec> specs = group.events().events();
+            int[] index = new int[specs.size()];
+            for (int i = 0; i < index.length; i++) {
+                index[i] = eventIndex(specs.get(i));
+            }
+            SeriesTotals series = groupOf(group.group());
+            series.addVirtualLive(group.counts(), index); // added: past the bound, groups share (other)'s
+            virtualLive.add(series);
+        }
     }
 
     /**

@@ -6,7 +6,8 @@ import java.util.List;
 
 /**
  * The running totals of one exported series, by event: what its finished threads counted (folded in for good)
- * plus, for the current tick, what its live threads have counted so far. A total never goes down: an
+ * plus, for the current tick, what its live threads have counted so far, and, for a group of virtual threads, what its
+ * running members have (as the last tick found them: kept until the next gives them again). A total never goes down: an
  * extrapolated count (an event multiplexed) that comes out below what was exported before is exported at that
  * earlier value, so that Prometheus and OpenTelemetry never see a counter reset that did not happen. Its coverage
  * of an event is published only where it says something: for an event that can be multiplexed, and while below 1.
@@ -21,6 +22,9 @@ final class SeriesTotals {
     private long[] live = new long[0];
     private long[] liveEnabled = new long[0];
     private long[] liveRunning = new long[0];
+    private long[] virtual = new long[0];
+    private long[] virtualEnabled = new long[0];
+    private long[] virtualRunning = new long[0];
     private boolean[] counted = new boolean[0];
     private double[] exported = new double[0];
     /** Live threads counted here; only a thread's own series is ever given up, once it has none. */
@@ -43,6 +47,17 @@ final class SeriesTotals {
     /** Adds a live thread's counts so far; {@code eventIndex} maps its events to the export's, -1 for none. */
     void addLive(CounterSnapshot counts, int[] eventIndex) {
         add(counts, eventIndex, live, liveEnabled, liveRunning);
+    }
+
+    /** Adds the running members of a group of virtual threads, their totals so far summed, until the next clear. */
+    void addVirtualLive(CounterSnapshot counts, int[] eventIndex) {
+        add(counts, eventIndex, virtual, virtualEnabled, virtualRunning);
+    }
+
+    void clearVirtualLive() {
+        Arrays.fill(virtual, 0);
+        Arrays.fill(virtualEnabled, 0);
+        Arrays.fill(virtualRunning, 0);
     }
 
     /** Folds in a finished thread's final counts, for good. */
@@ -85,6 +100,9 @@ final class SeriesTotals {
             live = Arrays.copyOf(live, events);
             liveEnabled = Arrays.copyOf(liveEnabled, events);
             liveRunning = Arrays.copyOf(liveRunning, events);
+            virtual = Arrays.copyOf(virtual, events);
+            virtualEnabled = Arrays.copyOf(virtualEnabled, events);
+            virtualRunning = Arrays.copyOf(virtualRunning, events);
             counted = Arrays.copyOf(counted, events);
             exported = Arrays.copyOf(exported, events);
         }
@@ -102,10 +120,12 @@ final class SeriesTotals {
                 continue;
             }
             any = true;
-            exported[e] = Math.max(exported[e], events.get(e).exported(folded[e] + live[e]));
+            // a virtual thread that ended between two ticks can be in neither sum for a tick: the max holds it
+            exported[e] = Math.max(exported[e], events.get(e).exported(folded[e] + live[e] + virtual[e]));
             totals[e] = exported[e];
-            long enabled = foldedEnabled[e] + liveEnabled[e];
-            double ratio = enabled == 0 ? 1.0 : (double) (foldedRunning[e] + liveRunning[e]) / enabled;
+            long enabled = foldedEnabled[e] + liveEnabled[e] + virtualEnabled[e];
+            double ratio =
+                    enabled == 0 ? 1.0 : (double) (foldedRunning[e] + liveRunning[e] + virtualRunning[e]) / enabled;
             // 1 says nothing: the total is as counted. Only a ratio below 1 (extrapolated) is worth a series.
             coverage[e] = events.get(e).multiplexed() && ratio < 1 ? ratio : Double.NaN;
         }

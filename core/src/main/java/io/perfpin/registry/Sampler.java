@@ -76,6 +76,14 @@ final class Sampler {
         }
     }
 
+    /** The running members of virtual groups, for the stats file; dropped while no stats file is published. */
+    void virtualRunning(List<RunningVirtualGroup> groups) {
+        StatsPublisher publisher = stats;
+        if (publisher != null) {
+            publisher.virtualRunning(groups);
+        }
+    }
+
     /** Publishes to {@code publisher} from the next tick on; only before the first. */
     void publishTo(StatsPublisher publisher) {
         stats = publisher;

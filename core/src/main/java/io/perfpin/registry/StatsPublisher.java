@@ -38,6 +38,9 @@ final class StatsPublisher {
 
     private record EndedVirtual(String name, EventList events, CounterSnapshot counts) {}
 
+    /** The virtual groups with members running, as the last tick found them; the file's next tick shows them. */
+    private volatile List<RunningVirtualGroup> virtualRunning = List.of();
+
     /** Whether a virtual thread was left out of the file for want of a group slot: said once. */
     private boolean virtualGroupsFull;
 
@@ -70,6 +73,11 @@ final class StatsPublisher {
         if (!stopped) {
             virtualEnded.add(new EndedVirtual(name, events, counts));
         }
+    }
+
+    /** The virtual groups with members running now; those not among them have none. */
+    void virtualRunning(List<RunningVirtualGroup> groups) {
+        virtualRunning = groups;
     }
 
     /** Whether a notice posted now reaches viewers through the file. */
@@ -108,6 +116,11 @@ final class StatsPublisher {
             }
             for (EndedVirtual v = virtualEnded.poll(); v != null; v = virtualEnded.poll()) {
                 addVirtual(v);
+            }
+            for (RunningVirtualGroup g : virtualRunning) {
+                if (!file.virtualRunning(g.group(), g.members(), g.counts(), columns(g.events()))) {
+                    groupsFull();
+                }
             }
             file.publishVirtualGroups(startNanos);
             file.sampled(startNanos, epochMillis);
@@ -167,12 +180,23 @@ final class StatsPublisher {
 
     /** An ended virtual thread into its group, by its name with the numeric suffix stripped ({@code vt-17}: vt). */
     private void addVirtual(EndedVirtual v) {
-        List<EventSpec> events = v.events().events();
+        if (!file.virtualEnded(ThreadGroupName.of(v.name()), v.counts(), columns(v.events()))) {
+            groupsFull();
+        }
+    }
+
+    /** The file's column of each event. */
+    private int[] columns(EventList list) {
+        List<EventSpec> events = list.events();
         int[] columns = new int[events.size()];
         for (int e = 0; e < events.size(); e++) {
             columns[e] = file.eventIndex(events.get(e).name());
         }
-        if (!file.virtualEnded(ThreadGroupName.of(v.name()), v.counts(), columns) && !virtualGroupsFull) {
+        return columns;
+    }
+
+    private void groupsFull() {
+        if (!virtualGroupsFull) {
             virtualGroupsFull = true;
             notices.accept(AgentNotice.info("the stats file shows " + StatsLayout.VIRTUAL_GROUPS + " groups of"
                     + " virtual threads: those of other groups are recorded but not shown live"));

@@ -213,6 +213,14 @@ public final class ThreadRegistry implements AutoCloseable {
         sampler.virtualEnded(name, events, counts);
     }
 
+    /**
+     * The groups of virtual threads with members running now, as one tick found them: the stats file's next tick shows
+     * them beside the ended members (a group not among them has none running).
+     */
+    public void virtualRunning(List<RunningVirtualGroup> groups) {
+        sampler.virtualRunning(groups);
+    }
+
     /** Adds a listener that runs on every tick of the sampler, after those added before it. */
     public void onTick(TickListener listener) {
         sampler.onTick(listener);

@@ -27,9 +27,10 @@ import java.util.Set;
  * still ran (the agent detached, the JVM exited), shows its last window once, with its {@link ThreadState}. A
  * viewer slower than the agent shows several of the agent's samples in one window; a faster one each sample once.
  *
- * <p>Virtual threads are shown by group, as the stats file keeps them: a frame shows each group that a member joined
- * since the frame before, as three rows ({@link VirtualThreadGroups}): the counts its members that ended in the
- * window added, under a name that says how many it has in all, then the p50 and p99 of a member's totals.
+ * <p>Virtual threads are shown by group, as the stats file keeps them: a frame shows each group whose members ended or
+ * ran since the frame before, as three rows ({@link VirtualThreadGroups}): the counts its members added in the window,
+ * those that ended and those that run (their totals so far, as of their last unmount), under a name that says how many
+ * ended and how many run now, then the p50 and p99 of the totals of a member that ended (none until one has).
  */
 public final class StatsWindows {
     private static final String NOT_ITS_EVENT = "this thread does not count it";
@@ -37,13 +38,16 @@ public final class StatsWindows {
     private final long pid;
     /** The last sample shown of each thread still live then. */
     private final Map<Key, ThreadSample> shown = new HashMap<>();
-    /** The totals slot of each virtual group as last shown, by name. */
-    private final Map<String, ThreadSample> groupsShown = new HashMap<>();
+    /** Each virtual group as last shown, by name. */
+    private final Map<String, GroupShown> groupsShown = new HashMap<>();
     /** The finished threads whose last window was shown; forgotten once they leave the file's ring. */
     private final Set<Key> done = new HashSet<>();
 
     private long samplesShown = -1;
     private long sampleNanosShown;
+
+    /** A virtual group's ended and running members' sums as a frame showed them, and when each was read. */
+    private record GroupShown(Counts sums, long endedReadTo, long runningReadTo) {}
 
     /** One thread's enrolment: a TID and a Java thread id are reused, the time it was enrolled is not. */
     private record Key(int tid, long javaId, long enrolledNanos) {
@@ -88,18 +92,24 @@ public final class StatsWindows {
         Map<Key, ThreadSample> live = new HashMap<>();
         Set<Key> inRing = new HashSet<>();
         List<ThreadReport> groups = new ArrayList<>();
+        Map<String, ThreadSample> runningSlots = runningSlots(snapshot);
         boolean groupShown = false; // a group's p50 and p99 follow its totals in the file, and with them here
         for (ThreadSample now : snapshot.threads()) {
             if (now.state() == StatsLayout.STATE_VIRTUAL_GROUP) {
-                ThreadSample before = groupsShown.put(now.name(), now);
-                groupShown = before == null || before.readToNanos() != now.readToNanos();
+                ThreadSample run = runningSlots.get(now.name());
+                GroupShown shownNow = new GroupShown(
+                        groupSums(snapshot, now, run), now.readToNanos(), run == null ? -1 : run.readToNanos());
+                GroupShown before = groupsShown.put(now.name(), shownNow);
+                groupShown = before == null
+                        || before.endedReadTo != shownNow.endedReadTo
+                        || before.runningReadTo != shownNow.runningReadTo;
                 if (groupShown) {
-                    groups.add(groupRow(snapshot, before, now));
+                    groups.add(groupRow(snapshot, before == null ? null : before.sums, now, run, shownNow.sums));
                 }
                 continue;
             }
             if (now.isVirtualGroup()) {
-                if (groupShown) {
+                if (groupShown && isPercentile(now)) {
                     groups.add(percentileRow(snapshot, now));
                 }
                 continue;
@@ -147,25 +157,60 @@ public final class StatsWindows {
 
     /**
      * Each group of virtual threads, as three rows ({@link VirtualThreadGroups}): its members' totals since they
-     * were counted, under a name that says how many it has, then the p50 and p99 of a member's totals.
+     * were counted, those that ended and those that run (so far), under a name that says how many of each, then the
+     * p50 and p99 of the totals of a member that ended (none until one has).
      */
     public static List<ThreadReport> virtualGroups(StatsSnapshot snapshot) {
         List<ThreadReport> rows = new ArrayList<>();
+        Map<String, ThreadSample> running = runningSlots(snapshot);
         for (ThreadSample s : snapshot.threads()) {
             if (s.state() == StatsLayout.STATE_VIRTUAL_GROUP) {
-                rows.add(groupRow(snapshot, null, s));
-            } else if (s.isVirtualGroup()) {
+                ThreadSample run = running.get(s.name());
+                rows.add(groupRow(snapshot, null, s, run, groupSums(snapshot, s, run)));
+            } else if (isPercentile(s)) {
                 rows.add(percentileRow(snapshot, s));
             }
         }
         return rows;
     }
 
-    /** A group's counts since {@code before} (all of them when null), over a time not known: mounted time only. */
-    private static ThreadReport groupRow(StatsSnapshot snapshot, ThreadSample before, ThreadSample now) {
+    /** The running-members slot of each virtual group, by name. */
+    private static Map<String, ThreadSample> runningSlots(StatsSnapshot snapshot) {
+        Map<String, ThreadSample> running = new HashMap<>();
+        for (ThreadSample s : snapshot.threads()) {
+            if (s.state() == StatsLayout.STATE_VIRTUAL_RUNNING) {
+                running.put(s.name(), s);
+            }
+        }
+        return running;
+    }
+
+    /** A group's p50 or p99 slot, once a member ended: before, it holds nothing to show. */
+    private static boolean isPercentile(ThreadSample s) {
+        return (s.state() == StatsLayout.STATE_VIRTUAL_P50 || s.state() == StatsLayout.STATE_VIRTUAL_P99)
+                && s.threads() > 0;
+    }
+
+    /** The sums of a group's ended members and its running ones ({@code running} null: none). */
+    private static Counts groupSums(StatsSnapshot snapshot, ThreadSample ended, ThreadSample running) {
+        Sum sum = new Sum(snapshot.eventNames().size());
+        sum.add(ended);
+        if (running != null) {
+            sum.add(running);
+        }
+        return sum;
+    }
+
+    /**
+     * A group's counts since {@code before} (all of them when null), ended and running members', over a time not
+     * known: mounted time only. Its state is running while a member runs.
+     */
+    private static ThreadReport groupRow(
+            StatsSnapshot snapshot, Counts before, ThreadSample ended, ThreadSample running, Counts now) {
         Counts counts = before == null ? now : new Difference(now, before);
+        int runningMembers = running == null ? 0 : running.threads();
         return ThreadReport.of(
-                        VirtualThreadGroups.totalName(now.name(), now.threads()),
+                        VirtualThreadGroups.liveName(ended.name(), ended.threads(), runningMembers),
                         0,
                         0,
                         "",
@@ -174,7 +219,7 @@ public final class StatsWindows {
                         e -> refusal(snapshot, now, e),
                         -1)
                 .withSources(sources(snapshot, now))
-                .withState(ThreadState.ENDED);
+                .withState(runningMembers > 0 ? ThreadState.RUNNING : ThreadState.ENDED);
     }
 
     /** A group's p50 or p99 slot: per event its value, as the agent's histogram has it. */
@@ -285,10 +330,10 @@ public final class StatsWindows {
 
     /** Later counts less earlier ones; a column the earlier sample did not have yet counts from zero. */
     private static final class Difference implements Counts {
-        private final ThreadSample later;
-        private final ThreadSample earlier;
+        private final Counts later;
+        private final Counts earlier;
 
-        Difference(ThreadSample later, ThreadSample earlier) {
+        Difference(Counts later, Counts earlier) {
             this.later = later;
             this.earlier = earlier;
         }

@@ -41,10 +41,12 @@ public final class ThreadReport {
 
     /**
      * What a report says beside its counts, each set by its own {@code with} method: where some values came from,
-     * who set the thread's CPUs, the CPU it last ran on, whether it still ran, and the simulated PMU.
+     * who set the thread's CPUs, the CPU it last ran on, whether it still ran, the simulated PMU, and whether it
+     * belongs under the row before it.
      */
-    private record Labels(Map<String, String> sources, PinSource pin, int lastCpu, ThreadState state, String pmu) {
-        static final Labels NONE = new Labels(Map.of(), PinSource.NONE, -1, null, null);
+    private record Labels(
+            Map<String, String> sources, PinSource pin, int lastCpu, ThreadState state, String pmu, boolean follows) {
+        static final Labels NONE = new Labels(Map.of(), PinSource.NONE, -1, null, null, false);
     }
 
     private ThreadReport(
@@ -266,13 +268,14 @@ public final class ThreadReport {
                         l.pin,
                         l.lastCpu,
                         l.state,
-                        l.pmu));
+                        l.pmu,
+                        l.follows));
     }
 
     /** This report, saying who set the thread's CPUs. */
     public ThreadReport withPin(PinSource source) {
         Labels l = labels;
-        return new ThreadReport(this, new Labels(l.sources, source, l.lastCpu, l.state, l.pmu));
+        return new ThreadReport(this, new Labels(l.sources, source, l.lastCpu, l.state, l.pmu, l.follows));
     }
 
     /** This report, with the CPU the thread last ran on as a viewer read it; itself when that is unknown. */
@@ -280,13 +283,13 @@ public final class ThreadReport {
         Labels l = labels;
         return cpu.isEmpty()
                 ? this
-                : new ThreadReport(this, new Labels(l.sources, l.pin, cpu.getAsInt(), l.state, l.pmu));
+                : new ThreadReport(this, new Labels(l.sources, l.pin, cpu.getAsInt(), l.state, l.pmu, l.follows));
     }
 
     /** This report, saying whether the thread ran on at its end, or had ended. */
     public ThreadReport withState(ThreadState threadState) {
         Labels l = labels;
-        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, threadState, l.pmu));
+        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, threadState, l.pmu, l.follows));
     }
 
     /** This report, saying which simulated PMU counted its hardware events (as a recording read back says). */
@@ -295,7 +298,21 @@ public final class ThreadReport {
         if (Objects.equals(simulatedPmu, l.pmu)) {
             return this; // the common case, none: every record written passes here
         }
-        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, simulatedPmu));
+        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, simulatedPmu, l.follows));
+    }
+
+    /**
+     * This report, as a row that belongs under the row before it (a virtual group's p50 and p99 under its totals, its
+     * busiest members after them): a table sorted by any column keeps it there, whatever its own values.
+     */
+    public ThreadReport withFollows() {
+        Labels l = labels;
+        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, l.pmu, true));
+    }
+
+    /** Whether it belongs under the row before it ({@link #withFollows}). */
+    public boolean follows() {
+        return labels.follows;
     }
 
     /**

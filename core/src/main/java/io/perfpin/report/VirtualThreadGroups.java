@@ -62,23 +62,35 @@ public final class VirtualThreadGroups {
         return group + " (" + members + " virtual thread" + (members == 1 ? ")" : "s)");
     }
 
+    /**
+     * The row of a group's totals in a live view, where its members that run count too (their totals so far): how
+     * many ended, how many run now.
+     */
+    public static String liveName(String group, long ended, long running) {
+        return group + " (members: " + ended + " ended, " + running + " running)";
+    }
+
     /** The row of a member's total at {@code percent} (50, 99), per event. */
     public static String percentileName(String group, int percent) {
         return group + " p" + percent + " of one";
     }
 
-    /** A row of a member's total at a percentile, per event ({@code counters}), as virtual threads' rows are. */
+    /**
+     * A row of a member's total at a percentile, per event ({@code counters}), as virtual threads' rows are; it
+     * follows its group's totals row ({@link ThreadReport#withFollows}): a sorted table keeps it under that row.
+     */
     public static ThreadReport percentileRow(String name, Map<String, Long> counters) {
         return ThreadReport.fromValues(
-                name,
-                ThreadRecords.VIRTUAL_TID,
-                0,
-                "",
-                -1,
-                counters,
-                Map.of(),
-                ThreadReport.metrics(counters, -1),
-                Map.of());
+                        name,
+                        ThreadRecords.VIRTUAL_TID,
+                        0,
+                        "",
+                        -1,
+                        counters,
+                        Map.of(),
+                        ThreadReport.metrics(counters, -1),
+                        Map.of())
+                .withFollows();
     }
 
     private static List<ThreadRecord> busiest(List<ThreadRecord> members, ThreadRecord total, int count) {
@@ -93,6 +105,7 @@ public final class VirtualThreadGroups {
                                 (ThreadRecord m) -> m.report().counters().getOrDefault(event, 0L))
                         .reversed())
                 .limit(count)
+                .map(m -> new ThreadRecord(m.type(), m.epochMillis(), m.report().withFollows())) // under the group
                 .toList();
     }
 

@@ -92,15 +92,20 @@ public final class StatsFile implements AutoCloseable {
     /** A finished thread's counts, by column. */
     private record FinalCounts(int[] columns, long[] values, long[] enabled, long[] running) {}
 
-    /** The groups of virtual threads, by name, in the order their first member ended: the group's index. */
+    /** The groups of virtual threads, by name, in the order a first member ran or ended: the group's index. */
     private final Map<String, VirtualGroup> virtualGroups = new LinkedHashMap<>();
-    /** The virtual groups' slots' sequences: per group its totals, p50 and p99. */
+    /** The virtual groups' slots' sequences: per group its totals, p50, p99 and running members. */
     private final long[] virtualSequences = new long[VIRTUAL_GROUPS * VIRTUAL_GROUP_SLOTS];
+    /** The state of each of a group's slots, in their order. */
+    private static final int[] VIRTUAL_STATES = {
+        STATE_VIRTUAL_GROUP, STATE_VIRTUAL_P50, STATE_VIRTUAL_P99, STATE_VIRTUAL_RUNNING
+    };
 
     /**
-     * A group of virtual threads as {@link StatsLayout} shows it: its members' sums by column (value, time enabled,
-     * time running), the columns any of them counted, and per column a histogram of a member's total for the
-     * percentiles, so that it takes the same memory for 100 members as for 100,000.
+     * A group of virtual threads as {@link StatsLayout} shows it: its ended members' sums by column (value, time
+     * enabled, time running), the columns any of them counted, and per column a histogram of a member's total for the
+     * percentiles, so that it takes the same memory for 100 members as for 100,000; and its running members' sums as
+     * the last tick took them, and as its slot shows them.
      */
     private static final class VirtualGroup {
         final int index;
@@ -110,6 +115,16 @@ public final class StatsFile implements AutoCloseable {
         final ValueHistogram[] members;
         int threads;
         boolean changed;
+        /** The running members' count, sums and columns as last given ({@link #virtualRunning}), and as written. */
+        final long[] running;
+
+        final boolean[] runningCounted;
+        int runningThreads;
+        final long[] runningShown;
+        final boolean[] runningCountedShown;
+        int runningThreadsShown = -1;
+        /** The ended members' sums when the running slot was last worked out. */
+        final long[] endedShown;
 
         VirtualGroup(int index, String name, int capacity) {
             this.index = index;
@@ -117,6 +132,11 @@ public final class StatsFile implements AutoCloseable {
             this.sums = new long[3 * capacity];
             this.counted = new boolean[capacity];
             this.members = new ValueHistogram[capacity]; // made for the columns its members count: 15 KiB each
+            this.running = new long[3 * capacity];
+            this.runningCounted = new boolean[capacity];
+            this.runningShown = new long[3 * capacity];
+            this.runningCountedShown = new boolean[capacity];
+            this.endedShown = new long[3 * capacity];
         }
     }
 
@@ -507,13 +527,9 @@ public final class StatsFile implements AutoCloseable {
      * @param columns for each of its events, the file's column ({@link #eventIndex}); negative skips the event
      */
     public boolean virtualEnded(String group, CounterSnapshot counts, int[] columns) {
-        VirtualGroup g = virtualGroups.get(group);
+        VirtualGroup g = virtualGroup(group);
         if (g == null) {
-            if (virtualGroups.size() == VIRTUAL_GROUPS) {
-                return false;
-            }
-            g = new VirtualGroup(virtualGroups.size(), group, capacity);
-            virtualGroups.put(group, g);
+            return false;
         }
         g.threads++;
         g.changed = true;
@@ -534,43 +550,123 @@ public final class StatsFile implements AutoCloseable {
         return true;
     }
 
+    /** The group named so, made if new; null when the file shows {@link StatsLayout#VIRTUAL_GROUPS} others. */
+    private VirtualGroup virtualGroup(String group) {
+        VirtualGroup g = virtualGroups.get(group);
+        if (g == null) {
+            if (virtualGroups.size() == VIRTUAL_GROUPS) {
+                return null;
+            }
+            g = new VirtualGroup(virtualGroups.size(), group, capacity);
+            virtualGroups.put(group, g);
+            g.changed = true; // its four slots are written at once: a reader finds them together
+        }
+        return g;
+    }
+
     /**
-     * Writes the three slots of each virtual group that a member joined since the last call: its sums, read to
-     * {@code readNanos}, and the p50 and p99 of a member's totals.
+     * The members of a group running now, {@code members} of them, and their totals so far summed ({@code counts}),
+     * written by the next {@link #publishVirtualGroups}; a group not given between two calls of that has none running.
+     * False when the file shows {@link StatsLayout#VIRTUAL_GROUPS} groups already, none of them this one.
+     *
+     * @param columns for each of its events, the file's column ({@link #eventIndex}); negative skips the event
+     */
+    public boolean virtualRunning(String group, int members, CounterSnapshot counts, int[] columns) {
+        VirtualGroup g = virtualGroup(group);
+        if (g == null) {
+            return false;
+        }
+        g.runningThreads = members;
+        for (int i = 0; i < columns.length; i++) {
+            int column = columns[i];
+            if (column < 0 || !counts.isOpened(i)) {
+                continue;
+            }
+            g.running[3 * column] = counts.raw(i);
+            g.running[3 * column + 1] = counts.enabledNanos(i);
+            g.running[3 * column + 2] = counts.runningNanos(i);
+            g.runningCounted[column] = true;
+        }
+        return true;
+    }
+
+    /**
+     * Writes the slots of each virtual group that changed since the last call, read to {@code readNanos}: those of
+     * its ended members (their sums, and the p50 and p99 of a member's totals) when a member ended, that of its
+     * running members when they or their sums changed. Then the running members given since are forgotten: a group
+     * not given again before the next call has none.
      */
     public void publishVirtualGroups(long readNanos) {
         for (VirtualGroup g : virtualGroups.values()) {
-            if (!g.changed) {
-                continue;
-            }
+            boolean ended = g.changed;
+            boolean running = runningToShow(g);
             g.changed = false;
-            int[] states = {STATE_VIRTUAL_GROUP, STATE_VIRTUAL_P50, STATE_VIRTUAL_P99};
             for (int kind = 0; kind < VIRTUAL_GROUP_SLOTS; kind++) {
-                int offset = (int) virtualGroupOffset(capacity, g.index, kind);
-                int sequence = VIRTUAL_GROUP_SLOTS * g.index + kind;
-                beginWrite(fixed, offset, virtualSequences, sequence);
-                fixed.putInt(offset + STATE_OFFSET, states[kind]);
-                fixed.putInt(offset + LAST_CPU_OFFSET, -1);
-                fixed.putInt(offset + THREADS_OFFSET, g.threads);
-                fixed.putLong(offset + READ_FROM_OFFSET, readNanos);
-                fixed.putLong(offset + READ_TO_OFFSET, readNanos);
-                StatsStrings.put(fixed, offset + NAME_OFFSET, NAME_SIZE, g.name);
-                Arrays.fill(countedBits, (byte) 0);
-                for (int e = 0; e < capacity; e++) {
-                    if (g.counted[e]) {
-                        countedBits[e >> 3] |= (byte) (1 << (e & 7));
-                    }
-                    if (kind == 0) {
-                        writeCounter(fixed, offset, e, g.sums[3 * e], g.sums[3 * e + 1], g.sums[3 * e + 2]);
-                    } else {
-                        long value = g.members[e] == null ? 0 : g.members[e].valueAt(kind == 1 ? 0.50 : 0.99);
-                        writeCounter(fixed, offset, e, value, 0, 0);
-                    }
+                if (kind < 3 ? ended : running) {
+                    writeVirtualSlot(g, kind, readNanos);
                 }
-                fixed.put(offset + COUNTED_OFFSET, countedBits);
-                endWrite(fixed, offset, virtualSequences, sequence);
+            }
+            g.runningThreads = 0;
+            Arrays.fill(g.running, 0);
+            Arrays.fill(g.runningCounted, false);
+        }
+    }
+
+    /**
+     * Works out the running slot's sums: the running members', or more where the ended members' sums and the running
+     * ones' would fall below what the two slots showed at the last call, since each only grows. They fall when a
+     * member ended after the running ones were summed but its totals reached {@link #virtualEnded} only after this
+     * call: it was in the running sums then, it is in neither now; it is in the ended ones at the next call, where
+     * its share here goes. Whether the slot changed.
+     */
+    private static boolean runningToShow(VirtualGroup g) {
+        boolean changed = g.runningThreads != g.runningThreadsShown;
+        for (int i = 0; i < g.running.length; i++) {
+            long shown = Math.max(g.running[i], g.runningShown[i] - (g.sums[i] - g.endedShown[i]));
+            changed |= shown != g.runningShown[i];
+            g.runningShown[i] = shown;
+        }
+        for (int e = 0; e < g.runningCounted.length; e++) {
+            // a column kept up by the ended members' share (above) stays counted
+            boolean counted = g.runningCounted[e] || g.runningShown[3 * e + 1] > 0;
+            changed |= counted != g.runningCountedShown[e];
+            g.runningCountedShown[e] = counted;
+        }
+        g.runningThreadsShown = g.runningThreads;
+        System.arraycopy(g.sums, 0, g.endedShown, 0, g.sums.length);
+        return changed;
+    }
+
+    /** Writes slot {@code kind} of the group: 0 its ended members' sums, 1 and 2 their p50 and p99, 3 the running. */
+    private void writeVirtualSlot(VirtualGroup g, int kind, long readNanos) {
+        int offset = (int) virtualGroupOffset(capacity, g.index, kind);
+        int sequence = VIRTUAL_GROUP_SLOTS * g.index + kind;
+        boolean running = kind == 3;
+        beginWrite(fixed, offset, virtualSequences, sequence);
+        fixed.putInt(offset + STATE_OFFSET, VIRTUAL_STATES[kind]);
+        fixed.putInt(offset + LAST_CPU_OFFSET, -1);
+        fixed.putInt(offset + THREADS_OFFSET, running ? g.runningThreadsShown : g.threads);
+        fixed.putLong(offset + READ_FROM_OFFSET, readNanos);
+        fixed.putLong(offset + READ_TO_OFFSET, readNanos);
+        StatsStrings.put(fixed, offset + NAME_OFFSET, NAME_SIZE, g.name);
+        Arrays.fill(countedBits, (byte) 0);
+        boolean[] counted = running ? g.runningCountedShown : g.counted;
+        for (int e = 0; e < capacity; e++) {
+            if (counted[e]) {
+                countedBits[e >> 3] |= (byte) (1 << (e & 7));
+            }
+            if (kind == 0) {
+                writeCounter(fixed, offset, e, g.sums[3 * e], g.sums[3 * e + 1], g.sums[3 * e + 2]);
+            } else if (running) {
+                long[] r = g.runningShown;
+                writeCounter(fixed, offset, e, r[3 * e], r[3 * e + 1], r[3 * e + 2]);
+            } else {
+                long value = g.members[e] == null ? 0 : g.members[e].valueAt(kind == 1 ? 0.50 : 0.99);
+                writeCounter(fixed, offset, e, value, 0, 0);
             }
         }
+        fixed.put(offset + COUNTED_OFFSET, countedBits);
+        endWrite(fixed, offset, virtualSequences, sequence);
     }
 
     /** How many file descriptors the agent may hold: said once, before any thread is not counted. */

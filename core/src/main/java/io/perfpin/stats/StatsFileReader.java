@@ -312,7 +312,7 @@ public final class StatsFileReader implements AutoCloseable {
                         STATE_AGGREGATE,
                         events,
                         deadline));
-        int[] groupStates = {STATE_VIRTUAL_GROUP, STATE_VIRTUAL_P50, STATE_VIRTUAL_P99};
+        int[] groupStates = {STATE_VIRTUAL_GROUP, STATE_VIRTUAL_P50, STATE_VIRTUAL_P99, STATE_VIRTUAL_RUNNING};
         for (int group = 0; group < VIRTUAL_GROUPS; group++) {
             for (int kind = 0; kind < VIRTUAL_GROUP_SLOTS; kind++) {
                 add(
@@ -517,7 +517,8 @@ public final class StatsFileReader implements AutoCloseable {
         if (s.state() == STATE_AGGREGATE) {
             within(file, slot + ": thread count", s.threads(), 0, Integer.MAX_VALUE);
         } else if (s.isVirtualGroup()) {
-            within(file, slot + ": thread count", s.threads(), 1, Integer.MAX_VALUE);
+            // none ended yet while some run, or none runs now
+            within(file, slot + ": thread count", s.threads(), 0, Integer.MAX_VALUE);
             within(file, slot + ": tid", s.tid(), 0, 0);
             within(file, slot + ": Java thread id", s.javaId(), 0, 0);
             within(file, slot + ": enrolled", s.enrolledNanos(), 0, 0);

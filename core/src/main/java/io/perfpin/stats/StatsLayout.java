@@ -64,18 +64,22 @@ import java.nio.ByteOrder;
  *                                  going on without it (since version 6; before, refused)
  *         4  ...  text             UTF-8, zero-padded, cut at a character boundary
  *
- * Then the aggregate slot, {@link #VIRTUAL_GROUPS} x 3 virtual-group slots (since version 7), R finished slots,
- * and last the L live slots, each {@link #slotSize(int)} bytes (the live slots come last so that the file grows at
- * its end). Virtual threads have no slot of their own (there may be 100,000 of them): each one that ended is added to
- * its group, its name with the numeric suffix stripped ({@code vt-17} is in {@code vt}), whose three slots, free
- * until its first member ends, are {@link #STATE_VIRTUAL_GROUP} (the members' totals summed, threads N the members
- * so far, read to the tick that last added one), then {@link #STATE_VIRTUAL_P50} and {@link #STATE_VIRTUAL_P99}
- * (per event, in its value, the member's total at that percentile, within 1/32; both times 0); tid, Java thread
- * id and enrolled are 0. A group beyond the first {@link #VIRTUAL_GROUPS} is not in the file (its members are in
- * the recording):
+ * Then the aggregate slot, {@link #VIRTUAL_GROUPS} x 4 virtual-group slots (since version 7; 4 since 8), R finished
+ * slots, and last the L live slots, each {@link #slotSize(int)} bytes (the live slots come last so that the file
+ * grows at its end). Virtual threads have no slot of their own (there may be 100,000 of them): each is in its group,
+ * its name with the numeric suffix stripped ({@code vt-17} is in {@code vt}), whose four slots, free until a first
+ * member runs or ends, are {@link #STATE_VIRTUAL_GROUP} (the totals of the members that ended summed, threads N those
+ * members so far, read to the tick that last added one), then {@link #STATE_VIRTUAL_P50} and
+ * {@link #STATE_VIRTUAL_P99} (per event, in its value, the total of a member that ended at that percentile, within
+ * 1/32; both times 0; threads N as the first's), then {@link #STATE_VIRTUAL_RUNNING} (since version 8: threads the
+ * members running now, and their totals so far summed, each as of its last unmount, read to the tick that last
+ * changed them; so that a group's totals slot plus this one never go down from one tick to the next, a member that
+ * ended after the walk of the running ones but before its totals reached the first slot stays in this one until they
+ * do). Threads may be 0 in all four; tid, Java thread id and enrolled are 0. A group beyond the first
+ * {@link #VIRTUAL_GROUPS} is not in the file (its members are in the recording):
  *   0   u64  sequence              odd while the writer updates the slot (seqlock)
  *   8   u32  state                 {@link #STATE_FREE}, {@link #STATE_RUNNING}, {@link #STATE_FINISHED},
- *                                  {@link #STATE_AGGREGATE}, or a virtual group's three
+ *                                  {@link #STATE_AGGREGATE}, or a virtual group's four
  *  12   u32  tid
  *  16   u64  java thread id
  *  24   i32  last cpu              -1 when unknown; the agent leaves it so, since a viewer reads it from
@@ -138,8 +142,8 @@ import java.nio.ByteOrder;
  *       aggregate; this holds even while the writer is mid-update, so it is checked before waiting on a sequence.
  *       Once the sequence is even and unchanged across the copy: a thread's slot counts 1 thread with a tid 1 to
  *       {@link #MAX_PID} and a Java thread id &gt; 0, its times in order (0 &lt;= enrolled &lt;= read from &lt;=
- *       read to) and only known flags; the aggregate counts &gt;= 0 threads; the last cpu is &gt;= -1; every value,
- *       enabled and running time of a named event is &gt;= 0.</li>
+ *       read to) and only known flags; the aggregate and a virtual group's slots count &gt;= 0 threads; the last
+ *       cpu is &gt;= -1; every value, enabled and running time of a named event is &gt;= 0.</li>
  *   <li>A read of the whole file waits at most {@link StatsFileReader#SETTLE_NANOS} in all for odd sequences to
  *       turn even: a slot that does not settle by then (its writer died mid-update, or the bytes are not a
  *       sequence) makes the file damaged.</li>
@@ -150,10 +154,11 @@ import java.nio.ByteOrder;
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
     /**
-     * 7: the virtual-group slots, between the aggregate and the ring, which move the ring and the live slots. 6:
-     * notices of kinds not-counted and failure, which version 5 readers would call damaged.
+     * 8: a fourth slot per virtual group, its running members, which moves the ring and the live slots. 7: the
+     * virtual-group slots, between the aggregate and the ring, which move the ring and the live slots. 6: notices of
+     * kinds not-counted and failure, which version 5 readers would call damaged.
      */
-    public static final int VERSION = 7;
+    public static final int VERSION = 8;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -252,14 +257,16 @@ public final class StatsLayout {
     public static final int STATE_VIRTUAL_P50 = 5;
     /** A group of virtual threads: per event, the 99th percentile of a member's totals. */
     public static final int STATE_VIRTUAL_P99 = 6;
+    /** A group of virtual threads: its members running now, and their totals so far. */
+    public static final int STATE_VIRTUAL_RUNNING = 7;
 
     /**
      * The groups of virtual threads a file shows: enough for the few kinds of task an application names its
      * virtual threads by, few enough that the slots cost about 1 MiB at the largest event capacity.
      */
     public static final int VIRTUAL_GROUPS = 16;
-    /** The slots of each group, in this order: its totals, p50 and p99. */
-    public static final int VIRTUAL_GROUP_SLOTS = 3;
+    /** The slots of each group, in this order: its ended members' totals, p50 and p99, its running members'. */
+    public static final int VIRTUAL_GROUP_SLOTS = 4;
 
     /** Ordered access to u64 fields of a mapped buffer: acquire loads and release stores. */
     static final VarHandle LONGS = MethodHandles.byteBufferViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
@@ -292,7 +299,7 @@ public final class StatsLayout {
         return trailerOffset(eventCapacity) + TRAILER_SIZE;
     }
 
-    /** Of slot {@code kind} (0 totals, 1 p50, 2 p99) of virtual group {@code group}, 0 to VIRTUAL_GROUPS - 1. */
+    /** Of slot {@code kind} (0 totals, 1 p50, 2 p99, 3 running) of virtual group {@code group} (0 to 15). */
     public static long virtualGroupOffset(int eventCapacity, int group, int kind) {
         return aggregateOffset(eventCapacity)
                 + (long) slotSize(eventCapacity) * (1 + VIRTUAL_GROUP_SLOTS * group + kind);

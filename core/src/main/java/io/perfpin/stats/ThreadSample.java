@@ -58,17 +58,22 @@ public final class ThreadSample implements Counts {
 
     /**
      * {@link StatsLayout#STATE_RUNNING}, {@code STATE_FINISHED}, {@code STATE_AGGREGATE}, or one of a virtual
-     * group's: {@code STATE_VIRTUAL_GROUP}, {@code STATE_VIRTUAL_P50}, {@code STATE_VIRTUAL_P99}.
+     * group's: {@code STATE_VIRTUAL_GROUP}, {@code STATE_VIRTUAL_P50}, {@code STATE_VIRTUAL_P99},
+     * {@code STATE_VIRTUAL_RUNNING}.
      */
     public int state() {
         return state;
     }
 
-    /** One of a virtual group's three slots: its name is the group's, its threads the members so far. */
+    /**
+     * One of a virtual group's four slots: its name is the group's, its threads the members that ended so far (the
+     * running slot's: those running now).
+     */
     public boolean isVirtualGroup() {
         return state == StatsLayout.STATE_VIRTUAL_GROUP
                 || state == StatsLayout.STATE_VIRTUAL_P50
-                || state == StatsLayout.STATE_VIRTUAL_P99;
+                || state == StatsLayout.STATE_VIRTUAL_P99
+                || state == StatsLayout.STATE_VIRTUAL_RUNNING;
     }
 
     public int tid() {

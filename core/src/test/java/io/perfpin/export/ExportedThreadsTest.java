@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.apps.PageToucher;
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.CounterSnapshots;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
@@ -12,6 +14,7 @@ import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.options.ThreadPatterns;
 import io.perfpin.registry.RegistryConfig;
+import io.perfpin.registry.RunningVirtualGroup;
 import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import java.io.IOException;
@@ -190,6 +193,85 @@ class ExportedThreadsTest {
     }
 
     /** A thread enrolled with page-faults that touches {@code pages} pages, then waits for {@code end}. */
+    /**
+     * A group of virtual threads counts its running members' totals so far, and a member's final counts in their place
+     * at its end: its series only grows, also where a member ended between two ticks and is in neither sum for one.
+     */
+    @Test
+    void aVirtualGroupCountsItsRunningMembersAndNeverGoesDown() {
+        ExportedThreads export = new ExportedThreads(null, notice -> {});
+        EventList events = EventList.parse("page-faults", new EventParser());
+        export.runningVirtual(
+                List.of(new RunningVirtualGroup("vt", 2, events, CounterSnapshots.of(new long[] {300}, 9, 9))));
+        export.publish(1, 0);
+        assertEquals(300, series(export.snapshot(), "vt", null).total(0), "the running members' totals so far");
+
+        export.runningVirtual(
+                List.of(new RunningVirtualGroup("vt", 1, events, CounterSnapshots.of(new long[] {100}, 9, 9))));
+        export.publish(2, 0);
+        assertEquals(300, series(export.snapshot(), "vt", null).total(0), "one ended, not yet given: held");
+
+        export.addEndedVirtual(ended("vt-1", events, 250));
+        export.runningVirtual(
+                List.of(new RunningVirtualGroup("vt", 1, events, CounterSnapshots.of(new long[] {100}, 9, 9))));
+        export.publish(3, 0);
+        assertEquals(350, series(export.snapshot(), "vt", null).total(0), "its final counts, and the other's");
+        export.addEndedVirtual(ended("vt-2", events, 120));
+        export.runningVirtual(List.of());
+        export.publish(4, 0);
+        assertEquals(370, series(export.snapshot(), "vt", null).total(0), "both final counts");
+    }
+
+    /** A virtual thread that ended with {@code raw} of the one event. */
+    private static SampledThread ended(String name, EventList events, long raw) {
+        return new SampledThread() {
+            @Override
+            public Thread thread() {
+                return Thread.currentThread();
+            }
+
+            @Override
+            public String name() {
+                return name;
+            }
+
+            @Override
+            public int tid() {
+                return -1;
+            }
+
+            @Override
+            public String cpus() {
+                return "";
+            }
+
+            @Override
+            public boolean pinned() {
+                return false;
+            }
+
+            @Override
+            public boolean isCounted() {
+                return true;
+            }
+
+            @Override
+            public EventList events() {
+                return events;
+            }
+
+            @Override
+            public CounterSnapshot counts() {
+                return CounterSnapshots.of(new long[] {raw}, 9, 9);
+            }
+
+            @Override
+            public long enrolledNanos() {
+                return 0;
+            }
+        };
+    }
+
     private static Thread counted(
             ThreadRegistry registry, String name, Placement placement, int pages, CountDownLatch end)
             throws InterruptedException {

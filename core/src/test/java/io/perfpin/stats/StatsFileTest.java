@@ -11,6 +11,7 @@ import io.perfpin.counter.CounterSnapshots;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.report.StatsWindows;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.report.ThreadState;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -332,8 +333,9 @@ class StatsFileTest {
     }
 
     /**
-     * Virtual threads reach the file by group only: 200 of them are three slots (totals, p50, p99) that a viewer
-     * shows as three rows, and a frame shows a group again only when a member joined it, with what that one added.
+     * Virtual threads reach the file by group only: 200 of them are four slots (totals, p50, p99, running) that a
+     * viewer shows as three rows, and a frame shows a group again only when a member joined it, with what that one
+     * added.
      */
     @Test
     void virtualThreadsAreShownByGroupWithTheirCountAndPercentiles() throws Exception {
@@ -354,7 +356,8 @@ class StatsFileTest {
                     List.of(
                             StatsLayout.STATE_VIRTUAL_GROUP,
                             StatsLayout.STATE_VIRTUAL_P50,
-                            StatsLayout.STATE_VIRTUAL_P99),
+                            StatsLayout.STATE_VIRTUAL_P99,
+                            StatsLayout.STATE_VIRTUAL_RUNNING),
                     group.stream().map(ThreadSample::state).collect(Collectors.toList()));
             assertEquals(200, group.get(0).threads());
             assertEquals("vt", group.get(0).name());
@@ -368,7 +371,7 @@ class StatsFileTest {
 
             StatsWindows windows = new StatsWindows(4242);
             assertEquals(
-                    List.of("vt (200 virtual threads)", "vt p50 of one", "vt p99 of one"),
+                    List.of("vt (members: 200 ended, 0 running)", "vt p50 of one", "vt p99 of one"),
                     windows.next(snapshot).virtualGroups().stream()
                             .map(ThreadReport::name)
                             .collect(Collectors.toList()));
@@ -378,7 +381,7 @@ class StatsFileTest {
             stats.publishVirtualGroups(7 * MILLISECOND);
             stats.sampled(7 * MILLISECOND, 3);
             ThreadReport added = windows.next(reader.snapshot()).virtualGroups().get(0);
-            assertEquals("vt (201 virtual threads)", added.name());
+            assertEquals("vt (members: 201 ended, 0 running)", added.name());
             assertEquals(3_000L, added.counters().get("task-clock"), "what the one that joined added");
 
             for (int g = 1; g < StatsLayout.VIRTUAL_GROUPS; g++) {
@@ -393,6 +396,64 @@ class StatsFileTest {
                     StatsWindows.virtualGroups(reader.snapshot()).size(),
                     "three rows per group");
         }
+    }
+
+    /**
+     * A group's running members show beside its ended ones: their count, and their totals so far in the group's row,
+     * before any of them ended (no p50 or p99 rows yet); the next frame shows what they added since; as one ends, its
+     * totals move from the running sums to the ended ones; and where it ended between the two (in neither for a tick)
+     * the group's totals hold, never go down, and its share shows once it reached the ended ones.
+     */
+    @Test
+    void aGroupShowsItsRunningMembersBesideItsEndedOnes() throws Exception {
+        Path file = dir.resolve("running.stats");
+        try (StatsFile stats = StatsFile.create(file, 4242, 0, MILLISECOND, 2, 4, 4);
+                StatsFileReader reader = StatsFileReader.open(file)) {
+            int[] columns = {stats.eventIndex("task-clock")};
+            StatsWindows windows = new StatsWindows(4242);
+            assertTrue(stats.virtualRunning("vt", 3, CounterSnapshots.of(new long[] {30_000}, 30, 30), columns));
+            stats.publishVirtualGroups(1 * MILLISECOND);
+            stats.sampled(1 * MILLISECOND, 1);
+            List<ThreadReport> rows = windows.next(reader.snapshot()).virtualGroups();
+            assertEquals(List.of("vt (members: 0 ended, 3 running)"), names(rows), "no percentile of none ended");
+            assertEquals(30_000L, rows.get(0).counters().get("task-clock"));
+            assertEquals(ThreadState.RUNNING, rows.get(0).state(), "while a member runs");
+
+            stats.virtualRunning("vt", 3, CounterSnapshots.of(new long[] {45_000}, 45, 45), columns);
+            stats.publishVirtualGroups(2 * MILLISECOND);
+            stats.sampled(2 * MILLISECOND, 2);
+            rows = windows.next(reader.snapshot()).virtualGroups();
+            assertEquals(15_000L, rows.get(0).counters().get("task-clock"), "what they added since");
+
+            // one ended, its 20,000 not yet in the ended sums: the group holds 45,000
+            stats.virtualRunning("vt", 2, CounterSnapshots.of(new long[] {26_000}, 26, 26), columns);
+            stats.publishVirtualGroups(3 * MILLISECOND);
+            stats.sampled(3 * MILLISECOND, 3);
+            rows = windows.next(reader.snapshot()).virtualGroups();
+            assertEquals("vt (members: 0 ended, 2 running)", rows.get(0).name());
+            assertEquals(0L, rows.get(0).counters().get("task-clock"), "never down");
+
+            stats.virtualEnded("vt", CounterSnapshots.of(new long[] {20_000}, 20, 20), columns);
+            stats.virtualRunning("vt", 2, CounterSnapshots.of(new long[] {28_000}, 28, 28), columns);
+            stats.publishVirtualGroups(4 * MILLISECOND);
+            stats.sampled(4 * MILLISECOND, 4);
+            rows = windows.next(reader.snapshot()).virtualGroups();
+            assertEquals(List.of("vt (members: 1 ended, 2 running)", "vt p50 of one", "vt p99 of one"), names(rows));
+            assertEquals(3_000L, rows.get(0).counters().get("task-clock"), "48,000 in all now");
+
+            stats.virtualEnded("vt", CounterSnapshots.of(new long[] {14_000}, 14, 14), columns);
+            stats.virtualEnded("vt", CounterSnapshots.of(new long[] {14_000}, 14, 14), columns);
+            stats.publishVirtualGroups(5 * MILLISECOND); // no running given: none runs
+            stats.sampled(5 * MILLISECOND, 5);
+            List<ThreadReport> totals = StatsWindows.virtualGroups(reader.snapshot());
+            assertEquals("vt (members: 3 ended, 0 running)", totals.get(0).name());
+            assertEquals(48_000L, totals.get(0).counters().get("task-clock"));
+            assertEquals(ThreadState.ENDED, totals.get(0).state());
+        }
+    }
+
+    private static List<String> names(List<ThreadReport> rows) {
+        return rows.stream().map(ThreadReport::name).collect(Collectors.toList());
     }
 
     private static void put(FileChannel channel, long offset, long value) throws IOException {

@@ -118,6 +118,10 @@ public final class JniSyscalls implements Syscalls {
 
     static native int virtualRead0(long[] totals);
 
+    static native int virtualStop0(int[] left);
+
+    static native int virtualRunning0(long[] sums);
+
     static native int javaThreadIds0(Thread[] threads, int[] tids);
 
     static native int watchdogStart0(int[] pidAndFd);

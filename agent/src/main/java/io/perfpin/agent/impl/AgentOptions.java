@@ -40,7 +40,8 @@ import java.util.Map;
  *                           first matching rule wins; pinned threads are counted too
  *   inherit=REGEX           threads that keep a pin inherited from the thread that started them
  *   virtual=REGEX           virtual threads to count over the time they are mounted, by whole name (JDK 21 and
- *                           later; refused before): a final record each at its end
+ *                           later; refused before): a final record each at its end; the stats file shows them by
+ *                           group, the running ones' counts so far too
  *   events=LIST             events and presets, comma-separated (default: sched)
  *   interval=DURATION       sampling interval (default: 500ms)
  *   out=FILE                JSON lines: samples every interval, a final record per thread

@@ -5,21 +5,28 @@ import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.VirtualThreadCounters;
 import io.perfpin.event.EventList;
+import io.perfpin.export.ThreadGroupName;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.VirtualThreadCounting;
 import io.perfpin.options.ThreadPattern;
+import io.perfpin.registry.RunningVirtualGroup;
 import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
+import java.util.stream.Collectors;
 
 /**
  * The {@code virtual=REGEX} option: each virtual thread whose name matches is counted over the time it is mounted
@@ -27,6 +34,10 @@ import java.util.function.Consumer;
  * hooks here; a virtual thread's end only queues its totals, which the sampler's next tick turns into its record,
  * as it writes every other (the recording is written by the sampler only), and hands to the registry, whose stats
  * file shows it in its group. Those still running at {@link #close} are queued there, for the registry's final tick.
+ * While they run, each tick sums the totals of each group's running members (as of their last unmount) in the C
+ * library, for the stats file and the metrics export: a long-lived virtual thread (a connection's handler) is seen
+ * while it lives, not only at its end. The groups are numbered at selection, the first
+ * {@value VirtualThreadCounting#MAX_RUNNING_GROUPS} named; the members of later ones are seen at their end only.
  */
 final class VirtualThreads implements ThreadRegistry.TickListener {
     /** The one running; null before start and after close: the hooks then select nothing and drop what ends. */
@@ -44,6 +55,14 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
 
     /** Null without a metrics export. */
     private volatile MetricsExport exports;
+
+    /** The groups numbered so far, by name, and each number's name. */
+    private final Map<String, Integer> groups = new ConcurrentHashMap<>();
+
+    private final AtomicReferenceArray<String> groupNames =
+            new AtomicReferenceArray<>(VirtualThreadCounting.MAX_RUNNING_GROUPS);
+    /** The tick's sums of the running members, per group: made once, written by the C library each tick. */
+    private final long[] runningSums;
 
     /** A virtual thread that ended, as the tick's work takes threads: its final counts. */
     private static final class Ended implements SampledThread {
@@ -127,6 +146,9 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         this.registry = registry;
         this.budget = registry.descriptors();
         this.reserved = reserved;
+        this.runningSums = new long
+                [VirtualThreadCounting.MAX_RUNNING_GROUPS
+                        * VirtualThreadCounting.groupStride(events.events().size())];
     }
 
     /**
@@ -198,14 +220,45 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         return VirtualThreadCounting.read(syscalls, totals) == 0 ? totals : null;
     }
 
-    /** Called by the C library at a virtual thread's first mount: whether it is counted. Decided once. */
-    static boolean virtualSelected(Thread thread) {
+    /**
+     * Called by the C library at a virtual thread's first mount: its group's number when it is counted, else
+     * {@link VirtualThreadCounting#NOT_COUNTED}. Decided once.
+     */
+    static int virtualSelected(Thread thread) {
         VirtualThreads counting = running;
         try {
-            return counting != null && counting.names.matches(thread.getName());
+            String name = thread.getName();
+            return counting != null && counting.names.matches(name)
+                    ? counting.groupNumber(name)
+                    : VirtualThreadCounting.NOT_COUNTED;
         } catch (RuntimeException e) {
             AgentLog.refused("a virtual thread is not counted: " + e);
-            return false;
+            return VirtualThreadCounting.NOT_COUNTED;
+        }
+    }
+
+    /**
+     * The number of the group of a virtual thread named so, given on its first member; past the first
+     * {@value VirtualThreadCounting#MAX_RUNNING_GROUPS}, that bound itself, which the C library sums in no group.
+     */
+    private int groupNumber(String name) {
+        String group = ThreadGroupName.of(name);
+        Integer known = groups.get(group);
+        if (known != null) {
+            return known;
+        }
+        synchronized (groups) {
+            known = groups.get(group);
+            if (known != null) {
+                return known;
+            }
+            int number = groups.size();
+            if (number == VirtualThreadCounting.MAX_RUNNING_GROUPS) {
+                return number; // not kept: a name per request must not grow the map
+            }
+            groupNames.set(number, group);
+            groups.put(group, number);
+            return number;
         }
     }
 
@@ -240,6 +293,31 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         if (export != null && !tick.isEmpty()) {
             export.virtualEnded(tick);
         }
+        // After the ended ones are taken: one that ends between the two is in neither for this tick (the stats file
+        // and the export hold their sums up), never in both.
+        List<RunningVirtualGroup> runningGroups = runningGroups();
+        registry.virtualRunning(runningGroups);
+        if (export != null) {
+            export.virtualRunning(runningGroups);
+        }
+    }
+
+    /** The groups with members running now, their totals so far; none once counting stopped. */
+    private List<RunningVirtualGroup> runningGroups() {
+        int written = VirtualThreadCounting.running(syscalls, runningSums);
+        int count = events.events().size();
+        int stride = VirtualThreadCounting.groupStride(count);
+        List<RunningVirtualGroup> running = new ArrayList<>();
+        for (int g = 0; g < written; g++) {
+            int members = (int) runningSums[g * stride];
+            String name = groupNames.get(g);
+            if (members > 0 && name != null) {
+                long[] totals = Arrays.copyOfRange(runningSums, g * stride + 1, (g + 1) * stride);
+                running.add(
+                        new RunningVirtualGroup(name, members, events, VirtualThreadCounters.counts(totals, count)));
+            }
+        }
+        return running;
     }
 
     /**
@@ -248,12 +326,23 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
      */
     void close() {
         int refused;
+        int[] left = new int[1 + 8];
         try {
-            refused = VirtualThreadCounting.stop(syscalls); // calls virtualEnded, which needs running, for those left
+            // calls virtualEnded, which needs running, for those still running
+            refused = VirtualThreadCounting.stop(syscalls, left);
         } finally {
             running = null;
         }
         budget.giveBack(reserved);
+        if (left[0] > 0) {
+            String tids = Arrays.stream(left, 1, 1 + Math.min(left[0], left.length - 1))
+                    .mapToObj(Integer::toString)
+                    .collect(Collectors.joining(", "));
+            AgentLog.info((left[0] == 1 ? "1 carrier thread was" : left[0] + " carrier threads were")
+                    + " still in a virtual-thread callback " + VirtualThreadCounting.STOP_WAIT_MILLIS + " ms after"
+                    + " counting stopped (TID " + tids + (left[0] > left.length - 1 ? ", ..." : "") + "): each"
+                    + " closes its counters when that callback returns");
+        }
         if (refused > 0) {
             AgentLog.refused((refused == 1 ? "1 carrier thread" : refused + " carrier threads") + " found no room for"
                     + " their counters (the file descriptors fds= allows): virtual threads were not counted while"

@@ -3,6 +3,7 @@ package io.perfpin.agent.metrics;
 import io.perfpin.export.ExportedThreads;
 import io.perfpin.export.OwnTaskClock;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.registry.RunningVirtualGroup;
 import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.stats.AgentNotice;
@@ -108,6 +109,20 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
         if (!failed) {
             try {
                 ended.forEach(threads::addEndedVirtual);
+            } catch (RuntimeException e) {
+                stop(e);
+            }
+        }
+    }
+
+    /**
+     * The groups of virtual threads with members running now, their totals so far, into their groups' series
+     * ({@link ExportedThreads#runningVirtual}); on the tick's thread, by a listener that runs before this one.
+     */
+    public void virtualRunning(List<RunningVirtualGroup> groups) {
+        if (!failed) {
+            try {
+                threads.runningVirtual(groups);
             } catch (RuntimeException e) {
                 stop(e);
             }

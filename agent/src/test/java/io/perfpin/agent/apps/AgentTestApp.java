@@ -23,9 +23,19 @@ import java.util.concurrent.TimeUnit;
  *   annotated NAME PAGES   the same through a @Pinned("1") @Counted("sched") Runnable
  *   virtual NAME PAGES     the annotated Runnable in a virtual thread (JDK 21+) -> "touched NAME TID-OF-CARRIER"
  *   vstart NAME PAGES      as start, in a virtual thread (JDK 21+)    -> "touched NAME TID-OF-CARRIER"
+ *   vlong N                a virtual thread (JDK 21+) named slow, N x and y=, which says so once it runs, and waits
+ *                          for finish: a name too long for a command line -> "vlong running"
  *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
  *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
  *   vpark N PREFIX         N virtual threads PREFIX-I (JDK 21+) that only wait, each mounted once -> "vparked N"
+ *   vhold N PREFIX MS      N virtual threads PREFIX-I (JDK 21+), each computing as vcompute's do, then waiting for
+ *                          vrelease                                  -> "vholding N" once all computed
+ *   vrelease               those of vhold end                        -> "vreleased N" once all ended
+ *   vchurn S PREFIX MS     S streams, each running virtual threads PREFIX-S-I one after another, I from 0, each
+ *                          computing as vcompute's do, until vchurned -> "vchurning S"
+ *   vchurned NANOS         stops the streams; per stream, how many of its virtual threads ran their first
+ *                          instruction before System.nanoTime() NANOS (after their first mount, then) and how many
+ *                          were started in all -> "vchurned S BEFORE ALL" each, then "vchurned"
  *   vmethod MS SLEEP       a virtual thread calls a @Counted method that computes MS ms of CPU time, sleeps SLEEP ms,
  *                          and computes MS ms again                  -> "vmethod done"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
@@ -91,8 +101,32 @@ public final class AgentTestApp {
                             .join();
                     say("vmethod done");
                     break;
+                case "vlong":
+                    startVirtual(
+                            () -> {
+                                say("vlong running");
+                                awaitFinish();
+                            },
+                            "slow" + "x".repeat(Integer.parseInt(word[1])) + "y=");
+                    break;
                 case "vcompute":
                     virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                    break;
+                case "vhold":
+                    virtualHold(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                    break;
+                case "vrelease":
+                    RELEASE.countDown();
+                    for (Thread t : HELD) {
+                        t.join();
+                    }
+                    say("vreleased " + HELD.size());
+                    break;
+                case "vchurn":
+                    virtualChurn(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                    break;
+                case "vchurned":
+                    virtualChurned(Long.parseLong(word[1]));
                     break;
                 case "spawn":
                     start(
@@ -178,22 +212,109 @@ public final class AgentTestApp {
         long perMilli = iterationsPerCpuMilli();
         List<Thread> started = new ArrayList<>();
         for (int i = 0; i < threads; i++) {
-            Runnable work = () -> {
-                try {
-                    for (int slice = 0; slice < millis; slice++) {
-                        compute(perMilli);
-                        Thread.sleep(1);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            };
-            started.add(startVirtual(work, prefix + "-" + i));
+            started.add(startVirtual(() -> computeInSlices(perMilli, millis), prefix + "-" + i));
         }
         for (Thread t : started) {
             t.join();
         }
         say("vcomputed " + threads);
+    }
+
+    /** MS ms of CPU time in 1 ms slices separated by 1 ms sleeps, so that the thread unmounts and changes carriers. */
+    private static void computeInSlices(long perMilli, int millis) {
+        try {
+            for (int slice = 0; slice < millis; slice++) {
+                compute(perMilli);
+                Thread.sleep(1);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The virtual threads of vhold, and what they wait for. */
+    private static final List<Thread> HELD = new ArrayList<>();
+
+    private static final CountDownLatch RELEASE = new CountDownLatch(1);
+
+    private static void virtualHold(int threads, String prefix, int millis) throws Exception {
+        long perMilli = iterationsPerCpuMilli();
+        CountDownLatch computed = new CountDownLatch(threads);
+        for (int i = 0; i < threads; i++) {
+            HELD.add(startVirtual(
+                    () -> {
+                        computeInSlices(perMilli, millis);
+                        computed.countDown();
+                        try {
+                            RELEASE.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    },
+                    prefix + "-" + i));
+        }
+        computed.await(60, TimeUnit.SECONDS); // the test's own wait fails on fewer
+        say("vholding " + (threads - computed.getCount()));
+    }
+
+    /**
+     * The streams of vchurn, and per stream when each of its virtual threads ran its first instruction
+     * (System.nanoTime()): after its first mount, where an agent decides whether it is counted.
+     */
+    private static final List<Thread> CHURNERS = new ArrayList<>();
+
+    private static final List<List<Long>> CHURN_STARTS = new ArrayList<>();
+    private static volatile boolean churning;
+
+    private static void virtualChurn(int streams, String prefix, int millis) {
+        long perMilli = iterationsPerCpuMilli();
+        churning = true;
+        for (int s = 0; s < streams; s++) {
+            List<Long> starts = new ArrayList<>();
+            CHURN_STARTS.add(starts);
+            String name = prefix + "-" + s + "-";
+            Thread churner = new Thread(
+                    () -> {
+                        try {
+                            for (int i = 0; churning; i++) {
+                                int index = i;
+                                synchronized (starts) {
+                                    starts.add(Long.MAX_VALUE); // until it runs
+                                }
+                                Runnable work = () -> {
+                                    synchronized (starts) {
+                                        starts.set(index, System.nanoTime());
+                                    }
+                                    computeInSlices(perMilli, millis);
+                                };
+                                startVirtual(work, name + i).join();
+                            }
+                        } catch (InterruptedException | ReflectiveOperationException e) {
+                            say("vchurn failed: " + e);
+                        }
+                    },
+                    "churner-" + s);
+            CHURNERS.add(churner);
+            churner.start();
+        }
+        say("vchurning " + streams);
+    }
+
+    private static void virtualChurned(long before) throws InterruptedException {
+        churning = false;
+        for (Thread churner : CHURNERS) {
+            churner.join();
+        }
+        for (int s = 0; s < CHURN_STARTS.size(); s++) {
+            List<Long> starts = CHURN_STARTS.get(s);
+            synchronized (starts) {
+                long early = starts.stream().filter(t -> t < before).count();
+                say("vchurned " + s + " " + early + " " + starts.size());
+            }
+        }
+        CHURNERS.clear();
+        CHURN_STARTS.clear();
+        say("vchurned");
     }
 
     /**
