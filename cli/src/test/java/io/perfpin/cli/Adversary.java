@@ -8,6 +8,7 @@ import io.perfpin.apps.Programs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
@@ -132,6 +133,18 @@ final class Adversary {
                         + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         sh("mkdir -m 755 " + dir);
         return dir;
+    }
+
+    /**
+     * Removes the attach socket that a JVM of this user's with {@code pid} made in /tmp and could not remove (it
+     * exec'd, or was killed): only a socket of this user's, so nothing of another test's is touched.
+     */
+    void removeAttachSocket(long pid) throws IOException {
+        Path socket = Paths.get("/tmp", ".java_pid" + pid);
+        if (Files.exists(socket, LinkOption.NOFOLLOW_LINKS)
+                && (int) Files.getAttribute(socket, "unix:uid", LinkOption.NOFOLLOW_LINKS) == uid) {
+            Files.deleteIfExists(socket);
+        }
     }
 
     static void removeAll(Path dir) throws IOException, InterruptedException {

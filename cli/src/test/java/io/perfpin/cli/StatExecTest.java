@@ -70,6 +70,8 @@ class StatExecTest {
 
     private Path setuidSleep;
     private Path launcher;
+    /** The JVMs started as the adversary, whose attach sockets outlive them: they exec without cleaning up. */
+    private final List<Long> started = new ArrayList<>();
 
     @BeforeEach
     void build() throws Exception {
@@ -98,6 +100,10 @@ class StatExecTest {
     @AfterEach
     void clean() throws Exception {
         Adversary.removeAll(work);
+        for (long pid : started) {
+            // Left in /tmp, it would pose as the listener of a later JVM given the same pid, in another test.
+            adversary.removeAttachSocket(pid);
+        }
     }
 
     @Test
@@ -164,6 +170,7 @@ class StatExecTest {
         List<String> command = new ArrayList<>(adversary.launcher());
         command.addAll(List.of(launcher.toString(), setuidSleep.toString(), "120"));
         ChildJvm jvm = ChildJvm.startCommand(command);
+        started.add(jvm.pid());
         try {
             jvm.await(Pattern.compile("ready"));
             return jvm;
