@@ -55,7 +55,7 @@ class AttachCyclesIT {
             "WARNING: Dynamic loading of agents will be disallowed by default in a future release");
 
     /** Cycles while threads start and end all the while, each of them counted from its start. */
-    private static final int CHURN_CYCLES = 20;
+    private static final int CHURN_CYCLES = 10;
 
     private static final String CHURN_OPTIONS = "threads=churn-.*;events=page-faults;interval=20ms;out=";
 

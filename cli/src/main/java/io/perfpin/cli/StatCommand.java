@@ -89,6 +89,14 @@ final class StatCommand implements Callable<Integer> {
                     + " listed not counted.")
     DescriptorShare fds = DescriptorShare.OWN_PROCESS;
 
+    @Option(
+            names = "--virtual",
+            paramLabel = "REGEX",
+            description = "Not for stat, which counts from outside, where the kernel sees only the carrier threads:"
+                    + " virtual threads are counted by the agent (attach --virtual, run --virtual); stat refuses it"
+                    + " with one line.")
+    String virtual;
+
     @Mixin
     ViewOptions view;
 
@@ -129,6 +137,11 @@ final class StatCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        if (virtual != null) {
+            throw new IllegalArgumentException("--virtual '" + virtual + "': stat counts from outside, where the kernel"
+                    + " sees only the carrier threads a virtual thread runs on; count virtual threads with the agent:"
+                    + " perfpin attach PID --virtual REGEX");
+        }
         pid = pid();
         EventList eventList = events.eventList();
         // Counted before perfpin opens anything of its own for this: what it has free is what it shares out.

@@ -117,6 +117,13 @@ class StatCommandTest {
                 "perfpin stat: --fds: bad share '0%': expected a share of the free file descriptors from 1% to"
                         + " 100% (e.g. 25%), or a number of them (e.g. 4000) (see perfpin stat --help)\n",
                 fds.err);
+        CliRun virtual = CliRun.capture(() -> Perfpin.run("stat", "--pid", "1", "--virtual", "handler-.*"));
+        assertEquals(ExitCode.USAGE, virtual.code);
+        assertEquals(
+                "perfpin stat: --virtual 'handler-.*': stat counts from outside, where the kernel sees only the"
+                        + " carrier threads a virtual thread runs on; count virtual threads with the agent: perfpin"
+                        + " attach PID --virtual REGEX\n",
+                virtual.err);
     }
 
     @Test
