@@ -111,19 +111,23 @@ final class StatAgainstPerf {
 
     /** perf counting the TIDs every {@value #INTERVAL_MILLIS} ms, {@value #INTERVALS} times, as CSV. */
     private static List<String> perfIntervals(String perf, List<Integer> tids) {
-        return List.of(
+        return perfStat(
+                perf, tids, "-I", Integer.toString(INTERVAL_MILLIS), "--interval-count", Integer.toString(INTERVALS));
+    }
+
+    /** perf stat counting the TIDs for the events, as CSV, for as long as {@code timing} says. */
+    private static List<String> perfStat(String perf, List<Integer> tids, String... timing) {
+        List<String> command = new ArrayList<>(List.of(
                 perf,
                 "stat",
                 "-e",
                 EVENTS,
                 "--per-thread",
                 "-t",
-                tids.stream().map(String::valueOf).collect(Collectors.joining(",")),
-                "-I",
-                Integer.toString(INTERVAL_MILLIS),
-                "--interval-count",
-                Integer.toString(INTERVALS),
-                "-x,");
+                tids.stream().map(String::valueOf).collect(Collectors.joining(","))));
+        command.addAll(List.of(timing));
+        command.add("-x,");
+        return command;
     }
 
     /**
@@ -161,17 +165,7 @@ final class StatAgainstPerf {
                         Long.toString(pid),
                         "Thread.print")));
         if (perf != null) {
-            tools.add(List.of(
-                    perf,
-                    "stat",
-                    "-e",
-                    EVENTS,
-                    "--per-thread",
-                    "-t",
-                    tids.stream().map(String::valueOf).collect(Collectors.joining(",")),
-                    "--timeout",
-                    Integer.toString(WINDOW_MILLIS),
-                    "-x,"));
+            tools.add(perfStat(perf, tids, "--timeout", Integer.toString(WINDOW_MILLIS)));
         }
         List<List<ToolRun>> runs = new ArrayList<>();
         for (List<String> tool : tools) {
