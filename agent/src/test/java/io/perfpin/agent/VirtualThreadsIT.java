@@ -278,25 +278,13 @@ class VirtualThreadsIT {
      */
     @Test
     void virtualThreadsEndingWhileADetachStopsHaveOneRecordEach(@TempDir Path dir) throws Exception {
-        String java = jdk();
-        Path out = dir.resolve("attach.jsonl");
-        try (AppJvm app = AppJvm.start(java, null, dir)) {
-            app.await("ready");
-            AgentLoader.load(
-                    app.pid(), AppJvm.AGENT_JAR, "virtual=vc-.*;threads=none;events=task-clock;out=" + out, TIMEOUT);
-            app.send("vchurn 4 vc 3");
-            app.await("vchurning 4");
-            await(TIMEOUT, () -> Observed.records(out, "thread", "vc-.*").size() >= 4, "virtual threads ended");
-            // System.nanoTime() is CLOCK_MONOTONIC, the same in the test and in the application
-            long beforeDetach = System.nanoTime();
-            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
+        churnThenDetach(dir, "vc-.*", 3, app -> {}, app -> {
             assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
-            assertOneRecordEach(app, out, beforeDetach);
             assertEquals(0, app.finish());
             assertTrue(
                     app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
                     app.stderr().toString());
-        }
+        });
     }
 
     /**
@@ -308,31 +296,57 @@ class VirtualThreadsIT {
      */
     @Test
     void virtualThreadsEndingWhileADetachWaitsForACarrierHaveOneRecordEach(@TempDir Path dir) throws Exception {
-        String java = jdk();
+        churnThenDetach(
+                dir,
+                SLOW_TO_MATCH + "|vc-.*",
+                300,
+                app -> {
+                    long idle = Observed.cpuTicks(app.pid(), CARRIER);
+                    app.send("vlong 5000000");
+                    await(
+                            TIMEOUT,
+                            () -> Observed.cpuTicks(app.pid(), CARRIER) - idle >= 100,
+                            "a carrier in the callback");
+                },
+                app -> {
+                    app.await("vlong running");
+                    assertEquals(0, app.finish());
+                    List<String> said = app.stderr().stream()
+                            .filter(l -> l.startsWith("[perfpin]"))
+                            .toList();
+                    assertEquals(1, said.size(), said.toString());
+                    assertTrue(said.get(0).contains("still in a virtual-thread callback"), said.get(0));
+                });
+    }
+
+    /**
+     * Attaches following the virtual threads named by {@code virtual}, runs {@code before}, starts vchurn's four
+     * streams of threads that compute {@code millis} each, and detaches once four have ended; then each that ran
+     * before the detach has one record ({@link #assertOneRecordEach}), and {@code after} checks the rest.
+     */
+    private static void churnThenDetach(Path dir, String virtual, int millis, AppCheck before, AppCheck after)
+            throws Exception {
         Path out = dir.resolve("attach.jsonl");
-        try (AppJvm app = AppJvm.start(java, null, dir)) {
+        try (AppJvm app = AppJvm.start(jdk(), null, dir)) {
             app.await("ready");
             AgentLoader.load(
                     app.pid(),
                     AppJvm.AGENT_JAR,
-                    "virtual=" + SLOW_TO_MATCH + "|vc-.*;threads=none;events=task-clock;out=" + out,
+                    "virtual=" + virtual + ";threads=none;events=task-clock;out=" + out,
                     TIMEOUT);
-            long idle = Observed.cpuTicks(app.pid(), CARRIER);
-            app.send("vlong 5000000");
-            await(TIMEOUT, () -> Observed.cpuTicks(app.pid(), CARRIER) - idle >= 100, "a carrier in the callback");
-            app.send("vchurn 4 vc 300");
+            before.check(app);
+            app.send("vchurn 4 vc " + millis);
             app.await("vchurning 4");
             await(TIMEOUT, () -> Observed.records(out, "thread", "vc-.*").size() >= 4, "virtual threads ended");
             long beforeDetach = System.nanoTime();
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertOneRecordEach(app, out, beforeDetach);
-            app.await("vlong running");
-            assertEquals(0, app.finish());
-            List<String> said =
-                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
-            assertEquals(1, said.size(), said.toString());
-            assertTrue(said.get(0).contains("still in a virtual-thread callback"), said.get(0));
+            after.check(app);
         }
+    }
+
+    private interface AppCheck {
+        void check(AppJvm app) throws Exception;
     }
 
     /**
