@@ -37,7 +37,7 @@
 #define DECISIONS 1024
 #define PROBES 8
 /* How long a stop waits for ThreadStart callbacks in flight: each takes microseconds. */
-#define IN_FLIGHT_NANOS 10000000000LL
+#define IN_FLIGHT_NANOS 10000000000LL /* NativeEnrolment.STOP_WAIT_SECONDS */
 /* The list of new slots once a stopped enrolment's sampler took in its last: no slot joins it any more. */
 #define CLOSED -2
 

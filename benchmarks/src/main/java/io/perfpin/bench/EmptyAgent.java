@@ -6,6 +6,7 @@ import java.io.OutputStream;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -23,14 +24,17 @@ public final class EmptyAgent {
         // nothing: the cost measured is the JDK's
     }
 
-    /** The agent's jar, written into the scratch directory: this class alone, and a manifest that names it. */
+    /**
+     * The agent's jar, made new (never over a file already there) in the private scratch directory: this class alone,
+     * and a manifest that names it.
+     */
     static Path jar(Workspace workspace) throws IOException {
         Path jar = workspace.scratch("empty-agent.jar");
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
         manifest.getMainAttributes().put(new Attributes.Name("Premain-Class"), EmptyAgent.class.getName());
         String entry = EmptyAgent.class.getName().replace('.', '/') + ".class";
-        try (OutputStream file = Files.newOutputStream(jar);
+        try (OutputStream file = Files.newOutputStream(jar, StandardOpenOption.CREATE_NEW);
                 JarOutputStream out = new JarOutputStream(file, manifest);
                 InputStream bytes = EmptyAgent.class.getResourceAsStream("/" + entry)) {
             if (bytes == null) {

@@ -192,8 +192,8 @@ final class EnrolledThreads {
                         adoptedInfo[at + 1],
                         adoptedInfo[at + 2],
                         adoptedInfo[at + 3],
-                        (long) adoptedInfo[at + 4] << 32 | (adoptedInfo[at + 5] & 0xffffffffL),
-                        (long) adoptedInfo[at + 6] << 32 | (adoptedInfo[at + 7] & 0xffffffffL),
+                        longAt(adoptedInfo, at + 4),
+                        longAt(adoptedInfo, at + 6),
                         live));
                 if (failure != null) {
                     notices.sayOnce(AgentNotice.failure(
@@ -203,6 +203,11 @@ final class EnrolledThreads {
                 }
             }
         } while (n == ADOPTED_AT_ONCE);
+    }
+
+    /** The long that {@link NativeEnrolment#adopt} gives as two ints, high then low. */
+    private static long longAt(int[] info, int at) {
+        return (long) info[at] << 32 | (info[at + 1] & 0xffffffffL);
     }
 
     private void adopt(
@@ -470,7 +475,8 @@ final class EnrolledThreads {
             int rc = NativeEnrolment.stop(syscalls);
             if (rc > 0) {
                 notices.sayOnce(AgentNotice.info("closing: " + rc + (rc == 1 ? " thread" : " threads")
-                        + " starting still being enrolled after 10 s; each closes the counters it opens itself"
+                        + " starting still being enrolled after " + NativeEnrolment.STOP_WAIT_SECONDS
+                        + " s; each closes the counters it opens itself"
                         + " once its start goes on"));
             } else if (rc < 0) {
                 notices.sayOnce(AgentNotice.refused(

@@ -538,10 +538,7 @@ public final class StatsFile implements AutoCloseable {
             if (column < 0 || !counts.isOpened(i)) {
                 continue;
             }
-            g.sums[3 * column] += counts.raw(i);
-            g.sums[3 * column + 1] += counts.enabledNanos(i);
-            g.sums[3 * column + 2] += counts.runningNanos(i);
-            g.counted[column] = true;
+            add(g.sums, g.counted, column, counts, i);
             if (g.members[column] == null) {
                 g.members[column] = new ValueHistogram();
             }
@@ -582,12 +579,17 @@ public final class StatsFile implements AutoCloseable {
             if (column < 0 || !counts.isOpened(i)) {
                 continue;
             }
-            g.running[3 * column] = counts.raw(i);
-            g.running[3 * column + 1] = counts.enabledNanos(i);
-            g.running[3 * column + 2] = counts.runningNanos(i);
-            g.runningCounted[column] = true;
+            add(g.running, g.runningCounted, column, counts, i); // zero since the last publishVirtualGroups
         }
         return true;
+    }
+
+    /** Adds event {@code i}'s value and times to {@code column}'s three sums, and marks the column counted. */
+    private static void add(long[] sums, boolean[] counted, int column, CounterSnapshot counts, int i) {
+        sums[3 * column] += counts.raw(i);
+        sums[3 * column + 1] += counts.enabledNanos(i);
+        sums[3 * column + 2] += counts.runningNanos(i);
+        counted[column] = true;
     }
 
     /**

@@ -64,8 +64,12 @@ public final class NativeEnrolment {
                 : -Errno.ENOSYS;
     }
 
+    /** How long {@link #stop} waits for the enrolments in flight: the C library's IN_FLIGHT_NANOS. */
+    public static final int STOP_WAIT_SECONDS = 10;
+
     /**
-     * Enrols no more threads in C: 0 once the ThreadStart callbacks in flight are done; else, after 10 s, how many
+     * Enrols no more threads in C: 0 once the ThreadStart callbacks in flight are done; else, after
+     * {@value #STOP_WAIT_SECONDS} s, how many
      * are still in flight, each of which closes the counters it opens itself once the sampler's {@link #adopt} calls
      * from now on took in the last threads enrolled; -ENOSYS without the JNI backend.
      */
