@@ -55,7 +55,7 @@ final class AgentSettings {
     @Option(
             names = "--fds",
             paramLabel = "SHARE",
-            converter = StatCommand.Share.class,
+            converter = DescriptorShareParser.class,
             description = "The file descriptors the agent may hold (its fds=): a share of those the JVM has free when"
                     + " the agent starts (default 25%%), or a number; threads beyond it are not counted, and say why.")
     DescriptorShare fds;
