@@ -162,17 +162,12 @@ public final class Perfpin {
             e = (Exception) e.getCause();
         }
         if (e instanceof AttachException) {
-            switch (((AttachException) e).category()) {
-                case NO_SUCH_PROCESS:
-                    return ExitCode.NO_SUCH_PROCESS;
-                case PERMISSION_DENIED:
-                    return ExitCode.PERMISSION_DENIED;
-                case AGENT_LOAD_FAILED:
-                case ATTACH_REFUSED:
-                    return ExitCode.ATTACH_FAILED;
-                default:
-                    return ExitCode.NOT_A_JVM;
-            }
+            return switch (((AttachException) e).category()) {
+                case NO_SUCH_PROCESS -> ExitCode.NO_SUCH_PROCESS;
+                case PERMISSION_DENIED -> ExitCode.PERMISSION_DENIED;
+                case AGENT_LOAD_FAILED, ATTACH_REFUSED -> ExitCode.ATTACH_FAILED;
+                default -> ExitCode.NOT_A_JVM;
+            };
         }
         if (e instanceof ProcessChangedException) {
             return ((ProcessChangedException) e).exited() ? ExitCode.NO_SUCH_PROCESS : ExitCode.PROCESS_CHANGED;
