@@ -59,15 +59,11 @@ final class AsyncProfiler {
         if (!System.getProperty("os.name").equals("Linux")) {
             return null;
         }
-        switch (System.getProperty("os.arch")) {
-            case "amd64":
-            case "x86_64":
-                return "linux-x64";
-            case "aarch64":
-                return "linux-arm64";
-            default:
-                return null;
-        }
+        return switch (System.getProperty("os.arch")) {
+            case "amd64", "x86_64" -> "linux-x64";
+            case "aarch64" -> "linux-arm64";
+            default -> null;
+        };
     }
 
     /** Why it cannot run here; null when it can. */

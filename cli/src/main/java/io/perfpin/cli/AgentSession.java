@@ -1,16 +1,20 @@
 package io.perfpin.cli;
 
+import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.FileErrors;
 import io.perfpin.files.NamedFile;
+import io.perfpin.files.OutputFile;
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.jvm.AgentPresence;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaProcess;
+import io.perfpin.report.TerminalText;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -127,6 +131,56 @@ final class AgentSession {
         }
         if (detachOnExit) {
             detach(jvm);
+        }
+    }
+
+    /**
+     * Launches {@code launch} with the agent, as {@code agent} asks, watches it live as {@code top} does, then sums
+     * up each thread's totals and hints and its {@code @Counted} methods to {@code output} when it exits; returns its
+     * exit code. The agent always records (to {@code --record FILE}, else a private file in the perfpin directory),
+     * so nothing is lost; a live view or a summary that fails is said in one line, and the exit code is still the
+     * application's.
+     */
+    static int launch(LaunchCommand launch, AgentSettings agent, ViewOptions view, OutputOptions output)
+            throws Exception {
+        if (agent.record == null) {
+            agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS)
+                    .resolve("run-" + System.currentTimeMillis() + ".jsonl");
+        }
+        // Checked here, where a refusal is one line before anything starts; the agent then replaces this file.
+        try {
+            OutputFile.create(agent.record).close();
+        } catch (IOException e) {
+            throw new IOException("--record: " + e.getMessage(), e);
+        }
+        String agentOption = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
+        // Opened before the application starts: an --output FILE that cannot be written costs no run.
+        try (ReportOutput out = output.open()) {
+            Process process = new ProcessBuilder(launch.withJvmOption(agentOption))
+                    .inheritIO()
+                    .start();
+            long jvm = awaitAgent(process.pid(), process);
+            boolean watched = false;
+            if (jvm > 0) {
+                try (ChildJvms children = new ChildJvms(process.toHandle(), jvm, agent.threads)) {
+                    watch("run", jvm, null, agent.threads, agent.interval.interval, null, view, out, children);
+                    watched = true;
+                } catch (Exception e) {
+                    // The application goes on without a live view, and its exit code is still what run returns.
+                    System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
+                }
+            }
+            int exit = process.waitFor();
+            if (Files.exists(agent.record)) {
+                try {
+                    new RunRecordings(agent.record, agent.threads, view).summarise(watched, out);
+                } catch (IOException | RuntimeException e) {
+                    // What could not be summarised is still recorded; the exit code is the application's all the same.
+                    System.err.println(TerminalText.escape(
+                            "perfpin run: cannot summarise " + agent.record + ": " + e.getMessage()));
+                }
+            }
+            return exit;
         }
     }
 

@@ -7,6 +7,7 @@ import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.stats.OptionsText;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -55,7 +56,7 @@ final class AgentSettings {
     @Option(
             names = "--fds",
             paramLabel = "SHARE",
-            converter = StatCommand.Share.class,
+            converter = DescriptorShareParser.class,
             description = "The file descriptors the agent may hold (its fds=): a share of those the JVM has free when"
                     + " the agent starts (default 25%%), or a number; threads beyond it are not counted, and say why.")
     DescriptorShare fds;
@@ -73,6 +74,24 @@ final class AgentSettings {
             description = "The agent writes every notice there with its time, and every failure with its stack"
                     + " trace, each time it happens (its log=): what to send with a report of a problem.")
     Path log;
+
+    /**
+     * Settings made in code rather than parsed, as {@code demo} runs its experiments: {@code --events},
+     * {@code --threads}, {@code --pin} for each of {@code pins} and {@code --interval}, the rest as when not given.
+     */
+    static AgentSettings of(EventsOption.Selection events, String threads, List<String> pins, Duration interval) {
+        AgentSettings settings = new AgentSettings();
+        settings.threads = new ThreadsOption();
+        settings.threads.regex = new ThreadsOption.Regex().convert(threads);
+        settings.pins = new PinOptions();
+        settings.pins.rules(pins.stream().map(PinRule::parse).collect(Collectors.toList()));
+        settings.events = new EventsOption();
+        settings.events.events = events;
+        settings.interval = new IntervalOption();
+        settings.interval.interval = interval;
+        settings.exports = new ExportOptions();
+        return settings;
+    }
 
     /** Whether the user asked anything of the agent, beyond the defaults. */
     boolean asksAnything() {

@@ -9,6 +9,7 @@ import io.perfpin.nativeio.Syscalls;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +32,10 @@ import picocli.CommandLine.Option;
                 + " each thread's totals and hints.")
 final class DemoCommand implements Callable<Integer> {
     /** What the experiments show: time on a CPU, IPC where there is a PMU, and that the pinned threads stay put. */
-    private static final String COLUMNS = "task-clock,ipc,context-switches,cpu-migrations,page-faults";
+    private static final List<String> COLUMNS =
+            List.of("task-clock", "ipc", "context-switches", "cpu-migrations", "page-faults");
+    /** Often enough to watch a run of a few seconds move. */
+    private static final Duration INTERVAL = Duration.ofMillis(500);
 
     @Option(
             names = "--events",
@@ -66,52 +70,48 @@ final class DemoCommand implements Callable<Integer> {
 
         System.out.println("== ping-pong: threads ping and pong pinned to CPUs " + first + " and " + second
                 + ", spinning on two volatile fields ==");
-        int pingPong = Perfpin.run(
-                "run",
-                "--events",
-                events.text,
-                "--columns",
-                COLUMNS,
-                "--threads",
+        int pingPong = experiment(
                 "ping|pong",
-                "--interval",
-                "500ms",
-                "--pin",
-                "ping@" + first,
-                "--pin",
-                "pong@" + second,
-                "--",
-                java,
-                "-cp",
-                classPath,
-                "io.perfpin.apps.PingPong",
-                "--round-trips",
-                Long.toString(roundTrips));
+                List.of("ping@" + first, "pong@" + second),
+                List.of(
+                        java,
+                        "-cp",
+                        classPath,
+                        "io.perfpin.apps.PingPong",
+                        "--round-trips",
+                        Long.toString(roundTrips)));
         System.out.println();
         System.out.println("== false sharing: writer 0 on CPU " + first + ", writer 1 on CPU " + second
                 + ", adjacent fields, then padded ==");
-        int sharing = Perfpin.run(
-                "run",
-                "--events",
-                events.text,
-                "--columns",
-                COLUMNS,
-                "--threads",
+        int sharing = experiment(
                 ".*-writer-.*",
-                "--interval",
-                "500ms",
-                "--pin",
-                ".*-writer-0@" + first,
-                "--pin",
-                ".*-writer-1@" + second,
-                "--",
-                java,
-                "-cp",
-                classPath,
-                "io.perfpin.apps.FalseSharing",
-                "--increments",
-                Long.toString(increments));
+                List.of(".*-writer-0@" + first, ".*-writer-1@" + second),
+                List.of(
+                        java,
+                        "-cp",
+                        classPath,
+                        "io.perfpin.apps.FalseSharing",
+                        "--increments",
+                        Long.toString(increments)));
         return pingPong != 0 ? pingPong : sharing;
+    }
+
+    /**
+     * Runs {@code command} as {@code perfpin run --threads threads --pin ...} would, with the demo's events,
+     * columns and interval; returns its exit code. A failure is said in one line, as run says it, and the next
+     * experiment still runs.
+     */
+    private int experiment(String threads, List<String> pins, List<String> command) {
+        try {
+            return AgentSession.launch(
+                    LaunchCommand.of(command),
+                    AgentSettings.of(events, threads, pins, INTERVAL),
+                    ViewOptions.ofColumns(COLUMNS),
+                    OutputOptions.table());
+        } catch (Exception e) {
+            System.err.println(Perfpin.failure("perfpin run", e));
+            return Perfpin.exitCode(e);
+        }
     }
 
     /**

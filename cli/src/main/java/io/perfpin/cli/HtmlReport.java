@@ -49,8 +49,9 @@ import java.util.stream.Stream;
  * JVM that one of them started with the same agent options and that recorded beside it (a run's family: JMH's
  * forks), with its own threads.
  *
- * <p>The plots are drawn by uPlot (MIT; about 50 KB), inlined with the data: the page fetches nothing, and says so
- * to the browser in its Content-Security-Policy, which lets run only the page's own two scripts, by their hashes.
+ * <p>The plots are drawn by uPlot (MIT; about 50 KB), inlined with the data, its copyright and permission notice in a
+ * comment in the head: the page fetches nothing, and says so to the browser in its Content-Security-Policy, which
+ * lets run only the page's own two scripts, by their hashes.
  * Every text from a recording (thread, event and method names) is escaped for where it goes. When the plots are
  * drawn the body's {@code data-plots} says {@code drawn N}; a script error puts {@code error: ...} there instead.
  */
@@ -162,6 +163,9 @@ final class HtmlReport {
         String script = resourceText("html-report.js");
         StringBuilder html = new StringBuilder(page.length() + library.length() + data.length() + 8192);
         html.append("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
+                // MIT asks that its notice go with every copy: the page carries uPlot whole, so it carries that too.
+                .append(comment("uPlot " + uplotVersion() + ", inlined below (its script and style), is under the"
+                        + " MIT License:\n\n" + resource(uplotPath("LICENSE"))))
                 .append("<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src ")
                 .append(hash(library))
                 .append(' ')
@@ -760,11 +764,25 @@ final class HtmlReport {
 
     /** The webjar's path for uPlot's file, at the version the CLI was built with. */
     private static String uplotPath(String file) throws IOException {
+        return UPLOT + uplotVersion() + "/" + file;
+    }
+
+    /** The version of uPlot the CLI was built with, as its webjar says. */
+    static String uplotVersion() throws IOException {
         Properties pom = new Properties();
         try (InputStream in = resourceStream("META-INF/maven/org.webjars.npm/uplot/pom.properties")) {
             pom.load(in);
         }
-        return UPLOT + pom.getProperty("version") + "/" + file;
+        return pom.getProperty("version");
+    }
+
+    /** {@code text} as an HTML comment, refused if it could end the comment early. */
+    private static String comment(String text) throws IOException {
+        if (text.contains("--")) {
+            throw new IOException("cannot be put in a comment, it holds '--': "
+                    + text.lines().findFirst().orElse(""));
+        }
+        return "<!--\n" + text.strip() + "\n-->\n";
     }
 
     private static String resourceText(String name) throws IOException {

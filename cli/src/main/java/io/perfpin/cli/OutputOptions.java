@@ -24,6 +24,13 @@ final class OutputOptions {
                     + " standard output.")
     Path output;
 
+    /** The options as when none is given: a table on standard output. */
+    static OutputOptions table() {
+        OutputOptions options = new OutputOptions();
+        options.format = ReportFormat.TABLE;
+        return options;
+    }
+
     /** Where the report goes; opened before any counting, so that an unwritable FILE costs no measurement. */
     ReportOutput open() throws IOException {
         if (format == ReportFormat.HTML) {

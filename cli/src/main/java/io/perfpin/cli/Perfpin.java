@@ -147,23 +147,27 @@ public final class Perfpin {
 
     /** One line, never a stack trace: a bad value is a usage error, anything else a failure. */
     private static int report(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
-        command.getErr().println(shown(command.getCommandSpec().qualifiedName() + ": " + e.getMessage()));
-        return exitCode(e instanceof AttachUndoneException ? (Exception) e.getCause() : e);
+        command.getErr().println(failure(command.getCommandSpec().qualifiedName(), e));
+        return exitCode(e);
     }
 
-    private static int exitCode(Exception e) {
+    /** The one line that says how {@code command} (perfpin and its name) failed: {@code e}'s message. */
+    static String failure(String command, Exception e) {
+        return shown(command + ": " + e.getMessage());
+    }
+
+    /** The exit code of a command that failed with {@code e}: an undone attach by what failed it. */
+    static int exitCode(Exception e) {
+        if (e instanceof AttachUndoneException) {
+            e = (Exception) e.getCause();
+        }
         if (e instanceof AttachException) {
-            switch (((AttachException) e).category()) {
-                case NO_SUCH_PROCESS:
-                    return ExitCode.NO_SUCH_PROCESS;
-                case PERMISSION_DENIED:
-                    return ExitCode.PERMISSION_DENIED;
-                case AGENT_LOAD_FAILED:
-                case ATTACH_REFUSED:
-                    return ExitCode.ATTACH_FAILED;
-                default:
-                    return ExitCode.NOT_A_JVM;
-            }
+            return switch (((AttachException) e).category()) {
+                case NO_SUCH_PROCESS -> ExitCode.NO_SUCH_PROCESS;
+                case PERMISSION_DENIED -> ExitCode.PERMISSION_DENIED;
+                case AGENT_LOAD_FAILED, ATTACH_REFUSED -> ExitCode.ATTACH_FAILED;
+                default -> ExitCode.NOT_A_JVM;
+            };
         }
         if (e instanceof ProcessChangedException) {
             return ((ProcessChangedException) e).exited() ? ExitCode.NO_SUCH_PROCESS : ExitCode.PROCESS_CHANGED;

@@ -44,14 +44,11 @@ enum ReportFormat {
      * @param layout how a table lays the records out; CSV and JSON keep every value, in the order given
      */
     List<String> render(List<ThreadRecord> records, List<String> events, TableLayout layout) {
-        switch (this) {
-            case CSV:
-                return ReportCsv.render(records, events);
-            case JSON:
-                return json(records, null);
-            default:
-                return table(records, layout);
-        }
+        return switch (this) {
+            case CSV -> ReportCsv.render(records, events);
+            case JSON -> json(records, null);
+            default -> table(records, layout);
+        };
     }
 
     /** JSON lines, one per record; each says the file it was read from ({@code recording}) unless that is null. */
@@ -69,16 +66,15 @@ enum ReportFormat {
         if (methods.isEmpty()) {
             return List.of();
         }
-        switch (this) {
-            case CSV:
+        return switch (this) {
+            case CSV -> {
                 List<String> lines = new ArrayList<>(List.of("", ReportCsv.row(MethodTable.COLUMNS)));
                 MethodTable.rows(methods).forEach(row -> lines.add(ReportCsv.row(row)));
-                return lines;
-            case JSON:
-                return methods.stream().map(MethodRecord::toJson).collect(Collectors.toList());
-            default:
-                return MethodTable.render(methods, width);
-        }
+                yield lines;
+            }
+            case JSON -> methods.stream().map(MethodRecord::toJson).collect(Collectors.toList());
+            default -> MethodTable.render(methods, width);
+        };
     }
 
     /** A thread without a final record is shown from its last live sample, and said so below the table. */

@@ -108,7 +108,7 @@ final class ReportOutput implements AutoCloseable {
             throws IOException {
         intervals = true;
         switch (format) {
-            case TABLE:
+            case TABLE -> {
                 List<String> lines = new ArrayList<>(List.of(heading));
                 lines.addAll(notes);
                 lines.addAll(
@@ -120,8 +120,8 @@ final class ReportOutput implements AutoCloseable {
                                                 .collect(Collectors.toList()),
                                         layout));
                 write(lines);
-                break;
-            case CSV:
+            }
+            case CSV -> {
                 List<String> rows = new ArrayList<>();
                 if (intervalColumns == null) {
                     intervalColumns = ReportCsv.Columns.ofEvents(events);
@@ -129,9 +129,8 @@ final class ReportOutput implements AutoCloseable {
                 }
                 rows.addAll(ReportCsv.rows(samples, intervalColumns));
                 write(rows);
-                break;
-            default:
-                write(format.render(samples));
+            }
+            default -> write(format.render(samples));
         }
     }
 
@@ -148,19 +147,16 @@ final class ReportOutput implements AutoCloseable {
      */
     void startedJvm(RecordedJvm jvm) throws IOException {
         switch (format) {
-            case TABLE:
+            case TABLE -> {
                 List<String> lines = new ArrayList<>(List.of(""));
                 lines.addAll(ReportTable.fold(jvm.heading(), layout.width()));
                 if (jvm.nothing() != null) {
                     lines.add(jvm.nothing());
                 }
                 write(lines);
-                break;
-            case CSV:
-                write(List.of(""));
-                break;
-            default:
-                write(List.of(jvm.recording().jvm().orElseThrow().toJson()));
+            }
+            case CSV -> write(List.of(""));
+            default -> write(List.of(jvm.recording().jvm().orElseThrow().toJson()));
         }
     }
 

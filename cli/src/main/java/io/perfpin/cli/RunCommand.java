@@ -1,12 +1,8 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
-import io.perfpin.files.OutputFile;
 import io.perfpin.jvm.AgentJar;
-import io.perfpin.report.TerminalText;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.Callable;
@@ -51,47 +47,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        LaunchCommand launch = launchCommand();
-        if (agent.record == null) {
-            agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS)
-                    .resolve("run-" + System.currentTimeMillis() + ".jsonl");
-        }
-        // Checked here, where a refusal is one line before anything starts; the agent then replaces this file.
-        try {
-            OutputFile.create(agent.record).close();
-        } catch (IOException e) {
-            throw new IOException("--record: " + e.getMessage(), e);
-        }
-        String agentOption = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
-        // Opened before the application starts: an --output FILE that cannot be written costs no run.
-        try (ReportOutput out = output.open()) {
-            Process process = new ProcessBuilder(launch.withJvmOption(agentOption))
-                    .inheritIO()
-                    .start();
-            long jvm = AgentSession.awaitAgent(process.pid(), process);
-            boolean watched = false;
-            if (jvm > 0) {
-                try (ChildJvms children = new ChildJvms(process.toHandle(), jvm, agent.threads)) {
-                    AgentSession.watch(
-                            "run", jvm, null, agent.threads, agent.interval.interval, null, view, out, children);
-                    watched = true;
-                } catch (Exception e) {
-                    // The application goes on without a live view, and its exit code is still what run returns.
-                    System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
-                }
-            }
-            int exit = process.waitFor();
-            if (Files.exists(agent.record)) {
-                try {
-                    new RunRecordings(agent.record, agent.threads, view).summarise(watched, out);
-                } catch (IOException | RuntimeException e) {
-                    // What could not be summarised is still recorded; the exit code is the application's all the same.
-                    System.err.println(TerminalText.escape(
-                            "perfpin run: cannot summarise " + agent.record + ": " + e.getMessage()));
-                }
-            }
-            return exit;
-        }
+        return AgentSession.launch(launchCommand(), agent, view, output);
     }
 
     /**

@@ -52,6 +52,14 @@ final class ViewOptions {
                     "Show at most N threads a table (default: all; in a live view on a terminal, those that" + " fit).")
     Integer top;
 
+    /** The options as when only {@code --columns columns} is given, for a view made in code ({@code demo}'s). */
+    static ViewOptions ofColumns(List<String> columns) {
+        ViewOptions options = new ViewOptions();
+        options.columns = columns;
+        options.sort = DEFAULT_SORT;
+        return options;
+    }
+
     /**
      * The layout of a live frame; {@code rows} is what fits the screen when --top was not given (0: no limit). The
      * events not counted are said beside the frame, once.

@@ -148,6 +148,18 @@ class HtmlReportTest {
                         .find(),
                 "nothing fetched: no src or href with a scheme");
         assertTrue(html.contains("Content-Security-Policy\" content=\"default-src 'none'"), "and the browser is told");
+        String head = html.substring(0, html.indexOf("</head>"));
+        String license = new String(
+                HtmlReport.class
+                        .getClassLoader()
+                        .getResourceAsStream(
+                                "META-INF/resources/webjars/uplot/" + HtmlReport.uplotVersion() + "/LICENSE")
+                        .readAllBytes(),
+                StandardCharsets.UTF_8);
+        String notice = head.substring(head.indexOf("<!--"), head.indexOf("-->"));
+        assertTrue(
+                notice.contains(license.strip()) && license.contains("Permission is hereby granted"),
+                "uPlot's copyright and permission notice, whole, go with the copy of it the page carries:\n" + head);
 
         String dom = chromium(page, "--dump-dom");
         Matcher drawn = Pattern.compile("data-plots=\"([^\"]*)\"").matcher(dom);

@@ -228,14 +228,11 @@ public final class CounterGroup implements AutoCloseable {
 
     /** Which kernel group an event may join: the core PMU serves the generic, cache and raw types. */
     private static int pmuOf(EventSpec event) {
-        switch (event.type()) {
-            case PerfEventAttr.TYPE_HARDWARE:
-            case PerfEventAttr.TYPE_HW_CACHE:
-            case PerfEventAttr.TYPE_RAW:
-                return PerfEventAttr.TYPE_HARDWARE;
-            default:
-                return event.type();
-        }
+        return switch (event.type()) {
+            case PerfEventAttr.TYPE_HARDWARE, PerfEventAttr.TYPE_HW_CACHE, PerfEventAttr.TYPE_RAW ->
+                PerfEventAttr.TYPE_HARDWARE;
+            default -> event.type();
+        };
     }
 
     private static KernelGroup lastGroupOf(List<KernelGroup> groups, int pmu) {

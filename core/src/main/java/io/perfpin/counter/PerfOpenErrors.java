@@ -24,48 +24,41 @@ public final class PerfOpenErrors {
 
     static String explain(EventSpec event, int tid, int errno) {
         boolean software = event.type() == PerfEventAttr.TYPE_SOFTWARE;
-        switch (errno) {
-            case Errno.ENOENT:
+        return switch (errno) {
+            case Errno.ENOENT -> {
                 if (software) {
-                    return "this kernel has no such software event";
+                    yield "this kernel has no such software event";
                 }
                 if (event.type() == PerfEventAttr.TYPE_HARDWARE || event.type() == PerfEventAttr.TYPE_HW_CACHE) {
-                    return "no hardware PMU counts this here: likely a virtual machine without a virtual PMU"
+                    yield "no hardware PMU counts this here: likely a virtual machine without a virtual PMU"
                             + " (KVM: -cpu host,pmu=on; cloud: a bare-metal or PMU-enabled instance)";
                 }
-                return "the PMU does not know this encoding: check the event for this CPU model"
+                yield "the PMU does not know this encoding: check the event for this CPU model"
                         + " (perfpin events --pmu MODEL NAME)";
-            case Errno.EOPNOTSUPP:
-                return "the PMU cannot count this event for one thread, or cannot exclude the privilege level asked"
+            }
+            case Errno.EOPNOTSUPP ->
+                "the PMU cannot count this event for one thread, or cannot exclude the privilege level asked"
                         + " (try without :u/:k)";
-            case Errno.EACCES:
-            case Errno.EPERM:
-                return "not permitted at perf_event_paranoid=" + paranoidLevel()
+            case Errno.EACCES, Errno.EPERM ->
+                "not permitted at perf_event_paranoid=" + paranoidLevel()
                         + ": run 'sysctl kernel.perf_event_paranoid=1' (kernel-side counts need <=1, user-space"
                         + " counts of your own threads <=2), or give java CAP_PERFMON"
                         + " ('setcap cap_perfmon+ep <path to java>')";
-            case Errno.EMFILE:
-                return "this process is out of file descriptors (one per event per thread): raise 'ulimit -n',"
+            case Errno.EMFILE ->
+                "this process is out of file descriptors (one per event per thread): raise 'ulimit -n',"
                         + " or count fewer events or threads";
-            case Errno.ENFILE:
-                return "the system is out of file descriptors: raise fs.file-max";
-            case Errno.ESRCH:
-                return "thread " + tid + " has exited";
-            case Errno.EBUSY:
-                return "the counter is held exclusively by another user (a pinned perf session, or the NMI watchdog:"
+            case Errno.ENFILE -> "the system is out of file descriptors: raise fs.file-max";
+            case Errno.ESRCH -> "thread " + tid + " has exited";
+            case Errno.EBUSY ->
+                "the counter is held exclusively by another user (a pinned perf session, or the NMI watchdog:"
                         + " 'sysctl kernel.nmi_watchdog=0')";
-            case Errno.EINVAL:
-                return "the kernel rejected this encoding for this PMU (bad config bits, or a modifier it cannot"
-                        + " honour)";
-            case Errno.E2BIG:
-                return "the kernel is older than this perf_event_attr layout";
-            case Errno.ENOSPC:
-                return "more events than this PMU has counters, even alone";
-            case Errno.ENODEV:
-                return "this CPU has no PMU feature this event needs";
-            default:
-                return "perf_event_open failed with " + Errno.name(errno);
-        }
+            case Errno.EINVAL ->
+                "the kernel rejected this encoding for this PMU (bad config bits, or a modifier it cannot honour)";
+            case Errno.E2BIG -> "the kernel is older than this perf_event_attr layout";
+            case Errno.ENOSPC -> "more events than this PMU has counters, even alone";
+            case Errno.ENODEV -> "this CPU has no PMU feature this event needs";
+            default -> "perf_event_open failed with " + Errno.name(errno);
+        };
     }
 
     private static String paranoidLevel() {

@@ -23,15 +23,9 @@ public final class RefusedEvents {
 
     void remember(EventFailure failure) {
         switch (failure.errno()) {
-            case Errno.ENOENT:
-            case Errno.ENODEV:
-            case Errno.EOPNOTSUPP:
-            case Errno.EACCES:
-            case Errno.EPERM:
+            case Errno.ENOENT, Errno.ENODEV, Errno.EOPNOTSUPP, Errno.EACCES, Errno.EPERM ->
                 refused.putIfAbsent(failure.event(), failure);
-                break;
-            default:
-                break;
+            default -> {}
         }
     }
 }

@@ -97,24 +97,21 @@ enum SchedulerCounts {
                 return OptionalLong.empty();
             }
             try {
-                switch (count) {
-                    case TASK_CLOCK:
-                        return OptionalLong.of(Long.parseLong(text.strip().split(" ")[0]));
-                    case CONTEXT_SWITCHES:
+                return switch (count) {
+                    case TASK_CLOCK ->
+                        OptionalLong.of(Long.parseLong(text.strip().split(" ")[0]));
+                    case CONTEXT_SWITCHES -> {
                         OptionalLong voluntary = field(text, "voluntary_ctxt_switches");
                         OptionalLong involuntary = field(text, "nonvoluntary_ctxt_switches");
-                        return voluntary.isPresent() && involuntary.isPresent()
+                        yield voluntary.isPresent() && involuntary.isPresent()
                                 ? OptionalLong.of(voluntary.getAsLong() + involuntary.getAsLong())
                                 : OptionalLong.empty();
-                    case CPU_MIGRATIONS:
-                        return field(text, "se.nr_migrations");
-                    case PAGE_FAULTS:
-                        return OptionalLong.of(statField(text, MINFLT) + statField(text, MAJFLT));
-                    case MINOR_FAULTS:
-                        return OptionalLong.of(statField(text, MINFLT));
-                    default:
-                        return OptionalLong.of(statField(text, MAJFLT));
-                }
+                    }
+                    case CPU_MIGRATIONS -> field(text, "se.nr_migrations");
+                    case PAGE_FAULTS -> OptionalLong.of(statField(text, MINFLT) + statField(text, MAJFLT));
+                    case MINOR_FAULTS -> OptionalLong.of(statField(text, MINFLT));
+                    default -> OptionalLong.of(statField(text, MAJFLT));
+                };
             } catch (RuntimeException malformed) {
                 return OptionalLong.empty();
             }

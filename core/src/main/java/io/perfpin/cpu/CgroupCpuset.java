@@ -49,19 +49,17 @@ final class CgroupCpuset {
 
     private static boolean holdsCpuset(Hierarchy hierarchy, String[] mount, Path mountDir) {
         String type = mount[2];
-        switch (hierarchy) {
-            case V2:
-                return type.equals("cgroup2")
+        return switch (hierarchy) {
+            case V2 ->
+                type.equals("cgroup2")
                         && SysfsText.read(mountDir.resolve("cgroup.controllers"))
                                 .map(controllers ->
                                         Arrays.asList(controllers.split("\\s+")).contains("cpuset"))
                                 .orElse(false);
-            case V1:
-                return type.equals("cgroup")
-                        && Arrays.asList(mount[3].split(",")).contains("cpuset");
-            default:
-                return type.equals("cpuset");
-        }
+            case V1 ->
+                type.equals("cgroup") && Arrays.asList(mount[3].split(",")).contains("cpuset");
+            default -> type.equals("cpuset");
+        };
     }
 
     /**

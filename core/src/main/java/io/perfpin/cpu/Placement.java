@@ -91,17 +91,15 @@ public final class Placement {
      */
     public CpuAssignment assign(CpuTopology topology, CpuReservations reservations, int tid, String threadName)
             throws IOException {
-        switch (kind) {
-            case CPUS:
+        return switch (kind) {
+            case CPUS -> {
                 checkListed(topology);
-                return new CpuAssignment(this, cpus, null);
-            case ANY:
-                return new CpuAssignment(this, topology.allowed(), null);
-            case ISOLATED:
-                return assignIsolated(topology, reservations, tid, threadName);
-            default:
-                return assignCore(topology, reservations, tid, threadName);
-        }
+                yield new CpuAssignment(this, cpus, null);
+            }
+            case ANY -> new CpuAssignment(this, topology.allowed(), null);
+            case ISOLATED -> assignIsolated(topology, reservations, tid, threadName);
+            default -> assignCore(topology, reservations, tid, threadName);
+        };
     }
 
     /**

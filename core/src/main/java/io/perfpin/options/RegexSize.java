@@ -34,29 +34,25 @@ final class RegexSize {
                 continue;
             }
             switch (c) {
-                case '(':
+                case '(' -> {
                     groups.push(group);
                     group = new long[] {0, 0};
                     i++;
-                    break;
-                case ')':
+                }
+                case ')' -> {
                     long size = Math.min(CAP, group[0] + group[1] + 1);
                     if (!groups.isEmpty()) {
                         group = groups.pop();
                     }
                     next(group, size);
                     i++;
-                    break;
-                case '|':
+                }
+                case '|' -> {
                     next(group, 0);
                     i++;
-                    break;
-                case '*':
-                case '+':
-                case '?':
-                    i++;
-                    break;
-                case '\\':
+                }
+                case '*', '+', '?' -> i++;
+                case '\\' -> {
                     if (i + 1 < n && regex.charAt(i + 1) == 'Q') {
                         int end = regex.indexOf("\\E", i + 2);
                         int stop = end < 0 ? n : end;
@@ -68,14 +64,15 @@ final class RegexSize {
                         next(group, 1);
                         i = escapeEnd(regex, i);
                     }
-                    break;
-                case '[':
+                }
+                case '[' -> {
                     next(group, 1);
                     i = classEnd(regex, i);
-                    break;
-                default:
+                }
+                default -> {
                     next(group, 1);
                     i++;
+                }
             }
         }
         long total = group[0] + group[1];

@@ -43,25 +43,20 @@ public final class JsonReader {
             throw error("a value");
         }
         char c = text.charAt(at);
-        switch (c) {
-            case '{':
-                return object(depth);
-            case '[':
-                return array(depth);
-            case '"':
-                return string();
-            case 't':
-                return literal("true", Boolean.TRUE);
-            case 'f':
-                return literal("false", Boolean.FALSE);
-            case 'n':
-                return literal("null", null);
-            default:
+        return switch (c) {
+            case '{' -> object(depth);
+            case '[' -> array(depth);
+            case '"' -> string();
+            case 't' -> literal("true", Boolean.TRUE);
+            case 'f' -> literal("false", Boolean.FALSE);
+            case 'n' -> literal("null", null);
+            default -> {
                 if (c == '-' || c >= '0' && c <= '9') {
-                    return number();
+                    yield number();
                 }
                 throw error("a value");
-        }
+            }
+        };
     }
 
     private Map<String, Object> object(int depth) {
@@ -139,32 +134,17 @@ public final class JsonReader {
             }
             char escape = text.charAt(at++);
             switch (escape) {
-                case '"':
-                case '\\':
-                case '/':
-                    s.append(escape);
-                    break;
-                case 'b':
-                    s.append('\b');
-                    break;
-                case 'f':
-                    s.append('\f');
-                    break;
-                case 'n':
-                    s.append('\n');
-                    break;
-                case 'r':
-                    s.append('\r');
-                    break;
-                case 't':
-                    s.append('\t');
-                    break;
-                case 'u':
-                    s.append(unicodeEscape());
-                    break;
-                default:
+                case '"', '\\', '/' -> s.append(escape);
+                case 'b' -> s.append('\b');
+                case 'f' -> s.append('\f');
+                case 'n' -> s.append('\n');
+                case 'r' -> s.append('\r');
+                case 't' -> s.append('\t');
+                case 'u' -> s.append(unicodeEscape());
+                default -> {
                     at--;
                     throw error("an escape: \\\" \\\\ \\/ \\b \\f \\n \\r \\t or \\uXXXX");
+                }
             }
         }
     }

@@ -318,14 +318,11 @@ public final class StatsWindows {
     }
 
     private static PinSource pin(ThreadSample s) {
-        switch (s.pin()) {
-            case StatsLayout.PIN_PERFPIN:
-                return PinSource.PERFPIN;
-            case StatsLayout.PIN_INHERITED:
-                return PinSource.INHERITED;
-            default:
-                return PinSource.NONE;
-        }
+        return switch (s.pin()) {
+            case StatsLayout.PIN_PERFPIN -> PinSource.PERFPIN;
+            case StatsLayout.PIN_INHERITED -> PinSource.INHERITED;
+            default -> PinSource.NONE;
+        };
     }
 
     /** Later counts less earlier ones; a column the earlier sample did not have yet counts from zero. */

@@ -13,14 +13,11 @@ import org.junit.jupiter.api.Test;
 class EventListTest {
     /** What libpfm4 4.13 encodes for these names with LIBPFM_FORCE_PMU=skl, standing in for the library. */
     private static final EventLookup SKYLAKE_LIBPFM = name -> {
-        switch (name) {
-            case "DTLB_LOAD_MISSES.WALK_ACTIVE":
-                return EventSpec.userOnly(name, 4, 0x1001008, 0, 0);
-            case "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS":
-                return EventSpec.userOnly(name, 4, 0x107, 0, 0);
-            default:
-                throw new UnknownEventException(name);
-        }
+        return switch (name) {
+            case "DTLB_LOAD_MISSES.WALK_ACTIVE" -> EventSpec.userOnly(name, 4, 0x1001008, 0, 0);
+            case "LD_BLOCKS_PARTIAL.ADDRESS_ALIAS" -> EventSpec.userOnly(name, 4, 0x107, 0, 0);
+            default -> throw new UnknownEventException(name);
+        };
     };
 
     private final EventParser skylake = Fixtures.parser("skylake");

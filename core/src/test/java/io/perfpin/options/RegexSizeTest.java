@@ -56,56 +56,32 @@ class RegexSizeTest {
         int parts = 1 + random.nextInt(4);
         for (int p = 0; p < parts; p++) {
             switch (random.nextInt(depth < 4 ? 9 : 6)) {
-                case 0:
-                    regex.append("[a-c(){}]");
-                    break;
-                case 1:
-                    regex.append("\\d");
-                    break;
-                case 2:
-                    regex.append('.');
-                    break;
-                case 3:
-                    regex.append("\\Q(x)\\E");
-                    break;
-                case 4:
-                    regex.append("[[:alpha:]]");
-                    break;
-                case 5:
-                    regex.append((char) ('a' + random.nextInt(3)));
-                    break;
-                case 6:
-                    regex.append('(').append(regex(random, depth + 1)).append(')');
-                    break;
-                case 7:
+                case 0 -> regex.append("[a-c(){}]");
+                case 1 -> regex.append("\\d");
+                case 2 -> regex.append('.');
+                case 3 -> regex.append("\\Q(x)\\E");
+                case 4 -> regex.append("[[:alpha:]]");
+                case 5 -> regex.append((char) ('a' + random.nextInt(3)));
+                case 6 -> regex.append('(').append(regex(random, depth + 1)).append(')');
+                case 7 ->
                     regex.append("(?:")
                             .append(regex(random, depth + 1))
                             .append('|')
                             .append(regex(random, depth + 1))
                             .append(')');
-                    break;
-                default:
-                    regex.append("(?i:").append(regex(random, depth + 1)).append(')');
+                default -> regex.append("(?i:").append(regex(random, depth + 1)).append(')');
             }
             switch (random.nextInt(6)) {
-                case 0:
-                    regex.append('{').append(random.nextInt(30)).append('}');
-                    break;
-                case 1:
+                case 0 -> regex.append('{').append(random.nextInt(30)).append('}');
+                case 1 ->
                     regex.append('{')
                             .append(random.nextInt(10))
                             .append(',')
                             .append(10 + random.nextInt(30))
                             .append('}');
-                    break;
-                case 2:
-                    regex.append('{').append(random.nextInt(20)).append(",}");
-                    break;
-                case 3:
-                    regex.append(random.nextBoolean() ? "*" : "+?");
-                    break;
-                default:
-                    break;
+                case 2 -> regex.append('{').append(random.nextInt(20)).append(",}");
+                case 3 -> regex.append(random.nextBoolean() ? "*" : "+?");
+                default -> {}
             }
         }
         return regex.toString();

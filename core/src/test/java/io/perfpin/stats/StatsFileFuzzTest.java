@@ -170,45 +170,49 @@ class StatsFileFuzzTest {
 
     private static Damage damage(byte[] valid, Random random) {
         byte[] bytes = valid.clone();
-        switch (random.nextInt(6)) {
-            case 0: // header fields
+        return switch (random.nextInt(6)) {
+            case 0 -> { // header fields
                 for (int n = 1 + random.nextInt(3); n > 0; n--) {
                     int[] field = HEADER_FIELDS[random.nextInt(HEADER_FIELDS.length)];
                     long value = random.nextBoolean() ? EDGES[random.nextInt(EDGES.length)] : random.nextLong();
                     put(bytes, field[0], field[1], value);
                 }
-                return new Damage(bytes, -1);
-            case 1: // slot bytes
+                yield new Damage(bytes, -1);
+            }
+            case 1 -> { // slot bytes
                 for (int n = 1 + random.nextInt(4); n > 0; n--) {
                     int slot = StatsLayout.aggregateOffset(CAPACITY)
                             + random.nextInt(SLOTS) * StatsLayout.slotSize(CAPACITY);
                     int from = slot + random.nextInt(StatsLayout.slotSize(CAPACITY));
                     scribble(bytes, from, 1 + random.nextInt(32), random);
                 }
-                return new Damage(bytes, -1);
-            case 2: // event names and reasons
+                yield new Damage(bytes, -1);
+            }
+            case 2 -> { // event names and reasons
                 scribble(
                         bytes,
                         StatsLayout.EVENT_NAMES_OFFSET
                                 + random.nextInt(StatsLayout.headerSize(CAPACITY) - StatsLayout.EVENT_NAMES_OFFSET),
                         1 + random.nextInt(64),
                         random);
-                return new Damage(bytes, -1);
-            case 3: // bytes flipped anywhere
+                yield new Damage(bytes, -1);
+            }
+            case 3 -> { // bytes flipped anywhere
                 for (int n = 1 + random.nextInt(8); n > 0; n--) {
                     bytes[random.nextInt(bytes.length)] = (byte) random.nextInt(256);
                 }
-                return new Damage(bytes, -1);
-            case 4: // cut, or grown
+                yield new Damage(bytes, -1);
+            }
+            case 4 -> { // cut, or grown
                 if (random.nextInt(4) == 0) {
                     byte[] grown = Arrays.copyOf(bytes, bytes.length + 1 + random.nextInt(64));
                     scribble(grown, bytes.length, grown.length - bytes.length, random);
-                    return new Damage(grown, -1);
+                    yield new Damage(grown, -1);
                 }
-                return new Damage(Arrays.copyOf(bytes, random.nextInt(bytes.length)), -1);
-            default: // cut once the reader has opened it
-                return new Damage(bytes, random.nextInt(bytes.length));
-        }
+                yield new Damage(Arrays.copyOf(bytes, random.nextInt(bytes.length)), -1);
+            }
+            default -> new Damage(bytes, random.nextInt(bytes.length)); // cut once the reader has opened it
+        };
     }
 
     private static void scribble(byte[] bytes, int from, int length, Random random) {

@@ -79,13 +79,10 @@ final class PerOperation {
 
     /** perfnorm's words for IPC and CPI; events per thousand instructions; plain fractions. */
     private static String unit(String metric) {
-        switch (metric) {
-            case "ipc":
-                return "insns/clk";
-            case "cpi":
-                return "clks/insn";
-            default:
-                return metric.endsWith("pki") ? "#/kinsn" : "ratio";
-        }
+        return switch (metric) {
+            case "ipc" -> "insns/clk";
+            case "cpi" -> "clks/insn";
+            default -> metric.endsWith("pki") ? "#/kinsn" : "ratio";
+        };
     }
 }

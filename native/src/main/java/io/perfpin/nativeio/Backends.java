@@ -125,16 +125,12 @@ public final class Backends {
     /** Loads one backend, whatever the property says; throws when it cannot run here, saying why. */
     public static Syscalls load(Backend backend) {
         try {
-            switch (backend) {
-                case JNI:
-                    return JniSyscalls.load();
-                case JFFI:
-                    return JffiSyscalls.load();
-                case JNA:
-                    return JnaSyscalls.load();
-                default:
-                    throw new IllegalArgumentException(backend.name());
-            }
+            return switch (backend) {
+                case JNI -> JniSyscalls.load();
+                case JFFI -> JffiSyscalls.load();
+                case JNA -> JnaSyscalls.load();
+                default -> throw new IllegalArgumentException(backend.name());
+            };
         } catch (LinkageError | RuntimeException e) {
             throw new BackendUnavailableException(backend + ": " + reason(backend, e), e);
         }
@@ -161,13 +157,10 @@ public final class Backends {
     }
 
     private static String requiredLibrary(Backend backend) {
-        switch (backend) {
-            case JFFI:
-                return "com.github.jnr:jffi and com.github.jnr:jffi:native";
-            case JNA:
-                return "net.java.dev.jna:jna";
-            default:
-                return backend.name();
-        }
+        return switch (backend) {
+            case JFFI -> "com.github.jnr:jffi and com.github.jnr:jffi:native";
+            case JNA -> "net.java.dev.jna:jna";
+            default -> backend.name();
+        };
     }
 }

@@ -73,30 +73,18 @@ public final class Errno {
 
     /** What a failed file call means, in words for a message: "no such file", "permission denied", ... */
     public static String words(long errno) {
-        switch ((int) Math.abs(errno)) {
-            case ENOENT:
-                return "no such file or directory";
-            case EACCES:
-            case EPERM:
-                return "permission denied";
-            case ENOTDIR:
-                return "not a directory";
-            case EISDIR:
-                return "a directory";
-            case EEXIST:
-                return "already exists";
-            case ELOOP:
-                return "a symbolic link";
-            case ENOSPC:
-                return "no space left on the device";
-            case EMFILE:
-            case ENFILE:
-                return "too many open files";
-            case EXDEV:
-                return "a link or mount point that leads out of its root";
-            default:
-                return name(errno);
-        }
+        return switch ((int) Math.abs(errno)) {
+            case ENOENT -> "no such file or directory";
+            case EACCES, EPERM -> "permission denied";
+            case ENOTDIR -> "not a directory";
+            case EISDIR -> "a directory";
+            case EEXIST -> "already exists";
+            case ELOOP -> "a symbolic link";
+            case ENOSPC -> "no space left on the device";
+            case EMFILE, ENFILE -> "too many open files";
+            case EXDEV -> "a link or mount point that leads out of its root";
+            default -> name(errno);
+        };
     }
 
     /** Throws a {@link NativeException} for a negative result, returns it otherwise. */

@@ -56,21 +56,14 @@ public record FileStat(int mode, int uid, int gid, long size, int links, long in
 
     /** As {@link #kind()}, of a {@code st_mode}. */
     public static String kindOf(int mode) {
-        switch (mode & S_IFMT) {
-            case S_IFREG:
-                return "a regular file";
-            case S_IFDIR:
-                return "a directory";
-            case S_IFLNK:
-                return "a symbolic link";
-            case S_IFCHR:
-                return "a character device";
-            case S_IFBLK:
-                return "a block device";
-            case S_IFSOCK:
-                return "a socket";
-            default:
-                return "a FIFO";
-        }
+        return switch (mode & S_IFMT) {
+            case S_IFREG -> "a regular file";
+            case S_IFDIR -> "a directory";
+            case S_IFLNK -> "a symbolic link";
+            case S_IFCHR -> "a character device";
+            case S_IFBLK -> "a block device";
+            case S_IFSOCK -> "a socket";
+            default -> "a FIFO";
+        };
     }
 }

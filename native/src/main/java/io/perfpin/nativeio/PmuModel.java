@@ -142,24 +142,16 @@ public final class PmuModel {
             return instructions * mpki / 1000;
         }
         if (type == PerfEventAttr.TYPE_HARDWARE) {
-            switch ((int) config) {
-                case (int) CPU_CYCLES:
-                    return gigahertz;
-                case (int) INSTRUCTIONS:
-                    return instructions;
-                case (int) REF_CPU_CYCLES:
-                    return referenceGigahertz;
-                case (int) BUS_CYCLES:
-                    return referenceGigahertz / 24;
-                case (int) BRANCH_INSTRUCTIONS:
-                    return instructions * drawn(thread, type, config, 120, 220) / 1000;
-                case (int) BRANCH_MISSES:
-                    return instructions * drawn(thread, type, config, 0.5, 8) / 1000;
-                case (int) CACHE_REFERENCES:
-                    return instructions * drawn(thread, type, config, 5, 40) / 1000;
-                default: // CACHE_MISSES
-                    return instructions * drawn(thread, type, config, 0.2, 10) / 1000;
-            }
+            return switch ((int) config) {
+                case (int) CPU_CYCLES -> gigahertz;
+                case (int) INSTRUCTIONS -> instructions;
+                case (int) REF_CPU_CYCLES -> referenceGigahertz;
+                case (int) BUS_CYCLES -> referenceGigahertz / 24;
+                case (int) BRANCH_INSTRUCTIONS -> instructions * drawn(thread, type, config, 120, 220) / 1000;
+                case (int) BRANCH_MISSES -> instructions * drawn(thread, type, config, 0.5, 8) / 1000;
+                case (int) CACHE_REFERENCES -> instructions * drawn(thread, type, config, 5, 40) / 1000;
+                default -> instructions * drawn(thread, type, config, 0.2, 10) / 1000; // CACHE_MISSES
+            };
         }
         if (type == PerfEventAttr.TYPE_HW_CACHE) {
             int id = (int) (config & 0xff);

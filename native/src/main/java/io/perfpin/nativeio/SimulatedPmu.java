@@ -494,26 +494,26 @@ final class SimulatedPmu implements Syscalls {
 
         boolean take(PmuModel.Fixed fixed) {
             switch (fixed) {
-                case CYCLES:
+                case CYCLES -> {
                     if (cycles) {
                         cycles = false;
                         return true;
                     }
-                    break;
-                case INSTRUCTIONS:
+                }
+                case INSTRUCTIONS -> {
                     if (instructions) {
                         instructions = false;
                         return true;
                     }
-                    break;
-                case REF_CYCLES_ONLY:
+                }
+                case REF_CYCLES_ONLY -> {
                     if (referenceCycles) {
                         referenceCycles = false;
                         return true;
                     }
                     return false;
-                default:
-                    break;
+                }
+                default -> {}
             }
             if (generalPurpose > 0) {
                 generalPurpose--;

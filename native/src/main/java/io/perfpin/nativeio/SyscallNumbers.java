@@ -54,19 +54,17 @@ final class SyscallNumbers {
         if (!"Linux".equals(os)) {
             throw new BackendUnavailableException("perf_event_open exists only on Linux, not on " + os);
         }
-        switch (arch) {
-            case "amd64":
-            case "x86_64":
-                // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat
-                // setresuid setresgid setgroups write renameat2 capset
-                return new SyscallNumbers(
+        return switch (arch) {
+            // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat
+            // setresuid setresgid setgroups write renameat2 capset
+            case "amd64", "x86_64" ->
+                new SyscallNumbers(
                         new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126});
-            case "aarch64":
-                return new SyscallNumbers(
-                        new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91});
-            default:
+            case "aarch64" ->
+                new SyscallNumbers(new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91});
+            default ->
                 throw new BackendUnavailableException(
                         "no system call numbers for os.arch=" + arch + "; supported: amd64, aarch64");
-        }
+        };
     }
 }

@@ -142,56 +142,41 @@ final class AgentOptions {
             return;
         }
         switch (key) {
-            case "threads":
-                threads = ThreadPatterns.compile("threads option", token, value);
-                break;
-            case "class":
-                classes = ThreadPatterns.compile("class option", token, value);
-                break;
-            case "pin":
+            case "threads" -> threads = ThreadPatterns.compile("threads option", token, value);
+            case "class" -> classes = ThreadPatterns.compile("class option", token, value);
+            case "pin" -> {
                 OptionLimits.checkPinRules("pin", pins.size() + 1);
                 pins.add(PinRule.parse(value));
-                break;
-            case "inherit":
-                inherit = ThreadPatterns.compile("inherit option", token, value);
-                break;
-            case "virtual":
+            }
+            case "inherit" -> inherit = ThreadPatterns.compile("inherit option", token, value);
+            case "virtual" -> {
                 if (Runtime.version().feature() < 21) {
                     throw new IllegalArgumentException("bad option '" + token + "': virtual threads need JDK 21 or"
                             + " later; this JVM is " + Runtime.version().feature());
                 }
                 virtual = ThreadPatterns.compile("virtual option", token, value);
-                break;
-            case "events":
-                events = value;
-                break;
-            case "interval":
-                intervalNanos = Durations.parse(value).toNanos();
-                break;
-            case "out":
-                out = path(token, value);
-                break;
-            case "log":
-                log = path(token, value);
-                break;
-            case "stats":
+            }
+            case "events" -> events = value;
+            case "interval" -> intervalNanos = Durations.parse(value).toNanos();
+            case "out" -> out = path(token, value);
+            case "log" -> log = path(token, value);
+            case "stats" -> {
                 statsOff = value.equals("off");
                 stats = statsOff ? null : path(token, value);
-                break;
-            case "fds":
-                descriptors = DescriptorShare.parse(token, value);
-                break;
-            case "config":
+            }
+            case "fds" -> descriptors = DescriptorShare.parse(token, value);
+            case "config" -> {
                 if (!commandLine) {
                     throw new IllegalArgumentException("bad option '" + token + "': a config file cannot name another");
                 }
                 readConfig(token, path(token, value));
-                break;
-            default:
+            }
+            default -> {
                 if (!metrics.apply(option)) {
                     throw new IllegalArgumentException(
                             "bad option '" + token + "': unknown key '" + key + "'; allowed: " + KEYS);
                 }
+            }
         }
     }
 

@@ -36,23 +36,26 @@ public final class MetricsOptions {
     public boolean apply(AgentOptionText.Token option) {
         String token = option.text();
         String value = option.value();
-        switch (option.key()) {
-            case "prometheus":
+        return switch (option.key()) {
+            case "prometheus" -> {
                 prometheus = ListenAddress.parse(value, "bad option '" + token + "'");
-                return true;
-            case "otlp":
+                yield true;
+            }
+            case "otlp" -> {
                 // shown masked, even where it has no scheme: the notice's own masking sees only "://"
                 otlp = OtlpEndpoint.parse(value, "bad option '" + option.key() + "=" + UrlText.maskedUrl(value) + "'");
-                return true;
-            case "otlp-interval":
+                yield true;
+            }
+            case "otlp-interval" -> {
                 otlpIntervalNanos = Durations.parse(value).toNanos();
-                return true;
-            case "export-threads":
+                yield true;
+            }
+            case "export-threads" -> {
                 exportThreads = ThreadPatterns.compile("export-threads option", token, value);
-                return true;
-            default:
-                return false;
-        }
+                yield true;
+            }
+            default -> false;
+        };
     }
 
     /** Whether any export was asked for. */

@@ -261,14 +261,9 @@ final class PrometheusEndpoint implements AutoCloseable {
 
     private void serve(Connection connection) throws IOException {
         switch (connection.stage) {
-            case HEAD:
-                readHead(connection);
-                break;
-            case ANSWER:
-                writeAnswer(connection);
-                break;
-            default:
-                drain(connection);
+            case HEAD -> readHead(connection);
+            case ANSWER -> writeAnswer(connection);
+            default -> drain(connection);
         }
     }
 

@@ -74,61 +74,42 @@ public final class AgentTestApp {
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             String[] word = line.trim().split(" ");
             switch (word[0]) {
-                case "start":
-                    start(new Toucher(Integer.parseInt(word[2])), word[1]);
-                    break;
-                case "starved":
+                case "start" -> start(new Toucher(Integer.parseInt(word[2])), word[1]);
+                case "starved" -> {
                     fill();
                     start(new Toucher(Integer.parseInt(word[2])), word[1]);
-                    break;
-                case "annotated":
-                    start(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
-                    break;
-                case "virtual":
-                    startVirtual(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
-                    break;
-                case "vpark":
-                    virtualPark(Integer.parseInt(word[1]), word[2]);
-                    break;
-                case "vstart":
-                    startVirtual(new Toucher(Integer.parseInt(word[2])), word[1]);
-                    break;
-                case "vmethod":
+                }
+                case "annotated" -> start(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
+                case "virtual" -> startVirtual(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
+                case "vpark" -> virtualPark(Integer.parseInt(word[1]), word[2]);
+                case "vstart" -> startVirtual(new Toucher(Integer.parseInt(word[2])), word[1]);
+                case "vmethod" -> {
                     long perMilli = iterationsPerCpuMilli();
                     int millis = Integer.parseInt(word[1]);
                     int sleep = Integer.parseInt(word[2]);
                     startVirtual(() -> CountedWork.computeAroundSleep(perMilli * millis, sleep), "vm")
                             .join();
                     say("vmethod done");
-                    break;
-                case "vlong":
+                }
+                case "vlong" ->
                     startVirtual(
                             () -> {
                                 say("vlong running");
                                 awaitFinish();
                             },
                             "slow" + "x".repeat(Integer.parseInt(word[1])) + "y=");
-                    break;
-                case "vcompute":
-                    virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
-                    break;
-                case "vhold":
-                    virtualHold(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
-                    break;
-                case "vrelease":
+                case "vcompute" -> virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                case "vhold" -> virtualHold(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                case "vrelease" -> {
                     RELEASE.countDown();
                     for (Thread t : HELD) {
                         t.join();
                     }
                     say("vreleased " + HELD.size());
-                    break;
-                case "vchurn":
-                    virtualChurn(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
-                    break;
-                case "vchurned":
-                    virtualChurned(Long.parseLong(word[1]));
-                    break;
-                case "spawn":
+                }
+                case "vchurn" -> virtualChurn(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
+                case "vchurned" -> virtualChurned(Long.parseLong(word[1]));
+                case "spawn" ->
                     start(
                             () -> {
                                 Thread child = new Thread(new Toucher(0), word[2]);
@@ -139,37 +120,26 @@ public final class AgentTestApp {
                                 new Toucher(0).run();
                             },
                             word[1]);
-                    break;
-                case "method":
+                case "method" -> {
                     int calls = Integer.parseInt(word[1]);
                     for (int i = 0; i < calls; i++) {
                         CountedWork.touch(Integer.parseInt(word[2]));
                     }
                     say("called " + calls);
-                    break;
-                case "churn":
-                    churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]), word[3]);
-                    break;
-                case "churning":
-                    churning(word[1]);
-                    break;
-                case "paced":
-                    paced(word[1], Integer.parseInt(word[2]), Integer.parseInt(word[3]));
-                    break;
-                case "park":
-                    park(Integer.parseInt(word[1]), word[2]);
-                    break;
-                case "open":
-                    open(Integer.parseInt(word[1]));
-                    break;
-                case "close":
+                }
+                case "churn" -> churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]), word[3]);
+                case "churning" -> churning(word[1]);
+                case "paced" -> paced(word[1], Integer.parseInt(word[2]), Integer.parseInt(word[3]));
+                case "park" -> park(Integer.parseInt(word[1]), word[2]);
+                case "open" -> open(Integer.parseInt(word[1]));
+                case "close" -> {
                     for (FileChannel file : FILES) {
                         file.close();
                     }
                     say("closed " + FILES.size());
                     FILES.clear();
-                    break;
-                case "finish":
+                }
+                case "finish" -> {
                     FINISH.countDown();
                     List<Thread> all;
                     synchronized (THREADS) {
@@ -180,8 +150,8 @@ public final class AgentTestApp {
                     }
                     say("done");
                     return;
-                default:
-                    say("unknown command " + line);
+                }
+                default -> say("unknown command " + line);
             }
         }
     }

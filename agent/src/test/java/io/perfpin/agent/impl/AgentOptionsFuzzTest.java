@@ -193,56 +193,38 @@ class AgentOptionsFuzzTest {
     }
 
     private static String optionText(Random random, List<String> files) {
-        switch (random.nextInt(10)) {
-            case 0:
-                return randomText(random, random.nextInt(200));
-            case 1:
+        return switch (random.nextInt(10)) {
+            case 0 -> randomText(random, random.nextInt(200));
+            case 1 -> {
                 // Past the bounds: the whole text, or one value.
-                return random.nextBoolean() ? "threads=" + "a".repeat(70_000) : "pin=" + "b".repeat(5000) + "@0";
-            case 2:
-                return "interval=" + digits(random, 1 + random.nextInt(60))
-                        + pick(random, new String[] {"ns", "m", "s"});
-            case 3:
-                return null;
-            default:
+                yield random.nextBoolean() ? "threads=" + "a".repeat(70_000) : "pin=" + "b".repeat(5000) + "@0";
+            }
+            case 2 ->
+                "interval=" + digits(random, 1 + random.nextInt(60)) + pick(random, new String[] {"ns", "m", "s"});
+            case 3 -> null;
+            default -> {
                 List<String> tokens = new ArrayList<>();
                 int count = 1 + random.nextInt(6);
                 for (int t = 0; t < count; t++) {
                     tokens.add(token(random, files));
                 }
-                return String.join(random.nextInt(8) == 0 ? ";;" : ";", tokens);
-        }
+                yield String.join(random.nextInt(8) == 0 ? ";;" : ";", tokens);
+            }
+        };
     }
 
     private static String token(Random random, List<String> files) {
         String key = pick(random, KEYS);
-        String value;
-        switch (key.strip().toLowerCase(java.util.Locale.ROOT)) {
-            case "threads":
-            case "count":
-            case "class":
-            case "inherit":
-                value = regex(random);
-                break;
-            case "pin":
-                value = regex(random) + (random.nextInt(5) == 0 ? "" : "@") + pick(random, PLACEMENTS);
-                break;
-            case "events":
-                value = pick(random, EVENTS);
-                break;
-            case "interval":
-                value = pick(random, DURATIONS);
-                break;
-            case "config":
-                value = random.nextInt(4) == 0 ? randomText(random, 10) : pick(random, files.toArray(new String[0]));
-                break;
-            case "out":
-            case "stats":
-                value = random.nextBoolean() ? "off" : randomText(random, 12);
-                break;
-            default:
-                value = randomText(random, random.nextInt(20));
-        }
+        String value = switch (key.strip().toLowerCase(java.util.Locale.ROOT)) {
+            case "threads", "count", "class", "inherit" -> regex(random);
+            case "pin" -> regex(random) + (random.nextInt(5) == 0 ? "" : "@") + pick(random, PLACEMENTS);
+            case "events" -> pick(random, EVENTS);
+            case "interval" -> pick(random, DURATIONS);
+            case "config" ->
+                random.nextInt(4) == 0 ? randomText(random, 10) : pick(random, files.toArray(new String[0]));
+            case "out", "stats" -> random.nextBoolean() ? "off" : randomText(random, 12);
+            default -> randomText(random, random.nextInt(20));
+        };
         return random.nextInt(10) == 0 ? key : key + "=" + value;
     }
 
@@ -255,23 +237,12 @@ class AgentOptionsFuzzTest {
         StringBuilder text = new StringBuilder();
         for (int i = 0; i < length; i++) {
             switch (random.nextInt(6)) {
-                case 0:
-                    text.append((char) random.nextInt(0x20));
-                    break;
-                case 1:
-                    text.append((char) (0x7f + random.nextInt(0x21)));
-                    break;
-                case 2:
-                    text.append((char) (0xd800 + random.nextInt(0x800)));
-                    break;
-                case 3:
-                    text.append((char) (0x2066 + random.nextInt(4)));
-                    break;
-                case 4:
-                    text.append((char) random.nextInt(0x10000));
-                    break;
-                default:
-                    text.append(GRAMMAR.charAt(random.nextInt(GRAMMAR.length())));
+                case 0 -> text.append((char) random.nextInt(0x20));
+                case 1 -> text.append((char) (0x7f + random.nextInt(0x21)));
+                case 2 -> text.append((char) (0xd800 + random.nextInt(0x800)));
+                case 3 -> text.append((char) (0x2066 + random.nextInt(4)));
+                case 4 -> text.append((char) random.nextInt(0x10000));
+                default -> text.append(GRAMMAR.charAt(random.nextInt(GRAMMAR.length())));
             }
         }
         return text.toString();

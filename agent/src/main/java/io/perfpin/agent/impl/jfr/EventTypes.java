@@ -62,16 +62,13 @@ final class EventTypes {
 
     /** A derived metric, with the unit its definition gives. */
     static ValueDescriptor metric(String id, DerivedMetric metric) {
-        switch (metric.unit()) {
-            case SHARE:
-                return field(
-                        double.class, id, metric.name(), metric.description(), new AnnotationElement(Percentage.class));
-            case PER_SECOND:
-                return field(
-                        double.class, id, metric.name(), metric.description(), new AnnotationElement(Frequency.class));
-            default:
-                return field(double.class, id, metric.name(), metric.description());
-        }
+        return switch (metric.unit()) {
+            case SHARE ->
+                field(double.class, id, metric.name(), metric.description(), new AnnotationElement(Percentage.class));
+            case PER_SECOND ->
+                field(double.class, id, metric.name(), metric.description(), new AnnotationElement(Frequency.class));
+            default -> field(double.class, id, metric.name(), metric.description());
+        };
     }
 
     static AnnotationElement nanoseconds() {
