@@ -14,8 +14,9 @@ import java.util.concurrent.locks.LockSupport;
  * group, and the thread's /proc files for the {@code sched} events the kernel does not permit), records them,
  * finishes the threads that ended (final record, descriptors closed, pin undone), runs the tick's listeners, and
  * publishes to the stats file last: whatever happens to that file, each thread has been dealt with. It is woken
- * early when many threads ended, so thread churn cannot pile up descriptors. Before its first tick it does what the
- * registry's start left to it, off the thread that started the registry.
+ * early when many threads ended, so thread churn cannot pile up descriptors. At its first tick it first does what the
+ * registry's start left to it, off the thread that started the registry: not at once, since a JVM that ends sooner (a
+ * short main) would wait for it at its exit, for a stats file no viewer could have found.
  *
  * <p>Each piece of a tick is {@link Isolated}: one thread's reading, recording and finishing, each listener, the
  * flush, the stats file. A failure is said once and skips nothing else, so a recording that cannot be written
@@ -30,8 +31,17 @@ final class Sampler {
     private final Notices notices;
     private final ThreadPins pins;
     private final long intervalNanos;
-    /** What the registry's start left to this thread, run before its first tick. */
+    /** What the registry's start left to this thread, run at its first tick; null when nothing. */
     private final Runnable beforeFirstTick;
+    /** Run at close instead, when there was no tick before it. */
+    private final Runnable noFirstTick;
+    /**
+     * Whether the CPU topology is read as the sampler starts, for pins the options ask for, so that the first thread
+     * pinned does not pay for it in its own counts; otherwise at the first tick, for the pins annotations may ask for.
+     */
+    private final boolean topologyAtStart;
+    /** Whether the sampler ticked before close; read after its thread ended. */
+    private boolean ticked;
 
     private final List<TrackedThread> live = new ArrayList<>();
     /** The threads the current tick finalised, to publish after everything else it does. */
@@ -48,7 +58,9 @@ final class Sampler {
             Notices notices,
             ThreadPins pins,
             long intervalNanos,
-            Runnable beforeFirstTick) {
+            Runnable beforeFirstTick,
+            Runnable noFirstTick,
+            boolean topologyAtStart) {
         this.threads = threads;
         this.recording = recording;
         this.stats = stats;
@@ -56,6 +68,8 @@ final class Sampler {
         this.pins = pins;
         this.intervalNanos = intervalNanos;
         this.beforeFirstTick = beforeFirstTick;
+        this.noFirstTick = noFirstTick;
+        this.topologyAtStart = topologyAtStart;
         this.thread = new Thread(this::run, "perfpin-sampler");
         this.thread.setDaemon(true);
     }
@@ -97,7 +111,8 @@ final class Sampler {
     /**
      * Ends the sampler thread, then ticks a last time on the calling thread, finalising every thread, and closes the
      * stats file, marked closed. Every thread is let go of, whatever failed before: its descriptors closed, its pin
-     * undone.
+     * undone. The last tick is skipped when nothing would receive it (no stats file, no recording, no listener that
+     * wants it): a short main's exit then waits for no final read nobody sees.
      */
     void finish() {
         stopping = true;
@@ -107,8 +122,13 @@ final class Sampler {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (!ticked && beforeFirstTick != null) {
+            noFirstTick.run();
+        }
         try {
-            isolated("the last tick", () -> tick(true));
+            if (lastTickReceived()) {
+                isolated("the last tick", () -> tick(true));
+            }
         } finally {
             releaseLeftOver();
             StatsPublisher publisher = stats;
@@ -117,6 +137,18 @@ final class Sampler {
                 isolated("closing the stats file", publisher::close);
             }
         }
+    }
+
+    private boolean lastTickReceived() {
+        if (stats != null || recording.path() != null) {
+            return true;
+        }
+        for (ThreadRegistry.TickListener listener : listeners) {
+            if (listener.wantsLastTick()) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -132,10 +164,8 @@ final class Sampler {
     }
 
     private void run() {
-        beforeFirstTick.run();
-        if (!stopping) {
-            // here, so the first thread pinned does not pay for it in its own counts; not when the JVM already exits
-            // (a short main), whose exit would wait for it
+        if (topologyAtStart && !stopping) {
+            // not when the JVM already exits (a short main), whose exit would wait for it
             pins.readTopology();
         }
         while (!stopping) {
@@ -154,7 +184,20 @@ final class Sampler {
             if (stopping) {
                 break;
             }
+            if (!ticked) {
+                ticked = true;
+                beforeFirstTick();
+            }
             tick(false);
+        }
+    }
+
+    private void beforeFirstTick() {
+        if (beforeFirstTick != null) {
+            beforeFirstTick.run();
+        }
+        if (!topologyAtStart) {
+            pins.readTopology();
         }
     }
 

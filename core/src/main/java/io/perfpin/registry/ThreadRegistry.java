@@ -66,6 +66,15 @@ public final class ThreadRegistry implements AutoCloseable {
          * @param finalPass  true once, at close, after every thread's final record
          */
         void afterTick(long epochMillis, boolean finalPass, Consumer<String> record);
+
+        /**
+         * Whether this listener has somewhere to send the last tick at close (an export's final totals), when the
+         * registry has neither stats file nor recording: without one that does, the last tick is skipped. Must not
+         * throw.
+         */
+        default boolean wantsLastTick() {
+            return true;
+        }
     }
 
     private ThreadRegistry(
@@ -87,14 +96,23 @@ public final class ThreadRegistry implements AutoCloseable {
         this.pins = ThreadPins.ofThisProcess(syscalls, text -> notices.sayOnce(AgentNotice.refused(text)));
         this.threads = new EnrolledThreads(syscalls, config.defaultEvents(), descriptors, pins, notices);
         this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
-        Runnable beforeFirstTick = config.statsFileLater() == null ? () -> {} : () -> publishLater(config);
-        this.sampler =
-                new Sampler(threads, recording, publisher, notices, pins, config.intervalNanos(), beforeFirstTick);
+        Runnable beforeFirstTick = config.statsFileLater() == null ? null : () -> publishLater(config);
+        this.sampler = new Sampler(
+                threads,
+                recording,
+                publisher,
+                notices,
+                pins,
+                config.intervalNanos(),
+                beforeFirstTick,
+                notices::noStatsFile,
+                config.topologyAtStart());
     }
 
     /**
      * Creates the stats file and recording the config asks for, and starts the sampler thread. A stats file asked
-     * for later ({@link RegistryConfig#withStatsFileLater}) is made by the sampler, while the calling thread goes on.
+     * for later ({@link RegistryConfig#withStatsFileLater}) is made by the sampler at its first tick, while the calling
+     * thread goes on.
      *
      * @throws IOException when a file asked for now cannot be written: the registry does not start
      */
@@ -170,7 +188,7 @@ public final class ThreadRegistry implements AutoCloseable {
         return new StatsPublisher(stats, config.liveSlots(), syscalls, notices::sayOnce, notices.sink());
     }
 
-    /** On the sampler, before its first tick: the stats file asked for later, or none, said once. */
+    /** On the sampler, at its first tick: the stats file asked for later, or none, said once. */
     private void publishLater(RegistryConfig config) {
         Path path = null;
         try {

@@ -83,6 +83,10 @@ final class Agent implements AutoCloseable {
                 .withJsonLines(options.out())
                 .withDescriptors(options.descriptors())
                 .withAgentOptions(options.text());
+        ThreadRules rules = options.rules();
+        if (!rules.pinsByName()) {
+            config = config.withTopologyAtFirstTick();
+        }
         if (options.stats() != null) {
             config = config.withStatsFile(options.stats()); // a file the user named: one that fails is a bad option
         } else if (!options.statsOff()) {
@@ -108,7 +112,6 @@ final class Agent implements AutoCloseable {
         MetricsExport exports = null;
         Enrolment enrolment = null;
         VirtualThreads virtualThreads = null;
-        ThreadRules rules;
         AnnotationValues values;
         Runnable unweave;
         try {
@@ -127,7 +130,6 @@ final class Agent implements AutoCloseable {
                 virtualThreads.exportTo(exports);
             }
             values = new AnnotationValues(parser);
-            rules = options.rules();
             enrolment = new Enrolment(registry, rules, values, methods, syscalls);
             ThreadHooks.install(enrolment);
             unweave = weave(instrumentation, syscalls, values, methods, attached, registry);

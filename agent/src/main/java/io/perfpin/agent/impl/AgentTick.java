@@ -71,6 +71,12 @@ final class AgentTick implements ThreadRegistry.TickListener {
         });
     }
 
+    /** The run record and method summaries go to the recording, which the registry asks about itself; then JFR. */
+    @Override
+    public boolean wantsLastTick() {
+        return flightRecorder != null && flightRecorder(FlightRecorderExport::recording);
+    }
+
     /**
      * Runs JFR work; if it fails, the JFR events stop, said once, and the rest of the tick (the recording, the stats
      * file) goes on.
