@@ -31,10 +31,8 @@ final class Sampler {
     private final Notices notices;
     private final ThreadPins pins;
     private final long intervalNanos;
-    /** What the registry's start left to this thread, run at its first tick; null when nothing. */
-    private final Runnable beforeFirstTick;
-    /** Run at close instead, when there was no tick before it. */
-    private final Runnable noFirstTick;
+    /** What the registry's start left to this thread; null when nothing. */
+    private final FirstTick firstTick;
     /**
      * Whether the CPU topology is read as the sampler starts, for pins the options ask for, so that the first thread
      * pinned does not pay for it in its own counts; otherwise at the first tick, for the pins annotations may ask for.
@@ -58,8 +56,7 @@ final class Sampler {
             Notices notices,
             ThreadPins pins,
             long intervalNanos,
-            Runnable beforeFirstTick,
-            Runnable noFirstTick,
+            FirstTick firstTick,
             boolean topologyAtStart) {
         this.threads = threads;
         this.recording = recording;
@@ -67,11 +64,28 @@ final class Sampler {
         this.notices = notices;
         this.pins = pins;
         this.intervalNanos = intervalNanos;
-        this.beforeFirstTick = beforeFirstTick;
-        this.noFirstTick = noFirstTick;
+        this.firstTick = firstTick;
         this.topologyAtStart = topologyAtStart;
-        this.thread = new Thread(this::run, "perfpin-sampler");
+        this.thread = new Thread(
+                new Runnable() {
+                    // not this::run: a lambda's linking is a cost of the agent's start, on the application's main
+                    // thread
+                    @Override
+                    public void run() {
+                        sample();
+                    }
+                },
+                "perfpin-sampler");
         this.thread.setDaemon(true);
+    }
+
+    /** What the registry's start left to the sampler, done at its first tick, not at once. */
+    interface FirstTick {
+        /** On the sampler, before its first tick. */
+        void before();
+
+        /** At close instead, when there was no tick before it. */
+        void never();
     }
 
     void start() {
@@ -122,8 +136,8 @@ final class Sampler {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        if (!ticked && beforeFirstTick != null) {
-            noFirstTick.run();
+        if (!ticked && firstTick != null) {
+            firstTick.never();
         }
         try {
             if (lastTickReceived()) {
@@ -156,14 +170,19 @@ final class Sampler {
      * their pins are undone here, without a final record.
      */
     private synchronized void releaseLeftOver() {
-        isolated("taking in new threads", () -> threads.admitInto(live));
+        // caught here rather than run as isolated work: on a short main's exit path, linking a lambda cost more
+        try {
+            threads.admitInto(live);
+        } catch (RuntimeException | Error e) {
+            failed("taking in new threads", e);
+        }
         for (TrackedThread t : live) {
             threads.finished(t);
         }
         live.clear();
     }
 
-    private void run() {
+    private void sample() {
         if (topologyAtStart && !stopping) {
             // not when the JVM already exits (a short main), whose exit would wait for it
             pins.readTopology();
@@ -193,8 +212,8 @@ final class Sampler {
     }
 
     private void beforeFirstTick() {
-        if (beforeFirstTick != null) {
-            beforeFirstTick.run();
+        if (firstTick != null) {
+            firstTick.before();
         }
         if (!topologyAtStart) {
             pins.readTopology();
@@ -246,9 +265,15 @@ final class Sampler {
      */
     private void isolated(String what, Isolated.Work work) {
         Throwable failure = Isolated.run(work);
+        if (failure != null) {
+            failed(what, failure);
+        }
+    }
+
+    private void failed(String what, Throwable failure) {
         if (failure instanceof InternalError) {
             faulted((InternalError) failure);
-        } else if (failure != null) {
+        } else {
             notices.sayOnce(Isolated.failed(what, failure));
         }
     }
