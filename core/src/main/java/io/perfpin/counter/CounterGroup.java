@@ -86,7 +86,7 @@ public final class CounterGroup implements AutoCloseable {
             }
         } catch (RuntimeException | Error e) {
             // thrown by the JVM (out of memory) or an encoding: the descriptors opened so far are not left open
-            groups.forEach(KernelGroup::close);
+            closeAll(groups);
             budget.giveBack(wanted);
             throw e;
         }
@@ -140,7 +140,7 @@ public final class CounterGroup implements AutoCloseable {
             }
             if (DescriptorBudget.isShortage(-fd)) {
                 // Counting some of a thread's events and not others would leave its metrics half there.
-                groups.forEach(KernelGroup::close);
+                closeAll(groups);
                 budget.giveBack(wanted);
                 return notCounted(tid, requested, unsupported, -fd, PerfOpenErrors.explain(event, tid, -fd), budget);
             }
@@ -302,15 +302,24 @@ public final class CounterGroup implements AutoCloseable {
     }
 
     public void disable() {
-        groups.forEach(g -> g.ioctl(PerfIoctl.DISABLE));
+        for (KernelGroup group : groups) {
+            group.ioctl(PerfIoctl.DISABLE);
+        }
     }
 
     /** Closes every descriptor, given back to the budget; the counts read so far stay in the caller's snapshots. */
     @Override
     public void close() {
         int held = descriptors(groups);
-        groups.forEach(KernelGroup::close);
+        closeAll(groups);
         groups.clear();
         budget.giveBack(held);
+    }
+
+    /** A loop, not a method reference: a thread's first close is on a short main's exit path, where linking one cost. */
+    private static void closeAll(List<KernelGroup> groups) {
+        for (KernelGroup group : groups) {
+            group.close();
+        }
     }
 }

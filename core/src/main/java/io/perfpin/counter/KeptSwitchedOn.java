@@ -52,7 +52,9 @@ public final class KeptSwitchedOn implements AutoCloseable {
 
     @Override
     public void close() {
-        fds.forEach(syscalls::close);
+        for (int fd : fds) {
+            syscalls.close(fd);
+        }
         budget.giveBack(fds.size());
         fds.clear();
     }

@@ -59,12 +59,24 @@ public final class DerivedMetric {
 
     private static DerivedMetric ratio(
             String name, String description, String numerator, String denominator, double scale, Unit unit) {
-        return new DerivedMetric(
-                name,
-                description,
-                List.of(numerator, denominator),
-                x -> x[1] == 0 ? Double.NaN : scale * x[0] / x[1],
-                unit);
+        return new DerivedMetric(name, description, List.of(numerator, denominator), new Ratio(scale), unit);
+    }
+
+    /**
+     * A class, not a lambda: the presets make their ratios as the agent's premain parses its options, on the
+     * application's main thread, where linking a lambda cost more than the rest of the presets.
+     */
+    private static final class Ratio implements Formula {
+        private final double scale;
+
+        Ratio(double scale) {
+            this.scale = scale;
+        }
+
+        @Override
+        public double apply(double[] x) {
+            return x[1] == 0 ? Double.NaN : scale * x[0] / x[1];
+        }
     }
 
     /** Events per 1000 instructions (MPKI for misses). */

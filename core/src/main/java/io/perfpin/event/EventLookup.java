@@ -10,8 +10,11 @@ import java.util.List;
 @FunctionalInterface
 public interface EventLookup {
     /** Says every name is unknown, so that a machine without the lookup still parses perf's own names. */
-    EventLookup NOT_WIRED = name -> {
-        throw new UnknownEventException(name, "libpfm4 lookup not wired");
+    EventLookup NOT_WIRED = new EventLookup() {
+        @Override
+        public EventSpec encode(String name) {
+            throw new UnknownEventException(name, "libpfm4 lookup not wired");
+        }
     };
 
     /**

@@ -186,16 +186,17 @@ final class EnrolledThreads {
                 Thread thread = adoptedThreads[k];
                 adoptedThreads[k] = null;
                 int at = k * NativeEnrolment.INFO;
-                Throwable failure = Isolated.run(() -> adopt(
-                        thread,
-                        adoptedInfo[at],
-                        adoptedInfo[at + 1],
-                        adoptedInfo[at + 2],
-                        adoptedInfo[at + 3],
-                        longAt(adoptedInfo, at + 4),
-                        longAt(adoptedInfo, at + 6),
-                        live));
-                if (failure != null) {
+                try {
+                    adopt(
+                            thread,
+                            adoptedInfo[at],
+                            adoptedInfo[at + 1],
+                            adoptedInfo[at + 2],
+                            adoptedInfo[at + 3],
+                            longAt(adoptedInfo, at + 4),
+                            longAt(adoptedInfo, at + 6),
+                            live);
+                } catch (RuntimeException | Error failure) {
                     notices.sayOnce(AgentNotice.failure(
                             "taking in a thread counted from its start failed",
                             failure,
@@ -414,8 +415,13 @@ final class EnrolledThreads {
         }
         for (TrackedThread t = admitted.poll(); t != null; t = admitted.poll()) {
             live.add(t);
-            TrackedThread admittedNow = t;
-            Isolated.run(notices, "saying what a thread cannot count", () -> explain(admittedNow.counters));
+            // caught here, not run as Isolated work: a short main's exit takes in its main thread, and linking a
+            // lambda there cost more than the rest
+            try {
+                explain(t.counters);
+            } catch (RuntimeException | Error e) {
+                notices.sayOnce(Isolated.failed("saying what a thread cannot count", e));
+            }
         }
     }
 
@@ -458,9 +464,19 @@ final class EnrolledThreads {
      * whether or not the other could be.
      */
     void finished(TrackedThread t) {
+        // Caught here rather than run as Isolated work: the first thread finished is on a short main's exit path,
+        // where linking a lambda cost more than the rest of it.
         try {
-            Isolated.run(notices, "closing a thread's counters", t.counters::close);
-            Isolated.run(notices, "giving a thread back its CPUs", () -> unpin(t));
+            try {
+                t.counters.close();
+            } catch (RuntimeException | Error e) {
+                notices.sayOnce(Isolated.failed("closing a thread's counters", e));
+            }
+            try {
+                unpin(t);
+            } catch (RuntimeException | Error e) {
+                notices.sayOnce(Isolated.failed("giving a thread back its CPUs", e));
+            }
         } finally {
             enrolled.remove(t.thread, t);
         }

@@ -40,7 +40,9 @@ final class Notices {
     synchronized void publishTo(StatsPublisher publisher) {
         stats = publisher;
         expected = false;
-        early.forEach(publisher::post);
+        for (AgentNotice notice : early) {
+            publisher.post(notice);
+        }
         early.clear();
     }
 
@@ -49,7 +51,9 @@ final class Notices {
      * {@link #published} says false.
      */
     synchronized void noStatsFile() {
-        early.forEach(sink::unpublished);
+        for (AgentNotice notice : early) {
+            sink.unpublished(notice);
+        }
         early.clear();
         expected = false;
     }

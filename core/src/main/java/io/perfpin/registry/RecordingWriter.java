@@ -30,6 +30,14 @@ final class RecordingWriter {
         JsonLinesFile open(Path named, long pid, long epochMillis) throws IOException;
     }
 
+    /** {@link RecordingFile#create}; a class, not a method reference, for the reason {@link ThreadRegistry} gives. */
+    static final Opener FILES = new Opener() {
+        @Override
+        public JsonLinesFile open(Path named, long pid, long epochMillis) throws IOException {
+            return RecordingFile.create(named, pid, epochMillis);
+        }
+    };
+
     /** Null when nothing is recorded. */
     private final JsonLinesFile file;
 

@@ -29,6 +29,7 @@ public final class RegistryConfig {
     private int eventCapacity = 64;
     private DescriptorShare descriptors = DescriptorShare.DEFAULT;
     private String agentOptions = "";
+    private boolean topologyAtStart = true;
 
     private RegistryConfig(EventList defaultEvents) {
         this.defaultEvents = Objects.requireNonNull(defaultEvents, "defaultEvents");
@@ -45,6 +46,7 @@ public final class RegistryConfig {
         copy.eventCapacity = eventCapacity;
         copy.descriptors = descriptors;
         copy.agentOptions = agentOptions;
+        copy.topologyAtStart = topologyAtStart;
         return copy;
     }
 
@@ -74,9 +76,10 @@ public final class RegistryConfig {
     }
 
     /**
-     * A stats file at the path {@code where} gives, worked out and created on the sampler thread before its first
-     * tick, off the thread that starts the registry (an application's main thread, in premain). Null from it, or a
-     * file that cannot be written, means no stats file, said once; counting and recording go on.
+     * A stats file at the path {@code where} gives, worked out and created on the sampler thread at its first tick,
+     * off the thread that starts the registry (an application's main thread, in premain). Null from it, or a file
+     * that cannot be written, means no stats file, said once; counting and recording go on. A registry closed before
+     * its first tick (a JVM whose main ends within an interval) makes none: no viewer could have found it.
      */
     public RegistryConfig withStatsFileLater(Supplier<Path> where) {
         RegistryConfig copy = copy();
@@ -110,6 +113,20 @@ public final class RegistryConfig {
         RegistryConfig copy = copy();
         copy.agentOptions = Objects.requireNonNull(options, "options");
         return copy;
+    }
+
+    /**
+     * No pin is asked for by name: the CPU topology is read at the sampler's first tick, for pins annotations may
+     * still ask for, rather than as it starts, which a short main's exit would wait for.
+     */
+    public RegistryConfig withTopologyAtFirstTick() {
+        RegistryConfig copy = copy();
+        copy.topologyAtStart = false;
+        return copy;
+    }
+
+    public boolean topologyAtStart() {
+        return topologyAtStart;
     }
 
     public EventList defaultEvents() {

@@ -14,8 +14,9 @@ import java.util.concurrent.locks.LockSupport;
  * group, and the thread's /proc files for the {@code sched} events the kernel does not permit), records them,
  * finishes the threads that ended (final record, descriptors closed, pin undone), runs the tick's listeners, and
  * publishes to the stats file last: whatever happens to that file, each thread has been dealt with. It is woken
- * early when many threads ended, so thread churn cannot pile up descriptors. Before its first tick it does what the
- * registry's start left to it, off the thread that started the registry.
+ * early when many threads ended, so thread churn cannot pile up descriptors. At its first tick it first does what the
+ * registry's start left to it, off the thread that started the registry: not at once, since a JVM that ends sooner (a
+ * short main) would wait for it at its exit, for a stats file no viewer could have found.
  *
  * <p>Each piece of a tick is {@link Isolated}: one thread's reading, recording and finishing, each listener, the
  * flush, the stats file. A failure is said once and skips nothing else, so a recording that cannot be written
@@ -30,8 +31,15 @@ final class Sampler {
     private final Notices notices;
     private final ThreadPins pins;
     private final long intervalNanos;
-    /** What the registry's start left to this thread, run before its first tick. */
-    private final Runnable beforeFirstTick;
+    /** What the registry's start left to this thread; null when nothing. */
+    private final FirstTick firstTick;
+    /**
+     * Whether the CPU topology is read as the sampler starts, for pins the options ask for, so that the first thread
+     * pinned does not pay for it in its own counts; otherwise at the first tick, for the pins annotations may ask for.
+     */
+    private final boolean topologyAtStart;
+    /** Whether the sampler ticked before close; read after its thread ended. */
+    private boolean ticked;
 
     private final List<TrackedThread> live = new ArrayList<>();
     /** The threads the current tick finalised, to publish after everything else it does. */
@@ -48,16 +56,36 @@ final class Sampler {
             Notices notices,
             ThreadPins pins,
             long intervalNanos,
-            Runnable beforeFirstTick) {
+            FirstTick firstTick,
+            boolean topologyAtStart) {
         this.threads = threads;
         this.recording = recording;
         this.stats = stats;
         this.notices = notices;
         this.pins = pins;
         this.intervalNanos = intervalNanos;
-        this.beforeFirstTick = beforeFirstTick;
-        this.thread = new Thread(this::run, "perfpin-sampler");
+        this.firstTick = firstTick;
+        this.topologyAtStart = topologyAtStart;
+        this.thread = new Thread(
+                new Runnable() {
+                    // not this::run: a lambda's linking is a cost of the agent's start, on the application's main
+                    // thread
+                    @Override
+                    public void run() {
+                        sample();
+                    }
+                },
+                "perfpin-sampler");
         this.thread.setDaemon(true);
+    }
+
+    /** What the registry's start left to the sampler, done at its first tick, not at once. */
+    interface FirstTick {
+        /** On the sampler, before its first tick. */
+        void before();
+
+        /** At close instead, when there was no tick before it. */
+        void never();
     }
 
     void start() {
@@ -97,7 +125,8 @@ final class Sampler {
     /**
      * Ends the sampler thread, then ticks a last time on the calling thread, finalising every thread, and closes the
      * stats file, marked closed. Every thread is let go of, whatever failed before: its descriptors closed, its pin
-     * undone.
+     * undone. The last tick is skipped when nothing would receive it (no stats file, no recording, no listener that
+     * wants it): a short main's exit then waits for no final read nobody sees.
      */
     void finish() {
         stopping = true;
@@ -107,8 +136,13 @@ final class Sampler {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        if (!ticked && firstTick != null) {
+            firstTick.never();
+        }
         try {
-            isolated("the last tick", () -> tick(true));
+            if (lastTickReceived()) {
+                isolated("the last tick", () -> tick(true));
+            }
         } finally {
             releaseLeftOver();
             StatsPublisher publisher = stats;
@@ -119,23 +153,38 @@ final class Sampler {
         }
     }
 
+    private boolean lastTickReceived() {
+        if (stats != null || recording.path() != null) {
+            return true;
+        }
+        for (ThreadRegistry.TickListener listener : listeners) {
+            if (listener.wantsLastTick()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /**
      * Threads the last tick did not finish, as when it failed before reaching them: their descriptors close and
      * their pins are undone here, without a final record.
      */
     private synchronized void releaseLeftOver() {
-        isolated("taking in new threads", () -> threads.admitInto(live));
+        // caught here rather than run as isolated work: on a short main's exit path, linking a lambda cost more
+        try {
+            threads.admitInto(live);
+        } catch (RuntimeException | Error e) {
+            failed("taking in new threads", e);
+        }
         for (TrackedThread t : live) {
             threads.finished(t);
         }
         live.clear();
     }
 
-    private void run() {
-        beforeFirstTick.run();
-        if (!stopping) {
-            // here, so the first thread pinned does not pay for it in its own counts; not when the JVM already exits
-            // (a short main), whose exit would wait for it
+    private void sample() {
+        if (topologyAtStart && !stopping) {
+            // not when the JVM already exits (a short main), whose exit would wait for it
             pins.readTopology();
         }
         while (!stopping) {
@@ -154,7 +203,20 @@ final class Sampler {
             if (stopping) {
                 break;
             }
+            if (!ticked) {
+                ticked = true;
+                beforeFirstTick();
+            }
             tick(false);
+        }
+    }
+
+    private void beforeFirstTick() {
+        if (firstTick != null) {
+            firstTick.before();
+        }
+        if (!topologyAtStart) {
+            pins.readTopology();
         }
     }
 
@@ -203,9 +265,15 @@ final class Sampler {
      */
     private void isolated(String what, Isolated.Work work) {
         Throwable failure = Isolated.run(work);
+        if (failure != null) {
+            failed(what, failure);
+        }
+    }
+
+    private void failed(String what, Throwable failure) {
         if (failure instanceof InternalError) {
             faulted((InternalError) failure);
-        } else if (failure != null) {
+        } else {
             notices.sayOnce(Isolated.failed(what, failure));
         }
     }

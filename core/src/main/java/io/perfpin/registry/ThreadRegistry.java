@@ -11,7 +11,6 @@ import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-import io.perfpin.report.RecordingFile;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
 import java.io.IOException;
@@ -66,6 +65,15 @@ public final class ThreadRegistry implements AutoCloseable {
          * @param finalPass  true once, at close, after every thread's final record
          */
         void afterTick(long epochMillis, boolean finalPass, Consumer<String> record);
+
+        /**
+         * Whether this listener has somewhere to send the last tick at close (an export's final totals), when the
+         * registry has neither stats file nor recording: without one that does, the last tick is skipped. Must not
+         * throw.
+         */
+        default boolean wantsLastTick() {
+            return true;
+        }
     }
 
     private ThreadRegistry(
@@ -84,22 +92,29 @@ public final class ThreadRegistry implements AutoCloseable {
         }
         this.recording = recording;
         // Restores that cannot be had are what the options asked and the agent could not do.
-        this.pins = ThreadPins.ofThisProcess(syscalls, text -> notices.sayOnce(AgentNotice.refused(text)));
+        this.pins = ThreadPins.ofThisProcess(syscalls, new Refused(notices));
         this.threads = new EnrolledThreads(syscalls, config.defaultEvents(), descriptors, pins, notices);
         this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
-        Runnable beforeFirstTick = config.statsFileLater() == null ? () -> {} : () -> publishLater(config);
-        this.sampler =
-                new Sampler(threads, recording, publisher, notices, pins, config.intervalNanos(), beforeFirstTick);
+        this.sampler = new Sampler(
+                threads,
+                recording,
+                publisher,
+                notices,
+                pins,
+                config.intervalNanos(),
+                config.statsFileLater() == null ? null : new StatsFileLater(config),
+                config.topologyAtStart());
     }
 
     /**
      * Creates the stats file and recording the config asks for, and starts the sampler thread. A stats file asked
-     * for later ({@link RegistryConfig#withStatsFileLater}) is made by the sampler, while the calling thread goes on.
+     * for later ({@link RegistryConfig#withStatsFileLater}) is made by the sampler at its first tick, while the calling
+     * thread goes on.
      *
      * @throws IOException when a file asked for now cannot be written: the registry does not start
      */
     public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink) throws IOException {
-        return start(syscalls, config, sink, RecordingFile::create);
+        return start(syscalls, config, sink, RecordingWriter.FILES);
     }
 
     /** As {@link #start(Syscalls, RegistryConfig, NoticeSink)}, its recording opened by {@code recordings}. */
@@ -170,7 +185,45 @@ public final class ThreadRegistry implements AutoCloseable {
         return new StatsPublisher(stats, config.liveSlots(), syscalls, notices::sayOnce, notices.sink());
     }
 
-    /** On the sampler, before its first tick: the stats file asked for later, or none, said once. */
+    /*
+     * Classes rather than lambdas, here and below: the registry starts in the agent's premain, on the application's
+     * main thread, and closes on its exit path, where linking a lambda cost more than the work it stands for.
+     */
+
+    /** What a pin's restore could not do, said as refused: it is what the options asked that the agent could not. */
+    private static final class Refused implements Consumer<String> {
+        private final Notices notices;
+
+        Refused(Notices notices) {
+            this.notices = notices;
+        }
+
+        @Override
+        public void accept(String text) {
+            notices.sayOnce(AgentNotice.refused(text));
+        }
+    }
+
+    /** The stats file asked for later, made at the sampler's first tick. */
+    private final class StatsFileLater implements Sampler.FirstTick {
+        private final RegistryConfig config;
+
+        StatsFileLater(RegistryConfig config) {
+            this.config = config;
+        }
+
+        @Override
+        public void before() {
+            publishLater(config);
+        }
+
+        @Override
+        public void never() {
+            notices.noStatsFile();
+        }
+    }
+
+    /** On the sampler, at its first tick: the stats file asked for later, or none, said once. */
     private void publishLater(RegistryConfig config) {
         Path path = null;
         try {
@@ -329,22 +382,42 @@ public final class ThreadRegistry implements AutoCloseable {
             }
             closed = true;
             List<String> failures = new ArrayList<>();
-            closing(failures, "waiting for enrolments under way", threads::close);
-            closing(failures, "finishing the threads", sampler::finish);
-            // Finishing gave each thread its CPUs back; this gives back any pin a failure above left behind.
-            closing(failures, "giving the threads their CPUs back", pins::close);
-            closing(failures, "closing the counters kept switched on", switchedOn::close);
-            closing(failures, "closing the recording", recording::close);
+            for (Closing step : Closing.values()) {
+                try {
+                    close(step);
+                } catch (IOException | RuntimeException | Error e) {
+                    failures.add(step.what + ": " + e);
+                }
+            }
             if (!failures.isEmpty()) {
                 notices.sayOnce(AgentNotice.refused("closing failed: " + String.join("; ", failures)));
             }
         }
     }
 
-    private static void closing(List<String> failures, String step, Isolated.Work work) {
-        Throwable failure = Isolated.run(work);
-        if (failure != null) {
-            failures.add(step + ": " + failure);
+    /** The steps of {@link #close}, in order; each runs whatever failed before it. */
+    private enum Closing {
+        ENROLMENTS("waiting for enrolments under way"),
+        THREADS("finishing the threads"),
+        // Finishing gave each thread its CPUs back; this gives back any pin a failure above left behind.
+        PINS("giving the threads their CPUs back"),
+        SWITCHED_ON("closing the counters kept switched on"),
+        RECORDING("closing the recording");
+
+        private final String what;
+
+        Closing(String what) {
+            this.what = what;
+        }
+    }
+
+    private void close(Closing step) throws IOException {
+        switch (step) {
+            case ENROLMENTS -> threads.close();
+            case THREADS -> sampler.finish();
+            case PINS -> pins.close();
+            case SWITCHED_ON -> switchedOn.close();
+            case RECORDING -> recording.close();
         }
     }
 

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A stats file asked for later is made on the sampler thread before its first tick, while the thread that started
+ * A stats file asked for later is made on the sampler thread at its first tick, while the thread that started
  * the registry goes on (the agent's premain): what happens before the file exists must still reach it. The sampler is
  * held inside the file's path supplier by a latch, so each test knows the file is not there yet.
  */
@@ -38,6 +38,10 @@ class StatsFileLaterTest {
     private final CountDownLatch answer = new CountDownLatch(1);
 
     private ThreadRegistry start(Path statsFile) throws IOException {
+        return start(statsFile, 10_000_000L);
+    }
+
+    private ThreadRegistry start(Path statsFile, long intervalNanos) throws IOException {
         Supplier<Path> held = () -> {
             asked.countDown();
             await(answer);
@@ -46,7 +50,7 @@ class StatsFileLaterTest {
         return ThreadRegistry.start(
                 Backends.syscalls(),
                 RegistryConfig.of(EventList.parse("task-clock", new EventParser()))
-                        .withInterval(10_000_000L)
+                        .withInterval(intervalNanos)
                         .withStatsFileLater(held),
                 new NoticeSink() {
                     @Override
@@ -91,6 +95,25 @@ class StatsFileLaterTest {
             assertEquals(1, snapshot.finishedTotal(), "this thread's final counts");
         }
         assertEquals(List.of(), unpublished);
+    }
+
+    /**
+     * Closed before the first tick, as by a main that ends within an interval: no file is made, since no viewer could
+     * have found it, and the notice that waited for it is handed back to the sink.
+     */
+    @Test
+    void closedBeforeTheFirstTickMakesNoFileAndHandsBackWhatWaited() throws Exception {
+        Path statsFile = dir.resolve("never.stats");
+        ThreadRegistry registry = start(statsFile, TimeUnit.HOURS.toNanos(1));
+        try {
+            registry.post(AgentNotice.info("said before the file"));
+            assertTrue(registry.enrolCurrentThread(null, null));
+        } finally {
+            registry.close();
+        }
+        assertEquals(1, asked.getCount(), "the file's path was never asked for");
+        assertFalse(Files.exists(statsFile));
+        assertEquals(List.of(AgentNotice.info("said before the file")), unpublished);
     }
 
     /**

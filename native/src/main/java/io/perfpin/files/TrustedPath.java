@@ -38,7 +38,9 @@ public final class TrustedPath {
         Path walked = Path.of("/");
         FileStatus current = check(walked);
         Deque<Path> left = new ArrayDeque<>();
-        dir.toAbsolutePath().forEach(left::add);
+        for (Path part : dir.toAbsolutePath()) {
+            left.add(part);
+        }
         int links = 0;
         while (!left.isEmpty()) {
             String part = left.removeFirst().toString();
@@ -68,7 +70,9 @@ public final class TrustedPath {
             }
             Path target = Files.readSymbolicLink(next);
             List<Path> parts = new ArrayList<>();
-            target.forEach(parts::add);
+            for (Path name : target) {
+                parts.add(name);
+            }
             for (int i = parts.size() - 1; i >= 0; i--) {
                 left.addFirst(parts.get(i));
             }

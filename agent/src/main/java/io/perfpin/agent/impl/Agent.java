@@ -15,6 +15,7 @@ import io.perfpin.stats.StatsFile;
 import java.io.IOException;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
+import java.util.function.Supplier;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 
 /**
@@ -48,7 +49,16 @@ final class Agent implements AutoCloseable {
         this.exports = exports;
         this.unweave = unweave;
         this.virtualThreads = virtualThreads;
-        this.shutdownHook = new Thread(() -> closeCounting(registry, exports, virtualThreads), "perfpin-shutdown");
+        // Classes rather than lambdas in the agent's start: it runs in premain, on the application's main thread, where
+        // linking a lambda cost more than the work it stands for.
+        this.shutdownHook = new Thread(
+                new Runnable() {
+                    @Override
+                    public void run() {
+                        closeCounting(registry, exports, virtualThreads);
+                    }
+                },
+                "perfpin-shutdown");
     }
 
     static Agent start(
@@ -83,11 +93,20 @@ final class Agent implements AutoCloseable {
                 .withJsonLines(options.out())
                 .withDescriptors(options.descriptors())
                 .withAgentOptions(options.text());
+        ThreadRules rules = options.rules();
+        if (!rules.pinsByName()) {
+            config = config.withTopologyAtFirstTick();
+        }
         if (options.stats() != null) {
             config = config.withStatsFile(options.stats()); // a file the user named: one that fails is a bad option
         } else if (!options.statsOff()) {
             // the sampler makes the default one, while main() goes on: what premain must do it does first
-            config = config.withStatsFileLater(Agent::defaultStatsFile);
+            config = config.withStatsFileLater(new Supplier<Path>() {
+                @Override
+                public Path get() {
+                    return defaultStatsFile();
+                }
+            });
         }
         ThreadRegistry registry;
         try {
@@ -108,7 +127,6 @@ final class Agent implements AutoCloseable {
         MetricsExport exports = null;
         Enrolment enrolment = null;
         VirtualThreads virtualThreads = null;
-        ThreadRules rules;
         AnnotationValues values;
         Runnable unweave;
         try {
@@ -122,12 +140,13 @@ final class Agent implements AutoCloseable {
                     registry.onTick(virtualThreads);
                 }
             }
-            exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
+            if (options.metrics().any()) {
+                exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
+            }
             if (virtualThreads != null && exports != null) {
                 virtualThreads.exportTo(exports);
             }
             values = new AnnotationValues(parser);
-            rules = options.rules();
             enrolment = new Enrolment(registry, rules, values, methods, syscalls);
             ThreadHooks.install(enrolment);
             unweave = weave(instrumentation, syscalls, values, methods, attached, registry);
@@ -193,9 +212,12 @@ final class Agent implements AutoCloseable {
                 weaver.setDaemon(true);
                 weaver.start();
             }
-            return () -> {
-                ThreadLifecycleEvents.disable(syscalls);
-                onDemand.reset(instrumentation);
+            return new Runnable() {
+                @Override
+                public void run() {
+                    ThreadLifecycleEvents.disable(syscalls);
+                    onDemand.reset(instrumentation);
+                }
             };
         }
         ResettableClassFileTransformer transformer = Weaving.install(instrumentation, values, methods);

@@ -44,7 +44,7 @@ final class AgentTick implements ThreadRegistry.TickListener {
 
     @Override
     public void threadsRead(List<? extends SampledThread> live, List<? extends SampledThread> finished) {
-        toFlightRecorder = flightRecorder != null && flightRecorder(FlightRecorderExport::recording);
+        toFlightRecorder = flightRecorderWants();
         if (toFlightRecorder) {
             flightRecorder(jfr -> {
                 jfr.threads(live, finished);
@@ -71,6 +71,26 @@ final class AgentTick implements ThreadRegistry.TickListener {
         });
     }
 
+    /** The run record and method summaries go to the recording, which the registry asks about itself; then JFR. */
+    @Override
+    public boolean wantsLastTick() {
+        return flightRecorderWants();
+    }
+
+    /** Whether a JFR recording wants the events now; no lambda, since a short main's exit asks it. */
+    private boolean flightRecorderWants() {
+        FlightRecorderExport jfr = flightRecorder;
+        if (jfr == null) {
+            return false;
+        }
+        try {
+            return jfr.recording();
+        } catch (RuntimeException | LinkageError e) {
+            jfrFailed(e);
+            return false;
+        }
+    }
+
     /**
      * Runs JFR work; if it fails, the JFR events stop, said once, and the rest of the tick (the recording, the stats
      * file) goes on.
@@ -83,9 +103,13 @@ final class AgentTick implements ThreadRegistry.TickListener {
         try {
             return work.test(jfr);
         } catch (RuntimeException | LinkageError e) {
-            flightRecorder = null;
-            AgentLog.say(AgentNotice.failure("no more JFR events", e, "counting and recording go on"));
+            jfrFailed(e);
             return false;
         }
+    }
+
+    private void jfrFailed(Throwable e) {
+        flightRecorder = null;
+        AgentLog.say(AgentNotice.failure("no more JFR events", e, "counting and recording go on"));
     }
 }

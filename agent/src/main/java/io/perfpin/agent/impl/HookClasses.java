@@ -12,6 +12,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarInputStream;
@@ -83,8 +84,11 @@ final class HookClasses {
     /** A copy of the jar in this user's perfpin directory, under a directory named by its content. */
     private static Path installed(byte[] jar) throws IOException {
         OwnedDirectory version = PerfpinDirectory.open(PerfpinDirectory.AGENT).directory(ContentName.of(jar));
-        return version.install(JAR, jar)
-                .orElseThrow(() -> new IOException(version.resolve(JAR)
-                        + " holds other bytes than this perfpin's hooks: remove it, and perfpin writes it again"));
+        Optional<Path> installed = version.install(JAR, jar);
+        if (installed.isEmpty()) {
+            throw new IOException(version.resolve(JAR)
+                    + " holds other bytes than this perfpin's hooks: remove it, and perfpin writes it again");
+        }
+        return installed.get();
     }
 }

@@ -52,6 +52,11 @@ final class ThreadRules {
         return blindToDigitSuffix;
     }
 
+    /** Whether a rule pins threads by name; annotations may pin others. */
+    boolean pinsByName() {
+        return !pins.isEmpty();
+    }
+
     /** Whether a thread of this name and class is counted, pinned or not. */
     boolean enrols(String name, Class<?> type) {
         if (name.startsWith(OWN_PREFIX)) {

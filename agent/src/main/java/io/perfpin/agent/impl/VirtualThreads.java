@@ -278,6 +278,12 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         exports = export;
     }
 
+    /** Its last tick goes to the recording and the stats file, which the registry asks about, and the export's own. */
+    @Override
+    public boolean wantsLastTick() {
+        return false;
+    }
+
     @Override
     public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
         List<Ended> tick = new ArrayList<>();
