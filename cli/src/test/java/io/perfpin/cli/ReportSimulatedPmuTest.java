@@ -3,6 +3,8 @@ package io.perfpin.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -10,13 +12,18 @@ import java.nio.file.Paths;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The live view of a run on the simulated PMU says so, as the agent's notice; its recording says so in every format
  * report writes: the pmu field of its JSON records,
- * the pmu column of its CSV, a line under its table and a banner on its HTML page.
+ * the pmu column of its CSV, a line under its table and a banner on its HTML page. The views read the agent's stats
+ * file in a JVM without the property, and still label their records: {@code top --format json}'s pmu field, {@code run
+ * --format csv}'s pmu column, and the heading of each frame.
  */
 class ReportSimulatedPmuTest {
     private static final String JAVA =
@@ -24,6 +31,78 @@ class ReportSimulatedPmuTest {
 
     @TempDir
     Path dir;
+
+    @Test
+    void theViewsLabelTheirRecordsAndHeadingsFromTheAgentsStatsFile() throws Exception {
+        String agent =
+                "-javaagent:" + AgentJar.forThisUser() + "=threads=worker-.*;events=ipc,task-clock;interval=100ms";
+        try (ChildJvm service = ChildJvm.startWith(
+                List.of(agent, "-Dperfpin.simulated-pmu=skylake"), "io.perfpin.apps.Service", "1", "120")) {
+            try {
+                service.await(Pattern.compile("ready"));
+                String pid = Long.toString(service.pid());
+                CliRun top = CliRun.capture(() ->
+                        Perfpin.run("top", pid, "--format", "json", "--interval", "100ms", "--duration", "500ms"));
+                assertEquals(ExitCode.OK, top.code, top.err);
+                List<Map<?, ?>> records = top.out
+                        .lines()
+                        .<Map<?, ?>>map(l -> (Map<?, ?>) JsonReader.parse(l))
+                        .filter(r -> "worker-0".equals(r.get("name")))
+                        .toList();
+                assertEquals(
+                        Set.of("sample", "thread"),
+                        records.stream().map(r -> r.get("type")).collect(Collectors.toSet()),
+                        top.out);
+                for (Map<?, ?> r : records) {
+                    assertEquals("simulated skylake", r.get("pmu"), "every record: " + r);
+                }
+
+                CliRun table =
+                        CliRun.capture(() -> Perfpin.run("top", pid, "--interval", "100ms", "--duration", "300ms"));
+                assertEquals(ExitCode.OK, table.code, table.err);
+                assertTrue(
+                        Pattern.compile("(?s).*--- [0-9:.]+  perfpin top  pid " + pid + " \\(simulated skylake PMU\\)"
+                                        + "  live threads: .*")
+                                .matcher(table.out)
+                                .matches(),
+                        "the frame's heading, the one a redrawn screen shows too:\n" + table.out);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
+        }
+
+        CliRun csv = CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--threads",
+                "main",
+                "--events",
+                "ipc,task-clock",
+                "--interval",
+                "100ms",
+                "--format",
+                "csv",
+                "--",
+                JAVA,
+                "-Dperfpin.simulated-pmu=skylake",
+                "-cp",
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                "io.perfpin.apps.MatrixMultiply"));
+        assertEquals(0, csv.code, csv.out + csv.err);
+        List<String> header =
+                Arrays.asList(csv.out.lines().findFirst().orElseThrow().split(","));
+        List<String[]> rows = csv.out
+                .lines()
+                .filter(l -> l.startsWith("main,"))
+                .map(l -> l.split(",", -1))
+                .toList();
+        assertEquals(
+                Set.of("sample", "thread"),
+                rows.stream().map(r -> r[header.indexOf("type")]).collect(Collectors.toSet()),
+                csv.out);
+        for (String[] row : rows) {
+            assertEquals("simulated skylake", row[header.indexOf("pmu")], "every row: " + String.join(",", row));
+        }
+    }
 
     @Test
     void everyFormatSaysTheCountsAreSimulated() throws Exception {
