@@ -158,15 +158,17 @@ class ReportSimulatedPmuTest {
 
         CliRun csv = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "csv"));
         assertEquals(ExitCode.OK, csv.code, csv.err);
+        // Its unsupported field, why DTLB_LOAD_MISSES.WALK_ACTIVE was not counted, is quoted: it holds commas.
         List<String> header =
-                Arrays.asList(csv.out.lines().findFirst().orElseThrow().split(","));
-        String[] row = csv.out
+                OutputContractTest.fields(csv.out.lines().findFirst().orElseThrow());
+        List<String> row = csv.out
                 .lines()
-                .filter(l -> l.startsWith("main,") && l.contains(",thread,"))
+                .map(OutputContractTest::fields)
+                .filter(r ->
+                        r.get(0).equals("main") && r.get(header.indexOf("type")).equals("thread"))
                 .findFirst()
-                .orElseThrow()
-                .split(",", -1);
-        double csvCoverage = Double.parseDouble(row[header.indexOf("cache-misses:coverage")]);
+                .orElseThrow();
+        double csvCoverage = Double.parseDouble(row.get(header.indexOf("cache-misses:coverage")));
         assertEquals(cacheMisses, csvCoverage, 1e-9, csv.out);
 
         CliRun table =
