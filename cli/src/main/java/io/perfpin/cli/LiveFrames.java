@@ -276,7 +276,10 @@ final class LiveFrames {
         return refusals;
     }
 
-    /** A frame's first line: the command, the JVM ({@code who}), its live threads and the window of the counts. */
+    /**
+     * A frame's first line: the command, the JVM ({@code who}), whose hardware counts a simulated PMU makes when it
+     * does (tests only: they are no measurement), its live threads and the window of the counts.
+     */
     static String heading(String command, String who, StatsSnapshot snapshot, StatsWindows.Frame frame, int shown) {
         long live = snapshot.threads().stream()
                 .filter(s -> s.state() == StatsLayout.STATE_RUNNING)
@@ -285,7 +288,9 @@ final class LiveFrames {
                 ? "counts since each thread was enrolled"
                 : "counts over the last " + CountText.seconds(frame.spanNanos()) + " (" + frame.samples()
                         + " agent sample" + (frame.samples() == 1 ? "" : "s") + ")";
-        return "--- " + LocalTime.now().format(CLOCK) + "  perfpin " + command + "  " + who + "  live threads: " + live
+        String pmu = snapshot.pmu() == null ? "" : " (" + snapshot.pmu() + " PMU)";
+        return "--- " + LocalTime.now().format(CLOCK) + "  perfpin " + command + "  " + who + pmu + "  live threads: "
+                + live
                 + (shown < live ? " (" + shown + " shown)" : "") + ", " + window + " ---";
     }
 

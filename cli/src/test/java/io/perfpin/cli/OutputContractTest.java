@@ -401,7 +401,7 @@ class OutputContractTest {
     }
 
     /** One CSV record's fields (RFC 4180: quoted where it holds a comma or quote, quotes doubled). */
-    private static List<String> fields(String line) {
+    static List<String> fields(String line) {
         List<String> fields = new ArrayList<>();
         StringBuilder field = new StringBuilder();
         boolean quoted = false;

@@ -12,8 +12,13 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 
 /**
- * {@code perfpin stat} with hardware events, on the simulated PMU of a CLI started with its property: the counts
- * of another JVM's thread in JSON, CSV and the table, each saying that the PMU was simulated.
+ * {@code perfpin stat} with hardware events, on the simulated PMU of a CLI started with its property, counting another
+ * JVM's thread: its JSON says the PMU first and in the record's pmu field, with cycles at the model's 3 GHz of the
+ * thread's task-clock and the IPC asked for; its table has the line that says the counts are simulated. With more
+ * general-purpose events than the model's counters, multiplexed: the windows of an event add up to its total, whose
+ * coverage is strictly between 0 and 1 and whose count is scaled to the whole time (cycles still 3 GHz of task-clock,
+ * counted throughout); the CSV has the pmu column and a {@code :coverage} below 1. And the memory-bound hint fires for
+ * a thread of low IPC and many misses, and not at the IPC of 1.5.
  */
 class StatSimulatedPmuTest {
     private static final Pattern WORKER = Pattern.compile("thread (worker-0) tid (\\d+)");
@@ -46,8 +51,15 @@ class StatSimulatedPmuTest {
                     "the table says so: " + table);
 
             // Windows of a multiplexed event add up to its total: 11 general-purpose events rotate on 4 counters.
-            List<String> windows =
-                    stat(SIMULATED, pid, "json", "ipc,cache,tlb,branch", "--interval", "100ms", "--duration", "600ms");
+            List<String> windows = stat(
+                    SIMULATED,
+                    pid,
+                    "json",
+                    "ipc,cache,tlb,branch,task-clock",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "600ms");
             double summed = 0;
             Map<?, ?> total = null;
             for (String line : windows.subList(1, windows.size())) {
@@ -65,6 +77,29 @@ class StatSimulatedPmuTest {
             assertTrue(coverage > 0 && coverage < 1, "multiplexed: " + totalCoverage);
             double whole = ((Number) ((Map<?, ?>) total.get("counters")).get("cache-misses")).doubleValue();
             assertEquals(whole, summed, whole * 0.02, "the windows' cache-misses add up to the total: " + windows);
+            // Scaled, raw x enabled / running: cycles rotated off the counters part of the time still come to 3 GHz of
+            // the task-clock, which as a software event was counted throughout.
+            Map<?, ?> totals = (Map<?, ?>) total.get("counters");
+            double cyclesCoverage = ((Number) totalCoverage.get("cycles")).doubleValue();
+            assertTrue(cyclesCoverage > 0 && cyclesCoverage < 1, "cycles multiplexed too: " + totalCoverage);
+            assertEquals(1.0, ((Number) totalCoverage.get("task-clock")).doubleValue(), "task-clock throughout");
+            double wholeClock = ((Number) totals.get("task-clock")).doubleValue();
+            assertEquals(
+                    3.0 * wholeClock,
+                    ((Number) totals.get("cycles")).doubleValue(),
+                    3.0 * wholeClock * 0.02,
+                    "scaled to the whole time, not " + cyclesCoverage + " of it: " + totals);
+
+            List<String> csv = stat(SIMULATED, pid, "csv", "ipc,cache,tlb,branch,task-clock");
+            List<String> header = OutputContractTest.fields(
+                    csv.stream().filter(l -> l.startsWith("name,")).findFirst().orElseThrow());
+            List<String> row = OutputContractTest.fields(csv.stream()
+                    .filter(l -> l.startsWith("worker-0,"))
+                    .findFirst()
+                    .orElseThrow());
+            assertEquals("simulated skylake", row.get(header.indexOf("pmu")), "the pmu column: " + csv);
+            double csvCoverage = Double.parseDouble(row.get(header.indexOf("cache-misses:coverage")));
+            assertTrue(csvCoverage > 0 && csvCoverage < 1, "cache-misses:coverage multiplexed: " + csv);
 
             // A thread of low IPC that misses the cache often: the hint that reads both fires, and only then.
             List<String> memoryBound = stat(

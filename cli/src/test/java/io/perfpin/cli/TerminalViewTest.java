@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.AgentJar;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -19,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * {@code top} in a real terminal, tmux's, 120 columns wide, driven by its keys as a person would: the frame fits the
- * width, {@code s} sorts by the next column, {@code p} pauses and goes on, {@code q} quits with the totals.
+ * width, {@code s} sorts by the next column, {@code p} pauses and goes on, {@code q} quits with the totals; the heading
+ * of a JVM on the simulated PMU says so.
  */
 class TerminalViewTest {
     private static final Duration DEADLINE = Duration.ofSeconds(30);
@@ -35,16 +37,8 @@ class TerminalViewTest {
             service.await(Pattern.compile("ready"));
             service.send("spin spin-with-a-name-long-enough-to-be-cut-in-the-middle-so-that-the-row-fits-the-screen-1");
             service.await(Pattern.compile("thread spin-.* tid \\d+"));
-            Path script = dir.resolve("top.sh");
-            String java =
-                    Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-            Files.writeString(
-                    script,
-                    "'" + java + "' -cp '" + System.getProperty("java.class.path") + "' "
-                            + Perfpin.class.getName() + " top " + service.pid() + " --interval 200ms\necho EXITED $?\n"
-                            + "sleep 60\n");
             try {
-                tmux(socket, "new-session", "-d", "-s", "view", "-x", "120", "-y", "40", "sh " + script);
+                top(socket, service.pid());
                 String frame = await(socket, "q quits, s sorts by the next column (now task-clock), p pauses");
                 for (String line : frame.split("\n")) {
                     assertTrue(line.length() <= 120, "fits 120 columns: '" + line + "'\n" + frame);
@@ -66,6 +60,44 @@ class TerminalViewTest {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
             }
         }
+    }
+
+    /**
+     * A JVM whose hardware counts the simulated PMU makes (tests only): the redrawn screen's heading says so, as its
+     * stats file does, though top's JVM has no such property.
+     */
+    @Test
+    void theHeadingOfASimulatedPmusFrameSaysSo() throws Exception {
+        String socket = "perfpin-test-pmu-" + ProcessHandle.current().pid();
+        String agent = "-javaagent:" + AgentJar.forThisUser() + "=threads=worker-.*;events=ipc;interval=200ms";
+        try (ChildJvm service = ChildJvm.startWith(
+                List.of(agent, "-Dperfpin.simulated-pmu=skylake"), "io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            try {
+                top(socket, service.pid());
+                String frame = await(socket, "q quits, s sorts by the next column");
+                assertTrue(
+                        frame.matches("(?s)(.*\n)?--- [0-9:.]+  perfpin top  pid " + service.pid()
+                                + " \\(simulated skylake PMU\\)  live threads: 1, .*"),
+                        "the frame's first line:\n" + frame);
+                tmux(socket, "send-keys", "-t", "view", "q");
+                await(socket, "EXITED 0");
+            } finally {
+                tmux(socket, "kill-server");
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
+        }
+    }
+
+    /** {@code top} of {@code pid} in a tmux session {@code view} on {@code socket}, 120 by 40, as a person runs it. */
+    private void top(String socket, long pid) throws Exception {
+        Path script = dir.resolve("top.sh");
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        Files.writeString(
+                script,
+                "'" + java + "' -cp '" + System.getProperty("java.class.path") + "' " + Perfpin.class.getName()
+                        + " top " + pid + " --interval 200ms\necho EXITED $?\nsleep 60\n");
+        tmux(socket, "new-session", "-d", "-s", "view", "-x", "120", "-y", "40", "sh " + script);
     }
 
     /** The pane's screen and history, once it shows {@code text}; fails after {@link #DEADLINE}. */

@@ -131,7 +131,7 @@ public final class ThreadRegistry implements AutoCloseable {
         StatsFile stats = null;
         if (config.statsFile() != null) {
             try {
-                stats = createStatsFile(config.statsFile(), config, descriptors);
+                stats = createStatsFile(config.statsFile(), config, descriptors, syscalls.simulatedPmu());
             } catch (IOException e) {
                 throw new IOException("cannot write the stats file: " + e.getMessage(), e);
             }
@@ -160,7 +160,8 @@ public final class ThreadRegistry implements AutoCloseable {
         return registry;
     }
 
-    private static StatsFile createStatsFile(Path path, RegistryConfig config, DescriptorBudget descriptors)
+    /** With the name of the simulated PMU that makes its hardware counts ({@code pmu}; null: the kernel's). */
+    private static StatsFile createStatsFile(Path path, RegistryConfig config, DescriptorBudget descriptors, String pmu)
             throws IOException {
         StatsFile stats = StatsFile.create(
                 path,
@@ -170,7 +171,8 @@ public final class ThreadRegistry implements AutoCloseable {
                 config.eventCapacity(),
                 config.liveSlots(),
                 config.finishedSlots(),
-                config.agentOptions());
+                config.agentOptions(),
+                pmu);
         stats.descriptorBudget(descriptors.budget());
         // Every selected event is a column from the start, in --events order: a viewer writes its CSV header from
         // the first frame, before any thread is enrolled, and one column per event is the output contract
@@ -229,7 +231,8 @@ public final class ThreadRegistry implements AutoCloseable {
         try {
             path = config.statsFileLater().get();
             if (path != null) {
-                StatsPublisher publisher = publisher(createStatsFile(path, config, descriptors), config);
+                StatsPublisher publisher =
+                        publisher(createStatsFile(path, config, descriptors, syscalls.simulatedPmu()), config);
                 sampler.publishTo(publisher);
                 notices.publishTo(publisher);
                 return;

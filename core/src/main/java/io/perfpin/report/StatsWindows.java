@@ -31,6 +31,9 @@ import java.util.Set;
  * ran since the frame before, as three rows ({@link VirtualThreadGroups}): the counts its members added in the window,
  * those that ended and those that run (their totals so far, as of their last unmount), under a name that says how many
  * ended and how many run now, then the p50 and p99 of the totals of a member that ended (none until one has).
+ *
+ * <p>Every row names the simulated PMU that made its hardware counts, as the stats file does (tests only), so that a
+ * viewer's records say it as the agent's own do.
  */
 public final class StatsWindows {
     private static final String NOT_ITS_EVENT = "this thread does not count it";
@@ -219,7 +222,8 @@ public final class StatsWindows {
                         e -> refusal(snapshot, now, e),
                         -1)
                 .withSources(sources(snapshot, now))
-                .withState(runningMembers > 0 ? ThreadState.RUNNING : ThreadState.ENDED);
+                .withState(runningMembers > 0 ? ThreadState.RUNNING : ThreadState.ENDED)
+                .withPmu(snapshot.pmu());
     }
 
     /** A group's p50 or p99 slot: per event its value, as the agent's histogram has it. */
@@ -231,7 +235,8 @@ public final class StatsWindows {
             }
         }
         int percent = s.state() == StatsLayout.STATE_VIRTUAL_P50 ? 50 : 99;
-        return VirtualThreadGroups.percentileRow(VirtualThreadGroups.percentileName(s.name(), percent), counters);
+        return VirtualThreadGroups.percentileRow(VirtualThreadGroups.percentileName(s.name(), percent), counters)
+                .withPmu(snapshot.pmu());
     }
 
     /**
@@ -274,7 +279,8 @@ public final class StatsWindows {
                         sum,
                         e -> refusal(snapshot, sum, e),
                         -1)
-                .withSources(sources(snapshot, sum));
+                .withSources(sources(snapshot, sum))
+                .withPmu(snapshot.pmu());
     }
 
     /** The counts of {@code now} since {@code before} (since its enrolment when null), over the agent's time. */
@@ -293,7 +299,8 @@ public final class StatsWindows {
                         now.readToNanos() - from)
                 .withSources(sources(snapshot, now))
                 .withPin(pin(now))
-                .withState(running || now.stillRunning() ? ThreadState.RUNNING : ThreadState.ENDED);
+                .withState(running || now.stillRunning() ? ThreadState.RUNNING : ThreadState.ENDED)
+                .withPmu(snapshot.pmu());
         OptionalInt lastCpu = running ? LastCpu.of(pid, now.tid()) : OptionalInt.empty();
         return report.withLastCpu(lastCpu);
     }

@@ -205,6 +205,30 @@ public final class StatsFile implements AutoCloseable {
             int finishedSlots,
             String options)
             throws IOException {
+        return create(
+                file, pid, startEpochMillis, intervalNanos, eventCapacity, liveCapacity, finishedSlots, options, null);
+    }
+
+    /**
+     * As the other {@code create}, naming the simulated PMU that makes the hardware counts ({@code pmu}, such as
+     * {@code simulated skylake}; null for the kernel's), so that a viewer labels them (tests only).
+     *
+     * @throws IllegalArgumentException also when {@code pmu} is not {@code simulated} and a model's name
+     */
+    public static StatsFile create(
+            Path file,
+            long pid,
+            long startEpochMillis,
+            long intervalNanos,
+            int eventCapacity,
+            int liveCapacity,
+            int finishedSlots,
+            String options,
+            String pmu)
+            throws IOException {
+        if (pmu != null && !pmu.matches(PMU_MODEL)) {
+            throw new IllegalArgumentException("a stats file names a PMU as " + PMU_MODEL + ", not '" + pmu + "'");
+        }
         requireWithin("event capacity", eventCapacity, 1, MAX_EVENT_CAPACITY);
         requireWithin("live slot capacity", liveCapacity, 1, MAX_LIVE_SLOTS);
         requireWithin("finished slot count", finishedSlots, 1, MAX_FINISHED_SLOTS);
@@ -225,7 +249,7 @@ public final class StatsFile implements AutoCloseable {
                     .fileKey();
             StatsFile stats = new StatsFile(
                     file, channel, key, fixed, live, eventCapacity, liveSlots, liveCapacity, finishedSlots);
-            stats.writeHeader(pid, startEpochMillis, intervalNanos, options);
+            stats.writeHeader(pid, startEpochMillis, intervalNanos, options, pmu == null ? "" : pmu);
             return stats;
         } catch (IOException | RuntimeException | InternalError e) {
             channel.close();
@@ -314,8 +338,9 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
-    private void writeHeader(long pid, long startEpochMillis, long intervalNanos, String options) {
+    private void writeHeader(long pid, long startEpochMillis, long intervalNanos, String options, String pmu) {
         ByteBuffer b = fixed;
+        StatsStrings.put(b, PMU_OFFSET, PMU_SIZE, pmu);
         byte[] text = options.getBytes(StandardCharsets.UTF_8);
         b.putInt(OPTIONS_LENGTH_OFFSET, text.length);
         b.putInt(OPTIONS_CRC_OFFSET, OptionsText.crc(text));

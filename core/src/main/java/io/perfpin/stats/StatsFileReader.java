@@ -71,7 +71,8 @@ public final class StatsFileReader implements AutoCloseable {
             int capacity,
             int liveCapacity,
             int finishedSlots,
-            int slotSize) {}
+            int slotSize,
+            String pmu) {}
 
     /** A read of the mapping that may find the file damaged. */
     private interface MappedRead<T> {
@@ -175,7 +176,8 @@ public final class StatsFileReader implements AutoCloseable {
                 fixed.getInt(EVENT_CAPACITY_OFFSET),
                 fixed.getInt(LIVE_CAPACITY_OFFSET),
                 fixed.getInt(FINISHED_SLOTS_OFFSET),
-                fixed.getInt(SLOT_SIZE_OFFSET));
+                fixed.getInt(SLOT_SIZE_OFFSET),
+                StatsStrings.read(fixed, PMU_OFFSET, PMU_SIZE));
     }
 
     /** Every field the writer set once is within bounds. */
@@ -206,6 +208,13 @@ public final class StatsFileReader implements AutoCloseable {
         if (h.intervalNanos < MIN_INTERVAL_NANOS || h.intervalNanos > MAX_INTERVAL_NANOS) {
             throw damaged(file, "interval " + h.intervalNanos + " ns (1 ms to 1 h allowed)");
         }
+        if (!h.pmu.isEmpty() && !h.pmu.matches(PMU_MODEL)) {
+            // Shown in a view's heading: only a name the writer could have written reaches a terminal.
+            throw damaged(
+                    file,
+                    "PMU name of " + h.pmu.length() + " characters (none, or simulated and a model's name of lower-case"
+                            + " letters, digits and dashes allowed)");
+        }
     }
 
     /** The live slot count the writer published, at least {@code seen} and at most the capacity. */
@@ -231,6 +240,11 @@ public final class StatsFileReader implements AutoCloseable {
 
     public long intervalNanos() {
         return header.intervalNanos;
+    }
+
+    /** The simulated PMU that makes the hardware counts, such as {@code simulated skylake} (tests only); else null. */
+    public String pmu() {
+        return header.pmu.isEmpty() ? null : header.pmu;
     }
 
     public boolean isClosed() throws IOException {
@@ -354,7 +368,8 @@ public final class StatsFileReader implements AutoCloseable {
                 notices,
                 samples,
                 sampleNanos,
-                liveMapped);
+                liveMapped,
+                pmu());
     }
 
     private static void add(List<ThreadSample> threads, ThreadSample sample) {

@@ -40,7 +40,9 @@ import java.nio.ByteOrder;
  * 112   u64  samples published     the sampler's ticks so far (release, after every slot the tick wrote): a
  *                                  viewer shows a window when it grows, so each agent sample once
  * 120   u64  last sample time      nanoseconds, when the last tick began
- * 128   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
+ * 128   {@link #PMU_SIZE} bytes     the simulated PMU that makes the hardware counts (since version 9), ASCII,
+ *                                  zero-padded: {@code simulated skylake}, in tests only; empty for the kernel's
+ * 192   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
  *  ...  C x {@link #EVENT_REASON_SIZE} bytes: per event, why the kernel refused it (UTF-8, zero-padded,
  *                                  truncated; written once, before the heartbeat that follows); empty when
  *                                  no thread was refused it
@@ -130,7 +132,8 @@ import java.nio.ByteOrder;
  *       {@link #MAX_INTERVAL_NANOS} (a reader waits one interval between two looks, so this bounds its pace both
  *       ways); event capacity 1 to {@link #MAX_EVENT_CAPACITY}, live slot capacity 1 to {@link #MAX_LIVE_SLOTS},
  *       finished slots 1 to {@link #MAX_FINISHED_SLOTS} (so each mapping is addressed with int offsets); slot
- *       size equal to {@link #slotSize(int)} of the capacity; and the file at least
+ *       size equal to {@link #slotSize(int)} of the capacity; the PMU empty or {@code simulated } and a model's
+ *       name, {@link #PMU_MODEL} (a viewer prints it in its heading); and the file at least
  *       {@link #fileSize(int, int, int)} bytes long for the live slot count (shorter is truncated) and at most
  *       that for the live slot capacity (longer is damaged). The writer refuses to create a file outside these
  *       bounds. The reserved bytes are not checked.</li>
@@ -154,11 +157,12 @@ import java.nio.ByteOrder;
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
     /**
-     * 8: a fourth slot per virtual group, its running members, which moves the ring and the live slots. 7: the
-     * virtual-group slots, between the aggregate and the ring, which move the ring and the live slots. 6: notices of
-     * kinds not-counted and failure, which version 5 readers would call damaged.
+     * 9: the simulated PMU's name in the header, which moves everything after it (a viewer of a version 8 file would
+     * label no count as simulated). 8: a fourth slot per virtual group, its running members, which moves the ring and
+     * the live slots. 7: the virtual-group slots, between the aggregate and the ring, which move the ring and the live
+     * slots. 6: notices of kinds not-counted and failure, which version 5 readers would call damaged.
      */
-    public static final int VERSION = 8;
+    public static final int VERSION = 9;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -181,7 +185,14 @@ public final class StatsLayout {
     public static final int OPTIONS_CRC_OFFSET = 108;
     public static final int SAMPLES_OFFSET = 112;
     public static final int SAMPLE_TIME_OFFSET = 120;
-    public static final int EVENT_NAMES_OFFSET = 128;
+    public static final int PMU_OFFSET = 128;
+    /** A model's name is a word: {@code simulated } and up to 40 more characters fit, with the zero that ends it. */
+    public static final int PMU_SIZE = 64;
+
+    public static final int EVENT_NAMES_OFFSET = PMU_OFFSET + PMU_SIZE;
+    /** What the PMU field may hold besides nothing: a model's name is lower-case letters, digits and dashes. */
+    public static final String PMU_MODEL = "simulated [a-z0-9-]{1,40}";
+
     public static final int EVENT_NAME_SIZE = 64;
     public static final int EVENT_REASON_SIZE = 192;
     public static final int EVENT_SOURCE_SIZE = 8;

@@ -20,6 +20,7 @@ public final class StatsSnapshot {
     private final long samples;
     private final long sampleNanos;
     private final int liveSlots;
+    private final String pmu;
 
     StatsSnapshot(
             List<String> eventNames,
@@ -34,7 +35,8 @@ public final class StatsSnapshot {
             List<AgentNotice> notices,
             long samples,
             long sampleNanos,
-            int liveSlots) {
+            int liveSlots,
+            String pmu) {
         this.eventNames = List.copyOf(eventNames);
         this.refusals = List.copyOf(refusals);
         this.sources = List.copyOf(sources);
@@ -48,6 +50,15 @@ public final class StatsSnapshot {
         this.samples = samples;
         this.sampleNanos = sampleNanos;
         this.liveSlots = liveSlots;
+        this.pmu = pmu;
+    }
+
+    /**
+     * The simulated PMU that made the hardware counts, such as {@code simulated skylake} (tests only); null for the
+     * kernel's: the agent's JVM knows, a viewer's does not.
+     */
+    public String pmu() {
+        return pmu;
     }
 
     /** How many samples the agent had published: a window ends at each. */

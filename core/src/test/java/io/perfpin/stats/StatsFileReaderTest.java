@@ -2,11 +2,14 @@ package io.perfpin.stats;
 
 import static io.perfpin.stats.StatsFileTest.MILLISECOND;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.counter.CounterSnapshots;
+import io.perfpin.report.StatsWindows;
+import io.perfpin.report.ThreadReport;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -15,6 +18,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -94,6 +98,36 @@ class StatsFileReaderTest {
                 file,
                 file + " is damaged: " + (StatsLayout.fileSize(4, 3, 2) + 1) + " bytes long, but its"
                         + " header allows at most " + StatsLayout.fileSize(4, 3, 2));
+    }
+
+    @Test
+    void theSimulatedPmuIsReadFromTheHeaderAndLabelsEveryWindowAndAnyOtherTextThereIsDamage() throws Exception {
+        try (StatsFileReader reader = StatsFileReader.open(validFile(dir.resolve("kernel.stats")))) {
+            assertNull(reader.pmu(), "the kernel's PMU has no name in the file");
+            assertNull(reader.snapshot().pmu());
+        }
+        Path file = dir.resolve("simulated.stats");
+        try (StatsFile stats = StatsFile.create(file, 4242, 0, 50 * MILLISECOND, 1, 1, 1, "", "simulated skylake")) {
+            stats.claimSlot(Published.of(1001, 1, "worker", "0"));
+            stats.sampled(1, 1);
+        }
+        try (StatsFileReader reader = StatsFileReader.open(file)) {
+            assertEquals("simulated skylake", reader.pmu());
+            StatsSnapshot snapshot = reader.snapshot();
+            List<ThreadReport> rows =
+                    new StatsWindows(StatsLayout.MAX_PID).next(snapshot).threads();
+            assertEquals(1, rows.size());
+            assertEquals("simulated skylake", rows.get(0).pmu(), "a viewer's rows say it as the agent's records do");
+        }
+        // A viewer prints it in its heading: a terminal's escape there is damage, never printed.
+        putInt(file, StatsLayout.PMU_OFFSET, 0x5b1b2b73); // "s+" ESC "["
+        assertDamaged(
+                file,
+                file + " is damaged: PMU name of 17 characters (none, or simulated and a model's name of lower-case"
+                        + " letters, digits and dashes allowed)");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> StatsFile.create(dir.resolve("bad.stats"), 1, 0, MILLISECOND, 1, 1, 1, "", "skylake\033[2J"));
     }
 
     @Test

@@ -29,6 +29,8 @@ class PerfpinProfilerIT {
 
     private static final String SHORT = "-wi 1 -w 200ms -i 2 -r 200ms";
     private static final int PAGES = 256;
+    /** The simulated misses per 1000 instructions of every miss event. */
+    private static final double MPKI = 6.0;
 
     @TempDir
     Path dir;
@@ -155,7 +157,11 @@ class PerfpinProfilerIT {
      * Hardware events per operation, on the simulated PMU the fork gets through -jvmArgsAppend, eleven
      * general-purpose events on four counters, so multiplexed and scaled: ·cycles is 3 GHz of
      * the workers' task-clock, ·ipc the figure asked for, ·instructions the product, and the fork says on its
-     * output, which JMH shows, that its PMU is simulated.
+     * output, which JMH shows, that its PMU is simulated. The three misses asked of the presets are in three groups
+     * of the core's events (cycles, instructions and the cache preset's first four; then four more; then the rest),
+     * which the model's four counters take in turn, each a third of the time: each miss's figure is still its rate
+     * (the MPKI asked for) of the instructions of the whole task-clock, counted throughout as a software event, where
+     * a raw count would be a third of it.
      */
     @Test
     void hardwareEventsPerOperationOnASimulatedPmu() throws Exception {
@@ -164,7 +170,9 @@ class PerfpinProfilerIT {
                 "PagesPerOperation",
                 "-f 1 " + SHORT,
                 "-jvmArgsAppend",
-                "-Dperfpin.test.pages=" + PAGES + " -Dperfpin.simulated-pmu=skylake -Dperfpin.simulated-pmu.ipc=2.5",
+                "-Dperfpin.test.pages=" + PAGES
+                        + " -Dperfpin.simulated-pmu=skylake -Dperfpin.simulated-pmu.ipc=2.5"
+                        + " -Dperfpin.simulated-pmu.mpki=" + MPKI,
                 "-prof",
                 "perfpin:events=ipc,cache,tlb,branch,task-clock",
                 "-rf",
@@ -189,6 +197,14 @@ class PerfpinProfilerIT {
                     "cycles per operation, iteration " + (i + 1) + ": " + metrics.keySet());
             assertEquals(2.5 * cycles.get(i), instructions.get(i), 2.5 * cycles.get(i) * 0.01);
             assertEquals(2.5, ipc.get(i), 0.03);
+            double whole = MPKI / 1000 * 2.5 * 3.0 * taskClock.get(i);
+            for (String miss : List.of("·cache-misses", "·LLC-load-misses", "·branch-misses")) {
+                assertEquals(
+                        whole,
+                        rawData((Map<?, ?>) metrics.get(miss)).get(i),
+                        whole * 0.05,
+                        miss + " per operation scaled to the whole iteration, iteration " + (i + 1));
+            }
         }
     }
 
