@@ -52,12 +52,14 @@ public final class PmuModel {
     }
 
     private final String name;
+    private final String libpfmName;
     private final int generalPurpose;
     private final double gigahertz;
     private final double referenceGigahertz;
 
-    private PmuModel(String name, int generalPurpose, double gigahertz, double referenceGigahertz) {
+    private PmuModel(String name, String libpfmName, int generalPurpose, double gigahertz, double referenceGigahertz) {
         this.name = name;
+        this.libpfmName = libpfmName;
         this.generalPurpose = generalPurpose;
         this.gigahertz = gigahertz;
         this.referenceGigahertz = referenceGigahertz;
@@ -66,7 +68,7 @@ public final class PmuModel {
     /** The model a property names, or null when it names none. */
     public static PmuModel named(String name) {
         if ("skylake".equals(name.trim().toLowerCase(Locale.ROOT))) {
-            return new PmuModel("skylake", 4, 3.0, 2.4);
+            return new PmuModel("skylake", "skl", 4, 3.0, 2.4);
         }
         return null;
     }
@@ -78,6 +80,15 @@ public final class PmuModel {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * libpfm4's name for this model's core PMU ({@code skl}): the simulated process encodes CPU-specific event
+     * names for it, whatever processor the machine has, so that an event such as
+     * {@code DTLB_LOAD_MISSES.WALK_ACTIVE} is what the simulated core would count.
+     */
+    public String libpfmName() {
+        return libpfmName;
     }
 
     int generalPurposeCounters() {
