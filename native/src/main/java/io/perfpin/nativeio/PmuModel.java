@@ -142,10 +142,18 @@ public final class PmuModel {
      * How many the event counts per nanosecond the thread runs. Cycles run at the model's frequency; instructions
      * at the thread's IPC; every other event at a rate per kilo-instruction drawn from the thread's name and the
      * event, in a range usual for it, so that two threads of different names differ and one thread keeps its
-     * rates from run to run; or, for the misses (and raw events), {@code mpki} where it is not null.
+     * rates from run to run; or, for the misses (and raw events), {@code mpki} where it is not null. A raw event
+     * with a counter mask counts cycles: {@link #CYCLES_PER_OCCURRENCE} for each occurrence at that rate.
      */
     double ratePerNanosecond(int type, long config, String thread, double ipc, Double mpki) {
         double instructions = gigahertz * ipc;
+        if (type == PerfEventAttr.TYPE_RAW && counterMask(config) != 0) {
+            // With a counter mask the core counts cycles, those in which the condition holds (a page walk in
+            // progress, a request outstanding): occurrences at the miss rate, each lasting a few tens of cycles,
+            // never more than every cycle, so that a share of cycles such as walk-cycles-share stays one.
+            double perKilo = mpki != null ? mpki : drawn(thread, type, config, 0.1, 5);
+            return Math.min(gigahertz, instructions * perKilo / 1000 * CYCLES_PER_OCCURRENCE);
+        }
         boolean miss = type == PerfEventAttr.TYPE_RAW
                 || type == PerfEventAttr.TYPE_HARDWARE && (config == CACHE_MISSES || config == BRANCH_MISSES)
                 || type == PerfEventAttr.TYPE_HW_CACHE && ((config >>> 16) & 0xff) == RESULT_MISS;
@@ -181,6 +189,14 @@ public final class PmuModel {
             return instructions * drawn(thread, type, config, range[0], range[1]) / 1000;
         }
         return instructions * drawn(thread, type, config, 1, 50) / 1000;
+    }
+
+    /** How long a counter-masked condition holds each time it occurs, in cycles: a page walk's order. */
+    static final double CYCLES_PER_OCCURRENCE = 30;
+
+    /** The counter mask (cmask, bits 24 to 31) of an Intel raw event: non-zero, the event counts cycles. */
+    static long counterMask(long config) {
+        return (config >>> 24) & 0xff;
     }
 
     /** Misses per kilo-instruction, low and high, by cache id: L1D, L1I, LL, DTLB, ITLB, BPU, NODE. */
