@@ -42,7 +42,7 @@ class EventLookupPlatformTest {
     void onASimulatedPmuNamesAreTheSimulatedModelsAndPresetsKeepTheirIntelEvents() {
         assumeTrue(LibpfmEncoder.available(), LibpfmEncoder.unavailableReason());
         PmuModel skylake = PmuModel.named("skylake");
-        EventParser simulated = new EventParser(Path.of("/"), EventLookup.platform(skylake));
+        EventParser simulated = new EventParser(Path.of("/"), EventLookup.platform(skylake), skylake);
         EventSpec walk = simulated.parse(Presets.DTLB_WALK_ACTIVE);
         assertEquals(PerfEventAttr.TYPE_RAW, walk.type());
         assertEquals(0x1001008, walk.config(), "Skylake's encoding: event 0x08, umask 0x10, cmask 1");

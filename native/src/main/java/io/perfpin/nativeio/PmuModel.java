@@ -1,6 +1,7 @@
 package io.perfpin.nativeio;
 
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What a simulated PMU ({@link SimulatedPmu}) has and answers: its counters, which hardware events it supports,
@@ -41,6 +42,9 @@ public final class PmuModel {
     static final int OPS = 3;
     static final int RESULT_MISS = 1;
     static final int RESULTS = 2;
+
+    /** The name under which the kernel's x86 driver publishes the core's PMU in sysfs. */
+    public static final String CPU_PMU = "cpu";
 
     /** The fixed counter an event can use besides the general-purpose ones; NONE: general-purpose only. */
     enum Fixed {
@@ -89,6 +93,27 @@ public final class PmuModel {
      */
     public String libpfmName() {
         return libpfmName;
+    }
+
+    /**
+     * The perf type of the model's {@code cpu} PMU: the x86 driver registers the core's PMU as PERF_TYPE_RAW, so a
+     * {@code cpu/event=0x..,umask=0x../} event is a raw one, counted at the raw events' rates.
+     */
+    public int cpuPmuType() {
+        return PerfEventAttr.TYPE_RAW;
+    }
+
+    /**
+     * The terms the model's {@code cpu} PMU takes, as its sysfs {@code format/} files would say them: those a
+     * Skylake core's kernel publishes for the event select register that perfpin's users write.
+     */
+    public Map<String, String> cpuPmuFormats() {
+        return Map.of(
+                "event", "config:0-7",
+                "umask", "config:8-15",
+                "edge", "config:18",
+                "inv", "config:23",
+                "cmask", "config:24-31");
     }
 
     int generalPurposeCounters() {

@@ -21,7 +21,8 @@ import java.util.Map;
  * property {@value #PROPERTY} ({@link Backends}), never by an option, and said on stderr when it is.
  *
  * <p>It sits between perfpin and a real backend. Software, tracepoint and breakpoint events go to the kernel
- * untouched. A hardware event ({@code PERF_TYPE_HARDWARE}, {@code HW_CACHE}, {@code RAW}) is opened on the kernel
+ * untouched. A hardware event ({@code PERF_TYPE_HARDWARE}, {@code HW_CACHE}, {@code RAW}, which is also the type of
+ * the model's sysfs {@code cpu} PMU, {@link PmuModel#cpuPmuType()}, as on x86) is opened on the kernel
  * as the same thread's task-clock, with the caller's attr otherwise unchanged: the descriptor, its group, its id,
  * enable, disable, reset and close are all the kernel's. What a read returns is rewritten: a hardware event counts
  * its rate ({@link PmuModel}) times the nanoseconds the thread really ran, so counts follow the thread's work.

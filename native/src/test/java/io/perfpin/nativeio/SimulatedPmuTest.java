@@ -78,8 +78,9 @@ class SimulatedPmuTest {
     }
 
     /**
-     * DTLB_LOAD_MISSES.WALK_ACTIVE as Skylake encodes it (event 0x08, umask 0x10, cmask 1) counts cycles with a walk
-     * in progress: a share of the cycles, 30 for each walk at the misses-per-kilo-instruction asked for.
+     * DTLB_LOAD_MISSES.WALK_ACTIVE as Skylake encodes it (event 0x08, umask 0x10, cmask 1), opened as
+     * {@code cpu/event=0x08,umask=0x10,cmask=1/} is, on the model's cpu PMU, counts cycles with a walk in progress: a
+     * share of the cycles, 30 for each walk at the misses-per-kilo-instruction asked for.
      */
     @Test
     void aCounterMaskedRawEventCountsCyclesInWhichItsConditionHolds() {
@@ -93,7 +94,7 @@ class SimulatedPmuTest {
         assertTrue(leader >= 0, () -> Errno.name(leader));
         try {
             new PerfEventAttr()
-                    .type(PerfEventAttr.TYPE_RAW)
+                    .type(walking.model().cpuPmuType())
                     .config(0x1001008)
                     .readFormat(GROUP)
                     .writeTo(attr.buffer());
