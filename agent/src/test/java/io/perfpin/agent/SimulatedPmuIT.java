@@ -33,6 +33,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class SimulatedPmuIT {
     private static final double IPC = 2.0;
+    private static final String WALK = "DTLB_LOAD_MISSES.WALK_ACTIVE";
 
     static Stream<String> javas() {
         return AppJvm.javas();
@@ -124,6 +125,14 @@ class SimulatedPmuIT {
                 3.0 * taskClock * 0.05,
                 "scaled cycles: 3 GHz of the thread's task-clock, " + counters);
         assertEquals(IPC, last.metrics().get("ipc"), IPC * 0.02, "ipc: " + last.metrics());
+        List<String> generalPurpose = counters.keySet().stream()
+                .filter(e -> !List.of("cycles", "instructions", "task-clock").contains(e))
+                .toList();
+        assertEquals(12, generalPurpose.size(), "ipc, cache, tlb and branch on general-purpose counters: " + counters);
+        assertTrue(last.unsupported().isEmpty(), "the simulated Skylake counts Intel's events: " + last.unsupported());
+        double walkCoverage = last.coverage().get(WALK);
+        assertTrue(walkCoverage > 0 && walkCoverage < 1, "the walk event multiplexed: " + last.coverage());
+        assertTrue(last.metrics().get("walk-cycles-share") > 0, "walk-cycles-share: " + last.metrics());
         for (String event : List.of(
                 "cache-misses",
                 "L1-dcache-load-misses",

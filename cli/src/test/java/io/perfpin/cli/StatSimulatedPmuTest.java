@@ -13,7 +13,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * {@code perfpin stat} with hardware events, on the simulated PMU of a CLI started with its property: the counts
- * of another JVM's thread in JSON, CSV and the table, each saying that the PMU was simulated.
+ * of another JVM's thread in JSON, CSV and the table, each saying that the PMU was simulated, and the hints that read
+ * IPC, miss rates and the share of cycles spent walking page tables.
  */
 class StatSimulatedPmuTest {
     private static final Pattern WORKER = Pattern.compile("thread (worker-0) tid (\\d+)");
@@ -45,7 +46,7 @@ class StatSimulatedPmuTest {
                     table.stream().anyMatch(l -> l.startsWith("hardware counts from a simulated skylake PMU")),
                     "the table says so: " + table);
 
-            // Windows of a multiplexed event add up to its total: 11 general-purpose events rotate on 4 counters.
+            // Windows of a multiplexed event add up to its total: 12 general-purpose events rotate on 4 counters.
             List<String> windows =
                     stat(SIMULATED, pid, "json", "ipc,cache,tlb,branch", "--interval", "100ms", "--duration", "600ms");
             double summed = 0;
@@ -66,7 +67,9 @@ class StatSimulatedPmuTest {
             double whole = ((Number) ((Map<?, ?>) total.get("counters")).get("cache-misses")).doubleValue();
             assertEquals(whole, summed, whole * 0.02, "the windows' cache-misses add up to the total: " + windows);
 
-            // A thread of low IPC that misses the cache often: the hint that reads both fires, and only then.
+            // A thread of low IPC that misses the cache often: the hint that reads both fires, and only then. Its
+            // page walks, 30 cycles for each of 8 misses per 1000 instructions, take 0.3 x 8 x 30 / 1000 = 7.2% of
+            // its cycles: under the page-walk hint's 10%.
             List<String> memoryBound = stat(
                     List.of(
                             "-Dperfpin.simulated-pmu=skylake",
@@ -74,9 +77,44 @@ class StatSimulatedPmuTest {
                             "-Dperfpin.simulated-pmu.mpki=8"),
                     pid,
                     "table",
-                    "ipc,cache");
+                    "ipc,cache,tlb");
             assertTrue(memoryBound.stream().anyMatch(l -> l.contains("memory bound: 0.3")), "hint: " + memoryBound);
             assertTrue(table.stream().noneMatch(l -> l.contains("memory bound")), "not at 1.5: " + table);
+            assertTrue(memoryBound.stream().noneMatch(l -> l.contains("page walks take")), "7.2%: " + memoryBound);
+
+            // At 1.5 instructions per cycle the same walks take 1.5 x 8 x 30 / 1000 = 36% of the cycles: the
+            // walk-cycles-share column says so, and the page-walk hint fires.
+            List<String> walking = stat(
+                    List.of(
+                            "-Dperfpin.simulated-pmu=skylake",
+                            "-Dperfpin.simulated-pmu.ipc=1.5",
+                            "-Dperfpin.simulated-pmu.mpki=8"),
+                    pid,
+                    "table",
+                    "ipc,tlb",
+                    "--columns",
+                    "ipc,walk-cycles-share",
+                    "--duration",
+                    "300ms");
+            List<String> header = List.of(walking.stream()
+                    .filter(l -> l.startsWith("thread "))
+                    .findFirst()
+                    .orElseThrow()
+                    .split(" +"));
+            List<String> row = List.of(walking.stream()
+                    .filter(l -> l.startsWith("worker-0 "))
+                    .findFirst()
+                    .orElseThrow()
+                    .split(" +"));
+            assertEquals(header.size(), row.size(), "a value in every column: " + walking);
+            assertEquals(
+                    0.36,
+                    Double.parseDouble(row.get(header.indexOf("walk-cycles-share"))),
+                    0.02,
+                    "the column: " + walking);
+            assertTrue(
+                    walking.stream().anyMatch(l -> l.contains("page walks take 36.0% of cycles")),
+                    "the page-walk hint: " + walking);
         }
     }
 
