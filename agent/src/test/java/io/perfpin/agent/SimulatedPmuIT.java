@@ -29,7 +29,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  * branch events for a thread that works, twelve general-purpose events on four counters, so its groups are
  * rotated; every record, the Prometheus and OTLP exports and the JFR event type say which simulated PMU made the
  * counts. The simulation stands on the thread's real task-clock, which the agent counts beside it: cycles are 3 GHz
- * of it, and instructions twice the cycles.
+ * of it, and instructions twice the cycles. A multiplexed count is its raw count, which the stats file holds with the
+ * kernel's two times, scaled by enabled / running; the samples' windows add up to the final totals.
  */
 class SimulatedPmuIT {
     private static final double IPC = 2.0;
@@ -46,6 +47,7 @@ class SimulatedPmuIT {
         Path jfr = dir.resolve("simulated.jfr");
         int port = PrometheusServer.freePort();
         List<String> stderr;
+        long[] idle;
         String scraped;
         ExportMetricsServiceRequest exported;
         try (OtlpReceiver receiver = OtlpReceiver.start();
@@ -58,8 +60,11 @@ class SimulatedPmuIT {
                         "-Dperfpin.simulated-pmu.ipc=" + IPC,
                         "-XX:StartFlightRecording=filename=" + jfr)) {
             app.await("ready");
-            app.send("paced sim-1 2000 8");
-            app.await("paced sim-1");
+            // The thread stays once its work is done, so that the agent's last sample of it comes after the work.
+            app.send("paced sim-1 2000 8 stay");
+            int tid = Integer.parseInt(app.await("paced sim-1 ").split(" ")[2]);
+            awaitSamples(out, Observed.records(out, "sample", "sim-1").size() + 2);
+            idle = Observed.liveCount(Observed.statsFile(dir, app.pid()), tid, "cache-misses");
             scraped = HttpClient.newHttpClient()
                     .send(
                             HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/metrics"))
@@ -124,6 +129,11 @@ class SimulatedPmuIT {
                 counters.get("cycles"),
                 3.0 * taskClock * 0.05,
                 "scaled cycles: 3 GHz of the thread's task-clock, " + counters);
+        assertEquals(
+                IPC * counters.get("cycles"),
+                counters.get("instructions"),
+                IPC * counters.get("cycles") * 0.02,
+                "instructions: the IPC asked for times the cycles, " + counters);
         assertEquals(IPC, last.metrics().get("ipc"), IPC * 0.02, "ipc: " + last.metrics());
         List<String> generalPurpose = counters.keySet().stream()
                 .filter(e -> !List.of("cycles", "instructions", "task-clock").contains(e))
@@ -157,6 +167,36 @@ class SimulatedPmuIT {
             assertTrue(cycles >= previous * 0.99, "samples are cumulative: " + cycles + " after " + previous);
             previous = cycles;
         }
-        assertTrue(previous <= counters.get("cycles") * 1.01, "the last sample within the final total");
+        // Samples are cumulative: the last one is what its windows add up to, taken after the work was done.
+        ThreadReport lastSample = samples.get(samples.size() - 1);
+        for (String event : List.of("cycles", "instructions", "cache-misses", WALK)) {
+            double whole = counters.get(event);
+            assertEquals(
+                    whole,
+                    lastSample.counters().get(event),
+                    whole * 0.02,
+                    "the windows' " + event + " add up to the final total: " + lastSample.counters());
+        }
+
+        // The stats file has the raw count and the kernel's two times, read while the thread waited after its work.
+        assertTrue(idle != null, "sim-1 in the stats file");
+        double coverage = (double) idle[2] / idle[1];
+        assertTrue(coverage > 0 && coverage < 1, "cache-misses multiplexed: running " + idle[2] + " of " + idle[1]);
+        assertEquals(coverage, lastSample.coverage().get("cache-misses"), 0.001, "coverage: running / enabled");
+        long scaled = lastSample.counters().get("cache-misses");
+        assertEquals(
+                idle[0],
+                scaled * coverage,
+                idle[0] * 0.01,
+                "raw cache-misses " + idle[0] + " = scaled " + scaled + " x running / enabled");
+    }
+
+    /** Waits, up to 30 s, until the recording holds {@code count} samples of sim-1. */
+    private static void awaitSamples(Path out, int count) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (Observed.records(out, "sample", "sim-1").size() < count) {
+            assertTrue(System.nanoTime() < deadline, "no " + count + " samples of sim-1 within 30 s");
+            Thread.sleep(20);
+        }
     }
 }
