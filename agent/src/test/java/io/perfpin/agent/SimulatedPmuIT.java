@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest;
+import io.perfpin.apps.Programs;
 import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
@@ -20,6 +21,8 @@ import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import jdk.jfr.consumer.RecordedEvent;
 import jdk.jfr.consumer.RecordingFile;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -189,6 +192,57 @@ class SimulatedPmuIT {
                 scaled * coverage,
                 idle[0] * 0.01,
                 "raw cache-misses " + idle[0] + " = scaled " + scaled + " x running / enabled");
+    }
+
+    /**
+     * Virtual threads' counters are opened by the C library, past the simulation: with hardware events asked, they
+     * are not counted, which the agent says once, and its platform threads count as ever; with software events
+     * only, they are counted.
+     */
+    @Test
+    void virtualThreadsAreNotCountedForHardwareEventsOnTheSimulatedPmuAndItIsSaidOnce(@TempDir Path dir)
+            throws Exception {
+        Assumptions.assumeTrue(Programs.secondJava().isPresent(), "virtual threads need JDK 21+: set JDK25_HOME");
+        String java = Programs.secondJava().orElseThrow();
+        Path out = dir.resolve("hardware.jsonl");
+        try (AppJvm app = AppJvm.start(
+                java,
+                "threads=sim-.*;virtual=vt-.*;events=ipc,task-clock;out=" + out,
+                dir,
+                "-Dperfpin.simulated-pmu=skylake")) {
+            app.await("ready");
+            app.send("vcompute 4 vt 2");
+            app.await("vcomputed 4");
+            app.send("paced sim-1 100 2");
+            app.await("paced sim-1 ");
+            assertEquals(0, app.finish());
+            List<String> said = app.stderr().stream()
+                    .filter(l -> l.startsWith("[perfpin]") && !l.startsWith("[perfpin] simulated PMU"))
+                    .toList();
+            assertEquals(1, said.size(), "said once: " + app.stderr());
+            assertTrue(
+                    said.get(0).contains("virtual threads are not counted")
+                            && said.get(0).contains("simulated skylake PMU")
+                            && said.get(0).contains("cycles would not be counted"),
+                    said.get(0));
+        }
+        assertEquals(List.of(), Observed.records(out, "thread", "vt-[0-9]+"), "no virtual thread's record");
+        List<String> platform = Observed.records(out, "thread", "sim-1");
+        assertEquals(1, platform.size(), "the platform thread's final record");
+        assertTrue(Observed.number(platform.get(0), "cycles") > 0, platform.get(0));
+
+        Path software = dir.resolve("software.jsonl");
+        try (AppJvm app = AppJvm.start(
+                java, "virtual=vt-.*;events=task-clock;out=" + software, dir, "-Dperfpin.simulated-pmu=skylake")) {
+            app.await("ready");
+            app.send("vcompute 4 vt 2");
+            app.await("vcomputed 4");
+            assertEquals(0, app.finish());
+            assertTrue(
+                    app.stderr().stream().noneMatch(l -> l.contains("virtual threads are not counted")),
+                    app.stderr().toString());
+        }
+        assertEquals(4, Observed.records(software, "thread", "vt-[0-9]+").size(), "software events: counted");
     }
 
     /** Waits, up to 30 s, until the recording holds {@code count} samples of sim-1. */

@@ -69,6 +69,16 @@ public final class PmuModel {
         this.referenceGigahertz = referenceGigahertz;
     }
 
+    /**
+     * Whether a simulated PMU answers events of this perf type: the core PMU's generic, cache and raw events (its
+     * sysfs {@code cpu} PMU is the raw type); every other type is the kernel's.
+     */
+    public static boolean simulates(int type) {
+        return type == PerfEventAttr.TYPE_HARDWARE
+                || type == PerfEventAttr.TYPE_HW_CACHE
+                || type == PerfEventAttr.TYPE_RAW;
+    }
+
     /** The model a property names, or null when it names none. */
     public static PmuModel named(String name) {
         if ("skylake".equals(name.trim().toLowerCase(Locale.ROOT))) {

@@ -134,9 +134,7 @@ final class SimulatedPmu implements Syscalls {
         int type = Memory.getInt(attrAddress + PerfEventAttr.TYPE_OFFSET);
         long config = Memory.getLong(attrAddress + PerfEventAttr.CONFIG_OFFSET);
         long readFormat = Memory.getLong(attrAddress + PerfEventAttr.READ_FORMAT_OFFSET);
-        boolean hardware = type == PerfEventAttr.TYPE_HARDWARE
-                || type == PerfEventAttr.TYPE_HW_CACHE
-                || type == PerfEventAttr.TYPE_RAW;
+        boolean hardware = PmuModel.simulates(type);
         if (size < PerfEventAttr.READ_FORMAT_OFFSET + 16 || size > PerfEventAttr.SIZE) {
             return kernel.perfEventOpen(attrAddress, pid, cpu, groupFd, flags); // the kernel says what is wrong
         }
