@@ -163,6 +163,15 @@ final class Observed {
 
     /** The live value of {@code event} for thread {@code tid} in the stats file; empty when it has no slot. */
     static OptionalLong liveValue(Path statsFile, int tid, String event) throws IOException, InterruptedException {
+        long[] count = liveCount(statsFile, tid, event);
+        return count == null ? OptionalLong.empty() : OptionalLong.of(count[0]);
+    }
+
+    /**
+     * The live raw count of {@code event} for thread {@code tid} in the stats file, with the kernel's time enabled
+     * and time running for it, in that order; null when it has no slot.
+     */
+    static long[] liveCount(Path statsFile, int tid, String event) throws IOException, InterruptedException {
         StatsSnapshot snapshot;
         try (StatsFileReader reader = openStats(statsFile)) {
             snapshot = reader.snapshot();
@@ -170,10 +179,10 @@ final class Observed {
         int column = snapshot.eventNames().indexOf(event);
         for (ThreadSample sample : snapshot.threads()) {
             if (sample.state() == StatsLayout.STATE_RUNNING && sample.tid() == tid && column >= 0) {
-                return OptionalLong.of(sample.raw(column));
+                return new long[] {sample.raw(column), sample.enabledNanos(column), sample.runningNanos(column)};
             }
         }
-        return OptionalLong.empty();
+        return null;
     }
 
     /** How many threads the stats file shows live. */

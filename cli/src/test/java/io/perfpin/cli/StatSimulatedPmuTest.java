@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
  * general-purpose events than the model's counters, multiplexed: the windows of an event add up to its total, whose
  * coverage is strictly between 0 and 1 and whose count is scaled to the whole time (cycles still 3 GHz of task-clock,
  * counted throughout); the CSV has the pmu column and a {@code :coverage} below 1. And the memory-bound hint fires for
- * a thread of low IPC and many misses, and not at the IPC of 1.5.
+ * a thread of low IPC and many misses, and not at the IPC of 1.5; the page-walk hint reads the share of cycles spent
+ * walking page tables.
  */
 class StatSimulatedPmuTest {
     private static final Pattern WORKER = Pattern.compile("thread (worker-0) tid (\\d+)");
@@ -50,7 +51,7 @@ class StatSimulatedPmuTest {
                     table.stream().anyMatch(l -> l.startsWith("hardware counts from a simulated skylake PMU")),
                     "the table says so: " + table);
 
-            // Windows of a multiplexed event add up to its total: 11 general-purpose events rotate on 4 counters.
+            // Windows of a multiplexed event add up to its total: 12 general-purpose events rotate on 4 counters.
             List<String> windows = stat(
                     SIMULATED,
                     pid,
@@ -101,7 +102,9 @@ class StatSimulatedPmuTest {
             double csvCoverage = Double.parseDouble(row.get(header.indexOf("cache-misses:coverage")));
             assertTrue(csvCoverage > 0 && csvCoverage < 1, "cache-misses:coverage multiplexed: " + csv);
 
-            // A thread of low IPC that misses the cache often: the hint that reads both fires, and only then.
+            // A thread of low IPC that misses the cache often: the hint that reads both fires, and only then. Its
+            // page walks, 30 cycles for each of 8 misses per 1000 instructions, take 0.3 x 8 x 30 / 1000 = 7.2% of
+            // its cycles: under the page-walk hint's 10%.
             List<String> memoryBound = stat(
                     List.of(
                             "-Dperfpin.simulated-pmu=skylake",
@@ -109,9 +112,44 @@ class StatSimulatedPmuTest {
                             "-Dperfpin.simulated-pmu.mpki=8"),
                     pid,
                     "table",
-                    "ipc,cache");
+                    "ipc,cache,tlb");
             assertTrue(memoryBound.stream().anyMatch(l -> l.contains("memory bound: 0.3")), "hint: " + memoryBound);
             assertTrue(table.stream().noneMatch(l -> l.contains("memory bound")), "not at 1.5: " + table);
+            assertTrue(memoryBound.stream().noneMatch(l -> l.contains("page walks take")), "7.2%: " + memoryBound);
+
+            // At 1.5 instructions per cycle the same walks take 1.5 x 8 x 30 / 1000 = 36% of the cycles: the
+            // walk-cycles-share column says so, and the page-walk hint fires.
+            List<String> walking = stat(
+                    List.of(
+                            "-Dperfpin.simulated-pmu=skylake",
+                            "-Dperfpin.simulated-pmu.ipc=1.5",
+                            "-Dperfpin.simulated-pmu.mpki=8"),
+                    pid,
+                    "table",
+                    "ipc,tlb",
+                    "--columns",
+                    "ipc,walk-cycles-share",
+                    "--duration",
+                    "300ms");
+            List<String> header = List.of(walking.stream()
+                    .filter(l -> l.startsWith("thread "))
+                    .findFirst()
+                    .orElseThrow()
+                    .split(" +"));
+            List<String> row = List.of(walking.stream()
+                    .filter(l -> l.startsWith("worker-0 "))
+                    .findFirst()
+                    .orElseThrow()
+                    .split(" +"));
+            assertEquals(header.size(), row.size(), "a value in every column: " + walking);
+            assertEquals(
+                    0.36,
+                    Double.parseDouble(row.get(header.indexOf("walk-cycles-share"))),
+                    0.02,
+                    "the column: " + walking);
+            assertTrue(
+                    walking.stream().anyMatch(l -> l.contains("page walks take 36.0% of cycles")),
+                    "the page-walk hint: " + walking);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.perfpin.event;
 
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.PmuModel;
 import io.perfpin.nativeio.libpfm.LibpfmException;
 import java.util.List;
 
@@ -31,8 +33,19 @@ public interface EventLookup {
         return List.of();
     }
 
-    /** libpfm4 for this machine's CPU when it is installed; otherwise every lookup says how to install it. */
+    /**
+     * libpfm4 for this machine's CPU when it is installed; otherwise every lookup says how to install it. Where a
+     * simulated PMU counts this process's hardware events ({@code -Dperfpin.simulated-pmu}, tests only), names are
+     * encoded for the simulated model's PMU instead, since those are the events it counts.
+     */
     static EventLookup platform() {
+        return platform(Backends.simulatedPmuModel());
+    }
+
+    /** libpfm4 for {@code simulated}'s core PMU, or for this machine's CPU where it is null (the real path). */
+    static EventLookup platform(PmuModel simulated) {
+        String forcedPmu = simulated == null ? null : simulated.libpfmName();
+        String whose = simulated == null ? "this CPU" : "the " + simulated + " PMU";
         return new EventLookup() {
             @Override
             public EventSpec encode(String name) {
@@ -40,10 +53,10 @@ public interface EventLookup {
                     throw new UnknownEventException(name, LibpfmEncoder.unavailableReason());
                 }
                 try {
-                    return LibpfmEncoder.encode(name);
+                    return LibpfmEncoder.encode(name, forcedPmu);
                 } catch (LibpfmException e) {
                     if (e.eventNotFound()) {
-                        throw new UnknownEventException(name, "not a perf, sysfs or libpfm4 event for this CPU");
+                        throw new UnknownEventException(name, "not a perf, sysfs or libpfm4 event for " + whose);
                     }
                     throw new InvalidEventException(e.getMessage());
                 }
@@ -51,7 +64,7 @@ public interface EventLookup {
 
             @Override
             public List<String> names() {
-                return LibpfmEncoder.available() ? LibpfmEncoder.eventNames(null) : List.of();
+                return LibpfmEncoder.available() ? LibpfmEncoder.eventNames(forcedPmu) : List.of();
             }
         };
     }

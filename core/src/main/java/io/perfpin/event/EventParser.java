@@ -1,6 +1,8 @@
 package io.perfpin.event;
 
+import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.PerfEventAttr;
+import io.perfpin.nativeio.PmuModel;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -29,10 +31,19 @@ public final class EventParser {
 
     private final Path root;
     private final EventLookup lookup;
+    /** The simulated model's {@code cpu} PMU, in place of sysfs's, where a simulated PMU counts; null otherwise. */
+    private final SysfsPmu simulatedCpu;
 
-    /** Reads this machine's sysfs and asks the platform's lookup for CPU-specific names. */
+    /**
+     * Reads this machine's sysfs and asks the platform's lookup for CPU-specific names; where a simulated PMU
+     * counts this process's hardware events (tests only), its model's {@code cpu} PMU and event names instead.
+     */
     public EventParser() {
-        this(Path.of("/"), EventLookup.platform());
+        this(Path.of("/"), Backends.simulatedPmuModel());
+    }
+
+    private EventParser(Path root, PmuModel simulated) {
+        this(root, EventLookup.platform(simulated), simulated);
     }
 
     /**
@@ -40,8 +51,14 @@ public final class EventParser {
      * @param lookup where names outside perf's tables and sysfs are looked up
      */
     public EventParser(Path root, EventLookup lookup) {
+        this(root, lookup, null);
+    }
+
+    /** @param simulated the simulated PMU's model, whose {@code cpu} PMU replaces sysfs's; null: none */
+    EventParser(Path root, EventLookup lookup, PmuModel simulated) {
         this.root = Objects.requireNonNull(root, "root");
         this.lookup = Objects.requireNonNull(lookup, "lookup");
+        this.simulatedCpu = simulated == null ? null : SysfsPmu.simulated(simulated);
     }
 
     public Path root() {
@@ -146,11 +163,29 @@ public final class EventParser {
             throw new InvalidEventException("unknown modifier '" + tail + "' after '" + token.substring(0, close + 1)
                     + "': " + ALLOWED_MODIFIERS);
         }
-        SysfsPmu pmu = SysfsPmu.load(root, pmuName).orElseThrow(() -> unknownPmu(pmuName, token));
+        SysfsPmu pmu = pmu(pmuName).orElseThrow(() -> unknownPmu(pmuName, token));
         long[] words = pmu.encode(token.substring(open + 1, close), token);
         EventSpec spec =
                 EventSpec.withDefaultLevels(token, pmu.type(), words[0], words[1], words[2], isCpuPmu(pmuName));
         return modifiers.isEmpty() ? spec : withModifiers(spec, modifiers);
+    }
+
+    /** The PMU of that name: the simulated {@code cpu} PMU where there is one, otherwise sysfs's. */
+    private Optional<SysfsPmu> pmu(String name) {
+        if (simulatedCpu != null && simulatedCpu.name().equals(name)) {
+            return Optional.of(simulatedCpu);
+        }
+        return SysfsPmu.load(root, name);
+    }
+
+    /** The PMUs under the root, sorted, with the simulated {@code cpu} PMU where there is one. */
+    private List<String> pmuNames() {
+        List<String> names = SysfsPmu.names(root);
+        if (simulatedCpu != null && !names.contains(simulatedCpu.name())) {
+            names.add(simulatedCpu.name());
+            names.sort(null);
+        }
+        return names;
     }
 
     /**
@@ -162,7 +197,7 @@ public final class EventParser {
     }
 
     private UnknownEventException unknownPmu(String pmuName, String token) {
-        List<String> pmus = SysfsPmu.names(root);
+        List<String> pmus = pmuNames();
         // Servers have dozens of uncore PMUs: past a screenful, the nearest names say more than the list.
         String here = pmus.size() <= MAX_LISTED_PMUS
                 ? "PMUs here: " + String.join(", ", pmus)
@@ -186,8 +221,8 @@ public final class EventParser {
     }
 
     private void addSysfsEvents(List<String> names) {
-        for (String pmuName : SysfsPmu.names(root)) {
-            SysfsPmu.load(root, pmuName)
+        for (String pmuName : pmuNames()) {
+            pmu(pmuName)
                     .map(SysfsPmu::events)
                     .map(Map::keySet)
                     .ifPresent(events -> events.forEach(event -> names.add(pmuName + "/" + event + "/")));

@@ -1,5 +1,6 @@
 package io.perfpin.event;
 
+import io.perfpin.nativeio.PmuModel;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -62,6 +63,14 @@ final class SysfsPmu {
         Map<String, String> events = readAll(dir.resolve("events"));
         events.keySet().removeIf(event -> EVENT_ATTRIBUTE_SUFFIXES.stream().anyMatch(event::endsWith));
         return Optional.of(new SysfsPmu(name, type, readAll(dir.resolve("format")), events));
+    }
+
+    /**
+     * The {@code cpu} PMU of a simulated model, which no sysfs holds: its type and format terms as the simulated
+     * core's kernel would publish them, and no named events.
+     */
+    static SysfsPmu simulated(PmuModel model) {
+        return new SysfsPmu(PmuModel.CPU_PMU, model.cpuPmuType(), new TreeMap<>(model.cpuPmuFormats()), Map.of());
     }
 
     String name() {

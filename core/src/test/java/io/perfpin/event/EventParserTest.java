@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.nativeio.PerfEventAttr;
+import io.perfpin.nativeio.PmuModel;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -183,6 +184,42 @@ class EventParserTest {
         assertTrue(assertThrows(UnknownEventException.class, () -> skylake.parse("ipcc"))
                 .nearest()
                 .contains("ipc"));
+    }
+
+    /**
+     * This project's machines publish no {@code cpu} PMU (kvm-epyc's sysfs has none); with a simulated Skylake the
+     * parser sees the simulated core's, whose terms encode as a real Skylake's sysfs has them, type RAW included.
+     */
+    @Test
+    void aSimulatedPmuBringsItsModelsCpuPmu() {
+        Path kvm = Fixtures.sysfs("kvm-epyc");
+        EventParser simulated = new EventParser(kvm, EventLookup.NOT_WIRED, PmuModel.named("skylake"));
+        for (String event : List.of(
+                "cpu/event=0x08,umask=0x10,cmask=1/",
+                "cpu/event=0xc4,edge,inv/",
+                "cpu/event=0x3c,umask=0x00/k",
+                "cpu/config=0x1d3/")) {
+            assertEquals(skylake.parse(event), simulated.parse(event), event);
+        }
+        assertEquals(RAW, simulated.parse("cpu/event=0x08,umask=0x10,cmask=1/").type());
+        assertEquals(
+                0x1001008L,
+                simulated.parse("cpu/event=0x08,umask=0x10,cmask=1/").config());
+        assertEquals(9, simulated.parse("msr/tsc/").type(), "the machine's other PMUs are still sysfs's");
+
+        UnknownEventException term = assertThrows(UnknownEventException.class, () -> simulated.parse("cpu/any=1/"));
+        assertEquals(
+                "unknown term 'any' (in 'cpu/any=1/'; cpu takes config, config1, config2, cmask, edge, event, inv,"
+                        + " umask); did you mean inv?",
+                term.getMessage());
+        UnknownEventException pmu = assertThrows(UnknownEventException.class, () -> simulated.parse("cpux/event=1/"));
+        assertTrue(
+                pmu.getMessage().contains("PMUs here: breakpoint, cpu, msr, software, tracepoint, uprobe"),
+                pmu.getMessage());
+
+        UnknownEventException real = assertThrows(
+                UnknownEventException.class, () -> Fixtures.parser("kvm-epyc").parse("cpu/event=0x3c/"));
+        assertTrue(real.getMessage().startsWith("unknown PMU 'cpu'"), "without the simulation: " + real.getMessage());
     }
 
     @Test

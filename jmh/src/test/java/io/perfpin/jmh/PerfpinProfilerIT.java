@@ -154,14 +154,13 @@ class PerfpinProfilerIT {
     }
 
     /**
-     * Hardware events per operation, on the simulated PMU the fork gets through -jvmArgsAppend, eleven
-     * general-purpose events on four counters, so multiplexed and scaled: ·cycles is 3 GHz of
-     * the workers' task-clock, ·ipc the figure asked for, ·instructions the product, and the fork says on its
-     * output, which JMH shows, that its PMU is simulated. The three misses asked of the presets are in three groups
-     * of the core's events (cycles, instructions and the cache preset's first four; then four more; then the rest),
-     * which the model's four counters take in turn, each a third of the time: each miss's figure is still its rate
-     * (the MPKI asked for) of the instructions of the whole task-clock, counted throughout as a software event, where
-     * a raw count would be a third of it.
+     * Hardware events per operation, on the simulated PMU the fork gets through -jvmArgsAppend, twelve
+     * general-purpose events on four counters (the simulated Skylake's walk event among them), so multiplexed and
+     * scaled: ·cycles is 3 GHz of the workers' task-clock, ·ipc the figure asked for, ·instructions the product, and
+     * the fork says on its output, which JMH shows, that its PMU is simulated. The three misses asked of the presets
+     * are in different groups of the core's events, which the model's four counters take in turn: each miss's figure
+     * is still its rate (the MPKI asked for) of the instructions of the whole task-clock, counted throughout as a
+     * software event, where a raw count would be only its group's share of it.
      */
     @Test
     void hardwareEventsPerOperationOnASimulatedPmu() throws Exception {
@@ -189,6 +188,23 @@ class PerfpinProfilerIT {
         List<Double> instructions = rawData((Map<?, ?>) metrics.get("·instructions"));
         List<Double> taskClock = rawData((Map<?, ?>) metrics.get("·task-clock"));
         List<Double> ipc = rawData((Map<?, ?>) metrics.get("·ipc"));
+        List<String> generalPurpose = List.of(
+                "cache-references",
+                "cache-misses",
+                "L1-dcache-loads",
+                "L1-dcache-load-misses",
+                "LLC-loads",
+                "LLC-load-misses",
+                "dTLB-loads",
+                "dTLB-load-misses",
+                "iTLB-load-misses",
+                "DTLB_LOAD_MISSES.WALK_ACTIVE",
+                "branches",
+                "branch-misses");
+        for (String event : generalPurpose) {
+            assertTrue(metrics.containsKey("·" + event), event + " per operation: " + metrics.keySet());
+        }
+        assertTrue(metrics.containsKey("·walk-cycles-share"), "the walk event's share of cycles: " + metrics.keySet());
         for (int i = 0; i < cycles.size(); i++) {
             assertEquals(
                     3.0 * taskClock.get(i),

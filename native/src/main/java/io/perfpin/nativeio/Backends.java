@@ -36,13 +36,22 @@ public final class Backends {
      * will be (a recording's first record is written before its first count).
      */
     public static String simulatedPmu() {
+        PmuModel model = simulatedPmuModel();
+        return model == null ? null : model.toString();
+    }
+
+    /**
+     * The model of the simulated PMU that answers this process's hardware events, or null: the kernel's. Event
+     * names are looked up for it (its libpfm4 PMU, its {@code cpu} PMU), not for this machine's processor, since
+     * the simulation counts what that model counts. Like {@link #simulatedPmu()}, never chooses a backend.
+     */
+    public static PmuModel simulatedPmuModel() {
         Syscalls syscalls = chosen;
         if (syscalls != null) {
-            return syscalls.simulatedPmu();
+            return syscalls instanceof SimulatedPmu simulated ? simulated.model() : null;
         }
         String asked = System.getProperty(SimulatedPmu.PROPERTY);
-        PmuModel model = asked == null ? null : PmuModel.named(asked);
-        return model == null ? null : model.toString();
+        return asked == null ? null : PmuModel.named(asked);
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.perfpin.nativeio;
 
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * What a simulated PMU ({@link SimulatedPmu}) has and answers: its counters, which hardware events it supports,
@@ -42,6 +43,9 @@ public final class PmuModel {
     static final int RESULT_MISS = 1;
     static final int RESULTS = 2;
 
+    /** The name under which the kernel's x86 driver publishes the core's PMU in sysfs. */
+    public static final String CPU_PMU = "cpu";
+
     /** The fixed counter an event can use besides the general-purpose ones; NONE: general-purpose only. */
     enum Fixed {
         NONE,
@@ -52,21 +56,33 @@ public final class PmuModel {
     }
 
     private final String name;
+    private final String libpfmName;
     private final int generalPurpose;
     private final double gigahertz;
     private final double referenceGigahertz;
 
-    private PmuModel(String name, int generalPurpose, double gigahertz, double referenceGigahertz) {
+    private PmuModel(String name, String libpfmName, int generalPurpose, double gigahertz, double referenceGigahertz) {
         this.name = name;
+        this.libpfmName = libpfmName;
         this.generalPurpose = generalPurpose;
         this.gigahertz = gigahertz;
         this.referenceGigahertz = referenceGigahertz;
     }
 
+    /**
+     * Whether a simulated PMU answers events of this perf type: the core PMU's generic, cache and raw events (its
+     * sysfs {@code cpu} PMU is the raw type); every other type is the kernel's.
+     */
+    public static boolean simulates(int type) {
+        return type == PerfEventAttr.TYPE_HARDWARE
+                || type == PerfEventAttr.TYPE_HW_CACHE
+                || type == PerfEventAttr.TYPE_RAW;
+    }
+
     /** The model a property names, or null when it names none. */
     public static PmuModel named(String name) {
         if ("skylake".equals(name.trim().toLowerCase(Locale.ROOT))) {
-            return new PmuModel("skylake", 4, 3.0, 2.4);
+            return new PmuModel("skylake", "skl", 4, 3.0, 2.4);
         }
         return null;
     }
@@ -78,6 +94,36 @@ public final class PmuModel {
 
     public String name() {
         return name;
+    }
+
+    /**
+     * libpfm4's name for this model's core PMU ({@code skl}): the simulated process encodes CPU-specific event
+     * names for it, whatever processor the machine has, so that an event such as
+     * {@code DTLB_LOAD_MISSES.WALK_ACTIVE} is what the simulated core would count.
+     */
+    public String libpfmName() {
+        return libpfmName;
+    }
+
+    /**
+     * The perf type of the model's {@code cpu} PMU: the x86 driver registers the core's PMU as PERF_TYPE_RAW, so a
+     * {@code cpu/event=0x..,umask=0x../} event is a raw one, counted at the raw events' rates.
+     */
+    public int cpuPmuType() {
+        return PerfEventAttr.TYPE_RAW;
+    }
+
+    /**
+     * The terms the model's {@code cpu} PMU takes, as its sysfs {@code format/} files would say them: those a
+     * Skylake core's kernel publishes for the event select register that perfpin's users write.
+     */
+    public Map<String, String> cpuPmuFormats() {
+        return Map.of(
+                "event", "config:0-7",
+                "umask", "config:8-15",
+                "edge", "config:18",
+                "inv", "config:23",
+                "cmask", "config:24-31");
     }
 
     int generalPurposeCounters() {
@@ -131,10 +177,18 @@ public final class PmuModel {
      * How many the event counts per nanosecond the thread runs. Cycles run at the model's frequency; instructions
      * at the thread's IPC; every other event at a rate per kilo-instruction drawn from the thread's name and the
      * event, in a range usual for it, so that two threads of different names differ and one thread keeps its
-     * rates from run to run; or, for the misses (and raw events), {@code mpki} where it is not null.
+     * rates from run to run; or, for the misses (and raw events), {@code mpki} where it is not null. A raw event
+     * with a counter mask counts cycles: {@link #CYCLES_PER_OCCURRENCE} for each occurrence at that rate.
      */
     double ratePerNanosecond(int type, long config, String thread, double ipc, Double mpki) {
         double instructions = gigahertz * ipc;
+        if (type == PerfEventAttr.TYPE_RAW && counterMask(config) != 0) {
+            // With a counter mask the core counts cycles, those in which the condition holds (a page walk in
+            // progress, a request outstanding): occurrences at the miss rate, each lasting a few tens of cycles,
+            // never more than every cycle, so that a share of cycles such as walk-cycles-share stays one.
+            double perKilo = mpki != null ? mpki : drawn(thread, type, config, 0.1, 5);
+            return Math.min(gigahertz, instructions * perKilo / 1000 * CYCLES_PER_OCCURRENCE);
+        }
         boolean miss = type == PerfEventAttr.TYPE_RAW
                 || type == PerfEventAttr.TYPE_HARDWARE && (config == CACHE_MISSES || config == BRANCH_MISSES)
                 || type == PerfEventAttr.TYPE_HW_CACHE && ((config >>> 16) & 0xff) == RESULT_MISS;
@@ -162,6 +216,14 @@ public final class PmuModel {
             return instructions * drawn(thread, type, config, range[0], range[1]) / 1000;
         }
         return instructions * drawn(thread, type, config, 1, 50) / 1000;
+    }
+
+    /** How long a counter-masked condition holds each time it occurs, in cycles: a page walk's order. */
+    static final double CYCLES_PER_OCCURRENCE = 30;
+
+    /** The counter mask (cmask, bits 24 to 31) of an Intel raw event: non-zero, the event counts cycles. */
+    static long counterMask(long config) {
+        return (config >>> 24) & 0xff;
     }
 
     /** Misses per kilo-instruction, low and high, by cache id: L1D, L1I, LL, DTLB, ITLB, BPU, NODE. */

@@ -21,7 +21,8 @@ import java.util.Map;
  * property {@value #PROPERTY} ({@link Backends}), never by an option, and said on stderr when it is.
  *
  * <p>It sits between perfpin and a real backend. Software, tracepoint and breakpoint events go to the kernel
- * untouched. A hardware event ({@code PERF_TYPE_HARDWARE}, {@code HW_CACHE}, {@code RAW}) is opened on the kernel
+ * untouched. A hardware event ({@code PERF_TYPE_HARDWARE}, {@code HW_CACHE}, {@code RAW}, which is also the type of
+ * the model's sysfs {@code cpu} PMU, {@link PmuModel#cpuPmuType()}, as on x86) is opened on the kernel
  * as the same thread's task-clock, with the caller's attr otherwise unchanged: the descriptor, its group, its id,
  * enable, disable, reset and close are all the kernel's. What a read returns is rewritten: a hardware event counts
  * its rate ({@link PmuModel}) times the nanoseconds the thread really ran, so counts follow the thread's work.
@@ -35,9 +36,11 @@ import java.util.Map;
  *
  * <p>Reads follow read(2) of linux/perf_event.h for every {@code read_format}: with or without
  * {@code PERF_FORMAT_GROUP}, {@code TOTAL_TIME_ENABLED}, {@code TOTAL_TIME_RUNNING}, {@code ID} and {@code LOST};
- * a buffer too short for the format is ENOSPC. The kernel is read with both times always, so running can be
- * derived even where the caller did not ask for it. Self-reads through the mapped page are not offered
- * ({@link #mmapPerfPage} answers 0), so {@link #selfRead} reads.
+ * a buffer too short for the format is ENOSPC. The kernel is read with both times and the ids always, so running
+ * can be derived even where the caller did not ask for it, and a member closed behind the simulation's back is seen
+ * gone from its group as the kernel sees it; every event opened here, software ones too, is read in the caller's
+ * format. Self-reads through the mapped page are not offered ({@link #mmapPerfPage} answers 0), so
+ * {@link #selfRead} reads.
  *
  * <p>Memory at the caller's addresses (the attr, the read buffer) is reached with {@code sun.misc.Unsafe}: the
  * backends take addresses, and only this test-only class needs to read or write through one from Java.
@@ -54,6 +57,11 @@ final class SimulatedPmu implements Syscalls {
 
     private static final long TIMES = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
     private static final long FORMAT_LOST = 1L << 4;
+    /**
+     * What the kernel is asked for besides the caller's read_format: both times, so that running can be derived,
+     * and each event's id, so that a group read tells which members the kernel still has.
+     */
+    private static final long KERNEL_FORMAT = TIMES | PerfEventAttr.FORMAT_ID;
     /** Enough for a group of 64 members with every read_format field. */
     private static final int SCRATCH_BYTES = 8 * (3 + 3 * 64);
 
@@ -126,9 +134,7 @@ final class SimulatedPmu implements Syscalls {
         int type = Memory.getInt(attrAddress + PerfEventAttr.TYPE_OFFSET);
         long config = Memory.getLong(attrAddress + PerfEventAttr.CONFIG_OFFSET);
         long readFormat = Memory.getLong(attrAddress + PerfEventAttr.READ_FORMAT_OFFSET);
-        boolean hardware = type == PerfEventAttr.TYPE_HARDWARE
-                || type == PerfEventAttr.TYPE_HW_CACHE
-                || type == PerfEventAttr.TYPE_RAW;
+        boolean hardware = PmuModel.simulates(type);
         if (size < PerfEventAttr.READ_FORMAT_OFFSET + 16 || size > PerfEventAttr.SIZE) {
             return kernel.perfEventOpen(attrAddress, pid, cpu, groupFd, flags); // the kernel says what is wrong
         }
@@ -148,7 +154,7 @@ final class SimulatedPmu implements Syscalls {
         attr.clear();
         Memory.copy(attrAddress, attr.address(), size);
         ByteBuffer opened = attr.buffer();
-        opened.putLong(PerfEventAttr.READ_FORMAT_OFFSET, readFormat | TIMES);
+        opened.putLong(PerfEventAttr.READ_FORMAT_OFFSET, readFormat | KERNEL_FORMAT);
         if (hardware) {
             opened.putInt(PerfEventAttr.TYPE_OFFSET, PerfEventAttr.TYPE_SOFTWARE);
             opened.putLong(PerfEventAttr.CONFIG_OFFSET, TASK_CLOCK);
@@ -156,6 +162,11 @@ final class SimulatedPmu implements Syscalls {
         int fd = kernel.perfEventOpen(attr.address(), pid, cpu, groupFd, flags);
         if (fd < 0) {
             return fd;
+        }
+        int asked = kernel.ioctl(fd, PerfIoctl.ID, scratch.address());
+        if (asked < 0) {
+            kernel.close(fd);
+            return asked;
         }
         Group group = leader != null ? leader.group : new Group(context(pid, cpu));
         double rate = 0;
@@ -165,6 +176,7 @@ final class SimulatedPmu implements Syscalls {
                     type, config, thread, ipc != null ? ipc : model.instructionsPerCycle(thread), mpki);
         }
         Event event = new Event(fd, group, hardware, type, config, readFormat, rate);
+        event.id = scratch.buffer().getLong(0);
         settle(group.context);
         group.members.add(event);
         if (hardware && !group.counted) {
@@ -179,9 +191,11 @@ final class SimulatedPmu implements Syscalls {
     @Override
     public synchronized long read(int fd, long address, int length) {
         Event event = events.get(fd);
-        if (event == null || !event.group.counted) {
+        if (event == null) {
             return kernel.read(fd, address, length);
         }
+        // Software events too: the kernel has them with more than the caller's read_format, so their layout is
+        // the caller's, their values the kernel's (share 1 outside a counted group).
         long observed = observe(event);
         if (observed < 0) {
             return observed;
@@ -234,36 +248,50 @@ final class SimulatedPmu implements Syscalls {
 
     @Override
     public synchronized int close(int fd) {
-        Event event = events.remove(fd);
+        Event event = events.get(fd);
         if (event != null) {
-            Group group = event.group;
-            settle(group.context);
-            boolean leader = group.members.get(0) == event;
-            group.members.remove(event);
-            List<Group> groups = contexts.computeIfAbsent(group.context, c -> new ArrayList<>());
-            int at = groups.indexOf(group);
-            if (leader || group.members.stream().noneMatch(e -> e.hardware)) {
-                groups.remove(group);
-                group.counted = false;
-            }
-            if (leader) {
-                // Its members go on as groups of their own (perf_group_detach), each where the group stood.
-                for (Event member : group.members) {
-                    Group alone = new Group(group.context);
-                    alone.members.add(member);
-                    alone.counted = member.hardware;
-                    member.group = alone;
-                    if (alone.counted) {
-                        groups.add(at < 0 ? groups.size() : Math.min(at++, groups.size()), alone);
-                    }
-                }
-            }
-            if (groups.isEmpty()) {
-                contexts.remove(group.context);
-            }
-            rotate(group.context);
+            forget(event);
         }
         return kernel.close(fd);
+    }
+
+    /**
+     * Takes an event out of the simulation as the kernel takes a closed one out of its group: closed through here,
+     * or found closed behind the simulation's back ({@link #observe}).
+     */
+    private void forget(Event event) {
+        if (event.detached) {
+            return;
+        }
+        event.detached = true;
+        events.remove(event.fd, event);
+        Group group = event.group;
+        settle(group.context);
+        boolean leader = group.members.get(0) == event;
+        group.members.remove(event);
+        List<Group> groups = contexts.computeIfAbsent(group.context, c -> new ArrayList<>());
+        int at = groups.indexOf(group);
+        if (leader || group.members.stream().noneMatch(e -> e.hardware)) {
+            groups.remove(group);
+            group.counted = false;
+            group.share = 1;
+        }
+        if (leader) {
+            // Its members go on as groups of their own (perf_group_detach), each where the group stood.
+            for (Event member : group.members) {
+                Group alone = new Group(group.context);
+                alone.members.add(member);
+                alone.counted = member.hardware;
+                member.group = alone;
+                if (alone.counted) {
+                    groups.add(at < 0 ? groups.size() : Math.min(at++, groups.size()), alone);
+                }
+            }
+        }
+        if (groups.isEmpty()) {
+            contexts.remove(group.context);
+        }
+        rotate(group.context);
     }
 
     @Override
@@ -298,7 +326,10 @@ final class SimulatedPmu implements Syscalls {
 
     /**
      * Reads the kernel's counts and times of the event (and of its group, where it is read as one) and adds what
-     * they grew since the last look, at the group's current share of the counters.
+     * they grew since the last look, at the group's current share of the counters. A member the kernel no longer
+     * reports in the group was closed behind the simulation's back (its descriptor closed by another path): the
+     * kernel took it out of the group and reads the group without it, and so does the simulation. Where that
+     * member was the leader, the others are groups of their own now, as the kernel makes them.
      */
     private long observe(Event event) {
         long read = kernel.read(event.fd, scratch.address(), SCRATCH_BYTES);
@@ -306,40 +337,51 @@ final class SimulatedPmu implements Syscalls {
             return read;
         }
         ByteBuffer in = scratch.buffer();
-        long format = event.readFormat | TIMES;
-        boolean grouped = (format & PerfEventAttr.FORMAT_GROUP) != 0;
-        int at = 0;
-        long first = in.getLong(at);
-        at += 8;
-        long enabled = in.getLong(at);
-        at += 16; // time_running: the kernel's is all of enabled; the simulation's is its own
-        List<Event> seen = grouped ? event.group.members : List.of(event);
-        if (grouped && first != seen.size()) {
-            return -Errno.EIO; // a member closed behind the simulation's back: nothing sensible to report
+        boolean grouped = (event.readFormat & PerfEventAttr.FORMAT_GROUP) != 0;
+        boolean lost = (event.readFormat & FORMAT_LOST) != 0;
+        // The kernel's layout: nr, both times, then value, id (and lost) of each member; or value, both times, id.
+        int entries = grouped ? (int) in.getLong(0) : 1;
+        long enabled = in.getLong(8);
+        long running = in.getLong(16);
+        Map<Long, long[]> counts = new HashMap<>();
+        int at = grouped ? 24 : 0;
+        for (int i = 0; i < entries; i++) {
+            long count = in.getLong(at);
+            at = grouped ? at + 8 : 24;
+            long id = in.getLong(at);
+            at += 8;
+            counts.put(id, new long[] {count, lost ? in.getLong(at) : 0});
+            at += lost ? 8 : 0;
         }
-        for (Event member : seen) {
-            long count = first;
-            if (grouped) {
-                count = in.getLong(at);
-                at += 8;
+        List<Event> vanished = new ArrayList<>();
+        for (Event member : grouped ? event.group.members : List.of(event)) {
+            long[] count = counts.get(member.id);
+            if (count == null) {
+                vanished.add(member);
+            } else {
+                member.lost = count[1];
+                member.advance(count[0], enabled, running);
             }
-            if ((format & PerfEventAttr.FORMAT_ID) != 0) {
-                member.id = in.getLong(at);
-                at += 8;
+        }
+        for (Event member : vanished) {
+            if (closedBehindOurBack(member)) {
+                forget(member);
             }
-            if ((format & FORMAT_LOST) != 0) {
-                member.lost = in.getLong(at);
-                at += 8;
-            }
-            member.advance(count, enabled);
         }
         return read;
     }
 
+    /** Whether the event's descriptor no longer reaches the event: closed, or closed and given to another file. */
+    private boolean closedBehindOurBack(Event event) {
+        return kernel.ioctl(event.fd, PerfIoctl.ID, scratch.address()) != 0
+                || scratch.buffer().getLong(0) != event.id;
+    }
+
     /** Brings every counted group of a context up to now, before its share of the counters changes. */
     private void settle(long context) {
-        for (Group group : contexts.getOrDefault(context, List.of())) {
-            for (Event member : group.members) {
+        // Copies: an observation may find a member closed behind the simulation's back, and regroup.
+        for (Group group : List.copyOf(contexts.getOrDefault(context, List.of()))) {
+            for (Event member : List.copyOf(group.members)) {
                 if (observe(member) < 0 || (member.readFormat & PerfEventAttr.FORMAT_GROUP) != 0) {
                     break;
                 }
@@ -409,17 +451,21 @@ final class SimulatedPmu implements Syscalls {
         /** Counts per nanosecond of task-clock: hardware events only. */
         final double rate;
 
+        /** The kernel's id of the event, asked for when it was opened. */
         long id;
+
         long lost;
+        /** Taken out of the simulation: closed through it, or found closed behind its back. */
+        boolean detached;
         /** What the caller reads: the simulated count, time enabled (the kernel's), time running. */
         long value;
 
         long enabled;
         long running;
-        /** The kernel's count and time enabled at the last look. */
+        /** The kernel's count and time running at the last look. */
         long lastCount;
 
-        long lastEnabled;
+        long lastRunning;
 
         Event(int fd, Group group, boolean hardware, int type, long config, long readFormat, double rate) {
             this.fd = fd;
@@ -431,15 +477,17 @@ final class SimulatedPmu implements Syscalls {
             this.rate = rate;
         }
 
-        void advance(long count, long enabledNow) {
+        void advance(long count, long enabledNow, long runningNow) {
             long counted = Math.max(0, count - lastCount);
-            long time = Math.max(0, enabledNow - lastEnabled);
-            double share = group.share;
+            // The kernel's task-clock runs whenever it is enabled; a software event outside a counted group keeps
+            // the kernel's own times.
+            long time = Math.max(0, runningNow - lastRunning);
+            double share = group.counted ? group.share : 1;
             value += Math.round((hardware ? counted * rate : counted) * share);
             running += Math.round(time * share);
             enabled = enabledNow;
             lastCount = count;
-            lastEnabled = enabledNow;
+            lastRunning = runningNow;
         }
     }
 

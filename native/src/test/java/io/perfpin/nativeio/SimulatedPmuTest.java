@@ -26,6 +26,8 @@ import org.junit.jupiter.api.Test;
 class SimulatedPmuTest {
     private static final long TASK_CLOCK = 1;
     private static final long PAGE_FAULTS = 2;
+    private static final long CONTEXT_SWITCHES = 3;
+    private static final long FORMAT_LOST = 1L << 4;
     private static final long TIMES = PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED | PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING;
     private static final long GROUP = PerfEventAttr.FORMAT_GROUP | PerfEventAttr.FORMAT_ID | TIMES;
     private static final double IPC = 2.0;
@@ -77,6 +79,45 @@ class SimulatedPmuTest {
         assertEquals(IPC * cycles, instructionCount, IPC * cycles * 0.001, "the IPC asked for");
     }
 
+    /**
+     * DTLB_LOAD_MISSES.WALK_ACTIVE as Skylake encodes it (event 0x08, umask 0x10, cmask 1), opened as
+     * {@code cpu/event=0x08,umask=0x10,cmask=1/} is, on the model's cpu PMU, counts cycles with a walk in progress: a
+     * share of the cycles, 30 for each walk at the misses-per-kilo-instruction asked for.
+     */
+    @Test
+    void aCounterMaskedRawEventCountsCyclesInWhichItsConditionHolds() {
+        SimulatedPmu walking = SimulatedPmu.over(kernel, PmuModel.named("skylake"), IPC, 1.5);
+        new PerfEventAttr()
+                .type(PerfEventAttr.TYPE_HARDWARE)
+                .config(PmuModel.CPU_CYCLES)
+                .readFormat(GROUP)
+                .writeTo(attr.buffer());
+        int leader = walking.perfEventOpen(attr.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+        assertTrue(leader >= 0, () -> Errno.name(leader));
+        try {
+            new PerfEventAttr()
+                    .type(walking.model().cpuPmuType())
+                    .config(0x1001008)
+                    .readFormat(GROUP)
+                    .writeTo(attr.buffer());
+            int walk = walking.perfEventOpen(attr.address(), 0, -1, leader, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+            assertTrue(walk >= 0, () -> Errno.name(walk));
+            try {
+                assertEquals(8 * (3 + 2 * 2), walking.read(leader, out.address(), 1024));
+                long cycles = out.getLong(24);
+                long walkCycles = out.getLong(40);
+                burnCpu();
+                assertEquals(8 * (3 + 2 * 2), walking.read(leader, out.address(), 1024));
+                double share = (double) (out.getLong(40) - walkCycles) / (out.getLong(24) - cycles);
+                assertEquals(IPC * 1.5 / 1000 * 30, share, 0.001, "walk cycles per cycle");
+            } finally {
+                walking.close(walk);
+            }
+        } finally {
+            walking.close(leader);
+        }
+    }
+
     @Test
     void readsEveryReadFormatOfASingleEvent() {
         int bare = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CPU_CYCLES, 0, -1);
@@ -95,6 +136,89 @@ class SimulatedPmuTest {
         assertEquals(-Errno.ENOSPC, pmu.read(all, out.address(), 39), "a buffer too short for the format");
         assertEquals(0, pmu.selfRead(pmu.mmapPerfPage(timed), timed, out.address()), "no page: read(2)");
         assertTrue(out.getLong(0) > 0);
+    }
+
+    /**
+     * Group reads in the other layouts read(2) has: without the times (nr, then each value), with
+     * {@code PERF_FORMAT_LOST} (value, id, lost per member), each one byte short ENOSPC; sized as the kernel sizes
+     * the same layout for a group of its own software events. A software event is read in the caller's format too.
+     */
+    @Test
+    void readsGroupsWithoutTheTimesOrWithLostAndSoftwareEventsInTheCallersFormat() {
+        long bare = PerfEventAttr.FORMAT_GROUP;
+        int leader = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CPU_CYCLES, bare, -1);
+        open(PerfEventAttr.TYPE_SOFTWARE, TASK_CLOCK, bare, leader);
+        assertEquals(8 * (1 + 2), kernelGroupBytes(bare));
+        assertEquals(8 * (1 + 2), pmu.read(leader, out.address(), 1024));
+        long cycles = out.getLong(8);
+        long taskClock = out.getLong(16);
+        burnCpu();
+        assertEquals(24, pmu.read(leader, out.address(), 24));
+        assertEquals(2, out.getLong(0), "nr, then each member's value and nothing else");
+        long ran = out.getLong(16) - taskClock;
+        assertEquals(3.0 * ran, out.getLong(8) - cycles, 3.0 * ran * 0.01, "cycles beside task-clock");
+        assertEquals(-Errno.ENOSPC, pmu.read(leader, out.address(), 23), "a group read a byte short");
+
+        long withLost = GROUP | FORMAT_LOST;
+        int counted = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.INSTRUCTIONS, withLost, -1);
+        int faults = open(PerfEventAttr.TYPE_SOFTWARE, PAGE_FAULTS, withLost, counted);
+        int bytes = kernelGroupBytes(withLost);
+        assertEquals(8 * (3 + 3 * 2), bytes);
+        assertEquals(bytes, pmu.read(counted, out.address(), bytes));
+        assertEquals(2, out.getLong(0));
+        assertTrue(out.getLong(24) > 0, "instructions");
+        assertEquals(idOf(counted), out.getLong(32));
+        assertEquals(0, out.getLong(40), "nothing lost: counting, not sampling");
+        assertEquals(idOf(faults), out.getLong(56));
+        assertEquals(0, out.getLong(64));
+        assertEquals(-Errno.ENOSPC, pmu.read(counted, out.address(), bytes - 1));
+
+        int clock = open(PerfEventAttr.TYPE_SOFTWARE, TASK_CLOCK, 0, -1);
+        assertEquals(8, pmu.read(clock, out.address(), 8), "only the value, as asked");
+        assertTrue(out.getLong(0) > 0);
+    }
+
+    /**
+     * A member's descriptor closed by another path than the simulation's close: the kernel takes the member out of
+     * its group (perf_group_detach) and reads the group without it, which the kernel's own software group shows;
+     * the simulation reads the same, and the counter the member held is free, so a group that had to share the
+     * PMU with another no longer does.
+     */
+    @Test
+    void aMemberClosedBehindItsBackLeavesItsGroupAsInTheKernel() {
+        int kernelLeader = kernelOpen(TASK_CLOCK, -1);
+        int kernelMember = kernelOpen(PAGE_FAULTS, kernelLeader);
+        int kernelOther = kernelOpen(CONTEXT_SWITCHES, kernelLeader);
+        try {
+            assertEquals(0, kernel.close(kernelMember));
+            assertEquals(8 * (3 + 2 * 2), kernel.read(kernelLeader, out.address(), 1024), "the kernel's group");
+            assertEquals(2, out.getLong(0));
+            assertEquals(idOf(kernelOther), out.getLong(48));
+        } finally {
+            kernel.close(kernelOther);
+            kernel.close(kernelLeader);
+        }
+
+        int leader = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CPU_CYCLES, GROUP, -1);
+        int[] members = new int[4];
+        for (int i = 0; i < members.length; i++) {
+            members[i] = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.BRANCH_MISSES, GROUP, leader);
+        }
+        int clock = open(PerfEventAttr.TYPE_SOFTWARE, TASK_CLOCK, GROUP, leader);
+        int other = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CACHE_MISSES, GROUP, -1);
+        assertEquals(8 * (3 + 2 * 6), pmu.read(leader, out.address(), 1024));
+        assertEquals(0.5, share(leader, 6), 0.01, "five general-purpose events on four counters: half the time each");
+
+        opened.remove(Integer.valueOf(members[1]));
+        assertEquals(0, kernel.close(members[1]), "closed behind the simulation's back");
+        assertEquals(8 * (3 + 2 * 5), pmu.read(leader, out.address(), 1024), "the group without it, no error");
+        assertEquals(5, out.getLong(0));
+        assertEquals(idOf(leader), out.getLong(32));
+        assertEquals(idOf(members[0]), out.getLong(48));
+        assertEquals(idOf(members[2]), out.getLong(64));
+        assertEquals(idOf(clock), out.getLong(112));
+        assertEquals(1.0, share(leader, 5), 0.001, "its counter free: both groups fit together now");
+        assertEquals(1.0, share(other, 1), 0.001);
     }
 
     @Test
@@ -287,6 +411,44 @@ class SimulatedPmuTest {
         int fd = pmu.perfEventOpen(attr.address(), tid, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
         assertTrue(fd >= 0, () -> "open for tid " + tid + ": " + Errno.name(fd));
         opened.add(fd);
+        return fd;
+    }
+
+    /** The share of the time a burst of work that the group of {@code members} was on the PMU: running / enabled. */
+    private double share(int leader, int members) {
+        assertEquals(8 * (3 + 2 * members), pmu.read(leader, out.address(), 1024));
+        long enabled = out.getLong(8);
+        long running = out.getLong(16);
+        burnCpu();
+        assertEquals(8 * (3 + 2 * members), pmu.read(leader, out.address(), 1024));
+        return (double) (out.getLong(16) - running) / (out.getLong(8) - enabled);
+    }
+
+    /** The bytes the kernel's read(2) gives for a group of two software events read in {@code format}. */
+    private int kernelGroupBytes(long format) {
+        int leader = kernelOpen(TASK_CLOCK, format, -1);
+        int member = kernelOpen(PAGE_FAULTS, format, leader);
+        try {
+            return (int) kernel.read(leader, out.address(), 1024);
+        } finally {
+            kernel.close(member);
+            kernel.close(leader);
+        }
+    }
+
+    private int kernelOpen(long config, int groupFd) {
+        return kernelOpen(config, GROUP, groupFd);
+    }
+
+    /** A software event of this thread opened on the kernel itself, for the ABI the simulation follows. */
+    private int kernelOpen(long config, long format, int groupFd) {
+        new PerfEventAttr()
+                .type(PerfEventAttr.TYPE_SOFTWARE)
+                .config(config)
+                .readFormat(format)
+                .writeTo(attr.buffer());
+        int fd = kernel.perfEventOpen(attr.address(), 0, -1, groupFd, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+        assertTrue(fd >= 0, () -> "open software " + config + " on the kernel: " + Errno.name(fd));
         return fd;
     }
 

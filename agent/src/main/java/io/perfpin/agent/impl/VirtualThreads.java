@@ -5,9 +5,11 @@ import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.VirtualThreadCounters;
 import io.perfpin.event.EventList;
+import io.perfpin.event.EventSpec;
 import io.perfpin.export.ThreadGroupName;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeBuffer;
+import io.perfpin.nativeio.PmuModel;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.VirtualThreadCounting;
 import io.perfpin.options.ThreadPattern;
@@ -172,6 +174,15 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
                     + VirtualThreadCounting.MAX_EVENTS + " can be counted for them");
             return null;
         }
+        String simulated = simulatedEvent(syscalls, events);
+        if (simulated != null) {
+            // Carriers open their counters in C, past the simulation: its hardware events would read the real PMU's
+            // refusal, in records that say the simulated PMU counted them.
+            AgentLog.refused("virtual threads are not counted: perfpin's C library opens their counters, which the "
+                    + syscalls.simulatedPmu() + " PMU (tests only) does not answer, so " + simulated + " would not"
+                    + " be counted; without hardware events in events= they are");
+            return null;
+        }
         int groups = carrierGroups(budget, count);
         if (groups == 0 || !budget.take(groups * count)) {
             AgentLog.refused("virtual threads are not counted: no file descriptor is left for their carriers: "
@@ -189,6 +200,19 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             return null;
         }
         return counting;
+    }
+
+    /** The first event a simulated PMU would answer, where one answers this JVM's hardware events; else null. */
+    private static String simulatedEvent(Syscalls syscalls, EventList events) {
+        if (syscalls.simulatedPmu() == null) {
+            return null;
+        }
+        for (EventSpec event : events.events()) {
+            if (PmuModel.simulates(event.type())) {
+                return event.name();
+            }
+        }
+        return null;
     }
 
     private static String why(int rc) {

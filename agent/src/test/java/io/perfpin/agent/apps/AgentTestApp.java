@@ -44,7 +44,8 @@ import java.util.concurrent.TimeUnit;
  *                          may list several, A,B: thread I is then named after the (I mod 2)th, A-0, B-1, A-2 ...
  *   churning PREFIX        threads PREFIX-I, two at a time, each touching a page, from a thread named churner,
  *                          until finish                             -> "churning"
- *   paced NAME PAGES N     a thread NAME touches PAGES pages N times, 30 ms apart, and ends -> "paced NAME TID"
+ *   paced NAME PAGES N     a thread NAME touches PAGES pages N times, 30 ms apart, and ends -> "paced NAME TID";
+ *                          with a fifth word, stay, it waits for finish instead of ending
  *   park N PREFIX          N threads PREFIX-I that only wait              -> "parked N"
  *   open N                 opens /dev/null N times and keeps the files open, up to the first failure
  *                          -> "opened K of N", then ": why" if K is less
@@ -129,7 +130,7 @@ public final class AgentTestApp {
                 }
                 case "churn" -> churn(Integer.parseInt(word[1]), Integer.parseInt(word[2]), word[3]);
                 case "churning" -> churning(word[1]);
-                case "paced" -> paced(word[1], Integer.parseInt(word[2]), Integer.parseInt(word[3]));
+                case "paced" -> paced(word[1], Integer.parseInt(word[2]), Integer.parseInt(word[3]), word.length > 4);
                 case "park" -> park(Integer.parseInt(word[1]), word[2]);
                 case "open" -> open(Integer.parseInt(word[1]));
                 case "close" -> {
@@ -367,21 +368,26 @@ public final class AgentTestApp {
     }
 
     /** A thread that lives across several of the agent's intervals and ends on its own. */
-    private static void paced(String name, int pages, int rounds) {
-        new Thread(
-                        () -> {
-                            try {
-                                for (int i = 0; i < rounds; i++) {
-                                    PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
-                                    Thread.sleep(30);
-                                }
-                            } catch (InterruptedException e) {
-                                Thread.currentThread().interrupt();
-                            }
-                            say("paced " + name + " " + tid());
-                        },
-                        name)
-                .start();
+    private static void paced(String name, int pages, int rounds, boolean stay) {
+        Runnable work = () -> {
+            try {
+                for (int i = 0; i < rounds; i++) {
+                    PageToucher.touch((long) pages * PageToucher.PAGE_SIZE);
+                    Thread.sleep(30);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            say("paced " + name + " " + tid());
+            if (stay) {
+                awaitFinish();
+            }
+        };
+        if (stay) {
+            start(work, name); // finish joins it
+        } else {
+            new Thread(work, name).start();
+        }
     }
 
     private static void virtualPark(int threads, String prefix) throws Exception {
