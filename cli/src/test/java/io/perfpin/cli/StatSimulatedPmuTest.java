@@ -131,20 +131,20 @@ class StatSimulatedPmuTest {
                     "ipc,walk-cycles-share",
                     "--duration",
                     "300ms");
-            List<String> header = List.of(walking.stream()
+            List<String> walkHeader = List.of(walking.stream()
                     .filter(l -> l.startsWith("thread "))
                     .findFirst()
                     .orElseThrow()
                     .split(" +"));
-            List<String> row = List.of(walking.stream()
+            List<String> walkRow = List.of(walking.stream()
                     .filter(l -> l.startsWith("worker-0 "))
                     .findFirst()
                     .orElseThrow()
                     .split(" +"));
-            assertEquals(header.size(), row.size(), "a value in every column: " + walking);
+            assertEquals(walkHeader.size(), walkRow.size(), "a value in every column: " + walking);
             assertEquals(
                     0.36,
-                    Double.parseDouble(row.get(header.indexOf("walk-cycles-share"))),
+                    Double.parseDouble(walkRow.get(walkHeader.indexOf("walk-cycles-share"))),
                     0.02,
                     "the column: " + walking);
             assertTrue(
