@@ -170,7 +170,16 @@ public class TestJvm implements AutoCloseable {
 
     /** Its output so far as one text, each line ended by a newline, as a caller that reads it whole wants it. */
     public String output() {
-        return lines().stream().map(line -> line + "\n").collect(Collectors.joining());
+        return text(lines());
+    }
+
+    /** Its error stream so far as one text, as {@link #output}. */
+    public String errorOutput() {
+        return text(stderr());
+    }
+
+    private static String text(List<String> lines) {
+        return lines.stream().map(line -> line + "\n").collect(Collectors.joining());
     }
 
     /** Every line of its error stream so far; none when that is read as part of its output. */
@@ -385,13 +394,26 @@ public class TestJvm implements AutoCloseable {
             return new TestJvm(this);
         }
 
+        /** Runs it to its end, its input closed, within {@link #DEADLINE}: its exit status, whatever that is. */
+        public int exitStatus() throws IOException, InterruptedException {
+            try (TestJvm child = start()) {
+                child.closeInput();
+                return child.awaitExit();
+            }
+        }
+
         /**
          * Runs it to its end and returns its output; fails unless it exits with 0. Its error stream, where a JVM
          * warns of what it was asked to do (restricted methods on JDK 24 and later), is only for the failure.
          */
         public List<String> run() throws IOException, InterruptedException {
+            return run(DEADLINE);
+        }
+
+        /** As {@link #run()}, for one that may take longer than {@link #DEADLINE} (a compiler on a busy machine). */
+        public List<String> run(Duration within) throws IOException, InterruptedException {
             try (TestJvm child = start()) {
-                int status = child.awaitExit();
+                int status = child.exitWithin(within);
                 if (status != 0) {
                     throw new AssertionError(child.describe("it exited with " + status));
                 }
