@@ -8,6 +8,7 @@ import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.testkit.TestJvm;
+import io.perfpin.testkit.Threads;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
@@ -76,7 +77,7 @@ class InProcessThreadsTest {
         Thread unstarted = new Thread(() -> {}, "never started");
         Thread ended = new Thread(() -> {}, "ended");
         ended.start();
-        ended.join();
+        Threads.join(ended);
         try (Parked parked = new Parked(List.of(NastyThreads.NAMES))) {
             Map<Thread, Integer> tids = JavaThreads.tids(syscalls, List.of(parked.threads[0], unstarted, ended));
 
@@ -117,7 +118,7 @@ class InProcessThreadsTest {
                         names.get(i));
                 threads[i].start();
             }
-            started.await();
+            Threads.await(started);
             NastyThreads.awaitParked(threads);
         }
 
@@ -126,7 +127,7 @@ class InProcessThreadsTest {
             release.countDown();
             try {
                 for (Thread thread : threads) {
-                    thread.join();
+                    Threads.join(thread);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
