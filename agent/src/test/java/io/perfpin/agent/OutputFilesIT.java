@@ -7,17 +7,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.apps.Programs;
 import io.perfpin.report.Recording;
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.util.ArrayList;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -120,12 +119,11 @@ class OutputFilesIT {
     }
 
     private List<String> appCommand(String agentOptions) {
-        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
         String classPath = Arrays.stream(System.getProperty("java.class.path").split(":"))
                 .filter(entry -> !entry.endsWith("agent/target/classes"))
                 .collect(Collectors.joining(":"));
         return List.of(
-                java,
+                TestJvm.ownJava(),
                 "-Dperfpin.dir=" + dir.resolve("perfpin"),
                 "-javaagent:" + AppJvm.AGENT_JAR.toAbsolutePath() + "=events=task-clock;" + agentOptions,
                 "-cp",
@@ -149,16 +147,11 @@ class OutputFilesIT {
     }
 
     private static Output run(List<String> command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(new ArrayList<>(command)).start();
-        process.getOutputStream().close();
-        // stderr is small: read it after stdout, which the process fills first
-        String stdout = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        String stderr = new String(process.getErrorStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(120, TimeUnit.SECONDS)) {
-            process.destroyForcibly().waitFor();
-            throw new AssertionError("did not finish: " + command);
+        try (TestJvm process = TestJvm.program(command).start()) {
+            process.closeInput();
+            process.exitWithin(Duration.ofSeconds(120));
+            return new Output(process.output(), process.errorOutput());
         }
-        return new Output(stdout, stderr);
     }
 
     private record Output(String stdout, String stderr) {

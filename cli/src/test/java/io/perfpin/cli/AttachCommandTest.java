@@ -13,6 +13,7 @@ import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
@@ -415,17 +416,18 @@ class AttachCommandTest {
                 .toString();
         org.junit.jupiter.api.Assumptions.assumeTrue(
                 other.can("test -r " + classes), "the other user cannot read " + classes);
-        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        Process jvm = new ProcessBuilder(other.asThisUser(
-                        "env", "-u", "XDG_RUNTIME_DIR", java, "-cp", classes, "io.perfpin.apps.Service", "1", "120"))
-                .redirectErrorStream(true)
-                .start();
-        try {
-            java.io.BufferedReader lines =
-                    new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
-            for (String line = lines.readLine(); line != null && !line.equals("ready"); line = lines.readLine()) {
-                // its workers' TIDs: the view shows them
-            }
+        // setpriv and env exec the JVM, which has the pid the harness started
+        try (ChildJvm jvm = ChildJvm.startCommand(other.asThisUser(
+                "env",
+                "-u",
+                "XDG_RUNTIME_DIR",
+                TestJvm.ownJava(),
+                "-cp",
+                classes,
+                "io.perfpin.apps.Service",
+                "1",
+                "120"))) {
+            jvm.await(Pattern.compile("ready"));
             String pid = Long.toString(jvm.pid());
             CliRun attach = CliRun.capture(() -> Perfpin.run(
                     "attach",
@@ -451,8 +453,6 @@ class AttachCommandTest {
                     assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(jar)));
                 }
             }
-        } finally {
-            jvm.destroyForcibly().waitFor();
         }
     }
 
@@ -461,24 +461,15 @@ class AttachCommandTest {
      */
     @Test
     void topFindsTheStatsFileWhereTheJvmsOwnEnvironmentPutsIt(@TempDir Path runtime) throws Exception {
-        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-        ProcessBuilder builder = new ProcessBuilder(
-                        java,
-                        "-javaagent:" + AgentJar.forThisUser() + "=threads=worker-.*;events=task-clock;interval=100ms",
-                        "-cp",
-                        ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
-                        "io.perfpin.apps.Service",
-                        "1",
-                        "120")
-                .redirectErrorStream(true);
-        builder.environment().put("XDG_RUNTIME_DIR", runtime.toString());
-        Process jvm = builder.start();
-        try {
-            java.io.BufferedReader lines =
-                    new java.io.BufferedReader(new java.io.InputStreamReader(jvm.getInputStream()));
-            for (String line = lines.readLine(); line != null && !line.equals("ready"); line = lines.readLine()) {
-                // up to ready
-            }
+        try (TestJvm jvm = TestJvm.main("io.perfpin.apps.Service")
+                .jvmOptions(
+                        "-javaagent:" + AgentJar.forThisUser() + "=threads=worker-.*;events=task-clock;interval=100ms")
+                .classPath(ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")))
+                .args("1", "120")
+                .environment("XDG_RUNTIME_DIR", runtime.toString())
+                .mergeStderr()
+                .start()) {
+            jvm.await(Pattern.compile("ready"));
             Path stats = runtime.resolve("perfpin-" + System.getProperty("user.name"))
                     .resolve("jvms")
                     .resolve(jvm.pid() + ".stats");
@@ -487,8 +478,6 @@ class AttachCommandTest {
             CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(jvm.pid()), "--duration", "500ms"));
             assertEquals(0, top.code, top.err);
             assertTrue(top.out.contains("\nworker-0 "), top.out);
-        } finally {
-            jvm.destroyForcibly().waitFor();
         }
     }
 

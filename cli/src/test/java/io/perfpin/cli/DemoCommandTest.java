@@ -3,8 +3,15 @@ package io.perfpin.cli;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.counter.CounterGroup;
+import io.perfpin.counter.EventFailure;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
+import io.perfpin.event.EventList;
+import io.perfpin.event.EventParser;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.Syscalls;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class DemoCommandTest {
@@ -25,8 +32,23 @@ class DemoCommandTest {
         assertEquals(second, row(lines, "pong")[2], "pong pinned");
         assertEquals(first, row(lines, "adjacent-writer-0")[2]);
         assertEquals(second, row(lines, "padded-writer-1")[2]);
-        if (out.out.contains("cannot be counted on this machine")) {
-            assertTrue(out.out.contains("cycles: "), "the reason for each event not counted:\n" + out.out);
+        // What this machine cannot count, asked of the kernel as the demo asks it: each said once, with its reason.
+        List<EventFailure> unsupported;
+        Syscalls syscalls = Backends.syscalls();
+        try (CounterGroup probe = CounterGroup.open(
+                syscalls,
+                syscalls.gettid(),
+                EventList.parse("ipc,sched", new EventParser()).events())) {
+            unsupported = probe.unsupported();
+        }
+        List<String> said = List.of(lines);
+        assertEquals(
+                !unsupported.isEmpty(),
+                said.contains("perfpin demo: these events cannot be counted on this machine; the others are:"),
+                out.out);
+        for (EventFailure failure : unsupported) {
+            String note = "  " + failure.event().name() + ": " + failure.reason();
+            assertEquals(1, said.stream().filter(note::equals).count(), note + " once in:\n" + out.out);
         }
     }
 

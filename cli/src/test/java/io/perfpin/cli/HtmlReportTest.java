@@ -10,6 +10,7 @@ import io.perfpin.cpu.CpuTopology;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
+import io.perfpin.report.RunRecord;
 import io.perfpin.report.ThreadRecord;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -18,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -245,13 +247,27 @@ class HtmlReportTest {
     @Test
     void aUrlInTheRunsFactsShowsNoCredentials() throws Exception {
         Path withUrl = dir.resolve("with-url.jsonl");
-        String recording = Files.readString(pinned);
-        assertTrue(recording.contains("\"command\":\"io.perfpin.apps.PingPong"), "the run record names the command");
-        Files.writeString(
-                withUrl,
-                recording.replace(
-                        "\"command\":\"io.perfpin.apps.PingPong",
-                        "\"command\":\"io.perfpin.apps.PingPong --db postgres://app:s3cret@db:5432/app"));
+        String application = "io.perfpin.apps.PingPong";
+        List<String> lines = new ArrayList<>();
+        int runRecords = 0;
+        for (String line : Files.readAllLines(pinned)) {
+            Map<?, ?> record = (Map<?, ?>) JsonReader.parse(line);
+            if (RunRecord.TYPE.equals(record.get("type"))) {
+                RunRecord run = RunRecord.fromJson(record);
+                String command = run.run().get("command");
+                assertTrue(command.startsWith(application), "the run record names the command: " + command);
+                Map<String, String> facts = new LinkedHashMap<>(run.run());
+                facts.put(
+                        "command",
+                        application + " --db postgres://app:s3cret@db:5432/app"
+                                + command.substring(application.length()));
+                line = new RunRecord(run.epochMillis(), run.pid(), run.machine(), facts, run.events()).toJson();
+                runRecords++;
+            }
+            lines.add(line);
+        }
+        assertEquals(1, runRecords, "one run record in " + pinned);
+        Files.write(withUrl, lines);
         Path page = dir.resolve("with-url.html");
         CliRun report = CliRun.capture(
                 () -> Perfpin.run("report", withUrl.toString(), "--format", "html", "--output", page.toString()));

@@ -7,20 +7,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.files.ContentName;
 import io.perfpin.report.Recording;
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
@@ -291,16 +291,13 @@ class PlantedCodeTest {
     }
 
     private static String javaCommand() {
-        return Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        return TestJvm.ownJava();
     }
 
     /** The perfpin command in a JVM of its own, with these JVM options and environment. */
     private static Run perfpin(List<String> jvmOptions, Map<String, String> environment, String... args)
             throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(jvmOptions);
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), Perfpin.class.getName()));
-        command.addAll(List.of(args));
-        return java(command, environment);
+        return run(TestJvm.main(Perfpin.class).jvmOptions(jvmOptions).args(args), environment);
     }
 
     private static Run java(List<String> arguments, Map<String, String> environment)
@@ -312,20 +309,16 @@ class PlantedCodeTest {
 
     private static Run run(List<String> command, Map<String, String> environment)
             throws IOException, InterruptedException {
-        ProcessBuilder builder = new ProcessBuilder(command);
-        builder.environment().putAll(environment);
-        Path err = Files.createTempFile("perfpin-err", ".txt");
-        try {
-            Process process = builder.redirectError(err.toFile()).start();
-            process.getOutputStream().close();
-            String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!process.waitFor(120, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor();
-                throw new AssertionError("did not finish: " + command);
-            }
-            return new Run(process.exitValue(), out, Files.readString(err));
-        } finally {
-            Files.deleteIfExists(err);
+        return run(TestJvm.program(command), environment);
+    }
+
+    /** Runs it with its input closed, to its end within two minutes. */
+    private static Run run(TestJvm.Builder command, Map<String, String> environment)
+            throws IOException, InterruptedException {
+        try (TestJvm process = command.environment(environment).start()) {
+            process.closeInput();
+            int code = process.exitWithin(Duration.ofSeconds(120));
+            return new Run(code, process.output(), process.errorOutput());
         }
     }
 

@@ -11,12 +11,12 @@ import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
+import io.perfpin.testkit.TestJvm;
 import java.io.BufferedWriter;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
@@ -506,34 +506,21 @@ class ReportCommandTest {
                 .get(event);
     }
 
-    /** perfpin in a JVM of its own, with JVM options; its output in files, killed past a deadline. */
+    /** perfpin in a JVM of its own, with JVM options; its output in a file, killed past a deadline. */
     private static final class ChildRun {
         int code;
         String err;
 
         static ChildRun of(Path dir, String jvmOption, String... args) throws Exception {
-            List<String> command = new ArrayList<>(List.of(
-                    Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-                    jvmOption,
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    Perfpin.class.getName()));
-            command.addAll(List.of(args));
-            Path err = dir.resolve("child.err");
-            Process process = new ProcessBuilder(command)
-                    .redirectOutput(dir.resolve("child.out").toFile())
-                    .redirectError(err.toFile())
-                    .start();
-            try {
-                if (!process.waitFor(300, TimeUnit.SECONDS)) {
-                    throw new AssertionError("perfpin " + String.join(" ", args) + " did not end in 300 s");
-                }
+            try (TestJvm child = TestJvm.main(Perfpin.class)
+                    .jvmOptions(jvmOption)
+                    .args(args)
+                    .outputTo(dir.resolve("child.out"))
+                    .start()) {
                 ChildRun run = new ChildRun();
-                run.code = process.exitValue();
-                run.err = Files.readString(err);
+                run.code = child.exitWithin(Duration.ofSeconds(300));
+                run.err = child.errorOutput();
                 return run;
-            } finally {
-                process.destroyForcibly();
             }
         }
     }

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
+import io.perfpin.testkit.TestJvm;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -14,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -132,17 +132,13 @@ class RunForkingJmhTest {
     @Test
     void runExitsWithJmhsCodeWhenJmhFails() throws Exception {
         List<String> jmh = List.of(JAVA, "-cp", JMH_CLASS_PATH, "org.openjdk.jmh.Main", "NoSuchBenchmark");
-        Process alone = new ProcessBuilder(jmh)
-                .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .start();
-        assertTrue(alone.waitFor(60, TimeUnit.SECONDS), "JMH alone ended");
-        assertTrue(alone.exitValue() != 0, "JMH refuses a regex that matches no benchmark");
+        int alone = TestJvm.program(jmh).mergeStderr().exitStatus();
+        assertTrue(alone != 0, "JMH refuses a regex that matches no benchmark");
         Path record = dir.resolve("none.jsonl");
         List<String> args = new ArrayList<>(List.of("run", "--record", record.toString(), "--"));
         args.addAll(jmh);
         CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
-        assertEquals(alone.exitValue(), run.code, "run exits with JMH's own exit code:\n" + run.out + run.err);
+        assertEquals(alone, run.code, "run exits with JMH's own exit code:\n" + run.out + run.err);
     }
 
     private static List<Long> shownLive(String out) {

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.apps.Programs;
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -234,10 +234,7 @@ class StatExecTest {
     }
 
     private static void run(String... command) throws IOException, InterruptedException {
-        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        String out = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(process.waitFor(120, TimeUnit.SECONDS), String.join(" ", command) + " did not finish");
-        assertEquals(0, process.exitValue(), String.join(" ", command) + ": " + out);
+        TestJvm.program(command).mergeStderr().run(Duration.ofSeconds(120));
     }
 
     private static void awaitThat(BooleanSupplier condition, Supplier<String> failure) throws InterruptedException {

@@ -102,7 +102,7 @@ public final class StatsFileReader implements AutoCloseable {
     static StatsFileReader open(Path file, long settleNanos) throws IOException {
         if (!Files.readAttributes(file, BasicFileAttributes.class).isRegularFile()) {
             // Opening a FIFO would wait for a writer, and a device is no stats file either.
-            throw new IOException(file + " is not a perfpin stats file (not a regular file)");
+            throw new NotAStatsFileException(file + " is not a perfpin stats file (not a regular file)");
         }
         return open(file, FileChannel.open(file, StandardOpenOption.READ), settleNanos);
     }
@@ -133,7 +133,7 @@ public final class StatsFileReader implements AutoCloseable {
                 throw beingCreated(file); // created, not yet sized: the agent makes it on its sampler thread
             }
             if (channel.size() < EVENT_NAMES_OFFSET) {
-                throw new IOException(file + " is not a perfpin stats file (too short)");
+                throw new NotAStatsFileException(file + " is not a perfpin stats file (too short)");
             }
             ByteBuffer first = channel.map(FileChannel.MapMode.READ_ONLY, 0, EVENT_NAMES_OFFSET)
                     .order(ByteOrder.LITTLE_ENDIAN);
@@ -186,7 +186,7 @@ public final class StatsFileReader implements AutoCloseable {
             throw beingCreated(file); // sized, its header not yet written
         }
         if (h.magic != MAGIC) {
-            throw new IOException(file + " is not a perfpin stats file");
+            throw new NotAStatsFileException(file + " is not a perfpin stats file");
         }
         if (h.version == 0) {
             throw beingCreated(file);

@@ -13,6 +13,7 @@ import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.testkit.Threads;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
@@ -91,7 +92,7 @@ class CounterGroupKernelTest {
                 assertEquals(target, runningOn.get(), "the bounced thread runs where its affinity says");
             }
             stop.set(true);
-            runner.join();
+            Threads.join(runner);
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
             assertTrue(

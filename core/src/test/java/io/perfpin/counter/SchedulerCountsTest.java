@@ -7,6 +7,7 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Backends;
+import io.perfpin.testkit.Threads;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -77,7 +78,7 @@ class SchedulerCountsTest {
         int[] tid = new int[1];
         Thread ended = new Thread(() -> tid[0] = Backends.syscalls().gettid());
         ended.start();
-        ended.join();
+        Threads.join(ended);
         // join() returns once the Java thread is done; the kernel's thread, and its /proc files, go a moment later.
         java.nio.file.Path task = java.nio.file.Path.of("/proc/self/task/" + tid[0]);
         long deadline = System.nanoTime() + 30_000_000_000L;

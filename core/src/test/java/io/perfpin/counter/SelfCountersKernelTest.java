@@ -13,6 +13,7 @@ import io.perfpin.apps.Spinner;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.options.DescriptorShare;
+import io.perfpin.testkit.Threads;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.util.List;
@@ -85,7 +86,7 @@ class SelfCountersKernelTest {
             Thread other = new Thread(
                     () -> thrown[0] = assertThrows(IllegalStateException.class, () -> self.read(self.newSnapshot())));
             other.start();
-            other.join();
+            Threads.join(other);
             assertTrue(thrown[0].getMessage().contains("read from"));
         }
     }

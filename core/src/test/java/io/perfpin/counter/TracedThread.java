@@ -1,6 +1,7 @@
 package io.perfpin.counter;
 
 import io.perfpin.nativeio.Backends;
+import io.perfpin.testkit.Threads;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -56,7 +57,7 @@ final class TracedThread implements AutoCloseable {
     }
 
     int tid() throws InterruptedException {
-        started.await();
+        Threads.await(started);
         return tid;
     }
 
@@ -79,7 +80,7 @@ final class TracedThread implements AutoCloseable {
     public void close() throws InterruptedException {
         go.countDown();
         release.countDown();
-        thread.join();
+        Threads.join(thread);
     }
 
     /**

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.testkit.TestJvm;
 import java.nio.file.Files;
 import java.nio.file.Paths;
 import java.util.List;
@@ -24,14 +25,12 @@ class CpuTopologyLiveTest {
 
     @Test
     void allowedCpusAreAsManyAsNprocSees() throws Exception {
-        ProcessBuilder nproc = new ProcessBuilder("nproc");
         // nproc reports these variables instead of the affinity mask when they are set
-        nproc.environment().remove("OMP_NUM_THREADS");
-        nproc.environment().remove("OMP_THREAD_LIMIT");
-        Process process = nproc.start();
-        String count = new String(process.getInputStream().readAllBytes()).strip();
-        assertEquals(0, process.waitFor());
-        assertEquals(Integer.parseInt(count), CpuTopology.live().allowed().size());
+        List<String> count = TestJvm.program("env", "-u", "OMP_NUM_THREADS", "-u", "OMP_THREAD_LIMIT", "nproc")
+                .run();
+        assertEquals(
+                Integer.parseInt(count.get(0).strip()),
+                CpuTopology.live().allowed().size());
     }
 
     @Test

@@ -1,9 +1,11 @@
 package io.perfpin.cpu;
 
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -62,7 +64,7 @@ final class Fixtures {
     static Path unpack(String name, Path target) throws IOException, InterruptedException {
         Files.createDirectories(target);
         // Caches, PCI devices and device trees are most of the files and none of the topology.
-        Process tar = new ProcessBuilder(
+        TestJvm.program(
                         "tar",
                         "xjf",
                         hwlocDir().resolve(name + ".tar.bz2").toString(),
@@ -73,12 +75,8 @@ final class Fixtures {
                         "--exclude=pci*",
                         "--exclude=bus",
                         "--exclude=class")
-                .redirectErrorStream(true)
-                .start();
-        String output = new String(tar.getInputStream().readAllBytes());
-        if (tar.waitFor() != 0) {
-            throw new IOException("tar xjf " + name + ".tar.bz2 failed: " + output);
-        }
+                .mergeStderr()
+                .run(Duration.ofSeconds(120));
         try (Stream<Path> dirs = Files.walk(target, 2)) {
             return dirs.filter(dir -> Files.isDirectory(dir.resolve("sys/devices/system/cpu")))
                     .findFirst()

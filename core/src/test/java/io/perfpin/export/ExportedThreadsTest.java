@@ -17,6 +17,7 @@ import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.RunningVirtualGroup;
 import io.perfpin.registry.SampledThread;
 import io.perfpin.registry.ThreadRegistry;
+import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -82,7 +83,7 @@ class ExportedThreadsTest {
         List<Thread> pool = new ArrayList<>();
         for (int i = 0; i < 20; i++) {
             Thread worker = counted(registry, "pool-7-thread-" + i, null, 32, new CountDownLatch(0));
-            worker.join();
+            Threads.join(worker);
             pool.add(worker);
         }
         try {
@@ -93,8 +94,8 @@ class ExportedThreadsTest {
             assertWithin(2048, awaitSeries(export, "pinned-1", 2048).total(0), 0.03, "pinned-1's page faults");
         } finally {
             end.countDown();
-            feed.join();
-            pinned.join();
+            Threads.join(feed);
+            Threads.join(pinned);
             registry.close();
         }
         ExportSnapshot last = export.snapshot();
@@ -126,7 +127,7 @@ class ExportedThreadsTest {
         try {
             live = counted(registry, "churn-" + CHURNED, null, 8, end);
             for (int i = 0; i < CHURNED; i++) {
-                counted(registry, "churn-" + i, null, 8, new CountDownLatch(0)).join();
+                Threads.join(counted(registry, "churn-" + i, null, 8, new CountDownLatch(0)));
             }
             long deadline = System.nanoTime() + 30_000_000_000L;
             while (ownSeries(export.snapshot()).size() != 1 && System.nanoTime() < deadline) {
@@ -141,7 +142,7 @@ class ExportedThreadsTest {
         } finally {
             end.countDown();
             if (live != null) {
-                live.join();
+                Threads.join(live);
             }
             registry.close();
         }
@@ -167,12 +168,10 @@ class ExportedThreadsTest {
         ThreadRegistry registry = start(recording, export);
         try {
             for (int i = 0; i < ExportedThreads.MAX_GROUP_SERIES + 60; i++) {
-                counted(registry, "grp" + letters(i), null, 1, new CountDownLatch(0))
-                        .join();
+                Threads.join(counted(registry, "grp" + letters(i), null, 1, new CountDownLatch(0)));
             }
             for (int i = 0; i < ExportedThreads.MAX_THREAD_SERIES + 40; i++) {
-                counted(registry, "own" + letters(i), null, 1, new CountDownLatch(0))
-                        .join();
+                Threads.join(counted(registry, "own" + letters(i), null, 1, new CountDownLatch(0)));
             }
         } finally {
             registry.close();
@@ -291,7 +290,7 @@ class ExportedThreadsTest {
                 },
                 name);
         thread.start();
-        touched.await();
+        Threads.await(touched);
         return thread;
     }
 

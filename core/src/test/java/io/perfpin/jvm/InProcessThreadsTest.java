@@ -7,12 +7,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
+import io.perfpin.testkit.TestJvm;
+import io.perfpin.testkit.Threads;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -29,18 +28,13 @@ class InProcessThreadsTest {
     /** Without a listener, a JVM asking itself gets a clear refusal, and no signal: nothing is printed. */
     @Test
     void aJvmWithoutAListenerIsRefusedAndNotSignalled() throws Exception {
-        Process probe = new ProcessBuilder(
-                        Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        OwnDumpProbe.class.getName())
-                .redirectErrorStream(true)
-                .start();
-        String out = new String(probe.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertTrue(probe.waitFor(60, TimeUnit.SECONDS));
-        assertEquals(
-                "refused: process " + probe.pid() + " (java) runs no attach listener (no one attached to it yet)\n",
-                out);
+        try (TestJvm probe = TestJvm.main(OwnDumpProbe.class).mergeStderr().start()) {
+            assertEquals(0, probe.awaitExit(), probe.describe("the probe ended"));
+            assertEquals(
+                    List.of("refused: process " + probe.pid()
+                            + " (java) runs no attach listener (no one attached to it yet)"),
+                    probe.lines());
+        }
     }
 
     @Test
@@ -83,7 +77,7 @@ class InProcessThreadsTest {
         Thread unstarted = new Thread(() -> {}, "never started");
         Thread ended = new Thread(() -> {}, "ended");
         ended.start();
-        ended.join();
+        Threads.join(ended);
         try (Parked parked = new Parked(List.of(NastyThreads.NAMES))) {
             Map<Thread, Integer> tids = JavaThreads.tids(syscalls, List.of(parked.threads[0], unstarted, ended));
 
@@ -124,7 +118,7 @@ class InProcessThreadsTest {
                         names.get(i));
                 threads[i].start();
             }
-            started.await();
+            Threads.await(started);
             NastyThreads.awaitParked(threads);
         }
 
@@ -133,7 +127,7 @@ class InProcessThreadsTest {
             release.countDown();
             try {
                 for (Thread thread : threads) {
-                    thread.join();
+                    Threads.join(thread);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();

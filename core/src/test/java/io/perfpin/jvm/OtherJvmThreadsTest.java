@@ -197,9 +197,8 @@ class OtherJvmThreadsTest {
     @Test
     void translatesTheTidsOfAJvmInItsOwnPidNamespace() throws Exception {
         assumeTrue(
-                new ProcessBuilder("unshare", "--pid", "--fork", "--mount-proc", "true")
-                                .start()
-                                .waitFor()
+                TestJvm.program("unshare", "--pid", "--fork", "--mount-proc", "true")
+                                .exitStatus()
                         == 0,
                 "cannot make pid namespaces here");
         try (TestJvm child = nastyThreads(javas().get(0))

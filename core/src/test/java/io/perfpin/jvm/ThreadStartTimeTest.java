@@ -3,6 +3,7 @@ package io.perfpin.jvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
@@ -35,7 +36,7 @@ class ThreadStartTimeTest {
         Thread later = new Thread(
                 () -> laterStart.set(ThreadStartTime.of(pid, ownTid()).orElse(-1)), "later");
         later.start();
-        later.join(30_000);
+        Threads.join(later);
         assertTrue(laterStart.get() >= mine.getAsLong(), laterStart + " < " + mine);
         assertEquals(OptionalLong.empty(), ThreadStartTime.of(pid, Integer.MAX_VALUE));
     }

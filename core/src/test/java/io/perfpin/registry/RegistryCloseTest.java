@@ -9,6 +9,7 @@ import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.report.Recording;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -155,7 +156,7 @@ class RegistryCloseTest {
                                     "racer-" + started.incrementAndGet());
                             t.start();
                             try {
-                                t.join();
+                                Threads.join(t);
                             } catch (InterruptedException e) {
                                 return;
                             }

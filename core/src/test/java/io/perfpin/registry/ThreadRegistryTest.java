@@ -24,6 +24,7 @@ import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
+import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -114,7 +115,7 @@ class ThreadRegistryTest {
                 },
                 "order-matcher");
         worker.start();
-        pinned.await();
+        Threads.await(pinned);
 
         // Visible from outside the thread: the kernel's view and the stats file agree with the pin.
         assertEquals("1", statusField(tid[0], "Cpus_allowed_list"));
@@ -125,7 +126,7 @@ class ThreadRegistryTest {
             assertEquals(worker.getId(), sample.javaId());
 
             touch.countDown();
-            worker.join();
+            Threads.join(worker);
             ThreadSample done = awaitSlot(reader, tid[0], StatsLayout.STATE_FINISHED);
             int faults = reader.snapshot().eventNames().indexOf("page-faults");
             assertWithin(4096, done.raw(faults), 0.03, "page faults in the stats file");
@@ -266,7 +267,7 @@ class ThreadRegistryTest {
                 running.add(t);
             }
             for (Thread t : running) {
-                t.join();
+                Threads.join(t);
             }
         }
         registry.close();
@@ -313,13 +314,13 @@ class ThreadRegistryTest {
                 },
                 "detached");
         worker.start();
-        pinned.await();
+        Threads.await(pinned);
         assertEquals(CpuSet.of(0), affinity.get(tid[0]));
         registry.close();
         assertEquals(before[0], affinity.get(tid[0]), "the pin is undone");
         assertTrue(worker.isAlive(), "the thread itself carries on");
         release.countDown();
-        worker.join();
+        Threads.join(worker);
     }
 
     /** A placement that chooses the CPUs says which it chose for the thread, once, as a notice. */
@@ -344,7 +345,7 @@ class ThreadRegistryTest {
                     },
                     "worker-1");
             worker.start();
-            worker.join(TimeUnit.SECONDS.toMillis(30));
+            Threads.join(worker);
             String cpus = (pinned[0].size() == 1 ? "CPU " : "CPUs ") + pinned[0];
             assertEquals(List.of("pin=core placed worker-1 on " + cpus), warnings);
         } finally {
@@ -375,7 +376,7 @@ class ThreadRegistryTest {
                             });
                             c.start();
                             try {
-                                c.join();
+                                Threads.join(c);
                             } catch (InterruptedException e) {
                                 throw new AssertionError(e);
                             }
@@ -384,7 +385,7 @@ class ThreadRegistryTest {
                     },
                     "pinned-parent");
             parent.start();
-            parent.join();
+            Threads.join(parent);
             assertEquals(process, child[0], "no rule: the child runs where the process runs");
             assertEquals(false, inherited[0]);
             assertEquals(CpuSet.of(1), child[1], "an inherit rule keeps the parent's pin");

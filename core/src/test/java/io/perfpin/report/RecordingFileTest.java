@@ -1,17 +1,13 @@
 package io.perfpin.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.BufferedReader;
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,9 +16,6 @@ import org.junit.jupiter.api.io.TempDir;
  * beside it; and the family of files {@code report} reads for it.
  */
 class RecordingFileTest {
-    private static final String JAVA =
-            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-
     @TempDir
     Path dir;
 
@@ -31,19 +24,11 @@ class RecordingFileTest {
     void aFileAnotherProcessWritesIsLeftToItAndThisJvmWritesItsOwnBesideIt() throws Exception {
         Path named = dir.resolve("run.jsonl");
         long pid = ProcessHandle.current().pid();
-        Process holder = new ProcessBuilder(
-                        JAVA,
-                        "-cp",
-                        System.getProperty("java.class.path"),
-                        RecordingHolder.class.getName(),
-                        named.toString(),
-                        "1000")
-                .redirectErrorStream(true)
-                .start();
-        try {
-            BufferedReader out =
-                    new BufferedReader(new InputStreamReader(holder.getInputStream(), StandardCharsets.UTF_8));
-            assertEquals("recording to " + named, out.readLine());
+        try (TestJvm holder = TestJvm.main(RecordingHolder.class)
+                .args(named.toString(), "1000")
+                .mergeStderr()
+                .start()) {
+            assertEquals("recording to " + named, holder.await("recording to "));
             try (JsonLinesFile mine = RecordingFile.create(named, pid, 2000)) {
                 assertEquals(dir.resolve("run." + pid + ".jsonl"), mine.path());
                 mine.write("{\"type\":\"mine\"}");
@@ -56,9 +41,8 @@ class RecordingFileTest {
                     List.of(new JvmRecord(pid, 2000, named).toJson(), "{\"type\":\"mine\"}"),
                     Files.readAllLines(dir.resolve("run." + pid + ".jsonl")));
             assertEquals("rw-------", mode(dir.resolve("run." + pid + ".jsonl")));
-        } finally {
-            holder.getOutputStream().close();
-            assertTrue(holder.waitFor(30, TimeUnit.SECONDS), "the holder ends once its input closes");
+            holder.closeInput();
+            assertEquals(0, holder.exitWithin(Duration.ofSeconds(30)), "the holder ends once its input closes");
         }
         try (JsonLinesFile again = RecordingFile.create(named, pid, 3000)) {
             assertEquals(named, again.path(), "once no process writes it, the file named is taken, as before");

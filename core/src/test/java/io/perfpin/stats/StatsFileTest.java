@@ -12,6 +12,7 @@ import io.perfpin.files.OwnedDirectory;
 import io.perfpin.report.StatsWindows;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -150,11 +151,14 @@ class StatsFileTest {
 
     @Test
     void staleFilesOfProcessesThatNoLongerRunAreRemovedAndNoOtherFile() throws Exception {
-        Process gone = new ProcessBuilder("true").start();
-        gone.waitFor();
+        long gone;
+        try (TestJvm process = TestJvm.program("true").start()) {
+            assertEquals(0, process.awaitExit());
+            gone = process.pid();
+        }
         long self = ProcessHandle.current().pid();
         OwnedDirectory jvms = OwnedDirectory.open(dir.resolve("jvms"));
-        Path dead = jvms.resolve(gone.pid() + ".stats");
+        Path dead = jvms.resolve(gone + ".stats");
         Path alive = jvms.resolve(self + ".stats");
         Path other = jvms.resolve("notes.stats");
         for (Path file : List.of(dead, alive, other)) {

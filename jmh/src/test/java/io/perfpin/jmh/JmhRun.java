@@ -1,14 +1,13 @@
 package io.perfpin.jmh;
 
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 /**
@@ -17,9 +16,7 @@ import java.util.stream.Collectors;
  * and this module's test benchmarks on the class path. Its output and exit code, within a deadline.
  */
 final class JmhRun {
-    private static final String JAVA =
-            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
-    private static final long DEADLINE_SECONDS = 120;
+    private static final Duration DEADLINE = Duration.ofSeconds(120);
 
     final int code;
     final String out;
@@ -31,24 +28,17 @@ final class JmhRun {
 
     /** {@code jvmOptions} go to the JVM that runs JMH (and, copied by JMH, to its forks). */
     static JmhRun of(List<String> jvmOptions, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>(List.of(JAVA));
-        command.addAll(jvmOptions);
-        command.addAll(List.of("-cp", classPath(), "org.openjdk.jmh.Main"));
-        command.addAll(Arrays.asList(args));
+        // its output to a file: JMH's forks would hold a pipe, and the harness kills them with JMH past the deadline
         Path output = Files.createTempFile("jmh-run", ".txt");
-        try {
-            Process jmh = new ProcessBuilder(command)
-                    .redirectErrorStream(true)
-                    .redirectOutput(output.toFile())
-                    .start();
-            if (!jmh.waitFor(DEADLINE_SECONDS, TimeUnit.SECONDS)) {
-                jmh.descendants().forEach(ProcessHandle::destroyForcibly);
-                jmh.destroyForcibly();
-                jmh.waitFor();
-                throw new AssertionError(
-                        "JMH still ran after " + DEADLINE_SECONDS + " s:\n" + Files.readString(output));
-            }
-            return new JmhRun(jmh.exitValue(), Files.readString(output, StandardCharsets.UTF_8));
+        try (TestJvm jmh = TestJvm.main("org.openjdk.jmh.Main")
+                .jvmOptions(jvmOptions)
+                .classPath(classPath())
+                .args(args)
+                .mergeStderr()
+                .outputTo(output)
+                .start()) {
+            int code = jmh.exitWithin(DEADLINE);
+            return new JmhRun(code, jmh.output());
         } finally {
             Files.delete(output);
         }

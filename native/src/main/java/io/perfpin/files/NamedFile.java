@@ -42,7 +42,7 @@ public final class NamedFile {
         } catch (Refused e) {
             throw e;
         } catch (IOException e) {
-            throw new Refused(e.getMessage());
+            throw new Refused(e.getMessage(), e);
         }
     }
 
@@ -50,8 +50,9 @@ public final class NamedFile {
     public static final class Refused extends IOException {
         private static final long serialVersionUID = 1L;
 
-        Refused(String message) {
-            super(message);
+        /** {@code cause}: what was refused, an {@link UntrustedPathException} with its reason among others. */
+        Refused(String message, IOException cause) {
+            super(message, cause);
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.perfpin.files;
 
+import io.perfpin.files.UntrustedPathException.Reason;
 import io.perfpin.nativeio.FileCalls;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -74,7 +75,8 @@ public final class OwnedDirectory {
                 || name == null
                 || name.toString().equals(".")
                 || name.toString().equals("..")) {
-            throw new UntrustedPathException(dir + " cannot be perfpin's directory: name a directory below /");
+            throw new UntrustedPathException(
+                    Reason.NOT_ALLOWED, dir + " cannot be perfpin's directory: name a directory below /");
         }
         Path trustedParent = Files.exists(parent) ? TrustedPath.verify(parent) : open(parent).path;
         return openChild(trustedParent, name.toString());
@@ -98,8 +100,10 @@ public final class OwnedDirectory {
         }
         FileStatus status = FileStatus.of(path);
         if (!status.isDirectory()) {
-            throw new UntrustedPathException(path + " is " + status.kind() + ", not a directory that perfpin made:"
-                    + " remove it, or point perfpin at another directory");
+            throw new UntrustedPathException(
+                    Reason.NOT_A_DIRECTORY,
+                    path + " is " + status.kind() + ", not a directory that perfpin made:"
+                            + " remove it, or point perfpin at another directory");
         }
         try (SecureDirectoryStream<Path> parentStream = stream(parent);
                 SecureDirectoryStream<Path> opened =
@@ -108,11 +112,13 @@ public final class OwnedDirectory {
                     .readAttributes()
                     .fileKey();
             if (!key.equals(status.fileKey)) {
-                throw new UntrustedPathException(path + " was replaced while perfpin opened it");
+                throw new UntrustedPathException(Reason.REPLACED, path + " was replaced while perfpin opened it");
             }
             if (status.uid != EffectiveUser.uid()) {
-                throw new UntrustedPathException(path + " belongs to uid " + status.uid + ", not to this user (uid "
-                        + EffectiveUser.uid() + "): remove it, or point perfpin at another directory");
+                throw new UntrustedPathException(
+                        Reason.OTHER_OWNER,
+                        path + " belongs to uid " + status.uid + ", not to this user (uid " + EffectiveUser.uid()
+                                + "): remove it, or point perfpin at another directory");
             }
             int permissions = status.permissions();
             boolean acceptable = (permissions & 0077) == 0 && (permissions & 0700) == 0700;
@@ -120,8 +126,11 @@ public final class OwnedDirectory {
                 // made by us a moment ago, under a umask that took bits we need
                 opened.getFileAttributeView(PosixFileAttributeView.class).setPermissions(DIRECTORY);
             } else if (!acceptable) {
-                throw new UntrustedPathException(path + " has mode " + FileStatus.octal(permissions) + "; perfpin keeps"
-                        + " its files in a directory only you can use (0700): chmod 700 " + path + ", or remove it");
+                throw new UntrustedPathException(
+                        Reason.OPEN_MODE,
+                        path + " has mode " + FileStatus.octal(permissions) + "; perfpin keeps"
+                                + " its files in a directory only you can use (0700): chmod 700 " + path
+                                + ", or remove it");
             }
             return new OwnedDirectory(path, status);
         }
@@ -151,7 +160,7 @@ public final class OwnedDirectory {
         }
         if (!status.sameFileAs(calls.fstat(fd))) {
             calls.close(fd);
-            throw new UntrustedPathException(path + " was replaced after perfpin checked it");
+            throw new UntrustedPathException(Reason.REPLACED, path + " was replaced after perfpin checked it");
         }
         return fd;
     }
@@ -302,7 +311,7 @@ public final class OwnedDirectory {
                     .readAttributes()
                     .fileKey()
                     .equals(status.fileKey)) {
-                throw new UntrustedPathException(path + " was replaced after perfpin checked it");
+                throw new UntrustedPathException(Reason.REPLACED, path + " was replaced after perfpin checked it");
             }
         } catch (IOException | RuntimeException e) {
             dir.close();

@@ -1,5 +1,6 @@
 package io.perfpin.files;
 
+import io.perfpin.files.UntrustedPathException.Reason;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
@@ -169,7 +170,7 @@ public final class PathWalk {
     public static int reopen(FileCalls calls, int fd, int flags, String shownAs) throws IOException {
         FileStat status = calls.fstat(fd);
         if (!status.isRegularFile()) {
-            throw new IOException(shownAs + " is " + status.kind() + ", not a regular file");
+            throw new NotARegularFileException(shownAs + " is " + status.kind() + ", not a regular file");
         }
         int opened = calls.openat(
                 FileCalls.AT_FDCWD,
@@ -316,7 +317,8 @@ public final class PathWalk {
                         + " follows none inside another process's file system");
             }
             if (++links > MAX_LINKS) {
-                throw new IOException("cannot open " + path + ": too many levels of symbolic links");
+                throw new UntrustedPathException(
+                        Reason.TOO_MANY_LINKS, "cannot open " + path + ": too many levels of symbolic links");
             }
             // The link itself, opened once: what is checked is what is read, whatever is renamed meanwhile.
             int linkFd =
@@ -329,13 +331,17 @@ public final class PathWalk {
                 FileStat link = calls.fstat(linkFd);
                 FileStat directory = calls.fstat(current());
                 if (!link.isSymbolicLink()) {
-                    throw new IOException(
+                    throw new UntrustedPathException(
+                            Reason.REPLACED,
                             "cannot open " + path + ": " + name + " was replaced while perfpin opened it");
                 }
                 if (!trusted(link.uid()) || !trusted(directory.uid())) {
-                    throw new IOException("cannot open " + path + ": " + name + " is a symbolic link of uid "
-                            + link.uid() + " in a directory of uid " + directory.uid() + "; perfpin follows links only"
-                            + " where root or you (uid " + trustedUid + ") own both");
+                    throw new UntrustedPathException(
+                            Reason.FOREIGN_LINK,
+                            "cannot open " + path + ": " + name + " is a symbolic link of uid "
+                                    + link.uid() + " in a directory of uid " + directory.uid()
+                                    + "; perfpin follows links only"
+                                    + " where root or you (uid " + trustedUid + ") own both");
                 }
                 target = calls.readlinkat(linkFd, "");
             } finally {

@@ -1,5 +1,6 @@
 package io.perfpin.files;
 
+import io.perfpin.files.UntrustedPathException.Reason;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -61,12 +62,14 @@ public final class TrustedPath {
                 continue;
             }
             if (!EffectiveUser.trusts(status.uid) || !EffectiveUser.trusts(current.uid)) {
-                throw new UntrustedPathException(next + " is a symbolic link of uid " + status.uid + " in a directory"
-                        + " of uid " + current.uid + "; perfpin follows links only where root or you (uid "
-                        + EffectiveUser.uid() + ") own both");
+                throw new UntrustedPathException(
+                        Reason.FOREIGN_LINK,
+                        next + " is a symbolic link of uid " + status.uid + " in a directory"
+                                + " of uid " + current.uid + "; perfpin follows links only where root or you (uid "
+                                + EffectiveUser.uid() + ") own both");
             }
             if (++links > MAX_LINKS) {
-                throw new UntrustedPathException(dir + ": too many levels of symbolic links");
+                throw new UntrustedPathException(Reason.TOO_MANY_LINKS, dir + ": too many levels of symbolic links");
             }
             Path target = Files.readSymbolicLink(next);
             List<Path> parts = new ArrayList<>();
@@ -87,16 +90,21 @@ public final class TrustedPath {
     private static FileStatus check(Path dir) throws IOException {
         FileStatus status = FileStatus.of(dir);
         if (!status.isDirectory()) {
-            throw new UntrustedPathException(dir + " is " + status.kind() + ", not a directory");
+            throw new UntrustedPathException(
+                    Reason.NOT_A_DIRECTORY, dir + " is " + status.kind() + ", not a directory");
         }
         if (!EffectiveUser.trusts(status.uid)) {
             throw new UntrustedPathException(
+                    Reason.OTHER_OWNER,
                     dir + " belongs to uid " + status.uid + ", who could replace what perfpin keeps below it");
         }
         if (status.othersMayReplaceEntries()) {
-            throw new UntrustedPathException(dir + " is writable by other users (mode "
-                    + FileStatus.octal(status.permissions()) + ", not sticky), who could replace what perfpin keeps"
-                    + " below it");
+            throw new UntrustedPathException(
+                    Reason.OPEN_MODE,
+                    dir + " is writable by other users (mode "
+                            + FileStatus.octal(status.permissions())
+                            + ", not sticky), who could replace what perfpin keeps"
+                            + " below it");
         }
         return status;
     }

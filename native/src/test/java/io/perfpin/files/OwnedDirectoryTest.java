@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
@@ -46,15 +45,17 @@ class OwnedDirectoryTest {
     void aLinkInPlaceOfTheDirectoryIsRefusedAndNothingIsWrittenWhereItPoints() throws Exception {
         Path elsewhere = Files.createDirectory(tmp.resolve("elsewhere"));
         Files.createSymbolicLink(tmp.resolve("perfpin-x"), elsewhere);
-        IOException refused =
+        UntrustedPathException refused =
                 assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(tmp.resolve("perfpin-x")));
-        assertTrue(refused.getMessage().contains("is a symbolic link"), refused.getMessage());
+        assertEquals(UntrustedPathException.Reason.NOT_A_DIRECTORY, refused.reason(), refused.getMessage());
         assertTrue(refused.getMessage().startsWith(tmp.resolve("perfpin-x").toString()), refused.getMessage());
         assertEquals(0, FileSystemFixtures.entries(elsewhere));
         if (EffectiveUser.uid() == 0) {
             // a link above perfpin's directory is resolved, and where it leads must be trusted like any parent
             giveTo(elsewhere, FileSystemFixtures.OTHER_UID);
-            assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(tmp.resolve("perfpin-x/sub")));
+            UntrustedPathException above =
+                    assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(tmp.resolve("perfpin-x/sub")));
+            assertEquals(UntrustedPathException.Reason.OTHER_OWNER, above.reason(), above.getMessage());
             assertEquals(0, FileSystemFixtures.entries(elsewhere));
         }
     }
@@ -69,8 +70,10 @@ class OwnedDirectoryTest {
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         Path link = Files.createSymbolicLink(sticky.resolve("perfpin-root"), roots);
         giveTo(link, FileSystemFixtures.OTHER_UID);
-        IOException refused =
+        UntrustedPathException refused =
                 assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(link.resolve("cpus")));
+        assertEquals(UntrustedPathException.Reason.FOREIGN_LINK, refused.reason());
+        // the one line a user reads, said whole once
         assertEquals(
                 link + " is a symbolic link of uid " + FileSystemFixtures.OTHER_UID + " in a directory of uid 0;"
                         + " perfpin follows links only where root or you (uid 0) own both",
@@ -90,9 +93,8 @@ class OwnedDirectoryTest {
                 tmp.resolve("theirs"),
                 PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
         giveTo(theirs, FileSystemFixtures.OTHER_UID);
-        IOException refused = assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(theirs));
-        assertTrue(
-                refused.getMessage().contains("belongs to uid " + FileSystemFixtures.OTHER_UID), refused.getMessage());
+        UntrustedPathException refused = assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(theirs));
+        assertEquals(UntrustedPathException.Reason.OTHER_OWNER, refused.reason(), refused.getMessage());
         assertEquals("rwx------", mode(theirs));
         assertEquals(FileSystemFixtures.OTHER_UID, FileSystemFixtures.owner(theirs));
     }
@@ -101,7 +103,9 @@ class OwnedDirectoryTest {
     void anOpenDirectoryOfOursIsRefusedAndItsModeNeverChanged() throws Exception {
         Path open = Files.createDirectory(tmp.resolve("open"));
         Files.setPosixFilePermissions(open, PosixFilePermissions.fromString("rwxr-xr-x"));
-        IOException refused = assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(open));
+        UntrustedPathException refused = assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(open));
+        assertEquals(UntrustedPathException.Reason.OPEN_MODE, refused.reason(), refused.getMessage());
+        // the line is the product here: it tells the user the command that mends it
         assertTrue(
                 refused.getMessage().contains("has mode 0755")
                         && refused.getMessage().contains("chmod 700"),
@@ -115,15 +119,16 @@ class OwnedDirectoryTest {
         Path theirs = Files.createDirectory(tmp.resolve("x"));
         Files.setPosixFilePermissions(theirs, PosixFilePermissions.fromString("rwxr-xr-x"));
         giveTo(theirs, FileSystemFixtures.OTHER_UID);
-        IOException owned =
+        UntrustedPathException owned =
                 assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(theirs.resolve("perfpin-root")));
-        assertTrue(owned.getMessage().startsWith(theirs + " belongs to uid"), owned.getMessage());
+        assertEquals(UntrustedPathException.Reason.OTHER_OWNER, owned.reason(), owned.getMessage());
+        assertTrue(owned.getMessage().startsWith(theirs + " "), "it names the directory: " + owned.getMessage());
 
         Path writable = Files.createDirectory(tmp.resolve("w"));
         Files.setPosixFilePermissions(writable, PosixFilePermissions.fromString("rwxrwxrwx"));
-        IOException open =
+        UntrustedPathException open =
                 assertThrows(UntrustedPathException.class, () -> OwnedDirectory.open(writable.resolve("perfpin-root")));
-        assertTrue(open.getMessage().contains("writable by other users (mode 0777, not sticky)"), open.getMessage());
+        assertEquals(UntrustedPathException.Reason.OPEN_MODE, open.reason(), open.getMessage());
         assertFalse(Files.exists(theirs.resolve("perfpin-root")));
         assertFalse(Files.exists(writable.resolve("perfpin-root")));
     }
@@ -179,8 +184,8 @@ class OwnedDirectoryTest {
         Files.move(dir.path(), tmp.resolve("moved"));
         Files.createDirectory(
                 tmp.resolve("d"), PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
-        IOException refused = assertThrows(UntrustedPathException.class, () -> dir.createFile("f"));
-        assertTrue(refused.getMessage().contains("was replaced"), refused.getMessage());
+        UntrustedPathException refused = assertThrows(UntrustedPathException.class, () -> dir.createFile("f"));
+        assertEquals(UntrustedPathException.Reason.REPLACED, refused.reason(), refused.getMessage());
         assertFalse(Files.exists(tmp.resolve("d/f"), LinkOption.NOFOLLOW_LINKS));
     }
 }

@@ -51,24 +51,28 @@ class PathWalkTest {
         Files.writeString(mine.resolve("precious"), "root's");
         Path parentLink = Files.createSymbolicLink(theirs.resolve("r"), mine);
         giveTo(parentLink, OTHER_UID);
-        IOException refused = assertThrows(
-                IOException.class,
+        UntrustedPathException refused = assertThrows(
+                UntrustedPathException.class,
                 () -> PathWalk.onHost(CALLS)
                         .parent(parentLink.resolve("precious").toString()));
+        assertEquals(UntrustedPathException.Reason.FOREIGN_LINK, refused.reason(), refused.getMessage());
+        // the line is what the user reads: it names the link and its owner
         assertTrue(refused.getMessage().contains("r is a symbolic link of uid " + OTHER_UID), refused.getMessage());
 
         Path fileLink = Files.createSymbolicLink(theirs.resolve("f"), mine.resolve("precious"));
         giveTo(fileLink, OTHER_UID);
-        refused = assertThrows(IOException.class, () -> PathWalk.onHost(CALLS).locate(fileLink.toString()));
-        assertTrue(refused.getMessage().contains("f is a symbolic link of uid " + OTHER_UID), refused.getMessage());
+        refused = assertThrows(
+                UntrustedPathException.class, () -> PathWalk.onHost(CALLS).locate(fileLink.toString()));
+        assertEquals(UntrustedPathException.Reason.FOREIGN_LINK, refused.reason(), refused.getMessage());
 
         // root's own link in a directory another user owns is refused too: that user could swap it
         Path dirOfTheirs = Files.createDirectory(tmp.resolve("theirs"));
         giveTo(dirOfTheirs, OTHER_UID);
         Files.createSymbolicLink(dirOfTheirs.resolve("l"), mine.resolve("precious"));
-        assertThrows(
-                IOException.class,
+        UntrustedPathException inTheirs = assertThrows(
+                UntrustedPathException.class,
                 () -> PathWalk.onHost(CALLS).locate(dirOfTheirs.resolve("l").toString()));
+        assertEquals(UntrustedPathException.Reason.FOREIGN_LINK, inTheirs.reason(), inTheirs.getMessage());
     }
 
     @Test
@@ -78,8 +82,9 @@ class PathWalkTest {
         PathWalk walk = PathWalk.onHost(CALLS);
         int fd = walk.locate(fifo.toString());
         try {
-            IOException refused = assertThrows(
-                    IOException.class, () -> PathWalk.reopen(CALLS, fd, FileCalls.O_RDONLY, fifo.toString()));
+            NotARegularFileException refused = assertThrows(
+                    NotARegularFileException.class,
+                    () -> PathWalk.reopen(CALLS, fd, FileCalls.O_RDONLY, fifo.toString()));
             assertEquals(fifo + " is a FIFO, not a regular file", refused.getMessage());
         } finally {
             CALLS.close(fd);

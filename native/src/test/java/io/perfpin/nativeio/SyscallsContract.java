@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
@@ -238,17 +239,18 @@ abstract class SyscallsContract {
         worker.start();
         int fd = -1;
         try {
-            started.await();
+            Threads.await(started);
             assertNotEquals(syscalls.gettid(), workerTid.get());
             fd = open(TASK_CLOCK, TIMES, 0, workerTid.get(), -1);
             opened.countDown();
-            burned.await();
+            Threads.await(burned);
             assertEquals(SINGLE_BYTES, syscalls.read(fd, out.address(), SINGLE_BYTES));
             assertTrue(out.getLong(SINGLE_VALUE) > 0, "the worker's task-clock");
         } finally {
             opened.countDown();
             read.countDown();
-            worker.join();
+            // both latches counted down: the worker ends at once, unless something hangs it
+            Threads.join(worker);
             if (fd >= 0) {
                 assertEquals(0, syscalls.close(fd));
             }

@@ -7,6 +7,7 @@ import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * A JVM that a test starts (or a program that embeds one, or none) and talks to: lines sent to its standard input,
@@ -34,7 +36,10 @@ public class TestJvm implements AutoCloseable {
     private final List<String> command;
     private final Process process;
     private final Writer stdin;
+    /** Its output, as read; empty when it is written to {@link #outputFile}. */
     private final Output stdout;
+    /** The file its output goes to, or null when it is read as it comes. */
+    private final Path outputFile;
     /** Null when its error stream is read as part of its output. */
     private final Output stderr;
 
@@ -46,6 +51,11 @@ public class TestJvm implements AutoCloseable {
         ProcessBuilder start = new ProcessBuilder(command).redirectErrorStream(builder.mergeStderr);
         if (builder.directory != null) {
             start.directory(builder.directory.toFile());
+        }
+        start.environment().putAll(builder.environment);
+        outputFile = builder.outputFile;
+        if (outputFile != null) {
+            start.redirectOutput(outputFile.toFile());
         }
         process = start.start();
         closeGrace = builder.closeGrace;
@@ -146,9 +156,30 @@ public class TestJvm implements AutoCloseable {
         return List.copyOf(lines.subList(0, lines.indexOf(marker)));
     }
 
-    /** Every line of its output so far. */
+    /** Every line of its output so far, read from its file where it was written to one. */
     public List<String> lines() {
-        return stdout.lines();
+        if (outputFile == null) {
+            return stdout.lines();
+        }
+        try {
+            return Files.readAllLines(outputFile, StandardCharsets.UTF_8);
+        } catch (IOException e) {
+            return List.of("(its output file " + outputFile + " is unreadable: " + e + ")");
+        }
+    }
+
+    /** Its output so far as one text, each line ended by a newline, as a caller that reads it whole wants it. */
+    public String output() {
+        return text(lines());
+    }
+
+    /** Its error stream so far as one text, as {@link #output}. */
+    public String errorOutput() {
+        return text(stderr());
+    }
+
+    private static String text(List<String> lines) {
+        return lines.stream().map(line -> line + "\n").collect(Collectors.joining());
     }
 
     /** Every line of its error stream so far; none when that is read as part of its output. */
@@ -199,8 +230,9 @@ public class TestJvm implements AutoCloseable {
         }
     }
 
-    /** Ends it at once, as a crash would: SIGKILL. */
+    /** Ends it at once, as a crash would: SIGKILL, and to the processes it started, which would hold on. */
     public void kill() throws InterruptedException {
+        process.descendants().forEach(ProcessHandle::destroyForcibly);
         process.destroyForcibly();
         if (!process.waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS)) {
             throw new AssertionError(describe("it outlived SIGKILL by " + DEADLINE));
@@ -213,9 +245,12 @@ public class TestJvm implements AutoCloseable {
         closeInput();
         try {
             if (!process.waitFor(closeGrace.toMillis(), TimeUnit.MILLISECONDS)) {
+                // a JVM it forked (JMH's forks) would run on without it: those go first, while they are its own
+                process.descendants().forEach(ProcessHandle::destroyForcibly);
                 process.destroyForcibly().waitFor(DEADLINE.toMillis(), TimeUnit.MILLISECONDS);
             }
         } catch (InterruptedException e) {
+            process.descendants().forEach(ProcessHandle::destroyForcibly);
             process.destroyForcibly();
             Thread.currentThread().interrupt();
         }
@@ -223,7 +258,7 @@ public class TestJvm implements AutoCloseable {
 
     /** {@code what}, with the command and all it printed, for a failure. */
     public String describe(String what) {
-        return what + "\ncommand: " + String.join(" ", command) + "\nstdout:\n" + String.join("\n", stdout.lines())
+        return what + "\ncommand: " + String.join(" ", command) + "\nstdout:\n" + String.join("\n", lines())
                 + (stderr == null ? "" : "\nstderr:\n" + String.join("\n", stderr.lines()));
     }
 
@@ -235,10 +270,12 @@ public class TestJvm implements AutoCloseable {
         private final Map<String, String> properties = new LinkedHashMap<>();
         private final List<String> jvmOptions = new ArrayList<>();
         private final List<String> args = new ArrayList<>();
+        private final Map<String, String> environment = new LinkedHashMap<>();
         private String java = ownJava();
         private String agent;
         private String classPath = System.getProperty("java.class.path");
         private Path directory;
+        private Path outputFile;
         private boolean mergeStderr;
         private Duration closeGrace = Duration.ofSeconds(10);
 
@@ -304,6 +341,27 @@ public class TestJvm implements AutoCloseable {
             return this;
         }
 
+        /** Sets {@code name} in its environment, which is otherwise this process's. */
+        public Builder environment(String name, String value) {
+            environment.put(name, value);
+            return this;
+        }
+
+        public Builder environment(Map<String, String> variables) {
+            environment.putAll(variables);
+            return this;
+        }
+
+        /**
+         * Writes its output (with its error stream, when {@link #mergeStderr}) to {@code file} rather than a pipe:
+         * for much output, or for processes it forks that would hold a pipe open after it ended. {@link #lines}
+         * reads the file, and {@link #await} waits for nothing there.
+         */
+        public Builder outputTo(Path file) {
+            outputFile = file;
+            return this;
+        }
+
         /** Reads its error stream as part of its output, in the order it was written. */
         public Builder mergeStderr() {
             mergeStderr = true;
@@ -336,13 +394,26 @@ public class TestJvm implements AutoCloseable {
             return new TestJvm(this);
         }
 
+        /** Runs it to its end, its input closed, within {@link #DEADLINE}: its exit status, whatever that is. */
+        public int exitStatus() throws IOException, InterruptedException {
+            try (TestJvm child = start()) {
+                child.closeInput();
+                return child.awaitExit();
+            }
+        }
+
         /**
          * Runs it to its end and returns its output; fails unless it exits with 0. Its error stream, where a JVM
          * warns of what it was asked to do (restricted methods on JDK 24 and later), is only for the failure.
          */
         public List<String> run() throws IOException, InterruptedException {
+            return run(DEADLINE);
+        }
+
+        /** As {@link #run()}, for one that may take longer than {@link #DEADLINE} (a compiler on a busy machine). */
+        public List<String> run(Duration within) throws IOException, InterruptedException {
             try (TestJvm child = start()) {
-                int status = child.awaitExit();
+                int status = child.exitWithin(within);
                 if (status != 0) {
                     throw new AssertionError(child.describe("it exited with " + status));
                 }
