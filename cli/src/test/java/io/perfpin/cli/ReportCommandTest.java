@@ -340,8 +340,8 @@ class ReportCommandTest {
         List<String> lines = table.out.lines().toList();
         assertEquals("Recorded in " + before + ":", lines.get(0), table.out);
         assertTrue(lines.get(1).matches("thread +tid +cpus +state +task-clock.*"), table.out);
-        assertTrue(lines.get(2).matches("busy +12 +0-1 +running at end +9\\.000 ms.*"), table.out);
-        assertTrue(lines.get(3).matches("middle +13 +0-1 +running at end +5\\.000 ms.*"), table.out);
+        assertTrue(lines.get(2).matches("busy +12 +0-1 +running at exit +9\\.000 ms.*"), table.out);
+        assertTrue(lines.get(3).matches("middle +13 +0-1 +running at exit +5\\.000 ms.*"), table.out);
         assertTrue(lines.get(4).matches("idle +11 +0-1 +ended +1\\.000 ms.*"), table.out);
         int second = lines.indexOf("Recorded in " + after + ":");
         assertTrue(second > 4 && lines.get(second - 1).isEmpty(), table.out);

@@ -6,9 +6,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.TerminalText;
+import io.perfpin.report.ThreadReport;
+import io.perfpin.report.ThreadState;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Pattern;
@@ -79,6 +82,47 @@ class TableWidthTest {
                 .orElseThrow();
         assertTrue(row.startsWith("org.openjdk.jmh") && row.contains("RawResults)"), "its start and end: " + row);
         assertTrue(String.join("\n", MethodTable.render(List.of(record), 0)).contains(method), "whole when not cut");
+    }
+
+    /**
+     * The row that sums finished threads says what it sums in a sentence: with names too long to fit and every default
+     * column, it stays whole where the names are cut, and the table still fits.
+     */
+    @Test
+    void theSumRowsLabelIsNeverCutLikeAName() {
+        List<String> events = List.of("task-clock", "context-switches", "cpu-migrations", "page-faults");
+        List<ThreadReport> rows = new ArrayList<>();
+        int tid = 1000;
+        for (String name : NAMES) {
+            rows.add(report(name, tid++, events).withState(tid % 2 == 0 ? ThreadState.ENDED : ThreadState.RUNNING));
+        }
+        String label = "(6 threads: 4 ended, 2 running at exit)";
+        rows.add(report(label, 0, events));
+        // The default columns, which give way where the widest label and the names cut shortest would not fit.
+        List<String> lines = ReportTable.render(rows, RecordingReport.table(new ViewOptions()));
+        String table = String.join("\n", lines);
+        assertFits("a table with a sum row", table);
+        assertTrue(lines.stream().anyMatch(l -> l.startsWith(label + " ")), "the label whole:\n" + table);
+        assertTrue(table.contains("running at exit"), "the rows in the label's words:\n" + table);
+        for (String name : NAMES) {
+            assertTrue(table.contains(name.substring(0, 8)) && !table.contains(name), "cut: " + name);
+        }
+    }
+
+    /** A thread's (a sum's, with tid 0) values, large enough to fill their columns. */
+    private static ThreadReport report(String name, int tid, List<String> events) {
+        Map<String, Long> counters = new LinkedHashMap<>();
+        events.forEach(e -> counters.put(e, 123_456_789_012L));
+        return ThreadReport.fromValues(
+                name,
+                tid,
+                tid,
+                "0-1",
+                1_000_000_000_000L,
+                counters,
+                Map.of(),
+                ThreadReport.metrics(counters, 1_000_000_000_000L),
+                Map.of());
     }
 
     /** {@code args} print each line in at most {@link #WIDTH} columns, and a row for each thread. */

@@ -59,7 +59,7 @@ class TopCommandTest {
                     summary);
             assertTrue(row.matcher(summary).matches(), "the finished thread's totals: " + summary);
             assertTrue(
-                    Pattern.compile("(?s).*\n\\(1 finished thread\\) +- +[0-9.]+ ms .*")
+                    Pattern.compile("(?s).*\n\\(1 ended thread\\) +- +[0-9.]+ ms .*")
                             .matcher(summary)
                             .matches(),
                     "and the sum of all finished threads: " + summary);
