@@ -64,7 +64,8 @@ final class DemoCommand implements Callable<Integer> {
         String classPath = ownClassPath();
         hardwareNote();
 
-        System.out.println("== ping-pong: threads ping and pong pinned to CPUs " + first + " and " + second
+        System.out.println("== ping-pong: threads ping and pong pinned to "
+                + CpuSet.of(first).inWords() + " and " + CpuSet.of(second).inWords()
                 + ", spinning on two volatile fields ==");
         int pingPong = Perfpin.run(
                 "run",
