@@ -6,6 +6,7 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.report.TerminalText;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -116,26 +117,23 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /**
-     * Says once, before the runs, which requested events this machine cannot count and why; when it can count none
-     * of them, the runs would show nothing: that is refused as a usage error before anything runs.
+     * Says once, before the runs, which requested events this machine cannot count, each reason once after the
+     * events it holds for, then those it counts; when it can count none of them, the runs would show nothing: that is
+     * refused as a usage error before anything runs.
      */
     private void hardwareNote() {
         Syscalls syscalls = Backends.syscalls();
-        List<String> notes = new ArrayList<>();
         List<EventFailure> unsupported;
         try (CounterGroup probe = CounterGroup.open(syscalls, syscalls.gettid(), events.list.events())) {
             unsupported = probe.unsupported();
-            for (EventFailure failure : unsupported) {
-                notes.add("  " + failure.event().name() + ": " + failure.reason());
-            }
         }
+        // Without a PMU every hardware event has the same reason: said once, after the events it holds for.
+        Map<String, List<String>> byReason = unsupported.stream()
+                .collect(Collectors.groupingBy(
+                        EventFailure::reason,
+                        LinkedHashMap::new,
+                        Collectors.mapping(f -> f.event().name(), Collectors.toList())));
         if (unsupported.size() == events.list.events().size()) {
-            // Without a PMU every hardware event has the same reason: said once, after the events it holds for.
-            Map<String, List<String>> byReason = unsupported.stream()
-                    .collect(Collectors.groupingBy(
-                            EventFailure::reason,
-                            LinkedHashMap::new,
-                            Collectors.mapping(f -> f.event().name(), Collectors.toList())));
             throw new IllegalArgumentException("--events " + events.text + ": nothing to count, none of its events"
                     + " can be counted on this machine ("
                     + byReason.entrySet().stream()
@@ -144,9 +142,16 @@ final class DemoCommand implements Callable<Integer> {
                     + "); software events can,"
                     + " e.g. --events sched");
         }
-        if (!notes.isEmpty()) {
-            System.out.println("perfpin demo: these events cannot be counted on this machine; the others are:");
-            notes.forEach(System.out::println);
+        if (!unsupported.isEmpty()) {
+            List<String> notes = new ArrayList<>();
+            byReason.forEach((reason, names) -> notes.add("not counting " + String.join(", ", names) + ": " + reason));
+            List<String> counted = new ArrayList<>();
+            events.list.events().forEach(e -> counted.add(e.name()));
+            byReason.values().forEach(counted::removeAll);
+            notes.add("counting " + String.join(", ", counted));
+            notes.forEach(
+                    note -> ReportTable.fold(TerminalText.escape("perfpin demo: " + note), ViewOptions.DEFAULT_WIDTH)
+                            .forEach(System.out::println));
             System.out.println();
         }
     }

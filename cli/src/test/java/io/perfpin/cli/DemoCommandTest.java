@@ -1,10 +1,12 @@
 package io.perfpin.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class DemoCommandTest {
@@ -25,8 +27,29 @@ class DemoCommandTest {
         assertEquals(second, row(lines, "pong")[2], "pong pinned");
         assertEquals(first, row(lines, "adjacent-writer-0")[2]);
         assertEquals(second, row(lines, "padded-writer-1")[2]);
-        if (out.out.contains("cannot be counted on this machine")) {
-            assertTrue(out.out.contains("cycles: "), "the reason for each event not counted:\n" + out.out);
+        TableWidthTest.assertFits("demo", out.out);
+        assertFalse(out.out.contains("the others are"), out.out);
+        List<String> notCounting = out.out
+                .lines()
+                .filter(l -> l.startsWith("perfpin demo: not counting "))
+                .toList();
+        // Where a PMU counts nothing here, each reason is said once, after every event it holds for.
+        assertEquals(
+                notCounting.size(),
+                notCounting.stream()
+                        .map(l -> l.substring(l.indexOf(": ", 13)))
+                        .distinct()
+                        .count(),
+                out.out);
+        if (!notCounting.isEmpty()) {
+            assertTrue(notCounting.get(0).startsWith("perfpin demo: not counting cycles, instructions: "), out.out);
+            String counting = out.out
+                    .lines()
+                    .filter(l -> l.startsWith("perfpin demo: counting "))
+                    .findFirst()
+                    .orElseThrow();
+            assertTrue(counting.startsWith("perfpin demo: counting task-clock, "), out.out);
+            assertFalse(counting.contains("cycles"), "only what is counted: " + counting);
         }
     }
 
