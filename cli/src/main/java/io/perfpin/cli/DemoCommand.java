@@ -17,6 +17,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -32,7 +33,8 @@ import picocli.CommandLine.Option;
                 + " each thread's totals and hints.")
 final class DemoCommand implements Callable<Integer> {
     /** What the experiments show: time on a CPU, IPC where there is a PMU, and that the pinned threads stay put. */
-    private static final String COLUMNS = "task-clock,ipc,context-switches,cpu-migrations,page-faults";
+    private static final List<String> COLUMNS =
+            List.of("task-clock", "ipc", "context-switches", "cpu-migrations", "page-faults");
 
     @Option(
             names = "--events",
@@ -41,6 +43,9 @@ final class DemoCommand implements Callable<Integer> {
             converter = EventsOption.Parser.class,
             description = "Events and presets, comma-separated (default: ${DEFAULT-VALUE}).")
     EventsOption.Selection events;
+
+    @Mixin
+    ViewOptions view;
 
     @Option(
             names = "--round-trips",
@@ -68,52 +73,41 @@ final class DemoCommand implements Callable<Integer> {
         System.out.println("== ping-pong: threads ping and pong pinned to "
                 + CpuSet.of(first).inWords() + " and " + CpuSet.of(second).inWords()
                 + ", spinning on two volatile fields ==");
-        int pingPong = Perfpin.run(
-                "run",
-                "--events",
-                events.text,
-                "--columns",
-                COLUMNS,
-                "--threads",
-                "ping|pong",
-                "--interval",
-                "500ms",
-                "--pin",
-                "ping@" + first,
-                "--pin",
-                "pong@" + second,
-                "--",
-                java,
-                "-cp",
-                classPath,
-                "io.perfpin.apps.PingPong",
-                "--round-trips",
-                Long.toString(roundTrips));
+        int pingPong = run(
+                List.of("--threads", "ping|pong", "--pin", "ping@" + first, "--pin", "pong@" + second),
+                List.of(
+                        java,
+                        "-cp",
+                        classPath,
+                        "io.perfpin.apps.PingPong",
+                        "--round-trips",
+                        Long.toString(roundTrips)));
         System.out.println();
         System.out.println("== false sharing: writer 0 on CPU " + first + ", writer 1 on CPU " + second
                 + ", adjacent fields, then padded ==");
-        int sharing = Perfpin.run(
-                "run",
-                "--events",
-                events.text,
-                "--columns",
-                COLUMNS,
-                "--threads",
-                ".*-writer-.*",
-                "--interval",
-                "500ms",
-                "--pin",
-                ".*-writer-0@" + first,
-                "--pin",
-                ".*-writer-1@" + second,
-                "--",
-                java,
-                "-cp",
-                classPath,
-                "io.perfpin.apps.FalseSharing",
-                "--increments",
-                Long.toString(increments));
+        int sharing = run(
+                List.of("--threads", ".*-writer-.*", "--pin", ".*-writer-0@" + first, "--pin", ".*-writer-1@" + second),
+                List.of(
+                        java,
+                        "-cp",
+                        classPath,
+                        "io.perfpin.apps.FalseSharing",
+                        "--increments",
+                        Long.toString(increments)));
         return pingPong != 0 ? pingPong : sharing;
+    }
+
+    /**
+     * perfpin run of {@code command} with {@code options}, the demo's events, its view options (its own columns where
+     * --columns and --wide were not given) and a live view every 500 ms; run's exit code.
+     */
+    private int run(List<String> options, List<String> command) {
+        List<String> args = new ArrayList<>(List.of("run", "--events", events.text, "--interval", "500ms"));
+        args.addAll(view.words(COLUMNS));
+        args.addAll(options);
+        args.add("--");
+        args.addAll(command);
+        return Perfpin.run(args.toArray(String[]::new));
     }
 
     /**

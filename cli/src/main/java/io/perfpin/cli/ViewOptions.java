@@ -79,6 +79,22 @@ final class ViewOptions {
     }
 
     /**
+     * These options as words of a command line of another command that prints tables (demo runs run with them):
+     * {@code columns} where neither --columns nor --wide was given.
+     */
+    List<String> words(List<String> columns) {
+        List<String> words = new ArrayList<>(
+                wide
+                        ? List.of("--wide")
+                        : List.of("--columns", String.join(",", this.columns != null ? this.columns : columns)));
+        words.addAll(List.of("--sort", sort));
+        if (top != null) {
+            words.addAll(List.of("--top", Integer.toString(top)));
+        }
+        return words;
+    }
+
+    /**
      * The layout of a table printed once (totals, stat, report): every row but --top's, the events not counted below.
      */
     TableLayout table() {

@@ -275,6 +275,7 @@ class CommandLineTest {
                 List.of("attach", "1"),
                 List.of("stat", "1"),
                 List.of("report", "f.jsonl"),
+                List.of("demo"),
                 List.of("run", "--", "java", "-version"))) {
             String command = target.get(0);
             assertUsageStarts(

@@ -53,6 +53,20 @@ class DemoCommandTest {
         }
     }
 
+    /** demo's tables take the view options as run's do: here the columns named, in their order, and no other. */
+    @Test
+    void theDemosTablesShowTheColumnsNamed() {
+        CliRun out = CliRun.capture(() -> Perfpin.run(
+                "demo", "--round-trips", "20000", "--increments", "200000", "--columns", "page-faults,task-clock"));
+        assertEquals(ExitCode.OK, out.code, out.err);
+        List<String> headers =
+                out.out.lines().filter(l -> l.startsWith("thread ")).toList();
+        assertFalse(headers.isEmpty(), out.out);
+        for (String header : headers) {
+            assertTrue(header.matches("thread +tid +cpus( +cpu)?( +state)? +page-faults +task-clock"), header);
+        }
+    }
+
     @Test
     void aMisspeltEventIsOneLineNamingItAndTheNearestNamesWithExitCode2() {
         CliRun out = CliRun.capture(() -> Perfpin.run("demo", "--events", "sched,cylces"));

@@ -10,10 +10,15 @@ import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.jar.Attributes;
+import java.util.jar.JarOutputStream;
+import java.util.jar.Manifest;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
@@ -27,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class TableWidthTest {
     private static final int WIDTH = ViewOptions.DEFAULT_WIDTH;
+    private static final String JAVA =
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString();
     private static final String JMH = "org.openjdk.jmh.samples.JMHSample_22_FalseSharing.baseline-jmh-worker-";
     private static final List<String> NAMES = List.of(JMH + "1", JMH + "2", "L" + "o".repeat(198) + "g");
 
@@ -82,6 +89,84 @@ class TableWidthTest {
                 .orElseThrow();
         assertTrue(row.startsWith("org.openjdk.jmh") && row.contains("RawResults)"), "its start and end: " + row);
         assertTrue(String.join("\n", MethodTable.render(List.of(record), 0)).contains(method), "whole when not cut");
+    }
+
+    /**
+     * run's live frames, totals and counted methods, of a JVM whose busy thread has a 200-character name: every line
+     * fits, the thread's row told by its name's start and end; with --wide the name is whole.
+     */
+    @Test
+    void runFits120ColumnsWithA200CharacterThreadName(@TempDir Path dir) {
+        String name = NAMES.get(2);
+        List<String> args = List.of(
+                "run",
+                "--threads",
+                ".*",
+                "--interval",
+                "100ms",
+                "--record",
+                dir.resolve("run.jsonl").toString(),
+                "--",
+                JAVA,
+                "-cp",
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                CountedChild.class.getName(),
+                "2000",
+                name);
+        CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(String[]::new)));
+        assertEquals(ExitCode.OK, run.code, run.err);
+        assertFits("run", run.out);
+        assertTrue(
+                run.out.lines().anyMatch(l -> l.startsWith(name.substring(0, 8)) && l.contains("oog ")),
+                "a row for the thread, by its start and end:\n" + run.out);
+        List<String> wide = new ArrayList<>(args);
+        wide.add(1, "--wide");
+        wide.set(
+                wide.indexOf(dir.resolve("run.jsonl").toString()),
+                dir.resolve("wide.jsonl").toString());
+        CliRun whole = CliRun.capture(() -> Perfpin.run(wide.toArray(String[]::new)));
+        assertEquals(ExitCode.OK, whole.code, whole.err);
+        assertTrue(whole.out.contains("\n" + name + " "), "whole with --wide:\n" + whole.out);
+    }
+
+    /**
+     * list, with a JVM run from a jar whose path is some 200 characters (list names a jar's JVM by the jar): its row
+     * fits, the path cut in its middle, keeping its start and the jar's name; with --wide the path is whole.
+     */
+    @Test
+    void listCutsALongMainClassInItsMiddle(@TempDir Path dir) throws Exception {
+        Path jar = dir.resolve("d".repeat(90)).resolve("service-" + "x".repeat(100) + ".jar");
+        Files.createDirectories(jar.getParent());
+        // No class of its own: it runs the Service from this test's class path, which its manifest names.
+        Manifest manifest = new Manifest();
+        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
+        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, "io.perfpin.apps.Service");
+        manifest.getMainAttributes()
+                .put(
+                        Attributes.Name.CLASS_PATH,
+                        Arrays.stream(ApplicationClassPath.withoutAgent(System.getProperty("java.class.path"))
+                                        .split(":"))
+                                .map(Path::of)
+                                .map(e -> jar.getParent().relativize(e.toAbsolutePath())
+                                        + (Files.isDirectory(e) ? "/" : ""))
+                                .collect(Collectors.joining(" ")));
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(jar), manifest)) {
+            out.flush();
+        }
+        try (ChildJvm service = ChildJvm.startCommand(List.of(JAVA, "-jar", jar.toString(), "1", "120"))) {
+            service.await(Pattern.compile("ready"));
+            CliRun list = CliRun.capture(() -> Perfpin.run("list"));
+            assertEquals(ExitCode.OK, list.code, list.err);
+            assertFits("list", list.out);
+            String row = list.out
+                    .lines()
+                    .filter(l -> l.matches(" *" + service.pid() + "  .*"))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("a row for " + service.pid() + ":\n" + list.out));
+            assertTrue(row.contains("  " + jar.toString().substring(0, 20)) && row.contains("xx.jar  "), row);
+            CliRun wide = CliRun.capture(() -> Perfpin.run("list", "--wide"));
+            assertTrue(wide.out.contains("  " + jar + "  "), "whole with --wide:\n" + wide.out);
+        }
     }
 
     /**
