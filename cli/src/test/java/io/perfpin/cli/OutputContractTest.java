@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -263,6 +264,21 @@ class OutputContractTest {
         CliRun report = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "csv"));
         assertEquals(ExitCode.OK, report.code, report.err);
         assertThreadCsv(report.out, events, false);
+    }
+
+    /**
+     * docs/outputs.md's CSV example, made by a real attach: its header is the one the schema derives from the events
+     * its command names, and each row has a value of the column's kind in each field, as attach writes today.
+     */
+    @Test
+    void theCsvExampleOfTheOutputsPageIsTheContracts() throws IOException {
+        String page = Files.readString(SCHEMA.resolveSibling("../outputs.md"));
+        String example = page.substring(page.indexOf("## Example"));
+        Matcher events = Pattern.compile("--events (\\S+)").matcher(example);
+        assertTrue(events.find(), "the example's command names its events");
+        int block = example.indexOf("```csv\n") + "```csv\n".length();
+        String csv = example.substring(block, example.indexOf("```", block));
+        assertThreadCsv(csv, List.of(events.group(1).split(",")), false);
     }
 
     /** {@code perfpin run} of CountedChild, its main thread recorded and written as {@code format}. */
