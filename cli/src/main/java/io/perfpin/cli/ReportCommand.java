@@ -123,7 +123,7 @@ final class ReportCommand implements Callable<Integer> {
         if (family.stream().allMatch(jvm -> jvm.threads().isEmpty())) {
             throw new IllegalArgumentException("no thread recorded in " + file
                     + (started == 0 ? "" : " or beside it by the " + jvms(started) + " it started") + " matches "
-                    + threads.describe());
+                    + threads.forRecording(family.get(0).recording()).describe());
         }
         return family;
     }
