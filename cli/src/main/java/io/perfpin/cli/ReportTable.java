@@ -174,7 +174,7 @@ final class ReportTable {
         fitNames(header, rows, width, Set.of(), 0);
     }
 
-    /** As {@link #fitNames(List, List, int)}, the rows {@code labels} left whole, names given {@code label} at least. */
+    /** As {@link #fitNames(List, List, int)}, the rows {@code labels} left whole, names given {@code label} or more. */
     private static void fitNames(
             List<String> header, List<List<String>> rows, int width, Set<Integer> labels, int label) {
         int room = Math.max(label, Math.max(MIN_NAME_WIDTH, width - rest(header, rows)));

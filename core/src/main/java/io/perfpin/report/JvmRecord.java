@@ -5,10 +5,10 @@ import java.util.Map;
 
 /**
  * The first record of a recording that an agent writes ({@code "type":"jvm"}): the JVM that wrote it, when its
- * agent started, and the file its options named ({@code out=}; field {@code named}). That is the file itself, or, for a JVM whose named
- * file another JVM was writing (one started by it with the same options, as JMH starts its forks), the file
- * beside which this one lies ({@link RecordingFile}). {@code pmu}: the simulated PMU that makes its hardware
- * counts, in tests only; null (and no field) where the processor does.
+ * agent started, and the file its options named ({@code out=}; field {@code named}). That is the file itself, or,
+ * for a JVM whose named file another JVM was writing (one started by it with the same options, as JMH starts its
+ * forks), the file beside which this one lies ({@link RecordingFile}). {@code pmu}: the simulated PMU that makes its
+ * hardware counts, in tests only; null (and no field) where the processor does.
  */
 public record JvmRecord(long pid, long epochMillis, Path named, String pmu) {
     public static final String TYPE = "jvm";
