@@ -294,7 +294,7 @@ final class AgentSession {
         JavaProcess jvm = JavaProcess.of(pid);
         Optional<String> agent = AgentPresence.of(pid, ATTACH_TIMEOUT);
         if (agent.isEmpty()) {
-            throw new NoAgentException(pid, statsFileSays(pid));
+            throw new NoAgentException(pid, statsFileSays(pid), !AgentPresence.attachDisabled(pid));
         }
         if (!agent.get().equals(AgentPresence.RUNNING)) {
             throw new NoAgentException(pid, "the last one stopped, but " + agent.get());

@@ -6,6 +6,7 @@ import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.report.TerminalText;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -17,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -45,6 +47,9 @@ final class DemoCommand implements Callable<Integer> {
             description = "Events and presets, comma-separated (default: ${DEFAULT-VALUE}).")
     EventsOption.Selection events;
 
+    @Mixin
+    ViewOptions view;
+
     @Option(
             names = "--round-trips",
             paramLabel = "N",
@@ -68,7 +73,8 @@ final class DemoCommand implements Callable<Integer> {
         String classPath = ownClassPath();
         hardwareNote();
 
-        System.out.println("== ping-pong: threads ping and pong pinned to CPUs " + first + " and " + second
+        System.out.println("== ping-pong: threads ping and pong pinned to "
+                + CpuSet.of(first).inWords() + " and " + CpuSet.of(second).inWords()
                 + ", spinning on two volatile fields ==");
         int pingPong = experiment(
                 "ping|pong",
@@ -98,7 +104,7 @@ final class DemoCommand implements Callable<Integer> {
 
     /**
      * Runs {@code command} as {@code perfpin run --threads threads --pin ...} would, with the demo's events,
-     * columns and interval; returns its exit code. A failure is said in one line, as run says it, and the next
+     * interval and view options (its own columns where --columns and --wide were not given); returns its exit code. A failure is said in one line, as run says it, and the next
      * experiment still runs.
      */
     private int experiment(String threads, List<String> pins, List<String> command) {
@@ -106,7 +112,7 @@ final class DemoCommand implements Callable<Integer> {
             return AgentSession.launch(
                     LaunchCommand.of(command),
                     AgentSettings.of(events, threads, pins, INTERVAL),
-                    ViewOptions.ofColumns(COLUMNS),
+                    view.withDefaultColumns(COLUMNS),
                     OutputOptions.table());
         } catch (Exception e) {
             System.err.println(Perfpin.failure("perfpin run", e));
@@ -115,26 +121,23 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /**
-     * Says once, before the runs, which requested events this machine cannot count and why; when it can count none
-     * of them, the runs would show nothing: that is refused as a usage error before anything runs.
+     * Says once, before the runs, which requested events this machine cannot count, each reason once after the
+     * events it holds for, then those it counts; when it can count none of them, the runs would show nothing: that is
+     * refused as a usage error before anything runs.
      */
     private void hardwareNote() {
         Syscalls syscalls = Backends.syscalls();
-        List<String> notes = new ArrayList<>();
         List<EventFailure> unsupported;
         try (CounterGroup probe = CounterGroup.open(syscalls, syscalls.gettid(), events.list.events())) {
             unsupported = probe.unsupported();
-            for (EventFailure failure : unsupported) {
-                notes.add("  " + failure.event().name() + ": " + failure.reason());
-            }
         }
+        // Without a PMU every hardware event has the same reason: said once, after the events it holds for.
+        Map<String, List<String>> byReason = unsupported.stream()
+                .collect(Collectors.groupingBy(
+                        EventFailure::reason,
+                        LinkedHashMap::new,
+                        Collectors.mapping(f -> f.event().name(), Collectors.toList())));
         if (unsupported.size() == events.list.events().size()) {
-            // Without a PMU every hardware event has the same reason: said once, after the events it holds for.
-            Map<String, List<String>> byReason = unsupported.stream()
-                    .collect(Collectors.groupingBy(
-                            EventFailure::reason,
-                            LinkedHashMap::new,
-                            Collectors.mapping(f -> f.event().name(), Collectors.toList())));
             throw new IllegalArgumentException("--events " + events.text + ": nothing to count, none of its events"
                     + " can be counted on this machine ("
                     + byReason.entrySet().stream()
@@ -143,9 +146,16 @@ final class DemoCommand implements Callable<Integer> {
                     + "); software events can,"
                     + " e.g. --events sched");
         }
-        if (!notes.isEmpty()) {
-            System.out.println("perfpin demo: these events cannot be counted on this machine; the others are:");
-            notes.forEach(System.out::println);
+        if (!unsupported.isEmpty()) {
+            List<String> notes = new ArrayList<>();
+            byReason.forEach((reason, names) -> notes.add("not counting " + String.join(", ", names) + ": " + reason));
+            List<String> counted = new ArrayList<>();
+            events.list.events().forEach(e -> counted.add(e.name()));
+            byReason.values().forEach(counted::removeAll);
+            notes.add("counting " + String.join(", ", counted));
+            notes.forEach(
+                    note -> ReportTable.fold(TerminalText.escape("perfpin demo: " + note), ViewOptions.DEFAULT_WIDTH)
+                            .forEach(System.out::println));
             System.out.println();
         }
     }

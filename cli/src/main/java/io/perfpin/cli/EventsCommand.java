@@ -54,8 +54,7 @@ final class EventsCommand implements Callable<Integer> {
                 throw new IllegalStateException(LibpfmEncoder.unavailableReason());
             }
             for (String name : names) {
-                System.out.println(
-                        TerminalText.escape(name) + "  " + encodeFor(pmu, name).encoding());
+                say(TerminalText.escape(name) + "  " + encodeFor(pmu, name).encoding());
             }
             return ExitCode.OK;
         }
@@ -69,38 +68,43 @@ final class EventsCommand implements Callable<Integer> {
         if (!names.isEmpty()) {
             for (String name : names) {
                 EventSpec spec = parser.parse(name);
-                System.out.println(TerminalText.escape(name) + "  " + spec.encoding() + "  " + probe(syscalls, spec));
+                say(TerminalText.escape(name) + "  " + spec.encoding() + "  " + probe(syscalls, spec));
             }
             return ExitCode.OK;
         }
-        System.out.println("Presets:");
+        say("Presets:");
         for (Preset preset : Presets.all()) {
-            System.out.println("  " + preset.name() + "  " + preset.description());
-            System.out.println("      events:  " + String.join(", ", preset.events()));
-            System.out.println("      metrics: "
+            say("  " + preset.name() + "  " + preset.description());
+            say("      events:  " + String.join(", ", preset.events()));
+            say("      metrics: "
                     + String.join(
                             ", ", preset.metrics().stream().map(m -> m.name()).toArray(String[]::new)));
         }
-        System.out.println("Events (probed on this machine, for this thread):");
+        say("Events (probed on this machine, for this thread):");
         // One reason often holds for many events (no PMU: every hardware one): each is said once, numbered.
         List<String> reasons = new ArrayList<>();
         for (String name : GenericEvents.names()) {
             String reason = unsupported(syscalls, parser.parse(name));
             if (reason == null) {
-                System.out.println("  " + name + "  supported");
+                say("  " + name + "  supported");
             } else {
                 if (!reasons.contains(reason)) {
                     reasons.add(reason);
                 }
-                System.out.println("  " + name + "  unsupported [" + (reasons.indexOf(reason) + 1) + "]");
+                say("  " + name + "  unsupported [" + (reasons.indexOf(reason) + 1) + "]");
             }
         }
         for (int i = 0; i < reasons.size(); i++) {
-            System.out.println("[" + (i + 1) + "] " + TerminalText.escape(reasons.get(i)));
+            say("[" + (i + 1) + "] " + TerminalText.escape(reasons.get(i)));
         }
-        System.out.println("Also: raw rUUEE, pmu/term=value,.../ (sysfs), and CPU-specific names through libpfm4"
+        say("Also: raw rUUEE, pmu/term=value,.../ (sysfs), and CPU-specific names through libpfm4"
                 + (LibpfmEncoder.available() ? "" : " (" + LibpfmEncoder.unavailableReason() + ")") + ".");
         return ExitCode.OK;
+    }
+
+    /** A line of the listing, folded at spaces to {@value ViewOptions#DEFAULT_WIDTH} columns, as tables are. */
+    private static void say(String line) {
+        ReportTable.fold(line, ViewOptions.DEFAULT_WIDTH).forEach(System.out::println);
     }
 
     /** A name or model libpfm4 does not know is the user's mistake: say so with the nearest names. */

@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.time.LocalTime;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -187,12 +188,16 @@ final class LiveFrames {
                     : List.of(TerminalText.escape(
                             "not counted: " + String.join(", ", notCounted.keySet()) + " (why: at the end)"));
         }
-        List<String> lines = new ArrayList<>();
+        // Without a PMU every hardware event has one reason: said once, after the events it holds for, folded.
+        Map<String, List<String>> byReason = new LinkedHashMap<>();
         notCounted.forEach((event, reason) -> {
             if (said.first(AgentNotice.notCounted(event, reason))) {
-                lines.add(TerminalText.escape("not counted: " + event + ": " + reason));
+                byReason.computeIfAbsent(reason, r -> new ArrayList<>()).add(event);
             }
         });
+        List<String> lines = new ArrayList<>();
+        byReason.forEach((reason, events) -> lines.addAll(ReportTable.fold(
+                TerminalText.escape("not counted: " + String.join(", ", events) + ": " + reason), layout.width())));
         return lines;
     }
 

@@ -13,7 +13,18 @@ final class NoAgentException extends Exception {
 
     /** {@code why}: how it is known, a parenthesis of the message; empty for none. */
     NoAgentException(long pid, String why) {
+        this(pid, why, true);
+    }
+
+    /**
+     * @param attachable whether the JVM accepts an attach: where it does not, perfpin attach could load no agent,
+     *                   and is not suggested
+     */
+    NoAgentException(long pid, String why, boolean attachable) {
         super("process " + pid + " runs no perfpin agent" + (why.isEmpty() ? "" : " (" + why + ")") + ": start it with"
-                + " -javaagent:<path to perfpin-agent.jar>, or perfpin attach " + pid);
+                + " -javaagent:<path to perfpin-agent.jar>"
+                + (attachable
+                        ? ", or perfpin attach " + pid
+                        : " (it runs with -XX:+DisableAttachMechanism: perfpin attach cannot load one)"));
     }
 }

@@ -22,12 +22,13 @@ record RecordedJvm(Path file, Recording recording, List<ThreadRecord> threads, b
 
     /** @param busiest how many of each group of virtual threads are shown as themselves too, the busiest */
     static RecordedJvm of(Path file, Recording recording, ThreadsOption threadsOption, boolean started, int busiest) {
-        List<ThreadRecord> threads = threadsOption.selected(recording.threads());
+        ThreadsOption selection = threadsOption.forRecording(recording);
+        List<ThreadRecord> threads = selection.selected(recording.threads());
         String nothing = !threads.isEmpty()
                 ? null
                 : recording.threads().isEmpty()
                         ? "(it holds no thread records)"
-                        : "(no thread recorded there matches " + threadsOption.describe() + ")";
+                        : "(no thread recorded there matches " + selection.describe() + ")";
         return new RecordedJvm(
                 file, recording, List.copyOf(VirtualThreadGroups.folded(threads, busiest)), started, nothing);
     }

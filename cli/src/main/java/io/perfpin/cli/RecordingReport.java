@@ -20,12 +20,13 @@ final class RecordingReport {
 
     /**
      * A table of recorded threads laid out as {@code view} says, as run's totals are (by default 120 columns wide,
-     * the busiest first), with a state column as theirs: a final record of a thread that still ran says so, since
-     * the recording ended around it (its JVM exited, or the agent detached). CSV and JSON keep every value, in the
+     * the busiest first), with a state column as theirs, in their words: a final record of a thread that still ran
+     * is {@code running at exit}, since the recording ended around it, as run's JVM exited (an attach's recording may
+     * end as the agent detaches, which its records do not tell apart). CSV and JSON keep every value, in the
      * recording's order.
      */
     static TableLayout table(ViewOptions view) {
-        return view.table().withRunningLabel("running at end");
+        return view.table().withRunningLabel(LiveEnding.EXITED.runningLabel());
     }
 
     /** The hints that the threads' numbers suggest. */

@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.files.FileErrors;
 import io.perfpin.report.Comparison;
 import io.perfpin.report.Recording;
+import io.perfpin.report.RecordingFile;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.Timelines;
 import java.io.IOException;
@@ -66,13 +67,40 @@ final class ReportCommand implements Callable<Integer> {
             return page();
         }
         List<RecordedJvm> jvms = new ArrayList<>();
-        for (Path file : files) {
-            jvms.addAll(family(file));
-        }
+        families().forEach(jvms::addAll);
         try (ReportOutput out = output.open()) {
             out.recordings(jvms, RecordingReport.table(view));
         }
         return ExitCode.OK;
+    }
+
+    /**
+     * Each FILE's {@link #family}, but for a FILE already in another's, as a started JVM: report F F.PID.jsonl shows
+     * the fork once, under F's heading.
+     */
+    private List<List<RecordedJvm>> families() throws IOException {
+        Set<Path> started = new HashSet<>();
+        for (Path file : files) {
+            List<Path> family;
+            try {
+                family = RecordingFile.family(file);
+            } catch (IOException e) {
+                throw FileErrors.unreadable(file, e);
+            }
+            family.subList(1, family.size()).forEach(member -> started.add(same(member)));
+        }
+        List<List<RecordedJvm>> families = new ArrayList<>();
+        for (Path file : files) {
+            if (!started.contains(same(file))) {
+                families.add(family(file));
+            }
+        }
+        return families;
+    }
+
+    /** The file, however it was spelt: two paths to one file compare equal. */
+    private static Path same(Path file) {
+        return file.toAbsolutePath().normalize();
     }
 
     /**
@@ -95,7 +123,7 @@ final class ReportCommand implements Callable<Integer> {
         if (family.stream().allMatch(jvm -> jvm.threads().isEmpty())) {
             throw new IllegalArgumentException("no thread recorded in " + file
                     + (started == 0 ? "" : " or beside it by the " + jvms(started) + " it started") + " matches "
-                    + threads.describe());
+                    + threads.forRecording(family.get(0).recording()).describe());
         }
         return family;
     }
@@ -109,10 +137,7 @@ final class ReportCommand implements Callable<Integer> {
      * them started, recorded beside it (its family, as the other formats read it), under its own heading.
      */
     private int page() throws IOException {
-        List<List<RecordedJvm>> families = new ArrayList<>();
-        for (Path file : files) {
-            families.add(family(file));
-        }
+        List<List<RecordedJvm>> families = families();
         boolean started = families.stream().anyMatch(family -> family.size() > 1);
         List<RecordedJvm> named = families.stream().map(family -> family.get(0)).toList();
         // Several named recordings are told apart by their labels; one with a family, by the JVMs' headings.

@@ -176,6 +176,8 @@ final class ReportOutput implements AutoCloseable {
         }
         for (int i = 0; i < jvms.size(); i++) {
             RecordedJvm jvm = jvms.get(i);
+            // The file each record was read from, in the user's words (a started JVM's spelt beside the named file).
+            Path recording = several ? jvm.file() : null;
             if (format == ReportFormat.TABLE && several) {
                 List<String> lines = new ArrayList<>(i == 0 ? List.of() : List.of(""));
                 lines.addAll(ReportTable.fold(jvm.heading(), layout.width()));
@@ -184,9 +186,8 @@ final class ReportOutput implements AutoCloseable {
                 }
                 write(lines);
             } else if (format == ReportFormat.JSON && jvm.started()) {
-                write(List.of(jvm.recording().jvm().orElseThrow().toJson()));
+                write(List.of(jvm.recording().jvm().orElseThrow().toJson(recording)));
             }
-            Path recording = several ? jvm.file() : null;
             if (!jvm.threads().isEmpty()) {
                 write(
                         format == ReportFormat.JSON

@@ -62,7 +62,11 @@ final class ReportTable {
         }
         values.forEach(c -> header.add(sources.containsKey(c) ? c + " (" + sources.get(c) + ")" : c));
         List<List<String>> rows = new ArrayList<>();
+        Set<Integer> labels = new HashSet<>();
         for (ThreadReport r : layout.sorted(reports)) {
+            if (isLabel(r)) {
+                labels.add(rows.size());
+            }
             // tid 0: a row that sums threads
             List<String> row = new ArrayList<>(List.of(
                     TerminalText.escape(r.name()),
@@ -82,10 +86,15 @@ final class ReportTable {
         }
         int width = layout.width();
         if (width > 0) {
+            // A label is read as a sentence: it is never cut, so the names make room for the widest.
+            int label = labels.stream()
+                    .mapToInt(i -> TerminalText.width(rows.get(i).get(0)))
+                    .max()
+                    .orElse(0);
             if (layout.givesWay()) {
-                leaveOutToFit(header, rows, header.size() - values.size(), width);
+                leaveOutToFit(header, rows, header.size() - values.size(), width, label);
             }
-            fitNames(header, rows, width);
+            fitNames(header, rows, width, labels, label);
         }
         rows.add(0, header);
         // Names left, numbers right, as perf stat does.
@@ -112,12 +121,21 @@ final class ReportTable {
     }
 
     /**
-     * Leaves out the last value columns (those from {@code first} on, in the order of what they say most) while the
-     * rows would not fit {@code width} even with names cut to {@link #MIN_NAME_WIDTH}; the first stays.
+     * Whether the row's name is a label, not a thread's: a row that sums threads (tid 0) says what it sums in
+     * brackets, {@code (6 threads: 4 ended, 2 running at exit)}, where a virtual group's row starts with its name.
      */
-    private static void leaveOutToFit(List<String> header, List<List<String>> rows, int first, int width) {
+    private static boolean isLabel(ThreadReport r) {
+        return r.tid() == 0 && r.name().startsWith("(");
+    }
+
+    /**
+     * Leaves out the last value columns (those from {@code first} on, in the order of what they say most) while the
+     * rows would not fit {@code width} even with names cut to {@link #MIN_NAME_WIDTH}, and {@code label} columns
+     * left to the widest label, which is never cut; the first stays.
+     */
+    private static void leaveOutToFit(List<String> header, List<List<String>> rows, int first, int width, int label) {
         while (header.size() > first + 1
-                && Math.min(MIN_NAME_WIDTH, widest(header, rows, 0)) + rest(header, rows) > width) {
+                && Math.max(label, Math.min(MIN_NAME_WIDTH, widest(header, rows, 0))) + rest(header, rows) > width) {
             int last = header.size() - 1;
             header.remove(last);
             rows.forEach(row -> row.remove(last));
@@ -153,9 +171,17 @@ final class ReportTable {
      * columns: two names that differ only at their end stay apart.
      */
     static void fitNames(List<String> header, List<List<String>> rows, int width) {
-        int room = Math.max(MIN_NAME_WIDTH, width - rest(header, rows));
-        for (List<String> row : rows) {
-            row.set(0, TerminalText.fit(row.get(0), room));
+        fitNames(header, rows, width, Set.of(), 0);
+    }
+
+    /** As {@link #fitNames(List, List, int)}, the rows {@code labels} left whole, names given {@code label} or more. */
+    private static void fitNames(
+            List<String> header, List<List<String>> rows, int width, Set<Integer> labels, int label) {
+        int room = Math.max(label, Math.max(MIN_NAME_WIDTH, width - rest(header, rows)));
+        for (int i = 0; i < rows.size(); i++) {
+            if (!labels.contains(i)) {
+                rows.get(i).set(0, TerminalText.fit(rows.get(i).get(0), room));
+            }
         }
     }
 

@@ -87,7 +87,7 @@ final class StatThreads implements AutoCloseable {
                 CpuSet to = pinned.pin(t.tid(), t.name(), rule.placement()).placed();
                 moved.add(t.tid());
                 System.err.println(TerminalText.escape("perfpin stat: pinned '" + t.name() + "' (tid " + t.tid()
-                        + ") to CPUs " + to + " by --pin '" + rule + "' while counting"));
+                        + ") to " + to.inWords() + " by --pin '" + rule + "' while counting"));
             } catch (IOException | RuntimeException e) {
                 if (atStart || e instanceof ProcessChangedException) {
                     throw e;

@@ -1,7 +1,10 @@
 package io.perfpin.cli;
 
+import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
+import io.perfpin.report.Recording;
+import io.perfpin.report.RunRecord;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import java.util.List;
@@ -19,6 +22,37 @@ final class ThreadsOption {
                     + " the JVM's own service threads).")
     ThreadPattern regex;
 
+    /** Whether {@link #regex} is a recording's own threads= rather than the user's --threads. */
+    private boolean recorded;
+
+    /**
+     * What selects the threads of {@code recording}: --threads where it was given; else the recording's own
+     * threads=, as its run record's agent options say (the last, as the agent took it), so that report shows the rows
+     * that run's totals showed; else the default.
+     */
+    ThreadsOption forRecording(Recording recording) {
+        if (regex != null) {
+            return this;
+        }
+        List<String> values = recording
+                .run()
+                .map(run -> run.run().getOrDefault(RunRecord.AGENT_OPTIONS, ""))
+                .map(options -> AgentOptionText.settings(options).getOrDefault("threads", List.of()))
+                .orElse(List.of());
+        if (values.isEmpty()) {
+            return this;
+        }
+        String last = values.get(values.size() - 1);
+        ThreadsOption own = new ThreadsOption();
+        try {
+            own.regex = ThreadPatterns.compile("threads option", last, last);
+        } catch (IllegalArgumentException refused) {
+            return this; // the agent refused it too, and counted nothing
+        }
+        own.recorded = true;
+        return own;
+    }
+
     boolean selects(String threadName) {
         return regex == null ? !ThreadPatterns.isServiceThread(threadName) : regex.matches(threadName);
     }
@@ -30,9 +64,13 @@ final class ThreadsOption {
 
     /** For messages: what selected the threads, safe for a terminal. */
     String describe() {
-        return regex == null
-                ? "the application's threads (the default of --threads)"
-                : "--threads '" + TerminalText.escape(regex.toString()) + "'";
+        if (regex == null) {
+            return "the application's threads (the default of --threads)";
+        }
+        String quoted = "'" + TerminalText.escape(regex.toString()) + "'";
+        return recorded
+                ? "its agent's threads=" + quoted + " (the default of --threads for a recording)"
+                : "--threads " + quoted;
     }
 
     static final class Regex implements ITypeConverter<ThreadPattern> {

@@ -1,5 +1,12 @@
 package io.perfpin.cli;
 
+import io.perfpin.event.DerivedMetric;
+import io.perfpin.event.EventParser;
+import io.perfpin.event.GenericEvents;
+import io.perfpin.event.InvalidEventException;
+import io.perfpin.event.NearestNames;
+import io.perfpin.event.Presets;
+import java.util.ArrayList;
 import java.util.List;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
@@ -23,10 +30,17 @@ final class ViewOptions {
 
     static final String DEFAULT_SORT = "task-clock";
 
+    /** The columns every table has where they apply, whatever --columns says: not values, and not chosen. */
+    static final List<String> IDENTITY_COLUMNS = List.of("thread", "tid", "cpus", "cpu", "state");
+
+    /** The columns --sort takes beside the values: the rows in the order of their names or of their tids. */
+    static final List<String> NAME_SORTS = List.of("thread", "tid");
+
     @Option(
             names = "--columns",
             paramLabel = "LIST",
             split = ",",
+            converter = Column.class,
             description = "The events and metrics to show, comma-separated, in this order (default: task-clock,"
                     + " cpu-utilisation, ipc, context-switches, page-faults, those counted and that fit 120"
                     + " columns).")
@@ -39,6 +53,7 @@ final class ViewOptions {
             names = "--sort",
             paramLabel = "COLUMN",
             defaultValue = DEFAULT_SORT,
+            converter = SortKey.class,
             description = "Sort the threads by this column, largest first (thread and tid: ascending); default"
                     + " ${DEFAULT-VALUE}, the busiest first. In a live view on a terminal, the key s sorts by the next"
                     + " column.")
@@ -52,11 +67,13 @@ final class ViewOptions {
                     "Show at most N threads a table (default: all; in a live view on a terminal, those that" + " fit).")
     Integer top;
 
-    /** The options as when only {@code --columns columns} is given, for a view made in code ({@code demo}'s). */
-    static ViewOptions ofColumns(List<String> columns) {
+    /** These options, with {@code columns} where neither --columns nor --wide was given ({@code demo}'s own). */
+    ViewOptions withDefaultColumns(List<String> defaults) {
         ViewOptions options = new ViewOptions();
-        options.columns = columns;
-        options.sort = DEFAULT_SORT;
+        options.columns = wide || columns != null ? columns : defaults;
+        options.wide = wide;
+        options.sort = sort;
+        options.top = top;
         return options;
     }
 
@@ -76,6 +93,58 @@ final class ViewOptions {
      */
     TableLayout table() {
         return layout(0).withNotCounted();
+    }
+
+    /**
+     * A --columns name, checked with the command line so that a misspelt one is a usage error before any target is
+     * touched, rather than a column silently missing: an event, as perfpin spells it (cpu-cycles gives cycles, the
+     * name of its column), or a metric. The identity columns are refused with why: naming one could not show it.
+     */
+    static final class Column implements ITypeConverter<String> {
+        @Override
+        public String convert(String token) {
+            if (IDENTITY_COLUMNS.contains(token)) {
+                throw new IllegalArgumentException("column '" + token + "' is not chosen: "
+                        + String.join(", ", IDENTITY_COLUMNS) + " are shown wherever they apply; --columns"
+                        + " chooses the values: " + allowed());
+            }
+            return value(token, "column", List.of());
+        }
+    }
+
+    /** A --sort column: a value column as {@link Column} checks it, or the thread's name or tid. */
+    static final class SortKey implements ITypeConverter<String> {
+        @Override
+        public String convert(String token) {
+            return NAME_SORTS.contains(token) ? token : value(token, "sort column", NAME_SORTS);
+        }
+    }
+
+    /** The value column {@code token} names, spelt as tables head it; else a usage error naming what is allowed. */
+    private static String value(String token, String kind, List<String> more) {
+        for (DerivedMetric metric : Presets.metrics()) {
+            if (metric.name().equals(token)) {
+                return token;
+            }
+        }
+        try {
+            return new EventParser().parse(token).name();
+        } catch (InvalidEventException e) {
+            List<String> names = new ArrayList<>(more);
+            Presets.metrics().forEach(m -> names.add(m.name()));
+            names.addAll(GenericEvents.names());
+            List<String> nearest = NearestNames.nearest(token, names);
+            throw new IllegalArgumentException("unknown " + kind + " '" + token + "': expected "
+                    + (more.isEmpty() ? "" : String.join(", ", more) + ", ") + allowed()
+                    + (nearest.isEmpty() ? "" : "; did you mean " + String.join(", ", nearest) + "?"));
+        }
+    }
+
+    /** What a value column may be, in words: the metrics by name, the events by where they are listed. */
+    private static String allowed() {
+        List<String> metrics = new ArrayList<>();
+        Presets.metrics().forEach(m -> metrics.add(m.name()));
+        return "an event (perfpin events lists them) or a metric: " + String.join(", ", metrics);
     }
 
     static final class Count implements ITypeConverter<Integer> {

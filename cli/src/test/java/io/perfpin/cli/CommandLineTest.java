@@ -262,6 +262,61 @@ class CommandLineTest {
         assertTrue(help.out.contains("  completion  "), help.out);
     }
 
+    /**
+     * Every command that prints a table checks its --columns and --sort names with the command line: a misspelt one
+     * is one line naming it, what is allowed and the nearest names, exit 2, before the target (pid 1, which none of
+     * them could count) is looked at; an identity column named in --columns is refused with why, not dropped.
+     */
+    @Test
+    void eachTableCommandRefusesAnUnknownColumnOrSortKeyNamingItAndWhatIsAllowedWithExitCode2() {
+        String values = "an event (perfpin events lists them) or a metric: ipc, cpi, cache-miss-ratio,";
+        for (List<String> target : List.of(
+                List.of("top", "1"),
+                List.of("attach", "1"),
+                List.of("stat", "1"),
+                List.of("report", "f.jsonl"),
+                List.of("demo"),
+                List.of("run", "--", "java", "-version"))) {
+            String command = target.get(0);
+            assertUsageStarts(
+                    "perfpin " + command + ": --columns: unknown column 'taks-clock': expected " + values,
+                    "; did you mean task-clock? (see perfpin " + command + " --help)",
+                    target,
+                    "--columns",
+                    "ipc,taks-clock");
+            assertUsageStarts(
+                    "perfpin " + command + ": --sort: unknown sort column 'ipcc': expected thread, tid, " + values,
+                    "; did you mean ipc? (see perfpin " + command + " --help)",
+                    target,
+                    "--sort",
+                    "ipcc");
+        }
+        assertUsageStarts(
+                "perfpin stat: --columns: column 'state' is not chosen: thread, tid, cpus, cpu, state are shown"
+                        + " wherever they apply; --columns chooses the values: " + values,
+                " (see perfpin stat --help)",
+                List.of("stat", "1"),
+                "--columns",
+                "task-clock,state");
+        // An event's other spelling names its column as the table heads it.
+        CommandLine line = new CommandLine(new StatCommand());
+        line.parseArgs("1", "--columns", "cpu-cycles,ipc", "--sort", "cpu-cycles");
+        ViewOptions view = ((StatCommand) line.getCommand()).view;
+        assertEquals(List.of("cycles", "ipc"), view.columns);
+        assertEquals("cycles", view.sort);
+    }
+
+    /** {@code command}'s {@code target} with {@code options}: exit 2, one line, its start and end as given. */
+    private static void assertUsageStarts(String start, String end, List<String> target, String... options) {
+        List<String> args = new ArrayList<>(target);
+        // run's options come before the command it launches
+        args.addAll(target.get(0).equals("run") ? 1 : args.size(), List.of(options));
+        CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(String[]::new)));
+        assertEquals(ExitCode.USAGE, run.code, run.err);
+        assertEquals(1, run.err.lines().count(), run.err);
+        assertTrue(run.err.startsWith(start) && run.err.endsWith(end + "\n"), run.err);
+    }
+
     private static void assertUsage(String line, String... args) {
         CliRun run = CliRun.capture(() -> Perfpin.run(args));
         assertEquals(ExitCode.USAGE, run.code, run.err);

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.counter.CounterGroup;
@@ -11,7 +12,10 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class DemoCommandTest {
@@ -32,7 +36,10 @@ class DemoCommandTest {
         assertEquals(second, row(lines, "pong")[2], "pong pinned");
         assertEquals(first, row(lines, "adjacent-writer-0")[2]);
         assertEquals(second, row(lines, "padded-writer-1")[2]);
-        // What this machine cannot count, asked of the kernel as the demo asks it: each said once, with its reason.
+        TableWidthTest.assertFits("demo", out.out);
+        assertFalse(out.out.contains("the others are"), out.out);
+        // What this machine cannot count, asked of the kernel as the demo asks it: each reason said once, after every
+        // event it holds for, then the events counted.
         List<EventFailure> unsupported;
         Syscalls syscalls = Backends.syscalls();
         try (CounterGroup probe = CounterGroup.open(
@@ -41,14 +48,49 @@ class DemoCommandTest {
                 EventList.parse("ipc,sched", new EventParser()).events())) {
             unsupported = probe.unsupported();
         }
-        List<String> said = List.of(lines);
-        assertEquals(
-                !unsupported.isEmpty(),
-                said.contains("perfpin demo: these events cannot be counted on this machine; the others are:"),
-                out.out);
+        Map<String, List<String>> byReason = new LinkedHashMap<>();
         for (EventFailure failure : unsupported) {
-            String note = "  " + failure.event().name() + ": " + failure.reason();
-            assertEquals(1, said.stream().filter(note::equals).count(), note + " once in:\n" + out.out);
+            byReason.computeIfAbsent(failure.reason(), r -> new ArrayList<>())
+                    .add(failure.event().name());
+        }
+        List<String> notCounting = out.out
+                .lines()
+                .filter(l -> l.startsWith("perfpin demo: not counting "))
+                .toList();
+        assertEquals(byReason.size(), notCounting.size(), out.out);
+        for (List<String> events : byReason.values()) {
+            String note = "perfpin demo: not counting " + String.join(", ", events) + ": ";
+            assertEquals(
+                    1, notCounting.stream().filter(l -> l.startsWith(note)).count(), note + " once in:\n" + out.out);
+        }
+        if (!unsupported.isEmpty()) {
+            String counting = out.out
+                    .lines()
+                    .filter(l -> l.startsWith("perfpin demo: counting "))
+                    .findFirst()
+                    .orElseThrow();
+            assertTrue(counting.startsWith("perfpin demo: counting task-clock, "), out.out);
+            for (EventFailure failure : unsupported) {
+                assertFalse(
+                        List.of(counting.substring("perfpin demo: counting ".length())
+                                        .split(", "))
+                                .contains(failure.event().name()),
+                        "only what is counted: " + counting);
+            }
+        }
+    }
+
+    /** demo's tables take the view options as run's do: here the columns named, in their order, and no other. */
+    @Test
+    void theDemosTablesShowTheColumnsNamed() {
+        CliRun out = CliRun.capture(() -> Perfpin.run(
+                "demo", "--round-trips", "20000", "--increments", "200000", "--columns", "page-faults,task-clock"));
+        assertEquals(ExitCode.OK, out.code, out.err);
+        List<String> headers =
+                out.out.lines().filter(l -> l.startsWith("thread ")).toList();
+        assertFalse(headers.isEmpty(), out.out);
+        for (String header : headers) {
+            assertTrue(header.matches("thread +tid +cpus( +cpu)?( +state)? +page-faults +task-clock"), header);
         }
     }
 

@@ -50,6 +50,9 @@ class EventsCommandTest {
                 assertFalse(line.contains("unsupported:"), "no reason beside an event: " + line);
             }
         }
+        // The longest preset's events and a long reason are folded at spaces, as a table's notes are.
+        TableWidthTest.assertFits("events", run.out);
+        assertTrue(run.out.contains("\n          OFFCORE_REQUESTS_OUTSTANDING.CYCLES_WITH_DEMAND_RFO"), run.out);
     }
 
     /**

@@ -7,7 +7,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.counter.CounterGroup;
+import io.perfpin.cpu.CpuTopology;
 import io.perfpin.event.EventParser;
+import io.perfpin.jvm.AgentJar;
+import io.perfpin.jvm.AgentPresence;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import java.nio.file.Files;
@@ -25,7 +28,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link ExitCode} is the one table of exit codes: the table in docs/cli.md is it, and each code each command can
  * return is had by a real run here. Elsewhere: 7 in {@code AttachCommandTest.aJvmWithAttachDisabledIsOneLineAndExit7}
- * (attach, stat) and {@code ContainerAttachTest}, 8 in {@code StatExecTest}, detach's 6 and 1 in
+ * (attach, stat) and {@code ContainerAttachTest}, 8 in {@code StatExecTest}, detach's 6 also in
  * {@code DetachCommandTest}.
  */
 @Timeout(300)
@@ -145,6 +148,95 @@ class ExitCodeTest {
             } finally {
                 Files.deleteIfExists(stats);
             }
+        }
+    }
+
+    /**
+     * A JVM that accepts no attach (-XX:+DisableAttachMechanism): detach cannot reach an agent started in it with
+     * -javaagent:, exit 7, and does not tell the user to start it that way; where no agent runs, exit 6, and
+     * perfpin attach, which could load none, is not suggested. Neither JVM got a signal (no thread dump).
+     */
+    @Test
+    void detachOfAJvmThatAcceptsNoAttachIsExit7WithAnAgentAnd6WithoutAndSuggestsNothingItCannotDo() throws Exception {
+        String disabled = "-XX:+DisableAttachMechanism";
+        String agent = "-javaagent:" + AgentJar.forThisUser() + "=threads=worker-.*;interval=100ms";
+        try (ChildJvm service = ChildJvm.startWith(List.of(disabled, agent), "io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            long pid = service.pid();
+            try {
+                AgentSession.awaitAgent(pid, null);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                while (ProcFiles.perfEventDescriptors(pid) == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(20); // until its worker is enrolled
+                }
+                int counting = ProcFiles.perfEventDescriptors(pid);
+                CliRun detach = CliRun.capture(() -> Perfpin.run("detach", Long.toString(pid)));
+                assertEquals(ExitCode.ATTACH_FAILED, detach.code, detach.err);
+                assertEquals(
+                        "perfpin detach: process " + pid + " (java) runs with " + disabled + ": it accepts no attach"
+                                + " (no agent, no thread dump). The Java agent it was started with cannot be asked"
+                                + " anything from outside and runs until it exits; restart it without that flag to"
+                                + " detach it\n",
+                        detach.err);
+                assertTrue(counting > 0, "its agent counts");
+                assertEquals(counting, ProcFiles.perfEventDescriptors(pid), "and still does, left as it was");
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(pid));
+            }
+            DetachCommandTest.assertOnlyPerfpinLines(service.endAndReadRest());
+        }
+        try (ChildJvm plain = ChildJvm.startWith(List.of(disabled), "io.perfpin.apps.Service", "1", "120")) {
+            plain.await(Pattern.compile("ready"));
+            String pid = Long.toString(plain.pid());
+            CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
+            assertEquals(ExitCode.NO_AGENT, detach.code, detach.err);
+            assertEquals(
+                    "perfpin detach: process " + pid + " runs no perfpin agent: start it with -javaagent:<path to"
+                            + " perfpin-agent.jar> (it runs with " + disabled + ": perfpin attach cannot load one)\n",
+                    detach.err);
+            assertEquals(List.of(), plain.endAndReadRest(), "no signal reached it, so it printed no thread dump");
+        }
+    }
+
+    /**
+     * detach's 1: the JVM says through its attach channel that an agent runs (its perfpin.agent property), the
+     * request is taken, and the agent still runs as far as the JVM says: here a JVM whose Java agent refused its
+     * options, and whose property claims one runs. The agent's refusal is on the JVM's stderr, as the message says.
+     */
+    @Test
+    void detachThatLeavesAnAgentRunningIsExit1() throws Exception {
+        List<String> options = List.of(
+                "-D" + AgentPresence.PROPERTY + "=" + AgentPresence.RUNNING,
+                "-javaagent:" + AgentJar.forThisUser() + "=no-such-option=1");
+        try (ChildJvm service = ChildJvm.startWith(options, "io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
+            assertEquals(ExitCode.FAILURE, detach.code, detach.err);
+            assertEquals(
+                    "perfpin detach: process " + pid + " took the detach request, but its agent still runs; its"
+                            + " stderr says why\n",
+                    detach.err);
+            service.await(Pattern.compile("\\[perfpin\\].*detach: the agent does not run in this JVM"));
+        }
+    }
+
+    /** stat's 1: a placement that cannot be had, isolated CPUs on a machine without any; nothing left pinned. */
+    @Test
+    void statWithAPlacementThatCannotBeHadIsExit1() throws Exception {
+        CpuTopology machine = CpuTopology.live();
+        assumeTrue(machine.isolated().union(machine.nohzFull()).isEmpty(), "needs a machine without isolated CPUs");
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            long pid = service.pid();
+            String cpus = ProcFiles.cpusAllowed(pid, (int) pid);
+            CliRun stat = CliRun.capture(
+                    () -> Perfpin.run("stat", Long.toString(pid), "--pin", "main@isolated", "--duration", "200ms"));
+            assertEquals(ExitCode.FAILURE, stat.code, stat.out + stat.err);
+            assertEquals(1, stat.err.lines().count(), stat.err);
+            assertTrue(stat.err.startsWith("perfpin stat: ") && stat.err.contains("isolated"), stat.err);
+            assertEquals(cpus, ProcFiles.cpusAllowed(pid, (int) pid), "its main thread left on its CPUs");
+            assertEquals(0, ProcFiles.perfEventDescriptors(pid), "nothing counted from inside it");
         }
     }
 

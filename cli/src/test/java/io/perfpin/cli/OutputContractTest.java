@@ -24,6 +24,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.BeforeAll;
@@ -213,6 +214,42 @@ class OutputContractTest {
     }
 
     /**
+     * report F of a run whose JVM forks (JMH, two forks): its JSON is the family's, every record the schema's, and each
+     * says in recording the file it was read from, spelt as F was given (here with a ./ that the file system would not
+     * keep): F's own, then each fork's after its jvm record, whose named says the file its options named. Naming a
+     * fork's file beside F shows that fork once.
+     */
+    @Test
+    void reportOfAForkingRunsFamilySaysWhereEachRecordWasReadSpeltAsTheFileWasGiven() throws Exception {
+        Path record = dir.resolve("jmh.jsonl");
+        CliRun run = RunForkingJmhTest.runForkingJmh(record);
+        assertEquals(ExitCode.OK, run.code, run.out + run.err);
+        String named = dir + "/./jmh.jsonl";
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", named, "--format", "json"));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        assertTypes(Set.of("jvm", "thread"), assertRecords(report.out));
+
+        String readFrom = named;
+        List<String> forks = new ArrayList<>();
+        for (String line : report.out.lines().filter(l -> !l.isBlank()).toList()) {
+            Map<?, ?> json = (Map<?, ?>) JsonReader.parse(line);
+            if ("jvm".equals(json.get("type"))) {
+                readFrom = Path.of(named)
+                        .resolveSibling("jmh." + json.get("pid") + ".jsonl")
+                        .toString();
+                forks.add(readFrom);
+                assertEquals(record.toString(), json.get("named"), "the file its options named: " + line);
+            }
+            assertEquals(readFrom, json.get("recording"), "the file it was read from: " + line);
+        }
+        assertEquals(2, forks.size(), "a jvm record before each fork's records:\n" + report.out);
+
+        CliRun again = CliRun.capture(() -> Perfpin.run("report", named, forks.get(1), "--format", "json"));
+        assertEquals(ExitCode.OK, again.code, again.err);
+        assertEquals(report.out, again.out, "the fork named beside F is shown once, in F's family");
+    }
+
+    /**
      * A recording names the events selected in its run record, in --events order, and report's CSV of it has their
      * columns in that order, each whether or not a thread counted it: cycles, which a machine without a PMU (a
      * virtual machine without a virtual one) does not count, between two software events that every machine counts.
@@ -227,6 +264,21 @@ class OutputContractTest {
         CliRun report = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "csv"));
         assertEquals(ExitCode.OK, report.code, report.err);
         assertThreadCsv(report.out, events, false);
+    }
+
+    /**
+     * docs/outputs.md's CSV example, made by a real attach: its header is the one the schema derives from the events
+     * its command names, and each row has a value of the column's kind in each field, as attach writes today.
+     */
+    @Test
+    void theCsvExampleOfTheOutputsPageIsTheContracts() throws IOException {
+        String page = Files.readString(SCHEMA.resolveSibling("../outputs.md"));
+        String example = page.substring(page.indexOf("## Example"));
+        Matcher events = Pattern.compile("--events (\\S+)").matcher(example);
+        assertTrue(events.find(), "the example's command names its events");
+        int block = example.indexOf("```csv\n") + "```csv\n".length();
+        String csv = example.substring(block, example.indexOf("```", block));
+        assertThreadCsv(csv, List.of(events.group(1).split(",")), false);
     }
 
     /** {@code perfpin run} of CountedChild, its main thread recorded and written as {@code format}. */

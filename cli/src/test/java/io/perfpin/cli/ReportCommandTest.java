@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.options.ThreadPatterns;
 import io.perfpin.report.EndRecord;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
@@ -35,6 +36,63 @@ class ReportCommandTest {
 
     @TempDir
     Path dir;
+
+    /**
+     * A recording of run --threads '.*' holds the JVM's service threads too (DestroyJavaVM, say), which run's totals
+     * showed: report without --threads shows the threads its agent was given (threads=), the rows run showed; with
+     * --threads, those it names.
+     */
+    @Test
+    void reportsDefaultSelectionIsTheRecordingsOwnThreadsOption() {
+        Path recording = dir.resolve("all.jsonl");
+        String java = Paths.get(System.getProperty("java.home"), "bin", "java").toString();
+        CliRun run = CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--threads",
+                ".*",
+                "--record",
+                recording.toString(),
+                "--format",
+                "csv",
+                "--",
+                java,
+                "-cp",
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                CountedChild.class.getName(),
+                "200"));
+        assertEquals(ExitCode.OK, run.code, run.err);
+        CliRun report = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "csv"));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        List<String> shown = names(report.out);
+        assertTrue(shown.stream().anyMatch(ThreadPatterns::isServiceThread), "a service thread too: " + shown);
+        // run's CSV: its live windows' rows, then its totals' (type thread), whose names report shows again
+        List<String> totals = new ArrayList<>();
+        run.out
+                .lines()
+                .skip(1)
+                .map(ReportCommandTest::fields)
+                .filter(f -> f.size() > 2 && f.contains("thread"))
+                .forEach(f -> totals.add(f.get(0)));
+        assertEquals(totals.stream().sorted().toList(), shown.stream().sorted().toList(), run.out + report.out);
+
+        CliRun main = CliRun.capture(
+                () -> Perfpin.run("report", recording.toString(), "--format", "csv", "--threads", "main"));
+        assertEquals(List.of("main"), names(main.out), main.out);
+    }
+
+    /** The thread names of a report's CSV, up to its methods' blank line. */
+    private static List<String> names(String csv) {
+        return csv.lines()
+                .skip(1)
+                .takeWhile(l -> !l.isEmpty())
+                .map(l -> fields(l).get(0))
+                .toList();
+    }
+
+    /** A CSV row's fields; the names here hold no comma or quote. */
+    private static List<String> fields(String line) {
+        return List.of(line.split(",", -1));
+    }
 
     @Test
     void summarisesWhatAThreadRegistryRecordedPerThreadWithItsFinalRecord() throws Exception {
@@ -340,8 +398,8 @@ class ReportCommandTest {
         List<String> lines = table.out.lines().toList();
         assertEquals("Recorded in " + before + ":", lines.get(0), table.out);
         assertTrue(lines.get(1).matches("thread +tid +cpus +state +task-clock.*"), table.out);
-        assertTrue(lines.get(2).matches("busy +12 +0-1 +running at end +9\\.000 ms.*"), table.out);
-        assertTrue(lines.get(3).matches("middle +13 +0-1 +running at end +5\\.000 ms.*"), table.out);
+        assertTrue(lines.get(2).matches("busy +12 +0-1 +running at exit +9\\.000 ms.*"), table.out);
+        assertTrue(lines.get(3).matches("middle +13 +0-1 +running at exit +5\\.000 ms.*"), table.out);
         assertTrue(lines.get(4).matches("idle +11 +0-1 +ended +1\\.000 ms.*"), table.out);
         int second = lines.indexOf("Recorded in " + after + ":");
         assertTrue(second > 4 && lines.get(second - 1).isEmpty(), table.out);

@@ -189,7 +189,7 @@ class StatExecTest {
 
     private static Pattern pinned(long pid) {
         assumeTrue(ProcFiles.cpusAllowed(pid, (int) pid).matches("0[-,].*"), "needs CPU 0 and another");
-        return Pattern.compile("perfpin stat: pinned 'main' \\(tid " + pid + "\\) to CPUs 0 .*");
+        return Pattern.compile("perfpin stat: pinned 'main' \\(tid " + pid + "\\) to CPU 0 .*");
     }
 
     /** The program runs as root once it has exec'd, on the CPUs the JVM's thread had: those of the pin. */

@@ -28,8 +28,7 @@ class StatPinRestoreTest {
     private static final int SIGINT = 2;
     private static final String WATCHDOG = "perfpin-pins";
     private static final Pattern WORKER = Pattern.compile("thread (worker-\\d+) tid (\\d+)");
-    private static final Pattern PINNED =
-            Pattern.compile("perfpin stat: pinned '(\\S+)' \\(tid (\\d+)\\) to CPUs 0 .*");
+    private static final Pattern PINNED = Pattern.compile("perfpin stat: pinned '(\\S+)' \\(tid (\\d+)\\) to CPU 0 .*");
 
     @Test
     void aSigkilledStatStillGivesThePinnedThreadItsCpusBack() throws Exception {
@@ -111,8 +110,8 @@ class StatPinRestoreTest {
                 stat.awaitExit();
                 assertTrue(
                         stat.lines()
-                                .contains("perfpin: left thread 'worker-0' (tid " + tid + ") on CPUs 1: its"
-                                        + " affinity was changed while perfpin had it on CPUs 0 (before: 0-1)"),
+                                .contains("perfpin: left thread 'worker-0' (tid " + tid + ") on CPU 1: its"
+                                        + " affinity was changed while perfpin had it on CPU 0 (before: CPUs 0-1)"),
                         String.join("\n", stat.lines()));
                 assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid));
             }

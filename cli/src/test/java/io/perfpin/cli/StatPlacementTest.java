@@ -96,7 +96,7 @@ class StatPlacementTest {
         assertEquals(ExitCode.OK, pinned.code, pinned.err);
         // Hints follow on standard error, beside JSON: a thread sharing CPU 1 with others is preempted.
         assertEquals(
-                "perfpin stat: pinned 'worker-0' (tid " + tid + ") to CPUs 1 by --pin 'worker-0@1' while" + " counting",
+                "perfpin stat: pinned 'worker-0' (tid " + tid + ") to CPU 1 by --pin 'worker-0@1' while" + " counting",
                 pinned.err.lines().findFirst().orElse(""),
                 pinned.err);
         ThreadRecord record = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(pinned.out.strip()));

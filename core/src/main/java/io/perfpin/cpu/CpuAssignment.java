@@ -41,6 +41,6 @@ public final class CpuAssignment implements AutoCloseable {
 
     @Override
     public String toString() {
-        return placement + " -> CPUs " + cpus + (reservation == null ? "" : " (reserved)");
+        return placement + " -> " + cpus.inWords() + (reservation == null ? "" : " (reserved)");
     }
 }

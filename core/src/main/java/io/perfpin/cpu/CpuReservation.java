@@ -85,6 +85,6 @@ public final class CpuReservation implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "CPUs " + cpus + " for thread " + tid + " \"" + threadName + "\"";
+        return cpus.inWords() + " for thread " + tid + " \"" + threadName + "\"";
     }
 }

@@ -242,6 +242,14 @@ public final class CpuSet {
         return Arrays.hashCode(words);
     }
 
+    /**
+     * The set as English says it in a message: {@code CPU 0}, {@code CPUs 0-3,8}; {@code no CPU} for the empty set.
+     * The one way every message of perfpin's names CPUs, so that one CPU is never "CPUs 0".
+     */
+    public String inWords() {
+        return isEmpty() ? "no CPU" : (size() == 1 ? "CPU " : "CPUs ") + this;
+    }
+
     /** The kernel's list syntax, such as {@code 0-3,8}; the empty set is the empty string. */
     @Override
     public String toString() {

@@ -194,7 +194,7 @@ public final class Placement {
     }
 
     private static String cpuWord(CpuSet cpus) {
-        return cpus.size() == 1 ? "CPU " + cpus + " is" : "CPUs " + cpus + " are";
+        return cpus.inWords() + (cpus.size() == 1 ? " is" : " are");
     }
 
     private static Optional<String> nearestKeyword(String word) {

@@ -49,7 +49,7 @@ public final class ThreadAffinity {
         }
         int result = syscalls.setAffinity(tid, cpus.toMask(cpus.maskWords()));
         if (result < 0) {
-            throw new NativeException("sched_setaffinity(tid " + tid + ", CPUs " + cpus + ")", -result);
+            throw new NativeException("sched_setaffinity(tid " + tid + ", " + cpus.inWords() + ")", -result);
         }
     }
 

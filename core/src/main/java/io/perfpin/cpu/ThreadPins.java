@@ -197,8 +197,8 @@ public final class ThreadPins implements AutoCloseable {
         }
         try {
             affinity.set(pin.tid(), pin.before());
-            say.accept("undid the pin of tid " + pin.tid() + " at once, back to CPUs " + pin.before() + ": "
-                    + changed.getMessage());
+            say.accept("undid the pin of tid " + pin.tid() + " at once, back to "
+                    + pin.before().inWords() + ": " + changed.getMessage());
         } catch (NativeException e) {
             if (e.errno() != Errno.ESRCH) {
                 throw e;
@@ -258,8 +258,8 @@ public final class ThreadPins implements AutoCloseable {
         return how + " placed "
                 + chosen.stream()
                         .map(p -> TerminalText.fit(p.name(), NAME_COLUMNS)
-                                + (p.placed().size() == 1 ? " on CPU " : " on CPUs ")
-                                + p.placed())
+                                + " on "
+                                + p.placed().inWords())
                         .collect(Collectors.joining(", "));
     }
 
@@ -301,14 +301,15 @@ public final class ThreadPins implements AutoCloseable {
             if (now.equals(pin.cpus())) {
                 affinity.set(tid, pin.before());
             } else {
-                say.accept("left thread '" + pin.name() + "' (tid " + tid + ") on CPUs " + now + ": its affinity"
-                        + " was changed while perfpin had it on CPUs " + pin.cpus() + " (before: " + pin.before()
-                        + ")");
+                say.accept("left thread '" + pin.name() + "' (tid " + tid + ") on " + now.inWords() + ": its"
+                        + " affinity was changed while perfpin had it on "
+                        + pin.cpus().inWords() + " (before: "
+                        + pin.before().inWords() + ")");
             }
         } catch (NativeException e) {
             if (e.errno() != Errno.ESRCH) {
-                say.accept("cannot give thread '" + pin.name() + "' (tid " + tid + ") its CPUs " + pin.before()
-                        + " back: " + e.getMessage());
+                say.accept("cannot give thread '" + pin.name() + "' (tid " + tid + ") its "
+                        + pin.before().inWords() + " back: " + e.getMessage());
             }
         }
     }

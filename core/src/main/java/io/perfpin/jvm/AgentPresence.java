@@ -51,6 +51,16 @@ public final class AgentPresence {
         return Optional.ofNullable(read.getProperty(PROPERTY));
     }
 
+    /**
+     * Whether JVM {@code pid} accepts no attach ({@code -XX:+DisableAttachMechanism}, as its hsperfdata file or its
+     * options say): nothing can be loaded into it, nor asked of an agent in it, from outside. Asks nothing of it.
+     *
+     * @throws AttachException when the process is gone
+     */
+    public static boolean attachDisabled(long pid) throws AttachException {
+        return HotSpotAttach.attachDisabled(pid);
+    }
+
     /** Whether the perfpin agent runs in JVM {@code pid}, as it says itself ({@link #of}). */
     public static boolean runs(long pid, Duration timeout) throws AttachException {
         return of(pid, timeout).filter(RUNNING::equals).isPresent();

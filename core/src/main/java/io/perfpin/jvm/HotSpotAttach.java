@@ -388,22 +388,39 @@ final class HotSpotAttach {
     }
 
     /**
-     * Refuses, before any signal, a JVM that says it accepts no attach: its hsperfdata file's capabilities, or,
-     * where it has none ({@code -XX:-UsePerfData}), the options it was started with. Such a JVM would print a
-     * thread dump on its output for every SIGQUIT and never start a listener.
+     * Refuses, before any signal, a JVM that says it accepts no attach ({@link #attachDisabled}). Such a JVM would
+     * print a thread dump on its output for every SIGQUIT and never start a listener. The advice fits the JVM: one
+     * started with a Java agent already has what -javaagent: would give it.
      */
     private static void refuseIfAttachDisabled(long pid, String process, TargetFiles files) throws AttachException {
-        Optional<Boolean> supported = PerfData.of(files).flatMap(PerfData::attachSupported);
-        boolean disabled = supported.isPresent()
-                ? !supported.get()
-                : JvmOptions.of(pid).lastFlag(DISABLED).orElse(false);
-        if (disabled) {
+        if (attachDisabled(pid, files)) {
             throw new AttachException(
                     ATTACH_REFUSED,
-                    process + " runs with -XX:+" + DISABLED + ": it accepts no"
-                            + " attach (no agent, no thread dump). Start it with -javaagent: instead, or without"
-                            + " that flag");
+                    process + " runs with -XX:+" + DISABLED + ": it accepts no attach (no agent, no thread dump). "
+                            + (mapsLibrary(pid, process, "libinstrument.so")
+                                    ? "The Java agent it was started with cannot be asked anything from outside and"
+                                            + " runs until it exits; restart it without that flag to detach it"
+                                    : "Start it with -javaagent: instead, or without that flag"));
         }
+    }
+
+    /** Whether JVM {@code pid} accepts no attach; see {@link AgentPresence#attachDisabled}. */
+    static boolean attachDisabled(long pid) throws AttachException {
+        ProcStatus target = status(pid);
+        try (TargetFiles files = targetFiles(pid, "process " + pid + " (" + target.command() + ")", target)) {
+            return attachDisabled(pid, files);
+        }
+    }
+
+    /**
+     * Whether the JVM says it accepts no attach: its hsperfdata file's capabilities, or, where it has none
+     * ({@code -XX:-UsePerfData}), the options it was started with.
+     */
+    private static boolean attachDisabled(long pid, TargetFiles files) {
+        Optional<Boolean> supported = PerfData.of(files).flatMap(PerfData::attachSupported);
+        return supported.isPresent()
+                ? !supported.get()
+                : JvmOptions.of(pid).lastFlag(DISABLED).orElse(false);
     }
 
     private static void sendQuit(long pid, String process) throws AttachException {

@@ -77,7 +77,8 @@ public final class Hints {
     private static void pinnedHints(
             ThreadReport report, CpuSet cpus, boolean oneCpu, OptionalLong involuntary, List<Hint> hints) {
         String name = report.name();
-        String where = oneCpu ? "CPU " + cpus : "CPUs " + report.cpus();
+        // A list perfpin did not write is quoted as it is.
+        String where = cpus.isEmpty() ? "CPUs " + report.cpus() : cpus.inWords();
         Long migrations = report.counters().get("cpu-migrations");
         // perfpin's own pin of a thread that already ran moves it once, when it next runs: that move is no finding.
         long ownMove = report.pin() == PinSource.PERFPIN ? 1 : 0;

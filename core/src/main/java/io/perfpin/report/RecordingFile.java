@@ -108,7 +108,8 @@ public final class RecordingFile {
                 }
                 Optional<JvmRecord> jvm = jvmRecord(entry);
                 if (jvm.isPresent()
-                        && jvm.get().named().equals(asked)
+                        // however either was spelt: run.jsonl and ./run.jsonl name one file
+                        && jvm.get().named().normalize().equals(asked.normalize())
                         && jvm.get().epochMillis() >= root.get().epochMillis()) {
                     children.add(new Child(jvm.get(), entry));
                 }
@@ -116,7 +117,8 @@ public final class RecordingFile {
         }
         children.sort(Comparator.comparingLong((Child c) -> c.jvm().epochMillis())
                 .thenComparingLong(c -> c.jvm().pid()));
-        children.forEach(c -> family.add(c.file()));
+        // Spelt as the user spelt the named file: a report says where each record was read from in the user's words.
+        children.forEach(c -> family.add(named.resolveSibling(c.file().getFileName())));
         return family;
     }
 

@@ -24,6 +24,9 @@ import java.util.Map;
 public record RunRecord(
         long epochMillis, long pid, Map<String, String> machine, Map<String, String> run, List<String> events) {
     public static final String TYPE = "run";
+    /** The label in {@code run} of the agent's options, as it was given them. */
+    public static final String AGENT_OPTIONS = "agent options";
+
     private static final String EVENTS = "events";
 
     public RunRecord {
@@ -45,7 +48,7 @@ public record RunRecord(
         Map<String, String> run = new LinkedHashMap<>();
         run.put("java", System.getProperty("java.vm.name") + " " + System.getProperty("java.runtime.version"));
         run.put("command", System.getProperty("sun.java.command", "unknown"));
-        run.put("agent options", agentOptions == null ? "" : agentOptions);
+        run.put(AGENT_OPTIONS, agentOptions == null ? "" : agentOptions);
         return new RunRecord(epochMillis, ThisProcess.pid(), machine, run, events);
     }
 

@@ -241,8 +241,8 @@ public final class StatsWindows {
 
     /**
      * All finished threads' totals summed, those of the ring and the older ones of the aggregate alike; null when
-     * none finished. Its name says what they are, as their rows do: those that ended, and those that still ran when
-     * their counting stopped, in {@code runningLabel}'s words ({@code running at exit}).
+     * none finished. Its name says what they are in their rows' own words: those that ended, and those that still ran
+     * when their counting stopped, in {@code runningLabel}'s ({@code (6 threads: 4 ended, 2 running at exit)}).
      */
     public static ThreadReport finishedSum(StatsSnapshot snapshot, String runningLabel) {
         int events = snapshot.eventNames().size();
@@ -263,22 +263,16 @@ public final class StatsWindows {
         if (ended + running == 0) {
             return null;
         }
-        List<String> parts = new ArrayList<>();
-        if (ended > 0) {
-            parts.add(ended + " finished " + (ended == 1 ? "thread" : "threads"));
-        }
-        if (running > 0) {
-            parts.add(running + (ended > 0 ? "" : running == 1 ? " thread" : " threads") + " " + runningLabel);
+        String label;
+        if (ended > 0 && running > 0) {
+            label = ended + running + " threads: " + ended + " ended, " + running + " " + runningLabel;
+        } else if (ended > 0) {
+            label = ended + " ended " + (ended == 1 ? "thread" : "threads");
+        } else {
+            label = running + (running == 1 ? " thread " : " threads ") + runningLabel;
         }
         return ThreadReport.of(
-                        "(" + String.join(", ", parts) + ")",
-                        0,
-                        -1,
-                        "",
-                        snapshot.eventNames(),
-                        sum,
-                        e -> refusal(snapshot, sum, e),
-                        -1)
+                        "(" + label + ")", 0, -1, "", snapshot.eventNames(), sum, e -> refusal(snapshot, sum, e), -1)
                 .withSources(sources(snapshot, sum))
                 .withPmu(snapshot.pmu());
     }

@@ -23,6 +23,15 @@ class CpuSetTest {
         assertEquals(set, CpuSet.parseList(" 0-3 , 8,10 - 11 "));
     }
 
+    /** One CPU reads as one, never "CPUs 0"; several as a list; none as none. */
+    @Test
+    void inWordsSaysCpuForOneAndCpusForSeveral() {
+        assertEquals("CPU 3", CpuSet.of(3).inWords());
+        assertEquals("CPUs 0-3,8", CpuSet.parseList("0-3,8").inWords());
+        assertEquals("CPUs 0,2", CpuSet.of(0, 2).inWords());
+        assertEquals("no CPU", CpuSet.EMPTY.inWords());
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"", "\n", "  \n"})
     void blankIsEmpty(String text) {

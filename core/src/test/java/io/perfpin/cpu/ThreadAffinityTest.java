@@ -44,7 +44,7 @@ class ThreadAffinityTest {
         CpuSet before = affinity.get(tid);
         NativeException e = assertThrows(NativeException.class, () -> affinity.set(tid, CpuSet.of(CpuSet.MAX_CPU)));
         assertEquals(Errno.EINVAL, e.errno());
-        assertEquals("sched_setaffinity(tid " + tid + ", CPUs " + CpuSet.MAX_CPU + ") failed: EINVAL", e.getMessage());
+        assertEquals("sched_setaffinity(tid " + tid + ", CPU " + CpuSet.MAX_CPU + ") failed: EINVAL", e.getMessage());
         assertEquals(before, affinity.get(tid), "a refused mask changes nothing");
     }
 

@@ -135,6 +135,26 @@ class RecordingTest {
                 type, time, ThreadReport.of(name, tid, tid, "0-1", events, counts, List.of(), 2_000_000));
     }
 
+    /**
+     * The jvm record names the file its options named in named, leaving recording to a report that joins files
+     * (the file each record was read from); an earlier perfpin's, which named it in recording, still reads.
+     */
+    @Test
+    void theJvmRecordNamesItsFileInNamedAndAnEarlierOnesRecordingStillReads() throws IOException {
+        JvmRecord jvm = new JvmRecord(7, 1000, Path.of("/tmp/run.jsonl"));
+        assertEquals("{\"type\":\"jvm\",\"time\":1000,\"pid\":7,\"named\":\"/tmp/run.jsonl\"}", jvm.toJson());
+        assertEquals(
+                "{\"type\":\"jvm\",\"recording\":\"run.7.jsonl\",\"time\":1000,\"pid\":7,"
+                        + "\"named\":\"/tmp/run.jsonl\"}",
+                jvm.toJson(Path.of("run.7.jsonl")));
+        for (String line : List.of(
+                jvm.toJson(),
+                jvm.toJson(Path.of("run.7.jsonl")),
+                "{\"type\":\"jvm\",\"time\":1000,\"pid\":7,\"recording\":\"/tmp/run.jsonl\"}")) {
+            assertEquals(jvm, Recording.read(write(line)).jvm().orElseThrow(), line);
+        }
+    }
+
     private Path write(String... lines) throws IOException {
         Path file = dir.resolve("run.jsonl");
         // The last line as a crash leaves it: no newline after it.

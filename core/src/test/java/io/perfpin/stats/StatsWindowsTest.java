@@ -69,7 +69,7 @@ class StatsWindowsTest {
                     0,
                     CounterSnapshots.of(new long[] {100_000}, 1, 1),
                     new int[] {both[0]});
-            stats.claimSlot(b.readBetween(2_000_200, 2_000_300));
+            int slotB = stats.claimSlot(b.readBetween(2_000_200, 2_000_300));
             stats.sampled(2_000_000, 2);
             frame = windows.next(reader.snapshot());
             assertEquals(1, frame.samples());
@@ -107,6 +107,14 @@ class StatsWindowsTest {
                     StatsWindows.finishedSum(reader.snapshot(), "running at exit")
                             .name(),
                     "its row says it still ran: the sum says so too");
+
+            stats.finish(slotB, b.readBetween(2_700_000, 2_700_050), false);
+            stats.sampled(2_700_000, 5);
+            assertEquals(
+                    "(2 threads: 1 ended, 1 running at exit)",
+                    StatsWindows.finishedSum(reader.snapshot(), "running at exit")
+                            .name(),
+                    "in the words of the rows it sums, each state counted");
         }
     }
 
