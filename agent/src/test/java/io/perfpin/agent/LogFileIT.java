@@ -57,6 +57,7 @@ class LogFileIT {
             app.await("ready");
             app.send("park 1 worker"); // a toucher's pages are a mapped file, which the limit forbids
             app.await("parked 1");
+            awaitFailureSaid(app);
             assertEquals(0, app.finish());
             List<String> said = perfpinLines(app);
             assertEquals(1, said.size(), app.stderr().toString());
@@ -105,6 +106,7 @@ class LogFileIT {
             app.await("ready");
             app.send("park 1 worker"); // a toucher's pages are a mapped file, which the limit forbids
             app.await("parked 1");
+            awaitFailureSaid(app);
             assertEquals(0, app.finish());
             List<String> said = perfpinLines(app);
             assertEquals(1, said.size(), app.stderr().toString());
@@ -201,6 +203,18 @@ class LogFileIT {
         assertTrue(
                 ENTRY.matcher(logged.get(0)).matches() && logged.get(0).contains(" refused cannot pin thread"),
                 logged.get(0));
+    }
+
+    /**
+     * The sampler makes the stats file at its first tick, which a JVM that ends sooner never has: the failure is
+     * waited for, within a deadline, before the application is let go.
+     */
+    private static void awaitFailureSaid(AppJvm app) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (perfpinLines(app).stream().noneMatch(line -> line.startsWith(FAILED))) {
+            assertTrue(System.nanoTime() < deadline, "the failure said within 30 s: " + app.stderr());
+            Thread.sleep(10);
+        }
     }
 
     private static List<String> perfpinLines(AppJvm app) {

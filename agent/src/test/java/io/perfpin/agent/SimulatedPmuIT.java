@@ -108,6 +108,9 @@ class SimulatedPmuIT {
                                 && e.getDouble("cyclesCoverage") < 1
                                 && e.getDouble("cyclesCoverage") > 0),
                 "cycles, multiplexed, in JFR: " + counted.get(0));
+        assertTrue(
+                counted.stream().anyMatch(e -> e.hasField("ipc") && Math.abs(e.getDouble("ipc") - IPC) < 0.02 * IPC),
+                "the IPC asked for, in JFR: " + counted.get(0));
         assertTrue(stderr.stream().anyMatch(l -> l.startsWith("[perfpin] simulated PMU skylake")), "said: " + stderr);
 
         List<ThreadReport> samples = new ArrayList<>();
