@@ -12,6 +12,7 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.report.TerminalText;
 import io.perfpin.stats.OptionsText;
+import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -240,9 +241,21 @@ final class AgentSession {
             opened = stats != null ? StatsFileReader.openNamed(stats) : AgentStatsFile.open(pid);
         } catch (NamedFile.Refused e) {
             throw new IllegalStateException(e.getMessage());
-        } catch (NoSuchFileException e) {
+        } catch (NoSuchFileException | StatsFileBeingCreatedException e) {
             JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
-            throw new NoAgentException(pid, file);
+            if (stats != null || !agentRuns(pid)) {
+                if (e instanceof StatsFileBeingCreatedException) {
+                    throw FileErrors.unreadableStatsFile(file, e);
+                }
+                throw new NoAgentException(pid, file);
+            }
+            // The agent runs, and makes its file at its sampler's first tick: a view started with the JVM waits for it.
+            awaitAgent(pid, null);
+            try {
+                opened = AgentStatsFile.open(pid);
+            } catch (IOException unreadable) {
+                throw FileErrors.unreadableStatsFile(file, unreadable);
+            }
         } catch (IOException e) {
             if (pid != null) {
                 JavaProcess.of(pid); // another user's JVM, most often: exit 5, as for every command on a pid
@@ -267,6 +280,15 @@ final class AgentSession {
             throw new IllegalStateException(e.getMessage());
         } catch (IOException e) {
             throw FileErrors.unreadableStatsFile(file, e);
+        }
+    }
+
+    /** Whether the agent says it runs in JVM {@code pid}; false where the JVM cannot be asked (attach disabled). */
+    private static boolean agentRuns(long pid) {
+        try {
+            return AgentPresence.runs(pid, ATTACH_TIMEOUT);
+        } catch (AttachException e) {
+            return false;
         }
     }
 

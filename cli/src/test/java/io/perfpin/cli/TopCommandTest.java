@@ -87,6 +87,27 @@ class TopCommandTest {
         }
     }
 
+    /**
+     * The agent makes its stats file at its sampler's first tick, here 3 s after the JVM starts: top, started
+     * before it, waits for it rather than saying no agent runs, and shows the threads.
+     */
+    @Test
+    void topStartedBeforeTheAgentsFirstTickWaitsForItsStatsFile() throws Exception {
+        try (ChildJvm service =
+                ChildJvm.withAgent("threads=.*;interval=3s", "io.perfpin.apps.Service", "1", "60", "0")) {
+            service.await(Pattern.compile("ready"));
+            try {
+                assertFalse(Files.exists(PerfpinDirectory.statsFile(service.pid())), "no file before the first tick");
+                CliRun top = CliRun.capture(
+                        () -> Perfpin.run("top", Long.toString(service.pid()), "--interval", "1s", "--duration", "2s"));
+                assertEquals(ExitCode.OK, top.code, top.err);
+                assertTrue(top.out.contains("\nworker-0 "), top.out);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
+        }
+    }
+
     @Test
     void anEventNotCountedIsSaidOnceHoweverManyFramesShowIt() throws Exception {
         try (ChildJvm service = ChildJvm.withAgent(

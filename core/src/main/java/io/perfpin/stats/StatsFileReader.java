@@ -162,7 +162,7 @@ public final class StatsFileReader implements AutoCloseable {
     }
 
     private static IOException beingCreated(Path file) {
-        return new IOException(file + " is still being created; try again");
+        return new StatsFileBeingCreatedException(file + " is still being created; try again");
     }
 
     private static Header readHeader(ByteBuffer fixed) {
