@@ -206,7 +206,7 @@ class LogFileIT {
     }
 
     /**
-     * The sampler makes the stats file at its first tick, which a JVM that ends sooner never has: the failure is
+     * The sampler makes the stats file shortly after it starts, which a JVM that ends sooner never has: the failure is
      * waited for, within a deadline, before the application is let go.
      */
     private static void awaitFailureSaid(AppJvm app) throws InterruptedException {

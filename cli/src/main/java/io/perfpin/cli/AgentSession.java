@@ -10,6 +10,7 @@ import io.perfpin.jvm.AgentPresence;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaProcess;
+import io.perfpin.registry.RegistryConfig;
 import io.perfpin.report.TerminalText;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileBeingCreatedException;
@@ -32,8 +33,13 @@ import java.util.stream.Stream;
 final class AgentSession {
     /** How long the JVM's attach channel may take to answer. */
     static final Duration ATTACH_TIMEOUT = Duration.ofSeconds(20);
-    /** The agent creates its stats file as it starts; this long is a JVM that did not start it. */
+    /** The agent creates its stats file shortly after it starts; this long is a JVM that did not start it. */
     private static final Duration FIRST_SAMPLE_TIMEOUT = Duration.ofSeconds(10);
+    /**
+     * How long a view waits for the stats file of a JVM that loaded a Java agent: the agent makes it {@link
+     * RegistryConfig#DEFERRED_DELAY} after it starts, later on a loaded machine.
+     */
+    private static final Duration STATS_FILE_GRACE = Duration.ofSeconds(2);
 
     /** The live view an attach runs once the agent publishes, until it ends. */
     @FunctionalInterface
@@ -242,20 +248,13 @@ final class AgentSession {
         } catch (NamedFile.Refused e) {
             throw new IllegalStateException(e.getMessage());
         } catch (NoSuchFileException | StatsFileBeingCreatedException e) {
+            if (stats != null) {
+                throw e instanceof NoSuchFileException
+                        ? new NoAgentException(pid, file)
+                        : FileErrors.unreadableStatsFile(file, e);
+            }
             JavaProcess.of(pid); // no such process, another user's, or no JVM: each has its own exit code
-            if (stats != null || !agentRuns(pid)) {
-                if (e instanceof StatsFileBeingCreatedException) {
-                    throw FileErrors.unreadableStatsFile(file, e);
-                }
-                throw new NoAgentException(pid, file);
-            }
-            // The agent runs, and makes its file at its sampler's first tick: a view started with the JVM waits for it.
-            awaitAgent(pid, null);
-            try {
-                opened = AgentStatsFile.open(pid);
-            } catch (IOException unreadable) {
-                throw FileErrors.unreadableStatsFile(file, unreadable);
-            }
+            opened = awaitStatsFile(pid, file, e);
         } catch (IOException e) {
             if (pid != null) {
                 JavaProcess.of(pid); // another user's JVM, most often: exit 5, as for every command on a pid
@@ -283,13 +282,30 @@ final class AgentSession {
         }
     }
 
-    /** Whether the agent says it runs in JVM {@code pid}; false where the JVM cannot be asked (attach disabled). */
-    private static boolean agentRuns(long pid) {
-        try {
-            return AgentPresence.runs(pid, ATTACH_TIMEOUT);
-        } catch (AttachException e) {
-            return false;
+    /**
+     * The stats file of JVM {@code pid} that was not there, or not yet whole ({@code first}): an agent makes it
+     * {@link RegistryConfig#DEFERRED_DELAY} after it starts, so a view started with the JVM waits for it, as long as
+     * {@link #STATS_FILE_GRACE}, where the JVM loaded a Java agent and goes on. Elsewhere, or past that, what
+     * {@code first} says: no agent, or a file that cannot be read.
+     */
+    private static StatsFileReader awaitStatsFile(long pid, Path file, IOException first) throws Exception {
+        IOException last = first;
+        if (AgentPresence.loadedAJavaAgent(pid)) {
+            long deadline = System.nanoTime() + STATS_FILE_GRACE.toNanos();
+            while (System.nanoTime() < deadline && JavaProcess.isRunning(pid)) {
+                Thread.sleep(20);
+                try {
+                    return AgentStatsFile.open(pid);
+                } catch (NoSuchFileException | StatsFileBeingCreatedException notYet) {
+                    last = notYet;
+                }
+            }
+            JavaProcess.of(pid); // gone meanwhile: its own exit code
         }
+        if (last instanceof NoSuchFileException) {
+            throw new NoAgentException(pid, file);
+        }
+        throw FileErrors.unreadableStatsFile(file, last);
     }
 
     /**

@@ -103,9 +103,9 @@ final class DemoCommand implements Callable<Integer> {
     }
 
     /**
-     * Runs {@code command} as {@code perfpin run --threads threads --pin ...} would, with the demo's events,
-     * interval and view options (its own columns where --columns and --wide were not given); returns its exit code. A failure is said in one line, as run says it, and the next
-     * experiment still runs.
+     * Runs {@code command} as {@code perfpin run --threads threads --pin ...} would, with the demo's events, interval
+     * and view options (its own columns where --columns and --wide were not given); returns its exit code. A failure
+     * is said in one line, as run says it, and the next experiment still runs.
      */
     private int experiment(String threads, List<String> pins, List<String> command) {
         try {

@@ -61,6 +61,16 @@ public final class AgentPresence {
         return HotSpotAttach.attachDisabled(pid);
     }
 
+    /**
+     * Whether JVM {@code pid} loaded a Java agent (it maps {@code libinstrument.so}): one that may be perfpin's. Read
+     * from {@code /proc} alone, asking nothing of the JVM.
+     *
+     * @throws AttachException when the process is gone or its maps cannot be read
+     */
+    public static boolean loadedAJavaAgent(long pid) throws AttachException {
+        return HotSpotAttach.mapsLibrary(pid, "process " + pid, INSTRUMENT_LIBRARY);
+    }
+
     /** Whether the perfpin agent runs in JVM {@code pid}, as it says itself ({@link #of}). */
     public static boolean runs(long pid, Duration timeout) throws AttachException {
         return of(pid, timeout).filter(RUNNING::equals).isPresent();

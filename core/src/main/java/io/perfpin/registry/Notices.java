@@ -9,7 +9,7 @@ import java.util.List;
  * What the registry says, once per notice however many threads meet it ({@link SaidOnce}: the same kind about the
  * same subject): to its sink (the agent's voice), and to viewers through the stats file once there is one. A
  * failure that comes again reaches the sink again ({@link NoticeSink#again}), for a log that keeps each one. While a
- * stats file is on its way (created by the sampler before its first tick), notices for viewers wait for it. Safe on
+ * stats file is on its way (created by the sampler shortly after it starts), notices for viewers wait for it. Safe on
  * any thread.
  */
 final class Notices {

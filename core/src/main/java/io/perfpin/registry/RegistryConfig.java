@@ -5,6 +5,7 @@ import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.DescriptorShare;
 import io.perfpin.stats.StatsLayout;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.function.Supplier;
 
@@ -19,6 +20,13 @@ public final class RegistryConfig {
      */
     public static final int DEFAULT_LIVE_SLOTS = StatsLayout.MAX_LIVE_SLOTS;
 
+    /**
+     * How long after its start the sampler makes a stats file asked for later and reads the topology no rule needs at
+     * once: longer than a short main lives, so that its exit waits for neither; short enough that a viewer started
+     * with the JVM finds the file.
+     */
+    public static final Duration DEFERRED_DELAY = Duration.ofMillis(100);
+
     private EventList defaultEvents;
     private long intervalNanos = AgentOptionText.DEFAULT_INTERVAL.toNanos();
     private Path statsFile;
@@ -30,6 +38,7 @@ public final class RegistryConfig {
     private DescriptorShare descriptors = DescriptorShare.DEFAULT;
     private String agentOptions = "";
     private boolean topologyAtStart = true;
+    private long deferredDelayNanos = DEFERRED_DELAY.toNanos();
 
     private RegistryConfig(EventList defaultEvents) {
         this.defaultEvents = Objects.requireNonNull(defaultEvents, "defaultEvents");
@@ -47,6 +56,7 @@ public final class RegistryConfig {
         copy.descriptors = descriptors;
         copy.agentOptions = agentOptions;
         copy.topologyAtStart = topologyAtStart;
+        copy.deferredDelayNanos = deferredDelayNanos;
         return copy;
     }
 
@@ -76,10 +86,11 @@ public final class RegistryConfig {
     }
 
     /**
-     * A stats file at the path {@code where} gives, worked out and created on the sampler thread at its first tick,
-     * off the thread that starts the registry (an application's main thread, in premain). Null from it, or a file
-     * that cannot be written, means no stats file, said once; counting and recording go on. A registry closed before
-     * its first tick (a JVM whose main ends within an interval) makes none: no viewer could have found it.
+     * A stats file at the path {@code where} gives, worked out and created on the sampler thread {@link
+     * #DEFERRED_DELAY} after it starts (at most an interval), off the thread that starts the registry (an application's
+     * main thread, in premain). Null from it, or a file that cannot be written, means no stats file, said once;
+     * counting and recording go on. A registry closed sooner (a short main's JVM) makes none, and its exit waits for
+     * nothing of it.
      */
     public RegistryConfig withStatsFileLater(Supplier<Path> where) {
         RegistryConfig copy = copy();
@@ -116,10 +127,10 @@ public final class RegistryConfig {
     }
 
     /**
-     * No pin is asked for by name: the CPU topology is read at the sampler's first tick, for pins annotations may
+     * No pin is asked for by name: the CPU topology is read with the sampler's deferred work, for pins annotations may
      * still ask for, rather than as it starts, which a short main's exit would wait for.
      */
-    public RegistryConfig withTopologyAtFirstTick() {
+    public RegistryConfig withTopologyDeferred() {
         RegistryConfig copy = copy();
         copy.topologyAtStart = false;
         return copy;
@@ -127,6 +138,17 @@ public final class RegistryConfig {
 
     public boolean topologyAtStart() {
         return topologyAtStart;
+    }
+
+    /** A delay of its own for the sampler's deferred work, for a test that closes before it. */
+    RegistryConfig withDeferredDelay(long nanos) {
+        RegistryConfig copy = copy();
+        copy.deferredDelayNanos = nanos;
+        return copy;
+    }
+
+    long deferredDelayNanos() {
+        return deferredDelayNanos;
     }
 
     public EventList defaultEvents() {
@@ -142,7 +164,7 @@ public final class RegistryConfig {
         return statsFile;
     }
 
-    /** Where the sampler creates the stats file before its first tick; null when it creates none. */
+    /** Where the sampler creates the stats file shortly after it starts; null when it creates none. */
     public Supplier<Path> statsFileLater() {
         return statsFileLater;
     }

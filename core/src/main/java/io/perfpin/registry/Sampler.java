@@ -14,7 +14,7 @@ import java.util.concurrent.locks.LockSupport;
  * group, and the thread's /proc files for the {@code sched} events the kernel does not permit), records them,
  * finishes the threads that ended (final record, descriptors closed, pin undone), runs the tick's listeners, and
  * publishes to the stats file last: whatever happens to that file, each thread has been dealt with. It is woken
- * early when many threads ended, so thread churn cannot pile up descriptors. At its first tick it first does what the
+ * early when many threads ended, so thread churn cannot pile up descriptors. Shortly after it starts it does what the
  * registry's start left to it, off the thread that started the registry: not at once, since a JVM that ends sooner (a
  * short main) would wait for it at its exit, for a stats file no viewer could have found.
  *
@@ -25,21 +25,23 @@ import java.util.concurrent.locks.LockSupport;
 final class Sampler {
     private final EnrolledThreads threads;
     private final RecordingWriter recording;
-    /** Null while no stats file is published; set at most once, before the first tick. */
+    /** Null while no stats file is published; set at most once, with the deferred work. */
     private volatile StatsPublisher stats;
 
     private final Notices notices;
     private final ThreadPins pins;
     private final long intervalNanos;
     /** What the registry's start left to this thread; null when nothing. */
-    private final FirstTick firstTick;
+    private final Deferred deferred;
+    /** How long after it starts the sampler does {@link #deferred}, at most: sooner when woken, or the interval. */
+    private final long deferredDelayNanos;
     /**
      * Whether the CPU topology is read as the sampler starts, for pins the options ask for, so that the first thread
-     * pinned does not pay for it in its own counts; otherwise at the first tick, for the pins annotations may ask for.
+     * pinned does not pay for it in its own counts; otherwise with the deferred work, for pins annotations may ask for.
      */
     private final boolean topologyAtStart;
-    /** Whether the sampler ticked before close; read after its thread ended. */
-    private boolean ticked;
+    /** Whether the deferred work was done before close; read after the sampler thread ended. */
+    private boolean deferredDone;
 
     private final List<TrackedThread> live = new ArrayList<>();
     /** The threads the current tick finalised, to publish after everything else it does. */
@@ -56,7 +58,8 @@ final class Sampler {
             Notices notices,
             ThreadPins pins,
             long intervalNanos,
-            FirstTick firstTick,
+            Deferred deferred,
+            long deferredDelayNanos,
             boolean topologyAtStart) {
         this.threads = threads;
         this.recording = recording;
@@ -64,7 +67,8 @@ final class Sampler {
         this.notices = notices;
         this.pins = pins;
         this.intervalNanos = intervalNanos;
-        this.firstTick = firstTick;
+        this.deferred = deferred;
+        this.deferredDelayNanos = Math.min(intervalNanos, deferredDelayNanos);
         this.topologyAtStart = topologyAtStart;
         this.thread = new Thread(
                 new Runnable() {
@@ -79,13 +83,13 @@ final class Sampler {
         this.thread.setDaemon(true);
     }
 
-    /** What the registry's start left to the sampler, done at its first tick, not at once. */
-    interface FirstTick {
-        /** On the sampler, before its first tick. */
-        void before();
+    /** What the registry's start left to the sampler, done shortly after it starts, not at once. */
+    interface Deferred {
+        /** On the sampler, once. */
+        void run();
 
-        /** At close instead, when there was no tick before it. */
-        void never();
+        /** At close instead, when the registry closed before the sampler came to it. */
+        void skipped();
     }
 
     void start() {
@@ -131,13 +135,21 @@ final class Sampler {
     void finish() {
         stopping = true;
         LockSupport.unpark(thread);
-        try {
-            thread.join();
-        } catch (InterruptedException e) {
+        // Joined whatever interrupts come: what follows reads what the sampler thread wrote, the stats file among it.
+        boolean interrupted = false;
+        while (true) {
+            try {
+                thread.join();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
             Thread.currentThread().interrupt();
         }
-        if (!ticked && firstTick != null) {
-            firstTick.never();
+        if (!deferredDone && deferred != null) {
+            deferred.skipped();
         }
         try {
             if (lastTickReceived()) {
@@ -183,40 +195,43 @@ final class Sampler {
     }
 
     private void sample() {
+        long started = System.nanoTime();
         if (topologyAtStart && !stopping) {
             // not when the JVM already exits (a short main), whose exit would wait for it
             pins.readTopology();
         }
+        LockSupport.parkNanos(this, deferredDelayNanos);
+        if (!stopping) {
+            deferredDone = true;
+            if (deferred != null) {
+                deferred.run();
+            }
+            if (!topologyAtStart) {
+                pins.readTopology();
+            }
+        }
+        // the first tick an interval after the start, as if nothing had come between
+        long park = Math.max(0, intervalNanos - (System.nanoTime() - started));
         while (!stopping) {
             try {
-                tickUntilStopping();
+                tickUntilStopping(park);
             } catch (InternalError fault) {
                 // Thrown later than the write that faulted (see MappedFaults): the sampler goes on all the same.
                 faulted(fault);
             }
+            park = intervalNanos;
         }
     }
 
-    private void tickUntilStopping() {
+    private void tickUntilStopping(long firstPark) {
+        long park = firstPark;
         while (!stopping) {
-            LockSupport.parkNanos(this, intervalNanos);
+            LockSupport.parkNanos(this, park);
+            park = intervalNanos;
             if (stopping) {
                 break;
             }
-            if (!ticked) {
-                ticked = true;
-                beforeFirstTick();
-            }
             tick(false);
-        }
-    }
-
-    private void beforeFirstTick() {
-        if (firstTick != null) {
-            firstTick.before();
-        }
-        if (!topologyAtStart) {
-            pins.readTopology();
         }
     }
 

@@ -103,12 +103,13 @@ public final class ThreadRegistry implements AutoCloseable {
                 pins,
                 config.intervalNanos(),
                 config.statsFileLater() == null ? null : new StatsFileLater(config),
+                config.deferredDelayNanos(),
                 config.topologyAtStart());
     }
 
     /**
      * Creates the stats file and recording the config asks for, and starts the sampler thread. A stats file asked
-     * for later ({@link RegistryConfig#withStatsFileLater}) is made by the sampler at its first tick, while the calling
+     * for later ({@link RegistryConfig#withStatsFileLater}) is made by the sampler shortly after, while the calling
      * thread goes on.
      *
      * @throws IOException when a file asked for now cannot be written: the registry does not start
@@ -206,8 +207,8 @@ public final class ThreadRegistry implements AutoCloseable {
         }
     }
 
-    /** The stats file asked for later, made at the sampler's first tick. */
-    private final class StatsFileLater implements Sampler.FirstTick {
+    /** The stats file asked for later, made by the sampler shortly after it starts. */
+    private final class StatsFileLater implements Sampler.Deferred {
         private final RegistryConfig config;
 
         StatsFileLater(RegistryConfig config) {
@@ -215,17 +216,17 @@ public final class ThreadRegistry implements AutoCloseable {
         }
 
         @Override
-        public void before() {
+        public void run() {
             publishLater(config);
         }
 
         @Override
-        public void never() {
+        public void skipped() {
             notices.noStatsFile();
         }
     }
 
-    /** On the sampler, at its first tick: the stats file asked for later, or none, said once. */
+    /** On the sampler, shortly after it starts: the stats file asked for later, or none, said once. */
     private void publishLater(RegistryConfig config) {
         Path path = null;
         try {

@@ -22,7 +22,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A stats file asked for later is made on the sampler thread at its first tick, while the thread that started
+ * A stats file asked for later is made on the sampler thread shortly after it starts, while the thread that started
  * the registry goes on (the agent's premain): what happens before the file exists must still reach it. The sampler is
  * held inside the file's path supplier by a latch, so each test knows the file is not there yet.
  */
@@ -38,10 +38,10 @@ class StatsFileLaterTest {
     private final CountDownLatch answer = new CountDownLatch(1);
 
     private ThreadRegistry start(Path statsFile) throws IOException {
-        return start(statsFile, 10_000_000L);
+        return start(statsFile, 10_000_000L, RegistryConfig.DEFERRED_DELAY.toNanos());
     }
 
-    private ThreadRegistry start(Path statsFile, long intervalNanos) throws IOException {
+    private ThreadRegistry start(Path statsFile, long intervalNanos, long deferredDelayNanos) throws IOException {
         Supplier<Path> held = () -> {
             asked.countDown();
             await(answer);
@@ -51,6 +51,7 @@ class StatsFileLaterTest {
                 Backends.syscalls(),
                 RegistryConfig.of(EventList.parse("task-clock", new EventParser()))
                         .withInterval(intervalNanos)
+                        .withDeferredDelay(deferredDelayNanos)
                         .withStatsFileLater(held),
                 new NoticeSink() {
                     @Override
@@ -98,13 +99,13 @@ class StatsFileLaterTest {
     }
 
     /**
-     * Closed before the first tick, as by a main that ends within an interval: no file is made, since no viewer could
+     * Closed before the sampler came to it, as by a short main: no file is made, since no viewer could
      * have found it, and the notice that waited for it is handed back to the sink.
      */
     @Test
-    void closedBeforeTheFirstTickMakesNoFileAndHandsBackWhatWaited() throws Exception {
+    void closedBeforeTheSamplerCameToItMakesNoFileAndHandsBackWhatWaited() throws Exception {
         Path statsFile = dir.resolve("never.stats");
-        ThreadRegistry registry = start(statsFile, TimeUnit.HOURS.toNanos(1));
+        ThreadRegistry registry = start(statsFile, TimeUnit.HOURS.toNanos(1), TimeUnit.HOURS.toNanos(1));
         try {
             registry.post(AgentNotice.info("said before the file"));
             assertTrue(registry.enrolCurrentThread(null, null));

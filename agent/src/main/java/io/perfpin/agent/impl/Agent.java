@@ -95,7 +95,7 @@ final class Agent implements AutoCloseable {
                 .withAgentOptions(options.text());
         ThreadRules rules = options.rules();
         if (!rules.pinsByName()) {
-            config = config.withTopologyAtFirstTick();
+            config = config.withTopologyDeferred();
         }
         if (options.stats() != null) {
             config = config.withStatsFile(options.stats()); // a file the user named: one that fails is a bad option
