@@ -9,6 +9,7 @@ import io.perfpin.report.JsonReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -114,25 +115,10 @@ class ReportSimulatedPmuTest {
     @Test
     void multiplexedEventsShowTheirCoverageInTheViewAndInEveryFormatOfTheReport() throws Exception {
         Path record = dir.resolve("multiplexed.jsonl");
-        CliRun run = CliRun.capture(() -> Perfpin.run(
-                "run",
-                "--threads",
-                "main",
-                "--events",
-                "ipc,cache,tlb,branch,task-clock",
-                "--columns",
-                "ipc,cache-mpki,cache-misses",
-                "--interval",
-                "50ms",
-                "--record",
-                record.toString(),
-                "--",
-                JAVA,
-                "-Dperfpin.simulated-pmu=skylake",
-                "-Dperfpin.simulated-pmu.mpki=4",
-                "-cp",
-                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
-                "io.perfpin.apps.MatrixMultiply"));
+        CliRun run = runMatrixMultiply(
+                record,
+                List.of("--events", "ipc,cache,tlb,branch,task-clock", "--columns", "ipc,cache-mpki,cache-misses"),
+                List.of("-Dperfpin.simulated-pmu.mpki=4"));
         assertEquals(0, run.code, run.out + run.err);
         assertTrue(
                 run.out.lines().anyMatch(l -> l.matches("thread +tid +.* ipc +cache-mpki +cache-misses")),
@@ -227,23 +213,7 @@ class ReportSimulatedPmuTest {
     @Test
     void everyFormatSaysTheCountsAreSimulated() throws Exception {
         Path record = dir.resolve("simulated.jsonl");
-        CliRun run = CliRun.capture(() -> Perfpin.run(
-                "run",
-                "--threads",
-                "main",
-                "--events",
-                "ipc,task-clock",
-                // Samples every 50 ms: the page plots a series from two samples on, and the run lasts a second.
-                "--interval",
-                "50ms",
-                "--record",
-                record.toString(),
-                "--",
-                JAVA,
-                "-Dperfpin.simulated-pmu=skylake",
-                "-cp",
-                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
-                "io.perfpin.apps.MatrixMultiply"));
+        CliRun run = runMatrixMultiply(record, List.of("--events", "ipc,task-clock"), List.of());
         assertEquals(0, run.code, run.out + run.err);
         String said = run.out + run.err;
         assertEquals(
@@ -295,5 +265,22 @@ class ReportSimulatedPmuTest {
         assertTrue(
                 HtmlReportTest.chromium(page, "--dump-dom").contains("data-plots=\"drawn " + charts.size() + "\""),
                 "every plot drawn, no error");
+    }
+
+    /**
+     * perfpin run of MatrixMultiply's main thread on the simulated PMU, recorded to {@code record}, with
+     * {@code options} and the application's {@code properties}. Samples every 50 ms: the page plots a series from two
+     * samples on, and the run lasts a second.
+     */
+    private static CliRun runMatrixMultiply(Path record, List<String> options, List<String> properties) {
+        List<String> args = new ArrayList<>(List.of("run", "--threads", "main", "--interval", "50ms"));
+        args.addAll(options);
+        args.addAll(List.of("--record", record.toString(), "--", JAVA, "-Dperfpin.simulated-pmu=skylake"));
+        args.addAll(properties);
+        args.addAll(List.of(
+                "-cp",
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                "io.perfpin.apps.MatrixMultiply"));
+        return CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
     }
 }

@@ -191,27 +191,13 @@ public final class StatsFile implements AutoCloseable {
             int liveCapacity,
             int finishedSlots)
             throws IOException {
-        return create(file, pid, startEpochMillis, intervalNanos, eventCapacity, liveCapacity, finishedSlots, "");
-    }
-
-    /** As the other {@code create}, recording the options text the agent was started with. */
-    public static StatsFile create(
-            Path file,
-            long pid,
-            long startEpochMillis,
-            long intervalNanos,
-            int eventCapacity,
-            int liveCapacity,
-            int finishedSlots,
-            String options)
-            throws IOException {
-        return create(
-                file, pid, startEpochMillis, intervalNanos, eventCapacity, liveCapacity, finishedSlots, options, null);
+        return create(file, pid, startEpochMillis, intervalNanos, eventCapacity, liveCapacity, finishedSlots, "", null);
     }
 
     /**
-     * As the other {@code create}, naming the simulated PMU that makes the hardware counts ({@code pmu}, such as
-     * {@code simulated skylake}; null for the kernel's), so that a viewer labels them (tests only).
+     * As the other {@code create}, recording the options text the agent was started with and naming the simulated PMU
+     * that makes the hardware counts ({@code pmu}, such as {@code simulated skylake}; null for the kernel's), so that a
+     * viewer labels them (tests only).
      *
      * @throws IllegalArgumentException also when {@code pmu} is not {@code simulated} and a model's name
      */

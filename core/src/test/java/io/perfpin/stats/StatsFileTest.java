@@ -105,7 +105,7 @@ class StatsFileTest {
     void noticesAndTheAgentsOptionsReachReaders() throws Exception {
         Path file = dir.resolve("notices.stats");
         String options = "threads=worker-.*;pin=worker-0@7;" + "x".repeat(2000) + ";quiet";
-        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 1, 1, options);
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 1, 1, options, null);
                 StatsFileReader reader = StatsFileReader.open(file)) {
             assertEquals(List.of(), reader.snapshot().notices());
             List<AgentNotice> said = List.of(
@@ -141,7 +141,7 @@ class StatsFileTest {
         }
         // A text longer than the file keeps (what only multi-byte characters make) is cut, and compared whole.
         String long2 = "threads=" + "\u00e9".repeat(40_000);
-        try (StatsFile stats = StatsFile.create(dir.resolve("long.stats"), 1, 0, MILLISECOND, 1, 1, 1, long2);
+        try (StatsFile stats = StatsFile.create(dir.resolve("long.stats"), 1, 0, MILLISECOND, 1, 1, 1, long2, null);
                 StatsFileReader reader = StatsFileReader.open(dir.resolve("long.stats"))) {
             OptionsText kept = reader.options();
             assertFalse(kept.whole());
