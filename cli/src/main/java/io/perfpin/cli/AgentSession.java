@@ -285,8 +285,8 @@ final class AgentSession {
     /**
      * The stats file of JVM {@code pid} that was not there, or not yet whole ({@code first}): an agent makes it
      * {@link RegistryConfig#DEFERRED_DELAY} after it starts, so a view started with the JVM waits for it, as long as
-     * {@link #STATS_FILE_GRACE}, where the JVM loaded a Java agent and goes on. Elsewhere, or past that, what
-     * {@code first} says: no agent, or a file that cannot be read.
+     * {@link #STATS_FILE_GRACE}, where the JVM loaded a Java agent and goes on. Elsewhere, or past that, what the
+     * last try met says: no agent, or a file that cannot be read.
      */
     private static StatsFileReader awaitStatsFile(long pid, Path file, IOException first) throws Exception {
         IOException last = first;
@@ -298,6 +298,8 @@ final class AgentSession {
                     return AgentStatsFile.open(pid);
                 } catch (NoSuchFileException | StatsFileBeingCreatedException notYet) {
                     last = notYet;
+                } catch (IOException unreadable) {
+                    throw FileErrors.unreadableStatsFile(file, unreadable);
                 }
             }
             JavaProcess.of(pid); // gone meanwhile: its own exit code

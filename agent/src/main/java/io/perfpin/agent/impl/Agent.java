@@ -140,6 +140,7 @@ final class Agent implements AutoCloseable {
                     registry.onTick(virtualThreads);
                 }
             }
+            // asked here, not by the export: its notices' method reference is then linked only where it exports
             if (options.metrics().any()) {
                 exports = MetricsExport.start(options.metrics(), registry, syscalls, AgentLog::say);
             }

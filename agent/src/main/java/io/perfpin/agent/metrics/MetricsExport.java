@@ -58,15 +58,11 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
     }
 
     /**
-     * Starts the exports the options ask for and feeds them from the registry's ticks.
-     *
-     * @return null when none was asked for
+     * Starts the exports the options ask for, where they ask for some ({@link MetricsOptions#any}), and feeds them
+     * from the registry's ticks.
      */
     public static MetricsExport start(
             MetricsOptions options, ThreadRegistry registry, Syscalls syscalls, Consumer<AgentNotice> notices) {
-        if (!options.any()) {
-            return null;
-        }
         MetricsExport export = new MetricsExport(options, registry, syscalls, notices);
         registry.onTick(export);
         return export;
