@@ -72,12 +72,16 @@ class AttachCyclesIT {
     @ParameterizedTest
     @MethodSource("javas")
     void attachDetachCyclesDuringThreadChurnLeaveNoCounterOpen(String java, @TempDir Path dir) throws Exception {
-        Path out = dir.resolve("churn.jsonl");
+        // A recording of its own per cycle: an attach replaces the file it names, and one cycle's few milliseconds
+        // under load may see no churned thread end.
+        List<Path> outs = new ArrayList<>();
         try (AppJvm app = AppJvm.start(java, null, dir)) {
             app.await("ready");
             app.send("churning churn");
             app.await("churning");
             for (int cycle = 1; cycle <= CHURN_CYCLES; cycle++) {
+                Path out = dir.resolve("churn-" + cycle + ".jsonl");
+                outs.add(out);
                 AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, CHURN_OPTIONS + out, TIMEOUT);
                 AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
                 assertEquals(
@@ -85,7 +89,11 @@ class AttachCyclesIT {
             }
             assertEquals(0, app.finish());
         }
-        assertTrue(!Observed.records(out, "thread", "churn-\\d+").isEmpty(), "churned threads counted while attached");
+        int counted = 0;
+        for (Path out : outs) {
+            counted += Observed.records(out, "thread", "churn-\\d+").size();
+        }
+        assertTrue(counted > 0, "churned threads counted while attached");
     }
 
     @ParameterizedTest
