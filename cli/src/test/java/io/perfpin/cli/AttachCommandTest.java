@@ -12,6 +12,7 @@ import io.perfpin.cpu.CpuTopology;
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
+import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
@@ -494,6 +495,8 @@ class AttachCommandTest {
                             .anyMatch(t -> t.name().equals(thread))) {
                         return;
                     }
+                } catch (StatsFileBeingCreatedException notYet) {
+                    // the sampler makes it as this looks: looked at again below
                 }
             }
             assertTrue(System.nanoTime() < deadline, thread + " in " + stats + " within a minute");
