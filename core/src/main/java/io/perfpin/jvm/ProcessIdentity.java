@@ -60,6 +60,12 @@ public record ProcessIdentity(
             status = ProcStatus.ofProcess(pid);
         } catch (NoSuchFileException e) {
             throw new ProcessChangedException(true, "no process with pid " + pid);
+        } catch (IOException e) {
+            // A process that exits while its status file is read fails the read (ESRCH), not the open.
+            if (ThreadStartTime.of(pid, (int) pid).isEmpty()) {
+                throw new ProcessChangedException(true, "no process with pid " + pid);
+            }
+            throw e;
         }
         // Read last: a pid taken by another process while the others were read shows here as another start time.
         OptionalLong started = ThreadStartTime.of(pid, (int) pid);
