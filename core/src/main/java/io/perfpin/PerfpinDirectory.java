@@ -1,9 +1,11 @@
 package io.perfpin;
 
+import io.perfpin.files.ContentName;
 import io.perfpin.files.OwnedDirectory;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Optional;
 
 /**
  * Where perfpin keeps what processes share, per user: {@code -Dperfpin.dir} when set, otherwise
@@ -15,6 +17,7 @@ import java.nio.file.Paths;
  * perfpin-&lt;user&gt;/jvms/&lt;pid&gt;.stats              the stats file of each JVM that runs the agent
  * perfpin-&lt;user&gt;/runs/run-&lt;millis&gt;.jsonl        what perfpin run recorded when no --record was given
  * perfpin-&lt;user&gt;/agent/&lt;length&gt;-&lt;crc&gt;/perfpin-agent.jar   the agent jar that run and attach load
+ * perfpin-&lt;user&gt;/agent/&lt;length&gt;-&lt;crc&gt;/byte-buddy.jar ...   the jars the agent opens when it needs them
  * </pre>
  */
 public final class PerfpinDirectory {
@@ -40,6 +43,23 @@ public final class PerfpinDirectory {
     /** One part of this user's perfpin directory ({@link #CPUS}, {@link #JVMS}, ...), created private when missing. */
     public static OwnedDirectory open(String part) throws IOException {
         return OwnedDirectory.open(base()).directory(part);
+    }
+
+    /**
+     * A jar of perfpin's, {@code content}, installed as {@code agent/<length>-<crc>/<name>}, for what takes a jar only
+     * by path: a copy already there is used only when its every byte is {@code content}
+     * ({@link OwnedDirectory#install}).
+     *
+     * @throws IOException also when that path holds other bytes, which are left as they are
+     */
+    public static Path installedJar(String name, byte[] content) throws IOException {
+        OwnedDirectory version = open(AGENT).directory(ContentName.of(content));
+        Optional<Path> installed = version.install(name, content);
+        if (installed.isEmpty()) {
+            throw new IOException(version.resolve(name)
+                    + " holds other bytes than this perfpin's: remove it, and perfpin writes it again");
+        }
+        return installed.get();
     }
 
     /** CPU reservations. */

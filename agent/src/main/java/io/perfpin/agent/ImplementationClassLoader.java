@@ -2,7 +2,7 @@ package io.perfpin.agent;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.MalformedURLException;
+import java.lang.reflect.InvocationTargetException;
 import java.net.URL;
 import java.nio.file.Path;
 import java.security.CodeSource;
@@ -10,6 +10,9 @@ import java.security.ProtectionDomain;
 import java.security.cert.Certificate;
 import java.util.Collections;
 import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
@@ -18,9 +21,33 @@ import java.util.jar.JarFile;
  * open {@link JarFile}. A {@code URLClassLoader} over a {@code jar:...!/perfpin-impl/} URL would do, but opens
  * a URL connection per class, which cost the agent's start-up a millisecond for each of its two thousand
  * classes. Its parent is the platform class loader, so no application class is ever seen.
+ *
+ * <p>The libraries that only some uses need are jars of their own, {@code perfpin-impl/lib/NAME.jar}
+ * ({@link #LIBRARIES}), opened the first time a class or resource of theirs is asked for: the JVM reads every
+ * entry's name in the agent jar's directory as it starts, and byte-buddy, OpenTelemetry, the Prometheus client, JNA
+ * and jffi were 4,500 of its 4,900 entries, 4 ms of a short main's start-up, for weaving, exports and backends that
+ * most runs never use. A jar is opened by path, so each is installed in this user's perfpin directory, where a copy
+ * is used only when every byte of it is the packaged one's ({@code PerfpinDirectory.installedJar}). Their classes
+ * are defined by this loader too: one runtime package, whichever jar a class comes from.
  */
 final class ImplementationClassLoader extends ClassLoader {
     static final String PREFIX = "perfpin-impl/";
+
+    /**
+     * Where each library's entries start, and its jar under {@code perfpin-impl/lib/}, as agent/pom.xml builds them.
+     */
+    static final List<Library> LIBRARIES = List.of(
+            new Library("net/bytebuddy/", "byte-buddy.jar"),
+            new Library("io/perfpin/shaded/", "exports.jar"),
+            new Library("com/sun/jna/", "ffi.jar"),
+            new Library("com/kenai/jffi/", "ffi.jar"),
+            new Library("jni/", "ffi.jar"));
+
+    /** What installs a library's jar where it can be opened: a method of the implementation's, so found by name. */
+    private static final String INSTALLER = "io.perfpin.PerfpinDirectory";
+
+    /** Entries whose names start with {@code prefix} are in the jar {@code perfpin-impl/lib/<jar>}. */
+    record Library(String prefix, String jar) {}
 
     static {
         registerAsParallelCapable();
@@ -29,6 +56,8 @@ final class ImplementationClassLoader extends ClassLoader {
     private final JarFile jar;
     private final String jarUrl;
     private final ProtectionDomain domain;
+    /** Each library jar opened so far, by its name; guarded by itself. */
+    private final Map<String, JarFile> opened = new HashMap<>();
 
     ImplementationClassLoader(Path jarPath) throws IOException {
         super("perfpin", ClassLoader.getPlatformClassLoader());
@@ -44,16 +73,20 @@ final class ImplementationClassLoader extends ClassLoader {
 
     @Override
     protected Class<?> findClass(String name) throws ClassNotFoundException {
-        JarEntry entry = jar.getJarEntry(PREFIX + name.replace('.', '/') + ".class");
-        if (entry == null) {
-            throw new ClassNotFoundException(name);
-        }
+        String file = name.replace('.', '/') + ".class";
         byte[] bytes;
-        try (InputStream in = jar.getInputStream(entry)) {
-            // the entry's size is known: read into one array of it, not readAllBytes' buffers and copies
-            bytes = entry.getSize() >= 0 ? in.readNBytes((int) entry.getSize()) : in.readAllBytes();
+        try {
+            Entry entry = entry(file);
+            if (entry == null) {
+                throw new ClassNotFoundException(name);
+            }
+            try (InputStream in = entry.jar.getInputStream(entry.entry)) {
+                // the entry's size is known: read into one array of it, not readAllBytes' buffers and copies
+                bytes = entry.entry.getSize() >= 0 ? in.readNBytes((int) entry.entry.getSize()) : in.readAllBytes();
+            }
         } catch (IOException e) {
-            throw new ClassNotFoundException(name + ": " + e.getMessage(), e);
+            // the message is what a NoClassDefFoundError's cause says
+            throw new ClassNotFoundException(e.getMessage(), e);
         }
         definePackageOf(name);
         return defineClass(name, bytes, 0, bytes.length, domain);
@@ -76,12 +109,9 @@ final class ImplementationClassLoader extends ClassLoader {
     /** Read from the open jar: a URL connection would open the whole jar a second time (the JNI library). */
     @Override
     public InputStream getResourceAsStream(String name) {
-        JarEntry entry = jar.getJarEntry(PREFIX + name);
-        if (entry == null) {
-            return super.getResourceAsStream(name);
-        }
         try {
-            return jar.getInputStream(entry);
+            Entry entry = entry(name);
+            return entry == null ? super.getResourceAsStream(name) : entry.jar.getInputStream(entry.entry);
         } catch (IOException e) {
             return null;
         }
@@ -89,12 +119,16 @@ final class ImplementationClassLoader extends ClassLoader {
 
     @Override
     protected URL findResource(String name) {
-        if (jar.getEntry(PREFIX + name) == null) {
-            return null;
-        }
         try {
-            return new URL(jarUrl + name);
-        } catch (MalformedURLException e) {
+            Entry entry = entry(name);
+            if (entry == null) {
+                return null;
+            }
+            return new URL(
+                    entry.jar == jar
+                            ? jarUrl + name
+                            : "jar:" + Path.of(entry.jar.getName()).toUri() + "!/" + name);
+        } catch (IOException e) {
             return null;
         }
     }
@@ -103,5 +137,68 @@ final class ImplementationClassLoader extends ClassLoader {
     protected Enumeration<URL> findResources(String name) {
         URL url = findResource(name);
         return url == null ? Collections.emptyEnumeration() : Collections.enumeration(Collections.singletonList(url));
+    }
+
+    /** An entry and the jar that holds it. */
+    private record Entry(JarFile jar, JarEntry entry) {}
+
+    /**
+     * The entry {@code name} names, in the agent jar or in the library its name starts with; null when there is
+     * none.
+     *
+     * @throws IOException when its library's jar cannot be installed or opened
+     */
+    private Entry entry(String name) throws IOException {
+        for (Library library : LIBRARIES) {
+            if (name.startsWith(library.prefix())) {
+                JarFile in = library(library.jar());
+                JarEntry entry = in.getJarEntry(name);
+                return entry == null ? null : new Entry(in, entry);
+            }
+        }
+        JarEntry entry = jar.getJarEntry(PREFIX + name);
+        return entry == null ? null : new Entry(jar, entry);
+    }
+
+    /** The library jar {@code name}, opened now when it is the first time it is asked for. */
+    private JarFile library(String name) throws IOException {
+        synchronized (opened) {
+            JarFile open = opened.get(name);
+            if (open != null) {
+                return open;
+            }
+            String packaged = PREFIX + "lib/" + name;
+            JarEntry entry = jar.getJarEntry(packaged);
+            if (entry == null) {
+                throw new IOException("the agent jar holds no " + packaged + ": rebuild it with ./mvnw -B package");
+            }
+            byte[] content;
+            try (InputStream in = jar.getInputStream(entry)) {
+                content = in.readAllBytes();
+            }
+            JarFile library;
+            try {
+                library = new JarFile(installed(name, content).toFile());
+            } catch (IOException e) {
+                throw new IOException("the agent could not install its " + name + ": " + e.getMessage(), e);
+            }
+            opened.put(name, library);
+            return library;
+        }
+    }
+
+    private Path installed(String name, byte[] content) throws IOException {
+        try {
+            return (Path) Class.forName(INSTALLER, true, this)
+                    .getMethod("installedJar", String.class, byte[].class)
+                    .invoke(null, name, content);
+        } catch (InvocationTargetException e) {
+            if (e.getCause() instanceof IOException) {
+                throw (IOException) e.getCause();
+            }
+            throw new IOException("cannot install " + name + ": " + e.getCause(), e.getCause());
+        } catch (ReflectiveOperationException e) {
+            throw new IOException("cannot install " + name + ": " + e, e);
+        }
     }
 }

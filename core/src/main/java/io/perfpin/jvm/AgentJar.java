@@ -1,8 +1,6 @@
 package io.perfpin.jvm;
 
 import io.perfpin.PerfpinDirectory;
-import io.perfpin.files.ContentName;
-import io.perfpin.files.OwnedDirectory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -13,7 +11,7 @@ import java.nio.file.Paths;
  * Where the agent jar that {@code run}, {@code attach} and the JMH profiler load comes from:
  * {@code -Dperfpin.agent.jar} when set, otherwise the copy packaged inside the jar this class runs from (the CLI's
  * {@code perfpin.jar}, {@code perfpin-jmh.jar}), installed under a directory named by its content
- * ({@link OwnedDirectory#install}: a copy already there is used only when its every byte is the packaged one's).
+ * ({@link PerfpinDirectory#installedJar}).
  *
  * <p>A JVM this user starts, or attaches to in this mount namespace, gets it from this user's private perfpin
  * directory. Any other JVM (another user's, or one in a container) gets a copy of it in its own {@code /tmp}, made
@@ -43,9 +41,6 @@ public final class AgentJar {
             }
             content = in.readAllBytes();
         }
-        OwnedDirectory version = PerfpinDirectory.open(PerfpinDirectory.AGENT).directory(ContentName.of(content));
-        return version.install(RESOURCE, content)
-                .orElseThrow(() -> new IOException(version.resolve(RESOURCE)
-                        + " holds other bytes than this perfpin's agent: remove it, and perfpin writes it again"));
+        return PerfpinDirectory.installedJar(RESOURCE, content);
     }
 }

@@ -84,12 +84,21 @@ public record AgentNotice(Kind kind, String subject, String text, Throwable caus
 
     /** {@code what} failed with {@code cause}: said as {@code WHAT: CAUSE}. */
     public static AgentNotice failure(String what, Throwable cause) {
-        return new AgentNotice(Kind.FAILURE, what, what + ": " + cause, cause);
+        return new AgentNotice(Kind.FAILURE, what, what + ": " + shown(cause), cause);
     }
 
     /** {@code what} failed with {@code cause}, and {@code consequence} says what goes on: {@code WHAT: CAUSE; ...}. */
     public static AgentNotice failure(String what, Throwable cause, String consequence) {
-        return new AgentNotice(Kind.FAILURE, what, what + ": " + cause + "; " + consequence, cause);
+        return new AgentNotice(Kind.FAILURE, what, what + ": " + shown(cause) + "; " + consequence, cause);
+    }
+
+    /**
+     * A class that could not be loaded names only itself; why is its cause's message (the agent could not install
+     * the library it is in), which stderr says too, not only the log.
+     */
+    private static String shown(Throwable cause) {
+        Throwable why = cause instanceof LinkageError ? cause.getCause() : null;
+        return why != null && why.getMessage() != null ? cause + " (" + why.getMessage() + ")" : String.valueOf(cause);
     }
 
     /**

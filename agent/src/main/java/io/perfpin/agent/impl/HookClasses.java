@@ -1,8 +1,6 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.PerfpinDirectory;
-import io.perfpin.files.ContentName;
-import io.perfpin.files.OwnedDirectory;
 import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.BootClasses;
 import io.perfpin.nativeio.Errno;
@@ -11,8 +9,6 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
-import java.nio.file.Path;
-import java.util.Optional;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 import java.util.jar.JarInputStream;
@@ -44,7 +40,8 @@ final class HookClasses {
         if (syscalls.backend() == Backend.JNI) {
             define(syscalls, jar);
         } else {
-            try (JarFile installed = new JarFile(installed(jar).toFile())) {
+            try (JarFile installed =
+                    new JarFile(PerfpinDirectory.installedJar(JAR, jar).toFile())) {
                 instrumentation.appendToBootstrapClassLoaderSearch(installed);
             }
         }
@@ -79,16 +76,5 @@ final class HookClasses {
                 }
             }
         }
-    }
-
-    /** A copy of the jar in this user's perfpin directory, under a directory named by its content. */
-    private static Path installed(byte[] jar) throws IOException {
-        OwnedDirectory version = PerfpinDirectory.open(PerfpinDirectory.AGENT).directory(ContentName.of(jar));
-        Optional<Path> installed = version.install(JAR, jar);
-        if (installed.isEmpty()) {
-            throw new IOException(version.resolve(JAR)
-                    + " holds other bytes than this perfpin's hooks: remove it, and perfpin writes it again");
-        }
-        return installed.get();
     }
 }
