@@ -13,6 +13,7 @@ import java.util.Enumeration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
@@ -26,9 +27,11 @@ import java.util.jar.JarFile;
  * ({@link #LIBRARIES}), opened the first time a class or resource of theirs is asked for: the JVM reads every
  * entry's name in the agent jar's directory as it starts, and byte-buddy, OpenTelemetry, the Prometheus client, JNA
  * and jffi were 4,500 of its 4,900 entries, 4 ms of a short main's start-up, for weaving, exports and backends that
- * most runs never use. A jar is opened by path, so each is installed in this user's perfpin directory, where a copy
- * is used only when every byte of it is the packaged one's ({@code PerfpinDirectory.installedJar}). Their classes
- * are defined by this loader too: one runtime package, whichever jar a class comes from.
+ * most runs never use. A jar is opened by path, so each is copied where the JNI library is
+ * ({@code io.perfpin.files.PackagedCopy}: a private directory, a copy used only when every byte of it is the packaged
+ * one's). Their classes are defined by this loader too: one runtime package, whichever jar a class comes from. What
+ * needs a library asks for one of its classes by name first ({@code OptionalLibrary}), since the JVM keeps a failed
+ * reference's error for good, also past a mended cause and a new attach.
  */
 final class ImplementationClassLoader extends ClassLoader {
     static final String PREFIX = "perfpin-impl/";
@@ -43,8 +46,8 @@ final class ImplementationClassLoader extends ClassLoader {
             new Library("com/kenai/jffi/", "ffi.jar"),
             new Library("jni/", "ffi.jar"));
 
-    /** What installs a library's jar where it can be opened: a method of the implementation's, so found by name. */
-    private static final String INSTALLER = "io.perfpin.PerfpinDirectory";
+    /** What copies a library's jar where it can be opened: a class of the implementation's, so found by name. */
+    private static final String INSTALLER = "io.perfpin.files.PackagedCopy";
 
     /** Entries whose names start with {@code prefix} are in the jar {@code perfpin-impl/lib/<jar>}. */
     record Library(String prefix, String jar) {}
@@ -56,8 +59,10 @@ final class ImplementationClassLoader extends ClassLoader {
     private final JarFile jar;
     private final String jarUrl;
     private final ProtectionDomain domain;
-    /** Each library jar opened so far, by its name; guarded by itself. */
-    private final Map<String, JarFile> opened = new HashMap<>();
+    /** Each library jar opened so far, by its name: read without a lock once it is there. */
+    private final Map<String, JarFile> opened = new ConcurrentHashMap<>();
+    /** One lock per library jar, held while it is copied and opened: a library never waits for another. */
+    private final Map<String, Object> opening = new HashMap<>();
 
     ImplementationClassLoader(Path jarPath) throws IOException {
         super("perfpin", ClassLoader.getPlatformClassLoader());
@@ -69,6 +74,9 @@ final class ImplementationClassLoader extends ClassLoader {
         }
         this.jarUrl = "jar:" + jarPath.toUri() + "!/" + PREFIX;
         this.domain = new ProtectionDomain(new CodeSource(new URL(jarUrl), (Certificate[]) null), null, this, null);
+        for (Library library : LIBRARIES) {
+            opening.putIfAbsent(library.jar(), new Object());
+        }
     }
 
     @Override
@@ -85,8 +93,7 @@ final class ImplementationClassLoader extends ClassLoader {
                 bytes = entry.entry.getSize() >= 0 ? in.readNBytes((int) entry.entry.getSize()) : in.readAllBytes();
             }
         } catch (IOException e) {
-            // the message is what a NoClassDefFoundError's cause says
-            throw new ClassNotFoundException(e.getMessage(), e);
+            throw new ClassNotFoundException(name + ": " + e.getMessage(), e);
         }
         definePackageOf(name);
         return defineClass(name, bytes, 0, bytes.length, domain);
@@ -146,7 +153,7 @@ final class ImplementationClassLoader extends ClassLoader {
      * The entry {@code name} names, in the agent jar or in the library its name starts with; null when there is
      * none.
      *
-     * @throws IOException when its library's jar cannot be installed or opened
+     * @throws IOException when its library's jar cannot be copied or opened
      */
     private Entry entry(String name) throws IOException {
         for (Library library : LIBRARIES) {
@@ -162,8 +169,12 @@ final class ImplementationClassLoader extends ClassLoader {
 
     /** The library jar {@code name}, opened now when it is the first time it is asked for. */
     private JarFile library(String name) throws IOException {
-        synchronized (opened) {
-            JarFile open = opened.get(name);
+        JarFile open = opened.get(name);
+        if (open != null) {
+            return open;
+        }
+        synchronized (opening.get(name)) {
+            open = opened.get(name);
             if (open != null) {
                 return open;
             }
@@ -176,29 +187,30 @@ final class ImplementationClassLoader extends ClassLoader {
             try (InputStream in = jar.getInputStream(entry)) {
                 content = in.readAllBytes();
             }
-            JarFile library;
             try {
-                library = new JarFile(installed(name, content).toFile());
+                open = new JarFile(copied(name, content).toFile());
             } catch (IOException e) {
-                throw new IOException("the agent could not install its " + name + ": " + e.getMessage(), e);
+                throw new IOException("the agent could not copy its " + name + ": " + e.getMessage(), e);
             }
-            opened.put(name, library);
-            return library;
+            opened.put(name, open);
+            return open;
         }
     }
 
-    private Path installed(String name, byte[] content) throws IOException {
+    /** A verified copy of the library jar {@code name}, named {@code <name without .jar>-<length>-<crc>.jar}. */
+    private Path copied(String name, byte[] content) throws IOException {
+        String prefix = name.substring(0, name.length() - ".jar".length());
         try {
             return (Path) Class.forName(INSTALLER, true, this)
-                    .getMethod("installedJar", String.class, byte[].class)
-                    .invoke(null, name, content);
+                    .getMethod("anywhere", String.class, byte[].class, String.class)
+                    .invoke(null, prefix, content, ".jar");
         } catch (InvocationTargetException e) {
             if (e.getCause() instanceof IOException) {
                 throw (IOException) e.getCause();
             }
-            throw new IOException("cannot install " + name + ": " + e.getCause(), e.getCause());
+            throw new IOException(String.valueOf(e.getCause()), e.getCause());
         } catch (ReflectiveOperationException e) {
-            throw new IOException("cannot install " + name + ": " + e, e);
+            throw new IOException(e.toString(), e);
         }
     }
 }

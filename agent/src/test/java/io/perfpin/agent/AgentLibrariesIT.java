@@ -7,14 +7,17 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.agent.ImplementationClassLoader.Library;
+import io.perfpin.files.PackagedCopy;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -34,6 +37,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AgentLibrariesIT {
     private static final String LIB = ImplementationClassLoader.PREFIX + "lib/";
+    /** The JNI library as the build made it, for a JVM that cannot copy it out of the agent jar. */
+    private static final Path JNI_LIBRARY = Paths.get("../native/target/classes/native/linux-x86_64/libperfpin.so")
+            .toAbsolutePath();
 
     @Test
     void everyLibraryEntryIsInItsLibrarysJarAndNoneInTheAgentJar() throws IOException {
@@ -75,50 +81,85 @@ class AgentLibrariesIT {
     }
 
     @Test
-    void aJvmInstallsALibraryOnlyWhenItNeedsItAndWithThePackagedBytes(@TempDir Path dir) throws Exception {
+    void aJvmCopiesALibraryOnlyWhenItNeedsItAndWithThePackagedBytes(@TempDir Path dir) throws Exception {
         String java = AppJvm.javas().findFirst().orElseThrow();
         Path plain = privateDirectory(dir.resolve("plain"));
-        try (AppJvm app = AppJvm.start(java, "threads=.*;events=sched", plain)) {
+        try (AppJvm app = AppJvm.start(java, "threads=.*;events=sched", dir, extractDir(plain))) {
             app.await("ready");
             assertEquals(0, app.finish());
             assertTrue(app.stderr().isEmpty(), "the agent said nothing: " + app.stderr());
         }
-        assertEquals(List.of(), installed(plain), "a JVM that weaves and exports nothing installs no library");
+        assertEquals(List.of(), copied(plain), "a JVM that weaves and exports nothing copies no library");
 
         Path weaving = privateDirectory(dir.resolve("weaving"));
-        try (AppJvm app = AppJvm.start(java, "events=sched", weaving)) {
+        try (AppJvm app = AppJvm.start(java, "events=sched", dir, extractDir(weaving))) {
             app.await("ready");
             app.send("annotated annotated-1 16");
             assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("annotated-1")), "@Pinned(\"1\") woven");
             assertEquals(0, app.finish());
             assertTrue(app.stderr().isEmpty(), "the agent said nothing: " + app.stderr());
         }
-        List<Path> installed = installed(weaving);
-        assertEquals(1, installed.size(), "byte-buddy alone: " + installed);
-        assertEquals("byte-buddy.jar", installed.get(0).getFileName().toString());
+        List<Path> copied = copied(weaving);
+        assertEquals(1, copied.size(), "byte-buddy alone: " + copied);
+        assertTrue(
+                copied.get(0).getFileName().toString().startsWith("byte-buddy-"),
+                copied.get(0).toString());
         try (JarFile agent = new JarFile(AppJvm.AGENT_JAR.toFile())) {
-            assertArrayEquals(packaged(agent, "byte-buddy.jar"), Files.readAllBytes(installed.get(0)));
+            assertArrayEquals(packaged(agent, "byte-buddy.jar"), Files.readAllBytes(copied.get(0)));
         }
     }
 
-    /** A library that cannot be installed leaves its use undone, says why on stderr, and the application runs on. */
+    /**
+     * Where no private directory takes a library's copy, what needs it says why, once, on stderr, and does not
+     * happen; the application runs on, counted. (The JNI library then loads from java.library.path.)
+     */
     @Test
-    void aLibraryThatCannotBeInstalledIsSaidWithWhy(@TempDir Path dir) throws Exception {
+    void aLibraryThatCannotBeCopiedIsSaidWithWhyAndTheApplicationRunsOn(@TempDir Path dir) throws Exception {
         String java = AppJvm.javas().findFirst().orElseThrow();
-        Files.writeString(dir.resolve("agent"), "not a directory");
-        try (AppJvm app = AppJvm.start(java, "events=sched", dir)) {
+        Path shared = Files.createDirectory(dir.resolve("shared"));
+        Files.setPosixFilePermissions(shared, PosixFilePermissions.fromString("rwxrwxrwx"));
+        int port;
+        try (ServerSocket free = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = free.getLocalPort();
+        }
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(
+                java,
+                "events=sched;out=" + out + ";prometheus=127.0.0.1:" + port,
+                dir,
+                extractDir(shared),
+                "-Djava.library.path=" + JNI_LIBRARY.getParent())) {
             app.await("ready");
             app.send("annotated annotated-1 16");
-            app.touched("annotated-1");
+            int tid = app.touched("annotated-1");
             assertEquals(0, app.finish(), "the application runs on");
             List<String> said = app.stderr();
-            assertEquals(1, said.size(), "one line: " + said);
+            assertEquals(2, said.size(), "one line for weaving, one for Prometheus: " + said);
             assertTrue(
-                    said.get(0).startsWith("[perfpin] cannot weave perfpin's annotations, they are ignored: ")
-                            && said.get(0).contains("(the agent could not install its byte-buddy.jar: "),
-                    said.get(0));
+                    said.stream()
+                            .anyMatch(line -> line.startsWith(
+                                            "[perfpin] cannot weave perfpin's annotations, they are" + " ignored: ")
+                                    && line.contains("byte-buddy: the agent could not copy its byte-buddy.jar: ")
+                                    && line.contains(shared.toString())),
+                    said.toString());
+            assertTrue(
+                    said.stream()
+                            .anyMatch(line -> line.startsWith("[perfpin] ")
+                                    && line.contains(
+                                            "the Prometheus client: the agent could not copy its exports.jar: ")),
+                    said.toString());
+            assertEquals(
+                    1,
+                    Observed.records(out, "thread", "annotated-1").size(),
+                    "the unwoven thread is counted by its name rule: " + tid);
         }
-        assertEquals("not a directory", Files.readString(dir.resolve("agent")), "left as it was");
+        try (Stream<Path> files = Files.list(shared)) {
+            assertEquals(List.of(), files.collect(Collectors.toList()), "nothing written where others may write");
+        }
+    }
+
+    private static String extractDir(Path dir) {
+        return "-D" + PackagedCopy.EXTRACT_DIR_PROPERTY + "=" + dir;
     }
 
     private static Path privateDirectory(Path dir) throws IOException {
@@ -148,14 +189,10 @@ class AgentLibrariesIT {
         }
     }
 
-    /** The library jars installed in a perfpin directory. */
-    private static List<Path> installed(Path perfpinDir) throws IOException {
-        Path agent = perfpinDir.resolve("agent");
-        if (!Files.isDirectory(agent)) {
-            return Collections.emptyList();
-        }
-        try (Stream<Path> files = Files.walk(agent)) {
-            List<Path> found = files.filter(f -> jars().contains(f.getFileName().toString()))
+    /** The library jars copied into {@code extractDir}. */
+    private static List<Path> copied(Path extractDir) throws IOException {
+        try (Stream<Path> files = Files.list(extractDir)) {
+            List<Path> found = files.filter(f -> f.getFileName().toString().endsWith(".jar"))
                     .collect(Collectors.toList());
             assertFalse(found.stream().anyMatch(Files::isSymbolicLink), "no links: " + found);
             return found;

@@ -1,5 +1,6 @@
 package io.perfpin.event;
 
+import io.perfpin.nativeio.OptionalLibrary;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.libpfm.LibpfmException;
 import io.perfpin.nativeio.libpfm.LibpfmLibrary;
@@ -31,11 +32,16 @@ public final class LibpfmEncoder {
 
     static {
         LibpfmLibrary library = null;
-        String reason = null;
-        try {
-            library = LibpfmLibrary.load(LibpfmLibrary.SONAME);
-        } catch (LinkageError e) {
-            reason = LibpfmLibrary.unavailableReason(LibpfmLibrary.SONAME, e);
+        // libpfm4 is bound through JNA, asked for first (OptionalLibrary): in the agent its jar may not be there
+        String reason = OptionalLibrary.unavailable("com.sun.jna.Native");
+        if (reason != null) {
+            reason = "libpfm4 cannot be bound without JNA: " + reason;
+        } else {
+            try {
+                library = LibpfmLibrary.load(LibpfmLibrary.SONAME);
+            } catch (LinkageError e) {
+                reason = LibpfmLibrary.unavailableReason(LibpfmLibrary.SONAME, e);
+            }
         }
         LIBRARY = library;
         UNAVAILABLE_REASON = reason;

@@ -136,12 +136,27 @@ public final class Backends {
         try {
             return switch (backend) {
                 case JNI -> JniSyscalls.load();
-                case JFFI -> JffiSyscalls.load();
-                case JNA -> JnaSyscalls.load();
+                case JFFI -> {
+                    available(backend, "com.kenai.jffi.Foreign");
+                    yield JffiSyscalls.load();
+                }
+                case JNA -> {
+                    available(backend, "com.sun.jna.Native");
+                    yield JnaSyscalls.load();
+                }
                 default -> throw new IllegalArgumentException(backend.name());
             };
         } catch (LinkageError | RuntimeException e) {
             throw new BackendUnavailableException(backend + ": " + reason(backend, e), e);
+        }
+    }
+
+    /** Asked before the backend's class, which refers to the library, is used ({@link OptionalLibrary}). */
+    private static void available(Backend backend, String className) {
+        String why = OptionalLibrary.unavailable(className);
+        if (why != null) {
+            throw new BackendUnavailableException(
+                    why.startsWith("not on the class path") ? why + ": add " + requiredLibrary(backend) : why);
         }
     }
 

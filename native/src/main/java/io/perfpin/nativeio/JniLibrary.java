@@ -1,7 +1,6 @@
 package io.perfpin.nativeio;
 
-import io.perfpin.files.ContentName;
-import io.perfpin.files.OwnedDirectory;
+import io.perfpin.files.PackagedCopy;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,25 +9,22 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 
 /**
  * Finds and loads {@code libperfpin.so}, trying in order:
  * <ol>
  *   <li>the file named by {@code -Dperfpin.library=/path/libperfpin.so};</li>
- *   <li>the copy packaged in the jar under {@code native/<platform>/}, extracted under a name that carries
- *       its content's length and CRC into a private (0700) directory of this user's ({@link OwnedDirectory}):
- *       {@code -Dperfpin.extract.dir} when set, else {@code <java.io.tmpdir>/perfpin-<user>}, else
- *       {@code ~/.cache/perfpin} (a noexec temporary directory, or one another user could change, makes the
- *       first fail, the second then serves). A copy already there is loaded only when its whole content is the
- *       packaged library's; otherwise a fresh copy is written beside it, loaded, and removed;</li>
+ *   <li>the copy packaged in the jar under {@code native/<platform>/}, copied into a private directory of this
+ *       user's ({@link PackagedCopy}), the next one where the copy cannot be loaded there (a noexec mount); a copy
+ *       of its own, written where the shared name holds other bytes, is removed once loaded;</li>
  *   <li>{@code System.loadLibrary("perfpin")}, which searches {@code java.library.path}.</li>
  * </ol>
  * When all fail, the error names every attempt and what to do.
  */
 public final class JniLibrary {
     public static final String LIBRARY_PROPERTY = "perfpin.library";
-    public static final String EXTRACT_DIR_PROPERTY = "perfpin.extract.dir";
+    private static final String PREFIX = "libperfpin";
+    private static final String SUFFIX = ".so";
 
     private static boolean loaded;
 
@@ -66,16 +62,16 @@ public final class JniLibrary {
             attempts.add("no " + resourceName() + " in the jar (built without a C compiler?"
                     + " install gcc and make, then rebuild)");
         } else {
-            for (Path dir : extractDirectories()) {
+            for (Path dir : PackagedCopy.directories()) {
                 Path file;
                 try {
-                    file = extract(packaged, dir);
+                    file = PackagedCopy.in(dir, PREFIX, packaged, SUFFIX);
                 } catch (IOException | UncheckedIOException e) {
                     attempts.add("extracting to " + dir + ": " + e.getMessage());
                     continue;
                 }
                 boolean done = tryLoad(file, attempts);
-                if (!file.getFileName().toString().equals(libraryName(packaged))) {
+                if (!file.getFileName().toString().equals(PackagedCopy.name(PREFIX, packaged, SUFFIX))) {
                     deleteLoadedCopy(file);
                 }
                 if (done) {
@@ -91,7 +87,7 @@ public final class JniLibrary {
             attempts.add("System.loadLibrary(\"perfpin\"): " + e.getMessage());
         }
         throw new UnsatisfiedLinkError("perfpin: could not load libperfpin.so; tried: " + String.join("; ", attempts)
-                + ". Fix: set -D" + EXTRACT_DIR_PROPERTY + "=<a private directory on a filesystem mounted"
+                + ". Fix: set -D" + PackagedCopy.EXTRACT_DIR_PROPERTY + "=<a private directory on a filesystem mounted"
                 + " without noexec>, or -D" + LIBRARY_PROPERTY + "=<path to libperfpin.so>");
     }
 
@@ -110,18 +106,6 @@ public final class JniLibrary {
         }
     }
 
-    private static List<Path> extractDirectories() {
-        List<Path> dirs = new ArrayList<>();
-        String configured = System.getProperty(EXTRACT_DIR_PROPERTY);
-        if (configured != null) {
-            dirs.add(Paths.get(configured));
-            return dirs;
-        }
-        dirs.add(Paths.get(System.getProperty("java.io.tmpdir"), "perfpin-" + System.getProperty("user.name")));
-        dirs.add(Paths.get(System.getProperty("user.home"), ".cache", "perfpin"));
-        return dirs;
-    }
-
     private static byte[] readPackaged() {
         try (InputStream in = JniLibrary.class.getClassLoader() == null
                 ? ClassLoader.getSystemResourceAsStream(resourceName())
@@ -130,21 +114,6 @@ public final class JniLibrary {
         } catch (IOException e) {
             return null;
         }
-    }
-
-    /**
-     * A verified copy of the library in {@code dir}: {@code libperfpin-<length>-<crc32c>.so}, written once and
-     * then reused after a byte-for-byte comparison; a fresh copy of its own when that name holds other bytes.
-     */
-    static Path extract(byte[] library, Path dir) throws IOException {
-        OwnedDirectory owned = OwnedDirectory.open(dir);
-        String name = libraryName(library);
-        Optional<Path> installed = owned.install(name, library);
-        return installed.isPresent() ? installed.get() : owned.installUnique(name, ".so", library);
-    }
-
-    static String libraryName(byte[] library) {
-        return "libperfpin-" + ContentName.of(library) + ".so";
     }
 
     /** The mapping outlives the file: a one-off copy goes as soon as it is loaded, or failed to load. */

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.files.PackagedCopy;
 import io.perfpin.testkit.ClassPath;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
@@ -88,7 +89,7 @@ class BackendChoiceTest {
         Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(file);
         Path extractDir = file.resolve("perfpin");
         List<String> lines = everything()
-                .property(JniLibrary.EXTRACT_DIR_PROPERTY, extractDir.toString())
+                .property(PackagedCopy.EXTRACT_DIR_PROPERTY, extractDir.toString())
                 .run();
         assertEquals("chosen=JFFI", lines.get(0));
         String failure = only("failure=", lines);
@@ -123,7 +124,7 @@ class BackendChoiceTest {
         Path jar = jar(temporary.resolve("perfpin-native.jar"), name -> true);
         Path extractDir = temporary.resolve("extracted");
         List<String> lines = probe(jar, TEST_CLASSES)
-                .property(JniLibrary.EXTRACT_DIR_PROPERTY, extractDir.toString())
+                .property(PackagedCopy.EXTRACT_DIR_PROPERTY, extractDir.toString())
                 .run();
         assertEquals("chosen=JNI", lines.get(0), lines::toString);
         assertEquals(PosixFilePermissions.fromString("rwx------"), Files.getPosixFilePermissions(extractDir));

@@ -221,6 +221,7 @@ final class Agent implements AutoCloseable {
                 }
             };
         }
+        WeavingOnDemand.requireByteBuddy();
         ResettableClassFileTransformer transformer = Weaving.install(instrumentation, values, methods);
         return () -> Weaving.reset(instrumentation, transformer);
     }

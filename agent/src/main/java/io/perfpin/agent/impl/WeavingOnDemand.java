@@ -1,5 +1,6 @@
 package io.perfpin.agent.impl;
 
+import io.perfpin.nativeio.OptionalLibrary;
 import io.perfpin.stats.AgentNotice;
 import java.io.IOException;
 import java.io.InputStream;
@@ -128,6 +129,18 @@ final class WeavingOnDemand implements ClassFileTransformer {
         }
     }
 
+    /**
+     * Asked before {@link Weaving}, whose every use links byte-buddy's classes, is touched ({@link OptionalLibrary}).
+     *
+     * @throws IllegalStateException saying why byte-buddy cannot be loaded
+     */
+    static void requireByteBuddy() {
+        String why = OptionalLibrary.unavailable("net.bytebuddy.ByteBuddy");
+        if (why != null) {
+            throw new IllegalStateException("byte-buddy: " + why);
+        }
+    }
+
     private ClassFileTransformer weaver() {
         ClassFileTransformer current = weaver;
         if (current == null) {
@@ -135,6 +148,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
                 current = weaver;
                 if (current == null) {
                     try {
+                        requireByteBuddy();
                         current = Weaving.annotationsOnly(values, methods);
                     } catch (RuntimeException | LinkageError e) {
                         broken = true;

@@ -2,6 +2,7 @@ package io.perfpin.agent.metrics;
 
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.export.ExportSnapshot;
+import io.perfpin.nativeio.OptionalLibrary;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.stats.AgentNotice;
 import java.util.concurrent.ExecutionException;
@@ -67,6 +68,11 @@ final class OtlpExport implements AutoCloseable {
 
     private void build() {
         try {
+            // asked before any class of OpenTelemetry's is linked (OptionalLibrary)
+            String why = OptionalLibrary.unavailable("io.opentelemetry.sdk.metrics.SdkMeterProvider");
+            if (why != null) {
+                throw new IllegalStateException("OpenTelemetry: " + why);
+            }
             instruments = new OtlpInstruments(endpoint, snapshots, budget, notices);
             thread.scheduleWithFixedDelay(this::export, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
         } catch (RuntimeException | LinkageError e) {

@@ -2,6 +2,7 @@ package io.perfpin.agent.metrics;
 
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.export.ExportSnapshot;
+import io.perfpin.nativeio.OptionalLibrary;
 import io.perfpin.options.ListenAddress;
 import io.perfpin.stats.AgentNotice;
 import io.prometheus.metrics.expositionformats.ExpositionFormatWriter;
@@ -127,6 +128,11 @@ final class PrometheusEndpoint implements AutoCloseable {
         Selector opened = null;
         ServerSocketChannel listener = null;
         try {
+            // asked before any class of the client's is linked, and before the port opens (OptionalLibrary)
+            String why = OptionalLibrary.unavailable("io.prometheus.metrics.expositionformats.ExpositionFormatWriter");
+            if (why != null) {
+                throw new IllegalStateException("the Prometheus client: " + why);
+            }
             opened = Selector.open();
             listener = address.bind(BACKLOG).getChannel();
             listener.configureBlocking(false);

@@ -1,0 +1,68 @@
+package io.perfpin.files;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * A copy of bytes packaged in a jar, for what the JVM takes only by path (the JNI library, the agent's library jars):
+ * written into a private (0700) directory of this user's ({@link OwnedDirectory}) under a name that carries the
+ * content's length and CRC, {@code <prefix>-<length>-<crc32c><suffix>} ({@link ContentName}). A copy already there is
+ * used only when its whole content is the packaged one's; when that name holds other bytes, which are left as they
+ * are, a copy with a name of its own is written beside it. The directories, in order: {@code -Dperfpin.extract.dir}
+ * alone when it is set, else {@code <java.io.tmpdir>/perfpin-<user>}, then {@code ~/.cache/perfpin} (a temporary
+ * directory that another user could change, or one mounted noexec, makes the first fail, and the second then serves).
+ */
+public final class PackagedCopy {
+    public static final String EXTRACT_DIR_PROPERTY = "perfpin.extract.dir";
+
+    private PackagedCopy() {}
+
+    /** Where copies go, in the order to try them. */
+    public static List<Path> directories() {
+        List<Path> dirs = new ArrayList<>();
+        String configured = System.getProperty(EXTRACT_DIR_PROPERTY);
+        if (configured != null) {
+            dirs.add(Paths.get(configured));
+            return dirs;
+        }
+        dirs.add(Paths.get(System.getProperty("java.io.tmpdir"), "perfpin-" + System.getProperty("user.name")));
+        dirs.add(Paths.get(System.getProperty("user.home"), ".cache", "perfpin"));
+        return dirs;
+    }
+
+    /** The name of the copy of {@code content} that every process shares. */
+    public static String name(String prefix, byte[] content, String suffix) {
+        return prefix + "-" + ContentName.of(content) + suffix;
+    }
+
+    /** A verified copy of {@code content} in {@code dir}: the shared one, or one of its own. */
+    public static Path in(Path dir, String prefix, byte[] content, String suffix) throws IOException {
+        OwnedDirectory owned = OwnedDirectory.open(dir);
+        String name = name(prefix, content, suffix);
+        Optional<Path> installed = owned.install(name, content);
+        return installed.isPresent() ? installed.get() : owned.installUnique(name, suffix, content);
+    }
+
+    /**
+     * A verified copy of {@code content} in the first of the {@link #directories} that takes it.
+     *
+     * @throws IOException naming each directory and why it did not take it
+     */
+    public static Path anywhere(String prefix, byte[] content, String suffix) throws IOException {
+        List<String> attempts = new ArrayList<>();
+        for (Path dir : directories()) {
+            try {
+                return in(dir, prefix, content, suffix);
+            } catch (IOException | UncheckedIOException e) {
+                attempts.add(dir + ": " + e.getMessage());
+            }
+        }
+        throw new IOException("no private directory took it (" + String.join("; ", attempts) + "); set -D"
+                + EXTRACT_DIR_PROPERTY + "=<a directory of this user's that only this user may write>");
+    }
+}
