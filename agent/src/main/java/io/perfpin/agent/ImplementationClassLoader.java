@@ -197,7 +197,7 @@ final class ImplementationClassLoader extends ClassLoader {
         }
     }
 
-    /** A verified copy of the library jar {@code name}, named {@code <name without .jar>-<length>-<crc>.jar}. */
+    /** The verified copy of the library jar {@code name}, {@code <name without .jar>-<length>-<crc>.jar}. */
     private Path copied(String name, byte[] content) throws IOException {
         String prefix = name.substring(0, name.length() - ".jar".length());
         try {

@@ -5,9 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.agent.ImplementationClassLoader.Library;
 import io.perfpin.files.PackagedCopy;
+import io.perfpin.jvm.AgentLoader;
+import io.perfpin.nativeio.JniLibrary;
 import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,8 +18,8 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -37,9 +40,6 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class AgentLibrariesIT {
     private static final String LIB = ImplementationClassLoader.PREFIX + "lib/";
-    /** The JNI library as the build made it, for a JVM that cannot copy it out of the agent jar. */
-    private static final Path JNI_LIBRARY = Paths.get("../native/target/classes/native/linux-x86_64/libperfpin.so")
-            .toAbsolutePath();
 
     @Test
     void everyLibraryEntryIsInItsLibrarysJarAndNoneInTheAgentJar() throws IOException {
@@ -109,9 +109,34 @@ class AgentLibrariesIT {
         }
     }
 
+    /** An attach reads a running thread's class with byte-buddy only where its class file names the annotations. */
+    @Test
+    void anAttachCopiesNoLibraryForThreadsWhoseClassesNameNoAnnotations(@TempDir Path dir) throws Exception {
+        String java = AppJvm.javas().findFirst().orElseThrow();
+        Path extract = privateDirectory(dir.resolve("extract"));
+        try (AppJvm app = AppJvm.start(java, null, dir, extractDir(extract))) {
+            app.await("ready");
+            app.send("start early-1 0");
+            int early = app.touched("early-1");
+            // the rules name early-1 alone: every other thread (main, the JVM's own) is looked at for annotations,
+            // in the same pass over the running threads that enrols early-1
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "threads=early-.*;events=sched", Duration.ofSeconds(20));
+            Path stats = Observed.statsFile(dir, app.pid());
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (Observed.liveValue(stats, early, "task-clock").isEmpty()) {
+                assertTrue(System.nanoTime() < deadline, "early-1 enrolled within 30 s");
+                Thread.sleep(20);
+            }
+            AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", Duration.ofSeconds(20));
+            assertEquals(0, app.finish());
+            assertTrue(app.stderr().isEmpty(), "the agent said nothing: " + app.stderr());
+        }
+        assertEquals(List.of(), copied(extract), "no library copied for an attach without annotations");
+    }
+
     /**
      * Where no private directory takes a library's copy, what needs it says why, once, on stderr, and does not
-     * happen; the application runs on, counted. (The JNI library then loads from java.library.path.)
+     * happen; the application runs on, counted. (The JNI library then loads from where -Dperfpin.library says.)
      */
     @Test
     void aLibraryThatCannotBeCopiedIsSaidWithWhyAndTheApplicationRunsOn(@TempDir Path dir) throws Exception {
@@ -128,7 +153,7 @@ class AgentLibrariesIT {
                 "events=sched;out=" + out + ";prometheus=127.0.0.1:" + port,
                 dir,
                 extractDir(shared),
-                "-Djava.library.path=" + JNI_LIBRARY.getParent())) {
+                "-D" + JniLibrary.LIBRARY_PROPERTY + "=" + jniLibrary(privateDirectory(dir.resolve("jni"))))) {
             app.await("ready");
             app.send("annotated annotated-1 16");
             int tid = app.touched("annotated-1");
@@ -155,6 +180,20 @@ class AgentLibrariesIT {
         }
         try (Stream<Path> files = Files.list(shared)) {
             assertEquals(List.of(), files.collect(Collectors.toList()), "nothing written where others may write");
+        }
+    }
+
+    /** The agent jar's JNI library, copied out into {@code dir}, as a JVM that cannot copy it itself is given it. */
+    private static Path jniLibrary(Path dir) throws IOException {
+        try (JarFile agent = new JarFile(AppJvm.AGENT_JAR.toFile())) {
+            JarEntry entry = agent.getJarEntry(
+                    ImplementationClassLoader.PREFIX + "native/" + JniLibrary.platform() + "/libperfpin.so");
+            assumeTrue(entry != null, "the agent jar has a JNI library for " + JniLibrary.platform());
+            Path library = dir.resolve("libperfpin.so");
+            try (InputStream in = agent.getInputStream(entry)) {
+                Files.copy(in, library);
+            }
+            return library;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.perfpin.jvm;
 
 import java.io.IOException;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -60,6 +61,8 @@ public record ProcessIdentity(
             status = ProcStatus.ofProcess(pid);
         } catch (NoSuchFileException e) {
             throw new ProcessChangedException(true, "no process with pid " + pid);
+        } catch (FileSystemException e) {
+            throw e; // the open failed (hidepid=, a denied access): the process may well live
         } catch (IOException e) {
             // A process that exits while its status file is read fails the read (ESRCH), not the open.
             if (ThreadStartTime.of(pid, (int) pid).isEmpty()) {

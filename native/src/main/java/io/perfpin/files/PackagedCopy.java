@@ -12,8 +12,7 @@ import java.util.Optional;
  * A copy of bytes packaged in a jar, for what the JVM takes only by path (the JNI library, the agent's library jars):
  * written into a private (0700) directory of this user's ({@link OwnedDirectory}) under a name that carries the
  * content's length and CRC, {@code <prefix>-<length>-<crc32c><suffix>} ({@link ContentName}). A copy already there is
- * used only when its whole content is the packaged one's; when that name holds other bytes, which are left as they
- * are, a copy with a name of its own is written beside it. The directories, in order: {@code -Dperfpin.extract.dir}
+ * used only when its whole content is the packaged one's; a name that holds other bytes is left as it is. The directories, in order: {@code -Dperfpin.extract.dir}
  * alone when it is set, else {@code <java.io.tmpdir>/perfpin-<user>}, then {@code ~/.cache/perfpin} (a temporary
  * directory that another user could change, or one mounted noexec, makes the first fail, and the second then serves).
  */
@@ -40,7 +39,10 @@ public final class PackagedCopy {
         return prefix + "-" + ContentName.of(content) + suffix;
     }
 
-    /** A verified copy of {@code content} in {@code dir}: the shared one, or one of its own. */
+    /**
+     * A verified copy of {@code content} in {@code dir}: the shared one, or, where that name holds other bytes, one of
+     * its own, for a caller that removes it once it is loaded (a loaded library outlives its file).
+     */
     public static Path in(Path dir, String prefix, byte[] content, String suffix) throws IOException {
         OwnedDirectory owned = OwnedDirectory.open(dir);
         String name = name(prefix, content, suffix);
@@ -49,15 +51,24 @@ public final class PackagedCopy {
     }
 
     /**
-     * A verified copy of {@code content} in the first of the {@link #directories} that takes it.
+     * The shared copy of {@code content} in the first of the {@link #directories} that has or takes it; never one of
+     * its own, which, kept open while the JVM runs, could not be removed and would pile up. Where the shared name holds
+     * other bytes, the next directory is tried, and the error names the file to remove.
      *
-     * @throws IOException naming each directory and why it did not take it
+     * @throws IOException naming each directory and why it did not serve
      */
     public static Path anywhere(String prefix, byte[] content, String suffix) throws IOException {
         List<String> attempts = new ArrayList<>();
+        String name = name(prefix, content, suffix);
         for (Path dir : directories()) {
             try {
-                return in(dir, prefix, content, suffix);
+                OwnedDirectory owned = OwnedDirectory.open(dir);
+                Optional<Path> installed = owned.install(name, content);
+                if (installed.isPresent()) {
+                    return installed.get();
+                }
+                attempts.add(owned.resolve(name) + " holds other bytes than this perfpin's: remove it, and perfpin"
+                        + " writes it again");
             } catch (IOException | UncheckedIOException e) {
                 attempts.add(dir + ": " + e.getMessage());
             }

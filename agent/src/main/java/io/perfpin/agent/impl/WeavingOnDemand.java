@@ -23,6 +23,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * constant pool names {@code io/perfpin/annotations/}: a byte search, no parsing, no class loading.
  */
 final class WeavingOnDemand implements ClassFileTransformer {
+    /** A class of byte-buddy's, asked for by name ({@link OptionalLibrary}). */
+    static final String BYTE_BUDDY = "net.bytebuddy.ByteBuddy";
+
     private static final byte[] MARKER = "Lio/perfpin/annotations/".getBytes(StandardCharsets.UTF_8);
 
     private final AnnotationValues values;
@@ -135,7 +138,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
      * @throws IllegalStateException saying why byte-buddy cannot be loaded
      */
     static void requireByteBuddy() {
-        String why = OptionalLibrary.unavailable("net.bytebuddy.ByteBuddy");
+        String why = OptionalLibrary.unavailable(BYTE_BUDDY);
         if (why != null) {
             throw new IllegalStateException("byte-buddy: " + why);
         }
@@ -178,7 +181,7 @@ final class WeavingOnDemand implements ClassFileTransformer {
         return !type.isHidden() && type.getProtectionDomain().getCodeSource() != null;
     }
 
-    private static boolean classFileNamesAnnotations(ClassLoader loader, String className) {
+    static boolean classFileNamesAnnotations(ClassLoader loader, String className) {
         try (InputStream in = loader.getResourceAsStream(className.replace('.', '/') + ".class")) {
             return in != null && contains(in.readAllBytes(), MARKER);
         } catch (IOException | RuntimeException e) {
