@@ -328,6 +328,11 @@ final class EnrolledThreads {
             tracked = enrolled.get(thread);
             if (tracked != null) {
                 handPin(tracked); // taken in meanwhile, without it
+            } else if (!enrolledInC(thread)) {
+                // Let go of meanwhile: the sampler could not take it in, and may have undone what was in
+                // pinnedBeforeAdoption before this pin was put there. It lets go of the slot before it looks there,
+                // so a pin it did not see is seen here, and undone.
+                pins.restore(pinnedBeforeAdoption.remove(thread));
             }
             return;
         }
