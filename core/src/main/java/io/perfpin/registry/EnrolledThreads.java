@@ -233,10 +233,12 @@ final class EnrolledThreads {
             }
         } finally {
             if (!live) {
-                NativeEnrolment.release(slot, generation);
+                // out of the registry before its slot goes: a thread that sees its slot gone finds it untracked
+                // (pin)
                 if (tracked != null) {
                     enrolled.remove(thread, tracked);
                 }
+                NativeEnrolment.release(slot, generation);
                 // a pin its task set before, which no tracked thread will undo: undone now, not at close
                 pins.restore(pinnedBeforeAdoption.remove(thread));
             }
@@ -258,9 +260,10 @@ final class EnrolledThreads {
         List<EventSpec> events = defaultEvents.events();
         if (state == NativeEnrolment.FAILED) {
             // The kernel refused this thread an event it gave the thread that started C's enrolment: Java opens what
-            // it can, with the reasons, counted from now.
-            NativeEnrolment.release(slot, generation);
+            // it can, with the reasons, counted from now. Enrolled before its slot goes, which holds no descriptor
+            // now: a thread that sees its slot gone finds it tracked (pin).
             enrol(thread, tid, null, null, false);
+            NativeEnrolment.release(slot, generation);
             handPinOrRestore(thread);
             return null;
         }
@@ -268,9 +271,6 @@ final class EnrolledThreads {
         CounterGroup group = counted
                 ? CounterGroup.inSlot(syscalls, tid, events, slot, generation, descriptors)
                 : CounterGroup.notCountedInSlot(tid, events, error >>> 8, error & 0xff, descriptors);
-        if (!counted) {
-            NativeEnrolment.release(slot, generation);
-        }
         ThreadCounters counters = ThreadCounters.of(group, pid);
         TrackedThread tracked = new TrackedThread(thread, tid, defaultEvents, counters, null, false, openedNanos);
         tracked.cpus = cpusInC;
@@ -278,6 +278,10 @@ final class EnrolledThreads {
             counters.close(); // enrolled the Java way before this tick, as a running thread is after an attach
             handPinOrRestore(thread);
             return null;
+        }
+        if (!counted) {
+            // its slot, which holds no descriptor, goes once it is tracked (pin)
+            NativeEnrolment.release(slot, generation);
         }
         return tracked;
     }
@@ -298,7 +302,11 @@ final class EnrolledThreads {
 
     /** Gives {@code tracked} the pin it was given before the sampler took it in, if any. */
     private void handPin(TrackedThread tracked) {
-        ThreadPins.Pin pinning = pinnedBeforeAdoption.remove(tracked.thread);
+        give(tracked, pinnedBeforeAdoption.remove(tracked.thread));
+    }
+
+    /** Gives {@code tracked} {@code pinning}, unless it has a pin already, when {@code pinning} is undone. */
+    private void give(TrackedThread tracked, ThreadPins.Pin pinning) {
         if (pinning == null) {
             return;
         }
@@ -329,10 +337,16 @@ final class EnrolledThreads {
             if (tracked != null) {
                 handPin(tracked); // taken in meanwhile, without it
             } else if (!enrolledInC(thread)) {
-                // Let go of meanwhile: the sampler could not take it in, and may have undone what was in
-                // pinnedBeforeAdoption before this pin was put there. It lets go of the slot before it looks there,
-                // so a pin it did not see is seen here, and undone.
-                pins.restore(pinnedBeforeAdoption.remove(thread));
+                // Its slot let go of meanwhile, and the sampler may have looked in pinnedBeforeAdoption before this
+                // pin was put there. The sampler tracks a thread it takes in before it lets the slot go, and looks
+                // there after: a pin it did not see is seen here, given to the thread as tracked now, or undone.
+                ThreadPins.Pin parked = pinnedBeforeAdoption.remove(thread);
+                TrackedThread now = enrolled.get(thread);
+                if (now != null) {
+                    give(now, parked);
+                } else {
+                    pins.restore(parked);
+                }
             }
             return;
         }
