@@ -325,6 +325,18 @@ final class EnrolledThreads {
 
     /** Pins a thread that is counted but not pinned; nothing happens to a thread not counted or already pinned. */
     void pin(Thread thread, Placement placement) {
+        // counted among the enrolments in flight, which close waits for: no pin is made after the last tick
+        enrolling.incrementAndGet();
+        try {
+            if (!closed) {
+                pinNow(thread, placement);
+            }
+        } finally {
+            enrolling.decrementAndGet();
+        }
+    }
+
+    private void pinNow(Thread thread, Placement placement) {
         TrackedThread tracked = enrolled.get(thread);
         if (tracked == null && enrolledInC(thread)) {
             // not taken in yet: pinned now, on itself, and the pin handed to it as the sampler takes it in
