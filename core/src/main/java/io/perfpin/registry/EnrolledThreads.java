@@ -310,12 +310,14 @@ final class EnrolledThreads {
         if (pinning == null) {
             return;
         }
-        if (tracked.pinning == null) {
-            tracked.pinned(pinning);
-            tracked.cpus = pinning.cpus().toString();
-        } else {
-            pins.restore(pinning);
+        synchronized (tracked) { // against the thread pinning itself meanwhile (pinNow)
+            if (tracked.pinning == null) {
+                tracked.pinned(pinning);
+                tracked.cpus = pinning.cpus().toString();
+                return;
+            }
         }
+        pins.restore(pinning);
     }
 
     /** Whether C enrolled {@code thread}, the calling thread, as it started: taken in by the sampler or about to be. */
@@ -339,6 +341,9 @@ final class EnrolledThreads {
     private void pinNow(Thread thread, Placement placement) {
         TrackedThread tracked = enrolled.get(thread);
         if (tracked == null && enrolledInC(thread)) {
+            if (pinnedBeforeAdoption.containsKey(thread)) {
+                return; // pinned already: only this thread parks a pin for itself
+            }
             // not taken in yet: pinned now, on itself, and the pin handed to it as the sampler takes it in
             int tid = syscalls.gettid();
             ThreadPins.Pin pinning = pin(thread, tid, thread.getName(), placement);
@@ -362,10 +367,15 @@ final class EnrolledThreads {
             }
             return;
         }
-        if (tracked != null && tracked.pinning == null) {
-            tracked.pinned(pin(thread, tracked.tid, tracked.name, placement));
-            if (tracked.pinning != null) {
-                tracked.cpus = tracked.pinning.cpus().toString();
+        if (tracked != null) {
+            // the sampler may hand it a parked pin meanwhile (give): one pin, whichever comes first
+            synchronized (tracked) {
+                if (tracked.pinning == null) {
+                    tracked.pinned(pin(thread, tracked.tid, tracked.name, placement));
+                    if (tracked.pinning != null) {
+                        tracked.cpus = tracked.pinning.cpus().toString();
+                    }
+                }
             }
         }
     }
