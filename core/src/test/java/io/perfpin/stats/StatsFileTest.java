@@ -207,6 +207,60 @@ class StatsFileTest {
     }
 
     @Test
+    void aSlotTakenAgainShowsNoneOfTheColumnsItsLastThreadCounted() throws Exception {
+        Path file = dir.resolve("reused.stats");
+        // One live slot and one finished slot: each thread takes the slot the one before it let go.
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 4, 1, 1)) {
+            int taskClock = stats.eventIndex("task-clock");
+            int faults = stats.eventIndex("page-faults");
+            int[] both = {taskClock, faults};
+            int[] faultsOnly = {faults};
+            Published first =
+                    Published.of(101, 1, "first", "0", CounterSnapshots.of(new long[] {5_000, 70}, 9, 9), both);
+            stats.finish(stats.claimSlot(first), first, false);
+            Published second =
+                    Published.of(102, 2, "second", "0", CounterSnapshots.of(new long[] {30}, 4, 4), faultsOnly);
+            int slot = stats.claimSlot(second);
+            assertEquals(0, slot, "the slot the first thread let go");
+
+            try (StatsFileReader reader = StatsFileReader.open(file)) {
+                ThreadSample live = thread(reader.snapshot(), 102);
+                assertEquals(StatsLayout.STATE_RUNNING, live.state());
+                assertEquals(30, live.raw(faults));
+                assertEquals(0, live.raw(taskClock), "the first thread's task-clock is not the second's");
+                assertEquals(0, live.enabledNanos(taskClock));
+                assertFalse(live.isOpened(taskClock));
+
+                stats.finish(slot, second, false); // the ring's one slot: the first thread goes to the aggregate
+                StatsSnapshot snapshot = reader.snapshot();
+                ThreadSample finished = thread(snapshot, 102);
+                assertEquals(StatsLayout.STATE_FINISHED, finished.state());
+                assertEquals(30, finished.raw(faults));
+                assertEquals(0, finished.raw(taskClock), "nor in the finished ring");
+                assertEquals(0, finished.runningNanos(taskClock));
+                ThreadSample older = snapshot.threads().stream()
+                        .filter(s -> s.state() == StatsLayout.STATE_AGGREGATE)
+                        .findFirst()
+                        .orElseThrow();
+                assertEquals(5_000, older.raw(taskClock));
+                assertEquals(70, older.raw(faults));
+
+                Published third = Published.of(
+                        103, 3, "third", "0", CounterSnapshots.of(new long[] {1_000}, 2, 2), new int[] {taskClock});
+                stats.finish(-1, third, false); // the second goes to the aggregate: only its column changes
+                older = reader.snapshot().threads().stream()
+                        .filter(s -> s.state() == StatsLayout.STATE_AGGREGATE)
+                        .findFirst()
+                        .orElseThrow();
+                assertEquals(2, older.threads());
+                assertEquals(5_000, older.raw(taskClock), "a sum the second thread did not add to stays");
+                assertEquals(100, older.raw(faults));
+                assertEquals(9 + 4, older.enabledNanos(faults));
+            }
+        }
+    }
+
+    @Test
     void aReaderNeverSeesAHalfWrittenSlot() throws Exception {
         Path file = dir.resolve("torn.stats");
         int events = 8;
