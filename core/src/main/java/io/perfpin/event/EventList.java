@@ -18,13 +18,27 @@ import java.util.Set;
  */
 public final class EventList {
 
-    private final List<EventSpec> events = new ArrayList<>();
-    private final List<Preset> presets = new ArrayList<>();
-    private final List<BoundMetric> metrics = new ArrayList<>();
-    private final List<UnsupportedEvent> unsupported = new ArrayList<>();
+    private final List<EventSpec> events;
+    private final List<Preset> presets;
+    private final List<BoundMetric> metrics;
+    private final List<UnsupportedEvent> unsupported;
     private final Set<String> expandedPresets = new LinkedHashSet<>();
 
-    private EventList() {}
+    /** One being parsed. */
+    private EventList() {
+        this(new ArrayList<>(), new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+    }
+
+    private EventList(
+            List<EventSpec> events,
+            List<Preset> presets,
+            List<BoundMetric> metrics,
+            List<UnsupportedEvent> unsupported) {
+        this.events = events;
+        this.presets = presets;
+        this.metrics = metrics;
+        this.unsupported = unsupported;
+    }
 
     /**
      * @throws UnknownEventException for a token that is neither a preset nor an event, with the nearest names
@@ -36,12 +50,20 @@ public final class EventList {
         for (String token : split(list)) {
             result.add(token, parser);
         }
-        return result;
+        return result.parsed();
+    }
+
+    /**
+     * The list as parsed, each of its lists made unmodifiable once: what asks for one gets it, not a copy of it per
+     * call (the agent asks for the events of every thread it takes in).
+     */
+    private EventList parsed() {
+        return new EventList(List.copyOf(events), List.copyOf(presets), List.copyOf(metrics), List.copyOf(unsupported));
     }
 
     /** The distinct events to count, in order; metrics and counts index into this list. */
     public List<EventSpec> events() {
-        return List.copyOf(events);
+        return events;
     }
 
     /**
@@ -59,17 +81,17 @@ public final class EventList {
 
     /** The presets asked for, in order. */
     public List<Preset> presets() {
-        return List.copyOf(presets);
+        return presets;
     }
 
     /** The presets' metrics, bound to {@link #events()}; those needing an unsupported event say why. */
     public List<BoundMetric> metrics() {
-        return List.copyOf(metrics);
+        return metrics;
     }
 
     /** Preset events this machine cannot encode, left out of {@link #events()}. */
     public List<UnsupportedEvent> unsupported() {
-        return List.copyOf(unsupported);
+        return unsupported;
     }
 
     /** Splits at commas outside {@code pmu/.../}. */

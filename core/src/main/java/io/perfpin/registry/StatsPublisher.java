@@ -43,6 +43,10 @@ final class StatsPublisher {
 
     /** Whether a virtual thread was left out of the file for want of a group slot: said once. */
     private boolean virtualGroupsFull;
+    /** The event list whose columns were last worked out, and those: most threads share one list, the agent's. */
+    private EventList columnsOf;
+
+    private int[] lastColumns;
 
     private volatile boolean stopped;
     private volatile boolean noticesFull;
@@ -185,14 +189,18 @@ final class StatsPublisher {
         }
     }
 
-    /** The file's column of each event. */
+    /** The file's column of each event, shared by the threads of one list: nothing writes into it. */
     private int[] columns(EventList list) {
-        List<EventSpec> events = list.events();
-        int[] columns = new int[events.size()];
-        for (int e = 0; e < events.size(); e++) {
-            columns[e] = file.eventIndex(events.get(e).name());
+        if (list != columnsOf) {
+            List<EventSpec> events = list.events();
+            int[] columns = new int[events.size()];
+            for (int e = 0; e < events.size(); e++) {
+                columns[e] = file.eventIndex(events.get(e).name());
+            }
+            lastColumns = columns;
+            columnsOf = list;
         }
-        return columns;
+        return lastColumns;
     }
 
     private void groupsFull() {
@@ -211,11 +219,7 @@ final class StatsPublisher {
             t.columns = new int[0];
             return;
         }
-        List<EventSpec> events = t.events.events();
-        t.columns = new int[events.size()];
-        for (int e = 0; e < events.size(); e++) {
-            t.columns[e] = file.eventIndex(events.get(e).name());
-        }
+        t.columns = columns(t.events);
         for (EventFailure failure : t.counters.unsupported()) {
             file.eventRefused(file.eventIndex(failure.event().name()), failure.reason());
         }
