@@ -2,13 +2,10 @@ package io.perfpin.counter;
 
 import io.perfpin.event.EventSpec;
 import io.perfpin.event.GenericEvents;
+import io.perfpin.jvm.ProcText;
 import io.perfpin.jvm.TaskStat;
 import io.perfpin.nativeio.PerfEventAttr;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -140,10 +137,10 @@ enum SchedulerCounts {
             return Long.parseLong(TaskStat.field(text, number).orElseThrow());
         }
 
-        /** A stream, not Files.readAllBytes: /proc reports a size of 0. Null when unreadable. */
+        /** Null when unreadable. */
         private static String read(String file) {
-            try (InputStream in = Files.newInputStream(Path.of(file))) {
-                return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+            try {
+                return ProcText.read(file);
             } catch (IOException e) {
                 return null;
             }

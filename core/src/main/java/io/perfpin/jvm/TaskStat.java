@@ -1,9 +1,6 @@
 package io.perfpin.jvm;
 
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Paths;
 import java.util.Optional;
 
 /** A field of {@code /proc/<pid>/task/<tid>/stat}, numbered as proc(5) numbers them from 1. */
@@ -16,11 +13,7 @@ public final class TaskStat {
     /** Empty when the thread is gone or its stat file cannot be read. */
     static Optional<String> field(long pid, int tid, int number) {
         try {
-            return field(
-                    new String(
-                            Files.readAllBytes(Paths.get("/proc/" + pid + "/task/" + tid + "/stat")),
-                            StandardCharsets.UTF_8),
-                    number);
+            return field(ProcText.read("/proc/" + pid + "/task/" + tid + "/stat"), number);
         } catch (IOException e) {
             return Optional.empty();
         }

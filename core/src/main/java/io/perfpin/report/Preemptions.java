@@ -1,10 +1,7 @@
 package io.perfpin.report;
 
+import io.perfpin.jvm.ProcText;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.OptionalLong;
 
 /**
@@ -21,9 +18,8 @@ public final class Preemptions {
 
     /** Empty when the thread has ended or its status cannot be read (another user's, without privilege). */
     public static OptionalLong of(long pid, int tid) {
-        // A stream, not Files.readAllBytes: /proc reports a size of 0.
-        try (InputStream in = Files.newInputStream(Path.of("/proc/" + pid + "/task/" + tid + "/status"))) {
-            String status = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        try {
+            String status = ProcText.read("/proc/" + pid + "/task/" + tid + "/status");
             int at = status.indexOf(LINE);
             if (at >= 0) {
                 int from = at + LINE.length();
