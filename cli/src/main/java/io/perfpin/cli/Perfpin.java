@@ -5,6 +5,7 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.ProcessChangedException;
 import io.perfpin.options.UrlText;
 import io.perfpin.report.TerminalText;
+import java.util.Arrays;
 import java.util.List;
 import picocli.AutoComplete;
 import picocli.CommandLine;
@@ -15,9 +16,10 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
- * The {@code perfpin} command. Its commands are added by {@link #commandLine}: only the one asked for where the
- * first word names one, since picocli reads every option of every command it is given before it parses, which
- * was most of what {@code perfpin stat} loaded before its first count.
+ * The {@code perfpin} command. Where the first word names one of its commands (but help), that command is parsed
+ * alone ({@link #alone}), since picocli reads every option of every command it is given before it parses, its
+ * own parser's set-up included, which was most of what {@code perfpin stat} did before its first count; else
+ * {@link #commandLine} has them all, for the usage, the completion script and a mistyped command's nearest names.
  */
 @Command(
         name = "perfpin",
@@ -38,32 +40,36 @@ public final class Perfpin {
         if ("stat".equals(first)) {
             StatCommand.prepare(args);
         }
-        return commandLine(first)
+        boolean named = first != null && COMMANDS.contains(first) && !first.equals("help");
+        return (named ? alone(first) : commandLine())
                 .setParameterExceptionHandler(Perfpin::usage)
                 .setExecutionExceptionHandler(Perfpin::report)
-                .execute(args);
+                .execute(named ? Arrays.copyOfRange(args, 1, args.length) : args);
     }
 
     /**
-     * The command line for arguments whose first word is {@code first}: with that command alone where it names one
-     * but help (whose topics are the commands), else with every command, for the usage, the completion script and
-     * a mistyped command's nearest names.
+     * The command {@code name} (not help) as its own command line, for the arguments after its name: named {@code
+     * perfpin NAME} in its usage and messages, and with perfpin's version, as it would be under perfpin.
      */
-    static CommandLine commandLine(String first) {
+    static CommandLine alone(String name) {
+        CommandLine command = new CommandLine(command(name));
+        command.setCommandName("perfpin " + name);
+        command.getCommandSpec().versionProvider(new Version());
+        return command;
+    }
+
+    /** perfpin with every command: the usage (whose exit codes are perfpin's), help, completion. */
+    static CommandLine commandLine() {
         CommandLine perfpin = new CommandLine(new Perfpin());
-        if (first != null && COMMANDS.contains(first) && !first.equals("help")) {
-            perfpin.addSubcommand(first, command(first));
-        } else {
-            COMMANDS.forEach(name -> perfpin.addSubcommand(name, command(name)));
-            CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
-            // picocli hides it by default; here it is a command like the others: perfpin completion > file.
-            completion
-                    .getCommandSpec()
-                    .usageMessage()
-                    .hidden(false)
-                    .description("Print a bash completion script: source <(perfpin completion)");
-            perfpin.addSubcommand("completion", completion);
-        }
+        COMMANDS.forEach(name -> perfpin.addSubcommand(name, command(name)));
+        CommandLine completion = new CommandLine(new AutoComplete.GenerateCompletion());
+        // picocli hides it by default; here it is a command like the others: perfpin completion > file.
+        completion
+                .getCommandSpec()
+                .usageMessage()
+                .hidden(false)
+                .description("Print a bash completion script: source <(perfpin completion)");
+        perfpin.addSubcommand("completion", completion);
         perfpin.getCommandSpec()
                 .usageMessage()
                 .exitCodeListHeading("Exit codes:%n")

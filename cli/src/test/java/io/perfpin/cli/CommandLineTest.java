@@ -236,7 +236,7 @@ class CommandLineTest {
     /** perfpin --help lists each command with its description's first line: a whole sentence. */
     @Test
     void eachCommandsLineInTheHelpIsAWholeSentence() {
-        CommandLine perfpin = Perfpin.commandLine(null);
+        CommandLine perfpin = Perfpin.commandLine();
         perfpin.getSubcommands().forEach((name, command) -> {
             String[] description = command.getCommandSpec().usageMessage().description();
             if (name.equals("help") || name.equals("completion")) {
@@ -248,6 +248,20 @@ class CommandLineTest {
         });
         CliRun help = CliRun.capture(() -> Perfpin.run("--help"));
         assertTrue(help.out.contains("or encode events.\n"), "the events line whole: " + help.out);
+    }
+
+    /** A command is parsed alone, without perfpin around it: its usage and version are perfpin's all the same. */
+    @Test
+    void eachCommandsHelpAndVersionNameItAsPerfpinsCommand() {
+        for (String command : new String[] {"stat", "attach", "report", "top"}) {
+            CliRun help = CliRun.capture(() -> Perfpin.run(command, "--help"));
+            assertEquals(ExitCode.OK, help.code, help.err);
+            assertTrue(help.out.startsWith("Usage: perfpin " + command + " ["), help.out);
+            CliRun version = CliRun.capture(() -> Perfpin.run(command, "-V"));
+            assertEquals(ExitCode.OK, version.code, version.err);
+            assertEquals(CliRun.capture(() -> Perfpin.run("--version")).out, version.out);
+            assertTrue(version.out.startsWith("perfpin "), version.out);
+        }
     }
 
     @Test
