@@ -1,6 +1,7 @@
 package io.perfpin.counter;
 
 import io.perfpin.event.EventSpec;
+import io.perfpin.jvm.ProcText;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.options.DescriptorShare;
 import java.io.IOException;
@@ -30,7 +31,10 @@ public final class DescriptorBudget {
      */
     public static final String THREAD_NOT_COUNTED = "thread not counted: ";
 
-    private static final Path LIMITS = Paths.get("/proc/self/limits");
+    private static final String LIMITS = "/proc/self/limits";
+    /** Its line, never the first (a header is): found in place. */
+    private static final String MAX_OPEN_FILES = "\nMax open files";
+
     private static final Path OPEN = Paths.get("/proc/self/fd");
 
     private final long budget;
@@ -81,19 +85,22 @@ public final class DescriptorBudget {
 
     /** The soft limit: the one open() meets. */
     private static long openFileLimit() throws IOException {
-        for (String line : Files.readAllLines(LIMITS)) {
-            if (line.startsWith("Max open files")) {
-                // the first word after the name, found by hand: a split's pattern loaded the regex engine in premain
-                String rest = line.substring("Max open files".length()).trim();
-                int end = 0;
-                while (end < rest.length() && !Character.isWhitespace(rest.charAt(end))) {
-                    end++;
-                }
-                String soft = rest.substring(0, end);
-                return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
-            }
+        String limits = ProcText.read(LIMITS);
+        int at = limits.indexOf(MAX_OPEN_FILES);
+        if (at < 0) {
+            throw new IOException(LIMITS + " has no line 'Max open files'");
         }
-        throw new IOException(LIMITS + " has no line 'Max open files'");
+        // the first word after the name, found by hand: a split's pattern loaded the regex engine in premain
+        int from = at + MAX_OPEN_FILES.length();
+        while (from < limits.length() && limits.charAt(from) == ' ') {
+            from++;
+        }
+        int end = from;
+        while (end < limits.length() && !Character.isWhitespace(limits.charAt(end))) {
+            end++;
+        }
+        String soft = limits.substring(from, end);
+        return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
     }
 
     /** The directory's own descriptor, open while it is listed, is counted too: one more than at rest. */

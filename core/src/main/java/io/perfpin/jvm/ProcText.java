@@ -6,9 +6,9 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
 /**
- * A file of a thread's in {@code /proc}, read whole as text: what the kernel writes as it is read. The readers of
- * a thread's counts and state ({@code stat}, {@code status}, {@code sched}) read through this, several times for
- * each thread {@code perfpin stat} counts.
+ * A file of {@code /proc}, read whole as text: what the kernel writes as it is read. The readers of a thread's
+ * counts and state ({@code stat}, {@code status}, {@code sched}) read through this, several times for each thread
+ * {@code perfpin stat} counts, as does the agent's look at its process's limits as it starts.
  */
 public final class ProcText {
     private static final int FIRST_READ = 4096;

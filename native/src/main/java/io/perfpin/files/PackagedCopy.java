@@ -11,7 +11,7 @@ import java.util.Optional;
 /**
  * A copy of bytes packaged in a jar, for what the JVM takes only by path (the JNI library, the agent's library jars):
  * written into a private (0700) directory of this user's ({@link OwnedDirectory}) under a name that carries the
- * content's length and CRC, {@code <prefix>-<length>-<crc32c><suffix>} ({@link ContentName}). A copy already there is
+ * content's length and CRC, {@code <prefix>-<length>-<crc32><suffix>} ({@link ContentName}). A copy already there is
  * used only when its whole content is the packaged one's; a name that holds other bytes is left as it is. The directories, in order: {@code -Dperfpin.extract.dir}
  * alone when it is set, else {@code <java.io.tmpdir>/perfpin-<user>}, then {@code ~/.cache/perfpin} (a temporary
  * directory that another user could change, or one mounted noexec, makes the first fail, and the second then serves).
