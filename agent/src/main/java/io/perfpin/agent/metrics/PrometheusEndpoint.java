@@ -29,11 +29,12 @@ import java.util.function.Supplier;
  * selector, none of them blocking it, each closed after its answer: a request head of at most
  * {@value #MAX_HEAD_BYTES} bytes, complete within {@value #HEAD_MILLIS} ms of the connection; any other method is
  * 405, any other path 404, and no file is ever read. At most {@value #MAX_CONNECTIONS} connections are open: one
- * more closes the oldest that has sent no complete request (or has its answer), so clients that connect and send
- * nothing, or send slowly, cost no thread and cannot keep a scrape waiting. The answer is the last snapshot the
- * sampler published, written once per snapshot and format, so a scrape makes no system call of perfpin's beyond
- * its socket's. Its descriptors come out of the agent's budget: the listener, the selector's two (epoll and its
- * wake-up), one for a connection being accepted, and one for each connection it keeps open.
+ * more closes the oldest that has sent no complete request (or has its answer; read first, see {@link #makeRoom}),
+ * so clients that connect and send nothing, or send slowly, cost no thread and cannot keep a scrape waiting. The
+ * answer is the last snapshot the sampler published, written once per snapshot and format, so a scrape makes no
+ * system call of perfpin's beyond its socket's. Its descriptors come out of the agent's budget: the listener, the
+ * selector's two (epoll and its wake-up), one for a connection being accepted, and one for each connection it keeps
+ * open.
  */
 final class PrometheusEndpoint implements AutoCloseable {
     static final int MAX_HEAD_BYTES = 8192;
@@ -239,12 +240,26 @@ final class PrometheusEndpoint implements AutoCloseable {
         return true;
     }
 
-    /** Takes a descriptor for one more connection, closing the oldest idle ones if need be. */
+    /**
+     * Takes a descriptor for one more connection, closing the oldest idle ones if need be. One that has sent no
+     * request yet is read first: one round of accepts can take {@value #MAX_CONNECTIONS} connections before the
+     * round reads any, and a scraper's request that arrived meanwhile is answered, not closed unread.
+     */
     private boolean makeRoom() {
         while (connections.size() >= MAX_CONNECTIONS || !budget.take(1)) {
             Connection oldest = oldestIdle();
             if (oldest == null) {
                 return false;
+            }
+            if (oldest.stage == Stage.HEAD) {
+                try {
+                    readHead(oldest); // its answer, when its request is whole; closed, when its client closed
+                } catch (IOException | RuntimeException e) {
+                    drop(oldest);
+                }
+                if (oldest.stage != Stage.HEAD || !connections.contains(oldest)) {
+                    continue; // answered (or answering), or gone: the next oldest idle one is looked at
+                }
             }
             drop(oldest);
         }
