@@ -112,6 +112,11 @@ public final class Perfpin {
             CommandSpec spec = command.getCommandSpec();
             if (!option && !spec.subcommands().isEmpty()) {
                 message = "unknown command '" + token + "'";
+            } else if (!option) {
+                // picocli's says where, counted in the words after the command's name: not where the user sees it
+                List<String> unmatched = ((UnmatchedArgumentException) e).getUnmatched();
+                message = (unmatched.size() == 1 ? "unexpected argument '" : "unexpected arguments '")
+                        + String.join("', '", unmatched) + "'";
             }
             // By edit distance: picocli offers only the options that share the first two letters.
             List<String> nearest = option

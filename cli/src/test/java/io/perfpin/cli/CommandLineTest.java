@@ -233,6 +233,12 @@ class CommandLineTest {
                 "-version");
     }
 
+    @Test
+    void wordsACommandDoesNotTakeAreNamedWithoutAPosition() {
+        assertUsage("perfpin attach: unexpected argument '456' (see perfpin attach --help)", "attach", "123", "456");
+        assertUsage("perfpin list: unexpected arguments 'foo', 'bar' (see perfpin list --help)", "list", "foo", "bar");
+    }
+
     /** perfpin --help lists each command with its description's first line: a whole sentence. */
     @Test
     void eachCommandsLineInTheHelpIsAWholeSentence() {
