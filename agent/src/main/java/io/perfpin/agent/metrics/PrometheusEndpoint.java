@@ -29,17 +29,22 @@ import java.util.function.Supplier;
  * selector, none of them blocking it, each closed after its answer: a request head of at most
  * {@value #MAX_HEAD_BYTES} bytes, complete within {@value #HEAD_MILLIS} ms of the connection; any other method is
  * 405, any other path 404, and no file is ever read. At most {@value #MAX_CONNECTIONS} connections are open: one
- * more closes the oldest that has sent no complete request (or has its answer; read first, see {@link #makeRoom}),
- * so clients that connect and send nothing, or send slowly, cost no thread and cannot keep a scrape waiting. The
- * answer is the last snapshot the sampler published, written once per snapshot and format, so a scrape makes no
- * system call of perfpin's beyond its socket's. Its descriptors come out of the agent's budget: the listener, the
- * selector's two (epoll and its wake-up), one for a connection being accepted, and one for each connection it keeps
- * open.
+ * more closes the oldest that has sent no complete request (or has its answer; read first, see {@link #makeRoom})
+ * once it had {@value #PLACE_MILLIS} ms, so clients that connect and send nothing, or send slowly, cost no thread
+ * and keep a scrape waiting {@value #PLACE_MILLIS} ms at most, however fast they reconnect. The answer is the last
+ * snapshot the sampler published, written once per snapshot and format, so a scrape makes no system call of
+ * perfpin's beyond its socket's. Its descriptors come out of the agent's budget: the listener, the selector's two
+ * (epoll and its wake-up), one for a connection being accepted, and one for each connection it keeps open.
  */
 final class PrometheusEndpoint implements AutoCloseable {
     static final int MAX_HEAD_BYTES = 8192;
     static final int HEAD_MILLIS = 2000;
     static final int MAX_CONNECTIONS = 32;
+    /**
+     * How long a connection keeps its place before a newer one may close it to make room: time to send its request
+     * for a client that was slow to run on a loaded machine. Meanwhile newer ones wait in the listen queue.
+     */
+    static final int PLACE_MILLIS = 250;
     /** How long a client may take to read its answer: a scrape of many series on a slow link. */
     private static final int ANSWER_MILLIS = 10_000;
     /** What is read and dropped of a request after its answer, so that closing does not reset the answer away. */
@@ -109,10 +114,14 @@ final class PrometheusEndpoint implements AutoCloseable {
         long deadline;
         int drained;
 
-        Connection(SocketChannel channel, SelectionKey key, long deadline) {
+        /** {@code System.nanoTime()} when it was accepted. */
+        final long acceptedNanos;
+
+        Connection(SocketChannel channel, SelectionKey key, long acceptedNanos) {
             this.channel = channel;
             this.key = key;
-            this.deadline = deadline;
+            this.acceptedNanos = acceptedNanos;
+            this.deadline = acceptedNanos + HEAD_MILLIS * 1_000_000L;
         }
 
         /** Whether closing it loses nothing a client waits for: no request yet, or its answer written. */
@@ -179,9 +188,10 @@ final class PrometheusEndpoint implements AutoCloseable {
                     continue; // a connection closed to make room, earlier in this round
                 }
                 if (key == accepting) {
-                    if (!accept(selector, listener)) {
+                    long pause = accept(selector, listener);
+                    if (pause > 0) {
                         accepting.interestOps(0);
-                        acceptPausedUntil = System.nanoTime() + ACCEPT_PAUSE_NANOS;
+                        acceptPausedUntil = System.nanoTime() + pause;
                     }
                 } else {
                     Connection connection = (Connection) key.attachment();
@@ -199,20 +209,26 @@ final class PrometheusEndpoint implements AutoCloseable {
 
     /**
      * Takes the connections waiting, closing the oldest idle ones to stay within {@value #MAX_CONNECTIONS} and the
-     * budget; a connection beyond them while every open one waits for its answer is closed at once.
+     * budget; a connection beyond them while every open one waits for its answer is closed at once. While the oldest
+     * idle one is younger than {@value #PLACE_MILLIS} ms, the others wait in the listen queue instead: a burst of
+     * clients that reconnect as soon as they are closed cannot close a scraper's connection before its request came.
      *
-     * @return false when accepting failed, and should pause
+     * @return how long accepting should pause, in nanoseconds; 0 for not at all
      */
-    private boolean accept(Selector selector, ServerSocketChannel listener) {
+    private long accept(Selector selector, ServerSocketChannel listener) {
         for (int accepted = 0; accepted < MAX_CONNECTIONS; accepted++) {
+            long keepsItsPlace = placeTaken();
+            if (keepsItsPlace > 0) {
+                return keepsItsPlace;
+            }
             SocketChannel channel;
             try {
                 channel = listener.accept();
             } catch (IOException e) {
-                return false;
+                return ACCEPT_PAUSE_NANOS;
             }
             if (channel == null) {
-                return true;
+                return 0;
             }
             if (!makeRoom()) {
                 closeQuietly(channel);
@@ -221,10 +237,8 @@ final class PrometheusEndpoint implements AutoCloseable {
             Connection connection = null;
             try {
                 channel.configureBlocking(false);
-                connection = new Connection(
-                        channel,
-                        channel.register(selector, SelectionKey.OP_READ),
-                        System.nanoTime() + HEAD_MILLIS * 1_000_000L);
+                connection =
+                        new Connection(channel, channel.register(selector, SelectionKey.OP_READ), System.nanoTime());
                 connection.key.attach(connection);
                 connections.add(connection);
                 serve(connection); // a scraper sends its request with the connection: it is often here already
@@ -237,7 +251,22 @@ final class PrometheusEndpoint implements AutoCloseable {
                 }
             }
         }
-        return true;
+        return 0;
+    }
+
+    /**
+     * How long, in nanoseconds, until the connection that would be closed to make room for one more has kept its place
+     * {@value #PLACE_MILLIS} ms; 0 when there is room, or no such connection (the next one is then closed at once).
+     */
+    private long placeTaken() {
+        if (connections.size() < MAX_CONNECTIONS) {
+            return 0;
+        }
+        Connection oldest = oldestIdle();
+        if (oldest == null || oldest.stage != Stage.HEAD) {
+            return 0;
+        }
+        return Math.max(0, oldest.acceptedNanos + PLACE_MILLIS * 1_000_000L - System.nanoTime());
     }
 
     /**

@@ -166,6 +166,44 @@ class PrometheusEndpointTest {
     }
 
     /**
+     * A client slow to send its request, as a scraper on a loaded machine can be, keeps its place while more
+     * connections arrive than the endpoint keeps open: they wait, and its request is answered.
+     */
+    @Test
+    void aConnectionKeepsItsPlaceForItsRequestWhileMoreArrive() throws Exception {
+        DescriptorBudget budget = DescriptorBudget.unbounded();
+        int own = freePort();
+        List<Socket> idle = new ArrayList<>();
+        try (PrometheusEndpoint counted = PrometheusEndpoint.start(
+                ListenAddress.parse(String.valueOf(own), "bad address"), threads::snapshot, budget, notices::add)) {
+            awaitAnswer(InetAddress.getLoopbackAddress(), own);
+            try {
+                for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS; i++) {
+                    idle.add(new Socket(InetAddress.getLoopbackAddress(), own));
+                }
+                Thread.sleep(PrometheusEndpoint.PLACE_MILLIS); // every one of them may make room now
+                try (Socket late = new Socket(InetAddress.getLoopbackAddress(), own)) {
+                    late.setSoTimeout(10_000);
+                    // as many again arrive before its request: without its place, the 32nd of them closed it
+                    for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS + 8; i++) {
+                        idle.add(new Socket(InetAddress.getLoopbackAddress(), own));
+                    }
+                    Thread.sleep(50); // a while to take them in, well within its place
+                    late.getOutputStream().write("GET /metrics HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
+                    String answer = new String(late.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+                    assertTrue(answer.startsWith("HTTP/1.1 200 OK\r\n"), answer);
+                }
+            } finally {
+                for (Socket socket : idle) {
+                    socket.close();
+                }
+            }
+        }
+        assertEquals(0, budget.held());
+        assertEquals(List.of(), notices);
+    }
+
+    /**
      * prometheus=0.0.0.0:P listens on IPv4 only: Java's own ServerSocket would bind it as ::, every IPv6 address
      * too. [::]:P listens on both.
      */
