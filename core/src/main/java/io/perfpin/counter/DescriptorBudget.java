@@ -127,9 +127,14 @@ public final class DescriptorBudget {
         }
     }
 
-    /** Gives back descriptors taken and now closed, or taken and never opened. */
+    /**
+     * Gives back descriptors taken and now closed, or taken and never opened. None is no write: a thread C enrolled
+     * gives back none here (C does), and the agent closes thousands of them.
+     */
     public void giveBack(int descriptors) {
-        HELD.getAndAdd(held, 0, (long) -descriptors);
+        if (descriptors != 0) {
+            HELD.getAndAdd(held, 0, (long) -descriptors);
+        }
     }
 
     /** How many descriptors perfpin may hold. */
