@@ -102,12 +102,19 @@ final class StatsPublisher {
                     sink.unpublished(notice);
                 }
             }
+            // Of more threads ended than the ring holds, the first go to the aggregate at once: the ring would
+            // overwrite their records before this tick ends.
+            int beyondRing = counted(finished) - file.finishedSlots();
             for (TrackedThread t : finished) {
                 if (t.columns == null) {
                     admit(t, false); // it ended before a tick published it
                 }
                 if (t.isCounted()) {
-                    file.finish(t.slot, t, !t.hasEnded());
+                    if (beyondRing-- > 0) {
+                        file.finishIntoAggregate(t.slot, t);
+                    } else {
+                        file.finish(t.slot, t, !t.hasEnded());
+                    }
                 }
             }
             for (TrackedThread t : live) {
@@ -187,6 +194,16 @@ final class StatsPublisher {
         if (!file.virtualEnded(ThreadGroupName.of(v.name()), v.counts(), columns(v.events()))) {
             groupsFull();
         }
+    }
+
+    private static int counted(List<TrackedThread> threads) {
+        int counted = 0;
+        for (TrackedThread t : threads) {
+            if (t.isCounted()) {
+                counted++;
+            }
+        }
+        return counted;
     }
 
     /** The file's column of each event, shared by the threads of one list: nothing writes into it. */

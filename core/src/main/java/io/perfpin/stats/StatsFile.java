@@ -36,8 +36,10 @@ import java.util.Objects;
  *
  * <p>A finished thread's final counts move from its live slot to the finished ring. When the ring is
  * full, the oldest finished thread's counts are first added into the aggregate slot, so the file always
- * holds every thread's total: the live ones, the recent finished ones, and the sum of all older ones. When no
- * live slot is free, the file grows: its live slots double, up to the capacity it was created with.
+ * holds every thread's total: the live ones, the recent finished ones, and the sum of all older ones (of more
+ * threads finished in one tick than the ring holds, the ring would overwrite the first before the tick ends: they go to
+ * the aggregate at once, {@link #finishIntoAggregate}). When no live slot is free, the file grows: its live slots
+ * double, up to the capacity it was created with.
  *
  * <p>The writer only writes the mapping, and never decides on what it would read back: which slots are taken,
  * the sequences, what the ring holds, the aggregate's sums and the live slot count are kept here, so a file that
@@ -87,6 +89,10 @@ public final class StatsFile implements AutoCloseable {
     private final FinalCounts[] ring;
     /** The aggregate's sums: per column, value, time enabled and time running. */
     private final long[] aggregate;
+    /** The columns whose sums changed since the aggregate slot was last written. */
+    private final boolean[] aggregateChanged;
+    /** Whether the aggregate slot lags its sums: threads added since it was last written. */
+    private boolean aggregateUnwritten;
 
     private int aggregateThreads;
     private long finishedTotal;
@@ -175,6 +181,7 @@ public final class StatsFile implements AutoCloseable {
         this.ringSequences = new long[finishedSlots];
         this.ring = new FinalCounts[finishedSlots];
         this.aggregate = new long[capacity * 3];
+        this.aggregateChanged = new boolean[capacity];
         for (int slot = 0; slot < liveSlots; slot++) {
             freeLive.addLast(slot);
         }
@@ -489,9 +496,36 @@ public final class StatsFile implements AutoCloseable {
         clearCounters(fixed, finished, evicted == null ? null : evicted.columns());
         writeCounts(fixed, finished, thread);
         endWrite(fixed, finished, ringSequences, ringSlot);
+        finished(slot);
+    }
+
+    /**
+     * Adds a thread's final counts to the aggregate alone, as {@link #finish} would once the ring overwrote its
+     * record, and frees its live slot when it had one. For a thread that ended among more in one tick than the ring
+     * holds: the ring would overwrite it within that tick, so it is never written there (in a churn of short threads,
+     * most of what the file wrote), and the aggregate slot is written once, as the tick ends ({@link #sampled}): the
+     * file is then as if each had been.
+     */
+    public void finishIntoAggregate(int slot, PublishedThread thread) {
+        CounterSnapshot counts = thread.counts();
+        int[] columns = thread.columns();
+        for (int i = 0; i < columns.length; i++) {
+            addToAggregate(columns[i], counts.raw(i), counts.enabledNanos(i), counts.runningNanos(i));
+        }
+        aggregateThreads++;
+        aggregateUnwritten = true;
+        finished(slot);
+    }
+
+    /** How many threads the ring of finished ones holds. */
+    public int finishedSlots() {
+        return finishedSlots;
+    }
+
+    /** One more thread finished, counted for readers; its live slot, if it had one ({@code slot} >= 0), is free. */
+    private void finished(int slot) {
         finishedTotal++;
         releaseLong(fixed, FINISHED_TOTAL_OFFSET, finishedTotal);
-
         if (slot >= 0) {
             int offset = liveSlotOffset(slot);
             beginWrite(live, offset, liveSequences, slot);
@@ -519,20 +553,34 @@ public final class StatsFile implements AutoCloseable {
     }
 
     private void foldIntoAggregate(FinalCounts evicted) {
-        aggregateThreads++;
         for (int i = 0; i < evicted.columns.length; i++) {
-            int column = evicted.columns[i];
-            if (column >= 0) {
-                aggregate[3 * column] += evicted.values[i];
-                aggregate[3 * column + 1] += evicted.enabled[i];
-                aggregate[3 * column + 2] += evicted.running[i];
-            }
+            addToAggregate(evicted.columns[i], evicted.values[i], evicted.enabled[i], evicted.running[i]);
+        }
+        aggregateThreads++;
+        aggregateUnwritten = true;
+        writeAggregate();
+    }
+
+    private void addToAggregate(int column, long value, long enabled, long running) {
+        if (column >= 0) {
+            aggregate[3 * column] += value;
+            aggregate[3 * column + 1] += enabled;
+            aggregate[3 * column + 2] += running;
+            aggregateChanged[column] = true;
+        }
+    }
+
+    /** The aggregate slot as its sums are now: its thread count, and the columns that changed since it was written. */
+    private void writeAggregate() {
+        if (!aggregateUnwritten) {
+            return;
         }
         int offset = aggregateOffset(capacity);
         beginWrite(fixed, offset, aggregateSequence, 0);
         fixed.putInt(offset + THREADS_OFFSET, aggregateThreads);
-        for (int column : evicted.columns) { // the only sums that changed
-            if (column >= 0) {
+        for (int column = 0; column < capacity; column++) {
+            if (aggregateChanged[column]) {
+                aggregateChanged[column] = false;
                 writeCounter(
                         fixed,
                         offset,
@@ -543,6 +591,7 @@ public final class StatsFile implements AutoCloseable {
             }
         }
         endWrite(fixed, offset, aggregateSequence, 0);
+        aggregateUnwritten = false;
     }
 
     /**
@@ -715,6 +764,7 @@ public final class StatsFile implements AutoCloseable {
      * @param startNanos {@code System.nanoTime()} when the tick began
      */
     public void sampled(long startNanos, long epochMillis) {
+        writeAggregate();
         samples++;
         fixed.putLong(SAMPLE_TIME_OFFSET, startNanos);
         releaseLong(fixed, SAMPLES_OFFSET, samples);
@@ -732,6 +782,7 @@ public final class StatsFile implements AutoCloseable {
      */
     @Override
     public void close() throws IOException {
+        writeAggregate();
         releaseLong(fixed, CLOSED_OFFSET, 1L);
         fixed.force();
         live.force();

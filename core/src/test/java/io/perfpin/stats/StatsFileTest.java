@@ -23,6 +23,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -204,6 +205,53 @@ class StatsFileTest {
                         "live slots were freed");
             }
         }
+    }
+
+    /**
+     * Of more threads ended in one tick than the ring holds, those the ring would overwrite before the tick ends go to
+     * the aggregate at once: once the tick is published, the file is as if each had been written to the ring.
+     */
+    @Test
+    void threadsBeyondTheRingInOneTickLeaveTheFileAsTheRingWould() throws Exception {
+        List<String> shown = new ArrayList<>();
+        for (boolean direct : new boolean[] {false, true}) {
+            Path file = dir.resolve(direct ? "direct.stats" : "ring.stats");
+            try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 4, 4, 2)) {
+                int[] columns = {stats.eventIndex("task-clock"), stats.eventIndex("page-faults")};
+                Published before =
+                        Published.of(900, 9, "before", "0", CounterSnapshots.of(new long[] {1_000, 1}, 5, 5), columns);
+                stats.finish(-1, before, false); // a tick before: in the ring
+                stats.sampled(MILLISECOND, 1);
+                int ended = 7;
+                for (int t = 1; t <= ended; t++) {
+                    int slot = t % 2 == 0 ? stats.claimSlot(Published.of(1000 + t, t, "worker-" + t, "0")) : -1;
+                    Published thread = Published.of(
+                            1000 + t,
+                            t,
+                            "worker-" + t,
+                            "0",
+                            CounterSnapshots.of(new long[] {100L * t, t}, 10L * t, 10L * t),
+                            columns);
+                    if (direct && t <= ended - stats.finishedSlots()) {
+                        stats.finishIntoAggregate(slot, thread);
+                    } else {
+                        stats.finish(slot, thread, false);
+                    }
+                }
+                stats.sampled(2 * MILLISECOND, 2);
+                try (StatsFileReader reader = StatsFileReader.open(file)) {
+                    StatsSnapshot snapshot = reader.snapshot();
+                    assertEquals(ended + 1, snapshot.finishedTotal());
+                    shown.add(snapshot.threads().stream()
+                            .map(s -> s.state() + " " + s.name() + " threads " + s.threads() + " " + s.raw(0) + "/"
+                                    + s.enabledNanos(0) + "/" + s.runningNanos(0) + " " + s.raw(1))
+                            .sorted()
+                            .collect(Collectors.joining("\n")));
+                }
+            }
+        }
+        assertEquals(shown.get(0), shown.get(1));
+        assertTrue(shown.get(1).contains("threads 6 2500/155/155 16"), shown.get(1)); // before and workers 1-5
     }
 
     @Test
