@@ -29,11 +29,12 @@ import java.util.function.Supplier;
  * selector, none of them blocking it, each closed after its answer: a request head of at most
  * {@value #MAX_HEAD_BYTES} bytes, complete within {@value #HEAD_MILLIS} ms of the connection; any other method is
  * 405, any other path 404, and no file is ever read. At most {@value #MAX_CONNECTIONS} connections are open: one
- * more closes the oldest that has sent no complete request (or has its answer; read first, see {@link #makeRoom})
- * once it had {@value #PLACE_MILLIS} ms, so clients that connect and send nothing, or send slowly, cost no thread
- * and keep a scrape waiting {@value #PLACE_MILLIS} ms at most, however fast they reconnect. The answer is the last
- * snapshot the sampler published, written once per snapshot and format, so a scrape makes no system call of
- * perfpin's beyond its socket's. Its descriptors come out of the agent's budget: the listener, the selector's two
+ * more closes the oldest that has its answer, or has sent no complete request once it had {@value #PLACE_MILLIS} ms
+ * (read first, {@link #placeTaken}), the others waiting in the listen queue meanwhile. So clients that connect and send
+ * nothing, or send slowly, cost no thread and cannot close a scraper's connection before its request came; behind
+ * them in the queue, a scrape waits {@value #PLACE_MILLIS} ms for each {@value #MAX_CONNECTIONS} of them. The answer
+ * is the last snapshot the sampler published, written once per snapshot and format, so a scrape makes no system call
+ * of perfpin's beyond its socket's. Its descriptors come out of the agent's budget: the listener, the selector's two
  * (epoll and its wake-up), one for a connection being accepted, and one for each connection it keeps open.
  */
 final class PrometheusEndpoint implements AutoCloseable {
@@ -45,6 +46,8 @@ final class PrometheusEndpoint implements AutoCloseable {
      * for a client that was slow to run on a loaded machine. Meanwhile newer ones wait in the listen queue.
      */
     static final int PLACE_MILLIS = 250;
+    /** How often accepting looks again while a place is kept: one may be freed before its time is up. */
+    private static final int PLACE_RECHECK_MILLIS = 10;
     /** How long a client may take to read its answer: a scrape of many series on a slow link. */
     private static final int ANSWER_MILLIS = 10_000;
     /** What is read and dropped of a request after its answer, so that closing does not reset the answer away. */
@@ -255,40 +258,42 @@ final class PrometheusEndpoint implements AutoCloseable {
     }
 
     /**
-     * How long, in nanoseconds, until the connection that would be closed to make room for one more has kept its place
-     * {@value #PLACE_MILLIS} ms; 0 when there is room, or no such connection (the next one is then closed at once).
+     * How long, in nanoseconds, until one more connection may be taken: 0 when there is room, or when the connection
+     * {@link #makeRoom} would close is one whose answer is written, or one with no request that has had its place
+     * {@value #PLACE_MILLIS} ms; else how long that one keeps its place, at most {@value #PLACE_RECHECK_MILLIS} ms, so
+     * that a place freed meanwhile (an answer written, a client gone) is taken soon. A connection with no request is
+     * read once more before it is given up: one round of accepts can take {@value #MAX_CONNECTIONS} before the round
+     * reads any, and a scraper's request that arrived meanwhile is answered, not closed unread. 0 too when every
+     * connection waits for its answer: the next one is closed at once ({@link #accept}).
      */
     private long placeTaken() {
-        if (connections.size() < MAX_CONNECTIONS) {
-            return 0;
+        while (connections.size() >= MAX_CONNECTIONS || budget.held() >= budget.budget()) {
+            Connection oldest = oldestIdle();
+            if (oldest == null || oldest.stage != Stage.HEAD) {
+                return 0;
+            }
+            long kept = oldest.acceptedNanos + PLACE_MILLIS * 1_000_000L - System.nanoTime();
+            if (kept > 0) {
+                return Math.min(kept, PLACE_RECHECK_MILLIS * 1_000_000L);
+            }
+            try {
+                readHead(oldest); // its answer, when its request is whole; closed, when its client closed
+            } catch (IOException | RuntimeException e) {
+                drop(oldest);
+            }
+            if (oldest.stage == Stage.HEAD && connections.contains(oldest)) {
+                return 0; // idle still, its place had: the one makeRoom closes
+            }
         }
-        Connection oldest = oldestIdle();
-        if (oldest == null || oldest.stage != Stage.HEAD) {
-            return 0;
-        }
-        return Math.max(0, oldest.acceptedNanos + PLACE_MILLIS * 1_000_000L - System.nanoTime());
+        return 0;
     }
 
-    /**
-     * Takes a descriptor for one more connection, closing the oldest idle ones if need be. One that has sent no
-     * request yet is read first: one round of accepts can take {@value #MAX_CONNECTIONS} connections before the
-     * round reads any, and a scraper's request that arrived meanwhile is answered, not closed unread.
-     */
+    /** Takes a descriptor for one more connection, closing the oldest idle ones if need be ({@link #placeTaken}). */
     private boolean makeRoom() {
         while (connections.size() >= MAX_CONNECTIONS || !budget.take(1)) {
             Connection oldest = oldestIdle();
             if (oldest == null) {
                 return false;
-            }
-            if (oldest.stage == Stage.HEAD) {
-                try {
-                    readHead(oldest); // its answer, when its request is whole; closed, when its client closed
-                } catch (IOException | RuntimeException e) {
-                    drop(oldest);
-                }
-                if (oldest.stage != Stage.HEAD || !connections.contains(oldest)) {
-                    continue; // answered (or answering), or gone: the next oldest idle one is looked at
-                }
             }
             drop(oldest);
         }

@@ -181,6 +181,10 @@ class PrometheusEndpointTest {
                 for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS; i++) {
                     idle.add(new Socket(InetAddress.getLoopbackAddress(), own));
                 }
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                while (budget.held() < 4 + PrometheusEndpoint.MAX_CONNECTIONS && System.nanoTime() < deadline) {
+                    Thread.sleep(10); // until the endpoint took every one in
+                }
                 Thread.sleep(PrometheusEndpoint.PLACE_MILLIS); // every one of them may make room now
                 try (Socket late = new Socket(InetAddress.getLoopbackAddress(), own)) {
                     late.setSoTimeout(10_000);
@@ -188,7 +192,7 @@ class PrometheusEndpointTest {
                     for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS + 8; i++) {
                         idle.add(new Socket(InetAddress.getLoopbackAddress(), own));
                     }
-                    Thread.sleep(50); // a while to take them in, well within its place
+                    Thread.sleep(20); // a while to take them in, well within its place
                     late.getOutputStream().write("GET /metrics HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.ISO_8859_1));
                     String answer = new String(late.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
                     assertTrue(answer.startsWith("HTTP/1.1 200 OK\r\n"), answer);
