@@ -93,6 +93,8 @@ public final class StatsFile implements AutoCloseable {
     private final boolean[] aggregateChanged;
     /** Whether the aggregate slot lags its sums: threads added since it was last written. */
     private boolean aggregateUnwritten;
+    /** The live slots of threads added to the aggregate since it was last written: freed once it is. */
+    private final List<Integer> leavingLive = new ArrayList<>();
 
     private int aggregateThreads;
     private long finishedTotal;
@@ -483,6 +485,7 @@ public final class StatsFile implements AutoCloseable {
      * @param stillRunning the thread still ran when its counting stopped (the agent detached, the JVM exited)
      */
     public void finish(int slot, PublishedThread thread, boolean stillRunning) {
+        writeAggregate(); // what finishIntoAggregate added, before the ring moves on
         int ringSlot = (int) (finishedTotal % finishedSlots);
         FinalCounts evicted = ring[ringSlot];
         if (evicted != null) {
@@ -503,8 +506,9 @@ public final class StatsFile implements AutoCloseable {
      * Adds a thread's final counts to the aggregate alone, as {@link #finish} would once the ring overwrote its
      * record, and frees its live slot when it had one. For a thread that ended among more in one tick than the ring
      * holds: the ring would overwrite it within that tick, so it is never written there (in a churn of short threads,
-     * most of what the file wrote), and the aggregate slot is written once, as the tick ends ({@link #sampled}): the
-     * file is then as if each had been.
+     * most of what the file wrote). What it changes is published with the aggregate slot, by the next {@link #finish}
+     * (the ring's, which follow) or {@link #sampled}: the finished count, and its live slot freed, only then, so that
+     * a reader never sees it in no slot at all; the file is then as if it had gone through the ring.
      */
     public void finishIntoAggregate(int slot, PublishedThread thread) {
         CounterSnapshot counts = thread.counts();
@@ -514,7 +518,10 @@ public final class StatsFile implements AutoCloseable {
         }
         aggregateThreads++;
         aggregateUnwritten = true;
-        finished(slot);
+        finishedTotal++;
+        if (slot >= 0) {
+            leavingLive.add(slot);
+        }
     }
 
     /** How many threads the ring of finished ones holds. */
@@ -527,12 +534,16 @@ public final class StatsFile implements AutoCloseable {
         finishedTotal++;
         releaseLong(fixed, FINISHED_TOTAL_OFFSET, finishedTotal);
         if (slot >= 0) {
-            int offset = liveSlotOffset(slot);
-            beginWrite(live, offset, liveSequences, slot);
-            live.putInt(offset + STATE_OFFSET, STATE_FREE);
-            endWrite(live, offset, liveSequences, slot);
-            freeLive.addFirst(slot);
+            freeLiveSlot(slot);
         }
+    }
+
+    private void freeLiveSlot(int slot) {
+        int offset = liveSlotOffset(slot);
+        beginWrite(live, offset, liveSequences, slot);
+        live.putInt(offset + STATE_OFFSET, STATE_FREE);
+        endWrite(live, offset, liveSequences, slot);
+        freeLive.addFirst(slot);
     }
 
     private static int flags(PublishedThread thread, boolean stillRunning) {
@@ -570,7 +581,10 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
-    /** The aggregate slot as its sums are now: its thread count, and the columns that changed since it was written. */
+    /**
+     * The aggregate slot as its sums are now (its thread count, and the columns that changed since it was written),
+     * then what {@link #finishIntoAggregate} left to publish with it: the finished count, the live slots let go.
+     */
     private void writeAggregate() {
         if (!aggregateUnwritten) {
             return;
@@ -592,6 +606,11 @@ public final class StatsFile implements AutoCloseable {
         }
         endWrite(fixed, offset, aggregateSequence, 0);
         aggregateUnwritten = false;
+        releaseLong(fixed, FINISHED_TOTAL_OFFSET, finishedTotal);
+        for (int slot : leavingLive) {
+            freeLiveSlot(slot);
+        }
+        leavingLive.clear();
     }
 
     /**

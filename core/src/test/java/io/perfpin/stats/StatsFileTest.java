@@ -237,6 +237,20 @@ class StatsFileTest {
                     } else {
                         stats.finish(slot, thread, false);
                     }
+                    if (direct && t == ended - stats.finishedSlots()) {
+                        // nothing of them shows before the aggregate does: no thread is in no slot at all
+                        try (StatsFileReader reader = StatsFileReader.open(file)) {
+                            StatsSnapshot midway = reader.snapshot();
+                            assertEquals(1, midway.finishedTotal());
+                            assertEquals(
+                                    List.of("worker-2", "worker-4"),
+                                    midway.threads().stream()
+                                            .filter(x -> x.state() == StatsLayout.STATE_RUNNING)
+                                            .map(ThreadSample::name)
+                                            .sorted()
+                                            .collect(Collectors.toList()));
+                        }
+                    }
                 }
                 stats.sampled(2 * MILLISECOND, 2);
                 try (StatsFileReader reader = StatsFileReader.open(file)) {
