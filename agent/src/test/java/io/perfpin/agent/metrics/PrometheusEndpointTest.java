@@ -133,9 +133,7 @@ class PrometheusEndpointTest {
         DescriptorBudget budget = DescriptorBudget.unbounded();
         int own = freePort();
         List<Socket> idle = new ArrayList<>();
-        try (PrometheusEndpoint counted = PrometheusEndpoint.start(
-                ListenAddress.parse(String.valueOf(own), "bad address"), threads::snapshot, budget, notices::add)) {
-            awaitAnswer(InetAddress.getLoopbackAddress(), own);
+        try (PrometheusEndpoint counted = answering(own, budget)) {
             int extra = 8;
             try {
                 for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS + extra; i++) {
@@ -174,9 +172,7 @@ class PrometheusEndpointTest {
         DescriptorBudget budget = DescriptorBudget.unbounded();
         int own = freePort();
         List<Socket> idle = new ArrayList<>();
-        try (PrometheusEndpoint counted = PrometheusEndpoint.start(
-                ListenAddress.parse(String.valueOf(own), "bad address"), threads::snapshot, budget, notices::add)) {
-            awaitAnswer(InetAddress.getLoopbackAddress(), own);
+        try (PrometheusEndpoint counted = answering(own, budget)) {
             try {
                 for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS; i++) {
                     idle.add(new Socket(InetAddress.getLoopbackAddress(), own));
@@ -232,6 +228,19 @@ class PrometheusEndpointTest {
             }
         }
         assertEquals(List.of(), notices);
+    }
+
+    /** An endpoint on {@code port} of the loopback address, taking its descriptors from {@code budget}, answering. */
+    private PrometheusEndpoint answering(int port, DescriptorBudget budget) throws Exception {
+        PrometheusEndpoint endpoint = PrometheusEndpoint.start(
+                ListenAddress.parse(String.valueOf(port), "bad address"), threads::snapshot, budget, notices::add);
+        try {
+            awaitAnswer(InetAddress.getLoopbackAddress(), port);
+            return endpoint;
+        } catch (Exception | AssertionError e) {
+            endpoint.close();
+            throw e;
+        }
     }
 
     private PrometheusEndpoint start(String address) {
