@@ -17,8 +17,6 @@ import java.util.Objects;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.function.IntFunction;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * What was measured for one thread, ready to show or export: per event the scaled value and its coverage,
@@ -26,9 +24,8 @@ import java.util.regex.Pattern;
  */
 public final class ThreadReport {
     /** The modifiers at the end of an event's name ({@code cycles:k}), as a preset with them asks its events. */
-    private static final Pattern MODIFIERS = Pattern.compile(":[ukh]+$");
-
     private final String name;
+
     private final int tid;
     private final long javaId;
     private final String cpus;
@@ -190,9 +187,9 @@ public final class ThreadReport {
     public static Map<String, Double> metrics(Map<String, Long> counters, long wallNanos) {
         Set<String> modifiers = new LinkedHashSet<>(List.of(""));
         for (String event : counters.keySet()) {
-            Matcher m = MODIFIERS.matcher(event);
-            if (m.find()) {
-                modifiers.add(m.group());
+            String modifier = modifier(event);
+            if (modifier != null) {
+                modifiers.add(modifier);
             }
         }
         Map<String, Double> metrics = new LinkedHashMap<>();
@@ -205,6 +202,25 @@ public final class ThreadReport {
             }
         }
         return metrics;
+    }
+
+    /**
+     * The modifiers an event was asked with ({@code :k} of {@code cycles:k}): the text after its last colon when that
+     * is one or more of {@code u}, {@code k}, {@code h}; null when it has none. Scanned, not matched with a pattern:
+     * stat computes the metrics of every thread it counts, in a JVM too short-lived to compile the regex engine.
+     */
+    private static String modifier(String event) {
+        int colon = event.lastIndexOf(':');
+        if (colon < 0 || colon == event.length() - 1) {
+            return null;
+        }
+        for (int i = colon + 1; i < event.length(); i++) {
+            char c = event.charAt(i);
+            if (c != 'u' && c != 'k' && c != 'h') {
+                return null;
+            }
+        }
+        return event.substring(colon);
     }
 
     /** The names of the metrics that counts of {@code events} give ({@link #metrics}), known before any count. */

@@ -42,6 +42,31 @@ class ThreadReportTest {
                 ThreadRecords.toJson(ThreadRecords.THREAD, 5, report));
     }
 
+    /**
+     * An event asked with modifiers gives the metric with the same modifiers; a colon followed by anything else
+     * (a tracepoint's name, a modifier perfpin does not know) gives none.
+     */
+    @Test
+    void metricsOfEventsWithModifiersCarryTheModifiers() {
+        Map<String, Long> counters = new java.util.LinkedHashMap<>();
+        counters.put("cycles", 10L);
+        counters.put("instructions", 5L);
+        counters.put("cycles:k", 100L);
+        counters.put("instructions:k", 200L);
+        counters.put("cycles:uh", 4L);
+        counters.put("instructions:uh", 2L);
+        counters.put("sched:sched_switch", 3L);
+        counters.put("cycles:x", 1L);
+        counters.put("instructions:", 1L);
+
+        Map<String, Double> metrics = ThreadReport.metrics(counters, -1);
+
+        assertEquals(0.5, metrics.get("ipc"), 1e-12);
+        assertEquals(2.0, metrics.get("ipc:k"), 1e-12);
+        assertEquals(0.5, metrics.get("ipc:uh"), 1e-12);
+        assertEquals(List.of("ipc", "cpi", "ipc:k", "cpi:k", "ipc:uh", "cpi:uh"), List.copyOf(metrics.keySet()));
+    }
+
     @Test
     void refusedEventsAreListedWithTheirReasonAndTheirMetricsLeftOut() {
         EventList events = EventList.parse("ipc,page-faults", parser);
