@@ -109,8 +109,8 @@ final class StatSession implements AutoCloseable {
         checkedAtStart(() -> counted.count(chosen, true));
         sampledNanos = System.nanoTime();
         fromNanos = sampledNanos;
-        fromClock = LocalTime.now();
-        follow(stop, duration, interval, intervals);
+        fromClock = LocalTime.now(); // its first call reads the time zone's rules: the window is already running
+        follow(stop, fromNanos + duration.toNanos(), interval, intervals);
         if (unchanged()) {
             counted.read();
             if (interval != null) {
@@ -185,14 +185,13 @@ final class StatSession implements AutoCloseable {
     }
 
     /**
-     * Counts until {@code duration} passes, a signal comes or the process exits: every {@code interval} (or
-     * {@link #DEFAULT_LOOK}) the threads that ended are finalised, those that started are counted, and with an
-     * {@code interval} the interval's counts are shown.
+     * Counts until {@code deadline} ({@link System#nanoTime}), a signal comes or the process exits: every
+     * {@code interval} (or {@link #DEFAULT_LOOK}) the threads that ended are finalised, those that started are
+     * counted, and with an {@code interval} the interval's counts are shown.
      */
-    private void follow(StopSignal stop, Duration duration, Duration interval, Intervals intervals)
+    private void follow(StopSignal stop, long deadline, Duration interval, Intervals intervals)
             throws IOException, InterruptedException {
         Duration every = interval != null ? interval : DEFAULT_LOOK;
-        long deadline = System.nanoTime() + duration.toNanos();
         while (true) {
             long left = deadline - System.nanoTime();
             if (left <= 0
