@@ -6,7 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Arrays;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -64,7 +64,7 @@ record ProcStatus(
 
     static ProcStatus ofSelf() {
         try {
-            return ofProcess(ProcessHandle.current().pid());
+            return ofProcess(ThisProcess.pid());
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
@@ -75,16 +75,15 @@ record ProcStatus(
         // reads from the start in whole buffers. Lenient UTF-8: a thread name cut at 15 bytes may end inside
         // a character.
         try (InputStream in = Files.newInputStream(file)) {
-            return parse(
-                    new String(in.readAllBytes(), StandardCharsets.UTF_8)
-                            .lines()
-                            .toList(),
-                    id);
+            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8), id);
         }
     }
 
-    /** Parses a status file of process or thread {@code id}. */
-    static ProcStatus parse(List<String> lines, long id) {
+    /**
+     * Parses a status file of process or thread {@code id}. Its lines are scanned, without streams or patterns:
+     * {@code perfpin stat} reads it several times, in a JVM too short-lived to compile either.
+     */
+    static ProcStatus parse(String text, long id) {
         String command = "";
         boolean zombie = false;
         List<Integer> uids = List.of();
@@ -93,7 +92,12 @@ record ProcStatus(
         long caught = 0;
         long ignored = 0;
         List<Integer> groups = List.of();
-        for (String line : lines) {
+        for (int from = 0, to; from < text.length(); from = to + 1) {
+            to = text.indexOf('\n', from);
+            if (to < 0) {
+                to = text.length();
+            }
+            String line = text.substring(from, to);
             int colon = line.indexOf(':');
             if (colon < 0) {
                 continue;
@@ -104,7 +108,7 @@ record ProcStatus(
                 case "State" -> zombie = value.startsWith("Z") || value.startsWith("X");
                 case "Uid" -> uids = ids(value);
                 case "Gid" -> gids = ids(value);
-                case "NSpid" -> nsPids = value.split("\\s+");
+                case "NSpid" -> nsPids = fields(value);
                 case "SigCgt" -> caught = Long.parseUnsignedLong(value, 16);
                 case "SigIgn" -> ignored = Long.parseUnsignedLong(value, 16);
                 case "Groups" -> groups = value.isEmpty() ? List.of() : ids(value);
@@ -118,7 +122,31 @@ record ProcStatus(
         return new ProcStatus(command, zombie, uids, gids, namespacePid, nested, catchesQuit, groups);
     }
 
-    private static List<Integer> ids(String fields) {
-        return Arrays.stream(fields.split("\\s+")).map(Integer::parseInt).toList();
+    private static List<Integer> ids(String value) {
+        String[] fields = fields(value);
+        Integer[] ids = new Integer[fields.length];
+        for (int i = 0; i < fields.length; i++) {
+            ids[i] = Integer.parseInt(fields[i]);
+        }
+        return List.of(ids);
+    }
+
+    /** The fields of a value that the kernel separates with tabs (or spaces), none empty. */
+    private static String[] fields(String value) {
+        List<String> fields = new ArrayList<>();
+        int i = 0;
+        while (i < value.length()) {
+            while (i < value.length() && Character.isWhitespace(value.charAt(i))) {
+                i++;
+            }
+            int start = i;
+            while (i < value.length() && !Character.isWhitespace(value.charAt(i))) {
+                i++;
+            }
+            if (i > start) {
+                fields.add(value.substring(start, i));
+            }
+        }
+        return fields.toArray(new String[0]);
     }
 }

@@ -19,14 +19,25 @@ public final class TaskStat {
         }
     }
 
-    /** The command may hold spaces and parentheses: the fields begin after its last ')'. */
+    /**
+     * The command may hold spaces and parentheses: the fields begin after its last ')', one space apart. Found by
+     * counting spaces, not by splitting the line: stat reads a field of each counted thread's file.
+     */
     public static Optional<String> field(String stat, int number) {
         int end = stat.lastIndexOf(')');
         if (end < 0) {
             return Optional.empty();
         }
-        String[] fields = stat.substring(end + 1).trim().split(" ");
-        int index = number - FIRST_AFTER_COMMAND;
-        return index < fields.length ? Optional.of(fields[index]) : Optional.empty();
+        String fields = stat.substring(end + 1).trim();
+        int from = 0;
+        for (int i = FIRST_AFTER_COMMAND; i < number; i++) {
+            int space = fields.indexOf(' ', from);
+            if (space < 0) {
+                return Optional.empty();
+            }
+            from = space + 1;
+        }
+        int to = fields.indexOf(' ', from);
+        return Optional.of(fields.substring(from, to < 0 ? fields.length() : to));
     }
 }

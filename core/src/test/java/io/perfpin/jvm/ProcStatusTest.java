@@ -47,6 +47,6 @@ class ProcStatusTest {
     }
 
     private static ProcStatus parse(String fixture, long pid) throws IOException {
-        return ProcStatus.parse(ThreadDumpFixtureTest.resource(fixture).lines().toList(), pid);
+        return ProcStatus.parse(ThreadDumpFixtureTest.resource(fixture), pid);
     }
 }
