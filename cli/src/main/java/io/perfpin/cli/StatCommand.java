@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.counter.KernelReadiness;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.ThreadDump;
@@ -12,6 +13,7 @@ import io.perfpin.options.PinRule;
 import io.perfpin.report.Hint;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
+import java.io.File;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.nio.channels.SocketChannel;
@@ -45,6 +47,7 @@ import picocli.CommandLine.Parameters;
         })
 final class StatCommand implements Callable<Integer> {
     private static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
+    private static final int EVENTS_AHEAD = 8;
 
     @Parameters(paramLabel = "PID", arity = "0..1", description = "The JVM to count.")
     Long positionalPid;
@@ -115,6 +118,27 @@ final class StatCommand implements Callable<Integer> {
                 "perfpin-prepare");
         prepare.setDaemon(true);
         prepare.start();
+        long guessed = EarlyLook.guess(args);
+        Thread kernel = new Thread(
+                () -> {
+                    try {
+                        KernelReadiness.prepare(Backends.syscalls(), descriptorsFor(guessed));
+                    } catch (RuntimeException | LinkageError e) {
+                        // the counters meet it again, and say it
+                    }
+                },
+                "perfpin-kernel");
+        kernel.setDaemon(true);
+        kernel.start();
+    }
+
+    /**
+     * The descriptors that counting {@code pid} may take, for the kernel to make room for ahead: every thread it has
+     * now, with up to {@value #EVENTS_AHEAD} events each (sched's six, and two more). None when stat has no guess.
+     */
+    private static int descriptorsFor(long pid) {
+        String[] tasks = pid < 0 ? null : new File("/proc/" + pid + "/task").list();
+        return tasks == null ? 0 : tasks.length * EVENTS_AHEAD;
     }
 
     @Override

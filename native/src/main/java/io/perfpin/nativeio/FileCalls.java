@@ -33,6 +33,8 @@ public final class FileCalls {
     public static final int AT_EMPTY_PATH = 0x1000;
     /** renameat2's flag: fail with EEXIST rather than replace what is there. */
     public static final int RENAME_NOREPLACE = 1;
+    /** fcntl(2)'s command for a duplicate at the lowest free number from its argument on, close-on-exec. */
+    private static final int F_DUPFD_CLOEXEC = 1030;
 
     /** struct statx is 256 bytes on every architecture. */
     private static final int STATX_BYTES = 256;
@@ -150,6 +152,11 @@ public final class FileCalls {
 
     public int close(int fd) {
         return syscalls.close(fd);
+    }
+
+    /** {@code fcntl(fd, F_DUPFD_CLOEXEC, lowest)}: a duplicate of {@code fd} numbered {@code lowest} or more. */
+    public int dupAtLeast(int fd, int lowest) {
+        return (int) call(numbers.fcntl, fd, F_DUPFD_CLOEXEC, lowest, 0, 0);
     }
 
     /**

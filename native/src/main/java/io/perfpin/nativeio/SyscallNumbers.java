@@ -20,6 +20,7 @@ final class SyscallNumbers {
     final long write;
     final long renameat2;
     final long capset;
+    final long fcntl;
 
     private SyscallNumbers(long[] n) {
         gettid = n[0];
@@ -37,6 +38,7 @@ final class SyscallNumbers {
         write = n[12];
         renameat2 = n[13];
         capset = n[14];
+        fcntl = n[15];
     }
 
     private static volatile SyscallNumbers thisMachine;
@@ -56,12 +58,13 @@ final class SyscallNumbers {
         }
         return switch (arch) {
             // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat
-            // setresuid setresgid setgroups write renameat2 capset
+            // setresuid setresgid setgroups write renameat2 capset fcntl
             case "amd64", "x86_64" ->
                 new SyscallNumbers(
-                        new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126});
+                        new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126, 72});
             case "aarch64" ->
-                new SyscallNumbers(new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91});
+                new SyscallNumbers(
+                        new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91, 25});
             default ->
                 throw new BackendUnavailableException(
                         "no system call numbers for os.arch=" + arch + "; supported: amd64, aarch64");

@@ -1,0 +1,56 @@
+package io.perfpin.counter;
+
+import io.perfpin.event.GenericEvents;
+import io.perfpin.nativeio.FileCalls;
+import io.perfpin.nativeio.NativeBuffer;
+import io.perfpin.nativeio.PerfEventAttr;
+import io.perfpin.nativeio.Syscalls;
+
+/**
+ * Two things the kernel does once, the first time, on the way to counting many threads, done ahead on a thread that
+ * has nothing else to do, so that the thread that opens the counters does not wait for them. Each is a wait for an
+ * RCU grace period: milliseconds to tens of milliseconds (15 ms here), with no CPU used.
+ *
+ * <ul>
+ *   <li>The first per-task perf event in the whole system switches on the scheduler's perf hooks
+ *       ({@code perf_sched_events}) and waits until every CPU sees them. They stay on while any such event is open,
+ *       and for a second after the last one closes.
+ *   <li>Each time a multithreaded process's descriptor table grows (256, 512, 1024, ... entries), the kernel waits
+ *       for every thread that may be installing a descriptor in the old table to be done with it. A table never
+ *       shrinks.
+ * </ul>
+ *
+ * Neither changes what is counted. What fails here is left to the counting, which meets it again and says it.
+ */
+public final class KernelReadiness {
+    private KernelReadiness() {}
+
+    /**
+     * Switches the scheduler's perf hooks on, and grows this process's descriptor table to hold {@code descriptors}
+     * more than it holds now: one counter opened, disabled, on the calling thread, a duplicate of it at the number
+     * that many above its own, and both closed at once.
+     */
+    public static void prepare(Syscalls syscalls, int descriptors) {
+        NativeBuffer attr = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
+        new PerfEventAttr()
+                .type(PerfEventAttr.TYPE_SOFTWARE)
+                .config(GenericEvents.SW_TASK_CLOCK)
+                .flags(PerfEventAttr.FLAG_DISABLED)
+                .writeTo(attr.buffer());
+        int fd = syscalls.perfEventOpen(attr.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+        if (fd < 0) {
+            return;
+        }
+        try {
+            if (descriptors > 0) {
+                FileCalls files = new FileCalls(syscalls);
+                int far = files.dupAtLeast(fd, fd + descriptors);
+                if (far >= 0) {
+                    files.close(far);
+                }
+            }
+        } finally {
+            syscalls.close(fd);
+        }
+    }
+}

@@ -1,0 +1,61 @@
+package io.perfpin.counter;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.perfpin.nativeio.Backends;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** The kernel's descriptor table, as {@code /proc/self/status} says its size, before and after. */
+class KernelReadinessTest {
+    @Test
+    void theDescriptorTableHoldsAsManyMoreAsAskedAndTheDuplicateIsClosed() throws IOException {
+        int before = tableSize();
+        int more = 2 * before; // more than the table holds: it must grow
+
+        KernelReadiness.prepare(Backends.syscalls(), more);
+
+        assertTrue(tableSize() > more, "FDSize " + tableSize() + ", from " + before + ", for " + more + " more");
+        assertEquals(Set.of(), openFrom(before), "the duplicate, numbered beyond the old table, is closed");
+    }
+
+    @Test
+    void noMoreDescriptorsAskedLeavesTheTableAsItIs() throws IOException {
+        int before = tableSize();
+
+        KernelReadiness.prepare(Backends.syscalls(), 0);
+
+        assertEquals(before, tableSize());
+    }
+
+    /** {@code FDSize:}, the number of entries of this process's descriptor table. */
+    private static int tableSize() throws IOException {
+        List<String> status = Files.readAllLines(Path.of("/proc/self/status"));
+        return status.stream()
+                .filter(line -> line.startsWith("FDSize:"))
+                .map(line -> Integer.parseInt(line.substring("FDSize:".length()).strip()))
+                .findFirst()
+                .orElseThrow();
+    }
+
+    /**
+     * The open descriptors numbered {@code lowest} or more. Only these: the test JVM's other threads open and close
+     * descriptors too, at the lowest free numbers.
+     */
+    private static Set<Integer> openFrom(int lowest) {
+        Set<Integer> open = new TreeSet<>();
+        for (String fd : new File("/proc/self/fd").list()) {
+            if (Integer.parseInt(fd) >= lowest) {
+                open.add(Integer.parseInt(fd));
+            }
+        }
+        return open;
+    }
+}
