@@ -48,6 +48,8 @@ import picocli.CommandLine.Parameters;
 final class StatCommand implements Callable<Integer> {
     private static final Duration DEFAULT_DURATION = Duration.ofSeconds(5);
     private static final int EVENTS_AHEAD = 8;
+    /** A table of 64K descriptors takes 512 KiB of the kernel's memory. */
+    private static final int MOST_AHEAD = 65_536;
 
     @Parameters(paramLabel = "PID", arity = "0..1", description = "The JVM to count.")
     Long positionalPid;
@@ -111,8 +113,8 @@ final class StatCommand implements Callable<Integer> {
                         Backends.syscalls();
                         SocketChannel.open(StandardProtocolFamily.UNIX).close();
                         ThreadDump.parse("");
-                    } catch (IOException | RuntimeException | LinkageError e) {
-                        // met again, and said, where stat needs it
+                    } catch (Throwable e) {
+                        // met again, and said, where stat needs it; a daemon's uncaught error would print its trace
                     }
                 },
                 "perfpin-prepare");
@@ -123,7 +125,7 @@ final class StatCommand implements Callable<Integer> {
                 () -> {
                     try {
                         KernelReadiness.prepare(Backends.syscalls(), descriptorsFor(guessed));
-                    } catch (RuntimeException | LinkageError e) {
+                    } catch (Throwable e) {
                         // the counters meet it again, and say it
                     }
                 },
@@ -134,11 +136,12 @@ final class StatCommand implements Callable<Integer> {
 
     /**
      * The descriptors that counting {@code pid} may take, for the kernel to make room for ahead: every thread it has
-     * now, with up to {@value #EVENTS_AHEAD} events each (sched's six, and two more). None when stat has no guess.
+     * now, with up to {@value #EVENTS_AHEAD} events each (sched's six, and two more), and at most {@value
+     * #MOST_AHEAD}, since the JVM decides how many threads it has. None when stat has no guess.
      */
     private static int descriptorsFor(long pid) {
         String[] tasks = pid < 0 ? null : new File("/proc/" + pid + "/task").list();
-        return tasks == null ? 0 : tasks.length * EVENTS_AHEAD;
+        return tasks == null ? 0 : (int) Math.min((long) tasks.length * EVENTS_AHEAD, MOST_AHEAD);
     }
 
     @Override

@@ -84,7 +84,7 @@ public final class DescriptorBudget {
     }
 
     /** The soft limit: the one open() meets. */
-    private static long openFileLimit() throws IOException {
+    static long openFileLimit() throws IOException {
         String limits = ProcText.read(LIMITS);
         int at = limits.indexOf(MAX_OPEN_FILES);
         if (at < 0) {

@@ -5,6 +5,8 @@ import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
+import java.io.IOException;
+import java.lang.ref.Reference;
 
 /**
  * Two things the kernel does once, the first time, on the way to counting many threads, done ahead on a thread that
@@ -15,7 +17,7 @@ import io.perfpin.nativeio.Syscalls;
  *   <li>The first per-task perf event in the whole system switches on the scheduler's perf hooks
  *       ({@code perf_sched_events}) and waits until every CPU sees them. They stay on while any such event is open,
  *       and for a second after the last one closes.
- *   <li>Each time a multithreaded process's descriptor table grows (256, 512, 1024, ... entries), the kernel waits
+ *   <li>Each time a multithreaded process's descriptor table doubles (to 128, 256, 512, ... entries), the kernel waits
  *       for every thread that may be installing a descriptor in the old table to be done with it. A table never
  *       shrinks.
  * </ul>
@@ -27,8 +29,8 @@ public final class KernelReadiness {
 
     /**
      * Switches the scheduler's perf hooks on, and grows this process's descriptor table to hold {@code descriptors}
-     * more than it holds now: one counter opened, disabled, on the calling thread, a duplicate of it at the number
-     * that many above its own, and both closed at once.
+     * more than it holds now, as far as its open-file limit allows: one counter opened, disabled, on the calling
+     * thread, a duplicate of it at the number that many above its own, and both closed at once.
      */
     public static void prepare(Syscalls syscalls, int descriptors) {
         NativeBuffer attr = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
@@ -37,20 +39,35 @@ public final class KernelReadiness {
                 .config(GenericEvents.SW_TASK_CLOCK)
                 .flags(PerfEventAttr.FLAG_DISABLED)
                 .writeTo(attr.buffer());
-        int fd = syscalls.perfEventOpen(attr.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+        int fd;
+        try {
+            fd = syscalls.perfEventOpen(attr.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+        } finally {
+            Reference.reachabilityFence(attr); // its memory stays while the kernel reads it
+        }
         if (fd < 0) {
             return;
         }
         try {
-            if (descriptors > 0) {
+            // fcntl refuses a number at or past the limit, and then grows nothing: the highest it takes
+            long highest = descriptors > 0 ? Math.min((long) fd + descriptors, openFileLimit() - 1) : fd;
+            if (highest > fd) {
                 FileCalls files = new FileCalls(syscalls);
-                int far = files.dupAtLeast(fd, fd + descriptors);
+                int far = files.dupAtLeast(fd, (int) highest);
                 if (far >= 0) {
                     files.close(far);
                 }
             }
         } finally {
             syscalls.close(fd);
+        }
+    }
+
+    private static long openFileLimit() {
+        try {
+            return DescriptorBudget.openFileLimit();
+        } catch (IOException | RuntimeException e) {
+            return 0; // unknown: no growth
         }
     }
 }

@@ -24,6 +24,9 @@ public final class TaskStat {
      * counting spaces, not by splitting the line: stat reads a field of each counted thread's file.
      */
     public static Optional<String> field(String stat, int number) {
+        if (number < FIRST_AFTER_COMMAND) {
+            throw new IllegalArgumentException("field " + number + " is not after the command");
+        }
         int end = stat.lastIndexOf(')');
         if (end < 0) {
             return Optional.empty();

@@ -23,7 +23,6 @@ import java.util.function.IntFunction;
  * the derived metrics, and for each event that was not counted, why. Immutable.
  */
 public final class ThreadReport {
-    /** The modifiers at the end of an event's name ({@code cycles:k}), as a preset with them asks its events. */
     private final String name;
 
     private final int tid;

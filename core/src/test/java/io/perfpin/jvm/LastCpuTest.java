@@ -1,11 +1,13 @@
 package io.perfpin.jvm;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;
+import java.util.Optional;
 import java.util.OptionalInt;
 import org.junit.jupiter.api.Test;
 
@@ -21,6 +23,13 @@ class LastCpuTest {
         assertEquals(OptionalInt.of(1), LastCpu.parse(STAT));
         assertEquals(OptionalInt.empty(), LastCpu.parse("1 (cut"));
         assertEquals(OptionalInt.empty(), LastCpu.parse("1 (x) R 2 3"));
+    }
+
+    /** The command's fields come first: a field before the state would be one of the command's words. */
+    @Test
+    void onlyTheFieldsAfterTheCommandAreAsked() {
+        assertEquals(Optional.of("R"), TaskStat.field(STAT, 3));
+        assertThrows(IllegalArgumentException.class, () -> TaskStat.field(STAT, 2));
     }
 
     @Test

@@ -46,6 +46,19 @@ class ProcStatusTest {
         assertEquals(List.of(4, 24), status.groups());
     }
 
+    /**
+     * The kernel escapes a line break in a process's name, not a carriage return: one there must not begin a line
+     * that a kernel without {@code NSpid:} (before 4.1) would take for its own.
+     */
+    @Test
+    void aCarriageReturnInTheNameBeginsNoField() {
+        ProcStatus status = ProcStatus.parse(
+                "Name:\tx\rNSpid:\t7\t1\nState:\tS (sleeping)\nUid:\t0\t0\t0\t0\nGid:\t0\t0\t0\t0\n", 42);
+        assertEquals("x\rNSpid:\t7\t1", status.command());
+        assertEquals(42, status.namespacePid());
+        assertEquals(false, status.nestedPidSpace());
+    }
+
     private static ProcStatus parse(String fixture, long pid) throws IOException {
         return ProcStatus.parse(ThreadDumpFixtureTest.resource(fixture), pid);
     }
