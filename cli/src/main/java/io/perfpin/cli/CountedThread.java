@@ -4,6 +4,7 @@ import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.RefusedEvents;
 import io.perfpin.counter.ThreadCounters;
+import io.perfpin.cpu.CpuSet;
 import io.perfpin.event.EventList;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.LastCpu;
@@ -31,6 +32,10 @@ final class CountedThread implements AutoCloseable {
     private final ThreadCounters counters;
     private final String cpus;
     private final boolean pinned;
+    /**
+     * Its preemptions when its counting began, as the hints of a pinned thread need them (pinned by stat, or
+     * allowed on one CPU); empty for any other, whose status file is not read.
+     */
     private final OptionalLong preemptedBefore;
     /** Before its counters opened: its counts start after it. */
     private final long startNanos;
@@ -53,16 +58,17 @@ final class CountedThread implements AutoCloseable {
             JavaThreadInfo thread,
             EventList events,
             ThreadCounters counters,
-            String cpus,
+            CpuSet cpus,
             boolean pinned,
             long startNanos) {
         this.pid = pid;
         this.thread = thread;
         this.events = events;
         this.counters = counters;
-        this.cpus = cpus;
+        this.cpus = cpus.toString();
         this.pinned = pinned;
-        this.preemptedBefore = Preemptions.of(pid, thread.tid());
+        // Hints.of reads preemptions for a pinned thread only
+        this.preemptedBefore = pinned || cpus.size() == 1 ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
         this.startNanos = startNanos;
         this.readFromNanos = startNanos;
         this.readToNanos = startNanos;
@@ -72,7 +78,10 @@ final class CountedThread implements AutoCloseable {
         this.interval = counters.newSnapshot();
     }
 
-    /** Counts {@code thread} from now on, out of {@code budget}; {@code cpus} are those it may run on. */
+    /**
+     * Counts {@code thread} from now on, out of {@code budget}; {@code cpus} are those it may run on (none when it
+     * ended before they were read).
+     */
     static CountedThread open(
             Syscalls syscalls,
             long pid,
@@ -80,7 +89,7 @@ final class CountedThread implements AutoCloseable {
             EventList events,
             RefusedEvents refused,
             DescriptorBudget budget,
-            String cpus,
+            CpuSet cpus,
             boolean pinned) {
         long start = System.nanoTime();
         ThreadCounters counters = ThreadCounters.open(syscalls, pid, thread.tid(), events.events(), refused, budget);
@@ -144,10 +153,13 @@ final class CountedThread implements AutoCloseable {
         return report(total, readToNanos - startNanos);
     }
 
-    /** What the report says, and, on a thread still running, how often it was preempted meanwhile per /proc. */
+    /**
+     * What the report says, and, on a pinned thread still running, how often it was preempted meanwhile per /proc.
+     */
     List<Hint> hints(ThreadReport report) {
         // An ended thread's TID may be another thread's by now.
-        OptionalLong after = !ended ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
+        OptionalLong after =
+                !ended && preemptedBefore.isPresent() ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
         OptionalLong preempted = preemptedBefore.isPresent() && after.isPresent()
                 ? OptionalLong.of(after.getAsLong() - preemptedBefore.getAsLong())
                 : OptionalLong.empty();

@@ -166,11 +166,11 @@ final class StatThreads implements AutoCloseable {
     }
 
     /** As the kernel has them: a pin within a cgroup's cpuset keeps only the CPUs the cpuset allows. */
-    private String cpusOf(int tid) {
+    private CpuSet cpusOf(int tid) {
         try {
-            return affinity.get(tid).toString();
+            return affinity.get(tid);
         } catch (RuntimeException e) {
-            return ""; // the thread ended since the dump
+            return CpuSet.EMPTY; // the thread ended since the dump
         }
     }
 

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.jvm.AgentJar;
@@ -103,6 +104,33 @@ class StatPlacementTest {
         assertEquals("1", record.report().cpus());
         assertEquals(PinSource.PERFPIN, record.report().pin(), "stat records the pin it set: " + pinned.out);
         assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid));
+    }
+
+    /**
+     * A thread the process's own affinity keeps on one CPU counts as pinned for the hints, as one stat pinned does:
+     * two spinning threads sharing CPU 0 preempt each other, and the hint says so from the status files stat read
+     * before and after.
+     */
+    @Test
+    void aThreadAllowedOneCpuThatItSharesIsToldPreempted() throws Exception {
+        try (ChildJvm service =
+                ChildJvm.startUnder(List.of("taskset", "-c", "0"), List.of(), "io.perfpin.apps.Service", "0", "120")) {
+            service.await(Pattern.compile("ready"));
+            service.send("spin spin-a");
+            service.send("spin spin-b");
+            service.await(Pattern.compile("thread spin-a tid \\d+"));
+            service.await(Pattern.compile("thread spin-b tid \\d+"));
+
+            CliRun run = CliRun.capture(() ->
+                    Perfpin.run("stat", Long.toString(service.pid()), "--threads", "spin-a", "--duration", "300ms"));
+
+            assertEquals(ExitCode.OK, run.code, run.err);
+            assertTrue(
+                    Pattern.compile("thread 'spin-a': preempted \\d+ times? on CPU 0")
+                            .matcher(run.out + run.err)
+                            .find(),
+                    run.out + run.err);
+        }
     }
 
     /**
