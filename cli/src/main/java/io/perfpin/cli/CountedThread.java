@@ -33,8 +33,8 @@ final class CountedThread implements AutoCloseable {
     private final String cpus;
     private final boolean pinned;
     /**
-     * Its preemptions when its counting began, as the hints of a pinned thread need them (pinned by stat, or
-     * allowed on one CPU); empty for any other, whose status file is not read.
+     * Its preemptions when its counting began, as the hints of a pinned thread need them ({@link Hints#pinned});
+     * empty for any other, whose status file is not read.
      */
     private final OptionalLong preemptedBefore;
     /** Before its counters opened: its counts start after it. */
@@ -67,8 +67,8 @@ final class CountedThread implements AutoCloseable {
         this.counters = counters;
         this.cpus = cpus.toString();
         this.pinned = pinned;
-        // Hints.of reads preemptions for a pinned thread only
-        this.preemptedBefore = pinned || cpus.size() == 1 ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
+        this.preemptedBefore =
+                Hints.pinned(cpus, pinned, pinSource()) ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();
         this.startNanos = startNanos;
         this.readFromNanos = startNanos;
         this.readToNanos = startNanos;
@@ -178,10 +178,14 @@ final class CountedThread implements AutoCloseable {
                         counters.unsupported(),
                         wallNanos)
                 .withSources(counters.sources())
-                .withPin(pinned ? PinSource.PERFPIN : PinSource.NONE)
+                .withPin(pinSource())
                 .withLastCpu(lastCpu)
                 .withState(ended ? ThreadState.ENDED : ThreadState.RUNNING)
                 .withPmu(Backends.simulatedPmu());
+    }
+
+    private PinSource pinSource() {
+        return pinned ? PinSource.PERFPIN : PinSource.NONE;
     }
 
     @Override

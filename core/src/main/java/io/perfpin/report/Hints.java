@@ -54,9 +54,8 @@ public final class Hints {
                     "try -XX:+UseLargePages (or -XX:+UseTransparentHugePages)"));
         }
         CpuSet cpus = cpus(report.cpus());
-        boolean oneCpu = cpus.size() == 1;
-        if (oneCpu || pinnedByRule || report.pin() != PinSource.NONE) {
-            pinnedHints(report, cpus, oneCpu, involuntarySwitches, hints);
+        if (pinned(cpus, pinnedByRule, report.pin())) {
+            pinnedHints(report, cpus, cpus.size() == 1, involuntarySwitches, hints);
         }
         Double ipc = report.metrics().get("ipc");
         String missMetric = worse(report, "LLC-mpki", "cache-mpki");
@@ -72,6 +71,14 @@ public final class Hints {
                             + " on the NUMA node that holds its memory"));
         }
         return hints;
+    }
+
+    /**
+     * Whether a thread with these CPUs and pins gets the hints of a pinned thread, the only ones that look at its
+     * nonvoluntary context switches: a caller that reads those from /proc need not for any other.
+     */
+    public static boolean pinned(CpuSet cpus, boolean pinnedByRule, PinSource pin) {
+        return cpus.size() == 1 || pinnedByRule || pin != PinSource.NONE;
     }
 
     private static void pinnedHints(
