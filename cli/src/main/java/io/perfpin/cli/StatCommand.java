@@ -100,8 +100,9 @@ final class StatCommand implements Callable<Integer> {
     /**
      * Starts, on a daemon thread, what stat needs first after its options and that depends on none of them: the
      * backend (the JNI library extracted and loaded), the JDK's Unix domain sockets (whose first use seeds a
-     * SecureRandom) and the thread dump's parser. picocli reading the options is most of stat's start; these now
-     * take their time beside it, not after it. The JVM to count is only looked at ({@link EarlyLook}), and nothing
+     * SecureRandom) and the thread dump's parser; and, on a second one, what the kernel makes the first counters wait
+     * for ({@link KernelReadiness}). picocli reading the options is most of stat's start; these now take their time
+     * beside it, not after it. The JVM to count is only looked at ({@link EarlyLook}), and nothing
      * is said: what fails here fails again where stat meets it, and is said there.
      */
     static void prepare(String[] args) {
