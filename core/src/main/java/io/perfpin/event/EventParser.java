@@ -111,9 +111,10 @@ public final class EventParser {
 
     /**
      * Whether {@code text} is one or more of the modifiers u, k and h. Checked by hand here and in {@link #isRawCode}:
-     * the agent parses its events in premain, where compiling a pattern loaded the regex engine before main().
+     * the agent parses its events in premain, where compiling a pattern loaded the regex engine before main(). Reports
+     * read an event name's modifiers with it too.
      */
-    static boolean isModifiers(String text) {
+    public static boolean isModifiers(String text) {
         if (text.isEmpty()) {
             return false;
         }

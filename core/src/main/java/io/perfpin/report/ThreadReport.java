@@ -4,6 +4,7 @@ import io.perfpin.counter.Counts;
 import io.perfpin.counter.EventFailure;
 import io.perfpin.event.DerivedMetric;
 import io.perfpin.event.EventList;
+import io.perfpin.event.EventParser;
 import io.perfpin.event.Presets;
 import io.perfpin.event.UnsupportedEvent;
 import java.util.ArrayList;
@@ -204,22 +205,12 @@ public final class ThreadReport {
     }
 
     /**
-     * The modifiers an event was asked with ({@code :k} of {@code cycles:k}): the text after its last colon when that
-     * is one or more of {@code u}, {@code k}, {@code h}; null when it has none. Scanned, not matched with a pattern:
-     * stat computes the metrics of every thread it counts, in a JVM too short-lived to compile the regex engine.
+     * The modifiers an event was asked with, with their colon ({@code :k} of {@code cycles:k}), as the event parser
+     * reads them; null when it has none.
      */
     private static String modifier(String event) {
         int colon = event.lastIndexOf(':');
-        if (colon < 0 || colon == event.length() - 1) {
-            return null;
-        }
-        for (int i = colon + 1; i < event.length(); i++) {
-            char c = event.charAt(i);
-            if (c != 'u' && c != 'k' && c != 'h') {
-                return null;
-            }
-        }
-        return event.substring(colon);
+        return colon >= 0 && EventParser.isModifiers(event.substring(colon + 1)) ? event.substring(colon) : null;
     }
 
     /** The names of the metrics that counts of {@code events} give ({@link #metrics}), known before any count. */
