@@ -1,12 +1,11 @@
 package io.perfpin.counter;
 
+import io.perfpin.event.EventSpec;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.nativeio.FileCalls;
-import io.perfpin.nativeio.NativeBuffer;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
 import java.io.IOException;
-import java.lang.ref.Reference;
 
 /**
  * Two things the kernel does once, the first time, on the way to counting many threads, done ahead on a thread that
@@ -25,6 +24,9 @@ import java.lang.ref.Reference;
  * Neither changes what is counted. What fails here is left to the counting, which meets it again and says it.
  */
 public final class KernelReadiness {
+    private static final EventSpec TASK_CLOCK =
+            GenericEvents.lookup("task-clock").orElseThrow();
+
     private KernelReadiness() {}
 
     /**
@@ -33,18 +35,9 @@ public final class KernelReadiness {
      * thread, a duplicate of it at the number that many above its own, and both closed at once.
      */
     public static void prepare(Syscalls syscalls, int descriptors) {
-        NativeBuffer attr = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
-        new PerfEventAttr()
-                .type(PerfEventAttr.TYPE_SOFTWARE)
-                .config(GenericEvents.SW_TASK_CLOCK)
-                .flags(PerfEventAttr.FLAG_DISABLED)
-                .writeTo(attr.buffer());
-        int fd;
-        try {
-            fd = syscalls.perfEventOpen(attr.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
-        } finally {
-            Reference.reachabilityFence(attr); // its memory stays while the kernel reads it
-        }
+        // a leader's attribute is disabled: it counts nothing, and its encoding is the one the counters will use
+        int fd = syscalls.perfEventOpen(
+                EncodedAttrs.leader(syscalls, TASK_CLOCK), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
         if (fd < 0) {
             return;
         }
