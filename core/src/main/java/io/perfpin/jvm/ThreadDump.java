@@ -10,8 +10,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A HotSpot thread dump ({@code jcmd <pid> Thread.print}) read for what perfpin needs: each thread's name,
@@ -38,9 +36,6 @@ public final class ThreadDump {
     /** Long enough for a loaded JVM to reach a safepoint and print thousands of threads. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
-    private static final Pattern HEADER =
-            Pattern.compile("\"(?<name>(?s:.*))\" (?:#(?<id>\\d+) (?:\\[(?<tid>\\d+)] )?(?<daemon>daemon )?prio=\\d+ )?"
-                    + "os_prio=-?\\d+ (?:\\S+ )*?tid=0x\\p{XDigit}+(?: nid=(?<nid>0x\\p{XDigit}+|\\d+))?(?: .*)?");
     private static final String STATE_PREFIX = "   java.lang.Thread.State: ";
 
     private final List<JavaThreadInfo> javaThreads;
@@ -125,39 +120,33 @@ public final class ThreadDump {
                 i++;
                 continue;
             }
-            StringBuilder header = new StringBuilder(lines[i]);
+            StringBuilder headerText = new StringBuilder(lines[i]);
             int last = i;
-            Matcher matcher = HEADER.matcher(header);
-            while (!(matcher.matches() && endsHeader(lines, last + 1))) {
+            ThreadHeader header = ThreadHeader.parse(headerText);
+            while (header == null || !endsHeader(lines, last + 1)) {
                 last++;
                 if (last == lines.length) {
-                    matcher = null;
                     break;
                 }
-                matcher = HEADER.matcher(header.append('\n').append(lines[last]));
+                header = ThreadHeader.parse(headerText.append('\n').append(lines[last]));
             }
-            if (matcher == null) {
+            if (last == lines.length) {
                 i++;
                 continue;
             }
-            String name = matcher.group("name");
-            String nid = matcher.group("nid");
-            if (matcher.group("tid") == null && nid == null) {
+            String nid = header.nid();
+            if (header.tid() == null && nid == null) {
                 i = last + 1; // no TID to map it by
                 continue;
             }
-            int tid = matcher.group("tid") != null
-                    ? Integer.parseInt(matcher.group("tid"))
+            int tid = header.tid() != null
+                    ? Integer.parseInt(header.tid())
                     : nid.startsWith("0x") ? Integer.parseInt(nid.substring(2), 16) : Integer.parseInt(nid);
-            if (matcher.group("id") == null) {
-                vm.add(new VmThreadInfo(name, tid));
+            if (header.javaId() == null) {
+                vm.add(new VmThreadInfo(header.name(), tid));
             } else {
                 java.add(new JavaThreadInfo(
-                        name,
-                        Long.parseLong(matcher.group("id")),
-                        tid,
-                        matcher.group("daemon") != null,
-                        state(lines, last + 1)));
+                        header.name(), Long.parseLong(header.javaId()), tid, header.daemon(), state(lines, last + 1)));
             }
             i = last + 1;
         }
@@ -186,18 +175,38 @@ public final class ThreadDump {
         return null;
     }
 
-    /** Drops every entry whose Java id or TID another entry claims too: one is forged, and which is unknowable. */
+    /**
+     * Drops every entry whose Java id or TID another entry claims too: one is forged, and which is unknowable. Loops,
+     * not lambdas: {@code perfpin stat} parses a dump as it starts, where linking a lambda costs more than its loop.
+     */
     private static ThreadDump unambiguous(List<JavaThreadInfo> java, List<VmThreadInfo> vm) {
         Map<Integer, Integer> tidClaims = new HashMap<>();
         Map<Long, Integer> idClaims = new HashMap<>();
-        java.forEach(t -> {
-            tidClaims.merge(t.tid(), 1, Integer::sum);
-            idClaims.merge(t.javaId(), 1, Integer::sum);
-        });
-        vm.forEach(t -> tidClaims.merge(t.tid(), 1, Integer::sum));
-        java.removeIf(t -> tidClaims.get(t.tid()) > 1 || idClaims.get(t.javaId()) > 1);
-        vm.removeIf(t -> tidClaims.get(t.tid()) > 1);
-        return new ThreadDump(java, vm);
+        for (JavaThreadInfo t : java) {
+            claim(tidClaims, t.tid());
+            claim(idClaims, t.javaId());
+        }
+        for (VmThreadInfo t : vm) {
+            claim(tidClaims, t.tid());
+        }
+        List<JavaThreadInfo> javaKept = new ArrayList<>();
+        for (JavaThreadInfo t : java) {
+            if (tidClaims.get(t.tid()) == 1 && idClaims.get(t.javaId()) == 1) {
+                javaKept.add(t);
+            }
+        }
+        List<VmThreadInfo> vmKept = new ArrayList<>();
+        for (VmThreadInfo t : vm) {
+            if (tidClaims.get(t.tid()) == 1) {
+                vmKept.add(t);
+            }
+        }
+        return new ThreadDump(javaKept, vmKept);
+    }
+
+    private static <K> void claim(Map<K, Integer> claims, K key) {
+        Integer before = claims.get(key);
+        claims.put(key, before == null ? 1 : before + 1);
     }
 
     /** This dump with its TIDs in our pid namespace, keeping only threads that {@code pid} has now. */
