@@ -98,41 +98,46 @@ final class StatCommand implements Callable<Integer> {
     OutputOptions output;
 
     /**
-     * Starts, on a daemon thread, what stat needs first after its options and that depends on none of them: the
-     * backend (the JNI library extracted and loaded), the JDK's Unix domain sockets (whose first use seeds a
-     * SecureRandom) and the thread dump's parser; and, on a second one, what the kernel makes the first counters wait
-     * for ({@link KernelReadiness}). picocli reading the options is most of stat's start; these now take their time
-     * beside it, not after it. The JVM to count is only looked at ({@link EarlyLook}), and nothing
-     * is said: what fails here fails again where stat meets it, and is said there.
+     * Starts, each on a daemon thread of its own, what stat needs first after its options and that depends on none
+     * of them: the backend (the JNI library extracted and loaded), the JDK's Unix domain sockets (whose first use
+     * seeds a SecureRandom) and the thread dump's parser; what the kernel makes the first counters wait for ({@link
+     * KernelReadiness}); and the annotations picocli reads for stat's options ({@link OptionsAhead}). picocli reading
+     * the options is most of stat's start; these now take their time beside it, not after it. The JVM to count is only
+     * looked at ({@link EarlyLook}).
      */
     static void prepare(String[] args) {
         Runnable look = EarlyLook.plan(args);
-        Thread prepare = new Thread(
-                () -> {
-                    look.run();
-                    try {
-                        Backends.syscalls();
-                        SocketChannel.open(StandardProtocolFamily.UNIX).close();
-                        ThreadDump.parse("");
-                    } catch (Throwable e) {
-                        // met again, and said, where stat needs it; a daemon's uncaught error would print its trace
-                    }
-                },
-                "perfpin-prepare");
-        prepare.setDaemon(true);
-        prepare.start();
         long guessed = EarlyLook.guess(args);
-        Thread kernel = new Thread(
+        aside("perfpin-prepare", () -> {
+            look.run();
+            Backends.syscalls();
+            SocketChannel.open(StandardProtocolFamily.UNIX).close();
+            ThreadDump.parse("");
+        });
+        aside("perfpin-kernel", () -> KernelReadiness.prepare(Backends.syscalls(), descriptorsFor(guessed)));
+        aside("perfpin-options", () -> OptionsAhead.read(StatCommand.class));
+    }
+
+    private interface Work {
+        void run() throws Exception;
+    }
+
+    /**
+     * Runs {@code work} on a daemon thread, saying nothing: what fails there fails again where stat meets it, and is
+     * said there, and a daemon's uncaught error would print its trace.
+     */
+    private static void aside(String name, Work work) {
+        Thread thread = new Thread(
                 () -> {
                     try {
-                        KernelReadiness.prepare(Backends.syscalls(), descriptorsFor(guessed));
+                        work.run();
                     } catch (Throwable e) {
-                        // the counters meet it again, and say it
+                        // met again, and said, where stat needs it
                     }
                 },
-                "perfpin-kernel");
-        kernel.setDaemon(true);
-        kernel.start();
+                name);
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /**
