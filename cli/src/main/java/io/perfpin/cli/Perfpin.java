@@ -42,8 +42,8 @@ public final class Perfpin {
         }
         boolean named = first != null && COMMANDS.contains(first) && !first.equals("help");
         return (named ? alone(first) : commandLine())
-                .setParameterExceptionHandler(Perfpin::usage)
-                .setExecutionExceptionHandler(Perfpin::report)
+                .setParameterExceptionHandler(Failures.HANDLER)
+                .setExecutionExceptionHandler(Failures.HANDLER)
                 .execute(named ? Arrays.copyOfRange(args, 1, args.length) : args);
     }
 
@@ -75,6 +75,26 @@ public final class Perfpin {
                 .exitCodeListHeading("Exit codes:%n")
                 .exitCodeList(ExitCode.summaries());
         return perfpin;
+    }
+
+    /**
+     * How a command line fails: {@link #usage} and {@link #report}. A class, not two method references: picocli's
+     * handler interfaces are Java 5 class files, which the CLI's class-data sharing archive leaves out once a lambda
+     * links them at dump time, and the JVM then loads, verifies and spins them at every start.
+     */
+    private static final class Failures
+            implements CommandLine.IParameterExceptionHandler, CommandLine.IExecutionExceptionHandler {
+        static final Failures HANDLER = new Failures();
+
+        @Override
+        public int handleParseException(ParameterException e, String[] args) {
+            return usage(e, args);
+        }
+
+        @Override
+        public int handleExecutionException(Exception e, CommandLine command, CommandLine.ParseResult parsed) {
+            return report(e, command, parsed);
+        }
     }
 
     /** A new instance of the command {@code name}, one of {@link #COMMANDS}: no class of the others is loaded. */

@@ -273,8 +273,14 @@ public final class CpuSet {
 
     private static int parseCpu(String token, String number, String text) {
         String digits = number.strip();
-        if (digits.isEmpty() || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+        if (digits.isEmpty()) {
             throw badToken("CPU list", token, text, LIST_SYNTAX);
+        }
+        // A loop, not a stream: a report's hints parse each thread's list, in code run for the first time.
+        for (int i = 0; i < digits.length(); i++) {
+            if (digits.charAt(i) < '0' || digits.charAt(i) > '9') {
+                throw badToken("CPU list", token, text, LIST_SYNTAX);
+            }
         }
         // Past 9 digits no int holds it, and no CPU has it.
         int cpu = digits.length() > 9 ? Integer.MAX_VALUE : Integer.parseInt(digits);
