@@ -26,10 +26,12 @@ import java.util.Map;
  * first line that completes it and is followed by what follows a header (a blank line, an indented line,
  * or the end).
  *
- * <p>A name can still forge a whole header after a line break and a blank line. The forgery claims a Java
- * id or TID that a listed thread claims too, and every entry sharing a claim is dropped; or a TID outside
- * the process, which capture drops; or, at most, a native thread of the process that the dump does not
- * list, under an id no live thread has. So no Java thread is ever given a wrong TID; the forger and its
+ * <p>A name can still forge a header: its first line completes one when the line after it begins with a
+ * space, and after a line break and a blank line it can write a whole entry. The forgery claims a Java id
+ * or TID that a listed thread claims too, and every entry sharing a claim is dropped; or numbers that no
+ * thread has (a Java id past a long, a TID past an int), and it is dropped; or a TID outside the process,
+ * which capture drops; or, at most, a native thread of the process that the dump does not list, under an
+ * id no live thread has. So no Java thread is ever given a wrong TID; the forger and its
  * victim go missing, and a name that goes on after its forgery may be shown cut.
  */
 public final class ThreadDump {
@@ -134,23 +136,43 @@ public final class ThreadDump {
                 i++;
                 continue;
             }
-            String nid = header.nid();
-            if (header.tid() == null && nid == null) {
-                i = last + 1; // no TID to map it by
-                continue;
-            }
-            int tid = header.tid() != null
-                    ? Integer.parseInt(header.tid())
-                    : nid.startsWith("0x") ? Integer.parseInt(nid.substring(2), 16) : Integer.parseInt(nid);
-            if (header.javaId() == null) {
-                vm.add(new VmThreadInfo(header.name(), tid));
-            } else {
-                java.add(new JavaThreadInfo(
-                        header.name(), Long.parseLong(header.javaId()), tid, header.daemon(), state(lines, last + 1)));
-            }
             i = last + 1;
+            long tid = tid(header);
+            long javaId = header.javaId() == null ? 0 : number(header.javaId(), 10, Long.MAX_VALUE);
+            if (tid < 0 || javaId < 0) {
+                continue; // no TID to map it by, or numbers no thread has: a name's forgery
+            }
+            if (header.javaId() == null) {
+                vm.add(new VmThreadInfo(header.name(), (int) tid));
+            } else {
+                java.add(new JavaThreadInfo(header.name(), javaId, (int) tid, header.daemon(), state(lines, last + 1)));
+            }
         }
         return unambiguous(java, vm);
+    }
+
+    /** The header's TID: its {@code [TID]}, else its nid; -1 when it has neither, or one past any TID. */
+    private static long tid(ThreadHeader header) {
+        String nid = header.nid();
+        if (header.tid() != null) {
+            return number(header.tid(), 10, Integer.MAX_VALUE);
+        }
+        if (nid == null) {
+            return -1;
+        }
+        return nid.startsWith("0x")
+                ? number(nid.substring(2), 16, Integer.MAX_VALUE)
+                : number(nid, 10, Integer.MAX_VALUE);
+    }
+
+    /** The number {@code digits} write in {@code radix}, or -1 past {@code most}: a name can write any digits. */
+    private static long number(String digits, int radix, long most) {
+        try {
+            long value = Long.parseLong(digits, radix);
+            return value <= most ? value : -1;
+        } catch (NumberFormatException e) {
+            return -1; // past a long
+        }
     }
 
     private static boolean endsHeader(String[] lines, int next) {

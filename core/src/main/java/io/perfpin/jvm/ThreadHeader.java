@@ -25,10 +25,11 @@ record ThreadHeader(String name, String javaId, String tid, boolean daemon, Stri
         if (text.length() < 2 || text.charAt(0) != '"') {
             return null;
         }
+        int lastBreak = lastLineBreak(text);
         for (int quote = text.length() - 2; quote >= 1; quote--) {
             if (text.charAt(quote) == '"' && text.charAt(quote + 1) == ' ') {
-                ThreadHeader header =
-                        after(text, quote + 2, text.subSequence(1, quote).toString());
+                ThreadHeader header = after(
+                        text, quote + 2, lastBreak, text.subSequence(1, quote).toString());
                 if (header != null) {
                     return header;
                 }
@@ -37,8 +38,11 @@ record ThreadHeader(String name, String javaId, String tid, boolean daemon, Stri
         return null;
     }
 
-    /** The header whose name is {@code name} when what follows it, from {@code at}, reads as a header's rest. */
-    private static ThreadHeader after(CharSequence text, int at, String name) {
+    /**
+     * The header whose name is {@code name} when what follows it, from {@code at}, reads as a header's rest, where
+     * {@code lastBreak} is the index of its last line terminator (-1 when it has none).
+     */
+    private static ThreadHeader after(CharSequence text, int at, int lastBreak, String name) {
         String javaId = null;
         String tid = null;
         boolean daemon = false;
@@ -81,7 +85,8 @@ record ThreadHeader(String name, String javaId, String tid, boolean daemon, Stri
         for (at++; at < text.length(); ) {
             if (startsWith(text, at, "tid=0x")) {
                 int end = hex(text, at + "tid=0x".length());
-                if (end >= 0 && (end == text.length() || (text.charAt(end) == ' ' && onOneLine(text, end)))) {
+                // What follows tid= is the rest of its line: no line ends after it.
+                if (end >= 0 && (end == text.length() || (text.charAt(end) == ' ' && end > lastBreak))) {
                     return new ThreadHeader(name, javaId, tid, daemon, nid(text, end));
                 }
             }
@@ -143,15 +148,18 @@ record ThreadHeader(String name, String javaId, String tid, boolean daemon, Stri
         return true;
     }
 
-    /** Whether no line ends after {@code at}: what follows the header's {@code tid=} is the rest of its line. */
-    private static boolean onOneLine(CharSequence text, int at) {
-        for (int i = at; i < text.length(); i++) {
+    /**
+     * Where the last line terminator is that a pattern's {@code .} does not cross, or -1: found once, since a name
+     * can hold many {@code tid=} tokens, each of which would look for it again.
+     */
+    private static int lastLineBreak(CharSequence text) {
+        for (int i = text.length() - 1; i >= 0; i--) {
             char c = text.charAt(i);
             if (c == '\n' || c == '\r' || c == '\u0085' || c == '\u2028' || c == '\u2029') {
-                return false;
+                return i;
             }
         }
-        return true;
+        return -1;
     }
 
     /** What separates tokens: a space, a tab, a line break, a vertical tab, a form feed. */

@@ -104,6 +104,33 @@ class ThreadDumpFixtureTest {
         }
     }
 
+    /**
+     * A name can write a whole header on its first line, followed by a line that begins with a space, with numbers
+     * that no thread has: a Java id past a long, a TID or nid past an int. Such an entry goes missing, and every
+     * thread of the real dump around it is read as before.
+     */
+    @ParameterizedTest
+    @ValueSource(
+            strings = {
+                "#99999999999999999999 prio=5 os_prio=0 tid=0x1 nid=0x1",
+                "#5 [99999999999] prio=5 os_prio=0 tid=0x1 nid=99999999999",
+                "#5 prio=5 os_prio=0 tid=0x1 nid=0x80000000",
+                "#5 prio=5 os_prio=0 tid=0x1 nid=99999999999",
+                "os_prio=0 tid=0x1 nid=0xfffffffffffffffff"
+            })
+    void aForgedHeaderWithNumbersNoThreadHasGoesMissingAlone(String forged) throws IOException {
+        String text = dump("jdk17");
+        ThreadDump truth = ThreadDump.parse(text);
+        String entry = "\"a\" " + forged + "\n x\" #77777 prio=5 os_prio=0 tid=0x2 nid=0x3 runnable\n"
+                + "   java.lang.Thread.State: RUNNABLE\n\n";
+        int threads = text.indexOf("\n\"") + 1;
+
+        ThreadDump dump = ThreadDump.parse(text.substring(0, threads) + entry + text.substring(threads));
+
+        assertEquals(truth.javaThreads(), dump.javaThreads());
+        assertEquals(truth.vmThreads(), dump.vmThreads());
+    }
+
     private static String dump(String jdk) throws IOException {
         try (InputStream in = ThreadDumpFixtureTest.class.getResourceAsStream("/jvm/" + jdk + "-thread-print.bin")) {
             byte[] bytes = in.readAllBytes();
