@@ -50,6 +50,10 @@ final class StatCommand implements Callable<Integer> {
     private static final int EVENTS_AHEAD = 8;
     /** A table of 64K descriptors takes 512 KiB of the kernel's memory. */
     private static final int MOST_AHEAD = 65_536;
+    /** One thread's entry of a dump, as JDK 17 prints it, for the parser's first run. */
+    private static final String PARSER_WARM_UP = "\"main\" #1 prio=5 os_prio=0 cpu=1.00ms elapsed=1.00s"
+            + " tid=0x00007f0000000000 nid=0x1 runnable  [0x00007f0000000000]\n"
+            + "   java.lang.Thread.State: RUNNABLE\n";
 
     @Parameters(paramLabel = "PID", arity = "0..1", description = "The JVM to count.")
     Long positionalPid;
@@ -98,46 +102,59 @@ final class StatCommand implements Callable<Integer> {
     OutputOptions output;
 
     /**
-     * Starts, each on a daemon thread of its own, what stat needs first after its options and that depends on none
-     * of them: the backend (the JNI library extracted and loaded), the JDK's Unix domain sockets (whose first use
-     * seeds a SecureRandom) and the thread dump's parser; what the kernel makes the first counters wait for ({@link
-     * KernelReadiness}); and the annotations picocli reads for stat's options ({@link OptionsAhead}). picocli reading
-     * the options is most of stat's start; these now take their time beside it, not after it. The JVM to count is only
-     * looked at ({@link EarlyLook}).
+     * Starts, each on a daemon thread of its own, what stat will need and that depends on no option: the annotations
+     * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded), the
+     * JDK's Unix domain sockets (whose first use seeds a SecureRandom) and the thread dump's parser; and what the
+     * kernel makes the first counters wait for ({@link KernelReadiness}). picocli reading the options is most of
+     * stat's start; these now take their time beside it, not after it. The JVM to count is only looked at ({@link
+     * EarlyLook}). Classes, not lambdas: linking a lambda's call site is time on the main thread before picocli starts.
      */
     static void prepare(String[] args) {
         Runnable look = EarlyLook.plan(args);
         long guessed = EarlyLook.guess(args);
-        aside("perfpin-prepare", () -> {
-            look.run();
-            Backends.syscalls();
-            SocketChannel.open(StandardProtocolFamily.UNIX).close();
-            ThreadDump.parse("");
-        });
-        aside("perfpin-kernel", () -> KernelReadiness.prepare(Backends.syscalls(), descriptorsFor(guessed)));
-        aside("perfpin-options", () -> OptionsAhead.read(StatCommand.class));
-    }
-
-    private interface Work {
-        void run() throws Exception;
+        new Aside("perfpin-options") {
+            @Override
+            void work() {
+                OptionsAhead.read(StatCommand.class);
+            }
+        }.start();
+        new Aside("perfpin-prepare") {
+            @Override
+            void work() throws IOException {
+                look.run();
+                Backends.syscalls();
+                SocketChannel.open(StandardProtocolFamily.UNIX).close();
+                ThreadDump.parse(PARSER_WARM_UP);
+            }
+        }.start();
+        new Aside("perfpin-kernel") {
+            @Override
+            void work() {
+                KernelReadiness.prepare(Backends.syscalls(), descriptorsFor(guessed));
+            }
+        }.start();
     }
 
     /**
-     * Runs {@code work} on a daemon thread, saying nothing: what fails there fails again where stat meets it, and is
+     * A daemon thread that does its work saying nothing: what fails there fails again where stat meets it, and is
      * said there, and a daemon's uncaught error would print its trace.
      */
-    private static void aside(String name, Work work) {
-        Thread thread = new Thread(
-                () -> {
-                    try {
-                        work.run();
-                    } catch (Throwable e) {
-                        // met again, and said, where stat needs it
-                    }
-                },
-                name);
-        thread.setDaemon(true);
-        thread.start();
+    private abstract static class Aside extends Thread {
+        Aside(String name) {
+            super(name);
+            setDaemon(true);
+        }
+
+        abstract void work() throws IOException;
+
+        @Override
+        public final void run() {
+            try {
+                work();
+            } catch (Throwable e) {
+                // met again, and said, where stat needs it
+            }
+        }
     }
 
     /**
