@@ -165,11 +165,16 @@ class ReportCommandTest {
         assertTrue(table.err.startsWith("perfpin report: " + recording + " line "), table.err);
         assertTrue(table.err.contains("skipped it, as a last line cut short by a crash"), table.err);
         assertTrue(table.out.contains("\npage-toucher  " + tid + "  "), table.out);
-        // Under the line that says it, the names, in 120 columns.
+        // Beside the line that says it, or under it when the two do not fit in 120 columns together: a TID of up
+        // to three digits fits, one of four or more does not.
+        String said = "No final record, shown from the last live sample (the thread still ran when the recording"
+                + " ended):";
+        String names = "page-toucher (tid " + tid + ")";
+        String together = said + " " + names;
         assertTrue(
-                table.out.contains("No final record, shown from the last live sample (the thread still ran when"
-                        + " the recording ended):\n  page-toucher (tid " + tid + ")"),
+                table.out.contains(together.length() <= 120 ? together + "\n" : said + "\n  " + names + "\n"),
                 table.out);
+        assertTrue(table.out.lines().allMatch(line -> line.length() <= 120), table.out);
 
         CliRun json = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "json"));
         assertTrue(json.out.startsWith("{\"type\":\"sample\""), json.out);
