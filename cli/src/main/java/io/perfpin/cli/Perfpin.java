@@ -41,10 +41,16 @@ public final class Perfpin {
             StatCommand.prepare(args);
         }
         boolean named = first != null && COMMANDS.contains(first) && !first.equals("help");
-        return (named ? alone(first) : commandLine())
-                .setParameterExceptionHandler(Failures.HANDLER)
-                .setExecutionExceptionHandler(Failures.HANDLER)
-                .execute(named ? Arrays.copyOfRange(args, 1, args.length) : args);
+        // A Ctrl-C's exit waits until the command is done, its failure's line said too.
+        List<StopSignal> held = StopSignal.hold();
+        try {
+            return (named ? alone(first) : commandLine())
+                    .setParameterExceptionHandler(Failures.HANDLER)
+                    .setExecutionExceptionHandler(Failures.HANDLER)
+                    .execute(named ? Arrays.copyOfRange(args, 1, args.length) : args);
+        } finally {
+            StopSignal.release(held);
+        }
     }
 
     /**

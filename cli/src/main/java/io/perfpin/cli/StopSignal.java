@@ -1,15 +1,22 @@
 package io.perfpin.cli;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
  * Ctrl-C (SIGINT) or SIGTERM while a command waits: the wait ends early, and the JVM holds its exit until the
  * command has written what it measured and given back what it changed (pinned threads get their affinity
- * back), as {@code perf stat} prints its counts on Ctrl-C.
+ * back), as {@code perf stat} prints its counts on Ctrl-C. Within a command that {@link #hold} holds, the exit
+ * waits for the whole command, its failure's line included, not only for the block that installed the signal:
+ * a failure's line is said after that block, and an exit that did not wait for it lost the line.
  */
 final class StopSignal implements AutoCloseable {
+    /** The signals installed by the command that runs on this thread, where one is held: released when it ends. */
+    private static final ThreadLocal<List<StopSignal>> HELD = new ThreadLocal<>();
+
     /** Long enough to read counters, write a report and restore pins; a hung command still exits. */
     private static final long FINISH_SECONDS = 10;
 
@@ -33,7 +40,29 @@ final class StopSignal implements AutoCloseable {
     static StopSignal install() {
         StopSignal signal = new StopSignal();
         Runtime.getRuntime().addShutdownHook(signal.hook);
+        List<StopSignal> held = HELD.get();
+        if (held != null) {
+            held.add(signal);
+        }
         return signal;
+    }
+
+    /**
+     * Holds the exit of every signal that the command about to run on this thread installs until {@link #release};
+     * returns what to give it.
+     */
+    static List<StopSignal> hold() {
+        List<StopSignal> held = new ArrayList<>();
+        HELD.set(held);
+        return held;
+    }
+
+    /** The command that {@link #hold} returned {@code held} for is done: a signal's exit may go on. */
+    static void release(List<StopSignal> held) {
+        HELD.remove();
+        for (StopSignal signal : held) {
+            signal.finish();
+        }
     }
 
     /** Waits {@code length}, or less when a signal came; returns whether it did. */
@@ -41,9 +70,16 @@ final class StopSignal implements AutoCloseable {
         return stop.await(length.toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    /** The command is done: a signal's exit may go on. */
+    /** The block that installed it is done: a signal's exit may go on, unless the whole command is held. */
     @Override
     public void close() {
+        List<StopSignal> held = HELD.get();
+        if (held == null || !held.contains(this)) {
+            finish();
+        }
+    }
+
+    private void finish() {
         finished.countDown();
         try {
             Runtime.getRuntime().removeShutdownHook(hook);
