@@ -177,6 +177,9 @@ final class AgentSession {
                     System.err.println(TerminalText.escape("perfpin run: no live view: " + e.getMessage()));
                 }
             }
+            // From here a signal's exit does not wait: the application may run on long after a SIGTERM sent to
+            // perfpin alone.
+            StopSignal.releaseHeld();
             int exit = process.waitFor();
             if (Files.exists(agent.record)) {
                 try {

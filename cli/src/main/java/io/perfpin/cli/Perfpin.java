@@ -41,7 +41,8 @@ public final class Perfpin {
             StatCommand.prepare(args);
         }
         boolean named = first != null && COMMANDS.contains(first) && !first.equals("help");
-        // A Ctrl-C's exit waits until the command is done, its failure's line said too.
+        // Once the command has installed a StopSignal, a Ctrl-C's or SIGTERM's exit waits (up to 10 s) for it to end,
+        // its failure's line said too.
         List<StopSignal> held = StopSignal.hold();
         try {
             return (named ? alone(first) : commandLine())

@@ -10,8 +10,9 @@ import java.util.concurrent.TimeUnit;
  * Ctrl-C (SIGINT) or SIGTERM while a command waits: the wait ends early, and the JVM holds its exit until the
  * command has written what it measured and given back what it changed (pinned threads get their affinity
  * back), as {@code perf stat} prints its counts on Ctrl-C. Within a command that {@link #hold} holds, the exit
- * waits for the whole command, its failure's line included, not only for the block that installed the signal:
- * a failure's line is said after that block, and an exit that did not wait for it lost the line.
+ * waits (up to {@value #FINISH_SECONDS} s) for the whole command, its failure's line included, not only for the
+ * block that installed the signal: a failure's line is said after that block, and an exit that did not wait for it
+ * lost the line.
  */
 final class StopSignal implements AutoCloseable {
     /** The signals installed by the command that runs on this thread, where one is held: released when it ends. */
@@ -60,7 +61,23 @@ final class StopSignal implements AutoCloseable {
     /** The command that {@link #hold} returned {@code held} for is done: a signal's exit may go on. */
     static void release(List<StopSignal> held) {
         HELD.remove();
-        for (StopSignal signal : held) {
+        finishAll(held);
+    }
+
+    /**
+     * Lets a signal's exit go on from here for the signals the command on this thread installed so far: what it does
+     * next (waiting for an application it launched) is not work of perfpin's to finish.
+     */
+    static void releaseHeld() {
+        List<StopSignal> held = HELD.get();
+        if (held != null) {
+            finishAll(held);
+            held.clear();
+        }
+    }
+
+    private static void finishAll(List<StopSignal> signals) {
+        for (StopSignal signal : signals) {
             signal.finish();
         }
     }
