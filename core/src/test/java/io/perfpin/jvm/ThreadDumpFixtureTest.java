@@ -131,7 +131,7 @@ class ThreadDumpFixtureTest {
         assertEquals(truth.vmThreads(), dump.vmThreads());
     }
 
-    private static String dump(String jdk) throws IOException {
+    static String dump(String jdk) throws IOException {
         try (InputStream in = ThreadDumpFixtureTest.class.getResourceAsStream("/jvm/" + jdk + "-thread-print.bin")) {
             byte[] bytes = in.readAllBytes();
             return ModifiedUtf8.decode(bytes, 0, bytes.length);

@@ -3,8 +3,8 @@ package io.perfpin.jvm;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.report.TerminalText;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.List;
 import java.util.Random;
 import java.util.regex.Matcher;
@@ -25,8 +25,8 @@ class ThreadHeaderTest {
     void readsTheRealDumpsHeadersAsTheGrammarDoes() throws IOException {
         int headers = 0;
         for (String dump : List.of(
-                decoded("jdk17-thread-print.bin"),
-                decoded("jdk25-thread-print.bin"),
+                ThreadDumpFixtureTest.dump("jdk17"),
+                ThreadDumpFixtureTest.dump("jdk25"),
                 ThreadDumpFixtureTest.resource("jdk25-virtual-thread-print.txt"))) {
             String[] lines = dump.split("\n", -1);
             for (int i = 0; i < lines.length; i++) {
@@ -111,20 +111,7 @@ class ThreadHeaderTest {
                         matcher.group("daemon") != null,
                         matcher.group("nid"))
                 : null;
-        assertEquals(expected, ThreadHeader.parse(text), () -> "header " + escaped(text));
+        assertEquals(expected, ThreadHeader.parse(text), () -> "header '" + TerminalText.escape(text) + "'");
         return expected != null;
-    }
-
-    private static String decoded(String name) throws IOException {
-        try (InputStream in = ThreadHeaderTest.class.getResourceAsStream("/jvm/" + name)) {
-            byte[] bytes = in.readAllBytes();
-            return ModifiedUtf8.decode(bytes, 0, bytes.length);
-        }
-    }
-
-    private static String escaped(String text) {
-        StringBuilder out = new StringBuilder("'");
-        text.codePoints().forEach(c -> out.append(c < 32 || c > 126 ? String.format("\\u%04x", c) : (char) c));
-        return out.append('\'').toString();
     }
 }
