@@ -17,11 +17,20 @@ import java.util.jar.Manifest;
  * (the JDK loads java.instrument, and with it gives up the module graph its class-data archive holds ready), the
  * floor of every agent written in Java, perfpin's included.
  */
-public final class EmptyAgent {
+final class EmptyAgent {
     private EmptyAgent() {}
 
-    public static void premain(String options, Instrumentation instrumentation) {
-        // nothing: the cost measured is the JDK's
+    /**
+     * The agent: a class of its own, alone in its jar. The JDK finds premain among the class's declared methods, which
+     * resolves the types of all of them: this class's {@link #jar} would name {@link Workspace}, which the jar lacks,
+     * and the JVM would abort before main().
+     */
+    public static final class Premain {
+        private Premain() {}
+
+        public static void premain(String options, Instrumentation instrumentation) {
+            // nothing: the cost measured is the JDK's
+        }
     }
 
     /**
@@ -32,8 +41,8 @@ public final class EmptyAgent {
         Path jar = workspace.scratch("empty-agent.jar");
         Manifest manifest = new Manifest();
         manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(new Attributes.Name("Premain-Class"), EmptyAgent.class.getName());
-        String entry = EmptyAgent.class.getName().replace('.', '/') + ".class";
+        manifest.getMainAttributes().put(new Attributes.Name("Premain-Class"), Premain.class.getName());
+        String entry = Premain.class.getName().replace('.', '/') + ".class";
         try (OutputStream file = Files.newOutputStream(jar, StandardOpenOption.CREATE_NEW);
                 JarOutputStream out = new JarOutputStream(file, manifest);
                 InputStream bytes = EmptyAgent.class.getResourceAsStream("/" + entry)) {
