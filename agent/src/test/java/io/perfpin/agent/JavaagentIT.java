@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.agent.apps.AgentTestApp;
 import io.perfpin.apps.Programs;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OtlpEndpoint;
@@ -77,6 +78,32 @@ class JavaagentIT {
         assertEquals(1, Observed.records(out, "thread", "toucher-2").size());
         assertTrue(Observed.records(out, "thread", "other-1").isEmpty());
         assertTrue(Observed.records(out, "thread", "main").isEmpty());
+    }
+
+    /**
+     * docs/agent-options.md#how-the-agent-starts: premain returns before the agent is up, and main(), which the rules
+     * leave out, runs at once; a thread that it starts at once and the rules count waits for the agent, so it is still
+     * counted from its first instruction. (Where the rules count main, main waits too: AttachCommandTest counts the
+     * pages it touches at once.)
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aThreadThatMainStartsAtOnceWaitsForTheAgentAndIsCountedWhole(String java, @TempDir Path dir) throws Exception {
+        Path out = dir.resolve("early.jsonl");
+        try (AppJvm app = AppJvm.start(
+                java,
+                "threads=early;events=page-faults;out=" + out,
+                dir,
+                "-D" + AgentTestApp.EARLY + "=early:" + PAGES)) {
+            assertEquals("early started before the agent was up", app.await("early started "));
+            app.touched("early");
+            app.await("ready");
+            assertEquals(0, app.finish());
+        }
+        List<String> early = Observed.records(out, "thread", "early");
+        assertEquals(1, early.size(), "the early thread's final record");
+        assertWithin(PAGES, (long) Observed.number(early.get(0), "page-faults"), 0.03, "the early thread's faults");
+        assertTrue(Observed.records(out, "thread", "main").isEmpty(), "main, which the rules leave out");
     }
 
     /** A rule whose placement chooses the CPUs says which it chose, once, on the application's stderr. */

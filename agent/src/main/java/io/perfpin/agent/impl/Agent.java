@@ -1,6 +1,7 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.agent.bootstrap.ThreadEvents;
 import io.perfpin.agent.bootstrap.ThreadHooks;
 import io.perfpin.agent.metrics.MetricsExport;
 import io.perfpin.event.EventParser;
@@ -19,9 +20,9 @@ import java.util.function.Supplier;
 import net.bytebuddy.agent.builder.ResettableClassFileTransformer;
 
 /**
- * One running agent: the registry that counts and publishes, the hooks that feed it, the thread events and
- * weaving that call the hooks, and the shutdown hook that writes the final records. {@link #close} (detach)
- * undoes all of it.
+ * One running agent: the registry that counts and publishes, the hooks that feed it, and the thread events and
+ * weaving that call the hooks. {@link #close} (detach) undoes all of it; {@link #closeAtExit} writes the final
+ * records. {@link AgentStart} starts it, and calls those two.
  */
 final class Agent implements AutoCloseable {
     private final ThreadRegistry registry;
@@ -33,8 +34,6 @@ final class Agent implements AutoCloseable {
     private final Runnable unweave;
     /** Null without a virtual= option, or where virtual threads cannot be counted. */
     private final VirtualThreads virtualThreads;
-
-    private final Thread shutdownHook;
 
     private Agent(
             ThreadRegistry registry,
@@ -49,30 +48,25 @@ final class Agent implements AutoCloseable {
         this.exports = exports;
         this.unweave = unweave;
         this.virtualThreads = virtualThreads;
-        // Classes rather than lambdas in the agent's start: it runs in premain, on the application's main thread, where
-        // linking a lambda cost more than the work it stands for.
-        this.shutdownHook = new Thread(
-                new Runnable() {
-                    @Override
-                    public void run() {
-                        closeCounting(registry, exports, virtualThreads);
-                    }
-                },
-                "perfpin-shutdown");
     }
 
+    /**
+     * @param early what premain set up before the agent started on a thread of its own; null when it starts on the
+     *     calling thread
+     */
     static Agent start(
             AgentOptions options,
             EventParser parser,
             Syscalls syscalls,
             Instrumentation instrumentation,
-            boolean attached)
+            boolean attached,
+            AgentStart.Early early)
             throws IOException {
         if (options.log() != null) {
             AgentLog.logTo(options.log()); // first: what the start says is in it
         }
         try {
-            return startCounting(options, parser, syscalls, instrumentation, attached);
+            return startCounting(options, parser, syscalls, instrumentation, attached, early);
         } catch (IOException | RuntimeException | Error e) {
             // the [perfpin] line that says so comes after: the log keeps its stack trace, then lets its file go
             AgentLog.logOnly(AgentNotice.failure("the agent did not start", e));
@@ -86,7 +80,8 @@ final class Agent implements AutoCloseable {
             EventParser parser,
             Syscalls syscalls,
             Instrumentation instrumentation,
-            boolean attached)
+            boolean attached,
+            AgentStart.Early early)
             throws IOException {
         RegistryConfig config = RegistryConfig.of(options.events())
                 .withInterval(options.intervalNanos())
@@ -147,10 +142,10 @@ final class Agent implements AutoCloseable {
             if (virtualThreads != null && exports != null) {
                 virtualThreads.exportTo(exports);
             }
-            values = new AnnotationValues(parser);
+            values = early != null ? early.values() : new AnnotationValues(parser);
             enrolment = new Enrolment(registry, rules, values, methods, syscalls);
             ThreadHooks.install(enrolment);
-            unweave = weave(instrumentation, syscalls, values, methods, attached, registry);
+            unweave = weave(instrumentation, syscalls, values, methods, attached, registry, early);
         } catch (RuntimeException | Error e) {
             if (enrolment != null) {
                 ThreadHooks.uninstall(enrolment);
@@ -163,11 +158,10 @@ final class Agent implements AutoCloseable {
         try {
             if (attached) {
                 RunningThreads.enrolInBackground(syscalls, registry, rules, values);
-            } else {
+            } else if (early == null) {
                 // premain runs on the thread that will run main(): it starts counting here, as a started thread would
                 enrolment.runStarting(Thread.currentThread());
             }
-            Runtime.getRuntime().addShutdownHook(agent.shutdownHook);
         } catch (RuntimeException | Error e) {
             agent.close();
             throw e;
@@ -195,7 +189,8 @@ final class Agent implements AutoCloseable {
      * How threads are seen to start: with perfpin's C library the JVM reports every thread's start and end
      * itself (JVMTI), the library enrolling those it can with no Java on them, and only annotated classes are woven,
      * byte-buddy loading when the first one appears (in the background, after an attach, for the classes already
-     * loaded). Without it, Thread.run() is woven too, and byte-buddy loads now.
+     * loaded). Without it, Thread.run() is woven too, and byte-buddy loads now. A start in the background finds the
+     * events on and the weaving in place already ({@link AgentStart}).
      */
     private static Runnable weave(
             Instrumentation instrumentation,
@@ -203,11 +198,19 @@ final class Agent implements AutoCloseable {
             AnnotationValues values,
             MethodCounting methods,
             boolean attached,
-            ThreadRegistry registry) {
-        if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) == 0) {
+            ThreadRegistry registry,
+            AgentStart.Early early) {
+        if (early != null || ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) == 0) {
             // and with the library's enrolment a thread's start runs no Java at all, but when the rules say to
             registry.enrolInC(ThreadHooks.class);
-            WeavingOnDemand onDemand = WeavingOnDemand.install(instrumentation, values, methods);
+            WeavingOnDemand onDemand = early != null
+                    ? early.onDemand()
+                    : WeavingOnDemand.install(instrumentation, values, new Supplier<MethodCounting>() {
+                        @Override
+                        public MethodCounting get() {
+                            return methods;
+                        }
+                    });
             if (attached) {
                 Thread weaver = new Thread(() -> onDemand.weaveLoaded(instrumentation), "perfpin-weaver");
                 weaver.setDaemon(true);
@@ -224,6 +227,21 @@ final class Agent implements AutoCloseable {
         WeavingOnDemand.requireByteBuddy();
         ResettableClassFileTransformer transformer = Weaving.install(instrumentation, values, methods);
         return () -> Weaving.reset(instrumentation, transformer);
+    }
+
+    /** The thread events' handler: what the hooks call while the agent runs. */
+    ThreadEvents events() {
+        return enrolment;
+    }
+
+    /** What the weaving of {@code @Counted} methods registers them with. */
+    MethodCounting methods() {
+        return methods;
+    }
+
+    /** At the JVM's exit: the final records. */
+    void closeAtExit() {
+        closeCounting(registry, exports, virtualThreads);
     }
 
     /**
@@ -254,11 +272,6 @@ final class Agent implements AutoCloseable {
             closeCounting(registry, exports, virtualThreads);
             AgentLog.publishTo(null, false);
             AgentLog.stopLogging(); // last: what the final records said is in it
-            try {
-                Runtime.getRuntime().removeShutdownHook(shutdownHook);
-            } catch (IllegalStateException e) {
-                // the JVM is shutting down: the hook runs or ran
-            }
         }
     }
 }

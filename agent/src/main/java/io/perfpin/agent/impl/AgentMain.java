@@ -13,7 +13,8 @@ import java.lang.instrument.Instrumentation;
  * through the JVM's attach channel: detach and attach then depend on no file.
  */
 public final class AgentMain {
-    private static Agent running;
+    /** Null before a start, and after a detach. */
+    private static AgentStart running;
 
     private AgentMain() {}
 
@@ -24,28 +25,42 @@ public final class AgentMain {
             AgentOptions options = AgentOptions.parse(text, parser);
             if (options.detach()) {
                 detach();
-            } else if (running != null) {
+            } else if (running != null && running.holdsAgent()) {
                 AgentLog.refused("the agent already runs in this JVM; detach it first (perfpin detach "
                         + ProcessHandle.current().pid() + ") to start it with other options");
             } else {
                 Syscalls syscalls = Backends.syscalls();
                 HookClasses.install(syscalls, instrumentation);
-                running = Agent.start(options, parser, syscalls, instrumentation, attached);
-                System.setProperty(AgentPresence.PROPERTY, AgentPresence.RUNNING);
+                running = AgentStart.start(options, parser, syscalls, instrumentation, attached);
             }
-        } catch (IllegalArgumentException e) {
-            AgentLog.refused(e.getMessage() + "; the agent is off, the application runs without it");
         } catch (Throwable e) {
-            AgentLog.refused("the agent failed to start, the application runs without it: " + e);
+            notStarted(e);
         }
     }
 
+    /** Said once, whether the start failed in premain, in agentmain or on its own thread after premain. */
+    static void notStarted(Throwable e) {
+        AgentLog.refused(
+                e instanceof IllegalArgumentException
+                        ? e.getMessage() + "; the agent is off, the application runs without it"
+                        : "the agent failed to start, the application runs without it: " + e);
+    }
+
     private static void detach() {
-        if (running == null) {
+        if (running == null || !running.holdsAgent()) {
             AgentLog.refused("detach: the agent does not run in this JVM");
             return;
         }
-        Agent agent = running;
+        AgentStart agent = running;
+        if (!agent.awaitStart()) {
+            AgentLog.refused(
+                    "detach: the agent is still starting after " + AgentStart.WAIT_MILLIS + " ms; detach again later");
+            return;
+        }
+        if (!agent.holdsAgent()) {
+            AgentLog.refused("detach: the agent does not run in this JVM: its start failed");
+            return;
+        }
         running = null;
         try {
             agent.close();

@@ -15,6 +15,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.WeakHashMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 
 /**
  * Weaves perfpin's annotations, and loads byte-buddy to do it only when a class that carries one appears.
@@ -29,7 +30,12 @@ final class WeavingOnDemand implements ClassFileTransformer {
     private static final byte[] MARKER = "Lio/perfpin/annotations/".getBytes(StandardCharsets.UTF_8);
 
     private final AnnotationValues values;
-    private final MethodCounting methods;
+    /**
+     * What woven methods register with, asked when the first annotated class appears: an agent that starts in the
+     * background makes the class wait for it ({@link AgentStart}); null when that start failed or took too long.
+     */
+    private final Supplier<MethodCounting> methods;
+
     private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
 
     private final ClassLoader own = WeavingOnDemand.class.getClassLoader();
@@ -40,12 +46,13 @@ final class WeavingOnDemand implements ClassFileTransformer {
     private volatile ClassFileTransformer weaver;
     private volatile boolean broken;
 
-    private WeavingOnDemand(AnnotationValues values, MethodCounting methods) {
+    private WeavingOnDemand(AnnotationValues values, Supplier<MethodCounting> methods) {
         this.values = values;
         this.methods = methods;
     }
 
-    static WeavingOnDemand install(Instrumentation instrumentation, AnnotationValues values, MethodCounting methods) {
+    static WeavingOnDemand install(
+            Instrumentation instrumentation, AnnotationValues values, Supplier<MethodCounting> methods) {
         WeavingOnDemand onDemand = new WeavingOnDemand(values, methods);
         instrumentation.addTransformer(onDemand, true);
         return onDemand;
@@ -63,7 +70,11 @@ final class WeavingOnDemand implements ClassFileTransformer {
         if (className == null || loader == own || broken || isJdks(loader, className) || !contains(bytes, MARKER)) {
             return null;
         }
-        byte[] result = weaver().transform(module, loader, className, redefined, domain, bytes);
+        ClassFileTransformer weaver = weaver();
+        if (weaver == null) {
+            return null;
+        }
+        byte[] result = weaver.transform(module, loader, className, redefined, domain, bytes);
         if (result != null) {
             remember(loader, className);
         }
@@ -144,15 +155,20 @@ final class WeavingOnDemand implements ClassFileTransformer {
         }
     }
 
+    /** Null when there is no agent to weave for: its start failed, or this class did not wait any longer. */
     private ClassFileTransformer weaver() {
         ClassFileTransformer current = weaver;
         if (current == null) {
+            MethodCounting counting = methods.get(); // not under the lock: a class that waits holds no other up
+            if (counting == null) {
+                return null;
+            }
             synchronized (this) {
                 current = weaver;
                 if (current == null) {
                     try {
                         requireByteBuddy();
-                        current = Weaving.annotationsOnly(values, methods);
+                        current = Weaving.annotationsOnly(values, counting);
                     } catch (RuntimeException | LinkageError e) {
                         broken = true;
                         AgentLog.say(AgentNotice.failure("cannot weave perfpin's annotations, they are ignored", e));

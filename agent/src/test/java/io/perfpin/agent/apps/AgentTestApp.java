@@ -54,8 +54,14 @@ import java.util.concurrent.TimeUnit;
  *                          descriptor, even where another thread freed one since the last open -> "touched NAME TID"
  *   finish                 every waiting thread ends; then "done" and exit 0
  * </pre>
+ * With the system property {@value #EARLY} set to NAME:PAGES, main() first starts a thread NAME that touches PAGES
+ * pages, and says whether the agent was up then: "early started before the agent was up" (or "after"), then "touched
+ * NAME TID" once the thread ran.
  */
 public final class AgentTestApp {
+    /** The system property that asks for a thread started as main() begins. */
+    public static final String EARLY = "perfpin.test.early";
+
     private static final CountDownLatch FINISH = new CountDownLatch(1);
     private static final List<Thread> THREADS = new ArrayList<>();
     private static final List<FileChannel> FILES = new ArrayList<>();
@@ -64,13 +70,34 @@ public final class AgentTestApp {
 
     private AgentTestApp() {}
 
+    /**
+     * The agent, given by {@code -javaagent}, starts on a thread of its own while main() runs: the tests look at this
+     * JVM once that start is over, as they did when premain did all of it.
+     */
+    private static void awaitAgentStart() throws InterruptedException {
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            if (thread.getName().equals("perfpin-start")) {
+                thread.join(10_000);
+            }
+        }
+    }
+
     public static void main(String[] args) throws Exception {
+        String early = System.getProperty(EARLY);
+        if (early != null) {
+            // main's first act, while the agent may still start beside main(): the thread waits for it
+            boolean agentUp = System.getProperty("perfpin.agent") != null;
+            int colon = early.indexOf(':');
+            start(new Toucher(Integer.parseInt(early.substring(colon + 1))), early.substring(0, colon));
+            say("early started " + (agentUp ? "after" : "before") + " the agent was up");
+        }
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in));
         // Loads what touching pages needs once, so a counted thread's faults are its pages, not class loading.
         PageToucher.touch(PageToucher.PAGE_SIZE);
         // And what a started thread runs: it must start when the test has taken every file descriptor.
         new Toucher(0);
         tid();
+        awaitAgentStart();
         say("ready");
         for (String line = in.readLine(); line != null; line = in.readLine()) {
             String[] word = line.trim().split(" ");

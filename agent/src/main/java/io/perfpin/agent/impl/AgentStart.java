@@ -1,0 +1,308 @@
+package io.perfpin.agent.impl;
+
+import io.perfpin.agent.bootstrap.ThreadEvents;
+import io.perfpin.agent.bootstrap.ThreadHooks;
+import io.perfpin.event.EventParser;
+import io.perfpin.jvm.AgentPresence;
+import io.perfpin.nativeio.Backend;
+import io.perfpin.nativeio.NativeEnrolment;
+import io.perfpin.nativeio.Syscalls;
+import io.perfpin.nativeio.ThreadLifecycleEvents;
+import java.io.IOException;
+import java.lang.instrument.Instrumentation;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * An agent from its start to its detach or the JVM's exit, with the shutdown hook that writes its final records.
+ *
+ * <p>premain, where the rules leave {@code main} out and perfpin's C library is there, starts it on a thread of its
+ * own and returns: the registry, the counters' encodings, the {@code out=} and {@code stats=} files and the exports
+ * start beside {@code main()}. What must be in place before {@code main()} is, first: the options are parsed (a bad
+ * one is said, and the agent stays off), the library is loaded and checked, the JVM reports thread starts, and
+ * annotated classes are watched for. Until the agent is up, this class stands in for it. A thread that the rules count
+ * or pin waits for it as it starts, so that it is still counted from its first instruction; a thread they leave alone
+ * goes on at once. An annotated class waits as it loads, to be woven, and the JVM's exit waits, for the final records.
+ * All of it waits {@value #WAIT_MILLIS} ms from premain at most, which the start takes a hundredth of; past that,
+ * nothing waits any more, and that is said once.
+ *
+ * <p>Otherwise the agent starts on the calling thread ({@link #start}).
+ */
+final class AgentStart implements ThreadEvents {
+    /** The most, from premain on, that what needs the agent waits for its start in the background. */
+    static final long WAIT_MILLIS = 2_000;
+
+    /** What premain set up before the agent started on a thread of its own. */
+    record Early(AnnotationValues values, WeavingOnDemand onDemand) {}
+
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
+    private final AtomicBoolean toldLate = new AtomicBoolean();
+    private final ThreadRules rules;
+    private final Thread exitHook;
+    /** Null until the agent is up, and for good when its start failed. */
+    private volatile Agent agent;
+    /** Set when the start failed: nothing waits for it, and the agent is not there to detach. */
+    private volatile boolean failed;
+    /** Set once the deadline passed with the start still under way: nothing waits for it any more. */
+    private volatile boolean late;
+
+    private AgentStart(ThreadRules rules) {
+        this.rules = rules;
+        // A class, not a lambda: premain links it, where a lambda costs more than the work it stands for.
+        exitHook = new Thread(
+                new Runnable() {
+                    @Override
+                    public void run() {
+                        Agent running = awaitAgent();
+                        if (running != null) {
+                            running.closeAtExit();
+                        }
+                    }
+                },
+                "perfpin-shutdown");
+    }
+
+    /**
+     * premain's start in the background where it can be; on the calling thread otherwise: an attach's; premain's where
+     * the rules count or pin {@code main}, whose start the JVM reports after premain, so that main() would wait for the
+     * agent anyway; without the C library, whose absence means weaving {@code Thread.run()} before main(); and with
+     * {@code virtual=}, since the JVM reports no virtual thread's start to the hooks, so one that main() started before
+     * the agent was up would not be counted from its first mount.
+     */
+    static AgentStart start(
+            AgentOptions options,
+            EventParser parser,
+            Syscalls syscalls,
+            Instrumentation instrumentation,
+            boolean attached)
+            throws IOException {
+        Thread current = Thread.currentThread();
+        return attached
+                        || options.rules().enrols(current.getName(), current.getClass())
+                        || syscalls.backend() != Backend.JNI
+                        || options.virtual() != null
+                ? here(options, parser, syscalls, instrumentation, attached)
+                : inBackground(options, parser, syscalls, instrumentation);
+    }
+
+    private static AgentStart here(
+            AgentOptions options,
+            EventParser parser,
+            Syscalls syscalls,
+            Instrumentation instrumentation,
+            boolean attached)
+            throws IOException {
+        AgentStart start = new AgentStart(options.rules());
+        Agent agent = Agent.start(options, parser, syscalls, instrumentation, attached, null);
+        try {
+            Runtime.getRuntime().addShutdownHook(start.exitHook);
+        } catch (IllegalStateException | SecurityException e) {
+            agent.close(); // the JVM exits already: nothing would write the final records
+            throw e;
+        }
+        start.started(agent);
+        return start;
+    }
+
+    /**
+     * What must be in place before {@code main()}, then the rest on the thread {@code perfpin-start}. Where the JVM
+     * does not report thread starts to the library, the agent starts here.
+     */
+    private static AgentStart inBackground(
+            AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation)
+            throws IOException {
+        AgentStart start = new AgentStart(options.rules());
+        ThreadHooks.install(start);
+        if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) != 0) {
+            ThreadHooks.uninstall(start);
+            return here(options, parser, syscalls, instrumentation, false);
+        }
+        WeavingOnDemand onDemand = null;
+        try {
+            AnnotationValues values = new AnnotationValues(parser);
+            onDemand = WeavingOnDemand.install(instrumentation, values, new Supplier<MethodCounting>() {
+                @Override
+                public MethodCounting get() {
+                    Agent running = start.awaitAgent();
+                    return running == null ? null : running.methods();
+                }
+            });
+            Early early = new Early(values, onDemand);
+            Runtime.getRuntime().addShutdownHook(start.exitHook);
+            Thread thread = new Thread(
+                    new Runnable() {
+                        @Override
+                        public void run() {
+                            start.startAgent(options, parser, syscalls, instrumentation, early);
+                        }
+                    },
+                    "perfpin-start");
+            thread.setDaemon(true);
+            thread.start();
+        } catch (RuntimeException | Error e) {
+            start.takeBack(syscalls, instrumentation, onDemand);
+            throw e;
+        }
+        return start;
+    }
+
+    private void startAgent(
+            AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation, Early early) {
+        try {
+            started(Agent.start(options, parser, syscalls, instrumentation, false, early));
+        } catch (IOException | RuntimeException | Error e) {
+            try {
+                AgentMain.notStarted(e); // first: the JVM's exit, which waits for the start, may come right after
+            } finally {
+                takeBack(syscalls, instrumentation, early.onDemand());
+            }
+        }
+    }
+
+    /**
+     * After a failed start in the background: the hooks, the thread events, the weaving and the exit hook go. Only
+     * then is the start said to have failed, which lets another agent start.
+     */
+    private void takeBack(Syscalls syscalls, Instrumentation instrumentation, WeavingOnDemand onDemand) {
+        try {
+            ThreadHooks.uninstall(this);
+            ThreadLifecycleEvents.disable(syscalls);
+            if (onDemand != null) {
+                onDemand.reset(instrumentation);
+            }
+            removeExitHook();
+        } finally {
+            failed = true;
+            done.countDown();
+        }
+    }
+
+    private void started(Agent running) {
+        agent = running;
+        System.setProperty(AgentPresence.PROPERTY, AgentPresence.RUNNING);
+        done.countDown();
+    }
+
+    /** Whether an agent runs or starts: false once its start failed. */
+    boolean holdsAgent() {
+        return !failed;
+    }
+
+    /**
+     * Whether the start is over, the agent up or its start failed: waits for it until {@value #WAIT_MILLIS} ms after
+     * premain at most.
+     */
+    boolean awaitStart() {
+        awaitAgent();
+        return done.getCount() == 0;
+    }
+
+    /** Detach, once the start is over: the agent, if it is up, and its exit hook. */
+    void close() {
+        Agent running = agent;
+        if (running != null) {
+            removeExitHook();
+            running.close();
+        }
+    }
+
+    private void removeExitHook() {
+        try {
+            Runtime.getRuntime().removeShutdownHook(exitHook);
+        } catch (IllegalStateException e) {
+            // the JVM is shutting down: the hook runs or ran
+        }
+    }
+
+    /**
+     * The agent, once up; null when its start failed or is still under way at the deadline, which is said once. An
+     * interrupt does not end the wait, which is short: the thread gets it back after.
+     */
+    private Agent awaitAgent() {
+        Agent running = agent;
+        if (running != null || failed || late) {
+            return running;
+        }
+        boolean interrupted = false;
+        try {
+            for (long left = deadline - System.nanoTime(); left > 0; left = deadline - System.nanoTime()) {
+                try {
+                    if (done.await(left, TimeUnit.NANOSECONDS)) {
+                        return agent;
+                    }
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            late = true;
+            if (toldLate.compareAndSet(false, true)) {
+                AgentLog.info("the agent took more than " + WAIT_MILLIS + " ms to start: what waited for it went on"
+                        + " without it (a thread that started is not counted, an annotated class not woven, and at"
+                        + " the JVM's exit no final record is written)");
+            }
+            return agent;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt(); // the application's own, which it sees as if the wait had not been
+            }
+        }
+    }
+
+    // While the agent starts in the background, the hooks call these: each waits for the agent, then calls it.
+
+    /**
+     * A thread that the rules neither count nor pin does not wait: perfpin's own, the JVM's service threads, and
+     * {@code main}, whose start the JVM reports after premain.
+     */
+    @Override
+    public boolean runStarting(Thread thread) {
+        Agent running = rules.enrols(thread.getName(), thread.getClass()) ? awaitAgent() : agent;
+        return running != null && running.events().runStarting(thread);
+    }
+
+    @Override
+    public int decide(Thread thread) {
+        Agent running = awaitAgent();
+        return running != null ? running.events().decide(thread) : NativeEnrolment.SKIP;
+    }
+
+    /** A thread that ends before the agent is up was not enrolled by it: nothing to wait for. */
+    @Override
+    public void runEnded(Thread thread) {
+        Agent running = agent;
+        if (running != null) {
+            running.events().runEnded(thread);
+        }
+    }
+
+    @Override
+    public Object taskStarting(String placement, String events) {
+        Agent running = awaitAgent();
+        return running != null ? running.events().taskStarting(placement, events) : null;
+    }
+
+    @Override
+    public void taskEnded(Object token) {
+        Agent running = agent;
+        if (running != null) {
+            running.events().taskEnded(token);
+        }
+    }
+
+    @Override
+    public Object methodEntering(int method) {
+        Agent running = awaitAgent();
+        return running != null ? running.events().methodEntering(method) : null;
+    }
+
+    @Override
+    public void methodExited(int method, Object token) {
+        Agent running = agent;
+        if (running != null) {
+            running.events().methodExited(method, token);
+        }
+    }
+}
