@@ -6,10 +6,17 @@ import java.util.Map;
 
 /**
  * How a child JVM ended: exit code, its output, how long it took from start to exit, and the CPU time it used on all
- * its threads ({@code cpuNanos}, -1 when unknown).
+ * its threads ({@code cpuNanos}, -1 when unknown). {@code startNanos} is this JVM's {@code System.nanoTime()} just
+ * before the child started.
  */
 public record ChildRun(
-        String command, int exitCode, List<String> stdout, String stderr, long wallNanos, long cpuNanos) {
+        String command,
+        int exitCode,
+        List<String> stdout,
+        String stderr,
+        long startNanos,
+        long wallNanos,
+        long cpuNanos) {
 
     /**
      * The workload's {@code result ...} line, parsed ({@link ResultLine#parse}).
@@ -35,6 +42,14 @@ public record ChildRun(
             throw new IllegalStateException("no '" + key + "' in the result of " + command + ": " + result());
         }
         return Double.parseDouble(value);
+    }
+
+    /**
+     * How long after its start the child reached {@code main()}, from the {@code main-nanos} of its result line
+     * ({@link io.perfpin.apps.MainReached}): on Linux both JVMs' {@code System.nanoTime()} read {@code CLOCK_MONOTONIC}.
+     */
+    public double mainMillis() {
+        return (Long.parseLong(result().get("main-nanos")) - startNanos) / 1e6;
     }
 
     public double wallMillis() {

@@ -97,6 +97,7 @@ public final class JavaCommand {
                     process.exitValue(),
                     Files.readAllLines(out, StandardCharsets.UTF_8),
                     Files.readString(err, StandardCharsets.UTF_8),
+                    start,
                     wallNanos,
                     cpuNanos(cost));
         } finally {

@@ -1,6 +1,6 @@
 package io.perfpin.bench;
 
-import io.perfpin.apps.Sleeper;
+import io.perfpin.apps.MainReached;
 import io.perfpin.options.AgentOptionText;
 import java.io.IOException;
 import java.util.ArrayList;
@@ -8,18 +8,25 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.function.IntFunction;
+import java.util.function.ToDoubleFunction;
 import java.util.stream.Collectors;
 
 /**
- * Benchmark 3: how much later a trivial program ends when the agent starts with it: {@link Sleeper} with no
- * naps, from process start to exit, without an agent, with {@code -javaagent} and with async-profiler
- * ({@code event=cpu}), alternating; and the CPU time each used. Beside them, an agent that does nothing
+ * Benchmark 3: how much later a trivial program ends when the agent starts with it: {@link MainReached}, from process
+ * start to exit, without an agent, with {@code -javaagent} and with async-profiler ({@code event=cpu}), alternating;
+ * how much later it reached {@code main()}, which is what an application waits for, the agent's start beside
+ * {@code main()} not included; and the CPU time each used. Beside them, an agent that does nothing
  * ({@link EmptyAgent}): what {@code -javaagent} itself costs, which no agent written in Java goes below. One more run
  * of the first two with {@code -verbose:class} counts the classes loaded, per package, to show what the agent
  * brings in.
  */
 final class StartupTime {
     private static final double TARGET_MILLIS = 60;
+    /**
+     * Name rules that leave {@code main} out, as an application's rules often do: {@code main()} then runs while the
+     * agent starts beside it, where with the default rules {@code main} waits for the agent, to be counted whole.
+     */
+    private static final String NAME_RULE = "threads=worker-.*";
     /** What {@code -verbose:class} prints before the name of each class loaded. */
     private static final String CLASS_LOAD = "[class,load] ";
 
@@ -31,27 +38,24 @@ final class StartupTime {
     }
 
     static Section run(Workspace workspace) throws IOException, InterruptedException {
-        JavaCommand plain = workspace.app(Sleeper.class, "0");
+        JavaCommand plain = workspace.app(MainReached.class);
         JavaCommand agent = plain.withJvmOption(workspace.agentOption(null));
         JavaCommand empty = plain.withJvmOption("-javaagent:" + EmptyAgent.jar(workspace));
+        JavaCommand named = plain.withJvmOption(workspace.agentOption(NAME_RULE));
         AsyncProfiler peer = workspace.asyncProfiler();
-        List<IntFunction<JavaCommand>> configurations = new ArrayList<>(List.of(i -> plain, i -> agent, i -> empty));
+        List<IntFunction<JavaCommand>> configurations =
+                new ArrayList<>(List.of(i -> plain, i -> agent, i -> empty, i -> named));
         if (peer.missing() == null) {
             configurations.add(
                     i -> plain.withJvmOption(peer.agentOption(workspace.scratch("startup-" + i + ".collapsed"))));
         }
         List<List<ChildRun>> runs = Alternation.run(configurations, runs(workspace));
-        Summary without =
-                Summary.of(runs.get(0).stream().map(ChildRun::wallMillis).toList());
-        Summary with = Summary.of(runs.get(1).stream().map(ChildRun::wallMillis).toList());
-        Summary profiler = peer.missing() == null
-                ? Summary.of(runs.get(3).stream().map(ChildRun::wallMillis).toList())
-                : null;
-        Summary floor =
-                Summary.of(runs.get(2).stream().map(ChildRun::wallMillis).toList());
+        boolean profiled = peer.missing() == null;
+        Summary without = summary(runs.get(0), ChildRun::wallMillis);
+        Summary with = summary(runs.get(1), ChildRun::wallMillis);
+        Summary floor = summary(runs.get(2), ChildRun::wallMillis);
+        Summary profiler = profiled ? summary(runs.get(4), ChildRun::wallMillis) : null;
         Summary floorAdds = Summary.difference(floor, without);
-        boolean cpuKnown = workspace.cpuUnknown() == null;
-        Summary slower = Summary.difference(with, without);
         Map<String, Long> classesWithout = classesLoaded(plain);
         Map<String, Long> classesWith = classesLoaded(agent);
         long totalWithout = total(classesWithout);
@@ -60,44 +64,20 @@ final class StartupTime {
                 + " with perfpin's the JVM loads " + totalWith + " classes before it exits, against " + totalWithout
                 + " without it; most added: " + mostAdded(classesWith, classesWithout);
         MarkdownTable table = new MarkdownTable(
-                        "",
-                        "without agent",
-                        "empty -javaagent (the JDK's floor)",
-                        "empty − without",
-                        "perfpin agent",
-                        "perfpin − without",
-                        profiler != null ? peer.name() + ", " + AsyncProfiler.optionsText() : "async-profiler",
-                        "async-profiler − without")
-                .row(
-                        "start to exit, ms: median (min–max)",
-                        without.format(1),
-                        floor.format(1),
-                        floorAdds.format(1),
-                        with.format(1),
-                        slower.format(1),
-                        profiler != null ? profiler.format(1) : "not measured: " + peer.missing(),
-                        profiler != null ? Summary.difference(profiler, without).format(1) : "");
-        if (cpuKnown) {
-            Summary cpuWithout =
-                    Summary.of(runs.get(0).stream().map(ChildRun::cpuMillis).toList());
-            Summary cpuWith =
-                    Summary.of(runs.get(1).stream().map(ChildRun::cpuMillis).toList());
-            Summary cpuProfiler = profiler != null
-                    ? Summary.of(runs.get(3).stream().map(ChildRun::cpuMillis).toList())
-                    : null;
-            Summary cpuFloor =
-                    Summary.of(runs.get(2).stream().map(ChildRun::cpuMillis).toList());
-            table.row(
-                    "CPU time, ms (every thread of the JVM)",
-                    cpuWithout.format(1),
-                    cpuFloor.format(1),
-                    Summary.difference(cpuFloor, cpuWithout).format(1),
-                    cpuWith.format(1),
-                    Summary.difference(cpuWith, cpuWithout).format(1),
-                    cpuProfiler != null ? cpuProfiler.format(1) : "",
-                    cpuProfiler != null
-                            ? Summary.difference(cpuProfiler, cpuWithout).format(1)
-                            : "");
+                "",
+                "without agent",
+                "empty -javaagent (the JDK's floor)",
+                "empty − without",
+                "perfpin agent",
+                "perfpin − without",
+                "perfpin, " + NAME_RULE,
+                "that − without",
+                profiled ? peer.name() + ", " + AsyncProfiler.optionsText() : "async-profiler",
+                "async-profiler − without");
+        row(table, "start to exit, ms: median (min–max)", runs, ChildRun::wallMillis, peer.missing());
+        row(table, "main() reached, ms after the start: median (min–max)", runs, ChildRun::mainMillis, null);
+        if (workspace.cpuUnknown() == null) {
+            row(table, "CPU time, ms (every thread of the JVM)", runs, ChildRun::cpuMillis, null);
         }
         table.row(
                 "classes loaded (-verbose:class, one run)",
@@ -106,6 +86,8 @@ final class StartupTime {
                 "",
                 Long.toString(totalWith),
                 Long.toString(totalWith - totalWithout),
+                "",
+                "",
                 "",
                 "");
         Cost cost = Cost.measured(without, with, profiler);
@@ -124,16 +106,51 @@ final class StartupTime {
                     what + ", beside async-profiler's", "", "", "", "", Verdict.notMeasured(peer.missing())));
         }
         List<String> notes = new ArrayList<>();
-        notes.add("`java -cp test-apps io.perfpin.apps.Sleeper 0` (prints one line and exits), " + runs(workspace)
-                + " runs of each, alternating, after one untimed round; wall time from process start to exit as this"
-                + " JVM sees it. The empty agent's premain returns at once (a jar of one class). The agent runs with its"
+        notes.add("`java -cp test-apps io.perfpin.apps.MainReached` (prints when its main() began, one line, and"
+                + " exits), " + runs(workspace) + " runs of each, alternating, after one untimed round; wall time from"
+                + " process start to exit as this JVM sees it, and to main(), from the child's System.nanoTime() there"
+                + " (CLOCK_MONOTONIC, as this JVM's). perfpin's premain leaves most of the agent's start to a thread"
+                + " of its own; with its default rules main is counted, and main() waits for the agent, but with rules"
+                + " that leave main out (" + NAME_RULE + ") main() runs beside the agent's start, and the JVM's exit"
+                + " waits for it: main() comes sooner, the exit no sooner. The empty agent's premain returns at once (a jar of one class). The agent runs with its"
                 + " defaults (events " + AgentOptionText.DEFAULT_EVENTS
                 + ", a stats file); async-profiler"
                 + " starts profiling CPU at once and writes its collapsed stacks at exit.");
-        if (!cpuKnown) {
+        if (workspace.cpuUnknown() != null) {
             notes.add("CPU not measured: " + workspace.cpuUnknown());
         }
         return new Section("3. JVM start-up", headlines, List.of(table), notes);
+    }
+
+    private static Summary summary(List<ChildRun> runs, ToDoubleFunction<ChildRun> figure) {
+        return Summary.of(runs.stream().mapToDouble(figure).toArray());
+    }
+
+    /**
+     * A figure of every configuration, and what each adds over no agent: runs are without, perfpin's, the empty
+     * agent's, perfpin's with {@link #NAME_RULE}, then the peer's when it ran.
+     *
+     * @param peerMissing why the peer did not run, said in its cell; null to leave it empty
+     */
+    private static void row(
+            MarkdownTable table,
+            String what,
+            List<List<ChildRun>> runs,
+            ToDoubleFunction<ChildRun> figure,
+            String peerMissing) {
+        Summary without = summary(runs.get(0), figure);
+        List<String> cells = new ArrayList<>(List.of(what, without.format(1)));
+        for (int configuration : new int[] {2, 1, 3, 4}) {
+            if (configuration < runs.size()) {
+                Summary with = summary(runs.get(configuration), figure);
+                cells.add(with.format(1));
+                cells.add(Summary.difference(with, without).format(1));
+            } else {
+                cells.add(peerMissing == null ? "" : "not measured: " + peerMissing);
+                cells.add("");
+            }
+        }
+        table.row(cells.toArray(new String[0]));
     }
 
     /** Classes loaded by one run, counted per package prefix of two names ({@code net.bytebuddy}). */
