@@ -37,11 +37,15 @@ public record ChildRun(
 
     /** A value of the result line as a number. */
     public double resultValue(String key) {
+        return Double.parseDouble(resultText(key));
+    }
+
+    private String resultText(String key) {
         String value = result().get(key);
         if (value == null) {
             throw new IllegalStateException("no '" + key + "' in the result of " + command + ": " + result());
         }
-        return Double.parseDouble(value);
+        return value;
     }
 
     /**
@@ -49,7 +53,7 @@ public record ChildRun(
      * ({@link io.perfpin.apps.MainReached}): on Linux both JVMs' {@code System.nanoTime()} read {@code CLOCK_MONOTONIC}.
      */
     public double mainMillis() {
-        return (Long.parseLong(result().get("main-nanos")) - startNanos) / 1e6;
+        return (Long.parseLong(resultText("main-nanos")) - startNanos) / 1e6;
     }
 
     public double wallMillis() {

@@ -109,11 +109,11 @@ final class StartupTime {
         notes.add("`java -cp test-apps io.perfpin.apps.MainReached` (prints when its main() began, one line, and"
                 + " exits), " + runs(workspace) + " runs of each, alternating, after one untimed round; wall time from"
                 + " process start to exit as this JVM sees it, and to main(), from the child's System.nanoTime() there"
-                + " (CLOCK_MONOTONIC, as this JVM's). perfpin's premain leaves most of the agent's start to a thread"
-                + " of its own; with its default rules main is counted, and main() waits for the agent, but with rules"
-                + " that leave main out (" + NAME_RULE + ") main() runs beside the agent's start, and the JVM's exit"
-                + " waits for it: main() comes sooner, the exit no sooner. The empty agent's premain returns at once (a jar of one class). The agent runs with its"
-                + " defaults (events " + AgentOptionText.DEFAULT_EVENTS
+                + " (CLOCK_MONOTONIC, as this JVM's). With its default rules perfpin counts main, and its premain"
+                + " starts the agent before main(); with rules that leave main out (" + NAME_RULE + ") premain leaves"
+                + " most of the agent's start to a thread of its own, beside main(), and the JVM's exit waits for it:"
+                + " main() comes sooner, the exit no sooner. The empty agent's premain returns at once (a jar of one"
+                + " class). The agent runs with its defaults (events " + AgentOptionText.DEFAULT_EVENTS
                 + ", a stats file); async-profiler"
                 + " starts profiling CPU at once and writes its collapsed stacks at exit.");
         if (workspace.cpuUnknown() != null) {

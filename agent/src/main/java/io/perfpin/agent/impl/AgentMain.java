@@ -53,8 +53,8 @@ public final class AgentMain {
         }
         AgentStart agent = running;
         if (!agent.awaitStart()) {
-            AgentLog.refused(
-                    "detach: the agent is still starting after " + AgentStart.WAIT_MILLIS + " ms; detach again later");
+            AgentLog.refused("detach: the agent is still starting, past the " + AgentStart.WAIT_MILLIS
+                    + " ms that anything waits for it; detach again later");
             return;
         }
         if (!agent.holdsAgent()) {

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * annotated classes are watched for. Until the agent is up, this class stands in for it. A thread that the rules count
  * or pin waits for it as it starts, so that it is still counted from its first instruction; a thread they leave alone
  * goes on at once. An annotated class waits as it loads, to be woven, and the JVM's exit waits, for the final records.
- * All of it waits {@value #WAIT_MILLIS} ms from premain at most, which the start takes a hundredth of; past that,
+ * All of it waits {@value #WAIT_MILLIS} ms from premain at most, where the start takes tens of milliseconds; past that,
  * nothing waits any more, and that is said once.
  *
  * <p>Otherwise the agent starts on the calling thread ({@link #start}).
@@ -116,12 +116,12 @@ final class AgentStart implements ThreadEvents {
             throws IOException {
         AgentStart start = new AgentStart(options.rules());
         ThreadHooks.install(start);
-        if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) != 0) {
-            ThreadHooks.uninstall(start);
-            return here(options, parser, syscalls, instrumentation, false);
-        }
         WeavingOnDemand onDemand = null;
         try {
+            if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) != 0) {
+                ThreadHooks.uninstall(start);
+                return here(options, parser, syscalls, instrumentation, false);
+            }
             AnnotationValues values = new AnnotationValues(parser);
             onDemand = WeavingOnDemand.install(instrumentation, values, new Supplier<MethodCounting>() {
                 @Override
@@ -182,8 +182,13 @@ final class AgentStart implements ThreadEvents {
 
     private void started(Agent running) {
         agent = running;
-        System.setProperty(AgentPresence.PROPERTY, AgentPresence.RUNNING);
         done.countDown();
+        try {
+            System.setProperty(AgentPresence.PROPERTY, AgentPresence.RUNNING);
+        } catch (SecurityException e) {
+            AgentLog.info("the agent runs, but cannot say so in the system property " + AgentPresence.PROPERTY + " ("
+                    + e.getMessage() + "): perfpin attach and detach will not see it");
+        }
     }
 
     /** Whether an agent runs or starts: false once its start failed. */
@@ -263,9 +268,14 @@ final class AgentStart implements ThreadEvents {
         return running != null && running.events().runStarting(thread);
     }
 
+    /**
+     * As {@link #runStarting}. C asks only once the agent is up ({@code enrolInC} comes after the enrolment replaced
+     * this handler), and code is woven only then: this and the task and method calls below wait for a caller that read
+     * the handler just before.
+     */
     @Override
     public int decide(Thread thread) {
-        Agent running = awaitAgent();
+        Agent running = rules.enrols(thread.getName(), thread.getClass()) ? awaitAgent() : agent;
         return running != null ? running.events().decide(thread) : NativeEnrolment.SKIP;
     }
 
