@@ -30,6 +30,10 @@ class OutputFilesIT {
     private static final String REFUSED = "not a regular file: perfpin writes only a new file, or replaces one of"
             + " yours; the agent is off, the application runs without it";
 
+    private static final String ON_PROC = "[perfpin] cannot write the stats file: /proc/self/mem is on proc, a file"
+            + " system of the kernel's: perfpin writes only to regular file systems (a disk's, tmpfs); the agent is off,"
+            + " the application runs without it";
+
     @TempDir
     Path dir;
 
@@ -100,12 +104,19 @@ class OutputFilesIT {
     void aFileOnAKernelFileSystemIsRefusedInOneLine() throws Exception {
         Output run = run(appCommand("stats=/proc/self/mem"));
         assertTrue(run.stdout.contains("result churn"), run.toString());
-        assertEquals(
-                List.of("[perfpin] cannot write the stats file: /proc/self/mem is on proc, a file system of the"
-                        + " kernel's: perfpin writes only to regular file systems (a disk's, tmpfs); the agent is"
-                        + " off, the application runs without it"),
-                run.perfpinLines(),
-                run.toString());
+        assertEquals(List.of(ON_PROC), run.perfpinLines(), run.toString());
+    }
+
+    /**
+     * docs/agent-options.md#how-the-agent-starts: where the rules leave main out, the file is made on the agent's own
+     * thread after main() began. One refused there is the same one line; the threads that waited for the agent run
+     * uncounted, and the application as without it.
+     */
+    @Test
+    void aFileRefusedAfterMainBeganIsTheSameOneLine() throws Exception {
+        Output run = run(appCommand("threads=churn-.*;stats=/proc/self/mem"));
+        assertTrue(run.stdout.contains("result churn threads=2 ran=2"), run.toString());
+        assertEquals(List.of(ON_PROC), run.perfpinLines(), run.toString());
     }
 
     /** docs/security.md: an existing regular file of the user's own is replaced by the new recording. */
