@@ -5,19 +5,26 @@ import com.google.re2j.Pattern;
 /**
  * A rule on thread names (or, for {@code class=}, class names) as a user wrote it: a regex matched against
  * the whole name by a linear-time engine (RE2/J), so that matching costs at most the name's length times the
- * regex's size, whatever either holds; it runs on the thread that starts, before its first instruction.
- * {@link ThreadPatterns#compile} makes one.
+ * regex's size, whatever either holds; it runs on the thread that starts, before its first instruction. A regex of
+ * literal alternatives is matched without RE2/J ({@link SimpleRegex}), as RE2/J would. {@link ThreadPatterns#compile}
+ * makes one.
  */
 public final class ThreadPattern {
     /** Tails after which a name's digits are all matched, whatever they are. */
     private static final String[] DIGITS_TAILS = {".*", ".+", "\\d*", "\\d+", "[0-9]*", "[0-9]+"};
 
+    private final String source;
+    /** Null where {@link #simple} matches. */
     private final Pattern regex;
+
+    private final SimpleRegex simple;
     private final boolean blindToDigitSuffix;
 
-    ThreadPattern(Pattern regex) {
+    ThreadPattern(String source, Pattern regex, SimpleRegex simple) {
+        this.source = source;
         this.regex = regex;
-        this.blindToDigitSuffix = blindToDigitSuffix(regex.pattern());
+        this.simple = simple;
+        this.blindToDigitSuffix = blindToDigitSuffix(source);
     }
 
     /**
@@ -51,12 +58,12 @@ public final class ThreadPattern {
 
     /** Whether the whole name matches. */
     public boolean matches(String name) {
-        return regex.matches(name);
+        return simple != null ? simple.matches(name) : regex.matches(name);
     }
 
     /** The regex as the user wrote it. */
     @Override
     public String toString() {
-        return regex.pattern();
+        return source;
     }
 }

@@ -72,8 +72,12 @@ public final class ThreadPatterns {
             throw new IllegalArgumentException("bad " + what + " '" + token + "': too large once its counted"
                     + " repetitions are written out (about " + size + " elements; at most " + MAX_SIZE + ")");
         }
+        SimpleRegex simple = SimpleRegex.of(regex);
+        if (simple != null) {
+            return new ThreadPattern(regex, null, simple); // valid RE2 too: nothing to say about it
+        }
         try {
-            return new ThreadPattern(Pattern.compile(regex));
+            return new ThreadPattern(regex, Pattern.compile(regex), null);
         } catch (PatternSyntaxException e) {
             throw new IllegalArgumentException(
                     "bad " + what + " '" + token + "': not a regular expression ("
