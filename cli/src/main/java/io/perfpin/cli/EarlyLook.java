@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.jvm.ProcessIdentity;
 import io.perfpin.jvm.ThreadWatch;
 import java.io.IOException;
+import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.FutureTask;
 
@@ -41,19 +42,29 @@ final class EarlyLook {
     }
 
     /**
-     * The look at the guessed JVM, to run on another thread; nothing to run when there is no guess. Made here, on
-     * the thread that parses, so that {@link #take} finds it however late it runs.
+     * The look at the guessed JVM, to run on another thread; null when there is no guess. Made here, on the thread
+     * that parses, so that {@link #take} finds it however late it runs.
      */
     static Runnable plan(String[] args) {
         long guessed = guess(args);
         if (guessed < 0) {
-            return () -> {};
+            return null;
         }
-        FutureTask<Look> task =
-                new FutureTask<>(() -> new Look(ProcessIdentity.of(guessed), ThreadWatch.startIfListening(guessed)));
+        FutureTask<Look> task = new FutureTask<>(new Looking(guessed));
         pid = guessed;
         look = task;
         return task;
+    }
+
+    /**
+     * Looks at one JVM. A class, not a lambda: linking a lambda's call site is time on the main thread, before
+     * picocli starts.
+     */
+    private record Looking(long pid) implements Callable<Look> {
+        @Override
+        public Look call() throws IOException {
+            return new Look(ProcessIdentity.of(pid), ThreadWatch.startIfListening(pid));
+        }
     }
 
     /**

@@ -121,7 +121,9 @@ final class StatCommand implements Callable<Integer> {
         new Aside("perfpin-prepare") {
             @Override
             void work() throws IOException {
-                look.run();
+                if (look != null) {
+                    look.run();
+                }
                 Backends.syscalls();
                 SocketChannel.open(StandardProtocolFamily.UNIX).close();
                 ThreadDump.parse(PARSER_WARM_UP);
