@@ -256,6 +256,32 @@ class CommandLineTest {
         assertTrue(help.out.contains("or encode events.\n"), "the events line whole: " + help.out);
     }
 
+    /**
+     * picocli leaves out its built-in converters of {@link Perfpin#UNUSED_CONVERTERS}: an option of such a type must
+     * bring its own, or picocli would refuse every value of it.
+     */
+    @Test
+    void everyOptionOfATypeWhoseBuiltInConverterIsLeftOutHasItsOwn() {
+        List<String> checked = new ArrayList<>();
+        List<CommandLine> commands = new ArrayList<>(List.of(Perfpin.commandLine()));
+        while (!commands.isEmpty()) {
+            CommandLine command = commands.remove(commands.size() - 1);
+            commands.addAll(command.getSubcommands().values());
+            for (CommandLine.Model.ArgSpec arg : command.getCommandSpec().args()) {
+                String type = arg.type().getName();
+                for (String excluded : Perfpin.UNUSED_CONVERTERS.split(",")) {
+                    if (type.matches(excluded)) {
+                        assertTrue(
+                                arg.converters().length > 0,
+                                command.getCommandSpec().qualifiedName() + " " + arg.paramLabel() + ": " + type);
+                        checked.add(type);
+                    }
+                }
+            }
+        }
+        assertTrue(checked.contains("java.time.Duration"), "the durations are among those checked: " + checked);
+    }
+
     /** A command is parsed alone, without perfpin around it: its usage and version are perfpin's all the same. */
     @Test
     void eachCommandsHelpAndVersionNameItAsPerfpinsCommand() {
