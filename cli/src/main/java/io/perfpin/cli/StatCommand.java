@@ -15,8 +15,6 @@ import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import java.io.File;
 import java.io.IOException;
-import java.net.StandardProtocolFamily;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.time.LocalTime;
 import java.util.ArrayList;
@@ -103,9 +101,8 @@ final class StatCommand implements Callable<Integer> {
 
     /**
      * Starts, each on a daemon thread of its own, what stat will need and that depends on no option: the annotations
-     * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded), the
-     * JDK's Unix domain sockets (whose first use seeds a SecureRandom) and the thread dump's parser; and what the
-     * kernel makes the first counters wait for ({@link KernelReadiness}). picocli reading the options is most of
+     * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded) and
+     * the thread dump's parser; and what the kernel makes the first counters wait for ({@link KernelReadiness}). picocli reading the options is most of
      * stat's start; these now take their time beside it, not after it. The JVM to count is only looked at ({@link
      * EarlyLook}). Classes, not lambdas: linking a lambda's call site is time on the main thread before picocli starts.
      */
@@ -125,7 +122,6 @@ final class StatCommand implements Callable<Integer> {
                     look.run();
                 }
                 Backends.syscalls();
-                SocketChannel.open(StandardProtocolFamily.UNIX).close();
                 ThreadDump.parse(PARSER_WARM_UP);
             }
         }.start();

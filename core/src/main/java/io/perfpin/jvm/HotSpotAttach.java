@@ -9,14 +9,11 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
 import io.perfpin.files.ContentName;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.PinWatchdog;
+import io.perfpin.nativeio.UnixConnection;
 import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
-import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -175,14 +172,14 @@ final class HotSpotAttach {
             // would hold it.
             List<String> request = arguments.of(files);
             String socket = "/tmp/.java_pid" + target.namespacePid();
-            SocketChannel channel = connectIfListening(process, files, socket);
-            if (channel == null && !mayStartListener) {
+            UnixConnection connection = connectIfListening(process, files, socket);
+            if (connection == null && !mayStartListener) {
                 throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
             }
-            if (channel == null) {
+            if (connection == null) {
                 startListener(pid, process, files, socket, deadline, timeout);
-                channel = connectIfListening(process, files, socket);
-                if (channel == null) {
+                connection = connectIfListening(process, files, socket);
+                if (connection == null) {
                     throw new AttachException(
                             NOT_A_JVM,
                             process + " started its attach listener but refuses " + "connections to "
@@ -190,7 +187,7 @@ final class HotSpotAttach {
                 }
             }
             byte[] reply =
-                    exchange(process, files.shown(socket), channel, request(command, request), deadline, timeout);
+                    exchange(process, files.shown(socket), connection, request(command, request), deadline, timeout);
             return output(process, what, reply);
         }
     }
@@ -449,7 +446,7 @@ final class HotSpotAttach {
      * Connects to the JVM's attach listener, as the JVM's user; null when it has none: no socket, or a socket
      * nobody listens on. The socket must be the JVM's user's: root must not take orders from anyone's file.
      */
-    private static SocketChannel connectIfListening(String process, TargetFiles files, String socket)
+    private static UnixConnection connectIfListening(String process, TargetFiles files, String socket)
             throws AttachException {
         try {
             return files.connect(socket);
@@ -470,31 +467,22 @@ final class HotSpotAttach {
     }
 
     private static byte[] exchange(
-            String process, String socket, SocketChannel channel, byte[] request, long deadline, Duration timeout)
+            String process, String socket, UnixConnection connection, byte[] request, long deadline, Duration timeout)
             throws AttachException {
         ByteArrayOutputStream reply = new ByteArrayOutputStream();
-        try (channel;
-                Selector selector = Selector.open()) {
-            ByteBuffer out = ByteBuffer.wrap(request);
-            while (out.hasRemaining()) {
-                channel.write(out); // a few dozen bytes: the socket buffer takes them at once
-            }
-            channel.configureBlocking(false);
-            channel.register(selector, SelectionKey.OP_READ);
-            ByteBuffer in = ByteBuffer.allocate(8192);
+        try (connection) {
+            connection.send(request);
+            byte[] in = new byte[64 * 1024];
             while (true) {
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw new AttachException(
-                            NOT_A_JVM,
-                            process + " accepted the attach connection but did not " + "answer within "
-                                    + timeout.toMillis() + " ms");
-                }
-                selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-                selector.selectedKeys().clear();
-                int read = channel.read(in.clear());
+                int read = connection.receive(in, deadline);
                 if (read < 0) {
                     return reply.toByteArray();
+                }
+                if (read == 0) {
+                    throw new AttachException(
+                            NOT_A_JVM,
+                            process + " accepted the attach connection but did not answer within " + timeout.toMillis()
+                                    + " ms");
                 }
                 if (reply.size() + read > MAX_REPLY_BYTES) {
                     throw new AttachException(
@@ -502,8 +490,10 @@ final class HotSpotAttach {
                             process + " answered more than " + MAX_REPLY_BYTES
                                     + " bytes: no thread dump or agent load says that much");
                 }
-                reply.write(in.array(), 0, read);
+                reply.write(in, 0, read);
             }
+        } catch (AttachException e) {
+            throw e;
         } catch (IOException e) {
             throw new AttachException(
                     NOT_A_JVM, "cannot talk to " + process + " through " + socket + ": " + e.getMessage());

@@ -6,13 +6,10 @@ import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.NativeException;
 import io.perfpin.nativeio.ThreadCredentials;
+import io.perfpin.nativeio.UnixConnection;
 import java.io.IOException;
-import java.net.ConnectException;
-import java.net.StandardProtocolFamily;
-import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.SocketChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -239,7 +236,7 @@ final class TargetFiles implements AutoCloseable {
      * JVM) sees the target's own uid and gid, also from inside a user namespace. Null when nothing is there or
      * nothing listens.
      */
-    SocketChannel connect(String path) throws IOException {
+    UnixConnection connect(String path) throws IOException {
         return asTarget(() -> {
             int located;
             try {
@@ -253,17 +250,7 @@ final class TargetFiles implements AutoCloseable {
                     throw new IOException(shown(path) + " is " + status.kind() + " of uid " + status.uid() + ", not"
                             + " the attach socket of uid " + target.effectiveUid() + ": refusing to use it");
                 }
-                SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
-                try {
-                    channel.connect(UnixDomainSocketAddress.of("/proc/self/fd/" + located));
-                    return channel;
-                } catch (ConnectException refused) {
-                    channel.close();
-                    return null;
-                } catch (IOException | RuntimeException e) {
-                    channel.close();
-                    throw e;
-                }
+                return UnixConnection.connect(calls, "/proc/self/fd/" + located);
             } finally {
                 calls.close(located);
             }

@@ -29,8 +29,10 @@ public final class Errno {
     public static final int ENOTEMPTY = 39;
     public static final int ELOOP = 40;
     public static final int EOPNOTSUPP = 95;
+    public static final int ECONNRESET = 104;
+    public static final int ECONNREFUSED = 111;
 
-    private static final String[] NAMES = new String[96];
+    private static final String[] NAMES = new String[112];
 
     static {
         NAMES[EPERM] = "EPERM";
@@ -60,6 +62,8 @@ public final class Errno {
         NAMES[ENOTEMPTY] = "ENOTEMPTY";
         NAMES[ELOOP] = "ELOOP";
         NAMES[EOPNOTSUPP] = "EOPNOTSUPP";
+        NAMES[ECONNRESET] = "ECONNRESET";
+        NAMES[ECONNREFUSED] = "ECONNREFUSED";
     }
 
     private Errno() {}
@@ -83,6 +87,8 @@ public final class Errno {
             case ENOSPC -> "no space left on the device";
             case EMFILE, ENFILE -> "too many open files";
             case EXDEV -> "a link or mount point that leads out of its root";
+            case ECONNREFUSED -> "connection refused";
+            case ECONNRESET, EPIPE -> "connection reset by peer";
             default -> name(errno);
         };
     }

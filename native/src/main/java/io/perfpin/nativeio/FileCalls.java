@@ -36,6 +36,17 @@ public final class FileCalls {
     /** fcntl(2)'s command for a duplicate at the lowest free number from its argument on, close-on-exec. */
     private static final int F_DUPFD_CLOEXEC = 1030;
 
+    private static final int AF_UNIX = 1;
+    private static final int SOCK_STREAM = 1;
+    private static final int SOCK_CLOEXEC = O_CLOEXEC;
+    private static final int SOCK_NONBLOCK = O_NONBLOCK;
+    /** struct sockaddr_un: sun_family (2 bytes), then sun_path, 108 bytes with its NUL. */
+    private static final int SOCKADDR_UN_BYTES = 110;
+    /** struct pollfd: fd (int), events (short), revents (short). */
+    private static final int POLLFD_BYTES = 8;
+
+    private static final short POLLIN = 1;
+
     /** struct statx is 256 bytes on every architecture. */
     private static final int STATX_BYTES = 256;
 
@@ -148,6 +159,47 @@ public final class FileCalls {
             written += Math.max(n, 0);
         }
         return written;
+    }
+
+    /** {@code read(fd, into, its size)}: the bytes read (0 at the end), or -errno. */
+    public long read(int fd, NativeBuffer into) {
+        return call(numbers.read, fd, into.address(), into.size(), 0, 0, into);
+    }
+
+    /**
+     * {@code socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)}: a descriptor, or -errno. Non-blocking,
+     * so that neither a listener whose queue is full nor a peer that writes nothing holds the caller: it waits in
+     * {@link #awaitReadable}, which has a deadline.
+     */
+    public int unixSocket() {
+        return (int) call(numbers.socket, AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, 0, 0);
+    }
+
+    /** {@code connect(fd, path)} for a Unix socket {@code fd}: 0, or -errno. */
+    public int connectUnix(int fd, String path) {
+        NativeBuffer name = cString(path);
+        if (name.size() > SOCKADDR_UN_BYTES - 2) {
+            throw new IllegalArgumentException("a socket path over 107 bytes: " + path);
+        }
+        NativeBuffer address = NativeBuffer.allocate(syscalls, SOCKADDR_UN_BYTES);
+        byte[] bytes = new byte[name.size()];
+        name.buffer().get(0, bytes);
+        address.buffer().putShort(0, (short) AF_UNIX).put(2, bytes);
+        return (int) call(numbers.connect, fd, address.address(), 2 + bytes.length, 0, 0, address);
+    }
+
+    /**
+     * Waits up to {@code nanos} for {@code fd} to have something to read, or its end ({@code ppoll}): above 0 when
+     * it has, 0 when the time ran out, or -errno.
+     */
+    public int awaitReadable(int fd, long nanos) {
+        NativeBuffer poll = NativeBuffer.allocate(syscalls, POLLFD_BYTES + 16);
+        poll.buffer()
+                .putInt(0, fd)
+                .putShort(4, POLLIN)
+                .putLong(POLLFD_BYTES, nanos / 1_000_000_000L)
+                .putLong(POLLFD_BYTES + 8, nanos % 1_000_000_000L);
+        return (int) call(numbers.ppoll, poll.address(), 1, poll.address() + POLLFD_BYTES, 0, 0, poll);
     }
 
     public int close(int fd) {

@@ -21,6 +21,10 @@ final class SyscallNumbers {
     final long renameat2;
     final long capset;
     final long fcntl;
+    final long read;
+    final long socket;
+    final long connect;
+    final long ppoll;
 
     private SyscallNumbers(long[] n) {
         gettid = n[0];
@@ -39,6 +43,10 @@ final class SyscallNumbers {
         renameat2 = n[13];
         capset = n[14];
         fcntl = n[15];
+        read = n[16];
+        socket = n[17];
+        connect = n[18];
+        ppoll = n[19];
     }
 
     private static volatile SyscallNumbers thisMachine;
@@ -58,13 +66,15 @@ final class SyscallNumbers {
         }
         return switch (arch) {
             // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat
-            // setresuid setresgid setgroups write renameat2 capset fcntl
+            // setresuid setresgid setgroups write renameat2 capset fcntl read socket connect ppoll
             case "amd64", "x86_64" ->
-                new SyscallNumbers(
-                        new long[] {186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126, 72});
+                new SyscallNumbers(new long[] {
+                    186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126, 72, 0, 41, 42, 271
+                });
             case "aarch64" ->
-                new SyscallNumbers(
-                        new long[] {178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91, 25});
+                new SyscallNumbers(new long[] {
+                    178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91, 25, 63, 198, 203, 73
+                });
             default ->
                 throw new BackendUnavailableException(
                         "no system call numbers for os.arch=" + arch + "; supported: amd64, aarch64");

@@ -3,27 +3,39 @@ package io.perfpin.nativeio;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.testkit.Threads;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
 import java.nio.ByteBuffer;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.Random;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -109,6 +121,64 @@ abstract class SyscallsContract {
         } finally {
             assertEquals(0, calls.close(fd));
         }
+    }
+
+    /**
+     * A Unix socket by its own calls: the listener reads the request whole, and the reply (over one read's worth)
+     * comes back whole, then its end; where nobody listens, no connection; a silent peer ends the wait at its
+     * deadline.
+     */
+    @Test
+    void aUnixConnectionSendsAndReceivesToTheEndAndIsRefusedWhereNobodyListens(@TempDir Path dir) throws Exception {
+        FileCalls calls = new FileCalls(syscalls);
+        Path path = dir.resolve("socket");
+        byte[] request = "1\0threaddump\0\0\0\0".getBytes(StandardCharsets.US_ASCII);
+        byte[] reply = new byte[200_000];
+        new Random(7).nextBytes(reply);
+        try (ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            listener.bind(UnixDomainSocketAddress.of(path));
+            AtomicReference<byte[]> received = new AtomicReference<>();
+            Thread peer = new Thread(() -> {
+                try (SocketChannel accepted = listener.accept()) {
+                    ByteBuffer in = ByteBuffer.allocate(request.length);
+                    while (in.hasRemaining() && accepted.read(in) >= 0) {}
+                    received.set(in.array());
+                    accepted.write(ByteBuffer.wrap(reply));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            peer.start();
+            ByteArrayOutputStream got = new ByteArrayOutputStream();
+            try (UnixConnection connection = UnixConnection.connect(calls, path.toString())) {
+                connection.send(request);
+                byte[] chunk = new byte[64 * 1024];
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                for (int read; (read = connection.receive(chunk, deadline)) != -1; ) {
+                    assertTrue(read > 0, "the reply came before the deadline");
+                    got.write(chunk, 0, read);
+                }
+            } finally {
+                Threads.join(Duration.ofSeconds(60), peer);
+            }
+            assertArrayEquals(request, received.get());
+            assertArrayEquals(reply, got.toByteArray());
+
+            Thread silent = new Thread(() -> {
+                try (SocketChannel accepted = listener.accept()) {
+                    accepted.read(ByteBuffer.allocate(1)); // until the other end closes
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            silent.start();
+            try (UnixConnection connection = UnixConnection.connect(calls, path.toString())) {
+                assertEquals(0, connection.receive(new byte[16], System.nanoTime() + 200_000_000L));
+            } finally {
+                Threads.join(Duration.ofSeconds(60), silent);
+            }
+        }
+        assertNull(UnixConnection.connect(calls, path.toString()), "the socket's file stays, nobody listens on it");
     }
 
     @ParameterizedTest
