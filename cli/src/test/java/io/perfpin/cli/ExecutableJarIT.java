@@ -6,10 +6,16 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.apps.Programs;
 import io.perfpin.testkit.TestJvm;
+import java.io.IOException;
+import java.io.InputStream;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -45,5 +51,34 @@ class ExecutableJarIT {
                     said.stream().filter(l -> l.contains("WARNING")).toList(),
                     "JNI loaded with native access enabled, no warning");
         }
+    }
+
+    /**
+     * Every class file in the jar has Java 6's format or a newer one, picocli's too (the build rewrites them,
+     * src/build/java/ClassFileUpgrade.java): the class-data sharing archive then holds them verified, where an older
+     * one would go through the old verifier at every start. The rewritten classes parse a command line as before:
+     * every other test of the CLI runs them.
+     */
+    @Test
+    void everyClassFileIsJava6sFormatOrNewer() throws IOException {
+        List<String> old = new ArrayList<>();
+        int picocli = 0;
+        try (ZipFile jar = new ZipFile(JAR.toFile())) {
+            for (ZipEntry entry : Collections.list(jar.entries())) {
+                if (!entry.getName().endsWith(".class")) {
+                    continue;
+                }
+                byte[] header;
+                try (InputStream in = jar.getInputStream(entry)) {
+                    header = in.readNBytes(8);
+                }
+                if (((header[6] & 0xFF) << 8 | header[7] & 0xFF) < 50) {
+                    old.add(entry.getName());
+                }
+                picocli += entry.getName().startsWith("picocli/") ? 1 : 0;
+            }
+        }
+        assertEquals(List.of(), old);
+        assertTrue(picocli > 100, "picocli's classes are in the jar: " + picocli);
     }
 }
