@@ -2,7 +2,10 @@ package io.perfpin.cli;
 
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.KernelReadiness;
+import io.perfpin.counter.RefusedEvents;
+import io.perfpin.cpu.CpuSet;
 import io.perfpin.event.EventList;
+import io.perfpin.event.EventParser;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.ThreadDump;
 import io.perfpin.jvm.ThreadWatch;
@@ -13,6 +16,8 @@ import io.perfpin.options.PinRule;
 import io.perfpin.report.Hint;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadRecords;
+import io.perfpin.report.ThreadReport;
 import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
@@ -101,10 +106,11 @@ final class StatCommand implements Callable<Integer> {
 
     /**
      * Starts, each on a daemon thread of its own, what stat will need and that depends on no option: the annotations
-     * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded) and
-     * the thread dump's parser; and what the kernel makes the first counters wait for ({@link KernelReadiness}). picocli reading the options is most of
-     * stat's start; these now take their time beside it, not after it. The JVM to count is only looked at ({@link
-     * EarlyLook}). Classes, not lambdas: linking a lambda's call site is time on the main thread before picocli starts.
+     * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded), the
+     * thread dump's parser and the end of a count ({@link #rehearse}); and what the kernel makes the first counters
+     * wait for ({@link KernelReadiness}). picocli reading the options is most of stat's start; these now take their
+     * time beside it, not after it. The JVM to count is only looked at ({@link EarlyLook}). Classes, not lambdas:
+     * linking a lambda's call site is time on the main thread before picocli starts.
      */
     static void prepare(String[] args) {
         Runnable look = EarlyLook.plan(args);
@@ -123,6 +129,7 @@ final class StatCommand implements Callable<Integer> {
                 }
                 Backends.syscalls();
                 ThreadDump.parse(PARSER_WARM_UP);
+                rehearse();
             }
         }.start();
         new Aside("perfpin-kernel") {
@@ -131,6 +138,38 @@ final class StatCommand implements Callable<Integer> {
                 KernelReadiness.prepare(Backends.syscalls(), descriptorsFor(guessed));
             }
         }.start();
+    }
+
+    /**
+     * stat's end, rehearsed on one thread: this one, counted by the default events, its totals and hints, and the
+     * table of them, which goes nowhere. The classes initialised and call sites linked here, beside picocli, are not
+     * after the window, where stat spent 40 to 60 ms on 100 threads of a busy two-CPU host, half of it on code run for
+     * the first time. Its counters are perfpin's own thread's: the target is not touched, and they hold a few
+     * descriptors for a few milliseconds, perhaps as --fds takes its share of those free (a share of thousands).
+     */
+    private static void rehearse() {
+        Syscalls syscalls = Backends.syscalls();
+        EventList events = EventList.parse(EventsOption.DEFAULT, new EventParser());
+        Thread self = Thread.currentThread();
+        JavaThreadInfo thread =
+                new JavaThreadInfo(self.getName(), self.getId(), syscalls.gettid(), true, Thread.State.RUNNABLE);
+        try (CountedThread counted = CountedThread.open(
+                syscalls,
+                ProcessHandle.current().pid(),
+                thread,
+                events,
+                new RefusedEvents(),
+                DescriptorBudget.unbounded(),
+                CpuSet.EMPTY,
+                false)) {
+            counted.read();
+            ThreadReport report = counted.total();
+            counted.hints(report);
+            ReportFormat.TABLE.render(
+                    List.of(new ThreadRecord(ThreadRecords.THREAD, System.currentTimeMillis(), report)),
+                    events.names(),
+                    new ViewOptions().table());
+        }
     }
 
     /**
