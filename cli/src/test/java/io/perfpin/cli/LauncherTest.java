@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -17,10 +16,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.jar.Attributes;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
-import java.util.jar.Manifest;
+import javax.tools.ToolProvider;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,15 +26,20 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * The launcher, {@code ./perfpin}, maps the CLI's class-data sharing archive into a JVM that runs as root: it uses
  * the archive only where the invoking user or root wrote it and nobody else may write it, and the script that makes
- * it never replaces a file it did not make. The launcher runs here as a copy beside a jar of one class, {@link Probe},
- * and an archive of that class, dumped as the build dumps the CLI's; whether the archive was used is where the JVM
- * says it loaded the class from ({@code -Xlog:class+load}, through {@code PERFPIN_JAVA_OPTS}).
+ * it never replaces a file it did not make. The launcher runs here as a copy beside a jar of one class, a probe named
+ * as the CLI's main class is, and an archive of that class, dumped as the build dumps the CLI's; whether the archive
+ * was used is where the JVM says it loaded the class from ({@code -Xlog:class+load}, through {@code
+ * PERFPIN_JAVA_OPTS}).
  */
 class LauncherTest {
     private static final Path LAUNCHER = Paths.get("..", "perfpin");
     private static final Path ARCHIVE_SCRIPT = Paths.get("src", "main", "sh", "cds-archive.sh");
     /** Another user's, as root may make a file: nobody's. */
     private static final int OTHER_UID = 65534;
+    /** The probe's class: the CLI's main class, as the launcher names it. */
+    private static final String PROBE = Perfpin.class.getName();
+    /** What the probe prints. */
+    private static final String RAN = "probe ran";
 
     private static final String JAVA_BIN =
             Paths.get(System.getProperty("java.home"), "bin").toString();
@@ -55,8 +58,7 @@ class LauncherTest {
         jar = target.resolve("perfpin.jar");
         jsa = target.resolve("perfpin.jsa");
         writeProbeJar(jar);
-        Path classList = Files.writeString(
-                dir.resolve("classlist"), Probe.class.getName().replace('.', '/') + "\n");
+        Path classList = Files.writeString(dir.resolve("classlist"), PROBE.replace('.', '/') + "\n");
         // as cds-archive.sh dumps the CLI's: the launcher's options, the jar as the launcher names it
         String said = run(
                 Map.of(),
@@ -137,24 +139,35 @@ class LauncherTest {
                 Map.of("PERFPIN_JAVA_OPTS", "-Xlog:class+load"),
                 dir.resolve("perfpin").toString());
         String loaded = said.lines()
-                .filter(l -> l.contains("] " + Probe.class.getName() + " source: "))
+                .filter(l -> l.contains("] " + PROBE + " source: "))
                 .findFirst()
                 .orElseThrow(() -> new AssertionError("the probe's class not loaded: " + said));
-        assertTrue(said.contains(Probe.RAN), "the probe ran: " + said);
+        assertTrue(said.contains(RAN), "the probe ran: " + said);
         return loaded.endsWith(" source: shared objects file");
     }
 
-    /** A jar of {@link Probe} alone, its main class. */
+    /**
+     * A jar of one class, named as the CLI's main class is ({@link Perfpin}, which the launcher names), that prints
+     * {@link #RAN}: compiled here, since this module's own class of that name is the CLI.
+     */
     private static void writeProbeJar(Path jar) throws IOException {
-        Manifest manifest = new Manifest();
-        manifest.getMainAttributes().put(Attributes.Name.MANIFEST_VERSION, "1.0");
-        manifest.getMainAttributes().put(Attributes.Name.MAIN_CLASS, Probe.class.getName());
-        String entry = Probe.class.getName().replace('.', '/') + ".class";
+        Path sources = Files.createTempDirectory(jar.getParent(), "probe");
+        Path source = Files.writeString(
+                sources.resolve("Perfpin.java"),
+                "package io.perfpin.cli;\n"
+                        + "public final class Perfpin {\n"
+                        + "    public static void main(String[] args) {\n"
+                        + "        System.out.println(\"" + RAN + "\");\n"
+                        + "    }\n"
+                        + "}\n");
+        int compiled =
+                ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", sources.toString(), source.toString());
+        assertEquals(0, compiled, "the probe compiled");
+        String entry = PROBE.replace('.', '/') + ".class";
         try (OutputStream file = Files.newOutputStream(jar);
-                JarOutputStream out = new JarOutputStream(file, manifest);
-                InputStream in = Probe.class.getClassLoader().getResourceAsStream(entry)) {
+                JarOutputStream out = new JarOutputStream(file)) {
             out.putNextEntry(new JarEntry(entry));
-            in.transferTo(out);
+            Files.copy(sources.resolve(entry), out);
             out.closeEntry();
         }
     }
@@ -173,16 +186,5 @@ class LauncherTest {
         assertTrue(process.waitFor(60, TimeUnit.SECONDS), String.join(" ", command) + " did not end");
         assertEquals(0, process.exitValue(), () -> String.join(" ", command) + ": " + said);
         return said;
-    }
-
-    /** The class the launcher runs here. */
-    public static final class Probe {
-        static final String RAN = "probe ran";
-
-        private Probe() {}
-
-        public static void main(String[] args) {
-            System.out.println(RAN);
-        }
     }
 }
