@@ -106,9 +106,10 @@ final class StatCommand implements Callable<Integer> {
 
     /**
      * Starts, each on a daemon thread of its own, what stat will need and that depends on no option: the annotations
-     * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded), the
-     * thread dump's parser and the end of a count ({@link #rehearse}); and what the kernel makes the first counters
-     * wait for ({@link KernelReadiness}). picocli reading the options is most of stat's start; these now take their
+     * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded) and
+     * the thread dump's parser, after the look at the JVM; the end of a count ({@link #rehearse}), which must be done
+     * before the count begins, so not after the look; and what the kernel makes the first counters wait for ({@link
+     * KernelReadiness}). picocli reading the options is most of stat's start; these now take their
      * time beside it, not after it. The JVM to count is only looked at ({@link EarlyLook}). Classes, not lambdas:
      * linking a lambda's call site is time on the main thread before picocli starts.
      */
@@ -129,6 +130,11 @@ final class StatCommand implements Callable<Integer> {
                 }
                 Backends.syscalls();
                 ThreadDump.parse(PARSER_WARM_UP);
+            }
+        }.start();
+        new Aside("perfpin-rehearse") {
+            @Override
+            void work() {
                 rehearse();
             }
         }.start();
