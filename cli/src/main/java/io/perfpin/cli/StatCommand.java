@@ -147,8 +147,8 @@ final class StatCommand implements Callable<Integer> {
     }
 
     /**
-     * stat's end, rehearsed on one thread: this one, counted by the default events, its totals and hints, and the
-     * table of them, which goes nowhere. The classes initialised and call sites linked here, beside picocli, are not
+     * stat's end, rehearsed on one thread: this one, counted by the default events, its totals and hints, the table
+     * of them and the line under it, which go nowhere. The classes initialised and call sites linked here, beside picocli, are not
      * after the window, where stat spent 40 to 60 ms on 100 threads of a busy two-CPU host, half of it on code run for
      * the first time. Its counters are perfpin's own thread's: the target is not touched, and they hold a few
      * descriptors for a few milliseconds, perhaps as --fds takes its share of those free (a share of thousands).
@@ -175,6 +175,7 @@ final class StatCommand implements Callable<Integer> {
                     List.of(new ThreadRecord(ThreadRecords.THREAD, System.currentTimeMillis(), report)),
                     events.names(),
                     new ViewOptions().table());
+            covered(LocalTime.MIDNIGHT, 0);
         }
     }
 
@@ -249,10 +250,7 @@ final class StatCommand implements Callable<Integer> {
             if (out.format() == ReportFormat.TABLE) {
                 // As perf stat's "seconds time elapsed": what the totals cover, on the clock the intervals' blocks
                 // use. CSV and JSON carry each thread's own window (wallNanos), and their stderr stays for problems.
-                LocalTime from = session.from();
-                long nanos = session.countedNanos();
-                out.say(List.of("counts over " + CountText.seconds(nanos) + " (from " + from.format(LiveFrames.CLOCK)
-                        + " to " + from.plusNanos(nanos).format(LiveFrames.CLOCK) + ")"));
+                out.say(List.of(covered(session.from(), session.countedNanos())));
                 if (Backends.simulatedPmu() != null) {
                     out.say(List.of(ReportOutput.simulatedPmu(Backends.simulatedPmu())));
                 }
@@ -260,6 +258,12 @@ final class StatCommand implements Callable<Integer> {
             out.hints(hints);
         }
         return session.changed() ? ExitCode.PROCESS_CHANGED : ExitCode.OK;
+    }
+
+    /** The line under a table that says what its totals cover: {@code nanos} from {@code from}. */
+    private static String covered(LocalTime from, long nanos) {
+        return "counts over " + CountText.seconds(nanos) + " (from " + from.format(LiveFrames.CLOCK) + " to "
+                + from.plusNanos(nanos).format(LiveFrames.CLOCK) + ")";
     }
 
     /** The positional PID, or --pid: one, and only one JVM. */
