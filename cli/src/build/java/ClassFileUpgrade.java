@@ -33,33 +33,35 @@ public final class ClassFileUpgrade {
         Path jar = Path.of(args[0]);
         Path upgraded = Files.createTempFile(jar.toAbsolutePath().getParent(), "upgrade", ".jar");
         int rewritten = 0;
-        try (ZipFile in = new ZipFile(jar.toFile());
-                URLClassLoader classes =
-                        new URLClassLoader(new URL[] {jar.toUri().toURL()}, null);
-                OutputStream file = Files.newOutputStream(upgraded);
-                ZipOutputStream out = new ZipOutputStream(file)) {
-            for (Enumeration<? extends ZipEntry> entries = in.entries(); entries.hasMoreElements(); ) {
-                ZipEntry entry = entries.nextElement();
-                byte[] bytes;
-                try (InputStream read = in.getInputStream(entry)) {
-                    bytes = read.readAllBytes();
+        try {
+            try (ZipFile in = new ZipFile(jar.toFile());
+                    URLClassLoader classes =
+                            new URLClassLoader(new URL[] {jar.toUri().toURL()}, null);
+                    OutputStream file = Files.newOutputStream(upgraded);
+                    ZipOutputStream out = new ZipOutputStream(file)) {
+                for (Enumeration<? extends ZipEntry> entries = in.entries(); entries.hasMoreElements(); ) {
+                    ZipEntry entry = entries.nextElement();
+                    byte[] bytes;
+                    try (InputStream read = in.getInputStream(entry)) {
+                        bytes = read.readAllBytes();
+                    }
+                    if (entry.getName().endsWith(".class") && major(bytes) < JAVA_6) {
+                        bytes = upgraded(bytes, classes);
+                        rewritten++;
+                    }
+                    ZipEntry copy = new ZipEntry(entry.getName());
+                    copy.setTime(entry.getTime());
+                    out.putNextEntry(copy);
+                    out.write(bytes);
+                    out.closeEntry();
                 }
-                if (entry.getName().endsWith(".class") && major(bytes) < JAVA_6) {
-                    bytes = upgraded(bytes, classes);
-                    rewritten++;
-                }
-                ZipEntry copy = new ZipEntry(entry.getName());
-                copy.setTime(entry.getTime());
-                out.putNextEntry(copy);
-                out.write(bytes);
-                out.closeEntry();
             }
-        } catch (IOException | RuntimeException e) {
-            Files.delete(upgraded);
-            throw e;
+            Files.setPosixFilePermissions(upgraded, Files.getPosixFilePermissions(jar));
+            Files.move(upgraded, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } finally {
+            // after the move there is nothing left to delete; before it, the jar is as the shade plugin made it
+            Files.deleteIfExists(upgraded);
         }
-        Files.setPosixFilePermissions(upgraded, Files.getPosixFilePermissions(jar));
-        Files.move(upgraded, jar, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
         System.out.println("[perfpin] " + rewritten + " class files older than Java 6 rewritten as Java 8's in " + jar);
     }
 

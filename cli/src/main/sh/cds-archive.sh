@@ -76,7 +76,8 @@ named=$(cd "$(dirname "$launcher")" && pwd)/cli/target/perfpin.jar
 [ "$named" -ef "$jar" ] || named=$jar
 # The launcher's own options, which the JVM checks against the archive's; a crash report stays in target/.
 (cd "$dir" && java -Xshare:dump "-XX:SharedClassListFile=$lists/all.classlist" "-XX:SharedArchiveFile=$dumped" \
-  -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xlog:cds=off -Xlog:cds+dynamic=off -cp "$named" >"$lists/dump.out" 2>&1)
+  -XX:TieredStopAtLevel=1 -XX:+UseSerialGC -Xlog:cds=off -Xlog:cds+dynamic=off --enable-native-access=ALL-UNNAMED \
+  -cp "$named" >"$lists/dump.out" 2>&1)
 [ -s "$dumped" ] || no_archive "the dump wrote none: $(tail -c 300 "$lists/dump.out")"
 # ln, not mv: it never replaces what another user may have put there meanwhile
 ln "$dumped" "$jsa" 2>/dev/null || no_archive "$jsa appeared while the archive was made: left as it is"

@@ -67,6 +67,11 @@ final class EarlyLook {
         }
     }
 
+    /** The look planned will not run (no thread took it): stat looks itself. */
+    static void forget() {
+        look = null;
+    }
+
     /**
      * The look at {@code parsed}, waited for if it is still under way (the dump's own timeout bounds it); null
      * when it looked elsewhere, or not at all, or failed.

@@ -121,8 +121,8 @@ final class StatCommand implements Callable<Integer> {
             void work() {
                 OptionsAhead.read(StatCommand.class);
             }
-        }.start();
-        new Aside("perfpin-prepare") {
+        }.begin();
+        boolean looking = new Aside("perfpin-prepare") {
             @Override
             void work() throws IOException {
                 if (look != null) {
@@ -131,26 +131,29 @@ final class StatCommand implements Callable<Integer> {
                 Backends.syscalls();
                 ThreadDump.parse(PARSER_WARM_UP);
             }
-        }.start();
+        }.begin();
+        if (!looking) {
+            EarlyLook.forget();
+        }
         new Aside("perfpin-rehearse") {
             @Override
             void work() {
                 rehearse();
             }
-        }.start();
+        }.begin();
         new Aside("perfpin-kernel") {
             @Override
             void work() {
                 KernelReadiness.prepare(Backends.syscalls(), descriptorsFor(guessed));
             }
-        }.start();
+        }.begin();
     }
 
     /**
      * stat's end, rehearsed on one thread: this one, counted by the default events, its totals and hints, the table
-     * of them and the line under it, which go nowhere. The classes initialised and call sites linked here, beside picocli, are not
-     * after the window, where stat spent 40 to 60 ms on 100 threads of a busy two-CPU host, half of it on code run for
-     * the first time. Its counters are perfpin's own thread's: the target is not touched, and they hold a few
+     * of them and the line under it, which go nowhere. The classes initialised and call sites linked here, beside
+     * picocli, are not after the window, where stat spent 40 to 60 ms on 100 threads of a busy two-CPU host, half of
+     * it on code run for the first time. Its counters are perfpin's own thread's: the target is not touched, and they hold a few
      * descriptors for a few milliseconds, perhaps as --fds takes its share of those free (a share of thousands).
      */
     private static void rehearse() {
@@ -187,6 +190,19 @@ final class StatCommand implements Callable<Integer> {
         Aside(String name) {
             super(name);
             setDaemon(true);
+        }
+
+        /**
+         * Starts it, unless the system has no thread for it (a cgroup's pids.max reached): false then. Its work is
+         * only ahead of time, and stat does it where it needs it.
+         */
+        boolean begin() {
+            try {
+                start();
+                return true;
+            } catch (OutOfMemoryError | RuntimeException e) {
+                return false; // stat meets the same work later, on its own thread
+            }
         }
 
         abstract void work() throws IOException;

@@ -268,13 +268,17 @@ class CommandLineTest {
             CommandLine command = commands.remove(commands.size() - 1);
             commands.addAll(command.getSubcommands().values());
             for (CommandLine.Model.ArgSpec arg : command.getCommandSpec().args()) {
-                String type = arg.type().getName();
-                for (String excluded : Perfpin.UNUSED_CONVERTERS.split(",")) {
-                    if (type.matches(excluded)) {
+                // the type, or what a list, a map, an optional or an array holds, which picocli converts
+                List<Class<?>> types = new ArrayList<>(List.of(arg.type()));
+                types.addAll(List.of(arg.auxiliaryTypes()));
+                for (Class<?> type : types) {
+                    Class<?> converted = type.isArray() ? type.getComponentType() : type;
+                    if (converted.getName().matches(Perfpin.UNUSED_CONVERTERS)) {
                         assertTrue(
                                 arg.converters().length > 0,
-                                command.getCommandSpec().qualifiedName() + " " + arg.paramLabel() + ": " + type);
-                        checked.add(type);
+                                command.getCommandSpec().qualifiedName() + " " + arg.paramLabel() + ": "
+                                        + converted.getName());
+                        checked.add(converted.getName());
                     }
                 }
             }

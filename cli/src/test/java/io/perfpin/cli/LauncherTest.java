@@ -70,6 +70,7 @@ class LauncherTest {
                 "-XX:+UseSerialGC",
                 "-Xlog:cds=off",
                 "-Xlog:cds+dynamic=off",
+                "--enable-native-access=ALL-UNNAMED",
                 "-cp",
                 jar.toString());
         assertTrue(Files.isRegularFile(jsa), "the archive dumped: " + said);

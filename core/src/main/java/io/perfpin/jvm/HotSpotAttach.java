@@ -172,13 +172,13 @@ final class HotSpotAttach {
             // would hold it.
             List<String> request = arguments.of(files);
             String socket = "/tmp/.java_pid" + target.namespacePid();
-            UnixConnection connection = connectIfListening(process, files, socket);
+            UnixConnection connection = connectIfListening(process, files, socket, deadline);
             if (connection == null && !mayStartListener) {
                 throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
             }
             if (connection == null) {
                 startListener(pid, process, files, socket, deadline, timeout);
-                connection = connectIfListening(process, files, socket);
+                connection = connectIfListening(process, files, socket, deadline);
                 if (connection == null) {
                     throw new AttachException(
                             NOT_A_JVM,
@@ -446,10 +446,10 @@ final class HotSpotAttach {
      * Connects to the JVM's attach listener, as the JVM's user; null when it has none: no socket, or a socket
      * nobody listens on. The socket must be the JVM's user's: root must not take orders from anyone's file.
      */
-    private static UnixConnection connectIfListening(String process, TargetFiles files, String socket)
+    private static UnixConnection connectIfListening(String process, TargetFiles files, String socket, long deadline)
             throws AttachException {
         try {
-            return files.connect(socket);
+            return files.connect(socket, deadline);
         } catch (IOException e) {
             throw new AttachException(NOT_A_JVM, "cannot connect to " + process + ": " + e.getMessage());
         }

@@ -234,9 +234,10 @@ final class TargetFiles implements AutoCloseable {
     /**
      * Connects to the Unix socket at {@code path}, which the target's user must own, as that user: the peer (the
      * JVM) sees the target's own uid and gid, also from inside a user namespace. Null when nothing is there or
-     * nothing listens.
+     * nothing listens. While the listener's queue is full, it tries again until {@code deadline} ({@link
+     * System#nanoTime}).
      */
-    UnixConnection connect(String path) throws IOException {
+    UnixConnection connect(String path, long deadline) throws IOException {
         return asTarget(() -> {
             int located;
             try {
@@ -250,7 +251,7 @@ final class TargetFiles implements AutoCloseable {
                     throw new IOException(shown(path) + " is " + status.kind() + " of uid " + status.uid() + ", not"
                             + " the attach socket of uid " + target.effectiveUid() + ": refusing to use it");
                 }
-                return UnixConnection.connect(calls, "/proc/self/fd/" + located);
+                return UnixConnection.connect(calls, "/proc/self/fd/" + located, deadline);
             } finally {
                 calls.close(located);
             }

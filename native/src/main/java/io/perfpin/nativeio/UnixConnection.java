@@ -1,6 +1,7 @@
 package io.perfpin.nativeio;
 
 import java.io.IOException;
+import java.time.Duration;
 
 /**
  * A connection to a Unix socket by its own system calls ({@link FileCalls}), for the JVM attach protocol: a request
@@ -9,6 +10,9 @@ import java.io.IOException;
  * epoll set, 15 ms of a short-lived CLI's start before the first byte went out.
  */
 public final class UnixConnection implements AutoCloseable {
+    /** How long to wait before connecting again to a listener whose queue is full. */
+    private static final Duration QUEUE_FULL_PAUSE = Duration.ofMillis(5);
+
     private final FileCalls calls;
     private final int fd;
     private NativeBuffer in;
@@ -20,28 +24,44 @@ public final class UnixConnection implements AutoCloseable {
 
     /**
      * Connects to the socket at {@code path}, with the calling thread's credentials (the listener sees them as its
-     * peer's); null when nothing listens there.
+     * peer's); null when nothing listens there. While the listener's queue is full, as when other tools attach to the
+     * same JVM at once, it tries again until {@code deadline} ({@link System#nanoTime}).
      */
-    public static UnixConnection connect(FileCalls calls, String path) throws IOException {
-        int fd = calls.unixSocket();
-        if (fd < 0) {
-            throw new IOException("cannot make a Unix socket: " + Errno.words(fd));
+    public static UnixConnection connect(FileCalls calls, String path, long deadline) throws IOException {
+        while (true) {
+            int fd = calls.unixSocket();
+            if (fd < 0) {
+                throw new IOException("cannot make a Unix socket: " + Errno.words(fd));
+            }
+            int rc;
+            try {
+                do {
+                    rc = calls.connectUnix(fd, path);
+                } while (rc == -Errno.EINTR);
+            } catch (RuntimeException | Error e) {
+                calls.close(fd);
+                throw e;
+            }
+            if (rc == 0) {
+                return new UnixConnection(calls, fd);
+            }
+            calls.close(fd);
+            if (rc == -Errno.ECONNREFUSED) {
+                return null;
+            }
+            if (rc != -Errno.EAGAIN) {
+                throw new IOException("cannot connect: " + Errno.words(rc));
+            }
+            if (System.nanoTime() + QUEUE_FULL_PAUSE.toNanos() - deadline > 0) {
+                throw new IOException("its listener took no connection in time: its queue stayed full");
+            }
+            try {
+                Thread.sleep(QUEUE_FULL_PAUSE.toMillis());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted while its listener's queue was full");
+            }
         }
-        int rc;
-        do {
-            rc = calls.connectUnix(fd, path);
-        } while (rc == -Errno.EINTR);
-        if (rc == 0) {
-            return new UnixConnection(calls, fd);
-        }
-        calls.close(fd);
-        if (rc == -Errno.ECONNREFUSED) {
-            return null;
-        }
-        if (rc == -Errno.EAGAIN) {
-            throw new IOException("its listener takes no more connections now (its queue is full)");
-        }
-        throw new IOException("cannot connect: " + Errno.words(rc));
     }
 
     /** Writes {@code bytes} whole: a request of a few hundred bytes, which the socket's buffer takes at once. */

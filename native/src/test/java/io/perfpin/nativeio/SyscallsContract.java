@@ -26,6 +26,8 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -150,7 +152,8 @@ abstract class SyscallsContract {
             });
             peer.start();
             ByteArrayOutputStream got = new ByteArrayOutputStream();
-            try (UnixConnection connection = UnixConnection.connect(calls, path.toString())) {
+            try (UnixConnection connection =
+                    UnixConnection.connect(calls, path.toString(), System.nanoTime() + 60_000_000_000L)) {
                 connection.send(request);
                 byte[] chunk = new byte[64 * 1024];
                 long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
@@ -172,13 +175,59 @@ abstract class SyscallsContract {
                 }
             });
             silent.start();
-            try (UnixConnection connection = UnixConnection.connect(calls, path.toString())) {
+            try (UnixConnection connection =
+                    UnixConnection.connect(calls, path.toString(), System.nanoTime() + 60_000_000_000L)) {
                 assertEquals(0, connection.receive(new byte[16], System.nanoTime() + 200_000_000L));
             } finally {
                 Threads.join(Duration.ofSeconds(60), silent);
             }
         }
-        assertNull(UnixConnection.connect(calls, path.toString()), "the socket's file stays, nobody listens on it");
+        assertNull(
+                UnixConnection.connect(calls, path.toString(), System.nanoTime() + 60_000_000_000L),
+                "the socket's file stays, nobody listens on it");
+    }
+
+    /**
+     * A listener whose queue is full refuses a connection for now, not for good: the connection is tried again until
+     * its deadline, and made once the listener accepts one of those waiting; past its deadline, it fails saying so.
+     */
+    @Test
+    void aUnixConnectionWaitsForAFullQueueUntilItsDeadline(@TempDir Path dir) throws Exception {
+        FileCalls calls = new FileCalls(syscalls);
+        String path = dir.resolve("socket").toString();
+        List<UnixConnection> queued = new ArrayList<>();
+        try (ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            listener.bind(UnixDomainSocketAddress.of(path), 1);
+            IOException full = null;
+            while (full == null) {
+                try {
+                    queued.add(UnixConnection.connect(calls, path, System.nanoTime()));
+                } catch (IOException e) {
+                    full = e;
+                }
+                assertTrue(queued.size() < 100, "the queue of one filled: " + queued.size());
+            }
+            assertTrue(full.getMessage().contains("queue stayed full"), full.getMessage());
+            AtomicReference<UnixConnection> late = new AtomicReference<>();
+            Thread waiting = new Thread(() -> {
+                try {
+                    late.set(UnixConnection.connect(calls, path, System.nanoTime() + 60_000_000_000L));
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+            waiting.start();
+            try (SocketChannel accepted = listener.accept()) {
+                Threads.join(Duration.ofSeconds(60), waiting);
+                assertTrue(late.get() != null, "connected once the listener took one from its queue");
+            } finally {
+                if (late.get() != null) {
+                    late.get().close();
+                }
+            }
+        } finally {
+            queued.forEach(UnixConnection::close);
+        }
     }
 
     @ParameterizedTest
