@@ -55,8 +55,12 @@ public final class TerminalText {
      * none, any other one. So tables stay aligned whatever script their names are in.
      */
     public static int width(String text) {
+        // Printable ASCII, one column each, first: a table's cells, for a short-lived CLI run in the interpreter.
         int width = 0;
-        for (int i = 0; i < text.length(); ) {
+        while (width < text.length() && printableAscii(text.charAt(width))) {
+            width++;
+        }
+        for (int i = width; i < text.length(); ) {
             int c = text.codePointAt(i);
             width += columns(c);
             i += Character.charCount(c);
@@ -116,7 +120,12 @@ public final class TerminalText {
 
     /** Half a character (a lone surrogate), which a terminal cannot show, is unsafe too. */
     private static boolean unsafe(String text, int i) {
-        return unsafe(text.charAt(i)) || Json.isLoneSurrogate(text, i);
+        char c = text.charAt(i);
+        return !printableAscii(c) && (unsafe(c) || Json.isLoneSurrogate(text, i));
+    }
+
+    private static boolean printableAscii(char c) {
+        return c >= 0x20 && c < 0x7f;
     }
 
     private static boolean unsafe(char c) {
