@@ -202,6 +202,9 @@ class PrometheusIT {
                 "threads=worker-.*;events=page-faults;interval=100ms;out=" + out + ";prometheus=" + address,
                 dir)) {
             app.await("ready");
+            // The endpoint binds on its own thread: its refusal may come after "ready", and an exit before it would
+            // leave it unsaid (the JVM was ending: there was nothing left to serve).
+            app.awaitStderr("[perfpin] " + said);
             app.send("start worker-1 " + PAGES);
             app.touched("worker-1");
             assertEquals(0, app.finish());

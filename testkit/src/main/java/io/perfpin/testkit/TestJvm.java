@@ -138,6 +138,21 @@ public class TestJvm implements AutoCloseable {
         return found;
     }
 
+    /**
+     * The first line of its error stream not yet awaited that starts with {@code prefix}, once it is printed: for what
+     * it says on a thread of its own, which may come after the line the test awaited on its output.
+     */
+    public String awaitStderr(String prefix) {
+        if (stderr == null) {
+            throw new IllegalStateException("its error stream is read as part of its output: await that");
+        }
+        String found = stderr.claim(l -> l.startsWith(prefix), DEADLINE, this, false);
+        if (found == null) {
+            throw new AssertionError(describe("no line '" + prefix + "...' on stderr within " + DEADLINE));
+        }
+        return found;
+    }
+
     /** The TID of the thread {@code thread}, from the line "thread NAME tid TID ..." that the test apps print. */
     public int tid(String thread) {
         return Integer.parseInt(await(Pattern.compile("thread " + Pattern.quote(thread) + " tid (\\d+)( .*)?"))
