@@ -14,6 +14,8 @@ import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.Preemptions;
+import io.perfpin.report.ThreadRecord;
+import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
 import java.util.List;
@@ -149,14 +151,21 @@ final class CountedThread implements AutoCloseable {
     }
 
     /** Its counts since stat began counting it, until it ended or its last read. */
-    ThreadReport total() {
+    private ThreadReport total() {
         return report(total, readToNanos - startNanos);
+    }
+
+    /** Its totals as a record made at {@code epochMillis}, their hints added to {@code hints}. */
+    ThreadRecord totals(long epochMillis, List<Hint> hints) {
+        ThreadReport report = total();
+        hints.addAll(hints(report));
+        return new ThreadRecord(ThreadRecords.THREAD, epochMillis, report);
     }
 
     /**
      * What the report says, and, on a pinned thread still running, how often it was preempted meanwhile per /proc.
      */
-    List<Hint> hints(ThreadReport report) {
+    private List<Hint> hints(ThreadReport report) {
         // An ended thread's TID may be another thread's by now.
         OptionalLong after =
                 !ended && preemptedBefore.isPresent() ? Preemptions.of(pid, thread.tid()) : OptionalLong.empty();

@@ -16,8 +16,6 @@ import io.perfpin.options.PinRule;
 import io.perfpin.report.Hint;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
-import io.perfpin.report.ThreadRecords;
-import io.perfpin.report.ThreadReport;
 import java.io.File;
 import java.io.IOException;
 import java.time.Duration;
@@ -109,9 +107,9 @@ final class StatCommand implements Callable<Integer> {
      * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded) and
      * the thread dump's parser, after the look at the JVM; the end of a count ({@link #rehearse}), which must be done
      * before the count begins, so not after the look; and what the kernel makes the first counters wait for ({@link
-     * KernelReadiness}). picocli reading the options is most of stat's start; these now take their
-     * time beside it, not after it. The JVM to count is only looked at ({@link EarlyLook}). Classes, not lambdas:
-     * linking a lambda's call site is time on the main thread before picocli starts.
+     * KernelReadiness}). picocli reading the options is most of stat's start; these now take their time beside it,
+     * not after it. The JVM to count is only looked at ({@link EarlyLook}). Classes, not lambdas: linking a lambda's
+     * call site is time on the main thread before picocli starts.
      */
     static void prepare(String[] args) {
         Runnable look = EarlyLook.plan(args);
@@ -153,8 +151,8 @@ final class StatCommand implements Callable<Integer> {
      * stat's end, rehearsed on one thread: this one, counted by the default events, its totals and hints, the table
      * of them and the line under it, which go nowhere. The classes initialised and call sites linked here, beside
      * picocli, are not after the window, where stat spent 40 to 60 ms on 100 threads of a busy two-CPU host, half of
-     * it on code run for the first time. Its counters are perfpin's own thread's: the target is not touched, and they hold a few
-     * descriptors for a few milliseconds, perhaps as --fds takes its share of those free (a share of thousands).
+     * it on code run for the first time. Its counters are perfpin's own thread's: the target is not touched, and they
+     * hold a few descriptors for a few milliseconds, perhaps as --fds takes its share of those free (of thousands).
      */
     private static void rehearse() {
         Syscalls syscalls = Backends.syscalls();
@@ -172,10 +170,8 @@ final class StatCommand implements Callable<Integer> {
                 CpuSet.EMPTY,
                 false)) {
             counted.read();
-            ThreadReport report = counted.total();
-            counted.hints(report);
             ReportFormat.TABLE.render(
-                    List.of(new ThreadRecord(ThreadRecords.THREAD, System.currentTimeMillis(), report)),
+                    List.of(counted.totals(System.currentTimeMillis(), new ArrayList<>())),
                     events.names(),
                     new ViewOptions().table());
             covered(LocalTime.MIDNIGHT, 0);

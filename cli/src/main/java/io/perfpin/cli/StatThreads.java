@@ -15,7 +15,6 @@ import io.perfpin.report.Hint;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
-import io.perfpin.report.ThreadReport;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -145,9 +144,7 @@ final class StatThreads implements AutoCloseable {
         long now = System.currentTimeMillis();
         List<ThreadRecord> records = new ArrayList<>();
         for (CountedThread t : all) {
-            ThreadReport report = t.total();
-            records.add(new ThreadRecord(ThreadRecords.THREAD, now, report));
-            hints.addAll(t.hints(report));
+            records.add(t.totals(now, hints));
         }
         return records;
     }

@@ -5,6 +5,9 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -14,9 +17,26 @@ import java.util.Set;
 import java.util.function.IntUnaryOperator;
 
 /** What {@link NastyThreads} knew about its own threads, and the check of a dump against it. */
-record NastyTruth(JavaThreadInfo main, List<JavaThreadInfo> threads, List<JavaThreadInfo> forgers) {
+public record NastyTruth(JavaThreadInfo main, List<JavaThreadInfo> threads, List<JavaThreadInfo> forgers) {
     /** The forgery that names a TID outside the process: a parse keeps it, a capture drops it. */
     static final JavaThreadInfo FOREIGN_FORGERY = new JavaThreadInfo("x\n\"forged", 999_999, 1, false, null);
+
+    /** What the program knew when its dump of JDK {@code jdk} (jdk17, jdk25) among this module's fixtures was taken. */
+    public static NastyTruth fixture(String jdk) throws IOException {
+        try (InputStream in = NastyTruth.class.getResourceAsStream("/jvm/" + jdk + "-nasty-threads.tsv")) {
+            return parse(new String(in.readAllBytes(), StandardCharsets.UTF_8)
+                    .lines()
+                    .toList());
+        }
+    }
+
+    /** Every thread's name: main's, the named threads', the forgers'. */
+    public List<String> names() {
+        List<String> names = new ArrayList<>(List.of(main.name()));
+        threads.forEach(t -> names.add(t.name()));
+        forgers.forEach(t -> names.add(t.name()));
+        return names;
+    }
 
     static NastyTruth parse(List<String> lines) {
         JavaThreadInfo main = null;

@@ -24,8 +24,7 @@ class ThreadDumpFixtureTest {
     @ValueSource(strings = {"jdk17", "jdk25"})
     void readsEveryNastyNameWithItsIdAndTid(String jdk) throws IOException {
         ThreadDump dump = ThreadDump.parse(dump(jdk));
-        NastyTruth truth =
-                NastyTruth.parse(resource(jdk + "-nasty-threads.tsv").lines().toList());
+        NastyTruth truth = NastyTruth.fixture(jdk);
 
         truth.check(dump, false, tid -> tid);
     }

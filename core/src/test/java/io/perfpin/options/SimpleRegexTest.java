@@ -5,9 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 
 import com.google.re2j.Pattern;
+import io.perfpin.jvm.NastyTruth;
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -92,7 +91,7 @@ class SimpleRegexTest {
     private static List<String> names() throws IOException {
         Set<String> names = new LinkedHashSet<>();
         for (String jdk : List.of("jdk17", "jdk25")) {
-            names.addAll(fixtureNames("/jvm/" + jdk + "-nasty-threads.tsv"));
+            names.addAll(NastyTruth.fixture(jdk).names());
         }
         for (String literal : LITERALS) {
             for (String suffix : SUFFIXES) {
@@ -104,34 +103,6 @@ class SimpleRegexTest {
             }
         }
         return new ArrayList<>(names);
-    }
-
-    /** The fourth column of the fixture, its escapes undone (README beside it). */
-    private static List<String> fixtureNames(String resource) throws IOException {
-        List<String> names = new ArrayList<>();
-        try (InputStream in = SimpleRegexTest.class.getResourceAsStream(resource)) {
-            for (String line : new String(in.readAllBytes(), StandardCharsets.UTF_8).split("\n")) {
-                String[] columns = line.split("\t", -1);
-                if (columns.length >= 4) {
-                    names.add(unescaped(columns[3]));
-                }
-            }
-        }
-        return names;
-    }
-
-    private static String unescaped(String text) {
-        StringBuilder out = new StringBuilder();
-        for (int i = 0; i < text.length(); i++) {
-            char c = text.charAt(i);
-            if (c == '\\' && i + 1 < text.length()) {
-                char next = text.charAt(++i);
-                out.append(next == 'n' ? '\n' : next == 't' ? '\t' : next == 'r' ? '\r' : next);
-            } else {
-                out.append(c);
-            }
-        }
-        return out.toString();
     }
 
     private static String escaped(String text) {

@@ -264,7 +264,7 @@ final class AgentStart implements ThreadEvents {
      */
     @Override
     public boolean runStarting(Thread thread) {
-        Agent running = rules.enrols(thread.getName(), thread.getClass()) ? awaitAgent() : agent;
+        Agent running = agentFor(thread);
         return running != null && running.events().runStarting(thread);
     }
 
@@ -275,8 +275,13 @@ final class AgentStart implements ThreadEvents {
      */
     @Override
     public int decide(Thread thread) {
-        Agent running = rules.enrols(thread.getName(), thread.getClass()) ? awaitAgent() : agent;
+        Agent running = agentFor(thread);
         return running != null ? running.events().decide(thread) : NativeEnrolment.SKIP;
+    }
+
+    /** The agent, waited for where the rules count or pin {@code thread}; as it is now for any other thread. */
+    private Agent agentFor(Thread thread) {
+        return rules.enrols(thread.getName(), thread.getClass()) ? awaitAgent() : agent;
     }
 
     /** A thread that ends before the agent is up was not enrolled by it: nothing to wait for. */
