@@ -10,7 +10,6 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 /**
  * Thread reports as CSV (RFC 4180): a header row, then a row per thread with the columns {@code name, tid,
@@ -115,19 +114,44 @@ final class ReportCsv {
     }
 
     private static String pairs(Map<String, String> byEvent) {
-        return byEvent.entrySet().stream()
-                .map(e -> e.getKey() + ": " + e.getValue())
-                .collect(Collectors.joining("; "));
+        if (byEvent.isEmpty()) {
+            return "";
+        }
+        StringBuilder joined = new StringBuilder();
+        for (Map.Entry<String, String> e : byEvent.entrySet()) {
+            if (joined.length() > 0) {
+                joined.append("; ");
+            }
+            joined.append(e.getKey()).append(": ").append(e.getValue());
+        }
+        return joined.toString();
     }
 
-    private static String decimal(Double value) {
+    /**
+     * {@code value} as the shortest plain decimal that reads back as it. {@link Double#toString} is that decimal
+     * already, but for a trailing {@code .0} and the exponent form it takes outside 10^-3 to 10^7, which is left to
+     * BigDecimal; the rest is done here because a stat prints a few thousand of them, most of them before the JIT
+     * compiles anything.
+     */
+    static String decimal(Double value) {
         if (value == null || value.isNaN()) {
             return "";
         }
         if (value.isInfinite()) {
             return value > 0 ? "inf" : "-inf";
         }
-        return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+        if (value == 0) {
+            return "0"; // and -0.0, as BigDecimal has no negative zero
+        }
+        String text = Double.toString(value);
+        if (text.indexOf('E') >= 0) {
+            return BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+        }
+        int end = text.length();
+        while (text.charAt(end - 1) == '0') {
+            end--;
+        }
+        return text.substring(0, text.charAt(end - 1) == '.' ? end - 1 : end);
     }
 
     /** {@code header} with the {@value #RECORDING} column first, for a report that joins several recordings. */
@@ -139,20 +163,38 @@ final class ReportCsv {
 
     /** A row ({@link #row}, whole, even over several lines) read from {@code recording}, with it first. */
     static String fromRecording(Path recording, String row) {
-        return field(recording.toString()) + "," + row;
+        StringBuilder line = new StringBuilder();
+        field(line, recording.toString());
+        return line.append(',').append(row).toString();
     }
 
     static String row(List<String> fields) {
-        return fields.stream().map(ReportCsv::field).collect(Collectors.joining(","));
+        StringBuilder row = new StringBuilder();
+        for (int i = 0; i < fields.size(); i++) {
+            if (i > 0) {
+                row.append(',');
+            }
+            field(row, fields.get(i));
+        }
+        return row.toString();
     }
 
     /**
-     * Quoted when it holds a comma, a quote or a line break; quotes inside doubled. Half a character (a lone
-     * surrogate, which a thread name may hold and UTF-8 cannot carry) is U+FFFD, the character that stands for one.
+     * {@code text} as a field, appended to {@code row}: quoted when it holds a comma, a quote or a line break; quotes
+     * inside doubled. Half a character (a lone surrogate, which a thread name may hold and UTF-8 cannot carry) is
+     * U+FFFD, the character that stands for one. Most fields need none of it, and are looked at once.
      */
-    private static String field(String text) {
+    private static void field(StringBuilder row, String text) {
+        int i = 0;
+        while (i < text.length() && plain(text.charAt(i))) {
+            i++;
+        }
+        if (i == text.length()) {
+            row.append(text);
+            return;
+        }
         StringBuilder whole = new StringBuilder(text);
-        for (int i = 0; i < text.length(); i++) {
+        for (; i < text.length(); i++) {
             if (Json.isLoneSurrogate(text, i)) {
                 whole.setCharAt(i, '\ufffd');
             }
@@ -162,6 +204,11 @@ final class ReportCsv {
                 || value.indexOf('"') >= 0
                 || value.indexOf('\n') >= 0
                 || value.indexOf('\r') >= 0;
-        return quote ? '"' + value.replace("\"", "\"\"") + '"' : value;
+        row.append(quote ? '"' + value.replace("\"", "\"\"") + '"' : value);
+    }
+
+    /** A character a field may hold as it is: neither a quote's reason nor half a character. */
+    private static boolean plain(char c) {
+        return c != ',' && c != '"' && c != '\n' && c != '\r' && !Character.isSurrogate(c);
     }
 }

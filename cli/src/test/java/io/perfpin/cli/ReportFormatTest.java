@@ -8,9 +8,12 @@ import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadRecords;
 import io.perfpin.report.ThreadReport;
+import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class ReportFormatTest {
@@ -42,6 +45,49 @@ class ReportFormatTest {
                         "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,,cycles: no PMU; instructions: no"
                                 + " PMU,,sample,5,1000000000,,"),
                 ReportFormat.CSV.render(List.of(TOUCHER, ODD)));
+    }
+
+    @Test
+    void csvDecimalsAreWhatBigDecimalWritesPlainWithoutTrailingZeros() {
+        List<Double> values = new ArrayList<>(List.of(
+                0.0,
+                -0.0,
+                1.0,
+                -1.0,
+                0.5,
+                100.0,
+                1e-3,
+                9.99e-4,
+                1e7,
+                1.2345678e7,
+                1e22,
+                1e-300,
+                Double.MIN_VALUE,
+                Double.MAX_VALUE,
+                360_000.25,
+                0.1 + 0.2,
+                2.0 / 3,
+                -123.456));
+        Random random = new Random(23);
+        for (int i = 0; i < 20_000; i++) {
+            values.add(Double.longBitsToDouble(random.nextLong()));
+            values.add(random.nextDouble() * Math.pow(10, random.nextInt(24) - 8));
+            values.add((double) random.nextInt(1_000_000) / 8);
+        }
+        for (double value : values) {
+            String expected = Double.isNaN(value)
+                    ? ""
+                    : Double.isInfinite(value)
+                            ? value > 0 ? "inf" : "-inf"
+                            : BigDecimal.valueOf(value).stripTrailingZeros().toPlainString();
+            assertEquals(expected, ReportCsv.decimal(value), () -> Double.toString(value));
+        }
+    }
+
+    @Test
+    void aCsvFieldWithHalfACharacterHasTheReplacementCharacterAndIsQuotedOnlyForWhatNeedsIt() {
+        assertEquals(
+                "a\ufffdb,\"x\ufffd,\",\ud83d\ude00", ReportCsv.row(List.of("a\ud800b", "x\udc00,", "\ud83d\ude00")));
     }
 
     @Test
