@@ -30,7 +30,12 @@ final class PinOptions {
 
     /** The first rule that matches, as the agent applies them. */
     Optional<PinRule> ruleFor(String threadName) {
-        return rules.stream().filter(r -> r.matches(threadName)).findFirst();
+        for (PinRule rule : rules) {
+            if (rule.matches(threadName)) {
+                return Optional.of(rule);
+            }
+        }
+        return Optional.empty();
     }
 
     List<PinRule> rules() {

@@ -57,7 +57,7 @@ final class ViewOptions {
             description = "Sort the threads by this column, largest first (thread and tid: ascending); default"
                     + " ${DEFAULT-VALUE}, the busiest first. In a live view on a terminal, the key s sorts by the next"
                     + " column.")
-    String sort;
+    String sort = DEFAULT_SORT;
 
     @Option(
             names = "--top",
