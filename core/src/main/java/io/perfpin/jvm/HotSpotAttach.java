@@ -10,10 +10,9 @@ import io.perfpin.files.ContentName;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.PinWatchdog;
 import io.perfpin.nativeio.UnixConnection;
-import java.io.BufferedReader;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStreamReader;
+import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
@@ -243,16 +242,10 @@ final class HotSpotAttach {
     /** Whether the process maps a shared library of that file name. */
     static boolean mapsLibrary(long pid, String process, String library) throws AttachException {
         Path maps = Path.of("/proc/" + pid + "/maps");
-        // ISO-8859-1: mapped file names are bytes, and need not be UTF-8.
-        try (BufferedReader lines =
-                new BufferedReader(new InputStreamReader(Files.newInputStream(maps), StandardCharsets.ISO_8859_1))) {
-            String line;
-            while ((line = lines.readLine()) != null) {
-                if (line.contains("/" + library)) {
-                    return true;
-                }
-            }
-            return false;
+        // ISO-8859-1: mapped file names are bytes, and need not be UTF-8. Read whole and searched once, not a line at
+        // a time: a JVM maps a thousand files, and stat looks here first, in the interpreter.
+        try (InputStream in = Files.newInputStream(maps)) {
+            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1).contains("/" + library);
         } catch (AccessDeniedException e) {
             throw new AttachException(PERMISSION_DENIED, "cannot read " + maps + ": permission denied");
         } catch (IOException e) {
