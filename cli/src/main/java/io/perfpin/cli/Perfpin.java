@@ -41,6 +41,9 @@ public final class Perfpin {
 
     static {
         System.setProperty("picocli.converters.excludes", UNUSED_CONVERTERS);
+        // Else picocli's factory looks for Groovy's Closure class, in every jar, as it first makes a command: 5 ms of
+        // the main thread, for a class that perfpin has not and annotations that are not Groovy's.
+        System.setProperty("picocli.disable.closures", "true");
     }
 
     public static void main(String[] args) {

@@ -256,6 +256,12 @@ class CommandLineTest {
         assertTrue(help.out.contains("or encode events.\n"), "the events line whole: " + help.out);
     }
 
+    @Test
+    void picocliLooksForNoGroovyClosures() {
+        Perfpin.commandLine();
+        assertTrue(Boolean.getBoolean("picocli.disable.closures"), "set as Perfpin is initialised");
+    }
+
     /**
      * picocli leaves out its built-in converters of {@link Perfpin#UNUSED_CONVERTERS}: an option of such a type must
      * bring its own, or picocli would refuse every value of it.
