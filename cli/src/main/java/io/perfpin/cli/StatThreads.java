@@ -151,15 +151,15 @@ final class StatThreads implements AutoCloseable {
 
     /** How many threads it holds without a counter, and why (the same reason for all); null when none. */
     String notCounted() {
-        long threads = all.stream().filter(t -> t.notCounted() != null).count();
-        return threads == 0
-                ? null
-                : threads + " of " + all.size() + " threads not counted: "
-                        + all.stream()
-                                .map(CountedThread::notCounted)
-                                .filter(why -> why != null)
-                                .findFirst()
-                                .orElseThrow();
+        int threads = 0;
+        String why = null;
+        for (CountedThread t : all) {
+            if (t.notCounted() != null) {
+                threads++;
+                why = why != null ? why : t.notCounted();
+            }
+        }
+        return threads == 0 ? null : threads + " of " + all.size() + " threads not counted: " + why;
     }
 
     /** As the kernel has them: a pin within a cgroup's cpuset keeps only the CPUs the cpuset allows. */
