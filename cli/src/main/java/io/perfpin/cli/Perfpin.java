@@ -74,7 +74,7 @@ public final class Perfpin {
      * perfpin NAME} in its usage and messages, and with perfpin's version, as it would be under perfpin.
      */
     static CommandLine alone(String name) {
-        CommandLine command = new CommandLine(command(name));
+        CommandLine command = CommandModel.commandLine(command(name));
         command.setCommandName("perfpin " + name);
         command.getCommandSpec().versionProvider(new Version());
         return command;

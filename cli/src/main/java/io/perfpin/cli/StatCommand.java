@@ -103,23 +103,17 @@ final class StatCommand implements Callable<Integer> {
     OutputOptions output;
 
     /**
-     * Starts, each on a daemon thread of its own, what stat will need and that depends on no option: the annotations
-     * picocli reads for stat's options ({@link OptionsAhead}); the backend (the JNI library extracted and loaded) and
-     * the thread dump's parser, after the look at the JVM; the end of a count ({@link #rehearse}), which must be done
-     * before the count begins, so not after the look; and what the kernel makes the first counters wait for ({@link
-     * KernelReadiness}). picocli reading the options is most of stat's start; these now take their time beside it,
-     * not after it. The JVM to count is only looked at ({@link EarlyLook}). Classes, not lambdas: linking a lambda's
-     * call site is time on the main thread before picocli starts.
+     * Starts, each on a daemon thread of its own, what stat will need and that depends on no option: the backend (the
+     * JNI library extracted and loaded) and the thread dump's parser, after the look at the JVM; the end of a count
+     * ({@link #rehearse}), which must be done before the count begins, so not after the look; and what the kernel
+     * makes the first counters wait for ({@link KernelReadiness}). picocli making the options' model (from the model
+     * the build wrote: {@link CommandModel}) is most of stat's start; these now take their time beside it, not after
+     * it. The JVM to count is only looked at ({@link EarlyLook}). Classes, not lambdas: linking a lambda's call site
+     * is time on the main thread before picocli starts.
      */
     static void prepare(String[] args) {
         Runnable look = EarlyLook.plan(args);
         long guessed = EarlyLook.guess(args);
-        new Aside("perfpin-options") {
-            @Override
-            void work() {
-                OptionsAhead.read(StatCommand.class);
-            }
-        }.begin();
         boolean looking = new Aside("perfpin-prepare") {
             @Override
             void work() throws IOException {
