@@ -60,6 +60,8 @@ final class HotSpotAttach {
     private static final String DISABLED = "DisableAttachMechanism";
     private static final long FIRST_NAP_MILLIS = 10;
     private static final long LONGEST_NAP_MILLIS = 200;
+    /** How much of /proc/PID/maps is held at once while it is searched. */
+    private static final int MAPS_BLOCK_BYTES = 64 * 1024;
     /** A dump of 100,000 threads is about 50 MB; a reply past this is a process that only pretends to be a JVM. */
     static final int MAX_REPLY_BYTES = 256 << 20;
 
@@ -242,15 +244,33 @@ final class HotSpotAttach {
     /** Whether the process maps a shared library of that file name. */
     static boolean mapsLibrary(long pid, String process, String library) throws AttachException {
         Path maps = Path.of("/proc/" + pid + "/maps");
-        // ISO-8859-1: mapped file names are bytes, and need not be UTF-8. Read whole and searched once, not a line at
-        // a time: a JVM maps a thousand files, and stat looks here first, in the interpreter.
         try (InputStream in = Files.newInputStream(maps)) {
-            return new String(in.readAllBytes(), StandardCharsets.ISO_8859_1).contains("/" + library);
+            return holds(in, "/" + library);
         } catch (AccessDeniedException e) {
             throw new AttachException(PERMISSION_DENIED, "cannot read " + maps + ": permission denied");
         } catch (IOException e) {
             throw gone(pid, process, e);
         }
+    }
+
+    /**
+     * Whether {@code in} holds {@code text}, read as ISO-8859-1 (mapped file names are bytes, and need not be UTF-8) a
+     * block at a time, not a line: a JVM maps a thousand files, and stat looks first, in the interpreter. A block, not
+     * the whole, since the target decides how long its maps are (65,530 mappings by default, each path up to 4 KiB);
+     * each block begins with the end of the one before, where the text may have begun.
+     */
+    static boolean holds(InputStream in, String text) throws IOException {
+        byte[] block = new byte[MAPS_BLOCK_BYTES];
+        int kept = 0;
+        for (int n; (n = in.read(block, kept, block.length - kept)) > 0; ) {
+            int end = kept + n;
+            if (new String(block, 0, end, StandardCharsets.ISO_8859_1).contains(text)) {
+                return true;
+            }
+            kept = Math.min(text.length() - 1, end);
+            System.arraycopy(block, end - kept, block, 0, kept);
+        }
+        return false;
     }
 
     private static void startListener(
