@@ -2,7 +2,6 @@ package io.perfpin.cli;
 
 import io.perfpin.jvm.ProcessIdentity;
 import io.perfpin.jvm.ThreadWatch;
-import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -71,8 +70,9 @@ final class EarlyLook {
         public void run() {
             try {
                 seen = new Look(ProcessIdentity.of(pid), ThreadWatch.startIfListening(pid));
-            } catch (IOException | RuntimeException e) {
-                // met again where stat looks itself, and said there
+            } catch (Throwable e) {
+                // Met again where stat looks itself, and said there; caught whole, as a FutureTask would, so that the
+                // thread goes on with the rest of stat's preparation.
             } finally {
                 done.countDown();
             }

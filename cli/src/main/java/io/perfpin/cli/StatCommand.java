@@ -143,10 +143,11 @@ final class StatCommand implements Callable<Integer> {
 
     /**
      * stat's end, rehearsed on one thread: this one, counted by the default events, its totals and hints, the table,
-     * CSV and JSON of them and the line under the table, which go nowhere. The classes initialised and call sites linked here, beside
-     * picocli, are not after the window, where stat spent 40 to 60 ms on 100 threads of a busy two-CPU host, half of
-     * it on code run for the first time. Its counters are perfpin's own thread's: the target is not touched, and they
-     * hold a few descriptors for a few milliseconds, perhaps as --fds takes its share of those free (of thousands).
+     * CSV and JSON of them and the line under the table, which go nowhere. The classes initialised and call sites
+     * linked here, beside picocli, are not after the window, where stat spent 40 to 60 ms on 100 threads of a busy
+     * two-CPU host, half of it on code run for the first time. Its counters are perfpin's own thread's: the target is
+     * not touched, and they hold a few descriptors for a few milliseconds, perhaps as --fds takes its share of those
+     * free (of thousands).
      */
     private static void rehearse() {
         Syscalls syscalls = Backends.syscalls();

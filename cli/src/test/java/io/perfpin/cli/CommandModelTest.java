@@ -38,11 +38,19 @@ class CommandModelTest {
             List.of("1", "--events", "no-such-event"),
             List.of("1", "--duration"),
             List.of("1", "--colums", "ipc"),
-            List.of("1", "--sort", "thread", "--fds", "150%"));
+            List.of("1", "--sort", "thread", "--fds", "150%"),
+            List.of("1", "--wide=false", "--help=true"),
+            List.of("1", "-V=true"),
+            List.of("1", "--top=2", "--format=json"));
 
     @Test
     void theBuildWroteTheModelOfTheAnnotationsAsTheyAreNow() throws Exception {
-        Class<?> written = Class.forName(StatCommand.class.getName() + "Model");
+        Class<?> written;
+        try {
+            written = Class.forName(StatCommand.class.getName() + "Model");
+        } catch (ClassNotFoundException e) {
+            throw new AssertionError("no model written: build with mvn process-classes (or later phases)", e);
+        }
         @SuppressWarnings("unchecked")
         Supplier<String> text =
                 (Supplier<String>) written.getDeclaredConstructor().newInstance();
@@ -84,12 +92,35 @@ class CommandModelTest {
 
     @Test
     void aTokenThatWouldBreakTheModelIsRefusedWhenItIsWritten() {
-        @CommandLine.Command(name = "bad", description = "a\0b")
-        class Bad implements Runnable {
-            @Override
-            public void run() {}
-        }
-        assertThrows(IllegalArgumentException.class, () -> CommandModel.describe(new Bad()));
+        assertThrows(IllegalArgumentException.class, () -> CommandModel.describe(new Separator()));
+    }
+
+    @Test
+    void aListOfOneEmptyStringStaysOne() {
+        CommandSpec spec = CommandModel.read(CommandModel.describe(new BlankLine()), new BlankLine());
+        assertEquals(List.of(""), List.of(spec.usageMessage().description()));
+    }
+
+    @Test
+    void aModelCutShortIsRefusedAndTheAnnotationsAreReadInstead() {
+        String model = CommandModel.describe(new StatCommand());
+        assertThrows(
+                IllegalStateException.class,
+                () -> CommandModel.read(
+                        model.substring(0, model.lastIndexOf('\0', model.length() - 2) + 1), new StatCommand()));
+        assertThrows(IllegalStateException.class, () -> CommandModel.read(model + "extra\0", new StatCommand()));
+    }
+
+    @CommandLine.Command(name = "bad", description = "a\0b")
+    static final class Separator implements Runnable {
+        @Override
+        public void run() {}
+    }
+
+    @CommandLine.Command(name = "blank", description = "")
+    static final class BlankLine implements Runnable {
+        @Override
+        public void run() {}
     }
 
     private static CommandSpec modelled(StatCommand command) {
@@ -142,7 +173,7 @@ class CommandModelTest {
                 "description " + Arrays.toString(arg.description()),
                 "rendered " + Arrays.toString(arg.renderedDescription()),
                 "descriptionKey " + arg.descriptionKey(),
-                "arity " + arg.arity(),
+                "arity " + arg.arity() + (arg.arity().isUnspecified() ? " (not given)" : ""),
                 "paramLabel " + arg.paramLabel(),
                 "hideParamSyntax " + arg.hideParamSyntax(),
                 "type " + arg.type().getName(),
