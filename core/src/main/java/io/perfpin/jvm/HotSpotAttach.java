@@ -173,13 +173,13 @@ final class HotSpotAttach {
             // would hold it.
             List<String> request = arguments.of(files);
             String socket = "/tmp/.java_pid" + target.namespacePid();
-            UnixConnection connection = connectIfListening(process, files, socket, deadline);
+            UnixConnection connection = connectIfListening(pid, process, files, socket, deadline);
             if (connection == null && !mayStartListener) {
                 throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
             }
             if (connection == null) {
                 startListener(pid, process, files, socket, deadline, timeout);
-                connection = connectIfListening(process, files, socket, deadline);
+                connection = connectIfListening(pid, process, files, socket, deadline);
                 if (connection == null) {
                     throw new AttachException(
                             NOT_A_JVM,
@@ -459,11 +459,14 @@ final class HotSpotAttach {
      * Connects to the JVM's attach listener, as the JVM's user; null when it has none: no socket, or a socket
      * nobody listens on. The socket must be the JVM's user's: root must not take orders from anyone's file.
      */
-    private static UnixConnection connectIfListening(String process, TargetFiles files, String socket, long deadline)
-            throws AttachException {
+    private static UnixConnection connectIfListening(
+            long pid, String process, TargetFiles files, String socket, long deadline) throws AttachException {
         try {
             return files.connect(socket, deadline);
         } catch (IOException e) {
+            // A JVM that accepts no attach is said so first: what is at its socket's path is then beside the point,
+            // such as a socket another user's JVM left there when it had this pid and was killed.
+            refuseIfAttachDisabled(pid, process, files);
             throw new AttachException(NOT_A_JVM, "cannot connect to " + process + ": " + e.getMessage());
         }
     }

@@ -19,6 +19,7 @@ import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashSet;
@@ -122,13 +123,46 @@ class OtherJvmThreadsTest {
             truth(child);
             AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
 
-            assertEquals(ATTACH_REFUSED, e.category());
+            assertEquals(ATTACH_REFUSED, e.category(), e.getMessage());
             assertEquals(
                     "process " + child.pid() + " (java) runs with -XX:+DisableAttachMechanism: it accepts no attach"
                             + " (no agent, no thread dump). Start it with -javaagent: instead, or without that flag",
                     e.getMessage());
             assertEquals(0, child.end());
             assertEquals(List.of(), child.rest(), "no SIGQUIT, so no thread dump");
+        }
+    }
+
+    /**
+     * A socket another user left at the attach socket's path (a JVM of theirs killed when it had this pid, which a
+     * 32,768-pid host reuses within hours): never connected to nor removed, and a JVM that accepts no attach is still
+     * said to be one.
+     */
+    @Test
+    void anotherUsersSocketAtTheJvmsPathIsLeftAloneAndTheDisabledFlagIsSaid() throws Exception {
+        assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "only root can give a file to another user here");
+        try (TestJvm child = nastyThreads(javas().get(0))
+                .jvmOptions("-XX:+DisableAttachMechanism", "-XX:-UsePerfData")
+                .start()) {
+            truth(child);
+            Path foreign = Path.of("/tmp/.java_pid" + child.pid());
+            assumeTrue(!Files.exists(foreign, LinkOption.NOFOLLOW_LINKS), "a file is at " + foreign + " already");
+            try {
+                try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    dead.bind(UnixDomainSocketAddress.of(foreign));
+                }
+                Files.setAttribute(foreign, "unix:uid", NOBODY, LinkOption.NOFOLLOW_LINKS);
+
+                AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
+
+                assertEquals(ATTACH_REFUSED, e.category(), e.getMessage());
+                assertTrue(e.getMessage().contains("runs with -XX:+DisableAttachMechanism"), e.getMessage());
+                assertEquals(NOBODY, (int) Files.getAttribute(foreign, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+                assertEquals(0, child.end());
+                assertEquals(List.of(), child.rest(), "no SIGQUIT, so no thread dump");
+            } finally {
+                Files.deleteIfExists(foreign);
+            }
         }
     }
 
