@@ -167,6 +167,32 @@ class OtherJvmThreadsTest {
     }
 
     /**
+     * Another user's socket at the path of a JVM that accepts attach: perfpin never connects to it nor removes it, and
+     * the JVM, starting its listener at perfpin's trigger, puts its own in its place.
+     */
+    @Test
+    void anotherUsersSocketAtTheJvmsPathGivesWayToTheJvmsOwn() throws Exception {
+        assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "only root can give a file to another user here");
+        try (TestJvm child = nastyThreads(javas().get(0)).start()) {
+            NastyTruth truth = truth(child);
+            Path foreign = Path.of("/tmp/.java_pid" + child.pid());
+            assumeTrue(!Files.exists(foreign, LinkOption.NOFOLLOW_LINKS), "a file is at " + foreign + " already");
+            try {
+                try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                    dead.bind(UnixDomainSocketAddress.of(foreign));
+                }
+                Files.setAttribute(foreign, "unix:uid", NOBODY, LinkOption.NOFOLLOW_LINKS);
+
+                truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
+
+                assertEquals(0, (int) Files.getAttribute(foreign, "unix:uid", LinkOption.NOFOLLOW_LINKS), "the JVM's");
+            } finally {
+                Files.deleteIfExists(foreign);
+            }
+        }
+    }
+
+    /**
      * The flag where the kernel does not show it (an @argfile) and no hsperfdata: one SIGQUIT, a refusal within
      * two seconds, and the one thread dump that signal made the JVM print, never a second.
      */
