@@ -85,7 +85,10 @@ final class CommandModel {
         return new CommandLine(command);
     }
 
-    /** The model the build wrote for {@code type}, or null where it wrote none (a build of the classes alone). */
+    /**
+     * The model the build wrote for {@code type}; null where it wrote none (a build of the classes alone) or none that
+     * loads, which is then as a model that does not read.
+     */
     private static String written(Class<?> type) {
         try {
             Class<?> model = Class.forName(type.getName() + "Model", true, type.getClassLoader());
@@ -93,10 +96,8 @@ final class CommandModel {
             Supplier<String> text =
                     (Supplier<String>) model.getDeclaredConstructor().newInstance();
             return text.get();
-        } catch (ClassNotFoundException e) {
-            return null;
         } catch (ReflectiveOperationException | RuntimeException e) {
-            return null; // as for a model that does not read
+            return null;
         }
     }
 
