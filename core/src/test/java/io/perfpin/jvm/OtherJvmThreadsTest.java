@@ -140,18 +140,13 @@ class OtherJvmThreadsTest {
      */
     @Test
     void anotherUsersSocketAtTheJvmsPathIsLeftAloneAndTheDisabledFlagIsSaid() throws Exception {
-        assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "only root can give a file to another user here");
         try (TestJvm child = nastyThreads(javas().get(0))
                 .jvmOptions("-XX:+DisableAttachMechanism", "-XX:-UsePerfData")
                 .start()) {
             truth(child);
             Path foreign = Path.of("/tmp/.java_pid" + child.pid());
-            assumeTrue(!Files.exists(foreign, LinkOption.NOFOLLOW_LINKS), "a file is at " + foreign + " already");
+            plantSocketOfNobody(foreign);
             try {
-                try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-                    dead.bind(UnixDomainSocketAddress.of(foreign));
-                }
-                Files.setAttribute(foreign, "unix:uid", NOBODY, LinkOption.NOFOLLOW_LINKS);
 
                 AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
 
@@ -172,16 +167,11 @@ class OtherJvmThreadsTest {
      */
     @Test
     void anotherUsersSocketAtTheJvmsPathGivesWayToTheJvmsOwn() throws Exception {
-        assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "only root can give a file to another user here");
         try (TestJvm child = nastyThreads(javas().get(0)).start()) {
             NastyTruth truth = truth(child);
             Path foreign = Path.of("/tmp/.java_pid" + child.pid());
-            assumeTrue(!Files.exists(foreign, LinkOption.NOFOLLOW_LINKS), "a file is at " + foreign + " already");
+            plantSocketOfNobody(foreign);
             try {
-                try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-                    dead.bind(UnixDomainSocketAddress.of(foreign));
-                }
-                Files.setAttribute(foreign, "unix:uid", NOBODY, LinkOption.NOFOLLOW_LINKS);
 
                 truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
 
@@ -189,6 +179,25 @@ class OtherJvmThreadsTest {
             } finally {
                 Files.deleteIfExists(foreign);
             }
+        }
+    }
+
+    /**
+     * A socket nobody listens on, of uid nobody, at {@code path}, as another user's JVM killed with this pid leaves
+     * it; the test is skipped where it cannot make one (not root) or something is there already, which it leaves
+     * alone. The caller removes it.
+     */
+    private static void plantSocketOfNobody(Path path) throws IOException {
+        assumeTrue(ProcStatus.ofSelf().effectiveUid() == 0, "only root can give a file to another user here");
+        assumeTrue(!Files.exists(path, LinkOption.NOFOLLOW_LINKS), "a file is at " + path + " already");
+        try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            dead.bind(UnixDomainSocketAddress.of(path));
+        }
+        try {
+            Files.setAttribute(path, "unix:uid", NOBODY, LinkOption.NOFOLLOW_LINKS);
+        } catch (IOException | RuntimeException e) {
+            Files.delete(path);
+            throw e;
         }
     }
 
