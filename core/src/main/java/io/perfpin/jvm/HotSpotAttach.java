@@ -173,13 +173,13 @@ final class HotSpotAttach {
             // would hold it.
             List<String> request = arguments.of(files);
             String socket = "/tmp/.java_pid" + target.namespacePid();
-            UnixConnection connection = connectIfListening(process, files, socket, deadline);
+            UnixConnection connection = connectIfListening(pid, process, files, socket, deadline);
             if (connection == null && !mayStartListener) {
                 throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
             }
             if (connection == null) {
                 startListener(pid, process, files, socket, deadline, timeout);
-                connection = connectIfListening(process, files, socket, deadline);
+                connection = connectIfListening(pid, process, files, socket, deadline);
                 if (connection == null) {
                     throw new AttachException(
                             NOT_A_JVM,
@@ -286,15 +286,11 @@ final class HotSpotAttach {
                             + " -XX:+DisableAttachMechanism)");
         }
         String socketName = socket.substring("/tmp/".length());
-        Optional<FileStat> stale;
         try {
-            // Nobody listens there: a JVM with this pid was killed before it could remove it. Its user's is removed;
-            // another user's is left as it is, for the JVM to put its own in its place as its listener starts (a
-            // rename, which the JVM may where perfpin would not: it did not make the file).
-            stale = files.status(false, "/tmp", socketName);
-            if (stale.isPresent() && stale.get().uid() == files.target().effectiveUid()) {
+            // Nobody listens there: a JVM with this pid was killed before it could remove it.
+            Optional<FileStat> stale = files.status(false, "/tmp", socketName);
+            if (stale.isPresent()) {
                 files.remove(false, "/tmp", socketName, stale.get());
-                stale = Optional.empty();
             }
         } catch (IOException e) {
             throw new AttachException(
@@ -305,7 +301,7 @@ final class HotSpotAttach {
             sendQuit(pid, process);
             long nap = FIRST_NAP_MILLIS;
             long listening = Math.min(deadline, System.nanoTime() + LISTENER_START.toNanos());
-            while (!listenerUp(process, files, socket)) {
+            while (!exists(process, files, socket)) {
                 long left = listening - System.nanoTime();
                 if (left <= 0) {
                     // Never a second signal: a JVM that did not take the first as a trigger printed a thread dump.
@@ -315,11 +311,7 @@ final class HotSpotAttach {
                                     + Math.min(LISTENER_START.toMillis(), timeout.toMillis())
                                     + " ms of one SIGQUIT: its"
                                     + " attach mechanism is off, or it does not answer (stopped, or at a long"
-                                    + " safepoint)"
-                                    + stale.map(file -> "; " + files.shown(socket) + " is " + file.kind()
-                                                    + " of uid " + file.uid() + ", which perfpin leaves alone and"
-                                                    + " the JVM did not replace")
-                                            .orElse(""));
+                                    + " safepoint)");
                 }
                 if (exited(pid)) {
                     throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
@@ -339,11 +331,9 @@ final class HotSpotAttach {
         }
     }
 
-    /** Whether {@code path} holds a socket the target may listen on ({@link TargetFiles#isListenerOf}). */
-    private static boolean listenerUp(String process, TargetFiles files, String path) throws AttachException {
+    private static boolean exists(String process, TargetFiles files, String path) throws AttachException {
         try {
-            Optional<FileStat> status = files.status(path);
-            return status.isPresent() && files.isListenerOf(status.get());
+            return files.status(path).isPresent();
         } catch (IOException e) {
             throw new AttachException(
                     NOT_A_JVM, "cannot look for the attach socket of " + process + ": " + e.getMessage());
@@ -469,11 +459,14 @@ final class HotSpotAttach {
      * Connects to the JVM's attach listener, as the JVM's user; null when it has none: no socket, or a socket
      * nobody listens on. The socket must be the JVM's user's: root must not take orders from anyone's file.
      */
-    private static UnixConnection connectIfListening(String process, TargetFiles files, String socket, long deadline)
-            throws AttachException {
+    private static UnixConnection connectIfListening(
+            long pid, String process, TargetFiles files, String socket, long deadline) throws AttachException {
         try {
             return files.connect(socket, deadline);
         } catch (IOException e) {
+            // A JVM that accepts no attach is said so first: what is at its socket's path is then beside the point,
+            // such as a socket another user's JVM left there when it had this pid and was killed.
+            refuseIfAttachDisabled(pid, process, files);
             throw new AttachException(NOT_A_JVM, "cannot connect to " + process + ": " + e.getMessage());
         }
     }

@@ -247,22 +247,15 @@ final class TargetFiles implements AutoCloseable {
             }
             try {
                 FileStat status = calls.fstat(located);
-                if (!isListenerOf(status)) {
-                    return null; // another's file, left or planted: never connected to
+                if (!status.isSocket() || status.uid() != target.effectiveUid()) {
+                    throw new IOException(shown(path) + " is " + status.kind() + " of uid " + status.uid() + ", not"
+                            + " the attach socket of uid " + target.effectiveUid() + ": refusing to use it");
                 }
                 return UnixConnection.connect(calls, "/proc/self/fd/" + located, deadline);
             } finally {
                 calls.close(located);
             }
         });
-    }
-
-    /**
-     * Whether {@code status} is of a socket the target could be listening on: one of its user's. Root must not take
-     * orders from anyone's file.
-     */
-    boolean isListenerOf(FileStat status) {
-        return status.isSocket() && status.uid() == target.effectiveUid();
     }
 
     /**

@@ -162,20 +162,30 @@ class OtherJvmThreadsTest {
     }
 
     /**
-     * Another user's socket at the path of a JVM that accepts attach: perfpin never connects to it nor removes it, and
-     * the JVM, starting its listener at perfpin's trigger, puts its own in its place.
+     * Another user's socket at the path of a JVM that accepts attach, whose listener was started and its socket
+     * removed since (a /tmp cleaner): refused before any signal, since the JVM would take one for a thread dump, and
+     * the file left alone.
      */
     @Test
-    void anotherUsersSocketAtTheJvmsPathGivesWayToTheJvmsOwn() throws Exception {
+    void anotherUsersSocketAtTheJvmsPathIsRefusedWithoutASignal() throws Exception {
         try (TestJvm child = nastyThreads(javas().get(0)).start()) {
             NastyTruth truth = truth(child);
+            truth.check(ThreadDump.of(child.pid()), true, tid -> tid); // its listener runs
             Path foreign = Path.of("/tmp/.java_pid" + child.pid());
+            Files.delete(foreign);
             plantSocketOfNobody(foreign);
             try {
+                AttachException e = assertThrows(AttachException.class, () -> ThreadDump.of(child.pid()));
 
-                truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
-
-                assertEquals(0, (int) Files.getAttribute(foreign, "unix:uid", LinkOption.NOFOLLOW_LINKS), "the JVM's");
+                assertEquals(NOT_A_JVM, e.category(), e.getMessage());
+                assertTrue(
+                        e.getMessage()
+                                .endsWith(foreign + " of process " + child.pid() + " (java) is a socket of uid "
+                                        + NOBODY + ", not the attach socket of uid 0: refusing to use it"),
+                        e.getMessage());
+                assertEquals(NOBODY, (int) Files.getAttribute(foreign, "unix:uid", LinkOption.NOFOLLOW_LINKS));
+                assertEquals(0, child.end());
+                assertEquals(List.of(), child.rest(), "no SIGQUIT, so no thread dump");
             } finally {
                 Files.deleteIfExists(foreign);
             }
