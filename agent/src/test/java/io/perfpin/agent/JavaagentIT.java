@@ -102,7 +102,12 @@ class JavaagentIT {
         }
         List<String> early = Observed.records(out, "thread", "early");
         assertEquals(1, early.size(), "the early thread's final record");
-        assertWithin(PAGES, (long) Observed.number(early.get(0), "page-faults"), 0.03, "the early thread's faults");
+        // Counted whole: none of its pages lost before the agent was up. Above them, what it ran first in this JVM
+        // (the classes touching loads, which main loads later for the other tests' threads): 513 faults on JDK 25.
+        long faults = (long) Observed.number(early.get(0), "page-faults");
+        assertTrue(
+                faults >= PAGES * 0.97 && faults <= PAGES * 1.10,
+                "the early thread's faults: expected " + PAGES + " (-3% to +10%), got " + faults);
         assertTrue(Observed.records(out, "thread", "main").isEmpty(), "main, which the rules leave out");
     }
 
