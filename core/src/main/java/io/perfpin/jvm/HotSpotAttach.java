@@ -173,13 +173,15 @@ final class HotSpotAttach {
             // would hold it.
             List<String> request = arguments.of(files);
             String socket = "/tmp/.java_pid" + target.namespacePid();
-            UnixConnection connection = connectIfListening(pid, process, files, socket, deadline);
+            TargetFiles.Attempt attempt = connectIfListening(pid, process, files, socket, deadline);
+            UnixConnection connection = attempt.connection();
             if (connection == null && !mayStartListener) {
                 throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
             }
             if (connection == null) {
-                startListener(pid, process, files, socket, deadline, timeout);
-                connection = connectIfListening(pid, process, files, socket, deadline);
+                startListener(pid, process, files, socket, attempt.refused(), deadline, timeout);
+                connection = connectIfListening(pid, process, files, socket, deadline)
+                        .connection();
                 if (connection == null) {
                     throw new AttachException(
                             NOT_A_JVM,
@@ -273,8 +275,18 @@ final class HotSpotAttach {
         return false;
     }
 
+    /**
+     * Starts the JVM's attach listener: one SIGQUIT, with a trigger it takes for a request to start it. {@code refused}
+     * is the socket where nothing listened when perfpin connected, or null.
+     */
     private static void startListener(
-            long pid, String process, TargetFiles files, String socket, long deadline, Duration timeout)
+            long pid,
+            String process,
+            TargetFiles files,
+            String socket,
+            FileStat refused,
+            long deadline,
+            Duration timeout)
             throws AttachException {
         refuseIfAttachDisabled(pid, process, files);
         if (!files.target().catchesQuit()) {
@@ -287,10 +299,10 @@ final class HotSpotAttach {
         }
         String socketName = socket.substring("/tmp/".length());
         try {
-            // Nobody listens there: a JVM with this pid was killed before it could remove it.
-            Optional<FileStat> stale = files.status(false, "/tmp", socketName);
-            if (stale.isPresent()) {
-                files.remove(false, "/tmp", socketName, stale.get());
+            // Nobody listened there: a JVM with this pid was killed before it could remove it. That socket alone is
+            // removed: another tool may have started the listener since, whose socket is live.
+            if (refused != null) {
+                files.remove(false, "/tmp", socketName, refused);
             }
         } catch (IOException e) {
             throw new AttachException(
@@ -456,10 +468,10 @@ final class HotSpotAttach {
     }
 
     /**
-     * Connects to the JVM's attach listener, as the JVM's user; null when it has none: no socket, or a socket
-     * nobody listens on. The socket must be the JVM's user's: root must not take orders from anyone's file.
+     * Connects to the JVM's attach listener, as the JVM's user; no connection when it has none: no socket, or a
+     * socket nobody listens on. The socket must be the JVM's user's: root must not take orders from anyone's file.
      */
-    private static UnixConnection connectIfListening(
+    private static TargetFiles.Attempt connectIfListening(
             long pid, String process, TargetFiles files, String socket, long deadline) throws AttachException {
         try {
             return files.connect(socket, deadline);

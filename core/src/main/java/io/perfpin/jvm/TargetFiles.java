@@ -232,18 +232,25 @@ final class TargetFiles implements AutoCloseable {
     }
 
     /**
-     * Connects to the Unix socket at {@code path}, which the target's user must own, as that user: the peer (the
-     * JVM) sees the target's own uid and gid, also from inside a user namespace. Null when nothing is there or
-     * nothing listens. While the listener's queue is full, it tries again until {@code deadline} ({@link
-     * System#nanoTime}).
+     * What connecting found: the listener's connection; else the socket where nothing listens (refused, left by a
+     * killed JVM), or neither where nothing is there.
      */
-    UnixConnection connect(String path, long deadline) throws IOException {
+    record Attempt(UnixConnection connection, FileStat refused) {
+        private static final Attempt NOTHING_THERE = new Attempt(null, null);
+    }
+
+    /**
+     * Connects to the Unix socket at {@code path}, which the target's user must own, as that user: the peer (the
+     * JVM) sees the target's own uid and gid, also from inside a user namespace. While the listener's queue is full,
+     * it tries again until {@code deadline} ({@link System#nanoTime}).
+     */
+    Attempt connect(String path, long deadline) throws IOException {
         return asTarget(() -> {
             int located;
             try {
                 located = locate(path);
             } catch (java.nio.file.NoSuchFileException e) {
-                return null;
+                return Attempt.NOTHING_THERE;
             }
             try {
                 FileStat status = calls.fstat(located);
@@ -251,7 +258,8 @@ final class TargetFiles implements AutoCloseable {
                     throw new IOException(shown(path) + " is " + status.kind() + " of uid " + status.uid() + ", not"
                             + " the attach socket of uid " + target.effectiveUid() + ": refusing to use it");
                 }
-                return UnixConnection.connect(calls, "/proc/self/fd/" + located, deadline);
+                UnixConnection connection = UnixConnection.connect(calls, "/proc/self/fd/" + located, deadline);
+                return connection != null ? new Attempt(connection, null) : new Attempt(null, status);
             } finally {
                 calls.close(located);
             }

@@ -21,6 +21,7 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -270,6 +271,36 @@ class OtherJvmThreadsTest {
             }
 
             truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
+        }
+    }
+
+    /**
+     * The stale socket perfpin removes is the one its connect was refused on: a socket made since, such as a listener
+     * another tool started meanwhile, stays.
+     */
+    @Test
+    void onlyTheSocketThatRefusedTheConnectionIsRemoved() throws Exception {
+        try (TestJvm child = nastyThreads(javas().get(0)).start()) {
+            truth(child);
+            Path stale = Path.of("/tmp/.java_pid" + child.pid());
+            try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                dead.bind(UnixDomainSocketAddress.of(stale));
+            }
+            try (TargetFiles files = TargetFiles.open(child.pid(), ProcStatus.ofProcess(child.pid()));
+                    ServerSocketChannel since = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                TargetFiles.Attempt attempt = files.connect(stale.toString(), System.nanoTime() + 5_000_000_000L);
+                assertEquals(null, attempt.connection(), "nobody listens on the stale socket");
+                assertTrue(attempt.refused() != null && attempt.refused().isSocket(), "the socket that refused it");
+                // As HotSpot starts its listener: a socket of its own beside it, renamed over the path.
+                Path beside = Path.of(stale + ".tmp");
+                since.bind(UnixDomainSocketAddress.of(beside));
+                Files.move(beside, stale, StandardCopyOption.ATOMIC_MOVE);
+
+                assertFalse(files.remove(false, "/tmp", stale.getFileName().toString(), attempt.refused()));
+                assertTrue(Files.exists(stale, LinkOption.NOFOLLOW_LINKS), "the socket made since stays");
+            } finally {
+                Files.deleteIfExists(stale);
+            }
         }
     }
 
