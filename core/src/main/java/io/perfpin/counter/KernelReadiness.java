@@ -5,7 +5,6 @@ import io.perfpin.event.GenericEvents;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.PerfEventAttr;
 import io.perfpin.nativeio.Syscalls;
-import java.io.IOException;
 
 /**
  * Two things the kernel does once, the first time, on the way to counting many threads, done ahead on a thread that
@@ -42,25 +41,11 @@ public final class KernelReadiness {
             return;
         }
         try {
-            // fcntl refuses a number at or past the limit, and then grows nothing: the highest it takes
-            long highest = descriptors > 0 ? Math.min((long) fd + descriptors, openFileLimit() - 1) : fd;
-            if (highest > fd) {
-                FileCalls files = new FileCalls(syscalls);
-                int far = files.dupAtLeast(fd, (int) highest);
-                if (far >= 0) {
-                    files.close(far);
-                }
+            if (descriptors > 0) {
+                DescriptorTable.makeRoom(new FileCalls(syscalls), fd, descriptors);
             }
         } finally {
             syscalls.close(fd);
-        }
-    }
-
-    private static long openFileLimit() {
-        try {
-            return DescriptorBudget.openFileLimit();
-        } catch (IOException | RuntimeException e) {
-            return 0; // unknown: no growth
         }
     }
 }

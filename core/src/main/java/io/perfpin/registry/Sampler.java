@@ -1,6 +1,7 @@
 package io.perfpin.registry;
 
 import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.counter.DescriptorTable;
 import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.stats.AgentNotice;
@@ -30,6 +31,9 @@ final class Sampler {
 
     private final Notices notices;
     private final ThreadPins pins;
+    /** Grown ahead of the counters of the threads this takes in, so that a thread that starts does not grow it. */
+    private final DescriptorTable table;
+
     private final long intervalNanos;
     /** What the registry's start left to this thread; null when nothing. */
     private final Deferred deferred;
@@ -57,6 +61,7 @@ final class Sampler {
             StatsPublisher stats,
             Notices notices,
             ThreadPins pins,
+            DescriptorTable table,
             long intervalNanos,
             Deferred deferred,
             long deferredDelayNanos,
@@ -66,6 +71,7 @@ final class Sampler {
         this.stats = stats;
         this.notices = notices;
         this.pins = pins;
+        this.table = table;
         this.intervalNanos = intervalNanos;
         this.deferred = deferred;
         this.deferredDelayNanos = Math.min(intervalNanos, deferredDelayNanos);
@@ -209,6 +215,7 @@ final class Sampler {
             if (!topologyAtStart) {
                 pins.readTopology();
             }
+            keepTableAhead(); // a burst of threads at the application's start does not wait for the first tick
         }
         // the first tick an interval after the start, as if nothing had come between
         long park = Math.max(0, intervalNanos - (System.nanoTime() - started));
@@ -240,6 +247,9 @@ final class Sampler {
         long now = System.currentTimeMillis();
         finishedThisTick.clear();
         isolated("taking in new threads", () -> threads.admitInto(live));
+        if (!finalPass) {
+            keepTableAhead();
+        }
         for (int i = live.size() - 1; i >= 0; i--) {
             TrackedThread t = live.get(i);
             boolean ended = finalPass || t.hasEnded();
@@ -263,6 +273,10 @@ final class Sampler {
         if (publisher != null) {
             isolated("publishing to the stats file", () -> publisher.tick(live, finishedThisTick, now));
         }
+    }
+
+    private void keepTableAhead() {
+        isolated("growing the descriptor table", table::keepAhead);
     }
 
     /** The thread's final record, then its descriptors and pin, which go whether or not the record was written. */

@@ -2,6 +2,7 @@ package io.perfpin.registry;
 
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.DescriptorBudget;
+import io.perfpin.counter.DescriptorTable;
 import io.perfpin.counter.KeptSwitchedOn;
 import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.Placement;
@@ -101,6 +102,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 publisher,
                 notices,
                 pins,
+                new DescriptorTable(syscalls),
                 config.intervalNanos(),
                 config.statsFileLater() == null ? null : new StatsFileLater(config),
                 config.deferredDelayNanos(),
