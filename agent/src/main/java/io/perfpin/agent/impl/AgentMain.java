@@ -1,5 +1,6 @@
 package io.perfpin.agent.impl;
 
+import io.perfpin.counter.KernelReadiness;
 import io.perfpin.event.EventParser;
 import io.perfpin.jvm.AgentPresence;
 import io.perfpin.nativeio.Backends;
@@ -13,6 +14,12 @@ import java.lang.instrument.Instrumentation;
  * through the JVM's attach channel: detach and attach then depend on no file.
  */
 public final class AgentMain {
+    /**
+     * The threads whose counters the descriptor table has room for before the sampler first looks at it: with the
+     * default events, a table of 512 entries, 4 KB of the kernel's memory.
+     */
+    private static final int ROOM_THREADS = 64;
+
     /** Null before a start, and after a detach. */
     private static AgentStart running;
 
@@ -30,12 +37,39 @@ public final class AgentMain {
                         + ProcessHandle.current().pid() + ") to start it with other options");
             } else {
                 Syscalls syscalls = Backends.syscalls();
+                prepareKernel(syscalls, ROOM_THREADS * options.events().events().size());
                 HookClasses.install(syscalls, instrumentation);
                 running = AgentStart.start(options, parser, syscalls, instrumentation, attached);
             }
         } catch (Throwable e) {
             notStarted(e);
         }
+    }
+
+    /**
+     * The first counters opened on a host where none was open in the last second wait for the kernel to switch its
+     * scheduler's perf hooks on ({@link KernelReadiness}): 5 to 20 ms here, with no CPU used. A thread of its own opens
+     * and closes one counter at once, so that the wait passes while this thread defines the hooks and builds the
+     * registry, before it opens counters of its own. It also grows the descriptor table to hold {@code descriptors}
+     * more, which the application's threads would otherwise wait for as they start; past those, the sampler keeps the
+     * table ahead ({@link io.perfpin.counter.DescriptorTable}). Nothing depends on it: what fails there, the counting
+     * meets again and says. A class, not a lambda: linking a lambda costs premain more than the work it stands for.
+     */
+    private static void prepareKernel(Syscalls syscalls, int descriptors) {
+        Thread thread = new Thread(
+                new Runnable() {
+                    @Override
+                    public void run() {
+                        try {
+                            KernelReadiness.prepare(syscalls, descriptors);
+                        } catch (RuntimeException | Error e) {
+                            // the counters' own open meets it again, and says it
+                        }
+                    }
+                },
+                "perfpin-kernel");
+        thread.setDaemon(true);
+        thread.start();
     }
 
     /** Said once, whether the start failed in premain, in agentmain or on its own thread after premain. */
