@@ -23,7 +23,7 @@ public final class Bench {
     private static final int USAGE = 2;
     private static final String USAGE_LINE = "usage: java -jar benchmarks/target/benchmarks.jar [--repo DIR]"
             + " [--output FILE] [--runs N] [--only N,...]   (./bench passes --repo)";
-    private static final int BENCHMARKS = 10;
+    private static final int BENCHMARKS = 11;
 
     private Bench() {}
 
@@ -73,6 +73,10 @@ public final class Bench {
                     10,
                     "virtual threads: a mount and unmount pair, with and without virtual=",
                     () -> VirtualMountCost.run(workspace));
+            steps.run(
+                    11,
+                    "a pool's start, " + PoolStartLatency.THREADS + " threads that stay, beside async-profiler",
+                    () -> PoolStartLatency.run(workspace));
         }
         Duration took = Duration.between(start, Instant.now());
         Map<String, String> machine = new LinkedHashMap<>(Machine.describe(pmu));
@@ -86,7 +90,8 @@ public final class Bench {
     private static List<String> settings(Workspace workspace) {
         return List.of(
                 "Short settings, so that the whole run takes minutes on two cores: " + CounterReadCost.settings() + ".",
-                "Child JVMs (benchmarks 2, 3, 5, 7, 8, 9, 10): " + workspace.runs() + " measured runs per configuration"
+                "Child JVMs (benchmarks 2, 3, 5, 7, 8, 9, 10, 11): " + workspace.runs()
+                        + " measured runs per configuration"
                         + " (start-up: " + StartupTime.runs(workspace) + "), the configurations alternating"
                         + " (AB BA ..., ABC CBA ...) after one untimed round, on the JDK that runs the benchmarks"
                         + " (10: one with virtual threads, that JDK or JDK25_HOME's).",

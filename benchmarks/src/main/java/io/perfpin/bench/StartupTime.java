@@ -27,6 +27,12 @@ final class StartupTime {
      * agent starts beside it, where with the default rules {@code main} waits for the agent, to be counted whole.
      */
     private static final String NAME_RULE = "threads=worker-.*";
+    /**
+     * How long no counter is open before a cold run: the kernel switches its scheduler's perf hooks off a second
+     * after the last per-thread counter closes ({@code perf_sched_delayed}, {@code HZ} jiffies), and the first counter
+     * opened after that waits for them to be switched on again.
+     */
+    private static final long COLD_MILLIS = 1_500;
     /** What {@code -verbose:class} prints before the name of each class loaded. */
     private static final String CLASS_LOAD = "[class,load] ";
 
@@ -44,17 +50,21 @@ final class StartupTime {
         JavaCommand named = plain.withJvmOption(workspace.agentOption(NAME_RULE));
         AsyncProfiler peer = workspace.asyncProfiler();
         List<IntFunction<JavaCommand>> configurations =
-                new ArrayList<>(List.of(i -> plain, i -> agent, i -> empty, i -> named));
+                new ArrayList<>(List.of(i -> plain, i -> agent, i -> empty, i -> named, i -> cold(agent)));
         if (peer.missing() == null) {
             configurations.add(
                     i -> plain.withJvmOption(peer.agentOption(workspace.scratch("startup-" + i + ".collapsed"))));
+            configurations.add(i ->
+                    cold(plain.withJvmOption(peer.agentOption(workspace.scratch("startup-cold-" + i + ".collapsed")))));
         }
         List<List<ChildRun>> runs = Alternation.run(configurations, runs(workspace));
         boolean profiled = peer.missing() == null;
         Summary without = summary(runs.get(0), ChildRun::wallMillis);
         Summary with = summary(runs.get(1), ChildRun::wallMillis);
         Summary floor = summary(runs.get(2), ChildRun::wallMillis);
-        Summary profiler = profiled ? summary(runs.get(4), ChildRun::wallMillis) : null;
+        Summary profiler = profiled ? summary(runs.get(5), ChildRun::wallMillis) : null;
+        Summary cold = summary(runs.get(4), ChildRun::wallMillis);
+        Summary profilerCold = profiled ? summary(runs.get(6), ChildRun::wallMillis) : null;
         Summary floorAdds = Summary.difference(floor, without);
         Map<String, Long> classesWithout = classesLoaded(plain);
         Map<String, Long> classesWith = classesLoaded(agent);
@@ -72,8 +82,12 @@ final class StartupTime {
                 "perfpin − without",
                 "perfpin, " + NAME_RULE,
                 "that − without",
+                "perfpin, the kernel's perf hooks off",
+                "that − without",
                 profiled ? peer.name() + ", " + AsyncProfiler.optionsText() : "async-profiler",
-                "async-profiler − without");
+                "async-profiler − without",
+                "async-profiler, the kernel's perf hooks off",
+                "that − without");
         row(table, "start to exit, ms: median (min–max)", runs, ChildRun::wallMillis, peer.missing());
         row(table, "main() reached, ms after the start: median (min–max)", runs, ChildRun::mainMillis, null);
         if (workspace.cpuUnknown() == null) {
@@ -89,6 +103,10 @@ final class StartupTime {
                 "",
                 "",
                 "",
+                "",
+                "",
+                "",
+                "",
                 "");
         Cost cost = Cost.measured(without, with, profiler);
         String what = "JVM start-up to exit, trivial main: what the agent adds";
@@ -101,6 +119,19 @@ final class StartupTime {
                 "",
                 "≤ +" + (int) TARGET_MILLIS + " ms",
                 Verdict.atMost(cost.perfpinAdds(), TARGET_MILLIS, v -> Summary.number(v, 1) + " ms", cause)));
+        Cost coldCost = Cost.measured(without, cold, profilerCold);
+        headlines.add(Headline.of(
+                what + ", the kernel's perf hooks off (no counter open on the host for a second)",
+                coldCost,
+                peer.name(),
+                s -> s.format(1) + " ms",
+                "",
+                "≤ +" + (int) TARGET_MILLIS + " ms",
+                Verdict.atMost(
+                        coldCost.perfpinAdds(),
+                        TARGET_MILLIS,
+                        v -> Summary.number(v, 1) + " ms",
+                        "the first counter opened waits for the kernel to switch its scheduler's perf hooks on")));
         if (profiler == null) {
             headlines.add(Headline.alone(
                     what + ", beside async-profiler's", "", "", "", "", Verdict.notMeasured(peer.missing())));
@@ -113,7 +144,13 @@ final class StartupTime {
                 + " starts the agent before main(); with rules that leave main out (" + NAME_RULE + ") premain leaves"
                 + " most of the agent's start to a thread of its own, beside main(), and the JVM's exit waits for it:"
                 + " main() comes sooner, the exit no sooner. The empty agent's premain returns at once (a jar of one"
-                + " class). The agent runs with its defaults (events " + AgentOptionText.DEFAULT_EVENTS
+                + " class). The cold column is the default agent after " + COLD_MILLIS + " ms in which no counter was"
+                + " open: the kernel has switched its scheduler's perf hooks off, and the first counter opened waits"
+                + " for them to be switched on (an RCU grace period), as on a host where nothing counts; the other"
+                + " columns follow a run that opened counters by less than a second, and find them on, as a second"
+                + " JVM started within a second of another does. async-profiler's event=cpu opens a per-thread"
+                + " counter too, and meets the same wait cold. The agent runs with its defaults (events "
+                + AgentOptionText.DEFAULT_EVENTS
                 + ", a stats file); async-profiler"
                 + " starts profiling CPU at once and writes its collapsed stacks at exit.");
         if (workspace.cpuUnknown() != null) {
@@ -122,13 +159,29 @@ final class StartupTime {
         return new Section("3. JVM start-up", headlines, List.of(table), notes);
     }
 
+    /**
+     * {@code command}, after {@value #COLD_MILLIS} ms in which this benchmark opens no counter: the start as on a host
+     * where no per-thread counter was open in the last second, the first one perfpin opens waiting for the kernel.
+     * The other configurations run within a second of one that opened counters (perfpin's or async-profiler's), and
+     * find the hooks on.
+     */
+    private static JavaCommand cold(JavaCommand command) {
+        try {
+            Thread.sleep(COLD_MILLIS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted before a cold run", e);
+        }
+        return command;
+    }
+
     private static Summary summary(List<ChildRun> runs, ToDoubleFunction<ChildRun> figure) {
         return Summary.of(runs.stream().mapToDouble(figure).toArray());
     }
 
     /**
      * A figure of every configuration, and what each adds over no agent: runs are without, perfpin's, the empty
-     * agent's, perfpin's with {@link #NAME_RULE}, then the peer's when it ran.
+     * agent's, perfpin's with {@link #NAME_RULE}, perfpin's {@link #cold}, then the peer's, warm and cold, when it ran.
      *
      * @param peerMissing why the peer did not run, said in its cell; null to leave it empty
      */
@@ -140,7 +193,7 @@ final class StartupTime {
             String peerMissing) {
         Summary without = summary(runs.get(0), figure);
         List<String> cells = new ArrayList<>(List.of(what, without.format(1)));
-        for (int configuration : new int[] {2, 1, 3, 4}) {
+        for (int configuration : new int[] {2, 1, 3, 4, 5, 6}) {
             if (configuration < runs.size()) {
                 Summary with = summary(runs.get(configuration), figure);
                 cells.add(with.format(1));
