@@ -18,7 +18,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <jni.h>
+#include <limits.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -81,6 +83,21 @@ static struct slot *slots;
 static int slot_count;
 static _Atomic unsigned cursor;
 static _Atomic int new_head = -1;
+
+/*
+ * The descriptor table's mark (io.perfpin.counter.DescriptorTable): the first group whose last descriptor is numbered
+ * table_mark or more wakes the sampler (LockSupport.unpark), once, saying which descriptor that was, and the sampler
+ * grows the table before a starting thread meets it full, which would make that thread wait while the kernel grows
+ * it. The sampler sets the mark again after each look. Its thread is held for the enrolment's life, under table_lock,
+ * against a stop that lets it go.
+ */
+static _Atomic int table_mark = INT_MAX;
+/* The descriptor that reached the mark, which the sampler takes: the lowest free one says less where some closed. */
+static _Atomic int table_reached = -1;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static jobject table_sampler;
+static jclass lock_support;
+static jmethodID unpark_method;
 /* The rest of a list that adopt took and had no room for, taken first by its next call: the sampler's alone. */
 static int left_over = -1;
 static struct decision decisions[DECISIONS];
@@ -173,6 +190,19 @@ static int open_group(struct slot *s) {
     s->members = events;
     ioctl(s->fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP);
     return LIVE;
+}
+
+/* Wakes the sampler, once for each mark it sets, when fd reaches the mark. */
+static void table_check(JNIEnv *env, int fd) {
+    int mark = atomic_load(&table_mark);
+    if (fd >= mark && atomic_compare_exchange_strong(&table_mark, &mark, INT_MAX)) {
+        atomic_store(&table_reached, fd);
+        /* set before the mark, and let go of only once no start is in flight: still there */
+        (*env)->CallStaticVoidMethod(env, lock_support, unpark_method, table_sampler);
+        if ((*env)->ExceptionCheck(env)) {
+            (*env)->ExceptionClear(env);
+        }
+    }
 }
 
 /* The thread's name without its numeric suffix, into key; its length, or -1 when too long to cache. */
@@ -295,6 +325,9 @@ int perfpin_enrol_starting(JNIEnv *env, jclass hooks, jobject thread) {
                     s->tid = (int) syscall(SYS_gettid);
                     int state = open_group(s);
                     atomic_store(&s->word, word_of(generation, state));
+                    if (state == LIVE) {
+                        table_check(env, s->fds[events - 1]);
+                    }
                     if (push_new(i)) {
                         my_enrolment = i;
                         my_generation = generation;
@@ -416,19 +449,67 @@ jint JNICALL perfpin_enrol_start(JNIEnv *env, jclass cls, jclass hooks, jlongArr
  * go of what it opens itself, since the sampler's adoptions from now on close the list of new slots behind them.
  */
 jint JNICALL perfpin_enrol_stop(JNIEnv *env, jclass cls) {
-    (void) env; (void) cls;
+    (void) cls;
+    pthread_mutex_lock(&table_lock);
     atomic_store(&enabled, 0);
+    atomic_store(&table_mark, INT_MAX);
+    pthread_mutex_unlock(&table_lock);
     struct timespec start, now, pause = {0, 100000};
     clock_gettime(CLOCK_MONOTONIC, &start);
     int left;
     while ((left = atomic_load(&in_flight)) > 0) {
         clock_gettime(CLOCK_MONOTONIC, &now);
         if ((now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec) > IN_FLIGHT_NANOS) {
-            return left;
+            return left; /* the sampler's thread stays held: a start in flight may still wake it */
         }
         nanosleep(&pause, NULL);
     }
+    pthread_mutex_lock(&table_lock);
+    if (table_sampler != NULL) {
+        (*env)->DeleteGlobalRef(env, table_sampler);
+        table_sampler = NULL;
+    }
+    pthread_mutex_unlock(&table_lock);
     return 0;
+}
+
+/* The descriptor that reached the mark since the last call, or -1. */
+jint JNICALL perfpin_enrol_table_reached(JNIEnv *env, jclass cls) {
+    (void) env; (void) cls;
+    return atomic_exchange(&table_reached, -1);
+}
+
+/*
+ * Sets the descriptor table's mark, and the sampler that it wakes: the first mark of an enrolment holds its thread.
+ * Nothing once enrolment is stopped. 0, or -errno.
+ */
+jint JNICALL perfpin_enrol_table_mark(JNIEnv *env, jclass cls, jint mark, jobject sampler) {
+    (void) cls;
+    jint result = 0;
+    pthread_mutex_lock(&table_lock);
+    if (atomic_load(&enabled)) {
+        if (lock_support == NULL) {
+            jclass found = (*env)->FindClass(env, "java/util/concurrent/locks/LockSupport");
+            jmethodID unpark = found == NULL ? NULL
+                    : (*env)->GetStaticMethodID(env, found, "unpark", "(Ljava/lang/Thread;)V");
+            jclass held = unpark == NULL ? NULL : (jclass) (*env)->NewGlobalRef(env, found);
+            if (held != NULL) {
+                unpark_method = unpark;
+                lock_support = held;
+            }
+        }
+        if (table_sampler == NULL && lock_support != NULL) {
+            table_sampler = (*env)->NewGlobalRef(env, sampler);
+        }
+        if (table_sampler != NULL) {
+            atomic_store(&table_mark, mark);
+        } else {
+            (*env)->ExceptionClear(env);
+            result = -ENOSYS;
+        }
+    }
+    pthread_mutex_unlock(&table_lock);
+    return result;
 }
 
 void JNICALL perfpin_enrol_end_calls(JNIEnv *env, jclass cls) {

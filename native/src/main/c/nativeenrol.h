@@ -16,5 +16,7 @@ void JNICALL perfpin_enrol_end_calls(JNIEnv *env, jclass cls);
 jint JNICALL perfpin_enrol_adopt(JNIEnv *env, jclass cls, jobjectArray threads, jintArray info);
 jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong generation, jlong out, jint bytes);
 void JNICALL perfpin_enrol_release(JNIEnv *env, jclass cls, jint slot, jlong generation);
+jint JNICALL perfpin_enrol_table_mark(JNIEnv *env, jclass cls, jint mark, jobject sampler);
+jint JNICALL perfpin_enrol_table_reached(JNIEnv *env, jclass cls);
 
 #endif

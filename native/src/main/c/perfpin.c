@@ -155,6 +155,8 @@ static const JNINativeMethod METHODS[] = {
     {"enrolAdopt0", "([Ljava/lang/Thread;[I)I", (void *) perfpin_enrol_adopt},
     {"enrolRead0", "(IJJI)J", (void *) perfpin_enrol_read},
     {"enrolRelease0", "(IJ)V", (void *) perfpin_enrol_release},
+    {"enrolTableMark0", "(ILjava/lang/Thread;)I", (void *) perfpin_enrol_table_mark},
+    {"enrolTableReached0", "()I", (void *) perfpin_enrol_table_reached},
     {"virtualThreads0", "(Ljava/lang/Class;JII)I", (void *) perfpin_virtual_threads},
     {"virtualRead0", "([J)I", (void *) perfpin_virtual_read},
     {"virtualStop0", "([I)I", (void *) perfpin_virtual_stop},

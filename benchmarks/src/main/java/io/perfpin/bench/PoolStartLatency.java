@@ -81,9 +81,8 @@ final class PoolStartLatency {
                         + " the first instruction of the thread's run(); the next starts once it ran; every thread"
                         + " stays until the last has started. One thread starts and ends untimed first.",
                 "perfpin grows the descriptor table ahead of its counters: for 64 threads' counters as the agent"
-                        + " starts, on a thread of its own, and to twice its size once half of it is in use, as the"
-                        + " sampler looks 100 ms after the start and at each tick. A pool that starts faster than"
-                        + " that still meets a full table past its 64th thread.");
+                        + " starts, on a thread of its own; then the sampler doubles it once a quarter of it is in use,"
+                        + " woken by the first thread whose counters reach that mark.");
         return new Section(
                 "11. A pool's start: the slowest of its threads' starts", List.of(headline), List.of(table), notes);
     }

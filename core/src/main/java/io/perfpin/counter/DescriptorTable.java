@@ -10,58 +10,77 @@ import java.io.IOException;
  * descriptor does not fit, doubling it, and in a process of many threads the thread that opens that descriptor waits
  * for an RCU grace period ({@code expand_fdtable} in {@code fs/file.c}) before it goes on. With the agent, that thread
  * is one of the application's, opening its own counters as it starts: 9 to 21 ms here, at the 256th and the 512th
- * descriptor of a JVM that starts 100 threads. The sampler, which has time to wait, grows the table to twice its size
- * once half of it is in use, and a thread that starts seldom meets a full table.
+ * descriptor of a JVM that starts 100 threads. The sampler, which has time to wait, doubles the table once a quarter
+ * of it is in use: as it looks at its ticks, and as soon as a thread that C enrolled holds a descriptor numbered
+ * {@link #mark()} or more, which wakes it. While it grows the table, the three quarters left are room for a pool's
+ * threads that start meanwhile.
  *
- * <p>A table of {@code n} entries is {@code 8 n} bytes of kernel memory, and never shrinks: it grows only where the
- * descriptors already fill half of it, and never past the open-file limit.
+ * <p>A table of {@code n} entries is {@code 8 n} bytes of kernel memory, and never shrinks: this keeps it at 4 to 8
+ * times the descriptors in use, and never past the open-file limit.
  */
 public final class DescriptorTable {
     private static final String STATUS = "/proc/self/status";
     private static final String SIZE = "\nFDSize:";
+    /** The root directory, named but not opened for reading: the number the kernel gives it is the lowest free one. */
+    private static final int PATH_ONLY = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC;
 
     private final Syscalls syscalls;
     /** Made at the first look, on the sampler, not by the registry's start on the application's thread. */
     private FileCalls files;
     /** The entries the table held when last read: it only grows, so what it holds now is at least this. */
     private long size;
+    /** Whether a growth left the table as it was: at the open-file limit, it is not looked at again. */
+    private boolean full;
 
     public DescriptorTable(Syscalls syscalls) {
         this.syscalls = syscalls;
     }
 
     /**
-     * Grows the table to twice its size where the lowest free descriptor is in its upper half. Descriptors are given
-     * out lowest first, so that number is how full the table is, holes apart. The look costs one descriptor opened
-     * and closed, and {@code /proc/self/status} is read only where the table looks half full.
+     * Grows the table where a quarter of it or more is in use, as the lowest free descriptor says, or {@code open}, a
+     * descriptor known to be open (-1: none), where some below it closed since. Descriptors are given out lowest
+     * first, so that the lowest free one is how full the table is, holes apart. The look costs one descriptor opened
+     * and closed, and {@code /proc/self/status} is read only where the table looks a quarter full.
      *
      * @return whether it grew
      */
-    public boolean keepAhead() throws IOException {
+    public boolean keepAhead(int open) throws IOException {
+        if (full) {
+            return false;
+        }
         if (files == null) {
             files = new FileCalls(syscalls);
         }
-        // O_PATH: the root directory is not opened for reading, only named; its number is the lowest free one
-        int lowestFree = files.openat(
-                FileCalls.AT_FDCWD, "/", FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC, 0);
+        int lowestFree = files.openat(FileCalls.AT_FDCWD, "/", PATH_ONLY, 0);
         if (lowestFree < 0) {
             return false; // no descriptor left: nothing to grow for, and the counting says why
         }
+        int inUse = Math.max(lowestFree, open);
         try {
-            if (lowestFree < size / 2) {
+            if (inUse < size / 4) {
                 return false;
             }
             size = size();
-            if (lowestFree < size / 2) {
+            if (inUse < size / 4) {
                 return false;
             }
-            // the first number that does not fit: the kernel grows the table for it as for the application's own
-            makeRoom(files, lowestFree, size - lowestFree);
+            long before = size;
+            // the first number that does not fit, or four times those in use: one growth, as the kernel would make it
+            makeRoom(files, lowestFree, Math.max(size, 4L * inUse) - lowestFree);
             size = size();
-            return true;
+            full = size == before;
+            return !full;
         } finally {
             files.close(lowestFree);
         }
+    }
+
+    /**
+     * The descriptor number from which the table wants another look: a quarter of it, as last read; 0 before the
+     * first look, which the first counters opened then ask for; none once the table could not grow.
+     */
+    public int mark() {
+        return full ? Integer.MAX_VALUE : (int) Math.min(size / 4, Integer.MAX_VALUE);
     }
 
     /**

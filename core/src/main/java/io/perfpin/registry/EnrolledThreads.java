@@ -70,6 +70,10 @@ final class EnrolledThreads {
     private volatile boolean closed;
     /** Whether C enrols threads: the sampler then adopts them. */
     private volatile boolean inC;
+    /** The descriptor table's mark, as the sampler last set it. */
+    private int tableMark;
+    /** The sampler that a thread at the mark wakes; null until the sampler is made. */
+    private Thread tableSampler;
     /**
      * Pins of threads C enrolled, set by an annotated task before the sampler took them in: each goes to its thread
      * as it is taken in, or, when it was taken in meanwhile, at once. Whoever removes one hands it on.
@@ -171,6 +175,9 @@ final class EnrolledThreads {
         cpusInC = pins.cpusOf(syscalls.gettid());
         inC = NativeEnrolment.start(syscalls, hooks, attrs, descriptors.sharedCount(), descriptors.budget(), SLOTS)
                 == 0;
+        if (inC) {
+            armTable();
+        }
         return inC;
     }
 
@@ -178,6 +185,31 @@ final class EnrolledThreads {
      * On the sampler: takes in the threads C enrolled since the last call, as {@link #enrol} would have, but for
      * their pin: a rule that pins a thread sends it the Java way.
      */
+    /**
+     * On the sampler, after the descriptor table's look: the first thread C enrols whose counters reach {@code mark}
+     * wakes {@code sampler}, so that the table grows before a thread that starts meets it full; from C's start on,
+     * where the sampler's first look comes before it. Threads enrolled by Java are seen by the sampler's looks at its
+     * ticks.
+     */
+    synchronized void tableMark(int mark, Thread sampler) {
+        tableMark = mark;
+        tableSampler = sampler;
+        if (inC) {
+            armTable();
+        }
+    }
+
+    /** The descriptor of a thread C enrolled that reached the table's mark since the last call, or -1. */
+    int tableReached() {
+        return inC ? NativeEnrolment.tableReached() : -1;
+    }
+
+    private synchronized void armTable() {
+        if (tableSampler != null) {
+            NativeEnrolment.tableMark(tableMark, tableSampler);
+        }
+    }
+
     private void adoptFromC(List<TrackedThread> live) {
         int n;
         do {
@@ -443,6 +475,11 @@ final class EnrolledThreads {
     private boolean markEnded(TrackedThread tracked) {
         tracked.ended = true;
         return endedPending.incrementAndGet() >= WAKE_AFTER_ENDED;
+    }
+
+    /** Whether enough threads ended or left since the last tick that their descriptors should go now. */
+    boolean endedWaiting() {
+        return endedPending.get() >= WAKE_AFTER_ENDED;
     }
 
     /**

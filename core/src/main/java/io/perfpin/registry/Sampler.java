@@ -33,6 +33,8 @@ final class Sampler {
     private final ThreadPins pins;
     /** Grown ahead of the counters of the threads this takes in, so that a thread that starts does not grow it. */
     private final DescriptorTable table;
+    /** What the last look at the table said; the sampler thread's alone. */
+    private boolean tableGrew;
 
     private final long intervalNanos;
     /** What the registry's start left to this thread; null when nothing. */
@@ -87,6 +89,8 @@ final class Sampler {
                 },
                 "perfpin-sampler");
         this.thread.setDaemon(true);
+        // the first thread that C enrols wakes this one for the table's first look, off the application's start
+        threads.tableMark(table.mark(), thread);
     }
 
     /** What the registry's start left to the sampler, done shortly after it starts, not at once. */
@@ -206,8 +210,13 @@ final class Sampler {
             // not when the JVM already exits (a short main), whose exit would wait for it
             pins.readTopology();
         }
-        LockSupport.parkNanos(this, deferredDelayNanos);
+        // a pool's start that wakes it for the table leaves the deferred work to its time, not beside the pool
+        long deferredAt = started + deferredDelayNanos;
+        do {
+            LockSupport.parkNanos(this, deferredAt - System.nanoTime());
+        } while (!stopping && deferredAt - System.nanoTime() > 0 && wokenForTable());
         if (!stopping) {
+            keepTableAhead(threads.tableReached());
             deferredDone = true;
             if (deferred != null) {
                 deferred.run();
@@ -215,7 +224,6 @@ final class Sampler {
             if (!topologyAtStart) {
                 pins.readTopology();
             }
-            keepTableAhead(); // a burst of threads at the application's start does not wait for the first tick
         }
         // the first tick an interval after the start, as if nothing had come between
         long park = Math.max(0, intervalNanos - (System.nanoTime() - started));
@@ -231,25 +239,44 @@ final class Sampler {
     }
 
     private void tickUntilStopping(long firstPark) {
-        long park = firstPark;
+        long next = System.nanoTime() + firstPark;
         while (!stopping) {
-            LockSupport.parkNanos(this, park);
-            park = intervalNanos;
+            LockSupport.parkNanos(this, next - System.nanoTime());
             if (stopping) {
                 break;
             }
-            tick(false);
+            // woken ahead of its time for the table alone: the look, not a tick, which would compete with the pool
+            if (next - System.nanoTime() <= 0 || !wokenForTable()) {
+                tick(false);
+                next = System.nanoTime() + intervalNanos;
+            }
         }
+    }
+
+    /**
+     * Whether a thread enrolled in C woke this one for the descriptor table, and nothing else waits: the table is
+     * then looked at, and grown where it must be.
+     */
+    private boolean wokenForTable() {
+        if (threads.endedWaiting()) {
+            return false;
+        }
+        int reached = threads.tableReached();
+        if (reached < 0) {
+            return false;
+        }
+        keepTableAhead(reached);
+        return true;
     }
 
     /** One sampling pass; {@code finalPass} finalises every thread, as at exit or detach. */
     private synchronized void tick(boolean finalPass) {
         long now = System.currentTimeMillis();
         finishedThisTick.clear();
-        isolated("taking in new threads", () -> threads.admitInto(live));
         if (!finalPass) {
-            keepTableAhead();
+            keepTableAhead(threads.tableReached());
         }
+        isolated("taking in new threads", () -> threads.admitInto(live));
         for (int i = live.size() - 1; i >= 0; i--) {
             TrackedThread t = live.get(i);
             boolean ended = finalPass || t.hasEnded();
@@ -275,8 +302,27 @@ final class Sampler {
         }
     }
 
-    private void keepTableAhead() {
-        isolated("growing the descriptor table", table::keepAhead);
+    /**
+     * The descriptor table's looks, each followed by its mark, from which a thread enrolled in C wakes this thread:
+     * looked at again after each growth, since a growth waits for the kernel while a pool's threads go on opening
+     * descriptors, past the mark that was set before it.
+     *
+     * @param reached the descriptor of a thread that reached the last mark, or -1
+     */
+    private void keepTableAhead(int reached) {
+        while (lookAtTable(reached)) {
+            // grown: look again
+        }
+    }
+
+    /** One look at the descriptor table, and its mark: whether it grew; false where the look failed, said once. */
+    private boolean lookAtTable(int reached) {
+        tableGrew = false;
+        isolated("growing the descriptor table", () -> {
+            tableGrew = table.keepAhead(reached);
+            threads.tableMark(table.mark(), thread);
+        });
+        return tableGrew;
     }
 
     /** The thread's final record, then its descriptors and pin, which go whether or not the record was written. */

@@ -22,24 +22,25 @@ class DescriptorTableTest {
     private final FileCalls files = new FileCalls(Backends.syscalls());
 
     @Test
-    void aTableHalfFullDoublesAsTheKernelWouldGrowItAndTheLookLeavesNoDescriptor() throws IOException {
+    void aTableAQuarterFullDoublesAsTheKernelWouldGrowItAndTheLookLeavesNoDescriptor() throws IOException {
         DescriptorTable table = new DescriptorTable(Backends.syscalls());
         settle(table);
         long size = DescriptorTable.size();
         assumeTrue(2 * size < DescriptorBudget.openFileLimit(), "an open-file limit above twice the table's " + size);
         List<Integer> held = new ArrayList<>();
         try {
-            // descriptors of this test fill the table up to its half, lowest first
-            while (lowestFree() < size / 2) {
+            // descriptors of this test fill the table up to a quarter of it, lowest first
+            while (lowestFree() < size / 4) {
                 held.add(open());
             }
             int lowest = lowestFree();
 
-            assertTrue(table.keepAhead(), "grown at " + lowest + " of " + size);
+            assertTrue(table.keepAhead(-1), "grown at " + lowest + " of " + size);
 
             assertEquals(2 * size, DescriptorTable.size(), "the kernel's next size, from " + size);
+            assertEquals(size / 2, table.mark(), "a quarter of the table grown");
             assertEquals(Set.of(), openFrom(size), "the duplicate that grew it, beyond the old table, is closed");
-            assertFalse(table.keepAhead(), "a table grown is no longer half full");
+            assertFalse(table.keepAhead(-1), "a table grown is an eighth full");
             assertEquals(2 * size, DescriptorTable.size());
         } finally {
             for (int fd : held) {
@@ -49,24 +50,42 @@ class DescriptorTableTest {
     }
 
     @Test
-    void aTableLessThanHalfFullIsLeftAsItIs() throws IOException {
+    void aTableLessThanAQuarterFullIsLeftAsItIs() throws IOException {
         DescriptorTable table = new DescriptorTable(Backends.syscalls());
+        assertEquals(0, table.mark(), "the first counters opened ask for the first look");
         settle(table);
         long size = DescriptorTable.size();
-        int lowest = lowestFree();
-        assumeTrue(lowest < size / 2, "this JVM's descriptors below half of its table");
 
-        assertFalse(table.keepAhead());
+        assertFalse(table.keepAhead(-1));
 
         assertEquals(size, DescriptorTable.size());
+        assertEquals(size / 4, table.mark());
     }
 
     /**
-     * The table as the look leaves it, whatever this JVM had open before: grown until less than half full, which
+     * A descriptor open at a quarter of the table grows it, though lower ones are free, as when descriptors below a
+     * thread's counters closed since they opened.
+     */
+    @Test
+    void aDescriptorOpenAtAQuarterGrowsTheTableWhateverIsFreeBelowIt() throws IOException {
+        DescriptorTable table = new DescriptorTable(Backends.syscalls());
+        settle(table);
+        long size = DescriptorTable.size();
+        assumeTrue(2 * size < DescriptorBudget.openFileLimit(), "an open-file limit above twice the table's " + size);
+
+        assertFalse(table.keepAhead((int) size / 4 - 1), "below a quarter");
+        assertTrue(table.keepAhead((int) size / 4), "at a quarter");
+
+        assertEquals(2 * size, DescriptorTable.size());
+        assertEquals(Set.of(), openFrom(size), "the duplicate that grew it, beyond the old table, is closed");
+    }
+
+    /**
+     * The table as the look leaves it, whatever this JVM had open before: grown until less than a quarter full, which
      * takes a step or two at most (each doubles it), or as far as the open-file limit lets it.
      */
     private static void settle(DescriptorTable table) throws IOException {
-        for (int i = 0; i < 8 && table.keepAhead(); i++) {
+        for (int i = 0; i < 8 && table.keepAhead(-1); i++) {
             // grown: look again
         }
     }

@@ -158,4 +158,8 @@ public final class JniSyscalls implements Syscalls {
     static native long enrolRead0(int slot, long generation, long address, int bytes);
 
     static native void enrolRelease0(int slot, long generation);
+
+    static native int enrolTableMark0(int mark, Thread sampler);
+
+    static native int enrolTableReached0();
 }

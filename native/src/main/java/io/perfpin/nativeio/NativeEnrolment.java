@@ -116,4 +116,20 @@ public final class NativeEnrolment {
     public static void release(int slot, long generation) {
         JniSyscalls.enrolRelease0(slot, generation);
     }
+
+    /**
+     * The first thread enrolled in C from now on whose counters take a descriptor numbered {@code mark} or more
+     * unparks {@code sampler}, once: the descriptor table's next look ({@code io.perfpin.counter.DescriptorTable}).
+     * The first call of an enrolment names its sampler for good; nothing once enrolment is stopped.
+     *
+     * @return 0, or -errno: -ENOSYS where C cannot reach {@code LockSupport.unpark}
+     */
+    public static int tableMark(int mark, Thread sampler) {
+        return JniSyscalls.enrolTableMark0(mark, sampler);
+    }
+
+    /** The descriptor of a thread C enrolled that reached the {@link #tableMark} since the last call, or -1. */
+    public static int tableReached() {
+        return JniSyscalls.enrolTableReached0();
+    }
 }

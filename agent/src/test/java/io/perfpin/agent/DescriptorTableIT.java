@@ -1,0 +1,76 @@
+package io.perfpin.agent;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * A pool of threads that stay, each counted from its start by perfpin's C library with the six default events: the
+ * sampler, which does not tick in this test, is woken by the threads whose descriptors reach a quarter of the
+ * process's table, and grows the table ahead of them. It then holds at least three times the descriptors open
+ * (four at each look, less what opened while the last growth was under way). The kernel alone grows only a table
+ * that is full, to twice its size, which holds at most twice the descriptors open.
+ */
+class DescriptorTableIT {
+    private static final int THREADS = 200;
+
+    static Stream<String> javas() {
+        return AppJvm.javas();
+    }
+
+    @ParameterizedTest
+    @MethodSource("javas")
+    void aPoolThatStartsWakesTheSamplerToGrowTheTableAheadOfIt(String java, @TempDir Path dir) throws Exception {
+        // no tick in the test's time: only the thread's own wakes can make the sampler look after its start
+        try (AppJvm app = AppJvm.start(java, "interval=60m", dir)) {
+            app.await("ready");
+            // the sampler's work deferred from its start, a look at the table among it, is done once the stats file is
+            Path stats = Observed.statsFile(dir, app.pid());
+            long made = System.nanoTime() + 30_000_000_000L;
+            while (!Files.exists(stats) && System.nanoTime() < made) {
+                Thread.sleep(10);
+            }
+            assertTrue(Files.exists(stats), "the stats file, made by the sampler's deferred work");
+            app.send("park " + THREADS + " pool");
+            app.await("parked " + THREADS);
+            // each thread opens its counters as it starts, which the app's start() does not wait for
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (open(app.pid()) <= 6 * THREADS && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(open(app.pid()) > 6 * THREADS, "each thread's six counters open: " + open(app.pid()));
+            // the last growth may still be under way: it waits for an RCU grace period
+            while (tableSize(app.pid()) < 3 * open(app.pid()) && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+            }
+            long open = open(app.pid());
+            long table = tableSize(app.pid());
+            assertTrue(table >= 3 * open, "a table of " + table + " entries for " + open + " descriptors open");
+            assertEquals(0, app.finish());
+        }
+    }
+
+    /** The entries of the process's descriptor table, as the kernel says ({@code FDSize}). */
+    private static long tableSize(long pid) throws IOException {
+        for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/status"))) {
+            if (line.startsWith("FDSize:")) {
+                return Long.parseLong(line.substring("FDSize:".length()).strip());
+            }
+        }
+        throw new IOException("/proc/" + pid + "/status has no FDSize");
+    }
+
+    private static long open(long pid) throws IOException {
+        try (Stream<Path> fds = Files.list(Paths.get("/proc/" + pid + "/fd"))) {
+            return fds.count();
+        }
+    }
+}
