@@ -95,7 +95,9 @@ static _Atomic int table_mark = INT_MAX;
 /* The descriptor that reached the mark, which the sampler takes: the lowest free one says less where some closed. */
 static _Atomic int table_reached = -1;
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
-static jobject table_sampler;
+static _Atomic(jobject) table_sampler;
+/* An earlier enrolment's sampler, after a stop that timed out: a start still in flight may wake it. */
+static jobject table_retired;
 static jclass lock_support;
 static jmethodID unpark_method;
 /* The rest of a list that adopt took and had no room for, taken first by its next call: the sampler's alone. */
@@ -198,7 +200,7 @@ static void table_check(JNIEnv *env, int fd) {
     if (fd >= mark && atomic_compare_exchange_strong(&table_mark, &mark, INT_MAX)) {
         atomic_store(&table_reached, fd);
         /* set before the mark, and let go of only once no start is in flight: still there */
-        (*env)->CallStaticVoidMethod(env, lock_support, unpark_method, table_sampler);
+        (*env)->CallStaticVoidMethod(env, lock_support, unpark_method, atomic_load(&table_sampler));
         if ((*env)->ExceptionCheck(env)) {
             (*env)->ExceptionClear(env);
         }
@@ -437,6 +439,7 @@ jint JNICALL perfpin_enrol_start(JNIEnv *env, jclass cls, jclass hooks, jlongArr
     decide_method = method;
     name_field = field;
     atomic_store(&end_calls, 0);
+    atomic_store(&table_reached, -1); /* a stopped enrolment's, not this one's */
     /* the list a stopped enrolment's last adoption closed opens again */
     int closed = CLOSED;
     atomic_compare_exchange_strong(&new_head, &closed, -1);
@@ -465,9 +468,13 @@ jint JNICALL perfpin_enrol_stop(JNIEnv *env, jclass cls) {
         nanosleep(&pause, NULL);
     }
     pthread_mutex_lock(&table_lock);
-    if (table_sampler != NULL) {
-        (*env)->DeleteGlobalRef(env, table_sampler);
-        table_sampler = NULL;
+    jobject sampler = atomic_exchange(&table_sampler, NULL);
+    if (sampler != NULL) {
+        (*env)->DeleteGlobalRef(env, sampler);
+    }
+    if (table_retired != NULL) {
+        (*env)->DeleteGlobalRef(env, table_retired);
+        table_retired = NULL;
     }
     pthread_mutex_unlock(&table_lock);
     return 0;
@@ -492,16 +499,22 @@ jint JNICALL perfpin_enrol_table_mark(JNIEnv *env, jclass cls, jint mark, jobjec
             jclass found = (*env)->FindClass(env, "java/util/concurrent/locks/LockSupport");
             jmethodID unpark = found == NULL ? NULL
                     : (*env)->GetStaticMethodID(env, found, "unpark", "(Ljava/lang/Thread;)V");
-            jclass held = unpark == NULL ? NULL : (jclass) (*env)->NewGlobalRef(env, found);
-            if (held != NULL) {
+            jclass kept = unpark == NULL ? NULL : (jclass) (*env)->NewGlobalRef(env, found);
+            if (kept != NULL) {
                 unpark_method = unpark;
-                lock_support = held;
+                lock_support = kept;
             }
         }
-        if (table_sampler == NULL && lock_support != NULL) {
-            table_sampler = (*env)->NewGlobalRef(env, sampler);
+        jobject held = atomic_load(&table_sampler);
+        if (lock_support != NULL && (held == NULL || !(*env)->IsSameObject(env, held, sampler))) {
+            /* another enrolment's, kept by a stop that timed out: set aside for the next stop that drains (one; a
+             * second such stop before that leaves its sampler's reference behind) */
+            if (held != NULL && table_retired == NULL) {
+                table_retired = held;
+            }
+            atomic_store(&table_sampler, (*env)->NewGlobalRef(env, sampler));
         }
-        if (table_sampler != NULL) {
+        if (atomic_load(&table_sampler) != NULL) {
             atomic_store(&table_mark, mark);
         } else {
             (*env)->ExceptionClear(env);

@@ -9,9 +9,7 @@ import io.perfpin.jvm.AgentLoader;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -46,7 +44,7 @@ class DescriptorBudgetIT {
     @MethodSource("javas")
     void attachedToThousandsOfThreadsTheAgentTakesItsShareAndTheApplicationStillOpensItsFiles(
             String java, @TempDir Path dir) throws Exception {
-        assumeTrue(hardOpenFileLimit() >= OPEN_FILES, "needs a hard RLIMIT_NOFILE of " + OPEN_FILES);
+        assumeTrue(Observed.hardOpenFileLimit() >= OPEN_FILES, "needs a hard RLIMIT_NOFILE of " + OPEN_FILES);
         Path out = dir.resolve("budget.jsonl");
         StatsFileReader stats;
         long budget;
@@ -175,15 +173,6 @@ class DescriptorBudgetIT {
 
     private static List<String> perfpinLines(AppJvm app) {
         return app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).collect(Collectors.toList());
-    }
-
-    private static long hardOpenFileLimit() throws IOException {
-        String line = Files.readAllLines(Paths.get("/proc/self/limits")).stream()
-                .filter(l -> l.startsWith("Max open files"))
-                .findFirst()
-                .orElseThrow();
-        String hard = line.substring("Max open files".length()).trim().split("\\s+")[1];
-        return hard.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(hard);
     }
 
     /** Until the agent's sampler has published {@code ticks} more ticks (its heartbeat changed that often). */

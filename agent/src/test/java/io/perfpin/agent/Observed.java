@@ -47,6 +47,16 @@ final class Observed {
     }
 
     /** The process's open perf_event_open descriptors. */
+    /** This process's hard RLIMIT_NOFILE, which a child JVM inherits and raises its soft limit to. */
+    static long hardOpenFileLimit() throws IOException {
+        String line = Files.readAllLines(Paths.get("/proc/self/limits")).stream()
+                .filter(l -> l.startsWith("Max open files"))
+                .findFirst()
+                .orElseThrow();
+        String hard = line.substring("Max open files".length()).trim().split("\\s+")[1];
+        return hard.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(hard);
+    }
+
     static long perfEventDescriptors(long pid) throws IOException {
         long count = 0;
         try (var fds = Files.list(Paths.get("/proc/" + pid + "/fd"))) {

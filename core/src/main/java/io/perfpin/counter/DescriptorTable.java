@@ -29,7 +29,7 @@ public final class DescriptorTable {
     private FileCalls files;
     /** The entries the table held when last read: it only grows, so what it holds now is at least this. */
     private long size;
-    /** Whether a growth left the table as it was: at the open-file limit, it is not looked at again. */
+    /** Whether the table holds as many entries as the open-file limit lets it: it is not looked at again. */
     private boolean full;
 
     public DescriptorTable(Syscalls syscalls) {
@@ -64,12 +64,15 @@ public final class DescriptorTable {
             if (inUse < size / 4) {
                 return false;
             }
+            if (openFileLimit() <= size) {
+                full = true; // no descriptor past the table fits under the limit: nothing to grow for, ever
+                return false;
+            }
             long before = size;
             // the first number that does not fit, or four times those in use: one growth, as the kernel would make it
             makeRoom(files, lowestFree, Math.max(size, 4L * inUse) - lowestFree);
             size = size();
-            full = size == before;
-            return !full;
+            return size > before; // where the duplicate failed, as when the process is out of descriptors: next time
         } finally {
             files.close(lowestFree);
         }
@@ -77,7 +80,7 @@ public final class DescriptorTable {
 
     /**
      * The descriptor number from which the table wants another look: a quarter of it, as last read; 0 before the
-     * first look, which the first counters opened then ask for; none once the table could not grow.
+     * first look, which the first counters opened then ask for; none once the table is as large as the limit lets it.
      */
     public int mark() {
         return full ? Integer.MAX_VALUE : (int) Math.min(size / 4, Integer.MAX_VALUE);
@@ -85,7 +88,9 @@ public final class DescriptorTable {
 
     /**
      * Grows the table to hold {@code more} descriptors numbered above {@code fd}, an open descriptor, as far as the
-     * open-file limit allows: a duplicate of {@code fd} at that number, closed at once.
+     * open-file limit allows: a duplicate of {@code fd} at that number, closed at once. An application that put a
+     * descriptor of its own at that very number meanwhile, with {@code dup2}, would lose it; one that does so
+     * without opening it first risks that with any library that opens files.
      */
     static void makeRoom(FileCalls files, int fd, long more) {
         // fcntl refuses a number at or past the limit, and then grows nothing: the highest it takes

@@ -182,14 +182,10 @@ final class EnrolledThreads {
     }
 
     /**
-     * On the sampler: takes in the threads C enrolled since the last call, as {@link #enrol} would have, but for
-     * their pin: a rule that pins a thread sends it the Java way.
-     */
-    /**
-     * On the sampler, after the descriptor table's look: the first thread C enrols whose counters reach {@code mark}
-     * wakes {@code sampler}, so that the table grows before a thread that starts meets it full; from C's start on,
-     * where the sampler's first look comes before it. Threads enrolled by Java are seen by the sampler's looks at its
-     * ticks.
+     * The descriptor table's mark, set by the sampler as it is made and after each look at the table: the first
+     * thread C enrols whose counters reach {@code mark} wakes {@code sampler}, so that the table grows before a thread
+     * that starts meets it full; from C's start on, where that comes after. Threads enrolled by Java are seen by the
+     * sampler's looks at its ticks.
      */
     synchronized void tableMark(int mark, Thread sampler) {
         tableMark = mark;
@@ -205,11 +201,17 @@ final class EnrolledThreads {
     }
 
     private synchronized void armTable() {
-        if (tableSampler != null) {
-            NativeEnrolment.tableMark(tableMark, tableSampler);
+        if (tableSampler != null && NativeEnrolment.tableMark(tableMark, tableSampler) < 0) {
+            notices.sayOnce(AgentNotice.info("the C library cannot wake the sampler (LockSupport.unpark): the"
+                    + " descriptor table grows at the sampler's ticks alone, and a thread that starts between them may"
+                    + " wait for the kernel to grow it"));
         }
     }
 
+    /**
+     * On the sampler: takes in the threads C enrolled since the last call, as {@link #enrol} would have, but for
+     * their pin: a rule that pins a thread sends it the Java way.
+     */
     private void adoptFromC(List<TrackedThread> live) {
         int n;
         do {

@@ -214,7 +214,7 @@ final class Sampler {
         long deferredAt = started + deferredDelayNanos;
         do {
             LockSupport.parkNanos(this, deferredAt - System.nanoTime());
-        } while (!stopping && deferredAt - System.nanoTime() > 0 && wokenForTable());
+        } while (!stopping && deferredAt - System.nanoTime() > 0 && parkOn());
         if (!stopping) {
             keepTableAhead(threads.tableReached());
             deferredDone = true;
@@ -246,7 +246,7 @@ final class Sampler {
                 break;
             }
             // woken ahead of its time for the table alone: the look, not a tick, which would compete with the pool
-            if (next - System.nanoTime() <= 0 || !wokenForTable()) {
+            if (next - System.nanoTime() <= 0 || !parkOn()) {
                 tick(false);
                 next = System.nanoTime() + intervalNanos;
             }
@@ -254,18 +254,18 @@ final class Sampler {
     }
 
     /**
-     * Whether a thread enrolled in C woke this one for the descriptor table, and nothing else waits: the table is
-     * then looked at, and grown where it must be.
+     * After a wake ahead of its time: whether to park on until then. Not where ended threads wait for their final
+     * records; otherwise yes, once the table is looked at where a thread enrolled in C woke this one for it, and also
+     * where nothing did (a wake that came after what it was for was done, or none at all: a park may end for nothing).
      */
-    private boolean wokenForTable() {
+    private boolean parkOn() {
         if (threads.endedWaiting()) {
             return false;
         }
         int reached = threads.tableReached();
-        if (reached < 0) {
-            return false;
+        if (reached >= 0) {
+            keepTableAhead(reached);
         }
-        keepTableAhead(reached);
         return true;
     }
 

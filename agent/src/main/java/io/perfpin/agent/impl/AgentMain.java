@@ -53,7 +53,8 @@ public final class AgentMain {
      * registry, before it opens counters of its own. It also grows the descriptor table to hold {@code descriptors}
      * more, which the application's threads would otherwise wait for as they start; past those, the sampler keeps the
      * table ahead ({@link io.perfpin.counter.DescriptorTable}). Nothing depends on it: what fails there, the counting
-     * meets again and says. A class, not a lambda: linking a lambda costs premain more than the work it stands for.
+     * meets again and says. An attach's start does it too, on the attach's thread. A class, not a lambda: linking a
+     * lambda costs premain more than the work it stands for.
      */
     private static void prepareKernel(Syscalls syscalls, int descriptors) {
         Thread thread = new Thread(
@@ -69,7 +70,11 @@ public final class AgentMain {
                 },
                 "perfpin-kernel");
         thread.setDaemon(true);
-        thread.start();
+        try {
+            thread.start();
+        } catch (OutOfMemoryError e) {
+            // no thread to be had: the counters' own open waits for the kernel, as it did without this one
+        }
     }
 
     /** Said once, whether the start failed in premain, in agentmain or on its own thread after premain. */
