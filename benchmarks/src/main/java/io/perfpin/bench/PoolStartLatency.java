@@ -56,17 +56,11 @@ final class PoolStartLatency {
 
         Cost cost = Cost.measured(none, perfpin, profiler);
         String target = "≤ " + TARGET_RATIO + "x the peer's addition";
-        Summary ratio = cost.ratio();
-        Verdict verdict = cost.peerAdds() == null
-                ? Verdict.notMeasured(peer.missing())
-                : ratio == null
-                        ? Verdict.notMeasured(peer.name() + " adds nothing measurable here")
-                        : Verdict.atMost(
-                                ratio,
-                                TARGET_RATIO,
-                                v -> Summary.number(v, 2) + "x",
-                                "a thread that opens the descriptor that does not fit waits while the kernel grows the"
-                                        + " process's table");
+        Verdict verdict = Verdict.ratioAtMost(
+                cost,
+                TARGET_RATIO,
+                peer,
+                "a thread that opens the descriptor that does not fit waits while the kernel grows the process's table");
         Headline headline = Headline.of(
                 "a pool's start, " + THREADS + " threads that stay: the slowest start",
                 cost,

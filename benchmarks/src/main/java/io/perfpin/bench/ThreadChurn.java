@@ -140,12 +140,7 @@ final class ThreadChurn {
     /** The row whose target is perfpin's addition at most the peer's. */
     private static Headline ratioHeadline(String what, Cost cost, AsyncProfiler peer, Floor floor) {
         String target = "≤ " + TARGET_RATIO + "x the peer's addition";
-        Summary ratio = cost.ratio();
-        Verdict verdict = cost.peerAdds() == null
-                ? Verdict.notMeasured(peer.missing())
-                : ratio == null
-                        ? Verdict.notMeasured(peer.name() + " adds nothing measurable here")
-                        : Verdict.atMost(ratio, TARGET_RATIO, v -> Summary.number(v, 2) + "x", floor.cause());
+        Verdict verdict = Verdict.ratioAtMost(cost, TARGET_RATIO, peer, floor.cause());
         return Headline.of(what, cost, peer.name(), Floor::micros, floor.text(), target, verdict);
     }
 

@@ -27,6 +27,19 @@ public record Verdict(String text) {
                 : missed(value.median() - limit, value.min() <= limit, format.apply(value.min()), format, cause);
     }
 
+    /**
+     * perfpin's addition over the peer's at most {@code limit} times: not measured where the peer did not run or
+     * added nothing measurable.
+     */
+    public static Verdict ratioAtMost(Cost cost, double limit, AsyncProfiler peer, String cause) {
+        Summary ratio = cost.ratio();
+        return cost.peerAdds() == null
+                ? notMeasured(peer.missing())
+                : ratio == null
+                        ? notMeasured(peer.name() + " adds nothing measurable here")
+                        : atMost(ratio, limit, v -> Summary.number(v, 2) + "x", cause);
+    }
+
     /** As {@link #atMost}, for a figure that must reach at least {@code limit}. */
     public static Verdict atLeast(Summary value, double limit, DoubleFunction<String> format, String cause) {
         return value.median() >= limit

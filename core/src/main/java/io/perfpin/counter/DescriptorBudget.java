@@ -85,21 +85,10 @@ public final class DescriptorBudget {
 
     /** The soft limit: the one open() meets. */
     static long openFileLimit() throws IOException {
-        String limits = ProcText.read(LIMITS);
-        int at = limits.indexOf(MAX_OPEN_FILES);
-        if (at < 0) {
+        String soft = ProcText.word(ProcText.read(LIMITS), MAX_OPEN_FILES);
+        if (soft == null) {
             throw new IOException(LIMITS + " has no line 'Max open files'");
         }
-        // the first word after the name, found by hand: a split's pattern loaded the regex engine in premain
-        int from = at + MAX_OPEN_FILES.length();
-        while (from < limits.length() && limits.charAt(from) == ' ') {
-            from++;
-        }
-        int end = from;
-        while (end < limits.length() && !Character.isWhitespace(limits.charAt(end))) {
-            end++;
-        }
-        String soft = limits.substring(from, end);
         return soft.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(soft);
     }
 

@@ -105,20 +105,11 @@ public final class DescriptorTable {
 
     /** The entries the table holds now, as the kernel says ({@code FDSize}). */
     static long size() throws IOException {
-        String status = ProcText.read(STATUS);
-        int at = status.indexOf(SIZE);
-        if (at < 0) {
+        String size = ProcText.word(ProcText.read(STATUS), SIZE);
+        if (size == null) {
             throw new IOException(STATUS + " has no line 'FDSize:'");
         }
-        int from = at + SIZE.length();
-        while (from < status.length() && Character.isWhitespace(status.charAt(from))) {
-            from++;
-        }
-        int end = from;
-        while (end < status.length() && Character.isDigit(status.charAt(end))) {
-            end++;
-        }
-        return Long.parseLong(status.substring(from, end));
+        return Long.parseLong(size);
     }
 
     private static long openFileLimit() {

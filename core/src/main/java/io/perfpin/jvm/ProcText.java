@@ -16,6 +16,27 @@ public final class ProcText {
     private ProcText() {}
 
     /**
+     * The first word after {@code name} in {@code text}, the spaces and tabs between them skipped: a field of a
+     * {@code /proc} file such as {@code status} or {@code limits}; null where {@code name} is not there. Found by
+     * hand: a split's pattern would load the regex engine in premain.
+     */
+    public static String word(String text, String name) {
+        int at = text.indexOf(name);
+        if (at < 0) {
+            return null;
+        }
+        int from = at + name.length();
+        while (from < text.length() && (text.charAt(from) == ' ' || text.charAt(from) == '\t')) {
+            from++;
+        }
+        int end = from;
+        while (end < text.length() && !Character.isWhitespace(text.charAt(end))) {
+            end++;
+        }
+        return text.substring(from, end);
+    }
+
+    /**
      * The file's content; lenient UTF-8, since a thread name cut at 15 bytes may end inside a character.
      *
      * @throws IOException when it cannot be opened or read: the thread ended, or is not the caller's to read

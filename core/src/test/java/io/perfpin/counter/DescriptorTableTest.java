@@ -7,12 +7,10 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.FileCalls;
-import java.io.File;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
-import java.util.TreeSet;
 import org.junit.jupiter.api.Test;
 
 /** This JVM's own descriptor table, as {@code /proc/self/status} says its size, around the sampler's look. */
@@ -24,9 +22,7 @@ class DescriptorTableTest {
     @Test
     void aTableAQuarterFullDoublesAsTheKernelWouldGrowItAndTheLookLeavesNoDescriptor() throws IOException {
         DescriptorTable table = new DescriptorTable(Backends.syscalls());
-        settle(table);
-        long size = DescriptorTable.size();
-        assumeTrue(2 * size < DescriptorBudget.openFileLimit(), "an open-file limit above twice the table's " + size);
+        long size = settledRoomToDouble(table);
         List<Integer> held = new ArrayList<>();
         try {
             // descriptors of this test fill the table up to a quarter of it, lowest first
@@ -39,7 +35,10 @@ class DescriptorTableTest {
 
             assertEquals(2 * size, DescriptorTable.size(), "the kernel's next size, from " + size);
             assertEquals(size / 2, table.mark(), "a quarter of the table grown");
-            assertEquals(Set.of(), openFrom(size), "the duplicate that grew it, beyond the old table, is closed");
+            assertEquals(
+                    Set.of(),
+                    KernelReadinessTest.openFrom(size),
+                    "the duplicate that grew it, beyond the old table, is closed");
             assertFalse(table.keepAhead(-1), "a table grown is an eighth full");
             assertEquals(2 * size, DescriptorTable.size());
         } finally {
@@ -69,15 +68,16 @@ class DescriptorTableTest {
     @Test
     void aDescriptorOpenAtAQuarterGrowsTheTableWhateverIsFreeBelowIt() throws IOException {
         DescriptorTable table = new DescriptorTable(Backends.syscalls());
-        settle(table);
-        long size = DescriptorTable.size();
-        assumeTrue(2 * size < DescriptorBudget.openFileLimit(), "an open-file limit above twice the table's " + size);
+        long size = settledRoomToDouble(table);
 
         assertFalse(table.keepAhead((int) size / 4 - 1), "below a quarter");
         assertTrue(table.keepAhead((int) size / 4), "at a quarter");
 
         assertEquals(2 * size, DescriptorTable.size());
-        assertEquals(Set.of(), openFrom(size), "the duplicate that grew it, beyond the old table, is closed");
+        assertEquals(
+                Set.of(),
+                KernelReadinessTest.openFrom(size),
+                "the duplicate that grew it, beyond the old table, is closed");
     }
 
     /**
@@ -90,18 +90,12 @@ class DescriptorTableTest {
         }
     }
 
-    /**
-     * The open descriptors numbered {@code lowest} or more. Only these: the test JVM's other threads open and close
-     * descriptors too, at the lowest free numbers.
-     */
-    private static Set<Integer> openFrom(long lowest) {
-        Set<Integer> open = new TreeSet<>();
-        for (String fd : new File("/proc/self/fd").list()) {
-            if (Integer.parseInt(fd) >= lowest) {
-                open.add(Integer.parseInt(fd));
-            }
-        }
-        return open;
+    /** The table's size once settled, where the open-file limit lets it double; the test is skipped otherwise. */
+    private static long settledRoomToDouble(DescriptorTable table) throws IOException {
+        settle(table);
+        long size = DescriptorTable.size();
+        assumeTrue(2 * size < DescriptorBudget.openFileLimit(), "an open-file limit above twice the table's " + size);
+        return size;
     }
 
     /** The number the next descriptor gets: one opened and closed. */

@@ -62,7 +62,7 @@ class KernelReadinessTest {
      * The open descriptors numbered {@code lowest} or more. Only these: the test JVM's other threads open and close
      * descriptors too, at the lowest free numbers.
      */
-    private static Set<Integer> openFrom(int lowest) {
+    static Set<Integer> openFrom(long lowest) {
         Set<Integer> open = new TreeSet<>();
         for (String fd : new File("/proc/self/fd").list()) {
             if (Integer.parseInt(fd) >= lowest) {

@@ -42,6 +42,26 @@ class ProcTextTest {
         assertEquals("", ProcText.read(Files.createFile(dir.resolve("empty")).toString()));
     }
 
+    /** Against the kernel's own files, read by the JDK: a tab after {@code status}'s names, spaces in limits. */
+    @Test
+    void aFieldIsTheFirstWordAfterItsName() throws IOException {
+        String status = ProcText.read("/proc/self/status");
+        String fdSize = Files.readAllLines(Paths.get("/proc/self/status")).stream()
+                .filter(line -> line.startsWith("FDSize:"))
+                .findFirst()
+                .orElseThrow()
+                .split("\\s+")[1];
+        assertEquals(fdSize, ProcText.word(status, "\nFDSize:"));
+        String openFiles = Files.readAllLines(Paths.get("/proc/self/limits")).stream()
+                .filter(line -> line.startsWith("Max open files"))
+                .findFirst()
+                .orElseThrow()
+                .split("\\s+")[3];
+        assertEquals(openFiles, ProcText.word(ProcText.read("/proc/self/limits"), "\nMax open files"));
+        assertEquals(null, ProcText.word(status, "\nNoSuchField:"));
+        assertEquals("", ProcText.word("Name:", "Name:"), "a name that ends the text");
+    }
+
     @Test
     void aThreadThatIsNotThereCannotBeRead() {
         long pid = ProcessHandle.current().pid();
