@@ -5,6 +5,7 @@ import io.perfpin.counter.DescriptorTable;
 import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.stats.AgentNotice;
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -33,8 +34,6 @@ final class Sampler {
     private final ThreadPins pins;
     /** Grown ahead of the counters of the threads this takes in, so that a thread that starts does not grow it. */
     private final DescriptorTable table;
-    /** What the last look at the table said; the sampler thread's alone. */
-    private boolean tableGrew;
 
     private final long intervalNanos;
     /** What the registry's start left to this thread; null when nothing. */
@@ -315,14 +314,20 @@ final class Sampler {
         }
     }
 
-    /** One look at the descriptor table, and its mark: whether it grew; false where the look failed, said once. */
+    /**
+     * One look at the descriptor table, and its mark: whether it grew; false where the look failed, said once. Caught
+     * here rather than run as isolated work: the first look comes during a short main's start, where linking a lambda
+     * cost the sampler 2 ms of CPU beside the application's.
+     */
     private boolean lookAtTable(int reached) {
-        tableGrew = false;
-        isolated("growing the descriptor table", () -> {
-            tableGrew = table.keepAhead(reached);
+        try {
+            boolean grew = table.keepAhead(reached);
             threads.tableMark(table.mark(), thread);
-        });
-        return tableGrew;
+            return grew;
+        } catch (IOException | RuntimeException | Error e) {
+            failed("growing the descriptor table", e);
+            return false;
+        }
     }
 
     /** The thread's final record, then its descriptors and pin, which go whether or not the record was written. */
