@@ -46,6 +46,13 @@ final class ImplementationClassLoader extends ClassLoader {
             new Library("com/kenai/jffi/", "ffi.jar"),
             new Library("jni/", "ffi.jar"));
 
+    /** The package of the hooks, which agent/pom.xml leaves out of {@code perfpin-impl/}: the bootstrap loader's. */
+    private static final String HOOKS = "io.perfpin.agent.bootstrap.";
+
+    /** The packages of the classes under {@code perfpin-impl/}, as agent/pom.xml puts them there. */
+    private static final List<String> OWN_PACKAGES =
+            List.of("io.perfpin.", "com.google.re2j.", "net.bytebuddy.", "com.sun.jna.", "com.kenai.jffi.");
+
     /** What copies a library's jar where it can be opened: a class of the implementation's, so found by name. */
     private static final String INSTALLER = "io.perfpin.files.PackagedCopy";
 
@@ -77,6 +84,48 @@ final class ImplementationClassLoader extends ClassLoader {
         for (Library library : LIBRARIES) {
             opening.putIfAbsent(library.jar(), new Object());
         }
+    }
+
+    /**
+     * The implementation's own classes are looked for here first: asking the platform loader, and through it the
+     * bootstrap one, for each of them threw a {@code ClassNotFoundException} per class, stack trace and all, a
+     * millisecond of a short main's start over the hundred classes its premain loads. The parent is asked first, as
+     * usual, for every other class: the hooks, which the bootstrap loader defines, and any of those packages' classes
+     * not found here.
+     */
+    @Override
+    protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+        if (!isOwn(name)) {
+            return super.loadClass(name, resolve);
+        }
+        synchronized (getClassLoadingLock(name)) {
+            Class<?> loaded = findLoadedClass(name);
+            if (loaded == null) {
+                try {
+                    loaded = findClass(name);
+                } catch (ClassNotFoundException notHere) {
+                    // not under perfpin-impl/, the launcher's own classes among them: wherever the parent finds it
+                    return super.loadClass(name, resolve);
+                }
+            }
+            if (resolve) {
+                resolveClass(loaded);
+            }
+            return loaded;
+        }
+    }
+
+    /** Whether {@code className} is one of the classes under {@code perfpin-impl/}, its libraries' included. */
+    private static boolean isOwn(String className) {
+        if (className.startsWith(HOOKS)) {
+            return false;
+        }
+        for (String prefix : OWN_PACKAGES) {
+            if (className.startsWith(prefix)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override
