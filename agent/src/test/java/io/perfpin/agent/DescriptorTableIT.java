@@ -11,29 +11,32 @@ import java.nio.file.Paths;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
- * A pool of threads that stay, each counted from its start by perfpin's C library with the six default events: the
- * sampler, which does not tick in this test, is woken by the threads whose descriptors reach a quarter of the
- * process's table, and grows the table ahead of them. It then holds at least three times the descriptors open
- * (four at each look, less what opened while the last growth was under way). The kernel alone grows only a table
- * that is full, to twice its size, which holds at most twice the descriptors open.
+ * A pool of threads that stay, each counted from its start with the six default events, by perfpin's C library or, for
+ * threads a rule pins, by Java: the sampler, which does not tick in this test, is woken by the threads whose
+ * descriptors reach a quarter of the process's table, and grows the table ahead of them. It then holds at least three
+ * times the descriptors open (four at each look, less what opened while the last growth was under way). The kernel
+ * alone grows only a table that is full, to twice its size, which holds at most twice the descriptors open.
  */
 class DescriptorTableIT {
     private static final int THREADS = 200;
 
-    static Stream<String> javas() {
-        return AppJvm.javas();
+    /** Each JDK, with threads enrolled by C, then by Java (a pinned thread goes the Java way). */
+    static Stream<Arguments> javasAndWays() {
+        return AppJvm.javas().flatMap(java -> Stream.of(Arguments.of(java, ""), Arguments.of(java, ";pin=pool-.*@0")));
     }
 
     @ParameterizedTest
-    @MethodSource("javas")
-    void aPoolThatStartsWakesTheSamplerToGrowTheTableAheadOfIt(String java, @TempDir Path dir) throws Exception {
+    @MethodSource("javasAndWays")
+    void aPoolThatStartsWakesTheSamplerToGrowTheTableAheadOfIt(String java, String pins, @TempDir Path dir)
+            throws Exception {
         // the agent's share of the descriptors free at its start, a quarter, must hold the pool's
         assumeTrue(Observed.hardOpenFileLimit() >= 8 * 6 * THREADS, "needs a hard RLIMIT_NOFILE of " + 8 * 6 * THREADS);
         // no tick in the test's time: only the thread's own wakes can make the sampler look after its start
-        try (AppJvm app = AppJvm.start(java, "interval=60m", dir)) {
+        try (AppJvm app = AppJvm.start(java, "interval=60m" + pins, dir)) {
             app.await("ready");
             // the sampler's work deferred from its start, a look at the table among it, is done once the stats file is
             Path stats = Observed.statsFile(dir, app.pid());

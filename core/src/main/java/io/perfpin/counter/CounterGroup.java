@@ -271,6 +271,15 @@ public final class CounterGroup implements AutoCloseable {
         return notCounted;
     }
 
+    /** The highest descriptor its groups hold, or -1 where they hold none (or C does). */
+    public int highestDescriptor() {
+        int highest = -1;
+        for (KernelGroup group : groups) {
+            highest = Math.max(highest, group.highestDescriptor());
+        }
+        return highest;
+    }
+
     /** How many kernel groups were needed: more than one per PMU means multiplexing. */
     public int kernelGroups() {
         return groups.size();

@@ -11,9 +11,9 @@ import java.io.IOException;
  * for an RCU grace period ({@code expand_fdtable} in {@code fs/file.c}) before it goes on. With the agent, that thread
  * is one of the application's, opening its own counters as it starts: 9 to 21 ms here, at the 256th and the 512th
  * descriptor of a JVM that starts 100 threads. The sampler, which has time to wait, doubles the table once a quarter
- * of it is in use: as it looks at its ticks, and as soon as a thread that C enrolled holds a descriptor numbered
- * {@link #mark()} or more, which wakes it. While it grows the table, the three quarters left are room for a pool's
- * threads that start meanwhile.
+ * of it is in use: as it looks at its ticks, and as soon as an enrolled thread (by C or by Java) holds a descriptor
+ * numbered {@link #mark()} or more, which wakes it. While it grows the table, the three quarters left are room for a
+ * pool's threads that start meanwhile.
  *
  * <p>A table of {@code n} entries is {@code 8 n} bytes of kernel memory, and never shrinks: this keeps it at 4 to 8
  * times the descriptors in use, and never past the open-file limit.

@@ -85,6 +85,15 @@ final class KernelGroup {
         return slot >= 0 ? 0 : size;
     }
 
+    /** The highest descriptor it holds, or -1: a slot's are C's. */
+    int highestDescriptor() {
+        int highest = -1;
+        for (int i = 0; i < size; i++) {
+            highest = Math.max(highest, fds[i]);
+        }
+        return highest;
+    }
+
     /** Adds an opened fd for the event at {@code index} of the counter group, after those added before. */
     void add(int fd, int index) {
         fds[size] = fd;

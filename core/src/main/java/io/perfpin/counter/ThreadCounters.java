@@ -140,6 +140,11 @@ public final class ThreadCounters implements AutoCloseable {
         return group.notCounted();
     }
 
+    /** As {@link CounterGroup#highestDescriptor()}. */
+    public int highestDescriptor() {
+        return group.highestDescriptor();
+    }
+
     /** Event name to where its value comes from, for each not counted by perf_event_open: {@link #PROC}. */
     public Map<String, String> sources() {
         return sources;

@@ -73,7 +73,14 @@ final class EnrolledThreads {
     /** The descriptor table's mark, as the sampler last set it. */
     private int tableMark;
     /** The sampler that a thread at the mark wakes; null until the sampler is made. */
-    private Thread tableSampler;
+    private volatile Thread tableSampler;
+    /**
+     * The mark for the threads Java enrols, as C keeps its own: {@link Integer#MAX_VALUE} before the sampler sets it,
+     * and from the first thread that reaches it until the sampler's next look sets it again.
+     */
+    private final AtomicInteger javaTableMark = new AtomicInteger(Integer.MAX_VALUE);
+    /** The descriptor of the thread Java enrolled that reached the mark, or -1; taken by {@link #tableReached}. */
+    private final AtomicInteger javaTableReached = new AtomicInteger(-1);
     /**
      * Pins of threads C enrolled, set by an annotated task before the sampler took them in: each goes to its thread
      * as it is taken in, or, when it was taken in meanwhile, at once. Whoever removes one hands it on.
@@ -134,6 +141,7 @@ final class EnrolledThreads {
                 notices.sayOnce(Isolated.failed("counting a thread", e));
                 return false;
             }
+            reachedTableMark(counters.highestDescriptor());
             // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
             tracked.cpus = pinning != null ? pinning.cpus().toString() : pins.cpusOf(tid);
             if (enrolled.putIfAbsent(thread, tracked) != null) {
@@ -183,21 +191,39 @@ final class EnrolledThreads {
 
     /**
      * The descriptor table's mark, set by the sampler as it is made and after each look at the table: the first
-     * thread C enrols whose counters reach {@code mark} wakes {@code sampler}, so that the table grows before a thread
-     * that starts meets it full; from C's start on, where that comes after. Threads enrolled by Java are seen by the
-     * sampler's looks at its ticks.
+     * thread whose counters reach {@code mark} wakes {@code sampler}, so that the table grows before a thread that
+     * starts meets it full. C keeps the mark for the threads it enrols, from its start on where that comes after; Java
+     * keeps it for the others (pinned ones, those of another backend).
      */
     synchronized void tableMark(int mark, Thread sampler) {
         tableMark = mark;
         tableSampler = sampler;
+        javaTableMark.set(mark);
         if (inC) {
             armTable();
         }
     }
 
-    /** The descriptor of a thread C enrolled that reached the table's mark since the last call, or -1. */
+    /** The highest descriptor of a thread that reached the table's mark since the last call, or -1. */
     int tableReached() {
-        return inC ? NativeEnrolment.tableReached() : -1;
+        int reached = javaTableReached.getAndSet(-1);
+        return inC ? Math.max(reached, NativeEnrolment.tableReached()) : reached;
+    }
+
+    /**
+     * On the thread Java enrolled, whose counters' highest descriptor is {@code descriptor}: the first to reach the
+     * mark takes it away and wakes the sampler, as C's {@code table_check} does for its threads. A read and a compare
+     * otherwise.
+     */
+    private void reachedTableMark(int descriptor) {
+        int mark = javaTableMark.get();
+        if (descriptor >= mark && javaTableMark.compareAndSet(mark, Integer.MAX_VALUE)) {
+            javaTableReached.set(descriptor);
+            Thread sampler = tableSampler;
+            if (sampler != null) {
+                LockSupport.unpark(sampler);
+            }
+        }
     }
 
     private synchronized void armTable() {

@@ -88,7 +88,7 @@ final class Sampler {
                 },
                 "perfpin-sampler");
         this.thread.setDaemon(true);
-        // the first thread that C enrols wakes this one for the table's first look, off the application's start
+        // the first thread enrolled wakes this one for the table's first look, off the application's start
         threads.tableMark(table.mark(), thread);
     }
 
@@ -254,7 +254,7 @@ final class Sampler {
 
     /**
      * After a wake ahead of its time: whether to park on until then. Not where ended threads wait for their final
-     * records; otherwise yes, once the table is looked at where a thread enrolled in C woke this one for it, and also
+     * records; otherwise yes, once the table is looked at where an enrolled thread woke this one for it, and also
      * where nothing did (a wake that came after what it was for was done, or none at all: a park may end for nothing).
      */
     private boolean parkOn() {
@@ -302,7 +302,7 @@ final class Sampler {
     }
 
     /**
-     * The descriptor table's looks, each followed by its mark, from which a thread enrolled in C wakes this thread:
+     * The descriptor table's looks, each followed by its mark, from which an enrolled thread wakes this one:
      * looked at again after each growth, since a growth waits for the kernel while a pool's threads go on opening
      * descriptors, past the mark that was set before it.
      *
