@@ -104,8 +104,13 @@ final class ImplementationClassLoader extends ClassLoader {
                 try {
                     loaded = findClass(name);
                 } catch (ClassNotFoundException notHere) {
-                    // not under perfpin-impl/, the launcher's own classes among them: wherever the parent finds it
-                    return super.loadClass(name, resolve);
+                    // not under perfpin-impl/, the launcher's own classes among them: wherever the parent finds it,
+                    // asked directly, since the usual order would look here again
+                    try {
+                        loaded = getParent().loadClass(name);
+                    } catch (ClassNotFoundException notThere) {
+                        throw notHere; // why it is not here, as a library jar that could not be copied says
+                    }
                 }
             }
             if (resolve) {

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.cpu.CpuSet;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -35,6 +36,12 @@ class DescriptorTableIT {
             throws Exception {
         // the agent's share of the descriptors free at its start, a quarter, must hold the pool's
         assumeTrue(Observed.hardOpenFileLimit() >= 8 * 6 * THREADS, "needs a hard RLIMIT_NOFILE of " + 8 * 6 * THREADS);
+        long self = ProcessHandle.current().pid();
+        assumeTrue(
+                pins.isEmpty()
+                        || CpuSet.parseList(Observed.cpusAllowed(self, (int) self))
+                                .contains(0),
+                "the pinned pool needs CPU 0");
         // no tick in the test's time: only the thread's own wakes can make the sampler look after its start
         try (AppJvm app = AppJvm.start(java, "interval=60m" + pins, dir)) {
             app.await("ready");
@@ -58,6 +65,12 @@ class DescriptorTableIT {
             // the last growth may still be under way: it waits for an RCU grace period
             while (tableSize(app.pid()) < 3 * open(app.pid()) && System.nanoTime() < deadline) {
                 Thread.sleep(20);
+            }
+            if (!pins.isEmpty()) {
+                // pinned, so enrolled by Java: the pin rule matched every thread of the pool
+                for (int tid : Observed.tidsNamed(app.pid(), "pool-")) {
+                    assertEquals("0", Observed.cpusAllowed(app.pid(), tid), "pool thread " + tid + " pinned");
+                }
             }
             long open = open(app.pid());
             long table = tableSize(app.pid());

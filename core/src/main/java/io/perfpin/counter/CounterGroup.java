@@ -274,8 +274,9 @@ public final class CounterGroup implements AutoCloseable {
     /** The highest descriptor its groups hold, or -1 where they hold none (or C does). */
     public int highestDescriptor() {
         int highest = -1;
-        for (KernelGroup group : groups) {
-            highest = Math.max(highest, group.highestDescriptor());
+        // indexed: an iterator would be an allocation on the starting thread
+        for (int i = 0; i < groups.size(); i++) {
+            highest = Math.max(highest, groups.get(i).highestDescriptor());
         }
         return highest;
     }

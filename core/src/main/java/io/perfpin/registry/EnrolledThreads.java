@@ -141,7 +141,6 @@ final class EnrolledThreads {
                 notices.sayOnce(Isolated.failed("counting a thread", e));
                 return false;
             }
-            reachedTableMark(counters.highestDescriptor());
             // Read now, while the thread surely lives: a short one may be gone by the sampler's next tick.
             tracked.cpus = pinning != null ? pinning.cpus().toString() : pins.cpusOf(tid);
             if (enrolled.putIfAbsent(thread, tracked) != null) {
@@ -150,6 +149,7 @@ final class EnrolledThreads {
                 return false;
             }
             admitted.add(tracked);
+            reachedTableMark(counters.highestDescriptor());
             return true;
         } finally {
             enrolling.decrementAndGet();
@@ -218,7 +218,11 @@ final class EnrolledThreads {
     private void reachedTableMark(int descriptor) {
         int mark = javaTableMark.get();
         if (descriptor >= mark && javaTableMark.compareAndSet(mark, Integer.MAX_VALUE)) {
-            javaTableReached.set(descriptor);
+            // the higher kept, where the sampler has yet to take one that reached an earlier mark
+            int before;
+            do {
+                before = javaTableReached.get();
+            } while (before < descriptor && !javaTableReached.compareAndSet(before, descriptor));
             Thread sampler = tableSampler;
             if (sampler != null) {
                 LockSupport.unpark(sampler);

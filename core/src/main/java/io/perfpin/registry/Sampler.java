@@ -315,18 +315,21 @@ final class Sampler {
     }
 
     /**
-     * One look at the descriptor table, and its mark: whether it grew; false where the look failed, said once. Caught
-     * here rather than run as isolated work: the first look comes during a short main's start, where linking a lambda
-     * cost the sampler 2 ms of CPU beside the application's.
+     * One look at the descriptor table, and its mark: whether it grew, or wants another look; false where the look
+     * failed, said once. The wake that brought this one here took the mark away, and a thread that passed it before it
+     * was set again woke no one: a second look, once it is set, finds that thread's descriptors. Caught here rather than
+     * run as isolated work: the first look comes during a short main's start, where linking a lambda cost the sampler 2
+     * ms of CPU beside the application's.
      */
     private boolean lookAtTable(int reached) {
+        boolean grew = false;
         try {
-            boolean grew = table.keepAhead(reached);
+            grew = table.keepAhead(reached);
             threads.tableMark(table.mark(), thread);
-            return grew;
+            return grew || table.keepAhead(-1);
         } catch (IOException | RuntimeException | Error e) {
             failed("growing the descriptor table", e);
-            return false;
+            return grew;
         }
     }
 
