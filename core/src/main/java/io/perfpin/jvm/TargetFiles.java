@@ -318,7 +318,8 @@ final class TargetFiles implements AutoCloseable {
     }
 
     /**
-     * Removes {@code name} from the working directory or {@code dir} when it is {@code expected} (same inode), as
+     * Removes {@code name} from the working directory or {@code dir} when it is {@code expected}, unchanged since
+     * ({@link FileStat#unchangedSince}: an inode number given back and taken by a file made since is not enough), as
      * the target's user; false when it was not there.
      */
     boolean remove(boolean inWorkingDirectory, String dir, String name, FileStat expected) throws IOException {
@@ -331,7 +332,7 @@ final class TargetFiles implements AutoCloseable {
                 } catch (NativeException e) {
                     return false;
                 }
-                if (!there.sameFileAs(expected)) {
+                if (!there.unchangedSince(expected)) {
                     return false; // replaced since: not the file we meant
                 }
                 int rc = calls.unlinkat(parent, name, 0);

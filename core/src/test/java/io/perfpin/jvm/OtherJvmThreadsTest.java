@@ -12,6 +12,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.apps.Programs;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.nativeio.FileStat;
 import io.perfpin.testkit.ClassPath;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
@@ -22,11 +23,14 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -302,6 +306,43 @@ class OtherJvmThreadsTest {
                 Files.deleteIfExists(stale);
             }
         }
+    }
+
+    /**
+     * The socket that refused the connection, changed since (its inode's change time moved: here a chmod, as a socket
+     * made again under the inode number the file system gave back would show), is not the one perfpin meant: it stays.
+     */
+    @Test
+    void aSocketChangedSinceItRefusedTheConnectionIsNotRemoved() throws Exception {
+        try (TestJvm child = nastyThreads(javas().get(0)).start()) {
+            truth(child);
+            Path stale = Path.of("/tmp/.java_pid" + child.pid());
+            try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+                dead.bind(UnixDomainSocketAddress.of(stale));
+            }
+            try (TargetFiles files = TargetFiles.open(child.pid(), ProcStatus.ofProcess(child.pid()))) {
+                TargetFiles.Attempt attempt = files.connect(stale.toString(), System.nanoTime() + 5_000_000_000L);
+                FileStat refused = attempt.refused();
+                assertTrue(refused != null && refused.isSocket(), "the socket that refused it");
+                // the kernel's clock for inode times may be coarse: chmod until the change time moves, within a
+                // deadline
+                long deadline = System.nanoTime() + 10_000_000_000L;
+                for (int i = 0; changedNanos(stale) == refused.changedNanos() && System.nanoTime() < deadline; i++) {
+                    Files.setPosixFilePermissions(
+                            stale, PosixFilePermissions.fromString(i % 2 == 0 ? "rwx------" : "rwxr-x---"));
+                }
+                assertTrue(changedNanos(stale) != refused.changedNanos(), "its inode changed");
+
+                assertFalse(files.remove(false, "/tmp", stale.getFileName().toString(), refused));
+                assertTrue(Files.exists(stale, LinkOption.NOFOLLOW_LINKS), "the socket changed since stays");
+            } finally {
+                Files.deleteIfExists(stale);
+            }
+        }
+    }
+
+    private static long changedNanos(Path path) throws IOException {
+        return ((FileTime) Files.getAttribute(path, "unix:ctime", LinkOption.NOFOLLOW_LINKS)).to(TimeUnit.NANOSECONDS);
     }
 
     @Test

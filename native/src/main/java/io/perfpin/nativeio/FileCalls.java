@@ -98,7 +98,9 @@ public final class FileCalls {
                 b.getLong(40),
                 b.getInt(16),
                 b.getLong(32),
-                (long) b.getInt(136) << 32 | b.getInt(140) & 0xFFFF_FFFFL);
+                (long) b.getInt(136) << 32 | b.getInt(140) & 0xFFFF_FFFFL,
+                // stx_ctime: a statx_timestamp, seconds (s64) then nanoseconds (u32)
+                b.getLong(96) * 1_000_000_000L + (b.getInt(104) & 0xFFFF_FFFFL));
     }
 
     /** What the open descriptor {@code fd} refers to ({@code fstat}). */

@@ -1,10 +1,11 @@
 package io.perfpin.nativeio;
 
 /**
- * What {@code statx} said of a file: its type and permission bits, owner, size, link count and identity (device
- * and inode), which tell whether two descriptors or a descriptor and a path name one file.
+ * What {@code statx} said of a file: its type and permission bits, owner, size, link count, identity (device and
+ * inode), which tell whether two descriptors or a descriptor and a path name one file, and when its inode last changed
+ * ({@code stx_ctime}, nanoseconds since the epoch).
  */
-public record FileStat(int mode, int uid, int gid, long size, int links, long inode, long device) {
+public record FileStat(int mode, int uid, int gid, long size, int links, long inode, long device, long changedNanos) {
     public static final int S_IFMT = 0170000;
     public static final int S_IFSOCK = 0140000;
     public static final int S_IFLNK = 0120000;
@@ -47,6 +48,14 @@ public record FileStat(int mode, int uid, int gid, long size, int links, long in
 
     public boolean sameFileAs(FileStat other) {
         return inode == other.inode && device == other.device;
+    }
+
+    /**
+     * Whether this is {@code earlier}'s file, its inode unchanged since: not one removed and made again under a number
+     * the file system gave back (a new file's inode changes as it is made), nor one renamed, linked or chmodded since.
+     */
+    public boolean unchangedSince(FileStat earlier) {
+        return sameFileAs(earlier) && changedNanos == earlier.changedNanos;
     }
 
     /** The kind in words, for messages: "a symbolic link", "a FIFO", ... */

@@ -2,6 +2,7 @@ package io.perfpin.nativeio;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -22,12 +23,16 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -123,6 +128,38 @@ abstract class SyscallsContract {
         } finally {
             assertEquals(0, calls.close(fd));
         }
+    }
+
+    /**
+     * statx's fields as the JDK's own {@code unix:} view reads them (its {@code stat}), and a change of the inode (a
+     * chmod) seen in {@link FileStat#unchangedSince}, where the file's identity stays.
+     */
+    @Test
+    void statxSaysWhatStatSaysAndSeesTheInodeChange(@TempDir Path dir) throws Exception {
+        FileCalls calls = new FileCalls(syscalls);
+        Path file = Files.writeString(dir.resolve("stated"), "perfpin");
+        FileStat before = calls.statx(FileCalls.AT_FDCWD, file.toString(), FileCalls.AT_SYMLINK_NOFOLLOW);
+        Map<String, Object> stat = Files.readAttributes(file, "unix:*", LinkOption.NOFOLLOW_LINKS);
+        assertEquals(stat.get("ino"), before.inode());
+        assertEquals(stat.get("uid"), before.uid());
+        assertEquals(stat.get("gid"), before.gid());
+        assertEquals(stat.get("mode"), before.mode());
+        assertEquals(stat.get("nlink"), before.links());
+        assertEquals(stat.get("size"), before.size());
+        assertEquals(((FileTime) stat.get("ctime")).to(TimeUnit.NANOSECONDS), before.changedNanos());
+        assertTrue(before.unchangedSince(before));
+
+        // the kernel's clock for inode times may be coarse: chmod until the change time moves, within a deadline
+        FileStat after = before;
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        for (int i = 0; after.changedNanos() == before.changedNanos() && System.nanoTime() < deadline; i++) {
+            Files.setPosixFilePermissions(
+                    file, PosixFilePermissions.fromString(i % 2 == 0 ? "rw-------" : "rw-r-----"));
+            after = calls.statx(FileCalls.AT_FDCWD, file.toString(), FileCalls.AT_SYMLINK_NOFOLLOW);
+        }
+        assertTrue(after.changedNanos() > before.changedNanos(), "a chmod moves the change time");
+        assertTrue(after.sameFileAs(before), "the same file");
+        assertFalse(after.unchangedSince(before), "but not unchanged");
     }
 
     /**
