@@ -269,10 +269,7 @@ class OtherJvmThreadsTest {
     void replacesASocketLeftByAKilledJvmWithTheSamePid() throws Exception {
         try (TestJvm child = nastyThreads(javas().get(0)).start()) {
             NastyTruth truth = truth(child);
-            Path stale = Path.of("/tmp/.java_pid" + child.pid());
-            try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-                dead.bind(UnixDomainSocketAddress.of(stale)); // closing leaves the file, as a SIGKILL does
-            }
+            staleSocket(child);
 
             truth.check(ThreadDump.of(child.pid()), true, tid -> tid);
         }
@@ -286,21 +283,16 @@ class OtherJvmThreadsTest {
     void onlyTheSocketThatRefusedTheConnectionIsRemoved() throws Exception {
         try (TestJvm child = nastyThreads(javas().get(0)).start()) {
             truth(child);
-            Path stale = Path.of("/tmp/.java_pid" + child.pid());
-            try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-                dead.bind(UnixDomainSocketAddress.of(stale));
-            }
+            Path stale = staleSocket(child);
             try (TargetFiles files = TargetFiles.open(child.pid(), ProcStatus.ofProcess(child.pid()));
                     ServerSocketChannel since = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-                TargetFiles.Attempt attempt = files.connect(stale.toString(), System.nanoTime() + 5_000_000_000L);
-                assertEquals(null, attempt.connection(), "nobody listens on the stale socket");
-                assertTrue(attempt.refused() != null && attempt.refused().isSocket(), "the socket that refused it");
+                FileStat refused = refusedOn(files, stale);
                 // As HotSpot starts its listener: a socket of its own beside it, renamed over the path.
                 Path beside = Path.of(stale + ".tmp");
                 since.bind(UnixDomainSocketAddress.of(beside));
                 Files.move(beside, stale, StandardCopyOption.ATOMIC_MOVE);
 
-                assertFalse(files.remove(false, "/tmp", stale.getFileName().toString(), attempt.refused()));
+                assertFalse(files.remove(false, "/tmp", stale.getFileName().toString(), refused));
                 assertTrue(Files.exists(stale, LinkOption.NOFOLLOW_LINKS), "the socket made since stays");
             } finally {
                 Files.deleteIfExists(stale);
@@ -316,14 +308,9 @@ class OtherJvmThreadsTest {
     void aSocketChangedSinceItRefusedTheConnectionIsNotRemoved() throws Exception {
         try (TestJvm child = nastyThreads(javas().get(0)).start()) {
             truth(child);
-            Path stale = Path.of("/tmp/.java_pid" + child.pid());
-            try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
-                dead.bind(UnixDomainSocketAddress.of(stale));
-            }
+            Path stale = staleSocket(child);
             try (TargetFiles files = TargetFiles.open(child.pid(), ProcStatus.ofProcess(child.pid()))) {
-                TargetFiles.Attempt attempt = files.connect(stale.toString(), System.nanoTime() + 5_000_000_000L);
-                FileStat refused = attempt.refused();
-                assertTrue(refused != null && refused.isSocket(), "the socket that refused it");
+                FileStat refused = refusedOn(files, stale);
                 // the kernel's clock for inode times may be coarse: chmod until the change time moves, within a
                 // deadline
                 long deadline = System.nanoTime() + 10_000_000_000L;
@@ -339,6 +326,23 @@ class OtherJvmThreadsTest {
                 Files.deleteIfExists(stale);
             }
         }
+    }
+
+    /** The child's attach socket, made and closed with nobody listening, as a JVM killed by SIGKILL leaves it. */
+    private static Path staleSocket(TestJvm child) throws IOException {
+        Path stale = Path.of("/tmp/.java_pid" + child.pid());
+        try (ServerSocketChannel dead = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            dead.bind(UnixDomainSocketAddress.of(stale)); // closing leaves the file
+        }
+        return stale;
+    }
+
+    /** What the stale socket's stat said as it refused a connection. */
+    private static FileStat refusedOn(TargetFiles files, Path stale) throws IOException {
+        TargetFiles.Attempt attempt = files.connect(stale.toString(), System.nanoTime() + 5_000_000_000L);
+        assertEquals(null, attempt.connection(), "nobody listens on the stale socket");
+        assertTrue(attempt.refused() != null && attempt.refused().isSocket(), "the socket that refused it");
+        return attempt.refused();
     }
 
     private static long changedNanos(Path path) throws IOException {
