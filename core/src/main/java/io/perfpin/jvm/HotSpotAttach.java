@@ -298,11 +298,16 @@ final class HotSpotAttach {
                             + " -XX:+DisableAttachMechanism)");
         }
         String socketName = socket.substring("/tmp/".length());
+        // the socket that refused, where it stays: changed since, so not removed, until the listener's replaces it
+        FileStat stale = null;
         try {
             // Nobody listened there: a JVM with this pid was killed before it could remove it. That socket alone is
             // removed: another tool may have started the listener since, whose socket is live.
-            if (refused != null) {
-                files.remove(false, "/tmp", socketName, refused);
+            if (refused != null && !files.remove(false, "/tmp", socketName, refused)) {
+                Optional<FileStat> there = files.status(socket);
+                if (there.isPresent() && there.get().sameFileAs(refused)) {
+                    stale = there.get();
+                }
             }
         } catch (IOException e) {
             throw new AttachException(
@@ -313,7 +318,7 @@ final class HotSpotAttach {
             sendQuit(pid, process);
             long nap = FIRST_NAP_MILLIS;
             long listening = Math.min(deadline, System.nanoTime() + LISTENER_START.toNanos());
-            while (!exists(process, files, socket)) {
+            while (!listenerSocket(process, files, socket, stale)) {
                 long left = listening - System.nanoTime();
                 if (left <= 0) {
                     // Never a second signal: a JVM that did not take the first as a trigger printed a thread dump.
@@ -343,9 +348,16 @@ final class HotSpotAttach {
         }
     }
 
-    private static boolean exists(String process, TargetFiles files, String path) throws AttachException {
+    /**
+     * Whether {@code path} holds a socket other than {@code stale}, the one that refused the connection where it was
+     * left there (null otherwise), until the listener's own is renamed over it: while it is there, no new socket can
+     * have its inode number. One that was removed can, and often does (tmpfs gives a freed number back at once).
+     */
+    private static boolean listenerSocket(String process, TargetFiles files, String path, FileStat stale)
+            throws AttachException {
         try {
-            return files.status(path).isPresent();
+            Optional<FileStat> there = files.status(path);
+            return there.isPresent() && (stale == null || !there.get().sameFileAs(stale));
         } catch (IOException e) {
             throw new AttachException(
                     NOT_A_JVM, "cannot look for the attach socket of " + process + ": " + e.getMessage());

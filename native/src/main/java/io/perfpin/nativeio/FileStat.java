@@ -53,6 +53,8 @@ public record FileStat(int mode, int uid, int gid, long size, int links, long in
     /**
      * Whether this is {@code earlier}'s file, its inode unchanged since: not one removed and made again under a number
      * the file system gave back (a new file's inode changes as it is made), nor one renamed, linked or chmodded since.
+     * Change times come from a clock that may tick only every few ms, so a file made again within the tick of the
+     * earlier one's last change would pass: for a file that has stood a while, as a stale socket has, none can.
      */
     public boolean unchangedSince(FileStat earlier) {
         return sameFileAs(earlier) && changedNanos == earlier.changedNanos;

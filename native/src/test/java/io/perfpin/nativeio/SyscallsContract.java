@@ -157,7 +157,7 @@ abstract class SyscallsContract {
                     file, PosixFilePermissions.fromString(i % 2 == 0 ? "rw-------" : "rw-r-----"));
             after = calls.statx(FileCalls.AT_FDCWD, file.toString(), FileCalls.AT_SYMLINK_NOFOLLOW);
         }
-        assertTrue(after.changedNanos() > before.changedNanos(), "a chmod moves the change time");
+        assertNotEquals(before.changedNanos(), after.changedNanos(), "a chmod moves the change time");
         assertTrue(after.sameFileAs(before), "the same file");
         assertFalse(after.unchangedSince(before), "but not unchanged");
     }
