@@ -501,13 +501,21 @@ class VirtualThreadsIT {
     /**
      * What perfpin keeps for each counted virtual thread is sized for the events counted: 100,000 parked virtual
      * threads counted for task-clock take under 400 bytes each more than the same threads only followed
-     * (virtual=none), for which the JVM keeps the same state of its own. Sized for 16 events, it was 640 bytes.
+     * (virtual=none), for which the JVM keeps the same state of its own. Sized for 16 events, it was 640 bytes. Here
+     * the difference reads about 245 bytes; the least of two JVMs of each is taken, since what else a JVM's native
+     * memory holds only ever adds to it (a run once read 130 bytes more than its usual, counted).
      */
     @Test
     void aCountedVirtualThreadCostsNoMoreMemoryThanItsEventsNeed(@TempDir Path dir) throws Exception {
         String java = jdk();
-        long counted = residentPerVirtualThread(java, "virtual=vt-.*;threads=none;events=task-clock", dir);
-        long followed = residentPerVirtualThread(java, "virtual=none;threads=none;events=task-clock", dir);
+        long counted = Long.MAX_VALUE;
+        long followed = Long.MAX_VALUE;
+        for (int i = 0; i < 2; i++) {
+            counted = Math.min(
+                    counted, residentPerVirtualThread(java, "virtual=vt-.*;threads=none;events=task-clock", dir));
+            followed = Math.min(
+                    followed, residentPerVirtualThread(java, "virtual=none;threads=none;events=task-clock", dir));
+        }
         assertTrue(
                 counted - followed < 400,
                 "counted " + counted + " bytes a virtual thread, followed only " + followed + " bytes");
@@ -515,8 +523,17 @@ class VirtualThreadsIT {
 
     /** The resident memory that each of 100,000 parked virtual threads adds, in bytes. */
     private static long residentPerVirtualThread(String java, String options, Path dir) throws Exception {
-        // the heap touched whole at the start, so that what grows is the JVM's and perfpin's native memory
-        try (AppJvm app = AppJvm.start(java, options, dir, "-Xms768m", "-Xmx768m", "-XX:+AlwaysPreTouch")) {
+        // The heap touched whole at the start, so that what grows is the JVM's and perfpin's native memory; one
+        // carrier, so that perfpin's states come from one of malloc's arenas, not from as many as carriers ran.
+        try (AppJvm app = AppJvm.start(
+                java,
+                options,
+                dir,
+                "-Xms768m",
+                "-Xmx768m",
+                "-XX:+AlwaysPreTouch",
+                "-Djdk.virtualThreadScheduler.parallelism=1",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=1")) {
             app.await("ready");
             long before = Observed.residentKib(app.pid());
             app.send("vpark " + MANY + " vt");
