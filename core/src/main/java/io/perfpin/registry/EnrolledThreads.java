@@ -204,6 +204,11 @@ final class EnrolledThreads {
         }
     }
 
+    /** How many descriptors perfpin's counters hold now, C's and Java's. */
+    long descriptorsHeld() {
+        return descriptors.held();
+    }
+
     /** The highest descriptor of a thread that reached the table's mark since the last call, or -1. */
     int tableReached() {
         int reached = javaTableReached.getAndSet(-1);

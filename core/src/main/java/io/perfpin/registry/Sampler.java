@@ -212,8 +212,9 @@ final class Sampler {
         // a pool's start that wakes it for the table leaves the deferred work to its time, not beside the pool
         long deferredAt = started + deferredDelayNanos;
         do {
+            lookIfReached();
             LockSupport.parkNanos(this, deferredAt - System.nanoTime());
-        } while (!stopping && deferredAt - System.nanoTime() > 0 && parkOn());
+        } while (!stopping && deferredAt - System.nanoTime() > 0 && !threads.endedWaiting());
         if (!stopping) {
             keepTableAhead(threads.tableReached());
             deferredDone = true;
@@ -240,12 +241,14 @@ final class Sampler {
     private void tickUntilStopping(long firstPark) {
         long next = System.nanoTime() + firstPark;
         while (!stopping) {
+            // woken ahead of its time for the table alone: the look, not a tick, which would compete with the pool
+            lookIfReached();
             LockSupport.parkNanos(this, next - System.nanoTime());
             if (stopping) {
                 break;
             }
-            // woken ahead of its time for the table alone: the look, not a tick, which would compete with the pool
-            if (next - System.nanoTime() <= 0 || !parkOn()) {
+            // where ended threads wait for their final records, the tick comes now
+            if (next - System.nanoTime() <= 0 || threads.endedWaiting()) {
                 tick(false);
                 next = System.nanoTime() + intervalNanos;
             }
@@ -253,19 +256,16 @@ final class Sampler {
     }
 
     /**
-     * After a wake ahead of its time: whether to park on until then. Not where ended threads wait for their final
-     * records; otherwise yes, once the table is looked at where an enrolled thread woke this one for it, and also
-     * where nothing did (a wake that came after what it was for was done, or none at all: a park may end for nothing).
+     * The table looked at where an enrolled thread reached its mark, before each park rather than only after a wake: a
+     * thread has one permit, which any park of its takes (a lock its work waits for, in the JDK), while the descriptor
+     * the woken thread left stays until taken here. A wake that found nothing left (one that came after what it was
+     * for was done), or none at all (a park may end for nothing), parks again.
      */
-    private boolean parkOn() {
-        if (threads.endedWaiting()) {
-            return false;
-        }
+    private void lookIfReached() {
         int reached = threads.tableReached();
         if (reached >= 0) {
             keepTableAhead(reached);
         }
-        return true;
     }
 
     /** One sampling pass; {@code finalPass} finalises every thread, as at exit or detach. */
@@ -324,13 +324,22 @@ final class Sampler {
     private boolean lookAtTable(int reached) {
         boolean grew = false;
         try {
-            grew = table.keepAhead(reached);
+            grew = table.keepAhead(Math.max(reached, highestHeldAtLeast()));
             threads.tableMark(table.mark(), thread);
-            return grew || table.keepAhead(-1);
+            return grew || table.keepAhead(highestHeldAtLeast());
         } catch (IOException | RuntimeException | Error e) {
             failed("growing the descriptor table", e);
             return grew;
         }
+    }
+
+    /**
+     * A descriptor number that perfpin's descriptors reach at least: as many as it holds, less one, since descriptors
+     * are numbered from 0. Unlike the lowest free descriptor, a hole below them does not hide them: a pool that started
+     * faster than the looks, and a descriptor closed since, left the lowest free one at 129 with 1,245 open.
+     */
+    private int highestHeldAtLeast() {
+        return (int) Math.min(Integer.MAX_VALUE, threads.descriptorsHeld() - 1);
     }
 
     /** The thread's final record, then its descriptors and pin, which go whether or not the record was written. */
