@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.CodeSource;
 import java.security.ProtectionDomain;
 import java.security.cert.Certificate;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.HashMap;
@@ -49,9 +50,8 @@ final class ImplementationClassLoader extends ClassLoader {
     /** The package of the hooks, which agent/pom.xml leaves out of {@code perfpin-impl/}: the bootstrap loader's. */
     private static final String HOOKS = "io.perfpin.agent.bootstrap.";
 
-    /** The packages of the classes under {@code perfpin-impl/}, as agent/pom.xml puts them there. */
-    private static final List<String> OWN_PACKAGES =
-            List.of("io.perfpin.", "com.google.re2j.", "net.bytebuddy.", "com.sun.jna.", "com.kenai.jffi.");
+    /** The packages of the classes under {@code perfpin-impl/}: perfpin's, RE2/J's, and its libraries'. */
+    private static final List<String> OWN_PACKAGES = ownPackages();
 
     /** What copies a library's jar where it can be opened: a class of the implementation's, so found by name. */
     private static final String INSTALLER = "io.perfpin.files.PackagedCopy";
@@ -118,6 +118,14 @@ final class ImplementationClassLoader extends ClassLoader {
             }
             return loaded;
         }
+    }
+
+    private static List<String> ownPackages() {
+        List<String> packages = new ArrayList<>(List.of("io.perfpin.", "com.google.re2j."));
+        for (Library library : LIBRARIES) {
+            packages.add(library.prefix().replace('/', '.'));
+        }
+        return packages;
     }
 
     /** Whether {@code className} is one of the classes under {@code perfpin-impl/}, its libraries' included. */

@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.cpu.CpuSet;
+import io.perfpin.jvm.ProcText;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -81,12 +82,11 @@ class DescriptorTableIT {
 
     /** The entries of the process's descriptor table, as the kernel says ({@code FDSize}). */
     private static long tableSize(long pid) throws IOException {
-        for (String line : Files.readAllLines(Paths.get("/proc/" + pid + "/status"))) {
-            if (line.startsWith("FDSize:")) {
-                return Long.parseLong(line.substring("FDSize:".length()).strip());
-            }
+        String size = ProcText.word(ProcText.read("/proc/" + pid + "/status"), "\nFDSize:");
+        if (size == null) {
+            throw new IOException("/proc/" + pid + "/status has no FDSize");
         }
-        throw new IOException("/proc/" + pid + "/status has no FDSize");
+        return Long.parseLong(size);
     }
 
     private static long open(long pid) throws IOException {

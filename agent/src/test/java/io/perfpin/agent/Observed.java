@@ -46,7 +46,6 @@ final class Observed {
         throw new IllegalStateException("no Cpus_allowed_list for " + pid + "/" + tid);
     }
 
-    /** The process's open perf_event_open descriptors. */
     /** This process's hard RLIMIT_NOFILE, which a child JVM inherits and raises its soft limit to. */
     static long hardOpenFileLimit() throws IOException {
         String line = Files.readAllLines(Paths.get("/proc/self/limits")).stream()
@@ -57,6 +56,7 @@ final class Observed {
         return hard.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(hard);
     }
 
+    /** The process's open perf_event_open descriptors. */
     static long perfEventDescriptors(long pid) throws IOException {
         long count = 0;
         try (var fds = Files.list(Paths.get("/proc/" + pid + "/fd"))) {
