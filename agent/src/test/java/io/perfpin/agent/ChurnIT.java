@@ -35,7 +35,7 @@ class ChurnIT {
         try (AppJvm app = AppJvm.start(java, "threads=churn-.*;events=page-faults;interval=100ms;out=" + out, dir)) {
             app.await("ready");
             // The agent's own: one disabled event per software kind it counts, which keeps the kernel's code on.
-            long agentsOwn = Observed.perfEventDescriptors(app.pid());
+            long agentsOwn = Observed.agentsOwnDescriptors(app.pid());
             app.send("churn " + THREADS + " " + PAGES + " churn");
             app.await("churned " + THREADS);
             long deadline = System.nanoTime() + 30_000_000_000L;
@@ -64,7 +64,7 @@ class ChurnIT {
         Path out = dir.resolve("selected.jsonl");
         try (AppJvm app = AppJvm.start(java, "threads=sel-.*;events=page-faults;interval=100ms;out=" + out, dir)) {
             app.await("ready");
-            long agentsOwn = Observed.perfEventDescriptors(app.pid());
+            long agentsOwn = Observed.agentsOwnDescriptors(app.pid());
             app.send("park " + PARKED + " sel-kept");
             app.await("parked " + PARKED);
             app.send("park " + PARKED + " kept");

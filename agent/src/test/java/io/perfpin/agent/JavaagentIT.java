@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
@@ -89,13 +90,27 @@ class JavaagentIT {
     @ParameterizedTest
     @MethodSource("javas")
     void aThreadThatMainStartsAtOnceWaitsForTheAgentAndIsCountedWhole(String java, @TempDir Path dir) throws Exception {
-        Path out = dir.resolve("early.jsonl");
+        // Which of main() and the agent's start comes first is the scheduler's to say: on a loaded host the agent can
+        // be up before main() looks. Each JVM is checked whole either way, and until one shows the early start.
+        List<String> seen = new ArrayList<>();
+        for (int attempt = 0; attempt < EARLY_ATTEMPTS && !seen.contains(EARLY_BEFORE); attempt++) {
+            seen.add(earlyThreadCountedWhole(java, dir.resolve("early-" + attempt + ".jsonl"), dir));
+        }
+        assertTrue(seen.contains(EARLY_BEFORE), "no JVM's main() ran before the agent was up: " + seen);
+    }
+
+    private static final int EARLY_ATTEMPTS = 5;
+    private static final String EARLY_BEFORE = "early started before the agent was up";
+
+    /** What main() said of the agent as it started the early thread, once that thread was checked counted whole. */
+    private static String earlyThreadCountedWhole(String java, Path out, Path dir) throws Exception {
+        String said;
         try (AppJvm app = AppJvm.start(
                 java,
                 "threads=early;events=page-faults;out=" + out,
                 dir,
                 "-D" + AgentTestApp.EARLY + "=early:" + PAGES)) {
-            assertEquals("early started before the agent was up", app.await("early started "));
+            said = app.await("early started ");
             app.touched("early");
             app.await("ready");
             assertEquals(0, app.finish());
@@ -107,8 +122,9 @@ class JavaagentIT {
         long faults = (long) Observed.number(early.get(0), "page-faults");
         assertTrue(
                 faults >= PAGES * 0.97 && faults <= PAGES * 1.10,
-                "the early thread's faults: expected " + PAGES + " (-3% to +10%), got " + faults);
+                "the early thread's faults (" + said + "): expected " + PAGES + " (-3% to +10%), got " + faults);
         assertTrue(Observed.records(out, "thread", "main").isEmpty(), "main, which the rules leave out");
+        return said;
     }
 
     /** A rule whose placement chooses the CPUs says which it chose, once, on the application's stderr. */

@@ -437,7 +437,7 @@ class VirtualThreadsIT {
         Path out = dir.resolve("run.jsonl");
         try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=none;fds=3;events=task-clock;out=" + out, dir)) {
             app.await("ready");
-            long before = Observed.perfEventDescriptors(app.pid()); // the agent's own, kept for the process
+            long before = Observed.agentsOwnDescriptors(app.pid()); // the agent's own, kept for the process
             app.send("vcompute 50 vt 2");
             app.await("vcomputed 50");
             assertTrue(Observed.perfEventDescriptors(app.pid()) <= before + 1, "one carrier's group at most");
@@ -468,7 +468,7 @@ class VirtualThreadsIT {
                 "-Djdk.virtualThreadScheduler.parallelism=1",
                 "-Djdk.virtualThreadScheduler.maxPoolSize=1")) {
             app.await("ready");
-            long before = Observed.perfEventDescriptors(app.pid()); // the agent's own, kept for the process
+            long before = Observed.agentsOwnDescriptors(app.pid()); // the agent's own, kept for the process
             app.send("vcompute 10 vt-a 1");
             app.await("vcomputed 10");
             // the carrier, and on JDK 24 and later the pool's delay scheduler, which stays

@@ -165,11 +165,7 @@ class ExitCodeTest {
             long pid = service.pid();
             try {
                 AgentSession.awaitAgent(pid, null);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (ProcFiles.perfEventDescriptors(pid) == 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(20); // until its worker is enrolled
-                }
-                int counting = ProcFiles.perfEventDescriptors(pid);
+                int counting = ProcFiles.settledPerfEventDescriptors(pid); // its worker enrolled
                 CliRun detach = CliRun.capture(() -> Perfpin.run("detach", Long.toString(pid)));
                 assertEquals(ExitCode.ATTACH_FAILED, detach.code, detach.err);
                 assertEquals(

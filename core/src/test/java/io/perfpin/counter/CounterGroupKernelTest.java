@@ -82,17 +82,20 @@ class CounterGroupKernelTest {
                 }
             });
             runner.start();
-            for (int i = 0; i < flips; i++) {
-                int target = i % 2;
-                assertEquals(0, syscalls.setAffinity(spinner.tid(), new long[] {1L << target}));
-                // Wait until it ran on the target: flips the scheduler never acted on would not migrate it.
-                for (int wait = 0; wait < 10_000 && runningOn.get() != target; wait++) {
-                    Thread.sleep(1);
+            try {
+                for (int i = 0; i < flips; i++) {
+                    int target = i % 2;
+                    assertEquals(0, syscalls.setAffinity(spinner.tid(), new long[] {1L << target}));
+                    // Wait until it ran on the target: flips the scheduler never acted on would not migrate it.
+                    for (int wait = 0; wait < 10_000 && runningOn.get() != target; wait++) {
+                        Thread.sleep(1);
+                    }
+                    assertEquals(target, runningOn.get(), "the bounced thread runs where its affinity says");
                 }
-                assertEquals(target, runningOn.get(), "the bounced thread runs where its affinity says");
+            } finally {
+                stop.set(true); // a failed flip must not leave it spinning, pinned, for the tests after
+                Threads.join(runner);
             }
-            stop.set(true);
-            Threads.join(runner);
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot);
             assertTrue(
@@ -188,7 +191,8 @@ class CounterGroupKernelTest {
     @Test
     void aThreadThatDidNotRunWhileCountedHasZeroCountsAndRefusedEventsNone() throws Exception {
         try (TracedThread idle = new TracedThread("idle", () -> {});
-                CounterGroup counters = CounterGroup.open(syscalls, idle.tid(), List.of(CYCLES, CONTEXT_SWITCHES))) {
+                CounterGroup counters =
+                        CounterGroup.open(syscalls, idle.asleepTid(), List.of(CYCLES, CONTEXT_SWITCHES))) {
             CounterSnapshot snapshot = counters.newSnapshot();
             counters.read(snapshot); // the thread waits on a latch all along
             assertTrue(snapshot.isCounted(1));

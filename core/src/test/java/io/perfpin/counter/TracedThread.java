@@ -1,5 +1,7 @@
 package io.perfpin.counter;
 
+import io.perfpin.jvm.ProcText;
+import io.perfpin.jvm.TaskStat;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.testkit.Threads;
 import java.util.concurrent.CountDownLatch;
@@ -63,6 +65,24 @@ final class TracedThread implements AutoCloseable {
 
     Thread thread() {
         return thread;
+    }
+
+    /**
+     * Its TID once the kernel has it asleep (state S in its stat file), waiting for {@link #runWork}: its going to
+     * sleep is a context switch of its own, which counters opened before it would count.
+     */
+    int asleepTid() throws Exception {
+        int id = tid();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!TaskStat.field(ProcText.read("/proc/self/task/" + id + "/stat"), 3)
+                .orElse("")
+                .equals("S")) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("thread " + id + " not asleep after 60 s");
+            }
+            Thread.sleep(1);
+        }
+        return id;
     }
 
     /** Lets the work run and waits for it to finish; rethrows what it threw. */

@@ -10,6 +10,7 @@ import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 
 /**
  * A JVM whose threads have names built to confuse a thread-dump parser. It starts them, prints what it
@@ -138,8 +139,12 @@ public final class NastyThreads {
 
     /** Waits until every thread is parked, so that a dump shows each WAITING. */
     static void awaitParked(Thread[] threads) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         for (Thread thread : threads) {
             while (thread.getState() != Thread.State.WAITING) {
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError(thread.getName() + " not parked after 60 s: " + thread.getState());
+                }
                 Thread.sleep(1);
             }
         }

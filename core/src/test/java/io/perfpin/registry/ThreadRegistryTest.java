@@ -115,24 +115,30 @@ class ThreadRegistryTest {
                 },
                 "order-matcher");
         worker.start();
-        Threads.await(pinned);
+        try {
+            Threads.await(pinned);
 
-        // Visible from outside the thread: the kernel's view and the stats file agree with the pin.
-        assertEquals("1", statusField(tid[0], "Cpus_allowed_list"));
-        try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
-            ThreadSample sample = awaitSlot(reader, tid[0], StatsLayout.STATE_RUNNING);
-            assertEquals("order-matcher", sample.name());
-            assertEquals("1", sample.cpus());
-            assertEquals(worker.getId(), sample.javaId());
+            // Visible from outside the thread: the kernel's view and the stats file agree with the pin.
+            assertEquals("1", statusField(tid[0], "Cpus_allowed_list"));
+            try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
+                ThreadSample sample = awaitSlot(reader, tid[0], StatsLayout.STATE_RUNNING);
+                assertEquals("order-matcher", sample.name());
+                assertEquals("1", sample.cpus());
+                assertEquals(worker.getId(), sample.javaId());
 
-            touch.countDown();
+                touch.countDown();
+                Threads.join(worker);
+                ThreadSample done = awaitSlot(reader, tid[0], StatsLayout.STATE_FINISHED);
+                int faults = reader.snapshot().eventNames().indexOf("page-faults");
+                assertWithin(4096, done.raw(faults), 0.03, "page faults in the stats file");
+                registry.close();
+
+                assertTrue(reader.isClosed());
+            }
+        } finally {
+            touch.countDown(); // a failed assertion must not leave the worker parked, pinned, and the sampler on
             Threads.join(worker);
-            ThreadSample done = awaitSlot(reader, tid[0], StatsLayout.STATE_FINISHED);
-            int faults = reader.snapshot().eventNames().indexOf("page-faults");
-            assertWithin(4096, done.raw(faults), 0.03, "page faults in the stats file");
             registry.close();
-
-            assertTrue(reader.isClosed());
         }
         List<ThreadRecord> records = threadRecords(recording);
         ThreadReport last = records.stream()
@@ -250,27 +256,30 @@ class ThreadRegistryTest {
                 .withSlots(16, 8));
         int threads = 400;
         long bytes = 1 << 20;
-        for (int batch = 0; batch < threads; batch += 8) {
-            List<Thread> running = new ArrayList<>();
-            for (int i = 0; i < 8; i++) {
-                Thread t = new Thread(
-                        () -> {
-                            registry.enrolCurrentThread(null, null);
-                            try {
-                                PageToucher.touch(bytes);
-                            } finally {
-                                registry.threadEnded(Thread.currentThread());
-                            }
-                        },
-                        "churn-" + (batch + i));
-                t.start();
-                running.add(t);
+        try {
+            for (int batch = 0; batch < threads; batch += 8) {
+                List<Thread> running = new ArrayList<>();
+                for (int i = 0; i < 8; i++) {
+                    Thread t = new Thread(
+                            () -> {
+                                registry.enrolCurrentThread(null, null);
+                                try {
+                                    PageToucher.touch(bytes);
+                                } finally {
+                                    registry.threadEnded(Thread.currentThread());
+                                }
+                            },
+                            "churn-" + (batch + i));
+                    t.start();
+                    running.add(t);
+                }
+                for (Thread t : running) {
+                    Threads.join(t);
+                }
             }
-            for (Thread t : running) {
-                Threads.join(t);
-            }
+        } finally {
+            registry.close();
         }
-        registry.close();
         StatsSnapshot snapshot;
         try (StatsFileReader reader = StatsFileReader.open(statsFile)) {
             snapshot = reader.snapshot();
@@ -314,13 +323,17 @@ class ThreadRegistryTest {
                 },
                 "detached");
         worker.start();
-        Threads.await(pinned);
-        assertEquals(CpuSet.of(0), affinity.get(tid[0]));
-        registry.close();
-        assertEquals(before[0], affinity.get(tid[0]), "the pin is undone");
-        assertTrue(worker.isAlive(), "the thread itself carries on");
-        release.countDown();
-        Threads.join(worker);
+        try {
+            Threads.await(pinned);
+            assertEquals(CpuSet.of(0), affinity.get(tid[0]));
+            registry.close();
+            assertEquals(before[0], affinity.get(tid[0]), "the pin is undone");
+            assertTrue(worker.isAlive(), "the thread itself carries on");
+        } finally {
+            release.countDown();
+            Threads.join(worker);
+            registry.close();
+        }
     }
 
     /** A placement that chooses the CPUs says which it chose for the thread, once, as a notice. */
