@@ -1,5 +1,6 @@
 package io.perfpin.cpu;
 
+import io.perfpin.files.Uninterrupted;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
@@ -71,12 +72,17 @@ public final class CpuReservation implements AutoCloseable {
      */
     static void unlock(List<LockedFile> locks) {
         IOException failure = null;
-        for (LockedFile lock : locks) {
-            try (FileChannel channel = lock.channel) {
-                channel.truncate(0);
-            } catch (IOException e) {
-                failure = failure == null ? e : failure;
+        boolean interrupted = Uninterrupted.clear(); // on the application's thread, whose task may have been cancelled
+        try {
+            for (LockedFile lock : locks) {
+                try (FileChannel channel = lock.channel) {
+                    channel.truncate(0);
+                } catch (IOException e) {
+                    failure = failure == null ? e : failure;
+                }
             }
+        } finally {
+            Uninterrupted.restore(interrupted);
         }
         if (failure != null) {
             throw new UncheckedIOException("releasing a CPU reservation: " + failure.getMessage(), failure);

@@ -4,6 +4,7 @@ import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.files.PathWalk;
+import io.perfpin.files.Uninterrupted;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
@@ -113,6 +114,15 @@ public final class CpuReservations {
         if (cpus.isEmpty()) {
             throw new IllegalArgumentException("cannot reserve an empty set of CPUs");
         }
+        boolean interrupted = Uninterrupted.clear(); // on the application's thread, as a pin is
+        try {
+            return reserve(cpus, tid, threadName);
+        } finally {
+            Uninterrupted.restore(interrupted);
+        }
+    }
+
+    private Optional<CpuReservation> reserve(CpuSet cpus, int tid, String threadName) throws IOException {
         String name = threadName.replaceAll("\\p{Cntrl}", "?");
         byte[] record =
                 (ProcessHandle.current().pid() + " " + tid + " " + name + "\n").getBytes(StandardCharsets.UTF_8);

@@ -321,9 +321,15 @@ public final class ThreadPins implements AutoCloseable {
      */
     @Override
     public void close() {
+        RuntimeException failure = null;
         try {
             for (Pin pin : List.copyOf(pins.values())) {
-                restore(pin);
+                try {
+                    restore(pin);
+                } catch (RuntimeException e) {
+                    // the others are still given back; the first failure is the caller's to say
+                    failure = failure == null ? e : failure;
+                }
             }
         } finally {
             pins.clear();
@@ -332,6 +338,9 @@ public final class ThreadPins implements AutoCloseable {
                     watchdog.close();
                 }
             }
+        }
+        if (failure != null) {
+            throw failure;
         }
     }
 

@@ -489,8 +489,13 @@ final class EnrolledThreads {
         if (tracked == null || tracked.ended) {
             return false;
         }
-        tracked.counters.threadEnding();
-        return markEnded(tracked);
+        boolean wake;
+        try {
+            tracked.counters.threadEnding();
+        } finally {
+            wake = markEnded(tracked); // whatever failed: the sampler still finishes it, its descriptors closed
+        }
+        return wake;
     }
 
     /**
@@ -504,9 +509,14 @@ final class EnrolledThreads {
         if (tracked == null) {
             return false;
         }
-        tracked.counters.disable();
-        unpin(tracked);
-        return markEnded(tracked);
+        boolean wake;
+        try {
+            tracked.counters.disable();
+            unpin(tracked);
+        } finally {
+            wake = markEnded(tracked); // whatever failed: the sampler still finishes it, its descriptors closed
+        }
+        return wake;
     }
 
     private boolean markEnded(TrackedThread tracked) {

@@ -356,8 +356,12 @@ public final class ThreadRegistry implements AutoCloseable {
 
     /** Called by a thread leaving its run(): its final counts are taken on the sampler's next tick. */
     public void threadEnded(Thread thread) {
-        if (threads.threadEnded(thread)) {
-            sampler.wake();
+        try {
+            if (threads.threadEnded(thread)) {
+                sampler.wake();
+            }
+        } catch (RuntimeException e) {
+            stoppingFailed(e);
         }
     }
 
@@ -367,9 +371,22 @@ public final class ThreadRegistry implements AutoCloseable {
      * record on its next tick. The thread may be enrolled again afterwards.
      */
     public void leave(Thread thread) {
-        if (threads.leave(thread)) {
-            sampler.wake();
+        try {
+            if (threads.leave(thread)) {
+                sampler.wake();
+            }
+        } catch (RuntimeException e) {
+            stoppingFailed(e);
         }
+    }
+
+    /**
+     * On the application's thread, which goes on: said once, whichever thread; the thread is finished all the same,
+     * on the sampler, now.
+     */
+    private void stoppingFailed(RuntimeException e) {
+        notices.sayOnce(AgentNotice.failure("stopping a thread's count as it ended or left its task", e));
+        sampler.wake();
     }
 
     /**

@@ -59,6 +59,26 @@ class CpuReservationsTest {
         assertEquals("", Files.readString(file), "a released file says nothing");
     }
 
+    /** An application's thread may be interrupted as it is pinned and unpinned: neither fails, and it stays so. */
+    @Test
+    void anInterruptedThreadReservesAndReleasesAndKeepsItsInterrupt() throws Exception {
+        CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
+        Path file = reservations.directory().resolve("cpu-2.lock");
+        Thread.currentThread().interrupt();
+        boolean keptInterrupt;
+        try {
+            CpuReservation held =
+                    reservations.tryReserve(CpuSet.of(2), 7, "cancelled").orElseThrow();
+            assertEquals(PID + " 7 cancelled\n", Files.readString(file));
+            held.close();
+        } finally {
+            keptInterrupt = Thread.interrupted();
+        }
+        assertTrue(keptInterrupt, "the thread's interrupt is its own");
+        assertEquals("", Files.readString(file), "released");
+        assertTrue(reservations.list().isEmpty());
+    }
+
     @Test
     void aFileNobodyLocksIsNoReservation() throws Exception {
         CpuReservations reservations = CpuReservations.open(temp);

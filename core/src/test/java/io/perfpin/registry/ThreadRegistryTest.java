@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.apps.PageToucher;
 import io.perfpin.counter.PerfEventDescriptors;
+import io.perfpin.cpu.CpuReservations;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.cpu.Placement;
@@ -334,6 +335,61 @@ class ThreadRegistryTest {
             Threads.join(worker);
             registry.close();
         }
+    }
+
+    /**
+     * A task cancelled with Future.cancel(true) leaves its thread interrupted as its annotated task returns: the
+     * thread still gives back its reservation's CPU (its lock file's channel would close itself on the interrupt) and
+     * its counters, its pin is undone, it keeps its interrupt, and nothing is said.
+     */
+    @Test
+    void aThreadThatLeavesItsTaskInterruptedGivesBackItsCoreAndKeepsItsInterrupt() throws Exception {
+        assumeTrue(
+                CpuTopology.live().cores().stream().anyMatch(CpuTopology.live().allowed()::containsAll),
+                "needs a whole core");
+        String configuredDir = System.getProperty(PerfpinDirectory.PROPERTY);
+        // Reservations of its own: no other test's pins take the cores.
+        Path perfpinDir = dir.resolve("perfpin-interrupted");
+        System.setProperty(PerfpinDirectory.PROPERTY, perfpinDir.toString());
+        long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
+        try (ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
+            CpuSet[] around = new CpuSet[3];
+            boolean[] stillInterrupted = new boolean[1];
+            Thread worker = new Thread(
+                    () -> {
+                        int tid = affinity.currentTid();
+                        around[0] = affinity.get(tid);
+                        registry.enrolCurrentThread(null, Placement.CORE);
+                        around[1] = affinity.get(tid);
+                        Thread.currentThread().interrupt(); // as cancel(true) leaves it
+                        registry.leave(Thread.currentThread());
+                        stillInterrupted[0] = Thread.interrupted();
+                        around[2] = affinity.get(tid);
+                    },
+                    "cancelled-1");
+            worker.start();
+            Threads.join(worker);
+            assertTrue(stillInterrupted[0], "the thread keeps the interrupt the application gave it");
+            assertEquals(around[0], around[2], "its pin undone: " + around[1] + " before");
+            assertEquals(
+                    List.of(), CpuReservations.open(perfpinDir.resolve("cpus")).list(), "its core given back");
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            // the sampler finishes it on its next tick: the one kept switched on is left
+            while (PerfEventDescriptors.ofThisProcess() > descriptorsBefore + 1 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertEquals(
+                    List.of("pin=core placed cancelled-1 on " + (around[1].size() == 1 ? "CPU " : "CPUs ") + around[1]),
+                    warnings,
+                    "nothing said but the placement");
+        } finally {
+            if (configuredDir == null) {
+                System.clearProperty(PerfpinDirectory.PROPERTY);
+            } else {
+                System.setProperty(PerfpinDirectory.PROPERTY, configuredDir);
+            }
+        }
+        assertEquals(descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "every perf_event descriptor closed");
     }
 
     /** A placement that chooses the CPUs says which it chose for the thread, once, as a notice. */

@@ -246,32 +246,74 @@ final class Agent implements AutoCloseable {
 
     /**
      * The final records, then the exports' last totals, which the registry's final tick published. Virtual threads
-     * stop first: the final tick writes the records of those that ended before.
+     * stop first: the final tick writes the records of those that ended before. Each step runs whatever the one before
+     * threw: a failure of one never leaves another's descriptors open or pins in place.
      */
     private static void closeCounting(ThreadRegistry registry, MetricsExport exports, VirtualThreads virtualThreads) {
-        try {
-            if (virtualThreads != null) {
+        Throwable failure = null;
+        if (virtualThreads != null) {
+            try {
                 virtualThreads.close();
-            }
-            registry.close();
-        } finally {
-            if (exports != null) {
-                exports.close();
+            } catch (RuntimeException | Error e) {
+                failure = e;
             }
         }
+        try {
+            registry.close();
+        } catch (RuntimeException | Error e) {
+            failure = withSuppressed(failure, e);
+        }
+        if (exports != null) {
+            try {
+                exports.close();
+            } catch (RuntimeException | Error e) {
+                failure = withSuppressed(failure, e);
+            }
+        }
+        rethrow(failure);
     }
 
     /** Detach: no more enrolments, every class back to its code, final records, pins restored, files closed. */
     @Override
     public void close() {
         ThreadHooks.uninstall(enrolment);
+        // caught step by step rather than run as a list of steps: linking lambdas on the exit path cost more
+        Throwable failure = null;
         try {
             unweave.run();
-        } finally {
+        } catch (RuntimeException | Error e) {
+            failure = e;
+        }
+        try {
             methods.close();
+        } catch (RuntimeException | Error e) {
+            failure = withSuppressed(failure, e);
+        }
+        try {
             closeCounting(registry, exports, virtualThreads);
-            AgentLog.publishTo(null, false);
-            AgentLog.stopLogging(); // last: what the final records said is in it
+        } catch (RuntimeException | Error e) {
+            failure = withSuppressed(failure, e);
+        }
+        AgentLog.publishTo(null, false);
+        AgentLog.stopLogging(); // last: what the final records said is in it
+        rethrow(failure);
+    }
+
+    /** The first failure, with {@code later} suppressed in it. */
+    private static Throwable withSuppressed(Throwable first, Throwable later) {
+        if (first == null) {
+            return later;
+        }
+        first.addSuppressed(later);
+        return first;
+    }
+
+    private static void rethrow(Throwable failure) {
+        if (failure instanceof RuntimeException runtime) {
+            throw runtime;
+        }
+        if (failure instanceof Error error) {
+            throw error;
         }
     }
 }

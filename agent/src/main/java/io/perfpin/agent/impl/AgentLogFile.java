@@ -1,6 +1,7 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.files.OutputFile;
+import io.perfpin.files.Uninterrupted;
 import io.perfpin.options.UrlText;
 import io.perfpin.report.TerminalText;
 import io.perfpin.stats.AgentNotice;
@@ -97,6 +98,7 @@ final class AgentLogFile implements AutoCloseable {
                     .getBytes(StandardCharsets.UTF_8);
             stopped = true;
         }
+        boolean interrupted = Uninterrupted.clear(); // what the application's threads say, a cancelled task's too
         try {
             ByteBuffer buffer = ByteBuffer.wrap(bytes);
             while (buffer.hasRemaining()) {
@@ -105,6 +107,8 @@ final class AgentLogFile implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             close();
             throw e instanceof IOException io ? io : new IOException(e.toString(), e);
+        } finally {
+            Uninterrupted.restore(interrupted);
         }
     }
 

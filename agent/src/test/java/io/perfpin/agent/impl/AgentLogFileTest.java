@@ -44,6 +44,31 @@ class AgentLogFileTest {
         assertTrue(lines.get(3).startsWith("    at io.perfpin.agent.impl.AgentLogFileTest."), lines.get(3));
     }
 
+    /**
+     * What an application's interrupted thread says (a cancelled task's) is written, the log stays open for what
+     * comes after, and the thread keeps its interrupt.
+     */
+    @Test
+    void anInterruptedThreadsEntryIsWrittenAndTheLogStaysOpen() throws IOException {
+        Path path = dir.resolve("agent.log");
+        boolean keptInterrupt;
+        try (AgentLogFile log = AgentLogFile.create(path)) {
+            Thread.currentThread().interrupt();
+            try {
+                log.write(AgentNotice.refused("cannot pin thread 'cancelled'"), WHEN);
+            } finally {
+                keptInterrupt = Thread.interrupted();
+            }
+            log.write(AgentNotice.info("after"), WHEN);
+        }
+        assertTrue(keptInterrupt, "the thread's interrupt is its own");
+        assertEquals(
+                List.of(
+                        "2025-03-04T05:06:07.080Z refused cannot pin thread 'cancelled'",
+                        "2025-03-04T05:06:07.080Z info after"),
+                Files.readAllLines(path));
+    }
+
     /** Full, it says so in one last line, and writes nothing more. */
     @Test
     void theLogStopsAtItsBoundWithOneLastLine() throws IOException {

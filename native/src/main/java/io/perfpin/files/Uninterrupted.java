@@ -1,0 +1,24 @@
+package io.perfpin.files;
+
+/**
+ * perfpin's file I/O on a thread of the application's. A {@link java.nio.channels.FileChannel} closes itself when the
+ * thread that uses it is interrupted ({@code ClosedByInterruptException}), and applications interrupt their own threads
+ * (a task cancelled with {@code Future.cancel(true)}, a pool shut down): a CPU reservation's file, or the agent's log,
+ * would be closed under perfpin, its lock dropped or its lines lost. So the interrupt is cleared for the call and set
+ * again after it, as the application left it.
+ */
+public final class Uninterrupted {
+    private Uninterrupted() {}
+
+    /** Clears the calling thread's interrupt; true when it was set, to give to {@link #restore}. */
+    public static boolean clear() {
+        return Thread.interrupted();
+    }
+
+    /** Sets the calling thread's interrupt again where {@link #clear} found it set. */
+    public static void restore(boolean wasInterrupted) {
+        if (wasInterrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
