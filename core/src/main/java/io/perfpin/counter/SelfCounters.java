@@ -78,36 +78,42 @@ public final class SelfCounters implements AutoCloseable {
                     pages,
                     budget);
         }
-        NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
-        int tid = syscalls.gettid();
         int opened = 0;
-        for (int i = 0; i < requested.size(); i++) {
-            EventSpec event = requested.get(i);
-            event.toAttr().readFormat(READ_FORMAT).writeTo(attrBuffer.buffer());
-            int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
-            if (DescriptorBudget.isShortage(-fd)) {
-                SelfCounters none = new SelfCounters(
-                        syscalls,
-                        requested,
-                        DescriptorBudget.shortage(requested, unsupported, -fd, PerfOpenErrors.explain(event, tid, -fd)),
-                        fds,
-                        pages,
-                        budget);
-                none.close(); // gives back what it opened
-                budget.giveBack(requested.size() - opened);
-                return none;
+        boolean unusedGivenBack = false;
+        try {
+            NativeBuffer attrBuffer = NativeBuffer.allocate(syscalls, PerfEventAttr.SIZE);
+            int tid = syscalls.gettid();
+            for (int i = 0; i < requested.size(); i++) {
+                EventSpec event = requested.get(i);
+                event.toAttr().readFormat(READ_FORMAT).writeTo(attrBuffer.buffer());
+                int fd = syscalls.perfEventOpen(attrBuffer.address(), 0, -1, -1, PerfEventAttr.PERF_FLAG_FD_CLOEXEC);
+                if (DescriptorBudget.isShortage(-fd)) {
+                    List<EventFailure> none = DescriptorBudget.shortage(
+                            requested, unsupported, -fd, PerfOpenErrors.explain(event, tid, -fd));
+                    closeAll(syscalls, fds, pages); // none is held: each descriptor goes back
+                    budget.giveBack(requested.size());
+                    unusedGivenBack = true;
+                    return new SelfCounters(syscalls, requested, none, fds, pages, budget);
+                }
+                if (fd < 0) {
+                    unsupported.add(PerfOpenErrors.failure(event, i, tid, -fd));
+                    continue;
+                }
+                fds[i] = fd;
+                opened++;
+                long page = syscalls.mmapPerfPage(fd);
+                pages[i] = Math.max(page, 0); // without a page, self-reads use read(2)
             }
-            if (fd < 0) {
-                unsupported.add(PerfOpenErrors.failure(event, i, tid, -fd));
-                continue;
-            }
-            fds[i] = fd;
-            opened++;
-            long page = syscalls.mmapPerfPage(fd);
-            pages[i] = Math.max(page, 0); // without a page, self-reads use read(2)
+            budget.giveBack(requested.size() - opened);
+            unusedGivenBack = true;
+            return new SelfCounters(syscalls, requested, unsupported, fds, pages, budget);
+        } catch (RuntimeException | Error e) {
+            // an attribute that cannot be encoded, or no memory for a buffer (a JVM near its direct-memory limit):
+            // what was opened is closed, every descriptor given back, rather than held by no one until the exit
+            int closed = closeAll(syscalls, fds, pages);
+            budget.giveBack(unusedGivenBack ? closed : requested.size());
+            throw e;
         }
-        budget.giveBack(requested.size() - opened);
-        return new SelfCounters(syscalls, requested, unsupported, fds, pages, budget);
     }
 
     public List<EventSpec> events() {
@@ -156,6 +162,12 @@ public final class SelfCounters implements AutoCloseable {
     /** Closes every descriptor, given back to the budget. */
     @Override
     public void close() {
+        budget.giveBack(closeAll(syscalls, fds, pages));
+    }
+
+    /** Unmaps and closes what is open, each marked so; how many descriptors were closed. */
+    private static int closeAll(Syscalls syscalls, int[] fds, long[] pages) {
+        int closed = 0;
         for (int i = 0; i < fds.length; i++) {
             if (pages[i] > 0) {
                 syscalls.munmapPerfPage(pages[i]);
@@ -164,8 +176,9 @@ public final class SelfCounters implements AutoCloseable {
             if (fds[i] >= 0) {
                 syscalls.close(fds[i]);
                 fds[i] = -1;
-                budget.giveBack(1);
+                closed++;
             }
         }
+        return closed;
     }
 }
