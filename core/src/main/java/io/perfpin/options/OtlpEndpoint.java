@@ -9,12 +9,12 @@ import java.util.Locale;
  * OTLP/HTTP receiver, a collector on this host or its network, in plain HTTP (the collector's own exporters are
  * where TLS and credentials belong). A URL that names no path gets OpenTelemetry's {@code /v1/metrics}, as the SDK's
  * {@code OTEL_EXPORTER_OTLP_ENDPOINT} does; a port left out is the scheme's. Credentials do not belong in the
- * options, which the stats file and {@code ps} show: a URL with them is refused, and the refusal shows it masked
- * ({@link UrlText}).
+ * options, which the stats file and {@code ps} show: a URL with them is refused, and so is one with a query, where
+ * receivers take API keys; the refusal shows it masked ({@link UrlText}).
  */
 public final class OtlpEndpoint {
-    public static final String ALLOWED = "an http:// URL of an OTLP/HTTP receiver without credentials, such as"
-            + " http://127.0.0.1:4318 (/v1/metrics is added when it names no path)";
+    public static final String ALLOWED = "an http:// URL of an OTLP/HTTP receiver without credentials or query, such"
+            + " as http://127.0.0.1:4318 (/v1/metrics is added when it names no path)";
     public static final String METRICS_PATH = "/v1/metrics";
 
     private final URI uri;
@@ -44,6 +44,10 @@ public final class OtlpEndpoint {
             throw new IllegalArgumentException(
                     bad + ": credentials in the URL would show in the agent's options;" + " expected " + ALLOWED);
         }
+        if (uri.getRawQuery() != null) {
+            throw new IllegalArgumentException(bad + ": a query in the URL (?...), where receivers take API keys, would"
+                    + " show in the agent's options; give keys to a collector on this host; expected " + ALLOWED);
+        }
         if (uri.getRawFragment() != null) {
             throw new IllegalArgumentException(bad + ": a URL to send to has no fragment (#...); expected " + ALLOWED);
         }
@@ -53,8 +57,7 @@ public final class OtlpEndpoint {
                 ? METRICS_PATH
                 : uri.getRawPath();
         try {
-            return new OtlpEndpoint(new URI(scheme + "://" + uri.getRawAuthority() + path
-                    + (uri.getRawQuery() == null ? "" : "?" + uri.getRawQuery())));
+            return new OtlpEndpoint(new URI(scheme + "://" + uri.getRawAuthority() + path));
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException(bad + ": not a URL (" + e.getReason() + "); expected " + ALLOWED);
         }

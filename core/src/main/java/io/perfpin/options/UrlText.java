@@ -2,7 +2,8 @@ package io.perfpin.options;
 
 /**
  * URLs as perfpin shows them: with the user-info, where credentials go, masked ({@code http://user:secret@host:4318}
- * is shown as {@code http://***@host:4318}). perfpin refuses a URL with credentials ({@link OtlpEndpoint}), but its
+ * is shown as {@code http://***@host:4318}), and so is each value of the query, where receivers take API keys
+ * ({@code /v1/metrics?api_key=secret} is shown as {@code /v1/metrics?api_key=***}). perfpin refuses a URL with credentials ({@link OtlpEndpoint}), but its
  * refusal, like every message, lands on the application's stderr and in its logs, and in the stats file for every
  * viewer: it must not carry them.
  *
@@ -54,9 +55,38 @@ public final class UrlText {
                 .toString();
     }
 
-    /** Appends {@code text[start, end)}, what comes before its last {@code @} replaced by {@link #MASK}. */
+    /**
+     * Appends {@code text[start, end)}, what comes before its last {@code @} replaced by {@link #MASK}, and each value
+     * of its query ({@code name=value} between {@code ?}, {@code &} or {@code ;}) too: any of them may be a key.
+     */
     private static StringBuilder mask(String text, int start, int end, StringBuilder shown) {
         int at = text.lastIndexOf('@', end - 1);
-        return at < start ? shown.append(text, start, end) : shown.append(MASK).append(text, at, end);
+        int from = start;
+        if (at >= start) {
+            shown.append(MASK);
+            from = at;
+        }
+        int query = text.indexOf('?', from);
+        if (query < 0 || query >= end) {
+            return shown.append(text, from, end);
+        }
+        shown.append(text, from, query + 1);
+        for (int pair = query + 1; pair < end; ) {
+            int next = pair;
+            while (next < end && text.charAt(next) != '&' && text.charAt(next) != ';') {
+                next++;
+            }
+            int equals = text.indexOf('=', pair);
+            if (equals >= 0 && equals < next) {
+                shown.append(text, pair, equals + 1).append(MASK);
+            } else {
+                shown.append(text, pair, next); // a name alone
+            }
+            if (next < end) {
+                shown.append(text.charAt(next));
+            }
+            pair = next + 1;
+        }
+        return shown;
     }
 }

@@ -17,9 +17,21 @@ class OtlpEndpointTest {
                 OtlpEndpoint.parse("HTTP://collector/", "bad URL").toString());
         assertEquals(80, OtlpEndpoint.parse("http://collector", "bad URL").port());
         assertEquals(
-                "http://[::1]:4318/custom/path?x=1",
-                OtlpEndpoint.parse("http://[::1]:4318/custom/path?x=1", "bad URL")
-                        .toString());
+                "http://[::1]:4318/custom/path",
+                OtlpEndpoint.parse("http://[::1]:4318/custom/path", "bad URL").toString());
+    }
+
+    /** A key in a query would show in the options, the stats file and ps: refused, and never shown. */
+    @Test
+    void aUrlWithAQueryIsRefusedWithItsValuesMasked() {
+        String url = "http://collector:4318/v1/metrics?api_key=s3cret";
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> OtlpEndpoint.parse(url, "bad option 'otlp=" + UrlText.maskedUrl(url) + "'"));
+        assertTrue(
+                e.getMessage().startsWith("bad option 'otlp=http://collector:4318/v1/metrics?api_key=***': a query"),
+                e.getMessage());
+        assertTrue(!e.getMessage().contains("s3cret"), e.getMessage());
     }
 
     @Test
@@ -31,6 +43,8 @@ class OtlpEndpointTest {
             "http://user:pw@host/",
             "http:///v1/metrics",
             "http://host/#frag",
+            "http://host/v1/metrics?api_key=k",
+            "http://host/?",
             "http://ho st/",
             ""
         }) {

@@ -29,6 +29,20 @@ class UrlTextTest {
         assertEquals("http://***@host", UrlText.maskedUrl("http://user:pa/ss@word@host"));
     }
 
+    /** Receivers take API keys in the query: every value is masked, the names and the rest kept. */
+    @Test
+    void eachValueOfAQueryIsMasked() {
+        assertEquals(
+                "cannot export to http://c:4318/v1/metrics?api_key=***&region=***;tag: refused",
+                UrlText.masked("cannot export to http://c:4318/v1/metrics?api_key=SECRET&region=eu;tag: refused"));
+        assertEquals(
+                "http://***@c/v1?token=***&#",
+                UrlText.masked(UrlText.masked("http://u:p@c/v1?token=a=b&#")),
+                "masked once, an = in a value and an empty pair too");
+        assertEquals("http://c/v1?key=***", UrlText.maskedUrl("http://c/v1?key=k3y"));
+        assertEquals("http://c/v1?", UrlText.maskedUrl("http://c/v1?"));
+    }
+
     @Test
     void aUrlWithoutSchemeIsMaskedFromItsStart() {
         assertEquals("***@host:4318", UrlText.maskedUrl("user:secret@host:4318"));
