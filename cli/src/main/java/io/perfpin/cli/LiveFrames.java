@@ -191,7 +191,7 @@ final class LiveFrames {
         // Without a PMU every hardware event has one reason: said once, after the events it holds for, folded.
         Map<String, List<String>> byReason = new LinkedHashMap<>();
         notCounted.forEach((event, reason) -> {
-            if (said.first(AgentNotice.notCounted(event, reason))) {
+            if (said.toSay(AgentNotice.notCounted(event, reason)) != null) {
                 byReason.computeIfAbsent(reason, r -> new ArrayList<>()).add(event);
             }
         });
@@ -238,7 +238,7 @@ final class LiveFrames {
                             : ReportTable.render(rows, view.layout(0).withTop(0).withRunningLabel(running)));
             // Each event not counted is said once: here, unless a frame said it.
             Map<String, String> notCounted = ReportTable.notCounted(rows);
-            notCounted.entrySet().removeIf(e -> !said.first(AgentNotice.notCounted(e.getKey(), e.getValue())));
+            notCounted.entrySet().removeIf(e -> said.toSay(AgentNotice.notCounted(e.getKey(), e.getValue())) == null);
             if (!notCounted.isEmpty()) {
                 lines.addAll(List.of("", "Not counted:"));
                 notCounted.forEach((event, reason) -> lines.add(TerminalText.escape("  " + event + ": " + reason)));
@@ -332,10 +332,14 @@ final class LiveFrames {
      * lines that say so with the table, from the stats file's own reasons.
      */
     private List<String> noticeLines(List<AgentNotice> notices) {
-        return notices.stream()
-                .filter(n -> n.kind() != AgentNotice.Kind.NOT_COUNTED && said.first(n))
-                .map(n -> (n.refused() ? "agent refused: " : "agent: ") + TerminalText.escape(n.text()))
-                .collect(Collectors.toList());
+        List<String> lines = new ArrayList<>();
+        for (AgentNotice notice : notices) {
+            AgentNotice now = notice.kind() == AgentNotice.Kind.NOT_COUNTED ? null : said.toSay(notice);
+            if (now != null) {
+                lines.add((now.refused() ? "agent refused: " : "agent: ") + TerminalText.escape(now.text()));
+            }
+        }
+        return lines;
     }
 
     /** How many threads the agent could not count, and why, as its stats file says. */

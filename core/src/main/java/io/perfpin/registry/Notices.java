@@ -65,10 +65,12 @@ final class Notices {
      * before goes to {@link NoticeSink#again}, with its cause.
      */
     void sayOnce(AgentNotice notice) {
-        if (said.first(notice)) {
-            post(notice);
-            sink.said(notice);
-        } else if (notice.cause() != null) {
+        AgentNotice now = said.toSay(notice);
+        if (now != null) {
+            post(now);
+            sink.said(now);
+        }
+        if (now != notice && notice.cause() != null) {
             sink.again(notice);
         }
     }

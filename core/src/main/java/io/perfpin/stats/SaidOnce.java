@@ -2,6 +2,7 @@ package io.perfpin.stats;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The one rule for what is said once, wherever perfpin speaks (the agent's stderr and its stats file, a viewer's
@@ -11,17 +12,36 @@ import java.util.concurrent.ConcurrentHashMap;
  * Safe on any thread.
  */
 public final class SaidOnce {
+    /**
+     * The most different notices said: a pool whose threads each meet a notice of their own (a pin refused, a
+     * placement, each naming its thread) would otherwise fill the application's stderr, and this set, without end.
+     */
+    public static final int MAX_SAID = 500;
+
+    /** Said once, in place of the first notice past {@link #MAX_SAID}. */
+    public static final AgentNotice NO_MORE = AgentNotice.info("more than " + MAX_SAID + " different notices: later"
+            + " ones are not said (a log= file keeps every failure)");
+
     private record Key(AgentNotice.Kind kind, String subject) {}
 
     private final Set<Key> said = ConcurrentHashMap.newKeySet();
+    private final AtomicBoolean toldNoMore = new AtomicBoolean();
 
-    /** True the first time a notice like this one is offered, false every later time. */
-    public boolean first(AgentNotice notice) {
-        return said.add(new Key(notice.kind(), notice.subject()));
+    /**
+     * What to say for {@code notice}: itself the first time a notice like it is offered; {@link #NO_MORE} in place of
+     * the first new one past {@link #MAX_SAID}; null for anything said before, and for every later new one.
+     */
+    public AgentNotice toSay(AgentNotice notice) {
+        Key key = new Key(notice.kind(), notice.subject());
+        if (said.size() >= MAX_SAID) { // threads that pass this at once may add a few more: still bounded
+            return said.contains(key) || !toldNoMore.compareAndSet(false, true) ? null : NO_MORE;
+        }
+        return said.add(key) ? notice : null;
     }
 
     /** Everything may be said again, as to a new listener. */
     public void forget() {
         said.clear();
+        toldNoMore.set(false);
     }
 }

@@ -30,8 +30,9 @@ final class Notes {
     }
 
     private static synchronized void say(AgentNotice notice) {
-        if (SAID.first(notice)) {
-            String line = TerminalText.escape("# " + ProfilerOptions.NAME + ": " + notice.text());
+        AgentNotice now = SAID.toSay(notice);
+        if (now != null) {
+            String line = TerminalText.escape("# " + ProfilerOptions.NAME + ": " + now.text());
             if (midLine) {
                 System.out.print(System.lineSeparator() + line);
                 saidMidLine = true;

@@ -33,10 +33,12 @@ final class AgentLog {
     static final NoticeSink REGISTRY = new NoticeSink() {
         @Override
         public void said(AgentNotice notice) {
-            if (SAID.first(notice)) {
-                print(notice);
-                logged(notice);
-            } else if (notice.cause() != null) {
+            AgentNotice now = SAID.toSay(notice);
+            if (now != null) {
+                print(now);
+                logged(now);
+            }
+            if (now != notice && notice.cause() != null) {
                 logged(notice);
             }
         }
@@ -103,15 +105,17 @@ final class AgentLog {
     }
 
     static void say(AgentNotice notice) {
-        if (SAID.first(notice)) {
+        AgentNotice now = SAID.toSay(notice);
+        if (now != null) {
             ThreadRegistry running = registry;
             if (running != null) {
-                running.post(notice);
+                running.post(now);
             }
-            print(notice);
-            logged(notice);
-        } else if (notice.cause() != null) {
-            logged(notice); // a failure again: stderr said it, its log keeps each one
+            print(now);
+            logged(now);
+        }
+        if (now != notice && notice.cause() != null) {
+            logged(notice); // a failure again, or past the bound: its log keeps each one
         }
     }
 
