@@ -203,8 +203,33 @@ final class Sampler {
         live.clear();
     }
 
+    /**
+     * Its start's work, then the ticks until it stops. Nothing thrown ends it, an {@code Error} included (a class that
+     * cannot load, no memory left): a sampler that died would leave every thread that ends holding its descriptors, and
+     * its error would reach the application's handler. What fails is said once.
+     */
     private void sample() {
         long started = System.nanoTime();
+        try {
+            start(started);
+        } catch (RuntimeException | Error e) {
+            failed("the sampler's start", e);
+        }
+        // the first tick an interval after the start, as if nothing had come between
+        long park = Math.max(0, intervalNanos - (System.nanoTime() - started));
+        while (!stopping) {
+            try {
+                tickUntilStopping(park);
+            } catch (RuntimeException | Error e) {
+                // An InternalError is thrown later than the write that faulted (see MappedFaults); the sampler goes on
+                // all the same, whatever it was.
+                failed("sampling", e);
+            }
+            park = intervalNanos;
+        }
+    }
+
+    private void start(long started) {
         if (topologyAtStart && !stopping) {
             // not when the JVM already exits (a short main), whose exit would wait for it
             pins.readTopology();
@@ -224,17 +249,6 @@ final class Sampler {
             if (!topologyAtStart) {
                 pins.readTopology();
             }
-        }
-        // the first tick an interval after the start, as if nothing had come between
-        long park = Math.max(0, intervalNanos - (System.nanoTime() - started));
-        while (!stopping) {
-            try {
-                tickUntilStopping(park);
-            } catch (InternalError fault) {
-                // Thrown later than the write that faulted (see MappedFaults): the sampler goes on all the same.
-                faulted(fault);
-            }
-            park = intervalNanos;
         }
     }
 

@@ -96,17 +96,24 @@ public final class ThreadRegistry implements AutoCloseable {
         this.pins = ThreadPins.ofThisProcess(syscalls, new Refused(notices));
         this.threads = new EnrolledThreads(syscalls, config.defaultEvents(), descriptors, pins, notices);
         this.switchedOn = KeptSwitchedOn.open(syscalls, config.defaultEvents().events(), descriptors);
-        this.sampler = new Sampler(
-                threads,
-                recording,
-                publisher,
-                notices,
-                pins,
-                new DescriptorTable(syscalls),
-                config.intervalNanos(),
-                config.statsFileLater() == null ? null : new StatsFileLater(config),
-                config.deferredDelayNanos(),
-                config.topologyAtStart());
+        Sampler made;
+        try {
+            made = new Sampler(
+                    threads,
+                    recording,
+                    publisher,
+                    notices,
+                    pins,
+                    new DescriptorTable(syscalls),
+                    config.intervalNanos(),
+                    config.statsFileLater() == null ? null : new StatsFileLater(config),
+                    config.deferredDelayNanos(),
+                    config.topologyAtStart());
+        } catch (RuntimeException | Error e) {
+            switchedOn.close();
+            throw e;
+        }
+        this.sampler = made;
     }
 
     /**
@@ -143,24 +150,45 @@ public final class ThreadRegistry implements AutoCloseable {
         try {
             recording = RecordingWriter.create(config.jsonLines(), descriptors, notices, recordings);
         } catch (IOException e) {
-            if (stats != null) {
-                try {
-                    stats.close(); // marked closed: no viewer waits for an agent that never started
-                } catch (IOException alsoFailed) {
-                    e.addSuppressed(alsoFailed);
-                }
-                stats.release(syscalls);
-            }
+            abandon(syscalls, stats, e);
             throw new IOException("cannot write the recording: " + e.getMessage(), e);
         }
-        ThreadRegistry registry = new ThreadRegistry(syscalls, config, descriptors, stats, recording, notices);
-        // Through the one channel, so that the views of this agent say it too (tests only).
-        String simulated = Backends.simulatedPmuNotice(syscalls);
-        if (simulated != null) {
-            notices.sayOnce(AgentNotice.info(simulated));
+        ThreadRegistry registry;
+        try {
+            registry = new ThreadRegistry(syscalls, config, descriptors, stats, recording, notices);
+        } catch (RuntimeException | Error e) {
+            try {
+                recording.close();
+            } catch (RuntimeException alsoFailed) {
+                e.addSuppressed(alsoFailed);
+            }
+            abandon(syscalls, stats, e);
+            throw e;
         }
-        registry.sampler.start();
+        try {
+            // Through the one channel, so that the views of this agent say it too (tests only).
+            String simulated = Backends.simulatedPmuNotice(syscalls);
+            if (simulated != null) {
+                notices.sayOnce(AgentNotice.info(simulated));
+            }
+            registry.sampler.start(); // no thread to be had (a container at its pids limit) fails the start
+        } catch (RuntimeException | Error e) {
+            registry.close(); // its recording and stats file closed, its descriptors given back
+            throw e;
+        }
         return registry;
+    }
+
+    /** A stats file made for a registry that did not start: marked closed, so that no viewer waits for it, and let go. */
+    private static void abandon(Syscalls syscalls, StatsFile stats, Throwable failure) {
+        if (stats != null) {
+            try {
+                stats.close();
+            } catch (IOException alsoFailed) {
+                failure.addSuppressed(alsoFailed);
+            }
+            stats.release(syscalls);
+        }
     }
 
     /** With the name of the simulated PMU that makes its hardware counts ({@code pmu}; null: the kernel's). */

@@ -201,26 +201,41 @@ final class Agent implements AutoCloseable {
             ThreadRegistry registry,
             AgentStart.Early early) {
         if (early != null || ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) == 0) {
-            // and with the library's enrolment a thread's start runs no Java at all, but when the rules say to
-            registry.enrolInC(ThreadHooks.class);
-            WeavingOnDemand onDemand = early != null
-                    ? early.onDemand()
-                    : WeavingOnDemand.install(instrumentation, values, new Supplier<MethodCounting>() {
+            WeavingOnDemand onDemand = early != null ? early.onDemand() : null;
+            try {
+                // and with the library's enrolment a thread's start runs no Java at all, but when the rules say to
+                registry.enrolInC(ThreadHooks.class);
+                if (onDemand == null) {
+                    onDemand = WeavingOnDemand.install(instrumentation, values, new Supplier<MethodCounting>() {
                         @Override
                         public MethodCounting get() {
                             return methods;
                         }
                     });
-            if (attached) {
-                Thread weaver = new Thread(() -> onDemand.weaveLoaded(instrumentation), "perfpin-weaver");
-                weaver.setDaemon(true);
-                weaver.start();
+                }
+                if (attached) {
+                    WeavingOnDemand weaving = onDemand;
+                    Thread weaver = new Thread(() -> weaving.weaveLoaded(instrumentation), "perfpin-weaver");
+                    weaver.setDaemon(true);
+                    weaver.start(); // no thread to be had (a container at its pids limit) fails the start
+                }
+            } catch (RuntimeException | Error e) {
+                // a start that fails leaves the JVM as it found it: no thread events, no transformer; what premain
+                // set up before a start in the background, AgentStart takes back
+                if (early == null) {
+                    ThreadLifecycleEvents.disable(syscalls);
+                    if (onDemand != null) {
+                        onDemand.reset(instrumentation);
+                    }
+                }
+                throw e;
             }
+            WeavingOnDemand installed = onDemand;
             return new Runnable() {
                 @Override
                 public void run() {
                     ThreadLifecycleEvents.disable(syscalls);
-                    onDemand.reset(instrumentation);
+                    installed.reset(instrumentation);
                 }
             };
         }
