@@ -36,7 +36,8 @@ class TopCommandTest {
             Pattern block = Pattern.compile("(?s).*--- [0-9:.]+  perfpin top  pid " + pid + "  live threads: 1, counts"
                     + " over the last [0-9.]+ s \\(\\d+ agent samples?\\) ---\nthread .*");
 
-            CliRun timed = CliRun.capture(() -> Perfpin.run("top", pid, "--interval", "100ms", "--duration", "300ms"));
+            // long enough for the child's sampler to publish the thread on a loaded host, not only on a quiet one
+            CliRun timed = CliRun.capture(() -> Perfpin.run("top", pid, "--interval", "100ms", "--duration", "2s"));
             assertEquals(ExitCode.OK, timed.code, timed.err);
             assertTrue(block.matcher(timed.out).matches(), timed.out);
             assertTrue(row.matcher(timed.out).matches(), timed.out);
@@ -98,7 +99,8 @@ class TopCommandTest {
             service.await(Pattern.compile("ready"));
             try {
                 CliRun top = CliRun.capture(
-                        () -> Perfpin.run("top", Long.toString(service.pid()), "--interval", "1s", "--duration", "2s"));
+                        // several of the agent's 1 s ticks, the first of which publishes worker-0
+                        () -> Perfpin.run("top", Long.toString(service.pid()), "--interval", "1s", "--duration", "5s"));
                 assertEquals(ExitCode.OK, top.code, top.err);
                 assertTrue(top.out.contains("\nworker-0 "), top.out);
             } finally {
@@ -233,7 +235,7 @@ class TopCommandTest {
                             Perfpin.class.getName(), "top", Long.toString(app.pid()), "--interval", "100ms")) {
                         top.await(Pattern.compile("page-toucher +" + tid + " .*"));
                         top.signal(signal);
-                        int code = top.exitWithin(Duration.ofSeconds(5));
+                        int code = top.awaitExit(); // top runs until it is told: any end is the signal's
                         assertEquals(signal.equals("TERM") ? 143 : 130, code, signal);
                         List<String> rest = top.rest();
                         int summary = rest.indexOf("perfpin top: stopped. Totals per thread since it was enrolled:");
