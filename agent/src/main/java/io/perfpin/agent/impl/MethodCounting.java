@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 
 /**
@@ -25,13 +26,15 @@ import java.util.function.BiConsumer;
  * thread has called a method at a recursion depth before.
  *
  * <p>Counters are closed by their own thread when it leaves {@code run()}, or by the sampler once their
- * thread has died. Only the owner reads them (rdpmc reads the CPU it runs on), and closing unmaps the page
- * the owner reads, so another thread closes them only when the owner is gone, or at detach after the hooks
- * are off and a grace period has passed.
+ * thread has died, or at detach. Only the owner reads them (rdpmc reads the CPU it runs on), and closing unmaps the
+ * page the owner reads and frees the descriptor's number for the application's next file: a close from another thread
+ * that finds the owner inside a read leaves the closing to the owner, as it finishes ({@link ThreadMethods#close}).
  */
 final class MethodCounting {
-    /** Long enough for a thread already inside a read when the hooks came off to finish it. */
-    private static final long DETACH_GRACE_MILLIS = 200;
+    private static final int IDLE = 0;
+    private static final int BUSY = 1;
+    private static final int CLOSE_ASKED = 2;
+    private static final int CLOSED = 3;
 
     private final Syscalls syscalls;
     /** The registry's: a thread's method counters take from the same descriptors as its thread counters. */
@@ -45,6 +48,8 @@ final class MethodCounting {
 
     private final EventList defaultEvents;
     private volatile CountedMethod[] methods = new CountedMethod[0];
+    /** Set at detach: no thread opens counters after it. */
+    private volatile boolean closed;
 
     MethodCounting(Syscalls syscalls, EventList defaultEvents, DescriptorBudget descriptors) {
         this.syscalls = syscalls;
@@ -66,9 +71,17 @@ final class MethodCounting {
     }
 
     Object entering(int method) {
+        if (closed) {
+            return null; // a call that read the hooks before detach took them off
+        }
         ThreadMethods mine = current.get();
         if (mine == null) {
             mine = newThreadMethods();
+            if (closed) {
+                // detach came between: its close may not have seen this one
+                mine.close();
+                return null;
+            }
             current.set(mine);
         }
         return mine.enter(method);
@@ -124,13 +137,12 @@ final class MethodCounting {
         }
     }
 
-    /** At detach, once the hooks are off: closes every thread's counters. */
+    /**
+     * At detach, once the hooks are off: closes every thread's counters, or leaves them to a thread still inside a
+     * call that read the hooks before, which closes them as it finishes its read.
+     */
     void close() {
-        try {
-            Thread.sleep(DETACH_GRACE_MILLIS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        closed = true;
         for (ThreadMethods t : threads) {
             t.close();
         }
@@ -150,16 +162,25 @@ final class MethodCounting {
         CountedMethod.Recorder[] recorders = new CountedMethod.Recorder[0];
         Frame[][] frames = new Frame[0][];
         int[] depth = new int[0];
-        volatile boolean closed;
+        /** IDLE; BUSY while its owner uses its counters; CLOSE_ASKED, for the owner to close as it finishes; CLOSED. */
+        private final AtomicInteger state = new AtomicInteger(IDLE);
 
         ThreadMethods(Thread owner) {
             this.owner = owner;
         }
 
         Frame enter(int id) {
-            if (closed) {
+            if (!use()) {
                 return null;
             }
+            try {
+                return enterUsing(id);
+            } finally {
+                done();
+            }
+        }
+
+        private Frame enterUsing(int id) {
             if (id >= recorders.length) {
                 int size = methods.length;
                 recorders = Arrays.copyOf(recorders, size);
@@ -194,10 +215,44 @@ final class MethodCounting {
             return SelfCounters.open(syscalls, events.events(), descriptors);
         }
 
-        synchronized void close() {
-            if (!closed) {
-                closed = true;
-                counters.values().forEach(SelfCounters::close);
+        /** Whether the owner may use its counters now: false once closed. Each true is followed by {@link #done}. */
+        boolean use() {
+            return state.compareAndSet(IDLE, BUSY);
+        }
+
+        /** The owner is done with its counters for now: it closes them itself if a close came meanwhile. */
+        void done() {
+            if (!state.compareAndSet(BUSY, IDLE)) {
+                state.set(CLOSED); // CLOSE_ASKED: the closer left it to this thread
+                closeCounters();
+            }
+        }
+
+        /** From any thread: closed now, or by the owner as it finishes what it is doing with them. */
+        void close() {
+            while (true) {
+                int now = state.get();
+                if (now == CLOSED || now == CLOSE_ASKED) {
+                    return;
+                }
+                if (now == IDLE && state.compareAndSet(IDLE, CLOSED)) {
+                    closeCounters();
+                    return;
+                }
+                if (now == BUSY && !owner.isAlive()) {
+                    state.set(CLOSED); // it died inside a read: no one else uses them
+                    closeCounters();
+                    return;
+                }
+                if (now == BUSY && state.compareAndSet(BUSY, CLOSE_ASKED)) {
+                    return;
+                }
+            }
+        }
+
+        private void closeCounters() {
+            for (SelfCounters self : counters.values()) {
+                self.close();
             }
         }
     }
@@ -269,9 +324,17 @@ final class MethodCounting {
 
         void exit() {
             thread.depth[method]--;
-            if (thread.closed) {
-                return;
+            if (!thread.use()) {
+                return; // closed
             }
+            try {
+                record();
+            } finally {
+                thread.done();
+            }
+        }
+
+        private void record() {
             counters.read(after);
             CounterSnapshot.delta(after, before, delta);
             for (int e = 0; e < delta.size(); e++) {
