@@ -77,12 +77,16 @@ final class PrometheusEndpoint implements AutoCloseable {
     private final Map<ExpositionFormatWriter, byte[]> answers = new HashMap<>();
     private volatile Selector selector;
     private volatile boolean closing;
+    /** {@value #PLACE_MILLIS} ms, save in tests, where a loaded host can stall a client longer. */
+    private final long placeNanos;
 
     private PrometheusEndpoint(
             ListenAddress address,
             Supplier<ExportSnapshot> snapshots,
             DescriptorBudget budget,
-            Consumer<AgentNotice> notices) {
+            Consumer<AgentNotice> notices,
+            int placeMillis) {
+        this.placeNanos = placeMillis * 1_000_000L;
         this.address = address;
         this.snapshots = snapshots;
         this.budget = budget;
@@ -96,7 +100,17 @@ final class PrometheusEndpoint implements AutoCloseable {
             Supplier<ExportSnapshot> snapshots,
             DescriptorBudget budget,
             Consumer<AgentNotice> notices) {
-        PrometheusEndpoint endpoint = new PrometheusEndpoint(address, snapshots, budget, notices);
+        return start(address, snapshots, budget, notices, PLACE_MILLIS);
+    }
+
+    /** As the other, each connection keeping its place {@code placeMillis} ms. */
+    static PrometheusEndpoint start(
+            ListenAddress address,
+            Supplier<ExportSnapshot> snapshots,
+            DescriptorBudget budget,
+            Consumer<AgentNotice> notices,
+            int placeMillis) {
+        PrometheusEndpoint endpoint = new PrometheusEndpoint(address, snapshots, budget, notices, placeMillis);
         endpoint.thread.start();
         return endpoint;
     }
@@ -272,7 +286,7 @@ final class PrometheusEndpoint implements AutoCloseable {
             if (oldest == null || oldest.stage != Stage.HEAD) {
                 return 0;
             }
-            long kept = oldest.acceptedNanos + PLACE_MILLIS * 1_000_000L - System.nanoTime();
+            long kept = oldest.acceptedNanos + placeNanos - System.nanoTime();
             if (kept > 0) {
                 return Math.min(kept, PLACE_RECHECK_MILLIS * 1_000_000L);
             }
