@@ -58,14 +58,22 @@ final class MethodCounting {
     }
 
     /**
-     * Registers a method as the weaver finds it.
+     * Registers a method as the weaver finds it; a method woven again (its class retransformed, by another agent or
+     * by an attach's weaving of loaded classes) keeps its id, its summary and its recorders, rather than growing the
+     * table and the records with a second entry of the same name.
      *
      * @param events its {@code @Counted} events; null for the agent's
      * @return its id, which the woven code passes back on every call
      */
     synchronized int register(String name, EventList events) {
+        EventList counted = events == null ? defaultEvents : events; // parsed once per text: the same list
+        for (int id = 0; id < methods.length; id++) {
+            if (methods[id].name.equals(name) && methods[id].events == counted) {
+                return id;
+            }
+        }
         CountedMethod[] grown = Arrays.copyOf(methods, methods.length + 1);
-        grown[methods.length] = new CountedMethod(name, events == null ? defaultEvents : events);
+        grown[methods.length] = new CountedMethod(name, counted);
         methods = grown;
         return methods.length - 1;
     }

@@ -67,6 +67,20 @@ class MethodCountingTest {
         assertEquals(0, summaries.get(0).calls(), "the call cut by detach is not recorded");
     }
 
+    /** A class woven again (retransformed) registers its methods again: each keeps its one id and summary. */
+    @Test
+    void aMethodWovenAgainKeepsItsIdAndOneSummary() {
+        EventList events = EventList.parse("task-clock", new EventParser());
+        EventList other = EventList.parse("page-faults", new EventParser());
+        MethodCounting methods = new MethodCounting(Backends.syscalls(), events, DescriptorBudget.unbounded());
+        int id = methods.register("Work.run()", null);
+        assertEquals(id, methods.register("Work.run()", null), "woven again");
+        assertEquals(id + 1, methods.register("Work.run()", other), "other events: a method of its own");
+        List<MethodRecord> summaries = new ArrayList<>();
+        methods.publish(System.currentTimeMillis(), true, (list, summary) -> summaries.add(summary));
+        assertEquals(2, summaries.size(), summaries.toString());
+    }
+
     private static long perfDescriptors() throws IOException {
         long count = 0;
         try (var fds = Files.list(Paths.get("/proc/self/fd"))) {
