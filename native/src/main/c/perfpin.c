@@ -157,10 +157,11 @@ static const JNINativeMethod METHODS[] = {
     {"enrolRelease0", "(IJ)V", (void *) perfpin_enrol_release},
     {"enrolTableMark0", "(ILjava/lang/Thread;)I", (void *) perfpin_enrol_table_mark},
     {"enrolTableReached0", "()I", (void *) perfpin_enrol_table_reached},
-    {"virtualThreads0", "(Ljava/lang/Class;JII)I", (void *) perfpin_virtual_threads},
+    {"virtualThreads0", "(Ljava/lang/Class;JIII)I", (void *) perfpin_virtual_threads},
     {"virtualRead0", "([J)I", (void *) perfpin_virtual_read},
     {"virtualStop0", "([I)I", (void *) perfpin_virtual_stop},
     {"virtualRunning0", "([J)I", (void *) perfpin_virtual_running},
+    {"virtualRefused0", "()I", (void *) perfpin_virtual_refused},
 };
 
 /* Reads the binding class's name from the system property; '.' becomes '/'. Returns 0 on success. */

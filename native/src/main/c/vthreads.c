@@ -118,6 +118,11 @@ static int event_count;
 static int max_groups;
 static _Atomic int groups_open;
 static _Atomic int carriers_refused;
+/* The states a start allows alive at once (Java's budget), those alive, and the virtual threads refused one since the
+ * last ask: one is kept per counted virtual thread alive, and a million parked ones would take hundreds of MB. */
+static int max_states;
+static _Atomic int states_live;
+static _Atomic int threads_refused;
 /* The ends under way without a carrier (end_without_carrier), and whether stop frees the states: see stop_events */
 static _Atomic int enders;
 static _Atomic int freeing;
@@ -288,19 +293,32 @@ static struct vthread *state_of(jvmtiEnv *env_jvmti, jthread thread) {
     return data;
 }
 
+/* A state's memory back, and its place among the states a start allows. */
+static void free_memory(struct vthread *v) {
+    __atomic_sub_fetch(&states_live, 1, __ATOMIC_SEQ_CST);
+    free(v);
+}
+
 /*
  * A state linked in the list that stop frees; null without memory, or once stopped: a callback that stop left (see
  * stop_events) would link one into a list that stop took already, or into the next start's.
  */
 static struct vthread *new_state(void) {
+    if (__atomic_add_fetch(&states_live, 1, __ATOMIC_SEQ_CST) > max_states) {
+        __atomic_sub_fetch(&states_live, 1, __ATOMIC_SEQ_CST);
+        __atomic_add_fetch(&threads_refused, 1, __ATOMIC_SEQ_CST);
+        return NULL;
+    }
     struct vthread *v = calloc(1, sizeof(*v) + (size_t) (3 + 4 * event_count) * sizeof(uint64_t));
-    if (v != NULL) {
+    if (v == NULL) {
+        __atomic_sub_fetch(&states_live, 1, __ATOMIC_SEQ_CST);
+    } else {
         v->events = event_count;
         v->totals = v->at_mount + 3 + event_count;
         pthread_mutex_lock(&lock);
         if (!__atomic_load_n(&running, __ATOMIC_SEQ_CST)) {
             pthread_mutex_unlock(&lock);
-            free(v);
+            free_memory(v);
             return NULL;
         }
         v->listed = 1;
@@ -482,7 +500,7 @@ static void free_state(JNIEnv *env, struct vthread *v) {
     if (v->ended != NULL) {
         (*env)->DeleteGlobalRef(env, v->ended);
     }
-    free(v);
+    free_memory(v);
 }
 
 /*
@@ -776,7 +794,7 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
         if (v == NULL || (*env_jvmti)->SetThreadLocalStorage(env_jvmti, NULL, v) != JVMTI_ERROR_NONE) {
             if (v != NULL) {
                 unlink_thread(v);
-                free(v);
+                free_memory(v);
             }
             give_carrier(c);
             return -ENOMEM;
@@ -886,7 +904,7 @@ jint JNICALL perfpin_virtual_stop(JNIEnv *env, jclass cls, jintArray left) {
 }
 
 jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count,
-                                     jint groups) {
+                                     jint groups, jint states) {
     (void) cls;
     if (hooks == NULL) {
         return -EINVAL;
@@ -894,7 +912,7 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     if (jvmti != NULL) {
         return -EBUSY;
     }
-    if (count < 1 || count > MAX_EVENTS || groups < 0) {
+    if (count < 1 || count > MAX_EVENTS || groups < 0 || states < 0) {
         return -EINVAL;
     }
     if (hooks_class == NULL) {
@@ -920,7 +938,9 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     }
     event_count = count;
     max_groups = groups;
+    max_states = states;
     __atomic_store_n(&carriers_refused, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&threads_refused, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&freeing, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&running, 1, __ATOMIC_RELEASE);
     jint rc = start_events(env);
@@ -928,4 +948,11 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
         __atomic_store_n(&running, 0, __ATOMIC_RELEASE);
     }
     return rc;
+}
+
+/* How many virtual threads were not counted for want of a state's room since the last ask; 0 when none. */
+jint JNICALL perfpin_virtual_refused(JNIEnv *env, jclass cls) {
+    (void) env;
+    (void) cls;
+    return __atomic_exchange_n(&threads_refused, 0, __ATOMIC_ACQ_REL);
 }

@@ -7,12 +7,13 @@
  * Counts the virtual threads that hooks.virtualSelected(Thread) selects (it returns their group, or -1 for not
  * counted) over their mounted time, with the count
  * events at attr_address (PerfEventAttr.SIZE bytes each, read_format PERF_FORMAT_GROUP with both times) in at most
- * groups carriers' groups, and reports each one's totals at its end to
+ * groups carriers' groups, keeping at most states of them alive at once (one beyond is not counted: see
+ * perfpin_virtual_refused), and reports each one's totals at its end to
  * hooks.virtualEnded(Thread, long[], int, int[], boolean stillRunning). Returns 0 or -errno: -EOPNOTSUPP where the
  * JVM has no virtual threads to follow (JDK 17), -ENOSYS without HotSpot's mount events, -EINVAL for hooks null.
  */
 jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlong attr_address, jint count,
-                                     jint groups);
+                                     jint groups, jint states);
 
 /*
  * Stops it all, waiting 2 s at most for the callbacks under way, and reports the totals of those still running
@@ -34,5 +35,8 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out);
  * Returns how many groups it wrote, or -ENOSYS when not started.
  */
 jint JNICALL perfpin_virtual_running(JNIEnv *env, jclass cls, jlongArray out);
+
+/* How many selected virtual threads were not counted, states allowing no more, since the last call. */
+jint JNICALL perfpin_virtual_refused(JNIEnv *env, jclass cls);
 
 #endif

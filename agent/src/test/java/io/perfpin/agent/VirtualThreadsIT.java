@@ -522,6 +522,30 @@ class VirtualThreadsIT {
     }
 
     /** The resident memory that each of 100,000 parked virtual threads adds, in bytes. */
+    /**
+     * virtual-max= bounds the counted virtual threads alive at once, whose states the C library keeps: one selected
+     * beyond is not counted, which is said once, and the others are counted as ever.
+     */
+    @Test
+    void virtualThreadsBeyondVirtualMaxAreNotCountedAndThatIsSaidOnce(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app =
+                AppJvm.start(java, "virtual=vt-.*;virtual-max=10;threads=none;events=task-clock;out=" + out, dir)) {
+            app.await("ready");
+            app.send("vpark 50 vt");
+            app.await("vparked 50");
+            assertEquals(0, app.finish());
+            List<String> said =
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            assertEquals(
+                    List.of("[perfpin] virtual threads beyond 10 counted at once are not counted (virtual-max=10): the"
+                            + " C library keeps a state for each, and the option bounds their memory"),
+                    said);
+        }
+        assertEquals(10, Observed.records(out, "thread", "vt-[0-9]+").size(), "the ten counted, still running at exit");
+    }
+
     private static long residentPerVirtualThread(String java, String options, Path dir) throws Exception {
         // The heap touched whole at the start, so that what grows is the JVM's and perfpin's native memory; one
         // carrier, so that perfpin's states come from one of malloc's arenas, not from as many as carriers ran.

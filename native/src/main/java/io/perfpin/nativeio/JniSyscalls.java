@@ -114,13 +114,15 @@ public final class JniSyscalls implements Syscalls {
 
     static native int threadEvents0(Class<?> hooks, boolean enable);
 
-    static native int virtualThreads0(Class<?> hooks, long attrAddress, int count, int groups);
+    static native int virtualThreads0(Class<?> hooks, long attrAddress, int count, int groups, int states);
 
     static native int virtualRead0(long[] totals);
 
     static native int virtualStop0(int[] left);
 
     static native int virtualRunning0(long[] sums);
+
+    static native int virtualRefused0();
 
     static native int javaThreadIds0(Thread[] threads, int[] tids);
 

@@ -36,17 +36,24 @@ public final class VirtualThreadCounting {
      *               times, not disabled; copied
      * @param groups how many carriers may open a group: a carrier beyond them is not counted (its file descriptors
      *               are the caller's to have reserved, {@code groups * count})
+     * @param states how many counted virtual threads may be alive at once: the library keeps a state of some hundred
+     *               bytes for each; one selected beyond them is not counted ({@link #refused})
      * @return 0, or -errno: -EOPNOTSUPP where the JVM has no virtual threads (JDK 17), -ENOSYS without the JNI
      *         backend or the JVM's mount events, -EBUSY when already started, -EINVAL for a hooks class without
      *         those methods or a count out of 1..{@value #MAX_EVENTS}
      */
-    public static int start(Syscalls syscalls, Class<?> hooks, long attrs, int count, int groups) {
+    public static int start(Syscalls syscalls, Class<?> hooks, long attrs, int count, int groups, int states) {
         if (hooks == null) {
             throw new IllegalArgumentException("no hooks");
         }
         return syscalls.backend() == Backend.JNI
-                ? JniSyscalls.virtualThreads0(hooks, attrs, count, groups)
+                ? JniSyscalls.virtualThreads0(hooks, attrs, count, groups, states)
                 : -Errno.ENOSYS;
+    }
+
+    /** How many selected virtual threads were not counted, {@code states} alive already, since the last call. */
+    public static int refused(Syscalls syscalls) {
+        return syscalls.backend() == Backend.JNI ? JniSyscalls.virtualRefused0() : 0;
     }
 
     /**

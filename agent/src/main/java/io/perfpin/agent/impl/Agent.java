@@ -130,7 +130,8 @@ final class Agent implements AutoCloseable {
                     methods, options.events(), System.currentTimeMillis(), options.text(), options.out() != null));
             if (options.virtual() != null) {
                 // before the export's listener: the tick that writes a virtual thread's record exports it too
-                virtualThreads = VirtualThreads.start(syscalls, options.virtual(), options.events(), registry);
+                virtualThreads = VirtualThreads.start(
+                        syscalls, options.virtual(), options.virtualMax(), options.events(), registry);
                 if (virtualThreads != null) {
                     registry.onTick(virtualThreads);
                 }

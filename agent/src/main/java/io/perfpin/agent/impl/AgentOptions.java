@@ -42,6 +42,7 @@ import java.util.Map;
  *   virtual=REGEX           virtual threads to count over the time they are mounted, by whole name (JDK 21 and
  *                           later; refused before): a final record each at its end; the stats file shows them by
  *                           group, the running ones' counts so far too
+ *   virtual-max=N           counted virtual threads alive at once (default 250000); one beyond is not counted
  *   events=LIST             events and presets, comma-separated (default: sched)
  *   interval=DURATION       sampling interval (default: 500ms)
  *   out=FILE                JSON lines: samples every interval, a final record per thread
@@ -77,9 +78,17 @@ import java.util.Map;
  * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
  */
 final class AgentOptions {
-    static final String KEYS = "threads, class, pin, inherit, virtual, events, interval, out, stats, log, fds, config,"
-            + " detach, quiet"
+    static final String KEYS = "threads, class, pin, inherit, virtual, virtual-max, events, interval, out, stats, log,"
+            + " fds, config, detach, quiet"
             + ", " + MetricsOptions.KEYS;
+    /**
+     * The counted virtual threads alive at once: the C library keeps some 200 to 400 bytes for each (one to six events),
+     * so 50 to 100 MB at most; a million parked ones would take hundreds.
+     */
+    static final int DEFAULT_VIRTUAL_MAX = 250_000;
+
+    static final int MAX_VIRTUAL_MAX = 10_000_000;
+
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
     static final int MAX_CONFIG_BYTES = 64 * 1024;
 
@@ -88,6 +97,7 @@ final class AgentOptions {
     private final List<PinRule> pins = new ArrayList<>();
     private ThreadPattern inherit;
     private ThreadPattern virtual;
+    private int virtualMax = DEFAULT_VIRTUAL_MAX;
     private String events = AgentOptionText.DEFAULT_EVENTS;
     private EventList eventList;
     private long intervalNanos = AgentOptionText.DEFAULT_INTERVAL.toNanos();
@@ -156,6 +166,7 @@ final class AgentOptions {
                 }
                 virtual = ThreadPatterns.compile("virtual option", token, value);
             }
+            case "virtual-max" -> virtualMax = wholeNumber(token, value, MAX_VIRTUAL_MAX, "virtual threads");
             case "events" -> events = value;
             case "interval" -> intervalNanos = Durations.parse(value).toNanos();
             case "out" -> out = path(token, value);
@@ -265,6 +276,25 @@ final class AgentOptions {
     /** The virtual threads to count; null for none. */
     ThreadPattern virtual() {
         return virtual;
+    }
+
+    /** How many counted virtual threads may be alive at once. */
+    int virtualMax() {
+        return virtualMax;
+    }
+
+    private static int wholeNumber(String token, String value, int max, String what) {
+        int n;
+        try {
+            n = Integer.parseInt(value);
+        } catch (NumberFormatException e) {
+            n = -1;
+        }
+        if (n < 1 || n > max || !value.equals(Integer.toString(n))) {
+            throw new IllegalArgumentException(
+                    "bad option '" + token + "': expected a whole number of " + what + " from 1 to " + max);
+        }
+        return n;
     }
 
     EventList events() {

@@ -47,6 +47,9 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
 
     private final Syscalls syscalls;
     private final ThreadPattern names;
+    /** The counted virtual threads alive at once (virtual-max=). */
+    private final int max;
+
     private final EventList events;
     private final Queue<Ended> ended = new ConcurrentLinkedQueue<>();
     private final DescriptorBudget budget;
@@ -141,9 +144,10 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     }
 
     private VirtualThreads(
-            Syscalls syscalls, ThreadPattern names, EventList events, ThreadRegistry registry, int reserved) {
+            Syscalls syscalls, ThreadPattern names, int max, EventList events, ThreadRegistry registry, int reserved) {
         this.syscalls = syscalls;
         this.names = names;
+        this.max = max;
         this.events = events;
         this.registry = registry;
         this.budget = registry.descriptors();
@@ -166,7 +170,8 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
      * Starts counting the virtual threads that {@code names} matches; said once and null when this JVM cannot
      * (the agent counts its platform threads all the same).
      */
-    static VirtualThreads start(Syscalls syscalls, ThreadPattern names, EventList events, ThreadRegistry registry) {
+    static VirtualThreads start(
+            Syscalls syscalls, ThreadPattern names, int max, EventList events, ThreadRegistry registry) {
         DescriptorBudget budget = registry.descriptors();
         int count = events.events().size();
         if (count > VirtualThreadCounting.MAX_EVENTS) {
@@ -190,9 +195,9 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             return null;
         }
         NativeBuffer attrs = VirtualThreadCounters.encode(syscalls, events.events()); // copied by the C library
-        VirtualThreads counting = new VirtualThreads(syscalls, names, events, registry, groups * count);
+        VirtualThreads counting = new VirtualThreads(syscalls, names, max, events, registry, groups * count);
         running = counting;
-        int rc = VirtualThreadCounting.start(syscalls, VirtualThreads.class, attrs.address(), count, groups);
+        int rc = VirtualThreadCounting.start(syscalls, VirtualThreads.class, attrs.address(), count, groups, max);
         if (rc != 0) {
             running = null;
             budget.giveBack(groups * count);
@@ -310,6 +315,10 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
 
     @Override
     public void afterTick(long epochMillis, boolean finalPass, Consumer<String> record) {
+        if (VirtualThreadCounting.refused(syscalls) > 0) {
+            AgentLog.refused("virtual threads beyond " + max + " counted at once are not counted (virtual-max=" + max
+                    + "): the C library keeps a state for each, and the option bounds their memory");
+        }
         List<Ended> tick = new ArrayList<>();
         for (Ended e; (e = ended.poll()) != null; ) {
             tick.add(e);

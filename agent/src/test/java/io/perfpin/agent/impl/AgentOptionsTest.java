@@ -79,6 +79,12 @@ class AgentOptionsTest {
                     said);
         } else {
             assertTrue(AgentOptions.parse("virtual=vt-.*", PARSER).virtual().matches("vt-12"));
+            assertEquals(
+                    AgentOptions.DEFAULT_VIRTUAL_MAX,
+                    AgentOptions.parse("virtual=vt-.*", PARSER).virtualMax());
+            assertEquals(
+                    5000,
+                    AgentOptions.parse("virtual=vt-.*;virtual-max=5000", PARSER).virtualMax());
             assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("virtual=(", PARSER))
                     .getMessage()
                     .contains("virtual=("));
@@ -150,6 +156,13 @@ class AgentOptionsTest {
             {"fds=150%", "bad option 'fds=150%': expected a share"},
             {"fds=half", "bad option 'fds=half': expected a share"},
             {"fds=-10", "bad option 'fds=-10': expected a share"},
+            {
+                "virtual-max=0",
+                "bad option 'virtual-max=0': expected a whole number of virtual threads from 1 to 10000000"
+            },
+            {"virtual-max=1e6", "bad option 'virtual-max=1e6': expected a whole number"},
+            {"virtual-max=+5", "bad option 'virtual-max=+5': expected a whole number"},
+            {"virtual-max=10000001", "bad option 'virtual-max=10000001': expected a whole number"},
         };
         for (String[] c : cases) {
             IllegalArgumentException e =
