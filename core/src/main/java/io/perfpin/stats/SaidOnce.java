@@ -3,6 +3,7 @@ package io.perfpin.stats;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The one rule for what is said once, wherever perfpin speaks (the agent's stderr and its stats file, a viewer's
@@ -13,35 +14,51 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 public final class SaidOnce {
     /**
-     * The most different notices said: a pool whose threads each meet a notice of their own (a pin refused, a
-     * placement, each naming its thread) would otherwise fill the application's stderr, and this set, without end.
+     * The most different information and refusals said: a pool whose threads each meet one naming them (a pin refused,
+     * a placement's CPUs) would otherwise fill the application's stderr, and this set, without end. Failures and events
+     * not counted have few subjects (a step, an event) and are said past it.
      */
     public static final int MAX_SAID = 500;
 
     /** Said once, in place of the first notice past {@link #MAX_SAID}. */
     public static final AgentNotice NO_MORE = AgentNotice.info("more than " + MAX_SAID + " different notices: later"
-            + " ones are not said (a log= file keeps every failure)");
+            + " ones are not said, but for failures and events not counted");
 
     private record Key(AgentNotice.Kind kind, String subject) {}
 
     private final Set<Key> said = ConcurrentHashMap.newKeySet();
+    /** The information and refusals among them, which {@link #MAX_SAID} bounds. */
+    private final AtomicInteger bounded = new AtomicInteger();
+
     private final AtomicBoolean toldNoMore = new AtomicBoolean();
 
     /**
      * What to say for {@code notice}: itself the first time a notice like it is offered; {@link #NO_MORE} in place of
-     * the first new one past {@link #MAX_SAID}; null for anything said before, and for every later new one.
+     * the first new information or refusal past {@link #MAX_SAID}; null for anything said before, and for every later
+     * new one of those.
      */
     public AgentNotice toSay(AgentNotice notice) {
         Key key = new Key(notice.kind(), notice.subject());
-        if (said.size() >= MAX_SAID) { // threads that pass this at once may add a few more: still bounded
-            return said.contains(key) || !toldNoMore.compareAndSet(false, true) ? null : NO_MORE;
+        boolean fewSubjects =
+                notice.kind() == AgentNotice.Kind.FAILURE || notice.kind() == AgentNotice.Kind.NOT_COUNTED;
+        if (fewSubjects || said.contains(key)) {
+            return said.add(key) ? notice : null;
         }
-        return said.add(key) ? notice : null;
+        if (bounded.incrementAndGet() > MAX_SAID) {
+            bounded.decrementAndGet();
+            return toldNoMore.compareAndSet(false, true) ? NO_MORE : null;
+        }
+        if (said.add(key)) {
+            return notice;
+        }
+        bounded.decrementAndGet(); // another thread said it first
+        return null;
     }
 
     /** Everything may be said again, as to a new listener. */
     public void forget() {
         said.clear();
+        bounded.set(0);
         toldNoMore.set(false);
     }
 }
