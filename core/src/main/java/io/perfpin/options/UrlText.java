@@ -3,13 +3,14 @@ package io.perfpin.options;
 /**
  * URLs as perfpin shows them: with the user-info, where credentials go, masked ({@code http://user:secret@host:4318}
  * is shown as {@code http://***@host:4318}), and so is each value of the query, where receivers take API keys
- * ({@code /v1/metrics?api_key=secret} is shown as {@code /v1/metrics?api_key=***}). perfpin refuses a URL with credentials ({@link OtlpEndpoint}), but its
- * refusal, like every message, lands on the application's stderr and in its logs, and in the stats file for every
- * viewer: it must not carry them.
+ * ({@code /v1/metrics?api_key=secret} is shown as {@code /v1/metrics?api_key=***}). perfpin refuses a URL with
+ * credentials or a query ({@link OtlpEndpoint}), but its refusal, like every message, lands on the application's
+ * stderr and in its logs, and in the stats file for every viewer: it must not carry them.
  *
  * <p>The user-info is taken to end at the last {@code @} of the URL, not at the first {@code /} as RFC 3986 reads
  * it: a password written with an unencoded {@code /}, {@code ?}, {@code #} or {@code @} (a URL refused anyway) is
- * still masked whole. A path with an {@code @} in it is masked up to it too, which hides, never shows.
+ * still masked whole. A path with an {@code @} in it is masked up to it too, and a query with one from its start,
+ * which hides, never shows.
  */
 public final class UrlText {
     public static final String MASK = "***";
@@ -66,18 +67,32 @@ public final class UrlText {
             shown.append(MASK);
             from = at;
         }
-        int query = text.indexOf('?', from);
+        int query = text.indexOf('?', start);
         if (query < 0 || query >= end) {
             return shown.append(text, from, end);
         }
-        shown.append(text, from, query + 1);
-        for (int pair = query + 1; pair < end; ) {
+        int pair;
+        boolean inValue;
+        if (query >= from) {
+            shown.append(text, from, query + 1);
+            pair = query + 1;
+            inValue = false;
+        } else {
+            // the last @ is in the query (?email=a@b&key=...), or in a password with a ?: either way what follows it,
+            // to the pair's end, may be the rest of a value, and is masked
+            shown.append('@');
+            pair = at + 1;
+            inValue = true;
+        }
+        while (pair < end) {
             int next = pair;
             while (next < end && text.charAt(next) != '&' && text.charAt(next) != ';') {
                 next++;
             }
             int equals = text.indexOf('=', pair);
-            if (equals >= 0 && equals < next) {
+            if (inValue) {
+                shown.append(MASK);
+            } else if (equals >= 0 && equals < next) {
                 shown.append(text, pair, equals + 1).append(MASK);
             } else {
                 shown.append(text, pair, next); // a name alone
@@ -85,6 +100,7 @@ public final class UrlText {
             if (next < end) {
                 shown.append(text.charAt(next));
             }
+            inValue = false;
             pair = next + 1;
         }
         return shown;

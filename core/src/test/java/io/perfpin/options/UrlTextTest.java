@@ -25,7 +25,9 @@ class UrlTextTest {
     /** A password with an unencoded / or @ would end RFC 3986's user-info early: masked up to the last @. */
     @Test
     void aPasswordWithSlashesOrAtSignsIsMaskedWhole() {
-        assertEquals("'http://***@host:4318'", UrlText.masked("'http://user:pa/ss@w?rd#x@host:4318'"));
+        assertEquals("'http://***@host:4318'", UrlText.masked("'http://user:pa/ss@w#rd@host:4318'"));
+        // with a ?, it may as well be a query with an @ in a value: what follows the @ is masked too
+        assertEquals("'http://***@***'", UrlText.masked("'http://user:pa/ss@w?rd#x@host:4318'"));
         assertEquals("http://***@host", UrlText.maskedUrl("http://user:pa/ss@word@host"));
     }
 
@@ -40,6 +42,11 @@ class UrlTextTest {
                 UrlText.masked(UrlText.masked("http://u:p@c/v1?token=a=b&#")),
                 "masked once, an = in a value and an empty pair too");
         assertEquals("http://c/v1?key=***", UrlText.maskedUrl("http://c/v1?key=k3y"));
+        assertEquals(
+                "otlp=http://***@***&api_key=*** refused",
+                UrlText.masked("otlp=http://c:4318/v1/metrics?email=me@x.com&api_key=SECRET: refused"),
+                "an @ in a value");
+        assertEquals("http://***@***&x=***", UrlText.maskedUrl("http://c/v1?key=part1@part2&x=1"));
         assertEquals("http://c/v1?", UrlText.maskedUrl("http://c/v1?"));
     }
 
