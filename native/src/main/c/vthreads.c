@@ -718,10 +718,12 @@ static jint stop_events(JNIEnv *env, jint *left, jint left_size, jint *left_coun
      * terminated, and marks it), so that it gets one record either way, never two, and none is lost.
      */
     struct vthread *taken = NULL;
+    int taken_count = 0;
     for (struct vthread *v = take_first(); v != NULL; v = take_first()) {
         if (v == &walk_marker) {
             continue; /* the walk's, not a state: taken out, which the walk sees */
         }
+        taken_count++;
         jobject thread = v->recorded ? (*env)->NewLocalRef(env, v->thread) : NULL;
         jint state = 0;
         int alive = thread != NULL && env_jvmti != NULL
@@ -751,7 +753,9 @@ static jint stop_events(JNIEnv *env, jint *left, jint left_size, jint *left_coun
     }
     jvmti = NULL; /* a start may follow: the environment of a callback still under way is not its */
     if (*left_count > 0 || !ends_done) {
-        /* A callback still under way may use any state, and the environment: both are kept (see the top). */
+        /* A callback still under way may use any state, and the environment: both are kept (see the top), but no
+         * longer counted among the states alive, which the next start would otherwise find taken. */
+        __atomic_sub_fetch(&states_live, taken_count, __ATOMIC_SEQ_CST);
         return __atomic_exchange_n(&carriers_refused, 0, __ATOMIC_ACQ_REL);
     }
     while (taken != NULL) {
@@ -792,9 +796,8 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
     if (data == NULL || data == &unselected) {
         v = new_state();
         if (v == NULL || (*env_jvmti)->SetThreadLocalStorage(env_jvmti, NULL, v) != JVMTI_ERROR_NONE) {
-            if (v != NULL) {
-                unlink_thread(v);
-                free_memory(v);
+            if (v != NULL && unlink_thread(v)) {
+                free_memory(v); /* else a stop took it from the list, and frees it */
             }
             give_carrier(c);
             return -ENOMEM;

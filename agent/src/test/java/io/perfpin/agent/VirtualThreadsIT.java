@@ -521,7 +521,6 @@ class VirtualThreadsIT {
                 "counted " + counted + " bytes a virtual thread, followed only " + followed + " bytes");
     }
 
-    /** The resident memory that each of 100,000 parked virtual threads adds, in bytes. */
     /**
      * virtual-max= bounds the counted virtual threads alive at once, whose states the C library keeps: one selected
      * beyond is not counted, which is said once, and the others are counted as ever.
@@ -546,6 +545,7 @@ class VirtualThreadsIT {
         assertEquals(10, Observed.records(out, "thread", "vt-[0-9]+").size(), "the ten counted, still running at exit");
     }
 
+    /** The resident memory that each of 100,000 parked virtual threads adds, in bytes. */
     private static long residentPerVirtualThread(String java, String options, Path dir) throws Exception {
         // The heap touched whole at the start, so that what grows is the JVM's and perfpin's native memory; one
         // carrier, so that perfpin's states come from one of malloc's arenas, not from as many as carriers ran.

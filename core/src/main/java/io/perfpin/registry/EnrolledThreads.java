@@ -511,8 +511,11 @@ final class EnrolledThreads {
         }
         boolean wake;
         try {
-            tracked.counters.disable();
-            unpin(tracked);
+            try {
+                tracked.counters.disable();
+            } finally {
+                unpin(tracked); // its CPUs back, whatever the counters did
+            }
         } finally {
             wake = markEnded(tracked); // whatever failed: the sampler still finishes it, its descriptors closed
         }

@@ -179,7 +179,7 @@ public final class ThreadRegistry implements AutoCloseable {
         return registry;
     }
 
-    /** A stats file made for a registry that did not start: marked closed, so that no viewer waits for it, and let go. */
+    /** A stats file made for a registry that did not start: marked closed, so that no viewer waits for it; let go. */
     private static void abandon(Syscalls syscalls, StatsFile stats, Throwable failure) {
         if (stats != null) {
             try {

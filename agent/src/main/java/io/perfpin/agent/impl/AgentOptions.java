@@ -82,8 +82,8 @@ final class AgentOptions {
             + " fds, config, detach, quiet"
             + ", " + MetricsOptions.KEYS;
     /**
-     * The counted virtual threads alive at once: the C library keeps some 200 to 400 bytes for each (one to six events),
-     * so 50 to 100 MB at most; a million parked ones would take hundreds.
+     * The counted virtual threads alive at once: the C library keeps some 200 to 400 bytes for each (one to six
+     * events), so 50 to 100 MB at most; a million parked ones would take hundreds.
      */
     static final int DEFAULT_VIRTUAL_MAX = 250_000;
 

@@ -240,16 +240,18 @@ final class MethodCounting {
         void close() {
             while (true) {
                 int now = state.get();
-                if (now == CLOSED || now == CLOSE_ASKED) {
+                if (now == CLOSED || (now == CLOSE_ASKED && owner.isAlive())) {
                     return;
                 }
                 if (now == IDLE && state.compareAndSet(IDLE, CLOSED)) {
                     closeCounters();
                     return;
                 }
-                if (now == BUSY && !owner.isAlive()) {
-                    state.set(CLOSED); // it died inside a read: no one else uses them
-                    closeCounters();
+                if ((now == BUSY || now == CLOSE_ASKED) && !owner.isAlive()) {
+                    // it died inside a read, and never finishes it: closed here, by whichever closer wins
+                    if (state.compareAndSet(now, CLOSED)) {
+                        closeCounters();
+                    }
                     return;
                 }
                 if (now == BUSY && state.compareAndSet(BUSY, CLOSE_ASKED)) {
