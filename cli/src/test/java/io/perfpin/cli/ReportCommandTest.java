@@ -592,7 +592,9 @@ class ReportCommandTest {
     /** The sampler records every 50 ms: the first sample showing the touched pages is flushed by the next. */
     private static void awaitSampleOf(Path recording, String tid) throws Exception {
         Pattern sample = Pattern.compile("\\{\"type\":\"sample\".*\"tid\":" + tid + ",.*");
-        for (int attempt = 0; attempt < 200; attempt++) {
+        // the suite's deadline, not a few seconds: a loaded host delays the child's sampler
+        long deadline = System.nanoTime() + TestJvm.DEADLINE.toNanos();
+        while (System.nanoTime() < deadline) {
             if (Files.exists(recording)
                     && Files.readAllLines(recording).stream()
                             .anyMatch(l -> sample.matcher(l).matches())) {
