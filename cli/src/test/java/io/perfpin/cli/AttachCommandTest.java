@@ -125,8 +125,9 @@ class AttachCommandTest {
                     "worker-0",
                     "--interval",
                     "100ms",
+                    // the attach itself takes part of it, more on a loaded host: room to scrape worker-0 after it
                     "--duration",
-                    "3s",
+                    "10s",
                     "--detach-on-exit"));
             String metrics = "";
             long deadline = System.nanoTime() + 30_000_000_000L;
