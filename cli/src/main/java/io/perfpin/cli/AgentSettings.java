@@ -54,6 +54,14 @@ final class AgentSettings {
     ThreadPattern virtual;
 
     @Option(
+            names = "--virtual-max",
+            paramLabel = "N",
+            converter = VirtualMaxParser.class,
+            description = "The most counted virtual threads alive at once (the agent's virtual-max=; default 250000):"
+                    + " one that --virtual selects beyond them is not counted, and that is said.")
+    Integer virtualMax;
+
+    @Option(
             names = "--fds",
             paramLabel = "SHARE",
             converter = DescriptorShareParser.class,
@@ -129,6 +137,9 @@ final class AgentSettings {
         if (virtual != null) {
             asked.put("virtual", List.of(virtual.toString()));
         }
+        if (virtualMax != null) {
+            asked.put("virtual-max", List.of(virtualMax.toString()));
+        }
         if (!pins.rules().isEmpty()) {
             asked.put("pin", pins.rules().stream().map(PinRule::toString).collect(Collectors.toList()));
         }
@@ -176,6 +187,9 @@ final class AgentSettings {
         }
         if (virtual != null) {
             options.option("virtual", virtual.toString(), "--virtual");
+        }
+        if (virtualMax != null) {
+            options.option("virtual-max", virtualMax.toString(), "--virtual-max");
         }
         for (PinRule rule : pins.rules()) {
             options.option("pin", rule.toString(), "--pin");

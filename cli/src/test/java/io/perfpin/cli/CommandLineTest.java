@@ -165,6 +165,18 @@ class CommandLineTest {
         AgentSettings virtual = new AgentSettings();
         new CommandLine(virtual).parseArgs("--threads", "main", "--virtual", "request-.*");
         assertEquals("threads=main;virtual=request-.*;events=sched;quiet", virtual.agentOptions());
+        AgentSettings bounded = new AgentSettings();
+        new CommandLine(bounded).parseArgs("--virtual", "request-.*", "--virtual-max", "5000");
+        assertEquals("virtual=request-.*;virtual-max=5000;events=sched;quiet", bounded.agentOptions());
+        assertUsage(
+                "perfpin run: --virtual-max: bad count '0': expected a whole number of virtual threads from 1 to"
+                        + " 10000000 (see perfpin run --help)",
+                "run",
+                "--virtual-max",
+                "0",
+                "--",
+                "java",
+                "-version");
         assertUsage(
                 "perfpin run: --virtual: bad thread regex '(': not a regular expression (missing closing ): `(`)"
                         + " (see perfpin run --help)",

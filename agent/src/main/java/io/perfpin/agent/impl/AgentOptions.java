@@ -13,6 +13,7 @@ import io.perfpin.options.OptionLimits;
 import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.options.ThreadPatterns;
+import io.perfpin.options.VirtualMax;
 import io.perfpin.report.TerminalText;
 import java.io.IOException;
 import java.io.InputStream;
@@ -81,14 +82,6 @@ final class AgentOptions {
     static final String KEYS = "threads, class, pin, inherit, virtual, virtual-max, events, interval, out, stats, log,"
             + " fds, config, detach, quiet"
             + ", " + MetricsOptions.KEYS;
-    /**
-     * The counted virtual threads alive at once: the C library keeps some 200 to 400 bytes for each (one to six
-     * events), so 50 to 100 MB at most; a million parked ones would take hundreds.
-     */
-    static final int DEFAULT_VIRTUAL_MAX = 250_000;
-
-    static final int MAX_VIRTUAL_MAX = 10_000_000;
-
     /** 64 KiB: a config file holds a few rules, read while the JVM starts. */
     static final int MAX_CONFIG_BYTES = 64 * 1024;
 
@@ -97,7 +90,7 @@ final class AgentOptions {
     private final List<PinRule> pins = new ArrayList<>();
     private ThreadPattern inherit;
     private ThreadPattern virtual;
-    private int virtualMax = DEFAULT_VIRTUAL_MAX;
+    private int virtualMax = VirtualMax.DEFAULT;
     private String events = AgentOptionText.DEFAULT_EVENTS;
     private EventList eventList;
     private long intervalNanos = AgentOptionText.DEFAULT_INTERVAL.toNanos();
@@ -166,7 +159,7 @@ final class AgentOptions {
                 }
                 virtual = ThreadPatterns.compile("virtual option", token, value);
             }
-            case "virtual-max" -> virtualMax = wholeNumber(token, value, MAX_VIRTUAL_MAX, "virtual threads");
+            case "virtual-max" -> virtualMax = VirtualMax.parse(token, value);
             case "events" -> events = value;
             case "interval" -> intervalNanos = Durations.parse(value).toNanos();
             case "out" -> out = path(token, value);
@@ -281,20 +274,6 @@ final class AgentOptions {
     /** How many counted virtual threads may be alive at once. */
     int virtualMax() {
         return virtualMax;
-    }
-
-    private static int wholeNumber(String token, String value, int max, String what) {
-        int n;
-        try {
-            n = Integer.parseInt(value);
-        } catch (NumberFormatException e) {
-            n = -1;
-        }
-        if (n < 1 || n > max || !value.equals(Integer.toString(n))) {
-            throw new IllegalArgumentException(
-                    "bad option '" + token + "': expected a whole number of " + what + " from 1 to " + max);
-        }
-        return n;
     }
 
     EventList events() {

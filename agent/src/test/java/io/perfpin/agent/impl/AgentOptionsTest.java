@@ -13,6 +13,7 @@ import io.perfpin.cpu.Placement;
 import io.perfpin.event.EventParser;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OptionLimits;
+import io.perfpin.options.VirtualMax;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -80,7 +81,7 @@ class AgentOptionsTest {
         } else {
             assertTrue(AgentOptions.parse("virtual=vt-.*", PARSER).virtual().matches("vt-12"));
             assertEquals(
-                    AgentOptions.DEFAULT_VIRTUAL_MAX,
+                    VirtualMax.DEFAULT,
                     AgentOptions.parse("virtual=vt-.*", PARSER).virtualMax());
             assertEquals(
                     5000,
