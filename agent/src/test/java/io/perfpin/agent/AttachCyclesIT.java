@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.jvm.AgentLoader;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -121,7 +122,7 @@ class AttachCyclesIT {
 
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, OPTIONS + out, TIMEOUT);
             assertEquals("1", Observed.awaitCpusAllowed(app.pid(), pinned, "1"), "the agent runs");
-            assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "counters open while attached");
+            assertTrue(PerfEventDescriptors.of(app.pid()) > 0, "counters open while attached");
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertEquals(threadsBefore, awaitThreads(app.pid(), threadsBefore), "perfpin's threads ended");
             long afterFirst = settledResidentKib(java, app.pid());
@@ -137,7 +138,7 @@ class AttachCyclesIT {
 
             assertEquals(threadsBefore, awaitThreads(app.pid(), threadsBefore), "perfpin's threads all ended");
             assertEquals(processCpus, Observed.cpusAllowed(app.pid(), pinned), "the pin undone");
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "no counter left open");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "no counter left open");
             List<String> descriptors = awaitDescriptors(app.pid(), descriptorsAfterFirst);
             assertEquals(descriptorsAfterFirst, descriptors, "no descriptor left by cycles 2 to " + CYCLES);
             List<String> added = new ArrayList<>(descriptorsAfterFirst);
@@ -176,10 +177,10 @@ class AttachCyclesIT {
     /** The perf_event descriptors the process holds once none is left, or after 30 s: what it holds then. */
     private static long awaitNoCounters(long pid) throws Exception {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long open = Observed.perfEventDescriptors(pid);
+        long open = PerfEventDescriptors.of(pid);
         while (open > 0 && System.nanoTime() < deadline) {
             Thread.sleep(20);
-            open = Observed.perfEventDescriptors(pid);
+            open = PerfEventDescriptors.of(pid);
         }
         return open;
     }

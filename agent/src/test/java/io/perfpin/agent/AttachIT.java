@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -32,7 +33,7 @@ class AttachIT {
             app.await("ready");
             app.send("start early-1 0");
             int early = app.touched("early-1");
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()));
+            assertEquals(0, PerfEventDescriptors.of(app.pid()));
 
             AgentLoader.load(
                     app.pid(),
@@ -42,7 +43,7 @@ class AttachIT {
             assertEquals("1", Observed.awaitCpusAllowed(app.pid(), early, "1"), "a running thread pinned on attach");
             Path stats = Observed.statsFile(dir, app.pid());
             awaitLive(stats, early, "task-clock", 0);
-            assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "counters open while attached");
+            assertTrue(PerfEventDescriptors.of(app.pid()) > 0, "counters open while attached");
 
             app.send("start late-1 " + PAGES);
             int late = app.touched("late-1");
@@ -59,10 +60,10 @@ class AttachIT {
             }
             assertEquals(1, Observed.records(out, "thread", "early-1").size(), "a final record at detach");
             assertEquals(1, Observed.records(out, "thread", "late-1").size());
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every counter");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "detach closed every counter");
             app.send("start late-2 16");
             app.touched("late-2");
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "after detach no thread is enrolled");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "after detach no thread is enrolled");
             assertEquals(1, Observed.records(out, "thread", "early-1").size(), "nothing recorded after detach");
             assertEquals(0, app.finish());
             List<String> said = app.stderr();

@@ -3,6 +3,7 @@ package io.perfpin.agent;
 import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
@@ -35,14 +36,14 @@ class ChurnIT {
         try (AppJvm app = AppJvm.start(java, "threads=churn-.*;events=page-faults;interval=100ms;out=" + out, dir)) {
             app.await("ready");
             // The agent's own: one disabled event per software kind it counts, which keeps the kernel's code on.
-            long agentsOwn = Observed.agentsOwnDescriptors(app.pid());
+            long agentsOwn = PerfEventDescriptors.settled(app.pid());
             app.send("churn " + THREADS + " " + PAGES + " churn");
             app.await("churned " + THREADS);
             long deadline = System.nanoTime() + 30_000_000_000L;
-            while (Observed.perfEventDescriptors(app.pid()) > agentsOwn && System.nanoTime() < deadline) {
+            while (PerfEventDescriptors.of(app.pid()) > agentsOwn && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
-            assertEquals(agentsOwn, Observed.perfEventDescriptors(app.pid()), "every ended thread's counters closed");
+            assertEquals(agentsOwn, PerfEventDescriptors.of(app.pid()), "every ended thread's counters closed");
             assertEquals(0, app.finish());
         }
         List<String> churned = Observed.records(out, "thread", "churn-\\d+");
@@ -64,7 +65,7 @@ class ChurnIT {
         Path out = dir.resolve("selected.jsonl");
         try (AppJvm app = AppJvm.start(java, "threads=sel-.*;events=page-faults;interval=100ms;out=" + out, dir)) {
             app.await("ready");
-            long agentsOwn = Observed.agentsOwnDescriptors(app.pid());
+            long agentsOwn = PerfEventDescriptors.settled(app.pid());
             app.send("park " + PARKED + " sel-kept");
             app.await("parked " + PARKED);
             app.send("park " + PARKED + " kept");
@@ -73,12 +74,12 @@ class ChurnIT {
             app.await("churned " + THREADS);
             long expected = agentsOwn + PARKED;
             long deadline = System.nanoTime() + 30_000_000_000L;
-            while (Observed.perfEventDescriptors(app.pid()) != expected && System.nanoTime() < deadline) {
+            while (PerfEventDescriptors.of(app.pid()) != expected && System.nanoTime() < deadline) {
                 Thread.sleep(50);
             }
             assertEquals(
                     expected,
-                    Observed.perfEventDescriptors(app.pid()),
+                    PerfEventDescriptors.of(app.pid()),
                     "the agent's own descriptors and one per parked selected thread: none of a thread not selected");
             assertEquals(0, app.finish());
         }

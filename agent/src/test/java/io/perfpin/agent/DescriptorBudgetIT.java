@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
@@ -63,9 +64,9 @@ class DescriptorBudgetIT {
             Path statsFile = Observed.statsFile(dir, app.pid());
             // Once the sampler has shown every counted thread: its own six held switched on, and six a thread.
             await(
-                    () -> descriptorsOf(app) == SCHED_EVENTS * (1 + liveThreads(statsFile)),
+                    () -> PerfEventDescriptors.of(app.pid()) == SCHED_EVENTS * (1 + liveThreads(statsFile)),
                     "the kernel's perf_event descriptors are those of the threads counted");
-            long held = descriptorsOf(app);
+            long held = PerfEventDescriptors.of(app.pid());
             // The recording holds one more; what is left is less than a thread's six.
             assertTrue(held <= budget - 1 && held > budget - 1 - SCHED_EVENTS, held + " of " + budget);
 
@@ -150,14 +151,6 @@ class DescriptorBudgetIT {
     private static void closed(AppJvm app) throws IOException, InterruptedException {
         app.send("close");
         app.await("closed");
-    }
-
-    private static long descriptorsOf(AppJvm app) {
-        try {
-            return Observed.perfEventDescriptors(app.pid());
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     private static int liveThreads(Path statsFile) {

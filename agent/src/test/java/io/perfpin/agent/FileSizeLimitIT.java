@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.report.EndRecord;
 import io.perfpin.report.Recording;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -53,7 +54,7 @@ class FileSizeLimitIT {
 
             awaitEnded(out);
             // The recording stopped; counting did not: the threads keep their descriptors and pins while they run.
-            assertTrue(Observed.perfEventDescriptors(app.pid()) >= PARKED, "counted while the application runs");
+            assertTrue(PerfEventDescriptors.of(app.pid()) >= PARKED, "counted while the application runs");
             assertEquals("1", Observed.cpusAllowed(app.pid(), parked.get(0)), "pinned while the application runs");
 
             assertEquals(0, app.finish(), "the application exits as it would without perfpin");

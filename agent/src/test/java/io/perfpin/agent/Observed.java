@@ -15,7 +15,6 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
@@ -55,42 +54,6 @@ final class Observed {
                 .orElseThrow();
         String hard = line.substring("Max open files".length()).trim().split("\\s+")[1];
         return hard.equals("unlimited") ? Long.MAX_VALUE : Long.parseLong(hard);
-    }
-
-    private static final long SETTLED_MILLIS = 200;
-
-    /**
-     * The agent's own perf_event_open descriptors, read once its start is over: no {@code perfpin-kernel} thread left
-     * (it holds a counter while the kernel switches its perf hooks on, and grows the table) and the same count twice,
-     * {@value #SETTLED_MILLIS} ms apart.
-     */
-    static long agentsOwnDescriptors(long pid) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long last = -1;
-        while (System.nanoTime() < deadline) {
-            long now = perfEventDescriptors(pid);
-            if (now == last && tidsNamed(pid, "perfpin-kernel").isEmpty()) {
-                return now;
-            }
-            last = now;
-            Thread.sleep(SETTLED_MILLIS);
-        }
-        throw new AssertionError("the agent's descriptors did not settle in 30 s: " + perfEventDescriptors(pid));
-    }
-
-    /** The process's open perf_event_open descriptors. */
-    static long perfEventDescriptors(long pid) throws IOException {
-        long count = 0;
-        try (var fds = Files.list(Paths.get("/proc/" + pid + "/fd"))) {
-            for (Path fd : (Iterable<Path>) fds::iterator) {
-                try {
-                    count += Files.readSymbolicLink(fd).toString().equals("anon_inode:[perf_event]") ? 1 : 0;
-                } catch (IOException e) {
-                    // closed while we looked
-                }
-            }
-        }
-        return count;
     }
 
     /** What each of the process's descriptors names ({@code /path}, {@code socket:[inode]}, ...), sorted. */

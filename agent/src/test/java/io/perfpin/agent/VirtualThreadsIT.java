@@ -10,6 +10,7 @@ import io.perfpin.jvm.AgentLoader;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -143,7 +144,7 @@ class VirtualThreadsIT {
             app.await("ready");
             app.send("start plain-1 0");
             app.touched("plain-1");
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "nothing counted");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "nothing counted");
             assertEquals(0, app.finish());
             List<String> said = app.stderr();
             assertEquals(1, said.size(), said.toString());
@@ -170,13 +171,13 @@ class VirtualThreadsIT {
                     app.pid(), AppJvm.AGENT_JAR, "virtual=vt-.*;threads=none;events=task-clock;out=" + out, TIMEOUT);
             app.send("vcompute 20 vt 2");
             app.await("vcomputed 20");
-            assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "the carriers' counters while attached");
+            assertTrue(PerfEventDescriptors.of(app.pid()) > 0, "the carriers' counters while attached");
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "detach closed every carrier's counters");
             assertEquals(20, Observed.records(out, "thread", "vt-[0-9]+").size(), "a final record each");
             app.send("vcompute 20 vt 2");
             app.await("vcomputed 20");
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "none opened after detach");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "none opened after detach");
             assertEquals(20, Observed.records(out, "thread", "vt-[0-9]+").size(), "nothing recorded after detach");
 
             Path again = dir.resolve("again.jsonl");
@@ -186,7 +187,7 @@ class VirtualThreadsIT {
             app.await("vcomputed 20");
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertEquals(20, Observed.records(again, "thread", "vt-[0-9]+").size(), "counted again after a new attach");
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "and given back again");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "and given back again");
             assertEquals(0, app.finish());
             assertTrue(
                     app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
@@ -213,15 +214,15 @@ class VirtualThreadsIT {
                     TIMEOUT);
             app.send("vcompute 20 vt 2");
             app.await("vcomputed 20");
-            assertTrue(Observed.perfEventDescriptors(app.pid()) > 0, "the carriers' counters while attached");
+            assertTrue(PerfEventDescriptors.of(app.pid()) > 0, "the carriers' counters while attached");
             long idle = Observed.cpuTicks(app.pid(), CARRIER);
             app.send("vlong 5000000");
             await(TIMEOUT, () -> Observed.cpuTicks(app.pid(), CARRIER) - idle >= 100, "a carrier in the callback");
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
             assertTrue(
-                    Observed.perfEventDescriptors(app.pid()) <= 1,
+                    PerfEventDescriptors.of(app.pid()) <= 1,
                     "every carrier's counters closed but the one in the callback (task-clock: one descriptor)");
-            await(CARRIER_EXIT, () -> Observed.perfEventDescriptors(app.pid()) == 0, "the carrier left closed its own");
+            await(CARRIER_EXIT, () -> PerfEventDescriptors.of(app.pid()) == 0, "the carrier left closed its own");
             app.await("vlong running");
             List<String> said =
                     app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
@@ -256,7 +257,7 @@ class VirtualThreadsIT {
                 app.touched("waiting-" + i);
             }
             AgentLoader.load(app.pid(), AppJvm.AGENT_JAR, "detach", TIMEOUT);
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "detach closed every carrier's counters");
             List<String> records = Observed.records(out, "thread", "waiting-[0-9]");
             assertEquals(3, records.size(), "a final record each: " + records);
             for (String record : records) {
@@ -279,7 +280,7 @@ class VirtualThreadsIT {
     @Test
     void virtualThreadsEndingWhileADetachStopsHaveOneRecordEach(@TempDir Path dir) throws Exception {
         churnThenDetach(dir, "vc-.*", 3, app -> {}, app -> {
-            assertEquals(0, Observed.perfEventDescriptors(app.pid()), "detach closed every carrier's counters");
+            assertEquals(0, PerfEventDescriptors.of(app.pid()), "detach closed every carrier's counters");
             assertEquals(0, app.finish());
             assertTrue(
                     app.stderr().stream().noneMatch(l -> l.startsWith("[perfpin]")),
@@ -437,10 +438,10 @@ class VirtualThreadsIT {
         Path out = dir.resolve("run.jsonl");
         try (AppJvm app = AppJvm.start(java, "virtual=vt-.*;threads=none;fds=3;events=task-clock;out=" + out, dir)) {
             app.await("ready");
-            long before = Observed.agentsOwnDescriptors(app.pid()); // the agent's own, kept for the process
+            long before = PerfEventDescriptors.settled(app.pid()); // the agent's own, kept for the process
             app.send("vcompute 50 vt 2");
             app.await("vcomputed 50");
-            assertTrue(Observed.perfEventDescriptors(app.pid()) <= before + 1, "one carrier's group at most");
+            assertTrue(PerfEventDescriptors.of(app.pid()) <= before + 1, "one carrier's group at most");
             assertEquals(0, app.finish());
             List<String> said =
                     app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
@@ -468,24 +469,21 @@ class VirtualThreadsIT {
                 "-Djdk.virtualThreadScheduler.parallelism=1",
                 "-Djdk.virtualThreadScheduler.maxPoolSize=1")) {
             app.await("ready");
-            long before = Observed.agentsOwnDescriptors(app.pid()); // the agent's own, kept for the process
+            long before = PerfEventDescriptors.settled(app.pid()); // the agent's own, kept for the process
             app.send("vcompute 10 vt-a 1");
             app.await("vcomputed 10");
             // the carrier, and on JDK 24 and later the pool's delay scheduler, which stays
             List<Integer> first = Observed.tidsNamed(app.pid(), CARRIER);
             assertFalse(first.isEmpty(), "a carrier ran them");
-            assertEquals(before + 1, Observed.perfEventDescriptors(app.pid()), "the carrier's group");
+            assertEquals(before + 1, PerfEventDescriptors.of(app.pid()), "the carrier's group");
             await(
                     CARRIER_EXIT,
                     () -> !Observed.tidsNamed(app.pid(), CARRIER).containsAll(first),
                     "the first carrier exited");
-            await(
-                    TIMEOUT,
-                    () -> Observed.perfEventDescriptors(app.pid()) == before,
-                    "the exited carrier's group closed");
+            await(TIMEOUT, () -> PerfEventDescriptors.of(app.pid()) == before, "the exited carrier's group closed");
             app.send("vcompute 10 vt-b 1");
             app.await("vcomputed 10");
-            assertEquals(before + 1, Observed.perfEventDescriptors(app.pid()), "the next carrier's group");
+            assertEquals(before + 1, PerfEventDescriptors.of(app.pid()), "the next carrier's group");
             assertEquals(0, app.finish());
             List<String> said =
                     app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();

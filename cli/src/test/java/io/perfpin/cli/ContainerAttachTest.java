@@ -12,6 +12,7 @@ import io.perfpin.jvm.AgentJar;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.stats.NotAStatsFileException;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -140,7 +141,7 @@ class ContainerAttachTest {
                     inNamespace(jvm.pid(), 0, "stat -c '%u %a' " + dir + " " + jar),
                     "the victim's own copy, which no one else may replace");
             assertEquals("0-1", ProcFiles.cpusAllowed(jvm.pid(), tid), "its CPUs given back at the detach");
-            assertEquals(0, ProcFiles.perfEventDescriptors(jvm.pid()));
+            assertEquals(0, PerfEventDescriptors.of(jvm.pid()));
             assertFalse(Files.exists(marker), "the planted agent ran");
         }
     }
@@ -192,7 +193,7 @@ class ContainerAttachTest {
             assertEquals(0, attach.code, attach.out + attach.err);
             assertTrue(attach.out.matches("(?s).*\nworker-0 +" + tid + " +1 .*"), "pinned to CPU 1:\n" + attach.out);
             assertEquals("0-1", ProcFiles.cpusAllowed(jvm.pid(), tid), "its CPUs given back at the detach");
-            assertEquals(0, ProcFiles.perfEventDescriptors(jvm.pid()));
+            assertEquals(0, PerfEventDescriptors.of(jvm.pid()));
             // Its user's name is "root" in there: the stats file is found among that user's directories, closed.
             CliRun top = CliRun.capture(() -> Perfpin.run("top", pid, "--duration", "200ms"));
             assertEquals(ExitCode.NO_AGENT, top.code, top.out + top.err);
@@ -280,7 +281,7 @@ class ContainerAttachTest {
             assertEquals(0, attach.code, attach.out + attach.err);
             assertTrue(attach.out.matches("(?s).*\nworker-0 +\\d+ +1 .*"), "pinned to CPU 1:\n" + attach.out);
             assertEquals("0-1", ProcFiles.cpusAllowed(pid, tid), "its CPUs given back at the detach");
-            assertEquals(0, ProcFiles.perfEventDescriptors(pid));
+            assertEquals(0, PerfEventDescriptors.of(pid));
         }
     }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.stats.StatsLayout;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -56,7 +57,7 @@ class DetachCommandTest {
             service.await(Pattern.compile("ready"));
             assertFalse(Files.exists(PerfpinDirectory.statsFile(service.pid())), "no stats file");
             assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid), "pinned by the agent");
-            assertTrue(ProcFiles.perfEventDescriptors(service.pid()) > 0, "and counted");
+            assertTrue(PerfEventDescriptors.of(service.pid()) > 0, "and counted");
 
             assertDetachedAndLeftAsBefore(service, allCpus(service));
             assertOnlyPerfpinLines(service.endAndReadRest());
@@ -118,7 +119,7 @@ class DetachCommandTest {
                         "300ms"));
                 assertEquals(ExitCode.OK, attach.code, attach.out + attach.err);
                 assertEquals("1", ProcFiles.cpusAllowed(service.pid(), tid), "pinned by the agent");
-                assertTrue(ProcFiles.perfEventDescriptors(service.pid()) > 0, "and counted");
+                assertTrue(PerfEventDescriptors.of(service.pid()) > 0, "and counted");
                 damage.to(stats);
 
                 assertDetachedAndLeftAsBefore(service, cpus);
@@ -146,7 +147,7 @@ class DetachCommandTest {
 
     /** No perf_event descriptor in the JVM, and each of its threads on {@code cpus}, the CPUs it had before. */
     static void assertNothingOfPerfpinsIn(long pid, String cpus) {
-        assertEquals(0, ProcFiles.perfEventDescriptors(pid), "no perf_event descriptor left");
+        assertEquals(0, PerfEventDescriptors.of(pid), "no perf_event descriptor left");
         Map<Integer, String> each = ProcFiles.cpusAllowedOfEachThread(pid);
         assertTrue(each.values().stream().allMatch(cpus::equals), "every thread back on " + cpus + ": " + each);
     }

@@ -13,6 +13,7 @@ import io.perfpin.jvm.AgentJar;
 import io.perfpin.jvm.AgentPresence;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -144,7 +145,7 @@ class ExitCodeTest {
                                 + " perfpin-agent.jar>, or perfpin attach " + pid + "\n",
                         top.err);
                 assertEquals("", top.out, "no old totals");
-                assertEquals(0, ProcFiles.perfEventDescriptors(service.pid()), "detached");
+                assertEquals(0, PerfEventDescriptors.of(service.pid()), "detached");
             } finally {
                 Files.deleteIfExists(stats);
             }
@@ -165,7 +166,7 @@ class ExitCodeTest {
             long pid = service.pid();
             try {
                 AgentSession.awaitAgent(pid, null);
-                int counting = ProcFiles.settledPerfEventDescriptors(pid); // its worker enrolled
+                long counting = PerfEventDescriptors.settled(pid); // its worker enrolled
                 CliRun detach = CliRun.capture(() -> Perfpin.run("detach", Long.toString(pid)));
                 assertEquals(ExitCode.ATTACH_FAILED, detach.code, detach.err);
                 assertEquals(
@@ -175,7 +176,7 @@ class ExitCodeTest {
                                 + " detach it\n",
                         detach.err);
                 assertTrue(counting > 0, "its agent counts");
-                assertEquals(counting, ProcFiles.perfEventDescriptors(pid), "and still does, left as it was");
+                assertEquals(counting, PerfEventDescriptors.of(pid), "and still does, left as it was");
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(pid));
             }
@@ -232,7 +233,7 @@ class ExitCodeTest {
             assertEquals(1, stat.err.lines().count(), stat.err);
             assertTrue(stat.err.startsWith("perfpin stat: ") && stat.err.contains("isolated"), stat.err);
             assertEquals(cpus, ProcFiles.cpusAllowed(pid, (int) pid), "its main thread left on its CPUs");
-            assertEquals(0, ProcFiles.perfEventDescriptors(pid), "nothing counted from inside it");
+            assertEquals(0, PerfEventDescriptors.of(pid), "nothing counted from inside it");
         }
     }
 
@@ -251,7 +252,7 @@ class ExitCodeTest {
                             perfpin.lines().toString());
                 }
             }
-            assertEquals(0, ProcFiles.perfEventDescriptors(rootJvm.pid()), "nothing counted it");
+            assertEquals(0, PerfEventDescriptors.of(rootJvm.pid()), "nothing counted it");
         }
     }
 

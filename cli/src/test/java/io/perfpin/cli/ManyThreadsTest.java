@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.List;
@@ -126,7 +127,7 @@ class ManyThreadsTest {
                                     + " as perfpin found it"),
                             all.substring(Math.max(0, all.length() - 4000)));
                 }
-                assertEquals(0, ProcFiles.perfEventDescriptors(service.pid()), "no perf_event descriptor left");
+                assertEquals(0, PerfEventDescriptors.of(service.pid()), "no perf_event descriptor left");
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
             }

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 
 /** What /proc says about another process and its threads, read as a test checks the outcome. */
 final class ProcFiles {
@@ -102,41 +101,6 @@ final class ProcFiles {
     /** Whether the process maps a file of that name, such as {@code libinstrument.so}, which every Java agent loads. */
     static boolean maps(long pid, String fileName) {
         return lines(Paths.get("/proc/" + pid + "/maps")).stream().anyMatch(l -> l.endsWith("/" + fileName));
-    }
-
-    /**
-     * How many {@code perf_event} descriptors the process holds once they settle: no {@code perfpin-kernel} thread
-     * left (it holds a counter while the agent starts) and the same count twice, 200 ms apart, at least one.
-     */
-    static int settledPerfEventDescriptors(long pid) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        int last = -1;
-        while (System.nanoTime() < deadline) {
-            int now = perfEventDescriptors(pid);
-            if (now > 0 && now == last && !threadNames(pid).contains("perfpin-kernel")) {
-                return now;
-            }
-            last = now;
-            Thread.sleep(200);
-        }
-        throw new AssertionError("the process's perf_event descriptors did not settle in 30 s");
-    }
-
-    /** How many {@code perf_event} descriptors the process holds. */
-    static int perfEventDescriptors(long pid) {
-        int count = 0;
-        try (DirectoryStream<Path> fds = Files.newDirectoryStream(Paths.get("/proc/" + pid + "/fd"))) {
-            for (Path fd : fds) {
-                try {
-                    count += Files.readSymbolicLink(fd).toString().equals("anon_inode:[perf_event]") ? 1 : 0;
-                } catch (NoSuchFileException closed) {
-                    // closed while we looked
-                }
-            }
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
-        return count;
     }
 
     /** The fields of {@code /proc/<pid>/stat} from field 3 (state) on; empty once the process is gone. */

@@ -13,6 +13,7 @@ import io.perfpin.event.EventSpec;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.testkit.PerfEventDescriptors;
 import io.perfpin.testkit.Threads;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

@@ -6,6 +6,7 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.io.IOException;
 import org.junit.jupiter.api.Test;
 

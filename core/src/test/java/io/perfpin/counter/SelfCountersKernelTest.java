@@ -13,6 +13,7 @@ import io.perfpin.apps.Spinner;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.options.DescriptorShare;
+import io.perfpin.testkit.PerfEventDescriptors;
 import io.perfpin.testkit.Threads;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;

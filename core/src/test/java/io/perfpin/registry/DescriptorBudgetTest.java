@@ -3,7 +3,6 @@ package io.perfpin.registry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
@@ -14,6 +13,7 @@ import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;

@@ -5,12 +5,12 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Paths;

@@ -5,7 +5,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadAffinity;
@@ -17,6 +16,7 @@ import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.testkit.PerfEventDescriptors;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

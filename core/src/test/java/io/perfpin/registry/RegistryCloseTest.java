@@ -3,12 +3,12 @@ package io.perfpin.registry;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.report.Recording;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.testkit.PerfEventDescriptors;
 import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.nio.ByteBuffer;

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.apps.PageToucher;
-import io.perfpin.counter.PerfEventDescriptors;
 import io.perfpin.cpu.CpuReservations;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
@@ -25,6 +24,7 @@ import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
+import io.perfpin.testkit.PerfEventDescriptors;
 import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.nio.channels.FileChannel;

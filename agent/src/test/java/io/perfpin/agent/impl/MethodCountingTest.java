@@ -9,11 +9,8 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.report.MethodRecord;
+import io.perfpin.testkit.PerfEventDescriptors;
 import io.perfpin.testkit.Threads;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -27,7 +24,7 @@ class MethodCountingTest {
         DescriptorBudget budget = DescriptorBudget.unbounded();
         MethodCounting methods = new MethodCounting(Backends.syscalls(), events, budget);
         int id = methods.register("Work.run", null);
-        long before = perfDescriptors();
+        long before = PerfEventDescriptors.ofThisProcess();
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch detached = new CountDownLatch(1);
         Object[] tokens = new Object[2];
@@ -47,9 +44,10 @@ class MethodCountingTest {
         try {
             Threads.await(inside);
             assertNotNull(tokens[0], "counted");
-            assertEquals(before + 2, perfDescriptors(), "its two events");
+            assertEquals(before + 2, PerfEventDescriptors.ofThisProcess(), "its two events");
             methods.close();
-            assertEquals(before, perfDescriptors(), "closed at detach while it was inside the method");
+            assertEquals(
+                    before, PerfEventDescriptors.ofThisProcess(), "closed at detach while it was inside the method");
             assertEquals(0, budget.held());
         } finally {
             detached.countDown();
@@ -61,7 +59,7 @@ class MethodCountingTest {
         late.start();
         Threads.join(late);
         assertNull(tokens[1], "not counted");
-        assertEquals(before, perfDescriptors(), "no counter opened after detach");
+        assertEquals(before, PerfEventDescriptors.ofThisProcess(), "no counter opened after detach");
         List<MethodRecord> summaries = new ArrayList<>();
         methods.publish(System.currentTimeMillis(), true, (list, summary) -> summaries.add(summary));
         assertEquals(0, summaries.get(0).calls(), "the call cut by detach is not recorded");
@@ -79,19 +77,5 @@ class MethodCountingTest {
         List<MethodRecord> summaries = new ArrayList<>();
         methods.publish(System.currentTimeMillis(), true, (list, summary) -> summaries.add(summary));
         assertEquals(2, summaries.size(), summaries.toString());
-    }
-
-    private static long perfDescriptors() throws IOException {
-        long count = 0;
-        try (var fds = Files.list(Paths.get("/proc/self/fd"))) {
-            for (Path fd : (Iterable<Path>) fds::iterator) {
-                try {
-                    count += Files.readSymbolicLink(fd).toString().equals("anon_inode:[perf_event]") ? 1 : 0;
-                } catch (IOException e) {
-                    // closed while we looked, like the listing's own descriptor
-                }
-            }
-        }
-        return count;
     }
 }
