@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -140,22 +141,16 @@ final class Sampler {
      * stats file, marked closed. Every thread is let go of, whatever failed before: its descriptors closed, its pin
      * undone. The last tick is skipped when nothing would receive it (no stats file, no recording, no listener that
      * wants it): a short main's exit then waits for no final read nobody sees.
+     *
+     * @param bounded  whether to wait for the sampler thread only until {@code deadline} ({@link System#nanoTime})
+     * @return false, with nothing done, when the sampler thread had not ended by then: what follows reads what it
+     *     writes, and gives back the descriptors it reads
      */
-    void finish() {
+    boolean finish(boolean bounded, long deadline) {
         stopping = true;
         LockSupport.unpark(thread);
-        // Joined whatever interrupts come: what follows reads what the sampler thread wrote, the stats file among it.
-        boolean interrupted = false;
-        while (true) {
-            try {
-                thread.join();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
+        if (!joined(bounded, deadline)) {
+            return false;
         }
         if (!deferredDone && deferred != null) {
             deferred.skipped();
@@ -170,6 +165,31 @@ final class Sampler {
             if (publisher != null) {
                 // also after a fault in the last tick: its mapping is let go all the same
                 isolated("closing the stats file", publisher::close);
+            }
+        }
+        return true;
+    }
+
+    /** Whether the sampler thread ended, waited for whatever interrupts come: they are the caller's again after. */
+    private boolean joined(boolean bounded, long deadline) {
+        boolean interrupted = false;
+        try {
+            while (thread.isAlive()) {
+                long left = deadline - System.nanoTime();
+                if (bounded && left <= 0) {
+                    return false;
+                }
+                try {
+                    // join(0) waits for good: a bounded wait asks for at least a millisecond
+                    thread.join(bounded ? Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)) : 0);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            return true;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }

@@ -18,6 +18,8 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
@@ -49,7 +51,7 @@ public final class ThreadRegistry implements AutoCloseable {
 
     private final Sampler sampler;
     /** Held while closing: a second caller (detach and the shutdown hook at once) waits until the first is done. */
-    private final Object closeLock = new Object();
+    private final ReentrantLock closeLock = new ReentrantLock();
 
     private boolean closed;
 
@@ -418,57 +420,123 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     /**
+     * The most the JVM's exit waits for the sampler to come back from its tick, and for a close under way on another
+     * thread: a write to a file system that does not answer (a hung network mount) would otherwise hold the exit for
+     * good, and the application's with it.
+     */
+    public static final long EXIT_WAIT_MILLIS = 10_000;
+
+    /**
      * Stops counting: every thread's final record is written, its descriptors closed, its reservation freed,
      * and a thread perfpin pinned gets back the affinity it had before. The stats file is marked closed. Once
      * only, whoever calls it and however often: a caller that comes while another closes returns when that one
      * is done, so neither the shutdown hook nor a detach returns before the final records are written. Each step
      * runs whatever failed before it: every descriptor is closed and every pin undone all the same, and what failed
-     * is said once, in one notice.
+     * is said once, in one notice. Waits for the sampler however long its tick takes: a sampler that came back later
+     * would read descriptors given back, and maybe the application's by then.
      */
     @Override
     public void close() {
-        synchronized (closeLock) {
+        close(0);
+    }
+
+    /**
+     * As {@link #close}, at the JVM's exit: waits at most {@value #EXIT_WAIT_MILLIS} ms for the sampler's tick and for
+     * a close under way. Past that, what would wait for the sampler is skipped (the final records, the stats file's
+     * close, the recording's, which a write that does not return would hold), said once, and the exit goes on: the
+     * JVM's end gives back the descriptors the sampler may still read.
+     */
+    public void closeAtExit() {
+        close(TimeUnit.MILLISECONDS.toNanos(EXIT_WAIT_MILLIS));
+    }
+
+    /** @param boundNanos the most to wait for a close under way and for the sampler, together; 0 for no bound */
+    void close(long boundNanos) {
+        long deadline = System.nanoTime() + boundNanos;
+        if (!lockClose(boundNanos, deadline)) {
+            notices.sayOnce(AgentNotice.refused("the JVM exits while the agent still closes on another thread, past "
+                    + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms: what that close has not written is lost"));
+            return;
+        }
+        try {
             if (closed) {
                 return;
             }
             closed = true;
             List<String> failures = new ArrayList<>();
+            boolean samplerBack = true;
             for (Closing step : Closing.values()) {
+                if (!samplerBack && step.waitsForSampler) {
+                    continue;
+                }
                 try {
-                    close(step);
-                } catch (IOException | RuntimeException | Error e) {
+                    switch (step) {
+                        case ENROLMENTS -> threads.close();
+                        case THREADS -> samplerBack = sampler.finish(boundNanos != 0, deadline);
+                        case PINS -> pins.close();
+                        case SWITCHED_ON -> switchedOn.close();
+                        case RECORDING -> recording.close();
+                    }
+                } catch (RuntimeException | Error e) {
                     failures.add(step.what + ": " + e);
                 }
             }
+            if (!samplerBack) {
+                failures.add("the sampler has not come back from its tick in "
+                        + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms (a write to a file system that does not"
+                        + " answer, or a listener that does not return): the JVM exits without the final records, and"
+                        + " without closing the recording and the stats file");
+            }
             if (!failures.isEmpty()) {
                 notices.sayOnce(AgentNotice.refused("closing failed: " + String.join("; ", failures)));
+            }
+        } finally {
+            closeLock.unlock();
+        }
+    }
+
+    /**
+     * Takes the close lock, waiting at most until {@code deadline} where {@code boundNanos} is not 0. An interrupt
+     * does not end the wait: the thread gets it back after.
+     */
+    private boolean lockClose(long boundNanos, long deadline) {
+        if (boundNanos == 0) {
+            closeLock.lock();
+            return true;
+        }
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return closeLock.tryLock(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
         }
     }
 
     /** The steps of {@link #close}, in order; each runs whatever failed before it. */
     private enum Closing {
-        ENROLMENTS("waiting for enrolments under way"),
-        THREADS("finishing the threads"),
+        ENROLMENTS("waiting for enrolments under way", false),
+        THREADS("finishing the threads", true),
         // Finishing gave each thread its CPUs back; this gives back any pin a failure above left behind.
-        PINS("giving the threads their CPUs back"),
-        SWITCHED_ON("closing the counters kept switched on"),
-        RECORDING("closing the recording");
+        PINS("giving the threads their CPUs back", false),
+        SWITCHED_ON("closing the counters kept switched on", false),
+        // a sampler stuck in a write to it would hold its close too
+        RECORDING("closing the recording", true);
 
         private final String what;
+        /** Skipped at the JVM's exit when the sampler has not come back from its tick. */
+        private final boolean waitsForSampler;
 
-        Closing(String what) {
+        Closing(String what, boolean waitsForSampler) {
             this.what = what;
-        }
-    }
-
-    private void close(Closing step) throws IOException {
-        switch (step) {
-            case ENROLMENTS -> threads.close();
-            case THREADS -> sampler.finish();
-            case PINS -> pins.close();
-            case SWITCHED_ON -> switchedOn.close();
-            case RECORDING -> recording.close();
+            this.waitsForSampler = waitsForSampler;
         }
     }
 

@@ -1,6 +1,7 @@
 package io.perfpin.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.event.EventList;
@@ -23,6 +24,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -190,6 +192,82 @@ class RegistryCloseTest {
         AtomicInteger finals = new AtomicInteger();
         Recording.read(recording, record -> finals.addAndGet(record.isFinal() ? 1 : 0));
         return finals.get();
+    }
+
+    /**
+     * At the JVM's exit, a sampler that does not come back from its tick holds the exit only as long as the bound: a
+     * listener that does not return stands in for a write to a file system that does not answer. The close returns,
+     * says why the final records are missing, and a later close (a detach) returns at once. The sampler goes on once
+     * its tick returns, and ends.
+     */
+    @Test
+    void anExitWaitsForASamplerStuckInItsTickOnlyUntilTheBound() throws Exception {
+        ThreadRegistry registry = start(dir.resolve("stuck.jsonl"));
+        CountDownLatch inTick = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> sampler = new AtomicReference<>();
+        registry.onTick((epochMillis, finalPass, record) -> {
+            if (sampler.compareAndSet(null, Thread.currentThread())) {
+                inTick.countDown();
+                await(release);
+            }
+        });
+        try {
+            assertTrue(inTick.await(DEADLINE_SECONDS, TimeUnit.SECONDS), "the sampler ticked");
+            registry.close(TimeUnit.MILLISECONDS.toNanos(100));
+            assertEquals(1, warnings.size(), warnings::toString);
+            assertTrue(
+                    warnings.get(0).contains("the sampler has not come back from its tick in 100 ms")
+                            && warnings.get(0).contains("without the final records"),
+                    warnings::toString);
+            registry.close();
+            assertEquals(1, warnings.size(), "a second close does nothing: " + warnings);
+            assertTrue(sampler.get().isAlive(), "the sampler was still in its tick");
+        } finally {
+            release.countDown();
+        }
+        sampler.get().join(TimeUnit.SECONDS.toMillis(DEADLINE_SECONDS));
+        assertFalse(sampler.get().isAlive(), "the sampler ended once its tick returned");
+    }
+
+    /**
+     * A detach waits for a stuck sampler for good (a sampler that came back later would read descriptors given back);
+     * the JVM's exit, which comes meanwhile, waits for that detach only until its bound, and says so.
+     */
+    @Test
+    void anExitWaitsForADetachHeldByAStuckSamplerOnlyUntilTheBound() throws Exception {
+        ThreadRegistry registry = start(dir.resolve("held.jsonl"));
+        CountDownLatch inTick = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        AtomicReference<Thread> sampler = new AtomicReference<>();
+        registry.onTick((epochMillis, finalPass, record) -> {
+            if (sampler.compareAndSet(null, Thread.currentThread())) {
+                inTick.countDown();
+                await(release);
+            }
+        });
+        Thread detach = new Thread(registry::close, "detach");
+        try {
+            assertTrue(inTick.await(DEADLINE_SECONDS, TimeUnit.SECONDS), "the sampler ticked");
+            detach.start();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DEADLINE_SECONDS);
+            while (detach.getState() != Thread.State.WAITING && System.nanoTime() < deadline) {
+                Thread.sleep(1); // the detach waits in the sampler's join, holding the close
+            }
+            assertEquals(Thread.State.WAITING, detach.getState(), "the detach waits for the sampler");
+            registry.close(TimeUnit.MILLISECONDS.toNanos(100));
+            assertEquals(1, warnings.size(), warnings::toString);
+            assertTrue(
+                    warnings.get(0)
+                            .contains("the JVM exits while the agent still closes on another thread, past 100 ms"),
+                    warnings::toString);
+            assertTrue(detach.isAlive(), "the detach still waited");
+        } finally {
+            release.countDown();
+        }
+        detach.join(TimeUnit.SECONDS.toMillis(DEADLINE_SECONDS));
+        assertFalse(detach.isAlive(), "the detach returned once the sampler came back");
+        assertEquals(1, warnings.size(), "the detach finished every thread: " + warnings);
     }
 
     private static void await(CountDownLatch latch) {

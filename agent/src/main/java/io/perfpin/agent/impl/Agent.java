@@ -151,7 +151,7 @@ final class Agent implements AutoCloseable {
             if (enrolment != null) {
                 ThreadHooks.uninstall(enrolment);
             }
-            closeCounting(registry, exports, virtualThreads);
+            closeCounting(registry, exports, virtualThreads, false);
             AgentLog.publishTo(null, false);
             throw e;
         }
@@ -255,9 +255,12 @@ final class Agent implements AutoCloseable {
         return methods;
     }
 
-    /** At the JVM's exit: the final records. */
+    /**
+     * At the JVM's exit: the final records, waiting for the sampler's tick at most {@link
+     * ThreadRegistry#EXIT_WAIT_MILLIS} ms.
+     */
     void closeAtExit() {
-        closeCounting(registry, exports, virtualThreads);
+        closeCounting(registry, exports, virtualThreads, true);
     }
 
     /**
@@ -265,7 +268,8 @@ final class Agent implements AutoCloseable {
      * stop first: the final tick writes the records of those that ended before. Each step runs whatever the one before
      * threw: a failure of one never leaves another's descriptors open or pins in place.
      */
-    private static void closeCounting(ThreadRegistry registry, MetricsExport exports, VirtualThreads virtualThreads) {
+    private static void closeCounting(
+            ThreadRegistry registry, MetricsExport exports, VirtualThreads virtualThreads, boolean atExit) {
         Throwable failure = null;
         if (virtualThreads != null) {
             try {
@@ -275,7 +279,11 @@ final class Agent implements AutoCloseable {
             }
         }
         try {
-            registry.close();
+            if (atExit) {
+                registry.closeAtExit();
+            } else {
+                registry.close();
+            }
         } catch (RuntimeException | Error e) {
             failure = withSuppressed(failure, e);
         }
@@ -306,7 +314,7 @@ final class Agent implements AutoCloseable {
             failure = withSuppressed(failure, e);
         }
         try {
-            closeCounting(registry, exports, virtualThreads);
+            closeCounting(registry, exports, virtualThreads, false);
         } catch (RuntimeException | Error e) {
             failure = withSuppressed(failure, e);
         }
