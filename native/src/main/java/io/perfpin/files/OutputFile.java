@@ -65,7 +65,50 @@ public final class OutputFile {
         return create(file, true);
     }
 
+    /**
+     * As {@link #create}, as the new file's own descriptor, which the caller closes ({@link FileCalls#close}): for a
+     * file written on the application's threads. A {@link FileChannel} closes itself when the thread in one of its
+     * calls is interrupted, as an application interrupts its own (a task cancelled); a {@code write(2)} on a
+     * descriptor goes on.
+     */
+    public static int createDescriptor(Path file) throws IOException {
+        FileCalls calls = FileCalls.ofProcess();
+        return create(file, false, new Opened<Integer>() {
+                    @Override
+                    public Integer of(int fd) {
+                        return fd;
+                    }
+
+                    @Override
+                    public void close(Integer fd) {
+                        calls.close(fd);
+                    }
+                })
+                .orElseThrow();
+    }
+
     private static Optional<FileChannel> create(Path file, boolean locking) throws IOException {
+        FileCalls calls = FileCalls.ofProcess();
+        Optional<FileChannel> channel = create(file, locking, new Opened<FileChannel>() {
+            @Override
+            public FileChannel of(int fd) throws IOException {
+                try {
+                    return PathWalk.channel(fd, READ_WRITE);
+                } finally {
+                    // the channel is open on its own descriptor; this one holds no lock yet
+                    calls.close(fd);
+                }
+            }
+
+            @Override
+            public void close(FileChannel opened) throws IOException {
+                opened.close();
+            }
+        });
+        return locking && channel.isPresent() ? Optional.of(locked(channel.get())) : channel;
+    }
+
+    private static <T> Optional<T> create(Path file, boolean locking, Opened<T> opened) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             KernelFileSystems.refuse(file, parent);
@@ -73,33 +116,43 @@ public final class OutputFile {
         FileCalls calls = FileCalls.ofProcess();
         PathWalk.Entry entry = PathWalk.onHost(calls).parentToWrite(file.toString());
         try {
-            return new InDirectory(calls, entry).create(locking);
+            return new InDirectory<>(calls, entry, opened).create(locking);
         } finally {
             calls.close(entry.dirFd());
         }
     }
 
+    /** What a new file's descriptor is given as: a channel, or the descriptor itself. */
+    private interface Opened<T> {
+        /** Takes {@code fd}, a new file's descriptor, over: closes it where it does not keep it. */
+        T of(int fd) throws IOException;
+
+        void close(T opened) throws IOException;
+    }
+
     /** The steps taken in the walked directory, all relative to its descriptor. */
-    private static final class InDirectory {
+    private static final class InDirectory<T> {
         private final FileCalls calls;
         private final int dir;
         private final String name;
         private final String shownAs;
+        private final Opened<T> opened;
 
-        InDirectory(FileCalls calls, PathWalk.Entry entry) {
+        InDirectory(FileCalls calls, PathWalk.Entry entry, Opened<T> opened) {
             this.calls = calls;
             this.dir = entry.dirFd();
             this.name = entry.name();
             this.shownAs = entry.shownAs();
+            this.opened = opened;
         }
 
-        Optional<FileChannel> create(boolean locking) throws IOException {
+        Optional<T> create(boolean locking) throws IOException {
             for (int attempt = 0; ; attempt++) {
                 int existing = calls.openat(dir, name, LOOK, 0);
-                FileChannel channel;
+                T file;
                 if (existing == -Errno.ENOENT) {
-                    channel = createNew(name);
-                    if (channel == null) {
+                    file = createNew(name);
+                    if (file == null) {
                         if (attempt == 3) {
                             throw new IOException(shownAs + " keeps being created by someone else: name another file");
                         }
@@ -117,9 +170,9 @@ public final class OutputFile {
                     } finally {
                         calls.close(existing);
                     }
-                    channel = replace();
+                    file = replace();
                 }
-                return Optional.of(locking ? locked(channel) : channel);
+                return Optional.of(file);
             }
         }
 
@@ -135,12 +188,12 @@ public final class OutputFile {
         }
 
         /** A new file beside the old, renamed over it: the name never holds a partly written file. */
-        private FileChannel replace() throws IOException {
+        private T replace() throws IOException {
             for (int attempt = 0; ; attempt++) {
                 String temporary = "." + name + ".perfpin-"
                         + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
-                FileChannel channel = createNew(temporary);
-                if (channel == null) {
+                T file = createNew(temporary);
+                if (file == null) {
                     if (attempt == 100) {
                         throw new IOException("cannot create a temporary file beside " + shownAs + ": every name"
                                 + " tried is taken");
@@ -149,16 +202,16 @@ public final class OutputFile {
                 }
                 int renamed = calls.renameat2(dir, temporary, dir, name, 0);
                 if (renamed < 0) {
-                    channel.close();
+                    opened.close(file);
                     calls.unlinkat(dir, temporary, 0);
                     throw new IOException("cannot replace " + shownAs + ": " + Errno.words(renamed));
                 }
-                return channel;
+                return file;
             }
         }
 
         /** A new 0600 file {@code entry} made now ({@code O_EXCL}), or null when that name is taken. */
-        private FileChannel createNew(String entry) throws IOException {
+        private T createNew(String entry) throws IOException {
             int fd = calls.openat(dir, entry, CREATE, PRIVATE_FILE);
             if (fd == -Errno.EEXIST) {
                 return null;
@@ -168,13 +221,10 @@ public final class OutputFile {
             }
             try {
                 // made by this open, so ours: the umask may have taken bits, never added any
-                return PathWalk.channel(fd, READ_WRITE);
+                return opened.of(fd);
             } catch (IOException | RuntimeException e) {
                 calls.unlinkat(dir, entry, 0);
                 throw e;
-            } finally {
-                // the channel is open on its own descriptor; this one holds no lock yet
-                calls.close(fd);
             }
         }
 

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.nativeio.FileCalls;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -158,6 +159,28 @@ class OutputFileTest {
         write(link.resolve("out.jsonl"), "root's link");
         assertEquals("root's link", Files.readString(theirs.resolve("out.jsonl")));
         assertEquals("rwxrwxrwx", mode(theirs), "the directory's mode is never changed");
+    }
+
+    /** The descriptor flavour, for files written on the application's threads, follows the same rule. */
+    @Test
+    void aDescriptorIsOpenedByTheSameRule() throws Exception {
+        FileCalls calls = FileCalls.ofProcess();
+        Path file = Files.writeString(tmp.resolve("agent.log"), "old content");
+        Path otherName = Files.createLink(tmp.resolve("kept"), file);
+        int fd = OutputFile.createDescriptor(file);
+        try {
+            byte[] bytes = "new".getBytes(StandardCharsets.UTF_8);
+            assertEquals(bytes.length, calls.writeAll(fd, bytes));
+        } finally {
+            calls.close(fd);
+        }
+        assertEquals("new", Files.readString(file));
+        assertEquals("old content", Files.readString(otherName));
+        assertEquals("rw-------", mode(file));
+        assertEquals(2, FileSystemFixtures.entries(tmp), "no temporary file is left");
+        Path link = Files.createSymbolicLink(tmp.resolve("linked.log"), otherName);
+        assertThrows(IOException.class, () -> OutputFile.createDescriptor(link));
+        assertEquals("old content", Files.readString(otherName));
     }
 
     private static void write(Path file, String content) throws IOException {

@@ -1,15 +1,14 @@
 package io.perfpin.agent.impl;
 
 import io.perfpin.files.OutputFile;
-import io.perfpin.files.Uninterrupted;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.FileCalls;
 import io.perfpin.options.UrlText;
 import io.perfpin.report.TerminalText;
 import io.perfpin.stats.AgentNotice;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
@@ -22,7 +21,8 @@ import java.time.format.DateTimeFormatter;
  * the user's own replaced), so a root JVM never writes through another user's link.
  *
  * <p>Each entry is one {@code write(2)} at the file's end, as soon as it is said: nothing is buffered in the JVM, so a
- * JVM killed right after a failure leaves it in the file. No {@code fsync}: what the kernel holds outlives the
+ * JVM killed right after a failure leaves it in the file. It is written through the file's descriptor, not a
+ * {@code FileChannel}, which an interrupt of the application's thread that says a notice would close. No {@code fsync}: what the kernel holds outlives the
  * process, and a sync on every notice would make a slow disk slow the agent down. The file is bounded
  * ({@link #MAX_BYTES}): a failure that comes on every tick fills it in hours, not the disk; one last line says that
  * it stopped there.
@@ -36,15 +36,21 @@ final class AgentLogFile implements AutoCloseable {
     private static final int LAST_LINE_ROOM = 256;
 
     private final Path path;
-    private final FileChannel channel;
+    private final FileCalls calls;
+    /** The file's descriptor, perfpin's own: closed once, by {@link #close}. */
+    private final int fd;
+
     private final long maxBytes;
     private long written;
     /** Set once the bound was reached or the file closed: nothing more is written. */
     private boolean stopped;
+    /** Set once its descriptor was given back: a number the process may give to another file by then. */
+    private boolean closed;
 
-    private AgentLogFile(Path path, FileChannel channel, long maxBytes) {
+    private AgentLogFile(Path path, FileCalls calls, int fd, long maxBytes) {
         this.path = path;
-        this.channel = channel;
+        this.calls = calls;
+        this.fd = fd;
         this.maxBytes = maxBytes;
     }
 
@@ -57,7 +63,7 @@ final class AgentLogFile implements AutoCloseable {
 
     /** As {@link #create(Path)}, bounded at {@code maxBytes} (at least a few hundred). */
     static AgentLogFile create(Path path, long maxBytes) throws IOException {
-        return new AgentLogFile(path, OutputFile.create(path), maxBytes);
+        return new AgentLogFile(path, FileCalls.ofProcess(), OutputFile.createDescriptor(path), maxBytes);
     }
 
     Path path() {
@@ -98,28 +104,27 @@ final class AgentLogFile implements AutoCloseable {
                     .getBytes(StandardCharsets.UTF_8);
             stopped = true;
         }
-        boolean interrupted = Uninterrupted.clear(); // what the application's threads say, a cancelled task's too
+        long result;
         try {
-            ByteBuffer buffer = ByteBuffer.wrap(bytes);
-            while (buffer.hasRemaining()) {
-                written += channel.write(buffer);
-            }
-        } catch (IOException | RuntimeException e) {
+            result = calls.writeAll(fd, bytes);
+        } catch (RuntimeException e) {
             close();
-            throw e instanceof IOException io ? io : new IOException(e.toString(), e);
-        } finally {
-            Uninterrupted.restore(interrupted);
+            throw new IOException(e.toString(), e);
         }
+        if (result < 0) {
+            close();
+            throw new IOException("cannot write " + path + ": " + Errno.words(result));
+        }
+        written += result;
     }
 
     /** Gives its descriptor back; nothing more is written. */
     @Override
     public synchronized void close() {
-        stopped = true;
-        try {
-            channel.close();
-        } catch (IOException e) {
-            // the descriptor is released all the same; what was written is in the kernel's hands
+        if (!closed) {
+            closed = true;
+            stopped = true;
+            calls.close(fd); // released whatever it returns: what was written is in the kernel's hands
         }
     }
 }

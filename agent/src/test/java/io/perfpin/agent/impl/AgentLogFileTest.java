@@ -11,6 +11,8 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -67,6 +69,47 @@ class AgentLogFileTest {
                         "2025-03-04T05:06:07.080Z refused cannot pin thread 'cancelled'",
                         "2025-03-04T05:06:07.080Z info after"),
                 Files.readAllLines(path));
+    }
+
+    /**
+     * Interrupts that come while the thread is in the write itself, as often as another thread can send them: every
+     * entry is written all the same, since no channel closes under them.
+     */
+    @Test
+    void interruptsDuringTheWritesLoseNoEntry() throws Exception {
+        Path path = dir.resolve("agent.log");
+        int entries = 2_000;
+        AtomicBoolean done = new AtomicBoolean();
+        try (AgentLogFile log = AgentLogFile.create(path)) {
+            Thread writer = Thread.currentThread();
+            Thread interrupter = new Thread(
+                    () -> {
+                        while (!done.get()) {
+                            writer.interrupt();
+                        }
+                    },
+                    "interrupter");
+            interrupter.start();
+            try {
+                for (int i = 0; i < entries; i++) {
+                    log.write(AgentNotice.info("entry " + i), WHEN);
+                }
+            } finally {
+                done.set(true);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+                while (interrupter.isAlive() && System.nanoTime() < deadline) {
+                    try {
+                        interrupter.join(100);
+                    } catch (InterruptedException lastOnes) {
+                        // sent before the interrupter saw done
+                    }
+                }
+                Thread.interrupted();
+            }
+        }
+        List<String> lines = Files.readAllLines(path);
+        assertEquals(entries, lines.size());
+        assertEquals("2025-03-04T05:06:07.080Z info entry " + (entries - 1), lines.get(entries - 1));
     }
 
     /** Full, it says so in one last line, and writes nothing more. */
