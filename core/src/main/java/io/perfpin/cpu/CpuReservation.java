@@ -1,9 +1,9 @@
 package io.perfpin.cpu;
 
-import io.perfpin.files.Uninterrupted;
+import io.perfpin.nativeio.Errno;
+import io.perfpin.nativeio.FileCalls;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.FileChannel;
 import java.util.List;
 
 /**
@@ -11,14 +11,14 @@ import java.util.List;
  * process, whichever comes first (the kernel drops the locks of a dead process).
  */
 public final class CpuReservation implements AutoCloseable {
-    /** One CPU's lock file, open with its lock held. */
+    /** One CPU's lock file, open with its lock held: {@code fd} is perfpin's own, closed once, to unlock it. */
     static final class LockedFile {
         final CpuReservations.LockFileId file;
-        final FileChannel channel;
+        final int fd;
 
-        LockedFile(CpuReservations.LockFileId file, FileChannel channel) {
+        LockedFile(CpuReservations.LockFileId file, int fd) {
             this.file = file;
-            this.channel = channel;
+            this.fd = fd;
         }
     }
 
@@ -71,21 +71,19 @@ public final class CpuReservation implements AutoCloseable {
      * Every file is closed even when one fails.
      */
     static void unlock(List<LockedFile> locks) {
-        IOException failure = null;
-        boolean interrupted = Uninterrupted.clear(); // on the application's thread, whose task may have been cancelled
-        try {
-            for (LockedFile lock : locks) {
-                try (FileChannel channel = lock.channel) {
-                    channel.truncate(0);
-                } catch (IOException e) {
-                    failure = failure == null ? e : failure;
-                }
+        FileCalls calls = FileCalls.ofProcess();
+        long failure = 0;
+        for (LockedFile lock : locks) {
+            try {
+                int emptied = calls.ftruncate(lock.fd, 0);
+                failure = failure == 0 && emptied < 0 ? emptied : failure;
+            } finally {
+                calls.close(lock.fd);
             }
-        } finally {
-            Uninterrupted.restore(interrupted);
         }
-        if (failure != null) {
-            throw new UncheckedIOException("releasing a CPU reservation: " + failure.getMessage(), failure);
+        if (failure < 0) {
+            String message = "releasing a CPU reservation: cannot empty its lock file: " + Errno.words(failure);
+            throw new UncheckedIOException(message, new IOException(message));
         }
     }
 

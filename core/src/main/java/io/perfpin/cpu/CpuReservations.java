@@ -4,25 +4,19 @@ import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.files.PathWalk;
-import io.perfpin.files.Uninterrupted;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.nativeio.FileStat;
+import io.perfpin.nativeio.NativeBuffer;
 import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -36,9 +30,10 @@ import java.util.regex.Pattern;
  * <p>A held file contains one line, {@code <pid> <tid> <thread name>}, so that {@link #list()} and people
  * can tell who holds a CPU.
  *
- * <p>The locks are POSIX record locks (what {@link FileChannel#tryLock()} takes on Linux), which belong to
- * the process and vanish when it closes any descriptor of the file. So within the JVM every lock file is
- * opened under one monitor, and files this process holds are known from a map and never opened twice.
+ * <p>The locks are POSIX record locks (what {@code FileChannel.tryLock()} takes on Linux, and what
+ * {@code /proc/locks} names the owner of), which belong to the process and vanish when it closes any descriptor of
+ * the file. So within the JVM every lock file is opened under one monitor, and files this process holds are known from
+ * a map and never opened twice. They are taken through descriptors, not channels ({@link FileCalls#tryLockWhole}).
  *
  * <p>The directory is an {@link OwnedDirectory} and every lock file is opened relative to its descriptor with
  * {@code O_NOFOLLOW}, checked with {@code fstat} to be a regular file of this user's before it is locked, written
@@ -46,7 +41,6 @@ import java.util.regex.Pattern;
  */
 public final class CpuReservations {
     private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d+)\\.lock");
-    private static final Set<StandardOpenOption> READ_WRITE = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
     private static final int LOOK = FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC;
     private static final int CREATE = FileCalls.O_RDWR
             | FileCalls.O_CREAT
@@ -114,15 +108,6 @@ public final class CpuReservations {
         if (cpus.isEmpty()) {
             throw new IllegalArgumentException("cannot reserve an empty set of CPUs");
         }
-        boolean interrupted = Uninterrupted.clear(); // on the application's thread, as a pin is
-        try {
-            return reserve(cpus, tid, threadName);
-        } finally {
-            Uninterrupted.restore(interrupted);
-        }
-    }
-
-    private Optional<CpuReservation> reserve(CpuSet cpus, int tid, String threadName) throws IOException {
         String name = threadName.replaceAll("\\p{Cntrl}", "?");
         byte[] record =
                 (ProcessHandle.current().pid() + " " + tid + " " + name + "\n").getBytes(StandardCharsets.UTF_8);
@@ -199,11 +184,15 @@ public final class CpuReservations {
         return "cpu-" + cpu + ".lock";
     }
 
-    /** Called under HELD. */
+    /**
+     * Called under HELD. The lock file is opened, locked, emptied and written through its descriptor, not a channel,
+     * since a channel closes itself when its thread is interrupted, and its lock goes with it: this runs on the
+     * application's thread, whose task may be cancelled meanwhile.
+     */
     private Optional<CpuReservation.LockedFile> tryLock(int dir, String file, byte[] record) throws IOException {
-        FileChannel channel = null;
+        int fd = -1;
         LockFileId id = null;
-        while (channel == null) {
+        while (fd < 0) {
             int located = calls.openat(dir, file, LOOK, 0);
             if (located == -Errno.ENOENT) {
                 int created = calls.openat(dir, file, CREATE, PRIVATE_FILE);
@@ -215,10 +204,11 @@ public final class CpuReservations {
                 }
                 try {
                     id = LockFileId.of(calls.fstat(created));
-                    channel = PathWalk.channel(created, READ_WRITE);
-                } finally {
+                } catch (RuntimeException e) {
                     calls.close(created); // a file made now: no lock of ours on it to drop
+                    throw e;
                 }
+                fd = created;
             } else if (located < 0) {
                 throw PathWalk.failure(shown(file), located);
             } else {
@@ -228,30 +218,33 @@ public final class CpuReservations {
                     if (HELD.containsKey(id)) {
                         return Optional.empty();
                     }
-                    channel = PathWalk.channel(located, READ_WRITE);
+                    fd = PathWalk.reopen(calls, located, FileCalls.O_RDWR, shown(file));
                 } finally {
                     calls.close(located);
                 }
             }
         }
         try {
-            FileLock lock;
-            try {
-                lock = channel.tryLock();
-            } catch (OverlappingFileLockException lockedElsewhereInThisJvm) {
-                lock = null;
-            }
-            if (lock == null) {
+            int locked = calls.tryLockWhole(fd);
+            if (locked == -Errno.EAGAIN || locked == -Errno.EACCES) {
                 // we hold no lock on this file, so closing our descriptor drops nobody's
-                channel.close();
+                calls.close(fd);
                 return Optional.empty();
             }
-            channel.truncate(0);
-            channel.write(ByteBuffer.wrap(record), 0);
-            return Optional.of(new CpuReservation.LockedFile(id, channel));
+            written(file, "lock", locked);
+            written(file, "empty", calls.ftruncate(fd, 0));
+            // at offset 0: the descriptor was opened now
+            written(file, "write", calls.writeAll(fd, record));
+            return Optional.of(new CpuReservation.LockedFile(id, fd));
         } catch (IOException | RuntimeException e) {
-            channel.close();
+            calls.close(fd);
             throw e;
+        }
+    }
+
+    private void written(String file, String what, long result) throws IOException {
+        if (result < 0) {
+            throw new IOException("cannot " + what + " " + shown(file) + ": " + Errno.words(result));
         }
     }
 
@@ -306,15 +299,21 @@ public final class CpuReservations {
                         : new Holder(cpu, owner, -1, ""));
     }
 
-    /** What another process wrote in the lock file {@code located} names (not one of ours: no lock to drop). */
+    /**
+     * What another process wrote in the lock file {@code located} names (not one of ours: no lock to drop), read
+     * through a descriptor: a reservation's placement may ask on an application's interrupted thread.
+     */
     private String firstLine(int located, String file) throws IOException {
         int opened = PathWalk.reopen(calls, located, FileCalls.O_RDONLY, shown(file));
-        try (FileChannel in = PathWalk.channel(opened, Set.of(StandardOpenOption.READ))) {
-            ByteBuffer bytes = ByteBuffer.allocate(MAX_LINE_BYTES);
-            while (bytes.hasRemaining() && in.read(bytes) > 0) {
-                // until the bound or the end
+        try {
+            NativeBuffer bytes = NativeBuffer.allocate(calls.syscalls(), MAX_LINE_BYTES);
+            long read = calls.read(opened, bytes);
+            if (read < 0) {
+                throw new IOException("cannot read " + shown(file) + ": " + Errno.words(read));
             }
-            return new String(bytes.array(), 0, bytes.position(), StandardCharsets.UTF_8).strip();
+            byte[] line = new byte[(int) read];
+            bytes.buffer().get(0, line);
+            return new String(line, StandardCharsets.UTF_8).strip();
         } finally {
             calls.close(opened);
         }

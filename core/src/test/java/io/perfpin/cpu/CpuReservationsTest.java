@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -75,6 +76,46 @@ class CpuReservationsTest {
             keptInterrupt = Thread.interrupted();
         }
         assertTrue(keptInterrupt, "the thread's interrupt is its own");
+        assertEquals("", Files.readString(file), "released");
+        assertTrue(reservations.list().isEmpty());
+    }
+
+    /**
+     * Interrupts that come while the thread is inside the reservation's own calls, as often as another thread can send
+     * them: every reservation is taken, written and released all the same, since no channel closes under them.
+     */
+    @Test
+    void interruptsDuringReservationsLoseNoLock() throws Exception {
+        CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
+        Path file = reservations.directory().resolve("cpu-3.lock");
+        AtomicBoolean done = new AtomicBoolean();
+        Thread reserving = Thread.currentThread();
+        Thread interrupter = new Thread(
+                () -> {
+                    while (!done.get()) {
+                        reserving.interrupt();
+                    }
+                },
+                "interrupter");
+        interrupter.start();
+        try {
+            for (int i = 0; i < 500; i++) {
+                CpuReservation held =
+                        reservations.tryReserve(CpuSet.of(3), i, "cancelled").orElseThrow();
+                held.close();
+            }
+        } finally {
+            done.set(true);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (interrupter.isAlive() && System.nanoTime() < deadline) {
+                try {
+                    interrupter.join(100);
+                } catch (InterruptedException lastOnes) {
+                    // sent before the interrupter saw done
+                }
+            }
+            Thread.interrupted();
+        }
         assertEquals("", Files.readString(file), "released");
         assertTrue(reservations.list().isEmpty());
     }

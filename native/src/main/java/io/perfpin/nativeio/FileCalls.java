@@ -33,6 +33,18 @@ public final class FileCalls {
     public static final int AT_EMPTY_PATH = 0x1000;
     /** renameat2's flag: fail with EEXIST rather than replace what is there. */
     public static final int RENAME_NOREPLACE = 1;
+    /** fcntl(2)'s command for a POSIX record lock that does not wait, and its write lock (asm-generic/fcntl.h). */
+    private static final int F_SETLK = 6;
+
+    private static final short F_WRLCK = 1;
+    private static final short SEEK_SET = 0;
+    // struct flock on x86-64 and arm64: short l_type, short l_whence, (pad), off_t l_start, off_t l_len, pid_t l_pid
+    private static final int FLOCK_TYPE = 0;
+    private static final int FLOCK_WHENCE = 2;
+    private static final int FLOCK_START = 8;
+    private static final int FLOCK_LEN = 16;
+    private static final int FLOCK_SIZE = 32;
+
     /** fcntl(2)'s command for a duplicate at the lowest free number from its argument on, close-on-exec. */
     private static final int F_DUPFD_CLOEXEC = 1030;
 
@@ -206,6 +218,27 @@ public final class FileCalls {
 
     public int close(int fd) {
         return syscalls.close(fd);
+    }
+
+    /**
+     * {@code fcntl(fd, F_SETLK, a write lock on the whole file)}: 0, or -errno ({@code EAGAIN} or {@code EACCES} where
+     * another process holds a lock on it). A POSIX record lock, as {@code FileChannel.tryLock()} takes: it belongs to
+     * the process, and goes when the process closes any descriptor of the file. Taken on a descriptor, not a channel,
+     * since a channel closes itself, and drops the lock, when its thread is interrupted.
+     */
+    public int tryLockWhole(int fd) {
+        NativeBuffer flock = NativeBuffer.allocate(syscalls, FLOCK_SIZE);
+        ByteBuffer struct = flock.buffer(); // zeroed: the padding and l_pid too
+        struct.putShort(FLOCK_TYPE, F_WRLCK);
+        struct.putShort(FLOCK_WHENCE, SEEK_SET);
+        struct.putLong(FLOCK_START, 0);
+        struct.putLong(FLOCK_LEN, 0); // to the end, however far the file grows
+        return (int) call(numbers.fcntl, fd, F_SETLK, flock.address(), 0, 0, flock);
+    }
+
+    /** {@code ftruncate(fd, length)}: 0, or -errno. */
+    public int ftruncate(int fd, long length) {
+        return (int) call(numbers.ftruncate, fd, length, 0, 0, 0);
     }
 
     /** {@code fcntl(fd, F_DUPFD_CLOEXEC, lowest)}: a duplicate of {@code fd} numbered {@code lowest} or more. */

@@ -25,6 +25,7 @@ final class SyscallNumbers {
     final long socket;
     final long connect;
     final long ppoll;
+    final long ftruncate;
 
     private SyscallNumbers(long[] n) {
         gettid = n[0];
@@ -47,6 +48,7 @@ final class SyscallNumbers {
         socket = n[17];
         connect = n[18];
         ppoll = n[19];
+        ftruncate = n[20];
     }
 
     private static volatile SyscallNumbers thisMachine;
@@ -66,14 +68,14 @@ final class SyscallNumbers {
         }
         return switch (arch) {
             // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat
-            // setresuid setresgid setgroups write renameat2 capset fcntl read socket connect ppoll
+            // setresuid setresgid setgroups write renameat2 capset fcntl read socket connect ppoll ftruncate
             case "amd64", "x86_64" ->
                 new SyscallNumbers(new long[] {
-                    186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126, 72, 0, 41, 42, 271
+                    186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126, 72, 0, 41, 42, 271, 77
                 });
             case "aarch64" ->
                 new SyscallNumbers(new long[] {
-                    178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91, 25, 63, 198, 203, 73
+                    178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91, 25, 63, 198, 203, 73, 46
                 });
             default ->
                 throw new BackendUnavailableException(
