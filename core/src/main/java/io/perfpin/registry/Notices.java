@@ -59,6 +59,15 @@ final class Notices {
     }
 
     /**
+     * Viewers get nothing more through the stats file, whose writer, the sampler, is not coming back: what waited for
+     * a stats file, and what is said from now on, goes where unpublished notices go.
+     */
+    synchronized void unpublish() {
+        stats = null;
+        noStatsFile();
+    }
+
+    /**
      * Says a notice of the registry's own, unless one like it was said before. Posted first, then said: a sink that
      * keeps back from stderr what viewers will read asks {@link #published} after the notice is on its way to them,
      * so a stats file given up in between ({@link #noStatsFile}) hands it back rather than losing it. A failure said

@@ -46,8 +46,10 @@ final class Sampler {
      * pinned does not pay for it in its own counts; otherwise with the deferred work, for pins annotations may ask for.
      */
     private final boolean topologyAtStart;
-    /** Whether the deferred work was done before close; read after the sampler thread ended. */
+    /** Whether the deferred work was done before close; read by {@link #closeDown}. */
     private boolean deferredDone;
+    /** Set once {@link #closeDown} ran, on the sampler as it stopped or, where it never ran, on the closing thread. */
+    private volatile boolean closedDown;
 
     private final List<TrackedThread> live = new ArrayList<>();
     /** The threads the current tick finalised, to publish after everything else it does. */
@@ -137,14 +139,12 @@ final class Sampler {
     }
 
     /**
-     * Ends the sampler thread, then ticks a last time on the calling thread, finalising every thread, and closes the
-     * stats file, marked closed. Every thread is let go of, whatever failed before: its descriptors closed, its pin
-     * undone. The last tick is skipped when nothing would receive it (no stats file, no recording, no listener that
-     * wants it): a short main's exit then waits for no final read nobody sees.
+     * Ends the sampler thread, which ticks a last time as it stops, finalising every thread, and closes the stats file,
+     * marked closed ({@link #closeDown}). On the sampler rather than the closing thread, so that a close that may not
+     * wait for good (the JVM's exit) waits for one thread, its last tick's writes included.
      *
      * @param bounded  whether to wait for the sampler thread only until {@code deadline} ({@link System#nanoTime})
-     * @return false, with nothing done, when the sampler thread had not ended by then: what follows reads what it
-     *     writes, and gives back the descriptors it reads
+     * @return false when the sampler thread had not ended by then, its tick or the last one still under way
      */
     boolean finish(boolean bounded, long deadline) {
         stopping = true;
@@ -152,22 +152,42 @@ final class Sampler {
         if (!joined(bounded, deadline)) {
             return false;
         }
-        if (!deferredDone && deferred != null) {
-            deferred.skipped();
+        if (!closedDown) {
+            closeDown(); // the thread never ran: nothing else does it
+        }
+        return true;
+    }
+
+    /**
+     * What a close needs of the sampler: the deferred work said skipped where it did not come, the last tick where
+     * anything receives it (no stats file, no recording, no listener that wants it: a short main's exit then waits for
+     * no final read nobody sees), every thread let go of whatever failed before (its descriptors closed, its pin
+     * undone), and the stats file closed.
+     */
+    private void closeDown() {
+        try {
+            if (!deferredDone && deferred != null) {
+                deferred.skipped();
+            }
+        } catch (RuntimeException | Error e) {
+            failed("giving up the work left for later", e);
         }
         try {
             if (lastTickReceived()) {
                 isolated("the last tick", () -> tick(true));
             }
         } finally {
-            releaseLeftOver();
-            StatsPublisher publisher = stats;
-            if (publisher != null) {
-                // also after a fault in the last tick: its mapping is let go all the same
-                isolated("closing the stats file", publisher::close);
+            try {
+                releaseLeftOver();
+                StatsPublisher publisher = stats;
+                if (publisher != null) {
+                    // also after a fault in the last tick: its mapping is let go all the same
+                    isolated("closing the stats file", publisher::close);
+                }
+            } finally {
+                closedDown = true;
             }
         }
-        return true;
     }
 
     /** Whether the sampler thread ended, waited for whatever interrupts come: they are the caller's again after. */
@@ -246,6 +266,11 @@ final class Sampler {
                 failed("sampling", e);
             }
             park = intervalNanos;
+        }
+        try {
+            closeDown();
+        } catch (RuntimeException | Error e) {
+            failed("closing", e);
         }
     }
 

@@ -54,6 +54,8 @@ public final class ThreadRegistry implements AutoCloseable {
     private final ReentrantLock closeLock = new ReentrantLock();
 
     private boolean closed;
+    /** False once a close at the JVM's exit gave up waiting for the sampler; read and written under closeLock. */
+    private boolean samplerBack = true;
 
     /** Work that shares the sampler's tick: it runs after the threads are published, before the flush. */
     public interface TickListener {
@@ -441,30 +443,39 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     /**
-     * As {@link #close}, at the JVM's exit: waits at most {@value #EXIT_WAIT_MILLIS} ms for the sampler's tick and for
-     * a close under way. Past that, what would wait for the sampler is skipped (the final records, the stats file's
-     * close, the recording's, which a write that does not return would hold), said once, and the exit goes on: the
-     * JVM's end gives back the descriptors the sampler may still read.
+     * As {@link #close}, at the JVM's exit: waits at most {@value #EXIT_WAIT_MILLIS} ms for a close under way on
+     * another thread, and as long again for the sampler, whose last tick writes the final records. Past that, what
+     * waits for the sampler (the final records, the stats file's close, the recording's, which a write that does not
+     * return would hold) is left, said once on stderr, and the exit goes on: the JVM's end gives back the descriptors
+     * the sampler may still read.
+     *
+     * @return false when it gave up waiting: the exports' last totals, which that tick publishes, are not to be sent
      */
-    public void closeAtExit() {
-        close(TimeUnit.MILLISECONDS.toNanos(EXIT_WAIT_MILLIS));
+    public boolean closeAtExit() {
+        return close(TimeUnit.MILLISECONDS.toNanos(EXIT_WAIT_MILLIS));
     }
 
-    /** @param boundNanos the most to wait for a close under way and for the sampler, together; 0 for no bound */
-    void close(long boundNanos) {
-        long deadline = System.nanoTime() + boundNanos;
-        if (!lockClose(boundNanos, deadline)) {
-            notices.sayOnce(AgentNotice.refused("the JVM exits while the agent still closes on another thread, past "
-                    + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms: what that close has not written is lost"));
-            return;
+    /**
+     * @param boundNanos the most to wait for a close under way, and then for the sampler; 0 for no bound
+     * @return false when it gave up waiting for either
+     */
+    boolean close(long boundNanos) {
+        if (!lockClose(boundNanos)) {
+            givenUp("the JVM exits while the agent still closes on another thread, past "
+                    + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms: what that close has not written is lost");
+            return false;
         }
         try {
             if (closed) {
-                return;
+                if (!samplerBack && boundNanos == 0) {
+                    // a detach after an exit that gave up on the sampler: it waits for it, as any detach does
+                    samplerBack = sampler.finish(false, 0);
+                    closeRecording();
+                }
+                return samplerBack;
             }
             closed = true;
             List<String> failures = new ArrayList<>();
-            boolean samplerBack = true;
             for (Closing step : Closing.values()) {
                 if (!samplerBack && step.waitsForSampler) {
                     continue;
@@ -472,7 +483,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 try {
                     switch (step) {
                         case ENROLMENTS -> threads.close();
-                        case THREADS -> samplerBack = sampler.finish(boundNanos != 0, deadline);
+                        case THREADS -> samplerBack = sampler.finish(boundNanos != 0, System.nanoTime() + boundNanos);
                         case PINS -> pins.close();
                         case SWITCHED_ON -> switchedOn.close();
                         case RECORDING -> recording.close();
@@ -488,22 +499,43 @@ public final class ThreadRegistry implements AutoCloseable {
                         + " without closing the recording and the stats file");
             }
             if (!failures.isEmpty()) {
-                notices.sayOnce(AgentNotice.refused("closing failed: " + String.join("; ", failures)));
+                String text = "closing failed: " + String.join("; ", failures);
+                if (samplerBack) {
+                    notices.sayOnce(AgentNotice.refused(text));
+                } else {
+                    givenUp(text);
+                }
             }
+            return samplerBack;
         } finally {
             closeLock.unlock();
         }
     }
 
+    /** Said on stderr, whatever {@code quiet} says: the sampler, which writes notices to the stats file, is gone. */
+    private void givenUp(String text) {
+        notices.unpublish();
+        notices.sayOnce(AgentNotice.refused(text));
+    }
+
+    private void closeRecording() {
+        try {
+            recording.close();
+        } catch (RuntimeException | Error e) {
+            notices.sayOnce(AgentNotice.refused("closing failed: " + Closing.RECORDING.what + ": " + e));
+        }
+    }
+
     /**
-     * Takes the close lock, waiting at most until {@code deadline} where {@code boundNanos} is not 0. An interrupt
-     * does not end the wait: the thread gets it back after.
+     * Takes the close lock, waiting at most {@code boundNanos} where it is not 0. An interrupt does not end the wait:
+     * the thread gets it back after.
      */
-    private boolean lockClose(long boundNanos, long deadline) {
+    private boolean lockClose(long boundNanos) {
         if (boundNanos == 0) {
             closeLock.lock();
             return true;
         }
+        long deadline = System.nanoTime() + boundNanos;
         boolean interrupted = false;
         try {
             while (true) {

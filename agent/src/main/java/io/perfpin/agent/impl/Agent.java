@@ -278,16 +278,18 @@ final class Agent implements AutoCloseable {
                 failure = e;
             }
         }
+        boolean closed = true;
         try {
             if (atExit) {
-                registry.closeAtExit();
+                closed = registry.closeAtExit();
             } else {
                 registry.close();
             }
         } catch (RuntimeException | Error e) {
             failure = withSuppressed(failure, e);
         }
-        if (exports != null) {
+        // an exit that gave up waiting for the registry has no last totals to send, and a detach may be closing them
+        if (exports != null && closed) {
             try {
                 exports.close();
             } catch (RuntimeException | Error e) {

@@ -22,10 +22,10 @@ import java.time.format.DateTimeFormatter;
  *
  * <p>Each entry is one {@code write(2)} at the file's end, as soon as it is said: nothing is buffered in the JVM, so a
  * JVM killed right after a failure leaves it in the file. It is written through the file's descriptor, not a
- * {@code FileChannel}, which an interrupt of the application's thread that says a notice would close. No {@code fsync}: what the kernel holds outlives the
- * process, and a sync on every notice would make a slow disk slow the agent down. The file is bounded
- * ({@link #MAX_BYTES}): a failure that comes on every tick fills it in hours, not the disk; one last line says that
- * it stopped there.
+ * {@code FileChannel}, which an interrupt of the application's thread that says a notice would close. No
+ * {@code fsync}: what the kernel holds outlives the process, and a sync on every notice would make a slow disk slow the
+ * agent down. The file is bounded ({@link #MAX_BYTES}): a failure that comes on every tick fills it in hours, not the
+ * disk; one last line says that it stopped there.
  */
 final class AgentLogFile implements AutoCloseable {
     /** Some tens of thousands of stack traces: a day of a failure on every tick, in a size no disk minds. */
