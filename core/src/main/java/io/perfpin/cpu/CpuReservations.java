@@ -123,7 +123,8 @@ public final class CpuReservations {
                     }
                     locked.add(lock.get());
                 }
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
+                // an Error too (no direct memory for a write's buffer): each lock taken so far is given back
                 try {
                     CpuReservation.unlock(locked);
                 } catch (RuntimeException suppressed) {
@@ -236,7 +237,7 @@ public final class CpuReservations {
             // at offset 0: the descriptor was opened now
             written(file, "write", calls.writeAll(fd, record));
             return Optional.of(new CpuReservation.LockedFile(id, fd));
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | Error e) {
             calls.close(fd);
             throw e;
         }

@@ -1,10 +1,8 @@
 package io.perfpin.cpu;
 
+import io.perfpin.jvm.ProcText;
 import io.perfpin.nativeio.FileStat;
 import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -18,7 +16,7 @@ import java.util.Map;
  * listed with {@code ->} before the type and are not owners.
  */
 final class KernelFileLocks {
-    private static final Path PROC_LOCKS = Paths.get("/proc/locks");
+    private static final String PROC_LOCKS = "/proc/locks";
 
     private final Map<String, Long> ownerByFile = new HashMap<>();
 
@@ -26,7 +24,8 @@ final class KernelFileLocks {
 
     static KernelFileLocks read() throws IOException {
         KernelFileLocks locks = new KernelFileLocks();
-        for (String line : Files.readAllLines(PROC_LOCKS)) {
+        // a stream, not a channel: a placement reads it on an application's thread, which may carry an interrupt
+        for (String line : ProcText.read(PROC_LOCKS).split("\n")) {
             String[] fields = line.trim().split("\\s+");
             if (fields.length >= 6 && fields[1].equals("POSIX")) {
                 locks.ownerByFile.put(fields[5], Long.parseLong(fields[4]));
