@@ -15,6 +15,8 @@ import java.util.stream.Stream;
 /** {@link AgentTestApp} in the testkit's child JVM, with or without the agent, and the app's line protocol. */
 final class AppJvm extends TestJvm {
     static final Path AGENT_JAR = Paths.get(System.getProperty("perfpin.agent.jar", "target/perfpin-agent.jar"));
+    /** The agent's native way in, which the build puts beside the jar it starts. */
+    static final Path AGENT_LIBRARY = AGENT_JAR.resolveSibling("libperfpin-agent.so");
     /** What HotSpot prints when a jar joins the bootstrap class path after start-up. */
     static final String CDS_WARNING =
             "Sharing is only supported for boot loader classes because bootstrap classpath has been appended";
@@ -30,6 +32,12 @@ final class AppJvm extends TestJvm {
      */
     static AppJvm start(String java, String agentOptions, Path perfpinDir, String... jvmOptions) throws IOException {
         return launch(List.of(), java, agentOptions, perfpinDir, jvmOptions);
+    }
+
+    /** As {@link #start}, the agent started by {@code -agentpath:libperfpin-agent.so} rather than -javaagent. */
+    static AppJvm startByAgentPath(String java, String agentOptions, Path perfpinDir, String... jvmOptions)
+            throws IOException {
+        return new AppJvm(builder(List.of(), java, perfpinDir, jvmOptions).agentPath(AGENT_LIBRARY, agentOptions));
     }
 
     /**
@@ -58,21 +66,25 @@ final class AppJvm extends TestJvm {
     private static AppJvm launch(
             List<String> launcher, String java, String agentOptions, Path perfpinDir, String... jvmOptions)
             throws IOException {
+        TestJvm.Builder app = builder(launcher, java, perfpinDir, jvmOptions);
+        if (agentOptions != null) {
+            app.agent(AGENT_JAR, agentOptions);
+        }
+        return new AppJvm(app);
+    }
+
+    private static TestJvm.Builder builder(List<String> launcher, String java, Path perfpinDir, String... jvmOptions) {
         // The app ends only when told to finish: close() kills one that a failed test left running, as a crash would.
-        TestJvm.Builder app = TestJvm.main(AgentTestApp.class)
+        return TestJvm.main(AgentTestApp.class)
                 .launcher(launcher)
                 .java(java)
                 .property("perfpin.dir", perfpinDir.toString())
                 .jvmOptions(jvmOptions)
                 .classPath(classPath())
-                .closeGrace(Duration.ZERO);
-        if (agentOptions != null) {
-            app.agent(AGENT_JAR, agentOptions);
-        }
-        // Without it JDK 24+ warns when the agent loads a native library; every JDK from 17 on takes the option, so
-        // it is given whatever the java, which need not say its version in its path.
-        app.jvmOptions("--enable-native-access=ALL-UNNAMED");
-        return new AppJvm(app);
+                .closeGrace(Duration.ZERO)
+                // Without it JDK 24+ warns when the agent loads a native library; every JDK from 17 on takes the
+                // option, so it is given whatever the java, which need not say its version in its path.
+                .jvmOptions("--enable-native-access=ALL-UNNAMED");
     }
 
     /** The java binaries the agent is tested on: this JDK, and JDK 25 where the build was given it. */

@@ -129,7 +129,8 @@ public final class JavaCommand {
      * {@code perfpin list} would show dozens of finished benchmark JVMs: it goes once its JVM has exited.
      */
     private void forgetStatsFile(long pid) throws IOException {
-        boolean defaultStats = jvmOptions.stream().anyMatch(o -> o.startsWith("-javaagent:") && !o.contains("stats="));
+        boolean defaultStats = jvmOptions.stream()
+                .anyMatch(o -> (o.startsWith("-javaagent:") || o.startsWith("-agentpath:")) && !o.contains("stats="));
         if (defaultStats) {
             Files.deleteIfExists(PerfpinDirectory.statsFile(pid));
         }

@@ -3,6 +3,7 @@ package io.perfpin.bench;
 import io.perfpin.apps.MainReached;
 import io.perfpin.options.AgentOptionText;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -13,7 +14,8 @@ import java.util.stream.Collectors;
 
 /**
  * Benchmark 3: how much later a trivial program ends when the agent starts with it: {@link MainReached}, from process
- * start to exit, without an agent, with {@code -javaagent} and with async-profiler ({@code event=cpu}), alternating;
+ * start to exit, without an agent, with {@code -javaagent}, with the same agent by {@code -agentpath:libperfpin-agent.so}
+ * and with async-profiler ({@code event=cpu}), alternating;
  * how much later it reached {@code main()}, which is what an application waits for, the agent's start beside
  * {@code main()} not included; and the CPU time each used. Beside them, an agent that does nothing
  * ({@link EmptyAgent}): what {@code -javaagent} itself costs, which no agent written in Java goes below. One more run
@@ -48,10 +50,21 @@ final class StartupTime {
         JavaCommand agent = plain.withJvmOption(workspace.agentOption(null));
         JavaCommand empty = plain.withJvmOption("-javaagent:" + EmptyAgent.jar(workspace));
         JavaCommand named = plain.withJvmOption(workspace.agentOption(NAME_RULE));
+        JavaCommand byPath = plain.withJvmOption("-agentpath:" + workspace.agentLibrary());
         AsyncProfiler peer = workspace.asyncProfiler();
         List<IntFunction<JavaCommand>> configurations =
                 new ArrayList<>(List.of(i -> plain, i -> agent, i -> empty, i -> named, i -> cold(agent)));
+        String byPathMissing = Files.isRegularFile(workspace.agentLibrary())
+                ? null
+                : "no " + workspace.agentLibrary() + " (the native module was built without a C compiler)";
+        int byPathAt = -1;
+        if (byPathMissing == null) {
+            byPathAt = configurations.size();
+            configurations.add(i -> byPath);
+        }
+        int peerAt = -1;
         if (peer.missing() == null) {
+            peerAt = configurations.size();
             configurations.add(
                     i -> plain.withJvmOption(peer.agentOption(workspace.scratch("startup-" + i + ".collapsed"))));
             configurations.add(i ->
@@ -62,9 +75,13 @@ final class StartupTime {
         Summary without = summary(runs.get(0), ChildRun::wallMillis);
         Summary with = summary(runs.get(1), ChildRun::wallMillis);
         Summary floor = summary(runs.get(2), ChildRun::wallMillis);
-        Summary profiler = profiled ? summary(runs.get(5), ChildRun::wallMillis) : null;
+        Summary profiler = profiled ? summary(runs.get(peerAt), ChildRun::wallMillis) : null;
         Summary cold = summary(runs.get(4), ChildRun::wallMillis);
-        Summary profilerCold = profiled ? summary(runs.get(6), ChildRun::wallMillis) : null;
+        Summary profilerCold = profiled ? summary(runs.get(peerAt + 1), ChildRun::wallMillis) : null;
+        Summary byPathWall = byPathAt < 0 ? null : summary(runs.get(byPathAt), ChildRun::wallMillis);
+        // the columns after the first, in order: each configuration's index in runs, or -1 with why it did not run
+        int[] columns = {2, 1, byPathAt, 3, 4, peerAt, profiled ? peerAt + 1 : -1};
+        String[] missing = {null, null, byPathMissing, null, null, peer.missing(), peer.missing()};
         Summary floorAdds = Summary.difference(floor, without);
         Map<String, Long> classesWithout = classesLoaded(plain);
         Map<String, Long> classesWith = classesLoaded(agent);
@@ -80,6 +97,8 @@ final class StartupTime {
                 "empty − without",
                 "perfpin agent",
                 "perfpin − without",
+                "perfpin by -agentpath:libperfpin-agent.so",
+                "that − without",
                 "perfpin, " + NAME_RULE,
                 "that − without",
                 "perfpin, the kernel's perf hooks off",
@@ -88,10 +107,10 @@ final class StartupTime {
                 "async-profiler − without",
                 "async-profiler, the kernel's perf hooks off",
                 "that − without");
-        row(table, "start to exit, ms: median (min–max)", runs, ChildRun::wallMillis, peer.missing());
-        row(table, "main() reached, ms after the start: median (min–max)", runs, ChildRun::mainMillis, null);
+        row(table, "start to exit, ms: median (min–max)", runs, ChildRun::wallMillis, columns, missing);
+        row(table, "main() reached, ms after the start: median (min–max)", runs, ChildRun::mainMillis, columns, null);
         if (workspace.cpuUnknown() == null) {
-            row(table, "CPU time, ms (every thread of the JVM)", runs, ChildRun::cpuMillis, null);
+            row(table, "CPU time, ms (every thread of the JVM)", runs, ChildRun::cpuMillis, columns, null);
         }
         table.row(
                 "classes loaded (-verbose:class, one run)",
@@ -100,6 +119,8 @@ final class StartupTime {
                 "",
                 Long.toString(totalWith),
                 Long.toString(totalWith - totalWithout),
+                "",
+                "",
                 "",
                 "",
                 "",
@@ -132,6 +153,25 @@ final class StartupTime {
                         TARGET_MILLIS,
                         v -> Summary.number(v, 1) + " ms",
                         "the first counter opened waits for the kernel to switch its scheduler's perf hooks on")));
+        String nativeWhat = what + ", by -agentpath:libperfpin-agent.so (no -javaagent: the JDK's archived module graph"
+                + " stays)";
+        if (byPathWall != null) {
+            Cost nativeCost = Cost.measured(without, byPathWall, profiler);
+            headlines.add(Headline.of(
+                    nativeWhat,
+                    nativeCost,
+                    peer.name(),
+                    s -> s.format(1) + " ms",
+                    "",
+                    "≤ +" + (int) TARGET_MILLIS + " ms",
+                    Verdict.atMost(
+                            nativeCost.perfpinAdds(),
+                            TARGET_MILLIS,
+                            v -> Summary.number(v, 1) + " ms",
+                            "the same agent, started at VMInit by its native library")));
+        } else {
+            headlines.add(Headline.alone(nativeWhat, "", "", "", "", Verdict.notMeasured(byPathMissing)));
+        }
         if (profiler == null) {
             headlines.add(Headline.alone(
                     what + ", beside async-profiler's", "", "", "", "", Verdict.notMeasured(peer.missing())));
@@ -144,7 +184,11 @@ final class StartupTime {
                 + " starts the agent before main(); with rules that leave main out (" + NAME_RULE + ") premain leaves"
                 + " most of the agent's start to a thread of its own, beside main(), and the JVM's exit waits for it:"
                 + " main() comes sooner, the exit no sooner. The empty agent's premain returns at once (a jar of one"
-                + " class). The cold column is the default agent after " + COLD_MILLIS + " ms in which no counter was"
+                + " class). -agentpath:libperfpin-agent.so starts the same agent jar, with the same defaults, from"
+                + " the JVM's VMInit by the JDK's own entry for a Launcher-Agent-Class, so the JVM is started without"
+                + " -javaagent's module option and keeps the module graph that class-data sharing maps ready-made"
+                + " (-Xlog:cds: full module graph enabled). The cold column is the default agent after " + COLD_MILLIS
+                + " ms in which no counter was"
                 + " open: the kernel has switched its scheduler's perf hooks off, and the first counter opened waits"
                 + " for them to be switched on (an RCU grace period), as on a host where nothing counts; the other"
                 + " columns follow a run that opened counters by less than a second, and find them on, as a second"
@@ -180,26 +224,27 @@ final class StartupTime {
     }
 
     /**
-     * A figure of every configuration, and what each adds over no agent: runs are without, perfpin's, the empty
-     * agent's, perfpin's with {@link #NAME_RULE}, perfpin's {@link #cold}, then the peer's, warm and cold, when it ran.
+     * A figure of every configuration, and what each adds over no agent, in the order of {@code columns}: each an
+     * index in {@code runs}, or -1 where that configuration did not run.
      *
-     * @param peerMissing why the peer did not run, said in its cell; null to leave it empty
+     * @param missing why each configuration did not run, said in its cell; null to leave those cells empty
      */
     private static void row(
             MarkdownTable table,
             String what,
             List<List<ChildRun>> runs,
             ToDoubleFunction<ChildRun> figure,
-            String peerMissing) {
+            int[] columns,
+            String[] missing) {
         Summary without = summary(runs.get(0), figure);
         List<String> cells = new ArrayList<>(List.of(what, without.format(1)));
-        for (int configuration : new int[] {2, 1, 3, 4, 5, 6}) {
-            if (configuration < runs.size()) {
-                Summary with = summary(runs.get(configuration), figure);
+        for (int i = 0; i < columns.length; i++) {
+            if (columns[i] >= 0) {
+                Summary with = summary(runs.get(columns[i]), figure);
                 cells.add(with.format(1));
                 cells.add(Summary.difference(with, without).format(1));
             } else {
-                cells.add(peerMissing == null ? "" : "not measured: " + peerMissing);
+                cells.add(missing == null || missing[i] == null ? "" : "not measured: " + missing[i]);
                 cells.add("");
             }
         }

@@ -135,6 +135,11 @@ public final class Workspace implements AutoCloseable {
         return "-javaagent:" + agentJar() + (options == null ? "" : "=" + options);
     }
 
+    /** The agent's native way in, which the build leaves beside its jar; absent where it had no C compiler. */
+    public Path agentLibrary() {
+        return agentJar().resolveSibling("libperfpin-agent.so");
+    }
+
     @Override
     public void close() throws IOException {
         try (Stream<Path> files = Files.walk(scratch)) {

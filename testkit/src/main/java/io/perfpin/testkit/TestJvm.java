@@ -341,6 +341,12 @@ public class TestJvm implements AutoCloseable {
             return this;
         }
 
+        /** The agent by its native way in, {@code -agentpath:LIBRARY[=OPTIONS]}, in place of {@link #agent}. */
+        public Builder agentPath(Path library, String options) {
+            agent = "-agentpath:" + library.toAbsolutePath() + (options.isEmpty() ? "" : "=" + options);
+            return this;
+        }
+
         /** Its class path: by default this JVM's. */
         public Builder classPath(String path) {
             classPath = path;
