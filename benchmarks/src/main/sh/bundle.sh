@@ -20,6 +20,8 @@ for jar in agent/target/perfpin-agent.jar cli/target/perfpin.jar benchmarks/targ
           | grep -vE 'linux-x86-64|x86_64-Linux|linux-x64|linux-x86_64|/libperfpin\.so$' || true)
   [ -z "$other" ] || zip -q -d "$dir/$(basename "$jar")" $other
 done
+# the agent's -agentpath way in, beside its jar there as here (benchmark 3); none where the build had no C compiler
+[ ! -e "$repo/agent/target/libperfpin-agent.so" ] || cp "$repo/agent/target/libperfpin-agent.so" "$dir/"
 (cd "$repo" && tar cf "$dir/classes.tar" test-apps/target/classes annotations/target/classes)
 cat > "$dir/run.sh" <<'RUN'
 #!/bin/sh
@@ -34,6 +36,7 @@ export JAVA_HOME="$bundle/jrt" PATH="$bundle/jrt/bin:$PATH"
 cd "$repo"
 mkdir -p agent/target cli/target benchmarks/target jmh/target
 cp "$bundle/perfpin-agent.jar" agent/target/
+[ ! -e "$bundle/libperfpin-agent.so" ] || cp "$bundle/libperfpin-agent.so" agent/target/
 cp "$bundle/perfpin.jar" cli/target/
 cp "$bundle/benchmarks.jar" benchmarks/target/
 tar xf "$bundle/classes.tar"

@@ -31,39 +31,65 @@ static void say(const char *what) {
     fprintf(stderr, "[perfpin] %s; the application runs without the agent\n", what);
 }
 
-/* Said with the exception's own words, then cleared: the JVM goes on to main(). */
+/* Said with the exception's own words, then cleared: the JVM goes on to main(). Returns whether one was pending. */
 static int failed(JNIEnv *env, const char *what) {
     if (!(*env)->ExceptionCheck(env)) {
         return 0;
     }
     jthrowable thrown = (*env)->ExceptionOccurred(env);
     (*env)->ExceptionClear(env);
-    const char *text = NULL;
     jstring shown = NULL;
-    jclass object = (*env)->FindClass(env, "java/lang/Object");
-    jmethodID to_string = object == NULL ? NULL : (*env)->GetMethodID(env, object, "toString", "()Ljava/lang/String;");
-    if (to_string != NULL) {
+    jclass type = (*env)->GetObjectClass(env, thrown);
+    jmethodID to_string = (*env)->GetMethodID(env, type, "toString", "()Ljava/lang/String;");
+    if (!(*env)->ExceptionCheck(env) && to_string != NULL) {
         shown = (jstring) (*env)->CallObjectMethod(env, thrown, to_string);
     }
-    (*env)->ExceptionClear(env);
-    if (shown != NULL) {
+    const char *text = NULL;
+    if (!(*env)->ExceptionCheck(env) && shown != NULL) {
         text = (*env)->GetStringUTFChars(env, shown, NULL);
     }
+    (*env)->ExceptionClear(env);
     fprintf(stderr, "[perfpin] %s: %s; the application runs without the agent\n", what,
             text != NULL ? text : "an exception");
     if (text != NULL) {
         (*env)->ReleaseStringUTFChars(env, shown, text);
     }
-    (*env)->ExceptionClear(env);
     return 1;
+}
+
+/* PerfpinAgent.launching(options), or launching(null) to take back what a start that failed left there. */
+static int hand_options(JNIEnv *env, jclass agent, jmethodID launching, const char *given) {
+    jstring text = NULL;
+    if (given != NULL) {
+        text = (*env)->NewStringUTF(env, given);
+        if (failed(env, "cannot pass the options") || text == NULL) {
+            return 0;
+        }
+    }
+    (*env)->CallStaticVoidMethod(env, agent, launching, text);
+    return !failed(env, "cannot pass the options");
 }
 
 static void JNICALL vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     (void) thread;
+    /* first: without the JDK's entry, nothing of the agent's is touched */
+    jclass instrumentation = (*env)->FindClass(env, "sun/instrument/InstrumentationImpl");
+    if (failed(env, "cannot reach the JDK's java.instrument module, not in this JVM's modules (java -m, jlink,"
+                    " --limit-modules?): use -javaagent:" JAR_NAME ", which adds it")
+            || instrumentation == NULL) {
+        return;
+    }
+    jmethodID load = (*env)->GetStaticMethodID(env, instrumentation, "loadAgent", "(Ljava/lang/String;)V");
+    if ((*env)->ExceptionCheck(env) || load == NULL) {
+        (*env)->ExceptionClear(env);
+        say("this JDK has no sun.instrument.InstrumentationImpl.loadAgent, by which -agentpath starts the agent: use"
+            " -javaagent:" JAR_NAME " instead");
+        return;
+    }
     jvmtiError added = (*jvmti)->AddToSystemClassLoaderSearch(jvmti, jar);
     if (added != JVMTI_ERROR_NONE) {
-        fprintf(stderr, "[perfpin] cannot put %s on the class path (JVMTI error %d); the application runs without"
-                        " the agent\n", jar, (int) added);
+        fprintf(stderr, "[perfpin] cannot put %s on the class path (JVMTI error %d: a system class loader of the"
+                        " application's own?); the application runs without the agent\n", jar, (int) added);
         return;
     }
     jclass agent = (*env)->FindClass(env, AGENT_CLASS);
@@ -74,45 +100,37 @@ static void JNICALL vm_init(jvmtiEnv *jvmti, JNIEnv *env, jthread thread) {
     if (failed(env, "the agent jar beside libperfpin-agent.so is not of its build") || launching == NULL) {
         return;
     }
-    jstring text = (*env)->NewStringUTF(env, options);
-    if (failed(env, "cannot pass the options") || text == NULL) {
-        return;
-    }
-    (*env)->CallStaticVoidMethod(env, agent, launching, text);
-    if (failed(env, "cannot pass the options")) {
-        return;
-    }
-    jclass instrumentation = (*env)->FindClass(env, "sun/instrument/InstrumentationImpl");
-    jmethodID load = instrumentation == NULL
-            ? NULL
-            : (*env)->GetStaticMethodID(env, instrumentation, "loadAgent", "(Ljava/lang/String;)V");
-    if (load == NULL) {
-        (*env)->ExceptionClear(env);
-        say("this JDK has no sun.instrument.InstrumentationImpl.loadAgent, by which -agentpath starts the agent: use"
-            " -javaagent:" JAR_NAME " instead");
-        return;
-    }
     jstring path = (*env)->NewStringUTF(env, jar);
-    if (failed(env, "cannot name the agent jar") || path == NULL) {
+    if (failed(env, "cannot name the agent jar") || path == NULL || !hand_options(env, agent, launching, options)) {
         return;
     }
     (*env)->CallStaticVoidMethod(env, instrumentation, load, path);
     failed(env, "the JDK did not start the agent");
+    /* whether it started or not: what agentmain did not take goes, so that no later attach takes it */
+    hand_options(env, agent, launching, NULL);
 }
 
-/* DIR/perfpin-agent.jar, DIR this library's own directory; NULL when that cannot be told. */
+/*
+ * DIR/perfpin-agent.jar, DIR the directory of this library's file, links resolved: the jar beside the file the build
+ * left, wherever a link to it is. NULL when that cannot be told.
+ */
 static char *jar_beside_this_library(void) {
     Dl_info info;
     if (dladdr((void *) jar_beside_this_library, &info) == 0 || info.dli_fname == NULL) {
         return NULL;
     }
-    const char *slash = strrchr(info.dli_fname, '/');
-    size_t dir = slash == NULL ? 0 : (size_t) (slash - info.dli_fname) + 1;
+    char *library = realpath(info.dli_fname, NULL);
+    if (library == NULL) {
+        return NULL;
+    }
+    const char *slash = strrchr(library, '/');
+    size_t dir = slash == NULL ? 0 : (size_t) (slash - library) + 1;
     char *path = malloc(dir + sizeof(JAR_NAME));
     if (path != NULL) {
-        memcpy(path, info.dli_fname, dir);
+        memcpy(path, library, dir);
         memcpy(path + dir, JAR_NAME, sizeof(JAR_NAME));
     }
+    free(library);
     return path;
 }
 
@@ -120,6 +138,11 @@ static char *jar_beside_this_library(void) {
 JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM *vm, char *given, void *reserved) {
     (void) reserved;
     jvmtiEnv *jvmti = NULL;
+    if (jar != NULL) {
+        fprintf(stderr, "[perfpin] -agentpath named libperfpin-agent.so twice: the first one's options stand, and"
+                        " the agent starts once\n");
+        return JNI_OK;
+    }
     jar = jar_beside_this_library();
     options = strdup(given != NULL ? given : "");
     if (jar == NULL || options == NULL) {

@@ -9,10 +9,12 @@ import java.lang.instrument.Instrumentation;
  */
 public final class PerfpinAgent {
     /**
-     * The options libperfpin-agent.so gave, until the agentmain it has the JDK call next takes them; null otherwise, so
-     * that a later attach is an attach.
+     * The options libperfpin-agent.so gave, for the agentmain it has the JDK call next, on the same thread; null
+     * otherwise, so that an attach meanwhile, or after a start that failed, is an attach.
      */
     private static String launched;
+
+    private static Thread launcherThread;
 
     private PerfpinAgent() {}
 
@@ -21,10 +23,13 @@ public final class PerfpinAgent {
     }
 
     public static void agentmain(String options, Instrumentation instrumentation) {
-        String atStart;
+        String atStart = null;
         synchronized (PerfpinAgent.class) {
-            atStart = launched;
-            launched = null;
+            if (launcherThread == Thread.currentThread()) {
+                atStart = launched;
+                launched = null;
+                launcherThread = null;
+            }
         }
         if (atStart != null) {
             // the JVM's start, on the thread that runs main() next, as premain: the JDK passed no options
@@ -34,9 +39,13 @@ public final class PerfpinAgent {
         }
     }
 
-    /** Called by libperfpin-agent.so at the JVM's start (JVMTI VMInit), just before it has agentmain called. */
+    /**
+     * Called by libperfpin-agent.so at the JVM's start (JVMTI VMInit) just before it has agentmain called on this
+     * thread, and with null just after, to take back what a start that failed did not take.
+     */
     @SuppressWarnings("unused")
     private static synchronized void launching(String options) {
         launched = options;
+        launcherThread = options == null ? null : Thread.currentThread();
     }
 }

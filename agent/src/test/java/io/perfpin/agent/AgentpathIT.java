@@ -4,6 +4,7 @@ import static io.perfpin.agent.JavaagentIT.assertWithin;
 import static io.perfpin.agent.JavaagentIT.awaitLive;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.apps.MainReached;
 import io.perfpin.testkit.TestJvm;
@@ -12,6 +13,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -24,6 +26,12 @@ import org.junit.jupiter.params.provider.MethodSource;
 class AgentpathIT {
     /** 64 MiB: one fault per page, and a few from starting a thread. */
     private static final int PAGES = 16384;
+
+    /** The build leaves the library beside the jar where it had a C compiler; without one there is none to test. */
+    @BeforeAll
+    static void libraryBuilt() {
+        assumeTrue(Files.isRegularFile(AppJvm.AGENT_LIBRARY), "no " + AppJvm.AGENT_LIBRARY + ": built without gcc");
+    }
 
     static Stream<String> javas() {
         return AppJvm.javas();
@@ -68,7 +76,10 @@ class AgentpathIT {
                 .start()) {
             assertEquals(0, jvm.awaitExit(), jvm.describe("the trivial main"));
             assertTrue(jvm.output().contains("result main-reached"), jvm.describe("main() ran"));
-            assertTrue(jvm.stderr().isEmpty(), jvm.describe("nothing said"));
+            if (Runtime.version().feature() < 24) {
+                // from JDK 24 the JVM warns of the JNI library, unless --enable-native-access, a module option too
+                assertTrue(jvm.stderr().isEmpty(), jvm.describe("nothing said"));
+            }
         }
         assertTrue(Files.readString(log).contains("full module graph: enabled"), Files.readString(log));
         assertEquals(1, Observed.records(out, "thread", "main").size(), "main's final record");
@@ -96,6 +107,28 @@ class AgentpathIT {
                             + " the two together, as the build leaves them; the application runs without the agent",
                     said.get(0));
         }
+    }
+
+    /** The library named twice: the first one's options stand, one line says so, and the agent starts once. */
+    @Test
+    void aLibraryNamedTwiceStartsTheAgentOnceWithTheFirstOptions(@TempDir Path dir) throws Exception {
+        Path first = dir.resolve("first.jsonl");
+        Path second = dir.resolve("second.jsonl");
+        try (TestJvm jvm = mainReached(dir, dir.resolve("cds.log"))
+                // the JVM options come before the agent's on the command line
+                .jvmOptions("-agentpath:" + AppJvm.AGENT_LIBRARY.toAbsolutePath() + "=out=" + first)
+                .agentPath(AppJvm.AGENT_LIBRARY, "out=" + second)
+                .start()) {
+            assertEquals(0, jvm.awaitExit(), jvm.describe("the trivial main"));
+            assertEquals(
+                    List.of("[perfpin] -agentpath named libperfpin-agent.so twice: the first one's options stand, and"
+                            + " the agent starts once"),
+                    jvm.stderr().stream()
+                            .filter(line -> line.startsWith("[perfpin]"))
+                            .toList());
+        }
+        assertEquals(1, Observed.records(first, "thread", "main").size(), "main's final record");
+        assertTrue(Files.notExists(second), "no second agent");
     }
 
     /** The trivial main on this JDK, with only its own classes, and HotSpot's CDS log in {@code log}. */
