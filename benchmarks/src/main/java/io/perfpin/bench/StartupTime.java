@@ -129,49 +129,24 @@ final class StartupTime {
                 "",
                 "",
                 "");
-        Cost cost = Cost.measured(without, with, profiler);
         String what = "JVM start-up to exit, trivial main: what the agent adds";
         List<Headline> headlines = new ArrayList<>();
-        headlines.add(Headline.of(
-                what,
-                cost,
-                peer.name(),
-                s -> s.format(1) + " ms",
-                "",
-                "≤ +" + (int) TARGET_MILLIS + " ms",
-                Verdict.atMost(cost.perfpinAdds(), TARGET_MILLIS, v -> Summary.number(v, 1) + " ms", cause)));
-        Cost coldCost = Cost.measured(without, cold, profilerCold);
-        headlines.add(Headline.of(
+        headlines.add(headline(what, Cost.measured(without, with, profiler), peer.name(), cause));
+        headlines.add(headline(
                 what + ", the kernel's perf hooks off (no counter open on the host for a second)",
-                coldCost,
+                Cost.measured(without, cold, profilerCold),
                 peer.name(),
-                s -> s.format(1) + " ms",
-                "",
-                "≤ +" + (int) TARGET_MILLIS + " ms",
-                Verdict.atMost(
-                        coldCost.perfpinAdds(),
-                        TARGET_MILLIS,
-                        v -> Summary.number(v, 1) + " ms",
-                        "the first counter opened waits for the kernel to switch its scheduler's perf hooks on")));
+                "the first counter opened waits for the kernel to switch its scheduler's perf hooks on"));
         String nativeWhat = what + ", by -agentpath:libperfpin-agent.so (no -javaagent: the JDK's archived module graph"
                 + " stays)";
-        if (byPathWall != null) {
-            Cost nativeCost = Cost.measured(without, byPathWall, profiler);
-            headlines.add(Headline.of(
-                    nativeWhat,
-                    nativeCost,
-                    peer.name(),
-                    s -> s.format(1) + " ms",
-                    "",
-                    "≤ +" + (int) TARGET_MILLIS + " ms",
-                    Verdict.atMost(
-                            nativeCost.perfpinAdds(),
-                            TARGET_MILLIS,
-                            v -> Summary.number(v, 1) + " ms",
-                            "the same agent, started at VMInit by its native library")));
-        } else {
-            headlines.add(Headline.alone(nativeWhat, "", "", "", "", Verdict.notMeasured(byPathMissing)));
-        }
+        headlines.add(
+                byPathWall != null
+                        ? headline(
+                                nativeWhat,
+                                Cost.measured(without, byPathWall, profiler),
+                                peer.name(),
+                                "the same agent, started at VMInit by its native library")
+                        : Headline.alone(nativeWhat, "", "", "", "", Verdict.notMeasured(byPathMissing)));
         if (profiler == null) {
             headlines.add(Headline.alone(
                     what + ", beside async-profiler's", "", "", "", "", Verdict.notMeasured(peer.missing())));
@@ -201,6 +176,18 @@ final class StartupTime {
             notes.add("CPU not measured: " + workspace.cpuUnknown());
         }
         return new Section("3. JVM start-up", headlines, List.of(table), notes);
+    }
+
+    /** A start-up row against the target, in ms; {@code cause} says why where it is missed. */
+    private static Headline headline(String what, Cost cost, String peerName, String cause) {
+        return Headline.of(
+                what,
+                cost,
+                peerName,
+                s -> s.format(1) + " ms",
+                "",
+                "≤ +" + (int) TARGET_MILLIS + " ms",
+                Verdict.atMost(cost.perfpinAdds(), TARGET_MILLIS, v -> Summary.number(v, 1) + " ms", cause));
     }
 
     /**

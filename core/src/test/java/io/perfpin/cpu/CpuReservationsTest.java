@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
+import io.perfpin.testkit.Interrupter;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -19,7 +20,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -88,33 +88,12 @@ class CpuReservationsTest {
     void interruptsDuringReservationsLoseNoLock() throws Exception {
         CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
         Path file = reservations.directory().resolve("cpu-3.lock");
-        AtomicBoolean done = new AtomicBoolean();
-        Thread reserving = Thread.currentThread();
-        Thread interrupter = new Thread(
-                () -> {
-                    while (!done.get()) {
-                        reserving.interrupt();
-                    }
-                },
-                "interrupter");
-        interrupter.start();
-        try {
+        try (Interrupter interrupter = Interrupter.ofThisThread()) {
             for (int i = 0; i < 500; i++) {
                 CpuReservation held =
                         reservations.tryReserve(CpuSet.of(3), i, "cancelled").orElseThrow();
                 held.close();
             }
-        } finally {
-            done.set(true);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (interrupter.isAlive() && System.nanoTime() < deadline) {
-                try {
-                    interrupter.join(100);
-                } catch (InterruptedException lastOnes) {
-                    // sent before the interrupter saw done
-                }
-            }
-            Thread.interrupted();
         }
         assertEquals("", Files.readString(file), "released");
         assertTrue(reservations.list().isEmpty());

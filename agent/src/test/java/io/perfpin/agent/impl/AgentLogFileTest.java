@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.stats.AgentNotice;
+import io.perfpin.testkit.Interrupter;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -11,8 +12,6 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -79,32 +78,10 @@ class AgentLogFileTest {
     void interruptsDuringTheWritesLoseNoEntry() throws Exception {
         Path path = dir.resolve("agent.log");
         int entries = 2_000;
-        AtomicBoolean done = new AtomicBoolean();
-        try (AgentLogFile log = AgentLogFile.create(path)) {
-            Thread writer = Thread.currentThread();
-            Thread interrupter = new Thread(
-                    () -> {
-                        while (!done.get()) {
-                            writer.interrupt();
-                        }
-                    },
-                    "interrupter");
-            interrupter.start();
-            try {
-                for (int i = 0; i < entries; i++) {
-                    log.write(AgentNotice.info("entry " + i), WHEN);
-                }
-            } finally {
-                done.set(true);
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-                while (interrupter.isAlive() && System.nanoTime() < deadline) {
-                    try {
-                        interrupter.join(100);
-                    } catch (InterruptedException lastOnes) {
-                        // sent before the interrupter saw done
-                    }
-                }
-                Thread.interrupted();
+        try (AgentLogFile log = AgentLogFile.create(path);
+                Interrupter interrupter = Interrupter.ofThisThread()) {
+            for (int i = 0; i < entries; i++) {
+                log.write(AgentNotice.info("entry " + i), WHEN);
             }
         }
         List<String> lines = Files.readAllLines(path);
