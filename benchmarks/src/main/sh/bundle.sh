@@ -17,7 +17,7 @@ strip --strip-unneeded "$dir/jrt/lib/server/libjvm.so" 2>/dev/null || true
 for jar in agent/target/perfpin-agent.jar cli/target/perfpin.jar benchmarks/target/benchmarks.jar; do
   cp "$repo/$jar" "$dir/"
   other=$(unzip -Z1 "$dir/$(basename "$jar")" | grep -E '\.(so|dll|jnilib|dylib|a)$' \
-          | grep -vE 'linux-x86-64|x86_64-Linux|linux-x64|linux-x86_64|/libperfpin\.so$' || true)
+          | grep -vE 'linux-x86-64|x86_64-Linux|linux-x64|linux-x86_64|/libperfpin\.so$|^libperfpin-agent\.so$' || true)
   [ -z "$other" ] || zip -q -d "$dir/$(basename "$jar")" $other
 done
 # the agent's -agentpath way in, beside its jar there as here (benchmark 3); none where the build had no C compiler

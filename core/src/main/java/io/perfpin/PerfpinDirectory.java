@@ -53,7 +53,19 @@ public final class PerfpinDirectory {
      * @throws IOException also when that path holds other bytes, which are left as they are
      */
     public static Path installedJar(String name, byte[] content) throws IOException {
-        OwnedDirectory version = open(AGENT).directory(ContentName.of(content));
+        return installed(content, name, content);
+    }
+
+    /**
+     * A file that goes with the jar {@code jarContent} ({@code libperfpin-agent.so}, which starts the jar beside it),
+     * installed beside it as {@link #installedJar} installs the jar: {@code agent/<jar's length>-<crc>/<name>}.
+     */
+    public static Path installedBeside(byte[] jarContent, String name, byte[] content) throws IOException {
+        return installed(jarContent, name, content);
+    }
+
+    private static Path installed(byte[] jarContent, String name, byte[] content) throws IOException {
+        OwnedDirectory version = open(AGENT).directory(ContentName.of(jarContent));
         Optional<Path> installed = version.install(name, content);
         if (installed.isEmpty()) {
             throw new IOException(version.resolve(name)

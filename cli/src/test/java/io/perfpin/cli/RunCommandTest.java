@@ -52,6 +52,19 @@ class RunCommandTest {
         assertTrue(faults >= 4096, "16 MiB touched by main: " + faults + " faults");
     }
 
+    /**
+     * run starts the agent by its native library (-agentpath), beside the jar it starts: the JVM keeps the module graph
+     * that class-data sharing maps ready-made, which -javaagent would disable, and main is counted as from premain.
+     */
+    @Test
+    void runStartsTheAgentByItsLibraryAndTheJvmKeepsItsModuleGraph() throws Exception {
+        Path log = dir.resolve("cds.log");
+        CliRun run = run(JAVA, "-Xlog:cds=info:file=" + log, "-cp", CLASS_PATH, "io.perfpin.apps.MainReached");
+        assertEquals(0, run.code, run.err);
+        mainRecord(run);
+        assertTrue(Files.readString(log).contains("full module graph: enabled"), Files.readString(log));
+    }
+
     @Test
     void javaBehindEnvHasItsVariableAndRunExitsWithTheApplicationsCode() throws Exception {
         Path seen = dir.resolve("seen");

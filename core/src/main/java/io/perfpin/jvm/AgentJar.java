@@ -20,27 +20,66 @@ import java.nio.file.Paths;
 public final class AgentJar {
     public static final String PROPERTY = "perfpin.agent.jar";
     private static final String RESOURCE = "perfpin-agent.jar";
+    /** The agent's native way in, which starts the jar beside it (docs/agent-options.md, started by -agentpath). */
+    private static final String LIBRARY = "libperfpin-agent.so";
 
     private AgentJar() {}
 
     /** The agent jar for a JVM of this user's. */
     public static Path forThisUser() throws IOException {
+        Path configured = configured();
+        return configured != null ? configured : PerfpinDirectory.installedJar(RESOURCE, packaged(RESOURCE));
+    }
+
+    /**
+     * The JVM option that starts the agent with {@code options} in a JVM this user launches: by its native library
+     * where there is one beside the jar (the build's, or the one packaged with it, installed beside the jar's copy),
+     * since a JVM started without {@code -javaagent} starts sooner; by {@code -javaagent} otherwise.
+     */
+    public static String startOption(String options) throws IOException {
+        Path jar = configured();
+        Path library;
+        if (jar != null) {
+            library = jar.resolveSibling(LIBRARY);
+        } else {
+            byte[] content = packaged(RESOURCE);
+            jar = PerfpinDirectory.installedJar(RESOURCE, content);
+            byte[] packagedLibrary = packagedOrNull(LIBRARY);
+            library = packagedLibrary == null
+                    ? null
+                    : PerfpinDirectory.installedBeside(content, LIBRARY, packagedLibrary);
+        }
+        String suffix = options.isEmpty() ? "" : "=" + options;
+        return library != null && Files.isRegularFile(library)
+                ? "-agentpath:" + library + suffix
+                : "-javaagent:" + jar + suffix;
+    }
+
+    /** The jar {@code -Dperfpin.agent.jar} names; null when it is not set. */
+    private static Path configured() throws IOException {
         String configured = System.getProperty(PROPERTY);
-        if (configured != null && !configured.isEmpty()) {
-            Path jar = Paths.get(configured).toAbsolutePath();
-            if (!Files.isRegularFile(jar)) {
-                throw new IOException("-D" + PROPERTY + "=" + configured + ": no such file");
-            }
-            return jar;
+        if (configured == null || configured.isEmpty()) {
+            return null;
         }
-        byte[] content;
-        try (InputStream in = AgentJar.class.getClassLoader().getResourceAsStream(RESOURCE)) {
-            if (in == null) {
-                throw new IOException("this jar carries no perfpin agent; rebuild perfpin with ./mvnw -B package,"
-                        + " or set -D" + PROPERTY + "=<path to perfpin-agent.jar>");
-            }
-            content = in.readAllBytes();
+        Path jar = Paths.get(configured).toAbsolutePath();
+        if (!Files.isRegularFile(jar)) {
+            throw new IOException("-D" + PROPERTY + "=" + configured + ": no such file");
         }
-        return PerfpinDirectory.installedJar(RESOURCE, content);
+        return jar;
+    }
+
+    private static byte[] packaged(String resource) throws IOException {
+        byte[] content = packagedOrNull(resource);
+        if (content == null) {
+            throw new IOException("this jar carries no perfpin agent; rebuild perfpin with ./mvnw -B package,"
+                    + " or set -D" + PROPERTY + "=<path to perfpin-agent.jar>");
+        }
+        return content;
+    }
+
+    private static byte[] packagedOrNull(String resource) throws IOException {
+        try (InputStream in = AgentJar.class.getClassLoader().getResourceAsStream(resource)) {
+            return in == null ? null : in.readAllBytes();
+        }
     }
 }
