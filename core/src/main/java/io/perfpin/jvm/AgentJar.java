@@ -40,7 +40,8 @@ public final class AgentJar {
         Path jar = configured();
         Path library;
         if (jar != null) {
-            library = jar.resolveSibling(LIBRARY);
+            // the library starts the perfpin-agent.jar beside it: a jar named otherwise is started by -javaagent
+            library = jar.getFileName().toString().equals(RESOURCE) ? jar.resolveSibling(LIBRARY) : null;
         } else {
             byte[] content = packaged(RESOURCE);
             jar = PerfpinDirectory.installedJar(RESOURCE, content);
