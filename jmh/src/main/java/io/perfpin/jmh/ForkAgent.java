@@ -22,6 +22,7 @@ import java.util.stream.Stream;
  */
 final class ForkAgent {
     private static final String PERFPIN_PREMAIN = "io.perfpin.agent.PerfpinAgent";
+    private static final String AGENT_LIBRARY = "libperfpin-agent.so";
 
     private ForkAgent() {}
 
@@ -52,8 +53,15 @@ final class ForkAgent {
         return words.stream();
     }
 
-    /** Whether a JVM option loads perfpin's agent: a {@code -javaagent:} whose jar's premain is perfpin's. */
+    /**
+     * Whether a JVM option loads perfpin's agent: a {@code -javaagent:} whose jar's premain is perfpin's, or an
+     * {@code -agentpath:} to the library that starts it ({@code libperfpin-agent.so}).
+     */
     static boolean isPerfpin(String option) {
+        if (option.startsWith("-agentpath:")) {
+            String library = option.substring("-agentpath:".length()).split("=", 2)[0];
+            return library.equals(AGENT_LIBRARY) || library.endsWith("/" + AGENT_LIBRARY);
+        }
         if (!option.startsWith("-javaagent:")) {
             return false;
         }
