@@ -53,19 +53,22 @@ public final class PerfpinDirectory {
      * @throws IOException also when that path holds other bytes, which are left as they are
      */
     public static Path installedJar(String name, byte[] content) throws IOException {
-        return installed(content, name, content);
+        return installed(open(AGENT).directory(ContentName.of(content)), name, content);
     }
 
     /**
-     * A file that goes with the jar {@code jarContent} ({@code libperfpin-agent.so}, which starts the jar beside it),
-     * installed beside it as {@link #installedJar} installs the jar: {@code agent/<jar's length>-<crc>/<name>}.
+     * The agent jar and the library that starts the jar beside it, installed together as {@link #installedJar}
+     * installs a jar alone, in {@code agent/<the jar's length>-<crc>-<the library's>/}: one pair to a directory,
+     * whichever of the two a build changed. Returns the library's path.
      */
-    public static Path installedBeside(byte[] jarContent, String name, byte[] content) throws IOException {
-        return installed(jarContent, name, content);
+    public static Path installedPair(String jarName, byte[] jar, String libraryName, byte[] library)
+            throws IOException {
+        OwnedDirectory version = open(AGENT).directory(ContentName.of(jar) + "-" + ContentName.of(library));
+        installed(version, jarName, jar);
+        return installed(version, libraryName, library);
     }
 
-    private static Path installed(byte[] jarContent, String name, byte[] content) throws IOException {
-        OwnedDirectory version = open(AGENT).directory(ContentName.of(jarContent));
+    private static Path installed(OwnedDirectory version, String name, byte[] content) throws IOException {
         Optional<Path> installed = version.install(name, content);
         if (installed.isEmpty()) {
             throw new IOException(version.resolve(name)

@@ -59,7 +59,7 @@ final class RunCommand implements Callable<Integer> {
         try {
             launch = LaunchCommand.of(command);
         } catch (IllegalArgumentException e) {
-            String option = "-javaagent:" + AgentJar.forThisUser() + "=" + agent.agentOptions();
+            String option = AgentJar.javaagentOption(agent.agentOptions());
             throw new IllegalArgumentException(
                     e.getMessage() + "; or load the agent yourself: JAVA_TOOL_OPTIONS='" + option.replace("'", "'\\''")
                             + "', and perfpin top PID (see perfpin run --help)",

@@ -1,7 +1,9 @@
 package io.perfpin.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
 import java.util.ArrayList;
@@ -17,6 +19,27 @@ class LaunchCommandTest {
 
     /** A command line, split on the character {@code |}, and the reason it is refused. */
     private record Refused(String command, String why) {}
+
+    /**
+     * A JVM that may lack java.instrument, or has a system class loader of its own, gets the agent by -javaagent;
+     * numactl's own -m, before java, is not java's.
+     */
+    @Test
+    void modulesAndOwnSystemClassLoadersNeedTheJavaagent() {
+        for (String command : List.of(
+                "java -m app/app.Main",
+                "java --module app/app.Main",
+                "java --module=app/app.Main",
+                "java --limit-modules java.base -cp app.jar Main",
+                "java --limit-modules=java.base Main",
+                "sudo -u me java -Djava.system.class.loader=app.Loader -cp app.jar Main")) {
+            assertTrue(LaunchCommand.of(List.of(command.split(" "))).needsJavaagent(), command);
+        }
+        for (String command :
+                List.of("java -cp app.jar Main", "numactl -N 0 -m 0 java -jar app.jar", "java -jar m.jar --modules")) {
+            assertFalse(LaunchCommand.of(List.of(command.split(" "))).needsJavaagent(), command);
+        }
+    }
 
     @Test
     void javaIsFoundBehindEveryWrapperAndItsOptions() {

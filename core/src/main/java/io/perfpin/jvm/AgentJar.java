@@ -33,27 +33,58 @@ public final class AgentJar {
 
     /**
      * The JVM option that starts the agent with {@code options} in a JVM this user launches: by its native library
-     * where there is one beside the jar (the build's, or the one packaged with it, installed beside the jar's copy),
-     * since a JVM started without {@code -javaagent} starts sooner; by {@code -javaagent} otherwise.
+     * where there is one beside the jar (the build's, or the one packaged with it, installed with a copy of the jar)
+     * and this machine can load it, since a JVM started without {@code -javaagent} starts sooner; by
+     * {@code -javaagent} otherwise ({@link #javaagentOption}). A library the launched JVM could not load would stop
+     * it before {@code main()}: a mount that forbids executing, a build for another processor or C library.
      */
     public static String startOption(String options) throws IOException {
-        Path jar = configured();
         Path library;
+        Path jar = configured();
         if (jar != null) {
             // the library starts the perfpin-agent.jar beside it: a jar named otherwise is started by -javaagent
             library = jar.getFileName().toString().equals(RESOURCE) ? jar.resolveSibling(LIBRARY) : null;
         } else {
-            byte[] content = packaged(RESOURCE);
-            jar = PerfpinDirectory.installedJar(RESOURCE, content);
             byte[] packagedLibrary = packagedOrNull(LIBRARY);
-            library = packagedLibrary == null
-                    ? null
-                    : PerfpinDirectory.installedBeside(content, LIBRARY, packagedLibrary);
+            library = packagedLibrary == null ? null : installedPair(packagedLibrary);
         }
-        String suffix = options.isEmpty() ? "" : "=" + options;
-        return library != null && Files.isRegularFile(library)
-                ? "-agentpath:" + library + suffix
-                : "-javaagent:" + jar + suffix;
+        return library != null && loadable(library)
+                ? "-agentpath:" + library + suffix(options)
+                : javaagentOption(options);
+    }
+
+    /** {@code -javaagent:} the agent jar, with {@code options}: for a JVM that -agentpath cannot serve. */
+    public static String javaagentOption(String options) throws IOException {
+        return "-javaagent:" + forThisUser() + suffix(options);
+    }
+
+    private static String suffix(String options) {
+        return options.isEmpty() ? "" : "=" + options;
+    }
+
+    /** The packaged library and a copy of the jar beside it; null where they cannot be installed. */
+    private static Path installedPair(byte[] packagedLibrary) {
+        try {
+            return PerfpinDirectory.installedPair(RESOURCE, packaged(RESOURCE), LIBRARY, packagedLibrary);
+        } catch (IOException e) {
+            return null; // -javaagent installs the jar alone, and says what is wrong with it, if anything is
+        }
+    }
+
+    /**
+     * Whether this machine loads {@code library}, tried here: it defines no JNI_OnLoad and no constructor, so loading
+     * it into this JVM runs none of its code.
+     */
+    private static boolean loadable(Path library) {
+        if (!Files.isRegularFile(library)) {
+            return false;
+        }
+        try {
+            System.load(library.toString());
+            return true;
+        } catch (UnsatisfiedLinkError | SecurityException e) {
+            return false;
+        }
     }
 
     /** The jar {@code -Dperfpin.agent.jar} names; null when it is not set. */

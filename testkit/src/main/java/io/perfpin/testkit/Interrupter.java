@@ -12,9 +12,11 @@ public final class Interrupter implements AutoCloseable {
     private static final long DEADLINE_SECONDS = 20;
 
     private final AtomicBoolean done = new AtomicBoolean();
+    private final Thread target;
     private final Thread thread;
 
     private Interrupter(Thread target) {
+        this.target = target;
         thread = new Thread(
                 () -> {
                     while (!done.get()) {
@@ -22,6 +24,7 @@ public final class Interrupter implements AutoCloseable {
                     }
                 },
                 "interrupter");
+        thread.setDaemon(true); // a test that never closes it does not keep its JVM alive
     }
 
     /** Starts interrupting the calling thread. */
@@ -33,6 +36,11 @@ public final class Interrupter implements AutoCloseable {
 
     @Override
     public void close() {
+        if (Thread.currentThread() != target) {
+            throw new IllegalStateException(
+                    "closed by " + Thread.currentThread().getName() + ", not by the thread it"
+                            + " interrupts, whose interrupts it clears");
+        }
         done.set(true);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(DEADLINE_SECONDS);
         while (thread.isAlive() && System.nanoTime() < deadline) {
@@ -43,5 +51,8 @@ public final class Interrupter implements AutoCloseable {
             }
         }
         Thread.interrupted();
+        if (thread.isAlive()) {
+            throw new IllegalStateException("the interrupter did not end within " + DEADLINE_SECONDS + " s");
+        }
     }
 }
