@@ -17,6 +17,7 @@ import java.util.Optional;
  * perfpin-&lt;user&gt;/jvms/&lt;pid&gt;.stats              the stats file of each JVM that runs the agent
  * perfpin-&lt;user&gt;/runs/run-&lt;millis&gt;.jsonl        what perfpin run recorded when no --record was given
  * perfpin-&lt;user&gt;/agent/&lt;length&gt;-&lt;crc&gt;/perfpin-agent.jar   the agent jar that run and attach load
+ * perfpin-&lt;user&gt;/agent/&lt;jar's&gt;-&lt;library's&gt;/   the agent jar and libperfpin-agent.so, by which run starts it
  * perfpin-&lt;user&gt;/agent/&lt;length&gt;-&lt;crc&gt;/perfpin-hooks.jar   the agent's hooks, where the C library is not
  * </pre>
  */
