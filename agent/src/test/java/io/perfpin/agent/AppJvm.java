@@ -2,6 +2,7 @@ package io.perfpin.agent;
 
 import io.perfpin.agent.apps.AgentTestApp;
 import io.perfpin.apps.Programs;
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -16,7 +17,7 @@ import java.util.stream.Stream;
 final class AppJvm extends TestJvm {
     static final Path AGENT_JAR = Paths.get(System.getProperty("perfpin.agent.jar", "target/perfpin-agent.jar"));
     /** The agent's native way in, which the build puts beside the jar it starts. */
-    static final Path AGENT_LIBRARY = AGENT_JAR.resolveSibling("libperfpin-agent.so");
+    static final Path AGENT_LIBRARY = AGENT_JAR.resolveSibling(AgentJar.LIBRARY);
     /** What HotSpot prints when a jar joins the bootstrap class path after start-up. */
     static final String CDS_WARNING =
             "Sharing is only supported for boot loader classes because bootstrap classpath has been appended";

@@ -1,5 +1,6 @@
 package io.perfpin.bench;
 
+import io.perfpin.jvm.AgentJar;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -137,7 +138,7 @@ public final class Workspace implements AutoCloseable {
 
     /** The agent's native way in, which the build leaves beside its jar; absent where it had no C compiler. */
     public Path agentLibrary() {
-        return agentJar().resolveSibling("libperfpin-agent.so");
+        return agentJar().resolveSibling(AgentJar.LIBRARY);
     }
 
     @Override

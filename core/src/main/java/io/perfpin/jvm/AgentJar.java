@@ -21,7 +21,7 @@ public final class AgentJar {
     public static final String PROPERTY = "perfpin.agent.jar";
     private static final String RESOURCE = "perfpin-agent.jar";
     /** The agent's native way in, which starts the jar beside it (docs/agent-options.md, started by -agentpath). */
-    private static final String LIBRARY = "libperfpin-agent.so";
+    public static final String LIBRARY = "libperfpin-agent.so";
 
     private AgentJar() {}
 

@@ -143,13 +143,13 @@ final class Sampler {
      * marked closed ({@link #closeDown}). On the sampler rather than the closing thread, so that a close that may not
      * wait for good (the JVM's exit) waits for one thread, its last tick's writes included.
      *
-     * @param bounded  whether to wait for the sampler thread only until {@code deadline} ({@link System#nanoTime})
+     * @param boundNanos the most to wait for the sampler thread; 0 for no bound
      * @return false when the sampler thread had not ended by then, its tick or the last one still under way
      */
-    boolean finish(boolean bounded, long deadline) {
+    boolean finish(long boundNanos) {
         stopping = true;
         LockSupport.unpark(thread);
-        if (!joined(bounded, deadline)) {
+        if (!joined(boundNanos)) {
             return false;
         }
         if (!closedDown) {
@@ -191,7 +191,9 @@ final class Sampler {
     }
 
     /** Whether the sampler thread ended, waited for whatever interrupts come: they are the caller's again after. */
-    private boolean joined(boolean bounded, long deadline) {
+    private boolean joined(long boundNanos) {
+        boolean bounded = boundNanos != 0;
+        long deadline = System.nanoTime() + boundNanos;
         boolean interrupted = false;
         try {
             while (thread.isAlive()) {

@@ -469,7 +469,7 @@ public final class ThreadRegistry implements AutoCloseable {
             if (closed) {
                 if (!samplerBack && boundNanos == 0) {
                     // a detach after an exit that gave up on the sampler: it waits for it, as any detach does
-                    samplerBack = sampler.finish(false, 0);
+                    samplerBack = sampler.finish(0);
                     closeRecording();
                 }
                 return samplerBack;
@@ -483,7 +483,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 try {
                     switch (step) {
                         case ENROLMENTS -> threads.close();
-                        case THREADS -> samplerBack = sampler.finish(boundNanos != 0, System.nanoTime() + boundNanos);
+                        case THREADS -> samplerBack = sampler.finish(boundNanos);
                         case PINS -> pins.close();
                         case SWITCHED_ON -> switchedOn.close();
                         case RECORDING -> recording.close();

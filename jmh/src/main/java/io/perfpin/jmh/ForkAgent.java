@@ -22,7 +22,6 @@ import java.util.stream.Stream;
  */
 final class ForkAgent {
     private static final String PERFPIN_PREMAIN = "io.perfpin.agent.PerfpinAgent";
-    private static final String AGENT_LIBRARY = "libperfpin-agent.so";
 
     private ForkAgent() {}
 
@@ -60,7 +59,7 @@ final class ForkAgent {
     static boolean isPerfpin(String option) {
         if (option.startsWith("-agentpath:")) {
             String library = option.substring("-agentpath:".length()).split("=", 2)[0];
-            return library.equals(AGENT_LIBRARY) || library.endsWith("/" + AGENT_LIBRARY);
+            return library.equals(AgentJar.LIBRARY) || library.endsWith("/" + AgentJar.LIBRARY);
         }
         if (!option.startsWith("-javaagent:")) {
             return false;
