@@ -396,6 +396,11 @@ public final class ThreadPins implements AutoCloseable {
         }
     }
 
+    /** Whether the CPU topology was read: a registry where nothing pins never reads it. */
+    public boolean topologyRead() {
+        return topology != null;
+    }
+
     /** In another process, its CPUs as the agent in it would see them: perfpin's own may be others. */
     private CpuTopology topology() {
         CpuTopology read = topology;

@@ -314,9 +314,16 @@ final class EnrolledThreads {
         }
         if (live) {
             // counted from here on, whatever these say
-            TrackedThread counted = tracked;
-            Isolated.run(notices, "giving a thread the pin its task asked for", () -> handPin(counted));
-            Isolated.run(notices, "saying what a thread cannot count", () -> explain(counted.counters));
+            try {
+                handPin(tracked);
+            } catch (RuntimeException | Error e) {
+                notices.sayOnce(Isolated.failed("giving a thread the pin its task asked for", e));
+            }
+            try {
+                explain(tracked.counters);
+            } catch (RuntimeException | Error e) {
+                notices.sayOnce(Isolated.failed("saying what a thread cannot count", e));
+            }
         }
     }
 
@@ -543,8 +550,6 @@ final class EnrolledThreads {
         }
         for (TrackedThread t = admitted.poll(); t != null; t = admitted.poll()) {
             live.add(t);
-            // caught here, not run as Isolated work: a short main's exit takes in its main thread, and linking a
-            // lambda there cost more than the rest
             try {
                 explain(t.counters);
             } catch (RuntimeException | Error e) {
@@ -584,7 +589,12 @@ final class EnrolledThreads {
         if (explained.size() >= EXPLAINED) {
             return true;
         }
-        return explained.computeIfAbsent(what, w -> new HashSet<>()).add(why);
+        Set<Object> reasons = explained.get(what);
+        if (reasons == null) {
+            reasons = new HashSet<>();
+            explained.put(what, reasons);
+        }
+        return reasons.add(why);
     }
 
     /**
@@ -592,8 +602,6 @@ final class EnrolledThreads {
      * whether or not the other could be.
      */
     void finished(TrackedThread t) {
-        // Caught here rather than run as Isolated work: the first thread finished is on a short main's exit path,
-        // where linking a lambda cost more than the rest of it.
         try {
             try {
                 t.counters.close();

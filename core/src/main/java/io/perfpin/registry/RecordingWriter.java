@@ -12,6 +12,7 @@ import io.perfpin.report.ThreadState;
 import io.perfpin.stats.AgentNotice;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.function.Consumer;
 
 /**
  * The registry's JSON-lines recording ({@code out=}): a sample per counted thread every tick, a final record per
@@ -23,7 +24,7 @@ import java.nio.file.Path;
  * the stats file and the exports go on. No write throws: a recording that cannot be written is no reason to skip a
  * thread's final record in the stats file, its descriptors or its pin.
  */
-final class RecordingWriter {
+final class RecordingWriter implements Consumer<String> {
     /** Opens a recording's file, its {@link io.perfpin.report.JvmRecord} written: {@link RecordingFile#create}. */
     @FunctionalInterface
     interface Opener {
@@ -93,8 +94,9 @@ final class RecordingWriter {
         }
     }
 
-    /** One line of the tick's listener. */
-    void line(String jsonLine) {
+    /** One line of a tick's listener. */
+    @Override
+    public void accept(String jsonLine) {
         if (file != null && !ended) {
             write(jsonLine);
         }

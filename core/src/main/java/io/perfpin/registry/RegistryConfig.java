@@ -127,10 +127,11 @@ public final class RegistryConfig {
     }
 
     /**
-     * No pin is asked for by name: the CPU topology is read with the sampler's deferred work, for pins annotations may
-     * still ask for, rather than as it starts, which a short main's exit would wait for.
+     * No pin is asked for by name: the CPU topology is read on the sampler only once pins may come after all ({@link
+     * ThreadRegistry#pinsAhead}), or else by the first pin. A JVM that never pins never reads it: on a large machine
+     * that is hundreds of sysfs files, on a sampler that shares the CPUs with the application.
      */
-    public RegistryConfig withTopologyDeferred() {
+    public RegistryConfig withTopologyWhenAsked() {
         RegistryConfig copy = copy();
         copy.topologyAtStart = false;
         return copy;

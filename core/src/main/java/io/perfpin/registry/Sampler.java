@@ -43,9 +43,11 @@ final class Sampler {
     private final long deferredDelayNanos;
     /**
      * Whether the CPU topology is read as the sampler starts, for pins the options ask for, so that the first thread
-     * pinned does not pay for it in its own counts; otherwise with the deferred work, for pins annotations may ask for.
+     * pinned does not pay for it in its own counts; otherwise once {@link #readTopologySoon} asks.
      */
     private final boolean topologyAtStart;
+    /** Set by {@link #readTopologySoon}, taken by the sampler's next wake. */
+    private volatile boolean topologyAsked;
     /** Whether the deferred work was done before close; read by {@link #closeDown}. */
     private boolean deferredDone;
     /** Set once {@link #closeDown} ran, on the sampler as it stopped or, where it never ran, on the closing thread. */
@@ -133,6 +135,12 @@ final class Sampler {
         stats = publisher;
     }
 
+    /** Reads the CPU topology on the sampler, ahead of the interval: for pins that may come. */
+    void readTopologySoon() {
+        topologyAsked = true;
+        LockSupport.unpark(thread);
+    }
+
     /** Ticks now, ahead of the interval. */
     void wake() {
         LockSupport.unpark(thread);
@@ -174,16 +182,13 @@ final class Sampler {
         }
         try {
             if (lastTickReceived()) {
-                isolated("the last tick", () -> tick(true));
+                isolated(Piece.LAST_TICK, null, 0);
             }
         } finally {
             try {
                 releaseLeftOver();
-                StatsPublisher publisher = stats;
-                if (publisher != null) {
-                    // also after a fault in the last tick: its mapping is let go all the same
-                    isolated("closing the stats file", publisher::close);
-                }
+                // also after a fault in the last tick: its mapping is let go all the same
+                isolated(Piece.CLOSE_STATS, null, 0);
             } finally {
                 closedDown = true;
             }
@@ -233,12 +238,7 @@ final class Sampler {
      * their pins are undone here, without a final record.
      */
     private synchronized void releaseLeftOver() {
-        // caught here rather than run as isolated work: on a short main's exit path, linking a lambda cost more
-        try {
-            threads.admitInto(live);
-        } catch (RuntimeException | Error e) {
-            failed("taking in new threads", e);
-        }
+        isolated(Piece.ADMIT, null, 0);
         for (TrackedThread t : live) {
             threads.finished(t);
         }
@@ -284,7 +284,7 @@ final class Sampler {
         // a pool's start that wakes it for the table leaves the deferred work to its time, not beside the pool
         long deferredAt = started + deferredDelayNanos;
         do {
-            lookIfReached();
+            answerWakes();
             LockSupport.parkNanos(this, deferredAt - System.nanoTime());
         } while (!stopping && deferredAt - System.nanoTime() > 0 && !threads.endedWaiting());
         if (!stopping) {
@@ -293,17 +293,14 @@ final class Sampler {
             if (deferred != null) {
                 deferred.run();
             }
-            if (!topologyAtStart) {
-                pins.readTopology();
-            }
         }
     }
 
     private void tickUntilStopping(long firstPark) {
         long next = System.nanoTime() + firstPark;
         while (!stopping) {
-            // woken ahead of its time for the table alone: the look, not a tick, which would compete with the pool
-            lookIfReached();
+            // woken ahead of its time for the table or the topology: not a tick, which would compete with the pool
+            answerWakes();
             LockSupport.parkNanos(this, next - System.nanoTime());
             if (stopping) {
                 break;
@@ -317,15 +314,20 @@ final class Sampler {
     }
 
     /**
-     * The table looked at where an enrolled thread reached its mark, before each park rather than only after a wake: a
-     * thread has one permit, which any park of its takes (a lock its work waits for, in the JDK), while the descriptor
-     * the woken thread left stays until taken here. A wake that found nothing left (one that came after what it was
-     * for was done), or none at all (a park may end for nothing), parks again.
+     * What a wake ahead of the tick is for, looked at before each park rather than only after a wake: a thread has one
+     * permit, which any park of its takes (a lock its work waits for, in the JDK), while what the waker left stays until
+     * taken here. The table is looked at where an enrolled thread reached its mark; the topology read where it was
+     * asked for. A wake that found nothing left (one that came after what it was for was done), or none at all (a park
+     * may end for nothing), parks again.
      */
-    private void lookIfReached() {
+    private void answerWakes() {
         int reached = threads.tableReached();
         if (reached >= 0) {
             keepTableAhead(reached);
+        }
+        if (topologyAsked && !stopping) {
+            topologyAsked = false;
+            pins.readTopology();
         }
     }
 
@@ -336,30 +338,38 @@ final class Sampler {
         if (!finalPass) {
             keepTableAhead(threads.tableReached());
         }
-        isolated("taking in new threads", () -> threads.admitInto(live));
+        isolated(Piece.ADMIT, null, now);
         for (int i = live.size() - 1; i >= 0; i--) {
             TrackedThread t = live.get(i);
             boolean ended = finalPass || t.hasEnded();
-            isolated("reading a thread's counters", t::read);
+            isolated(Piece.READ, t, now);
             if (ended) {
                 live.set(i, live.get(live.size() - 1));
                 live.remove(live.size() - 1);
                 finishedThisTick.add(t);
                 finish(t, now);
             } else {
-                isolated("recording a thread's counts", () -> recording.sample(t, now));
+                isolated(Piece.SAMPLE, t, now);
             }
         }
         for (ThreadRegistry.TickListener listener : listeners) {
-            String name = "the tick of " + listener.getClass().getName();
-            isolated(name, () -> listener.threadsRead(live, finishedThisTick));
-            isolated(name, () -> listener.afterTick(now, finalPass, recording::line));
+            try {
+                listener.threadsRead(live, finishedThisTick);
+            } catch (RuntimeException | Error e) {
+                failed(tickOf(listener), e);
+            }
+            try {
+                listener.afterTick(now, finalPass, recording);
+            } catch (RuntimeException | Error e) {
+                failed(tickOf(listener), e);
+            }
         }
-        isolated("flushing the recording", recording::flush);
-        StatsPublisher publisher = stats;
-        if (publisher != null) {
-            isolated("publishing to the stats file", () -> publisher.tick(live, finishedThisTick, now));
-        }
+        isolated(Piece.FLUSH, null, now);
+        isolated(Piece.PUBLISH, null, now);
+    }
+
+    private static String tickOf(ThreadRegistry.TickListener listener) {
+        return "the tick of " + listener.getClass().getName();
     }
 
     /**
@@ -378,9 +388,7 @@ final class Sampler {
     /**
      * One look at the descriptor table, and its mark: whether it grew, or wants another look; false where the look
      * failed, said once. The wake that brought this one here took the mark away, and a thread that passed it before it
-     * was set again woke no one: a second look, once it is set, finds that thread's descriptors. Caught here rather than
-     * run as isolated work: the first look comes during a short main's start, where linking a lambda cost the sampler 2
-     * ms of CPU beside the application's.
+     * was set again woke no one: a second look, once it is set, finds that thread's descriptors.
      */
     private boolean lookAtTable(int reached) {
         boolean grew = false;
@@ -406,20 +414,62 @@ final class Sampler {
     /** The thread's final record, then its descriptors and pin, which go whether or not the record was written. */
     private void finish(TrackedThread t, long now) {
         try {
-            isolated("recording a thread's final counts", () -> recording.finalRecord(t, now));
+            isolated(Piece.FINAL_RECORD, t, now);
         } finally {
             threads.finished(t);
         }
     }
 
     /**
-     * Runs one piece of a tick: what it throws is said once, and the tick goes on. A fault of the stats file's
-     * mapping that surfaces here stops publishing to it, as one caught where it happened.
+     * The pieces of the sampler's work, each {@link Isolated}. A switch over them rather than a lambda for each: some
+     * 20 ms of the sampler's CPU in a JVM that churns threads was linking lambdas, and a lambda that captures the
+     * thread is an allocation per thread per tick.
      */
-    private void isolated(String what, Isolated.Work work) {
-        Throwable failure = Isolated.run(work);
-        if (failure != null) {
-            failed(what, failure);
+    private enum Piece {
+        ADMIT("taking in new threads"),
+        READ("reading a thread's counters"),
+        SAMPLE("recording a thread's counts"),
+        FINAL_RECORD("recording a thread's final counts"),
+        FLUSH("flushing the recording"),
+        PUBLISH("publishing to the stats file"),
+        LAST_TICK("the last tick"),
+        CLOSE_STATS("closing the stats file");
+
+        final String what;
+
+        Piece(String what) {
+            this.what = what;
+        }
+    }
+
+    /**
+     * Runs one piece of a tick, for thread {@code t} where it is one thread's: what it throws is said once, and the
+     * tick goes on. A fault of the stats file's mapping that surfaces here stops publishing to it, as one caught where
+     * it happened.
+     */
+    private void isolated(Piece piece, TrackedThread t, long now) {
+        try {
+            StatsPublisher publisher = stats;
+            switch (piece) {
+                case ADMIT -> threads.admitInto(live);
+                case READ -> t.read();
+                case SAMPLE -> recording.sample(t, now);
+                case FINAL_RECORD -> recording.finalRecord(t, now);
+                case FLUSH -> recording.flush();
+                case PUBLISH -> {
+                    if (publisher != null) {
+                        publisher.tick(live, finishedThisTick, now);
+                    }
+                }
+                case LAST_TICK -> tick(true);
+                case CLOSE_STATS -> {
+                    if (publisher != null) {
+                        publisher.close();
+                    }
+                }
+            }
+        } catch (RuntimeException | Error e) {
+            failed(piece.what, e);
         }
     }
 

@@ -13,9 +13,9 @@ import io.perfpin.stats.StatsLayout;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.List;
+import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.function.Consumer;
 
 /**
  * The registry's threads in its stats file, for as long as the file is whole and at its path. The file lives in
@@ -28,7 +28,7 @@ final class StatsPublisher {
     private final StatsFile file;
     private final int liveSlots;
     private final Syscalls syscalls;
-    private final Consumer<AgentNotice> notices;
+    private final Notices notices;
     private final NoticeSink sink;
     /** Notices said on any thread, written on the sampler's: the file has one writer. */
     private final Queue<AgentNotice> pending = new ConcurrentLinkedQueue<>();
@@ -55,12 +55,12 @@ final class StatsPublisher {
      * @param notices what the publisher itself has to say (the registry's notices, posted here too)
      * @param sink    where a notice the file cannot take goes
      */
-    StatsPublisher(StatsFile file, int liveSlots, Syscalls syscalls, Consumer<AgentNotice> notices, NoticeSink sink) {
+    StatsPublisher(StatsFile file, int liveSlots, Syscalls syscalls, Notices notices) {
         this.file = file;
         this.liveSlots = liveSlots;
         this.syscalls = syscalls;
         this.notices = notices;
-        this.sink = sink;
+        this.sink = notices.sink();
     }
 
     /** Posts a notice for viewers; it reaches the file on the next tick. */
@@ -95,7 +95,10 @@ final class StatsPublisher {
      */
     void tick(List<TrackedThread> live, List<TrackedThread> finished, long epochMillis) {
         long startNanos = System.nanoTime();
-        write(() -> {
+        try {
+            if (!writable()) {
+                return;
+            }
             for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
                 if (!file.notice(notice)) {
                     noticesFull = true;
@@ -135,12 +138,18 @@ final class StatsPublisher {
             }
             file.publishVirtualGroups(startNanos);
             file.sampled(startNanos, epochMillis);
-        });
+            MappedFaults.surface();
+        } catch (InternalError | RuntimeException e) {
+            writeFailed(e);
+        }
     }
 
     /** Marks the file closed, the last write (a damaged file is left as it is), and lets go of its mapping. */
     void close() {
-        write(() -> {
+        try {
+            if (!writable()) {
+                return;
+            }
             for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
                 if (!file.notice(notice)) {
                     sink.unpublished(notice);
@@ -149,11 +158,15 @@ final class StatsPublisher {
             try {
                 file.close();
             } catch (IOException | UncheckedIOException e) {
-                notices.accept(AgentNotice.failure("closing the stats file " + file.path() + " failed", e));
+                notices.sayOnce(AgentNotice.failure("closing the stats file " + file.path() + " failed", e));
             }
-        });
-        stopped = true;
-        file.release(syscalls);
+            MappedFaults.surface();
+        } catch (InternalError | RuntimeException e) {
+            writeFailed(e);
+        } finally {
+            stopped = true;
+            file.release(syscalls);
+        }
     }
 
     /**
@@ -170,21 +183,28 @@ final class StatsPublisher {
         return true;
     }
 
-    private void write(Runnable writes) {
+    /**
+     * Whether to write now: not once publishing stopped, nor to a file found damaged, which stops it. Each write has a
+     * try of its own rather than its writes handed here as a lambda: linking one costs the sampler about a millisecond
+     * of CPU once per JVM.
+     */
+    private boolean writable() {
         if (stopped) {
-            return;
+            return false;
         }
-        try {
-            String damage = file.damage();
-            if (damage != null) {
-                stop(damage);
-                return;
-            }
-            writes.run();
-            MappedFaults.surface();
-        } catch (InternalError fault) {
-            faulted(fault);
-        } catch (RuntimeException e) {
+        String damage = file.damage();
+        if (damage != null) {
+            stop(damage);
+            return false;
+        }
+        return true;
+    }
+
+    /** A write that threw: a fault of the mapping, or anything else, stops publishing. */
+    private void writeFailed(Throwable e) {
+        if (e instanceof InternalError) {
+            faulted((InternalError) e);
+        } else {
             stop("writing it failed: " + e);
         }
     }
@@ -223,7 +243,7 @@ final class StatsPublisher {
     private void groupsFull() {
         if (!virtualGroupsFull) {
             virtualGroupsFull = true;
-            notices.accept(AgentNotice.info("the stats file shows " + StatsLayout.VIRTUAL_GROUPS + " groups of"
+            notices.sayOnce(AgentNotice.info("the stats file shows " + StatsLayout.VIRTUAL_GROUPS + " groups of"
                     + " virtual threads: those of other groups are recorded but not shown live"));
         }
     }
@@ -240,7 +260,9 @@ final class StatsPublisher {
         for (EventFailure failure : t.counters.unsupported()) {
             file.eventRefused(file.eventIndex(failure.event().name()), failure.reason());
         }
-        t.counters.sources().forEach((event, source) -> file.eventSource(file.eventIndex(event), source));
+        for (Map.Entry<String, String> source : t.counters.sources().entrySet()) {
+            file.eventSource(file.eventIndex(source.getKey()), source.getValue());
+        }
         t.slot = live ? claimSlot(t) : -1;
     }
 
@@ -249,12 +271,12 @@ final class StatsPublisher {
         try {
             int slot = file.claimSlot(t);
             if (slot < 0) {
-                notices.accept(AgentNotice.info("the stats file is full (" + liveSlots + " live threads): threads"
+                notices.sayOnce(AgentNotice.info("the stats file is full (" + liveSlots + " live threads): threads"
                         + " beyond that are recorded but not shown live"));
             }
             return slot;
         } catch (IOException e) {
-            notices.accept(AgentNotice.info("the stats file cannot grow to show more than " + file.liveSlots()
+            notices.sayOnce(AgentNotice.info("the stats file cannot grow to show more than " + file.liveSlots()
                     + " live threads (" + e.getMessage() + "): threads beyond that are recorded but not shown live"));
             return -1;
         }
@@ -265,7 +287,7 @@ final class StatsPublisher {
         for (AgentNotice notice = pending.poll(); notice != null; notice = pending.poll()) {
             sink.unpublished(notice);
         }
-        notices.accept(AgentNotice.info("stopped publishing to the stats file " + file.path() + ": " + damage
+        notices.sayOnce(AgentNotice.info("stopped publishing to the stats file " + file.path() + ": " + damage
                 + "; counting and recording go on"));
         abandon();
     }

@@ -219,7 +219,7 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     private StatsPublisher publisher(StatsFile stats, RegistryConfig config) {
-        return new StatsPublisher(stats, config.liveSlots(), syscalls, notices::sayOnce, notices.sink());
+        return new StatsPublisher(stats, config.liveSlots(), syscalls, notices);
     }
 
     /*
@@ -353,6 +353,20 @@ public final class ThreadRegistry implements AutoCloseable {
      */
     public boolean enrolInC(Class<?> hooks) {
         return threads.enrolInC(hooks);
+    }
+
+    /**
+     * Says that pins may come that no rule of the registry's start named, as when a {@code @Pinned} task's class is
+     * woven: the sampler reads the CPU topology now, if it has not, so that the first thread pinned does not pay for
+     * it in its own counts.
+     */
+    public void pinsAhead() {
+        sampler.readTopologySoon();
+    }
+
+    /** Whether the CPU topology was read, for the tests of when. */
+    boolean topologyRead() {
+        return pins.topologyRead();
     }
 
     /**

@@ -29,6 +29,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Predicate;
 
 /**
  * The writer of a per-JVM stats file ({@link StatsLayout}). Single writer: every method is called from
@@ -288,6 +289,14 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
+    /** The names of stats files. A class rather than a lambda: it is first used on the sampler of a JVM that starts. */
+    private static final Predicate<String> STATS_FILES = new Predicate<>() {
+        @Override
+        public boolean test(String name) {
+            return name.endsWith(".stats");
+        }
+    };
+
     /**
      * Removes the stats files of processes that no longer run from {@code dir}, where files are named
      * {@code <pid>.stats}, as HotSpot does with its hsperfdata files: a JVM that was killed could not remove
@@ -296,7 +305,7 @@ public final class StatsFile implements AutoCloseable {
     public static int removeStale(OwnedDirectory dir) {
         int removed = 0;
         try {
-            for (String name : dir.names(n -> n.endsWith(".stats"))) {
+            for (String name : dir.names(STATS_FILES)) {
                 try {
                     long pid = Long.parseLong(name.substring(0, name.length() - ".stats".length()));
                     // Not ProcessHandle.of: its first use starts the JDK's process reaper machinery (an executor and
@@ -821,7 +830,9 @@ public final class StatsFile implements AutoCloseable {
     public void release(Syscalls syscalls) {
         FileMappings.release(syscalls, fixed);
         FileMappings.release(syscalls, live);
-        outgrown.forEach(mapping -> FileMappings.release(syscalls, mapping));
+        for (MappedByteBuffer mapping : outgrown) {
+            FileMappings.release(syscalls, mapping);
+        }
     }
 
     private static void beginWrite(ByteBuffer buffer, int offset, long[] sequences, int slot) {

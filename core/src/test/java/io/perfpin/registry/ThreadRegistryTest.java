@@ -1,6 +1,7 @@
 package io.perfpin.registry;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
@@ -300,6 +301,44 @@ class ThreadRegistryTest {
         assertEquals(
                 descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
         assertEquals(List.of(), warnings);
+    }
+
+    /**
+     * Where no rule pins by name, the CPU topology (hundreds of sysfs files on a large machine) is read only once pins
+     * may come: not with the deferred work, which ticks after it show done, but when the registry is told of pins
+     * ahead, before the sampler's next tick; where rules pin, as the sampler starts.
+     */
+    @Test
+    void theTopologyIsReadOnlyWherePinsMayCome() throws Exception {
+        RegistryConfig counting = RegistryConfig.of(events("task-clock"))
+                .withInterval(TimeUnit.MILLISECONDS.toNanos(5))
+                .withDeferredDelay(TimeUnit.MILLISECONDS.toNanos(1));
+        ThreadRegistry registry = start(counting.withTopologyWhenAsked());
+        try {
+            Threads.await(ticks(registry, 3));
+            assertFalse(registry.topologyRead(), "read where nothing pins");
+            registry.pinsAhead();
+            // a tick under way as it was told, then the sampler's next wait reads it, then a tick
+            Threads.await(ticks(registry, 2));
+            assertTrue(registry.topologyRead(), "read once told of pins ahead");
+        } finally {
+            registry.close();
+        }
+        ThreadRegistry pinning = start(counting);
+        try {
+            Threads.await(ticks(pinning, 1));
+            assertTrue(pinning.topologyRead(), "read as the sampler starts where rules pin");
+        } finally {
+            pinning.close();
+        }
+        assertEquals(List.of(), warnings);
+    }
+
+    /** Counted down by the registry's next {@code count} ticks. */
+    private static CountDownLatch ticks(ThreadRegistry registry, int count) {
+        CountDownLatch ticked = new CountDownLatch(count);
+        registry.onTick((epochMillis, finalPass, record) -> ticked.countDown());
+        return ticked;
     }
 
     @Test

@@ -90,7 +90,7 @@ final class Agent implements AutoCloseable {
                 .withAgentOptions(options.text());
         ThreadRules rules = options.rules();
         if (!rules.pinsByName()) {
-            config = config.withTopologyDeferred();
+            config = config.withTopologyWhenAsked();
         }
         if (options.stats() != null) {
             config = config.withStatsFile(options.stats()); // a file the user named: one that fails is a bad option
@@ -144,6 +144,7 @@ final class Agent implements AutoCloseable {
                 virtualThreads.exportTo(exports);
             }
             values = early != null ? early.values() : new AnnotationValues(parser);
+            values.pinsGoTo(registry);
             enrolment = new Enrolment(registry, rules, values, methods, syscalls);
             ThreadHooks.install(enrolment);
             unweave = weave(instrumentation, syscalls, values, methods, attached, registry, early);

@@ -3,6 +3,7 @@ package io.perfpin.agent.impl;
 import io.perfpin.cpu.Placement;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
+import io.perfpin.registry.ThreadRegistry;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
@@ -15,9 +16,33 @@ final class AnnotationValues {
     private final Map<String, Object> placements = new ConcurrentHashMap<>();
     private final Map<String, Object> eventLists = new ConcurrentHashMap<>();
     private final EventParser parser;
+    /** Set once a {@code @Pinned} task's class is woven. */
+    private volatile boolean pinsWoven;
+    /** Told of pins ahead; null until the registry starts. */
+    private volatile ThreadRegistry registry;
 
     AnnotationValues(EventParser parser) {
         this.parser = parser;
+    }
+
+    /**
+     * The registry to tell once a {@code @Pinned} task's class is woven, so that it reads the CPU topology before
+     * the first such task pins its thread; told at once where one was woven before it started.
+     */
+    void pinsGoTo(ThreadRegistry started) {
+        registry = started;
+        if (pinsWoven) {
+            started.pinsAhead();
+        }
+    }
+
+    /** A {@code @Pinned} task's class was woven: its threads will be pinned. */
+    void pinnedTaskWoven() {
+        pinsWoven = true;
+        ThreadRegistry told = registry;
+        if (told != null) {
+            told.pinsAhead();
+        }
     }
 
     /** Null for an empty or bad value: not pinned. */

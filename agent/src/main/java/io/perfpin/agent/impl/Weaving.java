@@ -15,7 +15,6 @@ import static net.bytebuddy.matcher.ElementMatchers.takesArguments;
 import io.perfpin.stats.AgentNotice;
 import java.lang.instrument.ClassFileTransformer;
 import java.lang.instrument.Instrumentation;
-import java.security.ProtectionDomain;
 import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 import net.bytebuddy.agent.builder.AgentBuilder;
@@ -74,7 +73,7 @@ final class Weaving {
                         .and(isSubTypeOf(Runnable.class)
                                 .or(isSubTypeOf(Callable.class))
                                 .or(isSubTypeOf(Thread.class))))
-                .transform(Weaving::task)
+                .transform((b, type, loader, module, domain) -> task(b, type, values))
                 .type(declaresMethod(isAnnotatedWith(named(TaskAnnotations.COUNTED))))
                 .transform((b, type, loader, module, domain) -> countedMethods(b, type, values, methods));
     }
@@ -103,13 +102,13 @@ final class Weaving {
     }
 
     private static DynamicType.Builder<?> task(
-            DynamicType.Builder<?> builder,
-            TypeDescription type,
-            ClassLoader loader,
-            JavaModule module,
-            ProtectionDomain domain) {
+            DynamicType.Builder<?> builder, TypeDescription type, AnnotationValues values) {
+        String placement = TaskAnnotations.placement(type.getDeclaredAnnotations());
+        if (!placement.isEmpty()) {
+            values.pinnedTaskWoven();
+        }
         Advice advice = Advice.withCustomMapping()
-                .bind(TaskAdvice.Placement.class, TaskAnnotations.placement(type.getDeclaredAnnotations()))
+                .bind(TaskAdvice.Placement.class, placement)
                 .bind(TaskAdvice.Events.class, TaskAnnotations.events(type.getDeclaredAnnotations()))
                 .to(TaskAdvice.class);
         return builder.visit(advice.on(runOrCall("run").or(runOrCall("call"))));
