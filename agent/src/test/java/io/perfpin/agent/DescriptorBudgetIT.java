@@ -113,8 +113,8 @@ class DescriptorBudgetIT {
         try (AppJvm app = AppJvm.withOpenFileLimit(
                 512, java, "threads=short-.*;events=page-faults;fds=100%;interval=50ms;out=" + out, dir)) {
             app.await("ready");
-            // The sampler reads the CPU topology and the run's record (/sys, /proc) before and at its first tick, a
-            // descriptor at a time: filled meanwhile, the table would get one back when it closes it.
+            // The sampler reads the run's record (/sys, /proc) at its first tick, a descriptor at a time: filled
+            // meanwhile, the table would get one back when it closes it.
             awaitTicks(Observed.statsFile(dir, app.pid()), 2);
             app.send("open 100000");
             // The facts: fewer files than asked for, and the kernel's EMFILE said why.

@@ -61,6 +61,9 @@ public final class ThreadPins implements AutoCloseable {
     private final String processCpusText;
 
     private volatile CpuTopology topology;
+    /** Held while the topology is read: a pin that comes meanwhile waits for that read rather than making another. */
+    private final Object readingTopology = new Object();
+
     private CpuReservations reservations;
     private PinWatchdog watchdog;
     private volatile boolean unwatched;
@@ -405,8 +408,13 @@ public final class ThreadPins implements AutoCloseable {
     private CpuTopology topology() {
         CpuTopology read = topology;
         if (read == null) {
-            read = process == null ? CpuTopology.live() : CpuTopology.ofProcess(pid);
-            topology = read;
+            synchronized (readingTopology) {
+                read = topology;
+                if (read == null) {
+                    read = process == null ? CpuTopology.live() : CpuTopology.ofProcess(pid);
+                    topology = read;
+                }
+            }
         }
         return read;
     }

@@ -21,9 +21,8 @@ public final class RegistryConfig {
     public static final int DEFAULT_LIVE_SLOTS = StatsLayout.MAX_LIVE_SLOTS;
 
     /**
-     * How long after its start the sampler makes a stats file asked for later and reads the topology no rule needs at
-     * once: longer than a short main lives, so that its exit waits for neither; short enough that a viewer started
-     * with the JVM finds the file.
+     * How long after its start the sampler makes a stats file asked for later: longer than a short main lives, so that
+     * its exit does not wait for it; short enough that a viewer started with the JVM finds the file.
      */
     public static final Duration DEFERRED_DELAY = Duration.ofMillis(100);
 

@@ -317,7 +317,7 @@ final class Sampler {
      * What a wake ahead of the tick is for, looked at before each park rather than only after a wake: a thread has one
      * permit, which any park of its takes (a lock its work waits for, in the JDK), while what the waker left stays until
      * taken here. The table is looked at where an enrolled thread reached its mark; the topology read where it was
-     * asked for. A wake that found nothing left (one that came after what it was for was done), or none at all (a park
+     * asked for, once the deferred work is done. A wake that found nothing left (one that came after what it was for was done), or none at all (a park
      * may end for nothing), parks again.
      */
     private void answerWakes() {
@@ -325,7 +325,9 @@ final class Sampler {
         if (reached >= 0) {
             keepTableAhead(reached);
         }
-        if (topologyAsked && !stopping) {
+        // after the deferred work, as the read at its side used to be: neither the stats file nor a short main's exit
+        // waits for it
+        if (topologyAsked && deferredDone && !stopping) {
             topologyAsked = false;
             pins.readTopology();
         }

@@ -52,8 +52,8 @@ final class StatsPublisher {
     private volatile boolean noticesFull;
 
     /**
-     * @param notices what the publisher itself has to say (the registry's notices, posted here too)
-     * @param sink    where a notice the file cannot take goes
+     * @param notices what the publisher itself has to say (the registry's notices, posted here too), and where a
+     *                notice the file cannot take goes (its sink)
      */
     StatsPublisher(StatsFile file, int liveSlots, Syscalls syscalls, Notices notices) {
         this.file = file;

@@ -357,8 +357,9 @@ public final class ThreadRegistry implements AutoCloseable {
 
     /**
      * Says that pins may come that no rule of the registry's start named, as when a {@code @Pinned} task's class is
-     * woven: the sampler reads the CPU topology now, if it has not, so that the first thread pinned does not pay for
-     * it in its own counts.
+     * woven: the sampler reads the CPU topology once its deferred work is done, if no pin has. A pin that comes first
+     * reads it itself, before its thread's counters open, or waits for the sampler's read under way: a one-time delay
+     * of that thread's start, not in its counts.
      */
     public void pinsAhead() {
         sampler.readTopologySoon();

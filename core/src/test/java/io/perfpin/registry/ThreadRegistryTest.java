@@ -306,7 +306,8 @@ class ThreadRegistryTest {
     /**
      * Where no rule pins by name, the CPU topology (hundreds of sysfs files on a large machine) is read only once pins
      * may come: not with the deferred work, which ticks after it show done, but when the registry is told of pins
-     * ahead, before the sampler's next tick; where rules pin, as the sampler starts.
+     * ahead, before the sampler's next tick; and as the sampler starts in a registry started to pin (the agent's,
+     * where a rule pins by name).
      */
     @Test
     void theTopologyIsReadOnlyWherePinsMayCome() throws Exception {
@@ -327,7 +328,7 @@ class ThreadRegistryTest {
         ThreadRegistry pinning = start(counting);
         try {
             Threads.await(ticks(pinning, 1));
-            assertTrue(pinning.topologyRead(), "read as the sampler starts where rules pin");
+            assertTrue(pinning.topologyRead(), "read as the sampler starts, in a registry started to pin");
         } finally {
             pinning.close();
         }

@@ -26,8 +26,8 @@ final class AnnotationValues {
     }
 
     /**
-     * The registry to tell once a {@code @Pinned} task's class is woven, so that it reads the CPU topology before
-     * the first such task pins its thread; told at once where one was woven before it started.
+     * The registry to tell once a {@code @Pinned} task's class is woven, so that it reads the CPU topology, where
+     * there is time, before the first such task pins its thread; told at once where one was woven before it started.
      */
     void pinsGoTo(ThreadRegistry started) {
         registry = started;
@@ -38,6 +38,9 @@ final class AnnotationValues {
 
     /** A {@code @Pinned} task's class was woven: its threads will be pinned. */
     void pinnedTaskWoven() {
+        if (pinsWoven) {
+            return; // told already, or told at pinsGoTo
+        }
         pinsWoven = true;
         ThreadRegistry told = registry;
         if (told != null) {
