@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "nativeenrol.h"
+#include "rawcalls.h"
 
 #define MAX_EVENTS 16
 #define ATTR_SIZE 128
@@ -136,7 +137,7 @@ static void budget_give_back(int n) {
 
 static void close_group(struct slot *s) {
     for (int i = s->members - 1; i >= 0; i--) {
-        close(s->fds[i]);
+        perfpin_close(s->fds[i]);
     }
     budget_give_back(s->members);
 }
@@ -180,7 +181,7 @@ static int open_group(struct slot *s) {
         if (fd < 0) {
             int error = errno;
             for (int k = i - 1; k >= 0; k--) {
-                close(s->fds[k]);
+                perfpin_close(s->fds[k]);
             }
             budget_give_back(events);
             s->error = error;
@@ -367,7 +368,7 @@ int perfpin_enrol_ended(void) {
             uint64_t word = live;
             if (atomic_compare_exchange_strong(&s->word, &word, word_of(my_generation, ENDING))) {
                 s->final[0] = 0;
-                if (read(s->fds[0], s->final, sizeof(uint64_t) * (size_t) (3 + events)) < 0) {
+                if (perfpin_read(s->fds[0], s->final, sizeof(uint64_t) * (size_t) (3 + events)) < 0) {
                     s->final[0] = 0;
                 }
                 close_group(s);
@@ -600,9 +601,11 @@ jlong JNICALL perfpin_enrol_read(JNIEnv *env, jclass cls, jint slot, jlong gener
             if (!atomic_compare_exchange_strong(&s->word, &word, word_of(word >> 8, READING))) {
                 continue;
             }
-            ssize_t n = read(s->fds[0], (void *) (intptr_t) out, length);
+            ssize_t n = perfpin_read(s->fds[0], (void *) (intptr_t) out, length);
             int error = errno;
-            atomic_store(&s->word, word);
+            /* release, not a full fence: a thread that ends takes the slot back by compare-and-swap, which sees the
+             * read done; a sequentially consistent store is an atomic exchange on x86, some 20 ns a read */
+            atomic_store_explicit(&s->word, word, memory_order_release);
             return n < 0 ? -(jlong) error : (jlong) n;
         }
         if (state == ENDED) {

@@ -23,6 +23,7 @@
 #include "mappings.h"
 #include "nativeenrol.h"
 #include "pinwatchdog.h"
+#include "rawcalls.h"
 #include "selfread.h"
 #include "threadevents.h"
 #include "vthreads.h"
@@ -91,7 +92,7 @@ static jint JNICALL pp_perf_event_open(JNIEnv *env, jclass cls, jlong attr, jint
 
 static jlong JNICALL pp_read(JNIEnv *env, jclass cls, jint fd, jlong address, jint length) {
     (void) env; (void) cls;
-    return result_or_errno(read(fd, (void *) (intptr_t) address, (size_t) length));
+    return result_or_errno(perfpin_read(fd, (void *) (intptr_t) address, (size_t) length));
 }
 
 static jint JNICALL pp_ioctl(JNIEnv *env, jclass cls, jint fd, jlong request, jlong arg) {
@@ -101,7 +102,7 @@ static jint JNICALL pp_ioctl(JNIEnv *env, jclass cls, jint fd, jlong request, jl
 
 static jint JNICALL pp_close(JNIEnv *env, jclass cls, jint fd) {
     (void) env; (void) cls;
-    return (jint) result_or_errno(close(fd));
+    return (jint) result_or_errno(perfpin_close(fd));
 }
 
 static jlong JNICALL pp_mmap_perf_page(JNIEnv *env, jclass cls, jint fd) {

@@ -1,7 +1,9 @@
+#define _GNU_SOURCE
 #include "selfread.h"
 
 #include <errno.h>
-#include <unistd.h>
+
+#include "rawcalls.h"
 
 #define compiler_barrier() __asm__ __volatile__("" ::: "memory")
 
@@ -23,7 +25,7 @@ static inline uint64_t read_tsc(void) {
 #endif
 
 static int read_syscall(int fd, uint64_t out[3]) {
-    ssize_t n = read(fd, out, 3 * sizeof(uint64_t));
+    ssize_t n = perfpin_read(fd, out, 3 * sizeof(uint64_t));
     if (n < 0) {
         return -errno;
     }

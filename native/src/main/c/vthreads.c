@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rawcalls.h"
 #include "vthreads.h"
 
 #define EVENT_VIRTUAL_THREAD_START 87
@@ -158,7 +159,7 @@ static void open_group(struct carrier *c) {
     }
     if (c->opened > 0 && ioctl(c->fds[0], PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) != 0) {
         for (int i = 0; i < c->opened; i++) {
-            close(c->fds[i]);
+            perfpin_close(c->fds[i]);
         }
         c->opened = 0;
     }
@@ -170,7 +171,7 @@ static void open_group(struct carrier *c) {
 /* Closes c's group, which its holder has BUSY; the group's place among those max_groups allows is free again. */
 static void close_group(struct carrier *c) {
     for (int i = 0; i < c->opened; i++) {
-        close(c->fds[i]);
+        perfpin_close(c->fds[i]);
     }
     if (c->opened > 0) {
         __atomic_sub_fetch(&groups_open, 1, __ATOMIC_ACQ_REL);
@@ -282,7 +283,7 @@ static int read_group(struct carrier *c, uint64_t *out) {
         return -1;
     }
     ssize_t want = (ssize_t) ((3 + c->opened) * sizeof(uint64_t));
-    return read(c->fds[0], out, (size_t) want) == want ? 0 : -1;
+    return perfpin_read(c->fds[0], out, (size_t) want) == want ? 0 : -1;
 }
 
 static struct vthread *state_of(jvmtiEnv *env_jvmti, jthread thread) {

@@ -75,7 +75,11 @@ final class CounterReadCost {
         MarkdownTable table =
                 new MarkdownTable("reader", "what one read is", "ns per read: median (min–max)", "ns over raw C");
         if (rawC != null) {
-            table.row("raw C loop (readloop.c, gcc -O2)", "one read(2) of the group", rawC.format(1), "");
+            table.row(
+                    "raw C loop (readloop.c, gcc -O2)",
+                    "one read(2) of the group, by syscall(), in a process of two threads as a JVM is",
+                    rawC.format(1),
+                    "");
         } else {
             table.row("raw C loop", "not measured: " + rawCMissing, "", "");
         }

@@ -5,7 +5,8 @@ import java.util.List;
 
 /**
  * The floor of a counter read: {@code benchmarks/src/main/c/readloop.c} reading the same kernel group as
- * {@link CounterReadBenchmark} with nothing between it and read(2).
+ * {@link CounterReadBenchmark} with nothing between it and read(2), in a process of more than one thread, as a JVM is
+ * (readloop.c says what that changes).
  */
 final class RawReadLoop {
     private RawReadLoop() {}
