@@ -160,9 +160,7 @@ final class AgentSession {
         } catch (IOException e) {
             throw new IOException("--record: " + e.getMessage(), e);
         }
-        String agentOption = launch.needsJavaagent()
-                ? AgentJar.javaagentOption(agent.agentOptions())
-                : AgentJar.startOption(agent.agentOptions());
+        String agentOption = AgentJar.startOption(agent.agentOptions(), launch.afterJava());
         // Opened before the application starts: an --output FILE that cannot be written costs no run.
         try (ReportOutput out = output.open()) {
             Process process = new ProcessBuilder(launch.withJvmOption(agentOption))

@@ -66,24 +66,9 @@ final class LaunchCommand {
         return java;
     }
 
-    /**
-     * Whether the JVM's options may leave {@code java.instrument} out of its modules ({@code -m}, {@code --module},
-     * {@code --limit-modules}) or give it a system class loader of the application's own: there the agent's
-     * {@code -agentpath} way in cannot start it, and {@code -javaagent}, which adds the module, can. Any word of the
-     * command counts, the application's arguments too: a wrong guess only costs the faster start.
-     */
-    boolean needsJavaagent() {
-        for (String word : words.subList(java + 1, words.size())) {
-            if (word.equals("-m")
-                    || word.equals("--module")
-                    || word.startsWith("--module=")
-                    || word.equals("--limit-modules")
-                    || word.startsWith("--limit-modules=")
-                    || word.startsWith("-Djava.system.class.loader=")) {
-                return true;
-            }
-        }
-        return false;
+    /** The words after java: the JVM's options, then the application and its arguments. */
+    List<String> afterJava() {
+        return words.subList(java + 1, words.size());
     }
 
     /** The command with {@code option} as the JVM's first option, before those the user gave. */

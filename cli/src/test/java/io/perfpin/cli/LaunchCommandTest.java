@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assertions.fail;
 
+import io.perfpin.jvm.AgentJar;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -33,11 +34,17 @@ class LaunchCommandTest {
                 "java --limit-modules java.base -cp app.jar Main",
                 "java --limit-modules=java.base Main",
                 "sudo -u me java -Djava.system.class.loader=app.Loader -cp app.jar Main")) {
-            assertTrue(LaunchCommand.of(List.of(command.split(" "))).needsJavaagent(), command);
+            assertTrue(
+                    AgentJar.needsJavaagent(
+                            LaunchCommand.of(List.of(command.split(" "))).afterJava()),
+                    command);
         }
         for (String command :
                 List.of("java -cp app.jar Main", "numactl -N 0 -m 0 java -jar app.jar", "java -jar m.jar --modules")) {
-            assertFalse(LaunchCommand.of(List.of(command.split(" "))).needsJavaagent(), command);
+            assertFalse(
+                    AgentJar.needsJavaagent(
+                            LaunchCommand.of(List.of(command.split(" "))).afterJava()),
+                    command);
         }
     }
 

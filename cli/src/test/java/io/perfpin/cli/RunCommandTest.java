@@ -59,7 +59,7 @@ class RunCommandTest {
     @Test
     void runStartsTheAgentByItsLibraryAndTheJvmKeepsItsModuleGraph() throws Exception {
         assumeTrue(
-                AgentJar.startOption("").startsWith("-agentpath:"),
+                AgentJar.startOption("", List.of()).startsWith("-agentpath:"),
                 "the build had a C compiler, and made libperfpin-agent.so");
         Path log = dir.resolve("cds.log");
         CliRun run = run(JAVA, "-Xlog:cds=info:file=" + log, "-cp", CLASS_PATH, "io.perfpin.apps.MainReached");

@@ -6,6 +6,7 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.List;
 
 /**
  * Where the agent jar that {@code run}, {@code attach} and the JMH profiler load comes from:
@@ -32,13 +33,17 @@ public final class AgentJar {
     }
 
     /**
-     * The JVM option that starts the agent with {@code options} in a JVM this user launches: by its native library
-     * where there is one beside the jar (the build's, or the one packaged with it, installed with a copy of the jar)
-     * and this machine can load it, since a JVM started without {@code -javaagent} starts sooner; by
-     * {@code -javaagent} otherwise ({@link #javaagentOption}). A library the launched JVM could not load would stop
-     * it before {@code main()}: a mount that forbids executing, a build for another processor or C library.
+     * The JVM option that starts the agent with {@code options} in a JVM this user launches with {@code jvmWords} (the
+     * words after {@code java}): by its native library where there is one beside the jar (the build's, or the one
+     * packaged with it, installed with a copy of the jar), this machine can load it, and the words do not need
+     * {@code -javaagent} ({@link #needsJavaagent}), since a JVM started without it starts sooner; by {@code -javaagent}
+     * otherwise ({@link #javaagentOption}). A library the launched JVM could not load would stop it before
+     * {@code main()}: a mount that forbids executing, a build for another processor or C library.
      */
-    public static String startOption(String options) throws IOException {
+    public static String startOption(String options, List<String> jvmWords) throws IOException {
+        if (needsJavaagent(jvmWords)) {
+            return javaagentOption(options);
+        }
         Path library;
         Path jar = configured();
         if (jar != null) {
@@ -51,6 +56,26 @@ public final class AgentJar {
         return library != null && loadable(library)
                 ? "-agentpath:" + library + suffix(options)
                 : javaagentOption(options);
+    }
+
+    /**
+     * Whether a JVM launched with {@code jvmWords} may leave {@code java.instrument} out of its modules ({@code -m},
+     * {@code --module}, {@code --limit-modules}) or give it a system class loader of the application's own: there the
+     * agent's {@code -agentpath} way in cannot start it, and {@code -javaagent}, which adds the module, can. Any word
+     * counts, the application's arguments too: a wrong guess only costs the faster start.
+     */
+    public static boolean needsJavaagent(List<String> jvmWords) {
+        for (String word : jvmWords) {
+            if (word.equals("-m")
+                    || word.equals("--module")
+                    || word.startsWith("--module=")
+                    || word.equals("--limit-modules")
+                    || word.startsWith("--limit-modules=")
+                    || word.startsWith("-Djava.system.class.loader=")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** {@code -javaagent:} the agent jar, with {@code options}: for a JVM that -agentpath cannot serve. */

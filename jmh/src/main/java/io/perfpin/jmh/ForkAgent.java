@@ -34,7 +34,8 @@ final class ForkAgent {
         try {
             String threads =
                     options.threads() == null ? ".*" : options.threads().toString();
-            return List.of("-javaagent:" + AgentJar.forThisUser() + "=threads=" + threads + ";events=sched;quiet");
+            return List.of(
+                    AgentJar.startOption("threads=" + threads + ";events=sched;quiet", List.copyOf(forkJvmArguments)));
         } catch (IOException | RuntimeException e) {
             Notes.say("the forked JVM runs without the agent, so no live view shows it: " + e.getMessage());
             return List.of();

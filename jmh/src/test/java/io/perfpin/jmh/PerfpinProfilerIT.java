@@ -131,9 +131,12 @@ class PerfpinProfilerIT {
         assertEquals(0, run.code, run.out);
         assertFaultsPerOperation(forked, run);
         String fork = forkCommand(run);
+        // by its library, as perfpin run starts it, where the build made one
+        String agent = AgentJar.startOption("", List.of()).startsWith("-agentpath:")
+                ? "-agentpath:[^,]*/libperfpin-agent\\.so"
+                : "-javaagent:[^,]*/perfpin-agent\\.jar";
         assertTrue(
-                fork.matches(".*, -javaagent:[^,]*/perfpin-agent\\.jar=threads=\\.\\*-jmh-worker-\\\\d\\+;events=sched;"
-                                + "quiet, .*")
+                fork.matches(".*, " + agent + "=threads=\\.\\*-jmh-worker-\\\\d\\+;events=sched;quiet, .*")
                         && fork.contains(", -Dperfpin.test.pages=" + PAGES + ", "),
                 "the agent beside" + " -jvmArgsAppend: " + fork);
 
@@ -265,6 +268,7 @@ class PerfpinProfilerIT {
                 args(TWO_WORKERS, "-f 1 -v EXTRA " + SHORT, "-prof", "perfpin"));
         assertEquals(0, run.code, run.out);
         assertEquals(1, forkCommand(run).split("-javaagent:", -1).length - 1, forkCommand(run));
+        assertFalse(forkCommand(run).contains("-agentpath:"), forkCommand(run));
         assertFalse(run.out.contains("[perfpin]"), "nothing refused, nothing said on stderr:\n" + run.out);
         assertTrue(run.out.contains(":·page-faults "), run.out);
         List<Path> recordings = RecordingFile.family(record);
