@@ -33,7 +33,8 @@ class LaunchCommandTest {
                 "java --module=app/app.Main",
                 "java --limit-modules java.base -cp app.jar Main",
                 "java --limit-modules=java.base Main",
-                "sudo -u me java -Djava.system.class.loader=app.Loader -cp app.jar Main")) {
+                "sudo -u me java -Djava.system.class.loader=app.Loader -cp app.jar Main",
+                "java -Djdk.module.main=app -cp app.jar Main")) {
             assertTrue(
                     AgentJar.needsJavaagent(
                             LaunchCommand.of(List.of(command.split(" "))).afterJava()),

@@ -25,20 +25,41 @@ final class ForkAgent {
 
     private ForkAgent() {}
 
-    /** The fork's options to add: the agent's, or none. */
-    static List<String> options(ProfilerOptions options, Collection<String> forkJvmArguments) {
-        if (!options.agent()
-                || Stream.concat(forkJvmArguments.stream(), inheritedOptions()).anyMatch(ForkAgent::isPerfpin)) {
+    /**
+     * The fork's options to add: the agent's, or none. The agent starts by its library as in {@code perfpin run}
+     * ({@link AgentJar#startOption}), judged by the fork's arguments and those it inherits, and only where the fork
+     * runs this JVM's java: this JVM loaded the library to know that it can be loaded, which says nothing of another
+     * JDK's (another C library, another processor), where -javaagent still works.
+     */
+    static List<String> options(ProfilerOptions options, String forkJvm, Collection<String> forkJvmArguments) {
+        List<String> words = new ArrayList<>(forkJvmArguments);
+        inheritedOptions().forEach(words::add);
+        if (!options.agent() || words.stream().anyMatch(ForkAgent::isPerfpin)) {
             return List.of();
         }
         try {
             String threads =
                     options.threads() == null ? ".*" : options.threads().toString();
+            String agentOptions = "threads=" + threads + ";events=sched;quiet";
             return List.of(
-                    AgentJar.startOption("threads=" + threads + ";events=sched;quiet", List.copyOf(forkJvmArguments)));
+                    isThisJava(forkJvm)
+                            ? AgentJar.startOption(agentOptions, words)
+                            : AgentJar.javaagentOption(agentOptions));
         } catch (IOException | RuntimeException e) {
             Notes.say("the forked JVM runs without the agent, so no live view shows it: " + e.getMessage());
             return List.of();
+        }
+    }
+
+    /** Whether {@code java} is the launcher of the JDK this JVM runs, links resolved. */
+    static boolean isThisJava(String java) {
+        try {
+            return Path.of(java)
+                    .toRealPath()
+                    .equals(Path.of(System.getProperty("java.home"), "bin", "java")
+                            .toRealPath());
+        } catch (IOException | RuntimeException e) {
+            return false;
         }
     }
 

@@ -69,7 +69,7 @@ public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
 
     @Override
     public Collection<String> addJVMOptions(BenchmarkParams params) {
-        return ForkAgent.options(options, params.getJvmArgs());
+        return ForkAgent.options(options, params.getJvm(), params.getJvmArgs());
     }
 
     /** Says once, before the first fork, which events are not counted here: each fork would only repeat it. */

@@ -139,6 +139,8 @@ class PerfpinProfilerIT {
                 fork.matches(".*, " + agent + "=threads=\\.\\*-jmh-worker-\\\\d\\+;events=sched;quiet, .*")
                         && fork.contains(", -Dperfpin.test.pages=" + PAGES + ", "),
                 "the agent beside" + " -jvmArgsAppend: " + fork);
+        // the agent started in the fork: no line of the library's saying it did not
+        assertFalse(run.out.contains("runs without the agent"), run.out);
 
         Path inProcess = dir.resolve("in-process.json");
         JmhRun embedded = JmhRun.of(
