@@ -60,8 +60,8 @@ public final class AgentJar {
 
     /**
      * Whether a JVM launched with {@code jvmWords} may leave {@code java.instrument} out of its modules ({@code -m},
-     * {@code --module}, {@code --limit-modules}, or {@code -Djdk.module.main=}, which the launcher turns {@code -m} into
-     * and JMH copies to its forks) or give it a system class loader of the application's own: there the agent's
+     * {@code --module}, {@code --limit-modules}, or {@code -Djdk.module.main=}, which the launcher turns {@code -m}
+     * into and JMH copies to its forks) or give it a system class loader of the application's own: there the agent's
      * {@code -agentpath} way in cannot start it, and {@code -javaagent}, which adds the module, can. Any word counts,
      * the application's arguments too: a wrong guess only costs the faster start.
      */

@@ -314,11 +314,11 @@ final class Sampler {
     }
 
     /**
-     * What a wake ahead of the tick is for, looked at before each park rather than only after a wake: a thread has one
-     * permit, which any park of its takes (a lock its work waits for, in the JDK), while what the waker left stays until
-     * taken here. The table is looked at where an enrolled thread reached its mark; the topology read where it was
-     * asked for, once the deferred work is done. A wake that found nothing left (one that came after what it was for was done), or none at all (a park
-     * may end for nothing), parks again.
+     * What a wake ahead of the tick is for, looked at before each park rather than only after a wake: a thread has
+     * one permit, which any park of its takes (a lock its work waits for, in the JDK), while what the waker left stays
+     * until taken here. The table is looked at where an enrolled thread reached its mark; the topology read where it
+     * was asked for, once the deferred work is done. A wake that found nothing left (one that came after what it was
+     * for was done), or none at all (a park may end for nothing), parks again.
      */
     private void answerWakes() {
         int reached = threads.tableReached();
