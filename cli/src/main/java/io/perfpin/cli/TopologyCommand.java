@@ -55,8 +55,11 @@ final class TopologyCommand implements Callable<Integer> {
             List<CpuReservations.Holder> holders = CpuReservations.openDefault().list();
             System.out.println("reservations" + (holders.isEmpty() ? "  (none)" : ""));
             for (CpuReservations.Holder h : holders) {
-                System.out.println("  cpu " + h.cpu() + "   pid " + h.pid() + "  tid " + h.tid() + "  thread \""
-                        + TerminalText.escape(h.threadName()) + "\"");
+                System.out.println("  cpu " + h.cpu()
+                        + (h.pid() < 0
+                                ? "   held: its holder has not yet written its name"
+                                : "   pid " + h.pid() + "  tid " + h.tid() + "  thread \""
+                                        + TerminalText.escape(h.threadName()) + "\""));
             }
         }
         return ExitCode.OK;

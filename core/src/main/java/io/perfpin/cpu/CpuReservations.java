@@ -30,10 +30,13 @@ import java.util.regex.Pattern;
  * <p>A held file contains one line, {@code <pid> <tid> <thread name>}, so that {@link #list()} and people
  * can tell who holds a CPU.
  *
- * <p>The locks are POSIX record locks (what {@code FileChannel.tryLock()} takes on Linux, and what
- * {@code /proc/locks} names the owner of), which belong to the process and vanish when it closes any descriptor of
- * the file. So within the JVM every lock file is opened under one monitor, and files this process holds are known from
- * a map and never opened twice. They are taken through descriptors, not channels ({@link FileCalls#tryLockWhole}).
+ * <p>The locks are an open file description's ({@link FileCalls#tryLockWhole}), not the process's POSIX record locks
+ * that {@code FileChannel.tryLock()} takes: a process's lock is its own to take again, and goes when it closes any
+ * descriptor of the file, so a second copy of perfpin's classes in the JVM (an application's own beside the agent's)
+ * would take a CPU this copy holds, and drop this copy's lock as it read the file. An open file's lock refuses every
+ * other open, ours included, and closing another descriptor drops nothing. Within a copy, files it holds are known
+ * from a map and never opened again, under one monitor. {@code /proc/locks} names no process for such a lock: who
+ * holds a CPU is the line its holder wrote.
  *
  * <p>The directory is an {@link OwnedDirectory} and every lock file is opened relative to its descriptor with
  * {@code O_NOFOLLOW}, checked with {@code fstat} to be a regular file of this user's before it is locked, written
@@ -77,7 +80,10 @@ public final class CpuReservations {
     public record Holder(int cpu, long pid, int tid, String threadName) {
         @Override
         public String toString() {
-            return "CPU " + cpu + " held by pid " + pid + (tid < 0 ? "" : " thread " + tid + " \"" + threadName + "\"");
+            return "CPU " + cpu + " held by "
+                    + (pid < 0
+                            ? "a process that has not yet written its name"
+                            : "pid " + pid + (tid < 0 ? "" : " thread " + tid + " \"" + threadName + "\""));
         }
     }
 
@@ -266,7 +272,10 @@ public final class CpuReservations {
         return directory.path().resolve(file).toString();
     }
 
-    /** Called under HELD: reading another process's file opens and closes it, which must not race our own lock. */
+    /**
+     * Called under HELD, which tells this copy's files from others'. Another's is read through a descriptor of its
+     * own, whose close drops no lock: not even a second copy's in this JVM.
+     */
     private Optional<Holder> holder(int cpu, int dir, String file, KernelFileLocks locks) throws IOException {
         int located = calls.openat(dir, file, LOOK, 0);
         if (located == -Errno.ENOENT) {
@@ -284,7 +293,7 @@ public final class CpuReservations {
                 return Optional.of(new Holder(cpu, ProcessHandle.current().pid(), ours.tid(), ours.threadName()));
             }
             owner = locks.owner(status);
-            if (owner < 0) {
+            if (owner == KernelFileLocks.NOT_LOCKED) {
                 return Optional.empty();
             }
             content = firstLine(located, file);
@@ -292,17 +301,21 @@ public final class CpuReservations {
             calls.close(located);
         }
         String[] fields = content.split(" ", 3);
-        boolean written = fields.length == 3 && fields[0].equals(Long.toString(owner)) && fields[1].matches("\\d+");
-        // a holder that has locked but not yet written its line is still the holder
+        boolean written = fields.length == 3
+                && fields[0].matches("\\d+")
+                && fields[1].matches("\\d+")
+                && (owner == KernelFileLocks.NO_PID || fields[0].equals(Long.toString(owner)));
+        // a holder that has locked but not yet written its line is still the holder, which the kernel names only where
+        // it holds a POSIX lock (an older perfpin)
         return Optional.of(
                 written
-                        ? new Holder(cpu, owner, Integer.parseInt(fields[1]), fields[2])
-                        : new Holder(cpu, owner, -1, ""));
+                        ? new Holder(cpu, Long.parseLong(fields[0]), Integer.parseInt(fields[1]), fields[2])
+                        : new Holder(cpu, owner == KernelFileLocks.NO_PID ? -1 : owner, -1, ""));
     }
 
     /**
-     * What another process wrote in the lock file {@code located} names (not one of ours: no lock to drop), read
-     * through a descriptor: a reservation's placement may ask on an application's interrupted thread.
+     * What its holder wrote in the lock file {@code located} names, read through a descriptor, not a channel: a
+     * reservation's placement may ask on an application's interrupted thread.
      */
     private String firstLine(int located, String file) throws IOException {
         int opened = PathWalk.reopen(calls, located, FileCalls.O_RDONLY, shown(file));

@@ -7,11 +7,18 @@ import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import com.sun.jna.Native;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
+import io.perfpin.nativeio.FileCalls;
 import io.perfpin.testkit.Interrupter;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
+import java.lang.reflect.Method;
+import java.net.MalformedURLException;
+import java.net.URISyntaxException;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -203,6 +210,66 @@ class CpuReservationsTest {
         try (CpuReservation mine =
                 reservations.tryReserve(CpuSet.of(2), 1, "here").orElseThrow()) {
             assertEquals(List.of(new CpuReservations.Holder(2, PID, 1, "here")), reservations.list());
+        }
+    }
+
+    /**
+     * A second copy of perfpin's classes in this JVM (its own class loader, its own map of what it holds, its own
+     * backend: the JNI library is this copy's) is refused a CPU this copy holds, and its opening and closing of the
+     * lock file, to try it and to list who holds it, leaves the lock on: another process is still refused.
+     */
+    @Test
+    void aSecondCopyInThisJvmIsRefusedAHeldCpuAndDropsNoLock() throws Exception {
+        CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
+        String dir = reservations.directory().toString();
+        try (URLClassLoader second = new URLClassLoader(
+                Stream.of(CpuReservations.class, FileCalls.class, SecondCopy.class, Native.class)
+                        .map(CpuReservationsTest::location)
+                        .toArray(URL[]::new),
+                ClassLoader.getPlatformClassLoader())) {
+            Class<?> copy = second.loadClass(SecondCopy.class.getName());
+            assertTrue(copy != SecondCopy.class, "a copy of its own");
+            Method tryReserve = copy.getMethod("tryReserve", String.class, int.class);
+            Method list = copy.getMethod("list", String.class);
+            try (CpuReservation held =
+                    reservations.tryReserve(CpuSet.of(3), 31, "first copy").orElseThrow()) {
+                assertEquals("refused", tryReserve.invoke(null, dir, 3));
+                assertEquals(
+                        List.of(new CpuReservations.Holder(3, PID, 31, "first copy"))
+                                .toString(),
+                        list.invoke(null, dir));
+                try (TestJvm other =
+                        TestJvm.main(ReserveCpuMain.class).args(dir, "3").start()) {
+                    assertEquals(
+                            "refused",
+                            other.await(Pattern.compile("reserved \\d+ \\d+|refused"))
+                                    .group(),
+                            "the second copy's closes dropped the first copy's lock");
+                }
+            }
+            assertEquals("reserved", tryReserve.invoke(null, dir, 3), "free once the first copy released it");
+        }
+    }
+
+    /** The kernel names no process for an open file's lock: a holder that has not yet written its line is unnamed. */
+    @Test
+    void aHolderIsNamedByWhatItWrote() {
+        assertEquals("CPU 3 held by pid 42 thread 7 \"w\"", new CpuReservations.Holder(3, 42, 7, "w").toString());
+        assertEquals("CPU 3 held by pid 42", new CpuReservations.Holder(3, 42, -1, "").toString());
+        assertEquals(
+                "CPU 3 held by a process that has not yet written its name",
+                new CpuReservations.Holder(3, -1, -1, "").toString());
+    }
+
+    private static URL location(Class<?> type) {
+        try {
+            return type.getProtectionDomain()
+                    .getCodeSource()
+                    .getLocation()
+                    .toURI()
+                    .toURL();
+        } catch (URISyntaxException | MalformedURLException e) {
+            throw new IllegalStateException(e);
         }
     }
 

@@ -33,7 +33,12 @@ public final class FileCalls {
     public static final int AT_EMPTY_PATH = 0x1000;
     /** renameat2's flag: fail with EEXIST rather than replace what is there. */
     public static final int RENAME_NOREPLACE = 1;
-    /** fcntl(2)'s command for a POSIX record lock that does not wait, and its write lock (asm-generic/fcntl.h). */
+    /**
+     * fcntl(2)'s commands for a record lock that does not wait: an open file description's (Linux 3.15), and the
+     * process's, for a kernel that has no other (asm-generic/fcntl.h, linux/fcntl.h); and their write lock.
+     */
+    private static final int F_OFD_SETLK = 37;
+
     private static final int F_SETLK = 6;
 
     private static final short F_WRLCK = 1;
@@ -221,19 +226,25 @@ public final class FileCalls {
     }
 
     /**
-     * {@code fcntl(fd, F_SETLK, a write lock on the whole file)}: 0, or -errno ({@code EAGAIN} or {@code EACCES} where
-     * another process holds a lock on it). A POSIX record lock, as {@code FileChannel.tryLock()} takes: it belongs to
-     * the process, and goes when the process closes any descriptor of the file. Taken on a descriptor, not a channel,
-     * since a channel closes itself, and drops the lock, when its thread is interrupted.
+     * {@code fcntl(fd, F_OFD_SETLK, a write lock on the whole file)}: 0, or -errno ({@code EAGAIN} or {@code EACCES}
+     * where a lock is held on it through another open of the file, in this process or another). The lock belongs to
+     * the open file description that {@code fd} refers to, not to the process, so a second open in this process, as a
+     * second copy of perfpin's classes in one JVM makes (an application's own beside the agent's), is refused it too,
+     * and closing another descriptor of the file drops nothing; the kernel drops it when the last descriptor of that
+     * open closes, a crash included. It conflicts with a process's POSIX record lock (an older perfpin's) as another
+     * process's would. A kernel without such locks (EINVAL) gets the process's POSIX record lock, as {@code
+     * FileChannel.tryLock()} takes. Taken on a descriptor, not a channel, since a channel closes itself, and drops the
+     * lock, when its thread is interrupted.
      */
     public int tryLockWhole(int fd) {
         NativeBuffer flock = NativeBuffer.allocate(syscalls, FLOCK_SIZE);
-        ByteBuffer struct = flock.buffer(); // zeroed: the padding and l_pid too
+        ByteBuffer struct = flock.buffer(); // zeroed: the padding and l_pid too, which an open file's lock requires
         struct.putShort(FLOCK_TYPE, F_WRLCK);
         struct.putShort(FLOCK_WHENCE, SEEK_SET);
         struct.putLong(FLOCK_START, 0);
         struct.putLong(FLOCK_LEN, 0); // to the end, however far the file grows
-        return (int) call(numbers.fcntl, fd, F_SETLK, flock.address(), 0, 0, flock);
+        int locked = (int) call(numbers.fcntl, fd, F_OFD_SETLK, flock.address(), 0, 0, flock);
+        return locked == -Errno.EINVAL ? (int) call(numbers.fcntl, fd, F_SETLK, flock.address(), 0, 0, flock) : locked;
     }
 
     /** {@code ftruncate(fd, length)}: 0, or -errno. */
