@@ -10,7 +10,7 @@
  * calls and nothing else: no malloc, no stdio, no JNI. It starts a session of its own, so that Ctrl-C, which
  * the terminal sends to perfpin's whole process group, cannot end it before perfpin has restored the pins
  * itself. It closes every descriptor it inherited but its end of the pipe, so that it keeps none of
- * perfpin's files, locks, counters or pipes open.
+ * perfpin's files, locks, counters or pipes open, before perfpin goes on.
  *
  * A thread gets its CPUs back only while it is still the thread perfpin pinned (/proc/P/task/T/stat shows
  * the start time recorded: TIDs are reused), its process still runs the program and as the users it did
@@ -334,18 +334,26 @@ static void close_range_of(unsigned first, unsigned last) {
     }
 }
 
-/*
- * Keeps the pipe (returned, above the standard descriptors), /dev/null as 0 and 1, and perfpin's standard error
- * as 2 (/dev/null where perfpin had none); closes the rest.
- */
-static int keep_only(int in) {
-    int has_error = in != STDERR_FILENO && fcntl(STDERR_FILENO, F_GETFD) >= 0;
-    if (in < STANDARD_FDS) {
-        in = fcntl(in, F_DUPFD, STANDARD_FDS);
-        if (in < 0) {
-            _exit(1);
-        }
+/* fd, or a duplicate of it above the standard descriptors, which keep_only gives other files. */
+static int above_standard(int fd) {
+    if (fd >= STANDARD_FDS) {
+        return fd;
     }
+    int moved = fcntl(fd, F_DUPFD, STANDARD_FDS);
+    if (moved < 0) {
+        _exit(1);
+    }
+    return moved;
+}
+
+/*
+ * Keeps the two pipes' ends (moved above the standard descriptors where they were not), /dev/null as 0 and 1, and
+ * perfpin's standard error as 2 (/dev/null where perfpin had none); closes the rest.
+ */
+static void keep_only(int *in, int *named) {
+    int has_error = *in != STDERR_FILENO && *named != STDERR_FILENO && fcntl(STDERR_FILENO, F_GETFD) >= 0;
+    *in = above_standard(*in);
+    *named = above_standard(*named);
     int null = open("/dev/null", O_RDWR);
     for (int fd = 0; fd < STANDARD_FDS; fd++) {
         if (fd == STDERR_FILENO && has_error) {
@@ -357,19 +365,24 @@ static int keep_only(int in) {
             dup2(null, fd);
         }
     }
-    close_range_of(STANDARD_FDS, (unsigned) in - 1);
-    close_range_of((unsigned) in + 1, ~0U);
-    return in;
+    unsigned low = (unsigned) (*in < *named ? *in : *named);
+    unsigned high = (unsigned) (*in < *named ? *named : *in);
+    close_range_of(STANDARD_FDS, low - 1);
+    close_range_of(low + 1, high - 1);
+    close_range_of(high + 1, ~0U);
 }
 
 __attribute__((noreturn)) static void watch(int in, int named) {
     setsid();
     prctl(PR_SET_NAME, (unsigned long) "perfpin-pins", 0, 0, 0);
-    /* Told only now: until it has its name it looks like the JVM it was forked from, to perfpin list as to ps. */
+    default_signals();
+    keep_only(&in, &named);
+    /* Told only now: until it has its name it looks like the JVM it was forked from, to perfpin list as to ps; and
+     * until it has closed what it inherited, it holds the locks of perfpin's CPU reservations, which belong to a
+     * file's open, not to a process, and would outlive their release in perfpin. */
     while (write(named, "n", 1) < 0 && errno == EINTR) {
     }
-    default_signals();
-    in = keep_only(in);
+    close(named);
     struct pins pins = {0};
     struct record record;
     while (read_record(in, &record)) {

@@ -8,7 +8,7 @@ import java.util.List;
 
 /**
  * CPUs held for one thread through {@link CpuReservations}, until {@link #close()} or the death of the
- * process, whichever comes first (the kernel drops the locks of a dead process).
+ * process, whichever comes first (the kernel drops a lock when the last descriptor of its open closes).
  */
 public final class CpuReservation implements AutoCloseable {
     /** One CPU's lock file, open with its lock held: {@code fd} is perfpin's own, closed once, to unlock it. */

@@ -10,6 +10,7 @@ import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.NativeBuffer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -21,26 +22,28 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * CPUs reserved for single threads, shared by every process of the user: one lock file per CPU,
- * {@code cpu-<n>.lock}, locked for as long as the reservation lives. The kernel drops a dead process's locks,
- * so a crash frees its CPUs without any cleanup; a file whose lock nobody holds is no reservation, whatever
- * it says. Lock files are never deleted: a process that had opened one before it vanished would lock a file
- * nobody else sees.
+ * CPUs reserved for single threads, shared by every process of the user: one lock file per CPU, {@code cpu-<n>.lock},
+ * locked for as long as the reservation lives. The kernel drops a lock when the last descriptor of its open closes, a
+ * dead process's among them, so a crash frees its CPUs without any cleanup (a child forked without exec holds them
+ * while it keeps the descriptors: perfpin's watchdog closes them before perfpin goes on); a file whose lock nobody
+ * holds is no reservation, whatever it says. Lock files are never deleted: a process that had opened one before it
+ * vanished would lock a file nobody else sees.
  *
- * <p>A held file contains one line, {@code <pid> <tid> <thread name>}, so that {@link #list()} and people
- * can tell who holds a CPU.
+ * <p>A held file contains two lines, {@code <pid> <tid> <thread name>} and the pid namespace those numbers are of
+ * ({@code /proc/self/ns/pid}'s link, {@code pid:[4026531836]}), so that {@link #list()} and people can tell who holds a
+ * CPU. A thread name's control characters are written as {@code ?}: the first line is the whole name.
  *
  * <p>The locks are an open file description's ({@link FileCalls#tryLockWhole}), not the process's POSIX record locks
  * that {@code FileChannel.tryLock()} takes: a process's lock is its own to take again, and goes when it closes any
  * descriptor of the file, so a second copy of perfpin's classes in the JVM (an application's own beside the agent's)
  * would take a CPU this copy holds, and drop this copy's lock as it read the file. An open file's lock refuses every
- * other open, ours included, and closing another descriptor drops nothing. Within a copy, files it holds are known
- * from a map and never opened again, under one monitor. {@code /proc/locks} names no process for such a lock: who
- * holds a CPU is the line its holder wrote.
+ * other open, ours included, and closing another descriptor drops nothing. Within a copy, files it holds are known from
+ * a map and never opened again, under one monitor. {@code /proc/locks} names no process for such a lock: who holds a
+ * CPU is the line its holder wrote, where the holder is alive and numbered in this pid namespace.
  *
- * <p>The directory is an {@link OwnedDirectory} and every lock file is opened relative to its descriptor with
- * {@code O_NOFOLLOW}, checked with {@code fstat} to be a regular file of this user's before it is locked, written
- * or read: a link or a FIFO planted there is never followed nor waited on.
+ * <p>The directory is an {@link OwnedDirectory} and every lock file is opened relative to its descriptor with {@code
+ * O_NOFOLLOW}, checked with {@code fstat} to be a regular file of this user's before it is locked, written or read: a
+ * link or a FIFO planted there is never followed nor waited on.
  */
 public final class CpuReservations {
     private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d+)\\.lock");
@@ -55,6 +58,12 @@ public final class CpuReservations {
     private static final int PRIVATE_FILE = 0600;
     /** A held file's one line is a pid, a tid and a thread name: far shorter. */
     private static final int MAX_LINE_BYTES = 4096;
+    /** A pid and a tid as a holder writes them: no more digits than a long and an int take. */
+    private static final Pattern PID = Pattern.compile("\\d{1,18}");
+
+    private static final Pattern TID = Pattern.compile("\\d{1,9}");
+    /** This process's pid namespace, as its holders write it and its readers compare it. */
+    private static final String PID_NAMESPACE = pidNamespace();
     /**
      * Lock files this JVM holds, by device and inode (two spellings of one directory meet here); also the monitor
      * every lock file is opened under.
@@ -82,7 +91,7 @@ public final class CpuReservations {
         public String toString() {
             return "CPU " + cpu + " held by "
                     + (pid < 0
-                            ? "a process that has not yet written its name"
+                            ? "a process that has not named itself in this pid namespace"
                             : "pid " + pid + (tid < 0 ? "" : " thread " + tid + " \"" + threadName + "\""));
         }
     }
@@ -115,8 +124,8 @@ public final class CpuReservations {
             throw new IllegalArgumentException("cannot reserve an empty set of CPUs");
         }
         String name = threadName.replaceAll("\\p{Cntrl}", "?");
-        byte[] record =
-                (ProcessHandle.current().pid() + " " + tid + " " + name + "\n").getBytes(StandardCharsets.UTF_8);
+        byte[] record = (ProcessHandle.current().pid() + " " + tid + " " + name + "\n" + PID_NAMESPACE + "\n")
+                .getBytes(StandardCharsets.UTF_8);
         synchronized (HELD) {
             List<CpuReservation.LockedFile> locked = new ArrayList<>();
             int dir = directory.descriptor(calls);
@@ -220,7 +229,7 @@ public final class CpuReservations {
                 throw PathWalk.failure(shown(file), located);
             } else {
                 try {
-                    // held here already: O_PATH, so closing it drops none of our locks
+                    // held by this copy already: looked at, never opened twice
                     id = LockFileId.of(checked(file, calls.fstat(located)));
                     if (HELD.containsKey(id)) {
                         return Optional.empty();
@@ -300,17 +309,35 @@ public final class CpuReservations {
         } finally {
             calls.close(located);
         }
-        String[] fields = content.split(" ", 3);
-        boolean written = fields.length == 3
-                && fields[0].matches("\\d+")
-                && fields[1].matches("\\d+")
-                && (owner == KernelFileLocks.NO_PID || fields[0].equals(Long.toString(owner)));
-        // a holder that has locked but not yet written its line is still the holder, which the kernel names only where
-        // it holds a POSIX lock (an older perfpin)
+        String[] lines = content.split("\n");
+        String[] fields = lines[0].split(" ", 3);
+        boolean wellFormed = fields.length == 3
+                && PID.matcher(fields[0]).matches()
+                && TID.matcher(fields[1]).matches();
+        long pid = wellFormed ? Long.parseLong(fields[0]) : -1;
+        // An open file's lock names no process: the line is taken where it is of this pid namespace and its process
+        // lives (one that died holding the file left its line, which the next holder replaces only after it locks).
+        // A POSIX lock's pid is the kernel's (an older perfpin, or this one on a kernel without open-file locks).
+        boolean named = owner == KernelFileLocks.NO_PID
+                ? wellFormed
+                        && lines.length > 1
+                        && lines[1].equals(PID_NAMESPACE)
+                        && ProcessHandle.of(pid).isPresent()
+                : wellFormed && pid == owner;
+        // a holder that has locked but not yet written its line is still the holder
         return Optional.of(
-                written
-                        ? new Holder(cpu, Long.parseLong(fields[0]), Integer.parseInt(fields[1]), fields[2])
+                named
+                        ? new Holder(cpu, pid, Integer.parseInt(fields[1]), fields[2])
                         : new Holder(cpu, owner == KernelFileLocks.NO_PID ? -1 : owner, -1, ""));
+    }
+
+    /** {@code pid:[<inode>]}, or empty where /proc does not say. */
+    private static String pidNamespace() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
+        } catch (IOException | RuntimeException e) {
+            return "";
+        }
     }
 
     /**

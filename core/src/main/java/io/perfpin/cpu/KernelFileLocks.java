@@ -12,10 +12,11 @@ import java.util.Map;
  * reservation fail.
  *
  * <p>Lines: {@code 1: OFDLCK ADVISORY  WRITE -1 fd:00:9978210 0 EOF} for a lock of an open file description (perfpin's,
- * {@link io.perfpin.nativeio.FileCalls#tryLockWhole}), whose fifth field names no process, and {@code 2: POSIX
- * ADVISORY  WRITE 4242 fd:00:9978211 0 EOF} for a process's record lock (an older perfpin's), whose fifth field is the
- * owner's pid in our pid namespace. The sixth is the file as major:minor:inode, both device numbers in hex. Waiters
- * are listed with {@code ->} before the type and are not owners.
+ * {@link io.perfpin.nativeio.FileCalls#tryLockWhole}), whose fifth field names no process, and {@code 2: POSIX ADVISORY
+ * WRITE 4242 fd:00:9978211 0 EOF} for a process's record lock (an older perfpin's, or this one's on a kernel without
+ * open-file locks), whose fifth field is the owner's pid in our pid namespace, or -1 where it has none here. The sixth
+ * is the file as major:minor:inode, both device numbers in hex. Waiters are listed with {@code ->} before the type and
+ * are not owners.
  */
 final class KernelFileLocks {
     /** What {@link #owner} says of a file nobody locks. */
@@ -40,7 +41,8 @@ final class KernelFileLocks {
         for (String line : text.split("\n")) {
             String[] fields = line.trim().split("\\s+");
             if (fields.length >= 6 && fields[1].equals("POSIX")) {
-                locks.ownerByFile.put(fields[5], Long.parseLong(fields[4]));
+                long pid = Long.parseLong(fields[4]);
+                locks.ownerByFile.put(fields[5], pid > 0 ? pid : NO_PID);
             } else if (fields.length >= 6 && fields[1].equals("OFDLCK")) {
                 locks.ownerByFile.put(fields[5], NO_PID);
             }
@@ -49,8 +51,8 @@ final class KernelFileLocks {
     }
 
     /**
-     * The pid holding a POSIX lock on the file {@code status} describes; {@link #NO_PID} where an open file
-     * description's lock holds it; else {@link #NOT_LOCKED}.
+     * The pid holding a POSIX lock on the file {@code status} describes; {@link #NO_PID} where a lock holds it whose
+     * owner the kernel names no pid of here (an open file description's); else {@link #NOT_LOCKED}.
      */
     long owner(FileStat status) {
         // statx's device: major in the high 32 bits, minor in the low

@@ -10,10 +10,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import com.sun.jna.Native;
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.files.EffectiveUser;
+import io.perfpin.files.PackagedCopy;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.testkit.Interrupter;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.reflect.Method;
 import java.net.MalformedURLException;
 import java.net.URISyntaxException;
@@ -34,6 +36,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 class CpuReservationsTest {
     private static final long PID = ProcessHandle.current().pid();
+    /** This process's pid namespace, which a holder writes under its line. */
+    private static final String PID_NAMESPACE = pidNamespace();
     /** An owner that is not this process's: root may give a link to any uid, whether a user has it or not. */
     private static final int OTHER_UID = 4242;
 
@@ -77,7 +81,7 @@ class CpuReservationsTest {
         try {
             CpuReservation held =
                     reservations.tryReserve(CpuSet.of(2), 7, "cancelled").orElseThrow();
-            assertEquals(PID + " 7 cancelled\n", Files.readString(file));
+            assertEquals(PID + " 7 cancelled\n" + PID_NAMESPACE + "\n", Files.readString(file));
             held.close();
         } finally {
             keptInterrupt = Thread.interrupted();
@@ -114,7 +118,7 @@ class CpuReservationsTest {
         assertTrue(reservations.list().isEmpty());
         try (CpuReservation taken =
                 reservations.tryReserve(CpuSet.of(7), 5, "new").orElseThrow()) {
-            assertEquals(PID + " 5 new\n", Files.readString(stale));
+            assertEquals(PID + " 5 new\n" + PID_NAMESPACE + "\n", Files.readString(stale));
         }
     }
 
@@ -214,14 +218,20 @@ class CpuReservationsTest {
     }
 
     /**
-     * A second copy of perfpin's classes in this JVM (its own class loader, its own map of what it holds, its own
-     * backend: the JNI library is this copy's) is refused a CPU this copy holds, and its opening and closing of the
-     * lock file, to try it and to list who holds it, leaves the lock on: another process is still refused.
+     * A second copy of perfpin's classes in this JVM (its own class loader, its own map of what it holds, its own copy
+     * of the JNI library, which a class loader cannot share) is refused a CPU this copy holds, and its opening and
+     * closing of the lock file, to try it and to list who holds it, leaves the lock on: another process is still
+     * refused.
      */
     @Test
     void aSecondCopyInThisJvmIsRefusedAHeldCpuAndDropsNoLock() throws Exception {
         CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
         String dir = reservations.directory().toString();
+        // where the second copy writes its library: the first copy's is loaded, by another class loader
+        String extractDir = System.getProperty(PackagedCopy.EXTRACT_DIR_PROPERTY);
+        System.setProperty(
+                PackagedCopy.EXTRACT_DIR_PROPERTY,
+                Files.createDirectory(temp.resolve("second-copy")).toString());
         try (URLClassLoader second = new URLClassLoader(
                 Stream.of(CpuReservations.class, FileCalls.class, SecondCopy.class, Native.class)
                         .map(CpuReservationsTest::location)
@@ -248,17 +258,64 @@ class CpuReservationsTest {
                 }
             }
             assertEquals("reserved", tryReserve.invoke(null, dir, 3), "free once the first copy released it");
+        } finally {
+            if (extractDir == null) {
+                System.clearProperty(PackagedCopy.EXTRACT_DIR_PROPERTY);
+            } else {
+                System.setProperty(PackagedCopy.EXTRACT_DIR_PROPERTY, extractDir);
+            }
         }
     }
 
-    /** The kernel names no process for an open file's lock: a holder that has not yet written its line is unnamed. */
+    /**
+     * An open file's lock names no process, so a holder is named by the line it wrote, and only where that names a
+     * live process of this pid namespace: a line left by one that died, one written in another pid namespace, and
+     * numbers too long for a pid name nobody, and the holder is listed all the same.
+     */
+    @Test
+    void aHolderIsNamedOnlyByALineOfALiveProcessOfThisPidNamespace() throws Exception {
+        CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
+        Path file = reservations.directory().resolve("cpu-2.lock");
+        try (TestJvm holder = TestJvm.main(ReserveCpuMain.class)
+                .args(reservations.directory().toString(), "2")
+                .start()) {
+            assertEquals(
+                    "reserved",
+                    holder.await(Pattern.compile("reserved \\d+ \\d+|refused"))
+                            .group()
+                            .split(" ")[0]);
+            CpuReservations.Holder unnamed = new CpuReservations.Holder(2, -1, -1, "");
+            // written over by this process, which holds no lock on the file: the holder's stays
+            for (String line : List.of(
+                    "4194305 1 died\n" + PID_NAMESPACE, // above the kernel's largest pid
+                    holder.pid() + " 1 elsewhere\npid:[1]",
+                    holder.pid() + " 1 unsaid",
+                    "99999999999999999999 1 too long\n" + PID_NAMESPACE,
+                    "")) {
+                Files.writeString(file, line + "\n");
+                assertEquals(List.of(unnamed), reservations.list(), line);
+            }
+            Files.writeString(file, holder.pid() + " 5 named\n" + PID_NAMESPACE + "\n");
+            assertEquals(List.of(new CpuReservations.Holder(2, holder.pid(), 5, "named")), reservations.list());
+        }
+    }
+
+    /** A holder named by no line of this pid namespace is said to be one. */
     @Test
     void aHolderIsNamedByWhatItWrote() {
         assertEquals("CPU 3 held by pid 42 thread 7 \"w\"", new CpuReservations.Holder(3, 42, 7, "w").toString());
         assertEquals("CPU 3 held by pid 42", new CpuReservations.Holder(3, 42, -1, "").toString());
         assertEquals(
-                "CPU 3 held by a process that has not yet written its name",
+                "CPU 3 held by a process that has not named itself in this pid namespace",
                 new CpuReservations.Holder(3, -1, -1, "").toString());
+    }
+
+    private static String pidNamespace() {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/pid")).toString();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static URL location(Class<?> type) {
