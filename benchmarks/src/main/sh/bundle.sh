@@ -2,8 +2,8 @@
 # Packs what ./bench needs to run on a machine with no JDK (gcc is enough for its C programs) into DIR: a jlinked
 # runtime and the built jars, with DIR/run.sh, which puts them in place beside a copy of this repository's files
 # and runs the benchmarks named by ONLY (default 3,5,8). Every JVM the benchmarks start runs on that runtime, for
-# perfpin and its peers alike. Native libraries for other platforms are left out of the jars, so the whole fits
-# in about 55 MiB. Build first: ./mvnw -B -q -DskipTests package.
+# perfpin and its peers alike. Native libraries for other platforms are left out of the jars, and of the jars inside
+# them, so the whole fits in about 52 MiB. Build first: ./mvnw -B -q -DskipTests package.
 #   benchmarks/src/main/sh/bundle.sh DIR     then, there: [ONLY=3,5] [RUNS=7] [OUT=dir] DIR/run.sh
 set -e
 [ $# -eq 1 ] || { echo "usage: $0 DIR (a new directory inside a copy of the repository)" >&2; exit 2; }
@@ -14,11 +14,29 @@ jlink --add-modules java.base,java.instrument,java.management,jdk.attach,jdk.jcm
 jdk.unsupported,java.logging,jdk.zipfs,java.naming \
     --strip-debug --no-man-pages --no-header-files --compress=2 --output "$dir/jrt"
 strip --strip-unneeded "$dir/jrt/lib/server/libjvm.so" 2>/dev/null || true
+# Deletes other platforms' native libraries from the jar $1 (an absolute path), and from the jars inside it, at any
+# depth (the CLI's agent jar, the agent's library jars), each put back compressed or stored as it was.
+strip_natives() {
+  local other inner work stored
+  other=$(unzip -Z1 "$1" | grep -E '\.(so|dll|jnilib|dylib|a)$' \
+          | grep -vE 'linux-x86-64|x86_64-Linux|linux-x64|linux-x86_64|/libperfpin\.so$|^libperfpin-agent\.so$' || true)
+  [ -z "$other" ] || zip -q -d "$1" $other
+  for inner in $(unzip -Z1 "$1" | grep -E '\.jar$' || true); do
+    work=$(mktemp -d)
+    (cd "$work" && unzip -q "$1" "$inner")
+    strip_natives "$work/$inner"
+    stored=$(unzip -v "$1" "$inner" | grep -c ' Stored ' || true)
+    if [ "$stored" -gt 0 ]; then
+      (cd "$work" && zip -q -0 "$1" "$inner")
+    else
+      (cd "$work" && zip -q "$1" "$inner")
+    fi
+    rm -r "$work"
+  done
+}
 for jar in agent/target/perfpin-agent.jar cli/target/perfpin.jar benchmarks/target/benchmarks.jar; do
   cp "$repo/$jar" "$dir/"
-  other=$(unzip -Z1 "$dir/$(basename "$jar")" | grep -E '\.(so|dll|jnilib|dylib|a)$' \
-          | grep -vE 'linux-x86-64|x86_64-Linux|linux-x64|linux-x86_64|/libperfpin\.so$|^libperfpin-agent\.so$' || true)
-  [ -z "$other" ] || zip -q -d "$dir/$(basename "$jar")" $other
+  strip_natives "$(cd "$dir" && pwd)/$(basename "$jar")"
 done
 # the agent's -agentpath way in, beside its jar there as here (benchmark 3); none where the build had no C compiler
 [ ! -e "$repo/agent/target/libperfpin-agent.so" ] || cp "$repo/agent/target/libperfpin-agent.so" "$dir/"
