@@ -314,6 +314,57 @@ static void default_signals(void) {
     sigprocmask(SIG_SETMASK, &none, NULL);
 }
 
+/* The bytes of getdents64's records read at once: on the stack, since the forked child must not malloc. */
+#define DIRENT_BYTES 4096
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/*
+ * Kernels before 5.9 have no close_range: closes what /proc/self/fd lists in [first, last], not every number up to
+ * the limit on descriptors, which the JVM raises to its hard limit (a million and more: seconds, while perfpin waits).
+ * The listing goes by descriptor number, so closing those already listed loses none. Without /proc, every number.
+ */
+static void close_listed(unsigned first, unsigned last) {
+    int dir = open("/proc/self/fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0) {
+        struct rlimit limit;
+        unsigned long end = last;
+        if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= end) {
+            end = limit.rlim_cur - 1;
+        }
+        for (unsigned long fd = first; fd <= end; fd++) {
+            close((int) fd);
+        }
+        return;
+    }
+    char records[DIRENT_BYTES] __attribute__((aligned(8)));
+    long n;
+    while ((n = syscall(SYS_getdents64, dir, records, sizeof(records))) > 0) {
+        for (long at = 0; at < n;) {
+            struct linux_dirent64 *entry = (struct linux_dirent64 *) (records + at);
+            at += entry->d_reclen;
+            unsigned long fd = 0;
+            const char *digit = entry->d_name;
+            if (*digit < '0' || *digit > '9') {
+                continue; /* . and .. */
+            }
+            while (*digit >= '0' && *digit <= '9') {
+                fd = fd * 10 + (unsigned long) (*digit++ - '0');
+            }
+            if (fd >= first && fd <= last && fd != (unsigned long) dir) {
+                close((int) fd);
+            }
+        }
+    }
+    close(dir);
+}
+
 static void close_range_of(unsigned first, unsigned last) {
     if (first > last) {
         return;
@@ -323,15 +374,7 @@ static void close_range_of(unsigned first, unsigned last) {
         return;
     }
 #endif
-    /* Kernels before 5.9: each descriptor up to the limit on their number. */
-    struct rlimit limit;
-    unsigned long end = last;
-    if (getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY && limit.rlim_cur <= end) {
-        end = limit.rlim_cur - 1;
-    }
-    for (unsigned long fd = first; fd <= end; fd++) {
-        close((int) fd);
-    }
+    close_listed(first, last);
 }
 
 /* fd, or a duplicate of it above the standard descriptors, which keep_only gives other files. */
@@ -372,7 +415,11 @@ static void keep_only(int *in, int *named) {
     close_range_of(high + 1, ~0U);
 }
 
-__attribute__((noreturn)) static void watch(int in, int named) {
+/* in and named are the child's ends of the two pipes, out and told perfpin's, closed first: whatever number they
+ * have, even a standard descriptor's where perfpin's were closed, the child keeps none of them. */
+__attribute__((noreturn)) static void watch(int in, int named, int out, int told) {
+    close(out);
+    close(told);
     setsid();
     prctl(PR_SET_NAME, (unsigned long) "perfpin-pins", 0, 0, 0);
     default_signals();
@@ -412,7 +459,7 @@ jint JNICALL perfpin_watchdog_start(JNIEnv *env, jclass cls, jintArray pid_and_f
     }
     pid_t child = fork();
     if (child == 0) {
-        watch(fds[0], named[1]);
+        watch(fds[0], named[1], fds[1], named[0]);
     }
     int saved = errno;
     close(fds[0]);

@@ -55,14 +55,21 @@ final class TopologyCommand implements Callable<Integer> {
             List<CpuReservations.Holder> holders = CpuReservations.openDefault().list();
             System.out.println("reservations" + (holders.isEmpty() ? "  (none)" : ""));
             for (CpuReservations.Holder h : holders) {
-                System.out.println("  cpu " + h.cpu()
-                        + (h.pid() < 0
-                                ? "   held: its holder has not yet written its name"
-                                : "   pid " + h.pid() + "  tid " + h.tid() + "  thread \""
-                                        + TerminalText.escape(h.threadName()) + "\""));
+                System.out.println("  cpu " + h.cpu() + "   " + holder(h));
             }
         }
         return ExitCode.OK;
+    }
+
+    /** Who holds a CPU, as far as its lock file names it ({@link CpuReservations.Holder}). */
+    private static String holder(CpuReservations.Holder h) {
+        if (h.pid() < 0) {
+            return "held by a process that has not named itself in this pid namespace";
+        }
+        if (h.tid() < 0) {
+            return "pid " + h.pid();
+        }
+        return "pid " + h.pid() + "  tid " + h.tid() + "  thread \"" + TerminalText.escape(h.threadName()) + "\"";
     }
 
     private static String orNone(CpuSet cpus) {

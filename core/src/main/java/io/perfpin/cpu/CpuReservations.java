@@ -46,7 +46,9 @@ import java.util.regex.Pattern;
  * link or a FIFO planted there is never followed nor waited on.
  */
 public final class CpuReservations {
-    private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d+)\\.lock");
+    /** A CPU's lock file: no more digits than a CPU number takes, so that a stray name parses or is passed over. */
+    private static final Pattern LOCK_FILE = Pattern.compile("cpu-(\\d{1,9})\\.lock");
+
     private static final int LOOK = FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC;
     private static final int CREATE = FileCalls.O_RDWR
             | FileCalls.O_CREAT
@@ -58,6 +60,8 @@ public final class CpuReservations {
     private static final int PRIVATE_FILE = 0600;
     /** A held file's one line is a pid, a tid and a thread name: far shorter. */
     private static final int MAX_LINE_BYTES = 4096;
+    /** The chars of a thread's name that a held file keeps: at 3 bytes each, both lines fit the bytes read. */
+    private static final int MAX_NAME_CHARS = 1000;
     /** A pid and a tid as a holder writes them: no more digits than a long and an int take. */
     private static final Pattern PID = Pattern.compile("\\d{1,18}");
 
@@ -123,7 +127,7 @@ public final class CpuReservations {
         if (cpus.isEmpty()) {
             throw new IllegalArgumentException("cannot reserve an empty set of CPUs");
         }
-        String name = threadName.replaceAll("\\p{Cntrl}", "?");
+        String name = kept(threadName.replaceAll("\\p{Cntrl}", "?"));
         byte[] record = (ProcessHandle.current().pid() + " " + tid + " " + name + "\n" + PID_NAMESPACE + "\n")
                 .getBytes(StandardCharsets.UTF_8);
         synchronized (HELD) {
@@ -240,6 +244,7 @@ public final class CpuReservations {
                 }
             }
         }
+        fd = aboveStandard(fd, file);
         try {
             int locked = calls.tryLockWhole(fd);
             if (locked == -Errno.EAGAIN || locked == -Errno.EACCES) {
@@ -256,6 +261,32 @@ public final class CpuReservations {
             calls.close(fd);
             throw e;
         }
+    }
+
+    /**
+     * {@code fd}, or a duplicate above the standard descriptors where it took one that the JVM had closed: a forked pin
+     * watchdog keeps descriptor 2 as perfpin's standard error, and would keep a lock there. Closes {@code fd} when it
+     * throws.
+     */
+    private int aboveStandard(int fd, String file) throws IOException {
+        if (fd > 2) {
+            return fd;
+        }
+        int moved = calls.dupAtLeast(fd, 3);
+        calls.close(fd); // not yet locked: nothing to drop
+        if (moved < 0) {
+            throw new IOException("cannot move " + shown(file) + " off a standard descriptor: " + Errno.words(moved));
+        }
+        return moved;
+    }
+
+    /** {@code name}, cut to {@link #MAX_NAME_CHARS} without parting a surrogate pair. */
+    private static String kept(String name) {
+        if (name.length() <= MAX_NAME_CHARS) {
+            return name;
+        }
+        int end = Character.isHighSurrogate(name.charAt(MAX_NAME_CHARS - 1)) ? MAX_NAME_CHARS - 1 : MAX_NAME_CHARS;
+        return name.substring(0, end);
     }
 
     private void written(String file, String what, long result) throws IOException {

@@ -21,6 +21,7 @@ import java.net.MalformedURLException;
 import java.net.URISyntaxException;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -115,6 +116,8 @@ class CpuReservationsTest {
         CpuReservations reservations = CpuReservations.open(temp);
         Path stale = reservations.directory().resolve("cpu-7.lock");
         Files.writeString(stale, "999999 1000000 ghost\n");
+        // a name like a lock file's whose number no CPU has is passed over, not a NumberFormatException
+        Files.writeString(reservations.directory().resolve("cpu-99999999999.lock"), "");
         assertTrue(reservations.list().isEmpty());
         try (CpuReservation taken =
                 reservations.tryReserve(CpuSet.of(7), 5, "new").orElseThrow()) {
@@ -297,6 +300,22 @@ class CpuReservationsTest {
             }
             Files.writeString(file, holder.pid() + " 5 named\n" + PID_NAMESPACE + "\n");
             assertEquals(List.of(new CpuReservations.Holder(2, holder.pid(), 5, "named")), reservations.list());
+        }
+    }
+
+    /** A thread's name is kept to 1,000 chars in its file, so that a reader's one read of 4 KiB takes both lines. */
+    @Test
+    void aLongNameIsCutSoThatTheFileIsReadWhole() throws Exception {
+        CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
+        String name = "\u20ac".repeat(5000); // 3 bytes each in UTF-8
+        try (CpuReservation held =
+                reservations.tryReserve(CpuSet.of(1), 9, name).orElseThrow()) {
+            byte[] file = Files.readAllBytes(reservations.directory().resolve("cpu-1.lock"));
+            assertEquals(
+                    PID + " 9 " + name.substring(0, 1000) + "\n" + PID_NAMESPACE + "\n",
+                    new String(file, StandardCharsets.UTF_8));
+            assertTrue(file.length <= 4096, file.length + " bytes");
+            assertEquals(List.of(new CpuReservations.Holder(1, PID, 9, name.substring(0, 1000))), reservations.list());
         }
     }
 

@@ -21,6 +21,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The watchdog forked from this JVM, acting on a thread of this JVM. Closing it ends its input exactly as
@@ -30,6 +31,8 @@ class PinWatchdogTest {
     private static final int PID = (int) ProcessHandle.current().pid();
     /** Long enough for 2048 CPUs; the kernel fills what it has and leaves the rest 0. */
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** Descriptors opened below a lock's: within this project's machines' limit of 20,000. */
+    private static final int BALLAST = 12000;
 
     private Syscalls syscalls;
     private final List<Parked> parked = new ArrayList<>();
@@ -151,6 +154,48 @@ class PinWatchdogTest {
         }
         assertArrayEquals(before, affinity(tid));
         assertArrayEquals(CpuMasks.of(0), affinity(other), "a thread it was not told of is left alone");
+    }
+
+    /**
+     * perfpin goes on only once the watchdog has closed what it inherited: a CPU reservation's lock belongs to its
+     * file's open, which a watchdog still holding the descriptor would keep past its release here. Thousands of other
+     * descriptors below the lock's lengthen the child's closing: a watchdog that told perfpin before it closed them
+     * failed this test in two runs of five (it cannot be made to lose the race every time); this order never can.
+     */
+    @Test
+    void holdsNoLockOfThisProcessOnceStarted(@TempDir Path dir) throws Exception {
+        FileCalls calls = new FileCalls(syscalls);
+        String file = Files.createFile(dir.resolve("cpu-0.lock")).toString();
+        List<Integer> opened = new ArrayList<>();
+        try {
+            int ballast = calls.openat(FileCalls.AT_FDCWD, "/dev/null", FileCalls.O_CLOEXEC, 0);
+            assertTrue(ballast >= 0, "open /dev/null: " + ballast);
+            opened.add(ballast);
+            for (int i = 0; i < BALLAST; i++) {
+                int copy = calls.dupAtLeast(ballast, 3);
+                assumeTrue(copy >= 0, "no room for the test's descriptors: " + Errno.words(copy));
+                opened.add(copy);
+            }
+            int lockOpen = calls.openat(FileCalls.AT_FDCWD, file, FileCalls.O_RDWR | FileCalls.O_CLOEXEC, 0);
+            assertTrue(lockOpen >= 0, "open: " + lockOpen);
+            int held = calls.dupAtLeast(lockOpen, BALLAST + 1500);
+            calls.close(lockOpen);
+            assumeTrue(held >= 0, "no room for the test's descriptors: " + Errno.words(held));
+            assertEquals(0, calls.tryLockWhole(held));
+            try (PinWatchdog watchdog = PinWatchdog.start(syscalls)) {
+                calls.close(held);
+                int again = calls.openat(FileCalls.AT_FDCWD, file, FileCalls.O_RDWR | FileCalls.O_CLOEXEC, 0);
+                try {
+                    assertEquals(0, calls.tryLockWhole(again), "the watchdog " + watchdog.pid() + " kept the lock");
+                } finally {
+                    calls.close(again);
+                }
+            }
+        } finally {
+            for (int fd : opened) {
+                calls.close(fd);
+            }
+        }
     }
 
     /** Ctrl-C goes to perfpin's process group; the watchdog must outlive perfpin to act after it. */
