@@ -13,6 +13,7 @@ import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.PackagedCopy;
 import io.perfpin.nativeio.FileCalls;
 import io.perfpin.testkit.Interrupter;
+import io.perfpin.testkit.SystemProperty;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -153,17 +154,9 @@ class CpuReservationsTest {
                 link + " is a symbolic link of uid " + OTHER_UID + " in a directory of uid 0; perfpin follows"
                         + " links only where root or you (uid 0) own both",
                 below.getMessage());
-        String before = System.getProperty(PerfpinDirectory.PROPERTY);
-        System.setProperty(PerfpinDirectory.PROPERTY, link.toString());
-        try {
-            IOException asDefault = assertThrows(IOException.class, CpuReservations::openDefault);
-            assertTrue(asDefault.getMessage().startsWith(link + " is a symbolic link"), asDefault.getMessage());
-        } finally {
-            if (before == null) {
-                System.clearProperty(PerfpinDirectory.PROPERTY);
-            } else {
-                System.setProperty(PerfpinDirectory.PROPERTY, before);
-            }
+        try (SystemProperty asDefault = SystemProperty.set(PerfpinDirectory.PROPERTY, link.toString())) {
+            IOException refused = assertThrows(IOException.class, CpuReservations::openDefault);
+            assertTrue(refused.getMessage().startsWith(link + " is a symbolic link"), refused.getMessage());
         }
         try (Stream<Path> created = Files.list(roots)) {
             assertEquals(List.of(), created.toList(), "nothing is created where the link points");
@@ -231,15 +224,14 @@ class CpuReservationsTest {
         CpuReservations reservations = CpuReservations.open(temp.resolve("cpus"));
         String dir = reservations.directory().toString();
         // where the second copy writes its library: the first copy's is loaded, by another class loader
-        String extractDir = System.getProperty(PackagedCopy.EXTRACT_DIR_PROPERTY);
-        System.setProperty(
-                PackagedCopy.EXTRACT_DIR_PROPERTY,
-                Files.createDirectory(temp.resolve("second-copy")).toString());
-        try (URLClassLoader second = new URLClassLoader(
-                Stream.of(CpuReservations.class, FileCalls.class, SecondCopy.class, Native.class)
-                        .map(CpuReservationsTest::location)
-                        .toArray(URL[]::new),
-                ClassLoader.getPlatformClassLoader())) {
+        try (SystemProperty extracted = SystemProperty.set(
+                        PackagedCopy.EXTRACT_DIR_PROPERTY,
+                        Files.createDirectory(temp.resolve("second-copy")).toString());
+                URLClassLoader second = new URLClassLoader(
+                        Stream.of(CpuReservations.class, FileCalls.class, SecondCopy.class, Native.class)
+                                .map(CpuReservationsTest::location)
+                                .toArray(URL[]::new),
+                        ClassLoader.getPlatformClassLoader())) {
             Class<?> copy = second.loadClass(SecondCopy.class.getName());
             assertTrue(copy != SecondCopy.class, "a copy of its own");
             Method tryReserve = copy.getMethod("tryReserve", String.class, int.class);
@@ -261,12 +253,6 @@ class CpuReservationsTest {
                 }
             }
             assertEquals("reserved", tryReserve.invoke(null, dir, 3), "free once the first copy released it");
-        } finally {
-            if (extractDir == null) {
-                System.clearProperty(PackagedCopy.EXTRACT_DIR_PROPERTY);
-            } else {
-                System.setProperty(PackagedCopy.EXTRACT_DIR_PROPERTY, extractDir);
-            }
         }
     }
 

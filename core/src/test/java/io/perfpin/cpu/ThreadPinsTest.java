@@ -12,6 +12,7 @@ import io.perfpin.jvm.ProcessIdentity;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.jvm.ThreadStartTime;
 import io.perfpin.nativeio.Backends;
+import io.perfpin.testkit.SystemProperty;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,25 +38,23 @@ class ThreadPinsTest {
     @TempDir
     Path dir;
 
-    private String configuredDir;
+    private SystemProperty ownDirectory;
     private final List<String> said = new ArrayList<>();
     private final List<Parked> threads = new ArrayList<>();
 
     @BeforeEach
     void ownReservations() {
-        configuredDir = System.getProperty(PerfpinDirectory.PROPERTY);
-        System.setProperty(PerfpinDirectory.PROPERTY, dir.toString());
+        ownDirectory = SystemProperty.set(PerfpinDirectory.PROPERTY, dir.toString());
     }
 
     @AfterEach
     void release() throws InterruptedException {
-        for (Parked thread : threads) {
-            thread.close();
-        }
-        if (configuredDir == null) {
-            System.clearProperty(PerfpinDirectory.PROPERTY);
-        } else {
-            System.setProperty(PerfpinDirectory.PROPERTY, configuredDir);
+        try {
+            for (Parked thread : threads) {
+                thread.close();
+            }
+        } finally {
+            ownDirectory.close();
         }
     }
 

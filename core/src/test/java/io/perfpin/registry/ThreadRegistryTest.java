@@ -26,6 +26,7 @@ import io.perfpin.stats.StatsLayout;
 import io.perfpin.stats.StatsSnapshot;
 import io.perfpin.stats.ThreadSample;
 import io.perfpin.testkit.PerfEventDescriptors;
+import io.perfpin.testkit.SystemProperty;
 import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
@@ -387,12 +388,11 @@ class ThreadRegistryTest {
         assumeTrue(
                 CpuTopology.live().cores().stream().anyMatch(CpuTopology.live().allowed()::containsAll),
                 "needs a whole core");
-        String configuredDir = System.getProperty(PerfpinDirectory.PROPERTY);
         // Reservations of its own: no other test's pins take the cores.
         Path perfpinDir = dir.resolve("perfpin-interrupted");
-        System.setProperty(PerfpinDirectory.PROPERTY, perfpinDir.toString());
         long descriptorsBefore = PerfEventDescriptors.ofThisProcess();
-        try (ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
+        try (SystemProperty own = SystemProperty.set(PerfpinDirectory.PROPERTY, perfpinDir.toString());
+                ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
             CpuSet[] around = new CpuSet[3];
             boolean[] stillInterrupted = new boolean[1];
             Thread worker = new Thread(
@@ -422,12 +422,6 @@ class ThreadRegistryTest {
                     List.of("pin=core placed cancelled-1 on " + (around[1].size() == 1 ? "CPU " : "CPUs ") + around[1]),
                     warnings,
                     "nothing said but the placement");
-        } finally {
-            if (configuredDir == null) {
-                System.clearProperty(PerfpinDirectory.PROPERTY);
-            } else {
-                System.setProperty(PerfpinDirectory.PROPERTY, configuredDir);
-            }
         }
         assertEquals(descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "every perf_event descriptor closed");
     }
@@ -438,10 +432,10 @@ class ThreadRegistryTest {
         assumeTrue(
                 CpuTopology.live().cores().stream().anyMatch(CpuTopology.live().allowed()::containsAll),
                 "needs a whole core");
-        String configuredDir = System.getProperty(PerfpinDirectory.PROPERTY);
         // Reservations of its own: no other test's pins take the cores.
-        System.setProperty(PerfpinDirectory.PROPERTY, dir.resolve("perfpin").toString());
-        try (ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
+        try (SystemProperty own = SystemProperty.set(
+                        PerfpinDirectory.PROPERTY, dir.resolve("perfpin").toString());
+                ThreadRegistry registry = start(RegistryConfig.of(events("task-clock")))) {
             CpuSet[] pinned = new CpuSet[1];
             Thread worker = new Thread(
                     () -> {
@@ -457,12 +451,6 @@ class ThreadRegistryTest {
             Threads.join(worker);
             String cpus = (pinned[0].size() == 1 ? "CPU " : "CPUs ") + pinned[0];
             assertEquals(List.of("pin=core placed worker-1 on " + cpus), warnings);
-        } finally {
-            if (configuredDir == null) {
-                System.clearProperty(PerfpinDirectory.PROPERTY);
-            } else {
-                System.setProperty(PerfpinDirectory.PROPERTY, configuredDir);
-            }
         }
     }
 
