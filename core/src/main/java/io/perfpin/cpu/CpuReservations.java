@@ -31,7 +31,8 @@ import java.util.regex.Pattern;
  *
  * <p>A held file contains two lines, {@code <pid> <tid> <thread name>} and the pid namespace those numbers are of
  * ({@code /proc/self/ns/pid}'s link, {@code pid:[4026531836]}), so that {@link #list()} and people can tell who holds a
- * CPU. A thread name's control characters are written as {@code ?}: the first line is the whole name.
+ * CPU. A thread name's control characters are written as {@code ?}, so the first line holds the name (its first 1,000
+ * chars).
  *
  * <p>The locks are an open file description's ({@link FileCalls#tryLockWhole}), not the process's POSIX record locks
  * that {@code FileChannel.tryLock()} takes: a process's lock is its own to take again, and goes when it closes any
@@ -58,11 +59,11 @@ public final class CpuReservations {
             | FileCalls.O_NOCTTY
             | FileCalls.O_CLOEXEC;
     private static final int PRIVATE_FILE = 0600;
-    /** A held file's one line is a pid, a tid and a thread name: far shorter. */
+    /** A held file's two lines, a pid, a tid, a thread name cut short and a namespace: far shorter. */
     private static final int MAX_LINE_BYTES = 4096;
     /** The chars of a thread's name that a held file keeps: at 3 bytes each, both lines fit the bytes read. */
     private static final int MAX_NAME_CHARS = 1000;
-    /** A pid and a tid as a holder writes them: no more digits than a long and an int take. */
+    /** A pid and a tid as a holder writes them: few enough digits to parse as a long and an int, whatever they are. */
     private static final Pattern PID = Pattern.compile("\\d{1,18}");
 
     private static final Pattern TID = Pattern.compile("\\d{1,9}");
@@ -272,8 +273,12 @@ public final class CpuReservations {
         if (fd > 2) {
             return fd;
         }
-        int moved = calls.dupAtLeast(fd, 3);
-        calls.close(fd); // not yet locked: nothing to drop
+        int moved;
+        try {
+            moved = calls.dupAtLeast(fd, 3);
+        } finally {
+            calls.close(fd); // not yet locked: nothing to drop
+        }
         if (moved < 0) {
             throw new IOException("cannot move " + shown(file) + " off a standard descriptor: " + Errno.words(moved));
         }
