@@ -64,7 +64,7 @@ final class TopologyCommand implements Callable<Integer> {
     /** Who holds a CPU, as far as its lock file names it ({@link CpuReservations.Holder}). */
     private static String holder(CpuReservations.Holder h) {
         if (h.pid() < 0) {
-            return "held by a process that has not named itself in this pid namespace";
+            return "held by " + CpuReservations.Holder.UNNAMED;
         }
         if (h.tid() < 0) {
             return "pid " + h.pid();

@@ -92,11 +92,14 @@ public final class CpuReservations {
 
     /** Who holds a CPU: a process and one of its threads. */
     public record Holder(int cpu, long pid, int tid, String threadName) {
+        /** What is said of a holder with no pid here ({@code pid} -1): its line is not yet written, or not ours. */
+        public static final String UNNAMED = "a process that has not named itself in this pid namespace";
+
         @Override
         public String toString() {
             return "CPU " + cpu + " held by "
                     + (pid < 0
-                            ? "a process that has not named itself in this pid namespace"
+                            ? UNNAMED
                             : "pid " + pid + (tid < 0 ? "" : " thread " + tid + " \"" + threadName + "\""));
         }
     }
@@ -341,7 +344,7 @@ public final class CpuReservations {
             if (owner == KernelFileLocks.NOT_LOCKED) {
                 return Optional.empty();
             }
-            content = firstLine(located, file);
+            content = written(located, file);
         } finally {
             calls.close(located);
         }
@@ -380,7 +383,7 @@ public final class CpuReservations {
      * What its holder wrote in the lock file {@code located} names, read through a descriptor, not a channel: a
      * reservation's placement may ask on an application's interrupted thread.
      */
-    private String firstLine(int located, String file) throws IOException {
+    private String written(int located, String file) throws IOException {
         int opened = PathWalk.reopen(calls, located, FileCalls.O_RDONLY, shown(file));
         try {
             NativeBuffer bytes = NativeBuffer.allocate(calls.syscalls(), MAX_LINE_BYTES);
