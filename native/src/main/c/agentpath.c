@@ -21,6 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "glibcfloor.h"
+
 #define JAR_NAME "perfpin-agent.jar"
 #define AGENT_CLASS "io/perfpin/agent/PerfpinAgent"
 

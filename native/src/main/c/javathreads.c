@@ -16,12 +16,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "glibcfloor.h"
 #include "javathreads.h"
-
-/* glibc 2.34 moved dlopen and dlsym into libc under a new version; binding the old one keeps the library
- * loadable on older systems (RHEL 8 has glibc 2.28), as every other symbol it uses is from glibc 2.2.5. */
-__asm__(".symver dlopen,dlopen@GLIBC_2.2.5");
-__asm__(".symver dlsym,dlsym@GLIBC_2.2.5");
 
 static int offsets_read;
 static int64_t osthread_offset = -1;

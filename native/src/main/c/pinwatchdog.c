@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "pinwatchdog.h"
+#include "rawcalls.h"
 
 /* 8192 CPUs: the most an x86-64 kernel supports (NR_CPUS with MAXSMP). */
 #define MASK_WORDS 128
@@ -251,7 +252,8 @@ static const char *process_changed(const struct record *pin) {
     if (pin->exe_inode != 0) {
         struct stat exe;
         proc_path(path, pin->pid, 0, "exe");
-        if (stat(path, &exe) != 0 || (uint64_t) exe.st_dev != pin->exe_device || (uint64_t) exe.st_ino != pin->exe_inode) {
+        if (perfpin_fstatat(AT_FDCWD, path, &exe, 0) != 0 || (uint64_t) exe.st_dev != pin->exe_device
+            || (uint64_t) exe.st_ino != pin->exe_inode) {
             return "exec'd another program";
         }
     }

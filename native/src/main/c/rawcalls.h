@@ -2,6 +2,7 @@
 #define PERFPIN_RAWCALLS_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -22,6 +23,12 @@ static inline ssize_t perfpin_read(int fd, void *buffer, size_t length) {
 
 static inline int perfpin_close(int fd) {
     return (int) syscall(SYS_close, fd);
+}
+
+/* fstatat(2), for stat and fstat (AT_EMPTY_PATH), whose glibc functions are of a version older glibcs lack
+ * (glibcfloor.h). The kernel's struct stat of this system call is glibc's. */
+static inline int perfpin_fstatat(int dir, const char *path, struct stat *status, int flags) {
+    return (int) syscall(SYS_newfstatat, dir, path, status, flags);
 }
 
 #endif

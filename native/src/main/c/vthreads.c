@@ -44,6 +44,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "glibcfloor.h"
 #include "rawcalls.h"
 #include "vthreads.h"
 
