@@ -168,10 +168,18 @@ static void proc_path(char path[PATH_SIZE], int32_t pid, int32_t tid, const char
     *put_text(put_text(at, "/"), file) = '\0';
 }
 
-/* The first bytes of a file, up to size; their number, or -1 when it cannot be opened. */
+/*
+ * The first bytes of a regular file of /proc, up to size; their number, or -1 when it cannot be opened. Walked as
+ * every path is: no link followed, and no read that could block (a FIFO) before fstat says it is a file.
+ */
 static ssize_t read_start(const char *path, char *into, size_t size) {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0) {
+        return -1;
+    }
+    struct stat status;
+    if (perfpin_fstatat(fd, "", &status, AT_EMPTY_PATH) != 0 || !S_ISREG(status.st_mode)) {
+        close(fd);
         return -1;
     }
     size_t length = 0;
