@@ -70,8 +70,9 @@ public final class JavaThreads {
         if (Runtime.version().feature() >= STREAMING_ATTACH) {
             throw new AttachException(
                     NOT_A_JVM,
-                    "on JDK " + STREAMING_ATTACH + " and later, perfpin needs its C "
-                            + "library (the JNI backend) to find the TIDs of threads that already run");
+                    "on JDK " + STREAMING_ATTACH + " and later, perfpin needs its C library (the JNI backend, and"
+                            + " process_vm_readv, which a seccomp filter may refuse) to find the TIDs of threads that"
+                            + " already run");
         }
         Map<Long, Integer> tidById = new HashMap<>();
         ThreadDump.ofThisJvm(TIMEOUT).javaThreads().forEach(t -> tidById.put(t.javaId(), t.tid()));

@@ -12,8 +12,9 @@ public final class JavaThreadIds {
      * Fills {@code tids[i]} with the TID of {@code threads[i]}, or -1 for a thread that is not running (not
      * started, ended, or ending meanwhile).
      *
-     * @return how many were found, or -errno: -ENOSYS without the JNI backend or on a JVM that does not describe
-     *         its thread structures (not HotSpot)
+     * @return how many were found, or -errno: -ENOSYS without the JNI backend, on a JVM that does not describe
+     *         its thread structures (not HotSpot), or where the kernel refuses {@code process_vm_readv}, by which C
+     *         reads them (a seccomp filter)
      */
     public static int of(Syscalls syscalls, Thread[] threads, int[] tids) {
         return syscalls.backend() == Backend.JNI ? JniSyscalls.javaThreadIds0(threads, tids) : -Errno.ENOSYS;

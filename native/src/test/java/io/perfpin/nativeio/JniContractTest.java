@@ -1,11 +1,14 @@
 package io.perfpin.nativeio;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.perfpin.testkit.TestJvm;
+import io.perfpin.testkit.Threads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.MappedByteBuffer;
@@ -14,8 +17,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Assumptions;
@@ -23,6 +28,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 class JniContractTest extends SyscallsContract {
+    /** Rounds of threads that end while their TIDs are read, and how many threads a round. */
+    private static final int ENDING_ROUNDS = 50;
+
+    private static final int ENDING_THREADS = 64;
+
+    /** JVMs whose first threads ask for TIDs all at once: on 2 CPUs, a third of them met when that was wrong. */
+    private static final int FIRST_CALL_JVMS = 10;
+
     @Override
     Backend backend() {
         return Backend.JNI;
@@ -50,6 +63,83 @@ class JniContractTest extends SyscallsContract {
                 -Errno.ENOSYS,
                 BootClasses.define(Backends.load(Backend.JNA), name, classFile),
                 "only the C library defines classes");
+    }
+
+    /**
+     * The TIDs of threads read while they end: each is its thread's or -1, never another number, and a JavaThread that
+     * HotSpot frees meanwhile does not bring the JVM down.
+     */
+    @Test
+    void readsTheTidsOfThreadsThatEndMeanwhile() throws Exception {
+        Syscalls jni = jni();
+        for (int round = 0; round < ENDING_ROUNDS; round++) {
+            Thread[] threads = new Thread[ENDING_THREADS];
+            int[] expected = new int[ENDING_THREADS];
+            CountDownLatch started = new CountDownLatch(ENDING_THREADS);
+            CountDownLatch end = new CountDownLatch(1);
+            try {
+                for (int i = 0; i < ENDING_THREADS; i++) {
+                    int index = i;
+                    threads[i] = new Thread(
+                            () -> {
+                                expected[index] = jni.gettid();
+                                started.countDown();
+                                try {
+                                    end.await();
+                                } catch (InterruptedException e) {
+                                    Thread.currentThread().interrupt();
+                                }
+                            },
+                            "ending-" + i);
+                    threads[i].start();
+                }
+                Threads.await(started);
+                int[] tids = new int[ENDING_THREADS];
+                assertEquals(ENDING_THREADS, JavaThreadIds.of(jni, threads, tids), "every thread found while it runs");
+                assertArrayEquals(expected, tids);
+
+                end.countDown();
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                boolean alive;
+                do {
+                    alive = false;
+                    for (Thread thread : threads) {
+                        alive |= thread.isAlive();
+                    }
+                    int found = JavaThreadIds.of(jni, threads, tids);
+                    int running = 0;
+                    for (int i = 0; i < ENDING_THREADS; i++) {
+                        assertTrue(tids[i] == -1 || tids[i] == expected[i], "thread " + i + ": " + tids[i]);
+                        running += tids[i] > 0 ? 1 : 0;
+                    }
+                    assertEquals(running, found);
+                    assertTrue(System.nanoTime() < deadline, "the threads ended within the deadline");
+                } while (alive);
+                assertEquals(0, JavaThreadIds.of(jni, threads, tids), "none once they all ended");
+            } finally {
+                end.countDown();
+                for (Thread thread : threads) {
+                    if (thread != null) {
+                        Threads.join(thread);
+                    }
+                }
+            }
+        }
+    }
+
+    /**
+     * The first threads of a JVM to ask for TIDs, all at once: each finds its own, none is told that the JVM has no
+     * thread structures to read. In several JVMs, since only one first call in each can meet another.
+     */
+    @Test
+    void threadsThatAskFirstAllAtOnceEachFindTheirTid() throws Exception {
+        jni();
+        for (int jvm = 0; jvm < FIRST_CALL_JVMS; jvm++) {
+            List<String> lines =
+                    TestJvm.main(FirstCallsProbe.class).args("tids").run();
+
+            assertEquals(Collections.nCopies(FirstCallsProbe.CALLERS, "found 1"), lines, "JVM " + jvm);
+        }
     }
 
     @Test

@@ -1,0 +1,53 @@
+package io.perfpin.nativeio;
+
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+
+/**
+ * Run in a child JVM by {@link JniContractTest}: calls of the C library whose first in a JVM is what is tested, since
+ * what it looks up then it keeps. Prints what each call returned, one line each.
+ */
+public final class FirstCallsProbe {
+    /** How many threads ask for their TIDs at once, the first to ask in this JVM: as many as can run at once. */
+    static final int CALLERS = Math.max(2, Runtime.getRuntime().availableProcessors());
+
+    private FirstCallsProbe() {}
+
+    public static void main(String[] args) throws InterruptedException {
+        Syscalls jni = Backends.load(Backend.JNI);
+        if (args[0].equals("tids")) {
+            concurrentFirstTids(jni);
+        }
+    }
+
+    /**
+     * {@link #CALLERS} threads let go at once, each asking for its own TID: how many each found. They spin rather than
+     * wait to be woken, so that as many ask at once as there are CPUs.
+     */
+    private static void concurrentFirstTids(Syscalls jni) throws InterruptedException {
+        CountDownLatch ready = new CountDownLatch(CALLERS);
+        AtomicBoolean go = new AtomicBoolean();
+        AtomicIntegerArray found = new AtomicIntegerArray(CALLERS);
+        Thread[] callers = new Thread[CALLERS];
+        for (int i = 0; i < CALLERS; i++) {
+            int index = i;
+            callers[i] = new Thread(() -> {
+                ready.countDown();
+                while (!go.get()) {
+                    Thread.onSpinWait();
+                }
+                found.set(index, JavaThreadIds.of(jni, new Thread[] {Thread.currentThread()}, new int[1]));
+            });
+            callers[i].start();
+        }
+        ready.await();
+        go.set(true);
+        for (Thread caller : callers) {
+            caller.join();
+        }
+        for (int i = 0; i < CALLERS; i++) {
+            System.out.println("found " + found.get(i));
+        }
+    }
+}
