@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "jnilookups.h"
 #include "nativeenrol.h"
 #include "rawcalls.h"
 
@@ -403,8 +404,8 @@ jint JNICALL perfpin_enrol_start(JNIEnv *env, jclass cls, jclass hooks, jlongArr
     if (n < 1 || n > MAX_EVENTS || held == NULL || ((uintptr_t) held & 7) != 0 || capacity < 1) {
         return -EINVAL;
     }
-    jmethodID method = (*env)->GetStaticMethodID(env, hooks, "decide", "(Ljava/lang/Thread;)I");
-    jclass thread_class = (*env)->FindClass(env, "java/lang/Thread");
+    jmethodID method = perfpin_static_method(env, hooks, "decide", "(Ljava/lang/Thread;)I");
+    jclass thread_class = method == NULL ? NULL : (*env)->FindClass(env, "java/lang/Thread");
     jfieldID field = thread_class == NULL ? NULL
             : (*env)->GetFieldID(env, thread_class, "name", "Ljava/lang/String;");
     if (method == NULL || field == NULL) {
@@ -499,8 +500,9 @@ jint JNICALL perfpin_enrol_table_mark(JNIEnv *env, jclass cls, jint mark, jobjec
         if (lock_support == NULL) {
             jclass found = (*env)->FindClass(env, "java/util/concurrent/locks/LockSupport");
             jmethodID unpark = found == NULL ? NULL
-                    : (*env)->GetStaticMethodID(env, found, "unpark", "(Ljava/lang/Thread;)V");
+                    : perfpin_static_method(env, found, "unpark", "(Ljava/lang/Thread;)V");
             jclass kept = unpark == NULL ? NULL : (jclass) (*env)->NewGlobalRef(env, found);
+            (*env)->ExceptionClear(env); /* what a failed lookup threw: the calls below must not meet it */
             if (kept != NULL) {
                 unpark_method = unpark;
                 lock_support = kept;

@@ -54,6 +54,7 @@ static jint affinity_call(JNIEnv *env, long nr, jint tid, jlongArray mask, jint 
     jsize words = (*env)->GetArrayLength(env, mask);
     void *bits = (*env)->GetPrimitiveArrayCritical(env, mask, NULL);
     if (bits == NULL) {
+        (*env)->ExceptionClear(env); /* the OutOfMemoryError it may throw: this says -ENOMEM instead */
         return -ENOMEM;
     }
     long rc = syscall(nr, (pid_t) tid, (size_t) words * sizeof(jlong), bits);

@@ -13,6 +13,7 @@
 #include <jvmti.h>
 #include <stddef.h>
 
+#include "jnilookups.h"
 #include "nativeenrol.h"
 #include "threadevents.h"
 
@@ -93,10 +94,10 @@ jint JNICALL perfpin_thread_events(JNIEnv *env, jclass cls, jclass hooks, jboole
         return set_events(JVMTI_DISABLE);
     }
     if (hooks_class == NULL) {
-        jmethodID starting = (*env)->GetStaticMethodID(env, hooks, "runStarting", "(Ljava/lang/Thread;)Z");
-        jmethodID ended = (*env)->GetStaticMethodID(env, hooks, "runEnded", "(Ljava/lang/Thread;)V");
-        if (starting == NULL || ended == NULL) {
-            (*env)->ExceptionClear(env);
+        jmethodID starting = perfpin_static_method(env, hooks, "runStarting", "(Ljava/lang/Thread;)Z");
+        jmethodID ended = starting == NULL ? NULL
+                : perfpin_static_method(env, hooks, "runEnded", "(Ljava/lang/Thread;)V");
+        if (ended == NULL) {
             return -EINVAL;
         }
         run_starting = starting;

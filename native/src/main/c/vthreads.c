@@ -45,6 +45,7 @@
 #include <unistd.h>
 
 #include "glibcfloor.h"
+#include "jnilookups.h"
 #include "rawcalls.h"
 #include "vthreads.h"
 
@@ -922,10 +923,10 @@ jint JNICALL perfpin_virtual_threads(JNIEnv *env, jclass cls, jclass hooks, jlon
     }
     if (hooks_class == NULL) {
         /* kept for good once given, as threadevents.c does: a callback in flight while stopping still finds it */
-        jmethodID selected = (*env)->GetStaticMethodID(env, hooks, "virtualSelected", "(Ljava/lang/Thread;)I");
-        jmethodID ended = (*env)->GetStaticMethodID(env, hooks, "virtualEnded", "(Ljava/lang/Thread;[JI[IZ)V");
-        if (selected == NULL || ended == NULL) {
-            (*env)->ExceptionClear(env);
+        jmethodID selected = perfpin_static_method(env, hooks, "virtualSelected", "(Ljava/lang/Thread;)I");
+        jmethodID ended = selected == NULL ? NULL
+                : perfpin_static_method(env, hooks, "virtualEnded", "(Ljava/lang/Thread;[JI[IZ)V");
+        if (ended == NULL) {
             return -EINVAL;
         }
         selected_method = selected;

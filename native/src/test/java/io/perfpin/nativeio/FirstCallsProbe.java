@@ -1,5 +1,6 @@
 package io.perfpin.nativeio;
 
+import java.nio.ByteBuffer;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -18,7 +19,22 @@ public final class FirstCallsProbe {
         Syscalls jni = Backends.load(Backend.JNI);
         if (args[0].equals("tids")) {
             concurrentFirstTids(jni);
+        } else if (args[0].equals("hooks-without-methods")) {
+            hooksWithoutMethods(jni);
         }
+    }
+
+    /**
+     * Each start that looks up its hooks' methods, given a class without them (the first start of each in a JVM looks
+     * them up, and keeps them): what each says. Run under -Xcheck:jni, where a JNI call made with the lookup's
+     * exception still pending prints a warning.
+     */
+    private static void hooksWithoutMethods(Syscalls jni) {
+        System.out.println("thread events " + ThreadLifecycleEvents.enable(jni, Object.class));
+        long attr = NativeBuffer.allocate(jni, PerfEventAttr.SIZE).address();
+        ByteBuffer held = ByteBuffer.allocateDirect(2 * Long.BYTES).alignedSlice(Long.BYTES);
+        System.out.println("enrolment " + NativeEnrolment.start(jni, Object.class, new long[] {attr}, held, 1, 1));
+        System.out.println("virtual threads " + VirtualThreadCounting.start(jni, Object.class, attr, 1, 1, 1));
     }
 
     /**

@@ -142,6 +142,26 @@ class JniContractTest extends SyscallsContract {
         }
     }
 
+    /**
+     * Hooks without their methods, the first given in a JVM: each start that looks them up refuses them, and makes no
+     * JNI call with the lookup's exception pending, for which -Xcheck:jni would print a warning among these lines.
+     */
+    @Test
+    void hooksWithoutTheirMethodsAreRefusedWithNoExceptionPending() throws Exception {
+        jni();
+        List<String> lines = TestJvm.main(FirstCallsProbe.class)
+                .jvmOptions("-Xcheck:jni")
+                .args("hooks-without-methods")
+                .run();
+
+        assertEquals(
+                List.of(
+                        "thread events " + -Errno.EINVAL,
+                        "enrolment " + -Errno.ENOSYS,
+                        "virtual threads " + -Errno.EINVAL),
+                lines);
+    }
+
     @Test
     void releasesAFileMappingBeforeTheGcDoes(@TempDir Path dir) throws IOException {
         Syscalls jni = jni();
