@@ -13,7 +13,9 @@
  * A stop waits for the starts in flight, but not for ever: one that is still opening its group past the deadline
  * would hand it to a sampler that took in its last threads already. Once enrolment is stopped, the sampler's
  * adoption closes the list of new slots behind it (CLOSED), and a start that then finds it closed lets its own slot
- * go, its group closed, as if it had come after the stop: a detach gives back every descriptor in the end.
+ * go, its group closed, as if it had come after the stop: a detach gives back every descriptor in the end. Until it
+ * is done, enrolment does not start again: that start reads the attributes, the budget and the decisions that a new
+ * start would write.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -42,6 +44,9 @@
 #define PROBES 8
 /* How long a stop waits for ThreadStart callbacks in flight: each takes microseconds. */
 #define IN_FLIGHT_NANOS 10000000000LL /* NativeEnrolment.STOP_WAIT_SECONDS */
+/* How long a start after a stop waits for them: one that found enrolment stopped leaves within nanoseconds, and one
+ * still in flight then is one that the stop left past its deadline. */
+#define START_WAIT_NANOS 10000000LL
 /* The list of new slots once a stopped enrolment's sampler took in its last: no slot joins it any more. */
 #define CLOSED -2
 
@@ -396,6 +401,21 @@ jboolean JNICALL perfpin_enrol_enrolled(JNIEnv *env, jclass cls) {
     return (word >> 8) == my_generation && state_of(word) != FREE ? JNI_TRUE : JNI_FALSE;
 }
 
+/* How many ThreadStart callbacks are in flight once they are all done, or at most nanos later. */
+static int await_in_flight(int64_t nanos) {
+    struct timespec start, now, pause = {0, 100000};
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    int left;
+    while ((left = atomic_load(&in_flight)) > 0) {
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        if ((now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec) > nanos) {
+            break;
+        }
+        nanosleep(&pause, NULL);
+    }
+    return left;
+}
+
 jint JNICALL perfpin_enrol_start(JNIEnv *env, jclass cls, jclass hooks, jlongArray attr_addresses,
                                  jobject budget, jlong limit, jint capacity) {
     (void) cls;
@@ -403,6 +423,9 @@ jint JNICALL perfpin_enrol_start(JNIEnv *env, jclass cls, jclass hooks, jlongArr
     _Atomic int64_t *held = (_Atomic int64_t *) (*env)->GetDirectBufferAddress(env, budget);
     if (n < 1 || n > MAX_EVENTS || held == NULL || ((uintptr_t) held & 7) != 0 || capacity < 1) {
         return -EINVAL;
+    }
+    if (!atomic_load(&enabled) && await_in_flight(START_WAIT_NANOS) > 0) {
+        return -EBUSY; /* a start of the last enrolment, still in flight past its stop's deadline */
     }
     jmethodID method = perfpin_static_method(env, hooks, "decide", "(Ljava/lang/Thread;)I");
     jclass thread_class = method == NULL ? NULL : (*env)->FindClass(env, "java/lang/Thread");
@@ -459,15 +482,9 @@ jint JNICALL perfpin_enrol_stop(JNIEnv *env, jclass cls) {
     atomic_store(&enabled, 0);
     atomic_store(&table_mark, INT_MAX);
     pthread_mutex_unlock(&table_lock);
-    struct timespec start, now, pause = {0, 100000};
-    clock_gettime(CLOCK_MONOTONIC, &start);
-    int left;
-    while ((left = atomic_load(&in_flight)) > 0) {
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if ((now.tv_sec - start.tv_sec) * 1000000000LL + (now.tv_nsec - start.tv_nsec) > IN_FLIGHT_NANOS) {
-            return left; /* the sampler's thread stays held: a start in flight may still wake it */
-        }
-        nanosleep(&pause, NULL);
+    int left = await_in_flight(IN_FLIGHT_NANOS);
+    if (left > 0) {
+        return left; /* the sampler's thread stays held: a start in flight may still wake it */
     }
     pthread_mutex_lock(&table_lock);
     jobject sampler = atomic_exchange(&table_sampler, NULL);

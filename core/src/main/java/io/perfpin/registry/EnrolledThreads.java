@@ -181,10 +181,13 @@ final class EnrolledThreads {
             }
         }
         cpusInC = pins.cpusOf(syscalls.gettid());
-        inC = NativeEnrolment.start(syscalls, hooks, attrs, descriptors.sharedCount(), descriptors.budget(), SLOTS)
-                == 0;
+        int rc = NativeEnrolment.start(syscalls, hooks, attrs, descriptors.sharedCount(), descriptors.budget(), SLOTS);
+        inC = rc == 0;
         if (inC) {
             armTable();
+        } else if (rc == -Errno.EBUSY) {
+            notices.sayOnce(AgentNotice.info("starting threads are enrolled in Java, not in the C library: a thread"
+                    + " that started before the last detach is still being enrolled there"));
         }
         return inC;
     }

@@ -626,7 +626,9 @@ class ThreadRegistryTest {
     /**
      * A thread whose start is still being enrolled in C when the registry closes, past the 10 s its stop waits: the
      * close says so once and returns, and the thread closes the counter it opens itself as its start goes on, after
-     * the sampler took in its last threads, so that no perf descriptor is left while it runs.
+     * the sampler took in its last threads, so that no perf descriptor is left while it runs. Until then a registry
+     * started next (a second attach) enrols its threads in Java, saying so once, since that start reads what C's
+     * enrolment would be given anew; once it is done, the next one enrols in C again.
      */
     @Test
     void aThreadStillStartingPastTheStopsDeadlineClosesItsOwnCounters() throws Exception {
@@ -654,6 +656,15 @@ class ThreadRegistryTest {
                     said("closing: 1 thread starting still being enrolled after 10 s; each closes the counters it"
                             + " opens itself"),
                     "the close says what it left: " + warnings);
+            ThreadRegistry next = start(RegistryConfig.of(events("page-faults")).withInterval(10_000_000L));
+            try {
+                assertFalse(next.enrolInC(RulesInC.class), "C's enrolment does not start again under the held start");
+            } finally {
+                next.close();
+            }
+            String busy = "starting threads are enrolled in Java, not in the C library: a thread that started before"
+                    + " the last detach is still being enrolled there";
+            assertEquals(1, warnings.stream().filter(busy::equals).count(), "said once: " + warnings);
 
             RulesInC.letGo();
 
@@ -662,6 +673,13 @@ class ThreadRegistryTest {
                     descriptorsBefore,
                     PerfEventDescriptors.ofThisProcess(),
                     "its counter closed by itself: no perf_event descriptor left");
+            ThreadRegistry after =
+                    start(RegistryConfig.of(events("page-faults")).withInterval(10_000_000L));
+            try {
+                assertTrue(after.enrolInC(RulesInC.class), "C enrols again once the held start is done");
+            } finally {
+                after.close();
+            }
         } finally {
             RulesInC.letGo();
             end.countDown();

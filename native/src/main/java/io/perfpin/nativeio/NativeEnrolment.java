@@ -56,7 +56,8 @@ public final class NativeEnrolment {
      * @param budget how many {@code held} may reach
      * @param slots  how many threads C may count at once, beyond which they go to the hooks (only the first start
      *               of a JVM sets it)
-     * @return 0, or -errno: -ENOSYS without the JNI backend or the hooks' decide method
+     * @return 0, or -errno: -ENOSYS without the JNI backend or the hooks' decide method, -EBUSY while a thread whose
+     *         start the last {@link #stop} left in flight, past its deadline, is still being enrolled
      */
     public static int start(Syscalls syscalls, Class<?> hooks, long[] attrs, ByteBuffer held, long budget, int slots) {
         return syscalls.backend() == Backend.JNI
