@@ -778,8 +778,7 @@ static jint stop_events(JNIEnv *env, jint *left, jint left_size, jint *left_coun
  */
 jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
     (void) cls;
-    jvmtiEnv *env_jvmti = jvmti;
-    if (env_jvmti == NULL) {
+    if (jvmti == NULL) {
         return -ENOSYS;
     }
     jsize size = 3 * event_count + 1;
@@ -788,6 +787,13 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
     }
     struct carrier *c = take_carrier();
     if (c == NULL) {
+        return -EAGAIN;
+    }
+    /* Only now: a stop and the next start may have come since the check, and given back the environment taken before
+     * it; a stop waits for this carrier until it is given back, and keeps the environment if it gives up. */
+    jvmtiEnv *env_jvmti = jvmti;
+    if (env_jvmti == NULL) {
+        give_carrier(c);
         return -EAGAIN;
     }
     void *data = NULL;
