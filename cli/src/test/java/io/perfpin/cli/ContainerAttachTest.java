@@ -101,7 +101,7 @@ class ContainerAttachTest {
             byte[] agent = Files.readAllBytes(AgentJar.forThisUser());
             String dir = "/tmp/perfpin-agent-" + victim.uid;
             String jar = dir + "/perfpin-agent-" + ContentName.of(agent) + ".jar";
-            Path planted = plantedAgentJar();
+            Path planted = plantedAgentJar(marker.toString());
             inNamespace(
                     jvm.pid(),
                     NOBODY,
@@ -143,6 +143,56 @@ class ContainerAttachTest {
             assertEquals("0-1", ProcFiles.cpusAllowed(jvm.pid(), tid), "its CPUs given back at the detach");
             assertEquals(0, PerfEventDescriptors.of(jvm.pid()));
             assertFalse(Files.exists(marker), "the planted agent ran");
+        }
+    }
+
+    /**
+     * Root's own JVM under chroot(2), in root's mount namespace, whose root is another directory, where someone planted a
+     * jar at the very path of root's private agent jar: the JVM would open that path below its own root, so it is handed
+     * a copy that perfpin made in the JVM's own {@code /tmp}, and the planted jar never runs.
+     */
+    @Test
+    void aJvmUnderChrootIsHandedACopyInItsOwnTmpAndAJarPlantedAtPerfpinsPathNeverRuns() throws Exception {
+        Path jail = work.resolve("jail");
+        String home = System.getProperty("java.home");
+        // The JDK and the libraries it needs, hard links (no copy) where /var/tmp shares their file system. The
+        // launcher finds libjli by $ORIGIN, which needs a /proc the jail lacks: LD_LIBRARY_PATH says where it is.
+        String out = run(List.of(
+                "sh",
+                "-ec",
+                "mkdir -p \"$1/tmp\" \"$1$(dirname \"$2\")\" && chmod 1777 \"$1/tmp\""
+                        + " && { cp -rlL \"$2\" \"$1$2\" 2>/dev/null || true; }"
+                        + " && test \"$1$2/lib/server/libjvm.so\" -ef \"$2/lib/server/libjvm.so\""
+                        + " && for f in $(ldd \"$2/bin/java\" \"$2\"/lib/*.so \"$2/lib/server/libjvm.so\""
+                        + " | awk '/=> \\//{print $3} /^\\t\\//{print $1}' | sort -u); do"
+                        + " test -e \"$1$f\" || { mkdir -p \"$1$(dirname $f)\" && ln \"$(readlink -f $f)\" \"$1$f\"; };"
+                        + " done",
+                "sh",
+                jail.toString(),
+                home));
+        assumeTrue(out.startsWith("0"), "cannot hard-link the JDK into a chroot here: " + out);
+        String jailedClassPath = Adversary.readableCopy(classPath, Files.createDirectory(jail.resolve("cp")))
+                .replace(jail.toString(), "");
+        Path hostJar = AgentJar.forThisUser();
+        Path planted = jail.resolve(hostJar.toString().substring(1));
+        Files.createDirectories(planted.getParent());
+        Files.copy(plantedAgentJar("/planted-agent-ran"), planted);
+        List<String> launcher = List.of("env", "LD_LIBRARY_PATH=" + home + "/lib", "chroot", jail.toString());
+        try (ChildJvm jvm =
+                ChildJvm.startUnder(launcher, jailedClassPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
+            jvm.await(Pattern.compile("ready"));
+
+            CliRun attach = CliRun.capture(
+                    () -> Perfpin.run("attach", Long.toString(jvm.pid()), "--duration", "1s", "--detach-on-exit"));
+
+            assertFalse(Files.exists(jail.resolve("planted-agent-ran")), "the planted agent ran:\n" + attach.err);
+            Path copy = jail.resolve(
+                    "tmp/perfpin-agent-0/perfpin-agent-" + ContentName.of(Files.readAllBytes(hostJar)) + ".jar");
+            assertEquals(
+                    "0 700\n0 600\n",
+                    run(List.of("stat", "-c", "%u %a", copy.getParent().toString(), copy.toString()))
+                            .substring(2),
+                    "the JVM was handed perfpin's copy in its own /tmp:\n" + attach.err);
         }
     }
 
@@ -366,8 +416,8 @@ class ContainerAttachTest {
         return process.exitValue() + "\n" + out;
     }
 
-    /** An agent jar whose premain and agentmain create the marker, readable by all. */
-    private Path plantedAgentJar() throws Exception {
+    /** An agent jar whose agentmain creates {@code marker} (as the JVM names it), readable by all. */
+    private Path plantedAgentJar(String marker) throws Exception {
         Path classes = Files.createDirectory(work.resolve("planted-classes"));
         Path source = Files.writeString(
                 classes.resolve("Planted.java"),

@@ -14,9 +14,9 @@ import java.util.List;
  * {@code perfpin.jar}, {@code perfpin-jmh.jar}), installed under a directory named by its content
  * ({@link PerfpinDirectory#installedJar}).
  *
- * <p>A JVM this user starts, or attaches to in this mount namespace, gets it from this user's private perfpin
- * directory. Any other JVM (another user's, or one in a container) gets a copy of it in its own {@code /tmp}, made
- * as its own user when perfpin attaches ({@link AgentLoader}).
+ * <p>A JVM this user starts, or attaches to in this mount namespace under this root, gets it from this user's private
+ * perfpin directory. Any other JVM (another user's, one in a container, one under chroot) gets a copy of it in its own
+ * {@code /tmp}, made as its own user when perfpin attaches ({@link AgentLoader}).
  */
 public final class AgentJar {
     public static final String PROPERTY = "perfpin.agent.jar";

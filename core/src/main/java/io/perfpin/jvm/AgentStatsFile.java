@@ -134,6 +134,6 @@ public final class AgentStatsFile {
     }
 
     private static Path shown(long pid, TargetFiles files, String inTarget) {
-        return files.sharesMountNamespace() ? Path.of(inTarget) : Path.of("/proc/" + pid + "/root" + inTarget);
+        return files.sharesFileSystemView() ? Path.of(inTarget) : Path.of("/proc/" + pid + "/root" + inTarget);
     }
 }

@@ -90,10 +90,10 @@ final class HotSpotAttach {
     /**
      * Loads a Java agent into JVM {@code pid}, as {@code VirtualMachine.loadAgent} does: the JVM appends the
      * jar to its class path and calls its {@code agentmain} on the attach listener thread before it answers.
-     * A JVM of this user's in this mount namespace gets {@code jar} itself; any other gets a copy of it in its own
-     * {@code /tmp}, made as its user ({@link #agentDirectory}), since the path it opens is resolved in its own
-     * namespace with its own rights, where this user's files may not be, or another user may have put a file
-     * under the same name.
+     * A JVM of this user's in this mount namespace and under this root gets {@code jar} itself; any other (one under
+     * chroot(2) too) gets a copy of it in its own {@code /tmp}, made as its user ({@link #agentDirectory}), since the
+     * path it opens is resolved in its own namespace, below its own root, with its own rights, where this user's files
+     * may not be, or another user may have put a file under the same name.
      *
      * @throws AttachException {@code AGENT_LOAD_FAILED} when the JVM refuses or {@code agentmain} failed
      */
@@ -137,7 +137,7 @@ final class HotSpotAttach {
 
     private static String handedJar(TargetFiles files, Path jar) throws AttachException {
         ProcStatus self = ProcStatus.ofSelf();
-        if (files.sharesMountNamespace()
+        if (files.sharesFileSystemView()
                 && self.effectiveUid() == files.target().effectiveUid()
                 && self.effectiveGid() == files.target().effectiveGid()) {
             return jar.toString();

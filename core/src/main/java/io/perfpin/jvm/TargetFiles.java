@@ -127,12 +127,17 @@ final class TargetFiles implements AutoCloseable {
         }
     }
 
-    /** Whether the target sees the file system as perfpin does: then a path means the same to both. */
-    boolean sharesMountNamespace() {
+    /**
+     * Whether the target sees the file system as perfpin does, so that a path names the same file for both: the same
+     * mount namespace, and the same root directory. A process under chroot(2) shares the namespace, but resolves every
+     * absolute path below its own root, where other users may have made what perfpin's path names.
+     */
+    boolean sharesFileSystemView() {
         try {
             return Files.readSymbolicLink(Path.of("/proc/self/ns/mnt"))
-                    .equals(Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/mnt")));
-        } catch (IOException e) {
+                            .equals(Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/mnt")))
+                    && calls.fstat(rootFd).sameFileAs(calls.statx(FileCalls.AT_FDCWD, "/", 0));
+        } catch (IOException | NativeException e) {
             return false; // cannot tell: as if not
         }
     }
