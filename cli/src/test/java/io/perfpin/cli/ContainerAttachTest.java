@@ -147,6 +147,52 @@ class ContainerAttachTest {
     }
 
     /**
+     * JVMs of another user's, each with a {@code /tmp} of its own, that attach fails on leave it as it was: one started
+     * with {@code -XX:+DisableAttachMechanism} is refused before anything is made there; one that does not answer (it
+     * is stopped) gets no agent, and its copy of the agent jar, made before the signal, and the trigger are removed.
+     */
+    @Test
+    void aFailedAttachLeavesTheJvmsTmpAsItWas() throws Exception {
+        List<String> launcher = List.of(
+                "unshare",
+                "-m",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec " + String.join(" ", victim.asThisUser())
+                        + " \"$@\"",
+                "sh");
+        try (ChildJvm disabled = ChildJvm.startUnder(
+                        launcher,
+                        classPath,
+                        List.of("-XX:+DisableAttachMechanism"),
+                        "io.perfpin.apps.Service",
+                        "1",
+                        "120");
+                ChildJvm stopped =
+                        ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
+            disabled.await(Pattern.compile("ready"));
+            stopped.await(Pattern.compile("ready"));
+            String before = inNamespace(disabled.pid(), 0, "ls -A /tmp");
+            CliRun refused = CliRun.capture(() -> Perfpin.run("attach", Long.toString(disabled.pid())));
+            assertEquals(ExitCode.ATTACH_FAILED, refused.code, refused.out + refused.err);
+            assertEquals(before, inNamespace(disabled.pid(), 0, "ls -A /tmp"), refused.err);
+
+            before = inNamespace(stopped.pid(), 0, "ls -A /tmp");
+            assertTrue(
+                    run(List.of("kill", "-STOP", Long.toString(stopped.pid()))).startsWith("0"));
+            try {
+                CliRun unanswered = CliRun.capture(() -> Perfpin.run("attach", Long.toString(stopped.pid())));
+                assertEquals(ExitCode.ATTACH_FAILED, unanswered.code, unanswered.out + unanswered.err);
+                assertEquals(before, inNamespace(stopped.pid(), 0, "ls -A /tmp"), unanswered.err);
+            } finally {
+                run(List.of("kill", "-CONT", Long.toString(stopped.pid())));
+            }
+        }
+    }
+
+    /**
      * Root's own JVM under chroot(2), in root's mount namespace, whose root is another directory, where someone planted a
      * jar at the very path of root's private agent jar: the JVM would open that path below its own root, so it is handed
      * a copy that perfpin made in the JVM's own {@code /tmp}, and the planted jar never runs.

@@ -73,7 +73,8 @@ final class HotSpotAttach {
      * most.
      */
     static String jcmd(long pid, String command, Duration timeout) throws AttachException {
-        return execute(pid, "jcmd", files -> List.of(command, "", ""), "jcmd " + command, timeout, true);
+        return execute(
+                pid, "jcmd", files -> List.of(command, "", ""), output -> output, "jcmd " + command, timeout, true);
     }
 
     /**
@@ -84,7 +85,8 @@ final class HotSpotAttach {
      * @throws AttachException {@code NOT_A_JVM} when no listener runs
      */
     static String jcmdIfListening(long pid, String command, Duration timeout) throws AttachException {
-        return execute(pid, "jcmd", files -> List.of(command, "", ""), "jcmd " + command, timeout, false);
+        return execute(
+                pid, "jcmd", files -> List.of(command, "", ""), output -> output, "jcmd " + command, timeout, false);
     }
 
     /**
@@ -99,26 +101,29 @@ final class HotSpotAttach {
      */
     static void loadAgent(long pid, Path jar, String options, Duration timeout) throws AttachException {
         String[] handed = new String[1];
-        String reply = execute(
-                        pid,
-                        "load",
-                        files -> {
-                            handed[0] = handedJar(files, jar);
-                            return List.of(
-                                    "instrument",
-                                    "false",
-                                    options == null || options.isEmpty() ? handed[0] : handed[0] + "=" + options);
-                        },
-                        "load of agent " + jar,
-                        timeout,
-                        true)
-                .strip();
-        // JDK 9 to 20 answer "return code: N", older and newer ones "N"; 0 is success.
+        execute(
+                pid,
+                "load",
+                files -> {
+                    handed[0] = handedJar(files, jar);
+                    return List.of(
+                            "instrument",
+                            "false",
+                            options == null || options.isEmpty() ? handed[0] : handed[0] + "=" + options);
+                },
+                output -> loaded(pid, handed[0], output.strip()),
+                "load of agent " + jar,
+                timeout,
+                true);
+    }
+
+    /** The JVM's answer to a load: JDK 9 to 20 say "return code: N", older and newer ones "N"; 0 is success. */
+    private static String loaded(long pid, String handed, String reply) throws AttachException {
         String code = reply.startsWith("return code: ") ? reply.substring("return code: ".length()) : reply;
         if (!code.equals("0")) {
             throw new AttachException(
                     AGENT_LOAD_FAILED,
-                    "process " + pid + " did not load the agent " + handed[0]
+                    "process " + pid + " did not load the agent " + handed
                             + ": "
                             + (reply.isEmpty()
                                     ? "no answer"
@@ -126,6 +131,7 @@ final class HotSpotAttach {
                             + "; the JVM's stderr says why (a JVM started with -XX:+DisableAttachMechanism or "
                             + "-XX:-EnableDynamicAgentLoading refuses agents)");
         }
+        return reply;
     }
 
     /** The directory below the target's {@code /tmp} that holds the agent jars handed to its user's JVMs. */
@@ -159,9 +165,24 @@ final class HotSpotAttach {
         List<String> of(TargetFiles files) throws AttachException;
     }
 
-    /** One request of the attach protocol: a command and exactly three arguments. */
+    /** The command's output, checked: an output that says it failed throws. */
+    private interface Answer {
+        String of(String output) throws AttachException;
+    }
+
+    /**
+     * One request of the attach protocol: a command and exactly three arguments. An attach that fails leaves the
+     * target as it found it: what can refuse is asked before anything is made there, and what {@code arguments} made
+     * there (the agent's copy) is removed, unless the JVM may still be reading it (the request sent, no answer yet).
+     */
     private static String execute(
-            long pid, String command, Arguments arguments, String what, Duration timeout, boolean mayStartListener)
+            long pid,
+            String command,
+            Arguments arguments,
+            Answer answer,
+            String what,
+            Duration timeout,
+            boolean mayStartListener)
             throws AttachException {
         long deadline = System.nanoTime() + timeout.toNanos();
         ProcStatus target = status(pid);
@@ -169,30 +190,61 @@ final class HotSpotAttach {
         checkCredentials(process, target);
         checkHotSpot(pid, process, target);
         try (TargetFiles files = targetFiles(pid, process, target)) {
-            // Before connecting: the listener serves one connection at a time, and one left without a request
-            // would hold it.
-            List<String> request = arguments.of(files);
-            String socket = "/tmp/.java_pid" + target.namespacePid();
-            TargetFiles.Attempt attempt = connectIfListening(pid, process, files, socket, deadline);
-            UnixConnection connection = attempt.connection();
-            if (connection == null && !mayStartListener) {
-                throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
+            if (mayStartListener) {
+                refuseIfAttachDisabled(pid, process, files);
             }
-            if (connection == null) {
-                startListener(pid, process, files, socket, attempt.refused(), deadline, timeout);
-                connection = connectIfListening(pid, process, files, socket, deadline)
-                        .connection();
-                if (connection == null) {
-                    throw new AttachException(
-                            NOT_A_JVM,
-                            process + " started its attach listener but refuses " + "connections to "
-                                    + files.shown(socket));
+            boolean inFlight = false;
+            try {
+                // Before connecting: the listener serves one connection at a time, and one left without a request
+                // would hold it.
+                List<String> request = arguments.of(files);
+                UnixConnection connection = connect(pid, process, files, target, deadline, timeout, mayStartListener);
+                String socket = files.shown(listenerSocket(target));
+                inFlight = true;
+                byte[] reply = exchange(process, socket, connection, request(command, request), deadline, timeout);
+                inFlight = false;
+                return answer.of(output(process, what, reply));
+            } catch (AttachException | RuntimeException e) {
+                if (!inFlight) {
+                    files.removeInstalled();
                 }
+                throw e;
             }
-            byte[] reply =
-                    exchange(process, files.shown(socket), connection, request(command, request), deadline, timeout);
-            return output(process, what, reply);
         }
+    }
+
+    /** The path of the JVM's attach socket, in its own mount namespace. */
+    private static String listenerSocket(ProcStatus target) {
+        return "/tmp/.java_pid" + target.namespacePid();
+    }
+
+    /** A connection to the JVM's attach listener, started first when it runs none and {@code mayStartListener}. */
+    private static UnixConnection connect(
+            long pid,
+            String process,
+            TargetFiles files,
+            ProcStatus target,
+            long deadline,
+            Duration timeout,
+            boolean mayStartListener)
+            throws AttachException {
+        String socket = listenerSocket(target);
+        TargetFiles.Attempt attempt = connectIfListening(pid, process, files, socket, deadline);
+        UnixConnection connection = attempt.connection();
+        if (connection != null) {
+            return connection;
+        }
+        if (!mayStartListener) {
+            throw new AttachException(NOT_A_JVM, process + " runs no attach listener (no one attached to it yet)");
+        }
+        startListener(pid, process, files, socket, attempt.refused(), deadline, timeout);
+        connection = connectIfListening(pid, process, files, socket, deadline).connection();
+        if (connection == null) {
+            throw new AttachException(
+                    NOT_A_JVM,
+                    process + " started its attach listener but refuses " + "connections to " + files.shown(socket));
+        }
+        return connection;
     }
 
     private static TargetFiles targetFiles(long pid, String process, ProcStatus target) throws AttachException {
@@ -277,7 +329,8 @@ final class HotSpotAttach {
 
     /**
      * Starts the JVM's attach listener: one SIGQUIT, with a trigger it takes for a request to start it. {@code refused}
-     * is the socket where nothing listened when perfpin connected, or null.
+     * is the socket where nothing listened when perfpin connected, or null. A JVM that accepts no attach was refused
+     * before ({@link #refuseIfAttachDisabled}), ahead of anything made in it.
      */
     private static void startListener(
             long pid,
@@ -288,7 +341,6 @@ final class HotSpotAttach {
             long deadline,
             Duration timeout)
             throws AttachException {
-        refuseIfAttachDisabled(pid, process, files);
         if (!files.target().catchesQuit()) {
             // With -Xrs a JVM handles no SIGQUIT, but starts its listener at startup unless attach is disabled.
             throw new AttachException(

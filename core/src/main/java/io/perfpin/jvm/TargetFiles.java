@@ -46,6 +46,11 @@ final class TargetFiles implements AutoCloseable {
     private final int cwdFd;
     /** A step that outlived its deadline may still use the descriptors: then they are never closed, not reused. */
     private volatile boolean abandoned;
+    /** What {@link #install} made below the target's {@code /tmp}, in the order it made them. */
+    private final List<Made> made = new ArrayList<>();
+
+    /** A directory or file that {@link #install} made: {@code dir} below /tmp, or {@code name} in it. */
+    private record Made(String dir, String name, FileStat status) {}
 
     private TargetFiles(FileCalls calls, long pid, ProcStatus target, int rootFd, int cwdFd) {
         this.calls = calls;
@@ -376,9 +381,9 @@ final class TargetFiles implements AutoCloseable {
                                 + " replace what perfpin puts below it");
                     }
                 }
-                int made = calls.mkdirat(tmp, dir, 0700);
-                if (made < 0 && made != -Errno.EEXIST) {
-                    throw new IOException("cannot create " + shown("/tmp/" + dir) + ": " + Errno.words(made));
+                int madeDir = calls.mkdirat(tmp, dir, 0700);
+                if (madeDir < 0 && madeDir != -Errno.EEXIST) {
+                    throw new IOException("cannot create " + shown("/tmp/" + dir) + ": " + Errno.words(madeDir));
                 }
                 int own = calls.openat(
                         tmp,
@@ -391,12 +396,15 @@ final class TargetFiles implements AutoCloseable {
                 }
                 try {
                     FileStat status = calls.fstat(own);
+                    if (madeDir == 0) {
+                        made.add(new Made(dir, null, status));
+                    }
                     if (status.uid() != target.effectiveUid() || (status.permissions() & 0022) != 0) {
                         throw new IOException(shown("/tmp/" + dir) + " belongs to uid " + status.uid() + " with mode "
                                 + String.format("%04o", status.permissions()) + ", not to uid "
                                 + target.effectiveUid() + " alone: its owner (or root) must remove it");
                     }
-                    return installIn(own, name, content, path);
+                    return installIn(own, dir, name, content, path);
                 } finally {
                     calls.close(own);
                 }
@@ -406,8 +414,11 @@ final class TargetFiles implements AutoCloseable {
         });
     }
 
-    /** {@code name} in directory {@code dir} with exactly {@code content}: the one there, or one published now. */
-    private String installIn(int dir, String name, byte[] content, String path) throws IOException {
+    /**
+     * {@code name} in directory {@code dir} ({@code dirName} below /tmp) with exactly {@code content}: the one there,
+     * or one published now.
+     */
+    private String installIn(int dir, String dirName, String name, byte[] content, String path) throws IOException {
         if (holds(dir, name, content, path)) {
             return path;
         }
@@ -444,7 +455,66 @@ final class TargetFiles implements AutoCloseable {
             throw new IOException(shown(path) + " holds other bytes than this perfpin's agent: its owner (or root)"
                     + " must remove it");
         }
+        if (renamed == 0) {
+            made.add(new Made(dirName, name, calls.statx(dir, name, FileCalls.AT_SYMLINK_NOFOLLOW)));
+        }
         return path;
+    }
+
+    /**
+     * Removes what {@link #install} made, newest first, each only while it is still what was made (the file unchanged
+     * since, the directory the same and empty): an attach that failed leaves the target's files as it found them. What
+     * cannot be removed stays, as a copy the next attach uses.
+     */
+    void removeInstalled() {
+        if (made.isEmpty()) {
+            return;
+        }
+        try {
+            asTarget(() -> {
+                int tmp = walk().locate("/tmp");
+                try {
+                    for (int i = made.size() - 1; i >= 0; i--) {
+                        try {
+                            removeMade(tmp, made.get(i));
+                        } catch (NativeException e) {
+                            // gone already, or not ours to remove: the next one is still tried
+                        }
+                    }
+                } finally {
+                    calls.close(tmp);
+                }
+                return null;
+            });
+        } catch (IOException e) {
+            // left: a copy of the agent's, only the target's user's, that the next attach finds and uses
+        }
+        made.clear();
+    }
+
+    private void removeMade(int tmp, Made what) {
+        if (what.name() == null) {
+            FileStat there = calls.statx(tmp, what.dir(), FileCalls.AT_SYMLINK_NOFOLLOW);
+            if (there.sameFileAs(what.status())) {
+                calls.unlinkat(tmp, what.dir(), FileCalls.AT_REMOVEDIR); // ENOTEMPTY: it holds more than ours
+            }
+            return;
+        }
+        int dir = calls.openat(
+                tmp,
+                what.dir(),
+                FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC,
+                0);
+        if (dir < 0) {
+            return;
+        }
+        try {
+            if (calls.statx(dir, what.name(), FileCalls.AT_SYMLINK_NOFOLLOW).unchangedSince(what.status())) {
+                calls.unlinkat(dir, what.name(), 0);
+            }
+        } finally {
+            calls.close(dir);
+        }
     }
 
     /** Whether {@code name} is a regular file of the target's user with exactly {@code content}. */
