@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.StopSignal;
 import io.perfpin.files.FileErrors;
 import io.perfpin.files.NamedFile;
 import io.perfpin.files.OutputFile;

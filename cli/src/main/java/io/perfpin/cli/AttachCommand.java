@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.StopSignal;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.StopSignal;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.report.StatsWindows;
 import io.perfpin.stats.StatsFileReader;

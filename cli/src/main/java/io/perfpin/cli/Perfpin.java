@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.StopSignal;
 import io.perfpin.event.NearestNames;
 import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.ProcessChangedException;

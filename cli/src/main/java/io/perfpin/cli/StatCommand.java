@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.StopSignal;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.KernelReadiness;
 import io.perfpin.counter.RefusedEvents;

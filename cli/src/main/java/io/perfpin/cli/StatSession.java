@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.StopSignal;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;

@@ -6,6 +6,7 @@ import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
 import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
 import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
 
+import io.perfpin.StopSignal;
 import io.perfpin.files.ContentName;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.PinWatchdog;
@@ -199,7 +200,7 @@ final class HotSpotAttach {
                 // would hold it.
                 List<String> request = arguments.of(files);
                 UnixConnection connection = connect(pid, process, files, target, deadline, timeout, mayStartListener);
-                String socket = files.shown(listenerSocket(target));
+                String socket = files.shown(socketPath(target));
                 inFlight = true;
                 byte[] reply = exchange(process, socket, connection, request(command, request), deadline, timeout);
                 inFlight = false;
@@ -214,7 +215,7 @@ final class HotSpotAttach {
     }
 
     /** The path of the JVM's attach socket, in its own mount namespace. */
-    private static String listenerSocket(ProcStatus target) {
+    private static String socketPath(ProcStatus target) {
         return "/tmp/.java_pid" + target.namespacePid();
     }
 
@@ -228,7 +229,7 @@ final class HotSpotAttach {
             Duration timeout,
             boolean mayStartListener)
             throws AttachException {
-        String socket = listenerSocket(target);
+        String socket = socketPath(target);
         TargetFiles.Attempt attempt = connectIfListening(pid, process, files, socket, deadline);
         UnixConnection connection = attempt.connection();
         if (connection != null) {
@@ -365,38 +366,65 @@ final class HotSpotAttach {
             throw new AttachException(
                     NOT_A_JVM, "cannot remove the stale attach socket " + files.shown(socket) + ": " + e.getMessage());
         }
-        Trigger trigger = createTrigger(process, files);
+        StopSignal stop;
         try {
-            sendQuit(pid, process);
-            long nap = FIRST_NAP_MILLIS;
-            long listening = Math.min(deadline, System.nanoTime() + LISTENER_START.toNanos());
-            while (!listenerSocket(process, files, socket, stale)) {
-                long left = listening - System.nanoTime();
-                if (left <= 0) {
-                    // Never a second signal: a JVM that did not take the first as a trigger printed a thread dump.
-                    throw new AttachException(
-                            ATTACH_REFUSED,
-                            process + " did not start its attach listener within "
-                                    + Math.min(LISTENER_START.toMillis(), timeout.toMillis())
-                                    + " ms of one SIGQUIT: its"
-                                    + " attach mechanism is off, or it does not answer (stopped, or at a long"
-                                    + " safepoint)");
-                }
-                if (exited(pid)) {
-                    throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
-                }
-                sleep(Math.min(nap, TimeUnit.NANOSECONDS.toMillis(left) + 1));
-                nap = Math.min(2 * nap, LONGEST_NAP_MILLIS);
-            }
-        } finally {
-            if (trigger != null) {
-                try {
-                    // Through the directory held open: also where the process died of the signal meanwhile.
-                    files.remove(trigger.inWorkingDirectory, "/tmp", trigger.name, trigger.status);
-                } catch (IOException e) {
-                    // left over, it only makes the JVM's next SIGQUIT start the listener
+            // From before the trigger is made until it is removed: a JVM that exits (Ctrl-C, SIGTERM) halts once its
+            // shutdown hooks return, with this thread wherever it is, so the exit waits for the finally below.
+            stop = StopSignal.install();
+        } catch (IllegalStateException exiting) {
+            throw new AttachException(NOT_A_JVM, "perfpin is exiting: it did not signal " + process);
+        }
+        try (stop) {
+            Trigger trigger = createTrigger(process, files);
+            try {
+                sendQuit(pid, process);
+                awaitListener(pid, process, files, socket, stale, deadline, timeout, stop);
+            } finally {
+                if (trigger != null) {
+                    try {
+                        // Through the directory held open: also where the process died of the signal meanwhile.
+                        files.remove(trigger.inWorkingDirectory, "/tmp", trigger.name, trigger.status);
+                    } catch (IOException e) {
+                        // left over, it only makes the JVM's next SIGQUIT start the listener
+                    }
                 }
             }
+        }
+    }
+
+    /**
+     * Waits, after the SIGQUIT, for the listener's socket at {@code socket} ({@link #listenerSocket}), until
+     * {@link #LISTENER_START} or {@code deadline}, or until perfpin is stopped.
+     */
+    private static void awaitListener(
+            long pid,
+            String process,
+            TargetFiles files,
+            String socket,
+            FileStat stale,
+            long deadline,
+            Duration timeout,
+            StopSignal stop)
+            throws AttachException {
+        long nap = FIRST_NAP_MILLIS;
+        long listening = Math.min(deadline, System.nanoTime() + LISTENER_START.toNanos());
+        while (!listenerSocket(process, files, socket, stale)) {
+            long left = listening - System.nanoTime();
+            if (left <= 0) {
+                // Never a second signal: a JVM that did not take the first as a trigger printed a thread dump.
+                throw new AttachException(
+                        ATTACH_REFUSED,
+                        process + " did not start its attach listener within "
+                                + Math.min(LISTENER_START.toMillis(), timeout.toMillis())
+                                + " ms of one SIGQUIT: its"
+                                + " attach mechanism is off, or it does not answer (stopped, or at a long"
+                                + " safepoint)");
+            }
+            if (exited(pid)) {
+                throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+            }
+            nap(stop, Math.min(nap, TimeUnit.NANOSECONDS.toMillis(left) + 1));
+            nap = Math.min(2 * nap, LONGEST_NAP_MILLIS);
         }
     }
 
@@ -626,9 +654,11 @@ final class HotSpotAttach {
         }
     }
 
-    private static void sleep(long millis) throws AttachException {
+    private static void nap(StopSignal stop, long millis) throws AttachException {
         try {
-            Thread.sleep(millis);
+            if (stop.await(Duration.ofMillis(millis))) {
+                throw new AttachException(NOT_A_JVM, "stopped while waiting for the attach listener");
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new AttachException(NOT_A_JVM, "interrupted while waiting for the attach listener");

@@ -1,4 +1,4 @@
-package io.perfpin.cli;
+package io.perfpin;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,9 +12,10 @@ import java.util.concurrent.TimeUnit;
  * back), as {@code perf stat} prints its counts on Ctrl-C. Within a command that {@link #hold} holds, the exit
  * waits (up to {@value #FINISH_SECONDS} s) for the whole command, its failure's line included, not only for the
  * block that installed the signal: a failure's line is said after that block, and an exit that did not wait for it
- * lost the line.
+ * lost the line. An attach holds one while its trigger file is in the target JVM, which an exit would otherwise
+ * leave there.
  */
-final class StopSignal implements AutoCloseable {
+public final class StopSignal implements AutoCloseable {
     /** The signals installed by the command that runs on this thread, where one is held: released when it ends. */
     private static final ThreadLocal<List<StopSignal>> HELD = new ThreadLocal<>();
 
@@ -38,7 +39,7 @@ final class StopSignal implements AutoCloseable {
                 "perfpin-stop");
     }
 
-    static StopSignal install() {
+    public static StopSignal install() {
         StopSignal signal = new StopSignal();
         Runtime.getRuntime().addShutdownHook(signal.hook);
         List<StopSignal> held = HELD.get();
@@ -52,14 +53,14 @@ final class StopSignal implements AutoCloseable {
      * Holds the exit of every signal that the command about to run on this thread installs until {@link #release};
      * returns what to give it.
      */
-    static List<StopSignal> hold() {
+    public static List<StopSignal> hold() {
         List<StopSignal> held = new ArrayList<>();
         HELD.set(held);
         return held;
     }
 
     /** The command that {@link #hold} returned {@code held} for is done: a signal's exit may go on. */
-    static void release(List<StopSignal> held) {
+    public static void release(List<StopSignal> held) {
         HELD.remove();
         finishAll(held);
     }
@@ -68,7 +69,7 @@ final class StopSignal implements AutoCloseable {
      * Lets a signal's exit go on from here for the signals the command on this thread installed so far: what it does
      * next (waiting for an application it launched) is not work of perfpin's to finish.
      */
-    static void releaseHeld() {
+    public static void releaseHeld() {
         List<StopSignal> held = HELD.get();
         if (held != null) {
             finishAll(held);
@@ -83,7 +84,7 @@ final class StopSignal implements AutoCloseable {
     }
 
     /** Waits {@code length}, or less when a signal came; returns whether it did. */
-    boolean await(Duration length) throws InterruptedException {
+    public boolean await(Duration length) throws InterruptedException {
         return stop.await(length.toNanos(), TimeUnit.NANOSECONDS);
     }
 
