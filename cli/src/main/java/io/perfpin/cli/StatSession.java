@@ -8,6 +8,7 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaThreadInfo;
 import io.perfpin.jvm.ProcessChangedException;
 import io.perfpin.jvm.ProcessIdentity;
+import io.perfpin.jvm.ThreadDump;
 import io.perfpin.jvm.ThreadWatch;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.report.Hint;
@@ -52,6 +53,9 @@ final class StatSession implements AutoCloseable {
     /** When the last interval's samples were taken, or counting began. */
     private long sampledNanos;
 
+    /** Whether a thread left out of the dumps for its name's length was said. */
+    private boolean leftOutLongSaid;
+
     private long fromNanos;
     private long toNanos;
     private LocalTime fromClock;
@@ -81,7 +85,17 @@ final class StatSession implements AutoCloseable {
         if (chosen.isEmpty()) {
             throw new IllegalArgumentException("no thread of pid " + pid + " matches " + threads.describe());
         }
-        return new StatSession(pid, process, watch, threads, chosen);
+        StatSession session = new StatSession(pid, process, watch, threads, chosen);
+        session.sayLeftOutLongOnce();
+        return session;
+    }
+
+    private void sayLeftOutLongOnce() {
+        if (watch.leftOutLong() && !leftOutLongSaid) {
+            leftOutLongSaid = true;
+            System.err.println("perfpin stat: a thread of process " + pid + " is not counted: its entry in the thread"
+                    + " dump is over " + ThreadDump.MAX_ENTRY_CHARS / 1024 + " KiB, a name made that long");
+        }
     }
 
     /** The threads chosen at the start. */
@@ -212,6 +226,7 @@ final class StatSession implements AutoCloseable {
                         + e.getMessage() + "; they are not counted"));
                 continue;
             }
+            sayLeftOutLongOnce();
             counted.ended(changes.ended());
             if (changes.gone()) {
                 System.err.println("perfpin stat: process " + pid + " exited while counting");

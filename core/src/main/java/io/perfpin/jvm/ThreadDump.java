@@ -1,5 +1,6 @@
 package io.perfpin.jvm;
 
+import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
 import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
 import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
 
@@ -10,6 +11,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A HotSpot thread dump ({@code jcmd <pid> Thread.print}) read for what perfpin needs: each thread's name,
@@ -38,14 +41,22 @@ public final class ThreadDump {
     /** Long enough for a loaded JVM to reach a safepoint and print thousands of threads. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(10);
 
+    /**
+     * The longest entry read, its header's lines and those of the name they hold: a name made longer than this (JDK
+     * names run to a few dozen characters) is one to mislead, and costs a copy of itself.
+     */
+    public static final int MAX_ENTRY_CHARS = 64 * 1024;
+
     private static final String STATE_PREFIX = "   java.lang.Thread.State: ";
 
     private final List<JavaThreadInfo> javaThreads;
     private final List<VmThreadInfo> vmThreads;
+    private final int overlong;
 
-    private ThreadDump(List<JavaThreadInfo> javaThreads, List<VmThreadInfo> vmThreads) {
+    private ThreadDump(List<JavaThreadInfo> javaThreads, List<VmThreadInfo> vmThreads, int overlong) {
         this.javaThreads = List.copyOf(javaThreads);
         this.vmThreads = List.copyOf(vmThreads);
+        this.overlong = overlong;
     }
 
     /**
@@ -61,6 +72,11 @@ public final class ThreadDump {
         return vmThreads;
     }
 
+    /** How many entries were left out for being longer than {@link #MAX_ENTRY_CHARS}: threads not named. */
+    public int overlong() {
+        return overlong;
+    }
+
     /**
      * Dumps this JVM through its own attach listener, which must run already, as it does once a tool attached
      * (the agent arriving by dynamic attach): no signal, and nothing beyond java.base, so it works on a jlinked
@@ -71,7 +87,8 @@ public final class ThreadDump {
      */
     public static ThreadDump ofThisJvm(Duration timeout) throws AttachException {
         long pid = ProcessHandle.current().pid();
-        return named(pid, HotSpotAttach.jcmdIfListening(pid, "Thread.print", timeout));
+        long from = System.nanoTime();
+        return named(pid, HotSpotAttach.jcmdIfListening(pid, "Thread.print", timeout), from, timeout);
     }
 
     /** {@link #of(long, Duration)} with {@link #DEFAULT_TIMEOUT}. */
@@ -87,7 +104,8 @@ public final class ThreadDump {
      * @throws AttachException with the category the CLI maps to an exit code
      */
     public static ThreadDump of(long pid, Duration timeout) throws AttachException {
-        return named(pid, HotSpotAttach.jcmd(pid, "Thread.print", timeout));
+        long from = System.nanoTime();
+        return named(pid, HotSpotAttach.jcmd(pid, "Thread.print", timeout), from, timeout);
     }
 
     /**
@@ -97,12 +115,16 @@ public final class ThreadDump {
      * @throws AttachException {@code NOT_A_JVM} when no listener runs
      */
     public static ThreadDump ofIfListening(long pid) throws AttachException {
-        return named(pid, HotSpotAttach.jcmdIfListening(pid, "Thread.print", DEFAULT_TIMEOUT));
+        long from = System.nanoTime();
+        return named(pid, HotSpotAttach.jcmdIfListening(pid, "Thread.print", DEFAULT_TIMEOUT), from, DEFAULT_TIMEOUT);
     }
 
-    private static ThreadDump named(long pid, String text) throws AttachException {
+    /** The dump {@code text} of {@code pid}, read within what is left of {@code timeout} from {@code from}. */
+    private static ThreadDump named(long pid, String text, long from, Duration timeout) throws AttachException {
         try {
-            return parse(text).ownedBy(pid);
+            return parse(text, from, timeout.toNanos()).ownedBy(pid);
+        } catch (TimeoutException e) {
+            throw new AttachException(NOT_A_JVM, "process " + pid + ": " + e.getMessage());
         } catch (NoSuchFileException e) {
             throw new AttachException(NO_SUCH_PROCESS, "process " + pid + " exited while perfpin attached");
         } catch (IOException e) {
@@ -113,30 +135,51 @@ public final class ThreadDump {
 
     /** Reads the threads out of a dump's text; the TIDs are those in the text. */
     public static ThreadDump parse(String text) {
-        String[] lines = text.split("\n", -1);
+        try {
+            return parse(text, System.nanoTime(), Long.MAX_VALUE);
+        } catch (TimeoutException e) {
+            throw new IllegalStateException("no deadline, yet past it", e);
+        }
+    }
+
+    /**
+     * As {@link #parse(String)}, given up when it takes longer than {@code nanos} from {@code from}
+     * ({@link System#nanoTime}).
+     *
+     * <p>Linear in the text's length: an entry ends at the first line below its first that ends a header
+     * ({@link ThreadHeader#ends}), which does not depend on where the entry began, so each line is asked once, by a
+     * search that only moves down; and an entry's first line is asked once more, as its only line. An entry longer
+     * than {@link #MAX_ENTRY_CHARS} is left out whole, its name never copied.
+     */
+    static ThreadDump parse(String text, long from, long nanos) throws TimeoutException {
+        Lines lines = new Lines(text);
         List<JavaThreadInfo> java = new ArrayList<>();
         List<VmThreadInfo> vm = new ArrayList<>();
+        int overlong = 0;
         int i = 0;
-        while (i < lines.length) {
-            if (!lines[i].startsWith("\"")) {
+        while (i < lines.count()) {
+            if ((i & 0xFFF) == 0 && System.nanoTime() - from > nanos) {
+                throw new TimeoutException("its thread dump of " + text.length() + " characters was not read within "
+                        + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms");
+            }
+            int start = lines.start(i);
+            if (!text.startsWith("\"", start)) {
                 i++;
                 continue;
             }
-            StringBuilder headerText = new StringBuilder(lines[i]);
-            int last = i;
-            ThreadHeader header = ThreadHeader.parse(headerText);
-            while (header == null || !endsHeader(lines, last + 1)) {
-                last++;
-                if (last == lines.length) {
-                    break;
-                }
-                header = ThreadHeader.parse(headerText.append('\n').append(lines[last]));
-            }
-            if (last == lines.length) {
-                i++;
+            int last = ThreadHeader.ends(text, start + 1, start, lines.end(i)) && lines.endsHeader(i + 1)
+                    ? i
+                    : lines.nextEnd(i + 1);
+            if (last < 0) {
+                i++; // no line ends it: a line of a name, its entry read already
                 continue;
             }
             i = last + 1;
+            if (lines.end(last) - start > MAX_ENTRY_CHARS) {
+                overlong++;
+                continue;
+            }
+            ThreadHeader header = ThreadHeader.parse(text, start, lines.start(last), lines.end(last));
             long tid = tid(header);
             long javaId = header.javaId() == null ? 0 : number(header.javaId(), 10, Long.MAX_VALUE);
             if (tid < 0 || javaId < 0) {
@@ -145,10 +188,76 @@ public final class ThreadDump {
             if (header.javaId() == null) {
                 vm.add(new VmThreadInfo(header.name(), (int) tid));
             } else {
-                java.add(new JavaThreadInfo(header.name(), javaId, (int) tid, header.daemon(), state(lines, last + 1)));
+                java.add(new JavaThreadInfo(
+                        header.name(), javaId, (int) tid, header.daemon(), state(text, lines, last + 1)));
             }
         }
-        return unambiguous(java, vm);
+        return unambiguous(java, vm, overlong);
+    }
+
+    /** The lines of a dump's text, by where each begins, and which of them end a header begun above them. */
+    private static final class Lines {
+        private final String text;
+        /** Where each line begins; one more, past the text's end. */
+        private final int[] starts;
+
+        private final int count;
+        /** The line below a header's first that {@link #nextEnd} found last, or -1 when none is left. */
+        private int nextEnd = -2;
+        /** The lines before this one have been asked by {@link #nextEnd}. */
+        private int searched;
+
+        Lines(String text) {
+            this.text = text;
+            int n = 1;
+            for (int at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) {
+                n++;
+            }
+            starts = new int[n + 1];
+            int line = 1;
+            for (int at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) {
+                starts[line++] = at + 1;
+            }
+            starts[n] = text.length() + 1;
+            count = n;
+        }
+
+        int count() {
+            return count;
+        }
+
+        int start(int line) {
+            return starts[line];
+        }
+
+        /** Where it ends, before its line feed. */
+        int end(int line) {
+            return starts[line + 1] - 1;
+        }
+
+        /** Whether what follows a header comes at {@code line}: a blank line, an indented line, or the end. */
+        boolean endsHeader(int line) {
+            return line == count || end(line) == start(line) || " \t".indexOf(text.charAt(start(line))) >= 0;
+        }
+
+        /**
+         * The first line from {@code from} on that ends a header begun above it, and is followed by what follows a
+         * header; -1 when none does. {@code from} never goes back between calls, so each line is asked once.
+         */
+        int nextEnd(int from) {
+            if (nextEnd >= from || nextEnd == -1) {
+                return nextEnd;
+            }
+            for (int line = Math.max(from, searched); line < count; line++) {
+                if (ThreadHeader.ends(text, start(line), start(line), end(line)) && endsHeader(line + 1)) {
+                    nextEnd = line;
+                    searched = line + 1;
+                    return line;
+                }
+            }
+            nextEnd = -1;
+            return -1;
+        }
     }
 
     /** The header's TID: its {@code [TID]}, else its nid; -1 when it has neither, or one past any TID. */
@@ -175,18 +284,11 @@ public final class ThreadDump {
         }
     }
 
-    private static boolean endsHeader(String[] lines, int next) {
-        return next == lines.length
-                || lines[next].isEmpty()
-                || lines[next].charAt(0) == ' '
-                || lines[next].charAt(0) == '\t';
-    }
-
-    private static Thread.State state(String[] lines, int next) {
-        if (next == lines.length || !lines[next].startsWith(STATE_PREFIX)) {
+    private static Thread.State state(String text, Lines lines, int next) {
+        if (next == lines.count() || !text.startsWith(STATE_PREFIX, lines.start(next))) {
             return null;
         }
-        String rest = lines[next].substring(STATE_PREFIX.length());
+        String rest = text.substring(lines.start(next) + STATE_PREFIX.length(), lines.end(next));
         int space = rest.indexOf(' ');
         String name = space < 0 ? rest : rest.substring(0, space);
         for (Thread.State state : Thread.State.values()) {
@@ -201,7 +303,7 @@ public final class ThreadDump {
      * Drops every entry whose Java id or TID another entry claims too: one is forged, and which is unknowable. Loops,
      * not lambdas: {@code perfpin stat} parses a dump as it starts, where linking a lambda costs more than its loop.
      */
-    private static ThreadDump unambiguous(List<JavaThreadInfo> java, List<VmThreadInfo> vm) {
+    private static ThreadDump unambiguous(List<JavaThreadInfo> java, List<VmThreadInfo> vm, int overlong) {
         Map<Integer, Integer> tidClaims = new HashMap<>();
         Map<Long, Integer> idClaims = new HashMap<>();
         for (JavaThreadInfo t : java) {
@@ -223,7 +325,7 @@ public final class ThreadDump {
                 vmKept.add(t);
             }
         }
-        return new ThreadDump(javaKept, vmKept);
+        return new ThreadDump(javaKept, vmKept, overlong);
     }
 
     private static <K> void claim(Map<K, Integer> claims, K key) {
@@ -248,6 +350,6 @@ public final class ThreadDump {
                 vm.add(new VmThreadInfo(t.name(), tid));
             }
         }
-        return new ThreadDump(java, vm);
+        return new ThreadDump(java, vm, overlong);
     }
 }

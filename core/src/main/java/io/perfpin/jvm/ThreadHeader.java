@@ -1,5 +1,7 @@
 package io.perfpin.jvm;
 
+import java.nio.CharBuffer;
+
 /**
  * One thread's header line of a HotSpot thread dump, read by a scan:
  *
@@ -13,6 +15,12 @@ package io.perfpin.jvm;
  * pattern, because {@code perfpin stat} reads a hundred of these as it starts, in code run for the first time,
  * where a pattern's backtracking over each name took 15 ms.
  *
+ * <p>The rest has no line feed (its tokens are separated by spaces, and what follows {@code tid=} ends the line), so
+ * the quote that ends the name is on the header's last line, and only that line is scanned: a name of many lines,
+ * each a quote and a space, would otherwise be scanned again for each of its lines, and each of those quotes tried
+ * as the name's end. Within the line each candidate's tokens are read once for all candidates, and the name is copied
+ * only for the header that reads whole: the scan is linear in the line's length whatever the name holds.
+ *
  * @param name the thread's name
  * @param javaId its Java id ({@code #ID}), or null for the VM's own threads
  * @param tid the {@code [TID]} that JDK 19 and later print, or null
@@ -22,27 +30,75 @@ package io.perfpin.jvm;
 record ThreadHeader(String name, String javaId, String tid, boolean daemon, String nid) {
     /** The header that {@code text} reads as, whole, or null. */
     static ThreadHeader parse(CharSequence text) {
-        if (text.length() < 2 || text.charAt(0) != '"') {
-            return null;
-        }
-        int lastBreak = lastLineBreak(text);
-        for (int quote = text.length() - 2; quote >= 1; quote--) {
-            if (text.charAt(quote) == '"' && text.charAt(quote + 1) == ' ') {
-                ThreadHeader header = after(
-                        text, quote + 2, lastBreak, text.subSequence(1, quote).toString());
-                if (header != null) {
-                    return header;
-                }
+        int lastLine = 0;
+        for (int i = text.length() - 1; i >= 0; i--) {
+            if (text.charAt(i) == '\n') {
+                lastLine = i + 1;
+                break;
             }
         }
-        return null;
+        return parse(text, 0, lastLine, text.length());
     }
 
     /**
-     * The header whose name is {@code name} when what follows it, from {@code at}, reads as a header's rest, where
-     * {@code lastBreak} is the index of its last line terminator (-1 when it has none).
+     * The header that {@code text} from {@code start} to {@code end} reads as, whole, or null; its last line begins at
+     * {@code lastLine}, after the last line feed before {@code end} (or at {@code start}).
      */
-    private static ThreadHeader after(CharSequence text, int at, int lastBreak, String name) {
+    static ThreadHeader parse(CharSequence text, int start, int lastLine, int end) {
+        if (end - start < 2 || text.charAt(start) != '"') {
+            return null;
+        }
+        ThreadHeader[] rest = new ThreadHeader[1];
+        int quote = nameEnd(text, Math.max(lastLine, start + 1), lastLine, end, rest);
+        return quote < 0
+                ? null
+                : new ThreadHeader(
+                        text.subSequence(start + 1, quote).toString(),
+                        rest[0].javaId,
+                        rest[0].tid,
+                        rest[0].daemon,
+                        rest[0].nid);
+    }
+
+    /**
+     * Whether a header's rest follows a quote at or after {@code first} in the line from {@code lastLine} to
+     * {@code end}: whether that line ends a header begun on it before {@code first}, or on a line above it. For a line
+     * below a header's first, it does or does not whatever began the header, since a name may hold anything. No name is
+     * copied.
+     */
+    static boolean ends(CharSequence text, int first, int lastLine, int end) {
+        return nameEnd(text, first, lastLine, end, new ThreadHeader[1]) >= 0;
+    }
+
+    /**
+     * Where a name ends in the line from {@code lastLine} to {@code end}: at the last quote from {@code first} on that
+     * the rest of a header follows, which goes in {@code rest}; -1 when there is none.
+     */
+    private static int nameEnd(CharSequence text, int first, int lastLine, int end, ThreadHeader[] rest) {
+        CharSequence line = CharBuffer.wrap(text, lastLine, end);
+        int lastBreak = lastLineBreak(line);
+        boolean[] failed = null;
+        for (int quote = line.length() - 2; quote >= first - lastLine; quote--) {
+            if (line.charAt(quote) == '"' && line.charAt(quote + 1) == ' ') {
+                if (failed == null) {
+                    failed = new boolean[line.length() + 1];
+                }
+                rest[0] = after(line, quote + 2, lastBreak, failed);
+                if (rest[0] != null) {
+                    return lastLine + quote;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The rest of a header (its name null) when what follows a name, from {@code at}, reads as one, where
+     * {@code lastBreak} is the index of its last line terminator (-1 when it has none). {@code failed} marks the token
+     * starts from which the tokens were read before and did not reach a {@code tid=}: what follows a token start reads
+     * the same whichever name's end came before it, so it is read once.
+     */
+    private static ThreadHeader after(CharSequence text, int at, int lastBreak, boolean[] failed) {
         String javaId = null;
         String tid = null;
         boolean daemon = false;
@@ -83,11 +139,15 @@ record ThreadHeader(String name, String javaId, String tid, boolean daemon, Stri
             return null;
         }
         for (at++; at < text.length(); ) {
+            if (failed[at]) {
+                return null;
+            }
+            failed[at] = true; // so far: a header found ends the scan, and the marks with it
             if (startsWith(text, at, "tid=0x")) {
                 int end = hex(text, at + "tid=0x".length());
                 // What follows tid= is the rest of its line: no line ends after it.
                 if (end >= 0 && (end == text.length() || (text.charAt(end) == ' ' && end > lastBreak))) {
-                    return new ThreadHeader(name, javaId, tid, daemon, nid(text, end));
+                    return new ThreadHeader(null, javaId, tid, daemon, nid(text, end));
                 }
             }
             int token = at;

@@ -26,6 +26,8 @@ public final class ThreadWatch {
     private Set<Integer> unnamed = new HashSet<>();
     /** What the last look listed, to tell which threads ended. */
     private Set<Integer> listed;
+    /** A dump left out a thread whose entry is too long to read ({@link ThreadDump#overlong}). */
+    private boolean leftOutLong;
 
     private final List<JavaThreadInfo> initial;
 
@@ -70,7 +72,17 @@ public final class ThreadWatch {
         Set<Integer> listed = new HashSet<>(before);
         dump.javaThreads().forEach(t -> listed.add(t.tid()));
         dump.vmThreads().forEach(t -> listed.add(t.tid()));
-        return new ThreadWatch(pid, listed, dump.javaThreads());
+        ThreadWatch watch = new ThreadWatch(pid, listed, dump.javaThreads());
+        watch.leftOutLong = dump.overlong() > 0;
+        return watch;
+    }
+
+    /**
+     * Whether a dump left out a thread whose entry is longer than {@link ThreadDump#MAX_ENTRY_CHARS}: a name made that
+     * long, whose thread is neither named nor counted.
+     */
+    public boolean leftOutLong() {
+        return leftOutLong;
     }
 
     /** The Java threads of the first dump, in dump order. */
@@ -114,6 +126,7 @@ public final class ThreadWatch {
         ThreadDump dump;
         try {
             dump = ThreadDump.of(pid);
+            leftOutLong |= dump.overlong() > 0;
         } catch (AttachException e) {
             known.addAll(fresh);
             throw e;
