@@ -8,6 +8,7 @@ import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
 
 import io.perfpin.StopSignal;
 import io.perfpin.files.ContentName;
+import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.nativeio.PinWatchdog;
 import io.perfpin.nativeio.UnixConnection;
@@ -51,7 +52,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>SIGQUIT's default action ends a process with a core dump. JDK 17's attach API and jattach send it to
  * whatever has the pid; like JDK 25's attach API, we first check the process catches it, and before that
- * that it maps {@code libjvm.so} (a Go program catches SIGQUIT too, and exits on it).
+ * that it maps {@code libjvm.so} (a Go program catches SIGQUIT too, and exits on it). Both are checked again just
+ * before the signal, which goes through a pidfd taken with the process's start time ({@link TargetFiles#signal}).
  */
 final class HotSpotAttach {
     private static final String PROTOCOL_VERSION = "1";
@@ -59,6 +61,7 @@ final class HotSpotAttach {
     static final Duration LISTENER_START = Duration.ofSeconds(2);
 
     private static final String DISABLED = "DisableAttachMechanism";
+    private static final int SIGQUIT = 3;
     private static final long FIRST_NAP_MILLIS = 10;
     private static final long LONGEST_NAP_MILLIS = 200;
     /** How much of /proc/PID/maps is held at once while it is searched. */
@@ -377,7 +380,7 @@ final class HotSpotAttach {
         try (stop) {
             Trigger trigger = createTrigger(process, files);
             try {
-                sendQuit(pid, process);
+                sendQuit(pid, process, files);
                 awaitListener(pid, process, files, socket, stale, deadline, timeout, stop);
             } finally {
                 if (trigger != null) {
@@ -537,7 +540,33 @@ final class HotSpotAttach {
                 : JvmOptions.of(pid).lastFlag(DISABLED).orElse(false);
     }
 
-    private static void sendQuit(long pid, String process) throws AttachException {
+    /**
+     * One SIGQUIT to the JVM, whose status and maps are checked again first: since the checks before the trigger was
+     * made, the process may have run another program (an exec keeps its pid and start time), one that SIGQUIT would
+     * kill. It goes through the pidfd opened with the target's files, so a process that took the pid since the checks
+     * gets nothing; where the kernel has no pidfd (before Linux 5.3), kill(1) sends it by pid, once the start time is
+     * checked again, and a process that takes the pid between that check and the signal would get it.
+     */
+    private static void sendQuit(long pid, String process, TargetFiles files) throws AttachException {
+        ProcStatus now = status(pid);
+        if (!now.catchesQuit()) {
+            throw new AttachException(
+                    NOT_A_JVM, process + " no longer handles SIGQUIT (it runs another program?): no signal sent");
+        }
+        checkHotSpot(pid, process, now);
+        int sent = files.signal(SIGQUIT);
+        if (sent == 0) {
+            return;
+        }
+        if (sent == -Errno.ESRCH) {
+            throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+        }
+        if (sent != -Errno.ENOSYS) {
+            throw new AttachException(PERMISSION_DENIED, "cannot signal " + process + ": " + Errno.words(sent));
+        }
+        if (!files.stillTheTarget()) {
+            throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+        }
         try {
             Process kill = new ProcessBuilder("kill", "-QUIT", Long.toString(pid))
                     .redirectErrorStream(true)

@@ -44,6 +44,10 @@ final class TargetFiles implements AutoCloseable {
     private final String process;
     private final int rootFd;
     private final int cwdFd;
+    /** The target's pidfd, which names it alone whatever takes its pid later; -1 where the kernel has none. */
+    private final int pidfd;
+    /** Its start time when its directories were opened, which the start time read after them matched. */
+    private final OptionalLong started;
     /** A step that outlived its deadline may still use the descriptors: then they are never closed, not reused. */
     private volatile boolean abandoned;
     /** What {@link #install} made below the target's {@code /tmp}, in the order it made them. */
@@ -52,32 +56,43 @@ final class TargetFiles implements AutoCloseable {
     /** A directory or file that {@link #install} made: {@code dir} below /tmp, or {@code name} in it. */
     private record Made(String dir, String name, FileStat status) {}
 
-    private TargetFiles(FileCalls calls, long pid, ProcStatus target, int rootFd, int cwdFd) {
+    private TargetFiles(
+            FileCalls calls, long pid, ProcStatus target, int rootFd, int cwdFd, int pidfd, OptionalLong started) {
         this.calls = calls;
         this.pid = pid;
         this.target = target;
         this.process = "process " + pid + " (" + target.command() + ")";
         this.rootFd = rootFd;
         this.cwdFd = cwdFd;
+        this.pidfd = pidfd;
+        this.started = started;
     }
 
     /**
-     * Holds the root and working directory of process {@code pid}, whose status was {@code target}.
+     * Holds the root and working directory of process {@code pid}, whose status was {@code target}, and a pidfd of it.
      *
      * @throws IOException when they cannot be opened (the process is gone, or not ours to inspect)
      */
     static TargetFiles open(long pid, ProcStatus target) throws IOException {
         FileCalls calls = FileCalls.ofProcess();
         OptionalLong started = ThreadStartTime.of(pid, (int) pid);
+        int pidfd = calls.pidfdOpen(pid);
+        if (pidfd < 0 && pidfd != -Errno.ENOSYS) {
+            throw new IOException("cannot open a pidfd of process " + pid + ": " + Errno.words(pidfd));
+        }
         int flags = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC;
         int root = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/root", flags, 0);
         if (root < 0) {
+            if (pidfd >= 0) {
+                calls.close(pidfd);
+            }
             throw new IOException("cannot open the root directory of process " + pid + ": " + Errno.words(root));
         }
         // Only for the attach trigger, which may also go in /tmp: a working directory we cannot see is no failure.
         int cwd = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/cwd", flags, 0);
-        TargetFiles files = new TargetFiles(calls, pid, target, root, cwd);
-        // The kernel reuses pids: these must be the directories of the process whose status was read before.
+        TargetFiles files = new TargetFiles(calls, pid, target, root, cwd, pidfd >= 0 ? pidfd : -1, started);
+        // The kernel reuses pids: these must be the directories (and the pidfd) of the process whose status was read
+        // before.
         if (started.isEmpty() || !started.equals(ThreadStartTime.of(pid, (int) pid))) {
             files.close();
             throw new IOException("process " + pid + " exited while perfpin opened its files");
@@ -87,6 +102,19 @@ final class TargetFiles implements AutoCloseable {
 
     ProcStatus target() {
         return target;
+    }
+
+    /**
+     * Sends {@code signal} to the target through its pidfd, which no process that took its pid since can receive:
+     * 0, or -errno (-ESRCH once it has ended); -ENOSYS where the kernel has no pidfd (before Linux 5.3).
+     */
+    int signal(int signal) {
+        return pidfd < 0 ? -Errno.ENOSYS : calls.pidfdSendSignal(pidfd, signal);
+    }
+
+    /** Whether the pid still names the target: its start time is the one it had when its files were opened. */
+    boolean stillTheTarget() {
+        return started.equals(ThreadStartTime.of(pid, (int) pid));
     }
 
     /** Whether the target has this machine's users: then its uid has the name this machine gives it. */
@@ -621,6 +649,9 @@ final class TargetFiles implements AutoCloseable {
 
     @Override
     public void close() {
+        if (pidfd >= 0) {
+            calls.close(pidfd); // used by no step, so closed even where one was abandoned
+        }
         if (abandoned) {
             return;
         }

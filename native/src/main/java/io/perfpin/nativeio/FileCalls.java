@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * The file system calls that take a directory descriptor, which java.nio does not offer with the flags perfpin
- * needs ({@code O_NONBLOCK}, {@code O_PATH}). Each returns a non-negative
+ * needs ({@code O_NONBLOCK}, {@code O_PATH}), and those of a process's descriptor (pidfd). Each returns a non-negative
  * result or -errno, as {@link Syscalls} does. Paths travel as NUL-terminated bytes in a direct buffer of the
  * call's own: none of these is on a hot path.
  */
@@ -255,6 +255,22 @@ public final class FileCalls {
     /** {@code fcntl(fd, F_DUPFD_CLOEXEC, lowest)}: a duplicate of {@code fd} numbered {@code lowest} or more. */
     public int dupAtLeast(int fd, int lowest) {
         return (int) call(numbers.fcntl, fd, F_DUPFD_CLOEXEC, lowest, 0, 0);
+    }
+
+    /**
+     * {@code pidfd_open(pid, 0)}: a descriptor of process {@code pid} (close-on-exec, as every pidfd is) that names
+     * that process alone, whatever takes its pid after it ends; -ENOSYS before Linux 5.3, -ESRCH when there is none.
+     */
+    public int pidfdOpen(long pid) {
+        return (int) call(numbers.pidfdOpen, pid, 0, 0, 0, 0);
+    }
+
+    /**
+     * {@code pidfd_send_signal(pidfd, signal, NULL, 0)}: {@code signal} to the process of {@code pidfd}, as kill(2)
+     * sends it; -ESRCH once that process has ended, even where its pid names another one now.
+     */
+    public int pidfdSendSignal(int pidfd, int signal) {
+        return (int) call(numbers.pidfdSendSignal, pidfd, signal, 0, 0, 0);
     }
 
     /**

@@ -26,6 +26,8 @@ final class SyscallNumbers {
     final long connect;
     final long ppoll;
     final long ftruncate;
+    final long pidfdOpen;
+    final long pidfdSendSignal;
 
     private SyscallNumbers(long[] n) {
         gettid = n[0];
@@ -49,6 +51,8 @@ final class SyscallNumbers {
         connect = n[18];
         ppoll = n[19];
         ftruncate = n[20];
+        pidfdOpen = n[21];
+        pidfdSendSignal = n[22];
     }
 
     private static volatile SyscallNumbers thisMachine;
@@ -69,13 +73,16 @@ final class SyscallNumbers {
         return switch (arch) {
             // gettid getcpu sched_getaffinity perf_event_open openat statx unlinkat mkdirat readlinkat
             // setresuid setresgid setgroups write renameat2 capset fcntl read socket connect ppoll ftruncate
+            // pidfd_open pidfd_send_signal (numbered alike on every architecture, as every call from Linux 5.1 on)
             case "amd64", "x86_64" ->
                 new SyscallNumbers(new long[] {
-                    186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126, 72, 0, 41, 42, 271, 77
+                    186, 309, 204, 298, 257, 332, 263, 258, 267, 117, 119, 116, 1, 316, 126, 72, 0, 41, 42, 271, 77,
+                    434, 424
                 });
             case "aarch64" ->
                 new SyscallNumbers(new long[] {
-                    178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91, 25, 63, 198, 203, 73, 46
+                    178, 168, 123, 241, 56, 291, 35, 34, 78, 147, 149, 159, 64, 276, 91, 25, 63, 198, 203, 73, 46, 434,
+                    424
                 });
             default ->
                 throw new BackendUnavailableException(

@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.testkit.TestJvm;
 import io.perfpin.testkit.Threads;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -128,6 +129,29 @@ abstract class SyscallsContract {
         } finally {
             assertEquals(0, calls.close(fd));
         }
+    }
+
+    /**
+     * A pidfd names its process and no other: a signal through it reaches the process, and once the process has ended
+     * and been reaped, it says ESRCH rather than signal what may have the pid now.
+     */
+    @Test
+    void aPidfdSignalsItsProcessAndNothingOnceItEnded() throws Exception {
+        FileCalls calls = new FileCalls(syscalls);
+        try (TestJvm sleep = TestJvm.program("sleep", "600").start()) {
+            int pidfd = calls.pidfdOpen(sleep.pid());
+            assumeTrue(pidfd != -Errno.ENOSYS, "no pidfd_open before Linux 5.3");
+            assertTrue(pidfd >= 0, "pidfd_open: " + Errno.words(pidfd));
+            try {
+                assertEquals(0, calls.pidfdSendSignal(pidfd, 0), "signal 0: it is there");
+                assertEquals(0, calls.pidfdSendSignal(pidfd, 15));
+                assertEquals(128 + 15, sleep.exitWithin(Duration.ofSeconds(60)), "ended by the SIGTERM sent");
+                assertEquals(-Errno.ESRCH, calls.pidfdSendSignal(pidfd, 0), "reaped");
+            } finally {
+                calls.close(pidfd);
+            }
+        }
+        assertEquals(-Errno.ESRCH, calls.pidfdOpen(Integer.MAX_VALUE));
     }
 
     /**
