@@ -180,22 +180,21 @@ class ContainerAttachTest {
             assertEquals(before, inNamespace(disabled.pid(), 0, "ls -A /tmp"), refused.err);
 
             before = inNamespace(stopped.pid(), 0, "ls -A /tmp");
-            assertTrue(
-                    run(List.of("kill", "-STOP", Long.toString(stopped.pid()))).startsWith("0"));
+            stopped.signal("STOP");
             try {
                 CliRun unanswered = CliRun.capture(() -> Perfpin.run("attach", Long.toString(stopped.pid())));
                 assertEquals(ExitCode.ATTACH_FAILED, unanswered.code, unanswered.out + unanswered.err);
                 assertEquals(before, inNamespace(stopped.pid(), 0, "ls -A /tmp"), unanswered.err);
             } finally {
-                run(List.of("kill", "-CONT", Long.toString(stopped.pid())));
+                stopped.signal("CONT");
             }
         }
     }
 
     /**
-     * Root's own JVM under chroot(2), in root's mount namespace, whose root is another directory, where someone planted a
-     * jar at the very path of root's private agent jar: the JVM would open that path below its own root, so it is handed
-     * a copy that perfpin made in the JVM's own {@code /tmp}, and the planted jar never runs.
+     * Root's own JVM under chroot(2), in root's mount namespace, whose root is another directory, where someone
+     * planted a jar at the very path of root's private agent jar: the JVM would open that path below its own root, so
+     * it is handed a copy that perfpin made in the JVM's own {@code /tmp}, and the planted jar never runs.
      */
     @Test
     void aJvmUnderChrootIsHandedACopyInItsOwnTmpAndAJarPlantedAtPerfpinsPathNeverRuns() throws Exception {
