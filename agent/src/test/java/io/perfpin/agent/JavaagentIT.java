@@ -199,6 +199,48 @@ class JavaagentIT {
                 Observed.string(Observed.records(out, "thread", "heir-1").get(0), "pin"));
     }
 
+    /**
+     * Two threads of an application's Thread subclass that are equal by value (as Lombok's @EqualsAndHashCode makes
+     * them) are two threads to the agent: each is pinned and counted, and the end of the one is its own, not the
+     * other's, whose pin stays while it lives. Each gets one final record.
+     */
+    @Test
+    void threadsEqualByValueAreCountedApartAndTheEndOfOneLeavesTheOthersPin(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("run.jsonl");
+        String secondCpus;
+        try (AppJvm app = AppJvm.start(
+                AppJvm.ownJava(), "threads=eq-.*;pin=eq-.*@1;events=sched;interval=50ms;out=" + out, dir)) {
+            app.await("ready");
+            app.send("equal eq-1 io");
+            int pinned = app.touched("eq-1");
+            app.send("equal eq-2 io");
+            secondCpus = Observed.cpusAllowed(app.pid(), app.touched("eq-2"));
+            assertEquals("1", Observed.cpusAllowed(app.pid(), pinned));
+            app.send("end eq-2");
+            app.await("ended eq-2");
+            // the first final record of either is the one of the thread that ended
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            List<String> finals = Observed.records(out, "thread", "eq-[12]");
+            while (finals.isEmpty() && System.nanoTime() < deadline) {
+                Thread.sleep(20);
+                finals = Observed.records(out, "thread", "eq-[12]");
+            }
+            assertEquals(
+                    List.of("eq-2"),
+                    finals.stream().map(r -> Observed.string(r, "name")).toList());
+            assertEquals("1", Observed.cpusAllowed(app.pid(), pinned), "eq-1 keeps its pin after eq-2's end");
+            assertEquals(0, app.finish());
+        }
+        List<String> first = Observed.records(out, "thread", "eq-1");
+        assertEquals(1, first.size(), first.toString());
+        assertEquals("perfpin", Observed.string(first.get(0), "pin"));
+        assertEquals("1", Observed.string(first.get(0), "cpus"));
+        List<String> second = Observed.records(out, "thread", "eq-2");
+        assertEquals("1", secondCpus, "eq-2 was pinned as eq-1 is");
+        assertEquals(1, second.size(), second.toString());
+        assertEquals("perfpin", Observed.string(second.get(0), "pin"));
+    }
+
     @ParameterizedTest
     @MethodSource("javas")
     void countedMethodsKeepCallsTotalsAndPercentiles(String java, @TempDir Path dir) throws Exception {

@@ -8,7 +8,9 @@ import io.perfpin.nativeio.Syscalls;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,7 +33,10 @@ public final class JavaThreads {
 
     private JavaThreads() {}
 
-    /** Every live platform thread of this JVM, with its TID. */
+    /**
+     * Every live platform thread of this JVM, with its TID. Keyed by identity, as every map of threads here: an
+     * application's Thread subclass may define equals and hashCode by value, which would take two threads for one.
+     */
     public static Map<Thread, Integer> live(Syscalls syscalls) throws AttachException {
         return tids(syscalls, allThreads());
     }
@@ -56,14 +61,14 @@ public final class JavaThreads {
         } catch (java.io.IOException e) {
             throw new AttachException(NOT_A_JVM, "cannot list this JVM's threads in /proc: " + e.getMessage());
         }
-        Map<Thread, Integer> byThread = new HashMap<>();
+        Map<Thread, Integer> byThread = new IdentityHashMap<>();
         for (int i = 0; i < array.length; i++) {
             // A TID is this process's task, or the thread ended meanwhile and is left out.
             if (tids[i] > 0 && tasks.contains(tids[i])) {
                 byThread.put(array[i], tids[i]);
             }
         }
-        return Map.copyOf(byThread);
+        return Collections.unmodifiableMap(byThread);
     }
 
     private static Map<Thread, Integer> fromOwnDump(Collection<Thread> threads) throws AttachException {
@@ -76,7 +81,7 @@ public final class JavaThreads {
         }
         Map<Long, Integer> tidById = new HashMap<>();
         ThreadDump.ofThisJvm(TIMEOUT).javaThreads().forEach(t -> tidById.put(t.javaId(), t.tid()));
-        Map<Thread, Integer> tids = new HashMap<>();
+        Map<Thread, Integer> tids = new IdentityHashMap<>();
         for (Thread thread : threads) {
             Integer tid = tidById.get(thread.getId());
             // A thread that ended since the dump has given its TID back to the kernel.
@@ -84,7 +89,7 @@ public final class JavaThreads {
                 tids.put(thread, tid);
             }
         }
-        return Map.copyOf(tids);
+        return Collections.unmodifiableMap(tids);
     }
 
     /** Enumerates the root thread group: unlike Thread.getAllStackTraces, it stops no thread and walks no stack. */

@@ -21,7 +21,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -62,7 +61,7 @@ final class EnrolledThreads {
     private final RefusedEvents refused = new RefusedEvents();
 
     private final ConcurrentLinkedQueue<TrackedThread> admitted = new ConcurrentLinkedQueue<>();
-    private final Map<Thread, TrackedThread> enrolled = new ConcurrentHashMap<>();
+    private final ThreadMap<TrackedThread> enrolled = new ThreadMap<>();
     private final AtomicInteger endedPending = new AtomicInteger();
     /** Enrolments under way: closing waits for them, so that none leaves descriptors open after it. */
     private final AtomicInteger enrolling = new AtomicInteger();
@@ -85,7 +84,7 @@ final class EnrolledThreads {
      * Pins of threads C enrolled, set by an annotated task before the sampler took them in: each goes to its thread
      * as it is taken in, or, when it was taken in meanwhile, at once. Whoever removes one hands it on.
      */
-    private final Map<Thread, ThreadPins.Pin> pinnedBeforeAdoption = new ConcurrentHashMap<>();
+    private final ThreadMap<ThreadPins.Pin> pinnedBeforeAdoption = new ThreadMap<>();
     /**
      * The CPUs of every thread C enrolled, as it started: those of the thread that started C's enrolment, since C
      * hands a thread that starts with others to Java.

@@ -544,8 +544,8 @@ class ThreadRegistryTest {
     }
 
     /**
-     * A thread C enrolled that the sampler cannot take in (here an application's Thread whose hashCode fails the first
-     * time the sampler asks, where the registry keys its threads) has its counters closed at once, while it runs on:
+     * A thread C enrolled that the sampler cannot take in (here an application's Thread whose getId fails the first
+     * time the sampler asks, as its record is made) has its counters closed at once, while it runs on:
      * its slot is let go of, a pin its task set before is undone, the failure said once however many threads meet it,
      * and a thread beside them is counted to its end.
      */
@@ -711,16 +711,12 @@ class ThreadRegistryTest {
         }
 
         @Override
-        public int hashCode() {
+        @SuppressWarnings("deprecation") // threadId(), final, is JDK 19's; getId() is what a JDK 17 class overrides
+        public long getId() {
             if (Thread.currentThread().getName().equals("perfpin-sampler") && failed.compareAndSet(false, true)) {
-                throw new IllegalStateException("no hash code for perfpin's sampler");
+                throw new IllegalStateException("no id for perfpin's sampler");
             }
-            return super.hashCode();
-        }
-
-        @Override
-        public boolean equals(Object other) {
-            return super.equals(other);
+            return super.getId();
         }
     }
 

@@ -10,6 +10,8 @@ import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -39,6 +41,9 @@ import java.util.concurrent.TimeUnit;
  *   vmethod MS SLEEP       a virtual thread calls a @Counted method that computes MS ms of CPU time, sleeps SLEEP ms,
  *                          and computes MS ms again                  -> "vmethod done"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
+ *   equal NAME ROLE        a thread NAME of a Thread subclass equal by ROLE to every other of it (as Lombok's
+ *                          {@code @EqualsAndHashCode} makes one), which waits for end NAME -> "touched NAME TID"
+ *   end NAME               that thread ends                           -> "ended NAME" once it did
  *   method CALLS PAGES     main calls a @Counted method CALLS times  -> "called CALLS"
  *   churn N PAGES PREFIX   N threads PREFIX-I, two at a time, each touching PAGES pages -> "churned N"; PREFIX
  *                          may list several, A,B: thread I is then named after the (I mod 2)th, A-0, B-1, A-2 ...
@@ -148,6 +153,12 @@ public final class AgentTestApp {
                                 new Toucher(0).run();
                             },
                             word[1]);
+                case "equal" -> start(new EqualByRole(word[1], word[2]));
+                case "end" -> {
+                    Thread ending = EqualByRole.end(word[1]);
+                    ending.join();
+                    say("ended " + word[1]);
+                }
                 case "method" -> {
                     int calls = Integer.parseInt(word[1]);
                     for (int i = 0; i < calls; i++) {
@@ -169,6 +180,7 @@ public final class AgentTestApp {
                 }
                 case "finish" -> {
                     FINISH.countDown();
+                    EqualByRole.endAll();
                     List<Thread> all;
                     synchronized (THREADS) {
                         all = new ArrayList<>(THREADS);
@@ -185,7 +197,10 @@ public final class AgentTestApp {
     }
 
     private static void start(Runnable work, String name) {
-        Thread thread = new Thread(work, name);
+        start(new Thread(work, name));
+    }
+
+    private static void start(Thread thread) {
         synchronized (THREADS) {
             THREADS.add(thread);
         }
@@ -485,6 +500,52 @@ public final class AgentTestApp {
                     .toString();
         } catch (IOException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * A thread equal to every other of its role, with the hash code of its role, as an application's configuration
+     * object may be: it says it runs, and waits for "end" with its name, or for "finish".
+     */
+    static final class EqualByRole extends Thread {
+        private static final Map<String, EqualByRole> BY_NAME = new ConcurrentHashMap<>();
+        private final String role;
+        private final CountDownLatch end = new CountDownLatch(1);
+
+        EqualByRole(String name, String role) {
+            super(name);
+            this.role = role;
+            BY_NAME.put(name, this);
+        }
+
+        static Thread end(String name) {
+            EqualByRole thread = BY_NAME.remove(name);
+            thread.end.countDown();
+            return thread;
+        }
+
+        static void endAll() {
+            BY_NAME.values().forEach(thread -> thread.end.countDown());
+        }
+
+        @Override
+        public void run() {
+            say("touched " + getName() + " " + tid());
+            try {
+                end.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
+        @Override
+        public boolean equals(Object other) {
+            return other instanceof EqualByRole thread && thread.role.equals(role);
+        }
+
+        @Override
+        public int hashCode() {
+            return role.hashCode();
         }
     }
 
