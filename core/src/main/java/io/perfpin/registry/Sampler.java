@@ -475,11 +475,19 @@ final class Sampler {
         }
     }
 
+    /**
+     * Says what failed, and never throws itself: saying allocates, which a heap out of memory may refuse again, and a
+     * throw from here would end the sampler. A notice it could not say is left unsaid; counting goes on.
+     */
     private void failed(String what, Throwable failure) {
-        if (failure instanceof InternalError) {
-            faulted((InternalError) failure);
-        } else {
-            notices.sayOnce(Isolated.failed(what, failure));
+        try {
+            if (failure instanceof InternalError) {
+                faulted((InternalError) failure);
+            } else {
+                notices.sayOnce(Isolated.failed(what, failure));
+            }
+        } catch (RuntimeException | Error unsaid) {
+            // the sampler goes on
         }
     }
 

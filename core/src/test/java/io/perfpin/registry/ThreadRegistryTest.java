@@ -42,6 +42,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -621,6 +622,38 @@ class ThreadRegistryTest {
         assertEquals(List.of("in-c-counted-beside-0"), recorded, "the thread beside them counted to its end");
         assertEquals(
                 descriptorsBefore, PerfEventDescriptors.ofThisProcess(), "perf_event descriptors back to the baseline");
+    }
+
+    /**
+     * An OutOfMemoryError in a tick's work, where saying so runs out of memory too (for the work that failed, then
+     * for the tick): the sampler ticks on, as a heap that ran short for a moment leaves it.
+     */
+    @Test
+    void theSamplerTicksOnAfterAnOutOfMemoryErrorThatCannotBeSaid() throws Exception {
+        AtomicInteger unsaid = new AtomicInteger(2);
+        ThreadRegistry registry = ThreadRegistry.start(
+                Backends.syscalls(), RegistryConfig.of(events("task-clock")).withInterval(10_000_000L), notice -> {
+                    if (notice.cause() instanceof OutOfMemoryError && unsaid.getAndDecrement() > 0) {
+                        throw new OutOfMemoryError("no heap to say " + notice.text());
+                    }
+                    warnings.add(notice.text());
+                });
+        AtomicInteger ticks = new AtomicInteger();
+        try {
+            registry.onTick((epochMillis, finalPass, record) -> {
+                if (ticks.incrementAndGet() == 1) {
+                    throw new OutOfMemoryError("Java heap space (thrown by the test)");
+                }
+            });
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+            while (ticks.get() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            assertTrue(ticks.get() >= 3, "ticks after the error: " + (ticks.get() - 1));
+        } finally {
+            registry.close();
+        }
+        assertTrue(unsaid.get() < 2, "saying the error ran out of memory, as the test made it: " + warnings);
     }
 
     /**
