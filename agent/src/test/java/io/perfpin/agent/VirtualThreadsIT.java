@@ -33,6 +33,8 @@ class VirtualThreadsIT {
     private static final Duration TIMEOUT = Duration.ofSeconds(20);
     /** Virtual threads alive at once, as a service that runs one per request may have. */
     private static final int MANY = 100_000;
+    /** Short virtual threads started at once, whose ended states would take some 140 MB of heap if all were kept. */
+    private static final int BURST = 200_000;
     /** The default scheduler lets a carrier go after 30 s idle; the rest for a loaded machine. */
     private static final Duration CARRIER_EXIT = Duration.ofSeconds(120);
     /** The kernel name of the default scheduler's threads, ForkJoinPool-1-worker-N, as /proc cuts it. */
@@ -541,6 +543,48 @@ class VirtualThreadsIT {
                     said);
         }
         assertEquals(10, Observed.records(out, "thread", "vt-[0-9]+").size(), "the ten counted, still running at exit");
+    }
+
+    /**
+     * A burst of 200,000 virtual threads that do nothing, in a heap of 48 MB, with no tick while it lasts
+     * (interval=30s): those that wait for their records are bounded, and each that ends past them goes to its group's
+     * totals without a record; their number is said when counting stops. Nothing runs out of memory, the records and
+     * that number are every one of them, and so is the group in the stats file, which the last tick completed.
+     */
+    @Test
+    void aBurstOfShortVirtualThreadsInASmallHeapHasEachInARecordOrInItsGroupsTotals(@TempDir Path dir)
+            throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        Path stats;
+        List<String> said;
+        try (AppJvm app = AppJvm.start(
+                java, "virtual=v-.*;threads=none;events=task-clock;interval=30s;out=" + out, dir, "-Xmx48m")) {
+            app.await("ready");
+            stats = Observed.statsFile(dir, app.pid());
+            app.send("vburst " + BURST + " v");
+            app.await("vbursted " + BURST);
+            assertEquals(0, app.finish());
+            said = app.stderr();
+        }
+        Pattern recordless = Pattern.compile("\\[perfpin\\] ([0-9]+) virtual threads have no record of their own in the"
+                + " recording: 16384 others waited for the next tick as they ended; their counts are in their groups'"
+                + " totals \\(the stats file, the metrics export\\)");
+        List<Long> left = said.stream()
+                .map(recordless::matcher)
+                .filter(Matcher::matches)
+                .map(m -> Long.parseLong(m.group(1)))
+                .toList();
+        assertEquals(1, left.size(), "their number said once: " + said);
+        assertTrue(left.get(0) > 0, "a burst with no tick went past the bound");
+        List<String> records = Observed.records(out, "thread", "v-[0-9]+");
+        assertEquals(BURST, records.size() + left.get(0), "a record each, or said left without: " + said);
+        for (String record : records) {
+            assertTrue(Observed.value(record, "counters", "task-clock") instanceof Number, record);
+        }
+        assertTrue(
+                groupSlot(stats, "v", StatsLayout.STATE_VIRTUAL_GROUP, BURST) >= 0,
+                "the group in the stats file has every one of them");
     }
 
     /** The resident memory that each of 100,000 parked virtual threads adds, in bytes. */

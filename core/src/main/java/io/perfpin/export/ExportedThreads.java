@@ -1,5 +1,7 @@
 package io.perfpin.export;
 
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.registry.RunningVirtualGroup;
@@ -142,13 +144,21 @@ public final class ExportedThreads {
      * {@link #publish}.
      */
     public void addEndedVirtual(SampledThread thread) {
-        List<EventSpec> specs = thread.events().events();
+        addEndedVirtual(ThreadGroupName.of(thread.name()), thread.events(), thread.counts(), 1);
+    }
+
+    /**
+     * {@code members} virtual threads of {@code group} that ended, {@code counts} their final counts summed, into the
+     * group's series, as {@link #addEndedVirtual(SampledThread)} adds one.
+     */
+    public void addEndedVirtual(String group, EventList events, CounterSnapshot counts, int members) {
+        List<EventSpec> specs = events.events();
         int[] index = new int[specs.size()];
         for (int i = 0; i < index.length; i++) {
             index[i] = eventIndex(specs.get(i));
         }
-        groupOf(ThreadGroupName.of(thread.name())).fold(thread.counts(), index);
-        threadsFinished++;
+        groupOf(group).fold(counts, index);
+        threadsFinished += members;
     }
 
     /**

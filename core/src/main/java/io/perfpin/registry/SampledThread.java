@@ -9,6 +9,7 @@ import io.perfpin.event.EventList;
  * same counts.
  */
 public interface SampledThread {
+    /** The thread; null for a virtual thread that ended, which is not kept while its record waits for a tick. */
     Thread thread();
 
     /** The Java name it had when it was enrolled. */

@@ -122,6 +122,14 @@ final class Sampler {
         }
     }
 
+    /** Ended virtual threads' counts summed, for the stats file's group; dropped while no stats file is published. */
+    void virtualFolded(String group, EventList events, CounterSnapshot counts, int members) {
+        StatsPublisher publisher = stats;
+        if (publisher != null) {
+            publisher.virtualFolded(group, events, counts, members);
+        }
+    }
+
     /** The running members of virtual groups, for the stats file; dropped while no stats file is published. */
     void virtualRunning(List<RunningVirtualGroup> groups) {
         StatsPublisher publisher = stats;

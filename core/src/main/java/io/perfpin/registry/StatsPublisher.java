@@ -36,7 +36,11 @@ final class StatsPublisher {
     /** Virtual threads that ended since the last tick, added to their groups by the next. */
     private final Queue<EndedVirtual> virtualEnded = new ConcurrentLinkedQueue<>();
 
-    private record EndedVirtual(String name, EventList events, CounterSnapshot counts) {}
+    /**
+     * @param folded 0 for one virtual thread, named {@code name}, with its own counts; else how many of group
+     *               {@code name} these counts sum ({@link StatsFile#virtualFolded})
+     */
+    private record EndedVirtual(String name, EventList events, CounterSnapshot counts, int folded) {}
 
     /** The virtual groups with members running, as the last tick found them; the file's next tick shows them. */
     private volatile List<RunningVirtualGroup> virtualRunning = List.of();
@@ -75,7 +79,14 @@ final class StatsPublisher {
     /** A virtual thread that ended, with its final counts: the next tick adds it to its group. */
     void virtualEnded(String name, EventList events, CounterSnapshot counts) {
         if (!stopped) {
-            virtualEnded.add(new EndedVirtual(name, events, counts));
+            virtualEnded.add(new EndedVirtual(name, events, counts, 0));
+        }
+    }
+
+    /** {@code members} ended virtual threads of {@code group}, their final counts summed: the next tick adds them. */
+    void virtualFolded(String group, EventList events, CounterSnapshot counts, int members) {
+        if (!stopped) {
+            virtualEnded.add(new EndedVirtual(group, events, counts, members));
         }
     }
 
@@ -211,7 +222,10 @@ final class StatsPublisher {
 
     /** An ended virtual thread into its group, by its name with the numeric suffix stripped ({@code vt-17}: vt). */
     private void addVirtual(EndedVirtual v) {
-        if (!file.virtualEnded(ThreadGroupName.of(v.name()), v.counts(), columns(v.events()))) {
+        boolean added = v.folded() == 0
+                ? file.virtualEnded(ThreadGroupName.of(v.name()), v.counts(), columns(v.events()))
+                : file.virtualFolded(v.name(), v.folded(), v.counts(), columns(v.events()));
+        if (!added) {
             groupsFull();
         }
     }

@@ -305,6 +305,14 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     /**
+     * {@code members} virtual threads of {@code group} that ended with no record of their own, {@code counts} their
+     * final counts summed: the next tick adds them to their group in the stats file. On the sampler's thread.
+     */
+    public void virtualFolded(String group, EventList events, CounterSnapshot counts, int members) {
+        sampler.virtualFolded(group, events, counts, members);
+    }
+
+    /**
      * The groups of virtual threads with members running now, as one tick found them: the stats file's next tick shows
      * them beside the ended members (a group not among them has none running).
      */

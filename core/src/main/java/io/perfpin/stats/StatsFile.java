@@ -630,11 +630,24 @@ public final class StatsFile implements AutoCloseable {
      * @param columns for each of its events, the file's column ({@link #eventIndex}); negative skips the event
      */
     public boolean virtualEnded(String group, CounterSnapshot counts, int[] columns) {
+        return addEnded(group, 1, counts, columns, true);
+    }
+
+    /**
+     * As {@link #virtualEnded}, for {@code members} ended virtual threads of a group at once, {@code counts} their
+     * totals summed: the agent's queue of those waiting for their records was full as they ended. They join the
+     * group's sums and members, not the p50 and p99 of one member, which a sum does not give.
+     */
+    public boolean virtualFolded(String group, int members, CounterSnapshot counts, int[] columns) {
+        return addEnded(group, members, counts, columns, false);
+    }
+
+    private boolean addEnded(String group, int members, CounterSnapshot counts, int[] columns, boolean one) {
         VirtualGroup g = virtualGroup(group);
         if (g == null) {
             return false;
         }
-        g.threads++;
+        g.threads += members;
         g.changed = true;
         for (int i = 0; i < columns.length; i++) {
             int column = columns[i];
@@ -642,10 +655,12 @@ public final class StatsFile implements AutoCloseable {
                 continue;
             }
             add(g.sums, g.counted, column, counts, i);
-            if (g.members[column] == null) {
-                g.members[column] = new ValueHistogram();
+            if (one) {
+                if (g.members[column] == null) {
+                    g.members[column] = new ValueHistogram();
+                }
+                g.members[column].record(counts.value(i));
             }
-            g.members[column].record(counts.value(i));
         }
         return true;
     }

@@ -6,6 +6,7 @@ import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.counter.VirtualThreadCounters;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
+import io.perfpin.export.ExportedThreads;
 import io.perfpin.export.ThreadGroupName;
 import io.perfpin.nativeio.Errno;
 import io.perfpin.nativeio.NativeBuffer;
@@ -26,6 +27,8 @@ import java.util.Map;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
@@ -40,8 +43,21 @@ import java.util.stream.Collectors;
  * library, for the stats file and the metrics export: a long-lived virtual thread (a connection's handler) is seen
  * while it lives, not only at its end. The groups are numbered at selection, the first
  * {@value VirtualThreadCounting#MAX_RUNNING_GROUPS} named; the members of later ones are seen at their end only.
+ *
+ * <p>The heap that ended virtual threads hold until the next tick is bounded: a tick takes those that waited when it
+ * began, and no more ({@link #afterTick}), and at most {@value #MAX_WAITING} wait; one that ends past them goes to its
+ * group's totals, in the stats file and the export, with no record of its own ({@link Folded}), said once, and how
+ * many at close. A thread per request in a burst of 400,000 once kept one tick writing for the whole burst, and the
+ * heap the ended ones held (273 MB) ran the JVM out of memory at -Xmx128m.
  */
 final class VirtualThreads implements ThreadRegistry.TickListener {
+    /**
+     * The most ended virtual threads that wait for the next tick to write their records, a hundred bytes or two each:
+     * past it, one that ends goes to its group's totals only ({@link Folded}), and a burst of them between two ticks
+     * holds no more of the heap.
+     */
+    static final int MAX_WAITING = 16_384;
+
     /** The one running; null before start and after close: the hooks then select nothing and drop what ends. */
     private static volatile VirtualThreads running;
 
@@ -52,6 +68,13 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
 
     private final EventList events;
     private final Queue<Ended> ended = new ConcurrentLinkedQueue<>();
+    /** How many {@link #ended} holds: a tick takes as many as there were when it began, and no more. */
+    private final AtomicInteger waiting = new AtomicInteger();
+    /** By group, the totals of those that ended past {@link #MAX_WAITING}, for the next tick. */
+    private final Map<String, Folded> folded = new ConcurrentHashMap<>();
+    /** How many ended past {@link #MAX_WAITING} since counting began, said when it stops. */
+    private final AtomicLong foldedInAll = new AtomicLong();
+
     private final DescriptorBudget budget;
     /** Whose stats file shows the ended ones by group. */
     private final ThreadRegistry registry;
@@ -69,24 +92,29 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     /** The tick's sums of the running members, per group: made once, written by the C library each tick. */
     private final long[] runningSums;
 
-    /** A virtual thread that ended, as the tick's work takes threads: its final counts. */
+    /**
+     * A virtual thread that ended, as the tick's work takes threads: what its record needs, and not the thread, which
+     * would keep the JVM's whole state of it while it waits for the tick.
+     */
     private static final class Ended implements SampledThread {
-        final Thread thread;
         final String name;
         final long javaId;
         final EventList events;
-        final CounterSnapshot counts;
+        /** As the C library gives them ({@link VirtualThreadCounting}), made counts by the tick that takes it. */
+        final long[] totals;
+
         final int mounts;
         final int[] carriers;
         /** It still ran when counting stopped (detach, the JVM's exit): its record says so, as a platform one's. */
         final boolean stillRunning;
 
+        CounterSnapshot counts;
+
         Ended(Thread thread, EventList events, long[] totals, int mounts, int[] carriers, boolean stillRunning) {
-            this.thread = thread;
             this.name = thread.getName();
             this.javaId = javaId(thread);
             this.events = events;
-            this.counts = VirtualThreadCounters.counts(totals, events.events().size());
+            this.totals = totals;
             this.mounts = mounts;
             this.carriers = carriers;
             this.stillRunning = stillRunning;
@@ -97,9 +125,10 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             return thread.getId();
         }
 
+        /** Null: the thread is not kept. */
         @Override
         public Thread thread() {
-            return thread;
+            return null;
         }
 
         @Override
@@ -140,6 +169,37 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         @Override
         public long enrolledNanos() {
             return 0; // not known: its record's wallNanos says -1
+        }
+    }
+
+    /**
+     * Ended virtual threads of one group that found {@link #ended} full: their totals summed as the C library gives
+     * each one's (per event its three counts, then the mask of those counted), and how many they are.
+     */
+    private static final class Folded {
+        private final long[] totals;
+        private int members;
+
+        Folded(int events) {
+            totals = new long[3 * events + 1];
+        }
+
+        synchronized void add(long[] one) {
+            int mask = totals.length - 1;
+            for (int i = 0; i < mask; i++) {
+                totals[i] += one[i];
+            }
+            totals[mask] |= one[mask];
+            members++;
+        }
+
+        /** How many were added since the last call, their totals copied into {@code into}; both zero from now. */
+        synchronized int take(long[] into) {
+            int taken = members;
+            System.arraycopy(totals, 0, into, 0, totals.length);
+            Arrays.fill(totals, 0);
+            members = 0;
+            return taken;
         }
     }
 
@@ -298,8 +358,30 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
     static void virtualEnded(Thread thread, long[] totals, int mounts, int[] carriers, boolean stillRunning) {
         VirtualThreads counting = running;
         if (counting != null) {
-            counting.ended.add(new Ended(thread, counting.events, totals, mounts, carriers, stillRunning));
+            counting.ended(thread, totals, mounts, carriers, stillRunning);
         }
+    }
+
+    /**
+     * Queued for its record, or, past {@link #MAX_WAITING} waiting, added to its group's totals only: a burst of short
+     * virtual threads between two ticks costs a bounded heap, whatever their number.
+     */
+    private void ended(Thread thread, long[] totals, int mounts, int[] carriers, boolean stillRunning) {
+        if (waiting.incrementAndGet() <= MAX_WAITING) {
+            ended.add(new Ended(thread, events, totals, mounts, carriers, stillRunning));
+            return;
+        }
+        waiting.decrementAndGet();
+        String group = ThreadGroupName.of(thread.getName());
+        Folded into = folded.get(group);
+        if (into == null) {
+            // a name per request makes a group per request: past the export's bound, they share one
+            into = folded.computeIfAbsent(
+                    folded.size() < ExportedThreads.MAX_GROUP_SERIES ? group : ExportedThreads.OTHER_GROUP,
+                    g -> new Folded(events.events().size()));
+        }
+        into.add(totals);
+        foldedInAll.incrementAndGet();
     }
 
     /** From now on, ended virtual threads go to {@code export} too, by group; this listener must run before it. */
@@ -319,8 +401,17 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
             AgentLog.refused("virtual threads beyond " + max + " counted at once are not counted (virtual-max=" + max
                     + "): the C library keeps a state for each, and the option bounds their memory");
         }
-        List<Ended> tick = new ArrayList<>();
-        for (Ended e; (e = ended.poll()) != null; ) {
+        // those that end while this tick writes wait for the next: a burst of them cannot keep one tick going
+        int queued = waiting.get();
+        int count = events.events().size();
+        List<Ended> tick = new ArrayList<>(queued);
+        for (int n = 0; n < queued; n++) {
+            Ended e = ended.poll();
+            if (e == null) {
+                break;
+            }
+            waiting.decrementAndGet();
+            e.counts = VirtualThreadCounters.counts(e.totals, count);
             tick.add(e);
             ThreadReport report = ThreadReport.of(
                             e.name, e.tid(), e.javaId, e.cpus(), events.names(), e.counts, i -> null, -1)
@@ -332,12 +423,38 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
         if (export != null && !tick.isEmpty()) {
             export.virtualEnded(tick);
         }
+        addFolded(export);
         // After the ended ones are taken: one that ends between the two is in neither for this tick (the stats file
         // and the export hold their sums up), never in both.
         List<RunningVirtualGroup> runningGroups = runningGroups();
         registry.virtualRunning(runningGroups);
         if (export != null) {
             export.virtualRunning(runningGroups);
+        }
+    }
+
+    /** The totals of those that ended without a record since the last tick, to their groups. */
+    private void addFolded(MetricsExport export) {
+        if (folded.isEmpty()) {
+            return;
+        }
+        if (running == this) {
+            AgentLog.refused("virtual threads end faster than their records are written: past " + MAX_WAITING
+                    + " waiting for the next tick, one that ends has no record of its own, and its counts go to its"
+                    + " group's totals only (the stats file, the metrics export); how many is said when counting"
+                    + " stops");
+        }
+        long[] totals = new long[3 * events.events().size() + 1];
+        for (Map.Entry<String, Folded> group : folded.entrySet()) {
+            int members = group.getValue().take(totals);
+            if (members > 0) {
+                CounterSnapshot counts =
+                        VirtualThreadCounters.counts(totals, events.events().size());
+                registry.virtualFolded(group.getKey(), events, counts, members);
+                if (export != null) {
+                    export.virtualFolded(group.getKey(), events, counts, members);
+                }
+            }
         }
     }
 
@@ -381,6 +498,15 @@ final class VirtualThreads implements ThreadRegistry.TickListener {
                     + " still in a virtual-thread callback " + VirtualThreadCounting.STOP_WAIT_MILLIS + " ms after"
                     + " counting stopped (TID " + tids + (left[0] > left.length - 1 ? ", ..." : "") + "): each"
                     + " closes its counters when that callback returns");
+        }
+        long recordless = foldedInAll.get();
+        if (recordless > 0) {
+            AgentLog.refused(recordless
+                    + (recordless == 1
+                            ? " virtual thread has no record of its own in the recording: "
+                            : " virtual threads have no record of their own in the recording: ")
+                    + MAX_WAITING + " others waited for the next tick as they ended; their counts are in their groups'"
+                    + " totals (the stats file, the metrics export)");
         }
         if (refused > 0) {
             AgentLog.refused((refused == 1 ? "1 carrier thread" : refused + " carrier threads") + " found no room for"

@@ -1,5 +1,7 @@
 package io.perfpin.agent.metrics;
 
+import io.perfpin.counter.CounterSnapshot;
+import io.perfpin.event.EventList;
 import io.perfpin.export.ExportedThreads;
 import io.perfpin.export.OwnTaskClock;
 import io.perfpin.nativeio.Syscalls;
@@ -105,6 +107,21 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
         if (!failed) {
             try {
                 ended.forEach(threads::addEndedVirtual);
+            } catch (RuntimeException e) {
+                stop(e);
+            }
+        }
+    }
+
+    /**
+     * {@code members} virtual threads of {@code group} that ended with no record of their own, their final counts
+     * summed, into the group's series ({@link ExportedThreads#addEndedVirtual(String, EventList, CounterSnapshot,
+     * int)}); on the tick's thread, by a listener that runs before this one.
+     */
+    public void virtualFolded(String group, EventList events, CounterSnapshot counts, int members) {
+        if (!failed) {
+            try {
+                threads.addEndedVirtual(group, events, counts, members);
             } catch (RuntimeException e) {
                 stop(e);
             }

@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -30,6 +31,8 @@ import java.util.concurrent.TimeUnit;
  *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
  *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
  *   vpark N PREFIX         N virtual threads PREFIX-I (JDK 21+) that only wait, each mounted once -> "vparked N"
+ *   vburst N PREFIX        N virtual threads PREFIX-I (JDK 21+) that do nothing, started as fast as they end, a
+ *                          thousand at a time, none kept once started -> "vbursted N" once all ran
  *   vhold N PREFIX MS      N virtual threads PREFIX-I (JDK 21+), each computing as vcompute's do, then waiting for
  *                          vrelease                                  -> "vholding N" once all computed
  *   vrelease               those of vhold end                        -> "vreleased N" once all ended
@@ -115,6 +118,7 @@ public final class AgentTestApp {
                 case "annotated" -> start(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
                 case "virtual" -> startVirtual(new PinnedToucher(Integer.parseInt(word[2])), word[1]);
                 case "vpark" -> virtualPark(Integer.parseInt(word[1]), word[2]);
+                case "vburst" -> virtualBurst(Integer.parseInt(word[1]), word[2]);
                 case "vstart" -> startVirtual(new Toucher(Integer.parseInt(word[2])), word[1]);
                 case "vmethod" -> {
                     long perMilli = iterationsPerCpuMilli();
@@ -220,6 +224,26 @@ public final class AgentTestApp {
         thread.start();
         return thread;
     }
+
+    /**
+     * As a server that runs each request in a virtual thread of its own, {@value #BURST_AT_ONCE} at most at once, so
+     * that those not yet run hold little of the heap: only their count is kept.
+     */
+    private static void virtualBurst(int threads, String prefix) throws Exception {
+        Class<?> builderType = Class.forName("java.lang.Thread$Builder");
+        Object builder = Thread.class.getMethod("ofVirtual").invoke(null);
+        builder = builderType.getMethod("name", String.class, long.class).invoke(builder, prefix + "-", 0L);
+        ThreadFactory factory = (ThreadFactory) builderType.getMethod("factory").invoke(builder);
+        Semaphore running = new Semaphore(BURST_AT_ONCE);
+        for (int i = 0; i < threads; i++) {
+            running.acquire();
+            factory.newThread(running::release).start();
+        }
+        running.acquire(BURST_AT_ONCE);
+        say("vbursted " + threads);
+    }
+
+    private static final int BURST_AT_ONCE = 1000;
 
     private static void virtualCompute(int threads, String prefix, int millis) throws Exception {
         long perMilli = iterationsPerCpuMilli();
