@@ -8,6 +8,7 @@ import io.perfpin.stats.StatsFileReader;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -46,6 +47,29 @@ class NoticesIT {
                     notices.toString());
             assertEquals(0, app.finish());
             assertEquals(List.of(), app.stderr(), "quiet: the viewers have it");
+        }
+    }
+
+    /**
+     * A rule that cannot pin a pool's threads says so once, naming the first thread, however many it meets (700 here,
+     * which once made 501 lines), and how many in all when counting stops.
+     */
+    @Test
+    void aPinRefusedToManyThreadsIsSaidOnceAndThenHowManyInAll(@TempDir Path dir) throws Exception {
+        try (AppJvm app = AppJvm.start(AppJvm.ownJava(), "threads=churn-.*;pin=churn-.*@7;events=task-clock", dir)) {
+            app.await("ready");
+            app.send("churn 700 0 churn");
+            app.await("churned 700");
+            assertEquals(0, app.finish());
+            List<String> said =
+                    app.stderr().stream().filter(l -> l.startsWith("[perfpin]")).toList();
+            assertEquals(2, said.size(), said.toString());
+            assertTrue(said.get(0).startsWith("[perfpin] cannot pin thread 'churn-"), said.get(0));
+            assertTrue(
+                    said.get(1)
+                            .matches("\\[perfpin\\] 700 threads in all could not be pinned \\(7\\), for the reason"
+                                    + " said with the first, 'churn-[01]'"),
+                    said.get(1));
         }
     }
 

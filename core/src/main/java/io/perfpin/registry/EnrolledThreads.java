@@ -60,6 +60,8 @@ final class EnrolledThreads {
     /** What the kernel refuses every thread, so that enrolling one tries it no more. */
     private final RefusedEvents refused = new RefusedEvents();
 
+    private final PinRefusals pinRefusals;
+
     private final ConcurrentLinkedQueue<TrackedThread> admitted = new ConcurrentLinkedQueue<>();
     private final ThreadMap<TrackedThread> enrolled = new ThreadMap<>();
     private final AtomicInteger endedPending = new AtomicInteger();
@@ -108,6 +110,7 @@ final class EnrolledThreads {
         this.descriptors = descriptors;
         this.pins = pins;
         this.notices = notices;
+        this.pinRefusals = new PinRefusals(notices);
     }
 
     /**
@@ -471,8 +474,7 @@ final class EnrolledThreads {
             }
             return pin;
         } catch (IOException | RuntimeException e) {
-            notices.sayOnce(
-                    AgentNotice.refused("cannot pin thread '" + name + "' (" + placement + "): " + e.getMessage()));
+            pinRefusals.refused(name, placement, e);
             return null;
         }
     }
@@ -620,7 +622,10 @@ final class EnrolledThreads {
         }
     }
 
-    /** Enrols no more threads, and waits for enrolments under way, so that the sampler's last tick has them all. */
+    /**
+     * Enrols no more threads, and waits for enrolments under way, so that the sampler's last tick has them all; then
+     * says how many threads each placement could not pin.
+     */
     void close() {
         closed = true;
         if (inC) {
@@ -641,5 +646,6 @@ final class EnrolledThreads {
         while (enrolling.get() > 0 && System.nanoTime() < deadline) {
             LockSupport.parkNanos(100_000);
         }
+        pinRefusals.sayCounts();
     }
 }

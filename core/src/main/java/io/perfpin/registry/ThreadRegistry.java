@@ -397,9 +397,14 @@ public final class ThreadRegistry implements AutoCloseable {
         try {
             return pins.threadStarting(inheritPin);
         } catch (RuntimeException e) {
-            // on the application's thread as it starts: said, and it runs on with the pin it inherited
-            notices.sayOnce(AgentNotice.info("cannot reset the inherited pin of '"
-                    + Thread.currentThread().getName() + "': " + e.getMessage()));
+            // on the application's thread as it starts: said once for its reason, not for each thread, which may be
+            // many, and it runs on with the pin it inherited
+            notices.sayOnce(new AgentNotice(
+                    AgentNotice.Kind.INFO,
+                    "cannot reset an inherited pin: " + PinRefusals.kind(e),
+                    "cannot reset the inherited pin of '"
+                            + Thread.currentThread().getName() + "': " + e.getMessage(),
+                    null));
             return false;
         }
     }
