@@ -241,6 +241,28 @@ class JavaagentIT {
         assertEquals("perfpin", Observed.string(second.get(0), "pin"));
     }
 
+    /**
+     * A thread the application pinned itself (taskset here, as JNI or an affinity library would) starts its children on
+     * its CPUs, as without the agent, even while perfpin has another thread pinned to the same CPUs; a child of a
+     * thread that perfpin pinned still gets the process's affinity back.
+     */
+    @Test
+    void aChildOfAThreadTheApplicationPinnedItselfKeepsItsCpus(@TempDir Path dir) throws Exception {
+        Assumptions.assumeTrue(Programs.onPath("taskset").isPresent(), "needs taskset");
+        try (AppJvm app = AppJvm.start(AppJvm.ownJava(), "threads=w-.*|child-.*;pin=w-.*@1;events=sched", dir)) {
+            app.await("ready");
+            app.send("start w-0 0");
+            assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("w-0")));
+            app.send("selfpin app-io 1 app-child");
+            assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("app-io")));
+            assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("app-child")), "as its creator left it");
+            app.send("spawn w-1 child-1");
+            assertEquals("1", Observed.cpusAllowed(app.pid(), app.touched("w-1")));
+            assertEquals("0-1", Observed.cpusAllowed(app.pid(), app.touched("child-1")), "perfpin's pin not inherited");
+            assertEquals(0, app.finish());
+        }
+    }
+
     @ParameterizedTest
     @MethodSource("javas")
     void countedMethodsKeepCallsTotalsAndPercentiles(String java, @TempDir Path dir) throws Exception {

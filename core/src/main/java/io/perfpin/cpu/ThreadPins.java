@@ -53,8 +53,21 @@ public final class ThreadPins implements AutoCloseable {
 
     private final Consumer<String> say;
     private final Map<Integer, Pin> pins = new ConcurrentHashMap<>();
-    /** Every mask perfpin pinned a thread to: a new thread found with one of them inherited it. */
-    private final Set<CpuSet> pinnedMasks = ConcurrentHashMap.newKeySet();
+    /**
+     * On a thread of this JVM that perfpin pinned on the thread itself, the CPUs it gave it, which each thread made
+     * there inherits ({@link InheritableThreadLocal}, copied as the child is constructed): how a new thread tells
+     * perfpin's pin of its creator from a pin the application set itself (taskset, JNI, an affinity library) to the
+     * same CPUs, which it must keep. Taken off as the pin is given back there, or as a child is given the process's
+     * CPUs.
+     */
+    private final InheritableThreadLocal<CpuSet> creatorPinned = new InheritableThreadLocal<>();
+    /**
+     * The TIDs of threads of this JVM pinned from another thread (those already running at an attach), which carry no
+     * such mark: while one is pinned, a new thread with its CPUs is taken for its child. Pruned as each is given back.
+     */
+    private final Set<Integer> pinnedElsewhere = ConcurrentHashMap.newKeySet();
+    /** Whether a thread of this JVM was ever pinned: until then, a thread's start costs nothing here. */
+    private volatile boolean pinnedHere;
     /** In this JVM, the affinity of the process when pinning began: what an unpinned thread runs with. */
     private final CpuSet processCpus;
     /** Its text, worked out once: most threads run with it. */
@@ -157,7 +170,6 @@ public final class ThreadPins implements AutoCloseable {
             // Told first, so that no moment exists in which the thread is pinned and the watchdog does not know.
             watch(tid, startTime, before, assignment.cpus());
             affinity.set(tid, assignment.cpus());
-            pinnedMasks.add(assignment.cpus());
             pin = new Pin(tid, name, thread, startTime, before, assignment.cpus(), assignment);
             undoIfChanged(pin);
             if (process != null) {
@@ -174,6 +186,14 @@ public final class ThreadPins implements AutoCloseable {
             throw e;
         }
         pins.put(tid, pin);
+        if (process == null) {
+            if (thread != null && thread == Thread.currentThread()) {
+                creatorPinned.set(pin.cpus());
+            } else {
+                pinnedElsewhere.add(tid);
+            }
+            pinnedHere = true;
+        }
         return pin;
     }
 
@@ -277,7 +297,12 @@ public final class ThreadPins implements AutoCloseable {
         try {
             giveBack(pin);
         } finally {
-            pins.remove(pin.tid(), pin);
+            if (pins.remove(pin.tid(), pin)) {
+                pinnedElsewhere.remove(pin.tid());
+            }
+            if (pin.thread() != null && pin.thread() == Thread.currentThread()) {
+                creatorPinned.remove(); // given back on the thread itself (a task that left it): its children are not
+            }
             release(pin.tid());
             pin.assignment().close();
         }
@@ -336,6 +361,7 @@ public final class ThreadPins implements AutoCloseable {
             }
         } finally {
             pins.clear();
+            pinnedElsewhere.clear();
             synchronized (this) {
                 if (watchdog != null) {
                     watchdog.close();
@@ -354,25 +380,44 @@ public final class ThreadPins implements AutoCloseable {
 
     /**
      * For the calling thread of this JVM as it starts: Linux gives a new thread its creator's affinity, so a thread
-     * started by a pinned thread would silently run pinned too. Unless {@code inheritPin}, it gets the process's
-     * back.
+     * started by a thread perfpin pinned would silently run pinned too. Unless {@code inheritPin}, it gets the
+     * process's back. A thread whose creator the application pinned itself keeps what it inherited, as it would
+     * without perfpin, even on CPUs perfpin pinned another thread to.
      *
      * @return true when the thread runs with a pin it inherited (and keeps)
      * @throws NativeException when its pin cannot be read or reset
      */
     public boolean threadStarting(boolean inheritPin) {
-        if (pinnedMasks.isEmpty()) {
-            return false; // nothing pinned yet, so nothing to inherit: no system call on this path
+        if (!pinnedHere) {
+            return false; // nothing pinned yet, so nothing to inherit: nothing done on this path
+        }
+        // a read of the thread's own map (made empty where it has none): cheaper than the system call it spares
+        CpuSet fromCreator = creatorPinned.get();
+        if (fromCreator == null && pinnedElsewhere.isEmpty()) {
+            return false; // its creator was not pinned by perfpin: no system call
         }
         int tid = affinity.currentTid();
         CpuSet mask = affinity.get(tid);
-        if (mask.equals(processCpus) || !pinnedMasks.contains(mask)) {
+        if (mask.equals(processCpus) || !(mask.equals(fromCreator) || isPinnedElsewhere(mask))) {
+            creatorPinned.remove(); // runs as its creator let it (not perfpin): so do its own children
             return false;
         }
         if (inheritPin) {
-            return true;
+            return true; // keeps the mark: its own children get the process's CPUs back, as it would have
         }
         affinity.set(tid, processCpus);
+        creatorPinned.remove();
+        return false;
+    }
+
+    /** Whether a thread pinned from another thread is pinned to {@code mask} now. */
+    private boolean isPinnedElsewhere(CpuSet mask) {
+        for (int tid : pinnedElsewhere) {
+            Pin pin = pins.get(tid);
+            if (pin != null && pin.cpus().equals(mask)) {
+                return true;
+            }
+        }
         return false;
     }
 

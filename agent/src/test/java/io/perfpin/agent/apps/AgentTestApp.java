@@ -44,6 +44,8 @@ import java.util.concurrent.TimeUnit;
  *   vmethod MS SLEEP       a virtual thread calls a @Counted method that computes MS ms of CPU time, sleeps SLEEP ms,
  *                          and computes MS ms again                  -> "vmethod done"
  *   spawn PARENT CHILD     thread PARENT starts thread CHILD         -> "touched CHILD TID" (0 pages)
+ *   selfpin NAME CPU CHILD thread NAME pins itself to CPU (taskset, as an application pins its own threads), then
+ *                          starts thread CHILD                        -> "touched CHILD TID" (0 pages)
  *   equal NAME ROLE        a thread NAME of a Thread subclass equal by ROLE to every other of it (as Lombok's
  *                          {@code @EqualsAndHashCode} makes one), which waits for end NAME -> "touched NAME TID"
  *   end NAME               that thread ends                           -> "ended NAME" once it did
@@ -149,11 +151,15 @@ public final class AgentTestApp {
                 case "spawn" ->
                     start(
                             () -> {
-                                Thread child = new Thread(new Toucher(0), word[2]);
-                                synchronized (THREADS) {
-                                    THREADS.add(child);
-                                }
-                                child.start();
+                                start(new Toucher(0), word[2]);
+                                new Toucher(0).run();
+                            },
+                            word[1]);
+                case "selfpin" ->
+                    start(
+                            () -> {
+                                pinSelf(word[2]);
+                                start(new Toucher(0), word[3]);
                                 new Toucher(0).run();
                             },
                             word[1]);
@@ -209,6 +215,21 @@ public final class AgentTestApp {
             THREADS.add(thread);
         }
         thread.start();
+    }
+
+    /** Pins the calling thread to {@code cpu} as an application would itself, from outside the agent's reach. */
+    private static void pinSelf(String cpu) {
+        try {
+            Process taskset = new ProcessBuilder("taskset", "-pc", cpu, tid())
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                    .start();
+            if (taskset.waitFor() != 0) {
+                throw new IllegalStateException("taskset -pc " + cpu + " failed: " + taskset.exitValue());
+            }
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Through reflection: this class is compiled for JDK 17, which has no virtual threads. */
