@@ -29,9 +29,14 @@ final class RunningThreads {
                 () -> {
                     try {
                         enrol(syscalls, registry, rules, values);
-                    } catch (AttachException | RuntimeException | LinkageError e) {
-                        AgentLog.refused("cannot enrol the threads already running (" + e.getMessage()
-                                + "); threads that start" + " from now on are enrolled");
+                    } catch (AttachException | RuntimeException | Error e) {
+                        // an Error too (no heap left): the thread is the agent's, and its end is not the application's
+                        try {
+                            AgentLog.refused("cannot enrol the threads already running (" + e.getMessage()
+                                    + "); threads that start" + " from now on are enrolled");
+                        } catch (RuntimeException | Error unsaid) {
+                            // nothing more to do on this thread
+                        }
                     }
                 },
                 "perfpin-attach");

@@ -75,18 +75,21 @@ final class OtlpExport implements AutoCloseable {
             }
             instruments = new OtlpInstruments(endpoint, snapshots, budget, notices);
             thread.scheduleWithFixedDelay(this::export, intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException | LinkageError e) {
-            notices.accept(AgentNotice.failure(
-                    "cannot export metrics to the OTLP receiver at " + endpoint, e, "counting goes on"));
+        } catch (RuntimeException | Error e) {
+            failed("cannot export metrics to the OTLP receiver at " + endpoint, e, "counting goes on");
         }
     }
 
     private void export() {
         try {
             instruments.export();
-        } catch (RuntimeException e) {
-            // a throw would end the schedule: said once, and the next interval tries again
-            notices.accept(AgentNotice.failure("exporting metrics to the OTLP receiver at " + endpoint + " failed", e));
+        } catch (RuntimeException | Error e) {
+            // a throw, an OutOfMemoryError's too, would end the schedule for good: said once, and the next interval
+            // tries again
+            failed(
+                    "exporting metrics to the OTLP receiver at " + endpoint + " failed",
+                    e,
+                    "the next export tries again");
         }
     }
 
@@ -96,10 +99,26 @@ final class OtlpExport implements AutoCloseable {
         if (events > eventsSeen) {
             eventsSeen = events;
             thread.execute(() -> {
-                if (instruments != null) {
-                    instruments.instrumentEvents();
+                try {
+                    if (instruments != null) {
+                        instruments.instrumentEvents();
+                    }
+                } catch (RuntimeException | Error e) {
+                    failed("adding the instruments of new events to the OTLP export failed", e, "the others export");
                 }
             });
+        }
+    }
+
+    /**
+     * Says what failed on the export's thread, and throws nothing, whatever saying it meets (no heap left to build the
+     * notice): the thread and its schedule go on.
+     */
+    private void failed(String what, Throwable e, String after) {
+        try {
+            notices.accept(AgentNotice.failure(what, e, after));
+        } catch (RuntimeException | Error unsaid) {
+            // the export goes on
         }
     }
 

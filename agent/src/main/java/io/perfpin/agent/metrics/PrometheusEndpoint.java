@@ -168,8 +168,13 @@ final class PrometheusEndpoint implements AutoCloseable {
             if (!closing) {
                 serve(opened, listener, accepting);
             }
-        } catch (IOException | RuntimeException e) {
-            refused(e.getMessage() == null ? e.toString() : e.getMessage());
+        } catch (IOException | RuntimeException | Error e) {
+            // an Error too: it would reach the application's handler of uncaught exceptions
+            try {
+                refused(e.getMessage() == null ? e.toString() : e.getMessage());
+            } catch (RuntimeException | Error unsaid) {
+                // the endpoint ends all the same
+            }
         } finally {
             for (Connection connection : new ArrayList<>(connections)) {
                 drop(connection);
@@ -183,45 +188,61 @@ final class PrometheusEndpoint implements AutoCloseable {
     private void serve(Selector selector, ServerSocketChannel listener, SelectionKey accepting) throws IOException {
         long acceptPausedUntil = 0;
         while (!closing) {
-            long now = System.nanoTime();
-            long wake = Long.MAX_VALUE;
-            for (Connection connection : new ArrayList<>(connections)) {
-                if (now - connection.deadline >= 0) {
-                    drop(connection);
-                } else {
-                    wake = Math.min(wake, connection.deadline - now);
-                }
+            try {
+                acceptPausedUntil = round(selector, listener, accepting, acceptPausedUntil);
+            } catch (Error e) {
+                // no heap for this round's work: said once, and the next round serves as usual
+                failed("serving Prometheus metrics at " + address + " failed", e, "it goes on");
+            } finally {
+                selector.selectedKeys().clear();
             }
-            if (accepting.interestOps() == 0) {
-                if (now - acceptPausedUntil >= 0) {
-                    accepting.interestOps(SelectionKey.OP_ACCEPT);
-                } else {
-                    wake = Math.min(wake, acceptPausedUntil - now);
-                }
-            }
-            selector.select(wake == Long.MAX_VALUE ? 0 : Math.max(1, wake / 1_000_000 + 1));
-            for (SelectionKey key : selector.selectedKeys()) {
-                if (!key.isValid()) {
-                    continue; // a connection closed to make room, earlier in this round
-                }
-                if (key == accepting) {
-                    long pause = accept(selector, listener);
-                    if (pause > 0) {
-                        accepting.interestOps(0);
-                        acceptPausedUntil = System.nanoTime() + pause;
-                    }
-                } else {
-                    Connection connection = (Connection) key.attachment();
-                    try {
-                        serve(connection);
-                    } catch (IOException | RuntimeException e) {
-                        // that connection is gone or misbehaved: the others are served as usual
-                        drop(connection);
-                    }
-                }
-            }
-            selector.selectedKeys().clear();
         }
+    }
+
+    /** One round: connections past their deadline closed, then what the selector found ready. */
+    private long round(Selector selector, ServerSocketChannel listener, SelectionKey accepting, long acceptPausedUntil)
+            throws IOException {
+        long now = System.nanoTime();
+        long wake = Long.MAX_VALUE;
+        for (Connection connection : new ArrayList<>(connections)) {
+            if (now - connection.deadline >= 0) {
+                drop(connection);
+            } else {
+                wake = Math.min(wake, connection.deadline - now);
+            }
+        }
+        if (accepting.interestOps() == 0) {
+            if (now - acceptPausedUntil >= 0) {
+                accepting.interestOps(SelectionKey.OP_ACCEPT);
+            } else {
+                wake = Math.min(wake, acceptPausedUntil - now);
+            }
+        }
+        selector.select(wake == Long.MAX_VALUE ? 0 : Math.max(1, wake / 1_000_000 + 1));
+        long pausedUntil = acceptPausedUntil;
+        for (SelectionKey key : selector.selectedKeys()) {
+            if (!key.isValid()) {
+                continue; // a connection closed to make room, earlier in this round
+            }
+            if (key == accepting) {
+                long pause = accept(selector, listener);
+                if (pause > 0) {
+                    accepting.interestOps(0);
+                    pausedUntil = System.nanoTime() + pause;
+                }
+            } else {
+                Connection connection = (Connection) key.attachment();
+                try {
+                    serve(connection);
+                } catch (IOException | RuntimeException e) {
+                    // that connection is gone or misbehaved: the others are served as usual
+                    drop(connection);
+                } catch (Error e) {
+                    answerFailed(connection, e);
+                }
+            }
+        }
+        return pausedUntil;
     }
 
     /**
@@ -259,10 +280,12 @@ final class PrometheusEndpoint implements AutoCloseable {
                 connection.key.attach(connection);
                 connections.add(connection);
                 serve(connection); // a scraper sends its request with the connection: it is often here already
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | Error e) {
                 if (connection == null) {
                     closeQuietly(channel);
                     budget.giveBack(1);
+                } else if (e instanceof Error) {
+                    answerFailed(connection, (Error) e);
                 } else {
                     drop(connection);
                 }
@@ -294,6 +317,8 @@ final class PrometheusEndpoint implements AutoCloseable {
                 readHead(oldest); // its answer, when its request is whole; closed, when its client closed
             } catch (IOException | RuntimeException e) {
                 drop(oldest);
+            } catch (Error e) {
+                answerFailed(oldest, e);
             }
             if (oldest.stage == Stage.HEAD && connections.contains(oldest)) {
                 return 0; // idle still, its place had: the one makeRoom closes
@@ -396,6 +421,25 @@ final class PrometheusEndpoint implements AutoCloseable {
             connection.key.cancel();
             closeQuietly(connection.channel);
             budget.giveBack(1);
+        }
+    }
+
+    /**
+     * An Error as a scrape was answered (no heap left to write the answer, a snapshot that could not be had): that
+     * connection is closed, the failure said once, and the endpoint serves the next scrape, rather than end for good
+     * and hand the Error to the application's handler of uncaught exceptions.
+     */
+    private void answerFailed(Connection connection, Error e) {
+        drop(connection);
+        failed("answering a Prometheus scrape at " + address + " failed", e, "the next scrape is answered");
+    }
+
+    /** Says a failure once, and throws nothing, whatever saying it meets: the endpoint serves on. */
+    private void failed(String what, Throwable e, String after) {
+        try {
+            notices.accept(AgentNotice.failure(what, e, after));
+        } catch (RuntimeException | Error unsaid) {
+            // serving goes on
         }
     }
 

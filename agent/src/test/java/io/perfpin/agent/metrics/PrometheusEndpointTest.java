@@ -23,6 +23,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeEach;
@@ -115,6 +116,41 @@ class PrometheusEndpointTest {
                 second.get(0).text().endsWith("; counting goes on"),
                 second.get(0).text());
         assertTrue(exchange("GET /metrics HTTP/1.1\r\n\r\n").startsWith("HTTP/1.1 200 OK\r\n"), "the first serves");
+    }
+
+    /**
+     * A scrape whose snapshot throws an Error (an OutOfMemoryError, as a JVM near its heap's end meets one) is closed
+     * unanswered, said once, and the next is answered: the endpoint's thread goes on, the Error kept from the
+     * application's handler of uncaught exceptions.
+     */
+    @Test
+    void aScrapeThatMeetsAnErrorIsSaidOnceAndTheNextIsAnswered() throws Exception {
+        int other = freePort();
+        AtomicInteger reads = new AtomicInteger();
+        PrometheusEndpoint failing = PrometheusEndpoint.start(
+                ListenAddress.parse(String.valueOf(other), "bad address"),
+                () -> {
+                    if (reads.incrementAndGet() == 1) {
+                        throw new OutOfMemoryError("Java heap space (thrown by the test)");
+                    }
+                    return threads.snapshot();
+                },
+                DescriptorBudget.unbounded(),
+                notices::add);
+        try {
+            awaitAnswer(InetAddress.getLoopbackAddress(), other);
+            String first = exchange(InetAddress.getLoopbackAddress(), other, "GET /metrics HTTP/1.1\r\n\r\n");
+            assertEquals("", first, "closed unanswered");
+            String next = exchange(InetAddress.getLoopbackAddress(), other, "GET /metrics HTTP/1.1\r\n\r\n");
+            assertTrue(next.startsWith("HTTP/1.1 200 OK\r\n"), next);
+        } finally {
+            failing.close();
+        }
+        assertEquals(1, notices.size(), notices.toString());
+        assertTrue(notices.get(0).cause() instanceof OutOfMemoryError, notices.toString());
+        assertTrue(
+                notices.get(0).text().startsWith("answering a Prometheus scrape at 127.0.0.1:" + other + " failed: "),
+                notices.get(0).text());
     }
 
     @Test
