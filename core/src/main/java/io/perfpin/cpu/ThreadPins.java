@@ -79,6 +79,9 @@ public final class ThreadPins implements AutoCloseable {
 
     private CpuReservations reservations;
     private PinWatchdog watchdog;
+    /** Set by {@link #close}: the watchdog is ended, and none is started after it. */
+    private boolean watchdogClosed;
+
     private volatile boolean unwatched;
     private volatile boolean leftAlone;
 
@@ -365,7 +368,9 @@ public final class ThreadPins implements AutoCloseable {
             synchronized (this) {
                 if (watchdog != null) {
                     watchdog.close();
+                    watchdog = null;
                 }
+                watchdogClosed = true; // a pin after the close starts none again
             }
         }
         if (failure != null) {
@@ -496,7 +501,7 @@ public final class ThreadPins implements AutoCloseable {
 
     /** Started at the first pin where one is wanted; null when not, or when it cannot be, or is gone (said once). */
     private synchronized PinWatchdog watchdog() {
-        if (program == null) {
+        if (program == null || watchdogClosed) {
             return null;
         }
         if (watchdog == null && !unwatched) {

@@ -26,8 +26,11 @@ public final class PinWatchdog implements AutoCloseable {
 
     private final Syscalls syscalls;
     private final int pid;
-    private final int fd;
-    private boolean closed;
+    /**
+     * The pipe's write end; -1 once closed. Written and closed under this object's lock: a write after the close, or
+     * racing it, would go to whatever file took the number since.
+     */
+    private int fd;
 
     private PinWatchdog(Syscalls syscalls, int pid, int fd) {
         this.syscalls = syscalls;
@@ -89,40 +92,49 @@ public final class PinWatchdog implements AutoCloseable {
      *
      * @param program what the process runs and as whom: the watchdog leaves the thread alone, in one line on
      *                perfpin's standard error, once the process has exec'd another program or runs as other users
-     * @throws NativeException when the watchdog is gone (EPIPE), or a mask has more than 8192 CPUs (E2BIG)
+     * @throws NativeException when the watchdog is gone (EPIPE), closed here (EBADF), or a mask has more than 8192 CPUs
+     *                         (E2BIG)
      */
-    public void pinning(int pid, int tid, long startTime, Program program, long[] before, long[] pinned) {
+    public synchronized void pinning(int pid, int tid, long startTime, Program program, long[] before, long[] pinned) {
         Errno.check(
-                JniSyscalls.watchdogPinning0(
-                        fd,
-                        pid,
-                        tid,
-                        startTime,
-                        program.exeDevice(),
-                        program.exeInode(),
-                        program.credentials(),
-                        before,
-                        pinned),
+                fd < 0
+                        ? -Errno.EBADF
+                        : JniSyscalls.watchdogPinning0(
+                                fd,
+                                pid,
+                                tid,
+                                startTime,
+                                program.exeDevice(),
+                                program.exeInode(),
+                                program.credentials(),
+                                before,
+                                pinned),
                 "write to the pin watchdog");
     }
 
     /**
      * Thread {@code tid} of process {@code pid} got its CPUs back, or never was pinned: nothing to restore.
      *
-     * @throws NativeException when the watchdog is gone (EPIPE)
+     * @throws NativeException when the watchdog is gone (EPIPE), or closed here (EBADF)
      */
-    public void released(int pid, int tid) {
-        Errno.check(JniSyscalls.watchdogReleased0(fd, pid, tid), "write to the pin watchdog");
+    public synchronized void released(int pid, int tid) {
+        Errno.check(fd < 0 ? -Errno.EBADF : JniSyscalls.watchdogReleased0(fd, pid, tid), "write to the pin watchdog");
     }
 
-    /** Ends its input: it restores what was not released and exits, and is reaped here (no zombie stays). */
+    /**
+     * Ends its input: it restores what was not released and exits, and is reaped here (no zombie stays). Later
+     * {@link #pinning} and {@link #released} are refused with EBADF.
+     */
     @Override
     public void close() {
-        if (closed) {
-            return;
+        synchronized (this) {
+            if (fd < 0) {
+                return;
+            }
+            syscalls.close(fd);
+            fd = -1;
         }
-        closed = true;
-        syscalls.close(fd);
+        // reaped outside the lock: a call that comes meanwhile is refused at once, not held up to its end
         long deadline = System.nanoTime() + EXIT_WAIT_NANOS;
         while (JniSyscalls.watchdogReap0(pid) == 0 && System.nanoTime() < deadline) {
             try {

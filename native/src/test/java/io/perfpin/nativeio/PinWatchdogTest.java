@@ -3,16 +3,21 @@ package io.perfpin.nativeio;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -31,6 +36,8 @@ class PinWatchdogTest {
     private static final int PID = (int) ProcessHandle.current().pid();
     /** Long enough for 2048 CPUs; the kernel fills what it has and leaves the rest 0. */
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
+    /** fcntl's command to duplicate a descriptor onto the lowest free number from a given one. */
+    private static final int F_DUPFD = 0;
     /** Descriptors opened below a lock's: within this project's machines' limit of 20,000. */
     private static final int BALLAST = 12000;
 
@@ -196,6 +203,67 @@ class PinWatchdogTest {
                 calls.close(fd);
             }
         }
+    }
+
+    /**
+     * A pin or a release told after the close is refused (EBADF) and written nowhere: here the descriptor closed is
+     * taken at once by a file, as any open of this process's may take it, and the file stays empty.
+     */
+    @Test
+    void aCallAfterTheCloseIsRefusedAndWritesNothingToTheDescriptorReused(@TempDir Path dir) throws Exception {
+        Map<Integer, String> open = descriptors();
+        PinWatchdog watchdog = PinWatchdog.start(syscalls);
+        int pipe = added(open, descriptors(), "pipe:");
+        watchdog.close();
+        Path reused = dir.resolve("reused");
+        try (FileChannel file = FileChannel.open(
+                reused, StandardOpenOption.CREATE_NEW, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            int opened = added(open, descriptors(), reused.toString());
+            // F_DUPFD: the lowest free descriptor from the pipe's number on, which its close left free
+            long dup = syscalls.syscall(SyscallNumbers.forThisMachine().fcntl, opened, F_DUPFD, pipe, 0, 0);
+            assertEquals(pipe, dup, "the pipe's number, now the file's");
+            try {
+                NativeException pin = assertThrows(
+                        NativeException.class,
+                        () -> watchdog.pinning(PID, tid, startTime(tid), program(), before, CpuMasks.of(0)));
+                assertEquals(Errno.EBADF, pin.errno());
+                NativeException release = assertThrows(NativeException.class, () -> watchdog.released(PID, tid));
+                assertEquals(Errno.EBADF, release.errno());
+                assertEquals(0, file.size(), "nothing written to the file");
+            } finally {
+                syscalls.close(pipe);
+            }
+        }
+    }
+
+    /** This process's open descriptors, by number, to what each leads to (the listing's own left out). */
+    private static Map<Integer, String> descriptors() throws IOException {
+        Map<Integer, String> fds = new TreeMap<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(Paths.get("/proc/self/fd"))) {
+            for (Path fd : entries) {
+                try {
+                    fds.put(
+                            Integer.parseInt(fd.getFileName().toString()),
+                            Files.readSymbolicLink(fd).toString());
+                } catch (NoSuchFileException closedMeanwhile) {
+                    // the listing's own descriptor, or one another thread closed
+                }
+            }
+        }
+        fds.values().removeIf(target -> target.endsWith("/fd"));
+        return fds;
+    }
+
+    /** The one descriptor in {@code now} but not in {@code before} that leads to what starts with {@code target}. */
+    private static int added(Map<Integer, String> before, Map<Integer, String> now, String target) {
+        List<Integer> added = new ArrayList<>();
+        now.forEach((fd, to) -> {
+            if (!to.equals(before.get(fd)) && to.startsWith(target)) {
+                added.add(fd);
+            }
+        });
+        assertEquals(1, added.size(), target + " among " + now);
+        return added.get(0);
     }
 
     /** Ctrl-C goes to perfpin's process group; the watchdog must outlive perfpin to act after it. */
