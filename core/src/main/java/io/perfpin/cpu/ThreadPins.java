@@ -58,9 +58,10 @@ public final class ThreadPins implements AutoCloseable {
      * there inherits ({@link InheritableThreadLocal}, copied as the child is constructed): how a new thread tells
      * perfpin's pin of its creator from a pin the application set itself (taskset, JNI, an affinity library) to the
      * same CPUs, which it must keep. Taken off as the pin is given back there, or as a child is given the process's
-     * CPUs.
+     * CPUs. It holds their list text, a JDK class: a value of perfpin's own would keep the agent's class loader alive
+     * in every thread that carries it after a detach.
      */
-    private final InheritableThreadLocal<CpuSet> creatorPinned = new InheritableThreadLocal<>();
+    private final InheritableThreadLocal<String> creatorPinned = new InheritableThreadLocal<>();
     /**
      * The TIDs of threads of this JVM pinned from another thread (those already running at an attach), which carry no
      * such mark: while one is pinned, a new thread with its CPUs is taken for its child. Pruned as each is given back.
@@ -191,7 +192,7 @@ public final class ThreadPins implements AutoCloseable {
         pins.put(tid, pin);
         if (process == null) {
             if (thread != null && thread == Thread.currentThread()) {
-                creatorPinned.set(pin.cpus());
+                creatorPinned.set(pin.cpus().toString());
             } else {
                 pinnedElsewhere.add(tid);
             }
@@ -397,13 +398,13 @@ public final class ThreadPins implements AutoCloseable {
             return false; // nothing pinned yet, so nothing to inherit: nothing done on this path
         }
         // a read of the thread's own map (made empty where it has none): cheaper than the system call it spares
-        CpuSet fromCreator = creatorPinned.get();
+        String fromCreator = creatorPinned.get();
         if (fromCreator == null && pinnedElsewhere.isEmpty()) {
             return false; // its creator was not pinned by perfpin: no system call
         }
         int tid = affinity.currentTid();
         CpuSet mask = affinity.get(tid);
-        if (mask.equals(processCpus) || !(mask.equals(fromCreator) || isPinnedElsewhere(mask))) {
+        if (mask.equals(processCpus) || !(mask.toString().equals(fromCreator) || isPinnedElsewhere(mask))) {
             creatorPinned.remove(); // runs as its creator let it (not perfpin): so do its own children
             return false;
         }
