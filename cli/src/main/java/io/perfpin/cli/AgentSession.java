@@ -17,7 +17,6 @@ import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -151,19 +150,21 @@ final class AgentSession {
      */
     static int launch(LaunchCommand launch, AgentSettings agent, ViewOptions view, OutputOptions output)
             throws Exception {
-        if (agent.record == null) {
-            agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS)
-                    .resolve("run-" + System.currentTimeMillis() + ".jsonl");
-        }
-        // Checked here, where a refusal is one line before anything starts; the agent then replaces this file.
-        try {
-            OutputFile.create(agent.record).close();
-        } catch (IOException e) {
-            throw new IOException("--record: " + e.getMessage(), e);
-        }
-        String agentOption = AgentJar.startOption(agent.agentOptions(), launch.afterJava());
         // Opened before the application starts: an --output FILE that cannot be written costs no run.
         try (ReportOutput out = output.open()) {
+            if (agent.record == null) {
+                agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS)
+                        .resolve("run-" + System.currentTimeMillis() + ".jsonl");
+            }
+            // Checked, not made: the agent replaces the file once it records, so a run that fails before (a bad
+            // option, a java that is not there) leaves an earlier recording there as it was.
+            try {
+                OutputFile.check(agent.record);
+            } catch (IOException e) {
+                throw new IOException("--record: " + e.getMessage(), e);
+            }
+            String agentOption = AgentJar.startOption(agent.agentOptions(), launch.afterJava());
+            RunRecordings recordings = new RunRecordings(agent.record, agent.threads, view);
             Process process = new ProcessBuilder(launch.withJvmOption(agentOption))
                     .inheritIO()
                     .start();
@@ -182,9 +183,9 @@ final class AgentSession {
             // perfpin alone.
             StopSignal.releaseHeld();
             int exit = process.waitFor();
-            if (Files.exists(agent.record)) {
+            if (recordings.made()) {
                 try {
-                    new RunRecordings(agent.record, agent.threads, view).summarise(watched, out);
+                    recordings.summarise(watched, out);
                 } catch (IOException | RuntimeException e) {
                     // What could not be summarised is still recorded; the exit code is the application's all the same.
                     System.err.println(TerminalText.escape(

@@ -20,6 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.regex.Pattern;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -193,6 +194,35 @@ class RunCommandTest {
                         + "', and perfpin top PID (see perfpin run --help)\n",
                 run.err);
         assertFalse(Files.exists(record), "nothing started, nothing recorded");
+    }
+
+    /**
+     * A run that fails before its JVM records (a format run cannot write, an --output that is a directory, a java
+     * that is not there) leaves the recording already at --record as it was: the agent replaces it once it records.
+     */
+    @Test
+    void aRunThatFailsBeforeItsJvmRecordsLeavesAnEarlierRecordingAsItWas() throws Exception {
+        Path record = Files.writeString(dir.resolve("precious.jsonl"), "{\"type\":\"end\",\"complete\":true}\n");
+        Object inode = Files.getAttribute(record, "unix:ino");
+        String app = "io.perfpin.apps.MainReached";
+        List<List<String>> failures = List.of(
+                List.of("--format", "html", "--", JAVA, "-cp", CLASS_PATH, app),
+                List.of("--output", dir.toString(), "--", JAVA, "-cp", CLASS_PATH, app),
+                List.of("--", dir.resolve("no-such-jdk/bin/java").toString(), "-cp", CLASS_PATH, app));
+        for (List<String> failure : failures) {
+            List<String> args = new ArrayList<>(List.of("run", "--record", record.toString()));
+            args.addAll(failure);
+            CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
+            assertEquals(
+                    failure.get(0).equals("--format") ? ExitCode.USAGE : ExitCode.FAILURE,
+                    run.code,
+                    failure.get(0) + ": " + run.err);
+            assertEquals("{\"type\":\"end\",\"complete\":true}\n", Files.readString(record), failure.get(0));
+            assertEquals(inode, Files.getAttribute(record, "unix:ino"), failure.get(0));
+        }
+        try (Stream<Path> made = Files.list(dir)) {
+            assertEquals(List.of(record), made.toList(), "nothing else made, no probe left");
+        }
     }
 
     /** Refused before anything starts: sudo need not be installed. */

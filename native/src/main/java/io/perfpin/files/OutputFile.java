@@ -72,19 +72,37 @@ public final class OutputFile {
      * descriptor goes on.
      */
     public static int createDescriptor(Path file) throws IOException {
-        FileCalls calls = FileCalls.ofProcess();
-        return create(file, false, new Opened<Integer>() {
-                    @Override
-                    public Integer of(int fd) {
-                        return fd;
-                    }
+        return create(file, false, descriptor(FileCalls.ofProcess())).orElseThrow();
+    }
 
-                    @Override
-                    public void close(Integer fd) {
-                        calls.close(fd);
-                    }
-                })
-                .orElseThrow();
+    /** A new file given as its own descriptor. */
+    private static Opened<Integer> descriptor(FileCalls calls) {
+        return new Opened<>() {
+            @Override
+            public Integer of(int fd) {
+                return fd;
+            }
+
+            @Override
+            public void close(Integer fd) {
+                calls.close(fd);
+            }
+        };
+    }
+
+    /**
+     * Refuses {@code file} as {@link #create} would, and leaves what is there as it is: for a file written only
+     * later (a report once there is one to write, a recording its JVM makes), so that a command that fails before
+     * never replaced a file of the user's, while a name that cannot be written is still refused at once. The walk
+     * is the same (missing directories are created 0700), what the name holds is looked at, and a probe file is
+     * made beside it and removed, so that a directory this user cannot write into is refused now too.
+     */
+    public static void check(Path file) throws IOException {
+        FileCalls calls = FileCalls.ofProcess();
+        inDirectory(file, calls, entry -> {
+            new InDirectory<>(calls, entry, descriptor(calls)).check();
+            return null;
+        });
     }
 
     private static Optional<FileChannel> create(Path file, boolean locking) throws IOException {
@@ -109,17 +127,26 @@ public final class OutputFile {
     }
 
     private static <T> Optional<T> create(Path file, boolean locking, Opened<T> opened) throws IOException {
+        FileCalls calls = FileCalls.ofProcess();
+        return inDirectory(file, calls, entry -> new InDirectory<>(calls, entry, opened).create(locking));
+    }
+
+    /** {@code step} in the directory of {@code file}, walked to as every file written is. */
+    private static <T> T inDirectory(Path file, FileCalls calls, Step<T> step) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             KernelFileSystems.refuse(file, parent);
         }
-        FileCalls calls = FileCalls.ofProcess();
         PathWalk.Entry entry = PathWalk.onHost(calls).parentToWrite(file.toString());
         try {
-            return new InDirectory<>(calls, entry, opened).create(locking);
+            return step.in(entry);
         } finally {
             calls.close(entry.dirFd());
         }
+    }
+
+    private interface Step<T> {
+        T in(PathWalk.Entry entry) throws IOException;
     }
 
     /** What a new file's descriptor is given as: a channel, or the descriptor itself. */
@@ -129,6 +156,8 @@ public final class OutputFile {
 
         void close(T opened) throws IOException;
     }
+
+    private record Temporary<T>(String name, T file) {}
 
     /** The steps taken in the walked directory, all relative to its descriptor. */
     private static final class InDirectory<T> {
@@ -176,6 +205,23 @@ public final class OutputFile {
             }
         }
 
+        /** What {@link #create} would refuse, refused; what is there is only looked at, the probe removed. */
+        void check() throws IOException {
+            int existing = calls.openat(dir, name, LOOK, 0);
+            if (existing >= 0) {
+                try {
+                    checkReplaceable(calls.fstat(existing));
+                } finally {
+                    calls.close(existing);
+                }
+            } else if (existing != -Errno.ENOENT) {
+                throw PathWalk.failure(shownAs, existing);
+            }
+            Temporary<T> probe = createTemporary();
+            opened.close(probe.file());
+            calls.unlinkat(dir, probe.name(), 0);
+        }
+
         private void checkReplaceable(FileStat status) throws IOException {
             if (!status.isRegularFile()) {
                 throw new IOException(shownAs + " is " + status.kind() + ", not a regular file: perfpin writes only a"
@@ -189,24 +235,29 @@ public final class OutputFile {
 
         /** A new file beside the old, renamed over it: the name never holds a partly written file. */
         private T replace() throws IOException {
+            Temporary<T> temporary = createTemporary();
+            int renamed = calls.renameat2(dir, temporary.name(), dir, name, 0);
+            if (renamed < 0) {
+                opened.close(temporary.file());
+                calls.unlinkat(dir, temporary.name(), 0);
+                throw new IOException("cannot replace " + shownAs + ": " + Errno.words(renamed));
+            }
+            return temporary.file();
+        }
+
+        /** A new 0600 file beside the name, under a name of its own that no one had. */
+        private Temporary<T> createTemporary() throws IOException {
             for (int attempt = 0; ; attempt++) {
                 String temporary = "." + name + ".perfpin-"
                         + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
                 T file = createNew(temporary);
-                if (file == null) {
-                    if (attempt == 100) {
-                        throw new IOException("cannot create a temporary file beside " + shownAs + ": every name"
-                                + " tried is taken");
-                    }
-                    continue;
+                if (file != null) {
+                    return new Temporary<>(temporary, file);
                 }
-                int renamed = calls.renameat2(dir, temporary, dir, name, 0);
-                if (renamed < 0) {
-                    opened.close(file);
-                    calls.unlinkat(dir, temporary, 0);
-                    throw new IOException("cannot replace " + shownAs + ": " + Errno.words(renamed));
+                if (attempt == 100) {
+                    throw new IOException(
+                            "cannot create a temporary file beside " + shownAs + ": every name tried is taken");
                 }
-                return file;
             }
         }
 

@@ -41,7 +41,7 @@ final class FileSystemFixtures {
         }
     }
 
-    /** {@code mknod} or {@code mkfifo}, run as programs: the JDK makes neither. */
+    /** {@code mknod}, {@code mkfifo} or {@code chattr}, run as programs: the JDK does none of it. */
     static void run(String... command) throws IOException, InterruptedException {
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(process.getInputStream().readAllBytes());

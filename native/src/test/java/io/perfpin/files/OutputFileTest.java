@@ -183,6 +183,46 @@ class OutputFileTest {
         assertEquals("old content", Files.readString(otherName));
     }
 
+    /**
+     * A check refuses what create refuses, in the same words, and leaves what is there as it was: a file of ours
+     * keeps its content and its inode, and no probe is left beside it.
+     */
+    @Test
+    void aCheckRefusesAsCreateDoesAndLeavesTheFileAsItWas() throws Exception {
+        Path file = Files.writeString(tmp.resolve("out.jsonl"), "precious");
+        Object inode = Files.readAttributes(file, "unix:ino").get("ino");
+        OutputFile.check(file);
+        OutputFile.check(tmp.resolve("new/dir/out.jsonl"));
+        assertEquals("precious", Files.readString(file));
+        assertEquals(inode, Files.readAttributes(file, "unix:ino").get("ino"));
+        assertEquals(2, FileSystemFixtures.entries(tmp), "the file and the new directory, no probe");
+        assertEquals(0, FileSystemFixtures.entries(tmp.resolve("new/dir")), "nothing made where nothing was");
+        Path link = Files.createSymbolicLink(tmp.resolve("linked.jsonl"), file);
+        assertEquals(
+                assertThrows(IOException.class, () -> write(link, "x")).getMessage(),
+                assertThrows(IOException.class, () -> OutputFile.check(link)).getMessage());
+        assertEquals("precious", Files.readString(file));
+    }
+
+    /** A directory nothing can be made in (immutable, so even for root) is refused by the check's probe. */
+    @Test
+    void aCheckRefusesADirectoryWhereNothingCanBeCreated() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        Path locked = Files.createDirectory(tmp.resolve("locked"));
+        Path file = Files.writeString(locked.resolve("out.jsonl"), "precious");
+        FileSystemFixtures.run("chattr", "+i", locked.toString());
+        try {
+            assertEquals(
+                    assertThrows(IOException.class, () -> write(file, "x")).getMessage(),
+                    assertThrows(IOException.class, () -> OutputFile.check(file))
+                            .getMessage());
+        } finally {
+            FileSystemFixtures.run("chattr", "-i", locked.toString());
+        }
+        assertEquals("precious", Files.readString(file));
+        assertEquals(1, FileSystemFixtures.entries(locked));
+    }
+
     private static void write(Path file, String content) throws IOException {
         try (FileChannel out = OutputFile.create(file)) {
             out.write(ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8)));
