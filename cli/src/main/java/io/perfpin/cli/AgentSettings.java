@@ -157,10 +157,12 @@ final class AgentSettings {
     }
 
     /**
-     * Checks, before the agent is loaded into the JVM {@code pid}, what can be known from outside it: each
-     * {@code --pin}'s CPU list against the CPUs that JVM may use, as the agent in it would check it.
+     * Checks, before the agent is loaded into the JVM {@code pid} (and before --restart detaches the one there), what
+     * can be known from outside it: each {@code --pin}'s placement against the CPUs that JVM may use, as the agent
+     * in it would check it (a CPU list's CPUs; isolated CPUs, or a whole core, to be had at all).
      *
      * @throws IllegalArgumentException naming the CPUs and the allowed set
+     * @throws IllegalStateException    when there is no isolated CPU or whole core for the JVM
      */
     void checkFor(long pid) {
         if (!pins.rules().isEmpty()) {

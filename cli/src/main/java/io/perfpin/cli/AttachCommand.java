@@ -51,26 +51,29 @@ final class AttachCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        AgentSession session = AgentSession.attaching(pid, agent, restart);
-        if (session.watchesOnly()) {
-            System.err.println("perfpin attach: the agent already runs in " + pid + " with these options; watching it");
-        }
-        // Opened before the agent loads: an --output FILE that cannot be written changes nothing in the JVM. A
-        // Ctrl-C ends the view; the signal's exit then waits for what follows it, a detach included.
-        try (StopSignal held = StopSignal.install();
-                ReportOutput out = output.open()) {
-            session.attach(
-                    detachOnExit,
-                    () -> AgentSession.watch(
-                            "attach",
-                            pid,
-                            null,
-                            agent.threads,
-                            agent.interval.interval,
-                            duration.given(),
-                            view,
-                            out,
-                            null));
+        // Opened before anything is asked of the JVM: an --output FILE that cannot be written changes nothing there,
+        // and an agent that runs with other options is still running (--restart detaches it after every check).
+        try (ReportOutput out = output.open()) {
+            AgentSession session = AgentSession.attaching(pid, agent, restart);
+            if (session.watchesOnly()) {
+                System.err.println(
+                        "perfpin attach: the agent already runs in " + pid + " with these options; watching it");
+            }
+            // A Ctrl-C ends the view; the signal's exit then waits for what follows it, a detach included.
+            try (StopSignal held = StopSignal.install()) {
+                session.attach(
+                        detachOnExit,
+                        () -> AgentSession.watch(
+                                "attach",
+                                pid,
+                                null,
+                                agent.threads,
+                                agent.interval.interval,
+                                duration.given(),
+                                view,
+                                out,
+                                null));
+            }
             return ExitCode.OK;
         }
     }

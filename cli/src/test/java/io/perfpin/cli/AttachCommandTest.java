@@ -7,13 +7,17 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.apps.Programs;
+import io.perfpin.cpu.CpuReservation;
+import io.perfpin.cpu.CpuReservations;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.jvm.AgentJar;
+import io.perfpin.jvm.AgentPresence;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
+import io.perfpin.testkit.SystemProperty;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.net.InetAddress;
@@ -25,6 +29,7 @@ import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -198,8 +203,20 @@ class AttachCommandTest {
     @Timeout(120)
     void aRefusedPinIsSaidByAttachItselfAndTheAgentItLoadedIsDetached(@TempDir Path dir) throws Exception {
         CpuTopology machine = CpuTopology.live();
-        assumeTrue(machine.isolated().union(machine.nohzFull()).isEmpty(), "needs a machine without isolated CPUs");
-        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+        List<CpuSet> wholeCores =
+                machine.cores().stream().filter(machine.allowed()::containsAll).toList();
+        assumeTrue(!wholeCores.isEmpty(), "needs a whole core");
+        // Every core held in the JVM's own reservations: a pin to a core passes attach's checks, and only the agent
+        // finds that none is free.
+        List<CpuReservation> held = new ArrayList<>();
+        try (ChildJvm service = ChildJvm.startWith(
+                List.of("-D" + PerfpinDirectory.PROPERTY + "=" + dir), "io.perfpin.apps.Service", "1", "120")) {
+            try (SystemProperty own = SystemProperty.set(PerfpinDirectory.PROPERTY, dir.toString())) {
+                CpuReservations reservations = CpuReservations.openDefault();
+                for (CpuSet core : wholeCores) {
+                    held.add(reservations.tryReserve(core, 1, "test").orElseThrow());
+                }
+            }
             service.await(Pattern.compile("ready"));
             String pid = Long.toString(service.pid());
             String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
@@ -210,7 +227,7 @@ class AttachCommandTest {
                     "--threads",
                     "worker-.*",
                     "--pin",
-                    "worker-0@isolated",
+                    "worker-0@core",
                     "--interval",
                     "100ms",
                     "--duration",
@@ -218,20 +235,71 @@ class AttachCommandTest {
                     "--log",
                     log.toString()));
             assertEquals(ExitCode.FAILURE, attach.code, attach.out + attach.err);
-            assertTrue(attach.out.contains("agent refused: cannot pin thread 'worker-0' (isolated): "), attach.out);
+            assertTrue(attach.out.contains("agent refused: cannot pin thread 'worker-0' (core): "), attach.out);
             // with --log, the agent's log= file keeps it too, with its time and kind
             assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(log)));
             assertTrue(
                     Files.readAllLines(log).stream()
                             .anyMatch(line -> line.matches("\\d{4}-\\d\\d-\\d\\dT"
                                     + "\\d\\d:\\d\\d:\\d\\d\\.\\d{3}\\S* refused cannot pin thread"
-                                    + " 'worker-0' \\(isolated\\): .*")),
+                                    + " 'worker-0' \\(core\\): .*")),
                     Files.readString(log));
             assertEquals(
                     "perfpin attach: the agent could not do 1 thing these options ask: see 'agent refused' above;"
                             + " the agent that perfpin loaded is detached, leaving process " + pid
                             + " as perfpin found it\n",
                     attach.err);
+            assertLeftAsFound(service, cpus);
+        } finally {
+            held.forEach(CpuReservation::close);
+        }
+    }
+
+    /**
+     * What attach can judge from outside the JVM is refused before anything is asked of it: a pin to isolated CPUs
+     * on a machine that has none loads no agent; with --restart, that pin and an --output that cannot be written are
+     * refused while the agent that runs keeps running, with its own options.
+     */
+    @Test
+    @Timeout(120)
+    void whatAttachCanCheckIsRefusedBeforeARestartDetachesTheRunningAgent(@TempDir Path dir) throws Exception {
+        CpuTopology machine = CpuTopology.live();
+        assumeTrue(machine.isolated().union(machine.nohzFull()).isEmpty(), "needs a machine without isolated CPUs");
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            String cpus = ProcFiles.cpusAllowed(service.pid(), (int) service.pid());
+            CliRun isolated = CliRun.capture(() -> Perfpin.run(
+                    "attach", pid, "--threads", "worker-.*", "--pin", "worker-0@isolated", "--duration", "1s"));
+            assertEquals(ExitCode.FAILURE, isolated.code, isolated.out + isolated.err);
+            assertEquals(
+                    "perfpin attach: placement isolated: this machine has no isolated CPUs; isolate some with the"
+                            + " kernel parameters isolcpus=<cpus> nohz_full=<cpus> and reboot, or use core or a CPU"
+                            + " list\n",
+                    isolated.err);
+            assertFalse(ProcFiles.maps(service.pid(), "libinstrument.so"), "no agent was loaded");
+
+            CliRun first = CliRun.capture(() -> Perfpin.run("attach", pid, "--threads", "main", "--duration", "300ms"));
+            assertEquals(ExitCode.OK, first.code, first.out + first.err);
+            // each option refused, and the start of the line that says so
+            for (List<String> refused : List.of(
+                    List.of("--output", dir.toString(), "--output: "),
+                    List.of("--pin", "worker-0@isolated", "placement isolated: "))) {
+                List<String> args = new ArrayList<>(
+                        List.of("attach", pid, "--threads", "worker-.*", "--restart", "--duration", "300ms"));
+                args.addAll(refused.subList(0, 2));
+                CliRun restart = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
+                assertEquals(ExitCode.FAILURE, restart.code, refused + ": " + restart.out + restart.err);
+                assertTrue(restart.err.startsWith("perfpin attach: " + refused.get(2)), restart.err);
+                assertTrue(
+                        AgentPresence.runs(service.pid(), AgentSession.ATTACH_TIMEOUT),
+                        "the agent still runs after " + refused);
+                assertEquals(
+                        "threads=main;events=sched;quiet",
+                        AgentState.of(service.pid()).options().shown(),
+                        "with its own options after " + refused);
+            }
+            assertEquals(ExitCode.OK, CliRun.capture(() -> Perfpin.run("detach", pid)).code);
             assertLeftAsFound(service, cpus);
         }
     }

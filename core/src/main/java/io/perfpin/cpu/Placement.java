@@ -103,15 +103,20 @@ public final class Placement {
     }
 
     /**
-     * What can be known of this placement on {@code topology} before any thread is pinned: a CPU list's CPUs are
-     * online and within the allowed set, as {@link #assign} checks. The exclusive kinds depend on the reservations
-     * of the moment, and are checked as they are assigned.
+     * What can be known of this placement on {@code topology} before any thread is pinned, as {@link #assign} checks
+     * it: a CPU list's CPUs are online and within the allowed set; {@code isolated} has isolated CPUs within it, and
+     * {@code core} a whole core. Which of those are free depends on the reservations of the moment, and is checked
+     * as they are assigned.
      *
      * @throws IllegalArgumentException when a listed CPU is offline or outside the allowed set
+     * @throws IllegalStateException    when the machine has no isolated CPU or whole core that the process may use
      */
     public void check(CpuTopology topology) {
-        if (kind == Kind.CPUS) {
-            checkListed(topology);
+        switch (kind) {
+            case CPUS -> checkListed(topology);
+            case ISOLATED -> isolatedCandidates(topology);
+            case CORE -> wholeCores(topology);
+            default -> {}
         }
     }
 
@@ -131,6 +136,17 @@ public final class Placement {
     /** isolcpus= and nohz_full= both isolate: the second keeps the tick off, and is often given alone. */
     private CpuAssignment assignIsolated(CpuTopology topology, CpuReservations reservations, int tid, String threadName)
             throws IOException {
+        CpuSet candidates = isolatedCandidates(topology);
+        List<CpuSet> singles = new ArrayList<>();
+        candidates.forEach(cpu -> singles.add(CpuSet.of(cpu)));
+        return reserveFirst(singles, reservations, tid, threadName)
+                .orElseThrow(
+                        () -> new IllegalStateException("placement isolated: every isolated CPU this process may use ("
+                                + candidates + ") is reserved: " + holders(reservations, candidates)));
+    }
+
+    /** The online isolated CPUs the process may use; refused when there are none. */
+    private static CpuSet isolatedCandidates(CpuTopology topology) {
         CpuSet isolated = topology.isolated().union(topology.nohzFull()).intersect(topology.online());
         if (isolated.isEmpty()) {
             throw new IllegalStateException("placement isolated: this machine has no isolated CPUs; isolate some"
@@ -143,16 +159,20 @@ public final class Placement {
                     + " are outside the CPUs this process may use, " + allowedWithSources(topology)
                     + "; start it with taskset -c covering them, or widen its cgroup's cpuset");
         }
-        List<CpuSet> singles = new ArrayList<>();
-        candidates.forEach(cpu -> singles.add(CpuSet.of(cpu)));
-        return reserveFirst(singles, reservations, tid, threadName)
-                .orElseThrow(
-                        () -> new IllegalStateException("placement isolated: every isolated CPU this process may use ("
-                                + candidates + ") is reserved: " + holders(reservations, candidates)));
+        return candidates;
     }
 
     private CpuAssignment assignCore(CpuTopology topology, CpuReservations reservations, int tid, String threadName)
             throws IOException {
+        CpuSet allowed = topology.allowed();
+        return reserveFirst(wholeCores(topology), reservations, tid, threadName)
+                .orElseThrow(() ->
+                        new IllegalStateException("placement core: every core within the CPUs this process may use ("
+                                + allowed + ") has a reserved CPU: " + holders(reservations, allowed)));
+    }
+
+    /** The cores all of whose CPUs the process may use; refused when there are none. */
+    private static List<CpuSet> wholeCores(CpuTopology topology) {
         CpuSet allowed = topology.allowed();
         List<CpuSet> wholeCores =
                 topology.cores().stream().filter(allowed::containsAll).collect(Collectors.toList());
@@ -160,10 +180,7 @@ public final class Placement {
             throw new IllegalStateException("placement core: no whole core lies within the CPUs this process may use, "
                     + allowedWithSources(topology));
         }
-        return reserveFirst(wholeCores, reservations, tid, threadName)
-                .orElseThrow(() ->
-                        new IllegalStateException("placement core: every core within the CPUs this process may use ("
-                                + allowed + ") has a reserved CPU: " + holders(reservations, allowed)));
+        return wholeCores;
     }
 
     private Optional<CpuAssignment> reserveFirst(
