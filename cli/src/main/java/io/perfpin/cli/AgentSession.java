@@ -20,6 +20,7 @@ import java.io.IOException;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -150,12 +151,12 @@ final class AgentSession {
      */
     static int launch(LaunchCommand launch, AgentSettings agent, ViewOptions view, OutputOptions output)
             throws Exception {
+        if (agent.record == null) {
+            agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS)
+                    .resolve("run-" + System.currentTimeMillis() + ".jsonl");
+        }
         // Opened before the application starts: an --output FILE that cannot be written costs no run.
-        try (ReportOutput out = output.open()) {
-            if (agent.record == null) {
-                agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS)
-                        .resolve("run-" + System.currentTimeMillis() + ".jsonl");
-            }
+        try (ReportOutput out = output.open(List.of(agent.record))) {
             // Checked, not made: the agent replaces the file once it records, so a run that fails before (a bad
             // option, a java that is not there) leaves an earlier recording there as it was.
             try {

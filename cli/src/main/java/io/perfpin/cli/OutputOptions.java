@@ -1,7 +1,9 @@
 package io.perfpin.cli;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
@@ -31,18 +33,43 @@ final class OutputOptions {
         return options;
     }
 
-    /** Where the report goes; opened before any counting, so that an unwritable FILE costs no measurement. */
-    ReportOutput open() throws IOException {
+    /**
+     * Where the report goes; opened before any counting, so that an unwritable FILE costs no measurement, and
+     * refused where FILE is one of the files the command reads, {@code inputs}: the report would replace it.
+     */
+    ReportOutput open(List<Path> inputs) throws IOException {
         if (format == ReportFormat.HTML) {
             throw new IllegalArgumentException(
                     "--format html: a page is made from recordings, by perfpin report;" + " here: table, csv or json");
         }
+        return openPage(inputs);
+    }
+
+    /** As {@link #open(List)}, for a command that reads no file. */
+    ReportOutput open() throws IOException {
+        return open(List.of());
+    }
+
+    /** Where {@code report}'s page goes, for {@code --format html}, refused where it is one of {@code inputs}. */
+    ReportOutput openPage(List<Path> inputs) throws IOException {
+        if (output != null) {
+            for (Path input : inputs) {
+                if (same(output, input)) {
+                    throw new IllegalArgumentException("--output " + output + ": the same file as " + input
+                            + ", which this command reads; write the report to another file");
+                }
+            }
+        }
         return ReportOutput.open(format, output, TableLayout.ALL);
     }
 
-    /** Where {@code report}'s page goes, for {@code --format html}. */
-    ReportOutput openPage() throws IOException {
-        return ReportOutput.open(format, output, TableLayout.ALL);
+    /** Whether two paths name one file: its device and inode where both are there, else the paths themselves. */
+    private static boolean same(Path a, Path b) {
+        try {
+            return Files.isSameFile(a, b);
+        } catch (IOException notBothThere) {
+            return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
+        }
     }
 
     static final class Format implements ITypeConverter<ReportFormat> {

@@ -68,7 +68,7 @@ final class ReportCommand implements Callable<Integer> {
         }
         List<RecordedJvm> jvms = new ArrayList<>();
         families().forEach(jvms::addAll);
-        try (ReportOutput out = output.open()) {
+        try (ReportOutput out = output.open(read(jvms))) {
             out.recordings(jvms, RecordingReport.table(view));
         }
         return ExitCode.OK;
@@ -96,6 +96,11 @@ final class ReportCommand implements Callable<Integer> {
             }
         }
         return families;
+    }
+
+    /** The files the report is made from: a report written over one of them would replace it. */
+    private static List<Path> read(List<RecordedJvm> jvms) {
+        return jvms.stream().map(RecordedJvm::file).toList();
     }
 
     /** The file, however it was spelt: two paths to one file compare equal. */
@@ -150,7 +155,8 @@ final class ReportCommand implements Callable<Integer> {
         }
         // Whole before the file is opened, and written in one piece: a page that fails is no page left half-written.
         String page = HtmlReport.render(parts);
-        try (ReportOutput out = output.openPage()) {
+        try (ReportOutput out =
+                output.openPage(read(families.stream().flatMap(List::stream).toList()))) {
             out.page(List.of(page));
         }
         return ExitCode.OK;

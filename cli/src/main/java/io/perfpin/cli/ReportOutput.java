@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.files.OutputFile;
 import io.perfpin.report.Hint;
 import io.perfpin.report.JsonLinesFile;
 import io.perfpin.report.MethodRecord;
@@ -18,10 +19,17 @@ import java.util.stream.Collectors;
  * by block like the agent's recording ({@link JsonLinesFile}), so that what was written survives a later
  * failure. Hints go with a table, where people read; beside CSV or JSON they go to the terminal instead,
  * keeping the data parseable: to standard output when the data goes to a file, else to standard error.
+ *
+ * <p>The file is checked when the output is opened, before the command measures anything, and made (replacing one
+ * of the user's) only when the first lines are written: a command that fails before it has anything to write, its
+ * target gone or refused, leaves a file already there as it was.
  */
 final class ReportOutput implements AutoCloseable {
     private final ReportFormat format;
-    private final JsonLinesFile file;
+    /** The --output FILE; null for standard output. */
+    private final Path output;
+    /** {@link #output} once made, by the first write; null until then. */
+    private JsonLinesFile file;
     /** How tables of samples are laid out; its width is also that of the lines for people beside them (hints). */
     private TableLayout layout;
     /** The columns of the CSV header written before the first interval's rows; null until then. */
@@ -29,22 +37,22 @@ final class ReportOutput implements AutoCloseable {
 
     private boolean intervals;
 
-    private ReportOutput(ReportFormat format, JsonLinesFile file, TableLayout layout) {
+    private ReportOutput(ReportFormat format, Path output, TableLayout layout) {
         this.format = format;
-        this.file = file;
+        this.output = output;
         this.layout = layout;
     }
 
-    /** @param output null for standard output */
+    /** @param output null for standard output; else checked now, and made by the first write */
     static ReportOutput open(ReportFormat format, Path output, TableLayout layout) throws IOException {
-        if (output == null) {
-            return new ReportOutput(format, null, layout);
+        if (output != null) {
+            try {
+                OutputFile.check(output);
+            } catch (IOException e) {
+                throw new IOException("--output: " + e.getMessage(), e);
+            }
         }
-        try {
-            return new ReportOutput(format, JsonLinesFile.create(output), layout);
-        } catch (IOException e) {
-            throw new IOException("--output: " + e.getMessage(), e);
-        }
+        return new ReportOutput(format, output, layout);
     }
 
     /**
@@ -62,7 +70,7 @@ final class ReportOutput implements AutoCloseable {
 
     /** Whether the data goes to standard output (not to an --output file). */
     boolean toStandardOutput() {
-        return file == null;
+        return output == null;
     }
 
     /**
@@ -70,7 +78,7 @@ final class ReportOutput implements AutoCloseable {
      * JSON, so that they stay parseable: standard output when the data goes to a file, else standard error.
      */
     PrintStream people() {
-        return format == ReportFormat.TABLE || file != null ? System.out : System.err;
+        return format == ReportFormat.TABLE || output != null ? System.out : System.err;
     }
 
     /** Lines for people: with a table's data, else to {@link #people()}. */
@@ -267,10 +275,17 @@ final class ReportOutput implements AutoCloseable {
     }
 
     private void write(List<String> lines) throws IOException {
-        if (file == null) {
+        if (output == null) {
             lines.forEach(System.out::println);
             System.out.flush();
             return;
+        }
+        if (file == null) {
+            try {
+                file = JsonLinesFile.create(output);
+            } catch (IOException e) {
+                throw new IOException("--output: " + e.getMessage(), e);
+            }
         }
         for (String line : lines) {
             file.write(line);

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -53,7 +54,7 @@ final class TopCommand implements Callable<Integer> {
         if (pid == null && stats == null) {
             throw new IllegalArgumentException("no JVM given: expected a PID, or --stats FILE");
         }
-        try (ReportOutput out = output.open()) {
+        try (ReportOutput out = output.open(stats == null ? List.of() : List.of(stats))) {
             return AgentSession.watch("top", pid, stats, threads, interval.interval, duration.given(), view, out, null)
                     .ending()
                     .exitCode();
