@@ -145,9 +145,10 @@ final class AgentSession {
     /**
      * Launches {@code launch} with the agent, as {@code agent} asks, watches it live as {@code top} does, then sums
      * up each thread's totals and hints and its {@code @Counted} methods to {@code output} when it exits; returns its
-     * exit code. The agent always records (to {@code --record FILE}, else a private file in the perfpin directory),
-     * so nothing is lost; a live view or a summary that fails is said in one line, and the exit code is still the
-     * application's.
+     * exit code. With CSV or JSON on standard output, the application's standard output goes to standard error,
+     * so that the data stays parseable. The agent always records (to {@code --record FILE}, else a private file in
+     * the perfpin directory), so nothing is lost; a live view or a summary that fails is said in one line, and the
+     * exit code is still the application's.
      */
     static int launch(LaunchCommand launch, AgentSettings agent, ViewOptions view, OutputOptions output)
             throws Exception {
@@ -166,9 +167,14 @@ final class AgentSession {
             }
             String agentOption = AgentJar.startOption(agent.agentOptions(), launch.afterJava());
             RunRecordings recordings = new RunRecordings(agent.record, agent.threads, view);
-            Process process = new ProcessBuilder(launch.withJvmOption(agentOption))
-                    .inheritIO()
-                    .start();
+            List<String> command = launch.withJvmOption(agentOption);
+            if (out.parseableOnStandardOutput()) {
+                // The application's standard output joins perfpin's standard error, as 1>&2 makes it: the shell
+                // execs the command, so the JVM keeps the pid, and its output outlives perfpin, as inherited.
+                command = Stream.concat(Stream.of("/bin/sh", "-c", "exec \"$@\" 1>&2", "sh"), command.stream())
+                        .toList();
+            }
+            Process process = new ProcessBuilder(command).inheritIO().start();
             long jvm = awaitAgent(process.pid(), process);
             boolean watched = false;
             if (jvm > 0) {

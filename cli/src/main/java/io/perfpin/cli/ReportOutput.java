@@ -73,6 +73,11 @@ final class ReportOutput implements AutoCloseable {
         return output == null;
     }
 
+    /** Whether standard output holds data to be parsed, CSV or JSON, which nothing else may write into. */
+    boolean parseableOnStandardOutput() {
+        return output == null && format != ReportFormat.TABLE;
+    }
+
     /**
      * Where lines for people go beside the data: with the data when it is a table; to the terminal beside CSV or
      * JSON, so that they stay parseable: standard output when the data goes to a file, else standard error.

@@ -15,6 +15,7 @@ import io.perfpin.event.EventParser;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
 import io.perfpin.report.ThreadReport;
+import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -211,6 +212,40 @@ class OutputContractTest {
                 rows.stream().map(r -> r.get(0)).collect(Collectors.toSet()),
                 joinedCsv.out);
         assertMethodCsv(joinedCsv.out.lines().collect(Collectors.toList()), true);
+    }
+
+    /**
+     * run in JSON and CSV on standard output, of an application that prints there: its lines go to perfpin's standard
+     * error, and standard output is the data alone, as the schema has it.
+     */
+    @Test
+    void runsDataOnStandardOutputIsTheContractsWhateverTheApplicationPrints() throws Exception {
+        for (String format : List.of("json", "csv")) {
+            try (TestJvm cli = TestJvm.main(Perfpin.class)
+                    .args(
+                            "run",
+                            "--threads",
+                            "main",
+                            "--record",
+                            dir.resolve(format + ".jsonl").toString(),
+                            "--format",
+                            format,
+                            "--",
+                            JAVA,
+                            "-cp",
+                            CLASS_PATH,
+                            "io.perfpin.apps.PageToucher",
+                            "1")
+                    .start()) {
+                assertEquals(ExitCode.OK, cli.awaitExit(), cli.describe("perfpin run"));
+                if (format.equals("json")) {
+                    assertTypes(Set.of("thread"), assertRecords(cli.output()));
+                } else {
+                    assertThreadCsv(cli.output(), defaultEvents(), false);
+                }
+                assertTrue(cli.stderr().contains("touched 256 pages"), cli.describe("the application's line"));
+            }
+        }
     }
 
     /**
