@@ -326,14 +326,15 @@ final class AgentSession {
      * A closed stats file: the process is checked as for a missing one when the user named a pid (gone, another
      * user's or no JVM each have their own exit code); otherwise no agent runs there any more.
      */
-    private static void refuseClosed(Long pid, long filePid, Path file) throws AttachException, NoAgentException {
+    private static void refuseClosed(Long pid, long filePid, Path file)
+            throws AttachException, NoAgentException, InterruptedException {
         if (pid != null) {
             JavaProcess.of(pid);
         }
         throw new NoAgentException(
                 filePid,
                 "its stats file " + file + " is closed: "
-                        + (JavaProcess.isRunning(filePid) ? "the agent detached" : "the JVM exited"));
+                        + LiveEnding.ofClosedFile(filePid).message(filePid));
     }
 
     /**

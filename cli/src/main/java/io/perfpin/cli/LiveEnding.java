@@ -1,5 +1,7 @@
 package io.perfpin.cli;
 
+import io.perfpin.jvm.JavaProcess;
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -19,12 +21,34 @@ enum LiveEnding {
     /** A signal (Ctrl-C, SIGTERM) or {@code q}. */
     STOPPED("stopped", null);
 
+    /**
+     * How long a JVM whose agent closed its stats file is given to end before the close is taken for a detach: the
+     * agent closes it in a shutdown hook, while the JVM still runs its other hooks and its exit.
+     */
+    private static final Duration EXIT_GRACE = Duration.ofSeconds(3);
+
     private final String message;
     private final String runningLabel;
 
     LiveEnding(String message, String runningLabel) {
         this.message = message;
         this.runningLabel = runningLabel;
+    }
+
+    /**
+     * Why the agent of JVM {@code pid} closed its stats file: the file does not say whether it was a detach, after
+     * which the JVM runs on, or the JVM's exit, whose shutdown hook closes it while the JVM still runs; the JVM, given
+     * {@link #EXIT_GRACE} to end, does.
+     */
+    static LiveEnding ofClosedFile(long pid) throws InterruptedException {
+        long deadline = System.nanoTime() + EXIT_GRACE.toNanos();
+        while (JavaProcess.isRunning(pid)) {
+            if (System.nanoTime() - deadline >= 0) {
+                return DETACHED;
+            }
+            Thread.sleep(10);
+        }
+        return EXITED;
     }
 
     /** In words, for the JVM {@code pid}. */

@@ -113,9 +113,9 @@ final class LiveView {
     }
 
     /** Why the view ends now, or null while it goes on. */
-    private LiveEnding ending(long deadline) throws IOException {
+    private LiveEnding ending(long deadline) throws IOException, InterruptedException {
         if (reader.isClosed()) {
-            return JavaProcess.isRunning(pid) ? LiveEnding.DETACHED : LiveEnding.EXITED;
+            return LiveEnding.ofClosedFile(pid);
         }
         if (!JavaProcess.isRunning(pid)) {
             return LiveEnding.KILLED;

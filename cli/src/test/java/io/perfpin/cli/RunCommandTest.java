@@ -225,6 +225,33 @@ class RunCommandTest {
         }
     }
 
+    /**
+     * The agent closes its stats file in a shutdown hook, while the JVM still runs (here its application's own hook
+     * naps after it): a run of an application that ends by itself says that the JVM exited, never that the agent
+     * detached.
+     */
+    @Test
+    void aJvmThatEndsIsSaidToHaveExitedThoughItRanOnAfterItsAgentClosed() {
+        for (int i = 0; i < 2; i++) {
+            CliRun run = CliRun.capture(() -> Perfpin.run(
+                    "run",
+                    "--interval",
+                    "100ms",
+                    "--record",
+                    dir.resolve("run.jsonl").toString(),
+                    "--",
+                    JAVA,
+                    "-cp",
+                    CLASS_PATH,
+                    SlowExitChild.class.getName(),
+                    "500"));
+            assertEquals(0, run.code, run.err);
+            assertTrue(
+                    run.out.contains("\nperfpin run: the JVM exited. Totals per thread since it was enrolled:\n"),
+                    "run " + i + ":\n" + run.out);
+        }
+    }
+
     /** Refused before anything starts: sudo need not be installed. */
     @Test
     void javaRunAsAnotherUserIsRefusedWithExit2() {
