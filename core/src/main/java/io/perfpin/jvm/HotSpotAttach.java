@@ -207,7 +207,7 @@ final class HotSpotAttach {
                 inFlight = true;
                 byte[] reply = exchange(process, socket, connection, request(command, request), deadline, timeout);
                 inFlight = false;
-                return answer.of(output(process, what, reply));
+                return answer.of(output(pid, process, what, reply));
             } catch (AttachException | RuntimeException e) {
                 if (!inFlight) {
                     files.removeInstalled();
@@ -649,8 +649,11 @@ final class HotSpotAttach {
         }
     }
 
-    /** Splits a reply into its status line and output; a status other than 0 is the JVM's refusal. */
-    private static String output(String process, String what, byte[] reply) throws AttachException {
+    /**
+     * Splits a reply into its status line and output; a status other than 0 is the JVM's refusal. No reply at all is
+     * a JVM that exited meanwhile, where it ends soon after.
+     */
+    private static String output(long pid, String process, String what, byte[] reply) throws AttachException {
         int newline = 0;
         while (newline < reply.length && reply[newline] != '\n') {
             newline++;
@@ -659,12 +662,37 @@ final class HotSpotAttach {
         int start = Math.min(newline + 1, reply.length);
         String output = ModifiedUtf8.decode(reply, start, reply.length - start);
         if (!status.equals("0")) {
+            if (reply.length == 0 && exitsSoon(pid)) {
+                throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+            }
             String detail = output.strip().lines().findFirst().orElse("no detail");
             throw new AttachException(
                     what.startsWith("load") ? AGENT_LOAD_FAILED : NOT_A_JVM,
-                    process + " refused " + what + " (status " + status + "): " + detail);
+                    reply.length == 0
+                            ? process + " closed the attach connection without answering " + what
+                            : process + " refused " + what + " (status " + status + "): " + detail);
         }
         return output;
+    }
+
+    /** How long a JVM that closed a connection unanswered is given to end: its exit, not a refusal. */
+    private static final long EXIT_GRACE_MILLIS = 2_000;
+
+    /** Whether {@code pid} ends within {@value #EXIT_GRACE_MILLIS} ms: a JVM that closes a connection as it exits. */
+    private static boolean exitsSoon(long pid) throws AttachException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXIT_GRACE_MILLIS);
+        while (!exited(pid)) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false; // stopped: as a refusal, which it may have been
+            }
+        }
+        return true;
     }
 
     static AttachException gone(long pid, String process, IOException e) {
