@@ -190,14 +190,23 @@ final class AgentSession {
             // perfpin alone.
             StopSignal.releaseHeld();
             int exit = process.waitFor();
-            if (recordings.made()) {
-                try {
-                    recordings.summarise(watched, out);
-                } catch (IOException | RuntimeException e) {
-                    // What could not be summarised is still recorded; the exit code is the application's all the same.
-                    System.err.println(TerminalText.escape(
-                            "perfpin run: cannot summarise " + agent.record + ": " + e.getMessage()));
+            if (!recordings.made()) {
+                String nothing =
+                        "nothing was recorded in " + agent.record + ", and the application exited with " + exit;
+                if (jvm < 0) {
+                    // The JVM turned the agent down (an option it cannot have): its [perfpin] line said why.
+                    throw new AgentNotStartedException(process.pid(), nothing);
                 }
+                System.err.println(TerminalText.escape(
+                        "perfpin run: " + nothing + "; the JVM's stderr has a [perfpin] line that says why"));
+                return exit;
+            }
+            try {
+                recordings.summarise(watched, out);
+            } catch (IOException | RuntimeException e) {
+                // What could not be summarised is still recorded; the exit code is the application's all the same.
+                System.err.println(
+                        TerminalText.escape("perfpin run: cannot summarise " + agent.record + ": " + e.getMessage()));
             }
             return exit;
         }

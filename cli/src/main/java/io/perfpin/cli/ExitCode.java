@@ -71,7 +71,8 @@ public final class ExitCode {
                             + " file is in the way, it would not load the agent (`-XX:-EnableDynamicAgentLoading`), or"
                             + " the agent did not start in it or published no stats file (the JVM's stderr has a"
                             + " `[perfpin]` line saying why; `attach` detaches an agent that runs nonetheless)."
-                            + " `attach`, `detach`, `stat` alike"),
+                            + " `attach`, `detach`, `stat` alike; `run`: the JVM it started turned the agent down, and"
+                            + " nothing was recorded (the line says the application's own exit code)"),
             new Entry(
                     PROCESS_CHANGED,
                     "the pid no longer names the process perfpin checked",

@@ -252,6 +252,37 @@ class RunCommandTest {
         }
     }
 
+    /**
+     * A JVM that turns the agent down (virtual threads on a JDK before 21) runs without it: run claims no recording,
+     * says that the agent did not start (exit 7), and an earlier recording at --record is left as it was.
+     */
+    @Test
+    void aJvmThatTurnsTheAgentDownIsExit7AndNoRecordingIsClaimed() throws Exception {
+        assumeTrue(Runtime.version().feature() < 21, "a JDK before 21, which turns --virtual down");
+        Path record = Files.writeString(dir.resolve("v.jsonl"), "{\"type\":\"end\",\"complete\":true}\n");
+        CliRun run = CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--virtual",
+                "req-.*",
+                "--record",
+                record.toString(),
+                "--",
+                JAVA,
+                "-cp",
+                CLASS_PATH,
+                "io.perfpin.apps.Sleeper",
+                "5",
+                "10"));
+        assertEquals(ExitCode.ATTACH_FAILED, run.code, run.out + run.err);
+        assertEquals("", run.out);
+        assertTrue(
+                run.err.matches("perfpin run: the agent did not start in process \\d+ \\(nothing was recorded in "
+                        + Pattern.quote(record.toString()) + ", and the application exited with 0\\); the JVM's"
+                        + " stderr has a \\[perfpin\\] line that says why\n"),
+                run.err);
+        assertEquals("{\"type\":\"end\",\"complete\":true}\n", Files.readString(record));
+    }
+
     /** Refused before anything starts: sudo need not be installed. */
     @Test
     void javaRunAsAnotherUserIsRefusedWithExit2() {
