@@ -2,6 +2,8 @@ package io.perfpin.cli;
 
 import io.perfpin.counter.CounterGroup;
 import io.perfpin.counter.EventFailure;
+import io.perfpin.event.DerivedMetric;
+import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.event.EventSpec;
 import io.perfpin.event.GenericEvents;
@@ -11,13 +13,16 @@ import io.perfpin.event.NearestNames;
 import io.perfpin.event.Preset;
 import io.perfpin.event.Presets;
 import io.perfpin.event.UnknownEventException;
+import io.perfpin.event.UnsupportedEvent;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.libpfm.LibpfmException;
 import io.perfpin.report.TerminalText;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.Callable;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -32,7 +37,8 @@ import picocli.CommandLine.Parameters;
         description = {
             "List events and presets and whether this machine counts them (probed), or encode events.",
             "With NAMEs, shows their encoding: for this machine, or with --pmu for a CPU model you do not have"
-                    + " (through libpfm4), as type=<n> config=0x<hex>."
+                    + " (through libpfm4), as type=<n> config=0x<hex>. A preset's name (without --pmu) shows each of"
+                    + " its events so, probed, and its metrics."
         })
 final class EventsCommand implements Callable<Integer> {
     @Option(
@@ -41,7 +47,7 @@ final class EventsCommand implements Callable<Integer> {
             description = "A libpfm4 CPU model such as skl, icl, spr, zen3 (encodings only).")
     String pmu;
 
-    @Parameters(paramLabel = "NAME", arity = "0..*", description = "Events to encode.")
+    @Parameters(paramLabel = "NAME", arity = "0..*", description = "Events to encode, or presets (their events).")
     List<String> names = List.of();
 
     @Override
@@ -67,8 +73,13 @@ final class EventsCommand implements Callable<Integer> {
         }
         if (!names.isEmpty()) {
             for (String name : names) {
-                EventSpec spec = parser.parse(name);
-                say(TerminalText.escape(name) + "  " + spec.encoding() + "  " + probe(syscalls, spec));
+                Optional<Preset> preset = Presets.find(name);
+                if (preset.isPresent()) {
+                    presetEvents(preset.get(), parser, syscalls);
+                } else {
+                    EventSpec spec = parser.parse(name);
+                    say(TerminalText.escape(name) + "  " + spec.encoding() + "  " + probe(syscalls, spec));
+                }
             }
             return ExitCode.OK;
         }
@@ -76,9 +87,7 @@ final class EventsCommand implements Callable<Integer> {
         for (Preset preset : Presets.all()) {
             say("  " + preset.name() + "  " + preset.description());
             say("      events:  " + String.join(", ", preset.events()));
-            say("      metrics: "
-                    + String.join(
-                            ", ", preset.metrics().stream().map(m -> m.name()).toArray(String[]::new)));
+            say("      metrics: " + metrics(preset));
         }
         say("Events (probed on this machine, for this thread):");
         // One reason often holds for many events (no PMU: every hardware one): each is said once, numbered.
@@ -100,6 +109,26 @@ final class EventsCommand implements Callable<Integer> {
         say("Also: raw rUUEE, pmu/term=value,.../ (sysfs), and CPU-specific names through libpfm4"
                 + (LibpfmEncoder.available() ? "" : " (" + LibpfmEncoder.unavailableReason() + ")") + ".");
         return ExitCode.OK;
+    }
+
+    /**
+     * A preset named where events are: what it is, then each of its events as a named one is shown (encoded and
+     * probed), those this machine cannot encode with why, and its metrics.
+     */
+    private static void presetEvents(Preset preset, EventParser parser, Syscalls syscalls) {
+        EventList events = EventList.parse(preset.name(), parser);
+        say(preset.name() + "  " + preset.description());
+        for (EventSpec spec : events.events()) {
+            say("  " + TerminalText.escape(spec.name()) + "  " + spec.encoding() + "  " + probe(syscalls, spec));
+        }
+        for (UnsupportedEvent event : events.unsupported()) {
+            say("  " + TerminalText.escape(event.event() + "  unsupported: " + event.reason()));
+        }
+        say("  metrics: " + metrics(preset));
+    }
+
+    private static String metrics(Preset preset) {
+        return preset.metrics().stream().map(DerivedMetric::name).collect(Collectors.joining(", "));
     }
 
     /** A line of the listing, folded at spaces to {@value ViewOptions#DEFAULT_WIDTH} columns, as tables are. */

@@ -56,6 +56,41 @@ class EventsCommandTest {
     }
 
     /**
+     * A preset named where events are, as a misspelt event's hint suggests it: its events each encoded and probed as
+     * a named event is, those this machine cannot encode with why, then its metrics.
+     */
+    @Test
+    void aPresetsNameShowsItsEventsProbedAndItsMetrics() {
+        CliRun misspelt = CliRun.capture(() -> Perfpin.run("events", "schd"));
+        assertEquals(ExitCode.USAGE, misspelt.code, misspelt.err);
+        assertTrue(misspelt.err.contains("did you mean sched"), misspelt.err);
+        CliRun sched = CliRun.capture(() -> Perfpin.run("events", "sched"));
+        assertEquals(ExitCode.OK, sched.code, sched.err);
+        List<String> lines = sched.out.lines().toList();
+        assertTrue(lines.get(0).startsWith("sched  what the scheduler"), sched.out);
+        assertEquals(
+                List.of(
+                        "task-clock",
+                        "context-switches",
+                        "cpu-migrations",
+                        "page-faults",
+                        "minor-faults",
+                        "major-faults"),
+                lines.subList(1, 7).stream().map(l -> l.strip().split("  ")[0]).toList(),
+                sched.out);
+        for (String event : lines.subList(1, 7)) {
+            assertTrue(event.matches("  \\S+  type=1 config=0x[0-9a-f]+  supported"), event);
+        }
+        assertEquals("  metrics: cpu-utilisation, cs-per-sec, migrations-per-sec, faults-per-sec", lines.get(7));
+        for (String preset : new String[] {"ipc", "cache", "tlb"}) {
+            CliRun run = CliRun.capture(() -> Perfpin.run("events", preset));
+            assertEquals(ExitCode.OK, run.code, preset + ": " + run.err);
+            assertTrue(run.out.startsWith(preset + "  "), run.out);
+        }
+        TableWidthTest.assertFits("events tlb", CliRun.capture(() -> Perfpin.run("events", "tlb")).out);
+    }
+
+    /**
      * In a CLI started with the simulated PMU's property (tests only), what the probe says of hardware events is the
      * simulation's: that is said first, as stat says it.
      */
