@@ -39,9 +39,18 @@ public final class StopSignal implements AutoCloseable {
                 "perfpin-stop");
     }
 
+    /**
+     * A signal for the block about to run. Where one came already (during an attach's load, before its view began),
+     * the JVM is shutting down and takes no hook: the block is stopped from its start, and said as stopped.
+     */
     public static StopSignal install() {
         StopSignal signal = new StopSignal();
-        Runtime.getRuntime().addShutdownHook(signal.hook);
+        try {
+            Runtime.getRuntime().addShutdownHook(signal.hook);
+        } catch (IllegalStateException shuttingDown) {
+            signal.stop.countDown();
+            return signal; // no hook, so no exit to hold
+        }
         List<StopSignal> held = HELD.get();
         if (held != null) {
             held.add(signal);
