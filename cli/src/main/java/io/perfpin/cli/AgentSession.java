@@ -65,9 +65,10 @@ final class AgentSession {
     /**
      * The attach of the agent, with {@code agent}'s options, to the JVM {@code pid}, checked: an agent that runs there
      * with other options is detached when {@code restart} (its threads' final records are written), else refused.
-     * What would only fail inside the JVM fails here, before anything is detached or loaded.
+     * What would only fail inside the JVM fails here, before anything is detached or loaded, as does a column of
+     * {@code view}'s that the agent's events would not give.
      */
-    static AgentSession attaching(long pid, AgentSettings agent, boolean restart) throws Exception {
+    static AgentSession attaching(long pid, AgentSettings agent, ViewOptions view, boolean restart) throws Exception {
         String options = agent.agentOptions();
         JavaProcess jvm = JavaProcess.of(pid);
         // The agent's own word, through the attach channel: a stats file may be missing or damaged while it runs.
@@ -85,6 +86,7 @@ final class AgentSession {
         AgentSession session = new AgentSession(jvm, options, found, restarted);
         if (session.loads()) {
             agent.checkFor(pid);
+            view.checkColumns(agent.events.events);
         }
         if (restarted) {
             detach(jvm);

@@ -54,7 +54,7 @@ final class AttachCommand implements Callable<Integer> {
         // Opened before anything is asked of the JVM: an --output FILE that cannot be written changes nothing there,
         // and an agent that runs with other options is still running (--restart detaches it after every check).
         try (ReportOutput out = output.open()) {
-            AgentSession session = AgentSession.attaching(pid, agent, restart);
+            AgentSession session = AgentSession.attaching(pid, agent, view, restart);
             if (session.watchesOnly()) {
                 System.err.println(
                         "perfpin attach: the agent already runs in " + pid + " with these options; watching it");

@@ -66,6 +66,7 @@ final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        view.checkColumns(events);
         CpuSet allowed = CpuTopology.live().allowed();
         int first = allowed.first();
         int second = allowed.size() > 1 ? allowed.next(first + 1) : first;

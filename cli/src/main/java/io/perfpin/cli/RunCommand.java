@@ -47,6 +47,7 @@ final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
+        view.checkColumns(agent.events.events);
         return AgentSession.launch(launchCommand(), agent, view, output);
     }
 

@@ -228,6 +228,7 @@ final class StatCommand implements Callable<Integer> {
                     + " perfpin attach PID --virtual REGEX");
         }
         pid = pid();
+        view.checkColumns(events.events);
         EventList eventList = events.eventList();
         // Counted before perfpin opens anything of its own for this: what it has free is what it shares out.
         DescriptorBudget budget = DescriptorBudget.forThisProcess(fds, "--fds=", "--fds");

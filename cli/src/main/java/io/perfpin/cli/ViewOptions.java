@@ -5,9 +5,12 @@ import io.perfpin.event.EventParser;
 import io.perfpin.event.GenericEvents;
 import io.perfpin.event.InvalidEventException;
 import io.perfpin.event.NearestNames;
+import io.perfpin.event.Preset;
 import io.perfpin.event.Presets;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.Option;
 
@@ -93,6 +96,32 @@ final class ViewOptions {
      */
     TableLayout table() {
         return layout(0).withNotCounted();
+    }
+
+    /**
+     * Refuses a --columns name that the events {@code selected} (stat's, or the agent's that run or attach loads) do
+     * not give: an event they leave out, or a metric of no preset among them. Shown, it could only be empty; left out,
+     * it would be a column silently missing.
+     */
+    void checkColumns(EventsOption.Selection selected) {
+        if (columns == null || wide) {
+            return;
+        }
+        Set<String> given = new HashSet<>(selected.list.names());
+        selected.list.metrics().forEach(m -> given.add(m.name()));
+        selected.list.unsupported().forEach(u -> given.add(u.event())); // selected, and said as not counted
+        for (String column : columns) {
+            if (!given.contains(column)) {
+                String add = Presets.all().stream()
+                        .filter(p -> p.metrics().stream().anyMatch(m -> m.name().equals(column)))
+                        .map(Preset::name)
+                        .findFirst()
+                        .orElse(column);
+                throw new IllegalArgumentException("--columns " + column + ": --events " + selected.text
+                        + " does not count it; add " + (add.equals(column) ? "it" : "its preset") + ": --events "
+                        + selected.text + "," + add);
+            }
+        }
     }
 
     /**

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.options.ListenAddress;
@@ -8,6 +9,7 @@ import io.perfpin.options.OptionLimits;
 import io.perfpin.options.OtlpEndpoint;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -372,6 +374,50 @@ class CommandLineTest {
         ViewOptions view = ((StatCommand) line.getCommand()).view;
         assertEquals(List.of("cycles", "ipc"), view.columns);
         assertEquals("cycles", view.sort);
+    }
+
+    /**
+     * A --columns event or metric that the selected events do not give is refused, with the events that would, by
+     * every command that selects them, before anything is started or looked at (stat's pid 1 is not): shown, it could
+     * only be empty, and it was once dropped without a word.
+     */
+    @Test
+    void aColumnTheSelectedEventsDoNotGiveIsRefusedWithTheEventsThatWould() throws Exception {
+        assertUsage(
+                "perfpin stat: --columns cache-misses: --events sched does not count it; add it: --events"
+                        + " sched,cache-misses",
+                "stat",
+                "1",
+                "--columns",
+                "task-clock,cache-misses,LLC-mpki");
+        assertUsage(
+                "perfpin run: --columns LLC-mpki: --events sched,cache-misses does not count it; add its preset:"
+                        + " --events sched,cache-misses,cache",
+                "run",
+                "--events",
+                "sched,cache-misses",
+                "--columns",
+                "cache-misses,LLC-mpki",
+                "--",
+                "java",
+                "-version");
+        assertUsage(
+                "perfpin demo: --columns dTLB-mpki: --events ipc,sched does not count it; add its preset: --events"
+                        + " ipc,sched,tlb",
+                "demo",
+                "--columns",
+                "ipc,dTLB-mpki");
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            assertUsage(
+                    "perfpin attach: --columns cache-misses: --events sched does not count it; add it: --events"
+                            + " sched,cache-misses",
+                    "attach",
+                    Long.toString(service.pid()),
+                    "--columns",
+                    "cache-misses");
+            assertFalse(ProcFiles.maps(service.pid(), "libinstrument.so"), "no agent was loaded");
+        }
     }
 
     /** {@code command}'s {@code target} with {@code options}: exit 2, one line, its start and end as given. */
