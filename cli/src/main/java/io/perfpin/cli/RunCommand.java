@@ -48,6 +48,9 @@ final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         view.checkColumns(agent.events.events);
+        // The JVM starts with this process's CPUs: its pins are checked against them, as attach checks its target's
+        // (a wrapper such as taskset may narrow them further: the agent then says what it could not have).
+        agent.checkFor(ProcessHandle.current().pid());
         return AgentSession.launch(launchCommand(), agent, view, output);
     }
 

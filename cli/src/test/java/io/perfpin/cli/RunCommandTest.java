@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.perfpin.apps.PageToucher;
 import io.perfpin.apps.Programs;
+import io.perfpin.cpu.CpuTopology;
 import io.perfpin.jvm.AgentJar;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
@@ -281,6 +282,20 @@ class RunCommandTest {
                         + " stderr has a \\[perfpin\\] line that says why\n"),
                 run.err);
         assertEquals("{\"type\":\"end\",\"complete\":true}\n", Files.readString(record));
+    }
+
+    /** A pin to a CPU this machine does not have is a usage error before the JVM starts, as for stat and attach. */
+    @Test
+    void aPinToACpuRunsJvmCannotHaveIsExit2AndStartsNothing() throws Exception {
+        int beyond = CpuTopology.live().online().last() + 1;
+        Path record = dir.resolve("run.jsonl");
+        CliRun run = CliRun.capture(() ->
+                Perfpin.run("run", "--pin", "main@" + beyond, "--record", record.toString(), "--", JAVA, "-version"));
+        assertEquals(ExitCode.USAGE, run.code, run.out + run.err);
+        assertTrue(
+                run.err.startsWith("perfpin run: placement " + beyond + ": CPU " + beyond + " is not online"), run.err);
+        assertEquals("", run.out);
+        assertFalse(Files.exists(record), "nothing started, nothing recorded");
     }
 
     /** Refused before anything starts: sudo need not be installed. */
