@@ -269,6 +269,9 @@ final class AgentSession {
             // on the way to it; a JVM's own, as its user in its own namespace.
             opened = stats != null ? StatsFileReader.openNamed(stats) : AgentStatsFile.open(pid);
         } catch (NamedFile.Refused e) {
+            if (e.getCause() instanceof NoSuchFileException) {
+                throw NoAgentException.noStatsFile(e);
+            }
             throw new IllegalStateException(e.getMessage());
         } catch (NoSuchFileException | StatsFileBeingCreatedException e) {
             if (stats != null) {

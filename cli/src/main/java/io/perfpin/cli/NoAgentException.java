@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.files.NamedFile;
 import java.nio.file.Path;
 
 /** No perfpin agent runs in the JVM (exit code {@link ExitCode#NO_AGENT}). */
@@ -14,6 +15,15 @@ final class NoAgentException extends Exception {
     /** {@code why}: how it is known, a parenthesis of the message; empty for none. */
     NoAgentException(long pid, String why) {
         this(pid, why, true);
+    }
+
+    /** For {@code top --stats FILE}, where FILE is not there: {@code missing}, the line that says so. */
+    static NoAgentException noStatsFile(NamedFile.Refused missing) {
+        return new NoAgentException(missing.getMessage());
+    }
+
+    private NoAgentException(String message) {
+        super(message);
     }
 
     /**

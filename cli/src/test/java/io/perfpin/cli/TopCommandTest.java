@@ -137,6 +137,15 @@ class TopCommandTest {
         }
     }
 
+    /** A --stats FILE that is not there is what the exit table says of a missing stats file: no agent, exit 6. */
+    @Test
+    void aMissingStatsFileIsNoAgentExitCode6() {
+        Path missing = dir.resolve("missing.stats");
+        CliRun top = CliRun.capture(() -> Perfpin.run("top", "--stats", missing.toString()));
+        assertEquals(ExitCode.NO_AGENT, top.code, top.err);
+        assertEquals("perfpin top: cannot open " + missing + ": no such file or directory\n", top.err);
+    }
+
     @Test
     void aStatsFileDamagedBeforeTopOpensItIsOneLineAndExitCode1() throws Exception {
         Path file = dir.resolve("crafted.stats");
