@@ -18,6 +18,10 @@ public final class ExitCode {
     public static final int NO_AGENT = 6;
     public static final int ATTACH_FAILED = 7;
     public static final int PROCESS_CHANGED = 8;
+    /** The JVM's own exit on SIGINT (128 + 2), which the stop signal's hook lets happen once the command is done. */
+    public static final int INTERRUPTED = 130;
+    /** The JVM's own exit on SIGTERM (128 + 15), likewise. */
+    public static final int TERMINATED = 143;
 
     /**
      * One exit code.
@@ -79,7 +83,15 @@ public final class ExitCode {
                     "`stat`: the pid no longer names the process perfpin checked: it exited and its pid went"
                             + " to another process, or it exec'd another program (a setuid one, say) or runs as other"
                             + " users. perfpin left it alone from then on: no pin, no counter read, no affinity given"
-                            + " back"));
+                            + " back"),
+            new Entry(
+                    INTERRUPTED,
+                    "interrupted: Ctrl-C (SIGINT)",
+                    "interrupted: Ctrl-C (SIGINT) ended the command, once it had done what a signal leaves it to do"
+                            + " (a view's or `stat`'s totals written, pins given back, `attach --detach-on-exit`'s"
+                            + " detach), whatever it would have returned; `run` then no longer waits for its"
+                            + " application"),
+            new Entry(TERMINATED, "terminated: SIGTERM", "terminated: SIGTERM ended the command, as Ctrl-C does"));
 
     private ExitCode() {}
 

@@ -59,9 +59,15 @@ class ExitCodeTest {
         List<String> codes = new ArrayList<>();
         ExitCode.TABLE.forEach(e -> codes.add(e.code() + " " + e.meaning()));
         assertEquals(codes, rows);
-        for (int code = 0; code < ExitCode.TABLE.size(); code++) {
-            assertEquals(code, ExitCode.TABLE.get(code).code(), "every code from 0, in order");
+        for (int code = 0; code <= ExitCode.PROCESS_CHANGED; code++) {
+            assertEquals(code, ExitCode.TABLE.get(code).code(), "every code of perfpin's own from 0, in order");
         }
+        assertEquals(
+                List.of(ExitCode.INTERRUPTED, ExitCode.TERMINATED),
+                ExitCode.TABLE.subList(ExitCode.PROCESS_CHANGED + 1, ExitCode.TABLE.size()).stream()
+                        .map(ExitCode.Entry::code)
+                        .toList(),
+                "then the signals' own");
     }
 
     @Test
