@@ -1,7 +1,6 @@
 package io.perfpin.cli;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.ITypeConverter;
@@ -54,22 +53,13 @@ final class OutputOptions {
     ReportOutput openPage(List<Path> inputs) throws IOException {
         if (output != null) {
             for (Path input : inputs) {
-                if (same(output, input)) {
+                if (SameFile.of(output).equals(SameFile.of(input))) {
                     throw new IllegalArgumentException("--output " + output + ": the same file as " + input
                             + ", which this command reads; write the report to another file");
                 }
             }
         }
         return ReportOutput.open(format, output, TableLayout.ALL);
-    }
-
-    /** Whether two paths name one file: its device and inode where both are there, else the paths themselves. */
-    private static boolean same(Path a, Path b) {
-        try {
-            return Files.isSameFile(a, b);
-        } catch (IOException notBothThere) {
-            return a.toAbsolutePath().normalize().equals(b.toAbsolutePath().normalize());
-        }
     }
 
     static final class Format implements ITypeConverter<ReportFormat> {

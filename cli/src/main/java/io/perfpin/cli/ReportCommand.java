@@ -63,6 +63,9 @@ final class ReportCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws IOException {
+        // A file named twice, however spelt, is reported once, as it was first named.
+        Set<Object> named = new HashSet<>();
+        files = files.stream().filter(file -> named.add(SameFile.of(file))).toList();
         if (output.format == ReportFormat.HTML) {
             return page();
         }
@@ -79,7 +82,7 @@ final class ReportCommand implements Callable<Integer> {
      * the fork once, under F's heading.
      */
     private List<List<RecordedJvm>> families() throws IOException {
-        Set<Path> started = new HashSet<>();
+        Set<Object> started = new HashSet<>();
         for (Path file : files) {
             List<Path> family;
             try {
@@ -87,11 +90,11 @@ final class ReportCommand implements Callable<Integer> {
             } catch (IOException e) {
                 throw FileErrors.unreadable(file, e);
             }
-            family.subList(1, family.size()).forEach(member -> started.add(same(member)));
+            family.subList(1, family.size()).forEach(member -> started.add(SameFile.of(member)));
         }
         List<List<RecordedJvm>> families = new ArrayList<>();
         for (Path file : files) {
-            if (!started.contains(same(file))) {
+            if (!started.contains(SameFile.of(file))) {
                 families.add(family(file));
             }
         }
@@ -101,11 +104,6 @@ final class ReportCommand implements Callable<Integer> {
     /** The files the report is made from: a report written over one of them would replace it. */
     private static List<Path> read(List<RecordedJvm> jvms) {
         return jvms.stream().map(RecordedJvm::file).toList();
-    }
-
-    /** The file, however it was spelt: two paths to one file compare equal. */
-    private static Path same(Path file) {
-        return file.toAbsolutePath().normalize();
     }
 
     /**

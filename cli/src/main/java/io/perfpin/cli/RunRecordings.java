@@ -7,10 +7,7 @@ import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.VirtualThreadGroups;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.attribute.BasicFileAttributes;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -26,33 +23,23 @@ final class RunRecordings {
     /** How its tables are laid out: as report lays out a recording's, with run's --columns, --wide, --sort, --top. */
     private final TableLayout table;
 
-    /** The file at {@link #record} before the run (its device and inode), null where there was none. */
+    /** The file at {@link #record} before the run ({@link SameFile}: its inode, or its path where there was none). */
     private final Object before;
 
     /** Made before the JVM starts: what is at {@code record} then is not the run's. */
-    RunRecordings(Path record, ThreadsOption threads, ViewOptions view) throws IOException {
+    RunRecordings(Path record, ThreadsOption threads, ViewOptions view) {
         this.record = record;
         this.threads = threads;
         this.table = RecordingReport.table(view);
-        this.before = identity(record);
+        this.before = SameFile.of(record);
     }
 
     /**
      * Whether the run's agent made its recording: the agent replaces a file there with a new one (another inode,
      * while the old one is still there), so one that is still the file found before is an earlier run's.
      */
-    boolean made() throws IOException {
-        Object now = identity(record);
-        return now != null && !now.equals(before);
-    }
-
-    private static Object identity(Path file) throws IOException {
-        try {
-            return Files.readAttributes(file, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS)
-                    .fileKey();
-        } catch (NoSuchFileException none) {
-            return null;
-        }
+    boolean made() {
+        return Files.exists(record) && !SameFile.of(record).equals(before);
     }
 
     /**

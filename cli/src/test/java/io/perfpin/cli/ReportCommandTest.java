@@ -412,6 +412,31 @@ class ReportCommandTest {
         assertTrue(lines.get(second + 2).matches("busy +21 +0-1 +ended +3\\.000 ms.*"), table.out);
     }
 
+    /** A recording named twice, however spelt (here also through a hard link), is reported once. */
+    @Test
+    void aRecordingNamedTwiceIsReportedOnce() throws Exception {
+        Path recording = Files.writeString(
+                dir.resolve("once.jsonl"),
+                "{\"type\":\"thread\",\"time\":1700000000000,\"name\":\"main\",\"tid\":7,\"javaId\":1,"
+                        + "\"cpus\":\"0-1\",\"pin\":\"none\",\"wallNanos\":50000000,"
+                        + "\"counters\":{\"task-clock\":5000000},\"coverage\":{\"task-clock\":1.0},"
+                        + "\"metrics\":{},\"unsupported\":{}}\n");
+        Path link = Files.createLink(dir.resolve("other-name.jsonl"), recording);
+        for (String format : List.of("table", "json", "csv")) {
+            CliRun once = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", format));
+            assertEquals(ExitCode.OK, once.code, once.err);
+            CliRun twice = CliRun.capture(() -> Perfpin.run(
+                    "report",
+                    recording.toString(),
+                    dir.resolve(".").resolve("once.jsonl").toString(),
+                    link.toString(),
+                    "--format",
+                    format));
+            assertEquals(ExitCode.OK, twice.code, twice.err);
+            assertEquals(once.out, twice.out, format);
+        }
+    }
+
     /**
      * What a recording may hold that perfpin itself would not write: a thread name with half a character (a lone
      * surrogate, which Java allows and UTF-8 cannot carry) and a metric past a double's range ({@code 1e309},
