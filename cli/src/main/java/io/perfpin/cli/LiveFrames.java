@@ -1,5 +1,6 @@
 package io.perfpin.cli;
 
+import io.perfpin.options.Durations;
 import io.perfpin.report.Hint;
 import io.perfpin.report.Hints;
 import io.perfpin.report.StatsWindows;
@@ -84,7 +85,7 @@ final class LiveFrames {
     void agentSamplesEvery(Duration agent, Duration interval) {
         out.people()
                 .println(TerminalText.escape("perfpin " + command + ": the agent samples every "
-                        + CountText.seconds(agent.toNanos()) + ": --interval " + CountText.seconds(interval.toNanos())
+                        + CountText.seconds(agent.toNanos()) + ": --interval " + Durations.text(interval)
                         + " shows each of"
                         + " its samples once, as it comes"));
     }

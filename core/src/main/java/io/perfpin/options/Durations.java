@@ -2,6 +2,7 @@ package io.perfpin.options;
 
 import java.time.Duration;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -48,6 +49,18 @@ public final class Durations {
             throw bad(token, "expected " + ALLOWED);
         }
         return duration;
+    }
+
+    /** {@code duration} as {@link #parse} reads it, in the largest unit that holds it whole: {@code 1ns}, {@code 5s}. */
+    public static String text(Duration duration) {
+        long nanos = duration.toNanos();
+        for (String unit : List.of("m", "s", "ms", "us")) {
+            long size = UNITS.get(unit).getDuration().toNanos();
+            if (nanos % size == 0) {
+                return nanos / size + unit;
+            }
+        }
+        return nanos + "ns";
     }
 
     private static IllegalArgumentException bad(String token, String why) {

@@ -17,6 +17,15 @@ class DurationsTest {
         assertEquals(Duration.ofMinutes(2), Durations.parse("2m"));
     }
 
+    /** Said back in the largest unit that holds it whole, as it would be written: never a rounded 0.000 s. */
+    @Test
+    void aDurationIsSaidAsItWouldBeWritten() {
+        for (String written : new String[] {"1ns", "1500us", "250ms", "90s", "2m"}) {
+            assertEquals(written, Durations.text(Durations.parse(written)));
+        }
+        assertEquals("1m", Durations.text(Durations.parse("60s")));
+    }
+
     @Test
     void aBadDurationNamesTheTokenAndWhatIsAllowed() {
         for (String bad : new String[] {"5parsecs", "0ms", "-1s", "1.5s", "ms", ""}) {
