@@ -46,6 +46,9 @@ final class ReportOutput implements AutoCloseable {
     /** @param output null for standard output; else checked now, and made by the first write */
     static ReportOutput open(ReportFormat format, Path output, TableLayout layout) throws IOException {
         if (output != null) {
+            if (output.toString().isEmpty()) {
+                throw new IllegalArgumentException("--output '': an empty name; expected a file to write");
+            }
             try {
                 OutputFile.check(output);
             } catch (IOException e) {

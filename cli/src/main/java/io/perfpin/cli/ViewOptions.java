@@ -187,8 +187,8 @@ final class ViewOptions {
             } catch (NumberFormatException e) {
                 // said below
             }
-            throw new IllegalArgumentException(
-                    "bad count '" + token + "': expected a whole number of threads, 1 or" + " more");
+            throw new IllegalArgumentException("bad count '" + token + "': expected a whole number of threads, from 1"
+                    + " to " + Integer.MAX_VALUE);
         }
     }
 }

@@ -420,6 +420,19 @@ class CommandLineTest {
         }
     }
 
+    /** The tokens that name no file and no count are quoted, and a count says its limits. */
+    @Test
+    void anEmptyOutputAndACountPastTheLimitAreSaidWithTheTokenAndWhatIsAllowed() {
+        assertUsage("perfpin top: --output '': an empty name; expected a file to write", "top", "1", "--output", "");
+        assertUsage(
+                "perfpin top: --top: bad count '99999999999': expected a whole number of threads, from 1 to 2147483647"
+                        + " (see perfpin top --help)",
+                "top",
+                "1",
+                "--top",
+                "99999999999");
+    }
+
     /** {@code command}'s {@code target} with {@code options}: exit 2, one line, its start and end as given. */
     private static void assertUsageStarts(String start, String end, List<String> target, String... options) {
         List<String> args = new ArrayList<>(target);
