@@ -51,7 +51,7 @@ public final class Durations {
         return duration;
     }
 
-    /** {@code duration} as {@link #parse} reads it, in the largest unit that holds it whole: {@code 1ns}, {@code 5s}. */
+    /** {@code duration} as {@link #parse} reads it, in the largest unit holding it whole: {@code 1ns}, {@code 5s}. */
     public static String text(Duration duration) {
         long nanos = duration.toNanos();
         for (String unit : List.of("m", "s", "ms", "us")) {
