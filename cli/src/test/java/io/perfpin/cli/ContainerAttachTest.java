@@ -82,16 +82,7 @@ class ContainerAttachTest {
      */
     @Test
     void aJvmInItsOwnMountNamespaceIsAttachedAndAJarPlantedInItsTmpNeverRuns() throws Exception {
-        List<String> launcher = List.of(
-                "unshare",
-                "-m",
-                "--propagation",
-                "private",
-                "sh",
-                "-c",
-                "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec " + String.join(" ", victim.asThisUser())
-                        + " \"$@\"",
-                "sh");
+        List<String> launcher = victimWithTmpOfItsOwn();
         try (ChildJvm jvm =
                 ChildJvm.startUnder(launcher, classPath, List.of(), "io.perfpin.apps.Service", "1", "120")) {
             Matcher worker = jvm.await(WORKER);
@@ -153,16 +144,7 @@ class ContainerAttachTest {
      */
     @Test
     void aFailedAttachLeavesTheJvmsTmpAsItWas() throws Exception {
-        List<String> launcher = List.of(
-                "unshare",
-                "-m",
-                "--propagation",
-                "private",
-                "sh",
-                "-c",
-                "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec " + String.join(" ", victim.asThisUser())
-                        + " \"$@\"",
-                "sh");
+        List<String> launcher = victimWithTmpOfItsOwn();
         try (ChildJvm disabled = ChildJvm.startUnder(
                         launcher,
                         classPath,
@@ -484,5 +466,19 @@ class ContainerAttachTest {
         }
         Files.setPosixFilePermissions(planted, PosixFilePermissions.fromString("rw-r--r--"));
         return planted;
+    }
+
+    /** Runs the victim's command as the victim, in a mount namespace of its own where /tmp is a tmpfs of its own. */
+    private List<String> victimWithTmpOfItsOwn() {
+        return List.of(
+                "unshare",
+                "-m",
+                "--propagation",
+                "private",
+                "sh",
+                "-c",
+                "mount -t tmpfs -o mode=1777 tmpfs /tmp && cd /tmp && exec " + String.join(" ", victim.asThisUser())
+                        + " \"$@\"",
+                "sh");
     }
 }
