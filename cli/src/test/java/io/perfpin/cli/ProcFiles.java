@@ -35,6 +35,9 @@ final class ProcFiles {
         throw new AssertionError("no " + name + " in " + status);
     }
 
+    /** A process started with it ignored (a background job of a script) ignores it, and so does a JVM it starts. */
+    static final int SIGINT = 2;
+
     /** Whether the process ignores {@code signal} ({@code SigIgn:}, whose bit n-1 stands for signal n). */
     static boolean ignores(long pid, int signal) {
         for (String line : lines(Paths.get("/proc/" + pid + "/status"))) {

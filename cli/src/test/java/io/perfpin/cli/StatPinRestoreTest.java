@@ -25,7 +25,6 @@ import org.junit.jupiter.api.Test;
  */
 class StatPinRestoreTest {
     private static final long WAIT_NANOS = TimeUnit.SECONDS.toNanos(30);
-    private static final int SIGINT = 2;
     private static final String WATCHDOG = "perfpin-pins";
     private static final Pattern WORKER = Pattern.compile("thread (worker-\\d+) tid (\\d+)");
     private static final Pattern PINNED = Pattern.compile("perfpin stat: pinned '(\\S+)' \\(tid (\\d+)\\) to CPU 0 .*");
@@ -81,7 +80,7 @@ class StatPinRestoreTest {
                 awaitPinned(stat, Map.of("worker-0", tid));
                 long watchdog = watchdogOf(stat);
                 assumeFalse(
-                        ProcFiles.ignores(stat.pid(), SIGINT),
+                        ProcFiles.ignores(stat.pid(), ProcFiles.SIGINT),
                         "SIGINT is ignored in this process tree, as in a job a script started in the background");
                 signal(stat, "-INT");
 
