@@ -544,8 +544,9 @@ final class HotSpotAttach {
      * One SIGQUIT to the JVM, whose status and maps are checked again first: since the checks before the trigger was
      * made, the process may have run another program (an exec keeps its pid and start time), one that SIGQUIT would
      * kill. It goes through the pidfd opened with the target's files, so a process that took the pid since the checks
-     * gets nothing; where the kernel has no pidfd (before Linux 5.3), kill(1) sends it by pid, once the start time is
-     * checked again, and a process that takes the pid between that check and the signal would get it.
+     * gets nothing; where there is no pidfd (a kernel before Linux 5.3, or a seccomp filter that refuses the calls),
+     * kill(1) sends it by pid, once the start time is checked again, and a process that takes the pid between that
+     * check and the signal would get it.
      */
     private static void sendQuit(long pid, String process, TargetFiles files) throws AttachException {
         ProcStatus now = status(pid);
@@ -561,9 +562,8 @@ final class HotSpotAttach {
         if (sent == -Errno.ESRCH) {
             throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
         }
-        if (sent != -Errno.ENOSYS) {
-            throw new AttachException(PERMISSION_DENIED, "cannot signal " + process + ": " + Errno.words(sent));
-        }
+        // Any other failure (ENOSYS, or EPERM from a seccomp filter older than pidfds) is sent by pid, as kill(1) says
+        // whether this user may signal the process at all.
         if (!files.stillTheTarget()) {
             throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
         }

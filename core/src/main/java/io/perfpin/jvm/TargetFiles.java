@@ -77,9 +77,12 @@ final class TargetFiles implements AutoCloseable {
         FileCalls calls = FileCalls.ofProcess();
         OptionalLong started = ThreadStartTime.of(pid, (int) pid);
         int pidfd = calls.pidfdOpen(pid);
-        if (pidfd < 0 && pidfd != -Errno.ENOSYS) {
-            throw new IOException("cannot open a pidfd of process " + pid + ": " + Errno.words(pidfd));
+        if (pidfd == -Errno.ESRCH) {
+            throw new IOException("process " + pid + " exited while perfpin opened its files");
         }
+        // Any other refusal is a kernel without pidfds (ENOSYS, before Linux 5.3) or a seccomp filter older than them
+        // (EPERM: Docker before 20.10): the target is then signalled by pid, as before pidfds.
+        pidfd = Math.max(pidfd, -1);
         int flags = FileCalls.O_PATH | FileCalls.O_DIRECTORY | FileCalls.O_CLOEXEC;
         int root = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/root", flags, 0);
         if (root < 0) {
@@ -90,7 +93,7 @@ final class TargetFiles implements AutoCloseable {
         }
         // Only for the attach trigger, which may also go in /tmp: a working directory we cannot see is no failure.
         int cwd = calls.openat(FileCalls.AT_FDCWD, "/proc/" + pid + "/cwd", flags, 0);
-        TargetFiles files = new TargetFiles(calls, pid, target, root, cwd, pidfd >= 0 ? pidfd : -1, started);
+        TargetFiles files = new TargetFiles(calls, pid, target, root, cwd, pidfd, started);
         // The kernel reuses pids: these must be the directories (and the pidfd) of the process whose status was read
         // before.
         if (started.isEmpty() || !started.equals(ThreadStartTime.of(pid, (int) pid))) {
@@ -106,7 +109,8 @@ final class TargetFiles implements AutoCloseable {
 
     /**
      * Sends {@code signal} to the target through its pidfd, which no process that took its pid since can receive:
-     * 0, or -errno (-ESRCH once it has ended); -ENOSYS where the kernel has no pidfd (before Linux 5.3).
+     * 0, or -errno (-ESRCH once it has ended); -ENOSYS where no pidfd could be opened (a kernel before Linux 5.3, or a
+     * seccomp filter that refuses it).
      */
     int signal(int signal) {
         return pidfd < 0 ? -Errno.ENOSYS : calls.pidfdSendSignal(pidfd, signal);
