@@ -91,6 +91,21 @@ class OutputKeptTest {
                 "-version"));
         assertEquals(ExitCode.USAGE, run.code, run.err);
         assertEquals(KEPT, Files.readString(record));
+
+        // A recording yet to be made, named through a linked directory: the summary would replace it.
+        Path real = Files.createDirectory(dir.resolve("real"));
+        Path linked = Files.createSymbolicLink(dir.resolve("linked"), real);
+        CliRun throughLink = CliRun.capture(() -> Perfpin.run(
+                "run",
+                "--record",
+                real.resolve("new.jsonl").toString(),
+                "--output",
+                linked.resolve("new.jsonl").toString(),
+                "--",
+                java,
+                "-version"));
+        assertEquals(ExitCode.USAGE, throughLink.code, throughLink.err);
+        assertFalse(Files.exists(real.resolve("new.jsonl")), "nothing is made for a refused run");
     }
 
     private Path kept(String name) throws Exception {
