@@ -17,6 +17,7 @@ import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -172,7 +173,10 @@ final class AgentSession {
             List<String> command = launch.withJvmOption(agentOption);
             if (out.parseableOnStandardOutput()) {
                 // The application's standard output joins perfpin's standard error, as 1>&2 makes it: the shell
-                // execs the command, so the JVM keeps the pid, and its output outlives perfpin, as inherited.
+                // execs the command, so the JVM keeps the pid, and its output outlives perfpin, as inherited. A
+                // program the shell could not run would be its exit 127, taken for a JVM that refused the agent:
+                // refused here instead, as the start of the program itself is without the shell.
+                requireRunnable(command.get(0));
                 command = Stream.concat(Stream.of("/bin/sh", "-c", "exec \"$@\" 1>&2", "sh"), command.stream())
                         .toList();
             }
@@ -389,6 +393,21 @@ final class AgentSession {
             throw new IllegalStateException("process " + pid + " took the detach request, but its agent "
                     + (after.get().equals(AgentPresence.RUNNING) ? "still runs" : "says " + after.get())
                     + "; its stderr says why");
+        }
+    }
+
+    /**
+     * Refuses a program that cannot be run, as {@link ProcessBuilder#start} would: a path that is no executable
+     * file, or a name that no directory of the {@code PATH} has as one.
+     */
+    private static void requireRunnable(String program) throws IOException {
+        Stream<Path> candidates = program.contains("/")
+                ? Stream.of(Path.of(program))
+                : Stream.of(System.getenv().getOrDefault("PATH", "").split(":", -1))
+                        .map(directory -> Path.of(directory.isEmpty() ? "." : directory, program));
+        if (candidates.noneMatch(file -> Files.isRegularFile(file) && Files.isExecutable(file))) {
+            throw new IOException("Cannot run program \"" + program + "\": no executable file"
+                    + (program.contains("/") ? " there" : " of that name on the PATH"));
         }
     }
 }

@@ -298,6 +298,28 @@ class RunCommandTest {
         assertFalse(Files.exists(record), "nothing started, nothing recorded");
     }
 
+    /**
+     * A java that is not there is said as such, with exit 1, whether the application's output goes to the terminal
+     * or, behind CSV on standard output, to standard error.
+     */
+    @Test
+    void aJavaThatIsNotThereCannotBeRunWhateverTheFormat() {
+        Path missing = dir.resolve("no-such-jdk").resolve("java");
+        for (String format : List.of("table", "csv")) {
+            CliRun run = CliRun.capture(() -> Perfpin.run(
+                    "run",
+                    "--format",
+                    format,
+                    "--record",
+                    dir.resolve("r.jsonl").toString(),
+                    "--",
+                    missing.toString(),
+                    "-version"));
+            assertEquals(ExitCode.FAILURE, run.code, format + ": " + run.err);
+            assertTrue(run.err.contains("Cannot run program \"" + missing + "\""), format + ": " + run.err);
+        }
+    }
+
     /** Refused before anything starts: sudo need not be installed. */
     @Test
     void javaRunAsAnotherUserIsRefusedWithExit2() {
