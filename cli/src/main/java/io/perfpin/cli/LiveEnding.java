@@ -41,14 +41,7 @@ enum LiveEnding {
      * {@link #EXIT_GRACE} to end, does.
      */
     static LiveEnding ofClosedFile(long pid) throws InterruptedException {
-        long deadline = System.nanoTime() + EXIT_GRACE.toNanos();
-        while (JavaProcess.isRunning(pid)) {
-            if (System.nanoTime() - deadline >= 0) {
-                return DETACHED;
-            }
-            Thread.sleep(10);
-        }
-        return EXITED;
+        return JavaProcess.endsWithin(pid, EXIT_GRACE) ? EXITED : DETACHED;
     }
 
     /** In words, for the JVM {@code pid}. */

@@ -424,7 +424,7 @@ final class HotSpotAttach {
                                 + " safepoint)");
             }
             if (exited(pid)) {
-                throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+                throw exitedMeanwhile(process);
             }
             nap(stop, Math.min(nap, TimeUnit.NANOSECONDS.toMillis(left) + 1));
             nap = Math.min(2 * nap, LONGEST_NAP_MILLIS);
@@ -560,12 +560,12 @@ final class HotSpotAttach {
             return;
         }
         if (sent == -Errno.ESRCH) {
-            throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+            throw exitedMeanwhile(process);
         }
         // Any other failure (ENOSYS, or EPERM from a seccomp filter older than pidfds) is sent by pid, as kill(1) says
         // whether this user may signal the process at all.
         if (!files.stillTheTarget()) {
-            throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+            throw exitedMeanwhile(process);
         }
         try {
             Process kill = new ProcessBuilder("kill", "-QUIT", Long.toString(pid))
@@ -577,7 +577,7 @@ final class HotSpotAttach {
             }
             // kill(2) fails with ESRCH when the process is gone, else with EPERM.
             if (exited(pid)) {
-                throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+                throw exitedMeanwhile(process);
             }
             throw new AttachException(PERMISSION_DENIED, "kill -QUIT " + pid + " failed: " + said);
         } catch (IOException e) {
@@ -663,7 +663,7 @@ final class HotSpotAttach {
         String output = ModifiedUtf8.decode(reply, start, reply.length - start);
         if (!status.equals("0")) {
             if (reply.length == 0 && exitsSoon(pid)) {
-                throw new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+                throw exitedMeanwhile(process);
             }
             String detail = output.strip().lines().findFirst().orElse("no detail");
             throw new AttachException(
@@ -676,28 +676,26 @@ final class HotSpotAttach {
     }
 
     /** How long a JVM that closed a connection unanswered is given to end: its exit, not a refusal. */
-    private static final long EXIT_GRACE_MILLIS = 2_000;
+    private static final Duration EXIT_GRACE = Duration.ofSeconds(2);
 
-    /** Whether {@code pid} ends within {@value #EXIT_GRACE_MILLIS} ms: a JVM that closes a connection as it exits. */
-    private static boolean exitsSoon(long pid) throws AttachException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(EXIT_GRACE_MILLIS);
-        while (!exited(pid)) {
-            if (System.nanoTime() - deadline >= 0) {
-                return false;
-            }
-            try {
-                Thread.sleep(10);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return false; // stopped: as a refusal, which it may have been
-            }
+    /** Whether {@code pid} ends within {@link #EXIT_GRACE}: a JVM that closes a connection as it exits. */
+    private static boolean exitsSoon(long pid) {
+        try {
+            return JavaProcess.endsWithin(pid, EXIT_GRACE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false; // stopped: as a refusal, which it may have been
         }
-        return true;
+    }
+
+    /** The JVM ended while perfpin talked to it: its own exit code, whatever step met it. */
+    static AttachException exitedMeanwhile(String process) {
+        return new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
     }
 
     static AttachException gone(long pid, String process, IOException e) {
         if (exited(pid)) {
-            return new AttachException(NO_SUCH_PROCESS, process + " exited while perfpin attached");
+            return exitedMeanwhile(process);
         }
         return new AttachException(NOT_A_JVM, "cannot inspect " + process + ": " + e.getMessage());
     }

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -87,6 +88,18 @@ public final class JavaProcess {
     /** Whether process {@code pid} still runs: it exists and is no zombie (dead, not yet reaped). */
     public static boolean isRunning(long pid) {
         return !HotSpotAttach.exited(pid);
+    }
+
+    /** Whether process {@code pid} ends (or is a zombie) within {@code within}, looked at every 10 ms. */
+    public static boolean endsWithin(long pid, Duration within) throws InterruptedException {
+        long deadline = System.nanoTime() + within.toNanos();
+        while (isRunning(pid)) {
+            if (System.nanoTime() - deadline >= 0) {
+                return false;
+            }
+            Thread.sleep(10);
+        }
+        return true;
     }
 
     public long pid() {

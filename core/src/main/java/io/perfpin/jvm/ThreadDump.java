@@ -1,7 +1,6 @@
 package io.perfpin.jvm;
 
 import static io.perfpin.jvm.AttachException.Category.NOT_A_JVM;
-import static io.perfpin.jvm.AttachException.Category.NO_SUCH_PROCESS;
 import static io.perfpin.jvm.AttachException.Category.PERMISSION_DENIED;
 
 import java.io.IOException;
@@ -126,7 +125,7 @@ public final class ThreadDump {
         } catch (TimeoutException e) {
             throw new AttachException(NOT_A_JVM, "process " + pid + ": " + e.getMessage());
         } catch (NoSuchFileException e) {
-            throw new AttachException(NO_SUCH_PROCESS, "process " + pid + " exited while perfpin attached");
+            throw HotSpotAttach.exitedMeanwhile("process " + pid);
         } catch (IOException e) {
             throw new AttachException(
                     PERMISSION_DENIED, "cannot list the threads of process " + pid + ": " + e.getMessage());
