@@ -59,8 +59,9 @@ cp "$bundle/perfpin.jar" cli/target/
 cp "$bundle/benchmarks.jar" benchmarks/target/
 tar xf "$bundle/classes.tar"
 # The CLI's own archive, made as the build makes it, for this runtime: perfpin stat is measured as users start it.
-[ -e cli/target/perfpin.jsa ] || sh cli/src/main/sh/cds-archive.sh "$repo/perfpin" cli/target/perfpin.jar \
-    cli/target/perfpin.jsa
+# Made again at every run: the JVM checks the archive against the jar's time, which the copy above renewed, and
+# would start the CLI without a stale one, silently.
+sh cli/src/main/sh/cds-archive.sh "$repo/perfpin" cli/target/perfpin.jar cli/target/perfpin.jsa
 # Only benchmark 9 runs the JMH jar, which stays behind for its size; the workspace checks that it exists.
 [ -e jmh/target/perfpin-jmh.jar ] || : > jmh/target/perfpin-jmh.jar
 echo "cpus: $(nproc); $(java -version 2>&1 | head -1); $(uname -r)"
