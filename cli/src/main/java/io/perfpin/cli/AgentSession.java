@@ -13,6 +13,7 @@ import io.perfpin.jvm.AttachException;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.report.TerminalText;
+import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
@@ -21,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
@@ -299,6 +301,11 @@ final class AgentSession {
                 // read, so that a damaged file is said as damaged, not as closed.
                 refuseClosed(pid, reader.pid(), file);
             }
+            List<String> columns = new ArrayList<>(reader.snapshot().eventNames());
+            ThreadReport.metricNames(columns).stream()
+                    .filter(metric -> !columns.contains(metric))
+                    .forEach(columns::add);
+            view.checkColumns(columns, stats != null ? stats.toString() : "the agent in JVM " + reader.pid());
             LiveView live =
                     new LiveView(command, pid != null ? pid : reader.pid(), reader, threads, view, out, children);
             live.watch(every, duration);

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.Callable;
@@ -71,6 +72,8 @@ final class ReportCommand implements Callable<Integer> {
         }
         List<RecordedJvm> jvms = new ArrayList<>();
         families().forEach(jvms::addAll);
+        view.checkColumns(
+                columns(jvms), files.size() == 1 ? files.get(0).toString() : "the " + files.size() + " recordings");
         try (ReportOutput out = output.open(read(jvms))) {
             out.recordings(jvms, RecordingReport.table(view));
         }
@@ -99,6 +102,26 @@ final class ReportCommand implements Callable<Integer> {
             }
         }
         return families;
+    }
+
+    /**
+     * The columns a table of the recordings can show, each once: the events their run records say (else those their
+     * threads' counts show: a recording cut short before its run record), and the metrics their threads hold.
+     */
+    private static List<String> columns(List<RecordedJvm> jvms) {
+        Set<String> columns = new LinkedHashSet<>();
+        Set<String> metrics = new LinkedHashSet<>();
+        for (RecordedJvm jvm : jvms) {
+            List<String> said = jvm.recording().events();
+            if (said.isEmpty()) {
+                jvm.threads().forEach(t -> columns.addAll(t.report().counters().keySet()));
+            } else {
+                columns.addAll(said);
+            }
+            jvm.threads().forEach(t -> metrics.addAll(t.report().metrics().keySet()));
+        }
+        columns.addAll(metrics);
+        return new ArrayList<>(columns);
     }
 
     /** The files the report is made from: a report written over one of them would replace it. */

@@ -125,6 +125,23 @@ final class ViewOptions {
     }
 
     /**
+     * Refuses a --columns name that is not among {@code given}, the columns of what {@code source} holds (its events
+     * and metrics): left out of a table, it would be a column silently missing. Nothing is checked where the columns
+     * are not known (empty).
+     */
+    void checkColumns(List<String> given, String source) {
+        if (columns == null || wide || given.isEmpty()) {
+            return;
+        }
+        for (String column : columns) {
+            if (!given.contains(column)) {
+                throw new IllegalArgumentException("--columns " + column + ": not among the columns of " + source + ": "
+                        + String.join(", ", given));
+            }
+        }
+    }
+
+    /**
      * A --columns name, checked with the command line so that a misspelt one is a usage error before any target is
      * touched, rather than a column silently missing: an event, as perfpin spells it (cpu-cycles gives cycles, the
      * name of its column), or a metric. The identity columns are refused with why: naming one could not show it.

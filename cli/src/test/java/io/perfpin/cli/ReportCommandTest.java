@@ -543,6 +543,28 @@ class ReportCommandTest {
         assertTrue(bad.err.contains("bad count '0'"), bad.err);
     }
 
+    /**
+     * A --columns name that the recording does not hold is refused with what it holds: left out of the table, it was
+     * once a column silently missing. A recording cut short before its run record says its events by its threads'
+     * counts.
+     */
+    @Test
+    void aColumnTheRecordingDoesNotHoldIsRefusedWithTheColumnsItHolds() throws Exception {
+        Path recording = dir.resolve("columns.jsonl");
+        Files.write(recording, List.of(timed("main", 10, 5_000_000L, ThreadState.ENDED)));
+        CliRun shown = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--columns", "task-clock"));
+        assertEquals(ExitCode.OK, shown.code, shown.err);
+        assertEquals(
+                "thread  tid  cpus  state  task-clock",
+                shown.out.lines().findFirst().get().strip());
+        CliRun refused = CliRun.capture(
+                () -> Perfpin.run("report", recording.toString(), "--columns", "task-clock,page-faults"));
+        assertEquals(ExitCode.USAGE, refused.code, refused.err);
+        assertEquals(
+                "perfpin report: --columns page-faults: not among the columns of " + recording + ": task-clock\n",
+                refused.err);
+    }
+
     /** The names of a table's rows, in its order: the first column, up to two spaces, of each line after the header. */
     private static List<String> rowNames(String table) {
         List<String> lines = List.of(table.strip().split("\n"));

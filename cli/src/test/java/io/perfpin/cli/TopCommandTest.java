@@ -89,6 +89,29 @@ class TopCommandTest {
     }
 
     /**
+     * A --columns name that the watched agent does not count is refused with what it counts, and the metrics those
+     * give: left out of the view, it was once a column silently missing.
+     */
+    @Test
+    void aColumnTheAgentDoesNotCountIsRefusedWithTheColumnsItHas() throws Exception {
+        try (ChildJvm service = ChildJvm.withAgent(
+                "threads=.*;events=task-clock;interval=100ms", "io.perfpin.apps.Service", "0", "60", "0")) {
+            service.await(Pattern.compile("ready"));
+            try {
+                CliRun top = CliRun.capture(() -> Perfpin.run(
+                        "top", Long.toString(service.pid()), "--columns", "page-faults", "--duration", "5s"));
+                assertEquals(ExitCode.USAGE, top.code, top.err);
+                assertEquals(
+                        "perfpin top: --columns page-faults: not among the columns of the agent in JVM " + service.pid()
+                                + ": task-clock, cpu-utilisation\n",
+                        top.err);
+            } finally {
+                Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+            }
+        }
+    }
+
+    /**
      * The agent makes its stats file shortly after it starts: top, started as soon as the JVM's main runs, finds it or
      * waits for it, and never says that no agent runs.
      */
