@@ -15,6 +15,7 @@ import io.perfpin.registry.RegistryConfig;
 import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.stats.OptionsText;
+import io.perfpin.stats.StatsClosing;
 import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
@@ -295,11 +296,12 @@ final class AgentSession {
         }
         // A file damaged when it is opened, or while it is watched, ends the view with one line.
         try (StatsFileReader reader = opened) {
-            if (command.equals("top") && reader.snapshot().isClosed()) {
+            StatsClosing closing = reader.snapshot().closing();
+            if (command.equals("top") && closing != StatsClosing.OPEN) {
                 // Its totals are the last agent's, not a live one's: top was given a JVM where no agent runs.
                 // run and attach started the agent they watch, and show how it ended. The whole snapshot is
                 // read, so that a damaged file is said as damaged, not as closed.
-                refuseClosed(pid, reader.pid(), file);
+                refuseClosed(pid, reader.pid(), file, closing);
             }
             List<String> columns = new ArrayList<>(reader.snapshot().eventNames());
             ThreadReport.metricNames(columns).stream()
@@ -351,15 +353,15 @@ final class AgentSession {
      * A closed stats file: the process is checked as for a missing one when the user named a pid (gone, another
      * user's or no JVM each have their own exit code); otherwise no agent runs there any more.
      */
-    private static void refuseClosed(Long pid, long filePid, Path file)
-            throws AttachException, NoAgentException, InterruptedException {
+    private static void refuseClosed(Long pid, long filePid, Path file, StatsClosing closing)
+            throws AttachException, NoAgentException {
         if (pid != null) {
             JavaProcess.of(pid);
         }
         throw new NoAgentException(
                 filePid,
                 "its stats file " + file + " is closed: "
-                        + LiveEnding.ofClosedFile(filePid).message(filePid));
+                        + LiveEnding.of(closing).message(filePid));
     }
 
     /**

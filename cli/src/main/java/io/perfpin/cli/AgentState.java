@@ -2,6 +2,7 @@ package io.perfpin.cli;
 
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.stats.OptionsText;
+import io.perfpin.stats.StatsClosing;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
@@ -22,8 +23,9 @@ record AgentState(boolean active, String detail, IOException unreadable, Options
 
     static AgentState of(long pid) {
         try (StatsFileReader reader = AgentStatsFile.open(pid)) {
-            if (reader.isClosed()) {
-                return new AgentState(false, "closed: the agent detached", null, null);
+            StatsClosing closing = reader.closing();
+            if (closing != StatsClosing.OPEN) {
+                return new AgentState(false, "closed: " + LiveEnding.of(closing).message(pid), null, null);
             }
             long intervalMillis = TimeUnit.NANOSECONDS.toMillis(reader.intervalNanos());
             // No heartbeat yet: the sampler has not ticked since the file was made.

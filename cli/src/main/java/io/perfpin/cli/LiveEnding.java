@@ -1,7 +1,6 @@
 package io.perfpin.cli;
 
-import io.perfpin.jvm.JavaProcess;
-import java.time.Duration;
+import io.perfpin.stats.StatsClosing;
 import java.util.Locale;
 
 /**
@@ -21,12 +20,6 @@ enum LiveEnding {
     /** A signal (Ctrl-C, SIGTERM) or {@code q}. */
     STOPPED("stopped", null);
 
-    /**
-     * How long a JVM whose agent closed its stats file is given to end before the close is taken for a detach: the
-     * agent closes it in a shutdown hook, while the JVM still runs its other hooks and its exit.
-     */
-    private static final Duration EXIT_GRACE = Duration.ofSeconds(3);
-
     private final String message;
     private final String runningLabel;
 
@@ -36,12 +29,11 @@ enum LiveEnding {
     }
 
     /**
-     * Why the agent of JVM {@code pid} closed its stats file: the file does not say whether it was a detach, after
-     * which the JVM runs on, or the JVM's exit, whose shutdown hook closes it while the JVM still runs; the JVM, given
-     * {@link #EXIT_GRACE} to end, does.
+     * Why the agent closed its stats file, as the file says: the JVM's exit, whose shutdown hook closes it while the
+     * JVM still runs its other hooks, or a detach, after which it runs on.
      */
-    static LiveEnding ofClosedFile(long pid) throws InterruptedException {
-        return JavaProcess.endsWithin(pid, EXIT_GRACE) ? EXITED : DETACHED;
+    static LiveEnding of(StatsClosing closing) {
+        return closing == StatsClosing.AT_EXIT ? EXITED : DETACHED;
     }
 
     /** In words, for the JVM {@code pid}. */

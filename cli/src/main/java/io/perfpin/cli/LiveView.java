@@ -3,6 +3,7 @@ package io.perfpin.cli;
 import io.perfpin.StopSignal;
 import io.perfpin.jvm.JavaProcess;
 import io.perfpin.report.StatsWindows;
+import io.perfpin.stats.StatsClosing;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.stats.StatsSnapshot;
 import java.io.Console;
@@ -114,8 +115,9 @@ final class LiveView {
 
     /** Why the view ends now, or null while it goes on. */
     private LiveEnding ending(long deadline) throws IOException, InterruptedException {
-        if (reader.isClosed()) {
-            return LiveEnding.ofClosedFile(pid);
+        StatsClosing closing = reader.closing();
+        if (closing != StatsClosing.OPEN) {
+            return LiveEnding.of(closing);
         }
         if (!JavaProcess.isRunning(pid)) {
             return LiveEnding.KILLED;

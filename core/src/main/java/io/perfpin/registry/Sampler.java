@@ -5,6 +5,7 @@ import io.perfpin.counter.DescriptorTable;
 import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
 import io.perfpin.stats.AgentNotice;
+import io.perfpin.stats.StatsClosing;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,6 +60,9 @@ final class Sampler {
 
     private final Thread thread;
     private volatile boolean stopping;
+    /** Why the stats file is closed as the sampler stops: the first {@link #finish}'s word. */
+    private volatile StatsClosing closing;
+
     private final List<ThreadRegistry.TickListener> listeners = new CopyOnWriteArrayList<>();
 
     Sampler(
@@ -160,9 +164,13 @@ final class Sampler {
      * wait for good (the JVM's exit) waits for one thread, its last tick's writes included.
      *
      * @param boundNanos the most to wait for the sampler thread; 0 for no bound
+     * @param why        why the stats file is closed: the JVM's exit, or a close while it runs on
      * @return false when the sampler thread had not ended by then, its tick or the last one still under way
      */
-    boolean finish(long boundNanos) {
+    boolean finish(long boundNanos, StatsClosing why) {
+        if (closing == null) {
+            closing = why;
+        }
         stopping = true;
         LockSupport.unpark(thread);
         if (!joined(boundNanos)) {
@@ -474,7 +482,7 @@ final class Sampler {
                 case LAST_TICK -> tick(true);
                 case CLOSE_STATS -> {
                     if (publisher != null) {
-                        publisher.close();
+                        publisher.close(closing != null ? closing : StatsClosing.WHILE_RUNNING);
                     }
                 }
             }

@@ -8,6 +8,7 @@ import io.perfpin.export.ThreadGroupName;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.MappedFaults;
+import io.perfpin.stats.StatsClosing;
 import io.perfpin.stats.StatsFile;
 import io.perfpin.stats.StatsLayout;
 import java.io.IOException;
@@ -155,8 +156,11 @@ final class StatsPublisher {
         }
     }
 
-    /** Marks the file closed, the last write (a damaged file is left as it is), and lets go of its mapping. */
-    void close() {
+    /**
+     * Marks the file closed, saying {@code why}, the last write (a damaged file is left as it is), and lets go of its
+     * mapping.
+     */
+    void close(StatsClosing why) {
         try {
             if (!writable()) {
                 return;
@@ -167,7 +171,7 @@ final class StatsPublisher {
                 }
             }
             try {
-                file.close();
+                file.close(why);
             } catch (IOException | UncheckedIOException e) {
                 notices.sayOnce(AgentNotice.failure("closing the stats file " + file.path() + " failed", e));
             }

@@ -13,6 +13,7 @@ import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.stats.AgentNotice;
+import io.perfpin.stats.StatsClosing;
 import io.perfpin.stats.StatsFile;
 import java.io.IOException;
 import java.nio.file.Path;
@@ -467,7 +468,7 @@ public final class ThreadRegistry implements AutoCloseable {
      */
     @Override
     public void close() {
-        close(0);
+        close(0, StatsClosing.WHILE_RUNNING);
     }
 
     /**
@@ -480,14 +481,15 @@ public final class ThreadRegistry implements AutoCloseable {
      * @return false when it gave up waiting: the exports' last totals, which that tick publishes, are not to be sent
      */
     public boolean closeAtExit() {
-        return close(TimeUnit.MILLISECONDS.toNanos(EXIT_WAIT_MILLIS));
+        return close(TimeUnit.MILLISECONDS.toNanos(EXIT_WAIT_MILLIS), StatsClosing.AT_EXIT);
     }
 
     /**
      * @param boundNanos the most to wait for a close under way, and then for the sampler; 0 for no bound
+     * @param why        why the stats file is closed, as it says to its viewers
      * @return false when it gave up waiting for either
      */
-    boolean close(long boundNanos) {
+    boolean close(long boundNanos, StatsClosing why) {
         if (!lockClose(boundNanos)) {
             givenUp("the JVM exits while the agent still closes on another thread, past "
                     + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms: what that close has not written is lost");
@@ -497,7 +499,7 @@ public final class ThreadRegistry implements AutoCloseable {
             if (closed) {
                 if (!samplerBack && boundNanos == 0) {
                     // a detach after an exit that gave up on the sampler: it waits for it, as any detach does
-                    samplerBack = sampler.finish(0);
+                    samplerBack = sampler.finish(0, why);
                     closeRecording();
                 }
                 return samplerBack;
@@ -511,7 +513,7 @@ public final class ThreadRegistry implements AutoCloseable {
                 try {
                     switch (step) {
                         case ENROLMENTS -> threads.close();
-                        case THREADS -> samplerBack = sampler.finish(boundNanos);
+                        case THREADS -> samplerBack = sampler.finish(boundNanos, why);
                         case PINS -> pins.close();
                         case SWITCHED_ON -> switchedOn.close();
                         case RECORDING -> recording.close();

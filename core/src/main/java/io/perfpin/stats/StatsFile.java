@@ -820,13 +820,21 @@ public final class StatsFile implements AutoCloseable {
     }
 
     /**
-     * Marks the file closed: readers then know no more updates come. The counts stay readable. Ask
-     * {@link #damage} first: this writes too.
+     * Marks the file closed while the JVM runs on ({@link StatsClosing#WHILE_RUNNING}: a detach, a stop): readers then
+     * know no more updates come. The counts stay readable. Ask {@link #damage} first: this writes too.
      */
     @Override
     public void close() throws IOException {
+        close(StatsClosing.WHILE_RUNNING);
+    }
+
+    /** As {@link #close()}, saying why: {@link StatsClosing#AT_EXIT} from the JVM's exit. */
+    public void close(StatsClosing why) throws IOException {
+        if (why == StatsClosing.OPEN) {
+            throw new IllegalArgumentException("a close is no " + why);
+        }
         writeAggregate();
-        releaseLong(fixed, CLOSED_OFFSET, 1L);
+        releaseLong(fixed, CLOSED_OFFSET, why.value);
         fixed.force();
         live.force();
         channel.close();

@@ -247,8 +247,13 @@ public final class StatsFileReader implements AutoCloseable {
         return header.pmu.isEmpty() ? null : header.pmu;
     }
 
+    /** Whether, and why, the writer closed the file. */
+    public StatsClosing closing() throws IOException {
+        return guarded(this::readClosing);
+    }
+
     public boolean isClosed() throws IOException {
-        return guarded(this::closed);
+        return closing() != StatsClosing.OPEN;
     }
 
     public long heartbeatEpochMillis() throws IOException {
@@ -340,7 +345,7 @@ public final class StatsFileReader implements AutoCloseable {
                                 deadline));
             }
         }
-        boolean closed = closed();
+        StatsClosing closing = readClosing();
         long heartbeat = heartbeat();
         long notCounted = (long) LONGS.getAcquire(fixed, THREADS_NOT_COUNTED_OFFSET);
         long budget = fixed.getLong(DESCRIPTOR_BUDGET_OFFSET); // ordered by the acquire above
@@ -360,7 +365,7 @@ public final class StatsFileReader implements AutoCloseable {
                 refusals,
                 sources,
                 finished,
-                closed,
+                closing,
                 heartbeat,
                 notCounted,
                 budget,
@@ -430,12 +435,13 @@ public final class StatsFileReader implements AutoCloseable {
                 fixed.getInt(OPTIONS_CRC_OFFSET)));
     }
 
-    private boolean closed() throws IOException {
+    private StatsClosing readClosing() throws IOException {
         long closed = (long) LONGS.getAcquire(fixed, CLOSED_OFFSET);
-        if (closed != 0 && closed != 1) {
-            throw damaged(file, "closed flag " + closed + " (0 or 1 allowed)");
+        StatsClosing closing = StatsClosing.of(closed);
+        if (closing == null) {
+            throw damaged(file, "closed field " + closed + " (0, 1 or 2 allowed)");
         }
-        return closed == 1;
+        return closing;
     }
 
     private long heartbeat() throws IOException {

@@ -25,7 +25,9 @@ import java.nio.ByteOrder;
  *  48   u32  finished ring size    R
  *  52   u32  slot size             bytes, {@link #slotSize(int)}
  *  56   u64  finished total        threads finished so far (release); ring slot = (n - 1) % R
- *  64   u64  closed                1 once the writer closed the file (the JVM exited or the agent detached)
+ *  64   u64  closed                why the writer closed the file ({@link StatsClosing}, since version 10): 0
+ *                                  while it writes, 1 as the JVM exits (its shutdown hook), 2 while the JVM
+ *                                  runs on (the agent detached or stopped); the last write (release)
  *  72   u32  event capacity        C: the most events the file can name
  *  76   u32  live slot capacity    M: the most live slots the file may grow to
  *  80   u64  threads not counted   threads the agent enrolled without opening any counter, for want of file
@@ -157,12 +159,13 @@ import java.nio.ByteOrder;
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
     /**
-     * 9: the simulated PMU's name in the header, which moves everything after it (a viewer of a version 8 file would
+     * 10: why the file was closed, in the closed field (a version 9 reader would call a detached agent's file
+     * damaged). 9: the simulated PMU's name in the header, which moves everything after it (a viewer of a version 8 file would
      * label no count as simulated). 8: a fourth slot per virtual group, its running members, which moves the ring and
      * the live slots. 7: the virtual-group slots, between the aggregate and the ring, which move the ring and the live
      * slots. 6: notices of kinds not-counted and failure, which version 5 readers would call damaged.
      */
-    public static final int VERSION = 9;
+    public static final int VERSION = 10;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;

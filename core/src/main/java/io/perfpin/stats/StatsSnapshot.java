@@ -11,7 +11,7 @@ public final class StatsSnapshot {
     private final List<String> refusals;
     private final List<String> sources;
     private final long finishedTotal;
-    private final boolean closed;
+    private final StatsClosing closing;
     private final long heartbeatEpochMillis;
     private final long threadsNotCounted;
     private final long descriptorBudget;
@@ -27,7 +27,7 @@ public final class StatsSnapshot {
             List<String> refusals,
             List<String> sources,
             long finishedTotal,
-            boolean closed,
+            StatsClosing closing,
             long heartbeatEpochMillis,
             long threadsNotCounted,
             long descriptorBudget,
@@ -41,7 +41,7 @@ public final class StatsSnapshot {
         this.refusals = List.copyOf(refusals);
         this.sources = List.copyOf(sources);
         this.finishedTotal = finishedTotal;
-        this.closed = closed;
+        this.closing = closing;
         this.heartbeatEpochMillis = heartbeatEpochMillis;
         this.threadsNotCounted = threadsNotCounted;
         this.descriptorBudget = descriptorBudget;
@@ -106,7 +106,12 @@ public final class StatsSnapshot {
 
     /** Whether the writer had closed the file (the JVM exited or the agent detached). */
     public boolean isClosed() {
-        return closed;
+        return closing != StatsClosing.OPEN;
+    }
+
+    /** Whether, and why, the writer had closed the file. */
+    public StatsClosing closing() {
+        return closing;
     }
 
     public long heartbeatEpochMillis() {

@@ -8,6 +8,7 @@ import io.perfpin.event.EventList;
 import io.perfpin.event.EventParser;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.report.Recording;
+import io.perfpin.stats.StatsClosing;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.testkit.PerfEventDescriptors;
 import io.perfpin.testkit.Threads;
@@ -218,7 +219,7 @@ class RegistryCloseTest {
         try {
             assertTrue(inTick.await(DEADLINE_SECONDS, TimeUnit.SECONDS), "the sampler ticked");
             assertTrue(registry.publishesNotices(), "viewers read notices in the stats file");
-            assertFalse(registry.close(TimeUnit.MILLISECONDS.toNanos(100)), "the exit gave up");
+            assertFalse(registry.close(TimeUnit.MILLISECONDS.toNanos(100), StatsClosing.AT_EXIT), "the exit gave up");
             // the sampler writes the stats file's notices: this one goes to stderr, quiet or not
             assertFalse(registry.publishesNotices());
             assertEquals(1, warnings.size(), warnings::toString);
@@ -262,7 +263,7 @@ class RegistryCloseTest {
                 Thread.sleep(1); // the detach waits in the sampler's join, holding the close
             }
             assertEquals(Thread.State.WAITING, detach.getState(), "the detach waits for the sampler");
-            registry.close(TimeUnit.MILLISECONDS.toNanos(100));
+            registry.close(TimeUnit.MILLISECONDS.toNanos(100), StatsClosing.AT_EXIT);
             assertEquals(1, warnings.size(), warnings::toString);
             assertTrue(
                     warnings.get(0)

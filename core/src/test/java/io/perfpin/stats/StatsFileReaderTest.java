@@ -150,8 +150,8 @@ class StatsFileReaderTest {
                     message(reader::snapshot),
                     "the count never falls");
             putInt(file, StatsLayout.EVENT_COUNT_OFFSET, 3);
-            putLong(file, StatsLayout.CLOSED_OFFSET, 2);
-            assertEquals(file + " is damaged: closed flag 2 (0 or 1 allowed)", message(reader::isClosed));
+            putLong(file, StatsLayout.CLOSED_OFFSET, 3);
+            assertEquals(file + " is damaged: closed field 3 (0, 1 or 2 allowed)", message(reader::isClosed));
             putLong(file, StatsLayout.CLOSED_OFFSET, 1);
             putLong(file, StatsLayout.FINISHED_TOTAL_OFFSET, 1);
             assertEquals(file + " is damaged: finished thread count 1 (3 or more allowed)", message(reader::snapshot));

@@ -79,7 +79,7 @@ class StatsFileTest {
             }
         }
         try (StatsFileReader reader = StatsFileReader.open(file)) {
-            assertTrue(reader.isClosed());
+            assertEquals(StatsClosing.WHILE_RUNNING, reader.closing(), "closed while the JVM runs on: no exit");
         }
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())));
