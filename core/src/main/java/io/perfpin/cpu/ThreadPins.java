@@ -19,6 +19,7 @@ import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
@@ -53,6 +54,13 @@ public final class ThreadPins implements AutoCloseable {
 
     private final Consumer<String> say;
     private final Map<Integer, Pin> pins = new ConcurrentHashMap<>();
+    /**
+     * Held shared by each pin under way, and alone by {@link #close}: a pin that raced the close would land after it
+     * gave every pin back, and stay. After the close, {@link #closed} refuses every pin.
+     */
+    private final ReentrantReadWriteLock closing = new ReentrantReadWriteLock();
+    /** Set under {@link #closing}'s write lock, read under its read lock. */
+    private boolean closed;
     /**
      * On a thread of this JVM that perfpin pinned on the thread itself, the CPUs it gave it, which each thread made
      * there inherits ({@link InheritableThreadLocal}, copied as the child is constructed): how a new thread tells
@@ -137,7 +145,7 @@ public final class ThreadPins implements AutoCloseable {
      * reuse.
      *
      * @throws IllegalArgumentException when the placement names CPUs the process may not use
-     * @throws IllegalStateException    when no isolated CPU or whole core is free
+     * @throws IllegalStateException    when no isolated CPU or whole core is free, or after {@link #close}
      * @throws NativeException          with ESRCH when the thread has ended
      * @throws ProcessChangedException  when the pid no longer names the process checked: nothing was done to it
      * @throws IOException              when the thread ended as it was pinned, and the pin was undone
@@ -162,6 +170,18 @@ public final class ThreadPins implements AutoCloseable {
     }
 
     private Pin pin(int tid, String name, Thread thread, long startTime, Placement placement) throws IOException {
+        closing.readLock().lock();
+        try {
+            if (closed) {
+                throw new IllegalStateException("perfpin no longer pins: it gave every pin back as it stopped");
+            }
+            return pinOpen(tid, name, thread, startTime, placement);
+        } finally {
+            closing.readLock().unlock();
+        }
+    }
+
+    private Pin pinOpen(int tid, String name, Thread thread, long startTime, Placement placement) throws IOException {
         CpuTopology placedOn = topology();
         if (process != null) {
             // The thread's name came from a thread dump that the process answered itself, whenever it chose to.
@@ -354,7 +374,9 @@ public final class ThreadPins implements AutoCloseable {
     @Override
     public void close() {
         RuntimeException failure = null;
+        closing.writeLock().lock();
         try {
+            closed = true;
             for (Pin pin : List.copyOf(pins.values())) {
                 try {
                     restore(pin);
@@ -373,6 +395,7 @@ public final class ThreadPins implements AutoCloseable {
                 }
                 watchdogClosed = true; // a pin after the close starts none again
             }
+            closing.writeLock().unlock();
         }
         if (failure != null) {
             throw failure;

@@ -74,6 +74,23 @@ class ThreadPinsTest {
         assertEquals(List.of(), said);
     }
 
+    /**
+     * A pin that comes after the close, as one racing it from another thread would land after the close gave every
+     * pin back, is refused and leaves the thread as it was: nothing would give it back later.
+     */
+    @Test
+    void aPinAfterTheCloseIsRefusedAndLeavesTheThreadAsItWas() throws Exception {
+        int tid = parked("worker-0");
+        String before = cpusBefore(tid);
+        ThreadPins pins = ThreadPins.ofThisProcess(Backends.syscalls(), said::add);
+        pins.close();
+        IllegalStateException refused =
+                assertThrows(IllegalStateException.class, () -> pins.pin(tid, "worker-0", Placement.parse("0")));
+        assertEquals("perfpin no longer pins: it gave every pin back as it stopped", refused.getMessage());
+        assertFalse(pins.isPinned(tid));
+        assertEquals(before, cpusAllowed(tid), "its own CPUs still");
+    }
+
     /** pin=core chooses a core for each thread: said in one line, each name (cut when long) with its CPU. */
     @Test
     void theCpusACorePlacementChoseAreSaidInOneLine() throws Exception {
