@@ -16,6 +16,8 @@ public final class OtlpEndpoint {
     public static final String ALLOWED = "an http:// URL of an OTLP/HTTP receiver without credentials or query, such"
             + " as http://127.0.0.1:4318 (/v1/metrics is added when it names no path)";
     public static final String METRICS_PATH = "/v1/metrics";
+    /** A TCP port is 16 bits; URI takes any number of digits, so a wrong one would fail only at each export. */
+    private static final int MAX_PORT = 65535;
 
     private final URI uri;
 
@@ -47,6 +49,10 @@ public final class OtlpEndpoint {
         if (uri.getRawQuery() != null) {
             throw new IllegalArgumentException(bad + ": a query in the URL (?...), where receivers take API keys, would"
                     + " show in the agent's options; give keys to a collector on this host; expected " + ALLOWED);
+        }
+        if (uri.getPort() == 0 || uri.getPort() > MAX_PORT) {
+            throw new IllegalArgumentException(
+                    bad + ": port " + uri.getPort() + " is not one from 1 to " + MAX_PORT + "; expected " + ALLOWED);
         }
         if (uri.getRawFragment() != null) {
             throw new IllegalArgumentException(bad + ": a URL to send to has no fragment (#...); expected " + ALLOWED);

@@ -45,6 +45,9 @@ class OtlpEndpointTest {
             "http://host/#frag",
             "http://host/v1/metrics?api_key=k",
             "http://host/?",
+            "http://[::1]:99999",
+            "http://127.0.0.1:65536/v1/metrics",
+            "http://host:0",
             "http://ho st/",
             ""
         }) {
@@ -55,5 +58,18 @@ class OtlpEndpointTest {
             assertTrue(e.getMessage().startsWith("bad option 'otlp=" + bad + "': "), e.getMessage());
             assertTrue(e.getMessage().endsWith(OtlpEndpoint.ALLOWED), e.getMessage());
         }
+    }
+
+    /** A port out of range is refused as the option is read, not at each export interval. */
+    @Test
+    void aPortOutOfRangeIsABadOptionNamingTheRange() {
+        IllegalArgumentException e = assertThrows(
+                IllegalArgumentException.class,
+                () -> OtlpEndpoint.parse("http://[::1]:99999", "bad option 'otlp=http://[::1]:99999'"));
+        assertEquals(
+                "bad option 'otlp=http://[::1]:99999': port 99999 is not one from 1 to 65535; expected "
+                        + OtlpEndpoint.ALLOWED,
+                e.getMessage());
+        assertEquals(65535, OtlpEndpoint.parse("http://[::1]:65535", "bad URL").port());
     }
 }
