@@ -193,13 +193,7 @@ final class ReportCsv {
             row.append(text);
             return;
         }
-        StringBuilder whole = new StringBuilder(text);
-        for (; i < text.length(); i++) {
-            if (Json.isLoneSurrogate(text, i)) {
-                whole.setCharAt(i, '\ufffd');
-            }
-        }
-        String value = whole.toString();
+        String value = Json.wholeCharacters(text);
         boolean quote = value.indexOf(',') >= 0
                 || value.indexOf('"') >= 0
                 || value.indexOf('\n') >= 0

@@ -264,8 +264,8 @@ public final class ExportedThreads {
     private SeriesTotals seriesOf(SampledThread thread) {
         String group = ThreadGroupName.of(thread.name());
         if (thread.pinned() || ownSeries != null && ownSeries.matches(thread.name())) {
-            SeriesTotals own =
-                    threadSeries.within(new SeriesKey(group, ThreadGroupName.bounded(thread.name()), thread.cpus()));
+            SeriesTotals own = threadSeries.within(
+                    new SeriesKey(ThreadGroupName.label(group), ThreadGroupName.label(thread.name()), thread.cpus()));
             if (own != null) {
                 return own;
             }
@@ -273,9 +273,9 @@ public final class ExportedThreads {
         return groupOf(group);
     }
 
-    /** The group's series, or {@value #OTHER_GROUP}'s past the bound on groups. */
+    /** The group's series ({@link ThreadGroupName#label}), or {@value #OTHER_GROUP}'s past the bound on groups. */
     private SeriesTotals groupOf(String group) {
-        SeriesTotals grouped = groupSeries.within(new SeriesKey(group, null, null));
+        SeriesTotals grouped = groupSeries.within(new SeriesKey(ThreadGroupName.label(group), null, null));
         return grouped != null
                 ? grouped
                 : series.computeIfAbsent(new SeriesKey(OTHER_GROUP, null, null), this::newSeries);

@@ -1,5 +1,7 @@
 package io.perfpin.export;
 
+import io.perfpin.report.Json;
+
 /**
  * The group a thread's counts are exported under: its Java name less a numeric suffix and the separators before
  * it, as pools number their threads ({@code pool-3-thread-17} is in {@code pool-3-thread},
@@ -30,6 +32,15 @@ public final class ThreadGroupName {
             }
         }
         return bounded(threadName.substring(0, end));
+    }
+
+    /**
+     * A thread's name or group as a metrics label carries it: at most {@link #MAX_CHARS} characters, half a character
+     * (a lone surrogate, which a Java name may hold and UTF-8 cannot carry) as U+FFFD. Series are keyed on it, so
+     * names that differ only in what UTF-8 cannot carry share one series rather than write two alike.
+     */
+    public static String label(String name) {
+        return Json.wholeCharacters(bounded(name));
     }
 
     /** A name as a label carries it: at most {@link #MAX_CHARS} characters. */

@@ -157,4 +157,21 @@ public final class Json {
         }
         return Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(value.charAt(i - 1)));
     }
+
+    /**
+     * {@code text} with each half a character ({@link #isLoneSurrogate}) as U+FFFD, the character that stands for one:
+     * for outputs that carry UTF-8 as it is (CSV, metrics labels), where an encoder would make it {@code ?}.
+     */
+    public static String wholeCharacters(String text) {
+        StringBuilder whole = null;
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.isSurrogate(text.charAt(i)) && isLoneSurrogate(text, i)) {
+                if (whole == null) {
+                    whole = new StringBuilder(text);
+                }
+                whole.setCharAt(i, '\ufffd');
+            }
+        }
+        return whole == null ? text : whole.toString();
+    }
 }

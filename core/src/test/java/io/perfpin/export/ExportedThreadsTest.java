@@ -193,6 +193,34 @@ class ExportedThreadsTest {
 
     /** A thread enrolled with page-faults that touches {@code pages} pages, then waits for {@code end}. */
     /**
+     * Names that differ only in half a character (a lone surrogate, which UTF-8 cannot carry) are one series, labelled
+     * with U+FFFD and summing them, as Prometheus would keep one of two series whose labels were written alike; a name
+     * with a real {@code ?} keeps its own.
+     */
+    @Test
+    void namesAlikeOnceWrittenInUtf8ShareOneSeriesThatSumsThem() throws Exception {
+        Path recording = dir.resolve("alike.jsonl");
+        ExportedThreads export =
+                new ExportedThreads(ThreadPatterns.compile("test", "s.*", "s.*"), Long.MAX_VALUE, notices::add);
+        ThreadRegistry registry = start(recording, export);
+        try {
+            Threads.join(counted(registry, "s\uD800", null, 64, new CountDownLatch(0)));
+            Threads.join(counted(registry, "s\uD801", null, 128, new CountDownLatch(0)));
+            Threads.join(counted(registry, "s?", null, 32, new CountDownLatch(0)));
+        } finally {
+            registry.close();
+        }
+        ExportSnapshot last = export.snapshot();
+        assertEquals(2, last.series().size(), "one series for the two names alike in UTF-8, one for s?");
+        assertEquals(
+                recorded(recording, "s\\\\ud80[01]"),
+                series(last, "s\uFFFD", "s\uFFFD").total(0),
+                "the shared series is the sum of both threads' final records");
+        assertEquals(recorded(recording, "s\\?"), series(last, "s?", "s?").total(0));
+        assertEquals(List.of(), notices);
+    }
+
+    /**
      * A group of virtual threads counts its running members' totals so far, and a member's final counts in their place
      * at its end: its series only grows, also where a member ended between two ticks and is in neither sum for one.
      */
