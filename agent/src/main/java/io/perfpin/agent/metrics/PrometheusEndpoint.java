@@ -28,14 +28,18 @@ import java.util.function.Supplier;
  * (a host name is looked up there, not on an application thread) and then serves every connection from one
  * selector, none of them blocking it, each closed after its answer: a request head of at most
  * {@value #MAX_HEAD_BYTES} bytes, complete within {@value #HEAD_MILLIS} ms of the connection; any other method is
- * 405, any other path 404, and no file is ever read. At most {@value #MAX_CONNECTIONS} connections are open: one
- * more closes the oldest that has its answer, or has sent no complete request once it had {@value #PLACE_MILLIS} ms
- * (read first, {@link #placeTaken}), the others waiting in the listen queue meanwhile. So clients that connect and send
- * nothing, or send slowly, cost no thread and cannot close a scraper's connection before its request came; behind
+ * 405, any other path 404, and no file is ever read. At most {@value #MAX_CONNECTIONS} connections are open (its
+ * places, below): one more closes the oldest that has its answer, or has sent no complete request once it had
+ * {@value #PLACE_MILLIS} ms (read first, {@link #placeTaken}), the others waiting in the listen queue meanwhile. So
+ * clients that connect and send nothing, or send slowly, cost no thread and cannot close a scraper's connection
+ * before its request came; behind
  * them in the queue, a scrape waits {@value #PLACE_MILLIS} ms for each {@value #MAX_CONNECTIONS} of them. The answer
  * is the last snapshot the sampler published, written once per snapshot and format, so a scrape makes no system call
- * of perfpin's beyond its socket's. Its descriptors come out of the agent's budget: the listener, the selector's two
- * (epoll and its wake-up), one for a connection being accepted, and one for each connection it keeps open.
+ * of perfpin's beyond its socket's. Its descriptors come out of the agent's budget, all taken as it starts
+ * ({@link #reserve}): the listener, the selector's two (epoll and its wake-up), one for a connection being accepted,
+ * and its places, one per connection it keeps open: {@value #MAX_CONNECTIONS}, or {@value #SHARE_DIVISOR}th of the
+ * budget where that is fewer. Its clients then meet its own bound, never the counters': however many connect, the
+ * threads' counters have the rest of the budget.
  */
 final class PrometheusEndpoint implements AutoCloseable {
     static final int MAX_HEAD_BYTES = 8192;
@@ -56,6 +60,8 @@ final class PrometheusEndpoint implements AutoCloseable {
     private static final int DRAIN_MILLIS = 1000;
     /** The listener, the selector's epoll and wake-up descriptors, and the connection being accepted. */
     private static final int BASE_DESCRIPTORS = 4;
+    /** Connections take at most this fraction of the budget: a small fds= share is the counters' first. */
+    static final int SHARE_DIVISOR = 8;
     /** How long accepting pauses when accept itself fails (no descriptor left in the process): no busy loop. */
     private static final long ACCEPT_PAUSE_NANOS = 100_000_000L;
 
@@ -75,6 +81,9 @@ final class PrometheusEndpoint implements AutoCloseable {
     private ExportSnapshot answered;
 
     private final Map<ExpositionFormatWriter, byte[]> answers = new HashMap<>();
+    /** How many connections it keeps open at once, as {@link #reserve} found room for; only its thread touches it. */
+    private int places;
+
     private volatile Selector selector;
     private volatile boolean closing;
     /** {@value #PLACE_MILLIS} ms, save in tests, where a loaded host can stall a client longer. */
@@ -148,13 +157,19 @@ final class PrometheusEndpoint implements AutoCloseable {
     }
 
     private void serve() {
-        if (!budget.take(BASE_DESCRIPTORS)) {
+        places = reserve(budget);
+        if (places == 0) {
             refused("no file descriptor is left for it: " + budget.reason());
             return;
         }
         Selector opened = null;
         ServerSocketChannel listener = null;
         try {
+            if (places < MAX_CONNECTIONS) {
+                notices.accept(AgentNotice.info("serving Prometheus metrics at " + address + " with at most " + places
+                        + " connections at once, not " + MAX_CONNECTIONS + ": the rest of perfpin's share of file"
+                        + " descriptors (" + budget.budget() + ", agent option fds=) is the counters'"));
+            }
             // asked before any class of the client's is linked, and before the port opens (OptionalLibrary)
             String why = OptionalLibrary.unavailable("io.prometheus.metrics.expositionformats.ExpositionFormatWriter");
             if (why != null) {
@@ -181,7 +196,29 @@ final class PrometheusEndpoint implements AutoCloseable {
             }
             closeQuietly(listener);
             closeQuietly(opened);
-            budget.giveBack(BASE_DESCRIPTORS);
+            budget.giveBack(BASE_DESCRIPTORS + places);
+        }
+    }
+
+    /**
+     * Takes the endpoint's descriptors, all at once: {@value #BASE_DESCRIPTORS} and its places, as many as
+     * {@link #MAX_CONNECTIONS} and {@value #SHARE_DIVISOR}th of the budget allow and the budget has room for, at least
+     * one.
+     *
+     * @return its places; 0 when the budget has no room for one, and nothing was taken
+     */
+    static int reserve(DescriptorBudget budget) {
+        long share = Math.max(1, budget.budget() / SHARE_DIVISOR);
+        while (true) {
+            long room = budget.budget() - budget.held() - BASE_DESCRIPTORS;
+            int places = (int) Math.min(Math.min(MAX_CONNECTIONS, share), room);
+            if (places < 1) {
+                return 0;
+            }
+            if (budget.take(BASE_DESCRIPTORS + places)) {
+                return places;
+            }
+            // a counter took some meanwhile: look again
         }
     }
 
@@ -246,8 +283,7 @@ final class PrometheusEndpoint implements AutoCloseable {
     }
 
     /**
-     * Takes the connections waiting, closing the oldest idle ones to stay within {@value #MAX_CONNECTIONS} and the
-     * budget; a connection beyond them while every open one waits for its answer is closed at once. While the oldest
+     * Takes the connections waiting, closing the oldest idle ones to stay within its {@link #places}; a connection beyond them while every open one waits for its answer is closed at once. While the oldest
      * idle one is younger than {@value #PLACE_MILLIS} ms, the others wait in the listen queue instead: a burst of
      * clients that reconnect as soon as they are closed cannot close a scraper's connection before its request came.
      *
@@ -283,7 +319,6 @@ final class PrometheusEndpoint implements AutoCloseable {
             } catch (IOException | RuntimeException | Error e) {
                 if (connection == null) {
                     closeQuietly(channel);
-                    budget.giveBack(1);
                 } else if (e instanceof Error) {
                     answerFailed(connection, (Error) e);
                 } else {
@@ -304,7 +339,7 @@ final class PrometheusEndpoint implements AutoCloseable {
      * connection waits for its answer: the next one is closed at once ({@link #accept}).
      */
     private long placeTaken() {
-        while (connections.size() >= MAX_CONNECTIONS || budget.held() >= budget.budget()) {
+        while (connections.size() >= places) {
             Connection oldest = oldestIdle();
             if (oldest == null || oldest.stage != Stage.HEAD) {
                 return 0;
@@ -327,9 +362,9 @@ final class PrometheusEndpoint implements AutoCloseable {
         return 0;
     }
 
-    /** Takes a descriptor for one more connection, closing the oldest idle ones if need be ({@link #placeTaken}). */
+    /** Frees a place for one more connection, closing the oldest idle ones if need be ({@link #placeTaken}). */
     private boolean makeRoom() {
-        while (connections.size() >= MAX_CONNECTIONS || !budget.take(1)) {
+        while (connections.size() >= places) {
             Connection oldest = oldestIdle();
             if (oldest == null) {
                 return false;
@@ -420,7 +455,6 @@ final class PrometheusEndpoint implements AutoCloseable {
         if (connections.remove(connection)) {
             connection.key.cancel();
             closeQuietly(connection.channel);
-            budget.giveBack(1);
         }
     }
 

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.export.ExportedThreads;
+import io.perfpin.options.DescriptorShare;
 import io.perfpin.options.ListenAddress;
 import io.perfpin.stats.AgentNotice;
 import java.io.IOException;
@@ -19,6 +20,8 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -211,11 +214,10 @@ class PrometheusEndpointTest {
                     socket.close();
                 }
             }
-            long deadline = System.nanoTime() + 10_000_000_000L;
-            while (budget.held() != 4 && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            assertEquals(4, budget.held(), "the listener, the selector's two and the one to accept with");
+            assertEquals(
+                    4 + PrometheusEndpoint.MAX_CONNECTIONS,
+                    budget.held(),
+                    "the listener, the selector's two, the one to accept with and its places, whatever connected");
         }
         awaitAllGivenBack(budget);
         assertEquals(List.of(), notices);
@@ -237,10 +239,7 @@ class PrometheusEndpointTest {
                 for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS; i++) {
                     idle.add(new Socket(InetAddress.getLoopbackAddress(), own));
                 }
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                while (budget.held() < 4 + PrometheusEndpoint.MAX_CONNECTIONS && System.nanoTime() < deadline) {
-                    Thread.sleep(10); // until the endpoint took every one in
-                }
+                awaitAccepted(own); // until the endpoint took every one in
                 Thread.sleep(place); // every one of them may make room now
                 try (Socket late = new Socket(InetAddress.getLoopbackAddress(), own)) {
                     late.setSoTimeout(10_000);
@@ -261,6 +260,41 @@ class PrometheusEndpointTest {
         }
         awaitAllGivenBack(budget);
         assertEquals(List.of(), notices);
+    }
+
+    /**
+     * With a small fds= share, the endpoint takes its places as it starts, an eighth of the share, and says so once;
+     * clients beyond them are its own to close: however many connect, the counters have the rest of the share.
+     */
+    @Test
+    void clientsBeyondItsPlacesNeverTakeTheCountersShareOfDescriptors() throws Exception {
+        DescriptorBudget budget = DescriptorBudget.forThisProcess(DescriptorShare.parse("fds=60", "60"));
+        int reserved = 4 + 60 / PrometheusEndpoint.SHARE_DIVISOR;
+        int own = freePort();
+        List<Socket> idle = new ArrayList<>();
+        try (PrometheusEndpoint counted = answering(own, budget)) {
+            try {
+                for (int i = 0; i < PrometheusEndpoint.MAX_CONNECTIONS; i++) {
+                    idle.add(new Socket(InetAddress.getLoopbackAddress(), own));
+                }
+                // accepted in order: once this is answered, the endpoint has taken in or closed those before it
+                assertTrue(exchange(InetAddress.getLoopbackAddress(), own, "GET /metrics HTTP/1.1\r\n\r\n")
+                        .startsWith("HTTP/1.1 200 OK\r\n"));
+                assertEquals(reserved, budget.held(), "the endpoint holds what it took as it started, no more");
+                assertTrue(budget.take(60 - reserved), "the counters have the rest of the share");
+                budget.giveBack(60 - reserved);
+            } finally {
+                for (Socket socket : idle) {
+                    socket.close();
+                }
+            }
+        }
+        awaitAllGivenBack(budget);
+        assertEquals(1, notices.size(), notices.toString());
+        assertEquals(
+                "serving Prometheus metrics at 127.0.0.1:" + own + " with at most 7 connections at once, not 32: the"
+                        + " rest of perfpin's share of file descriptors (60, agent option fds=) is the counters'",
+                notices.get(0).text());
     }
 
     /**
@@ -336,6 +370,28 @@ class PrometheusEndpointTest {
             InputStream in = socket.getInputStream();
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         }
+    }
+
+    /**
+     * Waits, at most 30 s, until the kernel's accept queue of the listener on 127.0.0.1:{@code port} is empty (its
+     * line in /proc/net/tcp, whose receive queue is that count for a listener): the endpoint took every connection in.
+     */
+    private static void awaitAccepted(int port) throws IOException, InterruptedException {
+        String listening = String.format(" 0100007F:%04X 00000000:0000 0A ", port);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        String line = null;
+        while (System.nanoTime() < deadline) {
+            line = Files.readAllLines(Path.of("/proc/net/tcp")).stream()
+                    .filter(l -> l.contains(listening))
+                    .findFirst()
+                    .orElseThrow(() -> new AssertionError("no listener on 127.0.0.1:" + port));
+            String queues = line.substring(line.indexOf(listening) + listening.length()); // tx_queue:rx_queue
+            if (queues.startsWith(":00000000", queues.indexOf(':'))) {
+                return;
+            }
+            Thread.sleep(10);
+        }
+        throw new AssertionError("connections still wait in the accept queue: " + line);
     }
 
     /** The endpoint binds on its own thread: waits, at most 10 s, until it takes connections there. */
