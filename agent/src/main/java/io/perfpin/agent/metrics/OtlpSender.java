@@ -10,13 +10,14 @@ import io.opentelemetry.sdk.common.export.MessageWriter;
 import io.perfpin.counter.DescriptorBudget;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.stats.AgentNotice;
-import java.io.BufferedOutputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
+import java.io.InterruptedIOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -30,8 +31,9 @@ import java.util.function.Consumer;
  * thread that exports, over a connection it closes after the answer. The SDK's own senders do not fit an agent:
  * the JDK's {@code HttpClient} starts threads of its own (which the agent would count as the application's) and
  * keeps a selector open, and OkHttp brings a Kotlin runtime. Bounded: one connection at a time, out of the
- * agent's descriptor budget, connected within {@value #CONNECT_MILLIS} ms, answered within the exporter's
- * timeout, an answer of at most {@value #MAX_RESPONSE_BYTES} bytes. No retry: the next export, an interval later,
+ * agent's descriptor budget, connected within {@value #CONNECT_MILLIS} ms, and the whole exchange (connecting,
+ * sending, reading the answer) within the exporter's timeout, one deadline, however slowly a collector reads or
+ * answers; an answer of at most {@value #MAX_RESPONSE_BYTES} bytes. No retry: the next export, an interval later,
  * carries the cumulative totals again, so nothing is lost while a collector is down, and nothing piles up. The
  * first failure is said once. The socket is a channel's, so interrupting the thread that sends closes it: that is
  * how closing the export ({@link OtlpExport#close}) stops waiting on a collector that does not answer.
@@ -39,6 +41,11 @@ import java.util.function.Consumer;
 final class OtlpSender implements HttpSender {
     static final int CONNECT_MILLIS = 2000;
     static final int MAX_RESPONSE_BYTES = 64 * 1024;
+    /**
+     * How often a request the collector does not read is offered again: a blocking write has no timeout, and a
+     * selector to wait with would cost the budget two descriptors more.
+     */
+    private static final long WRITE_RETRY_MILLIS = 10;
 
     private final OtlpEndpoint endpoint;
     private final HttpSenderConfig config;
@@ -97,36 +104,75 @@ final class OtlpSender implements HttpSender {
         if (!budget.take(1)) {
             throw new IOException("no file descriptor is left for it: " + budget.reason());
         }
-        try (Socket socket = SocketChannel.open().socket()) {
-            socket.connect(new InetSocketAddress(endpoint.uri().getHost(), endpoint.port()), CONNECT_MILLIS);
-            socket.setSoTimeout((int)
-                    Math.max(1, Math.min(Integer.MAX_VALUE, config.getTimeout().toMillis())));
-            OutputStream out = new BufferedOutputStream(socket.getOutputStream());
-            StringBuilder head = new StringBuilder("POST ")
-                    .append(endpoint.uri().getRawPath())
-                    .append(
-                            endpoint.uri().getRawQuery() == null
-                                    ? ""
-                                    : "?" + endpoint.uri().getRawQuery())
-                    .append(" HTTP/1.1\r\nHost: ")
-                    .append(endpoint.uri().getRawAuthority())
-                    .append("\r\nContent-Type: ")
-                    .append(config.getContentType())
-                    .append("\r\nContent-Length: ")
-                    .append(message.getContentLength())
-                    .append("\r\nConnection: close\r\n");
-            for (Map.Entry<String, List<String>> header :
-                    config.getHeadersSupplier().get().entrySet()) {
-                for (String value : header.getValue()) {
-                    head.append(header.getKey()).append(": ").append(value).append("\r\n");
-                }
-            }
-            out.write(head.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
-            message.writeMessage(out);
-            out.flush();
-            return Response.read(socket.getInputStream());
+        long timeoutMillis = Math.max(1, config.getTimeout().toMillis());
+        Deadline deadline = new Deadline(System.nanoTime() + timeoutMillis * 1_000_000L, timeoutMillis);
+        try (SocketChannel channel = SocketChannel.open()) {
+            Socket socket = channel.socket();
+            socket.connect(new InetSocketAddress(endpoint.uri().getHost(), endpoint.port()), (int)
+                    Math.min(CONNECT_MILLIS, deadline.leftMillis()));
+            ByteArrayOutputStream request = new ByteArrayOutputStream();
+            request.write(head(message.getContentLength()).getBytes(StandardCharsets.ISO_8859_1));
+            message.writeMessage(request);
+            write(channel, ByteBuffer.wrap(request.toByteArray()), deadline);
+            return Response.read(socket, deadline);
         } finally {
             budget.giveBack(1);
+        }
+    }
+
+    private String head(int contentLength) {
+        StringBuilder head = new StringBuilder("POST ")
+                .append(endpoint.uri().getRawPath())
+                .append(
+                        endpoint.uri().getRawQuery() == null
+                                ? ""
+                                : "?" + endpoint.uri().getRawQuery())
+                .append(" HTTP/1.1\r\nHost: ")
+                .append(endpoint.uri().getRawAuthority())
+                .append("\r\nContent-Type: ")
+                .append(config.getContentType())
+                .append("\r\nContent-Length: ")
+                .append(contentLength)
+                .append("\r\nConnection: close\r\n");
+        for (Map.Entry<String, List<String>> header :
+                config.getHeadersSupplier().get().entrySet()) {
+            for (String value : header.getValue()) {
+                head.append(header.getKey()).append(": ").append(value).append("\r\n");
+            }
+        }
+        return head.append("\r\n").toString();
+    }
+
+    /** Writes the whole request without blocking, offering what the collector has not taken until the deadline. */
+    private static void write(SocketChannel channel, ByteBuffer request, Deadline deadline) throws IOException {
+        channel.configureBlocking(false);
+        while (request.hasRemaining()) {
+            if (channel.write(request) == 0) {
+                deadline.leftMillis();
+                try {
+                    Thread.sleep(WRITE_RETRY_MILLIS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt(); // the export's close: send() says nothing
+                    throw new InterruptedIOException("the export closed");
+                }
+            }
+        }
+        channel.configureBlocking(true);
+    }
+
+    /** The end of one exchange: each wait of it is bounded by what is left, not by the timeout afresh. */
+    private record Deadline(long nanos, long timeoutMillis) {
+        /** What is left, at least 1 ms; past the deadline, the failure. */
+        int leftMillis() throws SocketTimeoutException {
+            long left = nanos - System.nanoTime();
+            if (left <= 0) {
+                throw passed();
+            }
+            return (int) Math.max(1, Math.min(Integer.MAX_VALUE, left / 1_000_000));
+        }
+
+        SocketTimeoutException passed() {
+            return new SocketTimeoutException("it did not take the metrics and answer within " + timeoutMillis + " ms");
         }
     }
 
@@ -147,8 +193,8 @@ final class OtlpSender implements HttpSender {
             this.body = body;
         }
 
-        static Response read(InputStream in) throws IOException {
-            byte[] bytes = readBounded(in);
+        static Response read(Socket socket, Deadline deadline) throws IOException {
+            byte[] bytes = readBounded(socket, deadline);
             String text = new String(bytes, StandardCharsets.ISO_8859_1);
             int headEnd = text.indexOf("\r\n\r\n");
             String[] statusLine =
@@ -167,10 +213,22 @@ final class OtlpSender implements HttpSender {
             return new Response(Integer.parseInt(statusLine[1]), statusLine.length > 2 ? statusLine[2] : "", body);
         }
 
-        private static byte[] readBounded(InputStream in) throws IOException {
+        /** Reads to the end of the connection, each read waiting only what is left before the deadline. */
+        private static byte[] readBounded(Socket socket, Deadline deadline) throws IOException {
+            InputStream in = socket.getInputStream();
             ByteArrayOutputStream read = new ByteArrayOutputStream();
             byte[] buffer = new byte[4096];
-            for (int n = in.read(buffer); n >= 0; n = in.read(buffer)) {
+            while (true) {
+                socket.setSoTimeout(deadline.leftMillis());
+                int n;
+                try {
+                    n = in.read(buffer);
+                } catch (SocketTimeoutException e) {
+                    throw deadline.passed(); // it waited what was left
+                }
+                if (n < 0) {
+                    break;
+                }
                 if (read.size() + n > MAX_RESPONSE_BYTES) {
                     throw new IOException("an answer longer than " + MAX_RESPONSE_BYTES + " bytes");
                 }
