@@ -283,9 +283,10 @@ final class PrometheusEndpoint implements AutoCloseable {
     }
 
     /**
-     * Takes the connections waiting, closing the oldest idle ones to stay within its {@link #places}; a connection beyond them while every open one waits for its answer is closed at once. While the oldest
-     * idle one is younger than {@value #PLACE_MILLIS} ms, the others wait in the listen queue instead: a burst of
-     * clients that reconnect as soon as they are closed cannot close a scraper's connection before its request came.
+     * Takes the connections waiting, closing the oldest idle ones to stay within its {@link #places}; a connection
+     * beyond them while every open one waits for its answer is closed at once. While the oldest idle one is younger
+     * than {@value #PLACE_MILLIS} ms, the others wait in the listen queue instead: a burst of clients that reconnect
+     * as soon as they are closed cannot close a scraper's connection before its request came.
      *
      * @return how long accepting should pause, in nanoseconds; 0 for not at all
      */
