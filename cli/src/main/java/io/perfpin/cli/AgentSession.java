@@ -87,6 +87,9 @@ final class AgentSession {
                     + "): add --restart to detach it (writing its final records) and attach with these,"
                     + " or perfpin detach " + pid + " first");
         }
+        if (restarted) {
+            refuseSameRecording(pid, agent);
+        }
         AgentSession session = new AgentSession(jvm, options, found, restarted);
         if (session.loads()) {
             agent.checkFor(pid);
@@ -96,6 +99,27 @@ final class AgentSession {
             detach(jvm);
         }
         return session;
+    }
+
+    /**
+     * Refuses a --restart whose --record names the file the running agent records to: the detach writes that agent's
+     * final records there, and the new agent would replace them, so the first recording would be lost unsaid.
+     */
+    private static void refuseSameRecording(long pid, AgentSettings agent) {
+        OptionsText running = AgentState.of(pid).options();
+        if (running != null && agent.recordsWhere(running, workingDirectory(pid))) {
+            throw new IllegalStateException("the agent in " + pid + " records to " + agent.record
+                    + ", which --restart would replace with this attach's recording: give another --record");
+        }
+    }
+
+    /** The JVM's working directory as its /proc link says, only to resolve a relative path of its options. */
+    private static Path workingDirectory(long pid) {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc", Long.toString(pid), "cwd"));
+        } catch (IOException | UnsupportedOperationException e) {
+            return null;
+        }
     }
 
     /** Whether the running agent's options, as its stats file tells them, are those asked; false if it cannot tell. */

@@ -125,6 +125,29 @@ final class AgentSettings {
         return true;
     }
 
+    /**
+     * Whether {@code --record} names the file an agent that runs with {@code running} records to: a --restart
+     * would have the agent detached write its final records there, and the new one replace them. A relative
+     * {@code out=} (given to {@code -javaagent:}) is the JVM's, resolved against its working directory {@code cwd}
+     * (null where it cannot be read: then only an absolute one is compared).
+     */
+    boolean recordsWhere(OptionsText running, Path cwd) {
+        if (record == null) {
+            return false;
+        }
+        Path asked = record.toAbsolutePath().normalize();
+        for (String out : AgentOptionText.settings(running.shown()).getOrDefault("out", List.of())) {
+            Path runs = Path.of(out);
+            if (!runs.isAbsolute() && cwd != null) {
+                runs = cwd.resolve(runs);
+            }
+            if (runs.isAbsolute() && runs.normalize().equals(asked)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Each key these flags set that says what is counted, pinned or recorded, with its values as written. */
     private Map<String, List<String>> asked() {
         Map<String, List<String>> asked = new LinkedHashMap<>();

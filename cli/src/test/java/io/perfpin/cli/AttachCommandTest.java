@@ -471,6 +471,54 @@ class AttachCommandTest {
     }
 
     /**
+     * A --restart with the --record the running agent records to is refused before anything is detached: the new
+     * agent would replace that file, and what the first one recorded with it. Another --record keeps both.
+     */
+    @Test
+    @Timeout(120)
+    void aRestartIntoTheRunningAgentsRecordingIsRefused(@TempDir Path dir) throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            Path recording = dir.resolve("a.jsonl");
+            CliRun first = CliRun.capture(() -> Perfpin.run(
+                    "attach", pid, "--threads", "worker-.*", "--record", recording.toString(), "--duration", "300ms"));
+            assertEquals(ExitCode.OK, first.code, first.out + first.err);
+            // spelt otherwise: the same file all the same
+            String sameFile = dir.resolve(".").resolve("a.jsonl").toString();
+            CliRun same = CliRun.capture(() -> Perfpin.run(
+                    "attach", pid, "--events", "task-clock", "--record", sameFile, "--restart", "--duration", "300ms"));
+            assertEquals(ExitCode.FAILURE, same.code, same.out + same.err);
+            assertEquals(
+                    "perfpin attach: the agent in " + pid + " records to " + sameFile
+                            + ", which --restart would replace with this attach's recording: give another --record\n",
+                    same.err);
+            assertEquals(
+                    "threads=worker-.*;events=sched;out=" + recording + ";quiet",
+                    AgentState.of(service.pid()).options().shown(),
+                    "the first agent still runs, with its own options");
+
+            Path other = dir.resolve("b.jsonl");
+            CliRun restarted = CliRun.capture(() -> Perfpin.run(
+                    "attach",
+                    pid,
+                    "--events",
+                    "task-clock",
+                    "--record",
+                    other.toString(),
+                    "--restart",
+                    "--duration",
+                    "300ms",
+                    "--detach-on-exit"));
+            assertEquals(ExitCode.OK, restarted.code, restarted.out + restarted.err);
+            for (Path file : List.of(recording, other)) {
+                assertTrue(Files.readString(file).contains("\"name\":\"worker-0\""), file + " has worker-0's records");
+            }
+            Files.deleteIfExists(PerfpinDirectory.statsFile(service.pid()));
+        }
+    }
+
+    /**
      * Root attaches to a JVM of another user's: that JVM reads a copy of the agent jar made as its own user in its
      * own private directory, its agent keeps its stats file where its own user's perfpin directory is, and root
      * finds it there.
