@@ -10,9 +10,9 @@ import java.util.Arrays;
 
 /**
  * The lines of a JSON-lines file, read one at a time with a bound on each, so that reading a recording takes
- * memory in its longest line, never in its size. A perfpin record is a few hundred bytes; a line past
- * {@link #MAX_LINE_BYTES} is none, nor a record cut short, and reading stops there: {@code /dev/zero} is one
- * endless line.
+ * memory in its longest line, never in its size. A perfpin record is a few kilobytes at most (names are cut,
+ * {@link ThreadRecords#MAX_NAME_CHARS}); a line past {@link #MAX_LINE_BYTES} is none: it is read past, not kept, and
+ * the next line is read. A device is never opened ({@code /dev/zero} would be one endless line).
  */
 final class JsonLinesReader implements AutoCloseable {
     /** 1 MiB. */
@@ -46,31 +46,45 @@ final class JsonLinesReader implements AutoCloseable {
      * The next line, when {@link #hasNext()} says there is one, without its {@code \n}; malformed UTF-8 is
      * replaced, since a line cut inside a character is still a line to judge.
      *
-     * @throws IllegalArgumentException once the line is longer than {@link #MAX_LINE_BYTES}
+     * @throws LineTooLongException when the line is longer than {@link #MAX_LINE_BYTES}: it was read past, and the
+     *                               next call reads the line after it
      */
     String next() throws IOException {
         int length = 0;
+        boolean tooLong = false;
         while (hasNext()) {
             int start = position;
             while (position < limit && buffer[position] != '\n') {
                 position++;
             }
             int chunk = position - start;
-            if (length + chunk > MAX_LINE_BYTES) {
-                throw new IllegalArgumentException(
-                        "a line longer than " + MAX_LINE_BYTES + " bytes (1 MiB), which no" + " record is");
-            }
-            if (length + chunk > line.length) {
+            if (tooLong || length + chunk > MAX_LINE_BYTES) {
+                tooLong = true;
+            } else if (length + chunk > line.length) {
                 line = Arrays.copyOf(line, Math.min(MAX_LINE_BYTES, Math.max(length + chunk, line.length * 2)));
             }
-            System.arraycopy(buffer, start, line, length, chunk);
-            length += chunk;
+            if (!tooLong) {
+                System.arraycopy(buffer, start, line, length, chunk);
+                length += chunk;
+            }
             if (position < limit) {
                 position++; // past the newline
                 break;
             }
         }
+        if (tooLong) {
+            throw new LineTooLongException();
+        }
         return new String(line, 0, length, StandardCharsets.UTF_8);
+    }
+
+    /** A line longer than {@link #MAX_LINE_BYTES}, which no record is; the reader is past it. */
+    static final class LineTooLongException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        LineTooLongException() {
+            super("a line longer than " + MAX_LINE_BYTES + " bytes (1 MiB), which no record is");
+        }
     }
 
     @Override

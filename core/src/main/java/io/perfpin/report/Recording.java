@@ -19,8 +19,9 @@ import java.util.function.Predicate;
  * whether it holds all it was to hold.
  *
  * <p>A JVM that crashed mid-write leaves its last line cut short: that line alone is skipped, with a
- * warning. Any other line that is not a record makes the file no perfpin recording; so does a line longer
- * than 1 MiB ({@link JsonLinesReader}), wherever it is, and reading stops there. Records of other types than
+ * warning. A line longer than 1 MiB ({@link JsonLinesReader}) is none a perfpin agent writes (it cuts thread names,
+ * {@link ThreadRecords#MAX_NAME_CHARS}): it is skipped, said in the warning, and reading goes on. Any other line that
+ * is not a record makes the file no perfpin recording. Records of other types than
  * these, which later versions may add, are passed over. Only the record kept for each thread and method stays
  * in memory, so reading takes memory in the number of threads and methods, not in the file's size.
  */
@@ -67,13 +68,21 @@ public final class Recording {
         EndRecord end = null;
         String badLine = null;
         int number = 0;
+        int tooLong = 0;
+        int firstTooLong = 0;
         try (JsonLinesReader lines = JsonLinesReader.open(file)) {
             while (lines.hasNext()) {
                 number++;
                 if (badLine != null) {
                     throw new IllegalArgumentException(badLine);
                 }
-                String line = next(lines, file, number);
+                String line;
+                try {
+                    line = lines.next();
+                } catch (JsonLinesReader.LineTooLongException e) {
+                    firstTooLong = tooLong++ == 0 ? number : firstTooLong;
+                    continue;
+                }
                 try {
                     Object record = record(line);
                     if (record instanceof ThreadRecord) {
@@ -95,23 +104,23 @@ public final class Recording {
                 }
             }
         }
+        List<String> skipped = new ArrayList<>();
+        if (tooLong > 0) {
+            skipped.add(file + " line " + firstTooLong
+                    + (tooLong == 1 ? "" : " and " + (tooLong - 1) + " more") + " longer than "
+                    + JsonLinesReader.MAX_LINE_BYTES + " bytes (1 MiB), which no record is; skipped "
+                    + (tooLong == 1 ? "it" : "them"));
+        }
+        if (badLine != null) {
+            skipped.add(badLine + "; skipped it, as a last line cut short by a crash");
+        }
         return new Recording(
                 new ArrayList<>(latest.values()),
                 new ArrayList<>(methods.values()),
                 run,
                 jvm,
                 end,
-                badLine == null ? null : badLine + "; skipped it, as a last line cut short by a crash");
-    }
-
-    /** A line too long for a record is none cut short by a crash either: the file is no recording. */
-    private static String next(JsonLinesReader lines, Path file, int number) throws IOException {
-        try {
-            return lines.next();
-        } catch (IllegalArgumentException tooLong) {
-            throw new IllegalArgumentException(
-                    file + " line " + number + " is not a perfpin record: " + tooLong.getMessage(), tooLong);
-        }
+                skipped.isEmpty() ? null : String.join("; ", skipped));
     }
 
     /**
@@ -190,7 +199,7 @@ public final class Recording {
         return Optional.ofNullable(end);
     }
 
-    /** What was skipped: the last line, when it was cut short. */
+    /** What was skipped: lines too long for a record, and the last line, when it was cut short. */
     public Optional<String> warning() {
         return Optional.ofNullable(warning);
     }

@@ -13,13 +13,17 @@ import java.nio.file.Path;
  * as one that could not be computed. {@code pmu} names the simulated PMU that made the hardware counts, in tests
  * only ({@link ThreadReport#pmu()}). A virtual thread's final record ({@link #virtualToJson}) has {@code tid} -1 and
  * {@code "virtual":true}, {@code mounts} (how many times it was mounted while counted) and {@code carriers} (the TIDs
- * of the carrier threads it ran on, at most the first 16).
+ * of the carrier threads it ran on, at most the first 16). A name longer than {@link #MAX_NAME_CHARS} is cut to its
+ * first {@link #MAX_NAME_CHARS} characters, and the record says {@code "nameCut":true}: a record stays far below the
+ * line a reader takes ({@link JsonLinesReader#MAX_LINE_BYTES}), however a thread is named.
  */
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
     public static final String THREAD = "thread";
     /** The {@code tid} of a virtual thread's record. */
     public static final int VIRTUAL_TID = -1;
+    /** The characters of a name a record keeps: 1,024, as many bytes as the stats file keeps, or more. */
+    public static final int MAX_NAME_CHARS = 1024;
 
     private ThreadRecords() {}
 
@@ -46,8 +50,10 @@ public final class ThreadRecords {
         if (recording != null) {
             json.field("recording", recording.toString());
         }
+        String name = report.name();
+        boolean cut = name.length() > MAX_NAME_CHARS;
         json.field("time", epochMillis)
-                .field("name", report.name())
+                .field("name", cut ? kept(name) : name)
                 .field("tid", report.tid())
                 .field("javaId", report.javaId())
                 .field("cpus", report.cpus())
@@ -57,6 +63,9 @@ public final class ThreadRecords {
                 .field("coverage", report.coverage())
                 .field("metrics", report.metrics())
                 .field("unsupported", report.unsupported());
+        if (cut) {
+            json.field("nameCut", true);
+        }
         // Only where it says something: every value of the agent's records comes from perf_event_open.
         if (!report.sources().isEmpty()) {
             json.field("source", report.sources());
@@ -69,5 +78,11 @@ public final class ThreadRecords {
             json.field("pmu", report.pmu());
         }
         return json;
+    }
+
+    /** The first {@link #MAX_NAME_CHARS} characters of {@code name}, without parting a surrogate pair. */
+    private static String kept(String name) {
+        int end = Character.isHighSurrogate(name.charAt(MAX_NAME_CHARS - 1)) ? MAX_NAME_CHARS - 1 : MAX_NAME_CHARS;
+        return name.substring(0, end);
     }
 }

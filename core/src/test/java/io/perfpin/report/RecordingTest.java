@@ -96,19 +96,46 @@ class RecordingTest {
         assertTrue(recording.warning().isEmpty());
     }
 
+    /** A line longer than any record is read past with one warning, wherever it is, and the rest is read. */
     @Test
-    void aLineLongerThanAnyRecordMakesTheFileNoRecordingWhereverItIs() throws IOException {
+    void aLineLongerThanAnyRecordIsSkippedWithAWarningAndTheRestRead() throws IOException {
         String huge = "{\"type\":\"" + "x".repeat(JsonLinesReader.MAX_LINE_BYTES) + "\"}";
-        for (Path file : List.of(
-                write(line(ThreadRecords.THREAD, 1, "a", 1, 1), huge),
-                write(huge, line(ThreadRecords.THREAD, 1, "a", 1, 1)))) {
-            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> Recording.read(file));
-            assertTrue(
-                    e.getMessage()
-                            .matches(".* line [12] is not a perfpin record: a line longer than 1048576 bytes"
-                                    + " \\(1 MiB\\), which no record is"),
-                    e.getMessage());
-        }
+        Path file = write(
+                huge,
+                line(ThreadRecords.THREAD, 1, "a", 1, 1),
+                huge,
+                huge + huge,
+                line(ThreadRecords.THREAD, 2, "b", 2, 1));
+        Recording recording = Recording.read(file);
+        assertEquals(
+                List.of("a", "b"),
+                recording.threads().stream().map(t -> t.report().name()).toList());
+        assertEquals(
+                file + " line 1 and 2 more longer than 1048576 bytes (1 MiB), which no record is; skipped them",
+                recording.warning().orElseThrow());
+        Path last = write(line(ThreadRecords.THREAD, 1, "a", 1, 1), huge);
+        assertEquals(
+                last + " line 2 longer than 1048576 bytes (1 MiB), which no record is; skipped it",
+                Recording.read(last).warning().orElseThrow());
+    }
+
+    /**
+     * A name too long for a record is cut, the record says so, and it reads back: a thread named with a megabyte
+     * leaves the recording readable. A surrogate pair at the cut is not parted.
+     */
+    @Test
+    void aNameLongerThanARecordKeepsIsCutAndSaidSo() throws IOException {
+        String name = "x".repeat(ThreadRecords.MAX_NAME_CHARS - 1) + "\ud83d\ude00" + "y".repeat(1_100_000);
+        String record = line(ThreadRecords.THREAD, 1, name, 1, 1);
+        assertTrue(record.length() < 4 * ThreadRecords.MAX_NAME_CHARS, "a record of " + record.length() + " chars");
+        assertTrue(record.contains(",\"nameCut\":true"), record);
+        Recording recording = Recording.read(write(record, line(ThreadRecords.THREAD, 2, "b", 2, 1)));
+        assertEquals(
+                List.of("x".repeat(ThreadRecords.MAX_NAME_CHARS - 1), "b"),
+                recording.threads().stream().map(t -> t.report().name()).toList());
+        assertTrue(recording.warning().isEmpty());
+        String whole = line(ThreadRecords.THREAD, 1, "z".repeat(ThreadRecords.MAX_NAME_CHARS), 1, 1);
+        assertFalse(whole.contains("nameCut"), "a name of " + ThreadRecords.MAX_NAME_CHARS + " chars is kept whole");
     }
 
     @Test
