@@ -1,6 +1,5 @@
 package io.perfpin.cli;
 
-import io.perfpin.PerfpinDirectory;
 import io.perfpin.StopSignal;
 import io.perfpin.files.FileErrors;
 import io.perfpin.files.NamedFile;
@@ -183,8 +182,7 @@ final class AgentSession {
     static int launch(LaunchCommand launch, AgentSettings agent, ViewOptions view, OutputOptions output)
             throws Exception {
         if (agent.record == null) {
-            agent.record = PerfpinDirectory.open(PerfpinDirectory.RUNS)
-                    .resolve("run-" + System.currentTimeMillis() + ".jsonl");
+            agent.record = RunsDirectory.next();
         }
         // Opened before the application starts: an --output FILE that cannot be written costs no run.
         try (ReportOutput out = output.open(List.of(agent.record))) {

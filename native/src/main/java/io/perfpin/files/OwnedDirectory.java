@@ -2,9 +2,12 @@ package io.perfpin.files;
 
 import io.perfpin.files.UntrustedPathException.Reason;
 import io.perfpin.nativeio.FileCalls;
+import io.perfpin.nativeio.FileStat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -16,12 +19,15 @@ import java.nio.file.Path;
 import java.nio.file.SecureDirectoryStream;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -220,6 +226,68 @@ public final class OwnedDirectory {
             }
         }
         return names;
+    }
+
+    /**
+     * Keeps what perfpin makes here within a budget: of the regular files of this user's whose names {@code ours}
+     * takes, the newest {@code keep} (by modification time) stay, as long as they hold at most {@code bytes} in all,
+     * and the older ones are removed. No other entry is looked at, none is followed through a link, and a file that
+     * another process holds locked (an agent that still writes it) is left. Returns how many were removed.
+     */
+    public int prune(Predicate<String> ours, int keep, long bytes) throws IOException {
+        record Entry(String name, long size, long modified) {}
+        List<Entry> entries = new ArrayList<>();
+        try (SecureDirectoryStream<Path> dir = stream()) {
+            for (Path entry : dir) {
+                String name = entry.getFileName().toString();
+                if (!ours.test(name)) {
+                    continue;
+                }
+                try {
+                    Map<String, Object> a = Files.readAttributes(
+                            path.resolve(name), "unix:uid,mode,size,lastModifiedTime", LinkOption.NOFOLLOW_LINKS);
+                    if (((Integer) a.get("mode") & FileStat.S_IFMT) == FileStat.S_IFREG
+                            && (Integer) a.get("uid") == EffectiveUser.uid()) {
+                        entries.add(new Entry(
+                                name, (Long) a.get("size"), ((FileTime) a.get("lastModifiedTime")).toMillis()));
+                    }
+                } catch (NoSuchFileException gone) {
+                    // removed meanwhile
+                }
+            }
+            entries.sort(Comparator.comparingLong(Entry::modified).reversed());
+            int removed = 0;
+            long total = 0;
+            for (int i = 0; i < entries.size(); i++) {
+                Entry entry = entries.get(i);
+                total += entry.size();
+                if ((i < keep && total <= bytes) || beingWritten(dir, entry.name())) {
+                    continue;
+                }
+                deleteIfThere(dir, entry.name());
+                removed++;
+            }
+            return removed;
+        }
+    }
+
+    /** Whether another process, or this one, holds a lock on the file: it is being written. */
+    private static boolean beingWritten(SecureDirectoryStream<Path> dir, String name) throws IOException {
+        try (SeekableByteChannel channel = dir.newByteChannel(Path.of(name), READ_NO_LINK)) {
+            if (!(channel instanceof FileChannel)) {
+                return true; // cannot tell: left as it is
+            }
+            FileLock shared = ((FileChannel) channel).tryLock(0, Long.MAX_VALUE, true);
+            if (shared == null) {
+                return true;
+            }
+            shared.release();
+            return false;
+        } catch (OverlappingFileLockException thisProcess) {
+            return true;
+        } catch (NoSuchFileException gone) {
+            return true; // nothing left to remove
+        }
     }
 
     /** Removes an entry ({@code unlinkat}); false when it was not there. */
