@@ -65,6 +65,12 @@ public final class Perfpin {
                     .setParameterExceptionHandler(Failures.HANDLER)
                     .setExecutionExceptionHandler(Failures.HANDLER)
                     .execute(named ? Arrays.copyOfRange(args, 1, args.length) : args);
+        } catch (OutOfMemoryError e) {
+            // What was built for the command is garbage now: room enough for its one line, never a stack trace.
+            System.err.println("perfpin" + (named ? " " + first : "") + ": out of memory (a heap of "
+                    + Runtime.getRuntime().maxMemory() / (1 << 20) + " MiB): give it more with"
+                    + " PERFPIN_JAVA_OPTS=-Xmx<size>, or give it less to read");
+            return ExitCode.FAILURE;
         } finally {
             StopSignal.release(held);
         }

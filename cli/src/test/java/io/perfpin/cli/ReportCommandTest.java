@@ -295,6 +295,24 @@ class ReportCommandTest {
         assertTrue(Files.readString(report).contains("\nworker-0,100,"), Files.readString(report));
     }
 
+    /** A heap too small for a recording's threads is said in one line, with what to do, never a stack trace. */
+    @Test
+    void aHeapTooSmallForTheThreadsIsOneLine() throws Exception {
+        Path recording = dir.resolve("many.jsonl");
+        try (BufferedWriter out = Files.newBufferedWriter(recording, StandardCharsets.UTF_8)) {
+            for (int t = 1; t <= 200_000; t++) {
+                out.write(record(ThreadRecords.THREAD, "worker-" + t, t, t));
+                out.write('\n');
+            }
+        }
+        ChildRun run = ChildRun.of(dir, "-Xmx16m", "report", recording.toString(), "--format", "csv");
+        assertEquals(ExitCode.FAILURE, run.code, run.err);
+        assertTrue(
+                run.err.matches("perfpin report: out of memory \\(a heap of \\d+ MiB\\): give it more with"
+                        + " PERFPIN_JAVA_OPTS=-Xmx<size>, or give it less to read\n"),
+                run.err);
+    }
+
     @Test
     void aDeviceOrAFifoIsRefusedBeforeItIsOpenedInOneLine() throws Exception {
         // a FIFO with no writer would hold open(2) forever; /dev/zero is one endless line
