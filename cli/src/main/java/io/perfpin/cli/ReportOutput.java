@@ -8,6 +8,7 @@ import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -30,6 +31,10 @@ final class ReportOutput implements AutoCloseable {
     private final Path output;
     /** {@link #output} once made, by the first write; null until then. */
     private JsonLinesFile file;
+    /** The file this run made at {@link #output}, by its first write: only that one is removed after a failure. */
+    private Object made;
+    /** Set once a write failed and the file was removed: nothing more is written or closed. */
+    private boolean failed;
     /** How tables of samples are laid out; its width is also that of the lines for people beside them (hints). */
     private TableLayout layout;
     /** The columns of the CSV header written before the first interval's rows; null until then. */
@@ -294,17 +299,48 @@ final class ReportOutput implements AutoCloseable {
             } catch (IOException e) {
                 throw new IOException("--output: " + e.getMessage(), e);
             }
+            made = SameFile.of(output);
         }
-        for (String line : lines) {
-            file.write(line);
+        try {
+            for (String line : lines) {
+                file.write(line);
+            }
+            file.flush();
+        } catch (IOException e) {
+            throw removed(e);
         }
-        file.flush();
     }
 
     @Override
     public void close() throws IOException {
-        if (file != null) {
-            file.close();
+        if (file != null && !failed) {
+            try {
+                file.close();
+            } catch (IOException e) {
+                throw removed(e);
+            }
         }
+    }
+
+    /**
+     * A write to the file this run made failed (a full disk): the file goes, as a command that fails leaves no half
+     * of its output, unless another file took its name meanwhile; the failure names it.
+     */
+    private IOException removed(IOException e) {
+        String what = "--output " + output + ": " + e.getMessage();
+        failed = true;
+        try {
+            file.close();
+        } catch (IOException alsoFailed) {
+            // the failure that counts is the first
+        }
+        try {
+            if (SameFile.of(output).equals(made) && Files.deleteIfExists(output)) {
+                what += "; removed the part written";
+            }
+        } catch (IOException notRemoved) {
+            what += "; cannot remove the part written: " + notRemoved.getMessage();
+        }
+        return new IOException(what, e);
     }
 }

@@ -4,7 +4,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.perfpin.apps.Programs;
+import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.ThreadPatterns;
 import io.perfpin.report.EndRecord;
 import io.perfpin.report.JsonReader;
@@ -25,6 +28,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -293,6 +297,45 @@ class ReportCommandTest {
                         + " skipped it\n",
                 huge.err);
         assertTrue(Files.readString(report).contains("\nworker-0,100,"), Files.readString(report));
+    }
+
+    /** An --output on a full disk: one line naming the file, and no half-written file left behind. */
+    @Test
+    void anOutputOnAFullDiskIsRemovedAndNamed() throws Exception {
+        assumeTrue(EffectiveUser.uid() == 0, "mounting a tmpfs needs root");
+        Optional<Path> mount = Programs.onPath("mount");
+        Optional<Path> umount = Programs.onPath("umount");
+        assumeTrue(mount.isPresent() && umount.isPresent(), "needs mount and umount on the PATH");
+        Path recording = dir.resolve("many.jsonl");
+        try (BufferedWriter out = Files.newBufferedWriter(recording, StandardCharsets.UTF_8)) {
+            for (int t = 1; t <= 3_000; t++) {
+                out.write(record(ThreadRecords.THREAD, "worker-" + t, t, t));
+                out.write('\n');
+            }
+        }
+        Path full = Files.createDirectory(dir.resolve("full"));
+        assumeTrue(
+                new ProcessBuilder(mount.get().toString(), "-t", "tmpfs", "-o", "size=200k", "tmpfs", full.toString())
+                                .inheritIO()
+                                .start()
+                                .waitFor()
+                        == 0,
+                "cannot mount a tmpfs here");
+        try {
+            Path report = full.resolve("rep.json");
+            CliRun run = CliRun.capture(() ->
+                    Perfpin.run("report", recording.toString(), "--format", "json", "--output", report.toString()));
+            assertEquals(ExitCode.FAILURE, run.code, run.err);
+            assertEquals(
+                    "perfpin report: --output " + report + ": No space left on device; removed the part written\n",
+                    run.err);
+            assertFalse(Files.exists(report), "no half-written report");
+        } finally {
+            new ProcessBuilder(umount.get().toString(), full.toString())
+                    .inheritIO()
+                    .start()
+                    .waitFor();
+        }
     }
 
     /** A heap too small for a recording's threads is said in one line, with what to do, never a stack trace. */
