@@ -16,7 +16,9 @@ import java.util.Map;
 /**
  * The counters of the threads the profiler counts in this JVM, each opened once, when the thread is first
  * selected, and read as each measurement iteration starts and ends: an iteration's counts are the difference. A
- * thread that starts during an iteration is counted from the next one.
+ * thread that starts during an iteration is counted from the next one. What opening them could not count is said
+ * here, in the JVM that counts: only it knows (a fork may run another JDK, or get a simulated PMU or another
+ * backend through -jvmArgsAppend), and a fork's output is JMH's.
  */
 final class CountedThreads implements AutoCloseable {
     private final Syscalls syscalls;
@@ -24,20 +26,21 @@ final class CountedThreads implements AutoCloseable {
     private final long pid = ProcessHandle.current().pid();
     private final RefusedEvents refused = new RefusedEvents();
     private final DescriptorBudget descriptors;
-    private final boolean sayWhatIsCounted;
     private final Map<Integer, Counted> threads = new LinkedHashMap<>();
 
     /** One thread's counters, with its counts when the iteration started and now. */
     private static final class Counted {
         final String name;
+        final int tid;
         final ThreadCounters counters;
         final CounterSnapshot start;
         final CounterSnapshot now;
         final CounterSnapshot iteration;
         boolean counting;
 
-        Counted(String name, ThreadCounters counters) {
+        Counted(String name, int tid, ThreadCounters counters) {
             this.name = name;
+            this.tid = tid;
             this.counters = counters;
             this.start = counters.newSnapshot();
             this.now = counters.newSnapshot();
@@ -45,14 +48,9 @@ final class CountedThreads implements AutoCloseable {
         }
     }
 
-    /**
-     * @param sayWhatIsCounted whether this JVM says which events are not counted (JMH runs the benchmark here,
-     *                         {@code -f 0}); a fork leaves that to the JVM that forked it, which says it once
-     */
-    CountedThreads(Syscalls syscalls, EventList events, boolean sayWhatIsCounted) throws IOException {
+    CountedThreads(Syscalls syscalls, EventList events) throws IOException {
         this.syscalls = syscalls;
         this.events = events;
-        this.sayWhatIsCounted = sayWhatIsCounted;
         this.descriptors = DescriptorBudget.forThisProcess(DescriptorShare.DEFAULT);
     }
 
@@ -62,10 +60,8 @@ final class CountedThreads implements AutoCloseable {
             if (!threads.containsKey(tid)) {
                 ThreadCounters counters =
                         ThreadCounters.open(syscalls, pid, tid, events.events(), refused, descriptors);
-                if (sayWhatIsCounted) {
-                    Notes.sayWhatIsCounted(events, counters);
-                }
-                threads.put(tid, new Counted(name, counters));
+                Notes.sayWhatIsCounted(events, counters);
+                threads.put(tid, new Counted(name, tid, counters));
             }
         });
     }
@@ -86,7 +82,11 @@ final class CountedThreads implements AutoCloseable {
                 thread.counters.read(thread.now);
                 CounterSnapshot.delta(thread.now, thread.start, thread.iteration);
                 counts.add(new ThreadCount(
-                        thread.name, thread.iteration, thread.counters.unsupported(), thread.counters.notCounted()));
+                        thread.name,
+                        thread.tid,
+                        thread.iteration,
+                        thread.counters.unsupported(),
+                        thread.counters.notCounted()));
                 thread.counting = false;
             }
         }

@@ -25,6 +25,8 @@ final class Measurement implements AutoCloseable {
     private final CountedThreads counted;
     /** Null when the workers are not pinned. */
     private final ThreadPins pins;
+    /** The simulated PMU that makes this JVM's hardware counts, named in their results' units; null: the kernel's. */
+    private final String simulatedPmu;
 
     private int iteration;
 
@@ -33,10 +35,10 @@ final class Measurement implements AutoCloseable {
         this.syscalls = syscalls;
         this.counted = counted;
         this.pins = pins;
+        this.simulatedPmu = syscalls.simulatedPmu();
     }
 
-    /** @param sayWhatIsCounted whether this JVM says which events are not counted (see {@link CountedThreads}) */
-    static Measurement open(ProfilerOptions options, boolean sayWhatIsCounted) throws IOException {
+    static Measurement open(ProfilerOptions options) throws IOException {
         Syscalls syscalls = Backends.syscalls();
         String simulated = Backends.simulatedPmuNotice(syscalls);
         if (simulated != null) {
@@ -45,7 +47,7 @@ final class Measurement implements AutoCloseable {
         return new Measurement(
                 options,
                 syscalls,
-                new CountedThreads(syscalls, options.events(), sayWhatIsCounted),
+                new CountedThreads(syscalls, options.events()),
                 options.pin() == null ? null : ThreadPins.ofThisProcess(syscalls, Notes::say));
     }
 
@@ -94,7 +96,7 @@ final class Measurement implements AutoCloseable {
                     + (options.threads() == null ? "" : options.threads()) + " ran as it started (JMH starts its"
                     + " workers in the first iteration, so with -wi 0 they are counted from the second)");
         }
-        return PerOperation.of(options.events(), counts, operations, workerPrefix, options.perThread());
+        return PerOperation.of(options.events(), counts, operations, workerPrefix, options.perThread(), simulatedPmu);
     }
 
     /** Gives the workers their CPUs back and closes the counters. */

@@ -1,15 +1,9 @@
 package io.perfpin.jmh;
 
-import io.perfpin.counter.DescriptorBudget;
-import io.perfpin.counter.RefusedEvents;
-import io.perfpin.counter.ThreadCounters;
-import io.perfpin.nativeio.Backends;
-import io.perfpin.nativeio.Syscalls;
 import java.io.File;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.openjdk.jmh.infra.BenchmarkParams;
 import org.openjdk.jmh.infra.IterationParams;
 import org.openjdk.jmh.profile.ExternalProfiler;
@@ -26,20 +20,15 @@ import org.openjdk.jmh.runner.IterationType;
  * and its result files. Options: {@code -prof perfpin:help}.
  *
  * <p>As an {@link ExternalProfiler} it runs in the JVM that runs JMH: it adds the perfpin agent to the forked JVM
- * ({@link ForkAgent}), and says once which events this machine cannot count. As an {@link InternalProfiler} it
- * runs in the JVM that runs the benchmark (the fork, or JMH's own with {@code -f 0}): from the last warm-up
- * iteration it pins the workers and opens their counters ({@link Measurement}), reads them as each measurement
- * iteration starts and ends, and after the last one gives the workers their CPUs back.
+ * ({@link ForkAgent}). As an {@link InternalProfiler} it runs in the JVM that runs the benchmark (the fork, or JMH's
+ * own with {@code -f 0}): from the last warm-up iteration it pins the workers and opens their counters
+ * ({@link Measurement}), saying which events it cannot count there, reads them as each measurement iteration starts
+ * and ends, and after the last one gives the workers their CPUs back.
  *
  * <p>It never fails a benchmark: whatever goes wrong is said once, and the benchmark runs on without perfpin's
  * results.
  */
 public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
-    /** JMH's forked JVMs run this class; a JVM that runs it was forked by one that said what it had to say. */
-    private static final String FORKED_MAIN = "org.openjdk.jmh.runner.ForkedMain";
-
-    private static final AtomicBoolean PROBED = new AtomicBoolean();
-
     private final ProfilerOptions options;
     private Measurement measurement;
     private boolean failed;
@@ -72,29 +61,12 @@ public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
         return ForkAgent.options(options, params.getJvm(), params.getJvmArgs());
     }
 
-    /** Says once, before the first fork, which events are not counted here: each fork would only repeat it. */
+    /**
+     * Nothing: which events are not counted is said by the JVM that counts them ({@link CountedThreads}), whose
+     * JDK, backend and PMU may differ from this one's.
+     */
     @Override
-    public void beforeTrial(BenchmarkParams params) {
-        if (!PROBED.compareAndSet(false, true)) {
-            return;
-        }
-        Notes.midLine(true, () -> {
-            try {
-                Syscalls syscalls = Backends.syscalls();
-                try (ThreadCounters probe = ThreadCounters.open(
-                        syscalls,
-                        ProcessHandle.current().pid(),
-                        syscalls.gettid(),
-                        options.events().events(),
-                        new RefusedEvents(),
-                        DescriptorBudget.unbounded())) {
-                    Notes.sayWhatIsCounted(options.events(), probe);
-                }
-            } catch (RuntimeException | LinkageError e) {
-                Notes.failed("cannot count here", e);
-            }
-        });
-    }
+    public void beforeTrial(BenchmarkParams params) {}
 
     @Override
     public Collection<? extends Result> afterTrial(BenchmarkResult result, long pid, File stdOut, File stdErr) {
@@ -124,8 +96,7 @@ public class PerfpinProfiler implements ExternalProfiler, InternalProfiler {
         }
         try {
             if (measurement == null) {
-                boolean forked = System.getProperty("sun.java.command", "").startsWith(FORKED_MAIN);
-                measurement = Measurement.open(options, !forked);
+                measurement = Measurement.open(options);
             }
             measurement.prepare();
             if (measuring) {

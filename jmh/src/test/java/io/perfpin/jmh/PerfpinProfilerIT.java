@@ -165,7 +165,10 @@ class PerfpinProfilerIT {
      * the fork says on its output, which JMH shows, that its PMU is simulated. The three misses asked of the presets
      * are in different groups of the core's events, which the model's four counters take in turn: each miss's figure
      * is still its rate (the MPKI asked for) of the instructions of the whole task-clock, counted throughout as a
-     * software event, where a raw count would be only its group's share of it.
+     * software event, where a raw count would be only its group's share of it. Each result of a hardware event, and
+     * each ratio of one, names the simulated PMU in its unit, in the text and the JSON; task-clock, the kernel's, does
+     * not. The fork counts every event, and nothing says otherwise: this JVM, which has no simulated PMU, says nothing
+     * of what the fork counts.
      */
     @Test
     void hardwareEventsPerOperationOnASimulatedPmu() throws Exception {
@@ -188,7 +191,17 @@ class PerfpinProfilerIT {
                 1,
                 run.out.split("\n# perfpin: simulated PMU skylake ", -1).length - 1,
                 "the fork says so once:\n" + run.out);
+        assertFalse(run.out.contains("# perfpin: not counting"), run.out);
         Map<?, ?> metrics = secondaryMetrics(json);
+        assertEquals("#/op (simulated skylake PMU)", ((Map<?, ?>) metrics.get("·cycles")).get("scoreUnit"));
+        assertEquals("insns/clk (simulated skylake PMU)", ((Map<?, ?>) metrics.get("·ipc")).get("scoreUnit"));
+        assertEquals("ns/op", ((Map<?, ?>) metrics.get("·task-clock")).get("scoreUnit"));
+        assertTrue(
+                Pattern.compile(
+                                "PagesPerOperation\\.\\w+:·cycles +thrpt +2 +[^\\n]* #/op \\(simulated skylake PMU\\)\n")
+                        .matcher(run.out)
+                        .find(),
+                "the unit in the text:\n" + run.out);
         List<Double> cycles = rawData((Map<?, ?>) metrics.get("·cycles"));
         List<Double> instructions = rawData((Map<?, ?>) metrics.get("·instructions"));
         List<Double> taskClock = rawData((Map<?, ?>) metrics.get("·task-clock"));
@@ -337,7 +350,8 @@ class PerfpinProfilerIT {
 
     /**
      * pin=CPUS pins every worker to that list for the measurement, and threads=all counts every thread of the fork,
-     * as perfnorm does: the per-thread shares then hold more threads than JMH's two workers.
+     * as perfnorm does: the per-thread shares then hold more threads than JMH's two workers, and the JVM's threads
+     * of one name have one each.
      */
     @Test
     void pinToACpuListAndThreadsAll() throws Exception {
@@ -351,6 +365,8 @@ class PerfpinProfilerIT {
                         AffinityObserver.class.getName(),
                         "-prof",
                         "perfpin:pin=1;threads=all;perThread=true",
+                        "-jvmArgsAppend",
+                        "-XX:CICompilerCount=4 -XX:-UseDynamicNumberOfCompilerThreads",
                         "-rf",
                         "json",
                         "-rff",
@@ -363,10 +379,19 @@ class PerfpinProfilerIT {
             }
             assertEquals(allowed, affinity(run, "MEASUREMENT 2 end " + worker), "its CPUs back after");
         }
-        long threads = secondaryMetrics(json).keySet().stream()
-                .filter(k -> k.toString().startsWith("·task-clock:"))
+        Map<?, ?> metrics = secondaryMetrics(json);
+        List<String> shares = metrics.keySet().stream()
+                .map(Object::toString)
+                .filter(k -> k.startsWith("·task-clock:"))
+                .toList();
+        assertTrue(shares.size() > 2, "every thread of the fork, not only the workers: " + shares + "\n" + run.out);
+        // Three C2 compiler threads (-XX:CICompilerCount=4: one C1, three C2), all started with the JVM, by the
+        // kernel's name cut to "C2 CompilerThre": each has a label of its own, so that their shares add up to the
+        // total rather than JMH averaging those of one label.
+        long compilers = shares.stream()
+                .filter(k -> k.matches("·task-clock:C2 CompilerThre \\(tid \\d+\\)"))
                 .count();
-        assertTrue(threads > 2, "every thread of the fork, not only the workers: " + threads + " shares\n" + run.out);
+        assertEquals(3, compilers, "each C2 compiler thread told apart by its TID: " + shares);
     }
 
     private static String affinity(JmhRun run, String when) {
