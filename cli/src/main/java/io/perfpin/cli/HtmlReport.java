@@ -29,6 +29,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.OptionalDouble;
 import java.util.OptionalLong;
 import java.util.Properties;
@@ -140,11 +141,11 @@ final class HtmlReport {
         page.append("<h1>perfpin report</h1>\n");
         Set<String> simulated = new TreeSet<>();
         parts.forEach(part -> part.runs()
-                .forEach(run -> run.threads().forEach(t -> {
-                    if (t.report().pmu() != null) {
-                        simulated.add(t.report().pmu());
-                    }
-                })));
+                .forEach(run -> Stream.concat(
+                                run.threads().stream().map(t -> t.report().pmu()),
+                                run.methods().stream().map(MethodRecord::pmu))
+                        .filter(Objects::nonNull)
+                        .forEach(simulated::add)));
         if (!simulated.isEmpty()) {
             // Made with -Dperfpin.simulated-pmu in tests: no reader may take these counts for a processor's.
             page.append("<p class=\"simulated\"><strong>Simulated PMU</strong>: the hardware counts on this page come"
@@ -708,7 +709,7 @@ final class HtmlReport {
         page.append("</tr>\n");
         for (List<String> cells : MethodTable.rows(methods)) {
             page.append("<tr>");
-            for (int c = 0; c < cells.size(); c++) {
+            for (int c = 0; c < MethodTable.COLUMNS.size(); c++) {
                 page.append(c == 0 || c == 2 ? "<td>" : "<td class=\"n\">")
                         .append(escape(cells.get(c)))
                         .append("</td>");

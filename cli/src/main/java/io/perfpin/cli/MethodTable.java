@@ -7,17 +7,24 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
  * {@code @Counted} methods as rows: one per method and event, normalised per call as JMH's perfnorm does,
- * with the per-call median and 99th percentile beside the mean, and the events not counted with their reasons.
+ * with the per-call median and 99th percentile beside the mean, and the events not counted with their reasons. The
+ * CSV's last column, {@code pmu}, names the simulated PMU that made a method's hardware counts (tests only), as the
+ * threads' CSV does; empty for the kernel's.
  */
 final class MethodTable {
+    /** The table's and the page's columns; the page's banner, and a line under the table, name a simulated PMU. */
     static final List<String> COLUMNS = List.of("method", "calls", "event", "total", "per call", "p50", "p99");
+    /** The CSV's: a row of its own has to say it. */
+    static final List<String> CSV_COLUMNS =
+            Stream.concat(COLUMNS.stream(), Stream.of("pmu")).toList();
 
     private MethodTable() {}
 
-    /** The cells of each row, unformatted numbers: for CSV. */
+    /** The cells of each row ({@link #CSV_COLUMNS}), unformatted numbers: for CSV, and the page's first ones. */
     static List<List<String>> rows(List<MethodRecord> methods) {
         List<List<String>> rows = new ArrayList<>();
         for (MethodRecord m : methods) {
@@ -30,7 +37,8 @@ final class MethodTable {
                         Long.toString(total.getValue()),
                         CountText.threeDecimals(m.means().getOrDefault(event, 0.0)),
                         Long.toString(m.p50().getOrDefault(event, 0L)),
-                        Long.toString(m.p99().getOrDefault(event, 0L))));
+                        Long.toString(m.p99().getOrDefault(event, 0L)),
+                        m.pmu() == null ? "" : m.pmu()));
             }
         }
         return rows;

@@ -132,13 +132,17 @@ final class ReportCommand implements Callable<Integer> {
     /**
      * The JVM recorded in {@code file}, then those it started, recorded beside it ({@link StartedJvms}): a JMH run
      * with {@code --threads} for its workers finds them in its forks' files only. No thread shown in any of them
-     * is an error.
+     * is an error, unless one of them holds {@code @Counted} methods.
      */
     private List<RecordedJvm> family(Path file) throws IOException {
         List<RecordedJvm> family = new ArrayList<>(
                 List.of(RecordedJvm.of(file, read(file), threads, false, busiestVirtual == null ? 0 : busiestVirtual)));
         family.addAll(StartedJvms.read("report", file, threads));
         int started = family.size() - 1;
+        // A recording of @Counted methods only (threads=none, or a pattern no thread matched) is shown as such.
+        if (family.stream().anyMatch(jvm -> !jvm.recording().methods().isEmpty())) {
+            return family;
+        }
         if (family.stream().allMatch(jvm -> jvm.recording().threads().isEmpty())) {
             throw new IllegalStateException(file
                     + (started == 0

@@ -68,7 +68,7 @@ enum ReportFormat {
         }
         return switch (this) {
             case CSV -> {
-                List<String> lines = new ArrayList<>(List.of("", ReportCsv.row(MethodTable.COLUMNS)));
+                List<String> lines = new ArrayList<>(List.of("", ReportCsv.row(MethodTable.CSV_COLUMNS)));
                 MethodTable.rows(methods).forEach(row -> lines.add(ReportCsv.row(row)));
                 yield lines;
             }

@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /**
  * Where a command writes its reports: standard output, or a private file written through and flushed block
@@ -221,8 +222,9 @@ final class ReportOutput implements AutoCloseable {
                             ? methods.stream().map(m -> m.toJson(recording)).collect(Collectors.toList())
                             : format.renderMethods(methods, table.width()));
             hints(RecordingReport.hints(jvm.threads()));
-            String simulated = jvm.threads().stream()
-                    .map(t -> t.report().pmu())
+            String simulated = Stream.concat(
+                            jvm.threads().stream().map(t -> t.report().pmu()),
+                            methods.stream().map(MethodRecord::pmu))
                     .filter(Objects::nonNull)
                     .findFirst()
                     .orElse(null);
@@ -255,7 +257,7 @@ final class ReportOutput implements AutoCloseable {
                     .forEach(row -> methods.add(ReportCsv.fromRecording(jvm.file(), ReportCsv.row(row))));
         }
         if (!methods.isEmpty()) {
-            lines.addAll(List.of("", ReportCsv.recordingHeader(MethodTable.COLUMNS)));
+            lines.addAll(List.of("", ReportCsv.recordingHeader(MethodTable.CSV_COLUMNS)));
             lines.addAll(methods);
         }
         write(lines);

@@ -37,7 +37,8 @@ class MethodReportTest {
                 Map.of("page-faults", 256.0),
                 Map.of("page-faults", 256L),
                 Map.of("page-faults", 256L),
-                Map.of());
+                Map.of(),
+                null);
         MethodRecord last = new MethodRecord(
                 MethodRecord.FINAL,
                 2,
@@ -47,7 +48,8 @@ class MethodReportTest {
                 Map.of("page-faults", 256.7),
                 Map.of("page-faults", 256L),
                 Map.of("page-faults", 264L),
-                Map.of("cycles", "no hardware PMU counts this here"));
+                Map.of("cycles", "no hardware PMU counts this here"),
+                null);
         Files.write(file, List.of(ThreadRecords.toJson(ThreadRecords.THREAD, 3, main), live.toJson(), last.toJson()));
 
         CliRun table = CliRun.capture(() -> Perfpin.run("report", file.toString()));
@@ -59,8 +61,9 @@ class MethodReportTest {
 
         CliRun csv = CliRun.capture(() -> Perfpin.run("report", file.toString(), "--format", "csv"));
         assertTrue(
-                csv.out.contains("method,calls,event,total,per call,p50,p99\n\"a.B.touch(int, long)\",20,page-faults,"
-                        + "5134,256.700,256,264"),
+                csv.out.contains(
+                        "method,calls,event,total,per call,p50,p99,pmu\n\"a.B.touch(int, long)\",20,page-faults,"
+                                + "5134,256.700,256,264,\n"),
                 csv.out);
 
         CliRun json = CliRun.capture(() -> Perfpin.run("report", file.toString(), "--format", "json"));

@@ -28,7 +28,8 @@ import org.junit.jupiter.api.io.TempDir;
  * the pmu column of its CSV, a line under its table and a banner on its HTML page. The views read the agent's stats
  * file in a JVM without the property, and still label their records: {@code top --format json}'s pmu field, {@code run
  * --format csv}'s pmu column, and the heading of each frame. Events multiplexed on the model's 4 counters show their
- * coverage in a view's table and in the report's JSON, CSV, table and HTML page, which plots a miss rate.
+ * coverage in a view's table and in the report's JSON, CSV, table and HTML page, which plots a miss rate. A
+ * {@code @Counted} method's hardware counts say so likewise.
  */
 class ReportSimulatedPmuTest {
     private static final String JAVA =
@@ -274,6 +275,64 @@ class ReportSimulatedPmuTest {
         assertTrue(
                 HtmlReportTest.chromium(page, "--dump-dom").contains("data-plots=\"drawn " + charts.size() + "\""),
                 "every plot drawn, no error");
+    }
+
+    /**
+     * A recording of @Counted methods alone (--threads matching no thread), their hardware counts made by the simulated
+     * PMU: report shows it, exit 0, and says the PMU in each format: the pmu field of the JSON method records, the pmu
+     * column of the methods' CSV, the line under the table, the page's banner.
+     */
+    @Test
+    void countedMethodsAloneOnASimulatedPmuAreReportedAndSaySo() throws Exception {
+        Path record = dir.resolve("methods.jsonl");
+        List<String> args = new ArrayList<>(List.of("run", "--threads", "none-is-named-so", "--events", "task-clock"));
+        args.addAll(List.of("--record", record.toString(), "--", JAVA, "-Dperfpin.simulated-pmu=skylake", "-cp"));
+        args.addAll(List.of(
+                ApplicationClassPath.withoutAgent(System.getProperty("java.class.path")),
+                "io.perfpin.apps.MatrixMultiply",
+                "--annotated",
+                "--n",
+                "100"));
+        CliRun run = CliRun.capture(() -> Perfpin.run(args.toArray(new String[0])));
+        assertEquals(0, run.code, run.out + run.err);
+
+        CliRun json = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "json"));
+        assertEquals(ExitCode.OK, json.code, json.err);
+        List<Map<?, ?>> methods = json.out
+                .lines()
+                .<Map<?, ?>>map(l -> (Map<?, ?>) JsonReader.parse(l))
+                .filter(r -> "method".equals(r.get("type")))
+                .toList();
+        assertEquals(2, methods.size(), "ijk and ikj: " + json.out);
+        for (Map<?, ?> method : methods) {
+            assertEquals("simulated skylake", method.get("pmu"), json.out);
+            assertTrue(((Number) ((Map<?, ?>) method.get("counters")).get("cache-misses")).longValue() > 0, json.out);
+        }
+
+        CliRun csv = CliRun.capture(() -> Perfpin.run("report", record.toString(), "--format", "csv"));
+        assertEquals(ExitCode.OK, csv.code, csv.err);
+        List<List<String>> rows = csv.out
+                .lines()
+                .filter(l -> !l.isEmpty())
+                .map(OutputContractTest::fields)
+                .toList();
+        assertEquals(MethodTable.CSV_COLUMNS, rows.get(0), csv.out);
+        assertTrue(rows.size() > 2, csv.out);
+        rows.subList(1, rows.size()).forEach(row -> assertEquals("simulated skylake", row.get(7), csv.out));
+
+        CliRun table = CliRun.capture(() -> Perfpin.run("report", record.toString()));
+        assertEquals(ExitCode.OK, table.code, table.err);
+        assertTrue(table.out.contains("\n" + ReportOutput.simulatedPmu("simulated skylake") + "\n"), table.out);
+
+        Path page = dir.resolve("methods.html");
+        CliRun html = CliRun.capture(
+                () -> Perfpin.run("report", record.toString(), "--format", "html", "--output", page.toString()));
+        assertEquals(ExitCode.OK, html.code, html.err);
+        assertTrue(
+                Files.readString(page)
+                        .contains("<p class=\"simulated\"><strong>Simulated PMU</strong>: the hardware counts on"
+                                + " this page come from a simulated skylake PMU"),
+                "the page's banner");
     }
 
     /**

@@ -80,7 +80,8 @@ class TableWidthTest {
                 Map.of("page-faults", 256.7),
                 Map.of("page-faults", 256L),
                 Map.of("page-faults", 264L),
-                Map.of("cycles", "no hardware PMU counts this here: " + "the reason is long ".repeat(10)));
+                Map.of("cycles", "no hardware PMU counts this here: " + "the reason is long ".repeat(10)),
+                null);
         List<String> lines = MethodTable.render(List.of(record), WIDTH);
         lines.forEach(line -> assertTrue(TerminalText.width(line) <= WIDTH, "fits " + WIDTH + ": '" + line + "'"));
         String row = lines.stream()

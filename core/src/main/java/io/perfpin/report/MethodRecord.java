@@ -7,8 +7,11 @@ import java.util.Map;
  * A {@code @Counted} method's summary in a JSON-lines recording: {@code type} {@code "method"} once at the
  * end, {@code "method-sample"} while it runs (cumulative, written when calls were added), each with the
  * method's name, its calls, and per counted event the total, the mean per call, p50 and p99, and the events
- * that could not be counted with their reasons. A report that joins several recordings adds {@code recording}, the
- * file the record was read from, after {@code type}.
+ * that could not be counted with their reasons, and {@code pmu} where a simulated PMU made its hardware counts (tests
+ * only; absent otherwise), as a thread's record has it. A report that joins several recordings adds
+ * {@code recording}, the file the record was read from, after {@code type}.
+ *
+ * @param pmu the simulated PMU ({@code simulated skylake}); null: the kernel's
  */
 public record MethodRecord(
         String type,
@@ -19,7 +22,8 @@ public record MethodRecord(
         Map<String, Double> means,
         Map<String, Long> p50,
         Map<String, Long> p99,
-        Map<String, String> unsupported) {
+        Map<String, String> unsupported,
+        String pmu) {
     public static final String FINAL = "method";
     public static final String SAMPLE = "method-sample";
 
@@ -41,15 +45,18 @@ public record MethodRecord(
         if (recording != null) {
             json.field("recording", recording.toString());
         }
-        return json.field("time", epochMillis)
+        json.field("time", epochMillis)
                 .field("method", method)
                 .field("calls", calls)
                 .field("counters", totals)
                 .field("mean", means)
                 .field("p50", p50)
                 .field("p99", p99)
-                .field("unsupported", unsupported)
-                .end();
+                .field("unsupported", unsupported);
+        if (pmu != null) {
+            json.field("pmu", pmu);
+        }
+        return json.end();
     }
 
     /** @throws IllegalArgumentException naming the field that is missing or of the wrong kind */
@@ -63,6 +70,7 @@ public record MethodRecord(
                 JsonFields.map(object, "mean", JsonFields::number, JsonFields.NUMBERS),
                 JsonFields.map(object, "p50", JsonFields::wholeNumber, "whole numbers"),
                 JsonFields.map(object, "p99", JsonFields::wholeNumber, "whole numbers"),
-                JsonFields.map(object, "unsupported", JsonFields::string, "strings"));
+                JsonFields.map(object, "unsupported", JsonFields::string, "strings"),
+                object.get("pmu") == null ? null : JsonFields.field(object, "pmu", String.class));
     }
 }

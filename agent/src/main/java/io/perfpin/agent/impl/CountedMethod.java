@@ -3,6 +3,7 @@ package io.perfpin.agent.impl;
 import io.perfpin.counter.ValueHistogram;
 import io.perfpin.event.EventList;
 import io.perfpin.event.EventSpec;
+import io.perfpin.nativeio.Backends;
 import io.perfpin.report.MethodRecord;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -95,6 +96,7 @@ final class CountedMethod {
                 p99.put(event, merged[e].valueAt(0.99));
             }
         }
-        return new MethodRecord(type, epochMillis, name, calls, sums, means, p50, p99, unsupported);
+        return new MethodRecord(
+                type, epochMillis, name, calls, sums, means, p50, p99, unsupported, Backends.simulatedPmu());
     }
 }
