@@ -18,10 +18,10 @@ import java.util.stream.Collectors;
  * add up to the total: a name that several counted threads share ({@code threads=all}: the JVM's compiler and GC
  * threads, by the kernel's name cut to 15 characters) is told apart by each one's TID ({@code C2 CompilerThre
  * (tid 4242)}), since JMH would average results of one label, not add them; not in brackets or after a comma, which
- * JMH's JSON writer breaks lines at, inside strings too. An event that is not counted for every
- * thread has no result: a sum of some threads' counts would pass for all of them. Where a simulated PMU (tests only) made the hardware counts, each result
- * that comes of one says so in its unit ({@code #/op (simulated skylake PMU)}), which JMH prints beside it and
- * writes into its result files.
+ * JMH's JSON writer breaks lines at, inside strings too. An event that is not counted for every thread has no
+ * result: a sum of some threads' counts would pass for all of them. Where a simulated PMU (tests only) made the
+ * hardware counts, each result that comes of one says so in its unit ({@code #/op (simulated skylake PMU)}), which
+ * JMH prints beside it and writes into its result files.
  */
 final class PerOperation {
     private PerOperation() {}

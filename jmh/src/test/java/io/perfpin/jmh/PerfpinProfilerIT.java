@@ -197,8 +197,8 @@ class PerfpinProfilerIT {
         assertEquals("insns/clk (simulated skylake PMU)", ((Map<?, ?>) metrics.get("·ipc")).get("scoreUnit"));
         assertEquals("ns/op", ((Map<?, ?>) metrics.get("·task-clock")).get("scoreUnit"));
         assertTrue(
-                Pattern.compile(
-                                "PagesPerOperation\\.\\w+:·cycles +thrpt +2 +[^\\n]* #/op \\(simulated skylake PMU\\)\n")
+                Pattern.compile("PagesPerOperation\\.\\w+:·cycles +thrpt +2 +[^\\n]* "
+                                + "#/op \\(simulated skylake PMU\\)\n")
                         .matcher(run.out)
                         .find(),
                 "the unit in the text:\n" + run.out);
