@@ -212,11 +212,14 @@ final class SimulatedPmu implements Syscalls {
         } else {
             at = put(at, event.value);
         }
+        // A group read has the leader's times, through whichever member's descriptor (perf_read_group): a member
+        // opened after the leader has been enabled for less time.
+        Event timed = grouped ? reported.get(0) : event;
         if ((event.readFormat & PerfEventAttr.FORMAT_TOTAL_TIME_ENABLED) != 0) {
-            at = put(at, event.enabled);
+            at = put(at, timed.enabled);
         }
         if ((event.readFormat & PerfEventAttr.FORMAT_TOTAL_TIME_RUNNING) != 0) {
-            at = put(at, event.running);
+            at = put(at, timed.running);
         }
         for (Event member : reported) {
             if (grouped) {

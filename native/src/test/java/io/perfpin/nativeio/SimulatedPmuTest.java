@@ -391,6 +391,50 @@ class SimulatedPmuTest {
         assertThrows(BackendUnavailableException.class, () -> Backends.simulatedIfAsked(real, "skylake", null, "-1"));
     }
 
+    /**
+     * A group read through a member's descriptor has the leader's times, as the kernel's perf_read_group writes them,
+     * not the member's own. Here the leader counted half the time while another group shared the counters, then on
+     * its own; a member opened after that has been on the counters all its life, so that its own time running would
+     * be more than its leader's: read through it, the group's times are the leader's, never past what a read through
+     * the leader just after gives. The kernel reads a group of software events through a member the same way.
+     */
+    @Test
+    void aGroupReadThroughAMemberHasTheLeadersTimes() {
+        int leader = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.CACHE_MISSES, GROUP, -1);
+        int clockLeader = open(PerfEventAttr.TYPE_SOFTWARE, TASK_CLOCK, GROUP, -1);
+        // Four general-purpose events: with the leader's, one more than the four counters, so the two groups take
+        // turns, each on half the time.
+        List<Integer> rival =
+                new ArrayList<>(List.of(open(PerfEventAttr.TYPE_HARDWARE, PmuModel.BRANCH_MISSES, GROUP, -1)));
+        for (int i = 0; i < 3; i++) {
+            rival.add(open(PerfEventAttr.TYPE_HARDWARE, PmuModel.BRANCH_MISSES, GROUP, rival.get(0)));
+        }
+        burnCpu();
+        for (int i = rival.size() - 1; i >= 0; i--) {
+            assertEquals(0, pmu.close(rival.get(i)));
+            opened.remove(rival.get(i));
+        }
+        assertEquals(8 * (3 + 2), pmu.read(clockLeader, out.address(), 1024));
+        long[] clockTimes = {out.getLong(8), out.getLong(16)};
+
+        int member = open(PerfEventAttr.TYPE_HARDWARE, PmuModel.BRANCH_MISSES, GROUP, leader);
+        assertEquals(8 * (3 + 2 * 2), pmu.read(member, out.address(), 1024));
+        long[] throughMember = {out.getLong(8), out.getLong(16)};
+        assertEquals(idOf(leader), out.getLong(32), "the leader first");
+        assertEquals(8 * (3 + 2 * 2), pmu.read(leader, out.address(), 1024));
+        assertTrue(
+                out.getLong(8) >= throughMember[0] && out.getLong(16) >= throughMember[1],
+                "through the member " + throughMember[0] + " enabled, " + throughMember[1] + " running; through the"
+                        + " leader just after " + out.getLong(8) + ", " + out.getLong(16));
+        assertTrue(out.getLong(16) < out.getLong(8), "the leader was rotated out a while: " + out.getLong(16));
+
+        int faults = open(PerfEventAttr.TYPE_SOFTWARE, PAGE_FAULTS, GROUP, clockLeader);
+        assertEquals(8 * (3 + 2 * 2), kernel.read(faults, out.address(), 1024));
+        assertTrue(
+                out.getLong(8) >= clockTimes[0] && out.getLong(16) >= clockTimes[1],
+                "the kernel's own read through a member: its leader's times, from before the member was opened");
+    }
+
     private int open(int type, long config, long format, int groupFd) {
         int fd = tryOpen(type, config, format, groupFd);
         assertTrue(fd >= 0, () -> "open type " + type + " config " + config + ": " + Errno.name(fd));
