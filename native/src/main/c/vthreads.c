@@ -10,7 +10,9 @@
  * Java runs only once per virtual thread at its first mount (hooks.virtualSelected(Thread): is it counted, and in
  * which group?) and once at its end (hooks.virtualEnded(...): its final record); the answer is kept in the virtual
  * thread's JVMTI thread-local storage, so an unselected one costs one lookup per mount. While they run, the sampler
- * sums the totals of those of each group (perfpin_virtual_running), as of their last unmount. The headers of JDK 17,
+ * sums the totals of those of each group (perfpin_virtual_running), as of their last unmount. A mount on a carrier
+ * without a group (beyond the budget's) adds its time to the events' enabled time only, as the kernel does for a group
+ * the PMU had no room for: the record's coverage says what share of its time was counted (see mounted). The headers of JDK 17,
  * against which the library may be built, know none of this: the event numbers and the capability's bit are written
  * here.
  *
@@ -81,6 +83,8 @@ struct carrier {
 struct vthread {
     struct vthread *prev, *next;
     struct carrier *mounted_on; /* null while unmounted */
+    int counting;               /* at_mount holds this mount's read; else its carrier had no group to read */
+    uint64_t uncounted_from;    /* when not counting: the carrier's CPU time at the mount */
     uint64_t *totals;           /* per event: raw, enabled, running; 3 * events, after at_mount */
     uint32_t opened;            /* the events some carrier counted for it */
     int recorded;               /* selected by name: its totals go to Java at its end */
@@ -356,12 +360,32 @@ static struct vthread *select_thread(jvmtiEnv *env_jvmti, JNIEnv *env, jthread t
     return v;
 }
 
+/* The CPU time of carrier thread c so far, read from any thread (its clock id, as pthread_getcpuclockid makes one). */
+static uint64_t carrier_cpu_nanos(const struct carrier *c) {
+    struct timespec t;
+    clockid_t clock = (clockid_t) ((~(unsigned int) c->tid << 3) | 6); /* CPUCLOCK_SCHED | CPUCLOCK_PERTHREAD_MASK */
+    if (clock_gettime(clock, &t) != 0) {
+        return 0;
+    }
+    return (uint64_t) t.tv_sec * 1000000000ULL + (uint64_t) t.tv_nsec;
+}
+
+/*
+ * A mount: HotSpot posts VirtualThreadStart and then VirtualThreadMount for a virtual thread's first, so a mount on
+ * the carrier it is mounted on already is that one. On a carrier without a group (beyond the groups the budget
+ * allows) the mount is not counted: unmounted adds its time to the events' enabled time alone, as the kernel's
+ * time_enabled, not time_running, grows for a group rotated off the PMU, so that the record's coverage says it.
+ */
 static void mounted(struct vthread *v, struct carrier *c) {
-    if (read_group(c, v->at_mount) != 0) {
+    if (v->mounted_on == c) {
         return;
     }
     v->mounted_on = c;
     v->mounts++;
+    v->counting = read_group(c, v->at_mount) == 0;
+    if (!v->counting) {
+        v->uncounted_from = carrier_cpu_nanos(c);
+    }
     for (int i = 0; i < v->carrier_count; i++) {
         if (v->carriers[i] == c->tid) {
             return;
@@ -389,14 +413,27 @@ static void add_since_mount(const struct vthread *v, const struct carrier *c, co
     }
 }
 
+/* The time of a mount that was not counted, at least 1 ns, added to each event's enabled time and not its running. */
+static void add_uncounted(struct vthread *v, const struct carrier *c) {
+    uint64_t now = carrier_cpu_nanos(c);
+    uint64_t d = now > v->uncounted_from ? now - v->uncounted_from : 1;
+    for (int event = 0; event < v->events; event++) {
+        add_total(&v->totals[3 * event + 1], d);
+    }
+}
+
 static void unmounted(struct vthread *v, struct carrier *c) {
     uint64_t now[3 + MAX_EVENTS];
-    if (v->mounted_on != c || read_group(c, now) != 0 || now[0] != v->at_mount[0]) {
+    if (v->mounted_on != c) {
         v->mounted_on = NULL;
         return;
     }
     v->mounted_on = NULL;
-    add_since_mount(v, c, now, v->totals, &v->opened);
+    if (!v->counting) {
+        add_uncounted(v, c);
+    } else if (read_group(c, now) == 0 && now[0] == v->at_mount[0]) {
+        add_since_mount(v, c, now, v->totals, &v->opened);
+    }
 }
 
 static void on_mount_or_start(jvmtiEnv *env_jvmti, JNIEnv *env, jthread thread) {
@@ -817,7 +854,7 @@ jint JNICALL perfpin_virtual_read(JNIEnv *env, jclass cls, jlongArray out) {
     uint32_t opened = v->opened;
     memcpy(totals, v->totals, (size_t) (3 * v->events) * sizeof(uint64_t));
     uint64_t now[3 + MAX_EVENTS];
-    if (v->mounted_on == c && read_group(c, now) == 0) {
+    if (v->mounted_on == c && v->counting && read_group(c, now) == 0) {
         add_since_mount(v, c, now, totals, &opened);
     }
     give_carrier(c);

@@ -455,6 +455,69 @@ class VirtualThreadsIT {
     }
 
     /**
+     * With fds=3 one carrier has a group and the other none: two carriers (parallelism 2), and two virtual threads
+     * that wait for each other, spinning, so that they run at once on both, then compute 50 ms each, yield, and
+     * compute 50 ms more on whichever carrier. The mount on the carrier without a group is not counted, and the
+     * record of the virtual thread that had it says so: its task-clock's coverage is below 1 (the mount's time is
+     * enabled time, not running time, as a multiplexed event's), or, where none of its mounts was counted, its
+     * task-clock is not counted at all; never coverage 1 over part of its time.
+     */
+    @Test
+    void aMountOnACarrierWithoutCountersIsSaidInItsVirtualThreadsRecord(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        try (AppJvm app = AppJvm.start(
+                java,
+                "virtual=both-.*;threads=none;fds=3;events=task-clock;out=" + out,
+                dir,
+                "-Djdk.virtualThreadScheduler.parallelism=2",
+                "-Djdk.virtualThreadScheduler.maxPoolSize=2")) {
+            app.await("ready");
+            app.send("vtogether both 50");
+            app.await("vtogether both");
+            assertEquals(0, app.finish());
+        }
+        List<String> records = Observed.records(out, "thread", "both-[01]");
+        assertEquals(2, records.size(), records.toString());
+        long marked = 0;
+        for (String record : records) {
+            assertEquals(2, (long) Observed.number(record, "mounts"), "started, then again after its yield: " + record);
+            Object coverage = Observed.value(record, "coverage", "task-clock");
+            if (coverage == null) {
+                assertEquals("not counted", Observed.value(record, "unsupported", "task-clock"), record);
+                marked++;
+            } else if (((Number) coverage).doubleValue() < 1) {
+                marked++;
+            }
+        }
+        assertTrue(marked >= 1, "the one on the carrier without counters: " + records);
+    }
+
+    /**
+     * HotSpot posts VirtualThreadStart and then VirtualThreadMount for a virtual thread's first mount: one mount. A
+     * virtual thread that yields N times is mounted N + 1 times.
+     */
+    @Test
+    void aVirtualThreadThatYieldsNTimesIsMountedNPlusOneTimes(@TempDir Path dir) throws Exception {
+        String java = jdk();
+        Path out = dir.resolve("run.jsonl");
+        List<Integer> yields = List.of(0, 1, 5, 20);
+        try (AppJvm app = AppJvm.start(java, "virtual=y-.*;threads=none;events=task-clock;out=" + out, dir)) {
+            app.await("ready");
+            for (int n : yields) {
+                app.send("vyield " + n + " y-" + n);
+                app.await("vyielded y-" + n);
+            }
+            assertEquals(0, app.finish());
+        }
+        for (int n : yields) {
+            List<String> records = Observed.records(out, "thread", "y-" + n);
+            assertEquals(1, records.size(), records.toString());
+            assertEquals(n + 1, (long) Observed.number(records.get(0), "mounts"), records.get(0));
+        }
+    }
+
+    /**
      * A carrier thread that the scheduler lets go, idle past its keep-alive (30 s), closes its group as it exits: its
      * descriptor is given back, and the carrier started after it has a group within the same budget (fds=3: room for
      * one), so that the virtual threads mounted on it are counted too.

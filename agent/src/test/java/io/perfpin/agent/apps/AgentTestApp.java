@@ -16,6 +16,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The application the agent tests run, with or without the agent: threads with known work that wait for the
@@ -31,6 +32,11 @@ import java.util.concurrent.TimeUnit;
  *   vcompute N PREFIX MS   N virtual threads PREFIX-I (JDK 21+), each computing MS ms of CPU time in 1 ms slices
  *                          separated by 1 ms sleeps, so that they unmount and change carriers -> "vcomputed N"
  *   vpark N PREFIX         N virtual threads PREFIX-I (JDK 21+) that only wait, each mounted once -> "vparked N"
+ *   vyield N NAME          a virtual thread NAME (JDK 21+) that yields N times, and so is mounted N + 1 times, then
+ *                          ends                                      -> "vyielded NAME" once it ended
+ *   vtogether PREFIX MS    two virtual threads PREFIX-0 and PREFIX-1 (JDK 21+) that wait, spinning, until both run at
+ *                          once, so on two carriers, then each compute MS ms of CPU time without unmounting, yield,
+ *                          compute MS ms again, and end (two mounts each) -> "vtogether PREFIX" once both ended
  *   vburst N PREFIX        N virtual threads PREFIX-I (JDK 21+) that do nothing, started as fast as they end, a
  *                          thousand at a time, none kept once started -> "vbursted N" once all ran
  *   vhold N PREFIX MS      N virtual threads PREFIX-I (JDK 21+), each computing as vcompute's do, then waiting for
@@ -137,6 +143,8 @@ public final class AgentTestApp {
                                 awaitFinish();
                             },
                             "slow" + "x".repeat(Integer.parseInt(word[1])) + "y=");
+                case "vyield" -> virtualYield(Integer.parseInt(word[1]), word[2]);
+                case "vtogether" -> virtualTogether(word[1], Integer.parseInt(word[2]));
                 case "vcompute" -> virtualCompute(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
                 case "vhold" -> virtualHold(Integer.parseInt(word[1]), word[2], Integer.parseInt(word[3]));
                 case "vrelease" -> {
@@ -276,6 +284,41 @@ public final class AgentTestApp {
             t.join();
         }
         say("vcomputed " + threads);
+    }
+
+    private static void virtualYield(int yields, String name) throws Exception {
+        startVirtual(
+                        () -> {
+                            for (int i = 0; i < yields; i++) {
+                                Thread.yield();
+                            }
+                        },
+                        name)
+                .join();
+        say("vyielded " + name);
+    }
+
+    private static void virtualTogether(String prefix, int millis) throws Exception {
+        long perMilli = iterationsPerCpuMilli();
+        AtomicInteger running = new AtomicInteger();
+        List<Thread> both = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+            both.add(startVirtual(
+                    () -> {
+                        running.incrementAndGet();
+                        while (running.get() < 2) {
+                            Thread.onSpinWait(); // mounted throughout: the other runs on another carrier
+                        }
+                        compute(perMilli * millis);
+                        Thread.yield();
+                        compute(perMilli * millis);
+                    },
+                    prefix + "-" + i));
+        }
+        for (Thread t : both) {
+            t.join();
+        }
+        say("vtogether " + prefix);
     }
 
     /** MS ms of CPU time in 1 ms slices separated by 1 ms sleeps, so that the thread unmounts and changes carriers. */
