@@ -33,7 +33,7 @@ final class ListCommand implements Callable<Integer> {
             if (jvm.pid() != self) {
                 rows.add(List.of(
                         Long.toString(jvm.pid()),
-                        jvm.mainClass(),
+                        TerminalText.escape(jvm.mainClass()),
                         AgentState.of(jvm.pid()).toString()));
             }
         }
@@ -60,7 +60,6 @@ final class ListCommand implements Callable<Integer> {
             agent = Math.max(agent, TerminalText.width(row.get(2)));
         }
         int room = Math.max(MIN_MAIN_WIDTH, width - pid - agent - 4);
-        rows.replaceAll(
-                row -> List.of(row.get(0), TerminalText.fit(TerminalText.escape(row.get(1)), room), row.get(2)));
+        rows.replaceAll(row -> List.of(row.get(0), TerminalText.fit(row.get(1), room), row.get(2)));
     }
 }

@@ -235,7 +235,7 @@ final class LiveFrames {
             List<String> lines = new ArrayList<>(heading);
             lines.addAll(
                     rows.isEmpty()
-                            ? List.of("(no thread matches " + threads.describe() + ")")
+                            ? List.of(TerminalText.escape("(no thread matches " + threads.describe() + ")"))
                             : ReportTable.render(rows, view.layout(0).withTop(0).withRunningLabel(running)));
             // Each event not counted is said once: here, unless a frame said it.
             Map<String, String> notCounted = ReportTable.notCounted(rows);
@@ -323,9 +323,10 @@ final class LiveFrames {
      * them yet ({@code matched} false), and after, they have ended.
      */
     static String noLiveThread(ThreadsOption threads, boolean matched) {
-        return matched
-                ? "(no live thread matches " + threads.describe() + ")"
-                : "(waiting for threads matching " + threads.describe() + ")";
+        return TerminalText.escape(
+                matched
+                        ? "(no live thread matches " + threads.describe() + ")"
+                        : "(waiting for threads matching " + threads.describe() + ")");
     }
 
     /**

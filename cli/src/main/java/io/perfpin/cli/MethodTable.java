@@ -57,7 +57,7 @@ final class MethodTable {
                 table.add(new ArrayList<>(List.of(
                         TerminalText.escape(m.method()),
                         CountText.grouped(m.calls()),
-                        event,
+                        TerminalText.escape(event),
                         ReportTable.formatCount(event, total.getValue(), null),
                         perCall(event, m.means().getOrDefault(event, 0.0)),
                         ReportTable.formatCount(event, m.p50().getOrDefault(event, 0L), null),

@@ -28,7 +28,7 @@ record RecordedJvm(Path file, Recording recording, List<ThreadRecord> threads, b
                 ? null
                 : recording.threads().isEmpty()
                         ? "(it holds no thread records)"
-                        : "(no thread recorded there matches " + selection.describe() + ")";
+                        : TerminalText.escape("(no thread recorded there matches " + selection.describe() + ")");
         return new RecordedJvm(
                 file, recording, List.copyOf(VirtualThreadGroups.folded(threads, busiest)), started, nothing);
     }

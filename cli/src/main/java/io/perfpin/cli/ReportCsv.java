@@ -15,8 +15,9 @@ import java.util.Set;
  * Thread reports as CSV (RFC 4180): a header row, then a row per thread with the columns {@code name, tid,
  * javaId, cpus}, then per event {@code <event>} and {@code <event>:coverage}, then each metric, then
  * {@code unsupported} ({@code event: reason} pairs joined by {@code "; "}), {@code source}, {@code type}
- * ({@code thread} for a final record, {@code sample} for a window), {@code time}, {@code wallNanos} and
- * {@code state} ({@code running} or {@code ended}, empty when not known). A value the thread does not
+ * ({@code thread} for a final record, {@code sample} for a window), {@code time}, {@code wallNanos},
+ * {@code state} ({@code running} or {@code ended}, empty when not known), {@code pmu} and {@code nameCut}
+ * ({@code true} where the name is cut, a live view's from the agent's stats file). A value the thread does not
  * have is an empty field. Numbers are plain decimals, never in exponent form; one that is not finite, which a
  * recording may hold (JSON has no bound on a number: {@code 1e309} reads as infinite), is {@code inf} or
  * {@code -inf}, as C's printf and spreadsheets' and data frames' readers write and read it, and NaN, which is no
@@ -67,6 +68,7 @@ final class ReportCsv {
             row.add(Long.toString(r.wallNanos()));
             row.add(r.state() == null ? "" : r.state().text());
             row.add(r.pmu() == null ? "" : r.pmu());
+            row.add(r.nameCut() ? "true" : "");
             lines.add(row(row));
         }
         return lines;
@@ -108,7 +110,7 @@ final class ReportCsv {
                 header.add(event + ":coverage");
             }
             header.addAll(metrics);
-            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos", "state", "pmu"));
+            header.addAll(List.of("unsupported", "source", "type", "time", "wallNanos", "state", "pmu", "nameCut"));
             return header;
         }
     }

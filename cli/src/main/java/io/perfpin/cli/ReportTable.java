@@ -60,18 +60,19 @@ final class ReportTable {
         if (states) {
             header.add("state");
         }
-        values.forEach(c -> header.add(sources.containsKey(c) ? c + " (" + sources.get(c) + ")" : c));
+        values.forEach(
+                c -> header.add(TerminalText.escape(sources.containsKey(c) ? c + " (" + sources.get(c) + ")" : c)));
         List<List<String>> rows = new ArrayList<>();
         Set<Integer> labels = new HashSet<>();
         for (ThreadReport r : layout.sorted(reports)) {
             if (isLabel(r)) {
                 labels.add(rows.size());
             }
-            // tid 0: a row that sums threads
+            // tid 0: a row that sums threads; a name cut in the stats file ends in an ellipsis
             List<String> row = new ArrayList<>(List.of(
-                    TerminalText.escape(r.name()),
+                    TerminalText.escape(r.name()) + (r.nameCut() ? "\u2026" : ""),
                     r.tid() > 0 ? Integer.toString(r.tid()) : "-",
-                    r.pin() == PinSource.INHERITED ? r.cpus() + " (inherited)" : r.cpus()));
+                    TerminalText.escape(r.pin() == PinSource.INHERITED ? r.cpus() + " (inherited)" : r.cpus())));
             if (lastCpus) {
                 row.add(r.lastCpu() >= 0 ? Integer.toString(r.lastCpu()) : "-");
             }
@@ -196,9 +197,9 @@ final class ReportTable {
 
     /** The terminal columns of the widest cell of column {@code c}, its header's included. */
     private static int widest(List<String> header, List<List<String>> rows, int c) {
-        int widest = TerminalText.width(TerminalText.escape(header.get(c)));
+        int widest = TerminalText.width(header.get(c));
         for (List<String> row : rows) {
-            widest = Math.max(widest, TerminalText.width(TerminalText.escape(row.get(c))));
+            widest = Math.max(widest, TerminalText.width(row.get(c)));
         }
         return widest;
     }
@@ -253,17 +254,12 @@ final class ReportTable {
     }
 
     /**
-     * Columns padded to their widest cell, two spaces apart; {@code left} says which are left-aligned. Cells
-     * hold names from elsewhere (threads, methods, events), so each is made one safe line before it is measured.
+     * Columns padded to their widest cell, two spaces apart; {@code left} says which are left-aligned. A cell that
+     * holds text from elsewhere (a thread's, a method's or an event's name) comes {@link TerminalText#escape escaped},
+     * once: the names are cut to fit after they are escaped, and a backslash escaped twice would show doubled.
      */
-    static List<String> align(List<List<String>> rows, IntPredicate left) {
-        int columns = rows.get(0).size();
-        List<List<String>> cells = new ArrayList<>();
-        for (List<String> row : rows) {
-            List<String> safe = new ArrayList<>();
-            row.forEach(cell -> safe.add(TerminalText.escape(cell)));
-            cells.add(safe);
-        }
+    static List<String> align(List<List<String>> cells, IntPredicate left) {
+        int columns = cells.get(0).size();
         int[] widths = new int[columns];
         for (List<String> row : cells) {
             for (int c = 0; c < columns; c++) {

@@ -62,12 +62,15 @@ final class ThreadsOption {
         return records.stream().filter(r -> selects(r.report().name())).collect(Collectors.toList());
     }
 
-    /** For messages: what selected the threads, safe for a terminal. */
+    /**
+     * For messages: what selected the threads, as the user wrote it; each message escapes it with the rest of its
+     * text ({@link TerminalText#escape}), once, since an escaped backslash escaped again would be shown doubled.
+     */
     String describe() {
         if (regex == null) {
             return "the application's threads (the default of --threads)";
         }
-        String quoted = "'" + TerminalText.escape(regex.toString()) + "'";
+        String quoted = "'" + regex + "'";
         return recorded
                 ? "its agent's threads=" + quoted + " (the default of --threads for a recording)"
                 : "--threads " + quoted;

@@ -141,10 +141,10 @@ class ReportCommandTest {
         assertTrue(
                 rows.get(0).startsWith("name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,context-switches,"),
                 rows.get(0));
-        assertTrue(rows.get(0).endsWith(",unsupported,source,type,time,wallNanos,state,pmu"), rows.get(0));
+        assertTrue(rows.get(0).endsWith(",unsupported,source,type,time,wallNanos,state,pmu,nameCut"), rows.get(0));
         assertTrue(
                 rows.get(1).startsWith("page-toucher," + thread.group(1) + "," + thread.group(2) + ","), rows.get(1));
-        assertTrue(rows.get(1).matches(".*,thread,\\d+,\\d+,ended,"), rows.get(1));
+        assertTrue(rows.get(1).matches(".*,thread,\\d+,\\d+,ended,,"), rows.get(1));
         assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(csv)));
         assertEquals("rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(csv.getParent())));
     }
@@ -458,7 +458,7 @@ class ReportCommandTest {
         assertTrue(rows.get(1).startsWith(before + ",idle,11,"), csv.out);
         assertTrue(rows.get(2).startsWith(before + ",busy,12,"), csv.out);
         assertTrue(rows.get(3).startsWith(before + ",middle,13,"), csv.out);
-        assertTrue(rows.get(4).startsWith(after + ",busy,21,") && rows.get(4).endsWith(",ended,"), csv.out);
+        assertTrue(rows.get(4).startsWith(after + ",busy,21,") && rows.get(4).endsWith(",ended,,"), csv.out);
 
         CliRun one = CliRun.capture(() -> Perfpin.run("report", before.toString(), "--format", "csv"));
         assertTrue(one.out.startsWith("name,tid,"), "one recording needs no recording column: " + one.out);

@@ -39,11 +39,11 @@ class ReportFormatTest {
         assertEquals(
                 List.of(
                         "name,tid,javaId,cpus,pin,task-clock,task-clock:coverage,page-faults,page-faults:coverage,"
-                                + "cpu-utilisation,faults-per-sec,unsupported,source,type,time,wallNanos,state,pmu",
+                                + "cpu-utilisation,faults-per-sec,unsupported,source,type,time,wallNanos,state,pmu,nameCut",
                         "page-toucher,2452,7,0-1,none,45485000,1,16390,0.5,,360000.25,cycles: no hardware PMU counts"
-                                + " this here,,thread,5,1000000000,,",
+                                + " this here,,thread,5,1000000000,,,",
                         "\"io, \"\"fast\"\"\",2453,7,0-1,none,871000,1,,,,,cycles: no PMU; instructions: no"
-                                + " PMU,,sample,5,1000000000,,"),
+                                + " PMU,,sample,5,1000000000,,,"),
                 ReportFormat.CSV.render(List.of(TOUCHER, ODD)));
     }
 
@@ -99,7 +99,7 @@ class ReportFormatTest {
         assertTrue(
                 csv.get(1)
                         .endsWith(",cycles: no hardware PMU counts this here,task-clock: proc,thread,5,"
-                                + "1000000000,,"),
+                                + "1000000000,,,"),
                 csv.get(1));
 
         List<String> table = ReportFormat.TABLE.render(List.of(fromProc));

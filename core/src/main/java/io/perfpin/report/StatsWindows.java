@@ -223,7 +223,8 @@ public final class StatsWindows {
                         -1)
                 .withSources(sources(snapshot, now))
                 .withState(runningMembers > 0 ? ThreadState.RUNNING : ThreadState.ENDED)
-                .withPmu(snapshot.pmu());
+                .withPmu(snapshot.pmu())
+                .withNameCut(ended.nameCut());
     }
 
     /** A group's p50 or p99 slot: per event its value, as the agent's histogram has it. */
@@ -236,7 +237,8 @@ public final class StatsWindows {
         }
         int percent = s.state() == StatsLayout.STATE_VIRTUAL_P50 ? 50 : 99;
         return VirtualThreadGroups.percentileRow(VirtualThreadGroups.percentileName(s.name(), percent), counters)
-                .withPmu(snapshot.pmu());
+                .withPmu(snapshot.pmu())
+                .withNameCut(s.nameCut());
     }
 
     /**
@@ -294,7 +296,8 @@ public final class StatsWindows {
                 .withSources(sources(snapshot, now))
                 .withPin(pin(now))
                 .withState(running || now.stillRunning() ? ThreadState.RUNNING : ThreadState.ENDED)
-                .withPmu(snapshot.pmu());
+                .withPmu(snapshot.pmu())
+                .withNameCut(now.nameCut());
         OptionalInt lastCpu = running ? LastCpu.of(pid, now.tid()) : OptionalInt.empty();
         return report.withLastCpu(lastCpu);
     }

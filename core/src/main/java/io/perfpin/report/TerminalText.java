@@ -4,12 +4,14 @@ package io.perfpin.report;
  * Text made safe for one line of a terminal. Thread names, options and file contents are other people's
  * text: a newline in a thread name would split a table row, an escape sequence ({@code ESC[31m}, or one that
  * retitles the window) would be obeyed, and a bidi override (U+202E) would show the rest of the line reversed.
- * So C0 controls, DEL, C1 controls (U+0080..U+009F) and the bidi embeddings, overrides, isolates and marks
- * are written visibly: newline, tab and carriage return as {@code \n}, {@code \t} and {@code \r}, the others
- * up to U+00FF as {@code \x} and two hex digits ({@code \x1b} for ESC), the bidi controls, and half a character
- * (a lone surrogate, which a Java thread name may hold and UTF-8 cannot carry), as a backslash, u and four hex
- * digits, as Java writes them. Every other character is kept. CSV and JSON output keep names whole:
- * their own quoting carries them.
+ * So C0 controls, DEL, C1 controls (U+0080..U+009F), the line and paragraph separators (U+2028, U+2029, which
+ * some terminals and most viewers break a line at) and the bidi embeddings, overrides, isolates and marks are
+ * written visibly: newline, tab and carriage return as {@code \n}, {@code \t} and {@code \r}, the others up to
+ * U+00FF as {@code \x} and two hex digits ({@code \x1b} for ESC), the rest, and half a character (a lone
+ * surrogate, which a Java thread name may hold and UTF-8 cannot carry), as a backslash, u and four hex digits, as
+ * Java writes them. A backslash is written twice, so that no two texts look alike: a thread named {@code a\nb} with
+ * a backslash shows as {@code a\\nb}, one with a newline as {@code a\nb}. Every other character is kept. CSV and
+ * JSON output keep names whole: their own quoting carries them.
  */
 public final class TerminalText {
     private static final char[] HEX = "0123456789abcdef".toCharArray();
@@ -30,6 +32,8 @@ public final class TerminalText {
             char c = text.charAt(i);
             if (!unsafe(text, i)) {
                 safe.append(c);
+            } else if (c == '\\') {
+                safe.append("\\\\");
             } else if (c == '\n') {
                 safe.append("\\n");
             } else if (c == '\t') {
@@ -118,10 +122,13 @@ public final class TerminalText {
                 : 1;
     }
 
-    /** Half a character (a lone surrogate), which a terminal cannot show, is unsafe too. */
+    /**
+     * Half a character (a lone surrogate), which a terminal cannot show, is unsafe too; and a backslash, which
+     * starts every escape.
+     */
     private static boolean unsafe(String text, int i) {
         char c = text.charAt(i);
-        return !printableAscii(c) && (unsafe(c) || Json.isLoneSurrogate(text, i));
+        return printableAscii(c) ? c == '\\' : unsafe(c) || Json.isLoneSurrogate(text, i);
     }
 
     private static boolean printableAscii(char c) {
@@ -134,6 +141,8 @@ public final class TerminalText {
                 || c == 0x061c // Arabic letter mark
                 || c == 0x200e
                 || c == 0x200f // left-to-right and right-to-left marks
+                || c == 0x2028
+                || c == 0x2029 // line and paragraph separators
                 || c >= 0x202a && c <= 0x202e // embeddings and overrides
                 || c >= 0x2066 && c <= 0x2069; // isolates
     }

@@ -65,6 +65,7 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
         if (object.get("pmu") != null) {
             report = report.withPmu(JsonFields.field(object, "pmu", String.class));
         }
+        report = report.withNameCut(Boolean.TRUE.equals(object.get("nameCut")));
         return new ThreadRecord(type, JsonFields.field(object, "time", Long.class), report);
     }
 }

@@ -13,9 +13,10 @@ import java.nio.file.Path;
  * as one that could not be computed. {@code pmu} names the simulated PMU that made the hardware counts, in tests
  * only ({@link ThreadReport#pmu()}). A virtual thread's final record ({@link #virtualToJson}) has {@code tid} -1 and
  * {@code "virtual":true}, {@code mounts} (how many times it was mounted while counted) and {@code carriers} (the TIDs
- * of the carrier threads it ran on, at most the first 16). A name longer than {@link #MAX_NAME_CHARS} is cut to its
- * first {@link #MAX_NAME_CHARS} characters, and the record says {@code "nameCut":true}: a record stays far below the
- * line a reader takes ({@link JsonLinesReader#MAX_LINE_BYTES}), however a thread is named.
+ * of the carrier threads it ran on, at most the first 16). {@code "nameCut":true} says the name is cut: one longer
+ * than {@link #MAX_NAME_CHARS} is cut here to its first {@link #MAX_NAME_CHARS} characters, so that a record stays far
+ * below the line a reader takes ({@link JsonLinesReader#MAX_LINE_BYTES}), however a thread is named; a live view's
+ * comes cut from the agent's stats file ({@link ThreadReport#nameCut()}).
  */
 public final class ThreadRecords {
     public static final String SAMPLE = "sample";
@@ -51,9 +52,9 @@ public final class ThreadRecords {
             json.field("recording", recording.toString());
         }
         String name = report.name();
-        boolean cut = name.length() > MAX_NAME_CHARS;
+        boolean tooLong = name.length() > MAX_NAME_CHARS;
         json.field("time", epochMillis)
-                .field("name", cut ? kept(name) : name)
+                .field("name", tooLong ? kept(name) : name)
                 .field("tid", report.tid())
                 .field("javaId", report.javaId())
                 .field("cpus", report.cpus())
@@ -63,7 +64,7 @@ public final class ThreadRecords {
                 .field("coverage", report.coverage())
                 .field("metrics", report.metrics())
                 .field("unsupported", report.unsupported());
-        if (cut) {
+        if (tooLong || report.nameCut()) {
             json.field("nameCut", true);
         }
         // Only where it says something: every value of the agent's records comes from perf_event_open.

@@ -38,12 +38,18 @@ public final class ThreadReport {
 
     /**
      * What a report says beside its counts, each set by its own {@code with} method: where some values came from,
-     * who set the thread's CPUs, the CPU it last ran on, whether it still ran, the simulated PMU, and whether it
-     * belongs under the row before it.
+     * who set the thread's CPUs, the CPU it last ran on, whether it still ran, the simulated PMU, whether it
+     * belongs under the row before it, and whether its name is cut.
      */
     private record Labels(
-            Map<String, String> sources, PinSource pin, int lastCpu, ThreadState state, String pmu, boolean follows) {
-        static final Labels NONE = new Labels(Map.of(), PinSource.NONE, -1, null, null, false);
+            Map<String, String> sources,
+            PinSource pin,
+            int lastCpu,
+            ThreadState state,
+            String pmu,
+            boolean follows,
+            boolean nameCut) {
+        static final Labels NONE = new Labels(Map.of(), PinSource.NONE, -1, null, null, false, false);
     }
 
     private ThreadReport(
@@ -275,13 +281,14 @@ public final class ThreadReport {
                         l.lastCpu,
                         l.state,
                         l.pmu,
-                        l.follows));
+                        l.follows,
+                        l.nameCut));
     }
 
     /** This report, saying who set the thread's CPUs. */
     public ThreadReport withPin(PinSource source) {
         Labels l = labels;
-        return new ThreadReport(this, new Labels(l.sources, source, l.lastCpu, l.state, l.pmu, l.follows));
+        return new ThreadReport(this, new Labels(l.sources, source, l.lastCpu, l.state, l.pmu, l.follows, l.nameCut));
     }
 
     /** This report, with the CPU the thread last ran on as a viewer read it; itself when that is unknown. */
@@ -289,13 +296,15 @@ public final class ThreadReport {
         Labels l = labels;
         return cpu.isEmpty()
                 ? this
-                : new ThreadReport(this, new Labels(l.sources, l.pin, cpu.getAsInt(), l.state, l.pmu, l.follows));
+                : new ThreadReport(
+                        this, new Labels(l.sources, l.pin, cpu.getAsInt(), l.state, l.pmu, l.follows, l.nameCut));
     }
 
     /** This report, saying whether the thread ran on at its end, or had ended. */
     public ThreadReport withState(ThreadState threadState) {
         Labels l = labels;
-        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, threadState, l.pmu, l.follows));
+        return new ThreadReport(
+                this, new Labels(l.sources, l.pin, l.lastCpu, threadState, l.pmu, l.follows, l.nameCut));
     }
 
     /** This report, saying which simulated PMU counted its hardware events (as a recording read back says). */
@@ -304,7 +313,8 @@ public final class ThreadReport {
         if (Objects.equals(simulatedPmu, l.pmu)) {
             return this; // the common case, none: every record written passes here
         }
-        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, simulatedPmu, l.follows));
+        return new ThreadReport(
+                this, new Labels(l.sources, l.pin, l.lastCpu, l.state, simulatedPmu, l.follows, l.nameCut));
     }
 
     /**
@@ -313,7 +323,24 @@ public final class ThreadReport {
      */
     public ThreadReport withFollows() {
         Labels l = labels;
-        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, l.pmu, true));
+        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, l.pmu, true, l.nameCut));
+    }
+
+    /**
+     * This report, saying whether its name is cut: a live view's names come from the agent's stats file, which keeps
+     * a name whole up to {@link io.perfpin.stats.StatsLayout#NAME_SIZE} bytes (the recording keeps it whole).
+     */
+    public ThreadReport withNameCut(boolean cut) {
+        Labels l = labels;
+        if (cut == l.nameCut) {
+            return this;
+        }
+        return new ThreadReport(this, new Labels(l.sources, l.pin, l.lastCpu, l.state, l.pmu, l.follows, cut));
+    }
+
+    /** Whether its name is cut ({@link #withNameCut}): the thread's own is longer. */
+    public boolean nameCut() {
+        return labels.nameCut;
     }
 
     /** Whether it belongs under the row before it ({@link #withFollows}). */

@@ -368,7 +368,7 @@ public final class StatsFile implements AutoCloseable {
         int aggregate = aggregateOffset(capacity);
         b.putInt(aggregate + STATE_OFFSET, STATE_AGGREGATE);
         b.putInt(aggregate + LAST_CPU_OFFSET, -1);
-        StatsStrings.put(b, aggregate + NAME_OFFSET, NAME_SIZE, "(older finished threads)");
+        StatsStrings.putName(b, aggregate + NAME_OFFSET, NAME_SIZE, "(older finished threads)");
         releaseInt(b, VERSION_OFFSET, VERSION);
     }
 
@@ -556,9 +556,11 @@ public final class StatsFile implements AutoCloseable {
     }
 
     private static int flags(PublishedThread thread, boolean stillRunning) {
-        return (thread.pin() & PIN_MASK)
-                | (stillRunning ? FLAG_STILL_RUNNING : 0)
-                | (StatsStrings.fits(thread.name(), NAME_SIZE) ? 0 : FLAG_NAME_CUT);
+        return (thread.pin() & PIN_MASK) | (stillRunning ? FLAG_STILL_RUNNING : 0) | nameCut(thread.name());
+    }
+
+    private static int nameCut(String name) {
+        return StatsStrings.nameKept(name, NAME_SIZE) < name.length() ? FLAG_NAME_CUT : 0;
     }
 
     private static FinalCounts finalCounts(CounterSnapshot snapshot, int[] columns) {
@@ -768,7 +770,8 @@ public final class StatsFile implements AutoCloseable {
         fixed.putInt(offset + THREADS_OFFSET, running ? g.runningThreadsShown : g.threads);
         fixed.putLong(offset + READ_FROM_OFFSET, readNanos);
         fixed.putLong(offset + READ_TO_OFFSET, readNanos);
-        StatsStrings.put(fixed, offset + NAME_OFFSET, NAME_SIZE, g.name);
+        fixed.putInt(offset + FLAGS_OFFSET, nameCut(g.name));
+        StatsStrings.putName(fixed, offset + NAME_OFFSET, NAME_SIZE, g.name);
         Arrays.fill(countedBits, (byte) 0);
         boolean[] counted = running ? g.runningCountedShown : g.counted;
         for (int e = 0; e < capacity; e++) {
@@ -891,7 +894,7 @@ public final class StatsFile implements AutoCloseable {
         buffer.putInt(offset + THREADS_OFFSET, 1);
         buffer.putLong(offset + ENROLLED_OFFSET, thread.enrolledNanos());
         buffer.putInt(offset + FLAGS_OFFSET, flags);
-        StatsStrings.put(buffer, offset + NAME_OFFSET, NAME_SIZE, thread.name());
+        StatsStrings.putName(buffer, offset + NAME_OFFSET, NAME_SIZE, thread.name());
         StatsStrings.put(buffer, offset + CPUS_OFFSET, CPUS_SIZE, thread.cpus());
     }
 

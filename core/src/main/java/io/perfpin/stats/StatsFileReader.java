@@ -484,7 +484,7 @@ public final class StatsFileReader implements AutoCloseable {
                 }
                 VarHandle.loadLoadFence(); // the slot was read before the sequence re-check
                 if ((long) LONGS.getAcquire(buffer, offset + SEQUENCE_OFFSET) == before) {
-                    return state == STATE_FREE ? null : checked(slot, decode(state, events));
+                    return state == STATE_FREE ? null : checked(slot, decode(slot, state, events));
                 }
             }
             if (System.nanoTime() - deadline > 0) {
@@ -505,29 +505,35 @@ public final class StatsFileReader implements AutoCloseable {
     }
 
     /** The slot in {@link #slotCopy}, with {@code events} columns. */
-    private ThreadSample decode(int state, int events) {
-        ByteBuffer slot = ByteBuffer.wrap(slotCopy).order(ByteOrder.LITTLE_ENDIAN);
+    private ThreadSample decode(String slot, int state, int events) throws IOException {
+        String name;
+        try {
+            name = StatsStrings.readName(slotCopy, NAME_OFFSET, NAME_SIZE);
+        } catch (IOException e) {
+            throw damaged(file, slot + ": its name field holds no name (" + e.getMessage() + ")");
+        }
+        ByteBuffer bytes = ByteBuffer.wrap(slotCopy).order(ByteOrder.LITTLE_ENDIAN);
         long[] values = new long[events];
         long[] enabled = new long[events];
         long[] running = new long[events];
         for (int e = 0; e < events; e++) {
             int counter = COUNTERS_OFFSET + e * COUNTER_SIZE;
-            values[e] = slot.getLong(counter);
-            enabled[e] = slot.getLong(counter + 8);
-            running[e] = slot.getLong(counter + 16);
+            values[e] = bytes.getLong(counter);
+            enabled[e] = bytes.getLong(counter + 8);
+            running[e] = bytes.getLong(counter + 16);
         }
         return new ThreadSample(
                 state,
-                slot.getInt(TID_OFFSET),
-                slot.getLong(JAVA_ID_OFFSET),
-                slot.getInt(LAST_CPU_OFFSET),
-                slot.getInt(THREADS_OFFSET),
-                slot.getLong(ENROLLED_OFFSET),
-                slot.getLong(READ_FROM_OFFSET),
-                slot.getLong(READ_TO_OFFSET),
-                slot.getInt(FLAGS_OFFSET),
-                StatsStrings.read(slot, NAME_OFFSET, NAME_SIZE),
-                StatsStrings.read(slot, CPUS_OFFSET, CPUS_SIZE),
+                bytes.getInt(TID_OFFSET),
+                bytes.getLong(JAVA_ID_OFFSET),
+                bytes.getInt(LAST_CPU_OFFSET),
+                bytes.getInt(THREADS_OFFSET),
+                bytes.getLong(ENROLLED_OFFSET),
+                bytes.getLong(READ_FROM_OFFSET),
+                bytes.getLong(READ_TO_OFFSET),
+                bytes.getInt(FLAGS_OFFSET),
+                name,
+                StatsStrings.read(bytes, CPUS_OFFSET, CPUS_SIZE),
                 Arrays.copyOfRange(slotCopy, COUNTED_OFFSET, COUNTERS_OFFSET),
                 values,
                 enabled,
@@ -544,7 +550,9 @@ public final class StatsFileReader implements AutoCloseable {
             within(file, slot + ": Java thread id", s.javaId(), 0, 0);
             within(file, slot + ": enrolled", s.enrolledNanos(), 0, 0);
             within(file, slot + ": read from", s.readFromNanos(), 0, s.readToNanos());
-            within(file, slot + ": flags", s.flags(), 0, 0);
+            if ((s.flags() & ~FLAG_NAME_CUT) != 0) {
+                throw damaged(file, slot + ": flags " + Integer.toHexString(s.flags()) + " (bit 3 allowed)");
+            }
         } else {
             within(file, slot + ": thread count", s.threads(), 1, 1);
             within(file, slot + ": tid", s.tid(), 1, MAX_PID);

@@ -101,8 +101,11 @@ import java.nio.ByteOrder;
  *                                  exited); bit 3 ({@link #FLAG_NAME_CUT}): its name is longer than the field
  *  60   u32  reserved
  *  64   {@link #CPUS_SIZE} bytes    allowed CPUs in Linux list syntax, zero-padded
- * 128   {@link #NAME_SIZE} bytes   thread name, UTF-8, zero-padded: whole up to {@value #NAME_SIZE} - 1 bytes,
- *                                  a longer one cut at a character boundary (and flagged)
+ * 128   {@link #NAME_SIZE} bytes   thread name (since version 11): u16 big-endian count of bytes, then the name in
+ *                                  Java's modified UTF-8 ({@code DataOutput.writeUTF}), zero-padded, so that
+ *                                  every name, NUL and lone surrogates included, reads back as it was: whole up
+ *                                  to {@value #NAME_SIZE} - 2 bytes, a longer one cut between two characters (and
+ *                                  flagged, bit 3); a virtual group's slots flag their group's name so too
  * 1152  32 bytes                  a bit per event column (bit e of byte e / 8): the thread counts that event;
  *                                  clear for one it does not count or the kernel refused it. A thread that has
  *                                  not run since it was enrolled has zero counts, counted
@@ -147,8 +150,9 @@ import java.nio.ByteOrder;
  *       aggregate; this holds even while the writer is mid-update, so it is checked before waiting on a sequence.
  *       Once the sequence is even and unchanged across the copy: a thread's slot counts 1 thread with a tid 1 to
  *       {@link #MAX_PID} and a Java thread id &gt; 0, its times in order (0 &lt;= enrolled &lt;= read from &lt;=
- *       read to) and only known flags; the aggregate and a virtual group's slots count &gt;= 0 threads; the last
- *       cpu is &gt;= -1; every value, enabled and running time of a named event is &gt;= 0.</li>
+ *       read to) and only known flags; the aggregate and a virtual group's slots count &gt;= 0 threads, a virtual
+ *       group's flags at most bit 3; the last cpu is &gt;= -1; every value, enabled and running time of a named
+ *       event is &gt;= 0; the name field holds a name: its count within the field, its bytes modified UTF-8.</li>
  *   <li>A read of the whole file waits at most {@link StatsFileReader#SETTLE_NANOS} in all for odd sequences to
  *       turn even: a slot that does not settle by then (its writer died mid-update, or the bytes are not a
  *       sequence) makes the file damaged.</li>
@@ -159,13 +163,15 @@ import java.nio.ByteOrder;
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
     /**
+     * 11: a thread's name as a count of bytes and modified UTF-8, which keeps a name's NUL and lone surrogates (a
+     * version 10 reader would read the count as the name's first bytes), and a virtual group's cut name flagged.
      * 10: why the file was closed, in the closed field (a version 9 reader would call a detached agent's file
      * damaged). 9: the simulated PMU's name in the header, which moves everything after it (a viewer of a version 8 file would
      * label no count as simulated). 8: a fourth slot per virtual group, its running members, which moves the ring and
      * the live slots. 7: the virtual-group slots, between the aggregate and the ring, which move the ring and the live
      * slots. 6: notices of kinds not-counted and failure, which version 5 readers would call damaged.
      */
-    public static final int VERSION = 10;
+    public static final int VERSION = 11;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -214,7 +220,7 @@ public final class StatsLayout {
     public static final int CPUS_SIZE = 64;
     public static final int NAME_OFFSET = 128;
     /**
-     * Names of up to 1,023 bytes of UTF-8 are kept whole: far beyond what frameworks name their threads (JMH's
+     * Names of up to 1,022 bytes of modified UTF-8 are kept whole: far beyond what frameworks name their threads (JMH's
      * workers, 70 characters; a 200-character name in the tests), so no two names are cut to one.
      */
     public static final int NAME_SIZE = 1024;

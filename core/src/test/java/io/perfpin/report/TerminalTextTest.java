@@ -2,7 +2,11 @@ package io.perfpin.report;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 class TerminalTextTest {
@@ -18,10 +22,43 @@ class TerminalTextTest {
     }
 
     @Test
-    void everythingElseIsKeptAndEscapingTwiceChangesNothing() {
-        String printable = "io-1 \\ ´é 漢字 \u00a0 😀 \"quoted\"";
+    void lineSeparatorsAreWrittenVisibly() {
+        assertEquals("a\\u2028b\\u2029c", TerminalText.escape("a\u2028b\u2029c"));
+    }
+
+    @Test
+    void everythingElseIsKept() {
+        String printable = "io-1 / ´é 漢字 \u00a0 😀 \"quoted\"";
         assertSame(printable, TerminalText.escape(printable));
-        String once = TerminalText.escape("\t\u001b\u202e");
-        assertEquals(once, TerminalText.escape(once));
+    }
+
+    /** A backslash is doubled: a name that holds an escape's text never looks like one that holds its character. */
+    @Test
+    void noTwoTextsLookAlike() {
+        List<String> names = List.of(
+                "new\nline",
+                "new\\nline",
+                "new\\\nline",
+                "new\\\\nline",
+                "tab\tx",
+                "tab\\tx",
+                "esc\u001b",
+                "esc\\x1b",
+                "rtl\u202eo",
+                "rtl\\u202eo",
+                "ls\u2028",
+                "ls\\u2028",
+                "half\ud800",
+                "half\\ud800",
+                "nul\u0000",
+                "nul\\x00",
+                "back\\",
+                "back\\\\");
+        Set<String> shown = new HashSet<>();
+        for (String name : names) {
+            assertTrue(shown.add(TerminalText.escape(name)), () -> "shown like another: " + TerminalText.escape(name));
+        }
+        assertEquals("new\\\\nline", TerminalText.escape("new\\nline"));
+        assertEquals("back\\\\", TerminalText.escape("back\\"));
     }
 }

@@ -21,7 +21,9 @@ import java.util.concurrent.CountDownLatch;
  *   start NAME        starts another worker named NAME                 -> "thread NAME tid TID"
  *   spin NAME         starts a thread NAME that spins without a pause, a
  *                     busy thread that never blocks; \t and \n in NAME
- *                     stand for a tab and a newline                     -> "thread NAME tid TID"
+ *                     stand for a tab and a newline, a backslash, u and
+ *                     four hex digits for that UTF-16 unit (NUL, half a
+ *                     character), as Java writes them                  -> "thread NAME tid TID"
  *   park N PREFIX     starts N threads PREFIX-I that only wait, each
  *                     on a small stack (run the JVM with -Xss256k or so
  *                     for thousands)                                    -> "parked N"
@@ -78,7 +80,7 @@ public final class Service {
         } else if (words.length == 2 && words[0].equals("start")) {
             startWorker(words[1]);
         } else if (words.length == 2 && words[0].equals("spin")) {
-            startSpinner(words[1].replace("\\t", "\t").replace("\\n", "\n"));
+            startSpinner(words[1]);
         } else if (words.length == 3 && words[0].equals("park")) {
             int threads = Integer.parseInt(words[1]);
             park(threads, words[2]);
@@ -114,14 +116,12 @@ public final class Service {
         worker.start();
     }
 
-    private static void startSpinner(String name) {
+    /** {@code spelled} as the spin command writes it: the thread's name, said as it was spelled. */
+    private static void startSpinner(String spelled) {
+        String name = unescape(spelled);
         Thread spinner = new Thread(
                 () -> {
-                    say("thread "
-                            + Thread.currentThread()
-                                    .getName()
-                                    .replace("\n", "\\n")
-                                    .replace("\t", "\\t") + " tid " + ownTid());
+                    say("thread " + spelled + " tid " + ownTid());
                     while (!Thread.currentThread().isInterrupted()) {
                         Spinner.spin(1_000_000L);
                     }
@@ -131,6 +131,27 @@ public final class Service {
         spinner.setDaemon(true);
         WORKERS.put(name, spinner);
         spinner.start();
+    }
+
+    private static String unescape(String spelled) {
+        StringBuilder name = new StringBuilder();
+        for (int i = 0; i < spelled.length(); i++) {
+            char c = spelled.charAt(i);
+            char next = i + 1 < spelled.length() ? spelled.charAt(i + 1) : 0;
+            if (c == '\\' && next == 't') {
+                name.append('\t');
+                i++;
+            } else if (c == '\\' && next == 'n') {
+                name.append('\n');
+                i++;
+            } else if (c == '\\' && next == 'u' && i + 6 <= spelled.length()) {
+                name.append((char) Integer.parseInt(spelled.substring(i + 2, i + 6), 16));
+                i += 5;
+            } else {
+                name.append(c);
+            }
+        }
+        return name.toString();
     }
 
     private static void waitForGood() {

@@ -76,7 +76,8 @@ import java.util.Map;
  *   <li>{@code config=}: a regular file (not a FIFO, a device or a directory) of at most
  *       {@value #MAX_CONFIG_BYTES} bytes of UTF-8.</li>
  * </ul>
- * A message quotes what the user wrote with its control characters escaped ({@link TerminalText}).
+ * A message quotes what the user wrote as it is: the log that says it escapes the whole line once
+ * ({@link TerminalText}), so a backslash in it is not shown doubled twice.
  */
 final class AgentOptions {
     static final String KEYS = "threads, class, pin, inherit, virtual, virtual-max, events, interval, out, stats, log,"
@@ -112,24 +113,19 @@ final class AgentOptions {
      * @throws IllegalArgumentException one line naming the bad token and what is allowed
      */
     static AgentOptions parse(String text, EventParser parser) {
-        try {
-            AgentOptions options = new AgentOptions();
-            if (text != null) {
-                if (text.length() > OptionLimits.MAX_AGENT_OPTIONS_CHARS) {
-                    throw new IllegalArgumentException("bad options '" + OptionLimits.shown(text) + "': too long ("
-                            + text.length() + " characters; at most " + OptionLimits.MAX_AGENT_OPTIONS_CHARS + ")");
-                }
-                for (AgentOptionText.Token token : AgentOptionText.tokens(text, KEYS)) {
-                    options.apply(token, true);
-                }
-                options.text = text;
+        AgentOptions options = new AgentOptions();
+        if (text != null) {
+            if (text.length() > OptionLimits.MAX_AGENT_OPTIONS_CHARS) {
+                throw new IllegalArgumentException("bad options '" + OptionLimits.shown(text) + "': too long ("
+                        + text.length() + " characters; at most " + OptionLimits.MAX_AGENT_OPTIONS_CHARS + ")");
             }
-            options.eventList = EventList.parse(options.events, parser);
-            return options;
-        } catch (IllegalArgumentException e) {
-            // Said on the application's terminal: what the user wrote, quoted, must not drive it.
-            throw new IllegalArgumentException(TerminalText.escape(e.getMessage()), e);
+            for (AgentOptionText.Token token : AgentOptionText.tokens(text, KEYS)) {
+                options.apply(token, true);
+            }
+            options.text = text;
         }
+        options.eventList = EventList.parse(options.events, parser);
+        return options;
     }
 
     private void apply(AgentOptionText.Token option, boolean commandLine) {

@@ -14,6 +14,7 @@ import io.perfpin.event.EventParser;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OptionLimits;
 import io.perfpin.options.VirtualMax;
+import io.perfpin.report.TerminalText;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -289,16 +290,18 @@ class AgentOptionsTest {
                 .endsWith("': too long (4205 characters; at most 4096)"));
     }
 
+    /** A message quotes what the user wrote as it is; the log that says it escapes it once ({@link AgentLog}). */
     @Test
-    void whatAMessageQuotesHasItsControlCharactersEscaped() {
+    void whatAMessageQuotesIsShownWithItsControlCharactersEscaped() {
         IllegalArgumentException e = assertThrows(
-                IllegalArgumentException.class, () -> AgentOptions.parse("threads=\t\u001b\u202e(", PARSER));
+                IllegalArgumentException.class, () -> AgentOptions.parse("threads=\t\u001b\u202e\\d(", PARSER));
         assertEquals(
-                "bad threads option 'threads=\\t\\x1b\\u202e(': not a regular expression (missing closing ):"
-                        + " `\\x1b\\u202e(`)",
-                e.getMessage());
-        assertTrue(assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("out=a\u0000b", PARSER))
-                .getMessage()
+                "bad threads option 'threads=\\t\\x1b\\u202e\\\\d(': not a regular expression (missing closing ):"
+                        + " `\\x1b\\u202e\\\\d(`)",
+                TerminalText.escape(e.getMessage()));
+        assertTrue(TerminalText.escape(
+                        assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("out=a\u0000b", PARSER))
+                                .getMessage())
                 .startsWith("bad option 'out=a\\x00b': not a file name ("));
     }
 }
