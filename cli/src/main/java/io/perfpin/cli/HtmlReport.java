@@ -10,6 +10,7 @@ import io.perfpin.report.Json;
 import io.perfpin.report.MethodRecord;
 import io.perfpin.report.PinSource;
 import io.perfpin.report.RunRecord;
+import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadGroups;
 import io.perfpin.report.ThreadRecord;
 import io.perfpin.report.ThreadReport;
@@ -60,6 +61,13 @@ final class HtmlReport {
     /** Threads shown in full, with plots: a page stays readable whatever the number of threads. */
     static final int PLOTTED = 10;
 
+    /**
+     * The most characters of a name a table shows (a JMH worker's, about 70, whole), and a section's heading: a name
+     * of 64 Ki characters would push the counts off the page.
+     */
+    static final int TABLE_NAME_COLUMNS = 80;
+
+    static final int HEADING_NAME_COLUMNS = 200;
     private static final String UPLOT = "META-INF/resources/webjars/uplot/";
     private static final String[] COLORS = {"#1f6feb", "#d1242f", "#1a7f37", "#8250df"};
     private static final String THREAD = "thread";
@@ -364,7 +372,7 @@ final class HtmlReport {
             boolean link = i < PLOTTED && i != total;
             page.append(i == total ? "<tr class=\"total\"><td>" : "<tr><td>")
                     .append(link ? "<a href=\"#" + anchor(kind, i) + "\">" : "")
-                    .append(escape(row.name()))
+                    .append(name(row.name(), TABLE_NAME_COLUMNS))
                     .append(link ? "</a>" : "")
                     .append("</td><td>")
                     .append(escape(cells.get(i)))
@@ -406,7 +414,7 @@ final class HtmlReport {
         page.append("<section class=\"thread\" id=\"")
                 .append(anchor(THREAD, index))
                 .append("\"><h2>")
-                .append(escape(row.name()))
+                .append(name(row.name(), HEADING_NAME_COLUMNS))
                 .append("</h2>\n<ul class=\"where\">");
         List<Hint> hints = new ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
@@ -434,7 +442,9 @@ final class HtmlReport {
         totals(row);
         if (!hints.isEmpty()) {
             page.append("<ul class=\"hints\">");
-            hints.forEach(h -> page.append("<li>").append(escape(h.toString())).append("</li>"));
+            hints.forEach(h -> page.append("<li>")
+                    .append(escape(TerminalText.escape(h.toString())))
+                    .append("</li>"));
             page.append("</ul>\n");
         }
         List<Timeline> timelines = new ArrayList<>();
@@ -453,7 +463,7 @@ final class HtmlReport {
         page.append("<section class=\"group\" id=\"")
                 .append(anchor(GROUP, index))
                 .append("\"><h2>group ")
-                .append(escape(row.name()))
+                .append(name(row.name(), HEADING_NAME_COLUMNS))
                 .append("</h2>\n<ul class=\"where\">");
         List<Timeline> timelines = new ArrayList<>();
         for (int r = 0; r < runs.size(); r++) {
@@ -731,6 +741,19 @@ final class HtmlReport {
     /** Four significant digits, as JSON: what a plot can show; null for a window without a value. */
     private static String number(double value) {
         return Double.isNaN(value) || Double.isInfinite(value) ? "null" : String.format(Locale.ROOT, "%.4g", value);
+    }
+
+    /**
+     * A thread's or group's name in the page, as a terminal shows it ({@link TerminalText#escape}: controls, line
+     * separators, bidi controls and half characters written visibly, a backslash doubled, so that no two names look
+     * alike and none reverses the text after it), in a {@code bdi} element that keeps a right-to-left name's
+     * direction to itself; one longer than {@code columns} is cut in its middle ({@link TerminalText#fit}), whole
+     * in its title.
+     */
+    static String name(String name, int columns) {
+        String shown = TerminalText.escape(name);
+        String fitted = TerminalText.fit(shown, columns);
+        return (fitted.equals(shown) ? "<bdi>" : "<bdi title=\"" + escape(shown) + "\">") + escape(fitted) + "</bdi>";
     }
 
     /**

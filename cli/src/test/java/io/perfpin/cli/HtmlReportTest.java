@@ -7,10 +7,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.perfpin.apps.Programs;
 import io.perfpin.cpu.CpuSet;
 import io.perfpin.cpu.CpuTopology;
+import io.perfpin.report.Json;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.Recording;
 import io.perfpin.report.RecordingFile;
 import io.perfpin.report.RunRecord;
+import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -124,7 +126,7 @@ class HtmlReportTest {
                     "each recording named in the legend of " + chart.get("title"));
         }
         for (String thread : List.of("ping", "pong")) {
-            String section = section(html, "<h2>" + thread + "</h2>");
+            String section = section(html, "<h2><bdi>" + thread + "</bdi></h2>");
             List<String> plotted = new ArrayList<>();
             for (Map<?, ?> chart : charts) {
                 if (section.contains("id=\"" + chart.get("id") + "\"")) {
@@ -202,6 +204,46 @@ class HtmlReportTest {
     }
 
     /**
+     * Names shown as a terminal shows them: no raw control in the page, no bidi override reversing the page, and a name
+     * of 64 Ki characters cut in its table and heading, whole in their titles, so that its counts stay in view.
+     */
+    @Test
+    void hostileNamesAreShownVisiblyIsolatedAndCut() throws Exception {
+        String huge = "huge-" + "x".repeat(65_536 - 5);
+        String hostile = "nul\0 esc\u001b[31m rtl\u202eover\nride\u2028 back\\slash half\ud800";
+        Path renamed = dir.resolve("hostile.jsonl");
+        Files.writeString(
+                renamed,
+                Files.readString(pinned)
+                        .replace("\"name\":\"ping\"", "\"name\":" + Json.quote(huge))
+                        .replace("\"name\":\"pong\"", "\"name\":" + Json.quote(hostile)));
+        Path page = dir.resolve("hostile.html");
+        CliRun report = CliRun.capture(() -> Perfpin.run(
+                "report", renamed.toString(), "--threads", "(?s).*", "--format", "html", "--output", page.toString()));
+        assertEquals(ExitCode.OK, report.code, report.err);
+        String html = Files.readString(page);
+        assertTrue(
+                html.chars()
+                        .noneMatch(c -> c < 0x20 && c != '\n' || c >= 0x7f && c <= 0x9f || c == 0x202e || c == 0x2028),
+                "no raw control, override or line separator in the page");
+        String shown = "<bdi>" + HtmlReport.escape(TerminalText.escape(hostile)) + "</bdi>";
+        assertEquals(
+                "nul\\x00 esc\\x1b[31m rtl\\u202eover\\nride\\u2028 back\\\\slash half\\ud800",
+                TerminalText.escape(hostile));
+        assertEquals(2, count(html, shown), "in its table row and its heading:\n" + shown);
+        String title = "<bdi title=\"" + huge + "\">";
+        String table = title + TerminalText.fit(huge, HtmlReport.TABLE_NAME_COLUMNS) + "</bdi>";
+        String heading = title + TerminalText.fit(huge, HtmlReport.HEADING_NAME_COLUMNS) + "</bdi>";
+        assertEquals(1, count(html, table), "cut in the table, whole in its title");
+        assertEquals(1, count(html, heading), "cut in its heading, whole in its title");
+        assertFalse(html.contains(">" + huge), "nowhere whole but in a title");
+        String dom = chromium(page, "--dump-dom");
+        assertTrue(
+                dom.contains("data-plots=\"drawn " + count(html, "<div class=\"plot\" id=") + "\""),
+                "its plots drawn as any other's");
+    }
+
+    /**
      * 600 churned threads: one group row whose totals are the sums of the threads' final records, then the total
      * row; the group plotted over time; no flat plot; the busiest ten threads in full, the others folded.
      */
@@ -226,16 +268,16 @@ class HtmlReportTest {
         }
         assertEquals(
                 List.of(Integer.toString(CHURNED), String.join("|", sums)),
-                cells(html, "<tr><td><a href=\"#group-0\">churn</a></td>"),
+                cells(html, "<tr><td><a href=\"#group-0\"><bdi>churn</bdi></a></td>"),
                 "the group's row: its threads' sums");
         assertEquals(
                 List.of(Integer.toString(CHURNED), String.join("|", sums)),
-                cells(html, "<tr class=\"total\"><td>all threads</td>"),
+                cells(html, "<tr class=\"total\"><td><bdi>all threads</bdi></td>"),
                 "the total row");
         assertTrue(html.contains(CHURNED - HtmlReport.PLOTTED + " more threads"), "the others folded");
         assertEquals(HtmlReport.PLOTTED, count(html, "<section class=\"thread\""), "the busiest threads after");
 
-        String group = section(html, "<h2>group churn</h2>");
+        String group = section(html, "<h2>group <bdi>churn</bdi></h2>");
         assertTrue(group.contains(CHURNED + " threads"));
         assertTrue(count(group, "<div class=\"plot\" id=") >= 2, "the group plotted over time: " + flat(group));
         List<Map<?, ?>> charts = charts(html);
@@ -318,7 +360,7 @@ class HtmlReportTest {
             assertEquals(2, count(fork, "<section class=\"thread\""), "the fork's workers in full: " + fork);
             for (String worker : List.of("1", "2")) {
                 assertTrue(
-                        fork.contains(".JMHSample_22_FalseSharing.baseline-jmh-worker-" + worker + "</h2>"),
+                        fork.contains(".JMHSample_22_FalseSharing.baseline-jmh-worker-" + worker + "</bdi></h2>"),
                         "fork " + i + "'s worker " + worker);
             }
         }
