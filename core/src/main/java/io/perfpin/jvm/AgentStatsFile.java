@@ -2,13 +2,16 @@ package io.perfpin.jvm;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.nativeio.FileStat;
+import io.perfpin.stats.StatsFileName;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * Where the perfpin agent in a JVM keeps its stats file, found as that agent finds it ({@link PerfpinDirectory},
@@ -69,7 +72,44 @@ public final class AgentStatsFile {
             } catch (NoSuchFileException e) {
                 throw new NoSuchFileException(shown.toString());
             }
-            return StatsFileReader.open(channel, shown);
+            StatsFileReader reader = StatsFileReader.open(channel, shown);
+            try {
+                requireWrittenBy(reader, pid, files.target(), shown);
+            } catch (IOException e) {
+                reader.close();
+                throw e;
+            }
+            return reader;
+        }
+    }
+
+    /**
+     * Refuses a file that another process wrote: its header must name the target's pid as the target sees it, its pid
+     * namespace, and its start time (where the target has this process's clocks: a time namespace shifts it).
+     */
+    private static void requireWrittenBy(StatsFileReader reader, long pid, ProcStatus target, Path shown)
+            throws StatsFileOfAnotherProcessException {
+        long namespace = PidNamespace.of(pid);
+        OptionalLong started = ThreadStartTime.of(pid, (int) pid);
+        boolean samePid = reader.pid() == target.namespacePid();
+        boolean sameNamespace = namespace == 0 || reader.pidNamespace() == namespace;
+        boolean sameStart = started.isEmpty() || !sharesClocks(pid) || reader.processStart() == started.getAsLong();
+        if (!samePid || !sameNamespace || !sameStart) {
+            throw new StatsFileOfAnotherProcessException(shown + " was written by another process than " + pid
+                    + " (pid " + reader.pid() + " of pid namespace " + reader.pidNamespace() + ", started at tick "
+                    + reader.processStart() + "): perfpin shows no other JVM's counts as this one's");
+        }
+    }
+
+    /** Whether process {@code pid} is in this process's time namespace (or the kernel has none: Linux before 5.6). */
+    private static boolean sharesClocks(long pid) {
+        try {
+            return Files.readSymbolicLink(Path.of("/proc/self/ns/time"))
+                    .equals(Files.readSymbolicLink(Path.of("/proc/" + pid + "/ns/time")));
+        } catch (NoSuchFileException noTimeNamespaces) {
+            return true;
+        } catch (IOException e) {
+            return false;
         }
     }
 
@@ -77,17 +117,25 @@ public final class AgentStatsFile {
     public static boolean exists(long pid) {
         try (StatsFileReader ignored = open(pid)) {
             return true;
-        } catch (NoSuchFileException e) {
+        } catch (NoSuchFileException | StatsFileOfAnotherProcessException e) {
             return false;
         } catch (IOException e) {
             return true; // there, but damaged or still being created
         }
     }
 
-    /** The path of the stats file as the JVM names it. */
+    /**
+     * The path of the stats file as the JVM names it: the one its agent has mapped now, where it runs; else where its
+     * options and environment say the agent puts it.
+     */
     private static String inTarget(long pid, TargetFiles files) throws IOException {
+        String file = PerfpinDirectory.JVMS + "/"
+                + new StatsFileName(files.target().namespacePid(), PidNamespace.of(pid)).name();
+        Optional<String> mapped = mapped(pid, "/" + file);
+        if (mapped.isPresent() && regularFile(files, mapped.get())) {
+            return mapped.get();
+        }
         JvmOptions jvm = JvmOptions.of(pid);
-        String file = PerfpinDirectory.JVMS + "/" + files.target().namespacePid() + ".stats";
         Optional<String> configured =
                 jvm.systemProperty(PerfpinDirectory.PROPERTY).filter(dir -> !dir.isEmpty());
         if (configured.isPresent()) {
@@ -131,6 +179,41 @@ public final class AgentStatsFile {
         }
         return parent + "/" + PREFIX
                 + (known != null ? known : Integer.toString(files.target().effectiveUid())) + "/" + file;
+    }
+
+    /**
+     * The file ending in {@code name} that process {@code pid} has mapped ({@code /proc/PID/maps}, the path as the
+     * process names it): a running agent's stats file, wherever its directory was set ({@code -Dperfpin.dir} in an
+     * {@code @argfile} or a {@code -XX:Flags=} file, which its command line does not show). Only a place to look:
+     * the file there is opened as every other, and its header must name the process. Empty when there is none, or
+     * the maps cannot be read.
+     */
+    private static Optional<String> mapped(long pid, String name) {
+        String maps;
+        try {
+            maps = ProcText.read("/proc/" + pid + "/maps");
+        } catch (IOException e) {
+            return Optional.empty();
+        }
+        for (String line : maps.split("\n")) {
+            int path = line.indexOf(" /");
+            if (path >= 0 && line.endsWith(name)) {
+                return Optional.of(line.substring(path + 1));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /** Whether {@code path}, walked in the target's root as its user, is a regular file of that user's. */
+    private static boolean regularFile(TargetFiles files, String path) {
+        try {
+            Optional<FileStat> status = files.status(path);
+            return status.isPresent()
+                    && status.get().isRegularFile()
+                    && status.get().uid() == files.target().effectiveUid();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private static Path shown(long pid, TargetFiles files, String inTarget) {

@@ -18,6 +18,29 @@ public final class ThisProcess {
         return PID;
     }
 
+    /** The inode of this process's pid namespace ({@link PidNamespace}); 0 when no {@code /proc} says. */
+    public static long pidNamespace() {
+        return PidNamespace.ofThisProcess();
+    }
+
+    /** When this process started: clock ticks from boot ({@link ThreadStartTime}); 0 when no {@code /proc} says. */
+    public static long startTicks() {
+        return ThreadStartTime.of(PID, (int) PID).orElse(0);
+    }
+
+    /**
+     * Whether the {@code /proc} mounted here is of this process's own pid namespace, so that {@code /proc/PID} names
+     * the process of this namespace's pid PID: not where the process went into a new pid namespace without mounting
+     * a {@code /proc} for it ({@code unshare -p} without {@code --mount-proc}), whose pids are of the parent's.
+     */
+    public static boolean procIsOwnNamespace() {
+        try {
+            return !ProcStatus.ofProcess(PID).nestedPidSpace();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
     private static long read() {
         try {
             return Long.parseLong(Files.readSymbolicLink(Path.of("/proc/self")).toString());

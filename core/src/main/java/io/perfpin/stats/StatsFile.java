@@ -6,6 +6,7 @@ import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.ValueHistogram;
 import io.perfpin.files.OutputFile;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.FileMappings;
 import io.perfpin.nativeio.Syscalls;
 import java.io.File;
@@ -29,6 +30,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.function.Predicate;
 
 /**
@@ -192,7 +194,8 @@ public final class StatsFile implements AutoCloseable {
 
     /**
      * Creates the file as {@link OutputFile} says (0600, new or replacing one of this user's regular files, never
-     * through a link) and publishes its header last. Events are named later with {@link #eventIndex}, up to
+     * through a link), locked for as long as it is open ({@link OutputFile#createUnlessLocked}), and publishes its
+     * header last. A file there that another process holds locked is its live stats file, left as it is: refused. Events are named later with {@link #eventIndex}, up to
      * {@code eventCapacity} of them. The file stays open until {@link #close}, so that {@link #damage} can ask its
      * size.
      *
@@ -243,7 +246,9 @@ public final class StatsFile implements AutoCloseable {
         }
         int liveSlots = initialLiveSlots(liveCapacity);
         long liveStart = liveOffset(eventCapacity, finishedSlots);
-        FileChannel channel = OutputFile.create(file);
+        FileChannel channel = OutputFile.createUnlessLocked(file)
+                .orElseThrow(() -> new IOException(file + " is the stats file of another process, which writes it now:"
+                        + " perfpin replaces no live JVM's stats file"));
         try {
             extend(channel, fileSize(eventCapacity, liveSlots, finishedSlots));
             MappedByteBuffer fixed = channel.map(FileChannel.MapMode.READ_WRITE, 0, liveStart);
@@ -293,34 +298,62 @@ public final class StatsFile implements AutoCloseable {
     private static final Predicate<String> STATS_FILES = new Predicate<>() {
         @Override
         public boolean test(String name) {
-            return name.endsWith(".stats");
+            return StatsFileName.parse(name).isPresent();
         }
     };
 
+    /** The header's bytes up to the closed field's end: what tells a file whose writer is gone. */
+    private static final int STALE_HEADER = CLOSED_OFFSET + 8;
+
     /**
-     * Removes the stats files of processes that no longer run from {@code dir}, where files are named
-     * {@code <pid>.stats}, as HotSpot does with its hsperfdata files: a JVM that was killed could not remove
-     * its own. A dead JVM's counts are kept in its recording ({@code out=}), not here. Returns how many went.
+     * Removes from {@code dir}, where files are named as {@link StatsFileName} says, the stats files whose writer is
+     * provably gone, as HotSpot does with its hsperfdata files: a JVM that was killed could not remove its own. A
+     * dead JVM's counts are kept in its recording ({@code out=}), not here. A file that a process holds locked is
+     * never removed: its writer lives, in whatever pid namespace ({@link #create}). Of the others, a file goes when
+     * its JVM is of this pid namespace and no process has its pid (where this {@code /proc} shows this namespace's
+     * pids), or when it is of this layout version and its writer did not mark it closed while its JVM ran on (an
+     * agent's detach): a writer that ended its JVM's way, or was killed. This JVM's own name is left to its
+     * {@link #create}. Returns how many went.
      */
     public static int removeStale(OwnedDirectory dir) {
+        StatsFileName own = StatsFileName.ofThisProcess();
+        boolean procShowsOurs = ThisProcess.procIsOwnNamespace();
         int removed = 0;
         try {
             for (String name : dir.names(STATS_FILES)) {
+                StatsFileName jvm = StatsFileName.parse(name).orElseThrow();
+                if (name.equals(own.name())) {
+                    continue; // probing a file this process may lock would drop its lock (POSIX locks)
+                }
                 try {
-                    long pid = Long.parseLong(name.substring(0, name.length() - ".stats".length()));
+                    Optional<ByteBuffer> header = dir.readUnlocked(name, STALE_HEADER);
+                    if (header.isEmpty()) {
+                        continue; // written now, or gone already
+                    }
+                    boolean ours = jvm.onHost() ? own.onHost() : jvm.pidNamespace() == own.pidNamespace();
                     // Not ProcessHandle.of: its first use starts the JDK's process reaper machinery (an executor and
                     // a dozen classes) in the application's JVM, where a look at /proc does the same.
-                    if (!new File("/proc/" + pid).exists() && dir.delete(name)) {
+                    boolean gone = ours && procShowsOurs && !new File("/proc/" + jvm.pid()).exists();
+                    if ((gone || writerEnded(header.get())) && dir.delete(name)) {
                         removed++;
                     }
-                } catch (NumberFormatException | IOException e) {
-                    // not one of ours, or gone already
+                } catch (IOException e) {
+                    // unreadable, or gone already
                 }
             }
         } catch (IOException e) {
             // unreadable: nothing removed
         }
         return removed;
+    }
+
+    /** Whether an unlocked file's header says its writer ended: of this version, not closed while its JVM ran on. */
+    private static boolean writerEnded(ByteBuffer header) {
+        header.order(ByteOrder.LITTLE_ENDIAN);
+        return header.limit() == STALE_HEADER
+                && header.getInt(MAGIC_OFFSET) == MAGIC
+                && header.getInt(VERSION_OFFSET) == VERSION
+                && header.getLong(CLOSED_OFFSET) != StatsClosing.WHILE_RUNNING.value;
     }
 
     /** The file's path, as given when it was created. */
@@ -359,6 +392,8 @@ public final class StatsFile implements AutoCloseable {
         b.putInt(MAGIC_OFFSET, MAGIC);
         b.putLong(PID_OFFSET, pid);
         b.putLong(START_TIME_OFFSET, startEpochMillis);
+        b.putLong(PID_NAMESPACE_OFFSET, ThisProcess.pidNamespace());
+        b.putLong(PROCESS_START_OFFSET, ThisProcess.startTicks());
         b.putLong(INTERVAL_OFFSET, intervalNanos);
         b.putInt(EVENT_CAPACITY_OFFSET, capacity);
         b.putInt(LIVE_SLOTS_OFFSET, liveSlots);

@@ -72,7 +72,9 @@ public final class StatsFileReader implements AutoCloseable {
             int liveCapacity,
             int finishedSlots,
             int slotSize,
-            String pmu) {}
+            String pmu,
+            long pidNamespace,
+            long processStart) {}
 
     /** A read of the mapping that may find the file damaged. */
     private interface MappedRead<T> {
@@ -177,7 +179,9 @@ public final class StatsFileReader implements AutoCloseable {
                 fixed.getInt(LIVE_CAPACITY_OFFSET),
                 fixed.getInt(FINISHED_SLOTS_OFFSET),
                 fixed.getInt(SLOT_SIZE_OFFSET),
-                StatsStrings.read(fixed, PMU_OFFSET, PMU_SIZE));
+                StatsStrings.read(fixed, PMU_OFFSET, PMU_SIZE),
+                fixed.getLong(PID_NAMESPACE_OFFSET),
+                fixed.getLong(PROCESS_START_OFFSET));
     }
 
     /** Every field the writer set once is within bounds. */
@@ -236,6 +240,16 @@ public final class StatsFileReader implements AutoCloseable {
 
     public long startEpochMillis() {
         return header.startEpochMillis;
+    }
+
+    /** The inode of the writer's pid namespace ({@code /proc/PID/ns/pid}); 0 when it could not tell. */
+    public long pidNamespace() {
+        return header.pidNamespace;
+    }
+
+    /** When the writer started: clock ticks from boot, in its time namespace; 0 when it could not tell. */
+    public long processStart() {
+        return header.processStart;
     }
 
     public long intervalNanos() {

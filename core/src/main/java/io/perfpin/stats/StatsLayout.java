@@ -44,7 +44,12 @@ import java.nio.ByteOrder;
  * 120   u64  last sample time      nanoseconds, when the last tick began
  * 128   {@link #PMU_SIZE} bytes     the simulated PMU that makes the hardware counts (since version 9), ASCII,
  *                                  zero-padded: {@code simulated skylake}, in tests only; empty for the kernel's
- * 192   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
+ * 192   u64  pid namespace         the writer's, the inode of its {@code /proc/self/ns/pid} (since version 12);
+ *                                  0 when it could not tell: with the pid, which process wrote the file
+ * 200   u64  process start         the writer's, field 22 of its {@code /proc/self/stat}: clock ticks from boot
+ *                                  to its start, in its time namespace (since version 12); 0 when it could not
+ *                                  tell: a later process with the same pid has another
+ * 208   C x {@link #EVENT_NAME_SIZE} bytes: event names, UTF-8, zero-padded; the first E are in use
  *  ...  C x {@link #EVENT_REASON_SIZE} bytes: per event, why the kernel refused it (UTF-8, zero-padded,
  *                                  truncated; written once, before the heartbeat that follows); empty when
  *                                  no thread was refused it
@@ -163,15 +168,18 @@ import java.nio.ByteOrder;
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
     /**
-     * 11: a thread's name as a count of bytes and modified UTF-8, which keeps a name's NUL and lone surrogates (a
-     * version 10 reader would read the count as the name's first bytes), and a virtual group's cut name flagged.
-     * 10: why the file was closed, in the closed field (a version 9 reader would call a detached agent's file
+     * 12: the writer's pid namespace and start time in the header, so that a viewer asked for one process never
+     * shows another's file (two JVMs of two pid namespaces have the same pid, and a dead JVM's file may name a pid
+     * that a live one has now); they move the event tables and everything after them. 11: a thread's name as a count
+     * of bytes and modified UTF-8, which keeps a name's NUL and lone surrogates (a version 10 reader would read the
+     * count as the name's first bytes), and a virtual group's cut name flagged. 10: why the file was closed, in the
+     * closed field (a version 9 reader would call a detached agent's file
      * damaged). 9: the simulated PMU's name in the header, which moves everything after it (a viewer of a version 8 file would
      * label no count as simulated). 8: a fourth slot per virtual group, its running members, which moves the ring and
      * the live slots. 7: the virtual-group slots, between the aggregate and the ring, which move the ring and the live
      * slots. 6: notices of kinds not-counted and failure, which version 5 readers would call damaged.
      */
-    public static final int VERSION = 11;
+    public static final int VERSION = 12;
 
     public static final int MAGIC_OFFSET = 0;
     public static final int VERSION_OFFSET = 4;
@@ -198,7 +206,9 @@ public final class StatsLayout {
     /** A model's name is a word: {@code simulated } and up to 40 more characters fit, with the zero that ends it. */
     public static final int PMU_SIZE = 64;
 
-    public static final int EVENT_NAMES_OFFSET = PMU_OFFSET + PMU_SIZE;
+    public static final int PID_NAMESPACE_OFFSET = PMU_OFFSET + PMU_SIZE;
+    public static final int PROCESS_START_OFFSET = PID_NAMESPACE_OFFSET + 8;
+    public static final int EVENT_NAMES_OFFSET = PROCESS_START_OFFSET + 8;
     /** What the PMU field may hold besides nothing: a model's name is lower-case letters, digits and dashes. */
     public static final String PMU_MODEL = "simulated [a-z0-9-]{1,40}";
 

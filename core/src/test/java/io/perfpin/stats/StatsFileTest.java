@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.perfpin.counter.CounterSnapshot;
 import io.perfpin.counter.CounterSnapshots;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.jvm.PidNamespace;
 import io.perfpin.report.StatsWindows;
 import io.perfpin.report.ThreadReport;
 import io.perfpin.report.ThreadState;
@@ -162,12 +163,43 @@ class StatsFileTest {
         Path dead = jvms.resolve(gone + ".stats");
         Path alive = jvms.resolve(self + ".stats");
         Path other = jvms.resolve("notes.stats");
-        for (Path file : List.of(dead, alive, other)) {
+        // JVMs of another pid namespace, whose pids this /proc does not show: only a file that says its writer ended
+        // goes; one written now (locked), one of a JVM that runs on after a detach, and one that says nothing stay
+        String namespace = ".pidns-" + (PidNamespace.INITIAL + 12345) + ".stats";
+        Path unknown = jvms.resolve("4" + namespace);
+        for (Path file : List.of(dead, alive, other, unknown)) {
             Files.writeString(file, "x");
         }
-        assertEquals(1, StatsFile.removeStale(jvms));
-        assertTrue(Files.notExists(dead));
-        assertTrue(Files.exists(alive) && Files.exists(other));
+        Path ended = jvms.resolve("2" + namespace);
+        Path detached = jvms.resolve("3" + namespace);
+        StatsFile.create(ended, 2, 0, MILLISECOND, 1, 1, 1).close(StatsClosing.AT_EXIT);
+        StatsFile.create(detached, 3, 0, MILLISECOND, 1, 1, 1).close(StatsClosing.WHILE_RUNNING);
+        Path live = jvms.resolve("1" + namespace);
+        try (TestJvm writer = holder(live)) {
+            assertEquals(2, StatsFile.removeStale(jvms));
+            assertTrue(Files.exists(live));
+        }
+        assertTrue(Files.notExists(dead) && Files.notExists(ended));
+        assertTrue(Files.exists(alive) && Files.exists(other) && Files.exists(detached) && Files.exists(unknown));
+    }
+
+    /** A file another process holds locked is its live stats file: never replaced, the create refused. */
+    @Test
+    void aFileAnotherProcessWritesIsNeverReplaced() throws Exception {
+        Path file = dir.resolve("taken.stats");
+        try (TestJvm writer = holder(file)) {
+            Object written = Files.getAttribute(file, "unix:ino");
+            assertThrows(
+                    IOException.class, () -> StatsFile.create(file, 1, 0, MILLISECOND, 1, 1, 1), "created over a lock");
+            assertEquals(written, Files.getAttribute(file, "unix:ino"), "the live file was replaced");
+        }
+    }
+
+    /** A JVM that writes the stats file {@code file} until it is closed. */
+    private static TestJvm holder(Path file) throws IOException {
+        TestJvm writer = TestJvm.main(StatsHolder.class).args(file.toString()).start();
+        writer.await("writing ");
+        return writer;
     }
 
     @Test

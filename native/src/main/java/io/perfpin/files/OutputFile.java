@@ -54,8 +54,9 @@ public final class OutputFile {
 
     /**
      * As {@link #create}, for a file that one process at a time writes: the new file is locked ({@code fcntl}
-     * write lock, which the kernel drops when the process ends) for as long as the channel is open, and a regular
-     * file there that another process holds locked is left as it is. Empty then: that process writes it now.
+     * write lock, which the kernel drops when the process ends) before it takes the name, for as long as the channel
+     * is open, and a regular file there that another process holds locked is left as it is. Empty then: that process
+     * writes it now.
      *
      * <p>Checking the lock and replacing the file are two steps: of two processes that start at the same moment
      * with one file, both may take it. A process that starts another after taking its file (a JVM launching
@@ -110,12 +111,15 @@ public final class OutputFile {
         Optional<FileChannel> channel = create(file, locking, new Opened<FileChannel>() {
             @Override
             public FileChannel of(int fd) throws IOException {
+                FileChannel channel;
                 try {
-                    return PathWalk.channel(fd, READ_WRITE);
+                    channel = PathWalk.channel(fd, READ_WRITE);
                 } finally {
-                    // the channel is open on its own descriptor; this one holds no lock yet
+                    // the channel is open on its own descriptor; closed before the lock, which a close drops
                     calls.close(fd);
                 }
+                // locked before it is renamed into place: no other process ever sees it there unlocked
+                return locking ? locked(channel) : channel;
             }
 
             @Override
@@ -123,7 +127,7 @@ public final class OutputFile {
                 opened.close();
             }
         });
-        return locking && channel.isPresent() ? Optional.of(locked(channel.get())) : channel;
+        return channel;
     }
 
     private static <T> Optional<T> create(Path file, boolean locking, Opened<T> opened) throws IOException {
@@ -285,21 +289,31 @@ public final class OutputFile {
          */
         private boolean lockedByAnother(int located) throws IOException {
             try (FileChannel existing = PathWalk.channel(located, Set.of(StandardOpenOption.READ))) {
-                FileLock shared = existing.tryLock(0, Long.MAX_VALUE, true);
-                if (shared == null) {
-                    return true;
-                }
-                shared.release();
-                return false;
-            } catch (OverlappingFileLockException thisProcess) {
-                return true; // this JVM writes it already
+                return OutputFile.lockedByAnother(existing);
             }
+        }
+    }
+
+    /**
+     * Whether a process holds a write lock on the file {@code existing} is open on, as {@link #createUnlessLocked}
+     * takes it: another process that writes it now, or this JVM.
+     */
+    static boolean lockedByAnother(FileChannel existing) throws IOException {
+        try {
+            FileLock shared = existing.tryLock(0, Long.MAX_VALUE, true);
+            if (shared == null) {
+                return true;
+            }
+            shared.release();
+            return false;
+        } catch (OverlappingFileLockException thisProcess) {
+            return true; // this JVM writes it already
         }
     }
 
     private static FileChannel locked(FileChannel channel) throws IOException {
         try {
-            // A file just made or renamed into place: no other process has had a reason to lock it.
+            // A file just made, under a name of its own or with O_EXCL: no other process has had a reason to lock it.
             channel.tryLock();
             return channel;
         } catch (IOException | RuntimeException e) {

@@ -55,6 +55,8 @@ public final class OwnedDirectory {
             StandardOpenOption.READ,
             StandardOpenOption.WRITE,
             LinkOption.NOFOLLOW_LINKS);
+    private static final int READ_ONLY =
+            FileCalls.O_RDONLY | FileCalls.O_NOFOLLOW | FileCalls.O_NONBLOCK | FileCalls.O_NOCTTY | FileCalls.O_CLOEXEC;
     private static final Set<OpenOption> READ_NO_LINK = Set.of(StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS);
 
     private final Path path;
@@ -287,6 +289,43 @@ public final class OwnedDirectory {
             return true;
         } catch (NoSuchFileException gone) {
             return true; // nothing left to remove
+        }
+    }
+
+    /**
+     * The first {@code length} bytes (fewer where the file is shorter) of {@code name}, a regular file of this user's
+     * that no process holds a write lock on ({@link OutputFile#createUnlessLocked}: one that writes it now); empty
+     * when a process does, or when it is not there or no such file. Opened {@code O_NOFOLLOW|O_NONBLOCK} and checked
+     * with {@code fstat} before it is read, so a FIFO or link in its place is never read or followed.
+     */
+    public Optional<ByteBuffer> readUnlocked(String name, int length) throws IOException {
+        FileCalls calls = FileCalls.ofProcess();
+        int dir = descriptor(calls);
+        try {
+            int fd = calls.openat(dir, checkedName(name), READ_ONLY, 0);
+            if (fd < 0) {
+                return Optional.empty();
+            }
+            try {
+                FileStat file = calls.fstat(fd);
+                if (!file.isRegularFile() || file.uid() != EffectiveUser.uid()) {
+                    return Optional.empty();
+                }
+                try (FileChannel channel = PathWalk.channel(fd, Set.of(StandardOpenOption.READ))) {
+                    if (OutputFile.lockedByAnother(channel)) {
+                        return Optional.empty();
+                    }
+                    ByteBuffer bytes = ByteBuffer.allocate(length);
+                    while (bytes.hasRemaining() && channel.read(bytes, bytes.position()) > 0) {
+                        // until the length, or the file's end
+                    }
+                    return Optional.of(bytes.flip());
+                }
+            } finally {
+                calls.close(fd);
+            }
+        } finally {
+            calls.close(dir);
         }
     }
 

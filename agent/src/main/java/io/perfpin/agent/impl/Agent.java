@@ -6,13 +6,13 @@ import io.perfpin.agent.bootstrap.ThreadHooks;
 import io.perfpin.agent.metrics.MetricsExport;
 import io.perfpin.event.EventParser;
 import io.perfpin.files.OwnedDirectory;
-import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
 import io.perfpin.registry.RegistryConfig;
 import io.perfpin.registry.ThreadRegistry;
 import io.perfpin.stats.AgentNotice;
 import io.perfpin.stats.StatsFile;
+import io.perfpin.stats.StatsFileName;
 import java.io.IOException;
 import java.lang.instrument.Instrumentation;
 import java.nio.file.Path;
@@ -172,14 +172,15 @@ final class Agent implements AutoCloseable {
     }
 
     /**
-     * This JVM's file in the user's perfpin directory, after removing the files of JVMs that are gone. Null, said
+     * This JVM's file in the user's perfpin directory, named by its pid and pid namespace ({@link StatsFileName}),
+     * after removing the files of JVMs that are gone. Null, said
      * once, when that directory cannot be used: the agent then counts and records without a live view.
      */
     private static Path defaultStatsFile() {
         try {
             OwnedDirectory jvms = PerfpinDirectory.open(PerfpinDirectory.JVMS);
             StatsFile.removeStale(jvms);
-            return jvms.resolve(ThisProcess.pid() + ".stats");
+            return jvms.resolve(StatsFileName.ofThisProcess().name());
         } catch (IOException | RuntimeException e) {
             AgentLog.info("no live view (perfpin top, attach and run show nothing): " + e.getMessage()
                     + "; counting and out= recording go on");
