@@ -14,10 +14,12 @@ import java.util.Optional;
 import java.util.OptionalLong;
 
 /**
- * Where the perfpin agent in a JVM keeps its stats file, found as that agent finds it ({@link PerfpinDirectory},
- * run in the JVM itself): {@code -Dperfpin.dir} when the JVM was started with it, else
- * {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>} from the JVM's own environment and user, then
- * {@code jvms/<pid>.stats} with the pid the JVM sees for itself. A viewer's own environment may differ (a login
+ * Where the perfpin agent in a JVM keeps its stats file: the file of its name ({@link StatsFileName}: the pid the JVM
+ * sees for itself, and its pid namespace) that the JVM has mapped, where its agent runs, wherever its options put it;
+ * else as that agent finds it ({@link PerfpinDirectory}, run in the JVM itself): {@code -Dperfpin.dir} when the
+ * JVM's command line or environment gives it, else {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>} from the JVM's own
+ * environment and user, then {@code jvms/} and the name. A file whose header names another process is refused
+ * ({@link StatsFileOfAnotherProcessException}). A viewer's own environment may differ (a login
  * shell and a service of the same user, root and another user's JVM), and a JVM in a container has its own
  * {@code /tmp}, pids and users: the file is reached in the JVM's own namespace, as the JVM's user
  * ({@link TargetFiles}).
@@ -85,15 +87,19 @@ public final class AgentStatsFile {
 
     /**
      * Refuses a file that another process wrote: its header must name the target's pid as the target sees it, its pid
-     * namespace, and its start time (where the target has this process's clocks: a time namespace shifts it).
+     * namespace, and its start time (where the target has this process's clocks: a time namespace shifts it). A
+     * header's 0 is a writer that could not tell (no {@code /proc} where it ran): not compared.
      */
     private static void requireWrittenBy(StatsFileReader reader, long pid, ProcStatus target, Path shown)
             throws StatsFileOfAnotherProcessException {
         long namespace = PidNamespace.of(pid);
         OptionalLong started = ThreadStartTime.of(pid, (int) pid);
         boolean samePid = reader.pid() == target.namespacePid();
-        boolean sameNamespace = namespace == 0 || reader.pidNamespace() == namespace;
-        boolean sameStart = started.isEmpty() || !sharesClocks(pid) || reader.processStart() == started.getAsLong();
+        boolean sameNamespace = namespace == 0 || reader.pidNamespace() == 0 || reader.pidNamespace() == namespace;
+        boolean sameStart = started.isEmpty()
+                || reader.processStart() == 0
+                || reader.processStart() == started.getAsLong()
+                || !sharesClocks(pid);
         if (!samePid || !sameNamespace || !sameStart) {
             throw new StatsFileOfAnotherProcessException(shown + " was written by another process than " + pid
                     + " (pid " + reader.pid() + " of pid namespace " + reader.pidNamespace() + ", started at tick "

@@ -13,7 +13,8 @@ import java.util.Optional;
  * The options and environment a running JVM was started with, as far as the kernel shows them: the environment's
  * {@code JAVA_TOOL_OPTIONS}, {@code JDK_JAVA_OPTIONS}, the command line, then {@code _JAVA_OPTIONS}, the order in
  * which the JVM reads them, so the last setting of a flag wins. Options in {@code @argfiles} or
- * {@code -XX:Flags=} files are not seen: the JVM's hsperfdata ({@link PerfData}) is asked first where it says.
+ * {@code -XX:Flags=} files are not seen: the JVM's hsperfdata ({@link PerfData}) is asked first where it says, and a
+ * running agent's stats file is found by the JVM's mappings first ({@link AgentStatsFile}).
  */
 final class JvmOptions {
     private final List<String> options;

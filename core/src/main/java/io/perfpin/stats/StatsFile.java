@@ -195,9 +195,9 @@ public final class StatsFile implements AutoCloseable {
     /**
      * Creates the file as {@link OutputFile} says (0600, new or replacing one of this user's regular files, never
      * through a link), locked for as long as it is open ({@link OutputFile#createUnlessLocked}), and publishes its
-     * header last. A file there that another process holds locked is its live stats file, left as it is: refused. Events are named later with {@link #eventIndex}, up to
-     * {@code eventCapacity} of them. The file stays open until {@link #close}, so that {@link #damage} can ask its
-     * size.
+     * header last. A file there that another process holds locked is its live stats file, left as it is: refused.
+     * Events are named later with {@link #eventIndex}, up to {@code eventCapacity} of them. The file stays open until
+     * {@link #close}, so that {@link #damage} can ask its size.
      *
      * @param liveCapacity the most live slots the file grows to; it starts with
      *                     {@link StatsLayout#initialLiveSlots} of them

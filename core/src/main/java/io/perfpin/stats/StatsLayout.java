@@ -168,16 +168,16 @@ import java.nio.ByteOrder;
 public final class StatsLayout {
     public static final int MAGIC = 0x54535050; // "PPST" little-endian
     /**
-     * 12: the writer's pid namespace and start time in the header, so that a viewer asked for one process never
-     * shows another's file (two JVMs of two pid namespaces have the same pid, and a dead JVM's file may name a pid
-     * that a live one has now); they move the event tables and everything after them. 11: a thread's name as a count
-     * of bytes and modified UTF-8, which keeps a name's NUL and lone surrogates (a version 10 reader would read the
-     * count as the name's first bytes), and a virtual group's cut name flagged. 10: why the file was closed, in the
-     * closed field (a version 9 reader would call a detached agent's file
-     * damaged). 9: the simulated PMU's name in the header, which moves everything after it (a viewer of a version 8 file would
-     * label no count as simulated). 8: a fourth slot per virtual group, its running members, which moves the ring and
-     * the live slots. 7: the virtual-group slots, between the aggregate and the ring, which move the ring and the live
-     * slots. 6: notices of kinds not-counted and failure, which version 5 readers would call damaged.
+     * 12: the writer's pid namespace and start time in the header, so that a viewer asked for one process never shows
+     * another's file (two JVMs of two pid namespaces have the same pid, and a dead JVM's file may name a pid that a
+     * live one has now); they move the event tables and everything after them. 11: a thread's name as a count of bytes
+     * and modified UTF-8, which keeps a name's NUL and lone surrogates (a version 10 reader would read the count as the
+     * name's first bytes), and a virtual group's cut name flagged. 10: why the file was closed, in the closed field (a
+     * version 9 reader would call a detached agent's file damaged). 9: the simulated PMU's name in the header, which
+     * moves everything after it (a viewer of a version 8 file would label no count as simulated). 8: a fourth slot per
+     * virtual group, its running members, which moves the ring and the live slots. 7: the virtual-group slots, between
+     * the aggregate and the ring, which move the ring and the live slots. 6: notices of kinds not-counted and failure,
+     * which version 5 readers would call damaged.
      */
     public static final int VERSION = 12;
 
