@@ -4,8 +4,11 @@ import io.perfpin.PerfpinDirectory;
 import io.perfpin.nativeio.FileStat;
 import io.perfpin.stats.StatsFileName;
 import io.perfpin.stats.StatsFileReader;
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -195,17 +198,19 @@ public final class AgentStatsFile {
      * the maps cannot be read.
      */
     private static Optional<String> mapped(long pid, String name) {
-        String maps;
-        try {
-            maps = ProcText.read("/proc/" + pid + "/maps");
-        } catch (IOException e) {
-            return Optional.empty();
-        }
-        for (String line : maps.split("\n")) {
-            int path = line.indexOf(" /");
-            if (path >= 0 && line.endsWith(name)) {
-                return Optional.of(line.substring(path + 1));
+        // Line by line, never whole: the target decides how long its maps are (65,530 mappings, each path up to
+        // 4 KiB), while the kernel bounds each line. Bytes as ISO-8859-1, since a path need not be UTF-8.
+        try (BufferedReader maps = new BufferedReader(new InputStreamReader(
+                Files.newInputStream(Path.of("/proc/" + pid + "/maps")), StandardCharsets.ISO_8859_1))) {
+            for (String line; (line = maps.readLine()) != null; ) {
+                int path = line.indexOf(" /");
+                if (path >= 0 && line.endsWith(name)) {
+                    byte[] bytes = line.substring(path + 1).getBytes(StandardCharsets.ISO_8859_1);
+                    return Optional.of(new String(bytes, StandardCharsets.UTF_8));
+                }
             }
+        } catch (IOException e) {
+            // not ours to read, or gone: the options say where
         }
         return Optional.empty();
     }
