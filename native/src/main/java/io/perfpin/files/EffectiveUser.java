@@ -5,11 +5,16 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HashSet;
+import java.util.Optional;
+import java.util.Set;
 
 /**
  * The effective user id of this process: the owner of everything perfpin creates, and the only owner besides
- * root that perfpin trusts on the way to its files. Read from {@code /proc/self/status}, which needs nothing
+ * root that perfpin trusts on the way to its files (in a user namespace, with the exception of
+ * {@link #trustsDirectory}). Read from {@code /proc/self/status}, which needs nothing
  * beyond java.base and no native library (the JNI library is itself extracted with these checks).
  */
 public final class EffectiveUser {
@@ -18,13 +23,79 @@ public final class EffectiveUser {
     private EffectiveUser() {}
 
     /**
-     * Whether perfpin trusts a directory or link of {@code uid} on the way to its files: root's, this user's, and,
-     * in a user namespace (a container's, or {@code unshare -U}), the overflow uid the kernel shows for files whose
-     * owner has no uid there (the host's root in practice, whose files no one in the namespace can change), unless
-     * that uid is a user of the namespace's own.
+     * Whether perfpin trusts a link of {@code uid}, or a directory of it whose mode and place are not looked at: root's
+     * and this user's. Never the overflow uid of a user namespace ({@link #isForeign}), which every owner outside the
+     * namespace shows as, another user of the host as much as the host's root.
      */
     public static boolean trusts(int uid) {
-        return uid == 0 || uid == uid() || uid == unmappedOwner();
+        return uid == 0 || uid == uid();
+    }
+
+    /**
+     * Whether perfpin trusts a directory on the way to its files: root's or this user's; or, in a user namespace, one
+     * of the overflow uid ({@link #isForeign}) that is a directory on the way from {@code /} to {@code $HOME} or
+     * {@code $XDG_RUNTIME_DIR} (this user's own ground: whoever owns those owns the user's account anyway) and that no
+     * one but its owner may write, sticky or not. Every other directory of an owner outside the namespace may be any
+     * user's of the host ({@code /home/alice}), who could rename what perfpin keeps below it.
+     */
+    static boolean trustsDirectory(int uid, int mode, long device, long inode) {
+        return trusts(uid)
+                || (isForeign(uid) && (mode & 0022) == 0 && ownGround().contains(new DirectoryId(device, inode)));
+    }
+
+    /** Whether files of {@code uid} belong to an owner outside this user namespace, whom perfpin cannot name. */
+    public static boolean isForeign(int uid) {
+        return uid >= 0 && uid == unmappedOwner();
+    }
+
+    /** What a refusal of a directory of {@code uid} says of its owner: the overflow uid is not one user. */
+    static String owner(int uid) {
+        return isForeign(uid)
+                ? "uid " + uid + " (an owner outside this user namespace, who may be any user of the host)"
+                : "uid " + uid;
+    }
+
+    /** A directory by its device (major in the high 32 bits, as statx gives it) and inode. */
+    private record DirectoryId(long device, long inode) {}
+
+    private static volatile Set<DirectoryId> ownGround;
+
+    /**
+     * The directories from {@code /} down to the parents of {@code $HOME}, {@code $XDG_RUNTIME_DIR} and
+     * {@code user.home}, by name as written, up to the first that is not a directory (a link leads elsewhere: what is
+     * below it is not on the way by that name).
+     */
+    private static Set<DirectoryId> ownGround() {
+        Set<DirectoryId> known = ownGround;
+        if (known == null) {
+            known = new HashSet<>();
+            for (String anchor : new String[] {
+                System.getenv("HOME"), System.getenv("XDG_RUNTIME_DIR"), System.getProperty("user.home")
+            }) {
+                if (anchor == null || !anchor.startsWith("/")) {
+                    continue;
+                }
+                Path dir = Path.of("/");
+                Path normal = Path.of(anchor).normalize();
+                for (int i = 0; ; i++) {
+                    try {
+                        FileStatus status = FileStatus.of(dir);
+                        if (!status.isDirectory()) {
+                            break;
+                        }
+                        known.add(new DirectoryId(status.device(), status.inode));
+                    } catch (IOException | RuntimeException e) {
+                        break;
+                    }
+                    if (i >= normal.getNameCount() - 1) {
+                        break;
+                    }
+                    dir = dir.resolve(normal.getName(i));
+                }
+            }
+            ownGround = known;
+        }
+        return known;
     }
 
     private static volatile Integer unmapped;
@@ -70,6 +141,36 @@ public final class EffectiveUser {
         try (InputStream in = new FileInputStream(file)) {
             return new String(in.readAllBytes(), StandardCharsets.US_ASCII).strip();
         }
+    }
+
+    /**
+     * The name perfpin's per-user directories carry ({@code perfpin-<name>}): {@code user.name}, or this uid where the
+     * JDK found no name for it ({@code ?}, a uid with no passwd entry: {@code docker run --user N}, OpenShift).
+     */
+    public static String name() {
+        String name = System.getProperty("user.name");
+        boolean usable = name != null
+                && !name.isEmpty()
+                && !name.equals("?")
+                && !name.equals(".")
+                && !name.equals("..")
+                && name.indexOf('/') < 0
+                && name.indexOf('\0') < 0;
+        return usable ? name : Integer.toString(uid());
+    }
+
+    /**
+     * This user's home directory: {@code user.home} where it is absolute, else {@code $HOME} where that is; empty
+     * where neither is (the JDK says {@code ?} for a uid with no passwd entry), never a relative path, which would be
+     * below whatever directory the process happens to run in.
+     */
+    public static Optional<Path> home() {
+        for (String home : new String[] {System.getProperty("user.home"), System.getenv("HOME")}) {
+            if (home != null && home.startsWith("/")) {
+                return Optional.of(Path.of(home));
+            }
+        }
+        return Optional.empty();
     }
 
     public static int uid() {

@@ -44,9 +44,19 @@ final class FileStatus {
 
     /** Whether {@code status}, what {@code statx} says of a descriptor, is this very file. */
     boolean sameFileAs(FileStat status) {
+        return inode == status.inode() && device() == status.device();
+    }
+
+    /** The device as {@code statx} gives it: the major number in the high 32 bits, the minor in the low. */
+    long device() {
         long major = ((dev >>> 8) & 0xfff) | ((dev >>> 32) & 0xfffff000L);
         long minor = (dev & 0xff) | ((dev >>> 12) & 0xffffff00L);
-        return inode == status.inode() && (major << 32 | minor) == status.device();
+        return major << 32 | minor;
+    }
+
+    /** Whether perfpin trusts this directory on the way to its files ({@link EffectiveUser#trustsDirectory}). */
+    boolean trustedDirectory() {
+        return EffectiveUser.trustsDirectory(uid, mode, device(), inode);
     }
 
     boolean isDirectory() {

@@ -335,11 +335,13 @@ public final class PathWalk {
                             Reason.REPLACED,
                             "cannot open " + path + ": " + name + " was replaced while perfpin opened it");
                 }
-                if (!trusted(link.uid()) || !trusted(directory.uid())) {
+                if (!EffectiveUser.trusts(link.uid())
+                        || !EffectiveUser.trustsDirectory(
+                                directory.uid(), directory.mode(), directory.device(), directory.inode())) {
                     throw new UntrustedPathException(
                             Reason.FOREIGN_LINK,
-                            "cannot open " + path + ": " + name + " is a symbolic link of uid "
-                                    + link.uid() + " in a directory of uid " + directory.uid()
+                            "cannot open " + path + ": " + name + " is a symbolic link of "
+                                    + EffectiveUser.owner(link.uid()) + " in a directory of uid " + directory.uid()
                                     + "; perfpin follows links only"
                                     + " where root or you (uid " + trustedUid + ") own both");
                 }
@@ -356,10 +358,6 @@ public final class PathWalk {
                 dirs.push(root);
             }
             return components(target);
-        }
-
-        private boolean trusted(int uid) {
-            return EffectiveUser.trusts(uid);
         }
 
         @Override

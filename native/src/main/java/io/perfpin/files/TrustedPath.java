@@ -17,7 +17,8 @@ import java.util.List;
  * entry's owner may rename it, and the next step is checked to be root's or ours).
  *
  * <p>A link on the way is followed by the rule of {@link PathWalk#onHost}: only where root or this user owns both
- * the link and its directory; another user's link to a directory of root's is refused, not resolved. This walk
+ * the link and its directory; another user's link to a directory of root's is refused, not resolved. In a user
+ * namespace, what an owner outside it owns is trusted only as {@link EffectiveUser#trustsDirectory} says. This walk
  * reads with {@code lstat} alone, for it runs before any system call backend is loaded (the JNI library is itself
  * extracted into an {@link OwnedDirectory}); what it checks cannot change after it, since no one but root and this
  * user may change any directory on the way.
@@ -61,10 +62,10 @@ public final class TrustedPath {
                 walked = next;
                 continue;
             }
-            if (!EffectiveUser.trusts(status.uid) || !EffectiveUser.trusts(current.uid)) {
+            if (!EffectiveUser.trusts(status.uid) || !current.trustedDirectory()) {
                 throw new UntrustedPathException(
                         Reason.FOREIGN_LINK,
-                        next + " is a symbolic link of uid " + status.uid + " in a directory"
+                        next + " is a symbolic link of " + EffectiveUser.owner(status.uid) + " in a directory"
                                 + " of uid " + current.uid + "; perfpin follows links only where root or you (uid "
                                 + EffectiveUser.uid() + ") own both");
             }
@@ -93,7 +94,15 @@ public final class TrustedPath {
             throw new UntrustedPathException(
                     Reason.NOT_A_DIRECTORY, dir + " is " + status.kind() + ", not a directory");
         }
-        if (!EffectiveUser.trusts(status.uid)) {
+        if (EffectiveUser.isForeign(status.uid) && !status.trustedDirectory()) {
+            throw new UntrustedPathException(
+                    Reason.OTHER_OWNER,
+                    dir + " belongs to " + EffectiveUser.owner(status.uid) + ", who could replace what perfpin keeps"
+                            + " below it; perfpin trusts such a directory only on the way to $HOME or"
+                            + " $XDG_RUNTIME_DIR, and only where no one else may write it: use a directory of yours"
+                            + " below one of those");
+        }
+        if (!status.trustedDirectory()) {
             throw new UntrustedPathException(
                     Reason.OTHER_OWNER,
                     dir + " belongs to uid " + status.uid + ", who could replace what perfpin keeps below it");
