@@ -1,15 +1,24 @@
 package io.perfpin;
 
 import io.perfpin.files.ContentName;
+import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OwnedDirectory;
+import io.perfpin.files.TrustedPath;
+import io.perfpin.nativeio.FileStat;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.util.Map;
 import java.util.Optional;
 
 /**
  * Where perfpin keeps what processes share, per user: {@code -Dperfpin.dir} when set, otherwise
- * {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>}. Every part of it is an {@link OwnedDirectory}: private
+ * {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>} ({@link EffectiveUser#name}: the uid where the user has no name),
+ * or {@code ~/.cache/perfpin} where another user took that name first (anyone may make it in {@code /tmp}) or its
+ * parent is not to be trusted (the host's {@code /tmp} in a user namespace). Every part of it is an {@link OwnedDirectory}: private
  * (0700) to its user, opened without following links, refused (never changed) when it is anything else.
  *
  * <pre>
@@ -38,7 +47,32 @@ public final class PerfpinDirectory {
         }
         String runtime = System.getenv("XDG_RUNTIME_DIR");
         Path parent = runtime == null || runtime.isEmpty() ? Paths.get("/tmp") : Paths.get(runtime);
-        return parent.resolve("perfpin-" + System.getProperty("user.name"));
+        Path shared = parent.resolve("perfpin-" + EffectiveUser.name());
+        Optional<Path> home =
+                EffectiveUser.home().map(dir -> dir.resolve(".cache").resolve("perfpin"));
+        return home.isPresent() && !usable(shared) ? home.get() : shared;
+    }
+
+    /**
+     * Whether {@code dir} can be this user's perfpin directory: its parent is a {@link TrustedPath} (not so the host's
+     * {@code /tmp} inside a user namespace), and nothing but a directory of this user's is there: the name in a
+     * shared {@code /tmp} is anyone's to take first, and perfpin neither uses nor changes another user's.
+     */
+    private static boolean usable(Path dir) {
+        try {
+            TrustedPath.verify(dir.getParent());
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+        try {
+            Map<String, Object> status = Files.readAttributes(dir, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
+            return ((Integer) status.get("mode") & FileStat.S_IFMT) == FileStat.S_IFDIR
+                    && (Integer) status.get("uid") == EffectiveUser.uid();
+        } catch (NoSuchFileException e) {
+            return true;
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** One part of this user's perfpin directory ({@link #CPUS}, {@link #JVMS}, ...), created private when missing. */

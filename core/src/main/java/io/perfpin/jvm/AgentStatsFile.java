@@ -21,7 +21,8 @@ import java.util.OptionalLong;
  * sees for itself, and its pid namespace) that the JVM has mapped, where its agent runs, wherever its options put it;
  * else as that agent finds it ({@link PerfpinDirectory}, run in the JVM itself): {@code -Dperfpin.dir} when the
  * JVM's command line or environment gives it, else {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>} from the JVM's own
- * environment and user, then {@code jvms/} and the name. A file whose header names another process is refused
+ * environment and user (or its {@code ~/.cache/perfpin}
+ * where another user took that name), then {@code jvms/} and the name. A file whose header names another process is refused
  * ({@link StatsFileOfAnotherProcessException}). A viewer's own environment may differ (a login
  * shell and a service of the same user, root and another user's JVM), and a JVM in a container has its own
  * {@code /tmp}, pids and users: the file is reached in the JVM's own namespace, as the JVM's user
@@ -186,6 +187,10 @@ public final class AgentStatsFile {
         if (found != null) {
             return parent + "/" + found + "/" + file;
         }
+        Optional<String> fallback = ownedInHome(jvm, files, file);
+        if (fallback.isPresent()) {
+            return fallback.get();
+        }
         return parent + "/" + PREFIX
                 + (known != null ? known : Integer.toString(files.target().effectiveUid())) + "/" + file;
     }
@@ -225,6 +230,18 @@ public final class AgentStatsFile {
         } catch (IOException e) {
             return false;
         }
+    }
+
+    /**
+     * The stats file in {@code ~/.cache/perfpin}, where the JVM's agent went when another user had taken its name in
+     * {@code /tmp} ({@link PerfpinDirectory#base}): its home as its environment says, a file there of the JVM's user's.
+     */
+    private static Optional<String> ownedInHome(JvmOptions jvm, TargetFiles files, String file) {
+        return jvm.systemProperty("user.home")
+                .or(() -> jvm.environment("HOME"))
+                .filter(home -> home.startsWith("/"))
+                .map(home -> home + "/.cache/perfpin/" + file)
+                .filter(path -> regularFile(files, path));
     }
 
     private static Path shown(long pid, TargetFiles files, String inTarget) {

@@ -113,6 +113,8 @@ public final class OwnedDirectory {
                     path + " is " + status.kind() + ", not a directory that perfpin made:"
                             + " remove it, or point perfpin at another directory");
         }
+        // Before opening it: another user's private directory refuses the open (EACCES), which says only its name.
+        checkOwner(path, status.uid);
         try (SecureDirectoryStream<Path> parentStream = stream(parent);
                 SecureDirectoryStream<Path> opened =
                         parentStream.newDirectoryStream(Path.of(name), LinkOption.NOFOLLOW_LINKS)) {
@@ -121,12 +123,6 @@ public final class OwnedDirectory {
                     .fileKey();
             if (!key.equals(status.fileKey)) {
                 throw new UntrustedPathException(Reason.REPLACED, path + " was replaced while perfpin opened it");
-            }
-            if (status.uid != EffectiveUser.uid()) {
-                throw new UntrustedPathException(
-                        Reason.OTHER_OWNER,
-                        path + " belongs to uid " + status.uid + ", not to this user (uid " + EffectiveUser.uid()
-                                + "): remove it, or point perfpin at another directory");
             }
             int permissions = status.permissions();
             boolean acceptable = (permissions & 0077) == 0 && (permissions & 0700) == 0700;
@@ -141,6 +137,15 @@ public final class OwnedDirectory {
                                 + ", or remove it");
             }
             return new OwnedDirectory(path, status);
+        }
+    }
+
+    private static void checkOwner(Path path, int uid) throws UntrustedPathException {
+        if (uid != EffectiveUser.uid()) {
+            throw new UntrustedPathException(
+                    Reason.OTHER_OWNER,
+                    path + " belongs to " + EffectiveUser.owner(uid) + ", not to this user (uid " + EffectiveUser.uid()
+                            + "): ask its owner or root to remove it, or point perfpin at another directory");
         }
     }
 

@@ -12,9 +12,11 @@ import java.util.Optional;
  * A copy of bytes packaged in a jar, for what the JVM takes only by path (the JNI library, the agent's library jars):
  * written into a private (0700) directory of this user's ({@link OwnedDirectory}) under a name that carries the
  * content's length and CRC, {@code <prefix>-<length>-<crc32><suffix>} ({@link ContentName}). A copy already there is
- * used only when its whole content is the packaged one's; a name that holds other bytes is left as it is. The directories, in order: {@code -Dperfpin.extract.dir}
- * alone when it is set, else {@code <java.io.tmpdir>/perfpin-<user>}, then {@code ~/.cache/perfpin} (a temporary
- * directory that another user could change, or one mounted noexec, makes the first fail, and the second then serves).
+ * used only when its whole content is the packaged one's; a name that holds other bytes is left as it is. The
+ * directories, in order: {@code -Dperfpin.extract.dir} alone when it is set, else
+ * {@code <java.io.tmpdir>/perfpin-<user>}, then {@code ~/.cache/perfpin} (a temporary directory that another user
+ * could change, or one mounted noexec, makes the first fail, and the second then serves). A uid with no name has its
+ * number there, and one with no home no second directory ({@link EffectiveUser#name}, {@link EffectiveUser#home}).
  */
 public final class PackagedCopy {
     public static final String EXTRACT_DIR_PROPERTY = "perfpin.extract.dir";
@@ -29,8 +31,8 @@ public final class PackagedCopy {
             dirs.add(Paths.get(configured));
             return dirs;
         }
-        dirs.add(Paths.get(System.getProperty("java.io.tmpdir"), "perfpin-" + System.getProperty("user.name")));
-        dirs.add(Paths.get(System.getProperty("user.home"), ".cache", "perfpin"));
+        dirs.add(Paths.get(System.getProperty("java.io.tmpdir"), "perfpin-" + EffectiveUser.name()));
+        EffectiveUser.home().ifPresent(home -> dirs.add(home.resolve(".cache").resolve("perfpin")));
         return dirs;
     }
 

@@ -20,6 +20,10 @@ public final class ForeignOwnerProbe {
                     try (FileChannel ignored = OutputFile.create(path)) {
                         // the file itself is the outcome
                     }
+                } else if (args[i].equals("open")) {
+                    OwnedDirectory.open(path);
+                } else if (args[i].equals("directories")) {
+                    System.out.println("directories " + PackagedCopy.directories());
                 } else {
                     PackagedCopy.in(path, "probe", "probe's bytes".getBytes(StandardCharsets.UTF_8), ".bin");
                 }

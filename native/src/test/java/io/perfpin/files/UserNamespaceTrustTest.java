@@ -79,6 +79,45 @@ class UserNamespaceTrustTest {
         }
     }
 
+    /**
+     * A uid with no passwd entry (docker's {@code --user N}), whose JDK says {@code ?} for its name and home: its
+     * copies go to {@code /tmp/perfpin-<uid>} alone, never below its working directory; and a perfpin directory
+     * another user made first is refused by its owner, before perfpin tries to open it.
+     */
+    @Test
+    void aUidWithNoNameUsesItsNumberAndAnotherUsersDirectoryIsRefusedByOwner() throws Exception {
+        FileSystemFixtures.assumeRoot();
+        assumeTrue(canUnshareAs(BOB), "setpriv on the PATH is needed");
+        Path scratch = Files.createTempDirectory(Paths.get("target").toAbsolutePath(), "nameless-");
+        try {
+            FileSystemFixtures.run("chmod", "1777", scratch.toString()); // as /tmp
+            Path taken = Files.createDirectory(scratch.resolve("perfpin-taken"));
+            Files.setPosixFilePermissions(taken, PosixFilePermissions.fromString("rwx------"));
+            giveTo(taken, ALICE);
+            List<String> said = TestJvm.main(ForeignOwnerProbe.class)
+                    .launcher("setpriv", "--reuid=" + BOB, "--regid=" + BOB, "--clear-groups", "--")
+                    .classPath(Paths.get("target/classes").toAbsolutePath() + ":"
+                            + Paths.get("target/test-classes").toAbsolutePath())
+                    .jvmOptions("-Djava.io.tmpdir=/tmp")
+                    .environment("HOME", "")
+                    .directory(scratch)
+                    .args("directories", "-", "open", taken.toString())
+                    .run();
+            assertEquals(
+                    List.of(
+                            "directories [/tmp/perfpin-" + BOB + "]",
+                            "done",
+                            "refused OTHER_OWNER: " + taken
+                                    + " belongs to uid " + ALICE + ", not to this user (uid " + BOB
+                                    + "): ask its owner or root"
+                                    + " to remove it, or point perfpin at another directory"),
+                    said);
+            assertFalse(Files.exists(scratch.resolve("?")), "nothing below the working directory");
+        } finally {
+            FileSystemFixtures.run("rm", "-rf", "--", scratch.toString());
+        }
+    }
+
     /** Whether {@code uid} may make a user namespace here: setpriv and unshare, found on the PATH, say. */
     private static boolean canUnshareAs(int uid) throws InterruptedException {
         try {
