@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Optional;
@@ -32,6 +33,9 @@ import java.util.concurrent.ThreadLocalRandom;
 public final class OutputFile {
     private static final Set<StandardOpenOption> READ_WRITE = Set.of(StandardOpenOption.READ, StandardOpenOption.WRITE);
     private static final int PRIVATE_FILE = 0600;
+    /** The longest name of a directory entry, in bytes (NAME_MAX). */
+    private static final int MAX_NAME = 255;
+
     private static final int LOOK = FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC;
     /** No link, no device's open routine, no waiting: only a file this call creates is opened for writing. */
     private static final int CREATE = FileCalls.O_RDWR
@@ -95,12 +99,13 @@ public final class OutputFile {
      * Refuses {@code file} as {@link #create} would, and leaves what is there as it is: for a file written only
      * later (a report once there is one to write, a recording its JVM makes), so that a command that fails before
      * never replaced a file of the user's, while a name that cannot be written is still refused at once. The walk
-     * is the same (missing directories are created 0700), what the name holds is looked at, and a probe file is
-     * made beside it and removed, so that a directory this user cannot write into is refused now too.
+     * is the same but creates nothing (missing directories are made when the file is written), what the name holds
+     * is looked at, and a probe file is made beside it, or in the last directory there, and removed, so that a
+     * directory this user cannot write into is refused now too.
      */
     public static void check(Path file) throws IOException {
         FileCalls calls = FileCalls.ofProcess();
-        inDirectory(file, calls, entry -> {
+        inDirectory(file, calls, true, entry -> {
             new InDirectory<>(calls, entry, descriptor(calls)).check();
             return null;
         });
@@ -132,16 +137,20 @@ public final class OutputFile {
 
     private static <T> Optional<T> create(Path file, boolean locking, Opened<T> opened) throws IOException {
         FileCalls calls = FileCalls.ofProcess();
-        return inDirectory(file, calls, entry -> new InDirectory<>(calls, entry, opened).create(locking));
+        return inDirectory(file, calls, false, entry -> new InDirectory<>(calls, entry, opened).create(locking));
     }
 
-    /** {@code step} in the directory of {@code file}, walked to as every file written is. */
-    private static <T> T inDirectory(Path file, FileCalls calls, Step<T> step) throws IOException {
+    /**
+     * {@code step} in the directory of {@code file}, walked to as every file written is; where {@code checking}, no
+     * directory is made, and the step is in the last one there ({@link PathWalk#parentToCheck}).
+     */
+    private static <T> T inDirectory(Path file, FileCalls calls, boolean checking, Step<T> step) throws IOException {
         Path parent = file.toAbsolutePath().getParent();
         if (parent != null) {
             KernelFileSystems.refuse(file, parent);
         }
-        PathWalk.Entry entry = PathWalk.onHost(calls).parentToWrite(file.toString());
+        PathWalk walk = PathWalk.onHost(calls);
+        PathWalk.Entry entry = checking ? walk.parentToCheck(file.toString()) : walk.parentToWrite(file.toString());
         try {
             return step.in(entry);
         } finally {
@@ -169,6 +178,9 @@ public final class OutputFile {
         private final int dir;
         private final String name;
         private final String shownAs;
+        /** False where {@link #name} is a missing directory on the way, not the file: only the probe is made. */
+        private final boolean complete;
+
         private final Opened<T> opened;
 
         InDirectory(FileCalls calls, PathWalk.Entry entry, Opened<T> opened) {
@@ -176,6 +188,7 @@ public final class OutputFile {
             this.dir = entry.dirFd();
             this.name = entry.name();
             this.shownAs = entry.shownAs();
+            this.complete = entry.complete();
             this.opened = opened;
         }
 
@@ -211,7 +224,7 @@ public final class OutputFile {
 
         /** What {@link #create} would refuse, refused; what is there is only looked at, the probe removed. */
         void check() throws IOException {
-            int existing = calls.openat(dir, name, LOOK, 0);
+            int existing = complete ? calls.openat(dir, name, LOOK, 0) : -Errno.ENOENT;
             if (existing >= 0) {
                 try {
                     checkReplaceable(calls.fstat(existing));
@@ -252,8 +265,12 @@ public final class OutputFile {
         /** A new 0600 file beside the name, under a name of its own that no one had. */
         private Temporary<T> createTemporary() throws IOException {
             for (int attempt = 0; ; attempt++) {
-                String temporary = "." + name + ".perfpin-"
+                String random = ".perfpin-"
                         + Long.toHexString(ThreadLocalRandom.current().nextLong() | Long.MIN_VALUE);
+                String temporary = "." + name + random;
+                if (temporary.getBytes(StandardCharsets.UTF_8).length > MAX_NAME) {
+                    temporary = random; // beside a name near the limit: still hidden, still perfpin's
+                }
                 T file = createNew(temporary);
                 if (file != null) {
                     return new Temporary<>(temporary, file);

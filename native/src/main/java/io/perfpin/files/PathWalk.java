@@ -66,8 +66,11 @@ public final class PathWalk {
         return new PathWalk(calls, -1, false, EffectiveUser.uid());
     }
 
-    /** A directory descriptor and a name in it: where a file is, or is to be created. */
-    public record Entry(int dirFd, String name, String shownAs) {}
+    /**
+     * A directory descriptor and a name in it: where a file is, or is to be created; where {@code complete} is false
+     * ({@link #parentToCheck}), the name is that of the first directory on the way that is not there.
+     */
+    public record Entry(int dirFd, String name, String shownAs, boolean complete) {}
 
     /**
      * An {@code O_PATH} descriptor of what {@code path} names; the caller closes it.
@@ -90,7 +93,7 @@ public final class PathWalk {
      * ({@code O_CREAT | O_EXCL}), or to look with {@link #locateIn}.
      */
     public Entry parent(String path) throws IOException {
-        return parent(path, false);
+        return parent(path, false, false);
     }
 
     /**
@@ -100,18 +103,28 @@ public final class PathWalk {
      * refuses it.
      */
     public Entry parentToWrite(String path) throws IOException {
-        return parent(path, true);
+        return parent(path, true, false);
     }
 
-    private Entry parent(String path, boolean writing) throws IOException {
+    /**
+     * As {@link #parentToWrite}, creating nothing: for a check before the file is written. Where a directory on the
+     * way is missing, the walk stops in its parent, the last that is there, and says so ({@link Entry#complete}).
+     */
+    public Entry parentToCheck(String path) throws IOException {
+        return parent(path, true, true);
+    }
+
+    private Entry parent(String path, boolean writing, boolean checking) throws IOException {
         Deque<String> left = components(path);
         if (left.isEmpty()) {
             throw new IOException(path + " is a directory, not a file");
         }
         String last = left.removeLast();
-        Walk walk = new Walk(path, startFor(path), writing);
+        Walk walk = new Walk(path, startFor(path), writing && !checking, checking);
         try {
-            walk.directories(left);
+            if (!walk.directoriesThere(left)) {
+                return new Entry(walk.take(), walk.missing, path, false);
+            }
             // On the host the last component may itself be a link to follow: resolved until it is not.
             while (!jailed && !writing) {
                 checkFileName(path, last);
@@ -137,7 +150,7 @@ public final class PathWalk {
                 walk.directories(target);
             }
             checkFileName(path, last);
-            return new Entry(walk.take(), last, path);
+            return new Entry(walk.take(), last, path, true);
         } finally {
             walk.close();
         }
@@ -230,12 +243,16 @@ public final class PathWalk {
     private final class Walk implements AutoCloseable {
         private final String path;
         private final boolean creating;
+        private final boolean stopAtMissing;
         private final Deque<Integer> dirs = new ArrayDeque<>();
         private int links;
+        /** The first directory on the way that {@link #directoriesThere} found missing. */
+        private String missing;
 
-        Walk(String path, int start, boolean creating) {
+        Walk(String path, int start, boolean creating, boolean stopAtMissing) {
             this.path = path;
             this.creating = creating;
+            this.stopAtMissing = stopAtMissing;
             dirs.push(start);
         }
 
@@ -249,6 +266,14 @@ public final class PathWalk {
         }
 
         void directories(Deque<String> parts) throws IOException {
+            directoriesThere(parts);
+        }
+
+        /**
+         * Walks {@code parts} as {@link #directories} does; false where one is missing and the walk stops there
+         * ({@link #parentToCheck}), named {@link #missing}.
+         */
+        boolean directoriesThere(Deque<String> parts) throws IOException {
             while (!parts.isEmpty()) {
                 String part = parts.removeFirst();
                 if (part.equals(".")) {
@@ -279,6 +304,10 @@ public final class PathWalk {
                     fd = calls.openat(
                             current(), part, FileCalls.O_PATH | FileCalls.O_NOFOLLOW | FileCalls.O_CLOEXEC, 0);
                 }
+                if (fd == -Errno.ENOENT && stopAtMissing) {
+                    missing = part;
+                    return false;
+                }
                 if (fd == -Errno.ENOENT) {
                     throw missing("cannot open " + path + ": " + part);
                 }
@@ -305,6 +334,7 @@ public final class PathWalk {
                 target.addAll(parts);
                 parts = target;
             }
+            return true;
         }
 
         /**

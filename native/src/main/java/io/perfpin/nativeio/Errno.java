@@ -27,6 +27,7 @@ public final class Errno {
     public static final int EPIPE = 32;
     public static final int ENOSYS = 38;
     public static final int ENOTEMPTY = 39;
+    public static final int ENAMETOOLONG = 36;
     public static final int ELOOP = 40;
     public static final int EOPNOTSUPP = 95;
     public static final int ECONNRESET = 104;
@@ -60,6 +61,7 @@ public final class Errno {
         NAMES[EPIPE] = "EPIPE";
         NAMES[ENOSYS] = "ENOSYS";
         NAMES[ENOTEMPTY] = "ENOTEMPTY";
+        NAMES[ENAMETOOLONG] = "ENAMETOOLONG";
         NAMES[ELOOP] = "ELOOP";
         NAMES[EOPNOTSUPP] = "EOPNOTSUPP";
         NAMES[ECONNRESET] = "ECONNRESET";
@@ -84,6 +86,7 @@ public final class Errno {
             case EISDIR -> "a directory";
             case EEXIST -> "already exists";
             case ELOOP -> "a symbolic link";
+            case ENAMETOOLONG -> "file name too long";
             case ENOSPC -> "no space left on the device";
             case EMFILE, ENFILE -> "too many open files";
             case EXDEV -> "a link or mount point that leads out of its root";

@@ -183,6 +183,22 @@ class OutputFileTest {
         assertEquals("old content", Files.readString(otherName));
     }
 
+    /** A name near the kernel's 255-byte limit is replaced as any other: its temporary name is a shorter one. */
+    @Test
+    void aFileWithANameNearTheLimitIsReplacedAndALongerOneRefusedInWords() throws Exception {
+        Path file = Files.writeString(tmp.resolve("n".repeat(235)), "old");
+        try (FileChannel out = OutputFile.create(file)) {
+            out.write(ByteBuffer.wrap("new".getBytes(StandardCharsets.UTF_8)));
+        }
+        assertEquals("new", Files.readString(file));
+        assertEquals(1, FileSystemFixtures.entries(tmp), "no temporary file is left");
+        Path tooLong = tmp.resolve("n".repeat(256));
+        assertEquals(
+                "cannot open " + tooLong + ": file name too long",
+                assertThrows(IOException.class, () -> OutputFile.create(tooLong).close())
+                        .getMessage());
+    }
+
     /**
      * A check refuses what create refuses, in the same words, and leaves what is there as it was: a file of ours
      * keeps its content and its inode, and no probe is left beside it.
@@ -195,8 +211,7 @@ class OutputFileTest {
         OutputFile.check(tmp.resolve("new/dir/out.jsonl"));
         assertEquals("precious", Files.readString(file));
         assertEquals(inode, Files.readAttributes(file, "unix:ino").get("ino"));
-        assertEquals(2, FileSystemFixtures.entries(tmp), "the file and the new directory, no probe");
-        assertEquals(0, FileSystemFixtures.entries(tmp.resolve("new/dir")), "nothing made where nothing was");
+        assertEquals(1, FileSystemFixtures.entries(tmp), "the file alone: no probe, no directory made for nothing");
         Path link = Files.createSymbolicLink(tmp.resolve("linked.jsonl"), file);
         assertEquals(
                 assertThrows(IOException.class, () -> write(link, "x")).getMessage(),
