@@ -8,7 +8,6 @@ import io.perfpin.nativeio.FileStat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.Map;
@@ -17,8 +16,8 @@ import java.util.Optional;
 /**
  * Where perfpin keeps what processes share, per user: {@code -Dperfpin.dir} when set, otherwise
  * {@code ${XDG_RUNTIME_DIR:-/tmp}/perfpin-<user>} ({@link EffectiveUser#name}: the uid where the user has no name),
- * or {@code ~/.cache/perfpin} where another user took that name first (anyone may make it in {@code /tmp}) or its
- * parent is not to be trusted (the host's {@code /tmp} in a user namespace). Every part of it is an {@link OwnedDirectory}: private
+ * or, with no {@code XDG_RUNTIME_DIR}, {@code ~/.cache/perfpin} where another user made that directory in
+ * {@code /tmp} first (anyone may) or {@code /tmp} is not to be trusted (the host's in a user namespace). Every part of it is an {@link OwnedDirectory}: private
  * (0700) to its user, opened without following links, refused (never changed) when it is anything else.
  *
  * <pre>
@@ -46,29 +45,33 @@ public final class PerfpinDirectory {
             return Paths.get(configured);
         }
         String runtime = System.getenv("XDG_RUNTIME_DIR");
-        Path parent = runtime == null || runtime.isEmpty() ? Paths.get("/tmp") : Paths.get(runtime);
-        Path shared = parent.resolve("perfpin-" + EffectiveUser.name());
+        boolean chosen = runtime != null && !runtime.isEmpty();
+        Path shared = (chosen ? Paths.get(runtime) : Paths.get("/tmp")).resolve("perfpin-" + EffectiveUser.name());
         Optional<Path> home =
                 EffectiveUser.home().map(dir -> dir.resolve(".cache").resolve("perfpin"));
-        return home.isPresent() && !usable(shared) ? home.get() : shared;
+        // Only the shared /tmp: a directory the user chose is refused where it is wrong, for the user to look at.
+        return home.isPresent() && !chosen && (squatted(shared) || !trustedParent(shared)) ? home.get() : shared;
     }
 
     /**
-     * Whether {@code dir} can be this user's perfpin directory: its parent is a {@link TrustedPath} (not so the host's
-     * {@code /tmp} inside a user namespace), and nothing but a directory of this user's is there: the name in a
-     * shared {@code /tmp} is anyone's to take first, and perfpin neither uses nor changes another user's.
+     * Whether another user made {@code dir} a directory of theirs first: anyone may, in a shared {@code /tmp}, and
+     * perfpin neither uses nor changes it. Anything else there (a link, a file) is refused where it is opened, as
+     * what a user must look at.
      */
-    private static boolean usable(Path dir) {
-        try {
-            TrustedPath.verify(dir.getParent());
-        } catch (IOException | RuntimeException e) {
-            return false;
-        }
+    private static boolean squatted(Path dir) {
         try {
             Map<String, Object> status = Files.readAttributes(dir, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
             return ((Integer) status.get("mode") & FileStat.S_IFMT) == FileStat.S_IFDIR
-                    && (Integer) status.get("uid") == EffectiveUser.uid();
-        } catch (NoSuchFileException e) {
+                    && (Integer) status.get("uid") != EffectiveUser.uid();
+        } catch (IOException | RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** Whether the default {@code /tmp} is trusted: not so the host's in a user namespace ({@link TrustedPath}). */
+    private static boolean trustedParent(Path dir) {
+        try {
+            TrustedPath.verify(dir.getParent());
             return true;
         } catch (IOException | RuntimeException e) {
             return false;
