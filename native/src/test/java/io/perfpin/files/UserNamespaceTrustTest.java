@@ -31,8 +31,11 @@ class UserNamespaceTrustTest {
     void anotherHostUsersLinkAndOpenDirectoryAreRefusedInsideAUserNamespace() throws Exception {
         FileSystemFixtures.assumeRoot();
         assumeTrue(canUnshareAs(BOB), "setpriv and unshare on the PATH, and unprivileged user namespaces, are needed");
-        // Not below /tmp: a sticky directory of an owner outside the namespace is itself refused there.
-        Path scratch = Files.createTempDirectory(Paths.get("target").toAbsolutePath(), "userns-");
+        // Below /run, root's and written by no one else, wherever the build is: below a sticky directory of an owner
+        // outside the namespace (a clone in /tmp), bob's home itself would be refused.
+        Path run = Paths.get("/run");
+        assumeTrue(Files.isDirectory(run) && Files.isWritable(run), "a /run of root's to make bob's home in");
+        Path scratch = Files.createTempDirectory(run, "perfpin-userns-");
         try {
             Files.setPosixFilePermissions(scratch, PosixFilePermissions.fromString("rwxr-xr-x"));
             Path home = Files.createDirectory(scratch.resolve("home"));
