@@ -228,7 +228,7 @@ class HtmlReportTest {
                 "no raw control, override or line separator in the page");
         String shown = "<bdi>" + HtmlReport.escape(TerminalText.escape(hostile)) + "</bdi>";
         assertEquals(
-                "nul\\x00 esc\\x1b[31m rtl\\u202eover\\nride\\u2028 back\\\\slash half\\ud800",
+                "nul\\x00 esc\\x1b[31m rtl\\u202eover\\nride\\u2028 back\\slash half\\ud800",
                 TerminalText.escape(hostile));
         assertEquals(2, count(html, shown), "in its table row and its heading:\n" + shown);
         String title = "<bdi title=\"" + huge + "\">";

@@ -9,8 +9,9 @@ package io.perfpin.report;
  * written visibly: newline, tab and carriage return as {@code \n}, {@code \t} and {@code \r}, the others up to
  * U+00FF as {@code \x} and two hex digits ({@code \x1b} for ESC), the rest, and half a character (a lone
  * surrogate, which a Java thread name may hold and UTF-8 cannot carry), as a backslash, u and four hex digits, as
- * Java writes them. A backslash is written twice, so that no two texts look alike: a thread named {@code a\nb} with
- * a backslash shows as {@code a\\nb}, one with a newline as {@code a\nb}. Every other character is kept. CSV and
+ * Java writes them. A backslash before what reads as an escape is written twice, so that no two texts look alike: a
+ * thread named {@code a\nb} with a backslash shows as {@code a\\nb}, one with a newline as {@code a\nb}; any other
+ * backslash is kept, so that a regex's {@code \d} reads as it was typed. Every other character is kept. CSV and
  * JSON output keep names whole: their own quoting carries them.
  */
 public final class TerminalText {
@@ -123,12 +124,27 @@ public final class TerminalText {
     }
 
     /**
-     * Half a character (a lone surrogate), which a terminal cannot show, is unsafe too; and a backslash, which
-     * starts every escape.
+     * Half a character (a lone surrogate), which a terminal cannot show, is unsafe too; and a backslash before what
+     * would read as an escape, since a backslash starts every escape.
      */
     private static boolean unsafe(String text, int i) {
         char c = text.charAt(i);
-        return printableAscii(c) ? c == '\\' : unsafe(c) || Json.isLoneSurrogate(text, i);
+        return printableAscii(c)
+                ? c == '\\' && startsAnEscape(text, i + 1)
+                : unsafe(c) || Json.isLoneSurrogate(text, i);
+    }
+
+    /**
+     * Whether what is written from {@code i} on begins as an escape does (a backslash, then a backslash, n, t, r, x or
+     * u): only a backslash before it is doubled, so that a regex's {@code \d} reads as typed and no two texts still
+     * look alike.
+     */
+    private static boolean startsAnEscape(String text, int i) {
+        if (i >= text.length()) {
+            return false;
+        }
+        char c = text.charAt(i);
+        return c == '\\' || c == 'n' || c == 't' || c == 'r' || c == 'x' || c == 'u' || unsafe(text, i);
     }
 
     private static boolean printableAscii(char c) {

@@ -32,7 +32,10 @@ class TerminalTextTest {
         assertSame(printable, TerminalText.escape(printable));
     }
 
-    /** A backslash is doubled: a name that holds an escape's text never looks like one that holds its character. */
+    /**
+     * A backslash before what reads as an escape is doubled: a name that holds an escape's text never looks like one
+     * that holds its character. Any other backslash is kept, as a regex's is typed.
+     */
     @Test
     void noTwoTextsLookAlike() {
         List<String> names = List.of(
@@ -59,6 +62,8 @@ class TerminalTextTest {
             assertTrue(shown.add(TerminalText.escape(name)), () -> "shown like another: " + TerminalText.escape(name));
         }
         assertEquals("new\\\\nline", TerminalText.escape("new\\nline"));
-        assertEquals("back\\\\", TerminalText.escape("back\\"));
+        assertEquals("back\\", TerminalText.escape("back\\"));
+        assertEquals("back\\\\\\", TerminalText.escape("back\\\\"));
+        assertSame("worker-\\d+|(a)\\1", TerminalText.escape("worker-\\d+|(a)\\1"));
     }
 }

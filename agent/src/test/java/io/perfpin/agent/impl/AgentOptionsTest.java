@@ -296,8 +296,8 @@ class AgentOptionsTest {
         IllegalArgumentException e = assertThrows(
                 IllegalArgumentException.class, () -> AgentOptions.parse("threads=\t\u001b\u202e\\d(", PARSER));
         assertEquals(
-                "bad threads option 'threads=\\t\\x1b\\u202e\\\\d(': not a regular expression (missing closing ):"
-                        + " `\\x1b\\u202e\\\\d(`)",
+                "bad threads option 'threads=\\t\\x1b\\u202e\\d(': not a regular expression (missing closing ):"
+                        + " `\\x1b\\u202e\\d(`)",
                 TerminalText.escape(e.getMessage()));
         assertTrue(TerminalText.escape(
                         assertThrows(IllegalArgumentException.class, () -> AgentOptions.parse("out=a\u0000b", PARSER))
