@@ -196,7 +196,11 @@ public final class StatsFileReader implements AutoCloseable {
             throw beingCreated(file);
         }
         if (h.version != VERSION) {
-            throw new IOException(file + " has layout version " + h.version + "; this perfpin reads " + VERSION);
+            throw new IOException(file + " has layout version " + h.version + "; this perfpin reads " + VERSION + ": "
+                    + (h.version < VERSION
+                            ? "an older perfpin's agent wrote it: view it with that perfpin, or start the JVM again"
+                                    + " with this one's agent"
+                            : "a newer perfpin's agent wrote it: view it with that perfpin"));
         }
         within(file, "event capacity", h.capacity, 1, MAX_EVENT_CAPACITY);
         within(file, "live slot capacity", h.liveCapacity, 1, MAX_LIVE_SLOTS);

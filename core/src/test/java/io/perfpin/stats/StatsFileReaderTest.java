@@ -130,6 +130,24 @@ class StatsFileReaderTest {
                 () -> StatsFile.create(dir.resolve("bad.stats"), 1, 0, MILLISECOND, 1, 1, 1, "", "skylake\033[2J"));
     }
 
+    /** A file of another layout is refused in one line that says which perfpin reads it. */
+    @Test
+    void aFileOfAnotherLayoutVersionSaysWhichPerfpinReadsIt() throws Exception {
+        Path file = validFile(dir.resolve("version.stats"));
+        int version = StatsLayout.VERSION;
+        putInt(file, StatsLayout.VERSION_OFFSET, version - 1);
+        assertDamaged(
+                file,
+                file + " has layout version " + (version - 1) + "; this perfpin reads " + version + ": an older"
+                        + " perfpin's agent wrote it: view it with that perfpin, or start the JVM again with this one's"
+                        + " agent");
+        putInt(file, StatsLayout.VERSION_OFFSET, version + 1);
+        assertDamaged(
+                file,
+                file + " has layout version " + (version + 1) + "; this perfpin reads " + version + ": a newer"
+                        + " perfpin's agent wrote it: view it with that perfpin");
+    }
+
     @Test
     void anIntervalOfZeroIsDamage() throws Exception {
         Path file = validFile(dir.resolve("interval.stats"));
