@@ -36,6 +36,13 @@ public final class StatsFileReader implements AutoCloseable {
      * long had its writer die while writing it, or is not a sequence at all.
      */
     public static final long SETTLE_NANOS = 1_000_000_000L;
+    /**
+     * The most counter values (slots that may be in use, times the events named) that one read takes: each becomes a
+     * count, an enabled and a running time, 24 bytes, so about 200 MB at most. An agent at its largest, 65,536 live
+     * threads of 64 events, needs half of it; a file that asks more was not made by one, and is refused rather than
+     * read into the viewer's memory and time.
+     */
+    static final long MAX_VALUES_READ = 8L << 20;
     /** Spins on a slot mid-update before parking between looks: the writer is usually done by then. */
     private static final int SPINS = 100;
 
@@ -324,6 +331,13 @@ public final class StatsFileReader implements AutoCloseable {
         long finished = (long) LONGS.getAcquire(fixed, FINISHED_TOTAL_OFFSET);
         if (finished < finishedSeen) {
             throw damaged(file, "finished thread count " + finished + " (" + finishedSeen + " or more allowed)");
+        }
+        long values = (liveMapped + Math.min(finished, header.finishedSlots)) * (long) events;
+        if (values > MAX_VALUES_READ) {
+            throw new IOException(
+                    file + " holds " + liveMapped + " live and " + Math.min(finished, header.finishedSlots)
+                            + " finished thread slots of " + events + " events, " + values + " values: more than the "
+                            + MAX_VALUES_READ + " a viewer reads at once, which no agent's file needs");
         }
         List<ThreadSample> threads = new ArrayList<>();
         for (int slot = 0; slot < liveMapped; slot++) {

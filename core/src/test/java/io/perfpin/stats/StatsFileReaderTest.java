@@ -130,6 +130,34 @@ class StatsFileReaderTest {
                 () -> StatsFile.create(dir.resolve("bad.stats"), 1, 0, MILLISECOND, 1, 1, 1, "", "skylake\033[2J"));
     }
 
+    /**
+     * A file within the layout's bounds whose slots and events together ask more values than any agent's file holds
+     * (here 65,536 live slots of 256 events, a sparse 500 MB) is refused at its first read, before a slot is read into
+     * memory: a viewer, often root's, never spends gigabytes and minutes on another user's file.
+     */
+    @Test
+    void aFileThatAsksMoreValuesThanAnyAgentsIsRefusedBeforeItIsRead() throws Exception {
+        Path file = dir.resolve("huge.stats");
+        int capacity = StatsLayout.MAX_EVENT_CAPACITY;
+        int live = StatsLayout.MAX_LIVE_SLOTS;
+        try (StatsFile stats = StatsFile.create(file, 4242, 1_700_000_000_000L, 50 * MILLISECOND, capacity, live, 1)) {
+            for (int e = 0; e < capacity; e++) {
+                stats.eventIndex("event-" + e);
+            }
+        }
+        putInt(file, StatsLayout.LIVE_SLOTS_OFFSET, live);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+            // sparse: the holes read as free slots, and take no disk
+            channel.write(ByteBuffer.allocate(1), StatsLayout.fileSize(capacity, live, 1) - 1);
+        }
+        try (StatsFileReader reader = StatsFileReader.open(file)) {
+            assertEquals(
+                    file + " holds 65536 live and 0 finished thread slots of 256 events, 16777216 values: more than"
+                            + " the 8388608 a viewer reads at once, which no agent's file needs",
+                    message(reader::snapshot));
+        }
+    }
+
     /** A file of another layout is refused in one line that says which perfpin reads it. */
     @Test
     void aFileOfAnotherLayoutVersionSaysWhichPerfpinReadsIt() throws Exception {
