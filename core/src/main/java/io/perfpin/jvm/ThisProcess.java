@@ -29,6 +29,20 @@ public final class ThisProcess {
     }
 
     /**
+     * The pid this process has in its own pid namespace, as {@code getpid()} gives it and as a viewer reads it (the
+     * last of {@code NSpid}): {@link #pid()} is that of the {@code /proc} mounted here, which is the parent namespace's
+     * where the process went into a new one without mounting a {@code /proc} for it. Read from {@code /proc}, not
+     * asked of {@link ProcessHandle}, for the reason this class gives; {@link #pid()} where no {@code /proc} says.
+     */
+    public static long namespacePid() {
+        try {
+            return ProcStatus.ofProcess(PID).namespacePid();
+        } catch (IOException | RuntimeException e) {
+            return PID;
+        }
+    }
+
+    /**
      * Whether the {@code /proc} mounted here is of this process's own pid namespace, so that {@code /proc/PID} names
      * the process of this namespace's pid PID: not where the process went into a new pid namespace without mounting
      * a {@code /proc} for it ({@code unshare -p} without {@code --mount-proc}), whose pids are of the parent's.

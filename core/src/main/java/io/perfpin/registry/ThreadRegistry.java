@@ -201,7 +201,7 @@ public final class ThreadRegistry implements AutoCloseable {
             throws IOException {
         StatsFile stats = StatsFile.create(
                 path,
-                ThisProcess.pid(),
+                ThisProcess.namespacePid(), // as a viewer names the JVM, and its file
                 System.currentTimeMillis(),
                 config.intervalNanos(),
                 config.eventCapacity(),

@@ -19,7 +19,7 @@ public record StatsFileName(long pid, long pidNamespace) {
 
     /** This process's. */
     public static StatsFileName ofThisProcess() {
-        return new StatsFileName(ThisProcess.pid(), ThisProcess.pidNamespace());
+        return new StatsFileName(ThisProcess.namespacePid(), ThisProcess.pidNamespace());
     }
 
     /** Whether the name says the host's pid namespace: no namespace in it. */
