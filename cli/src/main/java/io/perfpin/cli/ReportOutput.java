@@ -9,6 +9,7 @@ import io.perfpin.report.ThreadRecord;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -34,6 +35,11 @@ final class ReportOutput implements AutoCloseable {
     private JsonLinesFile file;
     /** The file this run made at {@link #output}, by its first write: only that one is removed after a failure. */
     private Object made;
+    /**
+     * Whether the first write replaced a file of the user's: one that fails then leaves what it wrote, since removing
+     * it would leave neither that file nor this output.
+     */
+    private boolean replaced;
     /** Set once a write failed and the file was removed: nothing more is written or closed. */
     private boolean failed;
     /** How tables of samples are laid out; its width is also that of the lines for people beside them (hints). */
@@ -296,6 +302,7 @@ final class ReportOutput implements AutoCloseable {
             return;
         }
         if (file == null) {
+            replaced = Files.exists(output, LinkOption.NOFOLLOW_LINKS);
             try {
                 file = JsonLinesFile.create(output);
             } catch (IOException e) {
@@ -335,6 +342,9 @@ final class ReportOutput implements AutoCloseable {
             file.close();
         } catch (IOException alsoFailed) {
             // the failure that counts is the first
+        }
+        if (replaced) {
+            return new IOException(what + "; it holds the part written, in place of the file it replaced", e);
         }
         try {
             if (SameFile.of(output).equals(made) && Files.deleteIfExists(output)) {

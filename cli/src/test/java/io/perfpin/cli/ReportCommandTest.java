@@ -301,7 +301,7 @@ class ReportCommandTest {
 
     /** An --output on a full disk: one line naming the file, and no half-written file left behind. */
     @Test
-    void anOutputOnAFullDiskIsRemovedAndNamed() throws Exception {
+    void anOutputOnAFullDiskIsRemovedAndNamedOrKeptWhereItReplacedAFile() throws Exception {
         assumeTrue(EffectiveUser.uid() == 0, "mounting a tmpfs needs root");
         Optional<Path> mount = Programs.onPath("mount");
         Optional<Path> umount = Programs.onPath("umount");
@@ -330,6 +330,16 @@ class ReportCommandTest {
                     "perfpin report: --output " + report + ": No space left on device; removed the part written\n",
                     run.err);
             assertFalse(Files.exists(report), "no half-written report");
+            // A file of the user's is replaced at the first write: removing the part written would leave nothing.
+            Files.writeString(report, "precious");
+            CliRun over = CliRun.capture(() ->
+                    Perfpin.run("report", recording.toString(), "--format", "json", "--output", report.toString()));
+            assertEquals(ExitCode.FAILURE, over.code, over.err);
+            assertEquals(
+                    "perfpin report: --output " + report + ": No space left on device; it holds the part written, in"
+                            + " place of the file it replaced\n",
+                    over.err);
+            assertTrue(Files.size(report) > 0, "the part written stays");
         } finally {
             new ProcessBuilder(umount.get().toString(), full.toString())
                     .inheritIO()
