@@ -171,15 +171,8 @@ public final class AgentStatsFile {
             if (++looked > MAX_CANDIDATES) {
                 break; // names made on purpose: a JVM's user has one perfpin directory
             }
-            Optional<FileStat> stats;
-            try {
-                stats = files.status(parent + "/" + name + "/" + file);
-            } catch (IOException notTheirs) {
-                continue; // another user's perfpin directory, which the JVM's user cannot enter either
-            }
-            if (stats.isPresent()
-                    && stats.get().isRegularFile()
-                    && stats.get().uid() == files.target().effectiveUid()
+            // not another user's perfpin directory, which the JVM's user cannot enter either
+            if (regularFile(files, parent + "/" + name + "/" + file)
                     && (found == null || name.equals(PREFIX + known))) {
                 found = name;
             }

@@ -11,6 +11,8 @@ import java.nio.file.Path;
  */
 public final class ThisProcess {
     private static final long PID = read();
+    /** {@link #namespacePid}, once read: a process keeps its pid in its namespace for its life. */
+    private static volatile long namespacePid;
 
     private ThisProcess() {}
 
@@ -35,11 +37,16 @@ public final class ThisProcess {
      * asked of {@link ProcessHandle}, for the reason this class gives; {@link #pid()} where no {@code /proc} says.
      */
     public static long namespacePid() {
-        try {
-            return ProcStatus.ofProcess(PID).namespacePid();
-        } catch (IOException | RuntimeException e) {
-            return PID;
+        long known = namespacePid;
+        if (known == 0) {
+            try {
+                known = ProcStatus.ofProcess(PID).namespacePid();
+            } catch (IOException | RuntimeException e) {
+                known = PID;
+            }
+            namespacePid = known;
         }
+        return known;
     }
 
     /**

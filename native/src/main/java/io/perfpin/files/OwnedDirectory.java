@@ -6,8 +6,6 @@ import io.perfpin.nativeio.FileStat;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.channels.FileLock;
-import java.nio.channels.OverlappingFileLockException;
 import java.nio.channels.SeekableByteChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.FileAlreadyExistsException;
@@ -281,17 +279,8 @@ public final class OwnedDirectory {
     /** Whether another process, or this one, holds a lock on the file: it is being written. */
     private static boolean beingWritten(SecureDirectoryStream<Path> dir, String name) throws IOException {
         try (SeekableByteChannel channel = dir.newByteChannel(Path.of(name), READ_NO_LINK)) {
-            if (!(channel instanceof FileChannel)) {
-                return true; // cannot tell: left as it is
-            }
-            FileLock shared = ((FileChannel) channel).tryLock(0, Long.MAX_VALUE, true);
-            if (shared == null) {
-                return true;
-            }
-            shared.release();
-            return false;
-        } catch (OverlappingFileLockException thisProcess) {
-            return true;
+            // a channel that is no FileChannel cannot tell: left as it is
+            return !(channel instanceof FileChannel) || OutputFile.lockedByAnother((FileChannel) channel);
         } catch (NoSuchFileException gone) {
             return true; // nothing left to remove
         }
