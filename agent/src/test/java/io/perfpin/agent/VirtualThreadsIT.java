@@ -481,7 +481,9 @@ class VirtualThreadsIT {
         assertEquals(2, records.size(), records.toString());
         long marked = 0;
         for (String record : records) {
-            assertEquals(2, (long) Observed.number(record, "mounts"), "started, then again after its yield: " + record);
+            // At least: two virtual threads that run the same code at once may contend on a lock (a class's loading),
+            // where JDK 24 and later unmount one once more; the exact count is the yield test's below.
+            assertTrue((long) Observed.number(record, "mounts") >= 2, "started, then again after its yield: " + record);
             Object coverage = Observed.value(record, "coverage", "task-clock");
             if (coverage == null) {
                 assertEquals("not counted", Observed.value(record, "unsupported", "task-clock"), record);
