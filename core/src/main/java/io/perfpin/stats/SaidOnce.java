@@ -2,7 +2,6 @@ package io.perfpin.stats;
 
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -30,7 +29,8 @@ public final class SaidOnce {
     /** The information and refusals among them, which {@link #MAX_SAID} bounds. */
     private final AtomicInteger bounded = new AtomicInteger();
 
-    private final AtomicBoolean toldNoMore = new AtomicBoolean();
+    /** 1 once said: not an AtomicBoolean, whose first use looks up a VarHandle as the agent starts. */
+    private final AtomicInteger toldNoMore = new AtomicInteger();
 
     /**
      * What to say for {@code notice}: itself the first time a notice like it is offered; {@link #NO_MORE} in place of
@@ -46,7 +46,7 @@ public final class SaidOnce {
         }
         if (bounded.incrementAndGet() > MAX_SAID) {
             bounded.decrementAndGet();
-            return toldNoMore.compareAndSet(false, true) ? NO_MORE : null;
+            return toldNoMore.compareAndSet(0, 1) ? NO_MORE : null;
         }
         if (said.add(key)) {
             return notice;
@@ -59,6 +59,6 @@ public final class SaidOnce {
     public void forget() {
         said.clear();
         bounded.set(0);
-        toldNoMore.set(false);
+        toldNoMore.set(0);
     }
 }

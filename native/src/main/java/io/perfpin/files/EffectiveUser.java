@@ -108,7 +108,7 @@ public final class EffectiveUser {
             try {
                 String map = text("/proc/self/uid_map");
                 int overflow = Integer.parseInt(text("/proc/sys/kernel/overflowuid"));
-                if (!map.matches("0\\s+0\\s+4294967295") && !mapped(map, overflow)) {
+                if (!mapped(map, overflow)) { // the host's own map, 0 0 4294967295, maps every uid
                     known = overflow;
                 }
             } catch (IOException | RuntimeException e) {
@@ -125,15 +125,35 @@ public final class EffectiveUser {
      */
     private static boolean mapped(String map, long uid) {
         for (String line : map.split("\n")) {
-            String[] fields = line.strip().split("\\s+");
-            if (fields.length == 3) {
-                long inside = Long.parseLong(fields[0]);
-                if (uid >= inside && uid < inside + Long.parseLong(fields[2])) {
-                    return true;
-                }
+            long[] fields = numbers(line);
+            if (fields.length == 3 && uid >= fields[0] && uid < fields[0] + fields[2]) {
+                return true;
             }
         }
         return false;
+    }
+
+    /**
+     * The numbers of a line, split at spaces and tabs by hand: a regex loads two dozen classes as the agent starts,
+     * which the application waits for.
+     */
+    private static long[] numbers(String line) {
+        long[] found = new long[4];
+        int count = 0;
+        for (int at = 0; at < line.length() && count < found.length; ) {
+            char c = line.charAt(at);
+            if (c == ' ' || c == '\t') {
+                at++;
+                continue;
+            }
+            int end = at;
+            while (end < line.length() && line.charAt(end) != ' ' && line.charAt(end) != '\t') {
+                end++;
+            }
+            found[count++] = Long.parseLong(line.substring(at, end));
+            at = end;
+        }
+        return Arrays.copyOf(found, count);
     }
 
     /** Read as a stream, from the start: /proc's files report no size, and its sysctls read at an offset wrong. */
@@ -165,12 +185,11 @@ public final class EffectiveUser {
      * below whatever directory the process happens to run in.
      */
     public static Optional<Path> home() {
-        for (String home : new String[] {System.getProperty("user.home"), System.getenv("HOME")}) {
-            if (home != null && home.startsWith("/")) {
-                return Optional.of(Path.of(home));
-            }
+        String home = System.getProperty("user.home");
+        if (home == null || !home.startsWith("/")) {
+            home = System.getenv("HOME"); // only then: the environment's first read loads classes as the agent starts
         }
-        return Optional.empty();
+        return home != null && home.startsWith("/") ? Optional.of(Path.of(home)) : Optional.empty();
     }
 
     public static int uid() {

@@ -32,7 +32,11 @@ public final class PackagedCopy {
             return dirs;
         }
         dirs.add(Paths.get(System.getProperty("java.io.tmpdir"), "perfpin-" + EffectiveUser.name()));
-        EffectiveUser.home().ifPresent(home -> dirs.add(home.resolve(".cache").resolve("perfpin")));
+        // no lambda: linking the first one costs the agent's start, which the application waits for, a millisecond
+        Optional<Path> home = EffectiveUser.home();
+        if (home.isPresent()) {
+            dirs.add(home.get().resolve(".cache").resolve("perfpin"));
+        }
         return dirs;
     }
 

@@ -94,18 +94,17 @@ public final class TrustedPath {
             throw new UntrustedPathException(
                     Reason.NOT_A_DIRECTORY, dir + " is " + status.kind() + ", not a directory");
         }
-        if (EffectiveUser.isForeign(status.uid) && !status.trustedDirectory()) {
-            throw new UntrustedPathException(
-                    Reason.OTHER_OWNER,
-                    dir + " belongs to " + EffectiveUser.owner(status.uid) + ", who could replace what perfpin keeps"
-                            + " below it; perfpin trusts such a directory only on the way to $HOME or"
-                            + " $XDG_RUNTIME_DIR, and only where no one else may write it: use a directory of yours"
-                            + " below one of those");
-        }
         if (!status.trustedDirectory()) {
+            // asked only here: whether an owner is foreign reads the user namespace's map
             throw new UntrustedPathException(
                     Reason.OTHER_OWNER,
-                    dir + " belongs to uid " + status.uid + ", who could replace what perfpin keeps below it");
+                    EffectiveUser.isForeign(status.uid)
+                            ? dir + " belongs to " + EffectiveUser.owner(status.uid) + ", who could replace what"
+                                    + " perfpin keeps below it; perfpin trusts such a directory only on the way to"
+                                    + " $HOME or $XDG_RUNTIME_DIR, and only where no one else may write it: use a"
+                                    + " directory of yours below one of those"
+                            : dir + " belongs to uid " + status.uid + ", who could replace what perfpin keeps below"
+                                    + " it");
         }
         if (status.othersMayReplaceEntries()) {
             throw new UntrustedPathException(

@@ -9,7 +9,7 @@ import io.perfpin.stats.SaidOnce;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.OffsetDateTime;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The agent's only voice: each notice once ({@link SaidOnce}), as a {@code [perfpin]} line on the application's
@@ -26,8 +26,12 @@ final class AgentLog {
     private static volatile boolean quiet;
     /** Null while no log= file is written. */
     private static volatile AgentLogFile log;
-    /** Set once a request's first failure on stderr said where stack traces go: said once, not on every line. */
-    private static final AtomicBoolean TOLD_OF_LOG = new AtomicBoolean();
+    /**
+     * 1 once a request's first failure on stderr said where stack traces go: said once, not on every line. An
+     * AtomicInteger, as wherever the agent's start meets a flag: AtomicBoolean's first use looks up a VarHandle, a
+     * millisecond of a start that the application waits for.
+     */
+    private static final AtomicInteger TOLD_OF_LOG = new AtomicInteger();
 
     /** What the running agent's registry says, and what it could not publish. */
     static final NoticeSink REGISTRY = new NoticeSink() {
@@ -69,7 +73,7 @@ final class AgentLog {
     /** Each start or detach request says its notices afresh, as a viewer of a new stats file reads them afresh. */
     static void newRequest() {
         SAID.forget();
-        TOLD_OF_LOG.set(false);
+        TOLD_OF_LOG.set(0);
     }
 
     /** From now on notices go to this agent's viewers too; quiet keeps those off stderr. Null: no agent runs. */
@@ -128,7 +132,7 @@ final class AgentLog {
 
     private static void write(AgentNotice notice) {
         String line = "[perfpin] " + TerminalText.escape(notice.text());
-        if (notice.cause() != null && !TOLD_OF_LOG.getAndSet(true)) {
+        if (notice.cause() != null && TOLD_OF_LOG.getAndSet(1) == 0) {
             AgentLogFile file = log;
             line += file != null
                     ? " (the stack traces of failures: "

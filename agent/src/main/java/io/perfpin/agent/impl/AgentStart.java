@@ -12,7 +12,7 @@ import java.io.IOException;
 import java.lang.instrument.Instrumentation;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
 
 /**
@@ -39,7 +39,9 @@ final class AgentStart implements ThreadEvents {
 
     private final CountDownLatch done = new CountDownLatch(1);
     private final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
-    private final AtomicBoolean toldLate = new AtomicBoolean();
+    /** 1 once said (not an AtomicBoolean: {@link AgentLog}). */
+    private final AtomicInteger toldLate = new AtomicInteger();
+
     private final ThreadRules rules;
     private final Thread exitHook;
     /** Null until the agent is up, and for good when its start failed. */
@@ -243,7 +245,7 @@ final class AgentStart implements ThreadEvents {
                 }
             }
             late = true;
-            if (toldLate.compareAndSet(false, true)) {
+            if (toldLate.compareAndSet(0, 1)) {
                 AgentLog.info("the agent took more than " + WAIT_MILLIS + " ms to start: what waited for it went on"
                         + " without it (a thread that started is not counted, an annotated class not woven, and at"
                         + " the JVM's exit no final record is written)");

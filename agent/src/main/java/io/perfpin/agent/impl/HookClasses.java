@@ -9,9 +9,9 @@ import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.lang.instrument.Instrumentation;
-import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
-import java.util.jar.JarInputStream;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipInputStream;
 
 /**
  * Puts the hooks ({@code io.perfpin.agent.bootstrap}) in the bootstrap class loader, once per JVM: the JVM's thread
@@ -61,8 +61,9 @@ final class HookClasses {
 
     /** Each class of the jar that the bootstrap loader does not have yet: one defined before a failure stays. */
     private static void define(Syscalls syscalls, byte[] jar) throws IOException {
-        try (JarInputStream in = new JarInputStream(new ByteArrayInputStream(jar))) {
-            for (JarEntry entry = in.getNextJarEntry(); entry != null; entry = in.getNextJarEntry()) {
+        // a ZipInputStream: a JarInputStream would read and verify the manifest, classes more for premain to load
+        try (ZipInputStream in = new ZipInputStream(new ByteArrayInputStream(jar))) {
+            for (ZipEntry entry = in.getNextEntry(); entry != null; entry = in.getNextEntry()) {
                 String file = entry.getName();
                 if (!file.endsWith(".class")) {
                     continue;
