@@ -84,8 +84,8 @@ class JavaagentIT {
     /**
      * docs/agent-options.md#how-the-agent-starts: premain returns before the agent is up, and main(), which the rules
      * leave out, runs at once; a thread that it starts at once and the rules count waits for the agent, so it is still
-     * counted from its first instruction. (Where the rules count main, main waits too: AttachCommandTest counts the
-     * pages it touches at once.)
+     * counted from its first instruction. (Where the rules count main, premain opens its counters before it returns:
+     * {@link #mainThatTheRulesCountRunsBeforeTheAgentIsUpAndIsCountedWhole}.)
      */
     @ParameterizedTest
     @MethodSource("javas")
@@ -124,6 +124,45 @@ class JavaagentIT {
                 faults >= PAGES * 0.97 && faults <= PAGES * 1.10,
                 "the early thread's faults (" + said + "): expected " + PAGES + " (-3% to +10%), got " + faults);
         assertTrue(Observed.records(out, "thread", "main").isEmpty(), "main, which the rules leave out");
+        return said;
+    }
+
+    /**
+     * docs/agent-options.md#how-the-agent-starts: where the rules count main without pinning it, premain opens main's
+     * counters and returns, and the agent starts beside main(); main is counted from premain on, its first instruction
+     * in main() included, and its final record written as the JVM exits.
+     */
+    @ParameterizedTest
+    @MethodSource("javas")
+    void mainThatTheRulesCountRunsBeforeTheAgentIsUpAndIsCountedWhole(String java, @TempDir Path dir) throws Exception {
+        List<String> seen = new ArrayList<>();
+        for (int attempt = 0; attempt < EARLY_ATTEMPTS && !seen.contains(MAIN_BEFORE); attempt++) {
+            seen.add(mainCountedWhole(java, dir.resolve("main-" + attempt + ".jsonl"), dir));
+        }
+        assertTrue(seen.contains(MAIN_BEFORE), "no JVM's main() ran before the agent was up: " + seen);
+    }
+
+    private static final String MAIN_BEFORE = "main touched " + PAGES + " before the agent was up";
+
+    /** What main() said of the agent as it touched its pages, once main was checked counted whole. */
+    private static String mainCountedWhole(String java, Path out, Path dir) throws Exception {
+        String said;
+        try (AppJvm app = AppJvm.start(
+                java,
+                "threads=main;events=page-faults;out=" + out,
+                dir,
+                "-D" + AgentTestApp.MAIN_TOUCH + "=" + PAGES)) {
+            said = app.await("main touched ");
+            app.await("ready");
+            assertEquals(0, app.finish());
+        }
+        List<String> main = Observed.records(out, "thread", "main");
+        assertEquals(1, main.size(), "main's final record");
+        // Above its pages, the classes that main() loads and runs first in this JVM, the test's commands included.
+        long faults = (long) Observed.number(main.get(0), "page-faults");
+        assertTrue(
+                faults >= PAGES * 0.97 && faults <= PAGES * 1.10,
+                "main's faults (" + said + "): expected " + PAGES + " (-3% to +10%), got " + faults);
         return said;
     }
 

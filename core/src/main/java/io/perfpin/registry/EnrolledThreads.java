@@ -120,6 +120,22 @@ final class EnrolledThreads {
      * @return false when it is enrolled already, or enrolment is closed
      */
     boolean enrol(Thread thread, int tid, EventList events, Placement placement, boolean inheritedPin) {
+        return enrol(thread, tid, events, placement, inheritedPin, null);
+    }
+
+    /**
+     * Takes in the thread of {@code ahead} with the counters it opened (the default events), as enrolled when they
+     * opened.
+     *
+     * @return false when they were taken or closed already, or enrolment is closed
+     */
+    boolean enrol(CountedAhead ahead) {
+        return enrol(ahead.thread(), ahead.tid(), null, null, false, ahead);
+    }
+
+    /** With {@code ahead}'s counters where it is not null; with counters opened now otherwise. */
+    private boolean enrol(
+            Thread thread, int tid, EventList events, Placement placement, boolean inheritedPin, CountedAhead ahead) {
         enrolling.incrementAndGet();
         try {
             if (closed || isEnrolled(thread)) {
@@ -128,11 +144,16 @@ final class EnrolledThreads {
             // Pinned before its counters open, so moving it onto its CPU is not counted as a migration.
             ThreadPins.Pin pinning = placement == null ? null : pin(thread, tid, thread.getName(), placement);
             EventList counted = events != null ? events : defaultEvents;
-            long enrolledNanos = System.nanoTime();
+            long enrolledNanos = ahead != null ? ahead.enrolledNanos() : System.nanoTime();
             ThreadCounters counters = null;
             TrackedThread tracked;
             try {
-                counters = ThreadCounters.open(syscalls, pid, tid, counted.events(), refused, descriptors);
+                counters = ahead != null
+                        ? ahead.take()
+                        : ThreadCounters.open(syscalls, pid, tid, counted.events(), refused, descriptors);
+                if (counters == null) {
+                    return false; // ahead's, taken or closed already
+                }
                 tracked = new TrackedThread(thread, tid, counted, counters, pinning, inheritedPin, enrolledNanos);
             } catch (RuntimeException | Error e) {
                 // on the application's thread: said, not thrown, and nothing left open or pinned for nobody to undo

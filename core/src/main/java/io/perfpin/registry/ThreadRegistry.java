@@ -129,15 +129,36 @@ public final class ThreadRegistry implements AutoCloseable {
      * @throws IOException when a file asked for now cannot be written: the registry does not start
      */
     public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink) throws IOException {
-        return start(syscalls, config, sink, RecordingWriter.FILES);
+        return start(syscalls, config, sink, RecordingWriter.FILES, null);
+    }
+
+    /**
+     * As {@link #start(Syscalls, RegistryConfig, NoticeSink)}, with the thread of {@code ahead} enrolled as its
+     * counters opened, with the default events, which must be {@code config}'s. Where the start fails, {@code ahead}
+     * stays its caller's to close.
+     */
+    public static ThreadRegistry start(Syscalls syscalls, RegistryConfig config, NoticeSink sink, CountedAhead ahead)
+            throws IOException {
+        return start(syscalls, config, sink, RecordingWriter.FILES, ahead);
     }
 
     /** As {@link #start(Syscalls, RegistryConfig, NoticeSink)}, its recording opened by {@code recordings}. */
     static ThreadRegistry start(
             Syscalls syscalls, RegistryConfig config, NoticeSink sink, RecordingWriter.Opener recordings)
             throws IOException {
+        return start(syscalls, config, sink, recordings, null);
+    }
+
+    private static ThreadRegistry start(
+            Syscalls syscalls,
+            RegistryConfig config,
+            NoticeSink sink,
+            RecordingWriter.Opener recordings,
+            CountedAhead ahead)
+            throws IOException {
         // Counted before perfpin opens anything: what the application had free is what it shares.
-        DescriptorBudget descriptors = DescriptorBudget.forThisProcess(config.descriptors());
+        DescriptorBudget descriptors =
+                ahead != null ? ahead.descriptors() : DescriptorBudget.forThisProcess(config.descriptors());
         Notices notices = new Notices(sink);
         if (config.statsFileLater() != null) {
             notices.expectStatsFile();
@@ -175,6 +196,9 @@ public final class ThreadRegistry implements AutoCloseable {
             String simulated = Backends.simulatedPmuNotice(syscalls);
             if (simulated != null) {
                 notices.sayOnce(AgentNotice.info(simulated));
+            }
+            if (ahead != null) {
+                registry.threads.enrol(ahead); // before the sampler's first tick, which then publishes it
             }
             registry.sampler.start(); // no thread to be had (a container at its pids limit) fails the start
         } catch (RuntimeException | Error e) {

@@ -8,6 +8,7 @@ import io.perfpin.nativeio.Backend;
 import io.perfpin.nativeio.NativeEnrolment;
 import io.perfpin.nativeio.Syscalls;
 import io.perfpin.nativeio.ThreadLifecycleEvents;
+import io.perfpin.registry.CountedAhead;
 import java.io.IOException;
 import java.lang.instrument.Instrumentation;
 import java.util.concurrent.CountDownLatch;
@@ -18,11 +19,11 @@ import java.util.function.Supplier;
 /**
  * An agent from its start to its detach or the JVM's exit, with the shutdown hook that writes its final records.
  *
- * <p>premain, where the rules leave {@code main} out and perfpin's C library is there, starts it on a thread of its
+ * <p>premain, where the rules do not pin {@code main} and perfpin's C library is there, starts it on a thread of its
  * own and returns: the registry, the counters' encodings, the {@code out=} and {@code stats=} files and the exports
  * start beside {@code main()}. What must be in place before {@code main()} is, first: the options are parsed (a bad
- * one is said, and the agent stays off), the library is loaded and checked, the JVM reports thread starts, and
- * annotated classes are watched for. Until the agent is up, this class stands in for it. A thread that the rules count
+ * one is said, and the agent stays off), the library is loaded and checked, main's counters are open where the rules
+ * count it ({@link CountedAhead}), the JVM reports thread starts, and annotated classes are watched for. Until the agent is up, this class stands in for it. A thread that the rules count
  * or pin waits for it as it starts, so that it is still counted from its first instruction; a thread they leave alone
  * goes on at once. An annotated class waits as it loads, to be woven, and the JVM's exit waits, for the final records.
  * All of it waits {@value #WAIT_MILLIS} ms from premain at most, where the start takes tens of milliseconds; past that,
@@ -34,8 +35,11 @@ final class AgentStart implements ThreadEvents {
     /** The most, from premain on, that what needs the agent waits for its start in the background. */
     static final long WAIT_MILLIS = 2_000;
 
-    /** What premain set up before the agent started on a thread of its own. */
-    record Early(AnnotationValues values, WeavingOnDemand onDemand) {}
+    /**
+     * What premain set up before the agent started on a thread of its own; {@code ahead} holds main's counters where
+     * the rules count it, null otherwise.
+     */
+    record Early(AnnotationValues values, WeavingOnDemand onDemand, CountedAhead ahead) {}
 
     private final CountDownLatch done = new CountDownLatch(1);
     private final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
@@ -44,6 +48,8 @@ final class AgentStart implements ThreadEvents {
 
     private final ThreadRules rules;
     private final Thread exitHook;
+    /** The thread premain counted ahead of the agent ({@code main}), or null. */
+    private volatile Thread countedAhead;
     /** Null until the agent is up, and for good when its start failed. */
     private volatile Agent agent;
     /** Set when the start failed: nothing waits for it, and the agent is not there to detach. */
@@ -69,10 +75,11 @@ final class AgentStart implements ThreadEvents {
 
     /**
      * premain's start in the background where it can be; on the calling thread otherwise: an attach's; premain's where
-     * the rules count or pin {@code main}, whose start the JVM reports after premain, so that main() would wait for the
-     * agent anyway; without the C library, whose absence means weaving {@code Thread.run()} before main(); and with
-     * {@code virtual=}, since the JVM reports no virtual thread's start to the hooks, so one that main() started before
-     * the agent was up would not be counted from its first mount.
+     * the rules pin {@code main}, which is pinned, then counted, as the registry's pins say; without the C library,
+     * whose absence means weaving {@code Thread.run()} before main(); and with {@code virtual=}, since the JVM reports no
+     * virtual thread's start to the hooks, so one that main() started before the agent was up would not be counted from
+     * its first mount. Where the rules count {@code main} without pinning it, premain opens its counters itself
+     * ({@link CountedAhead}), and the registry takes it in as it starts.
      */
     static AgentStart start(
             AgentOptions options,
@@ -83,11 +90,16 @@ final class AgentStart implements ThreadEvents {
             throws IOException {
         Thread current = Thread.currentThread();
         return attached
-                        || options.rules().enrols(current.getName(), current.getClass())
+                        || options.rules().placementFor(current.getName()) != null
                         || syscalls.backend() != Backend.JNI
                         || options.virtual() != null
                 ? here(options, parser, syscalls, instrumentation, attached)
-                : inBackground(options, parser, syscalls, instrumentation);
+                : inBackground(
+                        options,
+                        parser,
+                        syscalls,
+                        instrumentation,
+                        options.rules().enrols(current.getName(), current.getClass()));
     }
 
     private static AgentStart here(
@@ -110,20 +122,30 @@ final class AgentStart implements ThreadEvents {
     }
 
     /**
-     * What must be in place before {@code main()}, then the rest on the thread {@code perfpin-start}. Where the JVM
-     * does not report thread starts to the library, the agent starts here.
+     * What must be in place before {@code main()}, main's counters first where {@code countsMain}, then the rest on the
+     * thread {@code perfpin-start}. Where the JVM does not report thread starts to the library, the agent starts here.
      */
     private static AgentStart inBackground(
-            AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation)
+            AgentOptions options,
+            EventParser parser,
+            Syscalls syscalls,
+            Instrumentation instrumentation,
+            boolean countsMain)
             throws IOException {
         AgentStart start = new AgentStart(options.rules());
-        ThreadHooks.install(start);
+        CountedAhead ahead =
+                countsMain ? CountedAhead.currentThread(syscalls, options.events(), options.descriptors()) : null;
         WeavingOnDemand onDemand = null;
         try {
+            ThreadHooks.install(start);
             if (ThreadLifecycleEvents.enable(syscalls, ThreadHooks.class) != 0) {
                 ThreadHooks.uninstall(start);
+                if (ahead != null) {
+                    ahead.close();
+                }
                 return here(options, parser, syscalls, instrumentation, false);
             }
+            start.countedAhead = ahead != null ? ahead.thread() : null;
             AnnotationValues values = new AnnotationValues(parser);
             onDemand = WeavingOnDemand.install(instrumentation, values, new Supplier<MethodCounting>() {
                 @Override
@@ -132,7 +154,7 @@ final class AgentStart implements ThreadEvents {
                     return running == null ? null : running.methods();
                 }
             });
-            Early early = new Early(values, onDemand);
+            Early early = new Early(values, onDemand, ahead);
             Runtime.getRuntime().addShutdownHook(start.exitHook);
             Thread thread = new Thread(
                     new Runnable() {
@@ -145,7 +167,7 @@ final class AgentStart implements ThreadEvents {
             thread.setDaemon(true);
             thread.start();
         } catch (RuntimeException | Error e) {
-            start.takeBack(syscalls, instrumentation, onDemand);
+            start.takeBack(syscalls, instrumentation, onDemand, ahead);
             throw e;
         }
         return start;
@@ -159,21 +181,26 @@ final class AgentStart implements ThreadEvents {
             try {
                 AgentMain.notStarted(e); // first: the JVM's exit, which waits for the start, may come right after
             } finally {
-                takeBack(syscalls, instrumentation, early.onDemand());
+                takeBack(syscalls, instrumentation, early.onDemand(), early.ahead());
             }
         }
     }
 
     /**
-     * After a failed start in the background: the hooks, the thread events, the weaving and the exit hook go. Only
-     * then is the start said to have failed, which lets another agent start.
+     * After a failed start in the background: the hooks, the thread events, the weaving, main's counters where no
+     * registry took them in, and the exit hook go. Only then is the start said to have failed, which lets another
+     * agent start.
      */
-    private void takeBack(Syscalls syscalls, Instrumentation instrumentation, WeavingOnDemand onDemand) {
+    private void takeBack(
+            Syscalls syscalls, Instrumentation instrumentation, WeavingOnDemand onDemand, CountedAhead ahead) {
         try {
             ThreadHooks.uninstall(this);
             ThreadLifecycleEvents.disable(syscalls);
             if (onDemand != null) {
                 onDemand.reset(instrumentation);
+            }
+            if (ahead != null) {
+                ahead.close();
             }
             removeExitHook();
         } finally {
@@ -262,10 +289,14 @@ final class AgentStart implements ThreadEvents {
 
     /**
      * A thread that the rules neither count nor pin does not wait: perfpin's own, the JVM's service threads, and
-     * {@code main}, whose start the JVM reports after premain.
+     * {@code main} where they leave it out. Nor does {@code main} where premain counted it ahead: the JVM reports its
+     * start after premain, just before {@code main()}, which would otherwise wait for the agent.
      */
     @Override
     public boolean runStarting(Thread thread) {
+        if (thread == countedAhead) {
+            return false; // the registry takes it in as it starts
+        }
         Agent running = agentFor(thread);
         return running != null && running.events().runStarting(thread);
     }
@@ -286,10 +317,13 @@ final class AgentStart implements ThreadEvents {
         return rules.enrols(thread.getName(), thread.getClass()) ? awaitAgent() : agent;
     }
 
-    /** A thread that ends before the agent is up was not enrolled by it: nothing to wait for. */
+    /**
+     * A thread that ends before the agent is up was not enrolled by it: nothing to wait for; but for the one premain
+     * counted ahead, whose end the agent records.
+     */
     @Override
     public void runEnded(Thread thread) {
-        Agent running = agent;
+        Agent running = thread == countedAhead ? awaitAgent() : agent;
         if (running != null) {
             running.events().runEnded(thread);
         }

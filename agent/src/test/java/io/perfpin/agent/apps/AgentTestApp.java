@@ -72,11 +72,14 @@ import java.util.concurrent.atomic.AtomicInteger;
  * </pre>
  * With the system property {@value #EARLY} set to NAME:PAGES, main() first starts a thread NAME that touches PAGES
  * pages, and says whether the agent was up then: "early started before the agent was up" (or "after"), then "touched
- * NAME TID" once the thread ran.
+ * NAME TID" once the thread ran. With {@value #MAIN_TOUCH} set to PAGES, main() first touches PAGES pages itself, and
+ * says "main touched PAGES before the agent was up" (or "after").
  */
 public final class AgentTestApp {
     /** The system property that asks for a thread started as main() begins. */
     public static final String EARLY = "perfpin.test.early";
+    /** The system property that asks main() to touch pages as it begins. */
+    public static final String MAIN_TOUCH = "perfpin.test.main-touch";
 
     private static final CountDownLatch FINISH = new CountDownLatch(1);
     private static final List<Thread> THREADS = new ArrayList<>();
@@ -99,6 +102,13 @@ public final class AgentTestApp {
     }
 
     public static void main(String[] args) throws Exception {
+        String mainTouch = System.getProperty(MAIN_TOUCH);
+        if (mainTouch != null) {
+            // main's first act, while the agent may still start beside main(): counted from premain on
+            boolean agentUp = System.getProperty("perfpin.agent") != null;
+            PageToucher.touch(Long.parseLong(mainTouch) * PageToucher.PAGE_SIZE);
+            say("main touched " + mainTouch + " " + (agentUp ? "after" : "before") + " the agent was up");
+        }
         String early = System.getProperty(EARLY);
         if (early != null) {
             // main's first act, while the agent may still start beside main(): the thread waits for it
