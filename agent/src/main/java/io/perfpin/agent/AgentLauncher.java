@@ -23,7 +23,9 @@ final class AgentLauncher {
     static synchronized void launch(String options, Instrumentation instrumentation, boolean attached) {
         try {
             if (implementation == null) {
-                implementation = new ImplementationClassLoader(ownJar());
+                URL location =
+                        PerfpinAgent.class.getProtectionDomain().getCodeSource().getLocation();
+                implementation = new ImplementationClassLoader(ownJar(location), location);
             }
             Class.forName(IMPLEMENTATION, true, implementation)
                     .getMethod("start", String.class, Instrumentation.class, boolean.class)
@@ -36,11 +38,10 @@ final class AgentLauncher {
     }
 
     /**
-     * The jar the JVM loaded this class from, as its class loader recorded it: asking the loader for the class file's
-     * URL instead searched the application's class path first, 9 ms of its start-up.
+     * The jar the JVM loaded this class from, at {@code location}, as its class loader recorded it: asking the loader for
+     * the class file's URL instead searched the application's class path first, 9 ms of its start-up.
      */
-    private static Path ownJar() throws Exception {
-        URL location = PerfpinAgent.class.getProtectionDomain().getCodeSource().getLocation();
+    private static Path ownJar(URL location) throws Exception {
         Path jar = Paths.get(location.toURI());
         if (!jar.toFile().isFile()) {
             throw new IllegalStateException("the agent must run from its jar, not from " + location);

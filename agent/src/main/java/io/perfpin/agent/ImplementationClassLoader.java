@@ -51,7 +51,7 @@ final class ImplementationClassLoader extends ClassLoader {
     private static final String HOOKS = "io.perfpin.agent.bootstrap.";
 
     /** The packages of the classes under {@code perfpin-impl/}: perfpin's, RE2/J's, and its libraries'. */
-    private static final List<String> OWN_PACKAGES = ownPackages();
+    private static final String[] OWN_PACKAGES = ownPackages();
 
     /** What copies a library's jar where it can be opened: a class of the implementation's, so found by name. */
     private static final String INSTALLER = "io.perfpin.files.PackagedCopy";
@@ -71,7 +71,11 @@ final class ImplementationClassLoader extends ClassLoader {
     /** One lock per library jar, held while it is copied and opened: a library never waits for another. */
     private final Map<String, Object> opening = new HashMap<>();
 
-    ImplementationClassLoader(Path jarPath) throws IOException {
+    /**
+     * @param location the agent jar's URL as the application class loader has it, for the classes' code source: one
+     *     made from {@code jarPath} would cost premain a URI's parsing
+     */
+    ImplementationClassLoader(Path jarPath, URL location) throws IOException {
         super("perfpin", ClassLoader.getPlatformClassLoader());
         this.jar = new JarFile(jarPath.toFile());
         if (jar.getEntry(PREFIX) == null) {
@@ -79,7 +83,7 @@ final class ImplementationClassLoader extends ClassLoader {
             throw new IllegalStateException("the agent's classes were loaded from " + jarPath + ", which is not the"
                     + " perfpin agent jar: take that copy off the application's class path");
         }
-        this.jarUrl = "jar:" + jarPath.toUri() + "!/" + PREFIX;
+        this.jarUrl = "jar:" + location.toExternalForm() + "!/" + PREFIX;
         this.domain = new ProtectionDomain(new CodeSource(new URL(jarUrl), (Certificate[]) null), null, this, null);
         for (Library library : LIBRARIES) {
             opening.putIfAbsent(library.jar(), new Object());
@@ -120,12 +124,13 @@ final class ImplementationClassLoader extends ClassLoader {
         }
     }
 
-    private static List<String> ownPackages() {
+    /** An array, not a list: asked of every class the loader sees, and an iterator's calls cost while they run cold. */
+    private static String[] ownPackages() {
         List<String> packages = new ArrayList<>(List.of("io.perfpin.", "com.google.re2j."));
         for (Library library : LIBRARIES) {
             packages.add(library.prefix().replace('/', '.'));
         }
-        return packages;
+        return packages.toArray(new String[0]);
     }
 
     /** Whether {@code className} is one of the classes under {@code perfpin-impl/}, its libraries' included. */

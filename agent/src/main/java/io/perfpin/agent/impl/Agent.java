@@ -105,7 +105,8 @@ final class Agent implements AutoCloseable {
         }
         ThreadRegistry registry;
         try {
-            registry = ThreadRegistry.start(syscalls, config, AgentLog.REGISTRY, early != null ? early.ahead() : null);
+            registry = ThreadRegistry.start(
+                    syscalls, config, AgentLog.registrySink(), early != null ? early.ahead() : null);
         } catch (IOException e) {
             // a file the options name that cannot be written is a bad option: the agent stays off
             throw new IllegalArgumentException(e.getMessage(), e);

@@ -21,7 +21,44 @@ import java.util.concurrent.atomic.AtomicInteger;
  * failure each time it happens, with its stack trace: what a {@code [perfpin]} line cannot hold.
  */
 final class AgentLog {
-    private static final SaidOnce SAID = new SaidOnce();
+    /**
+     * What was said, made as the first notice comes: premain, which says nothing when all goes well, then loads none
+     * of it. Its sink too, which only a running agent's registry asks for.
+     */
+    private static final class Spoken {
+        static final SaidOnce SAID = new SaidOnce();
+
+        /** What the running agent's registry says, and what it could not publish. */
+        static final NoticeSink REGISTRY = new NoticeSink() {
+            @Override
+            public void said(AgentNotice notice) {
+                AgentNotice now = SAID.toSay(notice);
+                if (now != null) {
+                    print(now);
+                    logged(now);
+                }
+                if (now != notice && notice.cause() != null) {
+                    logged(notice);
+                }
+            }
+
+            @Override
+            public void again(AgentNotice notice) {
+                logged(notice);
+            }
+
+            @Override
+            public void unpublished(AgentNotice notice) {
+                if (quiet) {
+                    write(notice); // kept back for viewers who will now never see it
+                }
+            }
+        };
+    }
+
+    /** Set as {@link Spoken} is first asked for: until then no request has anything to forget. */
+    private static volatile boolean spoken;
+
     private static volatile ThreadRegistry registry;
     private static volatile boolean quiet;
     /** Null while no log= file is written. */
@@ -33,34 +70,13 @@ final class AgentLog {
      */
     private static final AtomicInteger TOLD_OF_LOG = new AtomicInteger();
 
-    /** What the running agent's registry says, and what it could not publish. */
-    static final NoticeSink REGISTRY = new NoticeSink() {
-        @Override
-        public void said(AgentNotice notice) {
-            AgentNotice now = SAID.toSay(notice);
-            if (now != null) {
-                print(now);
-                logged(now);
-            }
-            if (now != notice && notice.cause() != null) {
-                logged(notice);
-            }
-        }
-
-        @Override
-        public void again(AgentNotice notice) {
-            logged(notice);
-        }
-
-        @Override
-        public void unpublished(AgentNotice notice) {
-            if (quiet) {
-                write(notice); // kept back for viewers who will now never see it
-            }
-        }
-    };
-
     private AgentLog() {}
+
+    /** What the running agent's registry says, and what it could not publish. */
+    static NoticeSink registrySink() {
+        spoken = true;
+        return Spoken.REGISTRY;
+    }
 
     static void info(String message) {
         say(AgentNotice.info(message));
@@ -72,7 +88,9 @@ final class AgentLog {
 
     /** Each start or detach request says its notices afresh, as a viewer of a new stats file reads them afresh. */
     static void newRequest() {
-        SAID.forget();
+        if (spoken) {
+            Spoken.SAID.forget();
+        }
         TOLD_OF_LOG.set(0);
     }
 
@@ -109,7 +127,8 @@ final class AgentLog {
     }
 
     static void say(AgentNotice notice) {
-        AgentNotice now = SAID.toSay(notice);
+        spoken = true;
+        AgentNotice now = Spoken.SAID.toSay(notice);
         if (now != null) {
             ThreadRegistry running = registry;
             if (running != null) {
