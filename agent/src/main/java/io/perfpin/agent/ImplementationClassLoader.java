@@ -25,7 +25,7 @@ import java.util.jar.JarFile;
  * classes. Its parent is the platform class loader, so no application class is ever seen.
  *
  * <p>The libraries that only some uses need are jars of their own, {@code perfpin-impl/lib/NAME.jar}
- * ({@link #LIBRARIES}), opened the first time a class or resource of theirs is asked for: the JVM reads every
+ * ({@link #LIBRARY_PREFIXES}), opened the first time a class or resource of theirs is asked for: the JVM reads every
  * entry's name in the agent jar's directory as it starts, and byte-buddy, OpenTelemetry, the Prometheus client, JNA
  * and jffi were 4,500 of its 4,900 entries, 4 ms of a short main's start-up, for weaving, exports and backends that
  * most runs never use. A jar is opened by path, so each is copied where the JNI library is
@@ -38,14 +38,15 @@ final class ImplementationClassLoader extends ClassLoader {
     static final String PREFIX = "perfpin-impl/";
 
     /**
-     * Where each library's entries start, and its jar under {@code perfpin-impl/lib/}, as agent/pom.xml builds them.
+     * Where each library's entries start; its jar under {@code perfpin-impl/lib/} is {@link #LIBRARY_JARS}' at the same
+     * index, as agent/pom.xml builds them. Arrays rather than records: each class of this loader's own is one more that
+     * the application class loader reads as premain starts.
      */
-    static final List<Library> LIBRARIES = List.of(
-            new Library("net/bytebuddy/", "byte-buddy.jar"),
-            new Library("io/perfpin/shaded/", "exports.jar"),
-            new Library("com/sun/jna/", "ffi.jar"),
-            new Library("com/kenai/jffi/", "ffi.jar"),
-            new Library("jni/", "ffi.jar"));
+    static final String[] LIBRARY_PREFIXES = {
+        "net/bytebuddy/", "io/perfpin/shaded/", "com/sun/jna/", "com/kenai/jffi/", "jni/"
+    };
+
+    static final String[] LIBRARY_JARS = {"byte-buddy.jar", "exports.jar", "ffi.jar", "ffi.jar", "ffi.jar"};
 
     /** The package of the hooks, which agent/pom.xml leaves out of {@code perfpin-impl/}: the bootstrap loader's. */
     private static final String HOOKS = "io.perfpin.agent.bootstrap.";
@@ -55,9 +56,6 @@ final class ImplementationClassLoader extends ClassLoader {
 
     /** What copies a library's jar where it can be opened: a class of the implementation's, so found by name. */
     private static final String INSTALLER = "io.perfpin.files.PackagedCopy";
-
-    /** Entries whose names start with {@code prefix} are in the jar {@code perfpin-impl/lib/<jar>}. */
-    record Library(String prefix, String jar) {}
 
     static {
         registerAsParallelCapable();
@@ -85,8 +83,8 @@ final class ImplementationClassLoader extends ClassLoader {
         }
         this.jarUrl = "jar:" + location.toExternalForm() + "!/" + PREFIX;
         this.domain = new ProtectionDomain(new CodeSource(new URL(jarUrl), (Certificate[]) null), null, this, null);
-        for (Library library : LIBRARIES) {
-            opening.putIfAbsent(library.jar(), new Object());
+        for (String library : LIBRARY_JARS) {
+            opening.putIfAbsent(library, new Object());
         }
     }
 
@@ -127,8 +125,8 @@ final class ImplementationClassLoader extends ClassLoader {
     /** An array, not a list: asked of every class the loader sees, and an iterator's calls cost while they run cold. */
     private static String[] ownPackages() {
         List<String> packages = new ArrayList<>(List.of("io.perfpin.", "com.google.re2j."));
-        for (Library library : LIBRARIES) {
-            packages.add(library.prefix().replace('/', '.'));
+        for (String prefix : LIBRARY_PREFIXES) {
+            packages.add(prefix.replace('/', '.'));
         }
         return packages.toArray(new String[0]);
     }
@@ -151,13 +149,14 @@ final class ImplementationClassLoader extends ClassLoader {
         String file = name.replace('.', '/') + ".class";
         byte[] bytes;
         try {
-            Entry entry = entry(file);
+            JarFile holder = jarFor(file);
+            JarEntry entry = entry(holder, file);
             if (entry == null) {
                 throw new ClassNotFoundException(name);
             }
-            try (InputStream in = entry.jar.getInputStream(entry.entry)) {
+            try (InputStream in = holder.getInputStream(entry)) {
                 // the entry's size is known: read into one array of it, not readAllBytes' buffers and copies
-                bytes = entry.entry.getSize() >= 0 ? in.readNBytes((int) entry.entry.getSize()) : in.readAllBytes();
+                bytes = entry.getSize() >= 0 ? in.readNBytes((int) entry.getSize()) : in.readAllBytes();
             }
         } catch (IOException e) {
             throw new ClassNotFoundException(name + ": " + e.getMessage(), e);
@@ -184,8 +183,9 @@ final class ImplementationClassLoader extends ClassLoader {
     @Override
     public InputStream getResourceAsStream(String name) {
         try {
-            Entry entry = entry(name);
-            return entry == null ? super.getResourceAsStream(name) : entry.jar.getInputStream(entry.entry);
+            JarFile holder = jarFor(name);
+            JarEntry entry = entry(holder, name);
+            return entry == null ? super.getResourceAsStream(name) : holder.getInputStream(entry);
         } catch (IOException e) {
             return null;
         }
@@ -194,14 +194,14 @@ final class ImplementationClassLoader extends ClassLoader {
     @Override
     protected URL findResource(String name) {
         try {
-            Entry entry = entry(name);
-            if (entry == null) {
+            JarFile holder = jarFor(name);
+            if (entry(holder, name) == null) {
                 return null;
             }
             return new URL(
-                    entry.jar == jar
+                    holder == jar
                             ? jarUrl + name
-                            : "jar:" + Path.of(entry.jar.getName()).toUri() + "!/" + name);
+                            : "jar:" + Path.of(holder.getName()).toUri() + "!/" + name);
         } catch (IOException e) {
             return null;
         }
@@ -213,25 +213,19 @@ final class ImplementationClassLoader extends ClassLoader {
         return url == null ? Collections.emptyEnumeration() : Collections.enumeration(Collections.singletonList(url));
     }
 
-    /** An entry and the jar that holds it. */
-    private record Entry(JarFile jar, JarEntry entry) {}
-
-    /**
-     * The entry {@code name} names, in the agent jar or in the library its name starts with; null when there is
-     * none.
-     *
-     * @throws IOException when its library's jar cannot be copied or opened
-     */
-    private Entry entry(String name) throws IOException {
-        for (Library library : LIBRARIES) {
-            if (name.startsWith(library.prefix())) {
-                JarFile in = library(library.jar());
-                JarEntry entry = in.getJarEntry(name);
-                return entry == null ? null : new Entry(in, entry);
+    /** The jar that holds entry {@code name}: the library its name starts with, or the agent jar. */
+    private JarFile jarFor(String name) throws IOException {
+        for (int i = 0; i < LIBRARY_PREFIXES.length; i++) {
+            if (name.startsWith(LIBRARY_PREFIXES[i])) {
+                return library(LIBRARY_JARS[i]);
             }
         }
-        JarEntry entry = jar.getJarEntry(PREFIX + name);
-        return entry == null ? null : new Entry(jar, entry);
+        return jar;
+    }
+
+    /** The entry {@code name} names in {@code in}, which {@link #jarFor} gave; null when there is none. */
+    private JarEntry entry(JarFile in, String name) {
+        return in.getJarEntry(in == jar ? PREFIX + name : name);
     }
 
     /** The library jar {@code name}, opened now when it is the first time it is asked for. */

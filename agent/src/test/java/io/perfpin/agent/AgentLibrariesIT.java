@@ -7,7 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import io.perfpin.agent.ImplementationClassLoader.Library;
 import io.perfpin.files.PackagedCopy;
 import io.perfpin.jvm.AgentLoader;
 import io.perfpin.nativeio.JniLibrary;
@@ -71,7 +70,7 @@ class AgentLibrariesIT {
                     }
                 }
                 assertEquals(List.of(), foreign, jar + " holds only its libraries' entries");
-                Set<String> prefixes = ImplementationClassLoader.LIBRARIES.stream()
+                Set<String> prefixes = libraries().stream()
                         .filter(l -> l.jar().equals(jar))
                         .map(Library::prefix)
                         .collect(Collectors.toSet());
@@ -206,9 +205,21 @@ class AgentLibrariesIT {
                 dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
 
+    /** A library of the agent's: where its entries' names start, and its jar under perfpin-impl/lib/. */
+    private record Library(String prefix, String jar) {}
+
+    private static List<Library> libraries() {
+        List<Library> libraries = new ArrayList<>();
+        for (int i = 0; i < ImplementationClassLoader.LIBRARY_PREFIXES.length; i++) {
+            libraries.add(new Library(
+                    ImplementationClassLoader.LIBRARY_PREFIXES[i], ImplementationClassLoader.LIBRARY_JARS[i]));
+        }
+        return libraries;
+    }
+
     /** The library whose entries' names start as {@code name} does; null for none. */
     private static Library library(String name) {
-        for (Library library : ImplementationClassLoader.LIBRARIES) {
+        for (Library library : libraries()) {
             if (name.startsWith(library.prefix())) {
                 return library;
             }
@@ -217,7 +228,7 @@ class AgentLibrariesIT {
     }
 
     private static Set<String> jars() {
-        return ImplementationClassLoader.LIBRARIES.stream().map(Library::jar).collect(Collectors.toSet());
+        return libraries().stream().map(Library::jar).collect(Collectors.toSet());
     }
 
     private static byte[] packaged(JarFile agent, String jar) throws IOException {
