@@ -8,6 +8,7 @@ import io.perfpin.agent.apps.AgentTestApp;
 import io.perfpin.apps.Programs;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OtlpEndpoint;
+import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -90,13 +91,7 @@ class JavaagentIT {
     @ParameterizedTest
     @MethodSource("javas")
     void aThreadThatMainStartsAtOnceWaitsForTheAgentAndIsCountedWhole(String java, @TempDir Path dir) throws Exception {
-        // Which of main() and the agent's start comes first is the scheduler's to say: on a loaded host the agent can
-        // be up before main() looks. Each JVM is checked whole either way, and until one shows the early start.
-        List<String> seen = new ArrayList<>();
-        for (int attempt = 0; attempt < EARLY_ATTEMPTS && !seen.contains(EARLY_BEFORE); attempt++) {
-            seen.add(earlyThreadCountedWhole(java, dir.resolve("early-" + attempt + ".jsonl"), dir));
-        }
-        assertTrue(seen.contains(EARLY_BEFORE), "no JVM's main() ran before the agent was up: " + seen);
+        untilOneRunsBeforeTheAgent(EARLY_BEFORE, out -> earlyThreadCountedWhole(java, out, dir), dir, "early-");
     }
 
     private static final int EARLY_ATTEMPTS = 5;
@@ -115,14 +110,9 @@ class JavaagentIT {
             app.await("ready");
             assertEquals(0, app.finish());
         }
-        List<String> early = Observed.records(out, "thread", "early");
-        assertEquals(1, early.size(), "the early thread's final record");
-        // Counted whole: none of its pages lost before the agent was up. Above them, what it ran first in this JVM
-        // (the classes touching loads, which main loads later for the other tests' threads): 513 faults on JDK 25.
-        long faults = (long) Observed.number(early.get(0), "page-faults");
-        assertTrue(
-                faults >= PAGES * 0.97 && faults <= PAGES * 1.10,
-                "the early thread's faults (" + said + "): expected " + PAGES + " (-3% to +10%), got " + faults);
+        // Above its pages, what it ran first in this JVM (the classes touching loads, which main loads later for the
+        // other tests' threads): 513 faults on JDK 25.
+        assertPagesCountedWhole(out, "early", said);
         assertTrue(Observed.records(out, "thread", "main").isEmpty(), "main, which the rules leave out");
         return said;
     }
@@ -135,11 +125,7 @@ class JavaagentIT {
     @ParameterizedTest
     @MethodSource("javas")
     void mainThatTheRulesCountRunsBeforeTheAgentIsUpAndIsCountedWhole(String java, @TempDir Path dir) throws Exception {
-        List<String> seen = new ArrayList<>();
-        for (int attempt = 0; attempt < EARLY_ATTEMPTS && !seen.contains(MAIN_BEFORE); attempt++) {
-            seen.add(mainCountedWhole(java, dir.resolve("main-" + attempt + ".jsonl"), dir));
-        }
-        assertTrue(seen.contains(MAIN_BEFORE), "no JVM's main() ran before the agent was up: " + seen);
+        untilOneRunsBeforeTheAgent(MAIN_BEFORE, out -> mainCountedWhole(java, out, dir), dir, "main-");
     }
 
     private static final String MAIN_BEFORE = "main touched " + PAGES + " before the agent was up";
@@ -156,14 +142,37 @@ class JavaagentIT {
             app.await("ready");
             assertEquals(0, app.finish());
         }
-        List<String> main = Observed.records(out, "thread", "main");
-        assertEquals(1, main.size(), "main's final record");
         // Above its pages, the classes that main() loads and runs first in this JVM, the test's commands included.
-        long faults = (long) Observed.number(main.get(0), "page-faults");
+        assertPagesCountedWhole(out, "main", said);
+        return said;
+    }
+
+    /** One JVM's run, recording to {@code out}: what main() said of the agent. */
+    private interface EarlyRun {
+        String run(Path out) throws Exception;
+    }
+
+    /**
+     * Which of main() and the agent's start comes first is the scheduler's to say: on a loaded host the agent can be up
+     * before main() looks. Each JVM is checked whole either way, and until one says {@code before}.
+     */
+    private static void untilOneRunsBeforeTheAgent(String before, EarlyRun jvm, Path dir, String prefix)
+            throws Exception {
+        List<String> seen = new ArrayList<>();
+        for (int attempt = 0; attempt < EARLY_ATTEMPTS && !seen.contains(before); attempt++) {
+            seen.add(jvm.run(dir.resolve(prefix + attempt + ".jsonl")));
+        }
+        assertTrue(seen.contains(before), "no JVM's main() ran before the agent was up: " + seen);
+    }
+
+    /** {@code thread}'s one final record counts all of its PAGES (-3% to +10%): none lost before the agent was up. */
+    private static void assertPagesCountedWhole(Path out, String thread, String said) throws IOException {
+        List<String> records = Observed.records(out, "thread", thread);
+        assertEquals(1, records.size(), thread + "'s final record");
+        long faults = (long) Observed.number(records.get(0), "page-faults");
         assertTrue(
                 faults >= PAGES * 0.97 && faults <= PAGES * 1.10,
-                "main's faults (" + said + "): expected " + PAGES + " (-3% to +10%), got " + faults);
-        return said;
+                thread + "'s faults (" + said + "): expected " + PAGES + " (-3% to +10%), got " + faults);
     }
 
     /** A rule whose placement chooses the CPUs says which it chose, once, on the application's stderr. */
