@@ -38,7 +38,8 @@ final class AppJvm extends TestJvm {
     /** As {@link #start}, the agent started by {@code -agentpath:libperfpin-agent.so} rather than -javaagent. */
     static AppJvm startByAgentPath(String java, String agentOptions, Path perfpinDir, String... jvmOptions)
             throws IOException {
-        return new AppJvm(builder(List.of(), java, perfpinDir, jvmOptions).agentPath(AGENT_LIBRARY, agentOptions));
+        return new AppJvm(builder(AgentTestApp.class, List.of(), java, perfpinDir, jvmOptions)
+                .agentPath(AGENT_LIBRARY, agentOptions));
     }
 
     /**
@@ -67,16 +68,43 @@ final class AppJvm extends TestJvm {
     private static AppJvm launch(
             List<String> launcher, String java, String agentOptions, Path perfpinDir, String... jvmOptions)
             throws IOException {
-        TestJvm.Builder app = builder(launcher, java, perfpinDir, jvmOptions);
+        return new AppJvm(app(AgentTestApp.class, launcher, java, agentOptions, perfpinDir, jvmOptions));
+    }
+
+    /**
+     * As {@link #start}, running {@code mainClass} with {@code args} instead of the test app: only its output is of
+     * use.
+     */
+    static AppJvm startMain(
+            Class<?> mainClass,
+            List<String> args,
+            String java,
+            String agentOptions,
+            Path perfpinDir,
+            String... jvmOptions)
+            throws IOException {
+        return new AppJvm(app(mainClass, List.of(), java, agentOptions, perfpinDir, jvmOptions)
+                .args(args.toArray(new String[0])));
+    }
+
+    private static TestJvm.Builder app(
+            Class<?> mainClass,
+            List<String> launcher,
+            String java,
+            String agentOptions,
+            Path perfpinDir,
+            String... jvmOptions) {
+        TestJvm.Builder app = builder(mainClass, launcher, java, perfpinDir, jvmOptions);
         if (agentOptions != null) {
             app.agent(AGENT_JAR, agentOptions);
         }
-        return new AppJvm(app);
+        return app;
     }
 
-    private static TestJvm.Builder builder(List<String> launcher, String java, Path perfpinDir, String... jvmOptions) {
+    private static TestJvm.Builder builder(
+            Class<?> mainClass, List<String> launcher, String java, Path perfpinDir, String... jvmOptions) {
         // The app ends only when told to finish: close() kills one that a failed test left running, as a crash would.
-        return TestJvm.main(AgentTestApp.class)
+        return TestJvm.main(mainClass)
                 .launcher(launcher)
                 .java(java)
                 .property("perfpin.dir", perfpinDir.toString())

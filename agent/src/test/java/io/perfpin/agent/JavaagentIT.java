@@ -5,9 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.agent.apps.AgentTestApp;
+import io.perfpin.agent.apps.MainEndsFirst;
 import io.perfpin.apps.Programs;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.options.OtlpEndpoint;
+import io.perfpin.testkit.SlowAgentStart;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -145,6 +147,36 @@ class JavaagentIT {
         // Above its pages, the classes that main() loads and runs first in this JVM, the test's commands included.
         assertPagesCountedWhole(out, "main", said);
         return said;
+    }
+
+    /**
+     * docs/agent-options.md#how-the-agent-starts: a start held back past its deadline while main() has ended already.
+     * main's counters close with main, so no record claims what its thread does after (it runs on as the JVM's
+     * DestroyJavaVM, which waits for the other thread); the late start is said once, and the agent still comes up.
+     */
+    @Test
+    void mainThatEndsBeforeALateAgentIsNotRecorded(@TempDir Path dir) throws Exception {
+        Path out = dir.resolve("late.jsonl");
+        try (AppJvm app = AppJvm.startMain(
+                MainEndsFirst.class,
+                // main() ends within a second, the agent is up 3 s after premain, the JVM exits 6 s after main()
+                List.of("1024", "6000"),
+                AppJvm.ownJava(),
+                "threads=main;events=page-faults;out=" + out,
+                dir,
+                SlowAgentStart.option(dir, 3_000))) {
+            app.await("main ended");
+            app.await("lingered");
+            assertEquals(0, app.awaitExit());
+            assertEquals(
+                    1,
+                    app.stderr().stream()
+                            .filter(l -> l.contains("the agent took more than 2000 ms to start"))
+                            .count(),
+                    "the late start, said once: " + app.stderr());
+        }
+        assertTrue(Files.exists(out), "the agent came up, late, and recorded");
+        assertTrue(Observed.records(out, "thread", "main").isEmpty(), "no record of main, which ended before");
     }
 
     /** One JVM's run, recording to {@code out}: what main() said of the agent. */

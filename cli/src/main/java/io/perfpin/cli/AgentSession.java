@@ -394,9 +394,12 @@ final class AgentSession {
      */
     static void detachFrom(long pid) throws Exception {
         JavaProcess jvm = JavaProcess.of(pid);
-        Optional<String> agent = AgentPresence.of(pid, ATTACH_TIMEOUT);
+        Optional<String> agent = AgentPresence.settled(pid, ATTACH_TIMEOUT);
         if (agent.isEmpty()) {
             throw new NoAgentException(pid, statsFileSays(pid), !AgentPresence.attachDisabled(pid));
+        }
+        if (agent.get().equals(AgentPresence.STARTING)) {
+            throw AgentPresence.stillStarting(pid);
         }
         if (!agent.get().equals(AgentPresence.RUNNING)) {
             throw new NoAgentException(pid, "the last one stopped, but " + agent.get());

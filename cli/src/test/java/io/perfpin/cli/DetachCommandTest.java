@@ -5,8 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.PerfpinDirectory;
+import io.perfpin.jvm.AgentJar;
 import io.perfpin.stats.StatsLayout;
 import io.perfpin.testkit.PerfEventDescriptors;
+import io.perfpin.testkit.SlowAgentStart;
 import java.io.IOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -18,6 +20,7 @@ import java.util.Random;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * detach asks the agent itself, through the JVM's attach channel, whether it runs and whether it stopped: it works
@@ -60,6 +63,26 @@ class DetachCommandTest {
             assertTrue(PerfEventDescriptors.of(service.pid()) > 0, "and counted");
 
             assertDetachedAndLeftAsBefore(service, allCpus(service));
+            assertOnlyPerfpinLines(service.endAndReadRest());
+        }
+    }
+
+    /**
+     * An agent that still starts beside main() (held back 1.5 s after its premain returned) says so, and detach waits
+     * for it to run, then detaches it: not "no agent runs".
+     */
+    @Test
+    void detachWaitsForAnAgentThatIsStillStarting(@TempDir Path dir) throws Exception {
+        try (ChildJvm service = ChildJvm.startWith(
+                List.of(
+                        SlowAgentStart.option(dir, 1_500),
+                        "-javaagent:" + AgentJar.forThisUser() + "=threads=main;stats=off"),
+                "io.perfpin.apps.Service",
+                "1",
+                "120")) {
+            service.await(Pattern.compile("ready"));
+            String cpus = allCpus(service);
+            assertDetachedAndLeftAsBefore(service, cpus);
             assertOnlyPerfpinLines(service.endAndReadRest());
         }
     }

@@ -5,6 +5,7 @@ import java.io.StringReader;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Whether the perfpin agent runs in a JVM, as the agent itself says: while one runs, it keeps the system property
@@ -19,6 +20,15 @@ public final class AgentPresence {
     public static final String PROPERTY = "perfpin.agent";
     /** Its value while an agent runs; after a detach that failed, it says why instead; no agent, no property. */
     public static final String RUNNING = "running";
+    /**
+     * Its value while an agent starts beside {@code main()}, from premain until it runs or its start failed: no longer
+     * than the start's own deadline of 2 s.
+     */
+    public static final String STARTING = "starting";
+    /** How long {@link #settled} waits for an agent that says {@link #STARTING}: that deadline, and a margin. */
+    private static final long STARTING_MILLIS = 3_000;
+    /** How often {@link #settled} asks again. */
+    private static final long ASK_AGAIN_MILLIS = 20;
     /** The library of {@code java.lang.instrument}: no Java agent ever ran in a JVM without it. */
     private static final String INSTRUMENT_LIBRARY = "libinstrument.so";
 
@@ -71,8 +81,42 @@ public final class AgentPresence {
         return HotSpotAttach.mapsLibrary(pid, "process " + pid, INSTRUMENT_LIBRARY);
     }
 
-    /** Whether the perfpin agent runs in JVM {@code pid}, as it says itself ({@link #of}). */
+    /**
+     * As {@link #of}, once the agent no longer says {@link #STARTING}: asked again every {@value #ASK_AGAIN_MILLIS} ms
+     * for {@value #STARTING_MILLIS} ms at most, after which it may still say so.
+     */
+    public static Optional<String> settled(long pid, Duration timeout) throws AttachException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(STARTING_MILLIS);
+        Optional<String> said = of(pid, timeout);
+        while (said.filter(STARTING::equals).isPresent() && System.nanoTime() < deadline) {
+            try {
+                Thread.sleep(ASK_AGAIN_MILLIS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+            said = of(pid, timeout);
+        }
+        return said;
+    }
+
+    /**
+     * Whether the perfpin agent runs in JVM {@code pid}, as it says itself, once it no longer says it starts
+     * ({@link #settled}).
+     *
+     * @throws IllegalStateException where it still says it starts
+     */
     public static boolean runs(long pid, Duration timeout) throws AttachException {
-        return of(pid, timeout).filter(RUNNING::equals).isPresent();
+        Optional<String> said = settled(pid, timeout);
+        if (said.filter(STARTING::equals).isPresent()) {
+            throw stillStarting(pid);
+        }
+        return said.filter(RUNNING::equals).isPresent();
+    }
+
+    /** The agent in {@code pid} has said it starts for longer than its start may take. */
+    public static IllegalStateException stillStarting(long pid) {
+        return new IllegalStateException("the agent in " + pid + " has been starting for over " + STARTING_MILLIS
+                + " ms, past its own deadline; its stderr says why: try again once it runs");
     }
 }

@@ -26,6 +26,8 @@ public final class CountedAhead implements AutoCloseable {
      * in a JVM looks up a VarHandle as premain runs.
      */
     private ThreadCounters counters;
+    /** Set once a registry took them in; guarded by this. */
+    private boolean taken;
 
     private CountedAhead(
             Thread thread, int tid, long enrolledNanos, DescriptorBudget descriptors, ThreadCounters counters) {
@@ -71,17 +73,36 @@ public final class CountedAhead implements AutoCloseable {
 
     /** The counters, for the registry that takes the thread in; null once taken or closed. */
     synchronized ThreadCounters take() {
-        ThreadCounters taken = counters;
-        counters = null;
-        return taken;
+        ThreadCounters open = counters;
+        if (open != null) {
+            counters = null;
+            taken = true;
+        }
+        return open;
     }
 
-    /** Closes the counters unless a registry took them in. */
+    /**
+     * Closes the counters unless a registry took them in: a start that failed, or the thread's end before any registry
+     * was there to record it, when no record may claim what the thread did not do (the same thread runs on after
+     * main() as the JVM's {@code DestroyJavaVM}).
+     *
+     * @return whether a registry took them in
+     */
+    public boolean closeUntaken() {
+        ThreadCounters open;
+        synchronized (this) {
+            open = counters;
+            counters = null;
+            if (open == null) {
+                return taken;
+            }
+        }
+        open.close();
+        return false;
+    }
+
     @Override
     public void close() {
-        ThreadCounters open = take();
-        if (open != null) {
-            open.close();
-        }
+        closeUntaken();
     }
 }

@@ -48,8 +48,8 @@ final class AgentStart implements ThreadEvents {
 
     private final ThreadRules rules;
     private final Thread exitHook;
-    /** The thread premain counted ahead of the agent ({@code main}), or null. */
-    private volatile Thread countedAhead;
+    /** What premain counted ahead of the agent ({@code main}), or null. */
+    private volatile CountedAhead countedAhead;
     /** Null until the agent is up, and for good when its start failed. */
     private volatile Agent agent;
     /** Set when the start failed: nothing waits for it, and the agent is not there to detach. */
@@ -145,7 +145,7 @@ final class AgentStart implements ThreadEvents {
                 }
                 return here(options, parser, syscalls, instrumentation, false);
             }
-            start.countedAhead = ahead != null ? ahead.thread() : null;
+            start.countedAhead = ahead;
             AnnotationValues values = new AnnotationValues(parser);
             onDemand = WeavingOnDemand.install(instrumentation, values, new Supplier<MethodCounting>() {
                 @Override
@@ -165,6 +165,7 @@ final class AgentStart implements ThreadEvents {
                     },
                     "perfpin-start");
             thread.setDaemon(true);
+            sayPresence(AgentPresence.STARTING); // until started() says it runs: perfpin attach and detach wait
             thread.start();
         } catch (RuntimeException | Error e) {
             start.takeBack(syscalls, instrumentation, onDemand, ahead);
@@ -203,6 +204,7 @@ final class AgentStart implements ThreadEvents {
                 ahead.close();
             }
             removeExitHook();
+            sayPresence(null);
         } finally {
             failed = true;
             done.countDown();
@@ -217,6 +219,22 @@ final class AgentStart implements ThreadEvents {
         } catch (SecurityException e) {
             AgentLog.info("the agent runs, but cannot say so in the system property " + AgentPresence.PROPERTY + " ("
                     + e.getMessage() + "): perfpin attach and detach will not see it");
+        }
+    }
+
+    /**
+     * Says in the system property {@link AgentPresence#PROPERTY} that the agent starts, or (null) that none runs. Where
+     * the property cannot be set, {@link #started} says so.
+     */
+    private static void sayPresence(String value) {
+        try {
+            if (value != null) {
+                System.setProperty(AgentPresence.PROPERTY, value);
+            } else {
+                System.clearProperty(AgentPresence.PROPERTY);
+            }
+        } catch (SecurityException e) {
+            // said by started(), which fails to set it likewise
         }
     }
 
@@ -294,7 +312,8 @@ final class AgentStart implements ThreadEvents {
      */
     @Override
     public boolean runStarting(Thread thread) {
-        if (thread == countedAhead) {
+        CountedAhead ahead = countedAhead;
+        if (ahead != null && thread == ahead.thread()) {
             return false; // the registry takes it in as it starts
         }
         Agent running = agentFor(thread);
@@ -319,11 +338,23 @@ final class AgentStart implements ThreadEvents {
 
     /**
      * A thread that ends before the agent is up was not enrolled by it: nothing to wait for; but for the one premain
-     * counted ahead, whose end the agent records.
+     * counted ahead, whose end waits for the agent, which records it. Where the agent is not up by the deadline, or its
+     * start failed, that thread's counters close with it, and no record claims what runs on that thread after its end
+     * (the JVM's {@code DestroyJavaVM}); unless the agent's registry took them in meanwhile: its end is then said to the
+     * agent if it is up by now.
      */
     @Override
     public void runEnded(Thread thread) {
-        Agent running = thread == countedAhead ? awaitAgent() : agent;
+        CountedAhead ahead = countedAhead;
+        Agent running;
+        if (ahead != null && thread == ahead.thread()) {
+            running = awaitAgent();
+            if (running == null && ahead.closeUntaken()) {
+                running = agent;
+            }
+        } else {
+            running = agent;
+        }
         if (running != null) {
             running.events().runEnded(thread);
         }

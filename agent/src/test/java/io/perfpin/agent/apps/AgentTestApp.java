@@ -105,14 +105,14 @@ public final class AgentTestApp {
         String mainTouch = System.getProperty(MAIN_TOUCH);
         if (mainTouch != null) {
             // main's first act, while the agent may still start beside main(): counted from premain on
-            boolean agentUp = System.getProperty("perfpin.agent") != null;
+            boolean agentUp = "running".equals(System.getProperty("perfpin.agent"));
             PageToucher.touch(Long.parseLong(mainTouch) * PageToucher.PAGE_SIZE);
             say("main touched " + mainTouch + " " + (agentUp ? "after" : "before") + " the agent was up");
         }
         String early = System.getProperty(EARLY);
         if (early != null) {
             // main's first act, while the agent may still start beside main(): the thread waits for it
-            boolean agentUp = System.getProperty("perfpin.agent") != null;
+            boolean agentUp = "running".equals(System.getProperty("perfpin.agent"));
             int colon = early.indexOf(':');
             start(new Toucher(Integer.parseInt(early.substring(colon + 1))), early.substring(0, colon));
             say("early started " + (agentUp ? "after" : "before") + " the agent was up");
