@@ -45,7 +45,7 @@ public final class ExitCode {
                             + " asked (a pin, threads it could not count or enrol; the agent attach loaded is then"
                             + " detached), or it already runs with other options and `--restart` was not given;"
                             + " `detach`: the agent took the request but says it still runs, or that its detach"
-                            + " failed"),
+                            + " failed; `attach` and `detach`: the agent has said it is starting for over 3 s"),
             new Entry(
                     USAGE,
                     "usage error: a bad option, event name or value",
