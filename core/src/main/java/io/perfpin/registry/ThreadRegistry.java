@@ -197,8 +197,9 @@ public final class ThreadRegistry implements AutoCloseable {
             if (simulated != null) {
                 notices.sayOnce(AgentNotice.info(simulated));
             }
-            if (ahead != null) {
-                registry.threads.enrol(ahead); // before the sampler's first tick, which then publishes it
+            // before the sampler's first tick, which then publishes it; counters it did not take are nobody's
+            if (ahead != null && !registry.threads.enrol(ahead)) {
+                ahead.close();
             }
             registry.sampler.start(); // no thread to be had (a container at its pids limit) fails the start
         } catch (RuntimeException | Error e) {
