@@ -8,6 +8,8 @@ import io.perfpin.agent.apps.AgentTestApp;
 import io.perfpin.agent.apps.MainEndsFirst;
 import io.perfpin.apps.Programs;
 import io.perfpin.files.EffectiveUser;
+import io.perfpin.nativeio.Backends;
+import io.perfpin.nativeio.JniLibrary;
 import io.perfpin.options.OtlpEndpoint;
 import io.perfpin.testkit.SlowAgentStart;
 import java.io.IOException;
@@ -405,6 +407,18 @@ class JavaagentIT {
                                 && said.get(0).contains("the agent is off"),
                         said.get(0));
             }
+        }
+        // premain loads the C library before it parses the options: a bad option is what is said, not the library
+        try (AppJvm app = AppJvm.start(
+                java,
+                "bogus=1",
+                dir,
+                "-D" + Backends.BACKEND_PROPERTY + "=jni",
+                "-D" + JniLibrary.LIBRARY_PROPERTY + "=" + dir.resolve("no-libperfpin.so"))) {
+            assertEquals(plain, drive(app));
+            List<String> said = app.stderr();
+            assertEquals(1, said.size(), "one line: " + said);
+            assertTrue(said.get(0).contains("'bogus=1'") && said.get(0).contains("the agent is off"), said.get(0));
         }
     }
 
