@@ -15,10 +15,10 @@ import java.lang.instrument.Instrumentation;
  */
 public final class AgentMain {
     /**
-     * The descriptors that the kernel's table is grown to hold before the sampler first looks at it: 64 threads'
-     * counters with the default six events, a table of 512 entries, 4 KB of the kernel's memory.
+     * The threads whose counters the descriptor table has room for before the sampler first looks at it: with the
+     * default events, a table of 512 entries, 4 KB of the kernel's memory.
      */
-    private static final int ROOM_DESCRIPTORS = 64 * 6;
+    private static final int ROOM_THREADS = 64;
 
     /** Null before a start, and after a detach. */
     private static AgentStart running;
@@ -28,18 +28,6 @@ public final class AgentMain {
     public static synchronized void start(String text, Instrumentation instrumentation, boolean attached) {
         AgentLog.newRequest();
         try {
-            // At the JVM's start, main() waits for all of this: the library first, so that the kernel's waits pass
-            // while the options are parsed. Its failure is said after them: a bad option is the user's to fix first.
-            // An attach parses first, so that a detach, or a start refused, leaves the JVM without the library.
-            Syscalls syscalls = null;
-            Throwable unloaded = null;
-            if (!attached) {
-                try {
-                    syscalls = readyKernel();
-                } catch (RuntimeException | Error e) {
-                    unloaded = e;
-                }
-            }
             EventParser parser = new EventParser();
             AgentOptions options = AgentOptions.parse(text, parser);
             if (options.detach()) {
@@ -48,12 +36,8 @@ public final class AgentMain {
                 AgentLog.refused("the agent already runs in this JVM; detach it first (perfpin detach "
                         + ProcessHandle.current().pid() + ") to start it with other options");
             } else {
-                if (unloaded != null) {
-                    throw unloaded;
-                }
-                if (syscalls == null) {
-                    syscalls = readyKernel();
-                }
+                Syscalls syscalls = Backends.syscalls();
+                prepareKernel(syscalls, ROOM_THREADS * options.events().events().size());
                 HookClasses.install(syscalls, instrumentation);
                 running = AgentStart.start(options, parser, syscalls, instrumentation, attached);
             }
@@ -63,24 +47,22 @@ public final class AgentMain {
     }
 
     /**
-     * The chosen backend, with a thread of its own begun on what the kernel makes the first counters wait for. The first
-     * counters opened on a host where none was open in the last second wait for the kernel to switch its scheduler's
-     * perf hooks on ({@link KernelReadiness}): 5 to 20 ms here, with no CPU used. That thread opens and closes one
-     * counter at once, so that the wait passes while this thread parses the options, defines the hooks and builds the
-     * registry, before it opens counters of its own. It also grows the descriptor table to hold
-     * {@link #ROOM_DESCRIPTORS} more, which this thread and the application's would otherwise wait for as they open
-     * theirs; past those, the sampler keeps the table ahead ({@link io.perfpin.counter.DescriptorTable}). Nothing
-     * depends on it: what fails there, the counting meets again and says. An attach's start does it too, on the
-     * attach's thread. A class, not a lambda: linking a lambda costs premain more than the work it stands for.
+     * The first counters opened on a host where none was open in the last second wait for the kernel to switch its
+     * scheduler's perf hooks on ({@link KernelReadiness}): 5 to 20 ms here, with no CPU used. A thread of its own opens
+     * and closes one counter at once, so that the wait passes while this thread defines the hooks and builds the
+     * registry, before it opens counters of its own. It also grows the descriptor table to hold {@code descriptors}
+     * more, which the application's threads would otherwise wait for as they start; past those, the sampler keeps the
+     * table ahead ({@link io.perfpin.counter.DescriptorTable}). Nothing depends on it: what fails there, the counting
+     * meets again and says. An attach's start does it too, on the attach's thread. A class, not a lambda: linking a
+     * lambda costs premain more than the work it stands for.
      */
-    private static Syscalls readyKernel() {
-        Syscalls syscalls = Backends.syscalls();
+    private static void prepareKernel(Syscalls syscalls, int descriptors) {
         Thread thread = new Thread(
                 new Runnable() {
                     @Override
                     public void run() {
                         try {
-                            KernelReadiness.prepare(syscalls, ROOM_DESCRIPTORS);
+                            KernelReadiness.prepare(syscalls, descriptors);
                         } catch (RuntimeException | Error e) {
                             // the counters' own open meets it again, and says it
                         }
@@ -93,7 +75,6 @@ public final class AgentMain {
         } catch (OutOfMemoryError e) {
             // no thread to be had: the counters' own open waits for the kernel, as it did without this one
         }
-        return syscalls;
     }
 
     /** Said once, whether the start failed in premain, in agentmain or on its own thread after premain. */
