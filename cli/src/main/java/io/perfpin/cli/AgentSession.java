@@ -76,18 +76,19 @@ final class AgentSession {
         JavaProcess jvm = JavaProcess.of(pid);
         // The agent's own word, through the attach channel: a stats file may be missing or damaged while it runs.
         boolean found = AgentPresence.runs(pid, ATTACH_TIMEOUT);
-        boolean restarted = found && agent.asksAnything() && !runsAsAsked(pid, agent);
+        // What it runs with, as its stats file says, where that decides: an agent just started has not made it yet.
+        OptionsText running = found && agent.asksAnything()
+                ? AgentState.ofRunning(pid, STATS_FILE_GRACE).options()
+                : null;
+        boolean restarted = found && agent.asksAnything() && !(running != null && agent.runsAsAsked(running));
         if (restarted && !restart) {
-            AgentState state = AgentState.of(pid);
             throw new IllegalStateException("the agent already runs in " + pid + " with other options ("
-                    + (state.options() != null
-                            ? "'" + state.options().shown() + "'"
-                            : "its stats file does not say" + " which")
+                    + (running != null ? "'" + running.shown() + "'" : "its stats file does not say which")
                     + "): add --restart to detach it (writing its final records) and attach with these,"
                     + " or perfpin detach " + pid + " first");
         }
         if (restarted) {
-            refuseSameRecording(pid, agent);
+            refuseSameRecording(pid, running, agent);
         }
         AgentSession session = new AgentSession(jvm, options, found, restarted);
         if (session.loads()) {
@@ -104,8 +105,7 @@ final class AgentSession {
      * Refuses a --restart whose --record names the file the running agent records to: the detach writes that agent's
      * final records there, and the new agent would replace them, so the first recording would be lost unsaid.
      */
-    private static void refuseSameRecording(long pid, AgentSettings agent) {
-        OptionsText running = AgentState.of(pid).options();
+    private static void refuseSameRecording(long pid, OptionsText running, AgentSettings agent) {
         if (running != null && agent.recordsWhere(running, workingDirectory(pid))) {
             throw new IllegalStateException("the agent in " + pid + " records to " + agent.record
                     + ", which --restart would replace with this attach's recording: give another --record");
@@ -119,12 +119,6 @@ final class AgentSession {
         } catch (IOException | UnsupportedOperationException e) {
             return null;
         }
-    }
-
-    /** Whether the running agent's options, as its stats file tells them, are those asked; false if it cannot tell. */
-    private static boolean runsAsAsked(long pid, AgentSettings agent) {
-        OptionsText running = AgentState.of(pid).options();
-        return running != null && agent.runsAsAsked(running);
     }
 
     /** Whether this attach loads the agent: none ran, or --restart detached one that ran with other options. */

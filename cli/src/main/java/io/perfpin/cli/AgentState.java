@@ -3,9 +3,11 @@ package io.perfpin.cli;
 import io.perfpin.jvm.AgentStatsFile;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsClosing;
+import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -14,7 +16,7 @@ import java.util.concurrent.TimeUnit;
  * {@link #STALE_FLOOR_MILLIS} (a sampler is a Java thread: a long GC pause holds it too).
  *
  * @param detail     why not, or how often it samples
- * @param unreadable why the stats file, which exists, cannot be read (damaged, or still being created); else null
+ * @param unreadable why the stats file cannot be read (not there, damaged, or still being created); else null
  * @param options    the options an active agent was started with; null when not active
  */
 record AgentState(boolean active, String detail, IOException unreadable, OptionsText options) {
@@ -36,10 +38,27 @@ record AgentState(boolean active, String detail, IOException unreadable, Options
             }
             return new AgentState(true, "every " + intervalMillis + " ms", null, reader.options());
         } catch (NoSuchFileException e) {
-            return new AgentState(false, "", null, null);
+            return new AgentState(false, "", e, null);
         } catch (IOException e) {
             return new AgentState(false, e.getMessage(), e, null);
         }
+    }
+
+    /**
+     * As {@link #of}, for a JVM whose agent says it runs: the agent makes its stats file
+     * {@link io.perfpin.registry.RegistryConfig#DEFERRED_DELAY} after it starts, later on a loaded machine, so a look
+     * just after the JVM's start waits, as long as {@code grace}, while the file is not there or not yet whole.
+     */
+    static AgentState ofRunning(long pid, Duration grace) throws InterruptedException {
+        long deadline = System.nanoTime() + grace.toNanos();
+        AgentState state = of(pid);
+        while ((state.unreadable instanceof NoSuchFileException
+                        || state.unreadable instanceof StatsFileBeingCreatedException)
+                && System.nanoTime() < deadline) {
+            Thread.sleep(20);
+            state = of(pid);
+        }
+        return state;
     }
 
     @Override

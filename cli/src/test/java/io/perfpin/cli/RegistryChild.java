@@ -19,21 +19,33 @@ import java.util.concurrent.CountDownLatch;
  * to a stats file and recording JSON lines, and one enrolled thread, {@code page-toucher}, that touches
  * pages and then waits.
  *
- * <p>Usage: {@code RegistryChild STATS|default JSONL|- MiB}; {@code default} is this JVM's stats file in the
- * perfpin directory, {@code -} records nothing. It prints {@code thread page-toucher tid T javaId J}, then
- * {@code touched N} (pages). The input line {@code end} ends the thread and closes the registry, which prints
+ * <p>Usage: {@code RegistryChild STATS|default|later JSONL|- MiB}; {@code default} is this JVM's stats file in the
+ * perfpin directory, {@code later} the same file made only when the input line {@code publish} comes, as an agent
+ * makes it a moment after it starts; {@code -} records nothing. It prints {@code thread page-toucher tid T javaId J},
+ * then {@code touched N} (pages). The input line {@code end} ends the thread and closes the registry, which prints
  * {@code closed}; the end of its input ends the JVM, closed or not.
  */
 public final class RegistryChild {
     private RegistryChild() {}
 
     public static void main(String[] args) throws Exception {
-        Path stats = args[0].equals("default")
-                ? PerfpinDirectory.statsFile(ProcessHandle.current().pid())
-                : Path.of(args[0]);
-        RegistryConfig config = RegistryConfig.of(EventList.parse("sched", new EventParser()))
-                .withInterval(50_000_000L)
-                .withStatsFile(stats);
+        Path own = PerfpinDirectory.statsFile(ProcessHandle.current().pid());
+        CountDownLatch publish = new CountDownLatch(1);
+        RegistryConfig config =
+                RegistryConfig.of(EventList.parse("sched", new EventParser())).withInterval(50_000_000L);
+        config = switch (args[0]) {
+            case "default" -> config.withStatsFile(own);
+            case "later" ->
+                config.withStatsFileLater(() -> {
+                    try {
+                        publish.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return own;
+                });
+            default -> config.withStatsFile(Path.of(args[0]));
+        };
         if (!args[1].equals("-")) {
             config = config.withJsonLines(Path.of(args[1]));
         }
@@ -63,7 +75,9 @@ public final class RegistryChild {
         toucher.start();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         for (String line = in.readLine(); line != null; line = in.readLine()) {
-            if (line.equals("end")) {
+            if (line.equals("publish")) {
+                publish.countDown();
+            } else if (line.equals("end")) {
                 end.countDown();
                 toucher.join();
                 registry.close();
