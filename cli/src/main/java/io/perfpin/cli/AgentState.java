@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import io.perfpin.jvm.AgentStatsFile;
+import io.perfpin.jvm.JavaProcess;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsClosing;
 import io.perfpin.stats.StatsFileBeingCreatedException;
@@ -47,14 +48,16 @@ record AgentState(boolean active, String detail, IOException unreadable, Options
     /**
      * As {@link #of}, for a JVM whose agent says it runs: the agent makes its stats file
      * {@link io.perfpin.registry.RegistryConfig#DEFERRED_DELAY} after it starts, later on a loaded machine, so a look
-     * just after the JVM's start waits, as long as {@code grace}, while the file is not there or not yet whole.
+     * just after the JVM's start waits, as long as {@code grace}, while the file is not there or not yet whole and the
+     * JVM runs.
      */
     static AgentState ofRunning(long pid, Duration grace) throws InterruptedException {
         long deadline = System.nanoTime() + grace.toNanos();
         AgentState state = of(pid);
         while ((state.unreadable instanceof NoSuchFileException
                         || state.unreadable instanceof StatsFileBeingCreatedException)
-                && System.nanoTime() < deadline) {
+                && System.nanoTime() < deadline
+                && JavaProcess.isRunning(pid)) {
             Thread.sleep(20);
             state = of(pid);
         }
