@@ -346,16 +346,12 @@ final class AgentSession {
     private static StatsFileReader awaitStatsFile(long pid, Path file, IOException first) throws Exception {
         IOException last = first;
         if (AgentPresence.loadedAJavaAgent(pid)) {
-            long deadline = System.nanoTime() + STATS_FILE_GRACE.toNanos();
-            while (System.nanoTime() < deadline && JavaProcess.isRunning(pid)) {
-                Thread.sleep(20);
-                try {
-                    return AgentStatsFile.open(pid);
-                } catch (NoSuchFileException | StatsFileBeingCreatedException notYet) {
-                    last = notYet;
-                } catch (IOException unreadable) {
-                    throw FileErrors.unreadableStatsFile(file, unreadable);
-                }
+            try {
+                return AgentStatsFile.openOnceMade(pid, STATS_FILE_GRACE);
+            } catch (NoSuchFileException | StatsFileBeingCreatedException notYet) {
+                last = notYet;
+            } catch (IOException unreadable) {
+                throw FileErrors.unreadableStatsFile(file, unreadable);
             }
             JavaProcess.of(pid); // gone meanwhile: its own exit code
         }

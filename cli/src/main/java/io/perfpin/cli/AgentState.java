@@ -1,10 +1,8 @@
 package io.perfpin.cli;
 
 import io.perfpin.jvm.AgentStatsFile;
-import io.perfpin.jvm.JavaProcess;
 import io.perfpin.stats.OptionsText;
 import io.perfpin.stats.StatsClosing;
-import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
@@ -26,42 +24,41 @@ record AgentState(boolean active, String detail, IOException unreadable, Options
 
     static AgentState of(long pid) {
         try (StatsFileReader reader = AgentStatsFile.open(pid)) {
-            StatsClosing closing = reader.closing();
-            if (closing != StatsClosing.OPEN) {
-                return new AgentState(false, "closed: " + LiveEnding.of(closing).message(pid), null, null);
-            }
-            long intervalMillis = TimeUnit.NANOSECONDS.toMillis(reader.intervalNanos());
-            // No heartbeat yet: the sampler has not ticked since the file was made.
-            long beat = reader.heartbeatEpochMillis() != 0 ? reader.heartbeatEpochMillis() : reader.startEpochMillis();
-            long age = System.currentTimeMillis() - beat;
-            if (age > Math.max(STALE_INTERVALS * intervalMillis, STALE_FLOOR_MILLIS)) {
-                return new AgentState(false, "stale: no heartbeat for " + age / 1000 + " s", null, null);
-            }
-            return new AgentState(true, "every " + intervalMillis + " ms", null, reader.options());
-        } catch (NoSuchFileException e) {
-            return new AgentState(false, "", e, null);
+            return of(pid, reader);
         } catch (IOException e) {
-            return new AgentState(false, e.getMessage(), e, null);
+            return unread(e);
         }
     }
 
     /**
-     * As {@link #of}, for a JVM whose agent says it runs: the agent makes its stats file
-     * {@link io.perfpin.registry.RegistryConfig#DEFERRED_DELAY} after it starts, later on a loaded machine, so a look
-     * just after the JVM's start waits, as long as {@code grace}, while the file is not there or not yet whole and the
-     * JVM runs.
+     * As {@link #of}, for a JVM whose agent says it runs, and may have started a moment ago: its stats file is waited
+     * for as {@link AgentStatsFile#openOnceMade} says, as long as {@code grace}.
      */
     static AgentState ofRunning(long pid, Duration grace) throws InterruptedException {
-        long deadline = System.nanoTime() + grace.toNanos();
-        AgentState state = of(pid);
-        while ((state.unreadable instanceof NoSuchFileException
-                        || state.unreadable instanceof StatsFileBeingCreatedException)
-                && System.nanoTime() < deadline
-                && JavaProcess.isRunning(pid)) {
-            Thread.sleep(20);
-            state = of(pid);
+        try (StatsFileReader reader = AgentStatsFile.openOnceMade(pid, grace)) {
+            return of(pid, reader);
+        } catch (IOException e) {
+            return unread(e);
         }
-        return state;
+    }
+
+    private static AgentState of(long pid, StatsFileReader reader) throws IOException {
+        StatsClosing closing = reader.closing();
+        if (closing != StatsClosing.OPEN) {
+            return new AgentState(false, "closed: " + LiveEnding.of(closing).message(pid), null, null);
+        }
+        long intervalMillis = TimeUnit.NANOSECONDS.toMillis(reader.intervalNanos());
+        // No heartbeat yet: the sampler has not ticked since the file was made.
+        long beat = reader.heartbeatEpochMillis() != 0 ? reader.heartbeatEpochMillis() : reader.startEpochMillis();
+        long age = System.currentTimeMillis() - beat;
+        if (age > Math.max(STALE_INTERVALS * intervalMillis, STALE_FLOOR_MILLIS)) {
+            return new AgentState(false, "stale: no heartbeat for " + age / 1000 + " s", null, null);
+        }
+        return new AgentState(true, "every " + intervalMillis + " ms", null, reader.options());
+    }
+
+    private static AgentState unread(IOException e) {
+        return new AgentState(false, e instanceof NoSuchFileException ? "" : e.getMessage(), e, null);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.perfpin.jvm;
 
 import io.perfpin.PerfpinDirectory;
 import io.perfpin.nativeio.FileStat;
+import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileName;
 import io.perfpin.stats.StatsFileReader;
 import java.io.BufferedReader;
@@ -12,6 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
@@ -86,6 +88,29 @@ public final class AgentStatsFile {
                 throw e;
             }
             return reader;
+        }
+    }
+
+    /**
+     * As {@link #open}, for a JVM whose agent may have started a moment ago: an agent makes its stats file
+     * {@link io.perfpin.registry.RegistryConfig#DEFERRED_DELAY} after it starts, later on a loaded machine, so this
+     * waits while the file is not there or not yet whole, as long as {@code grace} and while the JVM runs.
+     *
+     * @throws NoSuchFileException             when it has none by then
+     * @throws StatsFileBeingCreatedException when it is not whole by then
+     * @throws IOException                     when it cannot be read, or is no stats file
+     */
+    public static StatsFileReader openOnceMade(long pid, Duration grace) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (true) {
+            try {
+                return open(pid);
+            } catch (NoSuchFileException | StatsFileBeingCreatedException notYet) {
+                if (System.nanoTime() - deadline >= 0 || !JavaProcess.isRunning(pid)) {
+                    throw notYet;
+                }
+                Thread.sleep(20);
+            }
         }
     }
 
