@@ -15,7 +15,6 @@ import io.perfpin.jvm.AgentJar;
 import io.perfpin.jvm.AgentPresence;
 import io.perfpin.report.JsonReader;
 import io.perfpin.report.ThreadRecord;
-import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import io.perfpin.testkit.SystemProperty;
 import io.perfpin.testkit.TestJvm;
@@ -28,7 +27,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermissions;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -592,32 +590,10 @@ class AttachCommandTest {
                     .resolve("jvms")
                     .resolve(jvm.pid() + ".stats");
             assertEquals(stats, io.perfpin.jvm.AgentStatsFile.of(jvm.pid()));
-            awaitInStatsFile(stats, "worker-0");
+            ChildJvm.awaitInStatsFile(stats, "worker-0");
             CliRun top = CliRun.capture(() -> Perfpin.run("top", Long.toString(jvm.pid()), "--duration", "500ms"));
             assertEquals(0, top.code, top.err);
             assertTrue(top.out.contains("\nworker-0 "), top.out);
-        }
-    }
-
-    /**
-     * Until the agent has published {@code thread} in its stats file: a thread that the C library enrolled as it
-     * started is published by the sampler's next tick, after the application said it was ready.
-     */
-    private static void awaitInStatsFile(Path stats, String thread) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-        while (true) {
-            if (Files.exists(stats)) {
-                try (StatsFileReader reader = StatsFileReader.open(stats)) {
-                    if (reader.snapshot().threads().stream()
-                            .anyMatch(t -> t.name().equals(thread))) {
-                        return;
-                    }
-                } catch (StatsFileBeingCreatedException notYet) {
-                    // the sampler makes it as this looks: looked at again below
-                }
-            }
-            assertTrue(System.nanoTime() < deadline, thread + " in " + stats + " within a minute");
-            Thread.sleep(20);
         }
     }
 

@@ -1,8 +1,15 @@
 package io.perfpin.cli;
 
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
 import io.perfpin.jvm.AgentJar;
+import io.perfpin.stats.StatsFileBeingCreatedException;
+import io.perfpin.stats.StatsFileReader;
 import io.perfpin.testkit.TestJvm;
 import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -64,6 +71,28 @@ final class ChildJvm extends TestJvm {
     /** A program that embeds a JVM (or none), talked to in the same way. */
     static ChildJvm startCommand(List<String> command) throws IOException {
         return new ChildJvm(TestJvm.program(command));
+    }
+
+    /**
+     * Until the agent has published {@code thread} in its stats file: a thread that the C library enrolled as it
+     * started is published by the sampler's next tick, after the application said it was ready.
+     */
+    static void awaitInStatsFile(Path stats, String thread) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        while (true) {
+            if (Files.exists(stats)) {
+                try (StatsFileReader reader = StatsFileReader.open(stats)) {
+                    if (reader.snapshot().threads().stream()
+                            .anyMatch(t -> t.name().equals(thread))) {
+                        return;
+                    }
+                } catch (StatsFileBeingCreatedException notYet) {
+                    // the sampler makes it as this looks: looked at again below
+                }
+            }
+            assertTrue(System.nanoTime() < deadline, thread + " in " + stats + " within a minute");
+            Thread.sleep(20);
+        }
     }
 
     /** Ends it (its input closed) and returns all it printed after what was awaited. */
