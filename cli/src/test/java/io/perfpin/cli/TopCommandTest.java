@@ -98,8 +98,7 @@ class TopCommandTest {
                 "threads=.*;events=task-clock;interval=100ms", "io.perfpin.apps.Service", "0", "60", "0")) {
             service.await(Pattern.compile("ready"));
             try {
-                // its columns are known once it has published a thread: before, top has none to check against
-                ChildJvm.awaitInStatsFile(PerfpinDirectory.statsFile(service.pid()), "main");
+                // at once: the agent's events are columns of its stats file as soon as top can open it
                 CliRun top = CliRun.capture(() -> Perfpin.run(
                         "top", Long.toString(service.pid()), "--columns", "page-faults", "--duration", "5s"));
                 assertEquals(ExitCode.USAGE, top.code, top.err);

@@ -8,7 +8,6 @@ import io.perfpin.counter.ThreadCounters;
 import io.perfpin.cpu.Placement;
 import io.perfpin.cpu.ThreadPins;
 import io.perfpin.event.EventList;
-import io.perfpin.event.EventSpec;
 import io.perfpin.jvm.ThisProcess;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.Syscalls;
@@ -233,14 +232,13 @@ public final class ThreadRegistry implements AutoCloseable {
                 config.liveSlots(),
                 config.finishedSlots(),
                 config.agentOptions(),
-                pmu);
+                pmu,
+                // Every selected event is a column from the start, in --events order, named before a viewer can open
+                // the file: a viewer writes its CSV header from the first frame, before any thread is enrolled, and
+                // checks --columns against them; one column per event is the output contract (docs/outputs.md). An
+                // event a thread's own list adds later gets its column then.
+                config.defaultEvents().names());
         stats.descriptorBudget(descriptors.budget());
-        // Every selected event is a column from the start, in --events order: a viewer writes its CSV header from
-        // the first frame, before any thread is enrolled, and one column per event is the output contract
-        // (docs/outputs.md). An event a thread's own list adds later gets its column then.
-        for (EventSpec event : config.defaultEvents().events()) {
-            stats.eventIndex(event.name());
-        }
         return stats;
     }
 

@@ -196,7 +196,7 @@ public final class StatsFile implements AutoCloseable {
      * Creates the file as {@link OutputFile} says (0600, new or replacing one of this user's regular files, never
      * through a link), locked for as long as it is open ({@link OutputFile#createUnlessLocked}), and publishes its
      * header last. A file there that another process holds locked is its live stats file, left as it is: refused.
-     * Events are named later with {@link #eventIndex}, up to {@code eventCapacity} of them. The file stays open until
+     * Events are named as they come with {@link #eventIndex}, up to {@code eventCapacity} of them. The file stays open until
      * {@link #close}, so that {@link #damage} can ask its size.
      *
      * @param liveCapacity the most live slots the file grows to; it starts with
@@ -212,13 +212,24 @@ public final class StatsFile implements AutoCloseable {
             int liveCapacity,
             int finishedSlots)
             throws IOException {
-        return create(file, pid, startEpochMillis, intervalNanos, eventCapacity, liveCapacity, finishedSlots, "", null);
+        return create(
+                file,
+                pid,
+                startEpochMillis,
+                intervalNanos,
+                eventCapacity,
+                liveCapacity,
+                finishedSlots,
+                "",
+                null,
+                List.of());
     }
 
     /**
      * As the other {@code create}, recording the options text the agent was started with and naming the simulated PMU
      * that makes the hardware counts ({@code pmu}, such as {@code simulated skylake}; null for the kernel's), so that a
-     * viewer labels them (tests only).
+     * viewer labels them (tests only). {@code events} are the file's first columns, in order, named before the header
+     * is published: a viewer that opens the file finds them, and checks its own columns against them from the start.
      *
      * @throws IllegalArgumentException also when {@code pmu} is not {@code simulated} and a model's name
      */
@@ -231,12 +242,14 @@ public final class StatsFile implements AutoCloseable {
             int liveCapacity,
             int finishedSlots,
             String options,
-            String pmu)
+            String pmu,
+            List<String> events)
             throws IOException {
         if (pmu != null && !pmu.matches(PMU_MODEL)) {
             throw new IllegalArgumentException("a stats file names a PMU as " + PMU_MODEL + ", not '" + pmu + "'");
         }
         requireWithin("event capacity", eventCapacity, 1, MAX_EVENT_CAPACITY);
+        requireWithin("events named at the start", events.size(), 0, eventCapacity);
         requireWithin("live slot capacity", liveCapacity, 1, MAX_LIVE_SLOTS);
         requireWithin("finished slot count", finishedSlots, 1, MAX_FINISHED_SLOTS);
         requireWithin("pid", pid, 1, MAX_PID);
@@ -258,7 +271,7 @@ public final class StatsFile implements AutoCloseable {
                     .fileKey();
             StatsFile stats = new StatsFile(
                     file, channel, key, fixed, live, eventCapacity, liveSlots, liveCapacity, finishedSlots);
-            stats.writeHeader(pid, startEpochMillis, intervalNanos, options, pmu == null ? "" : pmu);
+            stats.writeHeader(pid, startEpochMillis, intervalNanos, options, pmu == null ? "" : pmu, events);
             return stats;
         } catch (IOException | RuntimeException | InternalError e) {
             channel.close();
@@ -382,8 +395,12 @@ public final class StatsFile implements AutoCloseable {
         }
     }
 
-    private void writeHeader(long pid, long startEpochMillis, long intervalNanos, String options, String pmu) {
+    private void writeHeader(
+            long pid, long startEpochMillis, long intervalNanos, String options, String pmu, List<String> events) {
         ByteBuffer b = fixed;
+        for (String event : events) {
+            eventIndex(event);
+        }
         StatsStrings.put(b, PMU_OFFSET, PMU_SIZE, pmu);
         byte[] text = options.getBytes(StandardCharsets.UTF_8);
         b.putInt(OPTIONS_LENGTH_OFFSET, text.length);

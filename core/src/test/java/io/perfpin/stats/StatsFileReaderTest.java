@@ -107,7 +107,8 @@ class StatsFileReaderTest {
             assertNull(reader.snapshot().pmu());
         }
         Path file = dir.resolve("simulated.stats");
-        try (StatsFile stats = StatsFile.create(file, 4242, 0, 50 * MILLISECOND, 1, 1, 1, "", "simulated skylake")) {
+        try (StatsFile stats =
+                StatsFile.create(file, 4242, 0, 50 * MILLISECOND, 1, 1, 1, "", "simulated skylake", List.of())) {
             stats.claimSlot(Published.of(1001, 1, "worker", "0"));
             stats.sampled(1, 1);
         }
@@ -127,7 +128,8 @@ class StatsFileReaderTest {
                         + " letters, digits and dashes allowed)");
         assertThrows(
                 IllegalArgumentException.class,
-                () -> StatsFile.create(dir.resolve("bad.stats"), 1, 0, MILLISECOND, 1, 1, 1, "", "skylake\033[2J"));
+                () -> StatsFile.create(
+                        dir.resolve("bad.stats"), 1, 0, MILLISECOND, 1, 1, 1, "", "skylake\033[2J", List.of()));
     }
 
     /**

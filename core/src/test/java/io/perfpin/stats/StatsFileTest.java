@@ -20,6 +20,7 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -102,12 +103,37 @@ class StatsFileTest {
         }
     }
 
+    /**
+     * The events given at its creation are a file's columns in the first snapshot any reader can take: a viewer that
+     * checks --columns against them as the file appears never finds none. More come after them as they are named.
+     */
+    @Test
+    void theEventsGivenAtCreationAreTheColumnsOfTheFirstSnapshot() throws Exception {
+        Path file = dir.resolve("columns.stats");
+        List<String> events = List.of("task-clock", "page-faults");
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 3, 1, 1, "", null, events);
+                StatsFileReader reader = StatsFileReader.open(file)) {
+            assertEquals(events, reader.snapshot().eventNames());
+            assertEquals(1, stats.eventIndex("page-faults"));
+            assertEquals(2, stats.eventIndex("context-switches"));
+            assertEquals(
+                    List.of("task-clock", "page-faults", "context-switches"),
+                    reader.snapshot().eventNames());
+        }
+        Path over = dir.resolve("over.stats");
+        assertThrows(
+                IllegalArgumentException.class,
+                () -> StatsFile.create(over, 1, 0, MILLISECOND, 1, 1, 1, "", null, events),
+                "more events than the file can name");
+        assertFalse(Files.exists(over, LinkOption.NOFOLLOW_LINKS), "nothing is made for a header it refuses");
+    }
+
     /** What the agent says reaches viewers in order, with its kind, as many as the file holds; no more. */
     @Test
     void noticesAndTheAgentsOptionsReachReaders() throws Exception {
         Path file = dir.resolve("notices.stats");
         String options = "threads=worker-.*;pin=worker-0@7;" + "x".repeat(2000) + ";quiet";
-        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 1, 1, options, null);
+        try (StatsFile stats = StatsFile.create(file, 1, 0, MILLISECOND, 1, 1, 1, options, null, List.of());
                 StatsFileReader reader = StatsFileReader.open(file)) {
             assertEquals(List.of(), reader.snapshot().notices());
             List<AgentNotice> said = List.of(
@@ -143,7 +169,8 @@ class StatsFileTest {
         }
         // A text longer than the file keeps (what only multi-byte characters make) is cut, and compared whole.
         String long2 = "threads=" + "\u00e9".repeat(40_000);
-        try (StatsFile stats = StatsFile.create(dir.resolve("long.stats"), 1, 0, MILLISECOND, 1, 1, 1, long2, null);
+        try (StatsFile stats = StatsFile.create(
+                        dir.resolve("long.stats"), 1, 0, MILLISECOND, 1, 1, 1, long2, null, List.of());
                 StatsFileReader reader = StatsFileReader.open(dir.resolve("long.stats"))) {
             OptionsText kept = reader.options();
             assertFalse(kept.whole());
