@@ -77,10 +77,10 @@ final class AgentSession {
         // The agent's own word, through the attach channel: a stats file may be missing or damaged while it runs.
         boolean found = AgentPresence.runs(pid, ATTACH_TIMEOUT);
         // What it runs with, as its stats file says, where that decides: an agent just started has not made it yet.
-        OptionsText running = found && agent.asksAnything()
-                ? AgentState.ofRunning(pid, STATS_FILE_GRACE).options()
-                : null;
-        boolean restarted = found && agent.asksAnything() && !(running != null && agent.runsAsAsked(running));
+        boolean compares = found && agent.asksAnything();
+        OptionsText running =
+                compares ? AgentState.ofRunning(pid, STATS_FILE_GRACE).options() : null;
+        boolean restarted = compares && !(running != null && agent.runsAsAsked(running));
         if (restarted && !restart) {
             throw new IllegalStateException("the agent already runs in " + pid + " with other options ("
                     + (running != null ? "'" + running.shown() + "'" : "its stats file does not say which")
