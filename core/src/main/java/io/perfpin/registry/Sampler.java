@@ -97,6 +97,9 @@ final class Sampler {
                 },
                 "perfpin-sampler");
         this.thread.setDaemon(true);
+        // Made here, on the thread that starts the registry: made on the sampler, with the heap full, the class would
+        // be unusable for good, and every tick with it.
+        Piece.values();
         // the first thread enrolled wakes this one for the table's first look, off the application's start
         threads.tableMark(table.mark(), thread);
     }
@@ -194,7 +197,7 @@ final class Sampler {
                 deferred.skipped();
             }
         } catch (RuntimeException | Error e) {
-            failed("giving up the work left for later", e);
+            failed(Piece.GIVE_UP, null, e);
         }
         try {
             if (lastTickReceived()) {
@@ -271,7 +274,7 @@ final class Sampler {
         try {
             start(started);
         } catch (RuntimeException | Error e) {
-            failed("the sampler's start", e);
+            failed(Piece.START, null, e);
         }
         // the first tick an interval after the start, as if nothing had come between
         long park = Math.max(0, intervalNanos - (System.nanoTime() - started));
@@ -281,14 +284,14 @@ final class Sampler {
             } catch (RuntimeException | Error e) {
                 // An InternalError is thrown later than the write that faulted (see MappedFaults); the sampler goes on
                 // all the same, whatever it was.
-                failed("sampling", e);
+                failed(Piece.SAMPLING, null, e);
             }
             park = intervalNanos;
         }
         try {
             closeDown();
         } catch (RuntimeException | Error e) {
-            failed("closing", e);
+            failed(Piece.CLOSING, null, e);
         }
     }
 
@@ -374,20 +377,16 @@ final class Sampler {
             try {
                 listener.threadsRead(live, finishedThisTick);
             } catch (RuntimeException | Error e) {
-                failed(tickOf(listener), e);
+                failed(Piece.LISTENER, listener, e);
             }
             try {
                 listener.afterTick(now, finalPass, recording);
             } catch (RuntimeException | Error e) {
-                failed(tickOf(listener), e);
+                failed(Piece.LISTENER, listener, e);
             }
         }
         isolated(Piece.FLUSH, null, now);
         isolated(Piece.PUBLISH, null, now);
-    }
-
-    private static String tickOf(ThreadRegistry.TickListener listener) {
-        return "the tick of " + listener.getClass().getName();
     }
 
     /**
@@ -415,7 +414,7 @@ final class Sampler {
             threads.tableMark(table.mark(), thread);
             return grew || table.keepAhead(highestHeldAtLeast());
         } catch (IOException | RuntimeException | Error e) {
-            failed("growing the descriptor table", e);
+            failed(Piece.TABLE, null, e);
             return grew;
         }
     }
@@ -439,9 +438,11 @@ final class Sampler {
     }
 
     /**
-     * The pieces of the sampler's work, each {@link Isolated}. A switch over them rather than a lambda for each: some
-     * 20 ms of the sampler's CPU in a JVM that churns threads was linking lambdas, and a lambda that captures the
-     * thread is an allocation per thread per tick.
+     * The pieces of the sampler's work, each {@link Isolated}, and what else it says as failed. A test of each rather
+     * than a lambda for each: some 20 ms of the sampler's CPU in a JVM that churns threads was linking lambdas, and a
+     * lambda that captures the thread is an allocation per thread per tick. Names made once, rather than literals in
+     * the handlers: a literal's string is made the first time its code runs, and a handler that first runs with the
+     * heap full would throw again, out of the sampler.
      */
     private enum Piece {
         ADMIT("taking in new threads"),
@@ -451,7 +452,13 @@ final class Sampler {
         FLUSH("flushing the recording"),
         PUBLISH("publishing to the stats file"),
         LAST_TICK("the last tick"),
-        CLOSE_STATS("closing the stats file");
+        CLOSE_STATS("closing the stats file"),
+        START("the sampler's start"),
+        SAMPLING("sampling"),
+        TABLE("growing the descriptor table"),
+        LISTENER("the tick of"),
+        GIVE_UP("giving up the work left for later"),
+        CLOSING("closing");
 
         final String what;
 
@@ -468,39 +475,45 @@ final class Sampler {
     private void isolated(Piece piece, TrackedThread t, long now) {
         try {
             StatsPublisher publisher = stats;
-            switch (piece) {
-                case ADMIT -> threads.admitInto(live);
-                case READ -> t.read();
-                case SAMPLE -> recording.sample(t, now);
-                case FINAL_RECORD -> recording.finalRecord(t, now);
-                case FLUSH -> recording.flush();
-                case PUBLISH -> {
-                    if (publisher != null) {
-                        publisher.tick(live, finishedThisTick, now);
-                    }
-                }
-                case LAST_TICK -> tick(true);
-                case CLOSE_STATS -> {
-                    if (publisher != null) {
-                        publisher.close(closing != null ? closing : StatsClosing.WHILE_RUNNING);
-                    }
-                }
+            // ifs, not a switch: javac keeps an enum switch's table in a class of its own, made the first time the
+            // switch runs, which a full heap would leave unusable for good, and every tick with it
+            if (piece == Piece.ADMIT) {
+                threads.admitInto(live);
+            } else if (piece == Piece.READ) {
+                t.read();
+            } else if (piece == Piece.SAMPLE) {
+                recording.sample(t, now);
+            } else if (piece == Piece.FINAL_RECORD) {
+                recording.finalRecord(t, now);
+            } else if (piece == Piece.FLUSH) {
+                recording.flush();
+            } else if (piece == Piece.PUBLISH && publisher != null) {
+                publisher.tick(live, finishedThisTick, now);
+            } else if (piece == Piece.LAST_TICK) {
+                tick(true);
+            } else if (piece == Piece.CLOSE_STATS && publisher != null) {
+                publisher.close(closing != null ? closing : StatsClosing.WHILE_RUNNING);
             }
         } catch (RuntimeException | Error e) {
-            failed(piece.what, e);
+            failed(piece, null, e);
         }
     }
 
     /**
-     * Says what failed, and never throws itself: saying allocates, which a heap out of memory may refuse again, and a
-     * throw from here would end the sampler. A notice it could not say is left unsaid; counting goes on.
+     * Says what failed ({@code piece}, of {@code of}'s class where not null), and never throws itself: saying allocates,
+     * which a heap out of memory may refuse again, and a throw from here would end the sampler. A notice it could not
+     * say is left unsaid; counting goes on.
      */
-    private void failed(String what, Throwable failure) {
+    private void failed(Piece piece, Object of, Throwable failure) {
         try {
             if (failure instanceof InternalError) {
                 faulted((InternalError) failure);
             } else {
-                notices.sayOnce(Isolated.failed(what, failure));
+                notices.sayOnce(Isolated.failed(
+                        of == null
+                                ? piece.what
+                                : piece.what + " " + of.getClass().getName(),
+                        failure));
             }
         } catch (RuntimeException | Error unsaid) {
             // the sampler goes on

@@ -296,13 +296,17 @@ public final class ThreadRegistry implements AutoCloseable {
                 notices.publishTo(publisher);
                 return;
             }
-        } catch (IOException | RuntimeException | InternalError e) {
+        } catch (IOException | RuntimeException | Error e) {
             // a failure, with its cause: a log= file keeps why the file could not be made (a full disk, say); an
             // InternalError is a fault of its mapping, which must not end the sampler that counts
-            notices.sayOnce(AgentNotice.failure(
-                    "no live view (perfpin top, attach and run show nothing): cannot" + " write the stats file " + path,
-                    e,
-                    "counting and recording go on"));
+            try {
+                notices.sayOnce(AgentNotice.failure(
+                        "no live view (perfpin top, attach and run show nothing): cannot write the stats file " + path,
+                        e,
+                        "counting and recording go on"));
+            } catch (RuntimeException | Error unsaid) {
+                // a heap out of memory: the notices held for the file are let go all the same, below
+            }
         }
         notices.noStatsFile();
     }

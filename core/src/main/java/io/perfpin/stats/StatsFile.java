@@ -273,7 +273,7 @@ public final class StatsFile implements AutoCloseable {
                     file, channel, key, fixed, live, eventCapacity, liveSlots, liveCapacity, finishedSlots);
             stats.writeHeader(pid, startEpochMillis, intervalNanos, options, pmu == null ? "" : pmu, events);
             return stats;
-        } catch (IOException | RuntimeException | InternalError e) {
+        } catch (IOException | RuntimeException | Error e) {
             channel.close();
             throw e;
         }

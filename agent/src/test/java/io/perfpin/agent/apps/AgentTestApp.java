@@ -66,6 +66,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  *   open N                 opens /dev/null N times and keeps the files open, up to the first failure
  *                          -> "opened K of N", then ": why" if K is less
  *   close                  closes the files that open opened          -> "closed K"
+ *   fullheap MS            main fills the heap and keeps it full for MS ms, as an application short of memory for
+ *                          a while, then lets it go                   -> "heap let go" (run with a small -Xmx)
  *   starved NAME PAGES     as start, after opening /dev/null until none is left: the thread starts with no free
  *                          descriptor, even where another thread freed one since the last open -> "touched NAME TID"
  *   finish                 every waiting thread ends; then "done" and exit 0
@@ -199,6 +201,7 @@ public final class AgentTestApp {
                 case "paced" -> paced(word[1], Integer.parseInt(word[2]), Integer.parseInt(word[3]), word.length > 4);
                 case "park" -> park(Integer.parseInt(word[1]), word[2]);
                 case "open" -> open(Integer.parseInt(word[1]));
+                case "fullheap" -> fullHeap(Long.parseLong(word[1]));
                 case "close" -> {
                     for (FileChannel file : FILES) {
                         file.close();
@@ -477,6 +480,41 @@ public final class AgentTestApp {
         }
         running.acquire(2);
         say("churned " + threads);
+    }
+
+    /**
+     * Fills the heap, and fills again what the collector frees, until {@code millis} have passed: every allocation of
+     * every thread meanwhile may fail. What main allocates itself fails quietly here; the heap is let go after.
+     */
+    private static void fullHeap(long millis) {
+        String done = "heap let go"; // made before the heap is full
+        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
+        Object[] hog = new Object[1 << 20];
+        int filled = 0;
+        try {
+            while (filled < hog.length) {
+                hog[filled++] = new long[64];
+            }
+        } catch (OutOfMemoryError full) {
+            // full: held below
+        }
+        while (System.nanoTime() < end) {
+            try {
+                if (filled < hog.length) {
+                    hog[filled++] = new long[2];
+                }
+            } catch (OutOfMemoryError stillFull) {
+                // as meant
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException | OutOfMemoryError e) {
+                // on until the end
+            }
+        }
+        hog = null;
+        System.gc();
+        say(done);
     }
 
     /** A churn that lasts as long as the test needs it: threads start and end until finish. */
