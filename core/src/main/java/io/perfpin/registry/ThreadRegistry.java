@@ -532,23 +532,36 @@ public final class ThreadRegistry implements AutoCloseable {
                 return samplerBack;
             }
             closed = true;
-            List<String> failures = new ArrayList<>();
-            for (Closing step : Closing.values()) {
+            // Made as a step fails, not before: a close that follows a failure for want of heap (a start that failed)
+            // runs every step all the same, whether or not it can say why one failed.
+            List<String> failures = null;
+            for (Closing step : CLOSING_STEPS) {
                 if (!samplerBack && step.waitsForSampler) {
                     continue;
                 }
                 try {
-                    switch (step) {
-                        case ENROLMENTS -> threads.close();
-                        case THREADS -> samplerBack = sampler.finish(boundNanos, why);
-                        case PINS -> pins.close();
-                        case SWITCHED_ON -> switchedOn.close();
-                        case RECORDING -> recording.close();
+                    // ifs, not a switch: javac keeps an enum switch's table in a class made the first time it runs
+                    if (step == Closing.ENROLMENTS) {
+                        threads.close();
+                    } else if (step == Closing.THREADS) {
+                        samplerBack = sampler.finish(boundNanos, why);
+                    } else if (step == Closing.PINS) {
+                        pins.close();
+                    } else if (step == Closing.SWITCHED_ON) {
+                        switchedOn.close();
+                    } else {
+                        recording.close();
                     }
                 } catch (RuntimeException | Error e) {
-                    failures.add(step.what + ": " + e);
+                    try {
+                        failures = failures == null ? new ArrayList<>() : failures;
+                        failures.add(step.what + ": " + e);
+                    } catch (RuntimeException | Error unsaid) {
+                        // no heap to say it: the next step runs all the same
+                    }
                 }
             }
+            failures = failures == null ? new ArrayList<>() : failures;
             if (!samplerBack) {
                 failures.add("the sampler has not come back from its tick in "
                         + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms (a write to a file system that does not"
@@ -608,6 +621,12 @@ public final class ThreadRegistry implements AutoCloseable {
             }
         }
     }
+
+    /**
+     * {@link Closing}'s steps, made with this class, as the registry starts: made by its close, after a failure for want
+     * of heap, the enum could be left unusable, and no step would run.
+     */
+    private static final Closing[] CLOSING_STEPS = Closing.values();
 
     /** The steps of {@link #close}, in order; each runs whatever failed before it. */
     private enum Closing {

@@ -176,35 +176,63 @@ final class AgentStart implements ThreadEvents {
 
     private void startAgent(
             AgentOptions options, EventParser parser, Syscalls syscalls, Instrumentation instrumentation, Early early) {
+        Agent running;
         try {
-            started(Agent.start(options, parser, syscalls, instrumentation, false, early));
+            running = Agent.start(options, parser, syscalls, instrumentation, false, early);
         } catch (IOException | RuntimeException | Error e) {
             try {
                 AgentMain.notStarted(e); // first: the JVM's exit, which waits for the start, may come right after
+            } catch (RuntimeException | Error unsaid) {
+                // no heap left to say it: what the start took is given back all the same, rather than this thread
+                // ending with the Error, which the JVM would hand to the application's handler
             } finally {
                 takeBack(syscalls, instrumentation, early.onDemand(), early.ahead());
             }
+            return;
         }
+        started(running);
     }
 
     /**
      * After a failed start in the background: the hooks, the thread events, the weaving, main's counters where no
-     * registry took them in, and the exit hook go. Only then is the start said to have failed, which lets another
-     * agent start.
+     * registry took them in, and the exit hook go, each whatever the one before threw (a heap out of memory, say), so
+     * that none is left behind. Only then is the start said to have failed, which lets another agent start.
      */
     private void takeBack(
             Syscalls syscalls, Instrumentation instrumentation, WeavingOnDemand onDemand, CountedAhead ahead) {
         try {
             ThreadHooks.uninstall(this);
+        } catch (RuntimeException | Error e) {
+            // and the next step all the same
+        }
+        try {
             ThreadLifecycleEvents.disable(syscalls);
+        } catch (RuntimeException | Error e) {
+            // and the next step all the same
+        }
+        try {
             if (onDemand != null) {
                 onDemand.reset(instrumentation);
             }
+        } catch (RuntimeException | Error e) {
+            // and the next step all the same
+        }
+        try {
             if (ahead != null) {
                 ahead.close();
             }
+        } catch (RuntimeException | Error e) {
+            // and the next step all the same
+        }
+        try {
             removeExitHook();
+        } catch (RuntimeException | Error e) {
+            // the hook, with no agent to wait for, returns at once
+        }
+        try {
             sayPresence(null);
+        } catch (RuntimeException | Error e) {
+            // not said: perfpin attach and detach wait for a start said for over its deadline, then say so
         } finally {
             failed = true;
             done.countDown();
