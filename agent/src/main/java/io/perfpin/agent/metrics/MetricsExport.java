@@ -40,14 +40,22 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
         this.prometheus = options.prometheus() == null
                 ? null
                 : PrometheusEndpoint.start(options.prometheus(), threads::snapshot, registry.descriptors(), notices);
-        this.otlp = options.otlp() == null
-                ? null
-                : OtlpExport.start(
-                        options.otlp(),
-                        options.otlpIntervalNanos(),
-                        threads::snapshot,
-                        registry.descriptors(),
-                        notices);
+        try {
+            this.otlp = options.otlp() == null
+                    ? null
+                    : OtlpExport.start(
+                            options.otlp(),
+                            options.otlpIntervalNanos(),
+                            threads::snapshot,
+                            registry.descriptors(),
+                            notices);
+        } catch (RuntimeException | Error e) {
+            // the agent's start fails with it: the endpoint does not serve on without an agent
+            if (prometheus != null) {
+                prometheus.close();
+            }
+            throw e;
+        }
     }
 
     /**
@@ -66,7 +74,12 @@ public final class MetricsExport implements ThreadRegistry.TickListener, AutoClo
     public static MetricsExport start(
             MetricsOptions options, ThreadRegistry registry, Syscalls syscalls, Consumer<AgentNotice> notices) {
         MetricsExport export = new MetricsExport(options, registry, syscalls, notices);
-        registry.onTick(export);
+        try {
+            registry.onTick(export);
+        } catch (RuntimeException | Error e) {
+            export.close();
+            throw e;
+        }
         return export;
     }
 

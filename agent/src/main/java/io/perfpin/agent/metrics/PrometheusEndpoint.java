@@ -229,7 +229,7 @@ final class PrometheusEndpoint implements AutoCloseable {
                 acceptPausedUntil = round(selector, listener, accepting, acceptPausedUntil);
             } catch (Error e) {
                 // no heap for this round's work: said once, and the next round serves as usual
-                failed("serving Prometheus metrics at " + address + " failed", e, "it goes on");
+                servingFailed(e);
             } finally {
                 selector.selectedKeys().clear();
             }
@@ -466,13 +466,22 @@ final class PrometheusEndpoint implements AutoCloseable {
      */
     private void answerFailed(Connection connection, Error e) {
         drop(connection);
-        failed("answering a Prometheus scrape at " + address + " failed", e, "the next scrape is answered");
+        try {
+            notices.accept(AgentNotice.failure(
+                    "answering a Prometheus scrape at " + address + " failed", e, "the next scrape is answered"));
+        } catch (RuntimeException | Error unsaid) {
+            // serving goes on
+        }
     }
 
-    /** Says a failure once, and throws nothing, whatever saying it meets: the endpoint serves on. */
-    private void failed(String what, Throwable e, String after) {
+    /**
+     * Says a round's failure once, and throws nothing, whatever saying it meets, the making of its text included: a
+     * literal's string is made the first time its code runs, which a full heap refuses. The endpoint serves on.
+     */
+    private void servingFailed(Error e) {
         try {
-            notices.accept(AgentNotice.failure(what, e, after));
+            notices.accept(
+                    AgentNotice.failure("serving Prometheus metrics at " + address + " failed", e, "it goes on"));
         } catch (RuntimeException | Error unsaid) {
             // serving goes on
         }
