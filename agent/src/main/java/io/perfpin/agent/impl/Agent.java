@@ -219,7 +219,7 @@ final class Agent implements AutoCloseable {
                 }
                 if (attached) {
                     WeavingOnDemand weaving = onDemand;
-                    Thread weaver = new Thread(() -> weaving.weaveLoaded(instrumentation), "perfpin-weaver");
+                    Thread weaver = new Thread(() -> weaving.weaveLoadedOnce(instrumentation), "perfpin-weaver");
                     weaver.setDaemon(true);
                     weaver.start(); // no thread to be had (a container at its pids limit) fails the start
                 }

@@ -10,11 +10,12 @@ import java.lang.instrument.Instrumentation;
 import java.nio.charset.StandardCharsets;
 import java.security.ProtectionDomain;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.ServiceConfigurationError;
 import java.util.Set;
 import java.util.WeakHashMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Supplier;
 
 /**
@@ -39,10 +40,14 @@ final class WeavingOnDemand implements ClassFileTransformer {
     private static final ClassLoader PLATFORM = ClassLoader.getPlatformClassLoader();
 
     private final ClassLoader own = WeavingOnDemand.class.getClassLoader();
-    /** The classes woven, by loader, to take back at detach. */
+    /** The classes woven, by loader, to take back at detach; the boot loader's under null. Guarded by itself. */
     private final Map<ClassLoader, Set<String>> woven = new WeakHashMap<>();
+    /**
+     * Set by {@link #reset}, under {@link #woven}'s lock: a weave under way as the detach comes (an attach's weaving
+     * of the classes already loaded, say) is not installed, since reset would not know to take it back.
+     */
+    private boolean closed;
 
-    private final Set<String> wovenByBootLoader = ConcurrentHashMap.newKeySet();
     private volatile ClassFileTransformer weaver;
     private volatile boolean broken;
 
@@ -75,8 +80,14 @@ final class WeavingOnDemand implements ClassFileTransformer {
             return null;
         }
         byte[] result = weaver.transform(module, loader, className, redefined, domain, bytes);
-        if (result != null) {
-            remember(loader, className);
+        if (result == null) {
+            return null;
+        }
+        synchronized (woven) {
+            if (closed) {
+                return null;
+            }
+            woven.computeIfAbsent(loader, l -> new HashSet<>()).add(className);
         }
         return result;
     }
@@ -117,14 +128,30 @@ final class WeavingOnDemand implements ClassFileTransformer {
         retransform(instrumentation, candidates);
     }
 
+    /**
+     * {@link #weaveLoaded}, on a thread of its own after an attach: whatever it throws is said once, rather than handed
+     * to the application's handler of uncaught exceptions. The classes it had not come to stay as they are.
+     */
+    void weaveLoadedOnce(Instrumentation instrumentation) {
+        try {
+            weaveLoaded(instrumentation);
+        } catch (RuntimeException | Error e) {
+            try {
+                AgentLog.say(AgentNotice.failure("cannot weave the annotated classes loaded before the attach", e));
+            } catch (RuntimeException | Error unsaid) {
+                // no heap left to say it
+            }
+        }
+    }
+
     /** Detach: stops weaving and gives every woven class its own code back. */
     void reset(Instrumentation instrumentation) {
         instrumentation.removeTransformer(this);
         List<Class<?>> toRestore = new ArrayList<>();
         synchronized (woven) {
+            closed = true;
             for (Class<?> type : instrumentation.getAllLoadedClasses()) {
-                ClassLoader loader = type.getClassLoader();
-                Set<String> names = loader == null ? wovenByBootLoader : woven.get(loader);
+                Set<String> names = woven.get(type.getClassLoader());
                 if (names != null && names.contains(type.getName().replace('.', '/'))) {
                     toRestore.add(type);
                 }
@@ -183,16 +210,6 @@ final class WeavingOnDemand implements ClassFileTransformer {
         return current;
     }
 
-    private void remember(ClassLoader loader, String className) {
-        if (loader == null) {
-            wovenByBootLoader.add(className);
-            return;
-        }
-        synchronized (woven) {
-            woven.computeIfAbsent(loader, l -> ConcurrentHashMap.newKeySet()).add(className);
-        }
-    }
-
     private static boolean hasClassFile(Class<?> type) {
         return !type.isHidden() && type.getProtectionDomain().getCodeSource() != null;
     }
@@ -200,8 +217,8 @@ final class WeavingOnDemand implements ClassFileTransformer {
     static boolean classFileNamesAnnotations(ClassLoader loader, String className) {
         try (InputStream in = loader.getResourceAsStream(className.replace('.', '/') + ".class")) {
             return in != null && contains(in.readAllBytes(), MARKER);
-        } catch (IOException | RuntimeException e) {
-            return false;
+        } catch (IOException | RuntimeException | LinkageError | ServiceConfigurationError e) {
+            return false; // the loader's own failure, for this class: the others are looked at all the same
         }
     }
 
