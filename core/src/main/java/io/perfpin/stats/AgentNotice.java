@@ -57,11 +57,41 @@ public record AgentNotice(Kind kind, String subject, String text, Throwable caus
         }
     }
 
-    /** Every notice, on stderr or in the stats file, shows a URL with its credentials masked ({@link UrlText}). */
+    /**
+     * The most characters a notice's text or subject keeps. What the application names goes into some (a thread's
+     * name, which may be a million characters): a notice is one line on stderr and in the log, and the notices said
+     * are kept ({@link SaidOnce}), so each has a bound.
+     */
+    public static final int MAX_TEXT = 1_000;
+
+    /**
+     * Every notice, on stderr or in the stats file, shows a URL with its credentials masked ({@link UrlText}), and
+     * keeps at most {@link #MAX_TEXT} characters: its start and its end, around an ellipsis.
+     */
     public AgentNotice {
         Objects.requireNonNull(kind, "kind");
-        text = UrlText.masked(text);
-        subject = subject == null ? text : UrlText.masked(subject);
+        text = bounded(UrlText.masked(text));
+        subject = subject == null ? text : bounded(UrlText.masked(subject));
+    }
+
+    /**
+     * Masked first, then cut: a cut never shows part of a credential. In characters, not terminal columns: this bounds
+     * what is kept and printed as one line, and a view fits it to its columns. A surrogate pair is kept whole or left
+     * out.
+     */
+    private static String bounded(String text) {
+        if (text.length() <= MAX_TEXT) {
+            return text;
+        }
+        int head = MAX_TEXT / 2;
+        int tail = text.length() - (MAX_TEXT - head - 1);
+        if (Character.isHighSurrogate(text.charAt(head - 1))) {
+            head--;
+        }
+        if (Character.isLowSurrogate(text.charAt(tail))) {
+            tail++;
+        }
+        return text.substring(0, head) + "\u2026" + text.substring(tail);
     }
 
     /** A notice of {@code kind} whose subject is its text, as a notice read back from the stats file is. */
