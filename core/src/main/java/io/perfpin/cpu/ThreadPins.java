@@ -190,10 +190,12 @@ public final class ThreadPins implements AutoCloseable {
         CpuSet before = affinity.get(tid);
         CpuAssignment assignment = placement.assign(placedOn, reservations(), tid, name);
         Pin pin;
+        boolean set = false;
         try {
             // Told first, so that no moment exists in which the thread is pinned and the watchdog does not know.
             watch(tid, startTime, before, assignment.cpus());
             affinity.set(tid, assignment.cpus());
+            set = true;
             pin = new Pin(tid, name, thread, startTime, before, assignment.cpus(), assignment);
             undoIfChanged(pin);
             if (process != null) {
@@ -204,9 +206,18 @@ public final class ThreadPins implements AutoCloseable {
                     pin = new Pin(tid, name, thread, startTime, before, cpus, assignment);
                 }
             }
-        } catch (IOException | RuntimeException e) {
-            release(tid);
-            assignment.close();
+        } catch (IOException | RuntimeException | Error e) {
+            // a pin not kept is not left in place either: nothing would give it back
+            try {
+                if (set && !(e instanceof IOException)) { // undoIfChanged's comes with the pin undone
+                    affinity.set(tid, before);
+                }
+            } catch (RuntimeException | Error again) {
+                e.addSuppressed(again);
+            } finally {
+                release(tid);
+                assignment.close();
+            }
             throw e;
         }
         pins.put(tid, pin);
@@ -373,15 +384,16 @@ public final class ThreadPins implements AutoCloseable {
      */
     @Override
     public void close() {
-        RuntimeException failure = null;
+        Throwable failure = null;
         closing.writeLock().lock();
         try {
             closed = true;
             for (Pin pin : List.copyOf(pins.values())) {
                 try {
                     restore(pin);
-                } catch (RuntimeException e) {
-                    // the others are still given back; the first failure is the caller's to say
+                } catch (RuntimeException | Error e) {
+                    // the others are still given back, whatever this one met (a heap out of memory, say); the first
+                    // failure is the caller's to say
                     failure = failure == null ? e : failure;
                 }
             }
@@ -397,8 +409,10 @@ public final class ThreadPins implements AutoCloseable {
             }
             closing.writeLock().unlock();
         }
-        if (failure != null) {
-            throw failure;
+        if (failure instanceof Error error) {
+            throw error;
+        } else if (failure != null) {
+            throw (RuntimeException) failure;
         }
     }
 
