@@ -42,15 +42,29 @@ public final class JavaThreads {
     }
 
     /**
+     * As {@link #live}, where perfpin's C library reads them from the JVM's own structures; null where only the JVM's
+     * thread dump could tell, which its attach listener writes: a caller on that listener (an agent's agentmain) would
+     * wait for itself.
+     */
+    public static Map<Thread, Integer> liveWithoutDump(Syscalls syscalls) throws AttachException {
+        return tids(syscalls, allThreads(), false);
+    }
+
+    /**
      * The TIDs of those of {@code threads} that are live platform threads of this JVM; threads not started,
      * ended, or virtual (which have no kernel thread of their own) are left out.
      */
     public static Map<Thread, Integer> tids(Syscalls syscalls, Collection<Thread> threads) throws AttachException {
+        return tids(syscalls, threads, true);
+    }
+
+    private static Map<Thread, Integer> tids(Syscalls syscalls, Collection<Thread> threads, boolean dump)
+            throws AttachException {
         Thread[] array = threads.toArray(new Thread[0]);
         int[] tids = new int[array.length];
         int found = JavaThreadIds.of(syscalls, array, tids);
         if (found == -Errno.ENOSYS) {
-            return fromOwnDump(threads);
+            return dump ? fromOwnDump(threads) : null;
         }
         if (found < 0) {
             throw new AttachException(NOT_A_JVM, "cannot read the TIDs of this JVM's threads: " + Errno.name(-found));

@@ -160,7 +160,7 @@ final class Agent implements AutoCloseable {
         Agent agent = new Agent(registry, enrolment, methods, exports, unweave, virtualThreads);
         try {
             if (attached) {
-                RunningThreads.enrolInBackground(syscalls, registry, rules, values);
+                RunningThreads.enrolRunning(syscalls, registry, rules, values);
             } else if (early == null) {
                 // premain runs on the thread that will run main(): it starts counting here, as a started thread would
                 enrolment.runStarting(Thread.currentThread());

@@ -20,44 +20,71 @@ final class RunningThreads {
     private RunningThreads() {}
 
     /**
-     * Enrols them on a thread of its own, so that agentmain returns at once: the thread dump that maps them
-     * without the C library comes through the attach listener, which is busy calling agentmain meanwhile.
+     * Enrols them before the attach returns, so that a view started once it has (perfpin attach, however short)
+     * finds them counted and pinned: on the attaching thread where perfpin's C library finds their TIDs. Where only
+     * the JVM's thread dump can, it comes through the attach listener, which is busy calling agentmain meanwhile: on a
+     * thread of its own then, and agentmain returns at once. What fails is said, and threads that start from then
+     * on are enrolled all the same.
      */
-    static void enrolInBackground(
-            Syscalls syscalls, ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
+    static void enrolRunning(Syscalls syscalls, ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
+        Map<Thread, Integer> live;
+        try {
+            live = JavaThreads.liveWithoutDump(syscalls);
+        } catch (AttachException | RuntimeException | Error e) {
+            failed(e);
+            return;
+        }
+        if (live != null) {
+            enrolSaying(live, registry, rules, values);
+            return;
+        }
         Thread enrolling = new Thread(
                 () -> {
+                    Map<Thread, Integer> dumped;
                     try {
-                        enrol(syscalls, registry, rules, values);
+                        dumped = JavaThreads.live(syscalls);
                     } catch (AttachException | RuntimeException | Error e) {
-                        // an Error too (no heap left): the thread is the agent's, and its end is not the application's
-                        try {
-                            AgentLog.refused("cannot enrol the threads already running (" + e.getMessage()
-                                    + "); threads that start" + " from now on are enrolled");
-                        } catch (RuntimeException | Error unsaid) {
-                            // nothing more to do on this thread
-                        }
+                        failed(e);
+                        return;
                     }
+                    enrolSaying(dumped, registry, rules, values);
                 },
                 "perfpin-attach");
         enrolling.setDaemon(true);
         enrolling.start();
     }
 
-    static int enrol(Syscalls syscalls, ThreadRegistry registry, ThreadRules rules, AnnotationValues values)
-            throws AttachException {
-        int enrolled = 0;
+    private static void enrolSaying(
+            Map<Thread, Integer> live, ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
+        try {
+            enrol(live, registry, rules, values);
+        } catch (RuntimeException | Error e) {
+            // an Error too (no heap left): neither the attach nor the thread it ran on is the application's to end
+            failed(e);
+        }
+    }
+
+    private static void failed(Throwable e) {
+        try {
+            AgentLog.refused("cannot enrol the threads already running (" + e.getMessage()
+                    + "); threads that start from now on are enrolled");
+        } catch (RuntimeException | Error unsaid) {
+            // nothing more to do
+        }
+    }
+
+    private static void enrol(
+            Map<Thread, Integer> live, ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
         Boolean byteBuddy = null; // asked for when the first class that names the annotations is met
         Map<Class<?>, Boolean> namingAnnotations = new HashMap<>(); // a class file is read once, not once a thread
-        for (Map.Entry<Thread, Integer> entry : JavaThreads.live(syscalls).entrySet()) {
+        for (Map.Entry<Thread, Integer> entry : live.entrySet()) {
             Thread thread = entry.getKey();
             if (thread == Thread.currentThread()) {
                 continue;
             }
             String name = thread.getName();
-            boolean ok = false;
             if (rules.enrols(name, thread.getClass())) {
-                ok = registry.enrol(thread, entry.getValue(), null, rules.placementFor(name));
+                registry.enrol(thread, entry.getValue(), null, rules.placementFor(name));
             } else if (namingAnnotations.computeIfAbsent(thread.getClass(), RunningThreads::namesAnnotations)) {
                 if (byteBuddy == null) {
                     String why = OptionalLibrary.unavailable(WeavingOnDemand.BYTE_BUDDY);
@@ -67,11 +94,11 @@ final class RunningThreads {
                                 + why + "); the rules alone enrol them");
                     }
                 }
-                ok = byteBuddy && AnnotatedThreadClass.enrol(registry, thread, entry.getValue(), values);
+                if (byteBuddy) {
+                    AnnotatedThreadClass.enrol(registry, thread, entry.getValue(), values);
+                }
             }
-            enrolled += ok ? 1 : 0;
         }
-        return enrolled;
     }
 
     /** Whether {@code type}'s class file names perfpin's annotations: the JDK's and Thread itself never do. */
