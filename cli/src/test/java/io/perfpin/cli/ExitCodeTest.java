@@ -140,6 +140,9 @@ class ExitCodeTest {
             String pid = Long.toString(service.pid());
             Path stats = PerfpinDirectory.statsFile(service.pid());
             try {
+                // its stats file made (100 ms after the agent's start, which runs beside main): detached sooner, an
+                // agent leaves none, and top has no closed file to find
+                AgentSession.awaitAgent(service.pid(), null);
                 CliRun detach = CliRun.capture(() -> Perfpin.run("detach", pid));
                 assertEquals(ExitCode.OK, detach.code, detach.err);
                 assertTrue(Files.exists(stats), "the agent leaves its closed stats file: " + stats);

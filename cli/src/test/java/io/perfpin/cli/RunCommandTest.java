@@ -246,6 +246,8 @@ class RunCommandTest {
                     "-cp",
                     CLASS_PATH,
                     SlowExitChild.class.getName(),
+                    // main long enough for the view to begin on a loaded machine: the hook's nap is what is tried
+                    "2000",
                     nap));
             assertEquals(0, run.code, run.err);
             assertTrue(

@@ -91,70 +91,77 @@ class StatIntervalTest {
      */
     @Test
     void followsTheChosenThreadsThatStartAndEndWhileItCounts() throws Exception {
-        try (ChildJvm followed = ChildJvm.start("io.perfpin.apps.Service", "2", "120");
-                ChildJvm stat = ChildJvm.start(
-                        "io.perfpin.cli.Perfpin",
-                        "stat",
-                        "--pid",
-                        Long.toString(followed.pid()),
-                        "--threads",
-                        "worker-.*",
-                        "--interval",
-                        "100ms",
-                        "--duration",
-                        "120s",
-                        "--format",
-                        "json")) {
+        try (ChildJvm followed = ChildJvm.start("io.perfpin.apps.Service", "2", "120")) {
             Map<String, Integer> tids = new HashMap<>();
             for (int i = 0; i < 2; i++) {
                 Matcher worker = followed.await(WORKER);
                 tids.put(worker.group(1), Integer.parseInt(worker.group(2)));
             }
+            // stat once the JVM runs main: one still starting answers no attach yet, and stat would refuse it
             followed.await(Pattern.compile("ready"));
-            Samples samples = new Samples(stat);
-            samples.awaitBlockWith("worker-0");
-
-            followed.send("start worker-late");
-            Matcher late = followed.await(WORKER);
-            assertEquals("worker-late", late.group(1));
-            tids.put("worker-late", Integer.parseInt(late.group(2)));
-            samples.awaitBlockWith("worker-late");
-
-            followed.send("end worker-1");
-            followed.await(Pattern.compile("ended worker-1"));
-            // Once a block lacks it, stat has seen it gone and finalised it.
-            samples.awaitBlockWithout("worker-1");
-            stat.signal("TERM");
-            // A JVM that a signal ends exits with 128 + its number, once its shutdown hooks have run: stat's wrote it
-            // all.
-            assertEquals(128 + 15, stat.awaitExit(), String.join("\n", stat.lines()));
-
-            Map<String, ThreadReport> totals = new LinkedHashMap<>();
-            for (String line : stat.lines()) {
-                if (line.startsWith("{\"type\":\"thread\"")) {
-                    ThreadReport r = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line))
-                            .report();
-                    totals.put(r.name(), r);
-                }
+            try (ChildJvm stat = ChildJvm.start(
+                    "io.perfpin.cli.Perfpin",
+                    "stat",
+                    "--pid",
+                    Long.toString(followed.pid()),
+                    "--threads",
+                    "worker-.*",
+                    "--interval",
+                    "100ms",
+                    "--duration",
+                    "120s",
+                    "--format",
+                    "json")) {
+                followsWhileCounting(followed, stat, tids);
             }
-            assertEquals(
-                    List.of("worker-0", "worker-1", "worker-late"),
-                    List.copyOf(totals.keySet()),
-                    "in the order stat began counting them");
-            for (ThreadReport total : totals.values()) {
-                assertEquals(tids.get(total.name()), total.tid(), total.name());
-                assertTrue(total.counters().get("task-clock") > 0, total.name());
-                for (String event : total.counters().keySet()) {
-                    assertEquals(
-                            total.counters().get(event),
-                            samples.sum(total.name(), event),
-                            total.name() + "'s samples of " + event + " add up to its total");
-                }
-            }
-            assertTrue(
-                    totals.get("worker-1").wallNanos() < totals.get("worker-0").wallNanos(),
-                    "worker-1's counts end when it ended, worker-0's when stat did");
         }
+    }
+
+    private static void followsWhileCounting(ChildJvm followed, ChildJvm stat, Map<String, Integer> tids)
+            throws Exception {
+        Samples samples = new Samples(stat);
+        samples.awaitBlockWith("worker-0");
+
+        followed.send("start worker-late");
+        Matcher late = followed.await(WORKER);
+        assertEquals("worker-late", late.group(1));
+        tids.put("worker-late", Integer.parseInt(late.group(2)));
+        samples.awaitBlockWith("worker-late");
+
+        followed.send("end worker-1");
+        followed.await(Pattern.compile("ended worker-1"));
+        // Once a block lacks it, stat has seen it gone and finalised it.
+        samples.awaitBlockWithout("worker-1");
+        stat.signal("TERM");
+        // A JVM that a signal ends exits with 128 + its number, once its shutdown hooks have run: stat's wrote it
+        // all.
+        assertEquals(128 + 15, stat.awaitExit(), String.join("\n", stat.lines()));
+
+        Map<String, ThreadReport> totals = new LinkedHashMap<>();
+        for (String line : stat.lines()) {
+            if (line.startsWith("{\"type\":\"thread\"")) {
+                ThreadReport r = ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(line))
+                        .report();
+                totals.put(r.name(), r);
+            }
+        }
+        assertEquals(
+                List.of("worker-0", "worker-1", "worker-late"),
+                List.copyOf(totals.keySet()),
+                "in the order stat began counting them");
+        for (ThreadReport total : totals.values()) {
+            assertEquals(tids.get(total.name()), total.tid(), total.name());
+            assertTrue(total.counters().get("task-clock") > 0, total.name());
+            for (String event : total.counters().keySet()) {
+                assertEquals(
+                        total.counters().get(event),
+                        samples.sum(total.name(), event),
+                        total.name() + "'s samples of " + event + " add up to its total");
+            }
+        }
+        assertTrue(
+                totals.get("worker-1").wallNanos() < totals.get("worker-0").wallNanos(),
+                "worker-1's counts end when it ended, worker-0's when stat did");
     }
 
     private static CliRun stat(String... options) {
