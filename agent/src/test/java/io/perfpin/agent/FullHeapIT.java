@@ -39,7 +39,13 @@ class FullHeapIT {
             app.await("heap let go");
             app.send("churn " + THREADS + " 1 churn");
             app.await("churned " + THREADS);
-            assertEquals(before, PerfEventDescriptors.settled(app.pid()), "the churned threads' descriptors");
+            // given back on the sampler's ticks after each thread's end: waited for, where a sampler that ended never
+            // gives them back
+            long deadline = System.nanoTime() + TestJvm.DEADLINE.toNanos();
+            while (PerfEventDescriptors.of(app.pid()) != before && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            assertEquals(before, PerfEventDescriptors.of(app.pid()), "the churned threads' descriptors");
             assertTrue(Observed.threadNames(app.pid()).contains("perfpin-sampler"), "the sampler runs on");
             app.send("finish");
             app.await("done");

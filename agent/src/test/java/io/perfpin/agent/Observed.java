@@ -23,8 +23,9 @@ final class Observed {
     private Observed() {}
 
     /**
-     * Waits until the thread's allowed CPUs are {@code expected}: threads that run when the agent attaches are
-     * pinned by the agent's own thread, just after the attach returns. Returns what was last seen.
+     * Waits until the thread's allowed CPUs are {@code expected}: a thread may be pinned after the check that follows
+     * the attach (by the agent's own thread, a moment after the attach, where the JVM's thread dump maps the threads
+     * that already run). Returns what was last seen.
      */
     static String awaitCpusAllowed(long pid, int tid, String expected) throws Exception {
         long deadline = System.nanoTime() + 30_000_000_000L;

@@ -388,7 +388,7 @@ public final class ThreadPins implements AutoCloseable {
         closing.writeLock().lock();
         try {
             closed = true;
-            for (Pin pin : List.copyOf(pins.values())) {
+            for (Pin pin : pins.values()) { // no copy: a close allocates as little as it can, the heap may be full
                 try {
                     restore(pin);
                 } catch (RuntimeException | Error e) {

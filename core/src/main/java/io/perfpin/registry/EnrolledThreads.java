@@ -487,17 +487,22 @@ final class EnrolledThreads {
      * cannot be had: the thread runs unpinned.
      */
     private ThreadPins.Pin pin(Thread thread, int tid, String name, Placement placement) {
+        ThreadPins.Pin pin;
         try {
-            ThreadPins.Pin pin = pins.pin(thread, tid, name, placement);
-            String placed = ThreadPins.placed("pin=" + placement, List.of(pin));
-            if (!placed.isEmpty()) {
-                notices.sayOnce(AgentNotice.info(placed));
-            }
-            return pin;
+            pin = pins.pin(thread, tid, name, placement);
         } catch (IOException | RuntimeException e) {
             pinRefusals.refused(name, placement, e);
             return null;
         }
+        try {
+            String placed = ThreadPins.placed("pin=" + placement, List.of(pin));
+            if (!placed.isEmpty()) {
+                notices.sayOnce(AgentNotice.info(placed));
+            }
+        } catch (RuntimeException | Error e) {
+            // where it went is left unsaid (no heap to say it): the pin is kept, and given back with the thread
+        }
+        return pin;
     }
 
     /** Gives a thread back the affinity it had before perfpin pinned it, and frees its reservation. */

@@ -500,9 +500,9 @@ final class Sampler {
     }
 
     /**
-     * Says what failed ({@code piece}, of {@code of}'s class where not null), and never throws itself: saying allocates,
-     * which a heap out of memory may refuse again, and a throw from here would end the sampler. A notice it could not
-     * say is left unsaid; counting goes on.
+     * Says what failed ({@code piece}, of {@code of}'s class where not null), and never throws itself: saying
+     * allocates, which a heap out of memory may refuse again, and a throw from here would end the sampler. A notice it
+     * could not say is left unsaid; counting goes on.
      */
     private void failed(Piece piece, Object of, Throwable failure) {
         try {

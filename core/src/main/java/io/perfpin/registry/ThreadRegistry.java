@@ -287,16 +287,20 @@ public final class ThreadRegistry implements AutoCloseable {
     /** On the sampler, shortly after it starts: the stats file asked for later, or none, said once. */
     private void publishLater(RegistryConfig config) {
         Path path = null;
+        StatsFile made = null;
         try {
             path = config.statsFileLater().get();
             if (path != null) {
-                StatsPublisher publisher =
-                        publisher(createStatsFile(path, config, descriptors, syscalls.simulatedPmu()), config);
+                made = createStatsFile(path, config, descriptors, syscalls.simulatedPmu());
+                StatsPublisher publisher = publisher(made, config);
                 sampler.publishTo(publisher);
+                made = null; // the sampler's to close from now on
                 notices.publishTo(publisher);
                 return;
             }
         } catch (IOException | RuntimeException | Error e) {
+            // a file made but never published to is marked closed, so that no viewer waits on it for updates
+            closeUnpublished(made);
             // a failure, with its cause: a log= file keeps why the file could not be made (a full disk, say); an
             // InternalError is a fault of its mapping, which must not end the sampler that counts
             try {
@@ -309,6 +313,16 @@ public final class ThreadRegistry implements AutoCloseable {
             }
         }
         notices.noStatsFile();
+    }
+
+    private static void closeUnpublished(StatsFile made) {
+        if (made != null) {
+            try {
+                made.close();
+            } catch (IOException | RuntimeException | Error e) {
+                // said with the failure that came first
+            }
+        }
     }
 
     /** The file descriptors perfpin may hold in this process: whatever else it opens there takes from them. */
@@ -549,7 +563,7 @@ public final class ThreadRegistry implements AutoCloseable {
                         pins.close();
                     } else if (step == Closing.SWITCHED_ON) {
                         switchedOn.close();
-                    } else {
+                    } else if (step == Closing.RECORDING) {
                         recording.close();
                     }
                 } catch (RuntimeException | Error e) {
@@ -561,14 +575,14 @@ public final class ThreadRegistry implements AutoCloseable {
                     }
                 }
             }
-            failures = failures == null ? new ArrayList<>() : failures;
             if (!samplerBack) {
+                failures = failures == null ? new ArrayList<>() : failures;
                 failures.add("the sampler has not come back from its tick in "
                         + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms (a write to a file system that does not"
                         + " answer, or a listener that does not return): the JVM exits without the final records, and"
                         + " without closing the recording and the stats file");
             }
-            if (!failures.isEmpty()) {
+            if (failures != null) {
                 String text = "closing failed: " + String.join("; ", failures);
                 if (samplerBack) {
                     notices.sayOnce(AgentNotice.refused(text));
@@ -623,8 +637,8 @@ public final class ThreadRegistry implements AutoCloseable {
     }
 
     /**
-     * {@link Closing}'s steps, made with this class, as the registry starts: made by its close, after a failure for want
-     * of heap, the enum could be left unusable, and no step would run.
+     * {@link Closing}'s steps, made with this class, as the registry starts: made by its close, after a failure for
+     * want of heap, the enum could be left unusable, and no step would run.
      */
     private static final Closing[] CLOSING_STEPS = Closing.values();
 

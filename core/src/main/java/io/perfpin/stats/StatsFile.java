@@ -196,8 +196,8 @@ public final class StatsFile implements AutoCloseable {
      * Creates the file as {@link OutputFile} says (0600, new or replacing one of this user's regular files, never
      * through a link), locked for as long as it is open ({@link OutputFile#createUnlessLocked}), and publishes its
      * header last. A file there that another process holds locked is its live stats file, left as it is: refused.
-     * Events are named as they come with {@link #eventIndex}, up to {@code eventCapacity} of them. The file stays open until
-     * {@link #close}, so that {@link #damage} can ask its size.
+     * Events are named as they come with {@link #eventIndex}, up to {@code eventCapacity} of them. The file stays open
+     * until {@link #close}, so that {@link #damage} can ask its size.
      *
      * @param liveCapacity the most live slots the file grows to; it starts with
      *                     {@link StatsLayout#initialLiveSlots} of them
@@ -229,7 +229,8 @@ public final class StatsFile implements AutoCloseable {
      * As the other {@code create}, recording the options text the agent was started with and naming the simulated PMU
      * that makes the hardware counts ({@code pmu}, such as {@code simulated skylake}; null for the kernel's), so that a
      * viewer labels them (tests only). {@code events} are the file's first columns, in order, named before the header
-     * is published: a viewer that opens the file finds them, and checks its own columns against them from the start.
+     * is published (as many as {@code eventCapacity}): a viewer that opens the file finds them, and checks its own
+     * columns against them from the start.
      *
      * @throws IllegalArgumentException also when {@code pmu} is not {@code simulated} and a model's name
      */
@@ -249,7 +250,6 @@ public final class StatsFile implements AutoCloseable {
             throw new IllegalArgumentException("a stats file names a PMU as " + PMU_MODEL + ", not '" + pmu + "'");
         }
         requireWithin("event capacity", eventCapacity, 1, MAX_EVENT_CAPACITY);
-        requireWithin("events named at the start", events.size(), 0, eventCapacity);
         requireWithin("live slot capacity", liveCapacity, 1, MAX_LIVE_SLOTS);
         requireWithin("finished slot count", finishedSlots, 1, MAX_FINISHED_SLOTS);
         requireWithin("pid", pid, 1, MAX_PID);
@@ -399,7 +399,9 @@ public final class StatsFile implements AutoCloseable {
             long pid, long startEpochMillis, long intervalNanos, String options, String pmu, List<String> events) {
         ByteBuffer b = fixed;
         for (String event : events) {
-            eventIndex(event);
+            if (eventIndex(event) < 0) {
+                break; // the file names no more: as for an event named later, its column is left out
+            }
         }
         StatsStrings.put(b, PMU_OFFSET, PMU_SIZE, pmu);
         byte[] text = options.getBytes(StandardCharsets.UTF_8);

@@ -29,8 +29,20 @@ class AgentNoticeTest {
     /** A cut never splits a character beyond the basic plane, nor shows part of a credential. */
     @Test
     void aCutKeepsSurrogatePairsWholeAndCredentialsMasked() {
-        String wide = "\uD83D\uDE00".repeat(2 * AgentNotice.MAX_TEXT);
-        String cut = AgentNotice.info(wide).text();
+        // each half of the cut falls on a pair's first half, then on its second
+        for (String wide : new String[] {
+            "\uD83D\uDE00".repeat(2 * AgentNotice.MAX_TEXT), "x" + "\uD83D\uDE00".repeat(2 * AgentNotice.MAX_TEXT)
+        }) {
+            assertWhole(AgentNotice.info(wide).text());
+        }
+
+        // the credential where the cut falls: masked before it is cut
+        String secret = "user:" + "s".repeat(3 * AgentNotice.MAX_TEXT);
+        AgentNotice export = AgentNotice.refused("cannot export to http://" + secret + "@host:4318/v1/metrics");
+        assertEquals("cannot export to http://***@host:4318/v1/metrics", export.text());
+    }
+
+    private static void assertWhole(String cut) {
         assertTrue(cut.length() <= AgentNotice.MAX_TEXT, cut.length() + " characters");
         for (int i = 0; i < cut.length(); i++) {
             char c = cut.charAt(i);
@@ -40,10 +52,5 @@ class AgentNoticeTest {
                 assertFalse(Character.isLowSurrogate(c) && (i == 0 || !Character.isHighSurrogate(cut.charAt(i - 1))));
             }
         }
-
-        // the credential where the cut falls: masked before it is cut
-        String secret = "user:" + "s".repeat(3 * AgentNotice.MAX_TEXT);
-        AgentNotice export = AgentNotice.refused("cannot export to http://" + secret + "@host:4318/v1/metrics");
-        assertEquals("cannot export to http://***@host:4318/v1/metrics", export.text());
     }
 }

@@ -20,7 +20,6 @@ import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -120,12 +119,12 @@ class StatsFileTest {
                     List.of("task-clock", "page-faults", "context-switches"),
                     reader.snapshot().eventNames());
         }
+        // more than it can name: the first, as an event named later past its capacity is left out
         Path over = dir.resolve("over.stats");
-        assertThrows(
-                IllegalArgumentException.class,
-                () -> StatsFile.create(over, 1, 0, MILLISECOND, 1, 1, 1, "", null, events),
-                "more events than the file can name");
-        assertFalse(Files.exists(over, LinkOption.NOFOLLOW_LINKS), "nothing is made for a header it refuses");
+        try (StatsFile stats = StatsFile.create(over, 1, 0, MILLISECOND, 1, 1, 1, "", null, events);
+                StatsFileReader reader = StatsFileReader.open(over)) {
+            assertEquals(List.of("task-clock"), reader.snapshot().eventNames());
+        }
     }
 
     /** What the agent says reaches viewers in order, with its kind, as many as the file holds; no more. */

@@ -247,6 +247,8 @@ final class AgentStart implements ThreadEvents {
         } catch (SecurityException e) {
             AgentLog.info("the agent runs, but cannot say so in the system property " + AgentPresence.PROPERTY + " ("
                     + e.getMessage() + "): perfpin attach and detach will not see it");
+        } catch (Error e) {
+            // no heap to set it: it says "starting" on, and perfpin attach and detach say it started too long ago
         }
     }
 

@@ -35,7 +35,8 @@ final class RunningThreads {
             return;
         }
         if (live != null) {
-            enrolSaying(live, registry, rules, values);
+            // the attach listener's own thread too, where the rules name it: it ran before, as every other here
+            enrolSaying(live, null, registry, rules, values);
             return;
         }
         Thread enrolling = new Thread(
@@ -47,17 +48,22 @@ final class RunningThreads {
                         failed(e);
                         return;
                     }
-                    enrolSaying(dumped, registry, rules, values);
+                    enrolSaying(dumped, Thread.currentThread(), registry, rules, values);
                 },
                 "perfpin-attach");
         enrolling.setDaemon(true);
         enrolling.start();
     }
 
+    /** Enrols those of {@code live} the rules or annotations select, but {@code own}, perfpin's (null for none). */
     private static void enrolSaying(
-            Map<Thread, Integer> live, ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
+            Map<Thread, Integer> live,
+            Thread own,
+            ThreadRegistry registry,
+            ThreadRules rules,
+            AnnotationValues values) {
         try {
-            enrol(live, registry, rules, values);
+            enrol(live, own, registry, rules, values);
         } catch (RuntimeException | Error e) {
             // an Error too (no heap left): neither the attach nor the thread it ran on is the application's to end
             failed(e);
@@ -74,12 +80,16 @@ final class RunningThreads {
     }
 
     private static void enrol(
-            Map<Thread, Integer> live, ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
+            Map<Thread, Integer> live,
+            Thread own,
+            ThreadRegistry registry,
+            ThreadRules rules,
+            AnnotationValues values) {
         Boolean byteBuddy = null; // asked for when the first class that names the annotations is met
         Map<Class<?>, Boolean> namingAnnotations = new HashMap<>(); // a class file is read once, not once a thread
         for (Map.Entry<Thread, Integer> entry : live.entrySet()) {
             Thread thread = entry.getKey();
-            if (thread == Thread.currentThread()) {
+            if (thread == own) {
                 continue;
             }
             String name = thread.getName();
