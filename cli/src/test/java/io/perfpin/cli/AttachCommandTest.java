@@ -617,6 +617,33 @@ class AttachCommandTest {
         }
     }
 
+    /**
+     * A JVM that turns attach off from an argument file (its command line does not show it) is known by its own
+     * hsperfdata file, the one it maps, whatever /tmp holds beside it: once, a thousand directories named
+     * {@code hsperfdata_*} there (any user may make them) hid that file, and attach signalled the JVM.
+     */
+    @Test
+    void aJvmWithAttachDisabledInAnArgumentFileIsRefusedWhateverTmpHolds(@TempDir Path dir) throws Exception {
+        Path arguments = Files.writeString(dir.resolve("jvm.args"), "-XX:+DisableAttachMechanism\n");
+        List<Path> decoys = new ArrayList<>();
+        try (ChildJvm service = ChildJvm.startWith(List.of("@" + arguments), "io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            for (int i = 0; i < 1_000; i++) {
+                decoys.add(
+                        Files.createDirectory(Path.of("/tmp", "hsperfdata_perfpin-decoy-" + service.pid() + "-" + i)));
+            }
+            String pid = Long.toString(service.pid());
+            CliRun attach = CliRun.capture(() -> Perfpin.run("attach", pid, "--duration", "1s"));
+            assertEquals(ExitCode.ATTACH_FAILED, attach.code, attach.err);
+            assertTrue(attach.err.contains("runs with -XX:+DisableAttachMechanism: it accepts no attach"), attach.err);
+            assertEquals(List.of(), service.endAndReadRest(), "no signal reached it, so it printed no thread dump");
+        } finally {
+            for (Path decoy : decoys) {
+                Files.deleteIfExists(decoy);
+            }
+        }
+    }
+
     @Test
     void attachExits1WhenNoneOfItsThreadsCouldBeCountedAndSaysWhyInEveryView(@TempDir Path dir) throws Exception {
         Path recording = dir.resolve("starved.jsonl");

@@ -5,11 +5,8 @@ import io.perfpin.nativeio.FileStat;
 import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileName;
 import io.perfpin.stats.StatsFileReader;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.nio.channels.FileChannel;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -166,7 +163,9 @@ public final class AgentStatsFile {
     private static String inTarget(long pid, TargetFiles files) throws IOException {
         String file = PerfpinDirectory.JVMS + "/"
                 + new StatsFileName(files.target().namespacePid(), PidNamespace.of(pid)).name();
-        Optional<String> mapped = mapped(pid, "/" + file);
+        // a running agent's, wherever its directory was set (-Dperfpin.dir in an @argfile or a -XX:Flags= file, which
+        // its command line does not show); its header must name the process
+        Optional<String> mapped = MappedFiles.ending(pid, "", "/" + file);
         if (mapped.isPresent() && regularFile(files, mapped.get())) {
             return mapped.get();
         }
@@ -211,31 +210,6 @@ public final class AgentStatsFile {
         }
         return parent + "/" + PREFIX
                 + (known != null ? known : Integer.toString(files.target().effectiveUid())) + "/" + file;
-    }
-
-    /**
-     * The file ending in {@code name} that process {@code pid} has mapped ({@code /proc/PID/maps}, the path as the
-     * process names it): a running agent's stats file, wherever its directory was set ({@code -Dperfpin.dir} in an
-     * {@code @argfile} or a {@code -XX:Flags=} file, which its command line does not show). Only a place to look:
-     * the file there is opened as every other, and its header must name the process. Empty when there is none, or
-     * the maps cannot be read.
-     */
-    private static Optional<String> mapped(long pid, String name) {
-        // Line by line, never whole: the target decides how long its maps are (65,530 mappings, each path up to
-        // 4 KiB), while the kernel bounds each line. Bytes as ISO-8859-1, since a path need not be UTF-8.
-        try (BufferedReader maps = new BufferedReader(new InputStreamReader(
-                Files.newInputStream(Path.of("/proc/" + pid + "/maps")), StandardCharsets.ISO_8859_1))) {
-            for (String line; (line = maps.readLine()) != null; ) {
-                int path = line.indexOf(" /");
-                if (path >= 0 && line.endsWith(name)) {
-                    byte[] bytes = line.substring(path + 1).getBytes(StandardCharsets.ISO_8859_1);
-                    return Optional.of(new String(bytes, StandardCharsets.UTF_8));
-                }
-            }
-        } catch (IOException e) {
-            // not ours to read, or gone: the options say where
-        }
-        return Optional.empty();
     }
 
     /** Whether {@code path}, walked in the target's root as its user, is a regular file of that user's. */

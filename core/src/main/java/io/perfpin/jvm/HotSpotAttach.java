@@ -534,7 +534,7 @@ final class HotSpotAttach {
      * ({@code -XX:-UsePerfData}), the options it was started with.
      */
     private static boolean attachDisabled(long pid, TargetFiles files) {
-        Optional<Boolean> supported = PerfData.of(files).flatMap(PerfData::attachSupported);
+        Optional<Boolean> supported = PerfData.of(pid, files).flatMap(PerfData::attachSupported);
         return supported.isPresent()
                 ? !supported.get()
                 : JvmOptions.of(pid).lastFlag(DISABLED).orElse(false);

@@ -41,8 +41,6 @@ final class PerfData {
     private static final int ENTRY_HEADER = 20;
     /** A JVM's default PerfDataMemorySize is 64 KiB, and never more than a few MiB. */
     static final int MAX_SIZE = 16 << 20;
-    /** The {@code hsperfdata_<user>} directories looked into at most. */
-    private static final int MAX_USERS = 64;
 
     private final Map<String, String> strings;
 
@@ -51,33 +49,28 @@ final class PerfData {
     }
 
     /**
-     * The file of the target JVM, in its own {@code /tmp}, read as the JVM's user would ({@link TargetFiles}): a
-     * regular file owned by that user under {@code hsperfdata_<user>/<nspid>}. Empty when it has none
-     * ({@code -XX:-UsePerfData}) or it cannot be read. Whatever the JVM's user put there instead (a FIFO, a link) is
-     * never opened.
+     * The file of the target JVM {@code pid}, read as the JVM's user would ({@link TargetFiles}): the one it has
+     * mapped, in its own namespace, {@code hsperfdata_<user>/<nspid>}, a regular file of that user's. Not looked for
+     * in a list of {@code /tmp}, where any user may make directories by that name, as many as the list's bound.
+     * Empty when it has none ({@code -XX:-UsePerfData}, or kept in memory alone) or it cannot be read. Whatever the
+     * JVM's user put there instead (a FIFO, a link) is never opened.
      */
-    static Optional<PerfData> of(TargetFiles files) {
+    static Optional<PerfData> of(long pid, TargetFiles files) {
         ProcStatus target = files.target();
+        Optional<String> mapped = MappedFiles.ending(pid, "/hsperfdata_", "/" + target.namespacePid());
+        if (mapped.isEmpty()) {
+            return Optional.empty();
+        }
         try {
-            int looked = 0;
-            for (String dir : files.list("/tmp")) {
-                if (!dir.startsWith("hsperfdata_")) {
-                    continue;
-                }
-                if (++looked > MAX_USERS) {
-                    break; // names made on purpose: a JVM has one, and a /tmp a few users' at most
-                }
-                String file = "/tmp/" + dir + "/" + target.namespacePid();
-                Optional<FileStat> status = files.status(file);
-                if (status.isPresent()
-                        && status.get().uid() == target.effectiveUid()
-                        && status.get().isRegularFile()
-                        && status.get().size() <= MAX_SIZE) {
-                    return Optional.of(parse(files.read(file, MAX_SIZE)));
-                }
+            Optional<FileStat> status = files.status(mapped.get());
+            if (status.isPresent()
+                    && status.get().uid() == target.effectiveUid()
+                    && status.get().isRegularFile()
+                    && status.get().size() <= MAX_SIZE) {
+                return Optional.of(parse(files.read(mapped.get(), MAX_SIZE)));
             }
         } catch (IOException | RuntimeException e) {
-            // no /tmp to look in, or a file that is no hsperfdata: the JVM's options decide
+            // gone meanwhile, or a file that is no hsperfdata: the JVM's options decide
         }
         return Optional.empty();
     }
