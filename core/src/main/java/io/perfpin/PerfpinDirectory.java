@@ -4,13 +4,11 @@ import io.perfpin.files.ContentName;
 import io.perfpin.files.EffectiveUser;
 import io.perfpin.files.OwnedDirectory;
 import io.perfpin.files.TrustedPath;
-import io.perfpin.nativeio.FileStat;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -54,15 +52,14 @@ public final class PerfpinDirectory {
     }
 
     /**
-     * Whether another user made {@code dir} a directory of theirs first: anyone may, in a shared {@code /tmp}, and
-     * perfpin neither uses nor changes it. Anything else there (a link, a file) is refused where it is opened, as
-     * what a user must look at.
+     * Whether another user made something of theirs at {@code dir} first, a directory, a link, a file or a FIFO:
+     * anyone may, in a shared {@code /tmp}, and perfpin neither uses nor changes it, nor lets it stop this user's
+     * perfpin. Something of this user's there that is no directory of theirs is refused where it is opened, as what
+     * the user must look at.
      */
     private static boolean squatted(Path dir) {
         try {
-            Map<String, Object> status = Files.readAttributes(dir, "unix:uid,mode", LinkOption.NOFOLLOW_LINKS);
-            return ((Integer) status.get("mode") & FileStat.S_IFMT) == FileStat.S_IFDIR
-                    && (Integer) status.get("uid") != EffectiveUser.uid();
+            return (Integer) Files.getAttribute(dir, "unix:uid", LinkOption.NOFOLLOW_LINKS) != EffectiveUser.uid();
         } catch (IOException | RuntimeException e) {
             return false;
         }
