@@ -34,7 +34,7 @@ final class ListCommand implements Callable<Integer> {
                 rows.add(List.of(
                         Long.toString(jvm.pid()),
                         TerminalText.escape(jvm.mainClass()),
-                        AgentState.of(jvm.pid()).toString()));
+                        TerminalText.escape(AgentState.of(jvm.pid()).toString())));
             }
         }
         if (rows.size() == 1) {

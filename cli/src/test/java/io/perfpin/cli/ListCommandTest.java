@@ -8,9 +8,12 @@ import io.perfpin.PerfpinDirectory;
 import io.perfpin.nativeio.Backends;
 import io.perfpin.nativeio.PinWatchdog;
 import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class ListCommandTest {
 
@@ -38,6 +41,24 @@ class ListCommandTest {
             } finally {
                 Files.deleteIfExists(PerfpinDirectory.statsFile(counted.pid()));
             }
+        }
+    }
+
+    /**
+     * A JVM names where its stats file is, and so what the agent column quotes: a name with escape sequences shows
+     * them escaped, never as a terminal would act on them.
+     */
+    @Test
+    void anAgentColumnQuotingAJvmsOwnPathShowsItEscaped(@TempDir Path dir) throws Exception {
+        Path hostile = dir.resolve("x\u001b]0;PWNED\u0007\u001b[31mX");
+        try (ChildJvm junk = ChildJvm.startWith(List.of("-Dperfpin.dir=" + hostile), JunkStatsChild.class.getName())) {
+            junk.await(Pattern.compile("ready"));
+            CliRun list = CliRun.capture(() -> Perfpin.run("list"));
+            assertEquals(ExitCode.OK, list.code, list.err);
+            String row = row(list.out, junk.pid());
+            assertTrue(row.contains("  no ("), row); // its main class cut to fit beside the long path
+            assertTrue(row.contains("x\\x1b]0;PWNED\\x07\\x1b[31mX"), row);
+            assertFalse(list.out.chars().anyMatch(c -> c < 0x20 && c != '\n'), list.out);
         }
     }
 
