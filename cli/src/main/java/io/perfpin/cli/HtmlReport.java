@@ -770,7 +770,13 @@ final class HtmlReport {
                 case '>' -> out.append("&gt;");
                 case '"' -> out.append("&quot;");
                 case '\'' -> out.append("&#39;");
-                default -> out.append(Json.isLoneSurrogate(text, i) ? '\ufffd' : c);
+                // what a terminal would act on shown replaced, as a lone surrogate is: a page printed to a terminal
+                // acts on none, and a reference to a control would be a parse error (and C1's, Windows-1252 letters)
+                default ->
+                    out.append(
+                            Json.isLoneSurrogate(text, i) || TerminalText.isUnsafe(c) && c != '\n' && c != '\t'
+                                    ? '\ufffd'
+                                    : c);
             }
         }
         return out.toString();

@@ -297,7 +297,12 @@ final class ReportOutput implements AutoCloseable {
 
     private void write(List<String> lines) throws IOException {
         if (output == null) {
-            lines.forEach(System.out::println);
+            // CSV keeps another program's text as it is, for the program that reads it; read on a terminal, a name's
+            // controls are shown escaped, as in a table, rather than acted on
+            boolean escaped = format == ReportFormat.CSV && LiveView.isTerminal();
+            for (String line : lines) {
+                System.out.println(escaped ? TerminalText.escape(line) : line);
+            }
             System.out.flush();
             return;
         }

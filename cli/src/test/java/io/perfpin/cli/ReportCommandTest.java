@@ -204,6 +204,18 @@ class ReportCommandTest {
         assertEquals(
                 "perfpin report: " + notOurs + " line 1 is not a perfpin record: no string field 'type'\n", other.err);
 
+        // a recording is written by the JVM it records: what it names a simulated PMU is checked, as a stats file's is
+        Path pmu = dir.resolve("pmu.jsonl");
+        String thread = record(ThreadRecords.THREAD, "w", 7, 1);
+        Files.writeString(
+                pmu, thread.substring(0, thread.length() - 1) + ",\"pmu\":\"simulated\\u001b[2J\"}\n" + thread + "\n");
+        CliRun hostile = CliRun.capture(() -> Perfpin.run("report", pmu.toString()));
+        assertEquals(ExitCode.FAILURE, hostile.code);
+        assertEquals(
+                "perfpin report: " + pmu + " line 1 is not a perfpin record: field 'pmu' names no simulated PMU"
+                        + " ('simulated MODEL')\n",
+                hostile.err);
+
         CliRun noFile = CliRun.capture(() -> Perfpin.run("report"));
         assertEquals(ExitCode.USAGE, noFile.code);
         assertEquals(1, noFile.err.strip().split("\n").length, noFile.err);
@@ -211,7 +223,7 @@ class ReportCommandTest {
 
     @Test
     void aNameWithControlCharactersIsEscapedOnOneRowOfTheTableAndWholeInCsvAndJson() throws Exception {
-        String name = "tab\there\nnew \u001b[31mred\u202eevil";
+        String name = "tab\there\nnew \u001b[31mred\u202eevil\u009b";
         Path recording = dir.resolve("names.jsonl");
         Files.writeString(
                 recording,
@@ -222,7 +234,7 @@ class ReportCommandTest {
         List<String> rows = List.of(table.out.split("\n"));
         assertEquals(3, rows.size(), "a header and a row per thread: " + table.out);
         assertTrue(
-                rows.get(1).matches(Pattern.quote("tab\\there\\nnew \\x1b[31mred\\u202eevil") + " +7 +0-1 +42"),
+                rows.get(1).matches(Pattern.quote("tab\\there\\nnew \\x1b[31mred\\u202eevil\\x9b") + " +7 +0-1 +42"),
                 table.out);
         assertTrue(rows.get(2).startsWith("plain  "), table.out);
         assertTrue(table.out.chars().noneMatch(c -> c == 0x1b || c == 0x202e || c == '\t'), table.out);
@@ -234,7 +246,9 @@ class ReportCommandTest {
         CliRun json = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--format", "json"));
         assertEquals(ExitCode.OK, json.code, json.err);
         String first = json.out.split("\n")[0];
-        assertTrue(first.chars().noneMatch(c -> c < 0x20), "RFC 8259 escapes controls: " + first);
+        assertTrue(
+                first.chars().noneMatch(c -> c < 0x20 || c == 0x9b || c == 0x202e),
+                "controls and bidi overrides as escapes: " + first);
         assertEquals(
                 name,
                 ThreadRecord.fromJson((Map<?, ?>) JsonReader.parse(first))

@@ -135,7 +135,9 @@ public final class Json {
                 case '\r' -> out.append("\\r");
                 case '\t' -> out.append("\\t");
                 default -> {
-                    if (c < 0x20 || isLoneSurrogate(value, i)) {
+                    // RFC 8259 asks the C0 controls' escape; the rest that a terminal would act on (C1, bidi
+                    // overrides) is escaped too, as losslessly, so that JSON read on a terminal drives none of it
+                    if (TerminalText.isUnsafe(c) || isLoneSurrogate(value, i)) {
                         out.append(String.format("\\u%04x", (int) c));
                     } else {
                         out.append(c);

@@ -1,5 +1,6 @@
 package io.perfpin.report;
 
+import io.perfpin.stats.StatsLayout;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -21,6 +22,21 @@ final class JsonFields {
                             : "field '" + key + "' is not " + (kind == String.class ? "a string" : "a whole number"));
         }
         return kind.cast(value);
+    }
+
+    /**
+     * The simulated PMU a record names, or null where it names none: checked as a stats file's is ({@link
+     * StatsLayout#PMU_MODEL}), since a viewer prints it in its heading, and a recording is the target's to write.
+     */
+    static String pmu(Map<?, ?> object) {
+        if (object.get("pmu") == null) {
+            return null;
+        }
+        String pmu = field(object, "pmu", String.class);
+        if (!pmu.matches(StatsLayout.PMU_MODEL)) {
+            throw new IllegalArgumentException("field 'pmu' names no simulated PMU ('simulated MODEL')");
+        }
+        return pmu;
     }
 
     /** {@link Json} writes a value that could not be computed (NaN) as null: in a map of numbers it is left out. */

@@ -71,6 +71,6 @@ public record MethodRecord(
                 JsonFields.map(object, "p50", JsonFields::wholeNumber, "whole numbers"),
                 JsonFields.map(object, "p99", JsonFields::wholeNumber, "whole numbers"),
                 JsonFields.map(object, "unsupported", JsonFields::string, "strings"),
-                object.get("pmu") == null ? null : JsonFields.field(object, "pmu", String.class));
+                JsonFields.pmu(object));
     }
 }

@@ -131,7 +131,7 @@ public final class TerminalText {
         char c = text.charAt(i);
         return printableAscii(c)
                 ? c == '\\' && startsAnEscape(text, i + 1)
-                : unsafe(c) || Json.isLoneSurrogate(text, i);
+                : isUnsafe(c) || Json.isLoneSurrogate(text, i);
     }
 
     /**
@@ -151,7 +151,12 @@ public final class TerminalText {
         return c >= 0x20 && c < 0x7f;
     }
 
-    private static boolean unsafe(char c) {
+    /**
+     * Whether a terminal would act on {@code c} rather than show it, or show text in another order than it is
+     * written: the C0 and C1 controls, DEL, the line separators, and the bidirectional marks, embeddings, overrides
+     * and isolates.
+     */
+    public static boolean isUnsafe(char c) {
         return c < 0x20
                 || c >= 0x7f && c <= 0x9f
                 || c == 0x061c // Arabic letter mark

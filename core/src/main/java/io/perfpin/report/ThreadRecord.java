@@ -62,8 +62,9 @@ public record ThreadRecord(String type, long epochMillis, ThreadReport report) {
         if (object.get("state") != null) {
             report = report.withState(ThreadState.of(JsonFields.field(object, "state", String.class)));
         }
-        if (object.get("pmu") != null) {
-            report = report.withPmu(JsonFields.field(object, "pmu", String.class));
+        String pmu = JsonFields.pmu(object);
+        if (pmu != null) {
+            report = report.withPmu(pmu);
         }
         report = report.withNameCut(Boolean.TRUE.equals(object.get("nameCut")));
         return new ThreadRecord(type, JsonFields.field(object, "time", Long.class), report);
