@@ -8,9 +8,13 @@ import io.perfpin.report.TerminalText;
 import io.perfpin.report.ThreadRecord;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -352,12 +356,37 @@ final class ReportOutput implements AutoCloseable {
             return new IOException(what + "; it holds the part written, in place of the file it replaced", e);
         }
         try {
-            if (SameFile.of(output).equals(made) && Files.deleteIfExists(output)) {
+            if (removeMade()) {
                 what += "; removed the part written";
             }
         } catch (IOException notRemoved) {
             what += "; cannot remove the part written: " + notRemoved.getMessage();
         }
         return new IOException(what, e);
+    }
+
+    /**
+     * Removes the file this run made, where its name still holds it: looked at and removed in its directory opened
+     * once, so that no path is walked twice, and a directory on the way that was swapped meanwhile (in a directory
+     * another user may change) makes perfpin remove nothing of anyone else's.
+     */
+    private boolean removeMade() throws IOException {
+        Path name = output.getFileName();
+        try (DirectoryStream<Path> directory =
+                Files.newDirectoryStream(output.toAbsolutePath().getParent())) {
+            if (!(directory instanceof SecureDirectoryStream<Path> opened)) {
+                return false; // no directory descriptor to work from: left as it is
+            }
+            Object there = opened.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+                    .readAttributes()
+                    .fileKey();
+            if (!made.equals(there)) {
+                return false;
+            }
+            opened.deleteFile(name);
+            return true;
+        } catch (NoSuchFileException gone) {
+            return false;
+        }
     }
 }
