@@ -18,6 +18,7 @@ import io.perfpin.stats.StatsClosing;
 import io.perfpin.stats.StatsFileBeingCreatedException;
 import io.perfpin.stats.StatsFileReader;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -73,6 +74,7 @@ final class AgentSession {
      */
     static AgentSession attaching(long pid, AgentSettings agent, ViewOptions view, boolean restart) throws Exception {
         String options = agent.agentOptions();
+        checkRecord(agent);
         JavaProcess jvm = JavaProcess.of(pid);
         // The agent's own word, through the attach channel: a stats file may be missing or damaged while it runs.
         boolean found = AgentPresence.runs(pid, ATTACH_TIMEOUT);
@@ -134,9 +136,10 @@ final class AgentSession {
     /**
      * Loads the agent where this attach does, waits until it publishes, then runs the live {@code view} until it
      * ends; what the agent could not do, and threads none of which it counts, fail it. A failure detaches an agent
-     * this attach loaded, or any when {@code detachOnExit}, as does the end when {@code detachOnExit}.
+     * this attach loaded, or any when {@code detachOnExit}, as does the end when {@code detachOnExit}, said to
+     * {@code people} then.
      */
-    void attach(boolean detachOnExit, View view) throws Exception {
+    void attach(boolean detachOnExit, PrintStream people, View view) throws Exception {
         long pid = jvm.pid();
         try {
             if (loads()) {
@@ -162,6 +165,7 @@ final class AgentSession {
         }
         if (detachOnExit) {
             detach(jvm);
+            people.println("perfpin: detached from " + jvm.pid());
         }
     }
 
@@ -175,18 +179,13 @@ final class AgentSession {
      */
     static int launch(LaunchCommand launch, AgentSettings agent, ViewOptions view, OutputOptions output)
             throws Exception {
-        if (agent.record == null) {
+        boolean ownRecording = agent.record == null;
+        if (ownRecording) {
             agent.record = RunsDirectory.next();
         }
         // Opened before the application starts: an --output FILE that cannot be written costs no run.
         try (ReportOutput out = output.open(List.of(agent.record))) {
-            // Checked, not made: the agent replaces the file once it records, so a run that fails before (a bad
-            // option, a java that is not there) leaves an earlier recording there as it was.
-            try {
-                OutputFile.check(agent.record);
-            } catch (IOException e) {
-                throw new IOException("--record: " + e.getMessage(), e);
-            }
+            checkRecord(agent);
             String agentOption = AgentJar.startOption(agent.agentOptions(), launch.afterJava());
             RunRecordings recordings = new RunRecordings(agent.record, agent.threads, view);
             List<String> command = launch.withJvmOption(agentOption);
@@ -198,6 +197,9 @@ final class AgentSession {
                 requireRunnable(command.get(0));
                 command = Stream.concat(Stream.of("/bin/sh", "-c", "exec \"$@\" 1>&2", "sh"), command.stream())
                         .toList();
+            }
+            if (ownRecording) {
+                RunsDirectory.makeRoom(); // once nothing above refused the run: a run refused removes nothing
             }
             Process process = new ProcessBuilder(command).inheritIO().start();
             long jvm = awaitAgent(process.pid(), process);
@@ -417,6 +419,21 @@ final class AgentSession {
             throw new IllegalStateException("process " + pid + " took the detach request, but its agent "
                     + (after.get().equals(AgentPresence.RUNNING) ? "still runs" : "says " + after.get())
                     + "; its stderr says why");
+        }
+    }
+
+    /**
+     * Checks, not makes, the file {@code --record} names, before the agent is loaded or the JVM started: the agent
+     * replaces the file once it records, so a command that fails before (a bad option, a java that is not there)
+     * leaves an earlier recording there as it was, and one the agent could not write loads no agent.
+     */
+    private static void checkRecord(AgentSettings agent) throws IOException {
+        if (agent.record != null) {
+            try {
+                OutputFile.check(agent.record);
+            } catch (IOException e) {
+                throw new IOException("--record: " + e.getMessage(), e);
+            }
         }
     }
 

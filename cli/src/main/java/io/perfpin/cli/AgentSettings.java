@@ -3,9 +3,11 @@ package io.perfpin.cli;
 import io.perfpin.cpu.CpuTopology;
 import io.perfpin.options.AgentOptionText;
 import io.perfpin.options.DescriptorShare;
+import io.perfpin.options.Durations;
 import io.perfpin.options.PinRule;
 import io.perfpin.options.ThreadPattern;
 import io.perfpin.stats.OptionsText;
+import io.perfpin.stats.StatsLayout;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -221,6 +223,12 @@ final class AgentSettings {
         }
         options.option("events", events.text(), "--events");
         if (interval.interval != null) {
+            long nanos = interval.interval.toNanos();
+            if (nanos < StatsLayout.MIN_INTERVAL_NANOS || nanos > StatsLayout.MAX_INTERVAL_NANOS) {
+                // the live view reads the agent's stats file, which takes no other: the agent would start without it
+                throw new IllegalArgumentException("--interval " + Durations.text(interval.interval)
+                        + ": the agent's stats file, which this command's live view reads, takes 1ms to 60m");
+            }
             options.interval(interval.interval);
         }
         if (record != null) {

@@ -63,6 +63,7 @@ final class AttachCommand implements Callable<Integer> {
             try (StopSignal held = StopSignal.install()) {
                 session.attach(
                         detachOnExit,
+                        out.people(),
                         () -> AgentSession.watch(
                                 "attach",
                                 pid,

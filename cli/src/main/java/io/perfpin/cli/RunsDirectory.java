@@ -23,8 +23,13 @@ final class RunsDirectory {
 
     private RunsDirectory() {}
 
-    /** The file of a new run's recording, once older ones past the budget are removed (said in one line). */
+    /** The file of a new run's recording; {@link #makeRoom} makes room for it once the run is sure to start. */
     static Path next() throws IOException {
+        return PerfpinDirectory.open(PerfpinDirectory.RUNS).resolve("run-" + System.currentTimeMillis() + ".jsonl");
+    }
+
+    /** Removes the oldest recordings past the budget, said in one line. */
+    static void makeRoom() throws IOException {
         OwnedDirectory runs = PerfpinDirectory.open(PerfpinDirectory.RUNS);
         int removed = runs.prune(name -> OURS.matcher(name).matches(), KEEP, BYTES);
         if (removed > 0) {
@@ -32,6 +37,5 @@ final class RunsDirectory {
                     + (removed == 1 ? "" : "s") + " in " + runs.path() + ", which keeps the newest " + KEEP
                     + " (1 GiB at most); --record FILE keeps one elsewhere"));
         }
-        return runs.resolve("run-" + System.currentTimeMillis() + ".jsonl");
     }
 }

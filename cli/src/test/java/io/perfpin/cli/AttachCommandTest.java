@@ -60,6 +60,7 @@ class AttachCommandTest {
             assertTrue(
                     run.out.matches("(?s).*worker-0 +" + tid + " +1 .*"),
                     "worker-0 shown pinned to CPU 1:\n" + run.out);
+            assertTrue(run.out.endsWith("perfpin: detached from " + service.pid() + "\n"), run.out);
             assertEquals("0-1", ProcFiles.cpusAllowed(service.pid(), tid), "detach gave the affinity back");
             try (StatsFileReader reader = StatsFileReader.open(PerfpinDirectory.statsFile(service.pid()))) {
                 assertTrue(reader.isClosed());
@@ -614,6 +615,29 @@ class AttachCommandTest {
             assertEquals(ExitCode.ATTACH_FAILED, stat.code, stat.err);
             assertEquals("perfpin stat: " + refusal + "\n", stat.err);
             assertEquals(List.of(), service.endAndReadRest(), "no signal reached it, so it printed no thread dump");
+        }
+    }
+
+    /**
+     * What the agent could not take is refused before it is loaded: an --interval its stats file does not allow (exit
+     * 2), a --record it could not write (exit 1). The JVM is left as it was: it maps no Java agent.
+     */
+    @Test
+    void anIntervalOrARecordingTheAgentCouldNotTakeLoadsNothing() throws Exception {
+        try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
+            service.await(Pattern.compile("ready"));
+            String pid = Long.toString(service.pid());
+            CliRun fast = CliRun.capture(() -> Perfpin.run("attach", pid, "--interval", "100ns", "--duration", "1s"));
+            assertEquals(ExitCode.USAGE, fast.code, fast.err);
+            assertEquals(
+                    "perfpin attach: --interval 100ns: the agent's stats file, which this command's live view reads,"
+                            + " takes 1ms to 60m\n",
+                    fast.err);
+            CliRun proc =
+                    CliRun.capture(() -> Perfpin.run("attach", pid, "--record", "/proc/self/x", "--duration", "1s"));
+            assertEquals(ExitCode.FAILURE, proc.code, proc.err);
+            assertTrue(proc.err.startsWith("perfpin attach: --record: /proc/self/x is on proc"), proc.err);
+            assertFalse(Files.readString(Path.of("/proc", pid, "maps")).contains("libinstrument"), "no agent loaded");
         }
     }
 

@@ -1,6 +1,7 @@
 package io.perfpin.cli;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.perfpin.PerfpinDirectory;
@@ -51,6 +52,7 @@ class RunsDirectoryTest {
                     FileLock lock = writer.lock()) {
                 System.setErr(new PrintStream(said, true, StandardCharsets.UTF_8));
                 next = RunsDirectory.next();
+                RunsDirectory.makeRoom();
             } finally {
                 System.setErr(err);
             }
@@ -69,6 +71,23 @@ class RunsDirectoryTest {
                     said.toString(StandardCharsets.UTF_8));
             assertEquals(runs, next.getParent());
             assertTrue(next.getFileName().toString().matches("run-\\d+\\.jsonl"), next.toString());
+        }
+    }
+
+    /** A run refused before it starts (here for its --output) removes no recording: it made none to make room for. */
+    @Test
+    void aRunRefusedBeforeItStartsRemovesNoRecording(@TempDir Path dir) throws Exception {
+        try (SystemProperty own = SystemProperty.set(PerfpinDirectory.PROPERTY, dir.toString())) {
+            Path runs = PerfpinDirectory.open(PerfpinDirectory.RUNS).path();
+            for (int i = 0; i < RunsDirectory.KEEP + 1; i++) {
+                Files.writeString(runs.resolve("run-" + (1000 + i) + ".jsonl"), "{}\n");
+            }
+            CliRun run = CliRun.capture(() -> Perfpin.run("run", "--output", "/proc/self/x", "--", "java", "-version"));
+            assertEquals(ExitCode.FAILURE, run.code, run.err);
+            assertFalse(run.err.contains("removed"), run.err);
+            try (Stream<Path> left = Files.list(runs)) {
+                assertEquals(RunsDirectory.KEEP + 1, left.count());
+            }
         }
     }
 }
