@@ -99,46 +99,68 @@ final class ViewOptions {
     }
 
     /**
-     * Refuses a --columns name that the events {@code selected} (stat's, or the agent's that run or attach loads) do
-     * not give: an event they leave out, or a metric of no preset among them. Shown, it could only be empty; left out,
-     * it would be a column silently missing.
+     * Refuses a --columns or --sort name that the events {@code selected} (stat's, or the agent's that run or attach
+     * loads) do not give: an event they leave out, or a metric of no preset among them. Shown, it could only be empty;
+     * left out, it would be a column silently missing, or rows silently unsorted.
      */
     void checkColumns(EventsOption.Selection selected) {
-        if (columns == null || wide) {
-            return;
-        }
         Set<String> given = new HashSet<>(selected.list.names());
         selected.list.metrics().forEach(m -> given.add(m.name()));
         selected.list.unsupported().forEach(u -> given.add(u.event())); // selected, and said as not counted
+        if (sortsByAValue() && !given.contains(sort)) {
+            throw notCounted("--sort", sort, selected);
+        }
+        if (columns == null || wide) {
+            return;
+        }
         for (String column : columns) {
             if (!given.contains(column)) {
-                String add = Presets.all().stream()
-                        .filter(p -> p.metrics().stream().anyMatch(m -> m.name().equals(column)))
-                        .map(Preset::name)
-                        .findFirst()
-                        .orElse(column);
-                throw new IllegalArgumentException("--columns " + column + ": --events " + selected.text
-                        + " does not count it; add " + (add.equals(column) ? "it" : "its preset") + ": --events "
-                        + selected.text + "," + add);
+                throw notCounted("--columns", column, selected);
             }
         }
     }
 
+    /** Whether --sort names a value column, given: the default falls back to the first event counted. */
+    private boolean sortsByAValue() {
+        return !sort.equals(DEFAULT_SORT) && !NAME_SORTS.contains(sort);
+    }
+
+    private static IllegalArgumentException notCounted(String option, String column, EventsOption.Selection selected) {
+        String add = Presets.all().stream()
+                .filter(p -> p.metrics().stream().anyMatch(m -> m.name().equals(column)))
+                .map(Preset::name)
+                .findFirst()
+                .orElse(column);
+        return new IllegalArgumentException(option + " " + column + ": --events " + selected.text
+                + " does not count it; add " + (add.equals(column) ? "it" : "its preset") + ": --events "
+                + selected.text + "," + add);
+    }
+
     /**
-     * Refuses a --columns name that is not among {@code given}, the columns of what {@code source} holds (its events
-     * and metrics): left out of a table, it would be a column silently missing. Nothing is checked where the columns
-     * are not known (empty).
+     * Refuses a --columns or --sort name that is not among {@code given}, the columns of what {@code source} holds (its
+     * events and metrics): left out of a table, it would be a column silently missing, or rows silently unsorted.
+     * Nothing is checked where the columns are not known (empty).
      */
     void checkColumns(List<String> given, String source) {
-        if (columns == null || wide || given.isEmpty()) {
+        if (given.isEmpty()) {
+            return;
+        }
+        if (sortsByAValue() && !given.contains(sort)) {
+            throw notAmong("--sort", sort, given, source);
+        }
+        if (columns == null || wide) {
             return;
         }
         for (String column : columns) {
             if (!given.contains(column)) {
-                throw new IllegalArgumentException("--columns " + column + ": not among the columns of " + source + ": "
-                        + String.join(", ", given));
+                throw notAmong("--columns", column, given, source);
             }
         }
+    }
+
+    private static IllegalArgumentException notAmong(String option, String column, List<String> given, String source) {
+        return new IllegalArgumentException(
+                option + " " + column + ": not among the columns of " + source + ": " + String.join(", ", given));
     }
 
     /**

@@ -407,6 +407,13 @@ class CommandLineTest {
                 "demo",
                 "--columns",
                 "ipc,dTLB-mpki");
+        // --sort likewise: the rows were once left unsorted without a word
+        assertUsage(
+                "perfpin stat: --sort ipc: --events sched does not count it; add it: --events sched,ipc",
+                "stat",
+                "1",
+                "--sort",
+                "ipc");
         try (ChildJvm service = ChildJvm.start("io.perfpin.apps.Service", "1", "120")) {
             service.await(Pattern.compile("ready"));
             assertUsage(

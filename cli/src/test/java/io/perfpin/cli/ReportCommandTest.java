@@ -613,6 +613,11 @@ class ReportCommandTest {
                 List.of("main", "request (1000 virtual threads)", "request p50 of one", "request p99 of one"),
                 rowNames(byName.out),
                 "sorted by name");
+        CliRun byCycles = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--sort", "cycles"));
+        assertEquals(ExitCode.USAGE, byCycles.code, byCycles.err);
+        assertTrue(
+                byCycles.err.startsWith("perfpin report: --sort cycles: not among the columns of " + recording + ": "),
+                byCycles.err);
 
         CliRun busiest = CliRun.capture(() -> Perfpin.run("report", recording.toString(), "--busiest-virtual", "2"));
         assertEquals(ExitCode.OK, busiest.code, busiest.err);
