@@ -123,12 +123,27 @@ final class ReportOutput implements AutoCloseable {
     void records(List<ThreadRecord> records, List<String> events, TableLayout table) throws IOException {
         if (format == ReportFormat.CSV && intervalColumns != null) {
             write(ReportCsv.rows(records, intervalColumns));
+            notCountedBeside(records);
             return;
         }
         if (format == ReportFormat.TABLE && intervals) {
             write(List.of("--- totals: each thread's counts since it was first counted ---"));
         }
         write(format.render(records, events, table));
+        notCountedBeside(records);
+    }
+
+    /**
+     * Beside CSV or JSON, the events not counted, for people, as a table says them under itself: the data holds them
+     * as fields (unsupported), which no one reads on a terminal.
+     */
+    private void notCountedBeside(List<ThreadRecord> records) throws IOException {
+        if (format != ReportFormat.TABLE) {
+            say(ReportTable.notCountedLines(
+                    ReportTable.notCounted(
+                            records.stream().map(ThreadRecord::report).collect(Collectors.toList())),
+                    layout.width()));
+        }
     }
 
     /**
@@ -225,6 +240,7 @@ final class ReportOutput implements AutoCloseable {
                         format == ReportFormat.JSON
                                 ? ReportFormat.json(jvm.threads(), recording)
                                 : format.render(jvm.threads(), jvm.recording().events(), table));
+                notCountedBeside(jvm.threads());
             }
             List<MethodRecord> methods = jvm.recording().methods();
             write(
@@ -271,6 +287,7 @@ final class ReportOutput implements AutoCloseable {
             lines.addAll(methods);
         }
         write(lines);
+        notCountedBeside(all);
         hints(RecordingReport.hints(all));
     }
 

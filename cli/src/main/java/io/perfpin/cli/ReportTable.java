@@ -104,11 +104,8 @@ final class ReportTable {
             lines.add("");
             lines.addAll(fold("(proc): " + ThreadCounters.PROC_EXPLAINED, width));
         }
-        if (!notCounted.isEmpty() && layout.notCounted()) {
-            lines.add("");
-            lines.add("Not counted:");
-            notCounted.forEach(
-                    (event, reason) -> lines.addAll(fold(TerminalText.escape("  " + event + ": " + reason), width)));
+        if (layout.notCounted()) {
+            lines.addAll(notCountedLines(notCounted, width));
         }
         if (!threadsNotCounted.isEmpty()) {
             lines.add("");
@@ -141,6 +138,21 @@ final class ReportTable {
             header.remove(last);
             rows.forEach(row -> row.remove(last));
         }
+    }
+
+    /**
+     * The "Not counted" block, set off by a blank line: each event with its reason, in lines of at most {@code width}
+     * terminal columns; nothing when every event was counted. Under a table, or beside CSV or JSON for people.
+     */
+    static List<String> notCountedLines(Map<String, String> notCounted, int width) {
+        List<String> lines = new ArrayList<>();
+        if (!notCounted.isEmpty()) {
+            lines.add("");
+            lines.add("Not counted:");
+            notCounted.forEach(
+                    (event, reason) -> lines.addAll(fold(TerminalText.escape("  " + event + ": " + reason), width)));
+        }
+        return lines;
     }
 
     /** The events not counted in these reports, each with its reason: what the "Not counted" block says. */
