@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
                     + " a pin to CPUs the JVM may not use is refused before anything is loaded (exit 2)."
         })
 final class AttachCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "PID", description = "The JVM to attach to.")
+    @Parameters(paramLabel = "PID", converter = PidParser.class, description = "The JVM to attach to.")
     long pid;
 
     @Mixin

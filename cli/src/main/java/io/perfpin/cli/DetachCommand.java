@@ -16,7 +16,7 @@ import picocli.CommandLine.Parameters;
         description = "Stop the perfpin agent in a JVM: its threads get their affinity back, every counter is"
                 + " closed, and the woven code is taken back.")
 final class DetachCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "PID", description = "The JVM to detach from.")
+    @Parameters(paramLabel = "PID", converter = PidParser.class, description = "The JVM to detach from.")
     long pid;
 
     @Override

@@ -57,10 +57,14 @@ final class StatCommand implements Callable<Integer> {
             + " tid=0x00007f0000000000 nid=0x1 runnable  [0x00007f0000000000]\n"
             + "   java.lang.Thread.State: RUNNABLE\n";
 
-    @Parameters(paramLabel = "PID", arity = "0..1", description = "The JVM to count.")
+    @Parameters(paramLabel = "PID", converter = PidParser.class, arity = "0..1", description = "The JVM to count.")
     Long positionalPid;
 
-    @Option(names = "--pid", paramLabel = "PID", description = "The JVM to count, as PID does (kept for scripts).")
+    @Option(
+            names = "--pid",
+            paramLabel = "PID",
+            converter = PidParser.class,
+            description = "The JVM to count, as PID does (kept for scripts).")
     Long pidOption;
 
     private long pid;

@@ -25,7 +25,7 @@ import picocli.CommandLine.Parameters;
                     + " lines (--format)."
         })
 final class TopCommand implements Callable<Integer> {
-    @Parameters(paramLabel = "PID", arity = "0..1", description = "The JVM to watch.")
+    @Parameters(paramLabel = "PID", converter = PidParser.class, arity = "0..1", description = "The JVM to watch.")
     Long pid;
 
     @Option(

@@ -427,6 +427,18 @@ class CommandLineTest {
         }
     }
 
+    /** A PID that is no whole number from 1 is said as what it is, by every command that takes one. */
+    @Test
+    void aPidThatIsNoNumberIsSaidAsNoProcessId() {
+        String what =
+                "' is no process id: expected a whole number from 1 (perfpin list shows your JVMs)" + " (see perfpin ";
+        assertUsage("perfpin stat: 'abc" + what + "stat --help)", "stat", "abc");
+        assertUsage("perfpin stat: --pid: '0" + what + "stat --help)", "stat", "--pid", "0");
+        assertUsage("perfpin attach: '-5" + what + "attach --help)", "attach", "-5");
+        assertUsage("perfpin detach: 'x1" + what + "detach --help)", "detach", "x1");
+        assertUsage("perfpin top: '12ab" + what + "top --help)", "top", "12ab");
+    }
+
     /** The tokens that name no file and no count are quoted, and a count says its limits. */
     @Test
     void anEmptyOutputAndACountPastTheLimitAreSaidWithTheTokenAndWhatIsAllowed() {
