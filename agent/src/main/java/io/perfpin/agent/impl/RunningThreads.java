@@ -27,47 +27,39 @@ final class RunningThreads {
      * on are enrolled all the same.
      */
     static void enrolRunning(Syscalls syscalls, ThreadRegistry registry, ThreadRules rules, AnnotationValues values) {
-        Map<Thread, Integer> live;
-        try {
-            live = JavaThreads.liveWithoutDump(syscalls);
-        } catch (AttachException | RuntimeException | Error e) {
-            failed(e);
-            return;
+        // the attach listener's own thread too, where the rules name it: it ran before, as every other here
+        if (!enrolSaying(syscalls, false, null, registry, rules, values)) {
+            Thread enrolling = new Thread(
+                    () -> enrolSaying(syscalls, true, Thread.currentThread(), registry, rules, values),
+                    "perfpin-attach");
+            enrolling.setDaemon(true);
+            enrolling.start();
         }
-        if (live != null) {
-            // the attach listener's own thread too, where the rules name it: it ran before, as every other here
-            enrolSaying(live, null, registry, rules, values);
-            return;
-        }
-        Thread enrolling = new Thread(
-                () -> {
-                    Map<Thread, Integer> dumped;
-                    try {
-                        dumped = JavaThreads.live(syscalls);
-                    } catch (AttachException | RuntimeException | Error e) {
-                        failed(e);
-                        return;
-                    }
-                    enrolSaying(dumped, Thread.currentThread(), registry, rules, values);
-                },
-                "perfpin-attach");
-        enrolling.setDaemon(true);
-        enrolling.start();
     }
 
-    /** Enrols those of {@code live} the rules or annotations select, but {@code own}, perfpin's (null for none). */
-    private static void enrolSaying(
-            Map<Thread, Integer> live,
+    /**
+     * Enrols the threads that run, but {@code own}, perfpin's (null for none), as the rules or annotations select
+     * them; what fails is said. False, having done nothing, where only the JVM's thread dump could map them and
+     * {@code dump} does not allow it.
+     */
+    private static boolean enrolSaying(
+            Syscalls syscalls,
+            boolean dump,
             Thread own,
             ThreadRegistry registry,
             ThreadRules rules,
             AnnotationValues values) {
         try {
+            Map<Thread, Integer> live = dump ? JavaThreads.live(syscalls) : JavaThreads.liveWithoutDump(syscalls);
+            if (live == null) {
+                return false;
+            }
             enrol(live, own, registry, rules, values);
-        } catch (RuntimeException | Error e) {
+        } catch (AttachException | RuntimeException | Error e) {
             // an Error too (no heap left): neither the attach nor the thread it ran on is the application's to end
             failed(e);
         }
+        return true;
     }
 
     private static void failed(Throwable e) {
