@@ -568,19 +568,20 @@ public final class ThreadRegistry implements AutoCloseable {
                     }
                 } catch (RuntimeException | Error e) {
                     try {
-                        failures = failures == null ? new ArrayList<>() : failures;
-                        failures.add(step.what + ": " + e);
+                        failures = withFailure(failures, step.what + ": " + e);
                     } catch (RuntimeException | Error unsaid) {
                         // no heap to say it: the next step runs all the same
                     }
                 }
             }
             if (!samplerBack) {
-                failures = failures == null ? new ArrayList<>() : failures;
-                failures.add("the sampler has not come back from its tick in "
-                        + TimeUnit.NANOSECONDS.toMillis(boundNanos) + " ms (a write to a file system that does not"
-                        + " answer, or a listener that does not return): the JVM exits without the final records, and"
-                        + " without closing the recording and the stats file");
+                failures = withFailure(
+                        failures,
+                        "the sampler has not come back from its tick in "
+                                + TimeUnit.NANOSECONDS.toMillis(boundNanos)
+                                + " ms (a write to a file system that does not"
+                                + " answer, or a listener that does not return): the JVM exits without the final records, and"
+                                + " without closing the recording and the stats file");
             }
             if (failures != null) {
                 String text = "closing failed: " + String.join("; ", failures);
@@ -594,6 +595,13 @@ public final class ThreadRegistry implements AutoCloseable {
         } finally {
             closeLock.unlock();
         }
+    }
+
+    /** {@code failures} with {@code failure} added, made with the first: a close that fails nothing allocates none. */
+    private static List<String> withFailure(List<String> failures, String failure) {
+        List<String> with = failures == null ? new ArrayList<>() : failures;
+        with.add(failure);
+        return with;
     }
 
     /** Said on stderr, whatever {@code quiet} says: the sampler, which writes notices to the stats file, is gone. */

@@ -33,7 +33,7 @@ final class JsonFields {
             return null;
         }
         String pmu = field(object, "pmu", String.class);
-        if (!pmu.matches(StatsLayout.PMU_MODEL)) {
+        if (!StatsLayout.namesSimulatedPmu(pmu)) {
             throw new IllegalArgumentException("field 'pmu' names no simulated PMU ('simulated MODEL')");
         }
         return pmu;

@@ -246,7 +246,7 @@ public final class StatsFile implements AutoCloseable {
             String pmu,
             List<String> events)
             throws IOException {
-        if (pmu != null && !pmu.matches(PMU_MODEL)) {
+        if (pmu != null && !namesSimulatedPmu(pmu)) {
             throw new IllegalArgumentException("a stats file names a PMU as " + PMU_MODEL + ", not '" + pmu + "'");
         }
         requireWithin("event capacity", eventCapacity, 1, MAX_EVENT_CAPACITY);

@@ -223,7 +223,7 @@ public final class StatsFileReader implements AutoCloseable {
         if (h.intervalNanos < MIN_INTERVAL_NANOS || h.intervalNanos > MAX_INTERVAL_NANOS) {
             throw damaged(file, "interval " + h.intervalNanos + " ns (1 ms to 1 h allowed)");
         }
-        if (!h.pmu.isEmpty() && !h.pmu.matches(PMU_MODEL)) {
+        if (!h.pmu.isEmpty() && !namesSimulatedPmu(h.pmu)) {
             // Shown in a view's heading: only a name the writer could have written reaches a terminal.
             throw damaged(
                     file,

@@ -3,6 +3,7 @@ package io.perfpin.stats;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.util.regex.Pattern;
 
 /**
  * The binary layout of a per-JVM stats file, in the spirit of Aeron's CnC file and hsperfdata: one writer
@@ -212,6 +213,8 @@ public final class StatsLayout {
     /** What the PMU field may hold besides nothing: a model's name is lower-case letters, digits and dashes. */
     public static final String PMU_MODEL = "simulated [a-z0-9-]{1,40}";
 
+    private static final Pattern PMU_NAME = Pattern.compile(PMU_MODEL);
+
     public static final int EVENT_NAME_SIZE = 64;
     public static final int EVENT_REASON_SIZE = 192;
     public static final int EVENT_SOURCE_SIZE = 8;
@@ -352,5 +355,13 @@ public final class StatsLayout {
     /** The live slots a new file starts with, for a file that may hold {@code liveCapacity}. */
     public static int initialLiveSlots(int liveCapacity) {
         return Math.min(INITIAL_LIVE_SLOTS, liveCapacity);
+    }
+
+    /**
+     * Whether {@code pmu} names a simulated PMU as {@link #PMU_MODEL} says: what a stats file, a recording and their
+     * writer check, since a viewer prints it in its heading.
+     */
+    public static boolean namesSimulatedPmu(String pmu) {
+        return PMU_NAME.matcher(pmu).matches();
     }
 }
